@@ -1,0 +1,151 @@
+/* api.h: the internals behind include/tile.h, shared by the src/api files and the
+ * `tile` command (which links libtile statically and may look inside).
+ *
+ *   context.c  contexts, targets, errors, the diagnostics bridge
+ *   module.c   modules, kernel lookup, specialization table, tile_kernel_get*
+ *   launch.c   argument checking and tile_launch (the hot path)
+ *   thunk.c    libffi closures with the kernel's C signature
+ *   buffer.c   tile_buffer, tile_synchronize
+ *   backend.c  the only file that talks to the JIT engines (ORC, CUDA driver)
+ *   misc.c     versions, status strings, dtypes, tile_arg constructors
+ */
+#ifndef TILE_API_INTERNAL_H
+#define TILE_API_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "driver/driver.h"
+#include "jit/cache.h"
+#include "jit/cpu_launch.h"
+#include "tile.h"
+
+enum { API_MAX_PARAMS = 64 }; /* runtime parameters a kernel may have (thunks, launch) */
+
+typedef struct Backend Backend; /* backend.c */
+
+struct tile_context {
+	TargetDesc target; /* the default target, resolved ("auto" -> cpu or sm_XX) */
+	int num_warps, num_stages;
+	bool cache_enabled;
+	Cache cache;
+	DiagSink diags; /* reused by every compile; cleared first */
+	tile_diag_fn on_diag;
+	void *diag_user;
+	tile_print_fn on_print;
+	void *print_user;
+	pthread_mutex_t err_mu; /* launches may fail concurrently */
+	char *errmsg;           /* heap; NULL = "" */
+	int err_offset;
+	CpuPool *pool;
+	Backend *be;
+};
+
+/* One declared parameter of a specialized kernel. */
+typedef struct ApiParam {
+	char *name;
+	bool runtime;  /* has a slot in the launch ABI */
+	int slot;      /* index among runtime args when runtime */
+	ConstVal cval; /* when !runtime: the value it was specialized to (cval.s heap) */
+} ApiParam;
+
+/* What a launch needs, laid out for the hot path. */
+typedef struct ApiSlot {
+	uint8_t dt, elem, spec;
+	int param; /* index into params */
+} ApiSlot;
+
+typedef struct ApiThunk ApiThunk; /* thunk.c */
+
+struct tile_kernel {
+	tile_context *ctx;
+	int refs;
+	CompiledKernel ck;
+	char *key;   /* the specialization key in the module's table */
+	int nparams; /* declared */
+	ApiParam *params;
+	int nslots; /* runtime args */
+	ApiSlot *slots;
+	/* loaded code */
+	bool is_cuda;
+	void (*cpu_fn)(void **, const int32_t *, const int32_t *, void *, void *);
+	void *cuda_fn;  /* CUfunction */
+	void *cuda_mod; /* module handle for unloading */
+	void *rt;       /* runtime hooks passed to CPU kernels */
+	int registers;  /* per thread on a GPU, -1 when unknown */
+	ApiThunk *thunk;
+};
+
+typedef struct SpecEntry {
+	char *key;
+	tile_kernel *k;
+} SpecEntry;
+
+struct tile_module {
+	tile_context *ctx;
+	SourceModule *src;
+	KernelInfo *kernels;
+	int nkernels;
+	tile_param_info **pinfo; /* per kernel, lazily built */
+	VEC(SpecEntry) specs;
+};
+
+struct tile_buffer {
+	tile_context *ctx;
+	void *ptr; /* host pointer (CPU) or device pointer (CUDA) */
+	size_t size;
+	bool device;
+};
+
+/* ---- context.c ---- */
+tile_status api_fail(tile_context *ctx, tile_status st, const char *fmt, ...) PRINTF_LIKE(3, 4);
+/* Records the rendered diagnostics of ctx->diags as the error. */
+tile_status api_fail_diags(tile_context *ctx, tile_status st);
+void api_clear_error(tile_context *ctx);
+/* Resolves a target name ("auto", "cpu", "cuda", "cuda-emu", "sm_80"...). */
+tile_status api_resolve_target(tile_context *ctx, const char *name, TargetDesc *t);
+
+/* ---- module.c ---- */
+const KernelInfo *api_find_kernel(const tile_module *m, const char *name);
+/* Compiles or looks up a specialization given as SpecArgs (nargs may be less
+ * than the kernel's parameters; sema fills defaults). */
+tile_status api_get_spec(tile_module *m, const KernelInfo *ki, const SpecArg *args, int nargs,
+                         const tile_kernel_options *opt, tile_kernel **out);
+/* A full compile request for the CLI's dumps: fills req from options. */
+tile_status api_make_request(tile_module *m, const char *kernel, const SpecArg *args, int nargs,
+                             const tile_kernel_options *opt, CompileRequest *req);
+/* Converts one typed argument to a SpecArg the way Triton's launcher does. */
+tile_status api_spec_from_arg(tile_context *ctx, const KernelParamInfo *p, const tile_arg *a,
+                              Arena *arena, SpecArg *out);
+
+/* ---- launch.c ---- */
+tile_status api_launch_argv(tile_kernel *k, const uint32_t grid[3], void **argv, void *stream);
+void api_kernel_free(tile_kernel *k);
+
+/* ---- thunk.c ---- */
+void api_thunk_free(ApiThunk *t);
+
+/* ---- misc.c ---- */
+bool api_dtype_to_dt(tile_dtype d, DType *out);
+tile_dtype api_dt_to_dtype(DType d);
+tile_dtype api_dtype_from_dlpack(DLDataType t);
+
+/* ---- backend.c ---- */
+Backend *
+backend_create(tile_context *ctx); /* never fails: missing engines are reported when used */
+void backend_destroy(Backend *b);
+/* True when a CUDA driver with a device is present; target = "sm_90a"... */
+bool backend_cuda_present(Backend *b, char *target, size_t n);
+const char *backend_cuda_reason(const Backend *b); /* why it is not present */
+tile_status backend_load(tile_context *ctx, tile_kernel *k);
+int backend_assert_count(Backend *b); /* failed device_asserts so far */
+tile_status backend_assert_report(tile_kernel *k, int count_before);
+void backend_unload(tile_kernel *k);
+tile_status backend_cuda_launch(tile_kernel *k, const uint32_t grid[3], void **argv, void *stream);
+tile_status backend_cuda_alloc(tile_context *ctx, size_t bytes, void **ptr);
+void backend_cuda_free(tile_context *ctx, void *ptr);
+tile_status backend_cuda_copy(tile_context *ctx, void *dst, const void *src, size_t n,
+                              bool to_device);
+tile_status backend_cuda_sync(tile_context *ctx);
+
+#endif

@@ -1,0 +1,199 @@
+/* context.c: tile_context, target resolution and the error state.
+ *
+ * The context owns everything long-lived: the default target and options, the
+ * disk cache, the diagnostics sink every compile reports into, the CPU worker
+ * pool and the JIT engines (backend.c). No globals: two contexts share nothing.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/api.h"
+
+/* ---- errors ----------------------------------------------------------------- */
+
+static void set_error(tile_context *ctx, char *msg, int offset)
+{
+	pthread_mutex_lock(&ctx->err_mu);
+	free(ctx->errmsg);
+	ctx->errmsg = msg;
+	ctx->err_offset = offset;
+	pthread_mutex_unlock(&ctx->err_mu);
+}
+
+tile_status api_fail(tile_context *ctx, tile_status st, const char *fmt, ...)
+{
+	if (!ctx)
+		return st;
+	StrBuf b = {0};
+	va_list ap;
+	va_start(ap, fmt);
+	sb_vprintf(&b, fmt, ap);
+	va_end(ap);
+	set_error(ctx, sb_take(&b), -1);
+	return st;
+}
+
+tile_status api_fail_diags(tile_context *ctx, tile_status st)
+{
+	int offset = -1;
+	for (size_t i = 0; i < ctx->diags.diags.len; i++) {
+		const Diag *d = &ctx->diags.diags.data[i];
+		if (d->level == DIAG_ERROR) {
+			if (d->loc.file)
+				offset = (int)d->loc.offset;
+			if (strstr(d->msg, "internal compiler error"))
+				st = TILE_ERROR_INTERNAL;
+			else if (st == TILE_ERROR_COMPILE && !d->loc.file &&
+			         strstr(d->msg, "allows"))
+				st = TILE_ERROR_RESOURCES; /* shared memory / threads over the
+				                              target's limit */
+			break;
+		}
+	}
+	char *msg = diag_render_all(&ctx->diags);
+	if (!*msg) {
+		free(msg);
+		msg = xstrdup("compilation failed without a diagnostic (internal error)");
+	}
+	set_error(ctx, msg, offset);
+	return st;
+}
+
+void api_clear_error(tile_context *ctx)
+{
+	if (ctx->errmsg)
+		set_error(ctx, NULL, -1);
+}
+
+const char *tile_errmsg(const tile_context *ctx)
+{
+	if (!ctx)
+		return "no context (tile_context_create failed or was not called)";
+	return ctx->errmsg ? ctx->errmsg : "";
+}
+
+int tile_error_offset(const tile_context *ctx) { return ctx ? ctx->err_offset : -1; }
+
+/* ---- diagnostics bridge ---------------------------------------------------------- */
+
+static void diag_bridge(void *user, const Diag *d)
+{
+	tile_context *ctx = user;
+	if (!ctx->on_diag)
+		return;
+	tile_diagnostic td = {0};
+	td.level = d->level == DIAG_ERROR     ? TILE_DIAG_ERROR
+	           : d->level == DIAG_WARNING ? TILE_DIAG_WARNING
+	                                      : TILE_DIAG_NOTE;
+	td.file = d->loc.file ? d->loc.file->name : NULL;
+	td.line = d->loc.file ? d->loc.line : 0;
+	td.col = d->loc.file ? d->loc.col : 0;
+	td.offset = d->loc.file ? (int)d->loc.offset : -1;
+	td.message = d->msg;
+	char *r = d->rendered ? NULL : diag_render(d);
+	td.rendered = d->rendered ? d->rendered : r;
+	ctx->on_diag(ctx->diag_user, &td);
+	free(r);
+}
+
+static void default_print(void *user, const char *text, size_t len)
+{
+	(void)user;
+	fwrite(text, 1, len, stdout);
+	fflush(stdout);
+}
+
+/* ---- targets ----------------------------------------------------------------- */
+
+tile_status api_resolve_target(tile_context *ctx, const char *name, TargetDesc *t)
+{
+	char buf[32];
+	if (!name || !*name || strcmp(name, "auto") == 0) {
+		const char *env = getenv("TILE_TARGET");
+		if (env && *env && strcmp(env, "auto") != 0)
+			name = env;
+		else
+			name = backend_cuda_present(ctx->be, buf, sizeof buf) ? "cuda" : "cpu";
+	}
+	if (strcmp(name, "cuda") == 0) {
+		if (!backend_cuda_present(ctx->be, buf, sizeof buf))
+			return api_fail(ctx, TILE_ERROR_TARGET,
+			                "target 'cuda': no usable CUDA driver and device (%s)",
+			                backend_cuda_reason(ctx->be));
+		name = buf;
+	}
+	if (!target_from_name(name, t))
+		return api_fail(ctx, TILE_ERROR_TARGET,
+		                "unknown target '%s' (expected auto, cpu, cuda, cuda-emu or sm_XX)",
+		                name);
+	return TILE_OK;
+}
+
+const char *tile_context_target(const tile_context *ctx) { return ctx ? ctx->target.name : ""; }
+
+/* ---- create / destroy ---------------------------------------------------------- */
+
+static tile_status ctx_init(tile_context *ctx, const tile_context_options *o)
+{
+	ctx->err_offset = -1;
+	pthread_mutex_init(&ctx->err_mu, NULL);
+	diag_init(&ctx->diags);
+	ctx->diags.callback = diag_bridge;
+	ctx->diags.user = ctx;
+	ctx->on_diag = o->on_diagnostic;
+	ctx->diag_user = o->diagnostic_user;
+	ctx->on_print = o->on_print ? o->on_print : default_print;
+	ctx->print_user = o->on_print ? o->print_user : NULL;
+	ctx->num_warps = o->num_warps > 0 ? o->num_warps : 4;
+	ctx->num_stages = o->num_stages > 0 ? o->num_stages : 2;
+	if (o->num_warps < 0 || o->num_stages < 0)
+		return TILE_ERROR_INVALID_ARGUMENT;
+	ctx->be = backend_create(ctx);
+	ctx->pool = cpu_pool_create(o->num_threads);
+	if (!ctx->be || !ctx->pool)
+		return TILE_ERROR_NOMEM;
+	tile_status st = api_resolve_target(ctx, o->target, &ctx->target);
+	if (st != TILE_OK)
+		return st;
+	ctx->cache_enabled = !o->disable_cache;
+	if (ctx->cache_enabled)
+		cache_open(&ctx->cache, o->cache_dir, &ctx->diags);
+	return TILE_OK;
+}
+
+tile_status tile_context_create(tile_context **out, const tile_context_options *opt)
+{
+	if (!out)
+		return TILE_ERROR_INVALID_ARGUMENT;
+	*out = NULL;
+	tile_context_options defaults = {0};
+	tile_context *ctx = calloc(1, sizeof *ctx);
+	if (!ctx)
+		return TILE_ERROR_NOMEM;
+	tile_status st = ctx_init(ctx, opt ? opt : &defaults);
+	if (st != TILE_OK) {
+		if (opt && opt->errbuf && opt->errbuf_size)
+			snprintf(opt->errbuf, opt->errbuf_size, "%s",
+			         ctx->errmsg ? ctx->errmsg : tile_status_string(st));
+		tile_context_destroy(ctx);
+		return st;
+	}
+	*out = ctx;
+	return TILE_OK;
+}
+
+void tile_context_destroy(tile_context *ctx)
+{
+	if (!ctx)
+		return;
+	cpu_pool_destroy(ctx->pool);
+	backend_destroy(ctx->be);
+	if (ctx->cache_enabled)
+		cache_close(&ctx->cache);
+	diag_free(&ctx->diags);
+	free(ctx->errmsg);
+	pthread_mutex_destroy(&ctx->err_mu);
+	free(ctx);
+}

@@ -1,0 +1,364 @@
+/* launch.c: tile_launch, the hot path.
+ *
+ * A launch converts the typed arguments into the launch ABI (an array of
+ * pointers to values, on the stack), checks each against the specialization
+ * (kind, pointee dtype, :16, :1) and runs the grid. No hashing, no allocation,
+ * no lock except the worker pool's. Errors name the parameter.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/api.h"
+
+typedef union ArgVal {
+	void *p;
+	int8_t i8;
+	int16_t i16;
+	int32_t i32;
+	int64_t i64;
+	uint8_t u8;
+	uint16_t u16;
+	uint32_t u32;
+	uint64_t u64;
+	float f32;
+	double f64;
+} ArgVal;
+
+static const char *kind_name(tile_arg_kind k)
+{
+	static const char *const names[] = {"pointer", "i32",  "i64",  "u32", "u64",   "f32",
+	                                    "f64",     "bool", "None", "str", "dtype", "DLTensor"};
+	return (unsigned)k < COUNTOF(names) ? names[k] : "unknown kind";
+}
+
+static tile_status bad(const tile_kernel *k, int slot, const char *fmt, const char *a,
+                       const char *b)
+{
+	const char *pname = k->params[k->slots[slot].param].name;
+	char msg[256];
+	snprintf(msg, sizeof msg, fmt, a, b);
+	return api_fail(k->ctx, TILE_ERROR_INVALID_ARGUMENT, "kernel '%s', argument '%s': %s",
+	                k->ck.name, pname, msg);
+}
+
+/* ---- half-precision conversions (round to nearest even) -------------------------- */
+
+static uint16_t f32_to_bf16(float f)
+{
+	uint32_t u;
+	memcpy(&u, &f, 4);
+	if ((u & 0x7fffffffu) > 0x7f800000u)
+		return (uint16_t)((u >> 16) | 0x40);
+	u += 0x7fffu + ((u >> 16) & 1);
+	return (uint16_t)(u >> 16);
+}
+
+static uint16_t f32_to_f16(float f)
+{
+	uint32_t u;
+	memcpy(&u, &f, 4);
+	uint32_t sign = (u >> 16) & 0x8000u;
+	uint32_t a = u & 0x7fffffffu;
+	if (a > 0x7f800000u)
+		return (uint16_t)(sign | 0x7e00u);
+	if (a >= 0x477ff000u) /* rounds to >= 65520: inf */
+		return (uint16_t)(sign | 0x7c00u);
+	if (a < 0x38800000u) { /* subnormal half */
+		float af;
+		memcpy(&af, &a, 4);
+		return (uint16_t)(sign | (uint32_t)lrintf(af * 16777216.0f));
+	}
+	uint32_t r = a - 0x38000000u; /* rebias exponent 127 -> 15 (in place) */
+	r += 0xfffu + ((r >> 13) & 1);
+	return (uint16_t)(sign | (r >> 13));
+}
+
+/* ---- conversion of one runtime argument ------------------------------------------- */
+
+static tile_status conv_ptr(const tile_kernel *k, int s, const tile_arg *a, ArgVal *out)
+{
+	const ApiSlot *sl = &k->slots[s];
+	void *p;
+	tile_dtype d;
+	if (a->kind == TILE_ARG_PTR) {
+		p = a->ptr;
+		d = a->dtype;
+	} else if (a->kind == TILE_ARG_DLTENSOR && a->dl) {
+		p = (char *)a->dl->data + a->dl->byte_offset;
+		d = api_dtype_from_dlpack(a->dl->dtype);
+	} else {
+		return bad(k, s, "expected a pointer to %s, got %s", dtype_short(sl->elem),
+		           kind_name(a->kind));
+	}
+	DType dt;
+	if (d != TILE_DTYPE_UNSPECIFIED && api_dtype_to_dt(d, &dt) && dt != sl->elem)
+		return bad(k, s, "expected a pointer to %s, got a pointer to %s",
+		           dtype_short(sl->elem), dtype_short(dt));
+	if ((sl->spec & SPEC_DIV16) && (uintptr_t)p % 16 != 0)
+		return bad(
+		        k, s,
+		        "pointer is not 16-byte aligned, but the kernel was specialized for %s%s",
+		        "*", ":16 (pass an aligned pointer or get a kernel without :16)");
+	out->p = p;
+	return TILE_OK;
+}
+
+static bool get_int(const tile_arg *a, int64_t *v, uint64_t *uv, bool *is_unsigned)
+{
+	*is_unsigned = false;
+	switch (a->kind) {
+	case TILE_ARG_I32: *v = a->i32; break;
+	case TILE_ARG_I64: *v = a->i64; break;
+	case TILE_ARG_U32: *v = a->u32; break;
+	case TILE_ARG_BOOL: *v = a->b != 0; break;
+	case TILE_ARG_U64:
+		*uv = a->u64;
+		*v = (int64_t)a->u64;
+		*is_unsigned = true;
+		return true;
+	default: return false;
+	}
+	*uv = (uint64_t)*v;
+	return true;
+}
+
+static bool int_fits(DType dt, int64_t v, uint64_t uv, bool is_unsigned)
+{
+	if (is_unsigned && uv > INT64_MAX)
+		return dt == DT_U64;
+	switch (dt) {
+	case DT_I1: return v == 0 || v == 1;
+	case DT_I8: return v >= INT8_MIN && v <= INT8_MAX;
+	case DT_I16: return v >= INT16_MIN && v <= INT16_MAX;
+	case DT_I32: return v >= INT32_MIN && v <= INT32_MAX;
+	case DT_I64: return true;
+	case DT_U8: return v >= 0 && v <= UINT8_MAX;
+	case DT_U16: return v >= 0 && v <= UINT16_MAX;
+	case DT_U32: return v >= 0 && v <= UINT32_MAX;
+	case DT_U64: return v >= 0;
+	default: return false;
+	}
+}
+
+static tile_status conv_int(const tile_kernel *k, int s, const tile_arg *a, ArgVal *out)
+{
+	const ApiSlot *sl = &k->slots[s];
+	int64_t v;
+	uint64_t uv;
+	bool is_unsigned;
+	if (!get_int(a, &v, &uv, &is_unsigned))
+		return bad(k, s, "expected %s, got %s", dtype_short(sl->dt), kind_name(a->kind));
+	if (!int_fits(sl->dt, v, uv, is_unsigned))
+		return bad(k, s, "value does not fit in %s%s", dtype_short(sl->dt), "");
+	if ((sl->spec & SPEC_DIV16) && v % 16 != 0)
+		return bad(k, s,
+		           "value is not divisible by 16, but the kernel was specialized for %s%s",
+		           dtype_short(sl->dt), ":16");
+	if ((sl->spec & SPEC_EQ1) && v != 1)
+		return bad(k, s, "value is not 1, but the kernel was specialized for %s%s",
+		           dtype_short(sl->dt), ":1");
+	out->u64 = 0;
+	switch (dtype_bytes(sl->dt)) {
+	case 1: out->u8 = (uint8_t)v; break;
+	case 2: out->u16 = (uint16_t)v; break;
+	case 4: out->u32 = (uint32_t)v; break;
+	default: out->u64 = (uint64_t)v; break;
+	}
+	return TILE_OK;
+}
+
+static tile_status conv_float(const tile_kernel *k, int s, const tile_arg *a, ArgVal *out)
+{
+	const ApiSlot *sl = &k->slots[s];
+	double v;
+	if (a->kind == TILE_ARG_F32)
+		v = a->f32;
+	else if (a->kind == TILE_ARG_F64)
+		v = a->f64;
+	else
+		return bad(k, s, "expected %s, got %s", dtype_short(sl->dt), kind_name(a->kind));
+	out->u64 = 0;
+	switch (sl->dt) {
+	case DT_F32: out->f32 = (float)v; break;
+	case DT_F64: out->f64 = v; break;
+	case DT_F16: out->u16 = f32_to_f16((float)v); break;
+	case DT_BF16: out->u16 = f32_to_bf16((float)v); break;
+	default:
+		return bad(k, s, "scalar arguments of type %s are not supported%s",
+		           dtype_short(sl->dt), "");
+	}
+	return TILE_OK;
+}
+
+static tile_status conv_slot(const tile_kernel *k, int s, const tile_arg *a, ArgVal *out)
+{
+	DType dt = k->slots[s].dt;
+	if (dt == DT_PTR)
+		return conv_ptr(k, s, a, out);
+	if (dtype_is_int(dt))
+		return conv_int(k, s, a, out);
+	return conv_float(k, s, a, out);
+}
+
+/* ---- constants given in all-parameters mode --------------------------------------- */
+
+static bool const_matches(const ConstVal *c, const tile_arg *a)
+{
+	int64_t v;
+	uint64_t uv;
+	bool is_unsigned;
+	switch (c->kind) {
+	case CV_INT:
+		return a->kind != TILE_ARG_BOOL && get_int(a, &v, &uv, &is_unsigned) &&
+		       !(is_unsigned && uv > INT64_MAX) && v == c->i;
+	case CV_BOOL: return (a->kind == TILE_ARG_BOOL && (a->b != 0) == (c->i != 0));
+	case CV_FLOAT:
+		return (a->kind == TILE_ARG_F32 && (double)a->f32 == (double)(float)c->f) ||
+		       (a->kind == TILE_ARG_F64 && a->f64 == c->f);
+	case CV_NONE: return a->kind == TILE_ARG_NONE;
+	case CV_STR: return a->kind == TILE_ARG_STR && a->str && strcmp(a->str, c->s) == 0;
+	case CV_DTYPE: {
+		DType dt;
+		return a->kind == TILE_ARG_DTYPE && api_dtype_to_dt(a->dtype, &dt) &&
+		       dt == c->dtype;
+	}
+	}
+	return false;
+}
+
+static void const_str(const ConstVal *c, char *buf, size_t n)
+{
+	switch (c->kind) {
+	case CV_INT: snprintf(buf, n, "%" PRId64, c->i); break;
+	case CV_BOOL: snprintf(buf, n, "%s", c->i ? "True" : "False"); break;
+	case CV_FLOAT: snprintf(buf, n, "%g", c->f); break;
+	case CV_NONE: snprintf(buf, n, "None"); break;
+	case CV_STR: snprintf(buf, n, "'%s'", c->s); break;
+	case CV_DTYPE: snprintf(buf, n, "tl.%s", dtype_name(c->dtype)); break;
+	}
+}
+
+static tile_status check_const(const tile_kernel *k, int i, const tile_arg *a)
+{
+	const ApiParam *p = &k->params[i];
+	if (const_matches(&p->cval, a))
+		return TILE_OK;
+	char want[96];
+	const_str(&p->cval, want, sizeof want);
+	return api_fail(k->ctx, TILE_ERROR_INVALID_ARGUMENT,
+	                "kernel '%s', argument '%s': the kernel was specialized with %s=%s; got a "
+	                "different %s (get another specialization for it)",
+	                k->ck.name, p->name, p->name, want, kind_name(a->kind));
+}
+
+/* ---- launching ---------------------------------------------------------------------- */
+
+tile_status api_launch_argv(tile_kernel *k, const uint32_t grid[3], void **argv, void *stream)
+{
+	if (k->is_cuda)
+		return backend_cuda_launch(k, grid, argv, stream);
+	int asserts = backend_assert_count(k->ctx->be);
+	int rc = cpu_launch(k->ctx->pool, k->cpu_fn, argv, grid, (size_t)k->ck.smem_bytes, k->rt);
+	if (rc == 0 && backend_assert_count(k->ctx->be) != asserts)
+		return backend_assert_report(k, asserts);
+	if (rc == -1)
+		return api_fail(k->ctx, TILE_ERROR_LAUNCH,
+		                "kernel '%s': grid %" PRIu32 "x%" PRIu32 "x%" PRIu32
+		                " is too large",
+		                k->ck.name, grid[0], grid[1], grid[2]);
+	if (rc != 0)
+		return api_fail(
+		        k->ctx, TILE_ERROR_NOMEM,
+		        "kernel '%s': out of memory for %d bytes of shared memory per worker",
+		        k->ck.name, k->ck.smem_bytes);
+	return TILE_OK;
+}
+
+tile_status tile_launch(tile_kernel *k, const uint32_t grid[3], const tile_arg *args, size_t nargs,
+                        void *stream)
+{
+	if (!k || !grid || (nargs && !args))
+		return api_fail(k ? k->ctx : NULL, TILE_ERROR_INVALID_ARGUMENT,
+		                "tile_launch: kernel, grid and args must not be NULL");
+	ArgVal vals[API_MAX_PARAMS];
+	void *argv[API_MAX_PARAMS];
+	tile_status st;
+	if (nargs == (size_t)k->nslots) {
+		for (int s = 0; s < k->nslots; s++) {
+			if ((st = conv_slot(k, s, &args[s], &vals[s])) != TILE_OK)
+				return st;
+			argv[s] = &vals[s];
+		}
+	} else if (nargs == (size_t)k->nparams) {
+		for (int i = 0; i < k->nparams; i++) {
+			const ApiParam *p = &k->params[i];
+			st = p->runtime ? conv_slot(k, p->slot, &args[i], &vals[p->slot])
+			                : check_const(k, i, &args[i]);
+			if (st != TILE_OK)
+				return st;
+			if (p->runtime)
+				argv[p->slot] = &vals[p->slot];
+		}
+	} else {
+		return api_fail(
+		        k->ctx, TILE_ERROR_INVALID_ARGUMENT,
+		        "kernel '%s' takes %d runtime arguments (or all %d parameters), got %zu",
+		        k->ck.name, k->nslots, k->nparams, nargs);
+	}
+	return api_launch_argv(k, grid, argv, stream);
+}
+
+/* ---- kernel lifetime and queries ------------------------------------------------------- */
+
+void api_kernel_free(tile_kernel *k)
+{
+	api_thunk_free(k->thunk);
+	backend_unload(k);
+	for (int i = 0; i < k->nparams; i++) {
+		free(k->params[i].name);
+		if (k->params[i].cval.kind == CV_STR)
+			free((char *)k->params[i].cval.s);
+	}
+	free(k->params);
+	free(k->slots);
+	free(k->key);
+	compiled_kernel_free(&k->ck);
+	free(k);
+}
+
+void tile_kernel_destroy(tile_kernel *k)
+{
+	if (k && --k->refs == 0)
+		api_kernel_free(k);
+}
+
+tile_status tile_kernel_get_info(const tile_kernel *k, tile_kernel_info *out)
+{
+	if (!k || !out)
+		return TILE_ERROR_INVALID_ARGUMENT;
+	memset(out, 0, sizeof *out);
+	out->name = k->ck.name;
+	out->target = k->ck.target.name;
+	out->num_params = k->nparams;
+	out->num_runtime_args = k->nslots;
+	out->num_warps = k->ck.num_warps;
+	out->threads = k->ck.threads;
+	out->shared_bytes = k->ck.smem_bytes;
+	out->registers = k->registers;
+	out->from_cache = k->ck.from_cache;
+	out->compile_seconds = k->ck.t_total;
+	return TILE_OK;
+}
+
+const char *tile_kernel_param_name(const tile_kernel *k, int i)
+{
+	return k && i >= 0 && i < k->nparams ? k->params[i].name : NULL;
+}
+
+int tile_kernel_param_is_runtime(const tile_kernel *k, int i)
+{
+	return k && i >= 0 && i < k->nparams && k->params[i].runtime;
+}

@@ -1,0 +1,141 @@
+/* misc.c: versions, status strings, dtypes and the tile_arg constructors. */
+#include <string.h>
+
+#include "api/api.h"
+#include "config.h"
+
+_Static_assert(TILE_VERSION_NUMBER ==
+                       TILE_VERSION_MAJOR * 10000 + TILE_VERSION_MINOR * 100 + TILE_VERSION_PATCH,
+               "tile.h: TILE_VERSION_NUMBER disagrees with MAJOR/MINOR/PATCH");
+
+const char *tile_version(void) { return TILE_VERSION_STRING; }
+unsigned tile_version_number(void) { return TILE_VERSION_NUMBER; }
+
+const char *tile_status_string(tile_status s)
+{
+	switch (s) {
+	case TILE_OK: return "ok";
+	case TILE_ERROR_INVALID_ARGUMENT: return "invalid argument";
+	case TILE_ERROR_COMPILE: return "compile error";
+	case TILE_ERROR_NOT_FOUND: return "not found";
+	case TILE_ERROR_IO: return "i/o error";
+	case TILE_ERROR_TARGET: return "target not available";
+	case TILE_ERROR_LAUNCH: return "launch failed";
+	case TILE_ERROR_RESOURCES: return "out of resources";
+	case TILE_ERROR_INTERNAL: return "internal error";
+	case TILE_ERROR_NOMEM: return "out of memory";
+	}
+	return "unknown status";
+}
+
+/* ---- dtypes ------------------------------------------------------------------------ */
+
+static const struct {
+	tile_dtype d;
+	DType dt;
+} dtype_map[] = {
+        {TILE_BOOL, DT_I1},        {TILE_I8, DT_I8},          {TILE_I16, DT_I16},
+        {TILE_I32, DT_I32},        {TILE_I64, DT_I64},        {TILE_U8, DT_U8},
+        {TILE_U16, DT_U16},        {TILE_U32, DT_U32},        {TILE_U64, DT_U64},
+        {TILE_FP8E4M3, DT_F8E4M3}, {TILE_FP8E5M2, DT_F8E5M2}, {TILE_FP16, DT_F16},
+        {TILE_BF16, DT_BF16},      {TILE_FP32, DT_F32},       {TILE_FP64, DT_F64},
+};
+
+bool api_dtype_to_dt(tile_dtype d, DType *out)
+{
+	for (size_t i = 0; i < COUNTOF(dtype_map); i++)
+		if (dtype_map[i].d == d) {
+			*out = dtype_map[i].dt;
+			return true;
+		}
+	return false;
+}
+
+tile_dtype api_dt_to_dtype(DType dt)
+{
+	for (size_t i = 0; i < COUNTOF(dtype_map); i++)
+		if (dtype_map[i].dt == dt)
+			return dtype_map[i].d;
+	return TILE_DTYPE_UNSPECIFIED;
+}
+
+const char *tile_dtype_name(tile_dtype d)
+{
+	DType dt;
+	return api_dtype_to_dt(d, &dt) ? dtype_short(dt) : "?";
+}
+
+tile_dtype api_dtype_from_dlpack(DLDataType t)
+{
+	if (t.lanes != 1)
+		return TILE_DTYPE_UNSPECIFIED;
+	switch (t.code) {
+	case kDLBool: return t.bits == 8 ? TILE_BOOL : TILE_DTYPE_UNSPECIFIED;
+	case kDLInt:
+		switch (t.bits) {
+		case 8: return TILE_I8;
+		case 16: return TILE_I16;
+		case 32: return TILE_I32;
+		case 64: return TILE_I64;
+		}
+		break;
+	case kDLUInt:
+		switch (t.bits) {
+		case 1: return TILE_BOOL;
+		case 8: return TILE_U8;
+		case 16: return TILE_U16;
+		case 32: return TILE_U32;
+		case 64: return TILE_U64;
+		}
+		break;
+	case kDLFloat:
+		switch (t.bits) {
+		case 16: return TILE_FP16;
+		case 32: return TILE_FP32;
+		case 64: return TILE_FP64;
+		}
+		break;
+	case kDLBfloat: return t.bits == 16 ? TILE_BF16 : TILE_DTYPE_UNSPECIFIED;
+	}
+	return TILE_DTYPE_UNSPECIFIED;
+}
+
+/* ---- tile_arg constructors ---------------------------------------------------------- */
+
+tile_arg tile_arg_ptr(void *p, tile_dtype pointee)
+{
+	tile_arg a = {.kind = TILE_ARG_PTR, .dtype = pointee};
+	a.ptr = p;
+	return a;
+}
+#define SCALAR_CTOR(fn, T, K, field)                                                               \
+	tile_arg fn(T v)                                                                           \
+	{                                                                                          \
+		tile_arg a = {.kind = K};                                                          \
+		a.field = v;                                                                       \
+		return a;                                                                          \
+	}
+SCALAR_CTOR(tile_arg_i32, int32_t, TILE_ARG_I32, i32)
+SCALAR_CTOR(tile_arg_i64, int64_t, TILE_ARG_I64, i64)
+SCALAR_CTOR(tile_arg_u32, uint32_t, TILE_ARG_U32, u32)
+SCALAR_CTOR(tile_arg_u64, uint64_t, TILE_ARG_U64, u64)
+SCALAR_CTOR(tile_arg_f32, float, TILE_ARG_F32, f32)
+SCALAR_CTOR(tile_arg_f64, double, TILE_ARG_F64, f64)
+SCALAR_CTOR(tile_arg_bool, int, TILE_ARG_BOOL, b)
+SCALAR_CTOR(tile_arg_str, const char *, TILE_ARG_STR, str)
+SCALAR_CTOR(tile_arg_dltensor, const DLTensor *, TILE_ARG_DLTENSOR, dl)
+#undef SCALAR_CTOR
+
+tile_arg tile_arg_none(void)
+{
+	tile_arg a = {.kind = TILE_ARG_NONE};
+	a.ptr = NULL;
+	return a;
+}
+
+tile_arg tile_arg_dtype(tile_dtype d)
+{
+	tile_arg a = {.kind = TILE_ARG_DTYPE, .dtype = d};
+	a.ptr = NULL;
+	return a;
+}

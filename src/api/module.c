@@ -1,0 +1,523 @@
+/* module.c: tile_module (a parsed source file) and specialization.
+ *
+ * A module keeps the parsed source and its kernel list, so every kernel of a
+ * file compiles without re-reading it, and a table of the specializations
+ * already built, keyed by a canonical string of (kernel, target, options,
+ * bound arguments): a second tile_kernel_get of the same specialization is a
+ * lookup. Kernels are reference counted: the table holds one reference, each
+ * tile_kernel_get hands out another.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/api.h"
+
+/* ---- loading ------------------------------------------------------------------ */
+
+typedef struct LoadJob {
+	tile_context *ctx;
+	const char *path, *name, *text;
+	size_t len;
+	SourceModule *src;
+	KernelInfo *kernels;
+	int nkernels;
+} LoadJob;
+
+static void load_protected(void *arg)
+{
+	LoadJob *j = arg;
+	if (j->path)
+		j->src = source_load_file(j->path, &j->ctx->diags);
+	else
+		j->src = source_load_text(j->name, j->text, j->len, &j->ctx->diags);
+	if (j->src && j->ctx->diags.nerrors == 0)
+		j->nkernels = source_list_kernels(j->src, &j->ctx->diags, &j->kernels);
+}
+
+static tile_status load_module(tile_context *ctx, LoadJob *j, tile_module **out)
+{
+	diag_clear(&ctx->diags);
+	char *ice_msg = NULL;
+	if (ice_protect(load_protected, j, &ice_msg) != 0) {
+		if (j->src)
+			source_free(j->src);
+		tile_status st = api_fail(ctx, TILE_ERROR_INTERNAL, "%s", ice_msg);
+		free(ice_msg);
+		return st;
+	}
+	if (!j->src || ctx->diags.nerrors > 0 || j->nkernels < 0) {
+		if (j->src)
+			source_free(j->src);
+		return api_fail_diags(ctx, TILE_ERROR_COMPILE);
+	}
+	tile_module *m = calloc(1, sizeof *m);
+	if (!m) {
+		source_free(j->src);
+		return api_fail(ctx, TILE_ERROR_NOMEM, "out of memory");
+	}
+	m->ctx = ctx;
+	m->src = j->src;
+	m->kernels = j->kernels;
+	m->nkernels = j->nkernels;
+	m->pinfo = calloc((size_t)(m->nkernels > 0 ? m->nkernels : 1), sizeof *m->pinfo);
+	api_clear_error(ctx);
+	*out = m;
+	return TILE_OK;
+}
+
+tile_status tile_module_load_file(tile_context *ctx, const char *path, tile_module **out)
+{
+	if (out)
+		*out = NULL;
+	if (!ctx || !path || !out)
+		return api_fail(ctx, TILE_ERROR_INVALID_ARGUMENT,
+		                "tile_module_load_file: ctx, path and out must not be NULL");
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return api_fail(ctx, TILE_ERROR_IO, "cannot open '%s': %s", path, strerror(errno));
+	fclose(f);
+	LoadJob j = {.ctx = ctx, .path = path};
+	return load_module(ctx, &j, out);
+}
+
+tile_status tile_module_load_source(tile_context *ctx, const char *name, const char *src,
+                                    size_t len, tile_module **out)
+{
+	if (out)
+		*out = NULL;
+	if (!ctx || !src || !out)
+		return api_fail(ctx, TILE_ERROR_INVALID_ARGUMENT,
+		                "tile_module_load_source: ctx, src and out must not be NULL");
+	LoadJob j = {.ctx = ctx,
+	             .name = name ? name : "<inline>",
+	             .text = src,
+	             .len = len == (size_t)-1 ? strlen(src) : len};
+	return load_module(ctx, &j, out);
+}
+
+void tile_module_destroy(tile_module *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->specs.len; i++) {
+		free(m->specs.data[i].key);
+		tile_kernel_destroy(m->specs.data[i].k);
+	}
+	vec_free(&m->specs);
+	for (int i = 0; i < m->nkernels; i++)
+		free(m->pinfo[i]);
+	free(m->pinfo);
+	source_free(m->src);
+	free(m);
+}
+
+/* ---- kernel list ------------------------------------------------------------------ */
+
+int tile_module_num_kernels(const tile_module *m) { return m ? m->nkernels : 0; }
+
+const char *tile_module_kernel_name(const tile_module *m, int i)
+{
+	return m && i >= 0 && i < m->nkernels ? m->kernels[i].name : NULL;
+}
+
+const KernelInfo *api_find_kernel(const tile_module *m, const char *name)
+{
+	for (int i = 0; i < m->nkernels; i++)
+		if (strcmp(m->kernels[i].name, name) == 0)
+			return &m->kernels[i];
+	return NULL;
+}
+
+static tile_status not_found(tile_module *m, const char *name)
+{
+	StrBuf b = {0};
+	for (int i = 0; i < m->nkernels; i++)
+		sb_printf(&b, "%s%s", i ? ", " : "", m->kernels[i].name);
+	tile_status st =
+	        api_fail(m->ctx, TILE_ERROR_NOT_FOUND, "no kernel named '%s' in '%s'%s%s%s", name,
+	                 m->src->file.name, b.len ? " (it has: " : " (it has no @jit functions",
+	                 b.len ? b.s : "", ")");
+	sb_free(&b);
+	return st;
+}
+
+tile_status tile_module_kernel_params(tile_module *m, const char *kernel,
+                                      const tile_param_info **params, int *nparams)
+{
+	if (!m || !kernel || !params || !nparams)
+		return api_fail(m ? m->ctx : NULL, TILE_ERROR_INVALID_ARGUMENT,
+		                "tile_module_kernel_params: arguments must not be NULL");
+	const KernelInfo *ki = api_find_kernel(m, kernel);
+	if (!ki)
+		return not_found(m, kernel);
+	int idx = (int)(ki - m->kernels);
+	if (!m->pinfo[idx]) {
+		tile_param_info *p = calloc((size_t)(ki->nparams > 0 ? ki->nparams : 1), sizeof *p);
+		if (!p)
+			return api_fail(m->ctx, TILE_ERROR_NOMEM, "out of memory");
+		for (int i = 0; i < ki->nparams; i++) {
+			p[i].name = ki->params[i].name;
+			p[i].is_constexpr = ki->params[i].is_constexpr;
+			p[i].has_default = ki->params[i].has_default;
+		}
+		m->pinfo[idx] = p;
+	}
+	*params = m->pinfo[idx];
+	*nparams = ki->nparams;
+	return TILE_OK;
+}
+
+/* ---- specialization key -------------------------------------------------------------- */
+
+static void key_const(StrBuf *b, const ConstVal *v)
+{
+	switch (v->kind) {
+	case CV_INT: sb_printf(b, "i%" PRId64, v->i); break;
+	case CV_BOOL: sb_printf(b, "b%d", (int)v->i); break;
+	case CV_FLOAT: sb_printf(b, "f%a", v->f); break;
+	case CV_STR: sb_printf(b, "s%zu:%s", strlen(v->s), v->s); break;
+	case CV_NONE: sb_puts(b, "N"); break;
+	case CV_DTYPE: sb_printf(b, "d%d", (int)v->dtype); break;
+	}
+}
+
+static char *spec_key(const KernelInfo *ki, const TargetDesc *t, const CompileOptions *o,
+                      const SpecArg *args, int nargs)
+{
+	StrBuf b = {0};
+	sb_printf(&b, "%s|%s%s|w%d s%d d%d|", ki->name, t->name, t->emulate ? "-emu" : "",
+	          o->num_warps, o->num_stages, (int)o->debug);
+	for (int i = 0; i < nargs; i++) {
+		if (args[i].is_const)
+			key_const(&b, &args[i].cval);
+		else
+			sb_printf(&b, "t%d.%d:%d", args[i].ty.dt, args[i].ty.elem, args[i].spec);
+		sb_putc(&b, ',');
+	}
+	return sb_take(&b);
+}
+
+/* ---- building a kernel -------------------------------------------------------------- */
+
+static ConstVal copy_const(const ConstVal *v)
+{
+	ConstVal c = *v;
+	if (c.kind == CV_STR)
+		c.s = xstrdup(v->s ? v->s : "");
+	return c;
+}
+
+static tile_status fill_params(tile_kernel *k, const KernelInfo *ki, const SpecArg *args, int nargs)
+{
+	k->nparams = ki->nparams;
+	k->params = xcalloc((size_t)(ki->nparams > 0 ? ki->nparams : 1), sizeof *k->params);
+	int slot = 0;
+	for (int i = 0; i < ki->nparams; i++) {
+		ApiParam *p = &k->params[i];
+		p->name = xstrdup(ki->params[i].name);
+		p->runtime = i < nargs && !args[i].is_const;
+		if (p->runtime)
+			p->slot = slot++;
+		else if (i < nargs)
+			p->cval = copy_const(&args[i].cval);
+		else if (ki->params[i].has_default)
+			p->cval = copy_const(&ki->params[i].default_val);
+		else
+			p->cval.kind = CV_NONE;
+	}
+	if (slot != k->ck.nargs)
+		return api_fail(
+		        k->ctx, TILE_ERROR_INTERNAL,
+		        "internal error: kernel '%s' has %d runtime parameters but the compiled "
+		        "code takes %d",
+		        ki->name, slot, k->ck.nargs);
+	if (k->ck.nargs > API_MAX_PARAMS)
+		return api_fail(k->ctx, TILE_ERROR_RESOURCES,
+		                "kernel '%s' has %d runtime parameters; at most %d are supported",
+		                ki->name, k->ck.nargs, API_MAX_PARAMS);
+	k->nslots = k->ck.nargs;
+	k->slots = xcalloc((size_t)(k->nslots > 0 ? k->nslots : 1), sizeof *k->slots);
+	for (int i = 0, s = 0; i < k->nparams; i++) {
+		if (!k->params[i].runtime)
+			continue;
+		const KernelArgDesc *d = &k->ck.args[s];
+		k->slots[s] = (ApiSlot){.dt = d->dt, .elem = d->elem, .spec = d->spec, .param = i};
+		s++;
+	}
+	return TILE_OK;
+}
+
+static tile_status resolve_options(tile_context *ctx, const tile_kernel_options *opt, TargetDesc *t,
+                                   CompileOptions *o)
+{
+	memset(o, 0, sizeof *o);
+	o->num_warps = opt && opt->num_warps > 0 ? opt->num_warps : ctx->num_warps;
+	o->num_stages = opt && opt->num_stages > 0 ? opt->num_stages : ctx->num_stages;
+	o->debug = opt && opt->debug;
+	if (opt && (opt->num_warps < 0 || opt->num_stages < 0))
+		return api_fail(ctx, TILE_ERROR_INVALID_ARGUMENT,
+		                "num_warps and num_stages must not be negative");
+	if (opt && opt->target)
+		return api_resolve_target(ctx, opt->target, t);
+	*t = ctx->target;
+	return TILE_OK;
+}
+
+tile_status api_make_request(tile_module *m, const char *kernel, const SpecArg *args, int nargs,
+                             const tile_kernel_options *opt, CompileRequest *req)
+{
+	memset(req, 0, sizeof *req);
+	tile_status st = resolve_options(m->ctx, opt, &req->target, &req->opts);
+	if (st != TILE_OK)
+		return st;
+	req->src = m->src;
+	req->kernel = kernel;
+	req->args = args;
+	req->nargs = nargs;
+	req->dump = DUMP_NONE;
+	req->cache = m->ctx->cache_enabled ? &m->ctx->cache : NULL;
+	return TILE_OK;
+}
+
+static tile_status build_kernel(tile_module *m, const KernelInfo *ki, const CompileRequest *req,
+                                tile_kernel **out)
+{
+	tile_context *ctx = m->ctx;
+	tile_kernel *k = xcalloc(1, sizeof *k);
+	k->ctx = ctx;
+	k->refs = 1;
+	k->registers = -1;
+	diag_clear(&ctx->diags);
+	if (compile_kernel(req, &ctx->diags, &k->ck, NULL) != 0) {
+		free(k);
+		return api_fail_diags(ctx, TILE_ERROR_COMPILE);
+	}
+	tile_status st = fill_params(k, ki, req->args, req->nargs);
+	if (st == TILE_OK)
+		st = backend_load(ctx, k);
+	if (st != TILE_OK) {
+		api_kernel_free(k);
+		return st;
+	}
+	*out = k;
+	return TILE_OK;
+}
+
+tile_status api_get_spec(tile_module *m, const KernelInfo *ki, const SpecArg *args, int nargs,
+                         const tile_kernel_options *opt, tile_kernel **out)
+{
+	CompileRequest req;
+	tile_status st = api_make_request(m, ki->name, args, nargs, opt, &req);
+	if (st != TILE_OK)
+		return st;
+	char *key = spec_key(ki, &req.target, &req.opts, args, nargs);
+	for (size_t i = 0; i < m->specs.len; i++) {
+		if (strcmp(m->specs.data[i].key, key) == 0) {
+			free(key);
+			tile_kernel *k = m->specs.data[i].k;
+			k->refs++;
+			*out = k;
+			api_clear_error(m->ctx);
+			return TILE_OK;
+		}
+	}
+	tile_kernel *k = NULL;
+	st = build_kernel(m, ki, &req, &k);
+	if (st != TILE_OK) {
+		free(key);
+		return st;
+	}
+	k->key = key;
+	k->refs++; /* the table's reference */
+	vec_push(&m->specs, ((SpecEntry){xstrdup(key), k}));
+	api_clear_error(m->ctx);
+	*out = k;
+	return TILE_OK;
+}
+
+/* ---- tile_kernel_get / tile_kernel_get_typed ------------------------------------------ */
+
+tile_status tile_kernel_get(tile_module *m, const char *name, const char *signature,
+                            const tile_kernel_options *opt, tile_kernel **out)
+{
+	if (out)
+		*out = NULL;
+	if (!m || !name || !out)
+		return api_fail(m ? m->ctx : NULL, TILE_ERROR_INVALID_ARGUMENT,
+		                "tile_kernel_get: module, name and out must not be NULL");
+	const KernelInfo *ki = api_find_kernel(m, name);
+	if (!ki)
+		return not_found(m, name);
+	Arena a;
+	arena_init(&a);
+	SpecArg *args = NULL;
+	int nargs = 0;
+	char err[512];
+	tile_status st;
+	if (parse_signature(signature ? signature : "", ki, &a, &args, &nargs, err, sizeof err) !=
+	    0)
+		st = api_fail(m->ctx, TILE_ERROR_INVALID_ARGUMENT, "bad signature for '%s': %s",
+		              name, err);
+	else
+		st = api_get_spec(m, ki, args, nargs, opt, out);
+	arena_free(&a);
+	return st;
+}
+
+static bool int_arg(const tile_arg *a, int64_t *v, DType *dt)
+{
+	switch (a->kind) {
+	case TILE_ARG_I32:
+		*v = a->i32;
+		*dt = DT_I32;
+		return true;
+	case TILE_ARG_I64:
+		*v = a->i64;
+		*dt = DT_I64;
+		return true;
+	case TILE_ARG_U32:
+		*v = a->u32;
+		*dt = DT_U32;
+		return true;
+	case TILE_ARG_U64:
+		*v = (int64_t)a->u64;
+		*dt = DT_U64;
+		return true;
+	default: return false;
+	}
+}
+
+static tile_status const_from_arg(tile_context *ctx, const KernelParamInfo *p, const tile_arg *a,
+                                  Arena *arena, ConstVal *cv)
+{
+	int64_t iv;
+	DType dt;
+	memset(cv, 0, sizeof *cv);
+	if (int_arg(a, &iv, &dt)) {
+		if (a->kind == TILE_ARG_U64 && a->u64 > INT64_MAX)
+			return api_fail(ctx, TILE_ERROR_INVALID_ARGUMENT,
+			                "constexpr parameter '%s': %" PRIu64
+			                " does not fit in int64",
+			                p->name, a->u64);
+		cv->kind = CV_INT;
+		cv->i = iv;
+		return TILE_OK;
+	}
+	switch (a->kind) {
+	case TILE_ARG_F32:
+		cv->kind = CV_FLOAT;
+		cv->f = a->f32;
+		return TILE_OK;
+	case TILE_ARG_F64:
+		cv->kind = CV_FLOAT;
+		cv->f = a->f64;
+		return TILE_OK;
+	case TILE_ARG_BOOL:
+		cv->kind = CV_BOOL;
+		cv->i = a->b != 0;
+		return TILE_OK;
+	case TILE_ARG_NONE: cv->kind = CV_NONE; return TILE_OK;
+	case TILE_ARG_STR:
+		cv->kind = CV_STR;
+		cv->s = arena_strdup(arena, a->str ? a->str : "");
+		return TILE_OK;
+	case TILE_ARG_DTYPE:
+		cv->kind = CV_DTYPE;
+		if (!api_dtype_to_dt(a->dtype, &cv->dtype))
+			return api_fail(ctx, TILE_ERROR_INVALID_ARGUMENT,
+			                "constexpr parameter '%s': unknown dtype %d", p->name,
+			                (int)a->dtype);
+		return TILE_OK;
+	default:
+		return api_fail(
+		        ctx, TILE_ERROR_INVALID_ARGUMENT,
+		        "constexpr parameter '%s' needs a constant (int, float, bool, None, str "
+		        "or dtype), not a pointer",
+		        p->name);
+	}
+}
+
+static tile_status ptr_spec(tile_context *ctx, const KernelParamInfo *p, const void *ptr,
+                            tile_dtype d, SpecArg *out)
+{
+	DType dt;
+	if (d == TILE_DTYPE_UNSPECIFIED || !api_dtype_to_dt(d, &dt))
+		return api_fail(
+		        ctx, TILE_ERROR_INVALID_ARGUMENT,
+		        "pointer argument '%s' needs a pointee dtype to specialize the kernel",
+		        p->name);
+	out->ty = type_ptr(dt);
+	if (!p->do_not_specialize && (uintptr_t)ptr % 16 == 0)
+		out->spec = SPEC_DIV16;
+	return TILE_OK;
+}
+
+tile_status api_spec_from_arg(tile_context *ctx, const KernelParamInfo *p, const tile_arg *a,
+                              Arena *arena, SpecArg *out)
+{
+	memset(out, 0, sizeof *out);
+	if (p->is_constexpr || a->kind == TILE_ARG_NONE) {
+		out->is_const = true;
+		return const_from_arg(ctx, p, a, arena, &out->cval);
+	}
+	int64_t iv;
+	DType dt;
+	if (int_arg(a, &iv, &dt)) {
+		out->ty = type_scalar(dt);
+		if (!p->do_not_specialize)
+			out->spec = iv == 1 ? SPEC_EQ1 : (iv % 16 == 0 ? SPEC_DIV16 : SPEC_NONE);
+		return TILE_OK;
+	}
+	switch (a->kind) {
+	case TILE_ARG_PTR: return ptr_spec(ctx, p, a->ptr, a->dtype, out);
+	case TILE_ARG_DLTENSOR:
+		if (!a->dl)
+			return api_fail(ctx, TILE_ERROR_INVALID_ARGUMENT,
+			                "argument '%s': NULL DLTensor", p->name);
+		return ptr_spec(ctx, p, (const char *)a->dl->data + a->dl->byte_offset,
+		                api_dtype_from_dlpack(a->dl->dtype), out);
+	case TILE_ARG_F32: out->ty = type_scalar(DT_F32); return TILE_OK;
+	case TILE_ARG_F64: out->ty = type_scalar(DT_F64); return TILE_OK;
+	case TILE_ARG_BOOL: out->ty = type_scalar(DT_I1); return TILE_OK;
+	default:
+		return api_fail(ctx, TILE_ERROR_INVALID_ARGUMENT,
+		                "parameter '%s' is not tl.constexpr: it cannot take a %s", p->name,
+		                a->kind == TILE_ARG_STR ? "string" : "dtype");
+	}
+}
+
+tile_status tile_kernel_get_typed(tile_module *m, const char *name, const tile_arg *args,
+                                  size_t nargs, const tile_kernel_options *opt, tile_kernel **out)
+{
+	if (out)
+		*out = NULL;
+	if (!m || !name || !out || (nargs && !args))
+		return api_fail(
+		        m ? m->ctx : NULL, TILE_ERROR_INVALID_ARGUMENT,
+		        "tile_kernel_get_typed: module, name, args and out must not be NULL");
+	const KernelInfo *ki = api_find_kernel(m, name);
+	if (!ki)
+		return not_found(m, name);
+	if (nargs > (size_t)ki->nparams)
+		return api_fail(m->ctx, TILE_ERROR_INVALID_ARGUMENT,
+		                "kernel '%s' takes %d parameters, got %zu arguments", name,
+		                ki->nparams, nargs);
+	for (size_t i = nargs; i < (size_t)ki->nparams; i++)
+		if (!ki->params[i].has_default)
+			return api_fail(m->ctx, TILE_ERROR_INVALID_ARGUMENT,
+			                "kernel '%s': no argument for parameter '%s'", name,
+			                ki->params[i].name);
+	Arena a;
+	arena_init(&a);
+	SpecArg *spec = ARENA_NEWN(&a, SpecArg, nargs ? nargs : 1);
+	tile_status st = TILE_OK;
+	for (size_t i = 0; i < nargs && st == TILE_OK; i++)
+		st = api_spec_from_arg(m->ctx, &ki->params[i], &args[i], &a, &spec[i]);
+	if (st == TILE_OK)
+		st = api_get_spec(m, ki, spec, (int)nargs, opt, out);
+	arena_free(&a);
+	return st;
+}

@@ -1,0 +1,62 @@
+/* cli.h: the `tile` command.
+ *
+ *   main.c     dispatch, --help, --version, option scanning helpers
+ *   compile.c  tile compile (dumps and binaries, through the driver)
+ *   run.c      tile run, and argument binding shared with the REPL
+ *   repl.c     tile repl
+ *   cache.c    tile cache ls|clear
+ *
+ * Exit status: 0 success, 1 user error (diagnostics, bad arguments or data),
+ * 2 usage error (unknown option, missing operand).
+ */
+#ifndef TILE_CLI_H
+#define TILE_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "api/api.h"
+#include "tile.h"
+
+enum { EXIT_USER = 1, EXIT_USAGE = 2 };
+
+/* Options every command that compiles understands. */
+typedef struct CommonOpts {
+	const char *target; /* NULL = auto */
+	int num_warps, num_stages;
+	bool emulate_cuda;
+} CommonOpts;
+
+/* Option scanning: matches "--name VALUE" and "--name=VALUE"; advances *i.
+ * Returns 1 if matched (with *val set), 0 if not this option, -1 on a missing value. */
+int cli_opt_value(int argc, char **argv, int *i, const char *name, const char **val);
+/* Parses --target/--num-warps/--num-stages/--emulate=cuda at argv[*i]:
+ * 1 consumed, 0 not one of them, -1 usage error (message printed). */
+int cli_common_opt(int argc, char **argv, int *i, CommonOpts *o);
+bool cli_parse_int(const char *s, int *out);
+void cli_usage_error(const char *fmt, ...);
+/* Prints the context's last error to stderr: rendered diagnostics verbatim,
+ * other messages as "tile: error: MSG". */
+void cli_report(tile_context *ctx);
+/* A context for the CLI: warnings to stderr, device_print to stdout. */
+tile_status cli_context(const CommonOpts *o, tile_context **ctx);
+
+/* Runs KERNEL of mod with the tile-run arguments in argv[0..argc): --grid,
+ * --num-warps, --num-stages, --out-dir and NAME=VALUE bindings. Returns an
+ * exit status. */
+int cli_run_kernel(tile_context *ctx, tile_module *mod, const char *kernel, int argc, char **argv,
+                   const CommonOpts *base);
+/* Compiles or dumps: the work behind `tile compile` after option parsing. */
+int cli_dump(tile_context *ctx, tile_module *mod, const char *kernel, const char *emit,
+             const char *signature, const char **consts, int nconsts, const CommonOpts *o,
+             const char *out_path, bool timing);
+/* The kernel to use when none is named: the only @jit function that no other
+ * function calls. NULL (with a message) when that is ambiguous. */
+const char *cli_default_kernel(tile_module *mod);
+
+int cmd_compile(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_repl(int argc, char **argv);
+int cmd_cache(int argc, char **argv);
+
+#endif

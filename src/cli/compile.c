@@ -1,0 +1,378 @@
+/* compile.c: `tile compile`: compile one specialization, or print one of the
+ * compiler's intermediate forms (--emit), through the driver directly.
+ *
+ * The specialization is a Triton signature (--signature), with --const
+ * NAME=V filling constexpr (or specialized) parameters by name: the entries
+ * of --signature go, in order, to the parameters that no --const names.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+static const struct {
+	const char *name;
+	DumpKind kind;
+} emit_kinds[] = {
+        {"ast", DUMP_AST},       {"tir", DUMP_TIR},   {"layout", DUMP_LAYOUT},
+        {"thread", DUMP_THREAD}, {"llvm", DUMP_LLVM}, {"asm", DUMP_ASM},
+        {"cuda", DUMP_CUDA},     {"ptx", DUMP_PTX},   {"cubin", DUMP_CUBIN},
+};
+
+static bool emit_kind(const char *s, DumpKind *k)
+{
+	for (size_t i = 0; i < COUNTOF(emit_kinds); i++)
+		if (strcmp(emit_kinds[i].name, s) == 0) {
+			*k = emit_kinds[i].kind;
+			return true;
+		}
+	return false;
+}
+
+/* ---- the default kernel ----------------------------------------------------------------- */
+
+static bool is_ident(char c) { return isalnum((unsigned char)c) || c == '_'; }
+
+/* True when `name(` occurs in text other than in `def name(`. */
+static bool is_called(const char *text, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = strstr(text, name); p; p = strstr(p + 1, name)) {
+		if (p > text && is_ident(p[-1]))
+			continue;
+		const char *q = p + n;
+		while (*q == ' ' || *q == '\t')
+			q++;
+		if (*q != '(' && *q != '[')
+			continue;
+		const char *b = p;
+		while (b > text && (b[-1] == ' ' || b[-1] == '\t'))
+			b--;
+		if (b - text >= 3 && strncmp(b - 3, "def", 3) == 0 &&
+		    (b - text == 3 || !is_ident(b[-4])))
+			continue;
+		return true;
+	}
+	return false;
+}
+
+const char *cli_default_kernel(tile_module *mod)
+{
+	const char *found = NULL;
+	int count = 0;
+	StrBuf all = {0};
+	for (int i = 0; i < tile_module_num_kernels(mod); i++) {
+		const char *k = tile_module_kernel_name(mod, i);
+		sb_printf(&all, "%s%s", all.len ? ", " : "", k);
+		if (!is_called(mod->src->file.text, k)) {
+			found = k;
+			count++;
+		}
+	}
+	if (count != 1) {
+		cli_usage_error("%s: name the kernel to use (@jit functions: %s)",
+		                mod->src->file.name, all.len ? all.s : "none");
+		found = NULL;
+	}
+	sb_free(&all);
+	return found;
+}
+
+/* ---- the signature ------------------------------------------------------------------------ */
+
+/* Splits at top-level commas (quotes respected); entries are trimmed heap strings. */
+static int split_sig(const char *sig, char ***out)
+{
+	VEC(char *) v = {0};
+	const char *start = sig;
+	char quote = 0;
+	for (const char *p = sig;; p++) {
+		if (quote) {
+			if (*p == quote)
+				quote = 0;
+			if (*p)
+				continue;
+		}
+		if (*p == '\'' || *p == '"') {
+			quote = *p;
+			continue;
+		}
+		if (*p == ',' || *p == 0) {
+			const char *a = start, *b = p;
+			while (a < b && isspace((unsigned char)*a))
+				a++;
+			while (b > a && isspace((unsigned char)b[-1]))
+				b--;
+			char *e = xmalloc((size_t)(b - a) + 1);
+			memcpy(e, a, (size_t)(b - a));
+			e[b - a] = 0;
+			vec_push(&v, e);
+			start = p + 1;
+			if (!*p)
+				break;
+		}
+	}
+	if (v.len == 1 && !v.data[0][0]) { /* empty signature */
+		free(v.data[0]);
+		v.len = 0;
+	}
+	*out = v.data;
+	return (int)v.len;
+}
+
+static const char *const_for(const char **consts, int n, const char *name)
+{
+	size_t len = strlen(name);
+	for (int i = 0; i < n; i++)
+		if (strncmp(consts[i], name, len) == 0 && consts[i][len] == '=')
+			return consts[i] + len + 1;
+	return NULL;
+}
+
+static int check_consts(const KernelInfo *ki, const char **consts, int nconsts)
+{
+	for (int c = 0; c < nconsts; c++) {
+		const char *eq = strchr(consts[c], '=');
+		bool ok = false;
+		for (int i = 0; eq && i < ki->nparams; i++)
+			if (strlen(ki->params[i].name) == (size_t)(eq - consts[c]) &&
+			    strncmp(ki->params[i].name, consts[c], (size_t)(eq - consts[c])) == 0)
+				ok = true;
+		if (!eq) {
+			cli_usage_error("--const takes NAME=VALUE, got '%s'", consts[c]);
+			return EXIT_USAGE;
+		}
+		if (!ok) {
+			fprintf(stderr,
+			        "tile: error: --const %s: kernel '%s' has no parameter '%.*s'\n",
+			        consts[c], ki->name, (int)(eq - consts[c]), consts[c]);
+			return EXIT_USER;
+		}
+	}
+	return 0;
+}
+
+/* The full signature: --const values in their positions, --signature entries elsewhere. */
+static int merge_signature(const KernelInfo *ki, const char *sig, const char **consts, int nconsts,
+                           StrBuf *out)
+{
+	int rc = check_consts(ki, consts, nconsts);
+	if (rc)
+		return rc;
+	char **entries;
+	int ne = split_sig(sig ? sig : "", &entries), next = 0;
+	int last = 0; /* entries up to the last parameter that gets one */
+	for (int i = 0; i < ki->nparams; i++)
+		if (const_for(consts, nconsts, ki->params[i].name) || next < ne) {
+			if (!const_for(consts, nconsts, ki->params[i].name))
+				next++;
+			last = i + 1;
+		}
+	if (!sig) {
+		for (int i = 0; i < ki->nparams; i++)
+			if (!const_for(consts, nconsts, ki->params[i].name) && !ki->params[i].has_default) {
+				fprintf(stderr,
+					"tile: error: parameter '%s' of '%s' needs a type: give --signature "
+					"with one entry per parameter that --const does not set (like "
+					"'*fp32:16,i32')\n",
+					ki->params[i].name, ki->name);
+				return EXIT_USER;
+			}
+	}
+	next = 0;
+	for (int i = 0; i < last && !rc; i++) {
+		const char *v = const_for(consts, nconsts, ki->params[i].name);
+		if (!v && next < ne)
+			v = entries[next++];
+		if (!v) {
+			fprintf(stderr,
+			        "tile: error: parameter '%s' of '%s' has no entry: give its type "
+			        "in "
+			        "--signature (like *fp32:16 or i32) or its value with --const "
+			        "%s=V\n",
+			        ki->params[i].name, ki->name, ki->params[i].name);
+			rc = EXIT_USER;
+		}
+		sb_printf(out, "%s%s", i ? "," : "", v ? v : "");
+	}
+	if (!rc && next < ne) {
+		fprintf(stderr,
+		        "tile: error: --signature has %d entries but only %d parameters of '%s' "
+		        "are left after --const\n",
+		        ne, next, ki->name);
+		rc = EXIT_USER;
+	}
+	for (int i = 0; i < ne; i++)
+		free(entries[i]);
+	free(entries);
+	if (!out->s)
+		sb_puts(out, "");
+	return rc;
+}
+
+/* ---- compiling ----------------------------------------------------------------------------- */
+
+static int write_out(const char *path, const void *data, size_t len)
+{
+	if (!path || strcmp(path, "-") == 0) {
+		fwrite(data, 1, len, stdout);
+		return 0;
+	}
+	FILE *f = fopen(path, "wb");
+	if (!f || fwrite(data, 1, len, f) != len || fclose(f) != 0) {
+		fprintf(stderr, "tile: error: cannot write '%s'\n", path);
+		if (f)
+			fclose(f);
+		return EXIT_USER;
+	}
+	return 0;
+}
+
+static void print_times(const CompiledKernel *ck)
+{
+	printf("time: sema %.2f ms, layout %.2f ms, lower %.2f ms, codegen %.2f ms, total %.2f "
+	       "ms%s\n",
+	       ck->t_sema * 1e3, ck->t_layout * 1e3, ck->t_lower * 1e3, ck->t_codegen * 1e3,
+	       ck->t_total * 1e3, ck->from_cache ? " (from cache)" : "");
+}
+
+static int report_result(const CompiledKernel *ck, DumpKind kind, const char *dump,
+                         const char *out_path, bool timing)
+{
+	int rc = 0;
+	if (kind == DUMP_CUBIN || kind == DUMP_NONE) {
+		if (kind == DUMP_CUBIN && !out_path && !dump) {
+			cli_usage_error("--emit cubin writes a binary: give -o FILE");
+			return EXIT_USAGE;
+		}
+		if (dump)
+			rc = write_out(out_path, dump, strlen(dump));
+		else if (out_path)
+			rc = write_out(out_path, ck->binary, ck->binary_len);
+		if (kind == DUMP_NONE && !rc)
+			printf("compiled %s for %s: %zu bytes, %d threads, %d bytes of shared "
+			       "memory%s\n",
+			       ck->name, ck->target.name, ck->binary_len, ck->threads,
+			       ck->smem_bytes, ck->from_cache ? " (cached)" : "");
+	} else if (dump) {
+		rc = write_out(out_path, dump, strlen(dump));
+	}
+	if (timing && !rc && kind == DUMP_NONE)
+		print_times(ck);
+	return rc;
+}
+
+int cli_dump(tile_context *ctx, tile_module *mod, const char *kernel, const char *emit,
+             const char *signature, const char **consts, int nconsts, const CommonOpts *o,
+             const char *out_path, bool timing)
+{
+	DumpKind kind = DUMP_NONE;
+	if (emit && !emit_kind(emit, &kind)) {
+		cli_usage_error(
+		        "unknown --emit form '%s' (ast tir layout thread llvm asm cuda ptx cubin)",
+		        emit);
+		return EXIT_USAGE;
+	}
+	const KernelInfo *ki = kernel ? api_find_kernel(mod, kernel) : NULL;
+	if (kind != DUMP_AST && !ki) {
+		const tile_param_info *p;
+		int n;
+		tile_module_kernel_params(mod, kernel ? kernel : "", &p, &n);
+		cli_report(ctx);
+		return EXIT_USER;
+	}
+	StrBuf sig = {0};
+	Arena a;
+	arena_init(&a);
+	SpecArg *args = NULL;
+	int nargs = 0, rc = 0;
+	char err[512];
+	if (ki && (rc = merge_signature(ki, signature, consts, nconsts, &sig)) == 0 &&
+	    parse_signature(sig.s, ki, &a, &args, &nargs, err, sizeof err) != 0) {
+		fprintf(stderr, "tile: error: %s\n", err);
+		rc = EXIT_USER;
+	}
+	tile_kernel_options kopt = {.num_warps = o->num_warps, .num_stages = o->num_stages};
+	CompileRequest req;
+	if (!rc && api_make_request(mod, ki ? ki->name : "", args, nargs, &kopt, &req) != TILE_OK) {
+		cli_report(ctx);
+		rc = EXIT_USER;
+	}
+	if (!rc) {
+		req.dump = kind;
+		CompiledKernel ck;
+		char *dump = NULL;
+		diag_clear(&ctx->diags);
+		if (compile_kernel(&req, &ctx->diags, &ck, &dump) != 0) {
+			api_fail_diags(ctx, TILE_ERROR_COMPILE);
+			cli_report(ctx);
+			rc = EXIT_USER;
+		} else {
+			rc = report_result(&ck, kind, dump, out_path, timing);
+			compiled_kernel_free(&ck);
+		}
+		free(dump);
+	}
+	arena_free(&a);
+	sb_free(&sig);
+	return rc;
+}
+
+int cmd_compile(int argc, char **argv)
+{
+	CommonOpts co = {0};
+	const char *file = NULL, *kernel = NULL, *emit = NULL, *sig = NULL, *out = NULL;
+	const char **consts = xcalloc((size_t)argc + 1, sizeof *consts);
+	int nconsts = 0, rc = 0;
+	bool timing = false;
+	for (int i = 0; i < argc && !rc; i++) {
+		const char *v;
+		int r;
+		if ((r = cli_common_opt(argc, argv, &i, &co)) != 0)
+			rc = r < 0 ? EXIT_USAGE : 0;
+		else if ((r = cli_opt_value(argc, argv, &i, "--emit", &v)) != 0)
+			rc = r < 0 ? EXIT_USAGE : (emit = v, 0);
+		else if ((r = cli_opt_value(argc, argv, &i, "--signature", &v)) != 0)
+			rc = r < 0 ? EXIT_USAGE : (sig = v, 0);
+		else if ((r = cli_opt_value(argc, argv, &i, "--const", &v)) != 0)
+			rc = r < 0 ? EXIT_USAGE : (consts[nconsts++] = v, 0);
+		else if ((r = cli_opt_value(argc, argv, &i, "-o", &v)) != 0)
+			rc = r < 0 ? EXIT_USAGE : (out = v, 0);
+		else if (strcmp(argv[i], "--time") == 0)
+			timing = true;
+		else if (argv[i][0] == '-') {
+			cli_usage_error("compile: unknown option '%s'", argv[i]);
+			rc = EXIT_USAGE;
+		} else if (!file)
+			file = argv[i];
+		else if (!kernel)
+			kernel = argv[i];
+		else {
+			cli_usage_error("compile: unexpected argument '%s'", argv[i]);
+			rc = EXIT_USAGE;
+		}
+	}
+	if (!rc && !file) {
+		cli_usage_error("compile: missing FILE.tile");
+		rc = EXIT_USAGE;
+	}
+	tile_context *ctx = NULL;
+	tile_module *mod = NULL;
+	if (!rc && cli_context(&co, &ctx) != TILE_OK)
+		rc = EXIT_USER;
+	if (!rc && tile_module_load_file(ctx, file, &mod) != TILE_OK) {
+		cli_report(ctx);
+		rc = EXIT_USER;
+	}
+	bool need_kernel = !emit || strcmp(emit, "ast") != 0;
+	if (!rc && need_kernel && !kernel && !(kernel = cli_default_kernel(mod)))
+		rc = EXIT_USAGE;
+	if (!rc)
+		rc = cli_dump(ctx, mod, kernel, emit, sig, consts, nconsts, &co, out, timing);
+	tile_module_destroy(mod);
+	tile_context_destroy(ctx);
+	free(consts);
+	return rc;
+}

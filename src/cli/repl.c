@@ -1,0 +1,218 @@
+/* repl.c: `tile repl`, a small interactive loop.
+ *
+ * Kernel source is typed as is; a blank line ends a definition, which is
+ * added to everything defined so far (so helpers stay visible). Commands:
+ *   :run KERNEL --grid X[,Y[,Z]] [--out-dir DIR] NAME=VALUE...   (as tile run)
+ *   :emit FORM [KERNEL] [--signature SIG] [--const NAME=V]...    (as tile compile --emit)
+ *   :kernels   :source   :reset   :help   :quit
+ * Reads stdin to its end (prompts only on a terminal). Exits 0, or 1 when
+ * any definition or command failed (useful when it is fed a script).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+
+typedef struct Repl {
+	tile_context *ctx;
+	tile_module *mod;
+	StrBuf source;  /* everything defined so far */
+	StrBuf pending; /* the definition being typed */
+	CommonOpts co;
+	bool tty;
+	int failures;
+} Repl;
+
+static const char repl_help[] = "type kernel source, then a blank line to define it; commands:\n"
+                                "  :run KERNEL --grid X[,Y[,Z]] [--out-dir DIR] NAME=VALUE...\n"
+                                "  :emit FORM [KERNEL] [--signature SIG] [--const NAME=V]...   "
+                                "FORM: ast tir layout thread llvm asm cuda ptx\n"
+                                "  :kernels   :source   :reset   :help   :quit\n";
+
+/* Splits at blanks; quotes keep blanks inside a token and are kept in it. */
+static int tokenize(char *s, char **tok, int max)
+{
+	int n = 0;
+	while (*s && n < max) {
+		while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
+			s++;
+		if (!*s)
+			break;
+		tok[n++] = s;
+		char quote = 0;
+		for (; *s; s++) {
+			if (quote) {
+				if (*s == quote)
+					quote = 0;
+			} else if (*s == '\'' || *s == '"') {
+				quote = *s;
+			} else if (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r') {
+				break;
+			}
+		}
+		if (*s)
+			*s++ = 0;
+	}
+	return n;
+}
+
+static void define(Repl *r)
+{
+	StrBuf all = {0};
+	sb_printf(&all, "%s%s", r->source.s ? r->source.s : "", r->pending.s);
+	tile_module *m = NULL;
+	if (tile_module_load_source(r->ctx, "<repl>", all.s, all.len, &m) != TILE_OK) {
+		cli_report(r->ctx);
+		r->failures++;
+		sb_free(&all);
+	} else {
+		tile_module_destroy(r->mod);
+		r->mod = m;
+		sb_free(&r->source);
+		r->source = all;
+		if (r->tty) {
+			printf("defined:");
+			for (int i = 0; i < tile_module_num_kernels(m); i++)
+				printf(" %s", tile_module_kernel_name(m, i));
+			printf("\n");
+		}
+	}
+	sb_free(&r->pending);
+}
+
+static int cmd_emit(Repl *r, char **tok, int n)
+{
+	const char *kernel = NULL, *sig = NULL;
+	const char *consts[64];
+	int nconsts = 0;
+	for (int i = 2; i < n; i++) {
+		const char *v;
+		int k;
+		if ((k = cli_opt_value(n, tok, &i, "--signature", &v)) != 0) {
+			if (k < 0)
+				return EXIT_USAGE;
+			sig = v;
+		} else if ((k = cli_opt_value(n, tok, &i, "--const", &v)) != 0) {
+			if (k < 0 || nconsts == 64)
+				return EXIT_USAGE;
+			consts[nconsts++] = v;
+		} else if (tok[i][0] != '-' && !kernel) {
+			kernel = tok[i];
+		} else {
+			cli_usage_error(":emit: unexpected argument '%s'", tok[i]);
+			return EXIT_USAGE;
+		}
+	}
+	if (strcmp(tok[1], "ast") != 0 && !kernel && !(kernel = cli_default_kernel(r->mod)))
+		return EXIT_USAGE;
+	return cli_dump(r->ctx, r->mod, kernel, tok[1], sig, consts, nconsts, &r->co, NULL, false);
+}
+
+/* Returns false on :quit. */
+static bool command(Repl *r, char *line)
+{
+	char *tok[256];
+	int n = tokenize(line, tok, 256);
+	if (n == 0)
+		return true;
+	const char *c = tok[0];
+	int rc = 0;
+	if (strcmp(c, ":quit") == 0 || strcmp(c, ":q") == 0 || strcmp(c, ":exit") == 0)
+		return false;
+	if (strcmp(c, ":help") == 0) {
+		fputs(repl_help, stdout);
+	} else if (strcmp(c, ":source") == 0) {
+		fputs(r->source.s ? r->source.s : "", stdout);
+	} else if (strcmp(c, ":reset") == 0) {
+		sb_free(&r->source);
+		tile_module_destroy(r->mod);
+		r->mod = NULL;
+	} else if (!r->mod && (strcmp(c, ":kernels") == 0 || strcmp(c, ":run") == 0 ||
+	                       strcmp(c, ":emit") == 0)) {
+		fprintf(stderr,
+		        "tile: error: nothing is defined yet (type a kernel, then a blank line)\n");
+		rc = EXIT_USER;
+	} else if (strcmp(c, ":kernels") == 0) {
+		for (int i = 0; i < tile_module_num_kernels(r->mod); i++)
+			printf("%s\n", tile_module_kernel_name(r->mod, i));
+	} else if (strcmp(c, ":run") == 0) {
+		if (n < 2) {
+			cli_usage_error(":run KERNEL --grid X ARGS...");
+			rc = EXIT_USAGE;
+		} else if ((rc = cli_run_kernel(r->ctx, r->mod, tok[1], n - 2, tok + 2, &r->co)) ==
+		                   0 &&
+		           r->tty) {
+			printf("ok\n");
+		}
+	} else if (strcmp(c, ":emit") == 0) {
+		if (n < 2) {
+			cli_usage_error(":emit FORM [KERNEL] [--signature SIG]");
+			rc = EXIT_USAGE;
+		} else {
+			rc = cmd_emit(r, tok, n);
+		}
+	} else {
+		fprintf(stderr, "tile: unknown command '%s' (:help lists them)\n", c);
+		rc = EXIT_USAGE;
+	}
+	if (rc)
+		r->failures++;
+	fflush(stdout);
+	return true;
+}
+
+static bool blank(const char *s)
+{
+	for (; *s; s++)
+		if (*s != ' ' && *s != '\t' && *s != '\n' && *s != '\r')
+			return false;
+	return true;
+}
+
+int cmd_repl(int argc, char **argv)
+{
+	Repl r = {0};
+	for (int i = 0; i < argc; i++) {
+		int k = cli_common_opt(argc, argv, &i, &r.co);
+		if (k <= 0) {
+			if (k == 0)
+				cli_usage_error("repl: unexpected argument '%s'", argv[i]);
+			return EXIT_USAGE;
+		}
+	}
+	if (cli_context(&r.co, &r.ctx) != TILE_OK)
+		return EXIT_USER;
+	r.tty = isatty(0) && isatty(1);
+	if (r.tty)
+		printf("tile %s (%s); :help for commands\n", tile_version(),
+		       tile_context_target(r.ctx));
+	char *line = NULL;
+	size_t cap = 0;
+	for (;;) {
+		if (r.tty) {
+			fputs(r.pending.len ? "...> " : "tile> ", stdout);
+			fflush(stdout);
+		}
+		if (getline(&line, &cap, stdin) < 0)
+			break;
+		if (r.pending.len == 0 && line[0] == ':') {
+			if (!command(&r, line))
+				break;
+		} else if (blank(line)) {
+			if (r.pending.len)
+				define(&r);
+		} else {
+			sb_puts(&r.pending, line);
+		}
+	}
+	if (r.pending.len)
+		define(&r);
+	free(line);
+	sb_free(&r.source);
+	sb_free(&r.pending);
+	tile_module_destroy(r.mod);
+	tile_context_destroy(r.ctx);
+	return r.failures ? EXIT_USER : 0;
+}

@@ -1,0 +1,462 @@
+/* run.c: `tile run`, and the argument binding the REPL shares.
+ *
+ *   tile run FILE.tile KERNEL --grid X[,Y[,Z]] [--out-dir DIR] NAME=VALUE...
+ *
+ * Every kernel parameter is bound by name. Pointers are .npy files
+ * (NAME=@file.npy; the pointee dtype is the array's), everything else a Python
+ * literal: 123 (i32 if it fits, else i64), 0.5 (fp32), True/False, None,
+ * 'str' or "str", tl.float16. The kernel is specialized from the values the
+ * way Triton's launcher does it (tile_kernel_get_typed), launched, and with
+ * --out-dir every pointer argument is written back as DIR/NAME.npy.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli/cli.h"
+#include "util/npy.h"
+
+typedef struct Binding {
+	const char *name; /* points into argv */
+	const char *value;
+	bool used;
+} Binding;
+
+typedef struct BoundArg {
+	tile_arg arg;
+	bool is_array;
+	NpyArray npy;
+	tile_buffer *buf;
+} BoundArg;
+
+typedef struct RunCfg {
+	uint32_t grid[3];
+	const char *out_dir;
+	tile_kernel_options kopt;
+	Binding *binds;
+	int nbinds;
+} RunCfg;
+
+/* ---- values ----------------------------------------------------------------------- */
+
+static const struct {
+	const char *descr;
+	tile_dtype d;
+} npy_types[] = {
+        {"<f2", TILE_FP16}, {"<f4", TILE_FP32}, {"<f8", TILE_FP64}, {"|i1", TILE_I8},
+        {"<i2", TILE_I16},  {"<i4", TILE_I32},  {"<i8", TILE_I64},  {"|u1", TILE_U8},
+        {"<u2", TILE_U16},  {"<u4", TILE_U32},  {"<u8", TILE_U64},  {"|b1", TILE_BOOL},
+};
+
+static bool parse_dtype_literal(const char *s, tile_dtype *out)
+{
+	if (strncmp(s, "tl.", 3) == 0)
+		s += 3;
+	else if (strncmp(s, "triton.language.", 16) == 0)
+		s += 16;
+	else
+		return false;
+	DType dt;
+	if (!dtype_from_name(s, &dt))
+		return false;
+	*out = api_dt_to_dtype(dt);
+	return *out != TILE_DTYPE_UNSPECIFIED;
+}
+
+/* A Python literal. Returns false if s is not one. */
+static bool parse_literal(const char *s, tile_arg *a)
+{
+	size_t n = strlen(s);
+	char *end;
+	if (strcmp(s, "True") == 0 || strcmp(s, "False") == 0) {
+		*a = tile_arg_bool(s[0] == 'T');
+		return true;
+	}
+	if (strcmp(s, "None") == 0) {
+		*a = tile_arg_none();
+		return true;
+	}
+	if (n >= 2 && (s[0] == '"' || s[0] == '\'') && s[n - 1] == s[0]) {
+		*a = tile_arg_str(s); /* the caller strips the quotes into its own copy */
+		return true;
+	}
+	tile_dtype d;
+	if (parse_dtype_literal(s, &d)) {
+		*a = tile_arg_dtype(d);
+		return true;
+	}
+	if (!n)
+		return false;
+	errno = 0;
+	long long iv = strtoll(s, &end, 0);
+	if (*end == 0 && errno == 0) {
+		*a = iv >= INT32_MIN && iv <= INT32_MAX ? tile_arg_i32((int32_t)iv)
+		                                        : tile_arg_i64(iv);
+		return true;
+	}
+	errno = 0;
+	double fv = strtod(s, &end);
+	if (*end == 0 && errno == 0 && strchr(s, 'x') == NULL && strchr(s, 'X') == NULL) {
+		*a = tile_arg_f32((float)fv);
+		return true;
+	}
+	return false;
+}
+
+static int load_array(tile_context *ctx, const Binding *b, BoundArg *out)
+{
+	char err[256];
+	const char *path = b->value + 1;
+	if (npy_read(path, &out->npy, err, sizeof err) != 0) {
+		fprintf(stderr, "tile: error: argument '%s': %s\n", b->name, err);
+		return EXIT_USER;
+	}
+	out->is_array = true;
+	tile_dtype d = TILE_DTYPE_UNSPECIFIED;
+	for (size_t i = 0; i < COUNTOF(npy_types); i++)
+		if (strcmp(npy_types[i].descr, out->npy.dtype) == 0)
+			d = npy_types[i].d;
+	if (d == TILE_DTYPE_UNSPECIFIED) {
+		fprintf(stderr, "tile: error: argument '%s': dtype '%s' of '%s' is not supported\n",
+		        b->name, out->npy.dtype, path);
+		return EXIT_USER;
+	}
+	if (tile_buffer_alloc(ctx, out->npy.nbytes, &out->buf) != TILE_OK ||
+	    tile_buffer_upload(out->buf, 0, out->npy.data, out->npy.nbytes) != TILE_OK) {
+		cli_report(ctx);
+		return EXIT_USER;
+	}
+	out->arg = tile_arg_ptr(tile_buffer_ptr(out->buf), d);
+	return 0;
+}
+
+static int bind_value(tile_context *ctx, const Binding *b, BoundArg *out)
+{
+	if (b->value[0] == '@')
+		return load_array(ctx, b, out);
+	if (!parse_literal(b->value, &out->arg)) {
+		fprintf(stderr,
+		        "tile: error: argument '%s': cannot parse '%s' (expected @file.npy, a "
+		        "number, "
+		        "True/False, None, a quoted string or tl.DTYPE)\n",
+		        b->name, b->value);
+		return EXIT_USER;
+	}
+	if (out->arg.kind == TILE_ARG_STR) { /* strip the quotes */
+		size_t n = strlen(b->value);
+		char *s = xmalloc(n - 1);
+		memcpy(s, b->value + 1, n - 2);
+		s[n - 2] = 0;
+		out->arg.str = s;
+	}
+	return 0;
+}
+
+static tile_arg arg_from_default(const ConstVal *v)
+{
+	switch (v->kind) {
+	case CV_INT:
+		return v->i >= INT32_MIN && v->i <= INT32_MAX ? tile_arg_i32((int32_t)v->i)
+		                                              : tile_arg_i64(v->i);
+	case CV_FLOAT: return tile_arg_f32((float)v->f);
+	case CV_BOOL: return tile_arg_bool((int)v->i);
+	case CV_STR: return tile_arg_str(v->s);
+	case CV_DTYPE: return tile_arg_dtype(api_dt_to_dtype(v->dtype));
+	case CV_NONE: break;
+	}
+	return tile_arg_none();
+}
+
+/* ---- options ------------------------------------------------------------------------ */
+
+static bool parse_grid(const char *s, uint32_t grid[3])
+{
+	grid[0] = grid[1] = grid[2] = 1;
+	for (int d = 0; d < 3; d++) {
+		char *end;
+		errno = 0;
+		if (*s < '0' || *s > '9')
+			return false;
+		unsigned long v = strtoul(s, &end, 10);
+		if (errno || v == 0 || v > 0x7fffffffUL)
+			return false;
+		grid[d] = (uint32_t)v;
+		if (*end == 0)
+			return true;
+		if (*end != ',' && *end != 'x')
+			return false;
+		s = end + 1;
+	}
+	return false;
+}
+
+static int parse_run_opts(int argc, char **argv, RunCfg *c)
+{
+	c->grid[0] = c->grid[1] = c->grid[2] = 1;
+	c->binds = xcalloc((size_t)argc + 1, sizeof *c->binds);
+	for (int i = 0; i < argc; i++) {
+		const char *v;
+		int r;
+		CommonOpts co = {0};
+		if ((r = cli_opt_value(argc, argv, &i, "--grid", &v)) != 0) {
+			if (r < 0)
+				return EXIT_USAGE;
+			if (!parse_grid(v, c->grid)) {
+				cli_usage_error(
+				        "--grid takes X[,Y[,Z]] with positive integers, got '%s'",
+				        v);
+				return EXIT_USAGE;
+			}
+		} else if ((r = cli_opt_value(argc, argv, &i, "--out-dir", &v)) != 0) {
+			if (r < 0)
+				return EXIT_USAGE;
+			c->out_dir = v;
+		} else if ((r = cli_common_opt(argc, argv, &i, &co)) != 0) {
+			if (r < 0)
+				return EXIT_USAGE;
+			if (co.target || co.emulate_cuda) {
+				cli_usage_error("--target/--emulate must come before the kernel's "
+				                "arguments");
+				return EXIT_USAGE;
+			}
+			if (co.num_warps)
+				c->kopt.num_warps = co.num_warps;
+			if (co.num_stages)
+				c->kopt.num_stages = co.num_stages;
+		} else if (argv[i][0] != '-' && strchr(argv[i], '=') && argv[i][0] != '=') {
+			char *eq = strchr(argv[i], '=');
+			*eq = 0;
+			c->binds[c->nbinds++] = (Binding){argv[i], eq + 1, false};
+		} else {
+			cli_usage_error("unexpected argument '%s' (arguments are NAME=VALUE)",
+			                argv[i]);
+			return EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
+/* ---- binding -------------------------------------------------------------------------- */
+
+static void list_params(StrBuf *b, const tile_param_info *p, int n)
+{
+	for (int i = 0; i < n; i++)
+		sb_printf(b, "%s%s", i ? ", " : "", p[i].name);
+}
+
+static int check_names(const RunCfg *c, const char *kernel, const tile_param_info *p, int np)
+{
+	int rc = 0;
+	for (int b = 0; b < c->nbinds; b++) {
+		int found = -1;
+		for (int i = 0; i < np; i++)
+			if (strcmp(p[i].name, c->binds[b].name) == 0)
+				found = i;
+		for (int e = 0; e < b; e++)
+			if (strcmp(c->binds[e].name, c->binds[b].name) == 0) {
+				fprintf(stderr, "tile: error: argument '%s' is given twice\n",
+				        c->binds[b].name);
+				rc = EXIT_USER;
+			}
+		if (found < 0) {
+			StrBuf s = {0};
+			list_params(&s, p, np);
+			fprintf(stderr,
+			        "tile: error: kernel '%s' has no parameter '%s' (parameters: %s)\n",
+			        kernel, c->binds[b].name, s.len ? s.s : "none");
+			sb_free(&s);
+			rc = EXIT_USER;
+		}
+	}
+	return rc;
+}
+
+static const Binding *find_binding(const RunCfg *c, const char *name)
+{
+	for (int b = 0; b < c->nbinds; b++)
+		if (strcmp(c->binds[b].name, name) == 0)
+			return &c->binds[b];
+	return NULL;
+}
+
+/* Fills args[0..*nargs) from the bindings; defaults fill gaps before the last bound one. */
+static int bind_all(tile_context *ctx, tile_module *mod, const char *kernel, const RunCfg *c,
+                    BoundArg *args, int *nargs)
+{
+	const tile_param_info *p;
+	int np;
+	if (tile_module_kernel_params(mod, kernel, &p, &np) != TILE_OK) {
+		cli_report(ctx);
+		return EXIT_USER;
+	}
+	int rc = check_names(c, kernel, p, np);
+	if (rc)
+		return rc;
+	const KernelInfo *ki = api_find_kernel(mod, kernel);
+	int last = 0;
+	for (int i = 0; i < np; i++) {
+		if (find_binding(c, p[i].name))
+			last = i + 1;
+		else if (!p[i].has_default) {
+			fprintf(stderr, "tile: error: missing argument '%s' for kernel '%s'\n",
+			        p[i].name, kernel);
+			rc = EXIT_USER;
+		}
+	}
+	for (int i = 0; i < last && !rc; i++) {
+		const Binding *b = find_binding(c, p[i].name);
+		if (b)
+			rc = bind_value(ctx, b, &args[i]);
+		else
+			args[i].arg = arg_from_default(&ki->params[i].default_val);
+	}
+	*nargs = last;
+	return rc;
+}
+
+/* ---- running ------------------------------------------------------------------------------ */
+
+static int write_outputs(const char *dir, const tile_param_info *p, BoundArg *args, int n,
+                         tile_context *ctx)
+{
+	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+		fprintf(stderr, "tile: error: cannot create '%s': %s\n", dir, strerror(errno));
+		return EXIT_USER;
+	}
+	for (int i = 0; i < n; i++) {
+		if (!args[i].is_array)
+			continue;
+		if (tile_buffer_download(args[i].buf, 0, args[i].npy.data, args[i].npy.nbytes) !=
+		    TILE_OK) {
+			cli_report(ctx);
+			return EXIT_USER;
+		}
+		StrBuf path = {0};
+		sb_printf(&path, "%s/%s.npy", dir, p[i].name);
+		char err[256];
+		int rc = npy_write(path.s, &args[i].npy, err, sizeof err);
+		sb_free(&path);
+		if (rc != 0) {
+			fprintf(stderr, "tile: error: %s\n", err);
+			return EXIT_USER;
+		}
+	}
+	return 0;
+}
+
+static int launch(tile_context *ctx, tile_module *mod, const char *kernel, const RunCfg *c,
+                  BoundArg *args, int nargs)
+{
+	tile_arg *typed = xcalloc((size_t)nargs + 1, sizeof *typed);
+	for (int i = 0; i < nargs; i++)
+		typed[i] = args[i].arg;
+	tile_kernel *k = NULL;
+	int rc = 0;
+	if (tile_kernel_get_typed(mod, kernel, typed, (size_t)nargs, &c->kopt, &k) != TILE_OK) {
+		cli_report(ctx);
+		rc = EXIT_USER;
+	} else {
+		int nrt = 0;
+		for (int i = 0; i < nargs; i++)
+			if (tile_kernel_param_is_runtime(k, i))
+				typed[nrt++] = args[i].arg;
+		if (tile_launch(k, c->grid, typed, (size_t)nrt, NULL) != TILE_OK ||
+		    tile_synchronize(ctx) != TILE_OK) {
+			cli_report(ctx);
+			rc = EXIT_USER;
+		}
+	}
+	tile_kernel_destroy(k);
+	free(typed);
+	return rc;
+}
+
+int cli_run_kernel(tile_context *ctx, tile_module *mod, const char *kernel, int argc, char **argv,
+                   const CommonOpts *base)
+{
+	RunCfg c = {0};
+	if (base) {
+		c.kopt.num_warps = base->num_warps;
+		c.kopt.num_stages = base->num_stages;
+	}
+	int rc = parse_run_opts(argc, argv, &c);
+	const tile_param_info *p = NULL;
+	int np = 0;
+	if (!rc && tile_module_kernel_params(mod, kernel, &p, &np) != TILE_OK) {
+		cli_report(ctx);
+		rc = EXIT_USER;
+	}
+	BoundArg *args = xcalloc((size_t)np + 1, sizeof *args);
+	int nargs = 0;
+	if (!rc)
+		rc = bind_all(ctx, mod, kernel, &c, args, &nargs);
+	if (!rc)
+		rc = launch(ctx, mod, kernel, &c, args, nargs);
+	if (!rc && c.out_dir)
+		rc = write_outputs(c.out_dir, p, args, nargs, ctx);
+	for (int i = 0; i < np; i++) {
+		if (args[i].arg.kind == TILE_ARG_STR && find_binding(&c, p[i].name))
+			free((char *)args[i].arg.str);
+		tile_buffer_free(args[i].buf);
+		npy_free(&args[i].npy);
+	}
+	free(args);
+	free(c.binds);
+	return rc;
+}
+
+/* ---- tile run ------------------------------------------------------------------------------- */
+
+int cmd_run(int argc, char **argv)
+{
+	CommonOpts co = {0};
+	const char *file = NULL, *kernel = NULL;
+	char **rest = xcalloc((size_t)argc + 1, sizeof *rest);
+	int nrest = 0, rc = 0;
+	for (int i = 0; i < argc && !rc; i++) {
+		const char *a = argv[i];
+		int r;
+		if (strcmp(a, "--target") == 0 || strncmp(a, "--target=", 9) == 0 ||
+		    strncmp(a, "--emulate", 9) == 0) {
+			r = cli_common_opt(argc, argv, &i, &co);
+			rc = r < 0 ? EXIT_USAGE : 0;
+		} else if (strcmp(a, "--grid") == 0 || strcmp(a, "--out-dir") == 0 ||
+		           strcmp(a, "--num-warps") == 0 || strcmp(a, "--num-stages") == 0) {
+			rest[nrest++] = argv[i];
+			if (i + 1 < argc)
+				rest[nrest++] = argv[++i];
+		} else if (a[0] == '-' || strchr(a, '=')) {
+			rest[nrest++] = argv[i];
+		} else if (!file) {
+			file = a;
+		} else if (!kernel) {
+			kernel = a;
+		} else {
+			cli_usage_error("unexpected argument '%s' (arguments are NAME=VALUE)", a);
+			rc = EXIT_USAGE;
+		}
+	}
+	if (!rc && !file) {
+		cli_usage_error("run: missing FILE.tile");
+		rc = EXIT_USAGE;
+	}
+	tile_context *ctx = NULL;
+	tile_module *mod = NULL;
+	if (!rc && cli_context(&co, &ctx) != TILE_OK)
+		rc = EXIT_USER;
+	if (!rc && tile_module_load_file(ctx, file, &mod) != TILE_OK) {
+		cli_report(ctx);
+		rc = EXIT_USER;
+	}
+	if (!rc && !kernel && !(kernel = cli_default_kernel(mod)))
+		rc = EXIT_USAGE;
+	if (!rc)
+		rc = cli_run_kernel(ctx, mod, kernel, nrest, rest, &co);
+	tile_module_destroy(mod);
+	tile_context_destroy(ctx);
+	free(rest);
+	return rc;
+}

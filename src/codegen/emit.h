@@ -1,0 +1,46 @@
+/* emit.h: emitters turn a thread program into something a machine runs.
+ *
+ * Launch ABI, the same on every target: the runtime parameters of a kernel
+ * are passed as `void **args` (args[i] points at the value of parameter i, as
+ * with cuLaunchKernel's kernelParams).
+ *
+ * CPU: the emitted object defines
+ *     void NAME(void **args, const int32_t pid[3], const int32_t nprog[3], void *smem,
+ *               void *rt);
+ * which runs ONE program instance: all num_warps * lanes_per_warp threads in
+ * lock-step as SIMD lanes (ISPC-style). smem points at TpFunc.smem_bytes bytes
+ * (16-byte aligned) owned by the caller (one buffer per worker thread).
+ * rt is the launcher's TileRuntimeHooks (src/jit/orc.h) or NULL: device_print
+ * calls `tile_rt_print(rt, ...)` per thread and value in thread order,
+ * device_assert calls `tile_rt_assert(rt, ...)` per failing thread (runtime
+ * symbols the JIT resolves; see src/jit/orc.h). The only other symbols the
+ * object references are libm/libc functions (expf, tanhf, memcpy, ...).
+ *
+ * CUDA: the emitted source defines `extern "C" __global__ void NAME(T0 p0, ...)`
+ * with blockDim.x = num_warps * 32 and static shared memory of smem_bytes.
+ */
+#ifndef TILE_EMIT_H
+#define TILE_EMIT_H
+
+#include "codegen/tp.h"
+
+typedef struct EmitResult {
+	void *binary;    /* CPU: ELF object; CUDA: cubin (heap) */
+	size_t binary_len;
+	char *text;      /* the requested textual form (--emit=llvm/asm/cuda/ptx), heap, or NULL */
+	double seconds_codegen; /* time spent in the backend (LLVM passes+codegen, nvrtc) */
+} EmitResult;
+
+typedef enum { EMIT_BINARY, EMIT_LLVM_IR, EMIT_ASM, EMIT_CUDA_SRC, EMIT_PTX } EmitWhat;
+
+/* CPU (src/codegen/emit_llvm.c). Returns false with a diagnostic on error. */
+bool emit_llvm(const TpFunc *f, EmitWhat what, DiagSink *diags, EmitResult *out);
+
+/* CUDA (src/codegen/emit_c.c). Compiles with libnvrtc loaded by dlopen; when
+ * nvrtc is missing and a binary is requested, reports "libnvrtc not found"
+ * and returns false. EMIT_CUDA_SRC works without nvrtc. */
+bool emit_cuda(const TpFunc *f, EmitWhat what, DiagSink *diags, EmitResult *out);
+
+void emit_result_free(EmitResult *r);
+
+#endif

@@ -1,0 +1,535 @@
+/* emit_c.c: the thread program as CUDA C, compiled by libnvrtc.
+ *
+ * Requires: a verified TpFunc for a CUDA target (sm_80 or newer).
+ * Guarantees: `extern "C" __global__ void NAME(params...)` with
+ * __launch_bounds__(num_warps * 32), one statement per thread-program op,
+ * structured control flow as for/if/while; no #include, so nvrtc needs no
+ * header search path. Shared memory is `__shared__ unsigned char smem[N]`
+ * (static up to 48 KiB, `extern __shared__` dynamic above: the launcher then
+ * passes smem_bytes at launch). EMIT_PTX / EMIT_BINARY run nvrtc (PTX for
+ * compute_XX, a cubin for sm_XX so a cached kernel never needs the driver's
+ * PTX JIT). nvrtc errors are internal compiler errors: the generated source
+ * is ours, not the user's.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codegen/emit_c_internal.h"
+#include "jit/nvrtc.h"
+
+/* ---- names, types, statements -------------------------------------------------- */
+
+const char *ec_ctype(DType d)
+{
+	switch (d) {
+	case DT_I1: return "bool";
+	case DT_I8: return "int8_t";
+	case DT_I16: return "int16_t";
+	case DT_I32: return "int32_t";
+	case DT_I64: return "int64_t";
+	case DT_U8: return "uint8_t";
+	case DT_U16: return "uint16_t";
+	case DT_U32: return "uint32_t";
+	case DT_U64: return "uint64_t";
+	case DT_F8E4M3: return "f8e4m3_t";
+	case DT_F8E5M2: return "f8e5m2_t";
+	case DT_F16: return "f16_t";
+	case DT_BF16: return "bf16_t";
+	case DT_F32: return "float";
+	case DT_F64: return "double";
+	case DT_VOID: return "void";
+	default: return "uint64_t";
+	}
+}
+
+const char *ec_storage(DType d) { return d == DT_I1 ? "uint8_t" : ec_ctype(d); }
+
+void ec_type_str(Type t, char *buf, int n)
+{
+	if (t.dt == DT_PTR)
+		snprintf(buf, (size_t)n, "%s *", ec_storage((DType)t.elem));
+	else
+		snprintf(buf, (size_t)n, "%s", ec_ctype((DType)t.dt));
+}
+
+Type ec_ty(const Ec *e, TpVal v) { return tp_type(e->f, v); }
+
+int ec_tmp(Ec *e) { return e->ntemps++; }
+
+static void indent(StrBuf *b, int depth)
+{
+	for (int i = 0; i < depth; i++)
+		sb_putc(b, '\t');
+}
+
+void ec_line(Ec *e, const char *fmt, ...)
+{
+	indent(&e->body, e->depth);
+	va_list ap;
+	va_start(ap, fmt);
+	sb_vprintf(&e->body, fmt, ap);
+	va_end(ap);
+	sb_putc(&e->body, '\n');
+}
+
+void ec_decl(Ec *e, TpVal v, const char *fmt, ...)
+{
+	char ty[48];
+	ec_type_str(ec_ty(e, v), ty, sizeof ty);
+	indent(&e->body, e->depth);
+	sb_printf(&e->body, "%s%sv%u = ", ty, ty[strlen(ty) - 1] == '*' ? "" : " ", v);
+	va_list ap;
+	va_start(ap, fmt);
+	sb_vprintf(&e->body, fmt, ap);
+	va_end(ap);
+	sb_puts(&e->body, ";\n");
+}
+
+/* "T vN;" with no initializer (multi-result ops, if results). */
+static void decl_bare(Ec *e, TpVal v)
+{
+	char ty[48];
+	ec_type_str(ec_ty(e, v), ty, sizeof ty);
+	ec_line(e, "%s%sv%u;", ty, ty[strlen(ty) - 1] == '*' ? "" : " ", v);
+}
+
+bool ec_const_true(const Ec *e, TpVal v)
+{
+	if (!v)
+		return true;
+	const TpOp *d = e->def[v];
+	return d && d->kind == TP_CONST && d->attr.i != 0;
+}
+
+bool ec_want_helper(Ec *e, const char *name)
+{
+	for (size_t i = 0; i < e->helper_names.len; i++)
+		if (!strcmp(e->helper_names.data[i], name))
+			return false;
+	vec_push(&e->helper_names, xstrdup(name));
+	return true;
+}
+
+void ec_need(Ec *e, EcHelper h) { e->fixed |= 1u << h; }
+
+/* ---- the prelude ------------------------------------------------------------------- */
+
+static const char prelude_types[] =
+        "typedef signed char int8_t;\n"
+        "typedef short int16_t;\n"
+        "typedef int int32_t;\n"
+        "typedef long long int64_t;\n"
+        "typedef unsigned char uint8_t;\n"
+        "typedef unsigned short uint16_t;\n"
+        "typedef unsigned int uint32_t;\n"
+        "typedef unsigned long long uint64_t;\n"
+        "typedef unsigned short f16_t;  /* IEEE binary16, as bits */\n"
+        "typedef unsigned short bf16_t; /* bfloat16, as bits */\n"
+        "typedef unsigned char f8e4m3_t; /* float8 e4m3 (no inf), as bits */\n"
+        "typedef unsigned char f8e5m2_t; /* float8 e5m2, as bits */\n"
+        "#define DEVFN static __device__ __forceinline__\n";
+
+static const char *const prelude_fixed[H_COUNT] = {
+        [H_F16] =
+                "DEVFN float f16_to_f32(f16_t x)\n"
+                "{ float r; asm(\"cvt.f32.f16 %0, %1;\" : \"=f\"(r) : \"h\"(x)); return r; }\n"
+                "DEVFN f16_t f32_to_f16(float x)\n"
+                "{ f16_t r; asm(\"cvt.rn.f16.f32 %0, %1;\" : \"=h\"(r) : \"f\"(x)); return r; }\n"
+                "DEVFN f16_t f32_to_f16_rz(float x)\n"
+                "{ f16_t r; asm(\"cvt.rz.f16.f32 %0, %1;\" : \"=h\"(r) : \"f\"(x)); return r; }\n",
+        [H_BF16] =
+                "DEVFN float bf16_to_f32(bf16_t x) { return __uint_as_float((uint32_t)x << 16); }\n"
+                "DEVFN bf16_t f32_to_bf16(float x)\n"
+                "{ bf16_t r; asm(\"cvt.rn.bf16.f32 %0, %1;\" : \"=h\"(r) : \"f\"(x)); return r; }\n"
+                "DEVFN bf16_t f32_to_bf16_rz(float x)\n"
+                "{ bf16_t r; asm(\"cvt.rz.bf16.f32 %0, %1;\" : \"=h\"(r) : \"f\"(x)); return r; "
+                "}\n",
+        [H_F8E4M3] = "DEVFN float f8e4m3_to_f32(f8e4m3_t x)\n"
+                     "{\n"
+                     "\tuint32_t s = (uint32_t)(x & 0x80) << 24, e = (x >> 3) & 15, m = x & 7;\n"
+                     "\tif (e == 15 && m == 7)\n"
+                     "\t\treturn __uint_as_float(s | 0x7fc00000u);\n"
+                     "\tif (e == 0)\n"
+                     "\t\treturn __uint_as_float(s | __float_as_uint((float)m * 0.001953125f));\n"
+                     "\treturn __uint_as_float(s | ((e + 120) << 23) | (m << 20));\n"
+                     "}\n",
+        [H_F8E5M2] =
+                "DEVFN float f8e5m2_to_f32(f8e5m2_t x)\n"
+                "{\n"
+                "\tuint32_t s = (uint32_t)(x & 0x80) << 24, e = (x >> 2) & 31, m = x & 3;\n"
+                "\tif (e == 31)\n"
+                "\t\treturn __uint_as_float(s | (m ? 0x7fc00000u : 0x7f800000u));\n"
+                "\tif (e == 0)\n"
+                "\t\treturn __uint_as_float(s | __float_as_uint((float)m * 0.0000152587890625f));\n"
+                "\treturn __uint_as_float(s | ((e + 112) << 23) | (m << 21));\n"
+                "}\n",
+        /* f32 -> fp8 with round-to-nearest-even and saturation to the largest
+         * finite value (PTX's cvt.rn.satfinite); NaN stays NaN. */
+        [H_F32_F8] =
+                "DEVFN uint8_t f32_to_f8(float f, int mb, int bias, uint32_t maxcode, uint32_t "
+                "nan)\n"
+                "{\n"
+                "\tuint32_t u = __float_as_uint(f), s = (u >> 24) & 0x80u;\n"
+                "\tu &= 0x7fffffffu;\n"
+                "\tif (u > 0x7f800000u)\n"
+                "\t\treturn (uint8_t)(s | nan);\n"
+                "\tint e = (int)(u >> 23) - 127, emin = 1 - bias;\n"
+                "\tif (e > bias + 1)\n"
+                "\t\treturn (uint8_t)(s | maxcode);\n"
+                "\tif (e < emin - mb - 1)\n"
+                "\t\treturn (uint8_t)s;\n"
+                "\tuint32_t mant = (u & 0x7fffffu) | 0x800000u;\n"
+                "\tint shift = 23 - mb + (e < emin ? emin - e : 0);\n"
+                "\tuint32_t q = mant >> shift, rem = mant & ((1u << shift) - 1u), half = 1u << "
+                "(shift - 1);\n"
+                "\tif (rem > half || (rem == half && (q & 1u)))\n"
+                "\t\tq++;\n"
+                "\tuint32_t code = e < emin ? q : ((uint32_t)(e + bias) << mb) + q - (1u << mb);\n"
+                "\treturn (uint8_t)(s | (code > maxcode ? maxcode : code));\n"
+                "}\n",
+        [H_F64_F16] =
+                "DEVFN f16_t f64_to_f16(double x)\n"
+                "{ f16_t r; asm(\"cvt.rn.f16.f64 %0, %1;\" : \"=h\"(r) : \"d\"(x)); return r; }\n",
+        [H_FMIN_NAN] = "DEVFN float fminf_nan(float a, float b) { return a != a ? a : b != b ? b : "
+                       "fminf(a, b); }\n"
+                       "DEVFN float fmaxf_nan(float a, float b) { return a != a ? a : b != b ? b : "
+                       "fmaxf(a, b); }\n"
+                       "DEVFN double fmin_nan(double a, double b) { return a != a ? a : b != b ? b "
+                       ": fmin(a, b); }\n"
+                       "DEVFN double fmax_nan(double a, double b) { return a != a ? a : b != b ? b "
+                       ": fmax(a, b); }\n",
+        /* f32 -> tf32 bits, round to nearest even; inf and NaN kept */
+        [H_TF32] = "DEVFN uint32_t f32_to_tf32(float x)\n"
+                   "{\n"
+                   "\tuint32_t u = __float_as_uint(x);\n"
+                   "\tif ((u & 0x7f800000u) == 0x7f800000u)\n"
+                   "\t\treturn u;\n"
+                   "\treturn (u + 0xfffu + ((u >> 13) & 1u)) & ~0x1fffu;\n"
+                   "}\n",
+};
+
+/* fp8 conversions from f32: cvt on sm_89+, the software rounding before. */
+static void prelude_f8_from_f32(const Ec *e, StrBuf *o)
+{
+	static const char *const names[2] = {"e4m3", "e5m2"};
+	static const char *const soft[2] = {"3, 7, 0x7eu, 0x7fu", "2, 15, 0x7bu, 0x7fu"};
+	for (int i = 0; i < 2; i++) {
+		if (!(e->fixed & (1u << (i ? H_F8E5M2 : H_F8E4M3))))
+			continue;
+		sb_printf(o, "DEVFN f8%s_t f32_to_f8%s(float x)\n{\n", names[i], names[i]);
+		if (e->arch >= 89)
+			sb_printf(
+			        o,
+			        "\tuint16_t r;\n"
+			        "\tasm(\"cvt.rn.satfinite.%sx2.f32 %%0, %%1, %%2;\" : \"=h\"(r) : "
+			        "\"f\"(0.0f), \"f\"(x));\n"
+			        "\treturn (f8%s_t)(r & 0xff);\n}\n",
+			        names[i], names[i]);
+		else
+			sb_printf(o, "\treturn f32_to_f8(x, %s);\n}\n", soft[i]);
+	}
+}
+
+static void print_prelude(const Ec *e, StrBuf *o)
+{
+	const TpFunc *f = e->f;
+	sb_printf(o, "// %s: generated by tile for %s, num_warps=%d\n", f->name, f->target.name,
+	          f->num_warps);
+	sb_puts(o, prelude_types);
+	uint32_t fixed = e->fixed;
+	if ((fixed & ((1u << H_F8E4M3) | (1u << H_F8E5M2))) && e->arch < 89)
+		fixed |= 1u << H_F32_F8;
+	for (int h = 0; h < H_COUNT; h++)
+		if (fixed & (1u << h))
+			sb_puts(o, prelude_fixed[h]);
+	prelude_f8_from_f32(e, o);
+	if (e->helpers.len)
+		sb_puts(o, e->helpers.s);
+}
+
+/* ---- kernel signature --------------------------------------------------------------- */
+
+void ec_param_name(const TpFunc *f, int i, StrBuf *b)
+{
+	const char *s = f->params[i].name;
+	bool ok = s && *s && !(*s >= '0' && *s <= '9');
+	for (const char *c = s; ok && *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		      (*c >= '0' && *c <= '9') || *c == '_'))
+			ok = false;
+	if (ok)
+		sb_printf(b, "arg_%s", s);
+	else
+		sb_printf(b, "arg%d", i);
+}
+
+static void print_signature(const Ec *e, StrBuf *o)
+{
+	const TpFunc *f = e->f;
+	int nthreads = f->num_warps * 32;
+	sb_printf(o, "\nextern \"C\" __global__ void __launch_bounds__(%d) %s(", nthreads, f->name);
+	for (int i = 0; i < f->nparams; i++) {
+		char ty[48];
+		ec_type_str(f->params[i].ty, ty, sizeof ty);
+		sb_printf(o, "%s%s%s", i ? ", " : "", ty, ty[strlen(ty) - 1] == '*' ? "" : " ");
+		ec_param_name(f, i, o);
+	}
+	sb_puts(o, ")\n{\n");
+	if (f->smem_bytes > EC_STATIC_SMEM_MAX)
+		sb_printf(
+		        o,
+		        "\textern __shared__ __align__(16) unsigned char smem[]; /* %d bytes */\n",
+		        f->smem_bytes);
+	else if (f->smem_bytes > 0)
+		sb_printf(o, "\t__shared__ __align__(16) unsigned char smem[%d];\n", f->smem_bytes);
+}
+
+/* ---- control flow --------------------------------------------------------------------- */
+
+static void emit_op(Ec *e, const TpOp *op);
+
+/* Region arguments are copies of the loop-carried variables `from`. */
+static void bind_args(Ec *e, const TpBlock *b, int first, const TpVal *from, int n)
+{
+	for (int i = 0; i < n && first + i < b->nargs; i++)
+		ec_decl(e, b->args[first + i], "v%u", from[i]);
+}
+
+/* The body of a region without its terminator; returns the terminator. */
+static const TpOp *emit_region_body(Ec *e, const TpBlock *b)
+{
+	const TpOp *term = NULL;
+	for (int i = 0; i < b->nops; i++) {
+		const TpOp *op = b->ops[i];
+		if (tp_op_flags((TpOpKind)op->kind) & TF_TERM) {
+			term = op;
+			break;
+		}
+		emit_op(e, op);
+	}
+	return term;
+}
+
+/* vals[i] = yield operands (from operand `first` on). */
+static void assign_from(Ec *e, const TpVal *dst, int n, const TpOp *term, int first)
+{
+	for (int i = 0; i < n && term && first + i < term->nin; i++)
+		if (dst[i] != term->operands[first + i])
+			ec_line(e, "v%u = v%u;", dst[i], term->operands[first + i]);
+}
+
+static int64_t const_int_of(const Ec *e, TpVal v, bool *known)
+{
+	const TpOp *d = e->def[v];
+	*known = d && d->kind == TP_CONST;
+	return *known ? d->attr.i : 0;
+}
+
+static void emit_for(Ec *e, const TpOp *op)
+{
+	int n = op->nout;
+	for (int i = 0; i < n; i++)
+		ec_decl(e, op->results[i], "v%u", op->operands[3 + i]);
+	const TpBlock *b = &op->regions[0];
+	TpVal iv = b->args[0];
+	bool known;
+	int64_t step = const_int_of(e, op->operands[2], &known);
+	char ty[48];
+	ec_type_str(ec_ty(e, iv), ty, sizeof ty);
+	ec_line(e, "for (%s v%u = v%u; v%u %s v%u; v%u += v%u) {", ty, iv, op->operands[0], iv,
+	        known && step < 0 ? ">" : "<", op->operands[1], iv, op->operands[2]);
+	e->depth++;
+	bind_args(e, b, 1, op->results, n);
+	const TpOp *term = emit_region_body(e, b);
+	assign_from(e, op->results, n, term, 0);
+	e->depth--;
+	ec_line(e, "}");
+}
+
+static void emit_if(Ec *e, const TpOp *op)
+{
+	for (int i = 0; i < op->nout; i++)
+		decl_bare(e, op->results[i]);
+	ec_line(e, "if (v%u) {", op->operands[0]);
+	for (int r = 0; r < op->nregions; r++) {
+		if (r == 1) {
+			if (!op->nout && op->regions[1].nops <= 1)
+				break; /* an empty else */
+			ec_line(e, "} else {");
+		}
+		e->depth++;
+		const TpOp *term = emit_region_body(e, &op->regions[r]);
+		assign_from(e, op->results, op->nout, term, 0);
+		e->depth--;
+	}
+	ec_line(e, "}");
+}
+
+static void emit_while(Ec *e, const TpOp *op)
+{
+	const TpBlock *before = &op->regions[0], *after = &op->regions[1];
+	for (int i = 0; i < before->nargs; i++)
+		ec_decl(e, before->args[i], "v%u", op->operands[i]);
+	for (int i = 0; i < op->nout; i++)
+		decl_bare(e, op->results[i]);
+	ec_line(e, "for (;;) {");
+	e->depth++;
+	const TpOp *cond = emit_region_body(e, before);
+	assign_from(e, op->results, op->nout, cond, 1);
+	if (cond)
+		ec_line(e, "if (!v%u)", cond->operands[0]);
+	ec_line(e, "\tbreak;");
+	bind_args(e, after, 0, op->results, op->nout);
+	const TpOp *term = emit_region_body(e, after);
+	assign_from(e, before->args, before->nargs, term, 0);
+	e->depth--;
+	ec_line(e, "}");
+}
+
+/* ---- dispatch ---------------------------------------------------------------------------- */
+
+static void emit_op(Ec *e, const TpOp *op)
+{
+	switch ((TpOpKind)op->kind) {
+	case TP_FOR: emit_for(e, op); return;
+	case TP_IF: emit_if(e, op); return;
+	case TP_WHILE: emit_while(e, op); return;
+	case TP_YIELD:
+	case TP_CONDITION:
+	case TP_RETURN: return;
+	default: break;
+	}
+	if (ec_arith(e, op) || ec_mem(e, op) || ec_intrin(e, op))
+		return;
+	ice("emit_cuda", "unsupported thread-program op '%s'", tp_op_name((TpOpKind)op->kind));
+}
+
+static void emit_block(Ec *e, const TpBlock *b)
+{
+	for (int i = 0; i < b->nops; i++)
+		emit_op(e, b->ops[i]);
+}
+
+static void index_defs(Ec *e, const TpBlock *b)
+{
+	for (int i = 0; i < b->nops; i++) {
+		const TpOp *op = b->ops[i];
+		for (int r = 0; r < op->nout; r++)
+			e->def[op->results[r]] = op;
+		for (int r = 0; r < op->nregions; r++)
+			index_defs(e, &op->regions[r]);
+	}
+}
+
+/* The whole translation unit (heap string). */
+static char *emit_source(const TpFunc *f)
+{
+	Ec e = {0};
+	e.f = f;
+	e.arch = f->target.arch ? f->target.arch : 80;
+	e.depth = 1;
+	e.def = xcalloc(f->vals.len + 1, sizeof *e.def);
+	index_defs(&e, f->body);
+	emit_block(&e, f->body);
+
+	StrBuf out = {0};
+	print_prelude(&e, &out);
+	print_signature(&e, &out);
+	if (e.body.len)
+		sb_puts(&out, e.body.s);
+	sb_puts(&out, "}\n");
+
+	sb_free(&e.body);
+	sb_free(&e.helpers);
+	for (size_t i = 0; i < e.helper_names.len; i++)
+		free(e.helper_names.data[i]);
+	vec_free(&e.helper_names);
+	free(e.def);
+	return sb_take(&out);
+}
+
+/* ---- nvrtc ------------------------------------------------------------------------------------
+ */
+
+/* "internal compiler error in emit_cuda: nvrtc: ..." with the log's first lines. */
+static void report_nvrtc(DiagSink *diags, const char *err, const char *log)
+{
+	StrBuf b = {0};
+	sb_printf(&b, "internal compiler error in emit_cuda: %s", err);
+	int lines = 0;
+	for (const char *p = log; p && *p && lines < 8; lines++) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		if (n) {
+			sb_puts(&b, "\n  ");
+			sb_putn(&b, p, n);
+		}
+		p = nl ? nl + 1 : p + n;
+	}
+	SrcLoc none = {0};
+	diag_error(diags, none, "%s", b.s);
+	sb_free(&b);
+}
+
+static bool compile_source(const TpFunc *f, const char *src, bool want_ptx, DiagSink *diags,
+                           EmitResult *out)
+{
+	Nvrtc nv;
+	char err[512];
+	SrcLoc none = {0};
+	if (!nvrtc_open(&nv, err, sizeof err)) {
+		diag_error(diags, none, "%s", err);
+		return false;
+	}
+	const char *name = f->target.name;
+	size_t len = strlen(name);
+	const char *suffix = len && name[len - 1] == 'a' ? "a" : "";
+	char file[160];
+	snprintf(file, sizeof file, "%s.cu", f->name);
+	NvrtcOutput o;
+	bool ok = nvrtc_compile(&nv, src, file, f->target.arch, suffix, want_ptx, NULL, 0, &o, err,
+	                        sizeof err);
+	out->seconds_codegen += o.seconds;
+	if (!ok) {
+		report_nvrtc(diags, err, o.log);
+	} else if (want_ptx) {
+		out->text = o.code;
+		o.code = NULL;
+	} else {
+		out->binary = o.code;
+		out->binary_len = o.code_len;
+		o.code = NULL;
+	}
+	nvrtc_output_free(&o);
+	nvrtc_close(&nv);
+	return ok;
+}
+
+bool emit_cuda(const TpFunc *f, EmitWhat what, DiagSink *diags, EmitResult *out)
+{
+	memset(out, 0, sizeof *out);
+	SrcLoc none = {0};
+	if (what == EMIT_LLVM_IR) {
+		diag_error(diags, none, "--emit=llvm is not available for CUDA targets");
+		return false;
+	}
+	if (f->target.kind != TARGET_CUDA || f->target.arch < 80) {
+		diag_error(diags, none,
+		           "target '%s' is not a CUDA architecture tile supports (sm_80 "
+		           "or newer)",
+		           f->target.name);
+		return false;
+	}
+	if (f->lanes_per_warp != 32)
+		ice("emit_cuda", "CUDA needs 32 lanes per warp, the thread program has %d",
+		    f->lanes_per_warp);
+	char *src = emit_source(f);
+	if (what == EMIT_CUDA_SRC) {
+		out->text = src;
+		return true;
+	}
+	bool ok = compile_source(f, src, what == EMIT_PTX || what == EMIT_ASM, diags, out);
+	free(src);
+	return ok;
+}

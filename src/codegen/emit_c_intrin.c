@@ -1,0 +1,302 @@
+/* emit_c_intrin.c: warp shuffles, mma.sync, ldmatrix, barriers, device print
+ * and assert as CUDA C.
+ *
+ * mma.sync and ldmatrix are inline PTX; their 16- and 8-bit operands are
+ * packed into 32-bit registers lowest element first (PTX fragment order).
+ * device_assert calls __assertfail, as CUDA's assert() does: it prints
+ * "file:line: kernel: block: [..], thread: [..] Assertion `msg` failed." and
+ * the launch fails with CUDA_ERROR_ASSERT ("device-side assert triggered").
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codegen/emit_c_internal.h"
+
+static DType dt_of(const Ec *e, TpVal v) { return (DType)ec_ty(e, v).dt; }
+
+static void emit_shfl(Ec *e, const TpOp *op)
+{
+	TpVal x = op->operands[0], r = op->results[0];
+	Type t = ec_ty(e, x);
+	DType d = (DType)t.dt;
+	char lane[32];
+	if (op->kind == TP_SHFL_XOR)
+		snprintf(lane, sizeof lane, "%d", (int)op->attr.i);
+	else
+		snprintf(lane, sizeof lane, "v%u", op->operands[1]);
+	const char *fn = op->kind == TP_SHFL_XOR ? "__shfl_xor_sync" : "__shfl_sync";
+	switch (d) {
+	case DT_I32:
+	case DT_U32:
+	case DT_I64:
+	case DT_U64:
+	case DT_F32:
+	case DT_F64: ec_decl(e, r, "%s(0xffffffffu, v%u, %s)", fn, x, lane); break;
+	case DT_PTR: {
+		char ty[48];
+		ec_type_str(t, ty, sizeof ty);
+		ec_decl(e, r, "(%s)%s(0xffffffffu, (uint64_t)v%u, %s)", ty, fn, x, lane);
+		break;
+	}
+	case DT_I1: ec_decl(e, r, "%s(0xffffffffu, (int)v%u, %s) != 0", fn, x, lane); break;
+	default: /* 8- and 16-bit values travel in a 32-bit register */
+		ec_decl(e, r, "(%s)%s(0xffffffffu, (int)v%u, %s)", ec_ctype(d), fn, x, lane);
+		break;
+	}
+}
+
+/* ---- mma.sync ------------------------------------------------------------------------- */
+
+typedef struct MmaShape {
+	const char *ptx;
+	int na, nb;   /* unpacked operand counts */
+	int per_reg;  /* a/b elements per 32-bit register */
+	bool int_acc; /* s32 accumulators */
+} MmaShape;
+
+static const MmaShape mma_shapes[] = {
+        [MMA_M16N8K16_F16_F32] = {"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", 8, 4, 2,
+                                  false},
+        [MMA_M16N8K16_BF16_F32] = {"mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", 8, 4, 2,
+                                   false},
+        [MMA_M16N8K8_TF32_F32] = {"mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32", 4, 2, 1,
+                                  false},
+        [MMA_M16N8K32_S8_S32] = {"mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32", 16, 8, 4, true},
+};
+
+/* Bits of one a/b operand of an mma of `kind`, as a uint32_t expression:
+ * converted to the fragment's type when lowering handed another one, and
+ * rounded to tf32 (nearest even, as the CPU emulation does) for tf32. */
+static void mma_elem(Ec *e, StrBuf *b, TpVal v, int kind)
+{
+	DType d = dt_of(e, v), want = kind == MMA_M16N8K16_F16_F32    ? DT_F16
+	                              : kind == MMA_M16N8K16_BF16_F32 ? DT_BF16
+	                              : kind == MMA_M16N8K8_TF32_F32  ? DT_F32
+	                                                              : d;
+	char x[16];
+	snprintf(x, sizeof x, "v%u", v);
+	char *s = ec_convert(e, x, d, want, false);
+	if (kind == MMA_M16N8K8_TF32_F32) {
+		ec_need(e, H_TF32);
+		sb_printf(b, "f32_to_tf32(%s)", s);
+	} else if (d == want) {
+		ec_bits(e, b, v, false);
+	} else {
+		sb_printf(b, "(uint32_t)%s", s);
+	}
+	free(s);
+}
+
+/* The 32-bit register holding elements vals[0..per) (lowest bits first). */
+static void pack_reg(Ec *e, StrBuf *b, const TpVal *vals, int per, int kind)
+{
+	int bits = 32 / per;
+	for (int j = 0; j < per; j++) {
+		if (j)
+			sb_puts(b, " | ");
+		if (j)
+			sb_putc(b, '(');
+		mma_elem(e, b, vals[j], kind);
+		if (j)
+			sb_printf(b, " << %d)", bits * j);
+	}
+}
+
+static void emit_mma(Ec *e, const TpOp *op)
+{
+	if (op->attr.i < 0 || op->attr.i >= (int64_t)COUNTOF(mma_shapes))
+		ice("emit_cuda", "unknown mma kind %d", (int)op->attr.i);
+	const MmaShape *s = &mma_shapes[op->attr.i];
+	int ra = s->na / s->per_reg, rb = s->nb / s->per_reg, tmp = ec_tmp(e);
+	StrBuf b = {0};
+	for (int i = 0; i < ra + rb; i++) {
+		sb_puts(&b, i ? ", " : "");
+		const TpVal *src = i < ra ? op->operands + i * s->per_reg
+		                          : op->operands + s->na + (i - ra) * s->per_reg;
+		pack_reg(e, &b, src, s->per_reg, (int)op->attr.i);
+	}
+	ec_line(e, "uint32_t t%d[%d] = {%s};", tmp, ra + rb, b.s);
+	sb_free(&b);
+	const char *rt = s->int_acc ? "int32_t" : "float", *rc = s->int_acc ? "r" : "f";
+	TpVal *d = op->results;
+	ec_line(e, "%s v%u, v%u, v%u, v%u;", rt, d[0], d[1], d[2], d[3]);
+	StrBuf regs = {0};
+	sb_printf(&regs, "{%%0, %%1, %%2, %%3}, {");
+	for (int i = 0; i < ra; i++)
+		sb_printf(&regs, "%s%%%d", i ? ", " : "", 4 + i);
+	sb_puts(&regs, "}, {");
+	for (int i = 0; i < rb; i++)
+		sb_printf(&regs, "%s%%%d", i ? ", " : "", 4 + ra + i);
+	int c0 = 4 + ra + rb;
+	sb_printf(&regs, "}, {%%%d, %%%d, %%%d, %%%d};", c0, c0 + 1, c0 + 2, c0 + 3);
+	ec_line(e, "asm(\"%s %s\"", s->ptx, regs.s);
+	ec_line(e, "    : \"=%s\"(v%u), \"=%s\"(v%u), \"=%s\"(v%u), \"=%s\"(v%u)", rc, d[0], rc,
+	        d[1], rc, d[2], rc, d[3]);
+	StrBuf in = {0};
+	for (int i = 0; i < ra + rb; i++)
+		sb_printf(&in, "%s\"r\"(t%d[%d])", i ? ", " : "", tmp, i);
+	const TpVal *c = op->operands + s->na + s->nb;
+	ec_line(e, "    : %s,", in.s);
+	ec_line(e, "      \"%s\"(v%u), \"%s\"(v%u), \"%s\"(v%u), \"%s\"(v%u));", rc, c[0], rc, c[1],
+	        rc, c[2], rc, c[3]);
+	sb_free(&regs);
+	sb_free(&in);
+}
+
+/* ---- ldmatrix ---------------------------------------------------------------------------- */
+
+static void emit_ldmatrix(Ec *e, const TpOp *op)
+{
+	int n = (int)op->attr.i;
+	if (n != 1 && n != 2 && n != 4)
+		ice("emit_cuda", "ldmatrix of %d matrices", n);
+	if (e->f->smem_bytes <= 0)
+		ice("emit_cuda", "'ldmatrix' in a kernel with no shared memory");
+	bool trans = op->attr.flags & TP_TRANS;
+	int tmp = ec_tmp(e);
+	ec_line(e, "uint32_t t%d[%d];", tmp, n);
+	StrBuf regs = {0}, outs = {0};
+	for (int i = 0; i < n; i++) {
+		sb_printf(&regs, "%s%%%d", i ? ", " : "", i);
+		sb_printf(&outs, "%s\"=r\"(t%d[%d])", i ? ", " : "", tmp, i);
+	}
+	ec_line(e, "asm volatile(\"ldmatrix.sync.aligned.m8n8.x%d%s.shared.b16 {%s}, [%%%d];\"", n,
+	        trans ? ".trans" : "", regs.s, n);
+	ec_line(e, "\t     : %s", outs.s);
+	ec_line(e, "\t     : \"r\"((uint32_t)__cvta_generic_to_shared(smem + v%u)) : \"memory\");",
+	        op->operands[0]);
+	for (int j = 0; j < op->nout && j < 2 * n; j++) {
+		char bits[32];
+		if (j % 2)
+			snprintf(bits, sizeof bits, "t%d[%d] >> 16", tmp, j / 2);
+		else
+			snprintf(bits, sizeof bits, "t%d[%d]", tmp, j / 2);
+		StrBuf x = {0};
+		ec_from_bits(e, &x, dt_of(e, op->results[j]), bits);
+		ec_decl(e, op->results[j], "%s", x.s);
+		sb_free(&x);
+	}
+	sb_free(&regs);
+	sb_free(&outs);
+}
+
+/* ---- print and assert -------------------------------------------------------------------- */
+
+/* s as the inside of a C string literal; `fmt`: also doubles '%'. */
+static void c_escape(StrBuf *b, const char *s, bool fmt)
+{
+	for (const unsigned char *p = (const unsigned char *)s; p && *p; p++) {
+		if (*p == '"' || *p == '\\')
+			sb_printf(b, "\\%c", *p);
+		else if (*p == '%' && fmt)
+			sb_puts(b, "%%");
+		else if (*p == '\n')
+			sb_puts(b, "\\n");
+		else if (*p < 32 || *p >= 127)
+			sb_printf(b, "\\%03o", *p);
+		else
+			sb_putc(b, (char)*p);
+	}
+}
+
+/* printf conversion and argument for one value, formatted as the CPU
+ * runtime's tile_rt_print does (src/jit/rt_hooks.c). */
+static void print_arg(Ec *e, TpVal v, bool hex, StrBuf *fmt, StrBuf *args)
+{
+	DType d = dt_of(e, v);
+	char x[16];
+	snprintf(x, sizeof x, "v%u", v);
+	if (d == DT_PTR || hex) {
+		sb_puts(fmt, "0x%llx");
+		if (dtype_is_signed(d))
+			sb_printf(args, "(unsigned long long)(int64_t)%s", x);
+		else if (d == DT_PTR)
+			sb_printf(args, "(unsigned long long)%s", x);
+		else
+			ec_bits(e, args, v, true);
+	} else if (dtype_is_float(d)) {
+		sb_puts(fmt, "%.9g");
+		char *s = ec_convert(e, x, d, DT_F64, false);
+		sb_puts(args, s);
+		free(s);
+	} else if (dtype_is_signed(d)) {
+		sb_printf(fmt, "%%lld");
+		sb_printf(args, "(long long)%s", x);
+	} else {
+		sb_printf(fmt, "%%llu");
+		sb_printf(args, "(unsigned long long)%s", x);
+	}
+}
+
+/* One line per value: "pid (x, y, z) idx (tid) PREFIX: value". */
+static void emit_print(Ec *e, const TpOp *op)
+{
+	StrBuf pre = {0};
+	if (op->attr.str && *op->attr.str) {
+		sb_putc(&pre, ' ');
+		c_escape(&pre, op->attr.str, true);
+	}
+	for (int i = 0; i < op->nin; i++) {
+		StrBuf fmt = {0}, args = {0};
+		print_arg(e, op->operands[i], op->attr.flags & TIR_HEX, &fmt, &args);
+		ec_line(e,
+		        "printf(\"pid (%%d, %%d, %%d) idx (%%d)%s: %s\\n\", blockIdx.x, "
+		        "blockIdx.y, "
+		        "blockIdx.z, threadIdx.x, %s);",
+		        pre.s ? pre.s : "", fmt.s, args.s);
+		sb_free(&fmt);
+		sb_free(&args);
+	}
+	sb_free(&pre);
+}
+
+/* attr.str = "file:line: message" */
+static void emit_assert(Ec *e, const TpOp *op)
+{
+	const char *s = op->attr.str ? op->attr.str : "";
+	const char *msg = s, *colon = NULL;
+	long line = 0;
+	for (const char *p = s; *p; p++) {
+		char *end;
+		if (*p != ':' || p[1] < '0' || p[1] > '9')
+			continue;
+		line = strtol(p + 1, &end, 10);
+		if (*end == ':') {
+			colon = p;
+			msg = end[1] == ' ' ? end + 2 : end + 1;
+			break;
+		}
+	}
+	StrBuf file = {0}, m = {0}, fn = {0};
+	if (colon) {
+		char *f = xstrdup(s);
+		f[colon - s] = 0;
+		c_escape(&file, f, false);
+		free(f);
+	} else {
+		sb_puts(&file, "<unknown>");
+	}
+	c_escape(&m, msg, false);
+	c_escape(&fn, e->f->name, false);
+	ec_line(e, "if (!v%u)", op->operands[0]);
+	ec_line(e, "\t__assertfail(\"%s\", \"%s\", %ld, \"%s\", 1);", m.s ? m.s : "", file.s, line,
+	        fn.s);
+	sb_free(&file);
+	sb_free(&m);
+	sb_free(&fn);
+}
+
+bool ec_intrin(Ec *e, const TpOp *op)
+{
+	switch ((TpOpKind)op->kind) {
+	case TP_SHFL_XOR:
+	case TP_SHFL_IDX: emit_shfl(e, op); return true;
+	case TP_MMA: emit_mma(e, op); return true;
+	case TP_LDMATRIX: emit_ldmatrix(e, op); return true;
+	case TP_BARRIER: ec_line(e, "__syncthreads();"); return true;
+	case TP_PRINT: emit_print(e, op); return true;
+	case TP_ASSERT: emit_assert(e, op); return true;
+	default: return false;
+	}
+}

@@ -1,0 +1,687 @@
+/* emit_llvm_arith.c: elementwise ops, comparisons, casts and math for the CPU
+ * emitter. Every function here works on scalars and <T x ty> vectors alike
+ * (constants are splatted to the shape of the operand).
+ *
+ * Float formats without good LLVM 14 support are computed in f32: bf16 is i16
+ * storage (widened by a shift, narrowed with round-to-nearest-even), fp8 e4m3
+ * (the "fn" variant: no infinities, 0x7f = NaN, saturating) and e5m2 are i8
+ * storage, converted by explicit bit manipulation. f16 uses LLVM `half`.
+ */
+#include "codegen/emit_llvm_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char PASS[] = "emit_llvm";
+
+static bool vec_of(LLVMValueRef x) { return em_is_vec(x); }
+static LLVMValueRef ci(Em *e, LLVMTypeRef t, int64_t v, LLVMValueRef shape)
+{
+	return em_const_int(e, t, v, vec_of(shape));
+}
+static LLVMValueRef cf(Em *e, LLVMTypeRef t, double v, LLVMValueRef shape)
+{
+	return em_const_f(e, t, v, vec_of(shape));
+}
+static LLVMTypeRef shaped(Em *e, LLVMTypeRef s, LLVMValueRef shape)
+{
+	return vec_of(shape) ? em_vec(e, s) : s;
+}
+
+static bool native_float(DType d) { return d == DT_F16 || d == DT_F32 || d == DT_F64; }
+
+/* ---- float format conversions ------------------------------------------------ */
+
+static LLVMValueRef e4m3_to_f32(Em *e, LLVMValueRef x)
+{
+	LLVMBuilderRef B = e->B;
+	LLVMValueRef w = LLVMBuildZExt(B, x, shaped(e, e->t_i32, x), "");
+	LLVMValueRef sign = LLVMBuildShl(B, LLVMBuildAnd(B, w, ci(e, e->t_i32, 0x80, x), ""),
+	                                 ci(e, e->t_i32, 24, x), "");
+	LLVMValueRef ex = LLVMBuildAnd(B, LLVMBuildLShr(B, w, ci(e, e->t_i32, 3, x), ""),
+	                               ci(e, e->t_i32, 15, x), "");
+	LLVMValueRef m = LLVMBuildAnd(B, w, ci(e, e->t_i32, 7, x), "");
+	LLVMValueRef nb =
+	        LLVMBuildOr(B,
+	                    LLVMBuildShl(B, LLVMBuildAdd(B, ex, ci(e, e->t_i32, 120, x), ""),
+	                                 ci(e, e->t_i32, 23, x), ""),
+	                    LLVMBuildShl(B, m, ci(e, e->t_i32, 20, x), ""), "");
+	LLVMValueRef sub = LLVMBuildFMul(B, LLVMBuildUIToFP(B, m, shaped(e, e->t_f32, x), ""),
+	                                 cf(e, e->t_f32, 1.0 / 512, x), "");
+	LLVMValueRef subb = LLVMBuildBitCast(B, sub, shaped(e, e->t_i32, x), "");
+	LLVMValueRef isz = LLVMBuildICmp(B, LLVMIntEQ, ex, ci(e, e->t_i32, 0, x), "");
+	LLVMValueRef mag = LLVMBuildSelect(B, isz, subb, nb, "");
+	LLVMValueRef isnan =
+	        LLVMBuildICmp(B, LLVMIntEQ, LLVMBuildAnd(B, w, ci(e, e->t_i32, 0x7f, x), ""),
+	                      ci(e, e->t_i32, 0x7f, x), "");
+	mag = LLVMBuildSelect(B, isnan, ci(e, e->t_i32, 0x7fc00000, x), mag, "");
+	return LLVMBuildBitCast(B, LLVMBuildOr(B, mag, sign, ""), shaped(e, e->t_f32, x), "");
+}
+
+static LLVMValueRef f32_to_e4m3(Em *e, LLVMValueRef x)
+{
+	LLVMBuilderRef B = e->B;
+	LLVMTypeRef it = shaped(e, e->t_i32, x);
+	LLVMValueRef bits = LLVMBuildBitCast(B, x, it, "");
+	LLVMValueRef sign = LLVMBuildAnd(B, LLVMBuildLShr(B, bits, ci(e, e->t_i32, 24, x), ""),
+	                                 ci(e, e->t_i32, 0x80, x), "");
+	LLVMTypeRef ft = LLVMTypeOf(x);
+	LLVMValueRef a = em_intrinsic(e, "llvm.fabs", &ft, 1, &x, 1);
+	LLVMValueRef isnan = LLVMBuildFCmp(B, LLVMRealUNO, x, x, "");
+	LLVMValueRef mx[2] = {a, cf(e, e->t_f32, 448.0, x)};
+	a = em_intrinsic(e, "llvm.minnum", &ft, 1, mx, 2);
+	/* subnormal range: code = rint(a * 2^9) (8 becomes the smallest normal, 0x08) */
+	LLVMValueRef s = LLVMBuildFMul(B, a, cf(e, e->t_f32, 512.0, x), "");
+	s = em_intrinsic(e, "llvm.rint", &ft, 1, &s, 1);
+	LLVMValueRef subc = LLVMBuildFPToUI(B, s, it, "");
+	LLVMValueRef ab = LLVMBuildBitCast(B, a, it, "");
+	LLVMValueRef odd = LLVMBuildAnd(B, LLVMBuildLShr(B, ab, ci(e, e->t_i32, 20, x), ""),
+	                                ci(e, e->t_i32, 1, x), "");
+	LLVMValueRef r =
+	        LLVMBuildAdd(B, ab, LLVMBuildAdd(B, odd, ci(e, e->t_i32, 0x7ffff, x), ""), "");
+	LLVMValueRef nc = LLVMBuildSub(B, LLVMBuildLShr(B, r, ci(e, e->t_i32, 20, x), ""),
+	                               ci(e, e->t_i32, 960, x), "");
+	LLVMValueRef small = LLVMBuildFCmp(B, LLVMRealOLT, a, cf(e, e->t_f32, 1.0 / 64, x), "");
+	LLVMValueRef code = LLVMBuildSelect(B, small, subc, nc, "");
+	code = LLVMBuildSelect(B, isnan, ci(e, e->t_i32, 0x7f, x), code, "");
+	code = LLVMBuildOr(B, code, sign, "");
+	return LLVMBuildTrunc(B, code, shaped(e, e->t_i8, x), "");
+}
+
+static LLVMValueRef e5m2_to_f32(Em *e, LLVMValueRef x)
+{
+	LLVMValueRef w = LLVMBuildShl(e->B, LLVMBuildZExt(e->B, x, shaped(e, e->t_i16, x), ""),
+	                              ci(e, e->t_i16, 8, x), "");
+	LLVMValueRef h = LLVMBuildBitCast(e->B, w, shaped(e, e->t_f16, x), "");
+	return LLVMBuildFPExt(e->B, h, shaped(e, e->t_f32, x), "");
+}
+
+/* f32 -> f16 (RNE) -> e5m2 (RNE on the 8 dropped bits). Double rounding can
+ * differ from a direct conversion for values within 2^-24 relative of a tie. */
+static LLVMValueRef f32_to_e5m2(Em *e, LLVMValueRef x)
+{
+	LLVMBuilderRef B = e->B;
+	LLVMValueRef h = LLVMBuildFPTrunc(B, x, shaped(e, e->t_f16, x), "");
+	LLVMValueRef b = LLVMBuildBitCast(B, h, shaped(e, e->t_i16, x), "");
+	LLVMValueRef odd = LLVMBuildAnd(B, LLVMBuildLShr(B, b, ci(e, e->t_i16, 8, x), ""),
+	                                ci(e, e->t_i16, 1, x), "");
+	LLVMValueRef r = LLVMBuildAdd(B, b, LLVMBuildAdd(B, odd, ci(e, e->t_i16, 0x7f, x), ""), "");
+	r = LLVMBuildLShr(B, r, ci(e, e->t_i16, 8, x), "");
+	LLVMValueRef isnan = LLVMBuildFCmp(B, LLVMRealUNO, x, x, "");
+	LLVMValueRef nan = LLVMBuildOr(B, LLVMBuildLShr(B, b, ci(e, e->t_i16, 8, x), ""),
+	                               ci(e, e->t_i16, 0x02, x), "");
+	r = LLVMBuildSelect(B, isnan, nan, r, "");
+	return LLVMBuildTrunc(B, r, shaped(e, e->t_i8, x), "");
+}
+
+static LLVMValueRef bf16_to_f32(Em *e, LLVMValueRef x)
+{
+	LLVMValueRef w = LLVMBuildZExt(e->B, x, shaped(e, e->t_i32, x), "");
+	w = LLVMBuildShl(e->B, w, ci(e, e->t_i32, 16, x), "");
+	return LLVMBuildBitCast(e->B, w, shaped(e, e->t_f32, x), "");
+}
+
+static LLVMValueRef f32_to_bf16(Em *e, LLVMValueRef x, bool rtz)
+{
+	LLVMBuilderRef B = e->B;
+	LLVMValueRef b = LLVMBuildBitCast(B, x, shaped(e, e->t_i32, x), "");
+	LLVMValueRef hi = LLVMBuildLShr(B, b, ci(e, e->t_i32, 16, x), "");
+	LLVMValueRef r = hi;
+	if (!rtz) {
+		LLVMValueRef odd = LLVMBuildAnd(B, hi, ci(e, e->t_i32, 1, x), "");
+		r = LLVMBuildAdd(B, b, LLVMBuildAdd(B, odd, ci(e, e->t_i32, 0x7fff, x), ""), "");
+		r = LLVMBuildLShr(B, r, ci(e, e->t_i32, 16, x), "");
+	}
+	LLVMValueRef isnan = LLVMBuildFCmp(B, LLVMRealUNO, x, x, "");
+	LLVMValueRef nan = LLVMBuildOr(B, hi, ci(e, e->t_i32, 0x40, x), "");
+	r = LLVMBuildSelect(B, isnan, nan, r, "");
+	return LLVMBuildTrunc(B, r, shaped(e, e->t_i16, x), "");
+}
+
+LLVMValueRef em_to_f32(Em *e, LLVMValueRef x, DType d)
+{
+	switch (d) {
+	case DT_F32: return x;
+	case DT_F16: return LLVMBuildFPExt(e->B, x, shaped(e, e->t_f32, x), "");
+	case DT_F64: return LLVMBuildFPTrunc(e->B, x, shaped(e, e->t_f32, x), "");
+	case DT_BF16: return bf16_to_f32(e, x);
+	case DT_F8E4M3: return e4m3_to_f32(e, x);
+	case DT_F8E5M2: return e5m2_to_f32(e, x);
+	default: ice(PASS, "to_f32 of non-float dtype %d", d);
+	}
+}
+
+LLVMValueRef em_from_f32(Em *e, LLVMValueRef x, DType d, bool rtz)
+{
+	switch (d) {
+	case DT_F32: return x;
+	case DT_F16: return LLVMBuildFPTrunc(e->B, x, shaped(e, e->t_f16, x), "");
+	case DT_F64: return LLVMBuildFPExt(e->B, x, shaped(e, e->t_f64, x), "");
+	case DT_BF16: return f32_to_bf16(e, x, rtz);
+	case DT_F8E4M3: return f32_to_e4m3(e, x);
+	case DT_F8E5M2: return f32_to_e5m2(e, x);
+	default: ice(PASS, "from_f32 to non-float dtype %d", d);
+	}
+}
+
+/* compute domain of a float dtype: native LLVM type, or f32 */
+static LLVMValueRef fin(Em *e, LLVMValueRef x, DType d)
+{
+	return native_float(d) ? x : em_to_f32(e, x, d);
+}
+static LLVMValueRef fout(Em *e, LLVMValueRef x, DType d)
+{
+	return native_float(d) ? x : em_from_f32(e, x, d, false);
+}
+
+static LLVMValueRef fp_to_int_sat(Em *e, LLVMValueRef f, LLVMTypeRef it, bool sgn)
+{
+	LLVMTypeRef ovl[2] = {it, LLVMTypeOf(f)};
+	return em_intrinsic(e, sgn ? "llvm.fptosi.sat" : "llvm.fptoui.sat", ovl, 2, &f, 1);
+}
+
+LLVMValueRef em_cast(Em *e, LLVMValueRef x, DType from, DType to, bool rtz, LLVMTypeRef to_scalar)
+{
+	LLVMBuilderRef B = e->B;
+	LLVMTypeRef dt = shaped(e, to_scalar, x);
+	if (from == DT_PTR || to == DT_PTR) {
+		if (from == DT_PTR && to == DT_PTR)
+			return LLVMBuildBitCast(B, x, dt, "");
+		if (from == DT_PTR)
+			return LLVMBuildPtrToInt(B, x, dt, "");
+		return LLVMBuildIntToPtr(B, x, dt, "");
+	}
+	if (from == to)
+		return x;
+	bool fi = dtype_is_int(from), ti = dtype_is_int(to);
+	if (fi && ti) {
+		if (to == DT_I1)
+			return LLVMBuildICmp(B, LLVMIntNE, x, LLVMConstNull(LLVMTypeOf(x)), "");
+		return LLVMBuildIntCast2(B, x, dt, from != DT_I1 && dtype_is_signed(from), "");
+	}
+	if (!fi && !ti) {
+		if (native_float(from) && native_float(to))
+			return LLVMBuildFPCast(B, x, dt, "");
+		LLVMValueRef f = em_to_f32(e, x, from);
+		return em_from_f32(e, f, to, rtz);
+	}
+	if (!fi) { /* float -> int */
+		LLVMValueRef f = fin(e, x, from);
+		if (to == DT_I1)
+			return LLVMBuildFCmp(B, LLVMRealUNE, f, LLVMConstNull(LLVMTypeOf(f)), "");
+		return fp_to_int_sat(e, f, dt, dtype_is_signed(to));
+	}
+	/* int -> float */
+	bool sgn = from != DT_I1 && dtype_is_signed(from);
+	if (native_float(to))
+		return sgn ? LLVMBuildSIToFP(B, x, dt, "") : LLVMBuildUIToFP(B, x, dt, "");
+	LLVMTypeRef ft = shaped(e, e->t_f32, x);
+	LLVMValueRef f = sgn ? LLVMBuildSIToFP(B, x, ft, "") : LLVMBuildUIToFP(B, x, ft, "");
+	return em_from_f32(e, f, to, rtz);
+}
+
+/* ---- binary ops ------------------------------------------------------------------ */
+
+static LLVMValueRef safe_divisor(Em *e, LLVMValueRef b)
+{
+	LLVMValueRef z = LLVMConstNull(LLVMTypeOf(b));
+	LLVMValueRef isz = LLVMBuildICmp(e->B, LLVMIntEQ, b, z, "");
+	return LLVMBuildSelect(e->B, isz, LLVMConstAllOnes(LLVMTypeOf(b)), b, "");
+}
+
+/* Integer division without x86 traps: x/0 gives x/-1 (GPUs give an
+ * unspecified value, never a trap) and INT_MIN/-1 wraps. */
+static LLVMValueRef int_div(Em *e, bool rem, bool sgn, LLVMValueRef a, LLVMValueRef b)
+{
+	LLVMBuilderRef B = e->B;
+	b = safe_divisor(e, b);
+	if (!sgn)
+		return rem ? LLVMBuildURem(B, a, b, "") : LLVMBuildUDiv(B, a, b, "");
+	LLVMValueRef m1 = LLVMBuildICmp(B, LLVMIntEQ, b, LLVMConstAllOnes(LLVMTypeOf(b)), "");
+	LLVMValueRef one = LLVMConstInt(LLVMGetTypeKind(LLVMTypeOf(b)) == LLVMVectorTypeKind
+	                                        ? LLVMGetElementType(LLVMTypeOf(b))
+	                                        : LLVMTypeOf(b),
+	                                1, 0);
+	LLVMValueRef bs = LLVMBuildSelect(B, m1, vec_of(b) ? em_splat(e, one) : one, b, "");
+	LLVMValueRef q = rem ? LLVMBuildSRem(B, a, bs, "") : LLVMBuildSDiv(B, a, bs, "");
+	LLVMValueRef alt = rem ? LLVMConstNull(LLVMTypeOf(a)) : LLVMBuildNeg(B, a, "");
+	return LLVMBuildSelect(B, m1, alt, q, "");
+}
+
+static LLVMValueRef fminmax(Em *e, bool max, bool nanprop, LLVMValueRef a, LLVMValueRef b)
+{
+	LLVMTypeRef t = LLVMTypeOf(a);
+	LLVMValueRef ab[2] = {a, b};
+	LLVMValueRef r = em_intrinsic(e, max ? "llvm.maxnum" : "llvm.minnum", &t, 1, ab, 2);
+	if (nanprop) {
+		LLVMValueRef un = LLVMBuildFCmp(e->B, LLVMRealUNO, a, b, "");
+		r = LLVMBuildSelect(e->B, un, LLVMBuildFAdd(e->B, a, b, ""), r, "");
+	}
+	return r;
+}
+
+static LLVMValueRef umulhi(Em *e, LLVMValueRef a, LLVMValueRef b)
+{
+	LLVMTypeRef t = LLVMTypeOf(a);
+	LLVMTypeRef s = vec_of(a) ? LLVMGetElementType(t) : t;
+	unsigned w = LLVMGetIntTypeWidth(s);
+	LLVMTypeRef wt = shaped(e, LLVMIntTypeInContext(e->C, 2 * w), a);
+	LLVMValueRef p = LLVMBuildMul(e->B, LLVMBuildZExt(e->B, a, wt, ""),
+	                              LLVMBuildZExt(e->B, b, wt, ""), "");
+	p = LLVMBuildLShr(e->B, p, em_const_int(e, LLVMIntTypeInContext(e->C, 2 * w), w, vec_of(a)),
+	                  "");
+	return LLVMBuildTrunc(e->B, p, t, "");
+}
+
+static LLVMValueRef binop(Em *e, int k, DType d, LLVMValueRef a, LLVMValueRef b, int flags)
+{
+	LLVMBuilderRef B = e->B;
+	if (dtype_is_float(d)) {
+		a = fin(e, a, d);
+		b = fin(e, b, d);
+		LLVMValueRef r;
+		switch (k) {
+		case TP_ADD: r = LLVMBuildFAdd(B, a, b, ""); break;
+		case TP_SUB: r = LLVMBuildFSub(B, a, b, ""); break;
+		case TP_MUL: r = LLVMBuildFMul(B, a, b, ""); break;
+		case TP_DIV: r = LLVMBuildFDiv(B, a, b, ""); break;
+		case TP_REM: r = LLVMBuildFRem(B, a, b, ""); break;
+		case TP_MIN: r = fminmax(e, false, flags & TIR_PROPAGATE_NAN, a, b); break;
+		case TP_MAX: r = fminmax(e, true, flags & TIR_PROPAGATE_NAN, a, b); break;
+		default: ice(PASS, "%s on float", tp_op_name((TpOpKind)k));
+		}
+		return fout(e, r, d);
+	}
+	bool sgn = d != DT_I1 && dtype_is_signed(d);
+	switch (k) {
+	case TP_ADD: return LLVMBuildAdd(B, a, b, "");
+	case TP_SUB: return LLVMBuildSub(B, a, b, "");
+	case TP_MUL: return LLVMBuildMul(B, a, b, "");
+	case TP_DIV: return int_div(e, false, sgn, a, b);
+	case TP_REM: return int_div(e, true, sgn, a, b);
+	case TP_AND: return LLVMBuildAnd(B, a, b, "");
+	case TP_OR: return LLVMBuildOr(B, a, b, "");
+	case TP_XOR: return LLVMBuildXor(B, a, b, "");
+	case TP_SHL: return LLVMBuildShl(B, a, b, "");
+	case TP_SHR: return sgn ? LLVMBuildAShr(B, a, b, "") : LLVMBuildLShr(B, a, b, "");
+	case TP_MIN:
+	case TP_MAX: {
+		LLVMIntPredicate p = k == TP_MIN ? (sgn ? LLVMIntSLT : LLVMIntULT)
+		                                 : (sgn ? LLVMIntSGT : LLVMIntUGT);
+		return LLVMBuildSelect(B, LLVMBuildICmp(B, p, a, b, ""), a, b, "");
+	}
+	case TP_UMULHI: return umulhi(e, a, b);
+	default: ice(PASS, "bad binary op %s", tp_op_name((TpOpKind)k));
+	}
+}
+
+static LLVMValueRef cmp(Em *e, int pred, DType d, LLVMValueRef a, LLVMValueRef b)
+{
+	if (dtype_is_float(d)) {
+		static const LLVMRealPredicate fp[] = {LLVMRealOEQ, LLVMRealUNE, LLVMRealOLT,
+		                                       LLVMRealOLE, LLVMRealOGT, LLVMRealOGE};
+		return LLVMBuildFCmp(e->B, fp[pred], fin(e, a, d), fin(e, b, d), "");
+	}
+	bool sgn = d != DT_I1 && d != DT_PTR && dtype_is_signed(d);
+	static const LLVMIntPredicate sp[] = {LLVMIntEQ,  LLVMIntNE,  LLVMIntSLT,
+	                                      LLVMIntSLE, LLVMIntSGT, LLVMIntSGE};
+	static const LLVMIntPredicate up[] = {LLVMIntEQ,  LLVMIntNE,  LLVMIntULT,
+	                                      LLVMIntULE, LLVMIntUGT, LLVMIntUGE};
+	return LLVMBuildICmp(e->B, sgn ? sp[pred] : up[pred], a, b, "");
+}
+
+/* ---- math ------------------------------------------------------------------------ */
+
+static LLVMValueRef scalarized_libm(Em *e, const char *name, LLVMTypeRef t, LLVMValueRef *a, int n)
+{
+	LLVMTypeRef ps[2] = {t, t};
+	LLVMValueRef r = LLVMGetUndef(em_vec(e, t));
+	for (int i = 0; i < e->T; i++) {
+		LLVMValueRef ix = LLVMConstInt(e->t_i32, (unsigned long long)i, 0), s[2];
+		for (int j = 0; j < n; j++)
+			s[j] = LLVMBuildExtractElement(e->B, a[j], ix, "");
+		r = LLVMBuildInsertElement(e->B, r, em_call(e, name, t, ps, n, s), ix, "");
+	}
+	return r;
+}
+
+/* libm function per lane. On vectors, through one internal noinline helper per
+ * function and module (one call per use keeps the IR and codegen small). */
+static LLVMValueRef call_libm(Em *e, const char *base, bool dbl, LLVMValueRef *a, int n)
+{
+	char name[32], hname[48];
+	snprintf(name, sizeof name, dbl ? "%s" : "%sf", base);
+	LLVMTypeRef t = dbl ? e->t_f64 : e->t_f32;
+	LLVMTypeRef ps[2] = {t, t};
+	if (!vec_of(a[0]) && (n < 2 || !vec_of(a[1])))
+		return em_call(e, name, t, ps, n, a);
+	for (int j = 0; j < n; j++)
+		a[j] = em_splat(e, a[j]);
+	LLVMTypeRef vt = em_vec(e, t), vps[2] = {vt, vt};
+	LLVMTypeRef fty = LLVMFunctionType(vt, vps, (unsigned)n, 0);
+	snprintf(hname, sizeof hname, "tile.v.%s", name);
+	LLVMValueRef fn = LLVMGetNamedFunction(e->M, hname);
+	if (!fn) {
+		fn = LLVMAddFunction(e->M, hname, fty);
+		LLVMSetLinkage(fn, LLVMInternalLinkage);
+		static const char *const attrs[] = {"noinline", "nounwind"};
+		for (size_t i = 0; i < COUNTOF(attrs); i++) {
+			unsigned k = LLVMGetEnumAttributeKindForName(attrs[i], strlen(attrs[i]));
+			LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+			                        LLVMCreateEnumAttribute(e->C, k, 0));
+		}
+		LLVMBuilderRef saved = e->B;
+		e->B = LLVMCreateBuilderInContext(e->C);
+		LLVMPositionBuilderAtEnd(e->B, LLVMAppendBasicBlockInContext(e->C, fn, "entry"));
+		LLVMValueRef args[2] = {LLVMGetParam(fn, 0), n > 1 ? LLVMGetParam(fn, 1) : NULL};
+		LLVMBuildRet(e->B, scalarized_libm(e, name, t, args, n));
+		LLVMDisposeBuilder(e->B);
+		e->B = saved;
+	}
+	return LLVMBuildCall2(e->B, fty, fn, a, (unsigned)n, "");
+}
+
+static LLVMValueRef int_math(Em *e, int fn, LLVMValueRef x, DType d)
+{
+	LLVMTypeRef t = LLVMTypeOf(x);
+	switch (fn) {
+	case MATH_ABS: {
+		if (!dtype_is_signed(d))
+			return x;
+		LLVMValueRef neg = LLVMBuildICmp(e->B, LLVMIntSLT, x, LLVMConstNull(t), "");
+		return LLVMBuildSelect(e->B, neg, LLVMBuildNeg(e->B, x, ""), x, "");
+	}
+	case MATH_POPC: return em_intrinsic(e, "llvm.ctpop", &t, 1, &x, 1);
+	case MATH_CLZ: {
+		LLVMValueRef a[2] = {x, LLVMConstInt(e->t_i1, 0, 0)};
+		return em_intrinsic(e, "llvm.ctlz", &t, 1, a, 2);
+	}
+	default: ice(PASS, "math %s on an integer", math_fn_name((MathFn)fn));
+	}
+}
+
+static const char *const intr_name[MATH_COUNT] = {
+        [MATH_EXP] = "llvm.exp",     [MATH_EXP2] = "llvm.exp2",   [MATH_LOG] = "llvm.log",
+        [MATH_LOG2] = "llvm.log2",   [MATH_SQRT] = "llvm.sqrt",   [MATH_SIN] = "llvm.sin",
+        [MATH_COS] = "llvm.cos",     [MATH_FLOOR] = "llvm.floor", [MATH_CEIL] = "llvm.ceil",
+        [MATH_ABS] = "llvm.fabs",    [MATH_POW] = "llvm.pow",     [MATH_ROUND] = "llvm.round",
+        [MATH_TRUNC] = "llvm.trunc", [MATH_RINT] = "llvm.rint",   [MATH_COPYSIGN] = "llvm.copysign",
+};
+static const char *const libm_name[MATH_COUNT] = {
+        [MATH_TAN] = "tan",     [MATH_TANH] = "tanh",   [MATH_ERF] = "erf",
+        [MATH_ATAN2] = "atan2", [MATH_LOG1P] = "log1p", [MATH_EXPM1] = "expm1",
+        [MATH_ASIN] = "asin",   [MATH_ACOS] = "acos",   [MATH_ATAN] = "atan",
+        [MATH_SINH] = "sinh",   [MATH_COSH] = "cosh",   [MATH_CBRT] = "cbrt",
+        [MATH_FDIM] = "fdim",   [MATH_HYPOT] = "hypot",
+};
+
+/* Vector f32 exp/exp2 inline (Cephes expf polynomial, about 1 ulp): LLVM 14
+ * scalarizes llvm.exp on vectors into one libm call per lane, which made
+ * softmax compile 10x slower and run slower. base2: exp2 instead of exp.
+ * Handles overflow (inf), underflow through the subnormal range (two-step
+ * scaling) and NaN. */
+static LLVMValueRef vexp_f32(Em *e, LLVMValueRef x, bool base2)
+{
+	LLVMBuilderRef B = e->B;
+	LLVMTypeRef ft = LLVMTypeOf(x), it = em_vec(e, e->t_i32);
+#define CF(v) em_const_f(e, e->t_f32, (v), true)
+#define CI(v) em_const_int(e, e->t_i32, (v), true)
+	LLVMValueRef lo = base2 ? CF(-151.0) : CF(-104.0), hi = base2 ? CF(128.0) : CF(88.8);
+	LLVMValueRef mm[2] = {x, lo};
+	LLVMValueRef xc = em_intrinsic(e, "llvm.maxnum", &ft, 1, mm, 2);
+	mm[0] = xc, mm[1] = hi;
+	xc = em_intrinsic(e, "llvm.minnum", &ft, 1, mm, 2);
+	LLVMValueRef n, r;
+	if (base2) {
+		n = em_intrinsic(e, "llvm.rint", &ft, 1, &xc, 1);
+		r = LLVMBuildFMul(B, LLVMBuildFSub(B, xc, n, ""), CF(0.693147180559945309), "");
+	} else {
+		LLVMValueRef q = LLVMBuildFMul(B, xc, CF(1.44269504088896341), "");
+		n = em_intrinsic(e, "llvm.rint", &ft, 1, &q, 1);
+		r = LLVMBuildFSub(B, xc, LLVMBuildFMul(B, n, CF(0.693359375), ""), "");
+		r = LLVMBuildFSub(B, r, LLVMBuildFMul(B, n, CF(-2.12194440e-4), ""), "");
+	}
+	static const double c[] = {1.9875691500E-4, 1.3981999507E-3, 8.3334519073E-3,
+	                           4.1665795894E-2, 1.6666665459E-1, 5.0000001201E-1};
+	LLVMValueRef p = CF(c[0]);
+	for (int i = 1; i < 6; i++)
+		p = LLVMBuildFAdd(B, LLVMBuildFMul(B, p, r, ""), CF(c[i]), "");
+	LLVMValueRef r2 = LLVMBuildFMul(B, r, r, "");
+	p = LLVMBuildFAdd(B, LLVMBuildFAdd(B, LLVMBuildFMul(B, p, r2, ""), r, ""), CF(1.0), "");
+	LLVMValueRef ni = LLVMBuildFPToSI(B, n, it, "");
+	LLVMValueRef n1 = LLVMBuildAShr(B, ni, CI(1), ""), n2 = LLVMBuildSub(B, ni, n1, "");
+	LLVMValueRef s1 = LLVMBuildBitCast(
+	        B, LLVMBuildShl(B, LLVMBuildAdd(B, n1, CI(127), ""), CI(23), ""), ft, "");
+	LLVMValueRef s2 = LLVMBuildBitCast(
+	        B, LLVMBuildShl(B, LLVMBuildAdd(B, n2, CI(127), ""), CI(23), ""), ft, "");
+	LLVMValueRef y = LLVMBuildFMul(B, LLVMBuildFMul(B, p, s1, ""), s2, "");
+	LLVMValueRef over =
+	        LLVMBuildFCmp(B, LLVMRealOGT, x, base2 ? CF(127.99999) : CF(88.7228391), "");
+	y = LLVMBuildSelect(B, over, CF(INFINITY), y, "");
+	LLVMValueRef under = LLVMBuildFCmp(B, LLVMRealOLT, x, base2 ? CF(-150.0) : CF(-103.97), "");
+	y = LLVMBuildSelect(B, under, CF(0.0), y, "");
+	LLVMValueRef nan = LLVMBuildFCmp(B, LLVMRealUNO, x, x, "");
+#undef CF
+#undef CI
+	return LLVMBuildSelect(B, nan, x, y, "");
+}
+
+/* The polynomial lives in one internal noinline helper per module, called
+ * once per use: inlining it into a softmax's 32 uses doubled the codegen time. */
+static LLVMValueRef vexp_call(Em *e, LLVMValueRef x, bool base2)
+{
+	const char *name = base2 ? "tile.vexp2.f32" : "tile.vexp.f32";
+	LLVMTypeRef vt = LLVMTypeOf(x);
+	LLVMTypeRef fty = LLVMFunctionType(vt, &vt, 1, 0);
+	LLVMValueRef fn = LLVMGetNamedFunction(e->M, name);
+	if (!fn) {
+		fn = LLVMAddFunction(e->M, name, fty);
+		LLVMSetLinkage(fn, LLVMInternalLinkage);
+		static const char *const attrs[] = {"noinline", "nounwind", "readnone",
+		                                    "willreturn"};
+		for (size_t i = 0; i < COUNTOF(attrs); i++) {
+			unsigned k = LLVMGetEnumAttributeKindForName(attrs[i], strlen(attrs[i]));
+			LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+			                        LLVMCreateEnumAttribute(e->C, k, 0));
+		}
+		LLVMBuilderRef saved = e->B;
+		e->B = LLVMCreateBuilderInContext(e->C);
+		LLVMPositionBuilderAtEnd(e->B, LLVMAppendBasicBlockInContext(e->C, fn, "entry"));
+		LLVMBuildRet(e->B, vexp_f32(e, LLVMGetParam(fn, 0), base2));
+		LLVMDisposeBuilder(e->B);
+		e->B = saved;
+	}
+	return LLVMBuildCall2(e->B, fty, fn, &x, 1, "");
+}
+
+/* f: operands in the compute domain; returns a compute-domain value or an i1 */
+static LLVMValueRef float_math(Em *e, int fn, LLVMValueRef *a, int n, bool dbl)
+{
+	LLVMBuilderRef B = e->B;
+	LLVMTypeRef t = LLVMTypeOf(a[0]);
+	if (n == 2 && vec_of(a[0]) != vec_of(a[1])) {
+		a[0] = em_splat(e, a[0]);
+		a[1] = em_splat(e, a[1]);
+		t = LLVMTypeOf(a[0]);
+	}
+	if ((fn == MATH_EXP || fn == MATH_EXP2) && !dbl && vec_of(a[0]))
+		return vexp_call(e, a[0], fn == MATH_EXP2);
+	if (intr_name[fn])
+		return em_intrinsic(e, intr_name[fn], &t, 1, a, n);
+	if (libm_name[fn])
+		return call_libm(e, libm_name[fn], dbl, a, n);
+	switch (fn) {
+	case MATH_RSQRT: {
+		LLVMValueRef s = em_intrinsic(e, "llvm.sqrt", &t, 1, a, 1);
+		return LLVMBuildFDiv(B, cf(e, dbl ? e->t_f64 : e->t_f32, 1.0, a[0]), s, "");
+	}
+	case MATH_FMOD: return LLVMBuildFRem(B, a[0], a[1], "");
+	case MATH_ISNAN: return LLVMBuildFCmp(B, LLVMRealUNO, a[0], a[0], "");
+	case MATH_ISINF: {
+		LLVMValueRef f = em_intrinsic(e, "llvm.fabs", &t, 1, a, 1);
+		return LLVMBuildFCmp(B, LLVMRealOEQ, f,
+		                     cf(e, dbl ? e->t_f64 : e->t_f32, INFINITY, a[0]), "");
+	}
+	case MATH_SIGNBIT: {
+		LLVMTypeRef it = shaped(e, dbl ? e->t_i64 : e->t_i32, a[0]);
+		LLVMValueRef b = LLVMBuildBitCast(B, a[0], it, "");
+		return LLVMBuildICmp(B, LLVMIntSLT, b, LLVMConstNull(it), "");
+	}
+	default: ice(PASS, "math %s not supported on the cpu", math_fn_name((MathFn)fn));
+	}
+}
+
+static void emit_math(Em *e, const TpOp *op)
+{
+	TpVal r = op->results[0];
+	DType d = (DType)tp_type(e->f, op->operands[0]).dt;
+	DType rd = (DType)tp_type(e->f, r).dt;
+	LLVMValueRef a[2] = {0};
+	int n = op->nin < 2 ? op->nin : 2;
+	for (int i = 0; i < n; i++)
+		a[i] = em_get(e, op->operands[i]);
+	LLVMValueRef v;
+	if (dtype_is_int(d)) {
+		v = int_math(e, op->attr.math, a[0], d);
+		if (rd != d)
+			v = em_cast(e, v, d, rd, false, em_scalar_type(e, tp_type(e->f, r)));
+	} else {
+		bool dbl = d == DT_F64;
+		for (int i = 0; i < n; i++)
+			a[i] = dbl ? a[i] : em_to_f32(e, a[i], d);
+		v = float_math(e, op->attr.math, a, n, dbl);
+		LLVMTypeRef vt = LLVMTypeOf(v);
+		LLVMTypeRef s = vec_of(v) ? LLVMGetElementType(vt) : vt;
+		if (s == e->t_i1) {
+			if (rd != DT_I1)
+				v = em_cast(e, v, DT_I1, rd, false,
+				            em_scalar_type(e, tp_type(e->f, r)));
+		} else {
+			v = dbl ? v : em_from_f32(e, v, d, false);
+			if (rd != d)
+				v = em_cast(e, v, d, rd, false,
+				            em_scalar_type(e, tp_type(e->f, r)));
+		}
+	}
+	em_set(e, r, v);
+}
+
+/* ---- dispatch ---------------------------------------------------------------------- */
+
+static bool varying_result(Em *e, const TpOp *op) { return !tp_uniform(e->f, op->results[0]); }
+
+/* operand i, splatted when the result is varying */
+static LLVMValueRef opnd(Em *e, const TpOp *op, int i)
+{
+	LLVMValueRef x = em_get(e, op->operands[i]);
+	return varying_result(e, op) ? em_splat(e, x) : x;
+}
+
+static void emit_const(Em *e, const TpOp *op)
+{
+	TpVal r = op->results[0];
+	Type t = tp_type(e->f, r);
+	LLVMValueRef v;
+	if (dtype_is_float(t.dt)) {
+		if (native_float(t.dt)) {
+			v = LLVMConstReal(em_scalar_type(e, t), op->attr.f);
+		} else {
+			v = em_from_f32(e, LLVMConstReal(e->t_f32, op->attr.f), (DType)t.dt, false);
+		}
+	} else if (t.dt == DT_PTR) {
+		v = LLVMConstIntToPtr(LLVMConstInt(e->t_i64, (unsigned long long)op->attr.i, 0),
+		                      em_scalar_type(e, t));
+	} else {
+		v = LLVMConstInt(em_scalar_type(e, t), (unsigned long long)op->attr.i, 1);
+	}
+	em_set(e, r, v);
+}
+
+static void emit_ptr_add(Em *e, const TpOp *op)
+{
+	Type pt = tp_type(e->f, op->operands[0]);
+	Type ot = tp_type(e->f, op->operands[1]);
+	LLVMValueRef p = em_get(e, op->operands[0]), o = em_get(e, op->operands[1]);
+	LLVMTypeRef it = vec_of(o) ? em_vec(e, e->t_i64) : e->t_i64;
+	o = LLVMBuildIntCast2(e->B, o, it, ot.dt != DT_I1 && dtype_is_signed(ot.dt), "");
+	if (vec_of(p) && !vec_of(o))
+		o = em_splat(e, o);
+	LLVMTypeRef el = pt.elem == DT_VOID ? e->t_i8 : em_storage_type(e, (DType)pt.elem);
+	em_set(e, op->results[0], LLVMBuildGEP2(e->B, el, p, &o, 1, ""));
+}
+
+bool em_arith(Em *e, const TpOp *op)
+{
+	TpVal r = op->nout ? op->results[0] : 0;
+	switch (op->kind) {
+	case TP_CONST: emit_const(e, op); return true;
+	case TP_ADD:
+	case TP_SUB:
+	case TP_MUL:
+	case TP_DIV:
+	case TP_REM:
+	case TP_AND:
+	case TP_OR:
+	case TP_XOR:
+	case TP_SHL:
+	case TP_SHR:
+	case TP_MIN:
+	case TP_MAX:
+	case TP_UMULHI: {
+		DType d = (DType)tp_type(e->f, r).dt;
+		em_set(e, r, binop(e, op->kind, d, opnd(e, op, 0), opnd(e, op, 1), op->attr.flags));
+		return true;
+	}
+	case TP_CMP: {
+		DType d = (DType)tp_type(e->f, op->operands[0]).dt;
+		if (op->attr.pred < 0 || op->attr.pred > PRED_GE)
+			ice(PASS, "bad predicate %d", op->attr.pred);
+		em_set(e, r, cmp(e, op->attr.pred, d, opnd(e, op, 0), opnd(e, op, 1)));
+		return true;
+	}
+	case TP_NEG: {
+		DType d = (DType)tp_type(e->f, r).dt;
+		LLVMValueRef x = opnd(e, op, 0);
+		if (dtype_is_float(d))
+			em_set(e, r, fout(e, LLVMBuildFNeg(e->B, fin(e, x, d), ""), d));
+		else
+			em_set(e, r, LLVMBuildNeg(e->B, x, ""));
+		return true;
+	}
+	case TP_NOT: em_set(e, r, LLVMBuildNot(e->B, opnd(e, op, 0), "")); return true;
+	case TP_FMA: {
+		DType d = (DType)tp_type(e->f, r).dt;
+		LLVMValueRef a[3];
+		for (int i = 0; i < 3; i++)
+			a[i] = fin(e, opnd(e, op, i), d);
+		LLVMTypeRef t = LLVMTypeOf(a[0]);
+		em_set(e, r, fout(e, em_intrinsic(e, "llvm.fma", &t, 1, a, 3), d));
+		return true;
+	}
+	case TP_SELECT: {
+		LLVMValueRef c = em_get(e, op->operands[0]);
+		em_set(e, r, LLVMBuildSelect(e->B, c, opnd(e, op, 1), opnd(e, op, 2), ""));
+		return true;
+	}
+	case TP_CAST:
+	case TP_PTR_TO_INT:
+	case TP_INT_TO_PTR: {
+		Type from = tp_type(e->f, op->operands[0]), to = tp_type(e->f, r);
+		em_set(e, r,
+		       em_cast(e, opnd(e, op, 0), (DType)from.dt, (DType)to.dt,
+		               op->attr.flags & TIR_RTZ, em_scalar_type(e, to)));
+		return true;
+	}
+	case TP_BITCAST: {
+		LLVMValueRef x = opnd(e, op, 0);
+		em_set(e, r,
+		       LLVMBuildBitCast(e->B, x, shaped(e, em_scalar_type(e, tp_type(e->f, r)), x),
+		                        ""));
+		return true;
+	}
+	case TP_PTR_ADD: emit_ptr_add(e, op); return true;
+	case TP_MATH: emit_math(e, op); return true;
+	default: return false;
+	}
+}

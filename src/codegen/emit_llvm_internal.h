@@ -1,0 +1,69 @@
+/* emit_llvm_internal.h: state shared by the CPU emitter's files.
+ *
+ *   emit_llvm.c         module/function setup, control flow, op dispatch,
+ *                       verify + O2 + object/asm emission
+ *   emit_llvm_arith.c   elementwise ops, comparisons, casts (bf16/fp8 by bit
+ *                       manipulation), math functions
+ *   emit_llvm_mem.c     global loads/stores (coalesced vector, gather/scatter,
+ *                       scalar), atomics, shared memory, cp.async
+ *   emit_llvm_intrin.c  warp shuffles, mma.sync and ldmatrix emulation,
+ *                       device print/assert hooks
+ *
+ * Model (ISPC-style SPMD-on-SIMD): one call of the emitted function runs one
+ * program instance; its T = num_warps * lanes_per_warp threads are the lanes
+ * of <T x ty> vectors. A uniform thread-program value is an LLVM scalar; a
+ * varying one is a vector. i1 masks are <T x i1>.
+ */
+#ifndef TILE_EMIT_LLVM_INTERNAL_H
+#define TILE_EMIT_LLVM_INTERNAL_H
+
+#include "codegen/emit.h"
+#include "codegen/tp.h"
+
+#include <llvm-c/Core.h>
+
+typedef struct Em {
+	const TpFunc *f;
+	LLVMContextRef C;
+	LLVMModuleRef M;
+	LLVMBuilderRef B;
+	LLVMValueRef fn;
+	LLVMValueRef *vals; /* per TpVal: scalar (uniform) or <T x ty> (varying) */
+	int T;              /* threads per program instance */
+	int lanes;          /* lanes per warp */
+	LLVMTypeRef t_void, t_i1, t_i8, t_i16, t_i32, t_i64, t_f16, t_f32, t_f64, t_i8p;
+	LLVMValueRef a_args, a_pid, a_nprog, a_smem, a_rt; /* function parameters */
+	LLVMValueRef tid_vec;                              /* <T x i32> 0..T-1 (entry block) */
+	LLVMBasicBlockRef entry;
+} Em;
+
+/* ---- helpers (emit_llvm.c) ---- */
+LLVMTypeRef em_scalar_type(Em *e, Type t);   /* value type: bf16 -> i16, fp8 -> i8, ptr -> elem* */
+LLVMTypeRef em_storage_type(Em *e, DType d); /* memory type: i1 -> i8 */
+LLVMTypeRef em_vec(Em *e, LLVMTypeRef scalar); /* <T x scalar> */
+LLVMTypeRef em_val_type(Em *e, TpVal v);       /* scalar or vector per uniformity */
+LLVMValueRef em_get(Em *e, TpVal v);           /* as stored */
+LLVMValueRef em_getv(Em *e, TpVal v);          /* always a vector (splats uniform values) */
+LLVMValueRef em_splat(Em *e, LLVMValueRef s);
+LLVMValueRef em_match(Em *e, LLVMValueRef x, bool want_vec); /* splat if needed */
+LLVMValueRef em_const_int(Em *e, LLVMTypeRef scalar_ty, int64_t v, bool vec);
+LLVMValueRef em_const_f(Em *e, LLVMTypeRef scalar_ty, double v, bool vec);
+LLVMValueRef em_intrinsic(Em *e, const char *name, LLVMTypeRef *ovl, int novl, LLVMValueRef *args,
+                          int nargs);
+LLVMValueRef em_call(Em *e, const char *name, LLVMTypeRef ret, LLVMTypeRef *params, int nparams,
+                     LLVMValueRef *args);
+bool em_is_vec(LLVMValueRef v);
+LLVMValueRef em_lane_vec(Em *e); /* <T x i32> 0..T-1 */
+void em_set(Em *e, TpVal v, LLVMValueRef x);
+
+/* ---- per-file op emitters; each returns false when it does not handle op ---- */
+bool em_arith(Em *e, const TpOp *op);
+bool em_mem(Em *e, const TpOp *op);
+bool em_intrin(Em *e, const TpOp *op);
+
+/* conversions shared between files (emit_llvm_arith.c) */
+LLVMValueRef em_to_f32(Em *e, LLVMValueRef x, DType d);             /* any float dtype -> f32 */
+LLVMValueRef em_from_f32(Em *e, LLVMValueRef x, DType d, bool rtz); /* f32 -> float dtype */
+LLVMValueRef em_cast(Em *e, LLVMValueRef x, DType from, DType to, bool rtz, LLVMTypeRef to_scalar);
+
+#endif

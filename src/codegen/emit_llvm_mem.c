@@ -1,0 +1,536 @@
+/* emit_llvm_mem.c: memory ops of the CPU emitter.
+ *
+ * LOAD/STORE of vec consecutive elements per thread:
+ *   - every operand uniform: scalar accesses (under a branch when masked);
+ *   - TP_COALESCED (thread t's address = thread 0's + t*vec elements): one
+ *     vector access of T*vec elements at thread 0's address (llvm.masked.* when
+ *     a mask is present), shuffles to (de)interleave the per-thread vectors;
+ *   - otherwise llvm.masked.gather/scatter per element, `other` as passthru.
+ * Shared memory is the caller's `smem` buffer addressed by i32 byte offsets,
+ * the same way. Atomics on varying pointers run lane by lane in lane order.
+ * cp.async is a synchronous copy (zero-fill where the mask is false).
+ */
+#include "codegen/emit_llvm_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char PASS[] = "emit_llvm";
+
+typedef struct MemAcc {
+	DType dt;       /* element dtype */
+	LLVMTypeRef st; /* storage type */
+	unsigned align;
+	int vec;
+} MemAcc;
+
+enum { MAX_VEC = 32 };
+
+static MemAcc mem_acc(Em *e, DType d, int vec)
+{
+	if (vec < 1 || vec > MAX_VEC)
+		ice(PASS, "bad vector width %d", vec);
+	MemAcc a = {d, em_storage_type(e, d), (unsigned)dtype_bytes(d), vec > 0 ? vec : 1};
+	if (a.align == 0)
+		a.align = 1;
+	return a;
+}
+
+static LLVMValueRef ci32(Em *e, int64_t v)
+{
+	return LLVMConstInt(e->t_i32, (unsigned long long)v, 0);
+}
+
+/* value <-> memory representation (i1 is a byte in memory) */
+static LLVMValueRef to_mem(Em *e, LLVMValueRef v, DType d)
+{
+	if (d != DT_I1)
+		return v;
+	LLVMTypeRef t = em_is_vec(v) ? em_vec(e, e->t_i8) : e->t_i8;
+	return LLVMBuildZExt(e->B, v, t, "");
+}
+
+static LLVMValueRef from_mem(Em *e, LLVMValueRef v, DType d)
+{
+	if (d != DT_I1)
+		return v;
+	return LLVMBuildICmp(e->B, LLVMIntNE, v, LLVMConstNull(LLVMTypeOf(v)), "");
+}
+
+static bool is_true_const(LLVMValueRef m)
+{
+	return m && LLVMIsAConstantInt(m) && LLVMConstIntGetZExtValue(m) == 1;
+}
+
+/* mask operand as a <T x i1> vector, or NULL when there is none / it is true */
+static LLVMValueRef mask_vec(Em *e, TpVal m)
+{
+	if (!m)
+		return NULL;
+	LLVMValueRef x = em_get(e, m);
+	if (is_true_const(x))
+		return NULL;
+	return em_splat(e, x);
+}
+
+static LLVMValueRef all_true(Em *e, unsigned n)
+{
+	return LLVMConstAllOnes(LLVMVectorType(e->t_i1, n));
+}
+
+static LLVMValueRef shuffle(Em *e, LLVMValueRef a, LLVMValueRef b, const int *idx, int n)
+{
+	LLVMValueRef *el = malloc(sizeof(LLVMValueRef) * (size_t)n);
+	for (int i = 0; i < n; i++)
+		el[i] = idx[i] < 0 ? LLVMGetUndef(e->t_i32) : ci32(e, idx[i]);
+	LLVMValueRef m = LLVMConstVector(el, (unsigned)n);
+	free(el);
+	if (!b)
+		b = LLVMGetUndef(LLVMTypeOf(a));
+	return LLVMBuildShuffleVector(e->B, a, b, m, "");
+}
+
+/* concatenates n vectors of equal length len into one (padding with undef) */
+static LLVMValueRef concat(Em *e, LLVMValueRef *v, int n, int len)
+{
+	while (n > 1) {
+		int m = (n + 1) / 2;
+		int *idx = malloc(sizeof(int) * (size_t)(2 * len));
+		for (int i = 0; i < 2 * len; i++)
+			idx[i] = i;
+		for (int i = 0; i < m; i++) {
+			LLVMValueRef b =
+			        2 * i + 1 < n ? v[2 * i + 1] : LLVMGetUndef(LLVMTypeOf(v[2 * i]));
+			v[i] = shuffle(e, v[2 * i], b, idx, 2 * len);
+		}
+		free(idx);
+		n = m;
+		len *= 2;
+	}
+	return v[0];
+}
+
+/* <T*vec x i1>: element j enabled by thread j / vec */
+static LLVMValueRef expand_mask(Em *e, LLVMValueRef m, int vec)
+{
+	if (vec == 1)
+		return m;
+	int n = e->T * vec, *idx = malloc(sizeof(int) * (size_t)n);
+	for (int j = 0; j < n; j++)
+		idx[j] = j / vec;
+	LLVMValueRef r = shuffle(e, m, NULL, idx, n);
+	free(idx);
+	return r;
+}
+
+/* interleave vec vectors <T x st> into <T*vec x st>: [t*vec+k] = v[k][t] */
+static LLVMValueRef interleave(Em *e, LLVMValueRef *v, int vec)
+{
+	if (vec == 1)
+		return v[0];
+	LLVMValueRef tmp[MAX_VEC];
+	memcpy(tmp, v, sizeof(LLVMValueRef) * (size_t)vec);
+	LLVMValueRef cat = concat(e, tmp, vec, e->T);
+	int n = e->T * vec, *idx = malloc(sizeof(int) * (size_t)n);
+	for (int t = 0; t < e->T; t++)
+		for (int k = 0; k < vec; k++)
+			idx[t * vec + k] = k * e->T + t;
+	LLVMValueRef r = shuffle(e, cat, NULL, idx, n);
+	free(idx);
+	return r;
+}
+
+static LLVMValueRef deinterleave(Em *e, LLVMValueRef wide, int vec, int k)
+{
+	if (vec == 1)
+		return wide;
+	int *idx = malloc(sizeof(int) * (size_t)e->T);
+	for (int t = 0; t < e->T; t++)
+		idx[t] = t * vec + k;
+	LLVMValueRef r = shuffle(e, wide, NULL, idx, e->T);
+	free(idx);
+	return r;
+}
+
+static LLVMValueRef lane0(Em *e, LLVMValueRef p)
+{
+	return em_is_vec(p) ? LLVMBuildExtractElement(e->B, p, ci32(e, 0), "") : p;
+}
+
+/* vector of pointers to element k: p + k (p: scalar or vector of st*) */
+static LLVMValueRef elem_ptrs(Em *e, MemAcc *a, LLVMValueRef p, int k)
+{
+	p = em_splat(e, p);
+	if (k == 0)
+		return p;
+	LLVMValueRef o = em_const_int(e, e->t_i32, k, true);
+	return LLVMBuildGEP2(e->B, a->st, p, &o, 1, "");
+}
+
+static LLVMValueRef scalar_ptr(Em *e, MemAcc *a, LLVMValueRef p, int k)
+{
+	if (k == 0)
+		return p;
+	LLVMValueRef o = ci32(e, k);
+	return LLVMBuildGEP2(e->B, a->st, p, &o, 1, "");
+}
+
+static LLVMValueRef aligned_load(Em *e, LLVMTypeRef t, LLVMValueRef p, unsigned align)
+{
+	LLVMValueRef l = LLVMBuildLoad2(e->B, t, p, "");
+	LLVMSetAlignment(l, align);
+	return l;
+}
+
+static void aligned_store(Em *e, LLVMValueRef v, LLVMValueRef p, unsigned align)
+{
+	LLVMValueRef s = LLVMBuildStore(e->B, v, p);
+	LLVMSetAlignment(s, align);
+}
+
+/* ---- generic load/store given pointer (scalar or vector of st*) ---------------------- */
+
+/* out[k] = loaded element k (memory representation). */
+static void load_elems(Em *e, MemAcc *a, LLVMValueRef p, TpVal mask, const LLVMValueRef *other,
+                       bool uniform, bool coalesced, LLVMValueRef *out)
+{
+	LLVMBuilderRef B = e->B;
+	if (uniform) {
+		LLVMValueRef m = mask ? em_get(e, mask) : NULL;
+		if (!m || is_true_const(m)) {
+			for (int k = 0; k < a->vec; k++)
+				out[k] = aligned_load(e, a->st, scalar_ptr(e, a, p, k), a->align);
+			return;
+		}
+		LLVMBasicBlockRef pre = LLVMGetInsertBlock(B);
+		LLVMBasicBlockRef bl = LLVMAppendBasicBlockInContext(e->C, e->fn, "ld.then");
+		LLVMBasicBlockRef bj = LLVMAppendBasicBlockInContext(e->C, e->fn, "ld.end");
+		LLVMBuildCondBr(B, m, bl, bj);
+		LLVMPositionBuilderAtEnd(B, bl);
+		LLVMValueRef v[MAX_VEC];
+		for (int k = 0; k < a->vec; k++)
+			v[k] = aligned_load(e, a->st, scalar_ptr(e, a, p, k), a->align);
+		LLVMBuildBr(B, bj);
+		LLVMPositionBuilderAtEnd(B, bj);
+		for (int k = 0; k < a->vec; k++) {
+			out[k] = LLVMBuildPhi(B, a->st, "");
+			LLVMValueRef in[2] = {v[k], other[k]};
+			LLVMBasicBlockRef bb[2] = {bl, pre};
+			LLVMAddIncoming(out[k], in, bb, 2);
+		}
+		return;
+	}
+	LLVMValueRef m = mask_vec(e, mask);
+	if (coalesced) {
+		unsigned n = (unsigned)(e->T * a->vec);
+		LLVMTypeRef wt = LLVMVectorType(a->st, n);
+		LLVMValueRef base = LLVMBuildBitCast(B, lane0(e, p), LLVMPointerType(wt, 0), "");
+		LLVMValueRef wide;
+		if (!m) {
+			wide = aligned_load(e, wt, base, a->align);
+		} else {
+			LLVMValueRef pass[MAX_VEC];
+			for (int k = 0; k < a->vec; k++)
+				pass[k] = em_splat(e, other[k]);
+			LLVMValueRef args[4] = {base, ci32(e, a->align), expand_mask(e, m, a->vec),
+			                        interleave(e, pass, a->vec)};
+			LLVMTypeRef ovl[2] = {wt, LLVMPointerType(wt, 0)};
+			wide = em_intrinsic(e, "llvm.masked.load", ovl, 2, args, 4);
+		}
+		for (int k = 0; k < a->vec; k++)
+			out[k] = deinterleave(e, wide, a->vec, k);
+		return;
+	}
+	LLVMValueRef mm = m ? m : all_true(e, (unsigned)e->T);
+	for (int k = 0; k < a->vec; k++) {
+		LLVMValueRef ptrs = elem_ptrs(e, a, p, k);
+		LLVMValueRef args[4] = {ptrs, ci32(e, a->align), mm, em_splat(e, other[k])};
+		LLVMTypeRef ovl[2] = {em_vec(e, a->st), LLVMTypeOf(ptrs)};
+		out[k] = em_intrinsic(e, "llvm.masked.gather", ovl, 2, args, 4);
+	}
+}
+
+static void store_elems(Em *e, MemAcc *a, LLVMValueRef p, TpVal mask, LLVMValueRef *vals,
+                        bool uniform, bool coalesced)
+{
+	LLVMBuilderRef B = e->B;
+	if (uniform) {
+		LLVMValueRef m = mask ? em_get(e, mask) : NULL;
+		LLVMBasicBlockRef bj = NULL;
+		if (m && !is_true_const(m)) {
+			LLVMBasicBlockRef bs =
+			        LLVMAppendBasicBlockInContext(e->C, e->fn, "st.then");
+			bj = LLVMAppendBasicBlockInContext(e->C, e->fn, "st.end");
+			LLVMBuildCondBr(B, m, bs, bj);
+			LLVMPositionBuilderAtEnd(B, bs);
+		}
+		for (int k = 0; k < a->vec; k++)
+			aligned_store(e, vals[k], scalar_ptr(e, a, p, k), a->align);
+		if (bj) {
+			LLVMBuildBr(B, bj);
+			LLVMPositionBuilderAtEnd(B, bj);
+		}
+		return;
+	}
+	LLVMValueRef m = mask_vec(e, mask);
+	LLVMValueRef v[MAX_VEC];
+	for (int k = 0; k < a->vec; k++)
+		v[k] = em_splat(e, vals[k]);
+	if (coalesced) {
+		unsigned n = (unsigned)(e->T * a->vec);
+		LLVMTypeRef wt = LLVMVectorType(a->st, n);
+		LLVMValueRef base = LLVMBuildBitCast(B, lane0(e, p), LLVMPointerType(wt, 0), "");
+		LLVMValueRef wide = interleave(e, v, a->vec);
+		if (!m) {
+			aligned_store(e, wide, base, a->align);
+		} else {
+			LLVMValueRef args[4] = {wide, base, ci32(e, a->align),
+			                        expand_mask(e, m, a->vec)};
+			LLVMTypeRef ovl[2] = {wt, LLVMPointerType(wt, 0)};
+			em_intrinsic(e, "llvm.masked.store", ovl, 2, args, 4);
+		}
+		return;
+	}
+	LLVMValueRef mm = m ? m : all_true(e, (unsigned)e->T);
+	for (int k = 0; k < a->vec; k++) {
+		LLVMValueRef ptrs = elem_ptrs(e, a, p, k);
+		LLVMValueRef args[4] = {v[k], ptrs, ci32(e, a->align), mm};
+		LLVMTypeRef ovl[2] = {em_vec(e, a->st), LLVMTypeOf(ptrs)};
+		em_intrinsic(e, "llvm.masked.scatter", ovl, 2, args, 4);
+	}
+}
+
+/* ---- LOAD / STORE --------------------------------------------------------------------- */
+
+static bool all_uniform(Em *e, const TpVal *v, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (v[i] && !tp_uniform(e->f, v[i]))
+			return false;
+	return true;
+}
+
+static void emit_load(Em *e, const TpOp *op)
+{
+	int vec = op->nout;
+	DType d = (DType)tp_type(e->f, op->results[0]).dt;
+	MemAcc a = mem_acc(e, d, vec);
+	TpVal mask = op->nin > 1 ? op->operands[1] : 0;
+	bool uni = all_uniform(e, op->operands, op->nin) && tp_uniform(e->f, op->results[0]);
+	LLVMValueRef other[MAX_VEC] = {0};
+	for (int k = 0; k < vec; k++) {
+		TpVal o = op->nin > 2 + k ? op->operands[2 + k] : 0;
+		other[k] = o ? to_mem(e, em_get(e, o), d) : LLVMConstNull(a.st);
+		if (!uni)
+			other[k] = em_splat(e, other[k]);
+	}
+	LLVMValueRef p = em_get(e, op->operands[0]);
+	LLVMValueRef out[MAX_VEC];
+	bool coal = (op->attr.flags & TP_COALESCED) && em_is_vec(p);
+	load_elems(e, &a, p, mask, other, uni, coal, out);
+	for (int k = 0; k < vec; k++)
+		em_set(e, op->results[k], from_mem(e, out[k], d));
+}
+
+static void emit_store(Em *e, const TpOp *op)
+{
+	int vec = op->nin - 2;
+	if (vec < 1)
+		ice(PASS, "store without values");
+	DType d = (DType)tp_type(e->f, op->operands[2]).dt;
+	MemAcc a = mem_acc(e, d, vec);
+	bool uni = all_uniform(e, op->operands, op->nin);
+	LLVMValueRef v[MAX_VEC];
+	for (int k = 0; k < vec; k++)
+		v[k] = to_mem(e, em_get(e, op->operands[2 + k]), d);
+	LLVMValueRef p = em_get(e, op->operands[0]);
+	bool coal = (op->attr.flags & TP_COALESCED) && em_is_vec(p);
+	store_elems(e, &a, p, op->operands[1], v, uni, coal);
+}
+
+/* ---- shared memory ------------------------------------------------------------------- */
+
+static LLVMValueRef smem_ptr(Em *e, MemAcc *a, LLVMValueRef off)
+{
+	bool vec = em_is_vec(off);
+	LLVMValueRef o = LLVMBuildZExt(e->B, off, vec ? em_vec(e, e->t_i64) : e->t_i64, "");
+	LLVMValueRef p = LLVMBuildGEP2(e->B, e->t_i8, e->a_smem, &o, 1, "");
+	LLVMTypeRef pt = LLVMPointerType(a->st, 0);
+	return LLVMBuildBitCast(e->B, p, vec ? em_vec(e, pt) : pt, "");
+}
+
+static void emit_smem_load(Em *e, const TpOp *op)
+{
+	int vec = op->nout;
+	DType d = (DType)tp_type(e->f, op->results[0]).dt;
+	MemAcc a = mem_acc(e, d, vec);
+	bool uni = all_uniform(e, op->operands, op->nin) && tp_uniform(e->f, op->results[0]);
+	LLVMValueRef other[MAX_VEC] = {0}, out[MAX_VEC];
+	for (int k = 0; k < vec; k++)
+		other[k] = uni ? LLVMConstNull(a.st) : em_splat(e, LLVMConstNull(a.st));
+	LLVMValueRef p = smem_ptr(e, &a, em_get(e, op->operands[0]));
+	load_elems(e, &a, p, op->nin > 1 ? op->operands[1] : 0, other, uni, false, out);
+	for (int k = 0; k < vec; k++)
+		em_set(e, op->results[k], from_mem(e, out[k], d));
+}
+
+static void emit_smem_store(Em *e, const TpOp *op)
+{
+	int vec = op->nin - 2;
+	if (vec < 1)
+		ice(PASS, "smem_store without values");
+	DType d = (DType)tp_type(e->f, op->operands[2]).dt;
+	MemAcc a = mem_acc(e, d, vec);
+	bool uni = all_uniform(e, op->operands, op->nin);
+	LLVMValueRef v[MAX_VEC];
+	for (int k = 0; k < vec; k++)
+		v[k] = to_mem(e, em_get(e, op->operands[2 + k]), d);
+	LLVMValueRef p = smem_ptr(e, &a, em_get(e, op->operands[0]));
+	store_elems(e, &a, p, op->operands[1], v, uni, false);
+}
+
+/* cp.async: copies `bytes` from the global pointer to smem+off, zero-filling
+ * where the mask is false. Done as gather/scatter of 4-byte (or 1-byte) words. */
+static void emit_cp_async(Em *e, const TpOp *op)
+{
+	int bytes = (int)op->attr.i;
+	DType wd = bytes % 4 == 0 ? DT_I32 : DT_I8;
+	MemAcc a = mem_acc(e, wd, bytes / dtype_bytes(wd));
+	bool uni = all_uniform(e, op->operands, op->nin);
+	LLVMValueRef g = em_get(e, op->operands[0]);
+	LLVMTypeRef pt = LLVMPointerType(a.st, 0);
+	g = LLVMBuildBitCast(e->B, g, em_is_vec(g) ? em_vec(e, pt) : pt, "");
+	LLVMValueRef s = smem_ptr(e, &a, em_get(e, op->operands[1]));
+	LLVMValueRef other[MAX_VEC] = {0}, w[MAX_VEC];
+	for (int k = 0; k < a.vec; k++)
+		other[k] = uni ? LLVMConstNull(a.st) : em_splat(e, LLVMConstNull(a.st));
+	TpVal mask = op->nin > 2 ? op->operands[2] : 0;
+	load_elems(e, &a, g, mask, other, uni, false, w);
+	store_elems(e, &a, s, 0, w, uni, false);
+}
+
+/* ---- atomics ------------------------------------------------------------------------- */
+
+static LLVMValueRef atomic_one(Em *e, const TpOp *op, DType d, LLVMValueRef p, LLVMValueRef v,
+                               LLVMValueRef c)
+{
+	LLVMBuilderRef B = e->B;
+	if (op->kind == TP_ATOMIC_CAS) {
+		LLVMTypeRef it = LLVMIntTypeInContext(e->C, (unsigned)dtype_bits(d));
+		bool fl = dtype_is_float(d);
+		if (fl) {
+			p = LLVMBuildBitCast(B, p, LLVMPointerType(it, 0), "");
+			v = LLVMBuildBitCast(B, v, it, "");
+			c = LLVMBuildBitCast(B, c, it, "");
+		}
+		LLVMValueRef x =
+		        LLVMBuildAtomicCmpXchg(B, p, c, v, LLVMAtomicOrderingSequentiallyConsistent,
+		                               LLVMAtomicOrderingSequentiallyConsistent, 0);
+		LLVMValueRef old = LLVMBuildExtractValue(B, x, 0, "");
+		return fl ? LLVMBuildBitCast(B, old, em_storage_type(e, d), "") : old;
+	}
+	LLVMAtomicRMWBinOp bop;
+	bool fl = dtype_is_float(d), sg = dtype_is_signed(d);
+	switch (op->attr.atomic) {
+	case ATOM_ADD: bop = fl ? LLVMAtomicRMWBinOpFAdd : LLVMAtomicRMWBinOpAdd; break;
+	case ATOM_MAX: bop = sg ? LLVMAtomicRMWBinOpMax : LLVMAtomicRMWBinOpUMax; break;
+	case ATOM_MIN: bop = sg ? LLVMAtomicRMWBinOpMin : LLVMAtomicRMWBinOpUMin; break;
+	case ATOM_XCHG: bop = LLVMAtomicRMWBinOpXchg; break;
+	case ATOM_AND: bop = LLVMAtomicRMWBinOpAnd; break;
+	case ATOM_OR: bop = LLVMAtomicRMWBinOpOr; break;
+	case ATOM_XOR: bop = LLVMAtomicRMWBinOpXor; break;
+	default: ice(PASS, "bad atomic op %d", op->attr.atomic);
+	}
+	if (fl && (op->attr.atomic == ATOM_MAX || op->attr.atomic == ATOM_MIN))
+		ice(PASS, "float atomic min/max are not supported on the cpu yet");
+	if (fl && d != DT_F32 && d != DT_F64 && op->attr.atomic != ATOM_XCHG)
+		ice(PASS, "atomics on %s are not supported on the cpu yet", dtype_name(d));
+	if (fl && op->attr.atomic == ATOM_XCHG && d != DT_F32 && d != DT_F64)
+		bop = LLVMAtomicRMWBinOpXchg;
+	return LLVMBuildAtomicRMW(B, bop, p, v, LLVMAtomicOrderingSequentiallyConsistent, 0);
+}
+
+/* operands: ATOMIC (ptr, val, mask); ATOMIC_CAS (ptr, cmp, val, mask) */
+static void emit_atomic(Em *e, const TpOp *op)
+{
+	LLVMBuilderRef B = e->B;
+	bool cas = op->kind == TP_ATOMIC_CAS;
+	TpVal r = op->results[0];
+	DType d = (DType)tp_type(e->f, r).dt;
+	LLVMTypeRef st = em_storage_type(e, d);
+	int mi = cas ? 3 : 2;
+	TpVal mask = op->nin > mi ? op->operands[mi] : 0;
+	LLVMValueRef p = em_get(e, op->operands[0]);
+	LLVMValueRef v = em_get(e, op->operands[cas ? 2 : 1]);
+	LLVMValueRef c = cas ? em_get(e, op->operands[1]) : NULL;
+	if (all_uniform(e, op->operands, op->nin)) {
+		LLVMValueRef m = mask ? em_get(e, mask) : NULL;
+		if (!m || is_true_const(m)) {
+			em_set(e, r, atomic_one(e, op, d, p, v, c));
+			return;
+		}
+		LLVMBasicBlockRef pre = LLVMGetInsertBlock(B);
+		LLVMBasicBlockRef bt = LLVMAppendBasicBlockInContext(e->C, e->fn, "at.then");
+		LLVMBasicBlockRef bj = LLVMAppendBasicBlockInContext(e->C, e->fn, "at.end");
+		LLVMBuildCondBr(B, m, bt, bj);
+		LLVMPositionBuilderAtEnd(B, bt);
+		LLVMValueRef old = atomic_one(e, op, d, p, v, c);
+		LLVMBuildBr(B, bj);
+		LLVMPositionBuilderAtEnd(B, bj);
+		LLVMValueRef phi = LLVMBuildPhi(B, st, "");
+		LLVMValueRef in[2] = {old, LLVMConstNull(st)};
+		LLVMBasicBlockRef bb[2] = {bt, pre};
+		LLVMAddIncoming(phi, in, bb, 2);
+		em_set(e, r, phi);
+		return;
+	}
+	/* lane loop: for (i = 0; i < T; i++) if (mask[i]) res[i] = atomic(p[i], v[i]) */
+	p = em_splat(e, p);
+	v = em_splat(e, v);
+	c = c ? em_splat(e, c) : NULL;
+	LLVMValueRef m = mask_vec(e, mask);
+	LLVMBasicBlockRef pre = LLVMGetInsertBlock(B);
+	LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(e->C, e->fn, "at.lane");
+	LLVMBasicBlockRef doit = LLVMAppendBasicBlockInContext(e->C, e->fn, "at.do");
+	LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(e->C, e->fn, "at.next");
+	LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(e->C, e->fn, "at.exit");
+	LLVMBuildBr(B, head);
+	LLVMPositionBuilderAtEnd(B, head);
+	LLVMValueRef i = LLVMBuildPhi(B, e->t_i32, "");
+	LLVMValueRef res = LLVMBuildPhi(B, em_vec(e, st), "");
+	LLVMValueRef on = m ? LLVMBuildExtractElement(B, m, i, "") : LLVMConstInt(e->t_i1, 1, 0);
+	LLVMBuildCondBr(B, on, doit, next);
+	LLVMPositionBuilderAtEnd(B, doit);
+	LLVMValueRef old = atomic_one(e, op, d, LLVMBuildExtractElement(B, p, i, ""),
+	                              LLVMBuildExtractElement(B, v, i, ""),
+	                              c ? LLVMBuildExtractElement(B, c, i, "") : NULL);
+	LLVMValueRef res2 = LLVMBuildInsertElement(B, res, old, i, "");
+	LLVMBuildBr(B, next);
+	LLVMPositionBuilderAtEnd(B, next);
+	LLVMValueRef rn = LLVMBuildPhi(B, em_vec(e, st), "");
+	LLVMValueRef rin[2] = {res2, res};
+	LLVMBasicBlockRef rbb[2] = {doit, head};
+	LLVMAddIncoming(rn, rin, rbb, 2);
+	LLVMValueRef i2 = LLVMBuildAdd(B, i, ci32(e, 1), "");
+	LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntULT, i2, ci32(e, e->T), ""), head, exit);
+	LLVMValueRef iin[2] = {ci32(e, 0), i2}, resin[2] = {LLVMConstNull(em_vec(e, st)), rn};
+	LLVMBasicBlockRef ibb[2] = {pre, next};
+	LLVMAddIncoming(i, iin, ibb, 2);
+	LLVMAddIncoming(res, resin, ibb, 2);
+	LLVMPositionBuilderAtEnd(B, exit);
+	em_set(e, r, rn);
+}
+
+bool em_mem(Em *e, const TpOp *op)
+{
+	switch (op->kind) {
+	case TP_LOAD: emit_load(e, op); return true;
+	case TP_STORE: emit_store(e, op); return true;
+	case TP_SMEM_LOAD: emit_smem_load(e, op); return true;
+	case TP_SMEM_STORE: emit_smem_store(e, op); return true;
+	case TP_CP_ASYNC: emit_cp_async(e, op); return true;
+	case TP_ATOMIC:
+	case TP_ATOMIC_CAS: emit_atomic(e, op); return true;
+	default: return false;
+	}
+}

@@ -1,0 +1,453 @@
+/* lower.c: Tile IR with layouts -> thread program (the driver).
+ *
+ * Requires: tir_verify(layouts) holds: every tile value has a distributed
+ * layout (REG, LANE, WARP) whose out dims match its shape; elementwise
+ * operands share the result's layout; CONVERT_LAYOUT ops sit where layouts
+ * change; LOAD/STORE/ATOMIC carry the proven vector width in attr.i2.
+ * Guarantees: a thread program that passes tp_verify, in which every thread
+ * runs every op (control flow stays uniform). Parameters become PARAM ops,
+ * LANE_ID and WARP_ID are emitted once at the top, constants are hoisted
+ * right after them.
+ *
+ * This file keeps the map ValId -> registers and the shared helpers (emitting,
+ * coordinates, predicates, scratch shared memory); each op family lowers in
+ * its own file (see lower_internal.h).
+ */
+#include "codegen/lower_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void lw_ice(const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	ice("lower", "%s", buf);
+}
+
+/* ---- emitting --------------------------------------------------------------------- */
+
+static const SrcLoc no_loc;
+
+TpOp *lw_op(Lower *L, TpOpKind k, SrcLoc loc, const TpVal *in, int nin, const Type *out, int nout)
+{
+	return tp_op(L->f, L->blk, k, loc, in, nin, out, nout);
+}
+
+TpVal lw_op1(Lower *L, TpOpKind k, const TpVal *in, int nin, Type rt)
+{
+	TpOp *op = lw_op(L, k, no_loc, in, nin, &rt, rt.dt == DT_VOID ? 0 : 1);
+	return op->nout ? op->results[0] : 0;
+}
+
+TpVal lw_bin(Lower *L, TpOpKind k, TpVal a, TpVal b)
+{
+	TpVal in[2] = {a, b};
+	return lw_op1(L, k, in, 2, tp_type(L->f, a));
+}
+
+TpVal lw_cmp(Lower *L, TirPred p, TpVal a, TpVal b)
+{
+	TpVal in[2] = {a, b};
+	TpOp *op = lw_op(L, TP_CMP, no_loc, in, 2, &(Type){.dt = DT_I1}, 1);
+	op->attr.pred = p;
+	return op->results[0];
+}
+
+TpVal lw_select(Lower *L, TpVal c, TpVal a, TpVal b)
+{
+	if (a == b)
+		return a;
+	TpVal in[3] = {c, a, b};
+	return lw_op1(L, TP_SELECT, in, 3, tp_type(L->f, a));
+}
+
+TpVal lw_cast(Lower *L, TpVal v, Type to)
+{
+	to.rank = 0;
+	if (type_eq(tp_type(L->f, v), to))
+		return v;
+	return lw_op1(L, TP_CAST, &v, 1, to);
+}
+
+static TpVal const_hoisted(Lower *L, DType dt, int64_t bits, bool is_f, int64_t iv, double fv)
+{
+	for (int i = 0; i < L->nconsts; i++)
+		if (L->consts[i].dt == dt && L->consts[i].bits == bits)
+			return L->consts[i].v;
+	TpBlock *save = L->blk;
+	L->blk = L->f->body;
+	Type t = type_scalar(dt);
+	TpOp *op = lw_op(L, TP_CONST, no_loc, NULL, 0, &t, 1);
+	L->blk = save;
+	if (is_f)
+		op->attr.f = fv;
+	else
+		op->attr.i = iv;
+	/* move it from the end of the body to the hoisting point */
+	TpBlock *b = L->f->body;
+	memmove(&b->ops[L->top + 1], &b->ops[L->top],
+	        sizeof(TpOp *) * (size_t)(b->nops - 1 - L->top));
+	b->ops[L->top++] = op;
+	if (L->nconsts == L->capconsts) {
+		int nc = L->capconsts ? 2 * L->capconsts : 32;
+		LConst *n = ARENA_NEWN(L->arena, LConst, nc);
+		if (L->nconsts)
+			memcpy(n, L->consts, sizeof(LConst) * (size_t)L->nconsts);
+		L->consts = n;
+		L->capconsts = nc;
+	}
+	LConst c = {(uint8_t)dt, bits, op->results[0]};
+	L->consts[L->nconsts++] = c;
+	return c.v;
+}
+
+TpVal lw_const_i(Lower *L, DType dt, int64_t v)
+{
+	if (dtype_is_float(dt))
+		return lw_const_f(L, dt, (double)v);
+	if (dt == DT_I1)
+		v = v != 0;
+	return const_hoisted(L, dt, v, false, v, 0);
+}
+
+TpVal lw_const_f(Lower *L, DType dt, double v)
+{
+	if (!dtype_is_float(dt))
+		return lw_const_i(L, dt, (int64_t)v);
+	int64_t bits;
+	memcpy(&bits, &v, sizeof bits);
+	return const_hoisted(L, dt, bits, true, 0, v);
+}
+
+TpVal lw_i32(Lower *L, int64_t v) { return lw_const_i(L, DT_I32, v); }
+
+TpVal lw_true(Lower *L) { return lw_const_i(L, DT_I1, 1); }
+
+TpVal lw_and1(Lower *L, TpVal a, TpVal b)
+{
+	if (!a)
+		return b;
+	if (!b)
+		return a;
+	return lw_bin(L, TP_AND, a, b);
+}
+
+TpVal lw_barrier(Lower *L)
+{
+	lw_op(L, TP_BARRIER, no_loc, NULL, 0, NULL, 0);
+	return 0;
+}
+
+/* ---- values ------------------------------------------------------------------------ */
+
+LVal lw_alloc(Lower *L, int n)
+{
+	LVal x = {ARENA_NEWN(L->arena, TpVal, n), n};
+	return x;
+}
+
+LVal lw_get(Lower *L, ValId v)
+{
+	if (!v || !L->map[v].n)
+		lw_ice("value %%%u used before it was lowered", v);
+	return L->map[v];
+}
+
+void lw_set(Lower *L, ValId v, LVal x)
+{
+	int want = lw_nregs_of(L, v);
+	if (x.n != want)
+		lw_ice("value %%%u: %d registers, layout needs %d", v, x.n, want);
+	L->map[v] = x;
+}
+
+const LinearLayout *lw_layout(Lower *L, ValId v)
+{
+	const TirVal *tv = &L->tf->vals.data[v];
+	if (tv->ty.rank == 0)
+		return NULL;
+	if (!tv->layout)
+		lw_ice("tile value %%%u has no layout", v);
+	return tv->layout;
+}
+
+int lw_nregs_of(Lower *L, ValId v)
+{
+	const LinearLayout *l = lw_layout(L, v);
+	return l ? 1 << lw_bits(l, LL_REG) : 1;
+}
+
+Type lw_elem_type(Lower *L, ValId v)
+{
+	Type t = L->tf->vals.data[v].ty;
+	t.rank = 0;
+	memset(t.shape, 0, sizeof t.shape);
+	return t;
+}
+
+/* ---- layouts -------------------------------------------------------------------------- */
+
+int lw_slot(const LinearLayout *l, LLInDim k) { return ll_find_slot(l, k); }
+
+int lw_bits(const LinearLayout *l, LLInDim k)
+{
+	int s = ll_find_slot(l, k);
+	return s < 0 ? 0 : l->in_bits[s];
+}
+
+const int32_t *lw_basis(const LinearLayout *l, LLInDim k, int b)
+{
+	return l->basis[ll_find_slot(l, k)][b];
+}
+
+bool lw_basis_zero(const LinearLayout *l, LLInDim k, int b)
+{
+	const int32_t *c = lw_basis(l, k, b);
+	for (int d = 0; d < l->n_out; d++)
+		if (c[d])
+			return false;
+	return true;
+}
+
+void lw_free(Lower *L, const LinearLayout *l, uint32_t *reg, uint32_t *lane, uint32_t *warp)
+{
+	uint32_t m[LL_MAX_IN] = {0};
+	ll_free_masks(l, m);
+	int sr = lw_slot(l, LL_REG), sl = lw_slot(l, LL_LANE), sw = lw_slot(l, LL_WARP);
+	*reg = sr >= 0 ? m[sr] : 0;
+	*lane = sl >= 0 ? m[sl] : 0;
+	*warp = sw >= 0 ? m[sw] : 0;
+	int lb = lw_bits(l, LL_LANE), wb = lw_bits(l, LL_WARP);
+	if (lb > L->lane_bits || wb > L->warp_bits)
+		lw_ice("layout has %d lane / %d warp bits; the target runs %d / %d", lb, wb,
+		       L->lane_bits, L->warp_bits);
+	for (int b = lb; b < L->lane_bits; b++)
+		*lane |= 1u << b;
+	for (int b = wb; b < L->warp_bits; b++)
+		*warp |= 1u << b;
+}
+
+/* Emit sum over set bits of `id` of img[i] (XOR-combined). Runs of bits whose
+ * images are consecutive powers of two become (id >> i & mask) << s. */
+static TpVal lin_bits(Lower *L, TpVal id, int id_bits, const int32_t *img, int n, TpVal acc,
+                      uint32_t *accmask)
+{
+	for (int i = 0; i < n;) {
+		int32_t c = img[i];
+		if (!c) {
+			i++;
+			continue;
+		}
+		int run = 1;
+		if ((c & (c - 1)) == 0)
+			while (i + run < n && img[i + run] == c << run)
+				run++;
+		TpVal t = i ? lw_bin(L, TP_SHR, id, lw_i32(L, i)) : id;
+		TpVal term;
+		uint32_t tmask;
+		if ((c & (c - 1)) == 0) {
+			int s = 0;
+			while ((1 << s) != c)
+				s++;
+			if (i + run < id_bits) /* id < 2^id_bits: the top bits need no mask */
+				t = lw_bin(L, TP_AND, t, lw_i32(L, (1 << run) - 1));
+			term = s ? lw_bin(L, TP_SHL, t, lw_i32(L, s)) : t;
+			tmask = (uint32_t)((1 << run) - 1) << s;
+		} else {
+			t = lw_bin(L, TP_AND, t, lw_i32(L, 1));
+			term = lw_bin(L, TP_MUL, t, lw_i32(L, c));
+			tmask = (uint32_t)c;
+		}
+		if (!acc)
+			acc = term;
+		else
+			acc = lw_bin(L, (*accmask & tmask) ? TP_XOR : TP_OR, acc, term);
+		*accmask |= tmask;
+		i += run;
+	}
+	return acc;
+}
+
+TpVal lw_linear_lane_warp(Lower *L, const int32_t *lane_img, int nl, const int32_t *warp_img,
+                          int nw)
+{
+	uint32_t m = 0;
+	TpVal acc = lin_bits(L, L->lane, L->lane_bits, lane_img, nl, 0, &m);
+	acc = lin_bits(L, L->warp, L->warp_bits, warp_img, nw, acc, &m);
+	return acc ? acc : lw_i32(L, 0);
+}
+
+TpVal lw_hw_coord(Lower *L, const LinearLayout *l, int dim)
+{
+	int32_t li[LL_MAX_BITS], wi[LL_MAX_BITS];
+	int nl = lw_bits(l, LL_LANE), nw = lw_bits(l, LL_WARP);
+	for (int b = 0; b < nl; b++)
+		li[b] = lw_basis(l, LL_LANE, b)[dim];
+	for (int b = 0; b < nw; b++)
+		wi[b] = lw_basis(l, LL_WARP, b)[dim];
+	return lw_linear_lane_warp(L, li, nl, wi, nw);
+}
+
+static uint32_t hw_mask(const LinearLayout *l, int dim)
+{
+	uint32_t m = 0;
+	for (int b = 0; b < lw_bits(l, LL_LANE); b++)
+		m |= (uint32_t)lw_basis(l, LL_LANE, b)[dim];
+	for (int b = 0; b < lw_bits(l, LL_WARP); b++)
+		m |= (uint32_t)lw_basis(l, LL_WARP, b)[dim];
+	return m;
+}
+
+TpVal lw_coord(Lower *L, const LinearLayout *l, int r, int dim)
+{
+	int32_t c[LL_MAX_OUT];
+	ll_apply_hw(l, (uint32_t)r, 0, 0, c);
+	uint32_t m = hw_mask(l, dim);
+	if (!m)
+		return lw_i32(L, c[dim]);
+	TpVal hw = lw_hw_coord(L, l, dim);
+	if (!c[dim])
+		return hw;
+	return lw_bin(L, (m & (uint32_t)c[dim]) ? TP_XOR : TP_OR, hw, lw_i32(L, c[dim]));
+}
+
+TpVal lw_owner_pred(Lower *L, uint32_t lane_free, uint32_t warp_free)
+{
+	TpVal p = 0;
+	if (lane_free) {
+		TpVal t = lw_bin(L, TP_AND, L->lane, lw_i32(L, lane_free));
+		p = lw_cmp(L, PRED_EQ, t, lw_i32(L, 0));
+	}
+	if (warp_free) {
+		TpVal t = lw_bin(L, TP_AND, L->warp, lw_i32(L, warp_free));
+		p = lw_and1(L, p, lw_cmp(L, PRED_EQ, t, lw_i32(L, 0)));
+	}
+	return p;
+}
+
+int lw_find_reg(const LinearLayout *l, const int32_t c[], uint32_t reg_free)
+{
+	int n = 1 << lw_bits(l, LL_REG);
+	int32_t x[LL_MAX_OUT];
+	for (int pass = 0; pass < 2; pass++)
+		for (int r = 0; r < n; r++) {
+			if (pass == 0 && (r & (int)reg_free))
+				continue;
+			ll_apply_hw(l, (uint32_t)r, 0, 0, x);
+			if (!memcmp(x, c, sizeof(int32_t) * l->n_out))
+				return r;
+		}
+	return -1;
+}
+
+/* ---- shared memory ------------------------------------------------------------------ */
+
+int lw_scratch(Lower *L, const TirOp *op, int bytes)
+{
+	/* Every scratch use is one self-contained phase (write, barrier, read,
+	 * barrier), so all of them start at offset 0, as src/layout/smem.c
+	 * sizes them (attr.i2 there is only an estimate: the thread program's
+	 * size is the maximum of the layout pass's and ours). */
+	(void)op;
+	if (bytes > L->smem_top)
+		L->smem_top = bytes;
+	return 0;
+}
+
+/* ---- driver -------------------------------------------------------------------------- */
+
+static void lower_op(Lower *L, const TirOp *op)
+{
+	if (lw_elementwise(L, op) || lw_memory(L, op) || lw_view(L, op) || lw_reduce(L, op) ||
+	    lw_dot(L, op) || lw_control(L, op))
+		return;
+	lw_ice("no lowering for op %s", tir_op_name((TirOpKind)op->kind));
+}
+
+void lw_block(Lower *L, const TirBlock *b)
+{
+	for (int i = 0; i < b->nops; i++)
+		lower_op(L, b->ops[i]);
+}
+
+void lw_inline_region(Lower *L, const TirBlock *b, const TpVal *args, int nargs, TpVal *out)
+{
+	if (b->nargs != nargs)
+		lw_ice("combine region takes %d arguments, given %d", b->nargs, nargs);
+	for (int i = 0; i < nargs; i++) {
+		LVal x = lw_alloc(L, 1);
+		x.r[0] = args[i];
+		lw_set(L, b->args[i], x);
+	}
+	for (int i = 0; i < b->nops; i++) {
+		const TirOp *op = b->ops[i];
+		if (op->kind == TOP_YIELD) {
+			for (int j = 0; j < op->nin; j++)
+				out[j] = lw_get(L, op->operands[j]).r[0];
+			return;
+		}
+		lower_op(L, op);
+	}
+	lw_ice("combine region does not end in yield");
+}
+
+static int ilog2i(int x)
+{
+	int n = 0;
+	while ((1 << n) < x)
+		n++;
+	return n;
+}
+
+static void lower_params(Lower *L)
+{
+	const TirFunc *tf = L->tf;
+	TpFunc *f = L->f;
+	f->nparams = tf->nparams;
+	f->params = ARENA_NEWN(L->arena, TpParam, tf->nparams ? tf->nparams : 1);
+	for (int i = 0; i < tf->nparams; i++) {
+		f->params[i].name = tf->params[i].name;
+		f->params[i].ty = tf->params[i].ty;
+		f->params[i].spec = tf->params[i].spec;
+		Type t = tf->params[i].ty;
+		TpOp *op = lw_op(L, TP_PARAM, no_loc, NULL, 0, &t, 1);
+		op->attr.i = i;
+		LVal x = lw_alloc(L, 1);
+		x.r[0] = op->results[0];
+		lw_set(L, tf->params[i].val, x);
+	}
+}
+
+TpFunc *lower_func(Arena *a, DiagSink *diags, const TirFunc *tf, const TargetDesc *t,
+                   const CompileOptions *o)
+{
+	int nw = tf->num_warps > 0 ? tf->num_warps : (o && o->num_warps > 0 ? o->num_warps : 4);
+	Lower L = {0};
+	L.arena = a;
+	L.diags = diags;
+	L.tf = tf;
+	L.t = t;
+	L.o = o;
+	L.f = tp_func_new(a, tf->name, t, nw);
+	L.map = ARENA_NEWN(a, LVal, tf->vals.len + 1);
+	L.blk = L.f->body;
+	L.lane_bits = ilog2i(L.f->lanes_per_warp);
+	L.warp_bits = ilog2i(nw);
+	lower_params(&L);
+	Type i32 = type_scalar(DT_I32);
+	L.lane = lw_op(&L, TP_LANE_ID, no_loc, NULL, 0, &i32, 1)->results[0];
+	L.warp = lw_op(&L, TP_WARP_ID, no_loc, NULL, 0, &i32, 1)->results[0];
+	L.top = L.f->body->nops;
+	lw_block(&L, tf->entry);
+	TpBlock *b = L.f->body;
+	if (!b->nops || b->ops[b->nops - 1]->kind != TP_RETURN)
+		lw_op(&L, TP_RETURN, no_loc, NULL, 0, NULL, 0);
+	L.f->smem_bytes = MAXOF(tf->smem_bytes, L.smem_top);
+	tp_verify(L.f);
+	return L.f;
+}

@@ -1,0 +1,396 @@
+/* compile.c: the pipeline, as a table (QBE main.c style).
+ *
+ *   sema -> layout -> lower -> emit
+ *
+ * Each stage reads the previous stage's output from the Compilation and
+ * writes its own; the IR verifier runs after every stage that builds or
+ * mutates IR. The whole pipeline runs under one ice_protect boundary: an
+ * internal error or out-of-memory anywhere becomes one "internal compiler
+ * error in STAGE" diagnostic instead of a crash. User mistakes are ordinary
+ * diagnostics and stop the pipeline after the stage that found them.
+ *
+ * Requires: a parsed SourceModule (imports loaded), a concrete TargetDesc.
+ * Guarantees: on success a CompiledKernel that owns its binary and metadata.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "driver/driver.h"
+#include "driver/kernel_blob.h"
+#include "jit/cache.h"
+#include "jit/nvrtc.h"
+#include "layout/assign.h"
+
+#include <llvm-c/Core.h>
+#include <llvm-c/TargetMachine.h>
+
+typedef struct Compilation {
+	const CompileRequest *req;
+	DiagSink *diags;
+	Arena arena;
+	SemaCtx sema;
+	TirFunc *tir;
+	TpFunc *tp;
+	EmitResult emitted;
+	char *dump;       /* heap: the requested intermediate form */
+	bool stop;        /* the requested dump is done */
+	const char *stage;
+	double t_stage[4];
+} Compilation;
+
+typedef bool (*StageFn)(Compilation *c);
+
+static bool stage_sema(Compilation *c);
+static bool stage_layout(Compilation *c);
+static bool stage_lower(Compilation *c);
+static bool stage_emit(Compilation *c);
+
+static const struct {
+	const char *name;
+	StageFn run;
+} stages[] = {
+	{"sema", stage_sema},
+	{"layout", stage_layout},
+	{"lower", stage_lower},
+	{"emit", stage_emit},
+};
+
+static bool stage_sema(Compilation *c)
+{
+	const CompileRequest *r = c->req;
+	c->tir = sema_kernel(&c->sema, r->src->ast, r->kernel, r->args, r->nargs);
+	if (!c->tir)
+		return false;
+	c->tir->num_warps = r->opts.num_warps;
+	tir_verify(c->tir, "sema", false);
+	if (r->dump == DUMP_TIR) {
+		StrBuf b = {0};
+		tir_print(c->tir, &b, false);
+		c->dump = sb_take(&b);
+		c->stop = true;
+	}
+	return true;
+}
+
+static bool stage_layout(Compilation *c)
+{
+	LayoutCtx lc = {&c->arena, c->diags, &c->req->target, &c->req->opts};
+	if (!layout_assign(&lc, c->tir))
+		return false;
+	tir_verify(c->tir, "layout", true);
+	if (c->req->dump == DUMP_LAYOUT) {
+		StrBuf b = {0};
+		tir_print(c->tir, &b, true);
+		c->dump = sb_take(&b);
+		c->stop = true;
+	}
+	return true;
+}
+
+static bool stage_lower(Compilation *c)
+{
+	c->tp = lower_func(&c->arena, c->diags, c->tir, &c->req->target, &c->req->opts);
+	if (!c->tp)
+		return false;
+	tp_verify(c->tp);
+	if (c->req->dump == DUMP_THREAD) {
+		StrBuf b = {0};
+		tp_print(c->tp, &b);
+		c->dump = sb_take(&b);
+		c->stop = true;
+	}
+	return true;
+}
+
+static bool stage_emit(Compilation *c)
+{
+	const CompileRequest *r = c->req;
+	EmitWhat what = EMIT_BINARY;
+	switch (r->dump) {
+	case DUMP_LLVM: what = EMIT_LLVM_IR; break;
+	case DUMP_ASM: what = EMIT_ASM; break;
+	case DUMP_CUDA: what = EMIT_CUDA_SRC; break;
+	case DUMP_PTX: what = EMIT_PTX; break;
+	default: break;
+	}
+	bool cpu = r->target.kind == TARGET_CPU;
+	if ((cpu && (what == EMIT_CUDA_SRC || what == EMIT_PTX)) ||
+	    (!cpu && (what == EMIT_LLVM_IR || what == EMIT_ASM))) {
+		SrcLoc none = {0};
+		diag_error(c->diags, none, "--emit=%s is not available for target '%s'",
+			   what == EMIT_CUDA_SRC ? "cuda" : what == EMIT_PTX ? "ptx"
+			   : what == EMIT_LLVM_IR ? "llvm" : "asm", r->target.name);
+		return false;
+	}
+	bool ok;
+	if (r->target.kind == TARGET_CPU)
+		ok = emit_llvm(c->tp, what, c->diags, &c->emitted);
+	else if (r->target.kind == TARGET_CUDA)
+		ok = emit_cuda(c->tp, what, c->diags, &c->emitted);
+	else {
+		SrcLoc none = {0};
+		diag_error(c->diags, none, "target '%s' is not supported yet", r->target.name);
+		return false;
+	}
+	if (ok && c->emitted.text) {
+		c->dump = c->emitted.text;
+		c->emitted.text = NULL;
+		c->stop = true;
+	}
+	return ok;
+}
+
+static void run_stages(void *arg)
+{
+	Compilation *c = arg;
+	for (size_t i = 0; i < COUNTOF(stages) && !c->stop; i++) {
+		c->stage = stages[i].name;
+		double t0 = now_seconds();
+		bool ok = stages[i].run(c);
+		c->t_stage[i] = now_seconds() - t0;
+		if (!ok || c->diags->nerrors) {
+			if (!c->diags->nerrors) {
+				SrcLoc none = {0};
+				diag_error(c->diags, none, "internal compiler error in %s: failed without a diagnostic",
+					   c->stage);
+			}
+			c->stop = true;
+			c->stage = NULL;
+		}
+	}
+}
+
+/* ---- checks that belong to no stage: what the target can launch -------------- */
+
+static bool check_options(const CompileRequest *r, DiagSink *diags)
+{
+	SrcLoc none = {0};
+	const CompileOptions *o = &r->opts;
+	if (o->num_warps < 1 || o->num_warps > 32 || !is_pow2_i64(o->num_warps)) {
+		diag_error(diags, none, "num_warps must be a power of two between 1 and 32, got %d",
+			   o->num_warps);
+		return false;
+	}
+	if (o->num_stages < 1 || o->num_stages > 8) {
+		diag_error(diags, none, "num_stages must be between 1 and 8, got %d", o->num_stages);
+		return false;
+	}
+	int threads = o->num_warps * r->target.lanes_per_warp;
+	if (r->target.kind != TARGET_CPU && threads > r->target.max_threads) {
+		diag_error(diags, none,
+			   "num_warps=%d gives %d threads per program; target '%s' allows at most %d",
+			   o->num_warps, threads, r->target.name, r->target.max_threads);
+		return false;
+	}
+	return true;
+}
+
+/* The thread program's size is authoritative: lowering may need more scratch
+ * (cross-warp scans) than the layout pass estimated. */
+static bool check_resources(const CompileRequest *r, const TirFunc *f, const TpFunc *tp,
+			    DiagSink *diags)
+{
+	int smem = tp && tp->smem_bytes > f->smem_bytes ? tp->smem_bytes : f->smem_bytes;
+	if (smem > r->target.max_shared_bytes) {
+		SrcLoc none = {0};
+		diag_error(diags, none,
+			   "kernel '%s' needs %d bytes of shared memory; target '%s' allows %d "
+			   "(use smaller blocks, fewer stages or fewer warps)",
+			   f->name, smem, r->target.name, r->target.max_shared_bytes);
+		return false;
+	}
+	return true;
+}
+
+/* ---- the cache key: everything that changes the output --------------------- */
+
+static void key_add_const(CacheKey *k, const ConstVal *v)
+{
+	cache_key_add_u64(k, (uint64_t)v->kind);
+	cache_key_add_u64(k, (uint64_t)v->i);
+	uint64_t fbits;
+	memcpy(&fbits, &v->f, sizeof fbits);
+	cache_key_add_u64(k, fbits);
+	cache_key_add_str(k, v->kind == CV_STR ? v->s : NULL);
+	cache_key_add_u64(k, (uint64_t)v->dtype);
+}
+
+static void key_add_backend(CacheKey *k, const TargetDesc *t)
+{
+	if (t->kind == TARGET_CPU) {
+		cache_key_add_str(k, "llvm " TILE_LLVM_VERSION);
+		char *cpu = LLVMGetHostCPUName(), *feat = LLVMGetHostCPUFeatures();
+		cache_key_add_str(k, cpu);
+		cache_key_add_str(k, feat);
+		LLVMDisposeMessage(cpu);
+		LLVMDisposeMessage(feat);
+	} else {
+		int maj = 0, min = 0;
+		if (nvrtc_version(&maj, &min))
+			cache_key_add_u64(k, ((uint64_t)maj << 16) | (uint64_t)min);
+	}
+}
+
+static void compute_key(const CompileRequest *r, uint8_t key[32])
+{
+	CacheKey k;
+	cache_key_begin(&k);
+	cache_key_add_str(&k, "tile " TILE_VERSION);
+	cache_key_add_bytes(&k, r->src->closure_hash, 32);
+	cache_key_add_str(&k, r->kernel);
+	cache_key_add_u64(&k, (uint64_t)r->nargs);
+	for (int i = 0; i < r->nargs; i++) {
+		const SpecArg *a = &r->args[i];
+		cache_key_add_u64(&k, a->is_const);
+		if (a->is_const)
+			key_add_const(&k, &a->cval);
+		cache_key_add_u64(&k, ((uint64_t)a->ty.dt << 8) | a->ty.elem);
+		cache_key_add_u64(&k, (uint64_t)a->spec);
+	}
+	const TargetDesc *t = &r->target;
+	cache_key_add_u64(&k, (uint64_t)t->kind);
+	cache_key_add_str(&k, t->name);
+	cache_key_add_u64(&k, (uint64_t)t->arch);
+	cache_key_add_u64(&k, (uint64_t)t->lanes_per_warp);
+	cache_key_add_u64(&k, ((uint64_t)t->emulate << 3) | ((uint64_t)t->has_mma_sync << 2) |
+				      ((uint64_t)t->has_ldmatrix << 1) | t->has_cp_async);
+	cache_key_add_u64(&k, (uint64_t)t->max_shared_bytes);
+	cache_key_add_u64(&k, (uint64_t)r->opts.num_warps);
+	cache_key_add_u64(&k, (uint64_t)r->opts.num_stages);
+	cache_key_add_u64(&k, (uint64_t)r->opts.debug);
+	key_add_backend(&k, t);
+	cache_key_end(&k, key);
+}
+
+/* ---- the result --------------------------------------------------------------- */
+
+static void fill_result(const Compilation *c, CompiledKernel *out)
+{
+	const TirFunc *f = c->tir;
+	memset(out, 0, sizeof *out);
+	snprintf(out->name, sizeof out->name, "%s", f->name);
+	out->target = c->req->target;
+	out->num_warps = c->req->opts.num_warps;
+	out->threads = out->num_warps * c->req->target.lanes_per_warp;
+	out->smem_bytes = c->tp ? c->tp->smem_bytes : f->smem_bytes;
+	out->nargs = f->nparams;
+	out->args = xcalloc((size_t)(f->nparams > 0 ? f->nparams : 1), sizeof *out->args);
+	for (int i = 0; i < f->nparams; i++) {
+		KernelArgDesc *a = &out->args[i];
+		snprintf(a->name, sizeof a->name, "%s", f->params[i].name);
+		a->dt = f->params[i].ty.dt;
+		a->elem = f->params[i].ty.elem;
+		a->spec = (uint8_t)f->params[i].spec;
+	}
+	out->binary = c->emitted.binary;
+	out->binary_len = c->emitted.binary_len;
+	out->t_sema = c->t_stage[0];
+	out->t_layout = c->t_stage[1];
+	out->t_lower = c->t_stage[2];
+	out->t_codegen = c->t_stage[3];
+}
+
+static void compilation_init(Compilation *c, const CompileRequest *req, DiagSink *diags)
+{
+	memset(c, 0, sizeof *c);
+	c->req = req;
+	c->diags = diags;
+	arena_init(&c->arena);
+	c->sema.arena = &c->arena;
+	c->sema.names = &req->src->names;
+	c->sema.diags = diags;
+	c->sema.target = &req->target;
+	c->sema.opts = &req->opts;
+	c->sema.load_module = source_find_import;
+	c->sema.loader_user = req->src;
+}
+
+static int dump_ast(const CompileRequest *req, char **dump_text)
+{
+	StrBuf b = {0};
+	ast_dump(req->src->ast, &b);
+	*dump_text = sb_take(&b);
+	return 0;
+}
+
+int compile_kernel(const CompileRequest *req, DiagSink *diags, CompiledKernel *out,
+		   char **dump_text)
+{
+	double t0 = now_seconds();
+	if (dump_text)
+		*dump_text = NULL;
+	memset(out, 0, sizeof *out);
+	if (req->dump == DUMP_AST)
+		return dump_ast(req, dump_text);
+	if (!check_options(req, diags))
+		return -1;
+	uint8_t key[32];
+	bool use_cache = req->cache && req->dump == DUMP_NONE;
+	if (use_cache) {
+		compute_key(req, key);
+		void *payload;
+		size_t len;
+		if (cache_get(req->cache, key, &payload, &len)) {
+			int rc = kernel_blob_decode(payload, len, out);
+			free(payload);
+			if (rc == 0) {
+				out->from_cache = true;
+				out->t_total = now_seconds() - t0;
+				return 0;
+			}
+		}
+	}
+	Compilation c;
+	compilation_init(&c, req, diags);
+	char *ice_msg = NULL;
+	int rc = ice_protect(run_stages, &c, &ice_msg);
+	if (rc != 0) {
+		SrcLoc none = {0};
+		diag_error(diags, none, "%s", ice_msg);
+		free(ice_msg);
+	}
+	bool ok = rc == 0 && diags->nerrors == 0;
+	if (ok && c.tir && !check_resources(req, c.tir, c.tp, diags))
+		ok = false;
+	if (ok && dump_text && c.dump) {
+		*dump_text = c.dump;
+		c.dump = NULL;
+	}
+	if (ok && (req->dump == DUMP_NONE || req->dump == DUMP_CUBIN)) {
+		fill_result(&c, out);
+		c.emitted.binary = NULL;
+		out->t_total = now_seconds() - t0;
+		if (use_cache) {
+			size_t len;
+			void *blob = kernel_blob_encode(out, &len);
+			cache_put(req->cache, key, blob, len);
+			free(blob);
+		}
+	}
+	free(c.dump);
+	emit_result_free(&c.emitted);
+	arena_free(&c.arena);
+	return ok ? 0 : -1;
+}
+
+void compiled_kernel_free(CompiledKernel *k)
+{
+	if (!k)
+		return;
+	free(k->args);
+	free(k->binary);
+	memset(k, 0, sizeof *k);
+}
+
+int source_list_kernels(SourceModule *m, DiagSink *diags, KernelInfo **out)
+{
+	SemaCtx sc = {0};
+	sc.arena = &m->arena;
+	sc.names = &m->names;
+	sc.diags = diags;
+	sc.load_module = source_find_import;
+	sc.loader_user = m;
+	return sema_list_kernels(&sc, m->ast, out);
+}

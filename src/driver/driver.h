@@ -1,0 +1,96 @@
+/* driver.h: the compile pipeline as a table, and what it hands the runtime.
+ *
+ *   parse -> sema -> verify -> layout_assign -> verify -> lower -> verify -> emit
+ *
+ * The driver (src/driver/compile.c) owns one arena per compilation, runs the
+ * stages in order under an ice_protect boundary, checks the disk cache, and
+ * returns a CompiledKernel: the binary (ELF object / cubin) plus the metadata
+ * the launcher needs. Nothing in a CompiledKernel points into the arena.
+ */
+#ifndef TILE_DRIVER_H
+#define TILE_DRIVER_H
+
+#include "codegen/emit.h"
+#include "ir/target.h"
+#include "sema/sema.h"
+
+/* A parsed source file and the modules it imports (kept by the context so
+ * several kernels of one file compile without re-reading it). */
+typedef struct SourceModule {
+	Arena arena;
+	Interner names;
+	SrcFile file;
+	Module *ast;
+	char *dir;       /* directory of the file, for `import other` */
+	uint8_t closure_hash[32]; /* hash of this file's text and every module it imports */
+	VEC(struct SourceModule *) imports;
+} SourceModule;
+
+/* The runtime parameter list of a compiled kernel (its launch ABI). */
+typedef struct KernelArgDesc {
+	char name[64];
+	uint8_t dt;   /* DType; DT_PTR for pointers */
+	uint8_t elem; /* pointee dtype for pointers */
+	uint8_t spec; /* SPEC_* assumed by the code: the launcher checks it */
+} KernelArgDesc;
+
+typedef struct CompiledKernel {
+	char name[128];
+	TargetDesc target;
+	int num_warps;
+	int threads;       /* num_warps * lanes_per_warp */
+	int smem_bytes;
+	int nargs;
+	KernelArgDesc *args;
+	void *binary;
+	size_t binary_len;
+	bool from_cache;
+	/* timings of the stages that ran (seconds), for --time and the benchmarks */
+	double t_parse, t_sema, t_layout, t_lower, t_codegen, t_total;
+} CompiledKernel;
+
+/* Which intermediate form to print instead of (or as well as) compiling. */
+typedef enum {
+	DUMP_NONE, DUMP_AST, DUMP_TIR, DUMP_LAYOUT, DUMP_THREAD, DUMP_LLVM, DUMP_ASM,
+	DUMP_CUDA, DUMP_PTX, DUMP_CUBIN,
+} DumpKind;
+
+typedef struct CompileRequest {
+	SourceModule *src;
+	const char *kernel;
+	const SpecArg *args;
+	int nargs;
+	TargetDesc target;
+	CompileOptions opts;
+	DumpKind dump;      /* when set, *dump_text receives the form and compilation stops there */
+	struct Cache *cache; /* may be NULL: no caching */
+} CompileRequest;
+
+/* Parses a file (or an in-memory source with a display name). Diagnostics go
+ * to `diags`; returns NULL on a syntax error. */
+SourceModule *source_load_file(const char *path, DiagSink *diags);
+SourceModule *source_load_text(const char *name, const char *text, size_t len, DiagSink *diags);
+void source_free(SourceModule *m);
+
+/* Compiles one specialization. Returns 0 and fills *out, or -1 with
+ * diagnostics (user errors) or an "internal compiler error" diagnostic. */
+int compile_kernel(const CompileRequest *req, DiagSink *diags, CompiledKernel *out,
+		   char **dump_text);
+void compiled_kernel_free(CompiledKernel *k);
+
+/* Parses a Triton signature string ("*fp32:16,*fp32:16,i32,1024") against
+ * the kernel's parameters into SpecArgs (constexpr entries are constants). */
+int parse_signature(const char *sig, const KernelInfo *k, Arena *a, SpecArg **out, int *nout,
+		    char *err, size_t errlen);
+
+/* A Python literal as a constant: 12, 0x10, 0.5, True, None, "s", 'relu',
+ * tl.float16. Used for signature entries and `tile run NAME=VALUE`. */
+bool parse_const_literal(const char *text, Arena *a, ConstVal *out);
+
+/* The ModuleLoader given to sema (user = the root SourceModule). */
+Module *source_find_import(void *user, const Module *importer, const char *name, SrcLoc loc);
+
+/* The kernels of a loaded file (uses a scratch SemaCtx; arena = the module's). */
+int source_list_kernels(SourceModule *m, DiagSink *diags, KernelInfo **out);
+
+#endif

@@ -1,0 +1,181 @@
+/* signature.c: Triton-style signature strings, one entry per kernel parameter.
+ *
+ *   "*fp32:16,*fp32:16,i32,1024"
+ *
+ * A runtime entry is a type: `*DTYPE` for a pointer, `DTYPE` for a scalar,
+ * optionally followed by `:16` (pointer 16-byte aligned / integer divisible by
+ * 16) or `:1` (integer equal to 1). Any other entry is a constant: an integer,
+ * a float, True/False, None, a quoted string or a dtype (`tl.float16`). A
+ * constexpr parameter must be given a constant; a runtime parameter given a
+ * constant is specialized to it (as Triton does for None and for 1). Missing
+ * trailing entries fall back to the parameters' defaults (sema fills them).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "driver/driver.h"
+
+static char *trim(char *s)
+{
+	while (isspace((unsigned char)*s))
+		s++;
+	char *e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = 0;
+	return s;
+}
+
+/* Splits at top-level commas (commas inside quotes stay). */
+static int split_entries(char *s, char **out, int max)
+{
+	int n = 0;
+	char quote = 0;
+	out[n++] = s;
+	for (char *p = s; *p; p++) {
+		if (quote) {
+			if (*p == quote)
+				quote = 0;
+		} else if (*p == '"' || *p == '\'') {
+			quote = *p;
+		} else if (*p == ',') {
+			if (n == max)
+				return -1;
+			*p = 0;
+			out[n++] = p + 1;
+		}
+	}
+	return n;
+}
+
+static bool parse_dtype_word(const char *w, DType *dt)
+{
+	if (strncmp(w, "tl.", 3) == 0)
+		w += 3;
+	else if (strncmp(w, "triton.language.", 16) == 0)
+		w += 16;
+	return dtype_from_name(w, dt) && *dt != DT_PTR && *dt != DT_VOID;
+}
+
+/* A Python-literal constant. Returns false if the entry is not one. */
+bool parse_const_literal(const char *e, Arena *a, ConstVal *cv)
+{
+	memset(cv, 0, sizeof *cv);
+	size_t n = strlen(e);
+	if (strcmp(e, "None") == 0) {
+		cv->kind = CV_NONE;
+		return true;
+	}
+	if (strcmp(e, "True") == 0 || strcmp(e, "False") == 0) {
+		cv->kind = CV_BOOL;
+		cv->i = e[0] == 'T';
+		return true;
+	}
+	if (n >= 2 && (e[0] == '"' || e[0] == '\'') && e[n - 1] == e[0]) {
+		cv->kind = CV_STR;
+		cv->s = arena_strndup(a, e + 1, n - 2);
+		return true;
+	}
+	if (strncmp(e, "tl.", 3) == 0 || strncmp(e, "triton.language.", 16) == 0) {
+		cv->kind = CV_DTYPE;
+		return parse_dtype_word(e, &cv->dtype);
+	}
+	char *end;
+	errno = 0;
+	long long iv = strtoll(e, &end, 0);
+	if (*e && *end == 0) {
+		if (errno == ERANGE)
+			return false;
+		cv->kind = CV_INT;
+		cv->i = iv;
+		return true;
+	}
+	double fv = strtod(e, &end);
+	if (*e && *end == 0) {
+		cv->kind = CV_FLOAT;
+		cv->f = fv;
+		return true;
+	}
+	return false;
+}
+
+/* `*fp32:16`, `i32`, `i64:1` ... Returns false if the entry is not a type. */
+static bool parse_type_entry(char *e, SpecArg *out)
+{
+	char *colon = strchr(e, ':');
+	int spec = SPEC_NONE;
+	if (colon) {
+		*colon = 0;
+		const char *sp = trim(colon + 1);
+		if (strcmp(sp, "16") == 0)
+			spec = SPEC_DIV16;
+		else if (strcmp(sp, "1") == 0)
+			spec = SPEC_EQ1;
+		else
+			return false;
+	}
+	e = trim(e);
+	bool is_ptr = e[0] == '*';
+	DType dt;
+	if (!parse_dtype_word(is_ptr ? trim(e + 1) : e, &dt))
+		return false;
+	memset(out, 0, sizeof *out);
+	out->ty = is_ptr ? type_ptr(dt) : type_scalar(dt);
+	out->spec = spec;
+	if (is_ptr && spec == SPEC_EQ1)
+		return false;
+	if (!is_ptr && spec && !dtype_is_int(dt))
+		return false;
+	return true;
+}
+
+int parse_signature(const char *sig, const KernelInfo *k, Arena *a, SpecArg **out, int *nout,
+		    char *err, size_t errlen)
+{
+	enum { MAX_ENTRIES = 256 };
+	char *entries[MAX_ENTRIES];
+	char *copy = arena_strdup(a, sig ? sig : "");
+	int n = 0;
+	if (*trim(copy))
+		n = split_entries(copy, entries, MAX_ENTRIES);
+	if (n < 0 || n > k->nparams) {
+		snprintf(err, errlen, "signature has %d entries but kernel '%s' has %d parameters",
+			 n < 0 ? MAX_ENTRIES : n, k->name, k->nparams);
+		return -1;
+	}
+	SpecArg *args = ARENA_NEWN(a, SpecArg, k->nparams > 0 ? k->nparams : 1);
+	for (int i = 0; i < n; i++) {
+		const KernelParamInfo *p = &k->params[i];
+		char *e = trim(entries[i]);
+		if (!*e) {
+			snprintf(err, errlen, "signature entry %d (parameter '%s') is empty", i + 1,
+				 p->name);
+			return -1;
+		}
+		char typebuf[64];
+		snprintf(typebuf, sizeof typebuf, "%s", e);
+		if (!p->is_constexpr && parse_type_entry(typebuf, &args[i]))
+			continue;
+		if (!parse_const_literal(e, a, &args[i].cval)) {
+			snprintf(err, errlen,
+				 p->is_constexpr
+					 ? "signature entry '%s' for constexpr parameter '%s' is not a constant"
+					 : "signature entry '%s' for parameter '%s' is neither a type (like *fp32:16 or i32) nor a constant",
+				 e, p->name);
+			return -1;
+		}
+		args[i].is_const = true;
+	}
+	for (int i = n; i < k->nparams; i++) {
+		if (!k->params[i].has_default) {
+			snprintf(err, errlen, "signature gives no entry for parameter '%s' of '%s'",
+				 k->params[i].name, k->name);
+			return -1;
+		}
+	}
+	*out = args;
+	*nout = n;
+	return 0;
+}

@@ -1,0 +1,35 @@
+/* target.h: the one description of a compilation target. Every limit and
+ * capability check reads it (lessons.md, "Portability"): layout choice, the
+ * lowering of dots, the pre-launch resource checks and the emitters. */
+#ifndef TILE_TARGET_H
+#define TILE_TARGET_H
+
+#include <stdbool.h>
+
+typedef enum { TARGET_CPU, TARGET_CUDA, TARGET_HIP } TargetKind;
+
+typedef struct TargetDesc {
+	TargetKind kind;
+	char name[24];          /* "cpu", "sm_80", "sm_90a", "gfx90a" */
+	int arch;               /* 80, 90 for CUDA; 0 for CPU */
+	int lanes_per_warp;     /* 32 on NVIDIA and in CUDA emulation; SIMD width on the native CPU */
+	int max_threads;        /* per program instance (block) */
+	int max_shared_bytes;   /* per program instance */
+	bool emulate;           /* CPU target executing GPU-shaped layouts (--emulate=cuda) */
+	bool has_mma_sync;      /* mma.sync m16n8k16 (sm_80+, and its lane-exact emulation) */
+	bool has_ldmatrix;
+	bool has_cp_async;
+} TargetDesc;
+
+/* Options that change the generated code (all are part of the cache key). */
+typedef struct CompileOptions {
+	int num_warps;  /* threads per program = num_warps * lanes_per_warp */
+	int num_stages; /* software pipelining depth for loops feeding tl.dot (1 = off) */
+	bool debug;     /* keep device_assert, verify after every pass */
+} CompileOptions;
+
+/* Fill `t` for a named target: "cpu", "cuda-emu" (CPU running 32-lane warps),
+ * "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", ... Returns false if unknown. */
+bool target_from_name(const char *name, TargetDesc *t);
+
+#endif

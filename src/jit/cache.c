@@ -1,0 +1,543 @@
+/* cache.c: the on-disk kernel cache (see cache.h for the format and rules).
+ * Every failure here degrades to "no cache"; nothing is fatal. */
+#include "jit/cache.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char magic[8] = {'T', 'I', 'L', 'E', 'C', 'A', 'C', 'H'};
+
+enum { TMP_STALE_SECONDS = 3600 };
+#define TMP_PREFIX ".tmp."
+
+/* ---- keys ------------------------------------------------------------------------- */
+
+static void put_le(uint8_t *p, uint64_t v, int n)
+{
+	for (int i = 0; i < n; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t get_le(const uint8_t *p, int n)
+{
+	uint64_t v = 0;
+	for (int i = 0; i < n; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	return v;
+}
+
+void cache_key_begin(CacheKey *k)
+{
+	sha256_init(&k->sha);
+	sha256_update(&k->sha, "tile-cache-key", 14);
+}
+
+static void key_field(CacheKey *k, uint8_t tag, const void *p, size_t n)
+{
+	uint8_t hdr[9];
+	hdr[0] = tag;
+	put_le(hdr + 1, n, 8);
+	sha256_update(&k->sha, hdr, sizeof hdr);
+	if (n)
+		sha256_update(&k->sha, p, n);
+}
+
+void cache_key_add_bytes(CacheKey *k, const void *p, size_t n) { key_field(k, 'b', p, n); }
+
+void cache_key_add_str(CacheKey *k, const char *s)
+{
+	if (s)
+		key_field(k, 's', s, strlen(s));
+	else
+		key_field(k, 'n', NULL, 0);
+}
+
+void cache_key_add_u64(CacheKey *k, uint64_t v)
+{
+	uint8_t b[8];
+	put_le(b, v, 8);
+	key_field(k, 'u', b, 8);
+}
+
+void cache_key_end(CacheKey *k, uint8_t key[32]) { sha256_final(&k->sha, key); }
+
+/* ---- warnings ---------------------------------------------------------------------- */
+
+static void warn_dir(Cache *c, const char *dir, const char *reason)
+{
+	c->enabled = false;
+	if (c->warned_dir || !c->diags)
+		return;
+	c->warned_dir = true;
+	diag_emit(c->diags, DIAG_WARNING, (SrcLoc){0},
+	          "cannot write cache directory %s: %s; compiling without a cache", dir, reason);
+}
+
+static void warn_damaged(Cache *c, const char *path, const char *name)
+{
+	for (size_t i = 0; i < c->warned.len; i++)
+		if (strcmp(c->warned.data[i], name) == 0)
+			return;
+	vec_push(&c->warned, xstrdup(name));
+	if (c->diags)
+		diag_emit(c->diags, DIAG_WARNING, (SrcLoc){0},
+		          "cache entry %s is damaged; rebuilding", path);
+}
+
+/* ---- open / close ----------------------------------------------------------------- */
+
+/* mkdir -p; 0 or -1 with errno. */
+static int mkdir_p(const char *path)
+{
+	char *p = xstrdup(path);
+	int r = 0;
+	for (char *s = p + 1;; s++) {
+		if (*s != '/' && *s != 0)
+			continue;
+		char saved = *s;
+		*s = 0;
+		if (mkdir(p, 0755) != 0 && errno != EEXIST) {
+			r = -1;
+			break;
+		}
+		*s = saved;
+		if (!saved)
+			break;
+	}
+	int e = errno;
+	free(p);
+	if (r == 0) {
+		struct stat st;
+		if (stat(path, &st) != 0)
+			return -1;
+		if (!S_ISDIR(st.st_mode)) {
+			errno = ENOTDIR;
+			return -1;
+		}
+	} else {
+		errno = e;
+	}
+	return r;
+}
+
+static char *default_dir(void)
+{
+	const char *e = getenv("TILE_CACHE_DIR");
+	if (e && *e)
+		return xstrdup(e);
+	StrBuf b = {0};
+	e = getenv("XDG_CACHE_HOME");
+	if (e && *e) {
+		sb_printf(&b, "%s/tile", e);
+		return sb_take(&b);
+	}
+	e = getenv("HOME");
+	if (!e || !*e) {
+		struct passwd *pw = getpwuid(getuid());
+		e = pw ? pw->pw_dir : NULL;
+	}
+	if (!e || !*e)
+		return NULL;
+	sb_printf(&b, "%s/.cache/tile", e);
+	return sb_take(&b);
+}
+
+static uint64_t parse_size(const char *s, uint64_t dflt)
+{
+	if (!s || !*s)
+		return dflt;
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return dflt;
+	switch (*end) {
+	case 'k':
+	case 'K':
+		v <<= 10;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		v <<= 20;
+		end++;
+		break;
+	case 'g':
+	case 'G':
+		v <<= 30;
+		end++;
+		break;
+	default: break;
+	}
+	if (*end == 'i')
+		end++;
+	if (*end == 'B' || *end == 'b')
+		end++;
+	return *end ? dflt : (uint64_t)v;
+}
+
+void cache_open(Cache *c, const char *dir_or_null, DiagSink *diags)
+{
+	memset(c, 0, sizeof *c);
+	c->diags = diags;
+	c->max_bytes = parse_size(getenv("TILE_CACHE_MAX_BYTES"), (uint64_t)1 << 30);
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	c->rng = (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ull ^ (uint64_t)ts.tv_sec ^
+	         (uint64_t)getpid() << 32 ^ (uint64_t)(uintptr_t)c;
+	if (!c->rng)
+		c->rng = 1;
+	c->dir = dir_or_null && *dir_or_null ? xstrdup(dir_or_null) : default_dir();
+	if (!c->dir) {
+		warn_dir(c, "~/.cache/tile", "HOME is not set");
+		return;
+	}
+	size_t n = strlen(c->dir);
+	while (n > 1 && c->dir[n - 1] == '/')
+		c->dir[--n] = 0;
+	if (mkdir_p(c->dir) != 0) {
+		warn_dir(c, c->dir, strerror(errno));
+		return;
+	}
+	if (access(c->dir, W_OK | X_OK) != 0) {
+		warn_dir(c, c->dir, strerror(errno));
+		return;
+	}
+	c->enabled = true;
+}
+
+void cache_close(Cache *c)
+{
+	for (size_t i = 0; i < c->warned.len; i++)
+		free(c->warned.data[i]);
+	vec_free(&c->warned);
+	free(c->dir);
+	c->dir = NULL;
+	c->enabled = false;
+}
+
+bool cache_entry_path(const Cache *c, const uint8_t key[32], char *buf, size_t cap)
+{
+	if (!c->dir)
+		return false;
+	char hex[65];
+	sha256_hex(key, hex);
+	int n = snprintf(buf, cap, "%s/%s.tc", c->dir, hex);
+	return n > 0 && (size_t)n < cap;
+}
+
+static char *entry_path(const Cache *c, const uint8_t key[32])
+{
+	size_t cap = strlen(c->dir) + 72;
+	char *p = xmalloc(cap);
+	cache_entry_path(c, key, p, cap);
+	return p;
+}
+
+/* ---- get --------------------------------------------------------------------------- */
+
+static bool read_all(int fd, void *buf, size_t n)
+{
+	char *p = buf;
+	while (n) {
+		ssize_t r = read(fd, p, n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return false;
+		p += r;
+		n -= (size_t)r;
+	}
+	return true;
+}
+
+/* 1 = valid (payload returned), 0 = absent or another format version,
+ * -1 = damaged. */
+static int read_entry(const char *path, void **payload, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	struct stat st;
+	uint8_t hdr[CACHE_HEADER_SIZE];
+	int r = -1;
+	void *buf = NULL;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < CACHE_HEADER_SIZE ||
+	    !read_all(fd, hdr, sizeof hdr) || memcmp(hdr, magic, 8) != 0)
+		goto out;
+	if (get_le(hdr + 8, 4) != CACHE_FORMAT_VERSION) {
+		r = 0; /* written by another version of tile: a plain miss */
+		goto out;
+	}
+	uint64_t n = get_le(hdr + 12, 8);
+	if (n != (uint64_t)st.st_size - CACHE_HEADER_SIZE)
+		goto out;
+	buf = malloc(n ? (size_t)n : 1);
+	if (!buf || !read_all(fd, buf, (size_t)n))
+		goto out;
+	uint8_t sum[32];
+	sha256(buf, (size_t)n, sum);
+	if (memcmp(sum, hdr + 20, 32) != 0)
+		goto out;
+	*payload = buf;
+	*len = (size_t)n;
+	buf = NULL;
+	r = 1;
+out:
+	free(buf);
+	close(fd);
+	return r;
+}
+
+bool cache_get(Cache *c, const uint8_t key[32], void **payload, size_t *len)
+{
+	*payload = NULL;
+	*len = 0;
+	if (!c->enabled) {
+		c->misses++;
+		return false;
+	}
+	char *path = entry_path(c, key);
+	int r = read_entry(path, payload, len);
+	if (r < 0) {
+		warn_damaged(c, path, strrchr(path, '/') + 1);
+		unlink(path);
+	} else if (r > 0) {
+		utimensat(AT_FDCWD, path, NULL, 0); /* refresh for LRU eviction */
+	}
+	free(path);
+	if (r > 0)
+		c->hits++;
+	else
+		c->misses++;
+	return r > 0;
+}
+
+/* ---- put ---------------------------------------------------------------------------- */
+
+static uint64_t next_random(Cache *c)
+{
+	uint64_t x = c->rng; /* xorshift64 */
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	c->rng = x;
+	return x;
+}
+
+static bool write_all(int fd, const void *buf, size_t n)
+{
+	const char *p = buf;
+	while (n) {
+		ssize_t r = write(fd, p, n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			if (r == 0)
+				errno = ENOSPC;
+			return false;
+		}
+		p += r;
+		n -= (size_t)r;
+	}
+	return true;
+}
+
+static void evict(Cache *c, const char *keep);
+
+bool cache_put(Cache *c, const uint8_t key[32], const void *payload, size_t len)
+{
+	if (!c->enabled)
+		return false;
+	uint8_t hdr[CACHE_HEADER_SIZE];
+	memcpy(hdr, magic, 8);
+	put_le(hdr + 8, CACHE_FORMAT_VERSION, 4);
+	put_le(hdr + 12, len, 8);
+	sha256(payload, len, hdr + 20);
+
+	StrBuf tmp = {0};
+	sb_printf(&tmp, "%s/" TMP_PREFIX "%ld.%016llx.%u", c->dir, (long)getpid(),
+	          (unsigned long long)next_random(c), c->counter++);
+	char *path = entry_path(c, key);
+	bool ok = false;
+	int fd = open(tmp.s, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		warn_dir(c, c->dir, strerror(errno));
+		goto out;
+	}
+	ok = write_all(fd, hdr, sizeof hdr) && (len == 0 || write_all(fd, payload, len));
+	int e = errno;
+	if (close(fd) != 0 && ok) {
+		ok = false;
+		e = errno;
+	}
+	if (ok && rename(tmp.s, path) != 0) {
+		ok = false;
+		e = errno;
+	}
+	if (!ok) {
+		unlink(tmp.s);
+		if (e == ENOSPC || e == EDQUOT || e == EROFS || e == EACCES || e == EPERM)
+			warn_dir(c, c->dir, strerror(e));
+		goto out;
+	}
+	c->puts++;
+	if (c->max_bytes)
+		evict(c, strrchr(path, '/') + 1);
+out:
+	free(path);
+	sb_free(&tmp);
+	return ok;
+}
+
+/* ---- listing, eviction, clearing ---------------------------------------------------- */
+
+typedef struct Entry {
+	char *name;
+	uint64_t bytes;
+	double mtime;
+} Entry;
+
+typedef VEC(Entry) Entries;
+
+static bool is_entry_name(const char *n)
+{
+	size_t l = strlen(n);
+	return l > 3 && strcmp(n + l - 3, ".tc") == 0 && n[0] != '.';
+}
+
+/* Reads the entries (and, with tmps, the temporary files) of the directory. */
+static int scan(Cache *c, Entries *out, bool tmps)
+{
+	if (!c->dir)
+		return -1;
+	DIR *d = opendir(c->dir);
+	if (!d)
+		return -1;
+	struct dirent *de;
+	StrBuf p = {0};
+	while ((de = readdir(d))) {
+		bool tmp = strncmp(de->d_name, TMP_PREFIX, strlen(TMP_PREFIX)) == 0;
+		if (!is_entry_name(de->d_name) && !(tmps && tmp))
+			continue;
+		p.len = 0;
+		sb_printf(&p, "%s/%s", c->dir, de->d_name);
+		struct stat st;
+		if (lstat(p.s, &st) != 0 || !S_ISREG(st.st_mode))
+			continue;
+		Entry e = {xstrdup(de->d_name), (uint64_t)st.st_size,
+		           (double)st.st_mtim.tv_sec + (double)st.st_mtim.tv_nsec * 1e-9};
+		vec_push(out, e);
+	}
+	sb_free(&p);
+	closedir(d);
+	return 0;
+}
+
+static void entries_free(Entries *es)
+{
+	for (size_t i = 0; i < es->len; i++)
+		free(es->data[i].name);
+	vec_free(es);
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(((const Entry *)a)->name, ((const Entry *)b)->name);
+}
+
+static int by_age(const void *a, const void *b)
+{
+	const Entry *x = a, *y = b;
+	if (x->mtime != y->mtime)
+		return x->mtime < y->mtime ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static bool remove_named(Cache *c, const char *name)
+{
+	StrBuf p = {0};
+	sb_printf(&p, "%s/%s", c->dir, name);
+	bool ok = unlink(p.s) == 0 || errno == ENOENT;
+	sb_free(&p);
+	return ok;
+}
+
+static void evict(Cache *c, const char *keep)
+{
+	Entries es = {0};
+	if (scan(c, &es, false) != 0)
+		return;
+	uint64_t total = 0;
+	for (size_t i = 0; i < es.len; i++)
+		total += es.data[i].bytes;
+	if (total > c->max_bytes) {
+		uint64_t target = c->max_bytes / 10 * 9;
+		qsort(es.data, es.len, sizeof *es.data, by_age);
+		for (size_t i = 0; i < es.len && total > target; i++) {
+			if (strcmp(es.data[i].name, keep) == 0)
+				continue;
+			if (remove_named(c, es.data[i].name)) {
+				total -= es.data[i].bytes;
+				c->evictions++;
+			}
+		}
+	}
+	entries_free(&es);
+}
+
+int64_t cache_total_bytes(Cache *c)
+{
+	Entries es = {0};
+	if (scan(c, &es, false) != 0)
+		return -1;
+	int64_t total = 0;
+	for (size_t i = 0; i < es.len; i++)
+		total += (int64_t)es.data[i].bytes;
+	entries_free(&es);
+	return total;
+}
+
+int cache_list(Cache *c, void (*fn)(void *user, const char *name, size_t bytes, double mtime),
+               void *user)
+{
+	Entries es = {0};
+	if (scan(c, &es, false) != 0)
+		return -1;
+	if (es.len)
+		qsort(es.data, es.len, sizeof *es.data, by_name);
+	for (size_t i = 0; i < es.len; i++)
+		fn(user, es.data[i].name, (size_t)es.data[i].bytes, es.data[i].mtime);
+	int n = (int)es.len;
+	entries_free(&es);
+	return n;
+}
+
+int cache_clear(Cache *c)
+{
+	Entries es = {0};
+	if (scan(c, &es, true) != 0)
+		return -1;
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	int n = 0;
+	for (size_t i = 0; i < es.len; i++) {
+		const Entry *e = &es.data[i];
+		bool tmp = strncmp(e->name, TMP_PREFIX, strlen(TMP_PREFIX)) == 0;
+		if (tmp && (double)now.tv_sec - e->mtime < TMP_STALE_SECONDS)
+			continue; /* another process may be writing it right now */
+		if (remove_named(c, e->name) && !tmp)
+			n++;
+	}
+	entries_free(&es);
+	return n;
+}

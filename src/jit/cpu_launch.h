@@ -1,0 +1,41 @@
+/* cpu_launch.h: running a grid of program instances on the host CPU.
+ *
+ * A CpuPool is a set of worker threads (pthreads) owned by one context. The
+ * threads are started lazily, by the first launch with more than one program
+ * instance, and sized to the cores. Each worker (and the launching thread,
+ * which takes part) owns a 16-byte-aligned shared-memory buffer, grown when a
+ * kernel needs more; a program instance gets one for its whole run.
+ *
+ * Instances are numbered with x fastest (then y, then z) and handed out in
+ * small chunks through an atomic counter, so a grid of any shape balances.
+ * A grid of one instance runs inline on the calling thread without waking the
+ * workers. Nothing is allocated per launch once the buffers are big enough.
+ *
+ * Concurrency: launches from several threads on one pool are safe. The first
+ * to arrive uses the workers; a launch that finds them busy runs its grid on
+ * its own thread, with a temporary shared-memory buffer.
+ */
+#ifndef TILE_JIT_CPU_LAUNCH_H
+#define TILE_JIT_CPU_LAUNCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The CPU launch ABI (codegen/emit.h): one program instance. */
+typedef void (*CpuKernelFn)(void **args, const int32_t pid[3], const int32_t nprog[3], void *smem,
+                            void *rt);
+
+typedef struct CpuPool CpuPool;
+
+/* nthreads: total threads including the caller; 0 = the number of cores.
+ * Returns NULL only when out of memory (no thread is started here). */
+CpuPool *cpu_pool_create(int nthreads);
+void cpu_pool_destroy(CpuPool *p); /* NULL: no-op; joins the workers */
+int cpu_pool_threads(const CpuPool *p);
+
+/* Runs fn over grid[0] x grid[1] x grid[2] instances and returns when all have
+ * run. Returns 0, -1 if a dimension exceeds INT32_MAX, or -2 when out of memory. */
+int cpu_launch(CpuPool *p, CpuKernelFn fn, void **args, const uint32_t grid[3], size_t smem_bytes,
+               void *rt);
+
+#endif

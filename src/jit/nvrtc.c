@@ -1,0 +1,188 @@
+/* nvrtc.c: dlopen of libnvrtc and one-call compilation (see nvrtc.h). */
+#include "jit/nvrtc.h"
+
+#include <dlfcn.h>
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/util.h"
+
+static void *open_path(const char *path)
+{
+	return dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+}
+
+/* Tries the names the dynamic linker knows, then the toolkit's default
+ * location (newest soname first: glob sorts, so walk backwards). */
+static void *open_any(char *path, size_t pathlen)
+{
+	static const char *const names[] = {
+	        "libnvrtc.so",      "libnvrtc.so.13", "libnvrtc.so.12",
+	        "libnvrtc.so.11.2", "libnvrtc.so.11",
+	};
+	for (size_t i = 0; i < COUNTOF(names); i++) {
+		void *h = open_path(names[i]);
+		if (h) {
+			snprintf(path, pathlen, "%s", names[i]);
+			return h;
+		}
+	}
+	glob_t g;
+	void *h = NULL;
+	if (glob("/usr/local/cuda/lib64/libnvrtc.so*", 0, NULL, &g) == 0) {
+		for (size_t i = g.gl_pathc; i-- > 0 && !h;) {
+			if (strstr(g.gl_pathv[i], "alt"))
+				continue;
+			h = open_path(g.gl_pathv[i]);
+			if (h)
+				snprintf(path, pathlen, "%s", g.gl_pathv[i]);
+		}
+		globfree(&g);
+	}
+	return h;
+}
+
+static bool resolve(Nvrtc *nv, char *err, size_t errlen)
+{
+	struct {
+		const char *name;
+		void **slot;
+	} syms[] = {
+	        {"nvrtcCreateProgram", (void **)&nv->CreateProgram},
+	        {"nvrtcCompileProgram", (void **)&nv->CompileProgram},
+	        {"nvrtcGetCUBINSize", (void **)&nv->GetCUBINSize},
+	        {"nvrtcGetCUBIN", (void **)&nv->GetCUBIN},
+	        {"nvrtcGetPTXSize", (void **)&nv->GetPTXSize},
+	        {"nvrtcGetPTX", (void **)&nv->GetPTX},
+	        {"nvrtcGetProgramLogSize", (void **)&nv->GetProgramLogSize},
+	        {"nvrtcGetProgramLog", (void **)&nv->GetProgramLog},
+	        {"nvrtcDestroyProgram", (void **)&nv->DestroyProgram},
+	        {"nvrtcVersion", (void **)&nv->Version},
+	        {"nvrtcGetErrorString", (void **)&nv->GetErrorString},
+	};
+	for (size_t i = 0; i < COUNTOF(syms); i++) {
+		*syms[i].slot = dlsym(nv->handle, syms[i].name);
+		if (!*syms[i].slot) {
+			snprintf(err, errlen, "%s lacks %s: it is too old or damaged", nv->path,
+			         syms[i].name);
+			return false;
+		}
+	}
+	return true;
+}
+
+bool nvrtc_open(Nvrtc *nv, char *err, size_t errlen)
+{
+	memset(nv, 0, sizeof *nv);
+	if (errlen)
+		err[0] = 0;
+	nv->handle = open_any(nv->path, sizeof nv->path);
+	if (!nv->handle) {
+		snprintf(err, errlen, "%s", NVRTC_NOT_FOUND_MSG);
+		return false;
+	}
+	if (!resolve(nv, err, errlen) || nv->Version(&nv->major, &nv->minor) != 0) {
+		if (!err[0])
+			snprintf(err, errlen, "%s: nvrtcVersion failed", nv->path);
+		nvrtc_close(nv);
+		return false;
+	}
+	return true;
+}
+
+void nvrtc_close(Nvrtc *nv)
+{
+	if (nv->handle)
+		dlclose(nv->handle);
+	memset(nv, 0, sizeof *nv);
+}
+
+bool nvrtc_version(int *major, int *minor)
+{
+	Nvrtc nv;
+	char err[256] = "";
+	if (!nvrtc_open(&nv, err, sizeof err))
+		return false;
+	*major = nv.major;
+	*minor = nv.minor;
+	nvrtc_close(&nv);
+	return true;
+}
+
+void nvrtc_output_free(NvrtcOutput *o)
+{
+	free(o->code);
+	free(o->log);
+	memset(o, 0, sizeof *o);
+}
+
+static char *take_log(const Nvrtc *nv, NvrtcProgram prog)
+{
+	size_t n = 0;
+	if (nv->GetProgramLogSize(prog, &n) != 0 || n == 0)
+		return xstrdup("");
+	char *log = xmalloc(n + 1);
+	if (nv->GetProgramLog(prog, log) != 0)
+		log[0] = 0;
+	log[n] = 0;
+	return log;
+}
+
+/* Copies the PTX or cubin out of a compiled program. */
+static bool take_code(const Nvrtc *nv, NvrtcProgram prog, bool want_ptx, NvrtcOutput *out,
+                      char *err, size_t errlen)
+{
+	size_t n = 0;
+	NvrtcResult r = want_ptx ? nv->GetPTXSize(prog, &n) : nv->GetCUBINSize(prog, &n);
+	if (r != 0 || n == 0) {
+		snprintf(err, errlen, "nvrtc returned no %s: %s", want_ptx ? "PTX" : "cubin",
+		         r ? nv->GetErrorString(r) : "empty output");
+		return false;
+	}
+	out->code = xmalloc(n + 1);
+	r = want_ptx ? nv->GetPTX(prog, out->code) : nv->GetCUBIN(prog, out->code);
+	if (r != 0) {
+		snprintf(err, errlen, "nvrtc: %s", nv->GetErrorString(r));
+		free(out->code);
+		out->code = NULL;
+		return false;
+	}
+	out->code[n] = 0;
+	out->code_len = want_ptx ? strlen(out->code) : n;
+	return true;
+}
+
+bool nvrtc_compile(const Nvrtc *nv, const char *src, const char *name, int sm,
+                   const char *arch_suffix, bool want_ptx, const char *const *extra_opts,
+                   int nextra, NvrtcOutput *out, char *err, size_t errlen)
+{
+	memset(out, 0, sizeof *out);
+	char arch[64];
+	snprintf(arch, sizeof arch, "--gpu-architecture=%s_%d%s", want_ptx ? "compute" : "sm", sm,
+	         arch_suffix ? arch_suffix : "");
+	/* -w: the source is generated; its warnings are noise in error reports */
+	const char *opts[32] = {arch, "-default-device", "--std=c++17", "-w"};
+	int nopts = 4;
+	for (int i = 0; i < nextra && nopts < (int)COUNTOF(opts); i++)
+		opts[nopts++] = extra_opts[i];
+
+	NvrtcProgram prog = NULL;
+	NvrtcResult r = nv->CreateProgram(&prog, src, name, 0, NULL, NULL);
+	if (r != 0) {
+		snprintf(err, errlen, "nvrtcCreateProgram: %s", nv->GetErrorString(r));
+		return false;
+	}
+	double t0 = now_seconds();
+	r = nv->CompileProgram(prog, nopts, opts);
+	out->seconds = now_seconds() - t0;
+	out->log = take_log(nv, prog);
+	bool ok = false;
+	if (r != 0)
+		snprintf(err, errlen, "nvrtc: %s", nv->GetErrorString(r));
+	else
+		ok = take_code(nv, prog, want_ptx, out, err, errlen);
+	nv->DestroyProgram(&prog);
+	return ok;
+}

@@ -1,0 +1,76 @@
+/* nvrtc.h: libnvrtc (the CUDA runtime compiler), loaded with dlopen.
+ *
+ * libtile never links against the CUDA toolkit: the few nvrtc types and
+ * entry points it needs are declared here and resolved at run time, so the
+ * library builds, and runs on the CPU, with no CUDA installed.
+ *
+ * Search order: libnvrtc.so, libnvrtc.so.13, .12, .11 (the dynamic linker's
+ * path, LD_LIBRARY_PATH included), then /usr/local/cuda/lib64/libnvrtc.so*.
+ * The library is opened with RTLD_NODELETE, so nvrtc_close() followed by a
+ * later nvrtc_open() is cheap (the code stays mapped; no mutable globals).
+ *
+ * Thread safety: an Nvrtc is used by one thread at a time; nvrtc itself
+ * allows concurrent compilations of different programs, so each compiling
+ * thread opens its own Nvrtc.
+ */
+#ifndef TILE_NVRTC_H
+#define TILE_NVRTC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef int NvrtcResult; /* nvrtcResult; 0 = NVRTC_SUCCESS */
+typedef struct NvrtcProgram_ *NvrtcProgram;
+
+typedef struct Nvrtc {
+	void *handle;     /* dlopen handle */
+	char path[256];   /* the library that was loaded */
+	int major, minor; /* nvrtcVersion() */
+	NvrtcResult (*CreateProgram)(NvrtcProgram *prog, const char *src, const char *name,
+	                             int nheaders, const char *const *headers,
+	                             const char *const *include_names);
+	NvrtcResult (*CompileProgram)(NvrtcProgram prog, int nopts, const char *const *opts);
+	NvrtcResult (*GetCUBINSize)(NvrtcProgram prog, size_t *n);
+	NvrtcResult (*GetCUBIN)(NvrtcProgram prog, char *cubin);
+	NvrtcResult (*GetPTXSize)(NvrtcProgram prog, size_t *n);
+	NvrtcResult (*GetPTX)(NvrtcProgram prog, char *ptx);
+	NvrtcResult (*GetProgramLogSize)(NvrtcProgram prog, size_t *n);
+	NvrtcResult (*GetProgramLog)(NvrtcProgram prog, char *log);
+	NvrtcResult (*DestroyProgram)(NvrtcProgram *prog);
+	NvrtcResult (*Version)(int *major, int *minor);
+	const char *(*GetErrorString)(NvrtcResult r);
+} Nvrtc;
+
+/* The message used when no libnvrtc can be loaded. */
+#define NVRTC_NOT_FOUND_MSG                                                                        \
+	"libnvrtc not found: install the CUDA toolkit's nvrtc (libnvrtc.so) or put it on "         \
+	"LD_LIBRARY_PATH"
+
+/* Loads libnvrtc and resolves its entry points. On failure returns false with
+ * a one-sentence reason in err (NVRTC_NOT_FOUND_MSG when nothing was found). */
+bool nvrtc_open(Nvrtc *nv, char *err, size_t errlen);
+void nvrtc_close(Nvrtc *nv); /* no-op on a zeroed or closed Nvrtc */
+
+/* The version of the libnvrtc that nvrtc_open would load (for `tile
+ * --version` and the cache key). False when there is none. */
+bool nvrtc_version(int *major, int *minor);
+
+/* The outcome of one compilation. */
+typedef struct NvrtcOutput {
+	char *code;      /* cubin (binary) or PTX (NUL-terminated), heap; NULL on failure */
+	size_t code_len; /* bytes of the cubin; strlen for PTX */
+	char *log;       /* nvrtc's log (heap, possibly empty), or NULL */
+	double seconds;  /* time spent in nvrtcCompileProgram */
+} NvrtcOutput;
+
+/* Compiles CUDA C `src` (whose main file is shown as `name` in the log) for
+ * arch `sm` (80, 86, 89, 90, ...; `arch_suffix` "a" for sm_90a, or "").
+ * want_ptx: PTX for compute_XX, else a cubin for sm_XX. `extra_opts` (may be
+ * NULL) are appended to the fixed options. Returns false and sets err on
+ * failure; out->log holds the compile log when there is one. */
+bool nvrtc_compile(const Nvrtc *nv, const char *src, const char *name, int sm,
+                   const char *arch_suffix, bool want_ptx, const char *const *extra_opts,
+                   int nextra, NvrtcOutput *out, char *err, size_t errlen);
+void nvrtc_output_free(NvrtcOutput *o);
+
+#endif

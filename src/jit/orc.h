@@ -1,0 +1,66 @@
+/* orc.h: loading compiled CPU kernels (ELF objects from emit_llvm) into an
+ * ORC LLJIT, and the runtime hooks that JIT'd kernels call.
+ *
+ * One OrcJit per tile context. Every orc_load gets its own JITDylib, so the
+ * same kernel name can be loaded any number of times (two specializations of
+ * one kernel, or a reload after the cache was cleared). With LLVM 14 the C API
+ * cannot look a symbol up in any JITDylib but the main one, so each load gets
+ * its own small LLJIT instance (about 0.2 ms to create) whose main JITDylib
+ * holds that object alone; the code lives until orc_destroy.
+ *
+ * Symbols the objects may reference: the runtime hooks below and the libm /
+ * libc functions the emitter calls (expf, tanhf, memcpy, ...), defined as
+ * absolute symbols with their addresses in this process, so they resolve even
+ * when libtile is linked statically and nothing exports them; anything else
+ * falls back to the process's dynamic symbol table.
+ *
+ * Thread safety: orc_load and orc_destroy are serialized by a mutex inside
+ * the OrcJit; a returned function may be called from any thread.
+ */
+#ifndef TILE_JIT_ORC_H
+#define TILE_JIT_ORC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct OrcJit OrcJit;
+
+/* NULL on failure with a message in err[0..n). */
+OrcJit *orc_create(char *err, size_t n);
+void orc_destroy(OrcJit *j); /* NULL: no-op */
+/* Copies obj[0..len), links it, and returns the address of `symbol`, or NULL
+ * with a message in err. */
+void *orc_load(OrcJit *j, const void *obj, size_t len, const char *symbol, char *err, size_t n);
+
+/* ---- runtime hooks --------------------------------------------------------------
+ * The kernel's hidden last parameter `rt` (see codegen/emit.h) points at one of
+ * these, owned by the launcher; it may be NULL (prints go nowhere, asserts are
+ * not recorded). Kernels call the hooks concurrently from every worker thread
+ * running a program instance: callbacks must be thread-safe. */
+typedef enum {
+	RT_PRINT_INT,
+	RT_PRINT_UINT,
+	RT_PRINT_FLOAT,
+	RT_PRINT_HEX,
+	RT_PRINT_PTR
+} RtPrintKind;
+
+typedef struct TileRuntimeHooks {
+	/* device_print: one line per thread and value, e.g.
+	 * "pid (0, 0, 0) idx (5) x: 1.5\n". NULL writes the line to stdout (the
+	 * user asked for the output). */
+	void (*print)(void *user, const char *line);
+	/* device_assert: called for each thread whose condition is false, with
+	 * msg = "file:line: message". NULL: only counted. */
+	void (*assert_fail)(void *user, const char *msg, const int32_t pid[3], int32_t tid);
+	void *user;
+	int assert_count; /* number of failed thread-asserts (updated atomically) */
+} TileRuntimeHooks;
+
+/* What the JIT'd code calls (the emitter declares these with the same types). */
+void tile_rt_print(void *rt, int32_t pid_x, int32_t pid_y, int32_t pid_z, int32_t tid,
+                   const char *prefix, int32_t kind, int64_t ival, double fval);
+void tile_rt_assert(void *rt, const char *msg, int32_t pid_x, int32_t pid_y, int32_t pid_z,
+                    int32_t tid);
+
+#endif

@@ -1,0 +1,46 @@
+/* rt_hooks.c: the functions JIT'd CPU kernels call for device_print and
+ * device_assert. `rt` is the launcher's TileRuntimeHooks (or NULL); nothing
+ * here touches globals. */
+#include "jit/orc.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+
+void tile_rt_print(void *rt, int32_t px, int32_t py, int32_t pz, int32_t tid, const char *prefix,
+                   int32_t kind, int64_t ival, double fval)
+{
+	TileRuntimeHooks *h = rt;
+	if (!h)
+		return;
+	char line[256];
+	int n = snprintf(line, sizeof line, "pid (%d, %d, %d) idx (%d)%s%s: ", px, py, pz, tid,
+	                 prefix && *prefix ? " " : "", prefix ? prefix : "");
+	if (n < 0 || n >= (int)sizeof line)
+		n = 0;
+	char *v = line + n;
+	size_t left = sizeof line - (size_t)n;
+	switch ((RtPrintKind)kind) {
+	case RT_PRINT_INT: snprintf(v, left, "%" PRId64 "\n", ival); break;
+	case RT_PRINT_UINT: snprintf(v, left, "%" PRIu64 "\n", (uint64_t)ival); break;
+	case RT_PRINT_FLOAT: snprintf(v, left, "%.9g\n", fval); break;
+	case RT_PRINT_HEX: snprintf(v, left, "0x%" PRIx64 "\n", (uint64_t)ival); break;
+	case RT_PRINT_PTR: snprintf(v, left, "0x%" PRIx64 "\n", (uint64_t)ival); break;
+	default: snprintf(v, left, "?\n"); break;
+	}
+	if (h->print)
+		h->print(h->user, line);
+	else
+		fputs(line, stdout);
+}
+
+void tile_rt_assert(void *rt, const char *msg, int32_t px, int32_t py, int32_t pz, int32_t tid)
+{
+	TileRuntimeHooks *h = rt;
+	if (!h)
+		return;
+	__atomic_fetch_add(&h->assert_count, 1, __ATOMIC_SEQ_CST);
+	if (h->assert_fail) {
+		int32_t pid[3] = {px, py, pz};
+		h->assert_fail(h->user, msg ? msg : "", pid, tid);
+	}
+}

@@ -1,0 +1,826 @@
+/* assign.c: layout assignment on the Tile IR (the contract is in assign.h).
+ *
+ * Requires: a verified Tile IR without layouts. Guarantees: every tile value
+ * has an interned layout (equal layouts are the same pointer); operands have
+ * the layout their consumer needs (CONVERT_LAYOUT ops or rematerialized cheap
+ * ops are inserted where they differ); memory ops carry their vector width in
+ * attr.i2; TirFunc.smem_bytes is set (smem.c).
+ *
+ * How (a small version of Triton's coalesce + remove-layout-conversions):
+ * 1. Axis analysis (axis.c) gives contiguity/alignment of pointers.
+ * 2. Anchors: a load/store/atomic gets a coalesced blocked layout along its
+ *    most contiguous dim with the widest provable vector (<= 16 bytes); a dot
+ *    gets MMA accumulator/operand layouts (targets with mma.sync and fitting
+ *    dtypes/shapes) or the FMA layouts (blocked result, operands holding all
+ *    of K per thread).
+ * 3. Backward pass: each value learns the layout its (last) anchor-side user
+ *    wants, through elementwise and view ops and loop-carried values.
+ * 4. Forward pass in program order: sources (arange, splat, constants) take
+ *    the wanted layout; elementwise ops keep their operands' layout when they
+ *    agree; reductions slice; views transform. Where a consumer needs another
+ *    layout, a cheap producer chain (arange/splat/constant and elementwise or
+ *    view ops over them) is cloned in the needed layout, anything else gets a
+ *    CONVERT_LAYOUT (cached per block).
+ * 5. Dead pure ops left behind by rematerialization are removed.
+ */
+#include "layout/assign.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "layout/axis.h"
+#include "layout/linear.h"
+
+typedef struct CvtEntry {
+	ValId from;
+	const LinearLayout *l;
+	const TirBlock *block;
+	ValId to;
+} CvtEntry;
+
+typedef struct Assign {
+	LayoutCtx *lc;
+	TirFunc *f;
+	AxisInfo *ax;
+	size_t nvals0; /* values existing before the pass (axis info, wants) */
+	int lanes, warps;
+	const LinearLayout **want;
+	VEC(const LinearLayout *) interned;
+	VEC(CvtEntry) cache;
+} Assign;
+
+/* ---- small helpers ---------------------------------------------------------- */
+
+static Type vty(const Assign *A, ValId v) { return A->f->vals.data[v].ty; }
+static bool is_tile(const Assign *A, ValId v) { return v && vty(A, v).rank > 0; }
+static const LinearLayout *lay(const Assign *A, ValId v) { return A->f->vals.data[v].layout; }
+
+static const LinearLayout *lay_intern(Assign *A, const LinearLayout *l)
+{
+	for (size_t i = 0; i < A->interned.len; i++)
+		if (ll_equal(A->interned.data[i], l))
+			return A->interned.data[i];
+	const LinearLayout *p = arena_dup(A->lc->arena, l, sizeof *l);
+	vec_push(&A->interned, p);
+	return p;
+}
+
+static void set_layout(Assign *A, ValId v, const LinearLayout *l)
+{
+	if (is_tile(A, v))
+		A->f->vals.data[v].layout = l ? lay_intern(A, l) : NULL;
+}
+
+static const LinearLayout *wanted(const Assign *A, ValId v)
+{
+	return v && v < A->nvals0 ? A->want[v] : NULL;
+}
+
+static void set_want(Assign *A, ValId v, const LinearLayout *l)
+{
+	if (l && is_tile(A, v) && v < A->nvals0 && !A->want[v])
+		A->want[v] = lay_intern(A, l);
+}
+
+static void shape_of(const Assign *A, ValId v, int32_t shape[])
+{
+	Type t = vty(A, v);
+	for (int d = 0; d < t.rank; d++)
+		shape[d] = t.shape[d];
+}
+
+static void default_layout(const Assign *A, ValId v, LinearLayout *out)
+{
+	int32_t shape[TIR_MAX_RANK];
+	shape_of(A, v, shape);
+	ll_default_blocked(out, vty(A, v).rank, shape, A->warps, A->lanes, 1);
+}
+
+static bool is_elementwise(int k)
+{
+	switch (k) {
+	case TOP_ADD: case TOP_SUB: case TOP_MUL: case TOP_DIV: case TOP_REM:
+	case TOP_AND: case TOP_OR: case TOP_XOR: case TOP_SHL: case TOP_SHR:
+	case TOP_MIN: case TOP_MAX: case TOP_UMULHI: case TOP_CMP: case TOP_NEG:
+	case TOP_NOT: case TOP_MATH: case TOP_FMA: case TOP_SELECT: case TOP_CAST:
+	case TOP_BITCAST: case TOP_PTR_ADD: case TOP_PTR_TO_INT: case TOP_INT_TO_PTR:
+	case TOP_CONVERT_LAYOUT:
+		return true;
+	}
+	return false;
+}
+
+static bool is_memory(int k)
+{
+	return k == TOP_LOAD || k == TOP_STORE || k == TOP_ATOMIC || k == TOP_ATOMIC_CAS;
+}
+
+/* Index of the mask operand of a memory op, or -1. */
+static int mask_index(const TirOp *op)
+{
+	if (!(op->attr.flags & TIR_HAS_MASK) || op->kind == TOP_ATOMIC_CAS)
+		return -1;
+	return op->kind == TOP_LOAD ? 1 : 2;
+}
+
+/* ---- anchors ------------------------------------------------------------------ */
+
+static int elem_bytes_of_ptr(const Assign *A, ValId p)
+{
+	int eb = dtype_bytes((DType)vty(A, p).elem);
+	return eb > 0 ? eb : 1;
+}
+
+static const AxisInfo *axis_of(const Assign *A, ValId v)
+{
+	return v && v < A->nvals0 ? &A->ax[v] : NULL;
+}
+
+/* Coalesced layout for a memory op on a pointer tile. */
+static void mem_layout(const Assign *A, const TirOp *op, LinearLayout *out)
+{
+	ValId p = op->operands[0];
+	Type t = vty(A, p);
+	int rank = t.rank;
+	int32_t shape[TIR_MAX_RANK], order[TIR_MAX_RANK];
+	shape_of(A, p, shape);
+	const AxisInfo *pa = axis_of(A, p);
+	for (int k = 0; k < rank; k++)
+		order[k] = rank - 1 - k;
+	/* stable sort by contiguity, most contiguous first (ties: last dim first) */
+	for (int i = 1; i < rank && pa; i++)
+		for (int j = i; j > 0 && pa->contig[order[j]] > pa->contig[order[j - 1]]; j--) {
+			int32_t tmp = order[j];
+			order[j] = order[j - 1];
+			order[j - 1] = tmp;
+		}
+	int vec = 1;
+	if (pa) {
+		int mi = mask_index(op);
+		const AxisInfo *ma = mi >= 0 && mi < op->nin ? axis_of(A, op->operands[mi]) : NULL;
+		vec = axis_vector_width(pa, ma, order[0], elem_bytes_of_ptr(A, p));
+	}
+	int64_t per_thread = type_numel(t) / ((int64_t)A->lanes * A->warps);
+	if (per_thread < 1)
+		per_thread = 1;
+	if (vec > per_thread)
+		vec = (int)per_thread;
+	if (op->kind == TOP_ATOMIC || op->kind == TOP_ATOMIC_CAS)
+		vec = 1;
+	ll_coalesced(out, rank, shape, order, A->warps, A->lanes, vec);
+}
+
+/* Vector width (elements) a memory op with layout l can use. */
+static int mem_vec(const Assign *A, const TirOp *op, const LinearLayout *l)
+{
+	if (op->kind == TOP_ATOMIC || op->kind == TOP_ATOMIC_CAS || !l || !l->in_bits[0])
+		return 1;
+	int dim = -1;
+	for (int d = 0; d < l->n_out; d++)
+		if (l->basis[0][0][d])
+			dim = d;
+	if (dim < 0)
+		return 1;
+	int v = ll_num_contig_regs(l, dim);
+	const AxisInfo *pa = axis_of(A, op->operands[0]);
+	if (!pa)
+		return 1;
+	int mi = mask_index(op);
+	const AxisInfo *ma = mi >= 0 && mi < op->nin ? axis_of(A, op->operands[mi]) : NULL;
+	if (mi >= 0 && mi < op->nin && !ma)
+		return 1;
+	int w = axis_vector_width(pa, ma, dim, elem_bytes_of_ptr(A, op->operands[0]));
+	return v < w ? v : w;
+}
+
+/* Triton's warpsPerTileV2 for a [M, N] accumulator. */
+static void mma_warps(int64_t m, int64_t n, int num_warps, int32_t w[2])
+{
+	w[0] = w[1] = 1;
+	while (w[0] * w[1] < num_warps) {
+		if (m / 16 / w[0] >= n / 16 / w[1]) {
+			if (w[0] < m / 16)
+				w[0] *= 2;
+			else
+				w[1] *= 2;
+		} else {
+			w[1] *= 2;
+		}
+	}
+}
+
+int layout_dot_mma_bits(const TargetDesc *t, const TirFunc *f, const TirOp *dot)
+{
+	if (!t->has_mma_sync || t->lanes_per_warp != 32 || dot->nin < 3)
+		return 0;
+	Type a = f->vals.data[dot->operands[0]].ty, b = f->vals.data[dot->operands[1]].ty;
+	Type c = f->vals.data[dot->operands[2]].ty;
+	if (a.rank != 2 || b.rank != 2 || c.rank != 2 || a.dt != b.dt)
+		return 0;
+	int bits = 0;
+	if ((a.dt == DT_F16 || a.dt == DT_BF16) && (c.dt == DT_F32 || (c.dt == DT_F16 && a.dt == DT_F16)))
+		bits = 16;
+	else if (a.dt == DT_F32 && c.dt == DT_F32 && dot->attr.i != PREC_IEEE)
+		bits = 32;
+	else if (a.dt == DT_I8 && c.dt == DT_I32)
+		bits = 8;
+	if (!bits)
+		return 0;
+	int64_t m = a.shape[0], k = a.shape[1], n = b.shape[1];
+	if (m % 16 || n % 8 || k % (8 * (32 / bits)))
+		return 0;
+	return bits;
+}
+
+/* FMA operand layout: the thread holds, for each row (A) / column (B) of
+ * the result it computes, all of K in registers (K bits first). */
+static void fma_operand(const LinearLayout *c, int idx, int64_t k, LinearLayout *out)
+{
+	int rank = c->n_out, drop = idx == 0 ? rank - 1 : rank - 2;
+	LinearLayout r = *c, t;
+	for (int i = 0; i < r.n_in; i++)
+		for (int b = 0; b < r.in_bits[i]; b++)
+			r.basis[i][b][drop] = 0;
+	r.out_bits[drop] = 0;
+	/* drop registers that only moved along the dropped dim */
+	int n = 0;
+	for (int b = 0; b < r.in_bits[0]; b++) {
+		bool zero = true, was = true;
+		for (int d = 0; d < rank; d++) {
+			zero &= r.basis[0][b][d] == 0;
+			was &= c->basis[0][b][d] == 0;
+		}
+		if (zero && !was)
+			continue;
+		memmove(r.basis[0][n++], r.basis[0][b], sizeof r.basis[0][b]);
+	}
+	r.in_bits[0] = (uint8_t)n;
+	LinearLayout kl;
+	ll_init_hw(&kl, rank);
+	LinearLayout id;
+	ll_identity_1d(&id, (int)k, LL_REG, drop, rank);
+	ll_product(&kl, &id, &kl);
+	ll_product(&kl, &r, &t);
+	/* the K part came first, so r's coordinates along `drop` were shifted by
+	 * K's size, but they are all 0; out size along drop = K */
+	*out = t;
+}
+
+static void dot_layouts(Assign *A, const TirOp *op, LinearLayout *la, LinearLayout *lb,
+			LinearLayout *lc)
+{
+	ValId a = op->operands[0], c = op->operands[2];
+	Type at = vty(A, a), ct = vty(A, c);
+	int bits = layout_dot_mma_bits(A->lc->target, A->f, op);
+	int64_t k = at.shape[at.rank - 1];
+	if (bits) {
+		int32_t sc[2] = {ct.shape[0], ct.shape[1]}, sa[2] = {at.shape[0], at.shape[1]};
+		int32_t sb[2] = {(int32_t)k, ct.shape[1]}, w[2];
+		mma_warps(sc[0], sc[1], A->warps, w);
+		ll_mma_acc(lc, sc, w);
+		ll_mma_operand(la, 0, sa, w, bits);
+		ll_mma_operand(lb, 1, sb, w, bits);
+		return;
+	}
+	int32_t shape[TIR_MAX_RANK];
+	shape_of(A, c, shape);
+	int vec = shape[ct.rank - 1] >= 4 ? 4 : 1;
+	ll_default_blocked(lc, ct.rank, shape, A->warps, A->lanes, vec);
+	fma_operand(lc, 0, k, la);
+	fma_operand(lc, 1, k, lb);
+}
+
+/* ---- backward pass: wanted layouts ----------------------------------------- */
+
+static const TirOp *terminator(const TirBlock *b) { return b->nops ? b->ops[b->nops - 1] : NULL; }
+
+static void want_block(Assign *A, const TirBlock *b);
+
+/* The layout operand `u` must have so that `op` produces `res_l`, for view and
+ * elementwise ops; false if there is none. */
+static bool operand_layout_for(Assign *A, const TirOp *op, ValId u, const LinearLayout *res_l,
+			       LinearLayout *out)
+{
+	int32_t shape[TIR_MAX_RANK];
+	if (!is_tile(A, u))
+		return false;
+	shape_of(A, u, shape);
+	switch (op->kind) {
+	case TOP_BROADCAST:
+		return ll_broadcast_source(out, res_l, vty(A, u).rank, shape);
+	case TOP_EXPAND_DIMS:
+		ll_slice(out, res_l, op->attr.axis);
+		return true;
+	case TOP_TRANS: {
+		int inv[TIR_MAX_RANK];
+		for (int d = 0; d < res_l->n_out; d++)
+			inv[op->attr.perm[d]] = d;
+		ll_permute_outs(out, res_l, inv);
+		return true;
+	}
+	case TOP_RESHAPE:
+		return ll_reshape_outs(out, res_l, vty(A, u).rank, shape);
+	default:
+		if (!is_elementwise(op->kind) || vty(A, u).rank != res_l->n_out)
+			return false;
+		*out = *res_l;
+		return true;
+	}
+}
+
+static void want_op(Assign *A, const TirOp *op)
+{
+	LinearLayout l, la, lb, lc;
+	if (is_memory(op->kind) && op->nin && is_tile(A, op->operands[0])) {
+		mem_layout(A, op, &l);
+		for (int i = 0; i < op->nin; i++)
+			set_want(A, op->operands[i], &l);
+		for (int i = 0; i < op->nout; i++)
+			set_want(A, op->results[i], &l);
+		return;
+	}
+	switch (op->kind) {
+	case TOP_DOT:
+		dot_layouts(A, op, &la, &lb, &lc);
+		set_want(A, op->operands[0], &la);
+		set_want(A, op->operands[1], &lb);
+		set_want(A, op->operands[2], &lc);
+		return;
+	case TOP_FOR:
+	case TOP_WHILE: {
+		/* uses inside the loop decide a carried value's layout first (an
+		 * accumulator stays in the dot's layout), then uses after it */
+		const TirBlock *body = &op->regions[0];
+		int first = op->kind == TOP_FOR ? 3 : 0, arg0 = op->kind == TOP_FOR ? 1 : 0;
+		const TirBlock *yb = op->kind == TOP_FOR ? body : &op->regions[op->nregions - 1];
+		const TirOp *y = terminator(yb);
+		for (int pass = 0; pass < 2; pass++) {
+			for (int k = op->nregions - 1; k >= 0; k--)
+				want_block(A, &op->regions[k]);
+			for (int i = 0; i < op->nout && arg0 + i < body->nargs; i++) {
+				ValId arg = body->args[arg0 + i];
+				set_want(A, arg, wanted(A, op->results[i]));
+				if (y && i < y->nin)
+					set_want(A, y->operands[i], wanted(A, arg));
+			}
+		}
+		for (int i = first; i < op->nin && arg0 + i - first < body->nargs; i++)
+			set_want(A, op->operands[i], wanted(A, body->args[arg0 + i - first]));
+		return;
+	}
+	case TOP_IF:
+		for (int k = 0; k < op->nregions; k++) {
+			const TirOp *y = terminator(&op->regions[k]);
+			for (int i = 0; y && i < y->nin && i < op->nout; i++)
+				set_want(A, y->operands[i], wanted(A, op->results[i]));
+			want_block(A, &op->regions[k]);
+		}
+		return;
+	default:
+		break;
+	}
+	for (int k = op->nregions - 1; k >= 0; k--)
+		want_block(A, &op->regions[k]);
+	if (op->nout != 1 || !wanted(A, op->results[0]))
+		return;
+	const LinearLayout *w = wanted(A, op->results[0]);
+	for (int i = 0; i < op->nin; i++)
+		if (operand_layout_for(A, op, op->operands[i], w, &l))
+			set_want(A, op->operands[i], &l);
+}
+
+static void want_block(Assign *A, const TirBlock *b)
+{
+	for (int i = b->nops - 1; i >= 0; i--)
+		want_op(A, b->ops[i]);
+}
+
+/* ---- forward pass: assignment and conversions ------------------------------ */
+
+typedef struct Cursor {
+	TirBlock *b;
+	int pos; /* index of the op being processed; inserted ops go before it */
+} Cursor;
+
+static ValId need(Assign *A, Cursor *c, ValId v, const LinearLayout *l, int depth);
+
+static bool cheap(const Assign *A, ValId v, int depth)
+{
+	const TirOp *op = A->f->vals.data[v].def;
+	if (!op || op->nout != 1 || op->nregions || depth > 6)
+		return false;
+	switch (op->kind) {
+	case TOP_CONST: case TOP_ARANGE: case TOP_SPLAT:
+		return true;
+	case TOP_BROADCAST: case TOP_EXPAND_DIMS: case TOP_TRANS: case TOP_RESHAPE:
+		break;
+	default:
+		if (!is_elementwise(op->kind) || op->kind == TOP_CONVERT_LAYOUT)
+			return false;
+	}
+	for (int i = 0; i < op->nin; i++)
+		if (is_tile(A, op->operands[i]) && !cheap(A, op->operands[i], depth + 1))
+			return false;
+	return true;
+}
+
+/* Clone the cheap op defining v, producing layout l, before the cursor. */
+static ValId remat(Assign *A, Cursor *c, ValId v, const LinearLayout *l, int depth)
+{
+	const TirOp *op = A->f->vals.data[v].def;
+	ValId ins[8];
+	LinearLayout ul;
+	if (op->nin > 8)
+		return 0;
+	for (int i = 0; i < op->nin; i++) {
+		ValId u = op->operands[i];
+		ins[i] = u;
+		if (!is_tile(A, u))
+			continue;
+		if (!operand_layout_for(A, op, u, l, &ul))
+			return 0;
+		ins[i] = need(A, c, u, lay_intern(A, &ul), depth + 1);
+		if (!ins[i])
+			return 0;
+	}
+	Type t = vty(A, v);
+	TirOp *n = tir_op_at(A->f, c->b, c->pos, (TirOpKind)op->kind, op->loc, ins, op->nin, &t, 1);
+	n->attr = op->attr;
+	c->pos++;
+	ValId r = n->results[0];
+	A->f->vals.data[r].name = A->f->vals.data[v].name;
+	set_layout(A, r, l);
+	return r;
+}
+
+/* v in layout l, usable at the cursor: v itself, a cached or new conversion,
+ * or a rematerialized copy. */
+static ValId need(Assign *A, Cursor *c, ValId v, const LinearLayout *l, int depth)
+{
+	if (!is_tile(A, v) || !l)
+		return v;
+	l = lay_intern(A, l);
+	if (lay(A, v) == l)
+		return v;
+	for (size_t i = 0; i < A->cache.len; i++) {
+		CvtEntry *e = &A->cache.data[i];
+		if (e->from == v && e->l == l && e->block == c->b)
+			return e->to;
+	}
+	ValId r = 0;
+	if (depth < 6 && cheap(A, v, 0))
+		r = remat(A, c, v, l, depth);
+	if (!r) {
+		Type t = vty(A, v);
+		TirOp *n = tir_op_at(A->f, c->b, c->pos, TOP_CONVERT_LAYOUT, A->f->vals.data[v].def
+			? A->f->vals.data[v].def->loc : (SrcLoc){0}, &v, 1, &t, 1);
+		c->pos++;
+		r = n->results[0];
+		A->f->vals.data[r].name = A->f->vals.data[v].name;
+		set_layout(A, r, l);
+	}
+	CvtEntry e = {v, l, c->b, r};
+	vec_push(&A->cache, e);
+	return r;
+}
+
+static void set_operand(Assign *A, Cursor *c, TirOp *op, int i, const LinearLayout *l)
+{
+	if (i < op->nin && l)
+		op->operands[i] = need(A, c, op->operands[i], l, 0);
+}
+
+static void assign_block(Assign *A, TirBlock *b, const LinearLayout *const *term_layouts,
+			 int nterm, int term_first);
+
+/* Layout for a result that is produced fresh (source ops, fallbacks). */
+static const LinearLayout *fresh(Assign *A, ValId v)
+{
+	LinearLayout l;
+	if (wanted(A, v))
+		return wanted(A, v);
+	default_layout(A, v, &l);
+	return lay_intern(A, &l);
+}
+
+static void assign_elementwise(Assign *A, Cursor *c, TirOp *op)
+{
+	ValId res = op->results[0];
+	const LinearLayout *common = NULL, *first = NULL, *w = wanted(A, res);
+	bool agree = true, w_is_operand = false;
+	for (int i = 0; i < op->nin; i++) {
+		ValId u = op->operands[i];
+		if (!is_tile(A, u) || cheap(A, u, 0))
+			continue;
+		const LinearLayout *ul = lay(A, u);
+		if (!first)
+			first = ul;
+		if (common && common != ul)
+			agree = false;
+		common = ul;
+		if (ul == w)
+			w_is_operand = true;
+	}
+	const LinearLayout *t = first && agree ? first
+			       : w_is_operand ? w
+			       : first ? first
+			       : fresh(A, res);
+	for (int i = 0; i < op->nin; i++)
+		set_operand(A, c, op, i, t);
+	set_layout(A, res, t);
+}
+
+static void assign_loop(Assign *A, Cursor *c, TirOp *op)
+{
+	TirBlock *body = &op->regions[0];
+	bool is_for = op->kind == TOP_FOR;
+	int first = is_for ? 3 : 0, arg0 = is_for ? 1 : 0;
+	int n = op->nin - first;
+	const LinearLayout **carried = arena_alloc(A->lc->arena, sizeof(void *) * (size_t)(n + 1));
+	for (int i = 0; i < n; i++) {
+		ValId init = op->operands[first + i];
+		ValId arg = arg0 + i < body->nargs ? body->args[arg0 + i] : 0;
+		if (!is_tile(A, init))
+			continue;
+		carried[i] = wanted(A, arg) ? wanted(A, arg) : lay(A, init);
+		set_operand(A, c, op, first + i, carried[i]);
+		set_layout(A, arg, carried[i]);
+	}
+	if (is_for) {
+		assign_block(A, body, carried, n, 0);
+		for (int i = 0; i < op->nout && i < n; i++)
+			set_layout(A, op->results[i], carried[i]);
+		return;
+	}
+	/* WHILE: before region ends in CONDITION(cond, vals...) feeding the after
+	 * region's args and the results; after region yields the carried values */
+	TirBlock *before = body, *after = &op->regions[1];
+	assign_block(A, before, NULL, 0, 1);
+	const TirOp *cond = terminator(before);
+	int nv = cond ? cond->nin - 1 : 0;
+	const LinearLayout **vals = arena_alloc(A->lc->arena, sizeof(void *) * (size_t)(nv + 1));
+	for (int i = 0; i < nv; i++) {
+		ValId v = cond->operands[i + 1];
+		if (!is_tile(A, v))
+			continue;
+		ValId aa = i < after->nargs ? after->args[i] : 0;
+		vals[i] = wanted(A, aa) ? wanted(A, aa) : lay(A, v);
+		set_layout(A, aa, vals[i]);
+		if (i < op->nout)
+			set_layout(A, op->results[i], vals[i]);
+	}
+	/* convert the condition's values (before the terminator) */
+	Cursor cc = {before, before->nops - 1};
+	TirOp *condop = before->ops[before->nops - 1];
+	for (int i = 0; i < nv; i++)
+		set_operand(A, &cc, condop, i + 1, vals[i]);
+	assign_block(A, after, carried, n, 0);
+}
+
+static void assign_if(Assign *A, TirOp *op)
+{
+	const LinearLayout **res = arena_alloc(A->lc->arena, sizeof(void *) * (size_t)(op->nout + 1));
+	/* then branch decides unless the result is wanted in a layout */
+	for (int k = 0; k < op->nregions; k++) {
+		TirBlock *b = &op->regions[k];
+		assign_block(A, b, NULL, 0, 1); /* everything but the yield */
+		const TirOp *y = terminator(b);
+		for (int i = 0; y && i < y->nin && i < op->nout; i++)
+			if (!res[i] && is_tile(A, y->operands[i]))
+				res[i] = wanted(A, op->results[i]) ? wanted(A, op->results[i])
+								    : lay(A, y->operands[i]);
+	}
+	for (int k = 0; k < op->nregions; k++) {
+		TirBlock *b = &op->regions[k];
+		if (!b->nops)
+			continue;
+		Cursor yc = {b, b->nops - 1};
+		TirOp *y = b->ops[b->nops - 1];
+		for (int i = 0; i < y->nin && i < op->nout; i++)
+			set_operand(A, &yc, y, i, res[i]);
+	}
+	for (int i = 0; i < op->nout; i++)
+		set_layout(A, op->results[i], res[i]);
+}
+
+static void assign_reduce(Assign *A, Cursor *c, TirOp *op)
+{
+	const LinearLayout *l = NULL;
+	for (int i = 0; i < op->nin && !l; i++)
+		if (is_tile(A, op->operands[i]))
+			l = lay(A, op->operands[i]);
+	for (int i = 0; i < op->nin; i++)
+		set_operand(A, c, op, i, l);
+	for (int k = 0; k < op->nregions; k++)
+		assign_block(A, &op->regions[k], NULL, 0, 0);
+	for (int i = 0; i < op->nout && l; i++) {
+		if (op->kind == TOP_SCAN) {
+			set_layout(A, op->results[i], l);
+		} else if (is_tile(A, op->results[i])) {
+			LinearLayout s;
+			ll_slice(&s, l, op->attr.axis);
+			set_layout(A, op->results[i], &s);
+		}
+	}
+}
+
+static void assign_view(Assign *A, Cursor *c, TirOp *op)
+{
+	ValId src = op->operands[0], res = op->results[0];
+	const LinearLayout *sl = lay(A, src);
+	LinearLayout l;
+	int32_t shape[TIR_MAX_RANK];
+	shape_of(A, res, shape);
+	switch (op->kind) {
+	case TOP_EXPAND_DIMS:
+		ll_expand_dims(&l, sl, op->attr.axis);
+		break;
+	case TOP_TRANS: {
+		int perm[TIR_MAX_RANK];
+		for (int d = 0; d < vty(A, res).rank; d++)
+			perm[d] = op->attr.perm[d];
+		ll_permute_outs(&l, sl, perm);
+		break;
+	}
+	case TOP_RESHAPE:
+		if (!ll_reshape_outs(&l, sl, vty(A, res).rank, shape))
+			default_layout(A, res, &l);
+		set_operand(A, c, op, 0, NULL);
+		break;
+	case TOP_BROADCAST: {
+		LinearLayout src_need;
+		int32_t order[TIR_MAX_RANK];
+		if (wanted(A, res)) {
+			l = *wanted(A, res);
+		} else {
+			l = *sl;
+			for (int k = 0; k < vty(A, res).rank; k++)
+				order[k] = vty(A, res).rank - 1 - k;
+			ll_fit_to_shape(&l, vty(A, res).rank, shape, order);
+		}
+		if (operand_layout_for(A, op, src, &l, &src_need)) {
+			set_operand(A, c, op, 0, &src_need);
+		} else {
+			default_layout(A, res, &l);
+			if (operand_layout_for(A, op, src, &l, &src_need))
+				set_operand(A, c, op, 0, &src_need);
+		}
+		break;
+	}
+	default:
+		l = *sl;
+	}
+	set_layout(A, res, &l);
+}
+
+static void assign_op(Assign *A, Cursor *c, TirOp *op)
+{
+	LinearLayout l, la, lb, lc;
+	if (is_memory(op->kind)) {
+		if (op->nin && is_tile(A, op->operands[0])) {
+			mem_layout(A, op, &l);
+			const LinearLayout *il = lay_intern(A, &l);
+			for (int i = 0; i < op->nin; i++)
+				set_operand(A, c, op, i, il);
+			for (int i = 0; i < op->nout; i++)
+				set_layout(A, op->results[i], il);
+			op->attr.i2 = mem_vec(A, op, il);
+		} else {
+			op->attr.i2 = 1;
+		}
+		return;
+	}
+	switch (op->kind) {
+	case TOP_CONST: case TOP_ARANGE: case TOP_SPLAT:
+		for (int i = 0; i < op->nout; i++)
+			if (is_tile(A, op->results[i]))
+				set_layout(A, op->results[i], fresh(A, op->results[i]));
+		return;
+	case TOP_DOT:
+		dot_layouts(A, op, &la, &lb, &lc);
+		set_operand(A, c, op, 0, lay_intern(A, &la));
+		set_operand(A, c, op, 1, lay_intern(A, &lb));
+		set_operand(A, c, op, 2, lay_intern(A, &lc));
+		set_layout(A, op->results[0], &lc);
+		return;
+	case TOP_REDUCE: case TOP_SCAN:
+		assign_reduce(A, c, op);
+		return;
+	case TOP_FOR: case TOP_WHILE:
+		assign_loop(A, c, op);
+		return;
+	case TOP_IF:
+		assign_if(A, op);
+		return;
+	case TOP_EXPAND_DIMS: case TOP_TRANS: case TOP_RESHAPE: case TOP_BROADCAST:
+		if (op->nin && is_tile(A, op->operands[0]) && lay(A, op->operands[0])) {
+			assign_view(A, c, op);
+			return;
+		}
+		break;
+	default:
+		if (is_elementwise(op->kind) && op->nout == 1 && is_tile(A, op->results[0])) {
+			assign_elementwise(A, c, op);
+			return;
+		}
+	}
+	for (int k = 0; k < op->nregions; k++)
+		assign_block(A, &op->regions[k], NULL, 0, 0);
+	for (int i = 0; i < op->nout; i++)
+		if (is_tile(A, op->results[i]))
+			set_layout(A, op->results[i], fresh(A, op->results[i]));
+}
+
+/* Walk b; if term_layouts, the terminator's operands term_first.. get those
+ * layouts; skip_term (as term_first with no layouts) leaves the terminator
+ * for the caller. */
+static void assign_block(Assign *A, TirBlock *b, const LinearLayout *const *term_layouts,
+			 int nterm, int skip_term)
+{
+	for (int i = 0; i < b->nargs; i++)
+		if (is_tile(A, b->args[i]) && !lay(A, b->args[i]))
+			set_layout(A, b->args[i], fresh(A, b->args[i]));
+	Cursor c = {b, 0};
+	while (c.pos < b->nops) {
+		TirOp *op = b->ops[c.pos];
+		bool is_term = c.pos == b->nops - 1 && (tir_op_flags((TirOpKind)op->kind) & TF_TERM);
+		if (is_term) {
+			if (term_layouts)
+				for (int i = 0; i < op->nin && i < nterm; i++)
+					set_operand(A, &c, op, i, term_layouts[i]);
+			(void)skip_term;
+			break;
+		}
+		assign_op(A, &c, op);
+		c.pos++;
+	}
+}
+
+/* ---- dead code -------------------------------------------------------------- */
+
+static void count_uses(const TirBlock *b, uint32_t *uses)
+{
+	for (int i = 0; i < b->nops; i++) {
+		const TirOp *op = b->ops[i];
+		for (int k = 0; k < op->nin; k++)
+			uses[op->operands[k]]++;
+		for (int k = 0; k < op->nregions; k++)
+			count_uses(&op->regions[k], uses);
+	}
+}
+
+static bool remove_dead(TirBlock *b, uint32_t *uses)
+{
+	bool changed = false;
+	for (int k = 0; k < b->nops; k++)
+		for (int r = 0; r < b->ops[k]->nregions; r++)
+			changed |= remove_dead(&b->ops[k]->regions[r], uses);
+	int n = 0;
+	for (int i = 0; i < b->nops; i++) {
+		TirOp *op = b->ops[i];
+		bool dead = (tir_op_flags((TirOpKind)op->kind) & TF_PURE) && !op->nregions && op->nout > 0;
+		for (int k = 0; dead && k < op->nout; k++)
+			dead = uses[op->results[k]] == 0;
+		if (dead) {
+			for (int k = 0; k < op->nin; k++)
+				uses[op->operands[k]]--;
+			changed = true;
+			continue;
+		}
+		b->ops[n++] = op;
+	}
+	b->nops = n;
+	return changed;
+}
+
+static void dead_code(TirFunc *f)
+{
+	uint32_t *uses = arena_alloc(f->arena, sizeof(uint32_t) * (f->vals.len + 1));
+	count_uses(f->entry, uses);
+	while (remove_dead(f->entry, uses))
+		;
+}
+
+/* ---- entry -------------------------------------------------------------------- */
+
+bool layout_assign(LayoutCtx *lc, TirFunc *f)
+{
+	Assign A;
+	memset(&A, 0, sizeof A);
+	A.lc = lc;
+	A.f = f;
+	A.lanes = lc->target->lanes_per_warp > 0 ? lc->target->lanes_per_warp : 1;
+	A.warps = lc->opts && lc->opts->num_warps > 0 ? lc->opts->num_warps
+		  : f->num_warps > 0 ? f->num_warps : 1;
+	if (!f->num_warps)
+		f->num_warps = A.warps;
+	A.nvals0 = f->vals.len;
+	A.ax = axis_analyze(lc->arena, f);
+	A.want = arena_alloc(lc->arena, sizeof(void *) * (A.nvals0 + 1));
+	want_block(&A, f->entry);
+	assign_block(&A, f->entry, NULL, 0, 0);
+	dead_code(f);
+	vec_free(&A.interned);
+	vec_free(&A.cache);
+	return layout_smem(lc, f);
+}

@@ -1,0 +1,52 @@
+/* assign.h: layout assignment on the Tile IR (src/layout/assign.c, axis.c, smem.c).
+ *
+ * After layout_assign every tile value has TirVal.layout (a distributed
+ * LinearLayout over register/lane/warp whose out dims match its shape),
+ * CONVERT_LAYOUT ops sit where a consumer needs another layout, every LOAD,
+ * STORE and ATOMIC carries in attr.i2 the widest vector (in elements) that
+ * axis analysis proves contiguous and aligned, and TirFunc.smem_bytes holds
+ * the shared memory that conversions and cross-warp reductions need.
+ */
+#ifndef TILE_LAYOUT_ASSIGN_H
+#define TILE_LAYOUT_ASSIGN_H
+
+#include "ir/tir.h"
+
+typedef struct LayoutCtx {
+	Arena *arena;
+	DiagSink *diags;
+	const TargetDesc *target;
+	const CompileOptions *opts;
+} LayoutCtx;
+
+bool layout_assign(LayoutCtx *lc, TirFunc *f);
+
+/* ---- details lowering relies on (assign.c, smem.c) ----------------------------
+ *
+ * - Equal layouts are the same pointer within one function (interned).
+ * - LOAD/STORE attr.i2 = vector width in elements (1 for scalar pointers and
+ *   for atomics): registers 0..v-1 are contiguous in memory along the
+ *   layout's fastest dim and the first one is aligned to v elements.
+ * - CONVERT_LAYOUT, REDUCE, SCAN attr.i2 = scratch shared-memory bytes the op
+ *   needs (0 = none); every scratch use starts at byte offset 0 of the
+ *   per-program buffer (one phase at a time, separated by barriers).
+ * - DOT: layout_dot_mma_bits() says which path assign.c chose: 16 (mma.sync
+ *   m16n8k16 f16/bf16), 32 (tf32 m16n8k8), 8 (int8 m16n8k32) with the
+ *   ll_mma_acc / ll_mma_operand layouts, or 0: the FMA path, where the result
+ *   is blocked and operand A (B) holds, for each row (column) of the result
+ *   its thread computes, all of K in registers (K register bits first).
+ */
+int layout_dot_mma_bits(const TargetDesc *t, const TirFunc *f, const TirOp *dot);
+struct LinearLayout;
+/* Scratch bytes of a conversion src -> dst (0 unless it needs shared memory);
+ * the shared layout is ll_choose_conversion_smem(src, dst, elem_bytes). */
+int64_t layout_convert_smem_bytes(const struct LinearLayout *src, const struct LinearLayout *dst,
+				  int elem_bytes);
+/* Scratch bytes of a reduce/scan of a tile with layout `in` over `axis`:
+ * (elements per line-set) x (warp groups along axis) x element bytes; 0 when
+ * no warp splits the axis. */
+int64_t layout_reduce_smem_bytes(const struct LinearLayout *in, int axis, Type elem, bool scan);
+/* Shared-memory sizing pass (smem.c), run at the end of layout_assign. */
+bool layout_smem(LayoutCtx *lc, TirFunc *f);
+
+#endif

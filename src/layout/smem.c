@@ -1,0 +1,109 @@
+/* smem.c: shared memory for layout conversions and cross-warp reductions.
+ *
+ * Requires: every tile value has a layout (assign.c). Guarantees: each
+ * CONVERT_LAYOUT, REDUCE and SCAN carries in attr.i2 the scratch bytes it
+ * needs (0 = none), and TirFunc.smem_bytes = the largest of them.
+ *
+ * Every scratch use is one self-contained phase (write, barrier, read,
+ * barrier), so all of them share offset 0 of the per-program buffer and the
+ * buffer is as big as the biggest phase, not the sum.
+ *
+ * Needs:
+ * - CONVERT_LAYOUT through shared memory (ll_conversion_kind == CVT_SHARED):
+ *   the buffer of the layout ll_choose_conversion_smem picks (padding
+ *   included), elements of the tile's dtype.
+ * - REDUCE over an axis that warps split (a warp basis moves along the axis):
+ *   one partial result per warp group along the axis for every result
+ *   element, per operand.
+ * - SCAN over such an axis: one carry per warp group and scanned line, per
+ *   operand.
+ */
+#include "layout/assign.h"
+
+#include "layout/linear.h"
+
+static int elem_bytes(Type t)
+{
+	int b = dtype_bytes((DType)t.dt);
+	return b > 0 ? b : 1;
+}
+
+int64_t layout_convert_smem_bytes(const LinearLayout *src, const LinearLayout *dst, int elem_bytes_)
+{
+	if (ll_conversion_kind(src, dst) != CVT_SHARED)
+		return 0;
+	LinearLayout s;
+	PaddedShared p;
+	ll_choose_conversion_smem(src, dst, elem_bytes_, &s, &p);
+	return ll_padded_size(&p, (int64_t)1 << ll_total_out_bits(&s)) * elem_bytes_;
+}
+
+/* log2 of the number of warp groups along `axis` (warp bits moving along it). */
+static int warp_bits_along(const LinearLayout *l, int axis)
+{
+	int s = ll_find_slot(l, LL_WARP), n = 0;
+	for (int b = 0; s >= 0 && b < l->in_bits[s]; b++)
+		if (l->basis[s][b][axis])
+			n++;
+	return n;
+}
+
+int64_t layout_reduce_smem_bytes(const LinearLayout *in, int axis, Type elem, bool scan)
+{
+	int wb = warp_bits_along(in, axis);
+	if (!wb)
+		return 0;
+	int64_t lines = (int64_t)1 << (ll_total_out_bits(in) - in->out_bits[axis]);
+	(void)scan;
+	return lines * ((int64_t)1 << wb) * elem_bytes(elem);
+}
+
+static int64_t op_scratch(const TirFunc *f, const TirOp *op)
+{
+	int64_t bytes = 0;
+	if (op->kind == TOP_CONVERT_LAYOUT && op->nin == 1 && op->nout == 1) {
+		const TirVal *s = &f->vals.data[op->operands[0]], *d = &f->vals.data[op->results[0]];
+		if (s->layout && d->layout)
+			bytes = layout_convert_smem_bytes(s->layout, d->layout, elem_bytes(s->ty));
+	} else if (op->kind == TOP_REDUCE || op->kind == TOP_SCAN) {
+		for (int i = 0; i < op->nin; i++) {
+			const TirVal *s = &f->vals.data[op->operands[i]];
+			if (s->layout && s->ty.rank > op->attr.axis)
+				bytes += layout_reduce_smem_bytes(s->layout, op->attr.axis, s->ty,
+								  op->kind == TOP_SCAN);
+		}
+	}
+	return bytes;
+}
+
+static int64_t block_smem(const TirFunc *f, TirBlock *b)
+{
+	int64_t top = 0;
+	for (int i = 0; i < b->nops; i++) {
+		TirOp *op = b->ops[i];
+		int64_t need = op_scratch(f, op);
+		if (op->kind == TOP_CONVERT_LAYOUT || op->kind == TOP_REDUCE || op->kind == TOP_SCAN)
+			op->attr.i2 = need;
+		if (need > top)
+			top = need;
+		for (int k = 0; k < op->nregions; k++) {
+			int64_t r = block_smem(f, &op->regions[k]);
+			if (r > top)
+				top = r;
+		}
+	}
+	return top;
+}
+
+bool layout_smem(LayoutCtx *lc, TirFunc *f)
+{
+	int64_t top = f->entry ? block_smem(f, f->entry) : 0;
+	if (top > INT32_MAX) {
+		diag_error(lc->diags, (SrcLoc){0},
+			   "kernel '%s' needs %lld bytes of shared memory for layout conversions",
+			   f->name, (long long)top);
+		return false;
+	}
+	f->smem_bytes = (int)top;
+	return true;
+}

@@ -1,0 +1,753 @@
+/* parse.c: recursive-descent parser for the Python subset of .tile files:
+ * the token cursor, error reporting and statements (expressions are in
+ * parse_expr.c).
+ *
+ * Requires: the token stream of lex.c.
+ * Guarantees: parse_module() returns a Module whose every node is in the
+ * arena and carries a location, or NULL after exactly one diagnostic (the
+ * first syntax error in source order, as CPython reports it; a generic
+ * "invalid syntax" gives way to a later "'(' was never closed", which is what
+ * usually caused it). Never crashes on any input: nesting is bounded (the
+ * lexer limits brackets and indentation, the parser limits its recursion,
+ * the height of expression trees and the length of elif chains), so code
+ * that walks the AST can recurse.
+ *
+ * Constructs outside the subset: class/with/try/del/raise/match/async become
+ * ST_UNSUPPORTED (sema names them); lambda, yield, await, starred
+ * expressions, comprehensions, dict/set displays, walrus, f-strings and
+ * star-args and double-star-args in calls or parameters are reported here.
+ */
+#include "parser/parse_impl.h"
+
+#include <string.h>
+
+void ps_avec_grow_(Arena *a, void **items, int *cap, int n, size_t elem)
+{
+	if (n < *cap)
+		return;
+	int nc = *cap ? *cap * 2 : 4;
+	void *ni = arena_alloc(a, (size_t)nc * elem);
+	if (n)
+		memcpy(ni, *items, (size_t)n * elem);
+	*items = ni;
+	*cap = nc;
+}
+
+/* ---- tokens -------------------------------------------------------------------- */
+
+Token *ps_peek(Parser *p, int n)
+{
+	if (p->failed)
+		return &p->eof;
+	while (p->nla <= n)
+		p->la[p->nla++] = lex_next(&p->lx);
+	return &p->la[n];
+}
+
+Token ps_advance(Parser *p)
+{
+	Token t = *cur(p);
+	if (!p->failed) {
+		memmove(&p->la[0], &p->la[1], sizeof(Token) * (size_t)(p->nla - 1));
+		p->nla--;
+	}
+	return t;
+}
+
+bool ps_accept(Parser *p, TokKind k)
+{
+	if (!at(p, k))
+		return false;
+	ps_advance(p);
+	return true;
+}
+
+/* ---- errors --------------------------------------------------------------------- */
+
+static void record_error(Parser *p, SrcLoc loc, bool generic, const char *fmt, va_list ap)
+{
+	if (p->failed)
+		return;
+	StrBuf b = {0};
+	sb_vprintf(&b, fmt, ap);
+	p->err_msg = arena_strdup(p->arena, b.s ? b.s : "");
+	sb_free(&b);
+	p->err_loc = loc;
+	p->err_generic = generic;
+	p->failed = true;
+	p->eof = (Token){.kind = TK_EOF, .loc = loc};
+}
+
+/* An error at an explicit location (about a construct already parsed). */
+void ps_err_at(Parser *p, SrcLoc loc, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	record_error(p, loc, false, fmt, ap);
+	va_end(ap);
+}
+
+/* An error at the current token; if that token is the lexer's error, the
+ * lexer's message wins. */
+static void err_tok_v(Parser *p, bool generic, const char *fmt, va_list ap)
+{
+	if (p->failed)
+		return;
+	Token *t = cur(p);
+	if (t->kind == TK_ERROR) {
+		ps_err_at(p, p->lx.errloc, "%s", p->lx.errmsg);
+		return;
+	}
+	if (t->kind == TK_INDENT) {
+		ps_err_at(p, t->loc, "unexpected indent");
+		return;
+	}
+	record_error(p, t->loc, generic, fmt, ap);
+}
+
+void ps_err_tok(Parser *p, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	err_tok_v(p, false, fmt, ap);
+	va_end(ap);
+}
+
+/* The current token is not what the grammar allows here. */
+void ps_unexpected(Parser *p, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	err_tok_v(p, true, fmt, ap);
+	va_end(ap);
+}
+
+void ps_expect(Parser *p, TokKind k)
+{
+	if (ps_accept(p, k))
+		return;
+	if (k == TK_NEWLINE || k == TK_RPAR || k == TK_RSQB)
+		ps_unexpected(p, "invalid syntax");
+	else
+		ps_unexpected(p, "expected '%s'", tok_kind_str(k));
+}
+
+const char *ps_expect_name(Parser *p)
+{
+	if (at(p, TK_NAME))
+		return ps_advance(p).name;
+	ps_unexpected(p, "invalid syntax");
+	return intern_cstr(p->names, "<error>");
+}
+
+/* Emits the one diagnostic of a failed parse. */
+static void report(Parser *p)
+{
+	if (!p->failed)
+		return;
+	if (p->err_generic) {
+		while (!p->lx.err) {
+			Token t = lex_next(&p->lx);
+			if (t.kind == TK_EOF)
+				break;
+		}
+		if (p->lx.err == LEXERR_UNCLOSED && p->lx.errloc.line < p->err_loc.line) {
+			p->err_loc = p->lx.errloc;
+			p->err_msg = p->lx.errmsg;
+		}
+	}
+	diag_error(p->diags, p->err_loc, "%s", p->err_msg);
+}
+
+static Stmt *new_stmt(Parser *p, StmtKind k, SrcLoc loc)
+{
+	Stmt *s = ARENA_NEW(p->arena, Stmt);
+	s->kind = k;
+	s->loc = loc;
+	return s;
+}
+
+/* ---- targets ---------------------------------------------------------------------- */
+
+static const char *expr_desc(const Expr *e)
+{
+	switch (e->kind) {
+	case EX_CALL: return "function call";
+	case EX_INT:
+	case EX_FLOAT:
+	case EX_STR:
+	case EX_ELLIPSIS: return "literal";
+	case EX_BOOL: return e->ival ? "True" : "False";
+	case EX_NONE: return "None";
+	case EX_COMPARE: return "comparison";
+	case EX_IFEXP: return "conditional expression";
+	case EX_TUPLE: return "tuple";
+	case EX_LIST: return "list";
+	case EX_SLICE: return "slice";
+	default: return "expression";
+	}
+}
+
+static bool is_single_target(const Expr *e)
+{
+	return e->kind == EX_NAME || e->kind == EX_ATTR || e->kind == EX_SUBSCRIPT;
+}
+
+static void check_target(Parser *p, const Expr *e)
+{
+	if (is_single_target(e))
+		return;
+	if (e->kind == EX_TUPLE || e->kind == EX_LIST) {
+		for (int i = 0; i < e->nitems; i++)
+			check_target(p, e->items[i]);
+		return;
+	}
+	ps_err_at(p, e->loc, "cannot assign to %s", expr_desc(e));
+}
+
+/* ---- simple statements ------------------------------------------------------------- */
+
+static bool aug_op(TokKind k, AstOp *op)
+{
+	static const struct {
+		TokKind tk;
+		AstOp op;
+	} ops[] = {
+	        {TK_PLUSEQ, OP_ADD},     {TK_MINUSEQ, OP_SUB},         {TK_STAREQ, OP_MUL},
+	        {TK_SLASHEQ, OP_DIV},    {TK_FLOORDIVEQ, OP_FLOORDIV}, {TK_PERCENTEQ, OP_MOD},
+	        {TK_POWEQ, OP_POW},      {TK_AMPEQ, OP_BITAND},        {TK_PIPEEQ, OP_BITOR},
+	        {TK_CARETEQ, OP_BITXOR}, {TK_LSHIFTEQ, OP_LSHIFT},     {TK_RSHIFTEQ, OP_RSHIFT},
+	        {TK_ATEQ, OP_MATMUL},
+	};
+	for (size_t i = 0; i < COUNTOF(ops); i++)
+		if (ops[i].tk == k) {
+			*op = ops[i].op;
+			return true;
+		}
+	return false;
+}
+
+static Stmt *parse_annassign(Parser *p, SrcLoc loc, Expr *target)
+{
+	if (target->kind == EX_TUPLE || target->kind == EX_LIST)
+		ps_err_at(p, target->loc, "only single target (not %s) can be annotated",
+		          expr_desc(target));
+	else if (!is_single_target(target))
+		ps_err_at(p, target->loc, "illegal target for annotation");
+	ps_advance(p);
+	Stmt *s = new_stmt(p, ST_ANNASSIGN, loc);
+	s->ann_target = target;
+	s->annotation = ps_expr(p);
+	if (ps_accept(p, TK_ASSIGN))
+		s->ann_value = ps_testlist(p);
+	return s;
+}
+
+static Stmt *parse_assign(Parser *p, SrcLoc loc, Expr *first)
+{
+	ExprVec targets = {0};
+	Expr *value = first;
+	while (ps_accept(p, TK_ASSIGN)) {
+		check_target(p, value);
+		avec_push(p, &targets, value);
+		value = ps_testlist(p);
+	}
+	Stmt *s = new_stmt(p, ST_ASSIGN, loc);
+	s->targets = targets.items;
+	s->ntargets = targets.n;
+	s->assign_value = value;
+	return s;
+}
+
+static Stmt *parse_expr_stmt(Parser *p)
+{
+	SrcLoc loc = here(p);
+	Expr *lhs = ps_testlist(p);
+	AstOp op;
+	if (at(p, TK_COLON))
+		return parse_annassign(p, loc, lhs);
+	if (at(p, TK_ASSIGN))
+		return parse_assign(p, loc, lhs);
+	if (aug_op(kind(p), &op)) {
+		if (!is_single_target(lhs))
+			ps_err_at(p, lhs->loc,
+			          "'%s' is an illegal expression for augmented assignment",
+			          expr_desc(lhs));
+		ps_advance(p);
+		Stmt *s = new_stmt(p, ST_AUGASSIGN, loc);
+		s->aug_target = lhs;
+		s->aug_op = op;
+		s->aug_value = ps_testlist(p);
+		return s;
+	}
+	Stmt *s = new_stmt(p, ST_EXPR, loc);
+	s->value = lhs;
+	return s;
+}
+
+/* a.b.c as one interned string */
+static const char *parse_dotted(Parser *p)
+{
+	StrBuf b = {0};
+	sb_puts(&b, ps_expect_name(p));
+	while (ps_accept(p, TK_DOT))
+		sb_puts(&b, "."), sb_puts(&b, ps_expect_name(p));
+	const char *s = intern(p->names, b.s, b.len);
+	sb_free(&b);
+	return s;
+}
+
+static void finish_import(Stmt *s, ImportVec *v)
+{
+	s->names = v->items;
+	s->nnames = v->n;
+}
+
+static Stmt *parse_import(Parser *p)
+{
+	Stmt *s = new_stmt(p, ST_IMPORT, ps_advance(p).loc);
+	ImportVec v = {0};
+	do {
+		ImportName in = {.loc = here(p)};
+		in.name = parse_dotted(p);
+		if (ps_accept(p, TK_AS))
+			in.asname = ps_expect_name(p);
+		avec_push(p, &v, in);
+	} while (ps_accept(p, TK_COMMA));
+	finish_import(s, &v);
+	return s;
+}
+
+static void parse_from_names(Parser *p, Stmt *s)
+{
+	ImportVec v = {0};
+	bool paren = ps_accept(p, TK_LPAR);
+	if (at(p, TK_STAR))
+		ps_err_tok(p, "'import *' is not supported");
+	do {
+		if (paren && at(p, TK_RPAR) && v.n > 0)
+			break;
+		if (!paren && at(p, TK_NEWLINE) && v.n > 0)
+			ps_err_tok(p, "trailing comma not allowed without surrounding parentheses");
+		ImportName in = {.loc = here(p)};
+		in.name = ps_expect_name(p);
+		if (ps_accept(p, TK_AS))
+			in.asname = ps_expect_name(p);
+		avec_push(p, &v, in);
+	} while (ps_accept(p, TK_COMMA));
+	if (paren)
+		ps_expect(p, TK_RPAR);
+	finish_import(s, &v);
+}
+
+static Stmt *parse_from(Parser *p)
+{
+	Stmt *s = new_stmt(p, ST_IMPORTFROM, ps_advance(p).loc);
+	for (;;) {
+		if (ps_accept(p, TK_DOT))
+			s->level++;
+		else if (ps_accept(p, TK_ELLIPSIS))
+			s->level += 3;
+		else
+			break;
+	}
+	if (at(p, TK_NAME) || s->level == 0)
+		s->module = parse_dotted(p);
+	ps_expect(p, TK_IMPORT);
+	parse_from_names(p, s);
+	return s;
+}
+
+static Stmt *parse_global(Parser *p)
+{
+	Stmt *s = new_stmt(p, ST_GLOBAL, ps_advance(p).loc);
+	AVEC(const char *) v = {0};
+	do
+		avec_push(p, &v, ps_expect_name(p));
+	while (ps_accept(p, TK_COMMA));
+	s->gnames = v.items;
+	s->ngnames = v.n;
+	return s;
+}
+
+/* del/raise: recorded as unsupported, the rest of the statement skipped. */
+static Stmt *skip_simple(Parser *p, const char *what)
+{
+	Stmt *s = new_stmt(p, ST_UNSUPPORTED, ps_advance(p).loc);
+	s->what = what;
+	while (!at(p, TK_NEWLINE) && !at(p, TK_SEMI) && !at(p, TK_EOF) && !at(p, TK_ERROR))
+		ps_advance(p);
+	if (at(p, TK_ERROR))
+		ps_unexpected(p, "invalid syntax");
+	return s;
+}
+
+static Stmt *parse_keyword_stmt(Parser *p, StmtKind k, bool ok, const char *msg)
+{
+	Token t = ps_advance(p);
+	if (!ok)
+		ps_err_at(p, t.loc, "%s", msg);
+	return new_stmt(p, k, t.loc);
+}
+
+static Stmt *parse_return(Parser *p)
+{
+	Stmt *s = parse_keyword_stmt(p, ST_RETURN, p->func_depth > 0, "'return' outside function");
+	if (ps_starts_expr(kind(p)))
+		s->value = ps_testlist(p);
+	return s;
+}
+
+static Stmt *parse_assert(Parser *p)
+{
+	Stmt *s = new_stmt(p, ST_ASSERT, ps_advance(p).loc);
+	s->test = ps_expr(p);
+	if (ps_accept(p, TK_COMMA))
+		s->msg = ps_expr(p);
+	return s;
+}
+
+static Stmt *parse_simple(Parser *p)
+{
+	switch (kind(p)) {
+	case TK_PASS: return parse_keyword_stmt(p, ST_PASS, true, "");
+	case TK_BREAK:
+		return parse_keyword_stmt(p, ST_BREAK, p->loop_depth > 0, "'break' outside loop");
+	case TK_CONTINUE:
+		return parse_keyword_stmt(p, ST_CONTINUE, p->loop_depth > 0,
+		                          "'continue' not properly in loop");
+	case TK_RETURN: return parse_return(p);
+	case TK_ASSERT: return parse_assert(p);
+	case TK_IMPORT: return parse_import(p);
+	case TK_FROM: return parse_from(p);
+	case TK_GLOBAL:
+	case TK_NONLOCAL: return parse_global(p);
+	case TK_DEL: return skip_simple(p, "del statement");
+	case TK_RAISE: return skip_simple(p, "raise statement");
+	default: return parse_expr_stmt(p);
+	}
+}
+
+static void parse_simple_stmts(Parser *p, StmtVec *out)
+{
+	for (;;) {
+		avec_push(p, out, parse_simple(p));
+		if (!ps_accept(p, TK_SEMI) || at(p, TK_NEWLINE))
+			break;
+	}
+	ps_expect(p, TK_NEWLINE);
+}
+
+/* ---- compound statements ---------------------------------------------------------- */
+
+static void parse_statement(Parser *p, StmtVec *out);
+
+static StmtList to_list(StmtVec *v) { return (StmtList){v->items, v->n}; }
+
+/* ':' then an indented block, or simple statements on the same line. */
+static StmtList parse_block(Parser *p, const char *after, int line)
+{
+	StmtVec v = {0};
+	ps_expect(p, TK_COLON);
+	if (!ps_accept(p, TK_NEWLINE)) {
+		if (!p->failed)
+			parse_simple_stmts(p, &v);
+		return to_list(&v);
+	}
+	if (!ps_accept(p, TK_INDENT)) {
+		ps_unexpected(p, "expected an indented block after %s on line %d", after, line);
+		return to_list(&v);
+	}
+	while (!at(p, TK_DEDENT) && !at(p, TK_EOF))
+		parse_statement(p, &v);
+	ps_accept(p, TK_DEDENT);
+	return to_list(&v);
+}
+
+static StmtList single(Parser *p, Stmt *s)
+{
+	StmtVec v = {0};
+	avec_push(p, &v, s);
+	return to_list(&v);
+}
+
+/* if/elif/else: elif chains are built iteratively (each an ST_IF alone in
+ * the previous orelse). */
+static Stmt *parse_if(Parser *p)
+{
+	Token kw = ps_advance(p);
+	Stmt *top = new_stmt(p, ST_IF, kw.loc), *s = top;
+	const char *what = "'if' statement";
+	for (int n = 0;; n++) {
+		s->cond = ps_expr(p);
+		s->body = parse_block(p, what, kw.loc.line);
+		if (at(p, TK_ELIF) && n >= MAX_ELIF) {
+			ps_err_tok(p, "too many 'elif' branches");
+		} else if (at(p, TK_ELIF)) {
+			kw = ps_advance(p);
+			what = "'elif' statement";
+			Stmt *e = new_stmt(p, ST_IF, kw.loc);
+			s->orelse = single(p, e);
+			s = e;
+			continue;
+		} else if (at(p, TK_ELSE)) {
+			kw = ps_advance(p);
+			s->orelse = parse_block(p, "'else' statement", kw.loc.line);
+		}
+		return top;
+	}
+}
+
+static StmtList parse_loop_body(Parser *p, const char *what, int line)
+{
+	p->loop_depth++;
+	StmtList body = parse_block(p, what, line);
+	p->loop_depth--;
+	return body;
+}
+
+static StmtList parse_else(Parser *p)
+{
+	if (!at(p, TK_ELSE))
+		return (StmtList){NULL, 0};
+	Token kw = ps_advance(p);
+	return parse_block(p, "'else' statement", kw.loc.line);
+}
+
+static Stmt *parse_for(Parser *p)
+{
+	Token kw = ps_advance(p);
+	Stmt *s = new_stmt(p, ST_FOR, kw.loc);
+	s->for_target = ps_target(p);
+	check_target(p, s->for_target);
+	ps_expect(p, TK_IN);
+	s->iter = ps_testlist(p);
+	s->for_body = parse_loop_body(p, "'for' statement", kw.loc.line);
+	s->for_orelse = parse_else(p);
+	return s;
+}
+
+static Stmt *parse_while(Parser *p)
+{
+	Token kw = ps_advance(p);
+	Stmt *s = new_stmt(p, ST_WHILE, kw.loc);
+	s->cond = ps_expr(p);
+	s->body = parse_loop_body(p, "'while' statement", kw.loc.line);
+	s->orelse = parse_else(p);
+	return s;
+}
+
+static size_t name_slot(const NameSet *s, const char *name)
+{
+	size_t i = (size_t)(((uintptr_t)name >> 3) * 0x9e3779b97f4a7c15ull) & (s->cap - 1);
+	while (s->slots[i] && s->slots[i] != name)
+		i = (i + 1) & (s->cap - 1);
+	return i;
+}
+
+bool ps_nameset_add(Arena *a, NameSet *s, const char *name)
+{
+	if (2 * (s->n + 1) > s->cap) {
+		NameSet t = {ARENA_NEWN(a, const char *, s->cap ? s->cap * 2 : 16),
+		             s->cap ? s->cap * 2 : 16, 0};
+		for (size_t i = 0; i < s->cap; i++)
+			if (s->slots[i])
+				t.slots[name_slot(&t, s->slots[i])] = s->slots[i], t.n++;
+		*s = t;
+	}
+	size_t i = name_slot(s, name);
+	if (s->slots[i])
+		return false;
+	s->slots[i] = name;
+	s->n++;
+	return true;
+}
+
+static bool reject_param_marker(Parser *p)
+{
+	TokKind k = kind(p), next = ps_peek(p, 1)->kind;
+	if (k == TK_STAR && (next == TK_COMMA || next == TK_RPAR))
+		ps_err_tok(p, "keyword-only parameters ('*') are not supported");
+	else if (k == TK_STAR)
+		ps_err_tok(p, "variadic parameters (*args) are not supported");
+	else if (k == TK_POW)
+		ps_err_tok(p, "variadic keyword parameters (**kwargs) are not supported");
+	else if (k == TK_SLASH)
+		ps_err_tok(p, "positional-only parameters ('/') are not supported");
+	else
+		return false;
+	return true;
+}
+
+static void parse_params(Parser *p, FuncDef *f)
+{
+	AVEC(Param) v = {0};
+	bool seen_default = false;
+	NameSet seen = {0};
+	ps_expect(p, TK_LPAR);
+	while (!at(p, TK_RPAR) && !p->failed && !reject_param_marker(p)) {
+		Param prm = {.loc = here(p)};
+		prm.name = ps_expect_name(p);
+		if (!ps_nameset_add(p->arena, &seen, prm.name))
+			ps_err_at(p, prm.loc, "duplicate argument '%s' in function definition",
+			          prm.name);
+		if (ps_accept(p, TK_COLON))
+			prm.annotation = ps_expr(p);
+		if (ps_accept(p, TK_ASSIGN))
+			prm.default_val = ps_expr(p);
+		else if (seen_default)
+			ps_err_at(p, prm.loc,
+			          "parameter without a default follows parameter with a default");
+		seen_default = prm.default_val != NULL;
+		avec_push(p, &v, prm);
+		if (!ps_accept(p, TK_COMMA))
+			break;
+	}
+	ps_expect(p, TK_RPAR);
+	f->params = v.items;
+	f->nparams = v.n;
+}
+
+static Stmt *parse_funcdef(Parser *p, ExprVec *decorators)
+{
+	Token kw = ps_advance(p);
+	Stmt *s = new_stmt(p, ST_FUNCDEF, kw.loc);
+	FuncDef *f = s->func = ARENA_NEW(p->arena, FuncDef);
+	f->name = ps_expect_name(p);
+	f->decorators = decorators->items;
+	f->ndecorators = decorators->n;
+	parse_params(p, f);
+	if (ps_accept(p, TK_ARROW))
+		f->returns = ps_expr(p);
+	int saved_loops = p->loop_depth;
+	p->loop_depth = 0;
+	p->func_depth++;
+	f->body = parse_block(p, "function definition", kw.loc.line);
+	p->func_depth--;
+	p->loop_depth = saved_loops;
+	if (f->body.n > 0 && f->body.items[0]->kind == ST_EXPR &&
+	    f->body.items[0]->value->kind == EX_STR)
+		f->docstring = f->body.items[0]->value->str;
+	return s;
+}
+
+/* class/with/try/match/async: recorded as ST_UNSUPPORTED; the header line
+ * and its block (and a try's except/else/finally clauses) are skipped. */
+static Stmt *skip_compound(Parser *p, const char *what)
+{
+	Token first = *cur(p);
+	Stmt *s = new_stmt(p, ST_UNSUPPORTED, first.loc);
+	s->what = what;
+	for (;;) {
+		Token kw = *cur(p), last = kw;
+		while (!at(p, TK_NEWLINE) && !at(p, TK_EOF) && !at(p, TK_ERROR))
+			last = ps_advance(p);
+		ps_expect(p, TK_NEWLINE);
+		if (last.kind == TK_COLON && !at(p, TK_INDENT))
+			ps_unexpected(p, "expected an indented block after %s on line %d", what,
+			              kw.loc.line);
+		for (int depth = 0; at(p, TK_INDENT) || depth > 0;) {
+			if (at(p, TK_ERROR) || at(p, TK_EOF)) {
+				ps_unexpected(p, "invalid syntax");
+				return s;
+			}
+			TokKind k = ps_advance(p).kind;
+			depth += k == TK_INDENT ? 1 : k == TK_DEDENT ? -1 : 0;
+		}
+		TokKind k = kind(p);
+		if (first.kind != TK_TRY || (k != TK_EXCEPT && k != TK_FINALLY && k != TK_ELSE))
+			return s;
+	}
+}
+
+static Stmt *parse_decorated(Parser *p)
+{
+	ExprVec decos = {0};
+	while (ps_accept(p, TK_AT)) {
+		avec_push(p, &decos, ps_expr(p));
+		ps_expect(p, TK_NEWLINE);
+	}
+	if (at(p, TK_DEF))
+		return parse_funcdef(p, &decos);
+	if (at(p, TK_CLASS))
+		return skip_compound(p, "class definition");
+	if (at(p, TK_ASYNC))
+		return skip_compound(p, "async function");
+	ps_unexpected(p, "invalid syntax");
+	return new_stmt(p, ST_PASS, here(p));
+}
+
+/* `match x:` (a soft keyword): a name "match" followed by what can only
+ * start a subject. */
+static bool is_match_stmt(Parser *p)
+{
+	if (cur(p)->name != p->s_match)
+		return false;
+	switch (ps_peek(p, 1)->kind) {
+	case TK_NAME:
+	case TK_INT:
+	case TK_FLOAT:
+	case TK_STRING:
+	case TK_TRUE:
+	case TK_FALSE:
+	case TK_NONE:
+	case TK_LBRACE: return true;
+	default: return false;
+	}
+}
+
+static Stmt *parse_compound(Parser *p)
+{
+	switch (kind(p)) {
+	case TK_DEF:
+	case TK_AT: {
+		ExprVec none = {0};
+		return at(p, TK_DEF) ? parse_funcdef(p, &none) : parse_decorated(p);
+	}
+	case TK_IF: return parse_if(p);
+	case TK_FOR: return parse_for(p);
+	case TK_WHILE: return parse_while(p);
+	case TK_CLASS: return skip_compound(p, "class definition");
+	case TK_WITH: return skip_compound(p, "with statement");
+	case TK_TRY: return skip_compound(p, "try statement");
+	case TK_ASYNC:
+		return skip_compound(p, ps_peek(p, 1)->kind == TK_DEF ? "async function"
+		                                                      : "async statement");
+	default: return NULL;
+	}
+}
+
+static void parse_statement(Parser *p, StmtVec *out)
+{
+	if (at(p, TK_INDENT) || at(p, TK_DEDENT)) {
+		ps_unexpected(p, "invalid syntax");
+		return;
+	}
+	Stmt *s = parse_compound(p);
+	if (!s && at(p, TK_NAME) && is_match_stmt(p))
+		s = skip_compound(p, "match statement");
+	if (s)
+		avec_push(p, out, s);
+	else
+		parse_simple_stmts(p, out);
+}
+
+Module *parse_module(Arena *arena, Interner *names, DiagSink *diags, const SrcFile *file)
+{
+	Parser *p = ARENA_NEW(arena, Parser);
+	p->arena = arena;
+	p->names = names;
+	p->diags = diags;
+	p->s_match = intern_cstr(names, "match");
+	lex_init(&p->lx, arena, names, file);
+	StmtVec body = {0};
+	while (!at(p, TK_EOF))
+		parse_statement(p, &body);
+	report(p);
+	if (p->failed)
+		return NULL;
+	Module *m = ARENA_NEW(arena, Module);
+	m->file = file;
+	m->body = to_list(&body);
+	return m;
+}

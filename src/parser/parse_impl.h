@@ -1,0 +1,81 @@
+/* parse_impl.h: what the two halves of the parser share (internal).
+ *
+ * parse.c holds the token cursor, error reporting and the statements;
+ * parse_expr.c the expressions. Not a public interface: only src/parser/
+ * includes it. Every ps_* function takes the Parser it works on.
+ */
+#ifndef TILE_PARSE_IMPL_H
+#define TILE_PARSE_IMPL_H
+
+#include "parser/ast.h"
+#include "parser/lex.h"
+
+#define MAX_DEPTH  300  /* nested expression recursion */
+#define MAX_HEIGHT 1000 /* height of an expression tree (a + b + c ... is left-deep) */
+#define MAX_ELIF   1000 /* elif branches (each nests one ST_IF deeper) */
+
+/* Arena-backed growable array. */
+#define AVEC(T)                                                                                    \
+	struct {                                                                                   \
+		T *items;                                                                          \
+		int n, cap;                                                                        \
+	}
+#define avec_push(p, v, x)                                                                         \
+	(ps_avec_grow_((p)->arena, (void **)&(v)->items, &(v)->cap, (v)->n, sizeof(*(v)->items)),  \
+	 (v)->items[(v)->n++] = (x))
+void ps_avec_grow_(Arena *a, void **items, int *cap, int n, size_t elem);
+
+typedef AVEC(Expr *) ExprVec;
+typedef AVEC(Stmt *) StmtVec;
+typedef AVEC(Keyword) KwVec;
+typedef AVEC(ImportName) ImportVec;
+
+/* A set of interned names (duplicate parameters and keywords), so that a
+ * call with 100k keyword arguments is not quadratic. Arena-backed. */
+typedef struct NameSet {
+	const char **slots;
+	size_t cap, n;
+} NameSet;
+/* Adds `name`; false if it was already there. */
+bool ps_nameset_add(Arena *a, NameSet *s, const char *name);
+
+typedef struct Parser {
+	Arena *arena;
+	Interner *names;
+	DiagSink *diags;
+	Lexer lx;
+	Token la[3]; /* lookahead */
+	int nla;
+	Token eof; /* what the parser sees after an error */
+	bool failed, err_generic;
+	SrcLoc err_loc;
+	const char *err_msg;
+	int depth, func_depth, loop_depth;
+	int h; /* height of the expression just parsed (see parse_expr.c) */
+	const char *s_match;
+} Parser;
+
+/* ---- the token cursor (parse.c) ---- */
+Token *ps_peek(Parser *p, int n); /* n-th token ahead; EOF forever after an error */
+Token ps_advance(Parser *p);
+bool ps_accept(Parser *p, TokKind k);
+void ps_expect(Parser *p, TokKind k);
+const char *ps_expect_name(Parser *p);
+static inline Token *cur(Parser *p) { return ps_peek(p, 0); }
+static inline TokKind kind(Parser *p) { return cur(p)->kind; }
+static inline bool at(Parser *p, TokKind k) { return kind(p) == k; }
+static inline SrcLoc here(Parser *p) { return cur(p)->loc; }
+
+/* ---- errors (parse.c): the first one wins, the parse then unwinds ---- */
+void ps_err_at(Parser *p, SrcLoc loc, const char *fmt, ...) PRINTF_LIKE(3, 4);
+void ps_err_tok(Parser *p, const char *fmt, ...) PRINTF_LIKE(2, 3);
+void ps_unexpected(Parser *p, const char *fmt, ...) PRINTF_LIKE(2, 3);
+
+/* ---- expressions (parse_expr.c) ---- */
+Expr *ps_new_expr(Parser *p, ExprKind k, SrcLoc loc);
+bool ps_starts_expr(TokKind k);
+Expr *ps_expr(Parser *p);     /* expression (ternary level, no tuple) */
+Expr *ps_testlist(Parser *p); /* expressions with commas: a tuple if any */
+Expr *ps_target(Parser *p);   /* a for-loop target list */
+
+#endif

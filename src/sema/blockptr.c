@@ -1,0 +1,271 @@
+/* blockptr.c: block pointers (tl.make_block_ptr, tl.advance) lowered in sema
+ * to tensors of pointers plus masks:
+ *   idx_d = offset_d + arange(0, block_d)                (int32)
+ *   ptrs  = base + sum_d idx_d[..., None, ...] * stride_d (broadcast)
+ *   mask  = AND over boundary_check dims of (0 <= idx_d) & (idx_d < shape_d)
+ * Offsets are int32 (as in Triton); the index arithmetic uses int32 unless a
+ * stride or shape is an int64 value. padding_option "zero" / "nan" becomes
+ * the load's `other`. */
+#include <math.h>
+#include <string.h>
+
+#include "sema/sema_int.h"
+
+static bool int_scalar(Sema *s, Value v, SrcLoc loc, const char *what)
+{
+	if (v.kind == V_ERR) return false;
+	if (v_is_intlike(v)) return true;
+	if (v.kind == V_TENSOR && v.ty.rank == 0 && dtype_is_int((DType)v.ty.dt)) return true;
+	diag_error(s->d, loc, "%s must be integer scalars, got %s", what, v_describe(s, v));
+	return false;
+}
+
+static bool tuple_arg(Sema *s, Call *c, int i, int rank, Value *out, const char *what)
+{
+	Value v = c->a[i];
+	if (v.kind == V_ERR) return false;
+	const Value *items = v.kind == V_TUPLE ? v.items : &v;
+	int n = v.kind == V_TUPLE ? v.n : 1;
+	if (n != rank) {
+		diag_error(s->d, c->at[i], "'%s' of '%s' has %d entries, expected %d (the rank of block_shape)", what, c->name, n, rank);
+		return false;
+	}
+	for (int k = 0; k < n; k++) {
+		if (!int_scalar(s, items[k], c->at[i], what)) return false;
+		out[k] = items[k];
+	}
+	return true;
+}
+
+static Value b_make_block_ptr(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	Value base = c->a[0];
+	if (base.kind == V_ERR) return base;
+	if (base.kind != V_TENSOR || base.ty.dt != DT_PTR || base.ty.rank) {
+		diag_error(s->d, c->at[0], "the base of '%s' must be a scalar pointer, got %s", c->name, v_describe(s, base));
+		return v_err();
+	}
+	BlockPtr *bp = ARENA_NEW(s->a, BlockPtr);
+	bp->base = base;
+	int32_t order[TIR_MAX_RANK];
+	int rank, nord;
+	if (!arg_shape(s, c, 4, bp->block, &rank)) return v_err();
+	bp->rank = rank;
+	if (!tuple_arg(s, c, 1, rank, bp->shape, "shape") || !tuple_arg(s, c, 2, rank, bp->strides, "strides") ||
+	    !tuple_arg(s, c, 3, rank, bp->offsets, "offsets"))
+		return v_err();
+	if (!as_int_list(s, c->a[5], c->at[5], "order", order, TIR_MAX_RANK, &nord)) return v_err();
+	unsigned seen = 0;
+	bool ok = nord == rank;
+	for (int i = 0; ok && i < nord; i++) {
+		ok = order[i] >= 0 && order[i] < rank && !(seen & (1u << order[i]));
+		seen |= 1u << (order[i] & 31);
+		bp->order[i] = order[i];
+	}
+	if (!ok) {
+		diag_error(s->d, c->at[5], "order of '%s' must be a permutation of 0..%d", c->name, rank - 1);
+		return v_err();
+	}
+	for (int i = 0; i < rank; i++) {
+		if (bp->offsets[i].kind == V_TENSOR && bp->offsets[i].ty.dt != DT_I32)
+			bp->offsets[i] = v_tensor(s, cast_val(s, bp->offsets[i].id, type_scalar(DT_I32), false, 0, c->at[3]));
+	}
+	return (Value){.kind = V_BLOCKPTR, .bp = bp};
+}
+
+static Value b_advance(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	if (c->a[0].kind == V_ERR) return c->a[0];
+	if (c->a[0].kind != V_BLOCKPTR) {
+		diag_error(s->d, c->at[0], "'%s' expects a block pointer, got %s", c->name, v_describe(s, c->a[0]));
+		return v_err();
+	}
+	const BlockPtr *old = c->a[0].bp;
+	Value d[TIR_MAX_RANK];
+	if (!tuple_arg(s, c, 1, old->rank, d, "offsets")) return v_err();
+	BlockPtr *bp = ARENA_NEW(s->a, BlockPtr);
+	*bp = *old;
+	for (int i = 0; i < bp->rank; i++) {
+		if (v_is_intlike(d[i]) && d[i].c.i == 0) continue;
+		Value delta = d[i];
+		if (delta.kind == V_TENSOR && delta.ty.dt != DT_I32)
+			delta = v_tensor(s, cast_val(s, delta.id, type_scalar(DT_I32), false, 0, c->at[1]));
+		Value sum = binop(s, OP_ADD, bp->offsets[i], delta, c->loc);
+		if (sum.kind == V_ERR) return sum;
+		if (sum.kind == V_TENSOR && sum.ty.dt != DT_I32)
+			sum = v_tensor(s, cast_val(s, sum.id, type_scalar(DT_I32), false, 0, c->loc));
+		bp->offsets[i] = sum;
+	}
+	return (Value){.kind = V_BLOCKPTR, .bp = bp};
+}
+
+/* idx_d as a rank-r tile with size block_d in dim d and 1 elsewhere. */
+static ValId dim_index(Sema *s, const BlockPtr *bp, int d, SrcLoc loc)
+{
+	int32_t n = bp->block[d];
+	TirOp *ar = emit_op(s, TOP_ARANGE, loc, NULL, 0, type_tile(type_scalar(DT_I32), 1, &n));
+	ar->attr.i = 0;
+	ar->attr.i2 = n;
+	Value idx = v_tensor(s, ar->results[0]);
+	if (!(v_is_intlike(bp->offsets[d]) && bp->offsets[d].c.i == 0)) idx = binop(s, OP_ADD, idx, bp->offsets[d], loc);
+	ValId x = idx.id;
+	for (int k = 0; k < bp->rank; k++) {
+		if (k == d) continue;
+		Type t = vtype(s, x), r = t;
+		r.rank++;
+		for (int j = r.rank - 1; j > k; j--) r.shape[j] = t.shape[j - 1];
+		r.shape[k] = 1;
+		TirOp *op = emit_op(s, TOP_EXPAND_DIMS, loc, &x, 1, r);
+		op->attr.axis = k;
+		x = op->results[0];
+	}
+	return x;
+}
+
+static bool bp_pointers(Sema *s, const BlockPtr *bp, const Value *check, int ncheck, SrcLoc loc, SrcLoc check_loc,
+			ValId *ptrs, ValId *mask)
+{
+	bool checked[TIR_MAX_RANK] = {0};
+	for (int i = 0; i < ncheck; i++) {
+		int64_t d;
+		if (!as_const_int(s, check[i], check_loc, "boundary_check", &d)) return false;
+		if (d < 0 || d >= bp->rank) {
+			diag_error(s->d, check_loc, "boundary_check dim %lld is out of range for a block of rank %d", (long long)d,
+				   bp->rank);
+			return false;
+		}
+		checked[d] = true;
+	}
+	Value off = v_int(0), m = v_bool(true);
+	for (int d = 0; d < bp->rank; d++) {
+		Value idx = v_tensor(s, dim_index(s, bp, d, loc));
+		Value term = binop(s, OP_MUL, idx, bp->strides[d], loc);
+		off = v_is_intlike(off) && off.c.i == 0 ? term : binop(s, OP_ADD, off, term, loc);
+		if (off.kind == V_ERR) return false;
+		if (checked[d]) {
+			Value lo = binop(s, OP_GE, idx, v_int(0), loc);
+			Value hi = binop(s, OP_LT, idx, bp->shape[d], loc);
+			Value both = binop(s, OP_BITAND, lo, hi, loc);
+			m = m.kind == V_CONST ? both : binop(s, OP_BITAND, m, both, loc);
+			if (m.kind == V_ERR) return false;
+		}
+	}
+	Value p = binop(s, OP_ADD, bp->base, off, loc);
+	if (p.kind == V_ERR) return false;
+	*ptrs = p.id;
+	*mask = 0;
+	if (m.kind == V_TENSOR) {
+		Type pt = vtype(s, p.id);
+		*mask = broadcast_to_shape(s, m.id, pt.rank, pt.shape, loc);
+	}
+	return true;
+}
+
+static bool check_list(Sema *s, Call *c, int i, const Value **items, int *n)
+{
+	*items = NULL;
+	*n = 0;
+	if (!c->has[i]) return true;
+	Value v = c->a[i];
+	if (v.kind == V_ERR) return false;
+	if (v.kind == V_TUPLE) {
+		*items = v.items;
+		*n = v.n;
+		return true;
+	}
+	if (v_is_intlike(v)) {
+		*items = &c->a[i];
+		*n = 1;
+		return true;
+	}
+	diag_error(s->d, c->at[i], "boundary_check must be a tuple of dims, got %s", v_describe(s, v));
+	return false;
+}
+
+Value bp_load(Sema *s, Call *c)
+{
+	const BlockPtr *bp = c->a[0].bp;
+	if ((c->has[1] && !v_is_none(c->a[1])) || (c->has[2] && !v_is_none(c->a[2]))) {
+		diag_error(s->d, c->loc, "mask and other are not supported with block pointers; use boundary_check and padding_option");
+		return v_err();
+	}
+	const Value *chk;
+	int nchk;
+	if (!check_list(s, c, 3, &chk, &nchk)) return v_err();
+	const char *pad = c->has[4] ? arg_str(s, c, 4) : "";
+	if (!pad) return v_err();
+	ValId ptrs, mask;
+	if (!bp_pointers(s, bp, chk, nchk, c->loc, c->at[3], &ptrs, &mask)) return v_err();
+	Call l = *c;
+	memset(l.has, 0, sizeof l.has);
+	l.a[0] = v_tensor(s, ptrs);
+	l.has[0] = true;
+	for (int i = 5; i <= 7; i++) l.has[i] = c->has[i];
+	DType elem = (DType)bp->base.ty.elem;
+	if (mask) {
+		l.a[1] = v_tensor(s, mask);
+		l.has[1] = true;
+		if (!strcmp(pad, "zero")) {
+			l.a[2] = v_int(0);
+			l.has[2] = true;
+		} else if (!strcmp(pad, "nan")) {
+			if (!dtype_is_float(elem)) {
+				diag_error(s->d, c->at[4], "padding_option 'nan' needs a floating-point block, got %s", dtype_name(elem));
+				return v_err();
+			}
+			l.a[2] = v_float(NAN);
+			l.has[2] = true;
+		} else if (*pad) {
+			diag_error(s->d, c->at[4], "padding_option must be '', 'zero' or 'nan', got '%s'", pad);
+			return v_err();
+		}
+	}
+	int id = builtin_find("load", BF_TL);
+	return builtin_get(id)->fn(s, &l, 0);
+}
+
+Value bp_store(Sema *s, Call *c)
+{
+	const BlockPtr *bp = c->a[0].bp;
+	if (c->has[2] && !v_is_none(c->a[2])) {
+		diag_error(s->d, c->at[2], "mask is not supported with block pointers; use boundary_check");
+		return v_err();
+	}
+	const Value *chk;
+	int nchk;
+	if (!check_list(s, c, 3, &chk, &nchk)) return v_err();
+	Value v = c->a[1];
+	if (v.kind == V_TENSOR && v.ty.rank) {
+		Type want = type_tile(type_elem(v.ty), bp->rank, bp->block);
+		if (!type_eq(type_tile(type_elem(v.ty), v.ty.rank, v.ty.shape), want)) {
+			char a[64], b[64];
+			shape_str(v.ty, a, sizeof a);
+			shape_str(want, b, sizeof b);
+			diag_error(s->d, c->at[1], "shape mismatch: %s vs %s (the value stored through a block pointer)", a, b);
+			return v_err();
+		}
+	}
+	ValId ptrs, mask;
+	if (!bp_pointers(s, bp, chk, nchk, c->loc, c->at[3], &ptrs, &mask)) return v_err();
+	Call l = *c;
+	memset(l.has, 0, sizeof l.has);
+	l.a[0] = v_tensor(s, ptrs);
+	l.has[0] = l.has[1] = true;
+	l.a[1] = v;
+	if (mask) {
+		l.a[2] = v_tensor(s, mask);
+		l.has[2] = true;
+	}
+	l.has[4] = c->has[4];
+	l.has[5] = c->has[5];
+	int id = builtin_find("store", BF_TL);
+	return builtin_get(id)->fn(s, &l, 0);
+}
+
+const Builtin builtins_blockptr[] = {
+    {"make_block_ptr", "base,shape,strides,offsets,block_shape,order", b_make_block_ptr, 0, BF_TL},
+    {"advance", "base,offsets", b_advance, 0, BF_TL | BF_METHOD},
+    {NULL, NULL, NULL, 0, 0},
+};

@@ -1,0 +1,695 @@
+/* builtins_core.c: program ids, arange, tile construction and views, casts,
+ * hints, compile-time helpers, prints/asserts, dtype methods, and the Python
+ * builtins kernels use (min, max, len, range, ...). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sema/sema_int.h"
+
+static Type shaped(DType dt, int rank, const int32_t *shape) { return type_tile(type_scalar(dt), rank, shape); }
+
+/* ---- program ids, arange ----------------------------------------------------------- */
+
+static Value b_program_id(Sema *s, Call *c, int extra)
+{
+	int64_t axis = 0;
+	if (c->has[0] && !arg_const_int(s, c, 0, &axis)) return v_err();
+	if (axis < 0 || axis > 2) {
+		diag_error(s->d, c->at[0], "program axis must be 0, 1 or 2, got %lld", (long long)axis);
+		return v_err();
+	}
+	TirOp *op = emit_op(s, extra ? TOP_NUM_PROGRAMS : TOP_PROGRAM_ID, c->loc, NULL, 0, type_scalar(DT_I32));
+	op->attr.axis = (int)axis;
+	return v_tensor(s, op->results[0]);
+}
+
+static Value b_arange(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	int64_t lo, hi;
+	if (!arg_const_int(s, c, 0, &lo) || !arg_const_int(s, c, 1, &hi)) return v_err();
+	if (hi <= lo) {
+		diag_error(s->d, c->loc, "tl.arange needs end > start, got start=%lld, end=%lld", (long long)lo, (long long)hi);
+		return v_err();
+	}
+	if (lo < INT32_MIN || hi > INT32_MAX) {
+		diag_error(s->d, c->loc, "tl.arange bounds must fit in int32");
+		return v_err();
+	}
+	int32_t n = (int32_t)(hi - lo);
+	if (!is_pow2_i64(n)) {
+		diag_error(s->d, c->loc, "tl.arange length %d (end - start) is not a power of two", n);
+		return v_err();
+	}
+	if (!check_tile_shape(s, 1, &n, c->loc)) return v_err();
+	TirOp *op = emit_op(s, TOP_ARANGE, c->loc, NULL, 0, shaped(DT_I32, 1, &n));
+	op->attr.i = lo;
+	op->attr.i2 = hi;
+	return v_tensor(s, op->results[0]);
+}
+
+/* ---- construction -------------------------------------------------------------------- */
+
+static Value full_impl(Sema *s, int rank, const int32_t *shape, Value v, Type dt, SrcLoc loc)
+{
+	if (dt.dt == DT_PTR) {
+		diag_error(s->d, loc, "cannot fill a tile with pointers");
+		return v_err();
+	}
+	if (v.kind == V_CONST) {
+		if (v.c.kind != CV_INT && v.c.kind != CV_FLOAT && v.c.kind != CV_BOOL) {
+			diag_error(s->d, loc, "fill value must be a number, got %s", v_describe(s, v));
+			return v_err();
+		}
+		Type t = shaped((DType)dt.dt, rank, shape);
+		double f = v.c.kind == CV_FLOAT ? v.c.f : (double)v.c.i;
+		int64_t i = v.c.kind == CV_FLOAT ? (int64_t)v.c.f : v.c.i;
+		if (dt.dt == DT_I1) i = i != 0;
+		return v_tensor(s, emit_const(s, t, i, f, loc));
+	}
+	if (v.kind != V_TENSOR || v.ty.rank) {
+		diag_error(s->d, loc, "fill value must be a scalar, got %s", v_describe(s, v));
+		return v_err();
+	}
+	ValId x = cast_val(s, v.id, dt, false, 0, loc);
+	if (!x) return v_err();
+	return v_tensor(s, broadcast_to_shape(s, x, rank, shape, loc));
+}
+
+static Value b_zeros(Sema *s, Call *c, int extra)
+{
+	int32_t shape[TIR_MAX_RANK];
+	int rank;
+	Type dt = type_scalar(DT_F32);
+	if (!arg_shape(s, c, 0, shape, &rank)) return v_err();
+	int di = extra ? 2 : 1; /* full(shape, value, dtype) */
+	if (c->has[di] && !v_is_none(c->a[di]) && !arg_dtype(s, c, di, &dt)) return v_err();
+	if (extra && !c->has[di]) {
+		diag_error(s->d, c->loc, "'tl.full' is missing argument 'dtype'");
+		return v_err();
+	}
+	return full_impl(s, rank, shape, extra ? c->a[1] : v_int(0), dt, c->loc);
+}
+
+static Value b_zeros_like(Sema *s, Call *c, int extra)
+{
+	ValId x;
+	if (!arg_tensor(s, c, 0, &x)) return v_err();
+	Type t = vtype(s, x), dt = type_elem(t);
+	if (c->has[1] && !v_is_none(c->a[1]) && !arg_dtype(s, c, 1, &dt)) return v_err();
+	Value fill = extra == 2 ? (c->has[2] ? c->a[2] : v_int(0)) : v_int(extra);
+	return full_impl(s, t.rank, t.shape, fill, dt, c->loc);
+}
+
+/* shape from varargs: f(x, 2, 3) or f(x, (2, 3)) */
+static bool rest_shape(Sema *s, Call *c, int32_t *shape, int *rank)
+{
+	Value v = c->nrest == 1 ? c->rest[0] : v_tuple(s, c->rest, c->nrest);
+	Call tmp = {.name = c->name, .loc = c->loc};
+	tmp.a[0] = v;
+	tmp.has[0] = true;
+	tmp.at[0] = c->nrest ? c->rest_at[0] : c->loc;
+	tmp.pn[0] = istr(s, "shape");
+	return arg_shape(s, &tmp, 0, shape, rank);
+}
+
+static Value b_broadcast_to(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	ValId x;
+	int32_t shape[TIR_MAX_RANK];
+	int rank;
+	if (!arg_tensor(s, c, 0, &x) || !rest_shape(s, c, shape, &rank)) return v_err();
+	ValId r = broadcast_to_shape(s, x, rank, shape, c->loc);
+	return r ? v_tensor(s, r) : v_err();
+}
+
+static Value b_broadcast(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	ValId x, y;
+	if (!arg_tensor(s, c, 0, &x) || !arg_tensor(s, c, 1, &y)) return v_err();
+	if (!broadcast_pair(s, &x, &y, c->loc)) return v_err();
+	Value items[2] = {v_tensor(s, x), v_tensor(s, y)};
+	return v_tuple(s, items, 2);
+}
+
+static Value reshape_to(Sema *s, ValId x, int rank, const int32_t *shape, SrcLoc loc)
+{
+	Type t = vtype(s, x);
+	Type r = shaped((DType)t.dt, rank, shape);
+	r.elem = t.elem;
+	if (type_numel(r) != type_numel(t)) {
+		char a[64], b[64];
+		shape_str(t, a, sizeof a);
+		shape_str(r, b, sizeof b);
+		diag_error(s->d, loc, "cannot reshape a tile of shape %s to %s: sizes differ", a, b);
+		return v_err();
+	}
+	if (type_eq(r, t)) return v_tensor(s, x);
+	if (t.rank == 0) return v_tensor(s, emit(s, TOP_SPLAT, loc, &x, 1, r));
+	return v_tensor(s, emit(s, TOP_RESHAPE, loc, &x, 1, r));
+}
+
+static Value b_reshape(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	ValId x;
+	int32_t shape[TIR_MAX_RANK];
+	int rank;
+	if (!arg_tensor(s, c, 0, &x) || !rest_shape(s, c, shape, &rank)) return v_err();
+	return reshape_to(s, x, rank, shape, c->loc);
+}
+
+static Value b_ravel(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	ValId x;
+	if (!arg_tensor(s, c, 0, &x)) return v_err();
+	int32_t n = (int32_t)type_numel(vtype(s, x));
+	return reshape_to(s, x, 1, &n, c->loc);
+}
+
+static Value permute_impl(Sema *s, ValId x, const int32_t *perm, int n, SrcLoc loc)
+{
+	Type t = vtype(s, x);
+	if (n != t.rank) {
+		diag_error(s->d, loc, "permutation of %d dims for a tensor of rank %d", n, t.rank);
+		return v_err();
+	}
+	unsigned seen = 0;
+	Type r = t;
+	bool identity = true;
+	for (int i = 0; i < n; i++) {
+		if (perm[i] < 0 || perm[i] >= n || (seen & (1u << perm[i]))) {
+			diag_error(s->d, loc, "dims must be a permutation of 0..%d", n - 1);
+			return v_err();
+		}
+		seen |= 1u << perm[i];
+		r.shape[i] = t.shape[perm[i]];
+		identity &= perm[i] == i;
+	}
+	if (identity) return v_tensor(s, x);
+	TirOp *op = emit_op(s, TOP_TRANS, loc, &x, 1, r);
+	for (int i = 0; i < n; i++) op->attr.perm[i] = perm[i];
+	return v_tensor(s, op->results[0]);
+}
+
+static Value b_trans(Sema *s, Call *c, int extra)
+{
+	ValId x;
+	if (!arg_tensor(s, c, 0, &x)) return v_err();
+	Type t = vtype(s, x);
+	int32_t perm[TIR_MAX_RANK];
+	int n = 0;
+	if (c->nrest == 0) {
+		if (extra || t.rank != 2) {
+			if (t.rank < 2) return v_tensor(s, x);
+			if (extra) {
+				diag_error(s->d, c->loc, "'%s' needs dims", c->name);
+				return v_err();
+			}
+			diag_error(s->d, c->loc, "tl.trans without dims needs a 2-d tensor, got rank %d", t.rank);
+			return v_err();
+		}
+		perm[0] = 1;
+		perm[1] = 0;
+		n = 2;
+	} else {
+		Value v = c->nrest == 1 ? c->rest[0] : v_tuple(s, c->rest, c->nrest);
+		if (!as_int_list(s, v, c->loc, "dims", perm, TIR_MAX_RANK, &n)) return v_err();
+		for (int i = 0; i < n; i++)
+			if (perm[i] < 0) perm[i] += t.rank;
+	}
+	return permute_impl(s, x, perm, n, c->loc);
+}
+
+static Value b_expand_dims(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	ValId x;
+	if (!arg_tensor(s, c, 0, &x)) return v_err();
+	int32_t axes[TIR_MAX_RANK];
+	int n;
+	if (!as_int_list(s, c->a[1], c->at[1], "axis", axes, TIR_MAX_RANK, &n)) return v_err();
+	int rank = vtype(s, x).rank + n;
+	if (rank > TIR_MAX_RANK) {
+		diag_error(s->d, c->loc, "tiles of rank %d are not supported (at most %d)", rank, TIR_MAX_RANK);
+		return v_err();
+	}
+	for (int i = 0; i < n; i++) {
+		int a = norm_axis(s, axes[i], rank, c->at[1]);
+		if (a < 0) return v_err();
+		axes[i] = a;
+	}
+	for (int i = 0; i < n; i++) /* sort */
+		for (int j = i + 1; j < n; j++)
+			if (axes[j] < axes[i]) {
+				int32_t t = axes[i];
+				axes[i] = axes[j];
+				axes[j] = t;
+			}
+	for (int i = 0; i < n; i++) {
+		Type t = vtype(s, x), r = t;
+		r.rank++;
+		for (int d = r.rank - 1; d > axes[i]; d--) r.shape[d] = t.shape[d - 1];
+		r.shape[axes[i]] = 1;
+		if (t.rank == 0) {
+			x = emit(s, TOP_SPLAT, c->loc, &x, 1, r);
+			continue;
+		}
+		TirOp *op = emit_op(s, TOP_EXPAND_DIMS, c->loc, &x, 1, r);
+		op->attr.axis = axes[i];
+		x = op->results[0];
+	}
+	return v_tensor(s, x);
+}
+
+static Value b_where(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	return make_where(s, c->a[0], c->a[1], c->a[2], c->loc);
+}
+
+/* ---- casts ------------------------------------------------------------------------------- */
+
+static Value b_cast(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	Type dt;
+	if (!arg_dtype(s, c, 1, &dt)) return v_err();
+	bool bitcast = false;
+	if (c->has[3] && !arg_bool(s, c, 3, &bitcast)) return v_err();
+	int flags = 0;
+	if (c->has[2] && !v_is_none(c->a[2])) {
+		const char *r = arg_str(s, c, 2);
+		if (!r) return v_err();
+		if (!strcmp(r, "rtz")) flags = TIR_RTZ;
+		else if (strcmp(r, "rtne")) {
+			diag_error(s->d, c->at[2], "fp_downcast_rounding must be 'rtne' or 'rtz', got '%s'", r);
+			return v_err();
+		}
+	}
+	Value v = c->a[0];
+	if (v.kind == V_CONST && !bitcast && (v.c.kind == CV_INT || v.c.kind == CV_FLOAT || v.c.kind == CV_BOOL) && dt.dt != DT_PTR)
+		return v_tensor(s, to_ir(s, v, (DType)dt.dt, c->loc));
+	ValId x;
+	if (!arg_tensor(s, c, 0, &x)) return v_err();
+	ValId r = cast_val(s, x, dt, bitcast, flags, c->loc);
+	return r ? v_tensor(s, r) : v_err();
+}
+
+static Value b_to_tensor(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	ValId x;
+	if (!arg_tensor(s, c, 0, &x)) return v_err();
+	return v_tensor(s, x);
+}
+
+static Value b_pointer_type(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	Type dt;
+	if (!arg_dtype(s, c, 0, &dt)) return v_err();
+	if (dt.dt == DT_PTR) {
+		diag_error(s->d, c->at[0], "pointers to pointers are not supported");
+		return v_err();
+	}
+	return v_dtype(type_ptr((DType)dt.dt));
+}
+
+/* ---- hints --------------------------------------------------------------------------------- */
+
+static Value b_hint(Sema *s, Call *c, int extra)
+{
+	ValId x;
+	if (!arg_tensor(s, c, 0, &x)) return v_err();
+	int32_t vals[TIR_MAX_RANK];
+	int n;
+	if (!as_int_list(s, c->a[1], c->at[1], "values", vals, TIR_MAX_RANK, &n)) return v_err();
+	int rank = vtype(s, x).rank;
+	if (n != (rank ? rank : 1)) {
+		diag_error(s->d, c->at[1], "'%s' needs %d value%s for a tensor of rank %d, got %d", c->name, rank ? rank : 1,
+			   rank > 1 ? "s" : "", rank, n);
+		return v_err();
+	}
+	for (int i = 0; i < n; i++)
+		if (vals[i] <= 0) {
+			diag_error(s->d, c->at[1], "'%s' values must be positive", c->name);
+			return v_err();
+		}
+	tir_add_hint(s->f, x, (TirHintKind)extra, n, vals);
+	return v_tensor(s, x);
+}
+
+/* ---- compile-time helpers ---------------------------------------------------------------- */
+
+static Value b_constexpr(Sema *s, Call *c, int extra)
+{
+	(void)s;
+	(void)extra;
+	return c->a[0];
+}
+
+static Value b_static_assert(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	Value v = c->a[0];
+	if (v.kind == V_ERR) return v;
+	if (v.kind == V_TENSOR) {
+		diag_error(s->d, c->at[0], "tl.static_assert needs a constexpr condition");
+		return v_err();
+	}
+	bool ok = v.kind == V_CONST ? const_truthy(v.c) : true;
+	if (!ok) {
+		const char *msg = c->has[1] ? arg_str(s, c, 1) : "";
+		if (msg && *msg) diag_error(s->d, c->at[0], "static assertion failed: %s", msg);
+		else diag_error(s->d, c->at[0], "static assertion failed");
+		return v_err();
+	}
+	return v_none();
+}
+
+static Value b_noop(Sema *s, Call *c, int extra)
+{
+	(void)s;
+	(void)c;
+	(void)extra;
+	return v_none();
+}
+
+static Value b_loop_only(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	diag_error(s->d, c->loc, "'%s' can only be used as the iterable of a for loop", c->name);
+	return v_err();
+}
+
+static Value b_jit(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	if (c->has[0] && c->a[0].kind == V_FUNC) return c->a[0];
+	if (c->has[0] && c->a[0].kind != V_ERR) {
+		diag_error(s->d, c->at[0], "'%s' expects a function", c->name);
+		return v_err();
+	}
+	return v_builtin(builtin_find("jit", BF_TRITON), NULL);
+}
+
+static Value b_cdiv(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	Value x = c->a[0], d = c->a[1];
+	if (x.kind == V_CONST && d.kind == V_CONST) {
+		Value t = const_binop(s, OP_ADD, x, d, c->loc);
+		t = const_binop(s, OP_SUB, t, v_int(1), c->loc);
+		return const_binop(s, OP_FLOORDIV, t, d, c->loc);
+	}
+	Value t = binop(s, OP_ADD, x, d, c->loc);
+	t = binop(s, OP_SUB, t, v_int(1), c->loc);
+	return binop(s, OP_FLOORDIV, t, d, c->loc);
+}
+
+static Value b_next_pow2(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	int64_t n;
+	if (!arg_const_int(s, c, 0, &n)) return v_err();
+	int64_t p = 1;
+	while (p < n && p < (1LL << 62)) p <<= 1;
+	return v_int(p);
+}
+
+/* ---- prints and asserts --------------------------------------------------------------------- */
+
+static Value emit_print(Sema *s, Call *c, const char *prefix, const Value *vals, const SrcLoc *at, int n, bool hex)
+{
+	ValId *ids = ARENA_NEWN(s->a, ValId, n + 1);
+	int k = 0;
+	StrBuf pre = {0};
+	sb_puts(&pre, prefix ? prefix : "");
+	for (int i = 0; i < n; i++) {
+		Value v = vals[i];
+		if (v.kind == V_ERR) {
+			sb_free(&pre);
+			return v;
+		}
+		if (v.kind == V_CONST && v.c.kind == CV_STR && k == 0) {
+			sb_printf(&pre, "%s%s", pre.len ? " " : "", v.c.s);
+			continue;
+		}
+		if (v.kind == V_CONST && v.c.kind != CV_STR && v.c.kind != CV_NONE && v.c.kind != CV_DTYPE) {
+			ids[k++] = to_ir_natural(s, v, at[i]);
+			continue;
+		}
+		if (v.kind != V_TENSOR) {
+			diag_error(s->d, at[i], "cannot print %s", v_describe(s, v));
+			sb_free(&pre);
+			return v_err();
+		}
+		ids[k++] = v.id;
+	}
+	TirOp *op = emit_op(s, TOP_PRINT, c->loc, ids, k, type_scalar(DT_VOID));
+	op->attr.str = arena_strdup(s->a, pre.s ? pre.s : "");
+	if (hex) op->attr.flags |= TIR_HEX;
+	sb_free(&pre);
+	return v_none();
+}
+
+static Value b_device_print(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	const char *prefix = arg_str(s, c, 0);
+	if (!prefix) return v_err();
+	bool hex = false;
+	if (c->has[1] && !arg_bool(s, c, 1, &hex)) return v_err();
+	return emit_print(s, c, prefix, c->rest, c->rest_at, c->nrest, hex);
+}
+
+static Value b_print(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	return emit_print(s, c, "", c->rest, c->rest_at, c->nrest, false);
+}
+
+static Value b_static_print(Sema *s, Call *c, int extra)
+{
+	(void)s;
+	(void)c;
+	(void)extra;
+	return v_none();
+}
+
+static Value b_device_assert(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	const char *msg = c->has[1] ? arg_str(s, c, 1) : "";
+	if (!msg) return v_err();
+	Value v = c->a[0];
+	ValId cond;
+	if (v.kind == V_CONST && v.c.kind != CV_STR) cond = emit_const(s, type_scalar(DT_I1), const_truthy(v.c), 0, c->at[0]);
+	else if (!arg_tensor(s, c, 0, &cond)) return v_err();
+	cond = to_bool(s, cond, c->at[0]);
+	if (c->has[2] && !v_is_none(c->a[2])) {
+		/* assert (cond or not mask) */
+		ValId m;
+		if (!arg_tensor(s, c, 2, &m)) return v_err();
+		m = to_bool(s, m, c->at[2]);
+		ValId nm = emit(s, TOP_NOT, c->at[2], &m, 1, vtype(s, m));
+		if (!broadcast_pair(s, &cond, &nm, c->loc)) return v_err();
+		ValId in[2] = {cond, nm};
+		cond = emit(s, TOP_OR, c->loc, in, 2, vtype(s, cond));
+	}
+	TirOp *op = emit_op(s, TOP_ASSERT, c->loc, &cond, 1, type_scalar(DT_VOID));
+	op->attr.str = *msg ? msg : "device assertion failed";
+	return v_none();
+}
+
+static Value b_barrier(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	emit_op(s, TOP_BARRIER, c->loc, NULL, 0, type_scalar(DT_VOID));
+	return v_none();
+}
+
+/* ---- dtype methods --------------------------------------------------------------------------- */
+
+static Value b_dtype_is(Sema *s, Call *c, int extra)
+{
+	Type t;
+	if (!arg_dtype(s, c, 0, &t)) return v_err();
+	DType d = (DType)t.dt;
+	switch (extra) {
+	case 0: return v_bool(d == DT_F16);
+	case 1: return v_bool(d == DT_F32);
+	case 2: return v_bool(d == DT_BF16);
+	case 3: return v_bool(d == DT_F64);
+	case 4: return v_bool(d == DT_F8E4M3 || d == DT_F8E5M2);
+	case 5: return v_bool(dtype_is_float(d));
+	case 6: return v_bool(dtype_is_int(d));
+	case 7: return v_bool(dtype_is_signed(d) || d == DT_I1);
+	case 8: return v_bool(dtype_is_int(d) && !dtype_is_signed(d) && d != DT_I1);
+	case 9: return v_bool(d == DT_I1);
+	case 10: return v_bool(d == DT_PTR);
+	case 11: return v_bool(d != DT_PTR);
+	default: return v_bool(false);
+	}
+}
+
+/* ---- Python builtins ------------------------------------------------------------------------------ */
+
+static Value py_minmax(Sema *s, Call *c, int is_max)
+{
+	const Value *vals = c->rest;
+	int n = c->nrest;
+	if (n == 1 && c->rest[0].kind == V_TUPLE) {
+		vals = c->rest[0].items;
+		n = c->rest[0].n;
+	}
+	if (n == 0) {
+		diag_error(s->d, c->loc, "'%s' expects at least 1 argument, got 0", c->name);
+		return v_err();
+	}
+	Value best = vals[0];
+	for (int i = 0; i < n; i++) {
+		if (vals[i].kind == V_ERR) return v_err();
+		if (i == 0) continue;
+		if (vals[i].kind != V_CONST || best.kind != V_CONST) {
+			/* Triton maps the builtin min/max to tl.minimum/tl.maximum */
+			best = make_minmax(s, is_max, best, vals[i], false, c->loc);
+			if (best.kind == V_ERR) return best;
+			continue;
+		}
+		Value lt = const_binop(s, OP_LT, vals[i], best, c->loc);
+		if (lt.kind == V_ERR) return lt;
+		if ((lt.c.i != 0) != is_max) best = vals[i];
+	}
+	return best;
+}
+
+static Value b_py_min(Sema *s, Call *c, int extra) { return py_minmax(s, c, extra); }
+
+static Value b_py_abs(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	Value v = c->a[0];
+	if (v.kind == V_CONST && (v.c.kind == CV_INT || v.c.kind == CV_BOOL)) return v_int(v.c.i < 0 ? -v.c.i : v.c.i);
+	if (v.kind == V_CONST && v.c.kind == CV_FLOAT) return v_float(fabs(v.c.f));
+	int id = builtin_find("abs", BF_TL);
+	return builtin_get(id)->fn(s, c, builtin_get(id)->extra);
+}
+
+static Value b_py_conv(Sema *s, Call *c, int extra)
+{
+	Value v = c->a[0];
+	if (v.kind == V_ERR) return v;
+	if (v.kind == V_CONST && v.c.kind == CV_STR && extra == 1) {
+		const char *t = v.c.s;
+		if (!strcmp(t, "inf") || !strcmp(t, "+inf") || !strcmp(t, "infinity")) return v_float(INFINITY);
+		if (!strcmp(t, "-inf") || !strcmp(t, "-infinity")) return v_float(-INFINITY);
+		if (!strcmp(t, "nan")) return v_float(NAN);
+		char *end;
+		double d = strtod(t, &end);
+		if (*t && !*end) return v_float(d);
+	}
+	if (v.kind != V_CONST || v.c.kind == CV_STR || v.c.kind == CV_NONE || v.c.kind == CV_DTYPE) {
+		if (extra == 2 && v.kind != V_TENSOR) return v_bool(v.kind != V_CONST || const_truthy(v.c));
+		diag_error(s->d, c->at[0], "'%s' needs a constexpr number, got %s", c->name, v_describe(s, v));
+		return v_err();
+	}
+	double f = v.c.kind == CV_FLOAT ? v.c.f : (double)v.c.i;
+	switch (extra) {
+	case 0:
+		if (v.c.kind == CV_FLOAT && !isfinite(f)) {
+			diag_error(s->d, c->at[0], "cannot convert %g to int", f);
+			return v_err();
+		}
+		return v_int(v.c.kind == CV_FLOAT ? (int64_t)f : v.c.i);
+	case 1: return v_float(f);
+	default: return v_bool(const_truthy(v.c));
+	}
+}
+
+static Value b_len(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	Value v = c->a[0];
+	if (v.kind == V_TUPLE) return v_int(v.n);
+	if (v.kind == V_CONST && v.c.kind == CV_STR) return v_int((int64_t)strlen(v.c.s));
+	if (v.kind == V_TENSOR && v.ty.rank) return v_int(v.ty.shape[0]);
+	if (v.kind != V_ERR) diag_error(s->d, c->at[0], "'len' of %s", v_describe(s, v));
+	return v_err();
+}
+
+static Value b_isinstance(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	(void)s;
+	Value v = c->a[0];
+	return v_bool(v.kind == V_TUPLE && c->a[1].kind == V_BUILTIN);
+}
+
+const Builtin builtins_core[] = {
+    {"program_id", "axis=0", b_program_id, 0, BF_TL},
+    {"num_programs", "axis=0", b_program_id, 1, BF_TL},
+    {"arange", "start,end", b_arange, 0, BF_TL},
+    {"zeros", "shape,dtype=float32", b_zeros, 0, BF_TL},
+    {"full", "shape,value,dtype", b_zeros, 1, BF_TL},
+    {"zeros_like", "input,dtype=None", b_zeros_like, 0, BF_TL},
+    {"full_like", "input,dtype=None,value=0", b_zeros_like, 2, BF_TL},
+    {"broadcast_to", "input,*shape", b_broadcast_to, 0, BF_TL | BF_METHOD},
+    {"broadcast", "input,other", b_broadcast, 0, BF_TL | BF_METHOD},
+    {"reshape", "input,*shape,can_reorder=False", b_reshape, 0, BF_TL | BF_METHOD},
+    {"view", "input,*shape", b_reshape, 0, BF_TL | BF_METHOD},
+    {"ravel", "input,can_reorder=False", b_ravel, 0, BF_TL | BF_METHOD},
+    {"trans", "input,*dims", b_trans, 0, BF_TL | BF_METHOD},
+    {"permute", "input,*dims", b_trans, 1, BF_TL | BF_METHOD},
+    {"expand_dims", "input,axis", b_expand_dims, 0, BF_TL | BF_METHOD},
+    {"where", "condition,x,y", b_where, 0, BF_TL},
+    {"cast", "input,dtype,fp_downcast_rounding=None,bitcast=False", b_cast, 0, BF_TL},
+    {"to", "input,dtype,fp_downcast_rounding=None,bitcast=False", b_cast, 0, BF_METHOD},
+    {"to_tensor", "x", b_to_tensor, 0, BF_TL},
+    {"pointer_type", "element_ty,address_space=1", b_pointer_type, 0, BF_TL},
+    {"multiple_of", "input,values", b_hint, HINT_MULTIPLE_OF, BF_TL | BF_METHOD},
+    {"max_contiguous", "input,values", b_hint, HINT_MAX_CONTIGUOUS, BF_TL | BF_METHOD},
+    {"max_constancy", "input,values", b_hint, HINT_MAX_CONSTANCY, BF_TL | BF_METHOD},
+    {"constexpr", "value", b_constexpr, 0, BF_TL},
+    {"static_assert", "cond,msg=''", b_static_assert, 0, BF_TL},
+    {"static_print", "*values", b_static_print, 0, BF_TL},
+    {"device_print", "prefix,*args,hex=False", b_device_print, 0, BF_TL},
+    {"device_assert", "cond,msg='',mask=None", b_device_assert, 0, BF_TL},
+    {"debug_barrier", "", b_barrier, 0, BF_TL},
+    {"static_range", "*args", b_loop_only, 0, BF_TL},
+    {"range", "*args", b_loop_only, 0, BF_TL | BF_PY},
+    {"cdiv", "x,div", b_cdiv, 0, BF_TL | BF_TRITON | BF_MATH},
+    {"next_power_of_2", "n", b_next_pow2, 0, BF_TRITON},
+    {"jit", "fn=None,do_not_specialize=None,debug=None,noinline=None,repr=None,launch_metadata=None", b_jit, 0,
+     BF_TRITON | BF_TL},
+    {"autotune", "configs=None,key=None,prune_configs_by=None,reset_to_zero=None,restore_value=None,warmup=None,rep=None",
+     b_noop, 0, BF_TRITON},
+    {"heuristics", "values", b_noop, 0, BF_TRITON},
+    {"is_fp16", "self", b_dtype_is, 0, BF_DTYPE},
+    {"is_fp32", "self", b_dtype_is, 1, BF_DTYPE},
+    {"is_bf16", "self", b_dtype_is, 2, BF_DTYPE},
+    {"is_fp64", "self", b_dtype_is, 3, BF_DTYPE},
+    {"is_fp8", "self", b_dtype_is, 4, BF_DTYPE},
+    {"is_floating", "self", b_dtype_is, 5, BF_DTYPE},
+    {"is_int", "self", b_dtype_is, 6, BF_DTYPE},
+    {"is_int_signed", "self", b_dtype_is, 7, BF_DTYPE},
+    {"is_int_unsigned", "self", b_dtype_is, 8, BF_DTYPE},
+    {"is_bool", "self", b_dtype_is, 9, BF_DTYPE},
+    {"is_ptr", "self", b_dtype_is, 10, BF_DTYPE},
+    {"is_scalar", "self", b_dtype_is, 11, BF_DTYPE},
+    {"min", "*args", b_py_min, 0, BF_PY},
+    {"max", "*args", b_py_min, 1, BF_PY},
+    {"abs", "x", b_py_abs, 0, BF_PY},
+    {"int", "x", b_py_conv, 0, BF_PY},
+    {"float", "x", b_py_conv, 1, BF_PY},
+    {"bool", "x", b_py_conv, 2, BF_PY},
+    {"len", "x", b_len, 0, BF_PY},
+    {"print", "*args", b_print, 0, BF_PY},
+    {"isinstance", "x,t", b_isinstance, 0, BF_PY},
+    {NULL, NULL, NULL, 0, 0},
+};

@@ -1,0 +1,116 @@
+/* builtins_dot.c: tl.dot (and `a @ b`), with Triton's result dtype rules:
+ * int8 x int8 -> int32; fp32/bf16 -> fp32; fp16 and fp8 -> out_dtype
+ * (fp32 default, fp16 allowed); fp64 -> fp64. M, N, K >= 16. */
+#include <string.h>
+
+#include "sema/sema_int.h"
+
+static bool is_fp8(DType d) { return d == DT_F8E4M3 || d == DT_F8E5M2; }
+
+static bool precision(Sema *s, Call *c, DType in, int *out)
+{
+	bool cuda = s->c->target && (s->c->target->kind == TARGET_CUDA || s->c->target->emulate);
+	*out = in == DT_F32 && cuda ? PREC_TF32 : PREC_IEEE;
+	bool has_p = c->has[3] && !v_is_none(c->a[3]);
+	bool has_a = c->has[4] && !v_is_none(c->a[4]);
+	if (has_p && has_a) {
+		diag_error(s->d, c->at[4], "only one of input_precision and allow_tf32 can be given to '%s'", c->name);
+		return false;
+	}
+	if (has_p) {
+		const char *p = arg_str(s, c, 3);
+		if (!p) return false;
+		if (!strcmp(p, "tf32")) *out = PREC_TF32;
+		else if (!strcmp(p, "tf32x3")) *out = PREC_TF32X3;
+		else if (!strcmp(p, "ieee")) *out = PREC_IEEE;
+		else {
+			diag_error(s->d, c->at[3], "input_precision must be 'tf32', 'tf32x3' or 'ieee', got '%s'", p);
+			return false;
+		}
+	} else if (has_a) {
+		bool t;
+		if (!arg_bool(s, c, 4, &t)) return false;
+		*out = t ? PREC_TF32 : PREC_IEEE;
+	}
+	if (in != DT_F32) *out = PREC_IEEE;
+	return true;
+}
+
+static Value b_dot(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	ValId a, b;
+	if (!arg_tensor(s, c, 0, &a) || !arg_tensor(s, c, 1, &b)) return v_err();
+	Type ta = vtype(s, a), tb = vtype(s, b);
+	char sa[64], sb[64];
+	shape_str(ta, sa, sizeof sa);
+	shape_str(tb, sb, sizeof sb);
+	if (ta.rank != 2 || tb.rank != 2) {
+		diag_error(s->d, c->loc, "'%s' expects 2-d tiles, got shapes %s and %s", c->name, sa, sb);
+		return v_err();
+	}
+	if (ta.shape[1] != tb.shape[0]) {
+		diag_error(s->d, c->loc, "shape mismatch in '%s': %s vs %s (K differs)", c->name, sa, sb);
+		return v_err();
+	}
+	int32_t M = ta.shape[0], N = tb.shape[1], K = ta.shape[1];
+	if (M < 16 || N < 16 || K < 16) {
+		diag_error(s->d, c->loc, "'%s' needs M, N and K >= 16, got M=%d, N=%d, K=%d", c->name, M, N, K);
+		return v_err();
+	}
+	DType da = (DType)ta.dt, db = (DType)tb.dt;
+	if (da != db && !(is_fp8(da) && is_fp8(db))) {
+		diag_error(s->d, c->loc, "dtype mismatch in '%s': %s vs %s", c->name, dtype_name(da), dtype_name(db));
+		return v_err();
+	}
+	Type out_dt = type_scalar(DT_F32);
+	if (c->has[6] && !v_is_none(c->a[6]) && !arg_dtype(s, c, 6, &out_dt)) return v_err();
+	DType ret;
+	if (da == DT_I8) ret = DT_I32;
+	else if (out_dt.dt == DT_BF16) {
+		diag_error(s->d, c->at[6], "out_dtype=bfloat16 is not supported by '%s'; use float32 and cast", c->name);
+		return v_err();
+	} else if (da == DT_F32 || da == DT_BF16) ret = DT_F32;
+	else if (da == DT_F16 || is_fp8(da)) {
+		if (out_dt.dt != DT_F32 && out_dt.dt != DT_F16) {
+			diag_error(s->d, c->at[6], "out_dtype of '%s' must be float32 or float16, got %s", c->name,
+				   dtype_name((DType)out_dt.dt));
+			return v_err();
+		}
+		ret = (DType)out_dt.dt;
+	} else if (da == DT_F64) ret = DT_F64;
+	else {
+		diag_error(s->d, c->loc, "'%s' does not support %s inputs", c->name, dtype_name(da));
+		return v_err();
+	}
+	int prec;
+	if (!precision(s, c, da, &prec)) return v_err();
+	int32_t mn[2] = {M, N};
+	ValId acc;
+	if (c->has[2] && !v_is_none(c->a[2])) {
+		if (!arg_tensor(s, c, 2, &acc)) return v_err();
+		Type tc = vtype(s, acc);
+		DType dc = (DType)tc.dt;
+		if ((da == DT_F16 || is_fp8(da)) && (dc == DT_F16 || dc == DT_F32)) ret = dc;
+		Type want = type_tile(type_scalar(ret), 2, mn);
+		if (!type_eq(tc, want)) {
+			char w[64], g[64];
+			type_str(want, w, sizeof w);
+			type_str(tc, g, sizeof g);
+			diag_error(s->d, c->at[2], "the accumulator of '%s' must be %s, got %s", c->name, w, g);
+			return v_err();
+		}
+	} else {
+		acc = emit_const(s, type_tile(type_scalar(ret), 2, mn), 0, 0.0, c->loc);
+	}
+	ValId in[3] = {a, b, acc};
+	TirOp *op = emit_op(s, TOP_DOT, c->loc, in, 3, type_tile(type_scalar(ret), 2, mn));
+	op->attr.i = prec;
+	return v_tensor(s, op->results[0]);
+}
+
+const Builtin builtins_dot[] = {
+    {"dot", "input,other,acc=None,input_precision=None,allow_tf32=None,max_num_imprecise_acc=None,out_dtype=float32",
+     b_dot, 0, BF_TL | BF_METHOD},
+    {NULL, NULL, NULL, 0, 0},
+};

@@ -1,0 +1,252 @@
+/* builtins_math.c: elementwise math (tl.*, tl.math.*, libdevice.*):
+ * unary and binary MathFn ops, abs, fma, fdiv/div_rn, umulhi,
+ * minimum/maximum/clamp. Floating functions reject integer inputs, as
+ * Triton's do; fp16/bf16 inputs keep their dtype (lowering may compute wider). */
+#include <string.h>
+
+#include "sema/sema_int.h"
+
+static Value math_op(Sema *s, MathFn m, const ValId *in, int n, Type out, SrcLoc loc)
+{
+	TirOp *op = emit_op(s, TOP_MATH, loc, in, n, out);
+	op->attr.math = m;
+	return v_tensor(s, op->results[0]);
+}
+
+static bool float_arg(Sema *s, Call *c, int i, ValId *x)
+{
+	Value v = c->a[i];
+	if (v.kind == V_CONST && (v.c.kind == CV_INT || v.c.kind == CV_BOOL)) v = v_float((double)v.c.i);
+	c->a[i] = v;
+	if (!arg_tensor(s, c, i, x)) return false;
+	Type t = vtype(s, *x);
+	if (!dtype_is_float((DType)t.dt)) {
+		diag_error(s->d, c->at[i], "'%s' expects a floating-point tensor, got %s", c->name, dt_name(s, t));
+		return false;
+	}
+	return true;
+}
+
+static Value b_unary(Sema *s, Call *c, int m)
+{
+	ValId x;
+	if (m == MATH_POPC || m == MATH_CLZ) {
+		if (!arg_tensor(s, c, 0, &x)) return v_err();
+		if (!dtype_is_int((DType)vtype(s, x).dt)) {
+			diag_error(s->d, c->at[0], "'%s' expects an integer tensor, got %s", c->name, dt_name(s, vtype(s, x)));
+			return v_err();
+		}
+		return math_op(s, (MathFn)m, &x, 1, vtype(s, x), c->loc);
+	}
+	if (!float_arg(s, c, 0, &x)) return v_err();
+	Type t = vtype(s, x);
+	if (m == MATH_ISNAN || m == MATH_ISINF || m == MATH_SIGNBIT) t = type_tile(type_scalar(DT_I1), t.rank, t.shape);
+	return math_op(s, (MathFn)m, &x, 1, t, c->loc);
+}
+
+/* Promotes two operands to their computation type and broadcasts them. */
+static bool binary_operands(Sema *s, Call *c, int i, int j, bool need_float, ValId *x, ValId *y, DType *dtp)
+{
+	Value a = c->a[i], b = c->a[j];
+	if (a.kind == V_ERR || b.kind == V_ERR) return false;
+	if (a.kind == V_CONST && b.kind == V_CONST) {
+		*x = to_ir_natural(s, a, c->at[i]);
+		if (!*x) return false;
+		a = v_tensor(s, *x);
+	}
+	DType dt = computation_dtype(s, a, b, false, c->loc, c->name);
+	if (dt == DT_VOID) return false;
+	if (need_float && !dtype_is_float(dt)) {
+		diag_error(s->d, c->loc, "'%s' expects floating-point operands, got %s", c->name, dtype_name(dt));
+		return false;
+	}
+	*x = to_ir(s, a, dt, c->at[i]);
+	*y = to_ir(s, b, dt, c->at[j]);
+	if (!*x || !*y || !broadcast_pair(s, x, y, c->loc)) return false;
+	if (dtp) *dtp = dt;
+	return true;
+}
+
+static Value b_binary(Sema *s, Call *c, int m)
+{
+	ValId x, y;
+	if (!binary_operands(s, c, 0, 1, true, &x, &y, NULL)) return v_err();
+	ValId in[2] = {x, y};
+	return math_op(s, (MathFn)m, in, 2, vtype(s, x), c->loc);
+}
+
+static Value b_abs(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	ValId x;
+	if (!arg_tensor(s, c, 0, &x)) return v_err();
+	Type t = vtype(s, x);
+	if (t.dt == DT_PTR) {
+		diag_error(s->d, c->at[0], "'%s' of a pointer", c->name);
+		return v_err();
+	}
+	if (dtype_is_int((DType)t.dt) && !dtype_is_signed((DType)t.dt)) return v_tensor(s, x);
+	return math_op(s, MATH_ABS, &x, 1, t, c->loc);
+}
+
+static Value b_fdiv(Sema *s, Call *c, int rn)
+{
+	ValId x, y;
+	for (int i = 0; i < 2; i++) {
+		Value v = c->a[i];
+		bool fl = (v.kind == V_CONST && v.c.kind == CV_FLOAT) || (v.kind == V_TENSOR && dtype_is_float((DType)v.ty.dt));
+		if (!fl && v.kind != V_ERR) {
+			diag_error(s->d, c->at[i], "both operands of '%s' must be floating-point, got %s", c->name, v_describe(s, v));
+			return v_err();
+		}
+	}
+	bool ieee = rn;
+	if (!rn && c->has[2] && !arg_bool(s, c, 2, &ieee)) return v_err();
+	if (!binary_operands(s, c, 0, 1, true, &x, &y, NULL)) return v_err();
+	ValId in[2] = {x, y};
+	TirOp *op = emit_op(s, TOP_DIV, c->loc, in, 2, vtype(s, x));
+	if (ieee) op->attr.flags |= TIR_DIV_RN;
+	return v_tensor(s, op->results[0]);
+}
+
+static Value b_fma(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	ValId x, y, z;
+	DType dt;
+	if (!binary_operands(s, c, 0, 1, false, &x, &y, &dt)) return v_err();
+	c->a[0] = v_tensor(s, x);
+	Value zv = c->a[2];
+	DType d2 = computation_dtype(s, c->a[0], zv, false, c->loc, c->name);
+	if (d2 == DT_VOID) return v_err();
+	x = to_ir(s, v_tensor(s, x), d2, c->loc);
+	y = to_ir(s, v_tensor(s, y), d2, c->loc);
+	z = to_ir(s, zv, d2, c->at[2]);
+	if (!x || !y || !z || !broadcast_pair(s, &x, &z, c->loc) || !broadcast_pair(s, &y, &z, c->loc) ||
+	    !broadcast_pair(s, &x, &y, c->loc))
+		return v_err();
+	ValId in[3] = {x, y, z};
+	return v_tensor(s, emit(s, TOP_FMA, c->loc, in, 3, vtype(s, x)));
+}
+
+static Value b_umulhi(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	ValId x, y;
+	DType dt;
+	if (!binary_operands(s, c, 0, 1, false, &x, &y, &dt)) return v_err();
+	if (!dtype_is_int(dt)) {
+		diag_error(s->d, c->loc, "'%s' expects integer operands, got %s", c->name, dtype_name(dt));
+		return v_err();
+	}
+	ValId in[2] = {x, y};
+	return v_tensor(s, emit(s, TOP_UMULHI, c->loc, in, 2, vtype(s, x)));
+}
+
+static bool nan_flag(Sema *s, Call *c, int i, bool *out)
+{
+	*out = false;
+	if (!c->has[i]) return true;
+	Value v = c->a[i];
+	if (v.kind == V_CONST && (v.c.kind == CV_INT || v.c.kind == CV_BOOL)) {
+		*out = v.c.i != 0;
+		return true;
+	}
+	if (v.kind == V_CONST && v.c.kind == CV_STR) {
+		*out = !strcmp(v.c.s, "all") || !strcmp(v.c.s, "ALL");
+		return true;
+	}
+	diag_error(s->d, c->at[i], "propagate_nan must be tl.PropagateNan.ALL or NONE");
+	return false;
+}
+
+static Value b_minmax(Sema *s, Call *c, int is_max)
+{
+	bool pn;
+	if (!nan_flag(s, c, 2, &pn)) return v_err();
+	return make_minmax(s, is_max, c->a[0], c->a[1], pn, c->loc);
+}
+
+static Value b_clamp(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	bool pn;
+	if (!nan_flag(s, c, 3, &pn)) return v_err();
+	Value x = c->a[0];
+	if (x.kind == V_TENSOR && dtype_is_float((DType)x.ty.dt)) {
+		/* Triton: clamp(x, min, max) keeps x's dtype */
+		Value lo = c->a[1], hi = c->a[2];
+		ValId l = to_ir(s, lo, (DType)x.ty.dt, c->at[1]), h = to_ir(s, hi, (DType)x.ty.dt, c->at[2]);
+		if (!l || !h) return v_err();
+		lo = v_tensor(s, l);
+		hi = v_tensor(s, h);
+		Value m = make_minmax(s, true, x, lo, pn, c->loc);
+		return make_minmax(s, false, m, hi, pn, c->loc);
+	}
+	Value m = make_minmax(s, true, x, c->a[1], pn, c->loc);
+	return make_minmax(s, false, m, c->a[2], pn, c->loc);
+}
+
+static Value b_rcp(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	ValId x;
+	if (!float_arg(s, c, 0, &x)) return v_err();
+	Type t = vtype(s, x);
+	ValId one = emit_const(s, t, 1, 1.0, c->loc);
+	ValId in[2] = {one, x};
+	TirOp *op = emit_op(s, TOP_DIV, c->loc, in, 2, t);
+	op->attr.flags |= TIR_DIV_RN;
+	return v_tensor(s, op->results[0]);
+}
+
+static Value b_exp10(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	ValId x;
+	if (!float_arg(s, c, 0, &x)) return v_err();
+	Type t = vtype(s, x);
+	ValId k = emit_const(s, t, 0, 3.321928094887362, c->loc);
+	ValId in[2] = {x, k};
+	ValId y = emit(s, TOP_MUL, c->loc, in, 2, t);
+	return math_op(s, MATH_EXP2, &y, 1, t, c->loc);
+}
+
+static Value b_isfinite(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	ValId x;
+	if (!float_arg(s, c, 0, &x)) return v_err();
+	Type t = vtype(s, x), bt = type_tile(type_scalar(DT_I1), t.rank, t.shape);
+	Value inf = math_op(s, MATH_ISINF, &x, 1, bt, c->loc);
+	Value nan = math_op(s, MATH_ISNAN, &x, 1, bt, c->loc);
+	ValId in[2] = {inf.id, nan.id};
+	ValId bad = emit(s, TOP_OR, c->loc, in, 2, bt);
+	return v_tensor(s, emit(s, TOP_NOT, c->loc, &bad, 1, bt));
+}
+
+#define M1(name, fn) {name, "x", b_unary, MATH_##fn, BF_TL | BF_MATH | BF_METHOD}
+#define M2(name, fn) {name, "x,y", b_binary, MATH_##fn, BF_TL | BF_MATH}
+
+const Builtin builtins_math[] = {
+    M1("exp", EXP), M1("exp2", EXP2), M1("log", LOG), M1("log2", LOG2), M1("sqrt", SQRT),
+    M1("sqrt_rn", SQRT), M1("rsqrt", RSQRT), M1("sin", SIN), M1("cos", COS), M1("tan", TAN),
+    M1("tanh", TANH), M1("erf", ERF), M1("floor", FLOOR), M1("ceil", CEIL), M1("log1p", LOG1P),
+    M1("expm1", EXPM1), M1("round", ROUND), M1("trunc", TRUNC), M1("asin", ASIN), M1("acos", ACOS),
+    M1("atan", ATAN), M1("sinh", SINH), M1("cosh", COSH), M1("cbrt", CBRT), M1("rint", RINT),
+    M1("isnan", ISNAN), M1("isinf", ISINF), M1("signbit", SIGNBIT), M1("popc", POPC), M1("clz", CLZ),
+    M2("pow", POW), M2("atan2", ATAN2), M2("fmod", FMOD), M2("fdim", FDIM), M2("hypot", HYPOT),
+    M2("copysign", COPYSIGN),
+    {"abs", "x", b_abs, 0, BF_TL | BF_MATH | BF_METHOD},
+    {"fdiv", "x,y,ieee_rounding=False", b_fdiv, 0, BF_TL | BF_MATH},
+    {"div_rn", "x,y", b_fdiv, 1, BF_TL | BF_MATH},
+    {"fma", "x,y,z", b_fma, 0, BF_TL | BF_MATH},
+    {"umulhi", "x,y", b_umulhi, 0, BF_TL | BF_MATH},
+    {"minimum", "x,y,propagate_nan=0", b_minmax, 0, BF_TL | BF_MATH},
+    {"maximum", "x,y,propagate_nan=0", b_minmax, 1, BF_TL | BF_MATH},
+    {"clamp", "x,min,max,propagate_nan=0", b_clamp, 0, BF_TL | BF_MATH},
+    {"rcp", "x", b_rcp, 0, BF_MATH},
+    {"exp10", "x", b_exp10, 0, BF_MATH},
+    {"isfinite", "x", b_isfinite, 0, BF_MATH},
+    {NULL, NULL, NULL, 0, 0},
+};

@@ -1,0 +1,174 @@
+/* builtins_prelude.c: builtins written in the kernel language itself, as
+ * triton/language/random.py and standard.py are: Philox 4x32-10 random
+ * numbers with Triton's constants and output (randint, randint4x, rand,
+ * rand4x, randn, randn4x), sigmoid, softmax, swizzle2d. The prelude is parsed
+ * once per sema run, on first use. */
+#include <string.h>
+
+#include "sema/sema_int.h"
+
+static const char prelude_text[] =
+    "import triton.language as tl\n"
+    "\n"
+    "def philox_impl(c0, c1, c2, c3, k0, k1, n_rounds: tl.constexpr = 10):\n"
+    "    for _ in tl.static_range(n_rounds):\n"
+    "        _c0, _c2 = c0, c2\n"
+    "        c0 = tl.umulhi(0xCD9E8D57, _c2) ^ c1 ^ k0\n"
+    "        c2 = tl.umulhi(0xD2511F53, _c0) ^ c3 ^ k1\n"
+    "        c1 = 0xCD9E8D57 * _c2\n"
+    "        c3 = 0xD2511F53 * _c0\n"
+    "        k0 = k0 + 0x9E3779B9\n"
+    "        k1 = k1 + 0xBB67AE85\n"
+    "    return c0, c1, c2, c3\n"
+    "\n"
+    "def philox(seed, c0, c1, c2, c3, n_rounds: tl.constexpr = 10):\n"
+    "    seed = tl.to_tensor(seed)\n"
+    "    c0 = tl.to_tensor(c0)\n"
+    "    c1 = tl.to_tensor(c1)\n"
+    "    c2 = tl.to_tensor(c2)\n"
+    "    c3 = tl.to_tensor(c3)\n"
+    "    tl.static_assert(c0.dtype.primitive_bitwidth == 32, \"random offsets must be 32-bit integers\")\n"
+    "    seed = seed.to(tl.uint64)\n"
+    "    seed_hi = ((seed >> 32) & 0xffffffff).to(tl.uint32)\n"
+    "    seed_lo = (seed & 0xffffffff).to(tl.uint32)\n"
+    "    c0 = c0.to(tl.uint32, bitcast=True)\n"
+    "    c1 = c1.to(tl.uint32, bitcast=True)\n"
+    "    c2 = c2.to(tl.uint32, bitcast=True)\n"
+    "    c3 = c3.to(tl.uint32, bitcast=True)\n"
+    "    return philox_impl(c0, c1, c2, c3, seed_lo, seed_hi, n_rounds)\n"
+    "\n"
+    "def randint4x(seed, offset, n_rounds: tl.constexpr = 10):\n"
+    "    _0 = offset * 0\n"
+    "    return philox(seed, offset, _0, _0, _0, n_rounds)\n"
+    "\n"
+    "def randint(seed, offset, n_rounds: tl.constexpr = 10):\n"
+    "    ret, _, _, _ = randint4x(seed, offset, n_rounds)\n"
+    "    return ret\n"
+    "\n"
+    "def uint_to_uniform_float(x):\n"
+    "    x = x.to(tl.int32, bitcast=True)\n"
+    "    x = tl.where(x < 0, -x - 1, x)\n"
+    "    return x * 4.6566127342e-10\n"
+    "\n"
+    "def rand(seed, offset, n_rounds: tl.constexpr = 10):\n"
+    "    return uint_to_uniform_float(randint(seed, offset, n_rounds))\n"
+    "\n"
+    "def rand4x(seed, offset, n_rounds: tl.constexpr = 10):\n"
+    "    i1, i2, i3, i4 = randint4x(seed, offset, n_rounds)\n"
+    "    return uint_to_uniform_float(i1), uint_to_uniform_float(i2), uint_to_uniform_float(i3), "
+    "uint_to_uniform_float(i4)\n"
+    "\n"
+    "def pair_uniform_to_normal(u1, u2):\n"
+    "    u1 = tl.maximum(1.0e-7, u1)\n"
+    "    th = 6.283185307179586 * u2\n"
+    "    r = tl.sqrt(-2.0 * tl.log(u1))\n"
+    "    return r * tl.cos(th), r * tl.sin(th)\n"
+    "\n"
+    "def randn(seed, offset, n_rounds: tl.constexpr = 10):\n"
+    "    i1, i2, _, _ = randint4x(seed, offset, n_rounds)\n"
+    "    n1, _ = pair_uniform_to_normal(uint_to_uniform_float(i1), uint_to_uniform_float(i2))\n"
+    "    return n1\n"
+    "\n"
+    "def randn4x(seed, offset, n_rounds: tl.constexpr = 10):\n"
+    "    u1, u2, u3, u4 = rand4x(seed, offset, n_rounds)\n"
+    "    n1, n2 = pair_uniform_to_normal(u1, u2)\n"
+    "    n3, n4 = pair_uniform_to_normal(u3, u4)\n"
+    "    return n1, n2, n3, n4\n"
+    "\n"
+    "def sigmoid(x):\n"
+    "    return 1 / (1 + tl.exp(-x))\n"
+    "\n"
+    "def softmax(x, dim=None, keep_dims=False, ieee_rounding=False):\n"
+    "    if dim is None:\n"
+    "        _dim: tl.constexpr = 0\n"
+    "    else:\n"
+    "        _dim: tl.constexpr = dim\n"
+    "    z = x - tl.max(x, _dim, keep_dims=keep_dims)\n"
+    "    num = tl.exp(z)\n"
+    "    den = tl.sum(num, _dim, keep_dims=keep_dims)\n"
+    "    return tl.fdiv(num, den, ieee_rounding)\n"
+    "\n"
+    "def swizzle2d(i, j, size_i, size_j, size_g):\n"
+    "    ij = i * size_j + j\n"
+    "    size_gj = size_g * size_j\n"
+    "    group_id = ij // size_gj\n"
+    "    off_i = group_id * size_g\n"
+    "    size_g = tl.minimum(size_i - off_i, size_g)\n"
+    "    ij = ij % size_gj\n"
+    "    new_i = off_i + ij % size_g\n"
+    "    new_j = ij // size_g\n"
+    "    return new_i, new_j\n";
+
+static const SrcFile prelude_file = {"<tile prelude>", prelude_text, sizeof prelude_text - 1};
+
+ModScope *prelude_scope(Sema *s)
+{
+	if (s->prelude) return s->prelude;
+	DiagSink tmp;
+	diag_init(&tmp);
+	Module *m = parse_module(s->a, s->c->names, &tmp, &prelude_file);
+	if (!m) {
+		char *all = diag_render_all(&tmp);
+		diag_free(&tmp);
+		ice("sema", "the builtin prelude does not parse: %s", all);
+	}
+	diag_free(&tmp);
+	ModScope *ms = modscope_new(s, m, "<prelude>");
+	ms->is_prelude = true;
+	s->prelude = ms;
+	return ms;
+}
+
+/* Checkers run before the prelude function, so mistakes point at the call. */
+static Value check_random(Sema *s, Call *c, int n)
+{
+	if (n < 2) {
+		diag_error(s->d, c->loc, "'%s' expects a seed and an offset", c->name);
+		return v_err();
+	}
+	Value seed = c->a[0], off = c->a[1];
+	bool seed_ok = v_is_intlike(seed) || (seed.kind == V_TENSOR && seed.ty.rank == 0 && dtype_is_int((DType)seed.ty.dt));
+	if (seed.kind != V_ERR && !seed_ok) {
+		diag_error(s->d, c->loc, "the seed of '%s' must be an integer scalar, got %s", c->name, v_describe(s, seed));
+		return v_err();
+	}
+	bool off_ok = v_is_intlike(off) || (off.kind == V_TENSOR && dtype_is_int((DType)off.ty.dt));
+	if (off.kind != V_ERR && !off_ok) {
+		diag_error(s->d, c->loc, "the offset of '%s' must be an integer tensor, got %s", c->name, v_describe(s, off));
+		return v_err();
+	}
+	if (off.kind == V_TENSOR && dtype_bits((DType)off.ty.dt) != 32) {
+		diag_error(s->d, c->loc, "the offset of '%s' must be a 32-bit integer tensor, got %s", c->name,
+			   dtype_name((DType)off.ty.dt));
+		return v_err();
+	}
+	return v_none();
+}
+
+static Value check_float_tile(Sema *s, Call *c, int n)
+{
+	if (n < 1) return v_none();
+	Value x = c->a[0];
+	if (x.kind == V_TENSOR && !dtype_is_float((DType)x.ty.dt)) {
+		diag_error(s->d, c->loc, "'%s' expects a floating-point tensor, got %s", c->name, dtype_name((DType)x.ty.dt));
+		return v_err();
+	}
+	return v_none();
+}
+
+const Builtin builtins_prelude[] = {
+    {"randint", "seed,offset,n_rounds=10", check_random, 0, BF_TL | BF_PRELUDE},
+    {"randint4x", "seed,offset,n_rounds=10", check_random, 0, BF_TL | BF_PRELUDE},
+    {"rand", "seed,offset,n_rounds=10", check_random, 0, BF_TL | BF_PRELUDE},
+    {"rand4x", "seed,offset,n_rounds=10", check_random, 0, BF_TL | BF_PRELUDE},
+    {"randn", "seed,offset,n_rounds=10", check_random, 0, BF_TL | BF_PRELUDE},
+    {"randn4x", "seed,offset,n_rounds=10", check_random, 0, BF_TL | BF_PRELUDE},
+    {"philox", "seed,c0,c1,c2,c3,n_rounds=10", NULL, 0, BF_TL | BF_PRELUDE},
+    {"pair_uniform_to_normal", "u1,u2", NULL, 0, BF_TL | BF_PRELUDE},
+    {"uint_to_uniform_float", "x", NULL, 0, BF_TL | BF_PRELUDE},
+    {"sigmoid", "x", check_float_tile, 0, BF_TL | BF_MATH | BF_METHOD | BF_PRELUDE},
+    {"softmax", "x,dim=None,keep_dims=False,ieee_rounding=False", check_float_tile, 0,
+     BF_TL | BF_MATH | BF_METHOD | BF_PRELUDE},
+    {"swizzle2d", "i,j,size_i,size_j,size_g", NULL, 0, BF_TL | BF_PRELUDE},
+    {NULL, NULL, NULL, 0, 0},
+};

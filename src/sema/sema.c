@@ -1,0 +1,572 @@
+/* sema.c: entry points (sema.h), module scopes, name resolution, imports.
+ *
+ * Module-level names are recorded when a module is first seen and evaluated
+ * lazily on first use (a .py file may hold host code that a kernel never
+ * touches: `import torch` only fails if the kernel uses `torch`). Evaluating
+ * global k sees only the bindings before it, as Python's top-to-bottom
+ * execution would (`fn = triton.jit(fn)` refers to the def above it).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sema/sema_int.h"
+
+/* ---- values ------------------------------------------------------------------ */
+
+Value v_err(void) { return (Value){.kind = V_ERR}; }
+Value v_int(int64_t i) { return (Value){.kind = V_CONST, .c = {.kind = CV_INT, .i = i}}; }
+Value v_float(double f) { return (Value){.kind = V_CONST, .c = {.kind = CV_FLOAT, .f = f}}; }
+Value v_bool(bool b) { return (Value){.kind = V_CONST, .c = {.kind = CV_BOOL, .i = b}}; }
+Value v_none(void) { return (Value){.kind = V_CONST, .c = {.kind = CV_NONE}}; }
+Value v_str(const char *str) { return (Value){.kind = V_CONST, .c = {.kind = CV_STR, .s = str}}; }
+Value v_dtype(Type t) { return (Value){.kind = V_DTYPE, .ty = type_elem(t)}; }
+Value v_tensor(Sema *s, ValId id) { return (Value){.kind = V_TENSOR, .id = id, .ty = tir_type(s->f, id)}; }
+Value v_builtin(int id, Value *self) { return (Value){.kind = V_BUILTIN, .builtin = id, .self = self}; }
+
+Value v_tuple(Sema *s, const Value *items, int n)
+{
+	Value v = {.kind = V_TUPLE, .n = n};
+	v.items = n ? arena_dup(s->a, items, sizeof(Value) * (size_t)n) : NULL;
+	return v;
+}
+
+bool v_is_const(Value v, ConstKind k) { return v.kind == V_CONST && v.c.kind == k; }
+bool v_is_none(Value v) { return v_is_const(v, CV_NONE); }
+bool v_is_intlike(Value v) { return v.kind == V_CONST && (v.c.kind == CV_INT || v.c.kind == CV_BOOL); }
+
+const char *v_describe(Sema *s, Value v)
+{
+	char buf[128];
+	switch (v.kind) {
+	case V_CONST:
+		switch (v.c.kind) {
+		case CV_INT: return "int";
+		case CV_FLOAT: return "float";
+		case CV_BOOL: return "bool";
+		case CV_STR: return "str";
+		case CV_NONE: return "None";
+		case CV_DTYPE: return "dtype";
+		}
+		return "constexpr";
+	case V_DTYPE: return "dtype";
+	case V_TENSOR: type_name(v.ty, buf, sizeof buf); return arena_strdup(s->a, buf);
+	case V_FUNC: return "function";
+	case V_BUILTIN: return "builtin function";
+	case V_NS:
+	case V_MODULE: return "module";
+	case V_BLOCKPTR: return "block pointer";
+	case V_TUPLE: return "tuple";
+	case V_POISON:
+	case V_ERR: return "error";
+	}
+	return "value";
+}
+
+const char *istr(Sema *s, const char *str) { return intern_cstr(s->c->names, str); }
+
+/* ---- environments -------------------------------------------------------------- */
+
+Value *env_find(Env *e, const char *name)
+{
+	for (size_t i = e->len; i-- > 0;)
+		if (e->data[i].name == name) return &e->data[i].v;
+	return NULL;
+}
+
+void env_set(Env *e, const char *name, Value v)
+{
+	Value *p = env_find(e, name);
+	if (p) *p = v;
+	else vec_push(e, ((Binding){name, v}));
+}
+
+void env_copy(Env *dst, const Env *src)
+{
+	dst->len = 0;
+	for (size_t i = 0; i < src->len; i++) vec_push(dst, src->data[i]);
+}
+
+/* ---- module scopes --------------------------------------------------------------- */
+
+static void add_global(Sema *s, ModScope *m, Global g)
+{
+	(void)s;
+	vec_push(&m->globals, g);
+}
+
+static const char *root_of(Sema *s, const char *dotted)
+{
+	const char *dot = strchr(dotted, '.');
+	if (!dot) return dotted;
+	return intern(s->c->names, dotted, (size_t)(dot - dotted));
+}
+
+static void scan_assign_target(Sema *s, ModScope *m, const Stmt *st, const Expr *t, const Expr *value)
+{
+	if (t->kind == EX_NAME)
+		add_global(s, m, (Global){.name = t->name, .kind = GB_EXPR, .stmt = st, .expr = value, .loc = t->loc});
+}
+
+ModScope *modscope_new(Sema *s, const Module *ast, const char *name)
+{
+	ModScope *m = ARENA_NEW(s->a, ModScope);
+	m->ast = ast;
+	m->name = name;
+	for (int i = 0; ast && i < ast->body.n; i++) {
+		const Stmt *st = ast->body.items[i];
+		switch (st->kind) {
+		case ST_FUNCDEF:
+			add_global(s, m, (Global){.name = st->func->name, .kind = GB_FUNC, .stmt = st, .fn = st->func, .loc = st->loc});
+			break;
+		case ST_ASSIGN:
+			for (int k = 0; k < st->ntargets; k++) scan_assign_target(s, m, st, st->targets[k], st->assign_value);
+			break;
+		case ST_ANNASSIGN:
+			if (st->ann_value) scan_assign_target(s, m, st, st->ann_target, st->ann_value);
+			break;
+		case ST_IMPORT:
+			for (int k = 0; k < st->nnames; k++) {
+				const ImportName *in = &st->names[k];
+				Global g = {.kind = GB_IMPORT, .stmt = st, .modname = in->name, .loc = in->loc};
+				if (in->asname) g.name = in->asname;
+				else {
+					g.name = root_of(s, in->name);
+					g.bind_root = true;
+				}
+				add_global(s, m, g);
+			}
+			break;
+		case ST_IMPORTFROM:
+			for (int k = 0; k < st->nnames; k++) {
+				const ImportName *in = &st->names[k];
+				add_global(s, m, (Global){.name = in->asname ? in->asname : in->name, .kind = GB_FROM, .stmt = st,
+							  .modname = st->module, .attr = in->name, .level = st->level, .loc = in->loc});
+			}
+			break;
+		default: break;
+		}
+	}
+	m->next = s->mods;
+	s->mods = m;
+	return m;
+}
+
+static Value eval_global(Sema *s, ModScope *m, size_t idx, SrcLoc use)
+{
+	Global *g = &m->globals.data[idx];
+	switch (g->kind) {
+	case GB_VALUE: return g->val;
+	case GB_BUSY: diag_error(s->d, use, "'%s' is defined in terms of itself", g->name); return v_err();
+	case GB_FUNC: return (Value){.kind = V_FUNC, .fn = g->fn, .mod = m};
+	default: break;
+	}
+	GlobalKind kind = g->kind;
+	g->kind = GB_BUSY;
+	size_t saved_limit = m->limit;
+	m->limit = idx ? idx : (size_t)-1;
+	Value v = v_err();
+	if (kind == GB_IMPORT) {
+		const char *path = g->bind_root ? root_of(s, g->modname) : g->modname;
+		v = resolve_module_path(s, m, path, 0, g->loc);
+	} else if (kind == GB_FROM) {
+		if (!g->modname) v = resolve_module_path(s, m, g->attr, g->level, g->loc);
+		else {
+			Value mod = resolve_module_path(s, m, g->modname, g->level, g->loc);
+			if (mod.kind != V_ERR) v = get_attr(s, mod, g->attr, g->loc);
+		}
+	} else {
+		Fn tmp;
+		fn_init(s, &tmp, NULL, m, false);
+		TirBlock *saved = s->blk;
+		size_t saved_len = s->blk->nops;
+		v = eval(s, &tmp, g->expr);
+		fn_free(&tmp);
+		if (v.kind == V_TENSOR || v.kind == V_BLOCKPTR) {
+			diag_error(s->d, g->expr->loc, "module-level '%s' must be a constexpr", g->name);
+			v = v_err();
+		}
+		s->blk = saved;
+		(void)saved_len;
+	}
+	m->limit = saved_limit;
+	g = &m->globals.data[idx];
+	g->kind = GB_VALUE;
+	g->val = v;
+	return v;
+}
+
+Value global_get(Sema *s, ModScope *m, const char *name, SrcLoc loc, bool *found)
+{
+	*found = false;
+	size_t end = m->limit == (size_t)-1 ? 0 : m->limit ? m->limit : m->globals.len;
+	for (size_t i = end; i-- > 0;) {
+		if (m->globals.data[i].name != name) continue;
+		*found = true;
+		return eval_global(s, m, i, loc);
+	}
+	return v_err();
+}
+
+static Value python_builtin(Sema *s, const char *name, bool *found)
+{
+	int id = builtin_find(name, BF_PY);
+	*found = id >= 0;
+	(void)s;
+	return *found ? v_builtin(id, NULL) : v_err();
+}
+
+Value lookup_name(Sema *s, Fn *fn, const char *name, SrcLoc loc)
+{
+	Value *p = env_find(&fn->env, name);
+	if (p) {
+		if (p->kind == V_POISON) {
+			diag_error(s->d, loc, "%s", p->msg);
+			return v_err();
+		}
+		return *p;
+	}
+	bool found;
+	Value v = global_get(s, fn->mod, name, loc, &found);
+	if (found) return v;
+	v = python_builtin(s, name, &found);
+	if (found) return v;
+	diag_error(s->d, loc, "unknown name '%s'", name);
+	return v_err();
+}
+
+/* ---- modules and namespaces ------------------------------------------------------- */
+
+static ModScope *load_user_module(Sema *s, ModScope *from, const char *name, SrcLoc loc)
+{
+	for (ModScope *m = s->mods; m; m = m->next)
+		if (m->name && !strcmp(m->name, name) && !m->is_prelude) return m;
+	if (!s->c->load_module) {
+		diag_error(s->d, loc, "unknown module '%s'", name);
+		return NULL;
+	}
+	Module *ast = s->c->load_module(s->c->loader_user, from ? from->ast : NULL, name, loc);
+	if (!ast) {
+		if (s->d->nerrors == 0) diag_error(s->d, loc, "unknown module '%s'", name);
+		return NULL;
+	}
+	return modscope_new(s, ast, istr(s, name));
+}
+
+Value resolve_module_path(Sema *s, ModScope *from, const char *dotted, int level, SrcLoc loc)
+{
+	char buf[256];
+	snprintf(buf, sizeof buf, "%s", dotted);
+	char *save = NULL;
+	char *part = strtok_r(buf, ".", &save);
+	Value cur;
+	if (!part) return v_err();
+	if (level == 0 && !strcmp(part, "triton")) cur = (Value){.kind = V_NS, .ns = NS_TRITON};
+	else if (level == 0 && !strcmp(part, "tile")) cur = (Value){.kind = V_NS, .ns = NS_TILE};
+	else {
+		ModScope *m = load_user_module(s, from, part, loc);
+		if (!m) return v_err();
+		cur = (Value){.kind = V_MODULE, .mod = m};
+	}
+	while ((part = strtok_r(NULL, ".", &save))) {
+		cur = get_attr(s, cur, istr(s, part), loc);
+		if (cur.kind == V_ERR) return cur;
+	}
+	return cur;
+}
+
+Value module_attr(Sema *s, ModScope *m, const char *name, SrcLoc loc)
+{
+	bool found;
+	Value v = global_get(s, m, name, loc, &found);
+	if (!found) {
+		diag_error(s->d, loc, "module '%s' has no attribute '%s'", m->name ? m->name : "?", name);
+		return v_err();
+	}
+	return v;
+}
+
+static const char *ns_prefix(int ns)
+{
+	switch (ns) {
+	case NS_TRITON: return "triton";
+	case NS_MATH: return "tl.math";
+	case NS_EXTRA: return "tl.extra";
+	case NS_EXTRA_CUDA: return "tl.extra.cuda";
+	case NS_LIBDEVICE: return "libdevice";
+	case NS_TILE: return "tile";
+	default: return "tl";
+	}
+}
+
+/* libdevice spellings that are not our builtin names */
+static const char *libdevice_alias(const char *n)
+{
+	static const char *tab[][2] = {
+	    {"fast_expf", "exp"},     {"fast_exp2f", "exp2"}, {"fast_logf", "log"},   {"fast_log2f", "log2"},
+	    {"fast_sinf", "sin"},     {"fast_cosf", "cos"},   {"fast_tanf", "tan"},   {"fast_powf", "pow"},
+	    {"fast_dividef", "fdiv"}, {"fabs", "abs"},        {"fmax", "maximum"},    {"fmin", "minimum"},
+	    {"nearbyint", "rint"},    {"llrint", "rint"},     {"isnan", "isnan"},     {"isinf", "isinf"},
+	    {"isfinited", "isfinite"}, {"finitef", "isfinite"}, {"max", "maximum"},   {"min", "minimum"},
+	    {"sqrt_rn", "sqrt_rn"},   {"div_rn", "div_rn"},   {"exp10", "exp10"},     {"rcp_rn", "rcp"},
+	};
+	for (size_t i = 0; i < COUNTOF(tab); i++)
+		if (!strcmp(n, tab[i][0])) return tab[i][1];
+	return n;
+}
+
+Value ns_attr(Sema *s, int ns, const char *name, SrcLoc loc)
+{
+	int id;
+	DType dt;
+	switch (ns) {
+	case NS_TRITON:
+	case NS_TILE:
+		if (!strcmp(name, "language")) return (Value){.kind = V_NS, .ns = NS_TL};
+		if ((id = builtin_find(name, BF_TRITON)) >= 0) return v_builtin(id, NULL);
+		if (ns == NS_TILE) return ns_attr(s, NS_TL, name, loc);
+		diag_error(s->d, loc, "'triton.%s' is not supported", name);
+		return v_err();
+	case NS_TL:
+	case NS_TL_CORE:
+		if (!strcmp(name, "math")) return (Value){.kind = V_NS, .ns = NS_MATH};
+		if (!strcmp(name, "extra")) return (Value){.kind = V_NS, .ns = NS_EXTRA};
+		if (!strcmp(name, "core") || !strcmp(name, "standard") || !strcmp(name, "language"))
+			return (Value){.kind = V_NS, .ns = NS_TL};
+		if (!strcmp(name, "libdevice")) return (Value){.kind = V_NS, .ns = NS_LIBDEVICE};
+		if (!strcmp(name, "PropagateNan")) return (Value){.kind = V_NS, .ns = NS_PROPNAN};
+		if (strcmp(name, "pointer") && dtype_from_name(name, &dt) && strcmp(name, "int") && strcmp(name, "float") &&
+		    strcmp(name, "double") && strcmp(name, "half"))
+			return v_dtype(type_scalar(dt));
+		if ((id = builtin_find(name, BF_TL)) >= 0) return v_builtin(id, NULL);
+		diag_error(s->d, loc, "'tl.%s' is not a supported builtin", name);
+		return v_err();
+	case NS_PROPNAN:
+		if (!strcmp(name, "ALL")) return v_int(0xffff);
+		if (!strcmp(name, "NONE")) return v_int(0);
+		break;
+	case NS_EXTRA:
+		if (!strcmp(name, "cuda") || !strcmp(name, "intel") || !strcmp(name, "hip"))
+			return (Value){.kind = V_NS, .ns = NS_EXTRA_CUDA};
+		if (!strcmp(name, "libdevice")) return (Value){.kind = V_NS, .ns = NS_LIBDEVICE};
+		break;
+	case NS_EXTRA_CUDA:
+		if (!strcmp(name, "libdevice")) return (Value){.kind = V_NS, .ns = NS_LIBDEVICE};
+		break;
+	case NS_MATH:
+	case NS_LIBDEVICE: {
+		const char *n = ns == NS_LIBDEVICE ? libdevice_alias(name) : name;
+		if ((id = builtin_find(n, BF_MATH)) >= 0) return v_builtin(id, NULL);
+		/* libdevice's float variants: expf, sqrtf, ... */
+		size_t len = strlen(n);
+		if (ns == NS_LIBDEVICE && len > 1 && n[len - 1] == 'f') {
+			char buf[64];
+			snprintf(buf, sizeof buf, "%.*s", (int)(len - 1), n);
+			if ((id = builtin_find(libdevice_alias(buf), BF_MATH)) >= 0) return v_builtin(id, NULL);
+		}
+		diag_error(s->d, loc, "'%s.%s' is not a supported builtin", ns_prefix(ns), name);
+		return v_err();
+	}
+	}
+	diag_error(s->d, loc, "unknown attribute '%s' of '%s'", name, ns_prefix(ns));
+	return v_err();
+}
+
+/* ---- kernels ------------------------------------------------------------------------ */
+
+static const char *expr_last_name(const Expr *e)
+{
+	if (!e) return NULL;
+	if (e->kind == EX_CALL) return expr_last_name(e->func);
+	if (e->kind == EX_NAME) return e->name;
+	if (e->kind == EX_ATTR) return e->attr;
+	return NULL;
+}
+
+static bool is_jit_decorated(const FuncDef *fn)
+{
+	for (int i = 0; i < fn->ndecorators; i++) {
+		const char *n = expr_last_name(fn->decorators[i]);
+		if (n && (!strcmp(n, "jit") || !strcmp(n, "autotune") || !strcmp(n, "heuristics"))) return true;
+	}
+	return false;
+}
+
+static bool is_constexpr_annotation(const Expr *ann)
+{
+	const char *n = expr_last_name(ann);
+	return ann && ann->kind != EX_CALL && n && !strcmp(n, "constexpr");
+}
+
+static void sema_setup(Sema *s, SemaCtx *c)
+{
+	memset(s, 0, sizeof *s);
+	s->c = c;
+	s->a = c->arena;
+	s->d = c->diags;
+	s->s_constexpr = istr(s, "constexpr");
+}
+
+static void sema_teardown(Sema *s) { vec_free(&s->callstack); }
+
+static const FuncDef *find_kernel(const Module *m, const char *name)
+{
+	const FuncDef *found = NULL;
+	for (int i = 0; i < m->body.n; i++) {
+		const Stmt *st = m->body.items[i];
+		if (st->kind == ST_FUNCDEF && !strcmp(st->func->name, name)) found = st->func;
+	}
+	return found;
+}
+
+static void do_not_specialize_list(Sema *s, const FuncDef *fn, KernelParamInfo *ps, int n)
+{
+	(void)s;
+	for (int i = 0; i < fn->ndecorators; i++) {
+		const Expr *d = fn->decorators[i];
+		if (d->kind != EX_CALL) continue;
+		for (int k = 0; k < d->nkwargs; k++) {
+			if (strcmp(d->kwargs[k].name, "do_not_specialize")) continue;
+			const Expr *l = d->kwargs[k].value;
+			if (l->kind != EX_LIST && l->kind != EX_TUPLE) continue;
+			for (int j = 0; j < l->nitems; j++) {
+				const Expr *it = l->items[j];
+				for (int p = 0; p < n; p++) {
+					if ((it->kind == EX_STR && !strcmp(it->str, ps[p].name)) || (it->kind == EX_INT && it->ival == p))
+						ps[p].do_not_specialize = true;
+				}
+			}
+		}
+	}
+}
+
+int sema_list_kernels(SemaCtx *c, const Module *m, KernelInfo **out)
+{
+	Sema s;
+	sema_setup(&s, c);
+	s.f = tir_func_new(c->arena, "scratch");
+	s.blk = s.f->entry;
+	ModScope *ms = modscope_new(&s, m, "__main__");
+	VEC(KernelInfo) ks = {0};
+	for (int i = 0; i < m->body.n; i++) {
+		const Stmt *st = m->body.items[i];
+		if (st->kind != ST_FUNCDEF || !is_jit_decorated(st->func)) continue;
+		const FuncDef *fn = st->func;
+		KernelInfo k = {.name = fn->name, .nparams = fn->nparams, .loc = st->loc};
+		k.params = ARENA_NEWN(c->arena, KernelParamInfo, fn->nparams ? fn->nparams : 1);
+		for (int p = 0; p < fn->nparams; p++) {
+			KernelParamInfo *pi = &k.params[p];
+			pi->name = fn->params[p].name;
+			pi->loc = fn->params[p].loc;
+			pi->is_constexpr = is_constexpr_annotation(fn->params[p].annotation);
+			if (fn->params[p].default_val) {
+				Fn tmp;
+				fn_init(&s, &tmp, NULL, ms, false);
+				size_t nerr = (size_t)c->diags->nerrors;
+				Value v = eval(&s, &tmp, fn->params[p].default_val);
+				fn_free(&tmp);
+				if (v.kind == V_CONST) {
+					pi->has_default = true;
+					pi->default_val = v.c;
+				} else if (v.kind == V_DTYPE && v.ty.dt != DT_PTR) {
+					pi->has_default = true;
+					pi->default_val = (ConstVal){.kind = CV_DTYPE, .dtype = (DType)v.ty.dt};
+				} else if ((size_t)c->diags->nerrors == nerr) {
+					diag_error(c->diags, fn->params[p].default_val->loc, "the default of '%s' must be a constexpr",
+						   pi->name);
+				}
+			}
+		}
+		do_not_specialize_list(&s, fn, k.params, fn->nparams);
+		vec_push(&ks, k);
+	}
+	int n = (int)ks.len;
+	*out = n ? vec_to_arena(c->arena, &ks) : NULL;
+	vec_free(&ks);
+	sema_teardown(&s);
+	return n;
+}
+
+static Value const_to_value(ConstVal cv)
+{
+	if (cv.kind == CV_DTYPE) return v_dtype(type_scalar(cv.dtype));
+	return (Value){.kind = V_CONST, .c = cv};
+}
+
+static bool bind_kernel_params(Sema *s, Fn *fn, const FuncDef *def, const SpecArg *args, int nargs)
+{
+	bool ok = true;
+	VEC(TirParam) params = {0};
+	if (nargs > def->nparams) {
+		SrcLoc at = def->nparams ? def->params[0].loc : (SrcLoc){0};
+		diag_error(s->d, at, "kernel '%s' takes %d arguments, got %d", def->name, def->nparams, nargs);
+		return false;
+	}
+	for (int i = 0; i < def->nparams; i++) {
+		const Param *p = &def->params[i];
+		bool cexpr = is_constexpr_annotation(p->annotation);
+		Value v;
+		if (i < nargs && args[i].is_const) {
+			v = const_to_value(args[i].cval);
+		} else if (i < nargs) {
+			if (cexpr) {
+				diag_error(s->d, p->loc, "'%s' is a constexpr parameter but got a runtime argument", p->name);
+				ok = false;
+				continue;
+			}
+			Type t = args[i].ty;
+			ValId id = tir_block_add_arg(s->f, s->f->entry, type_elem(t));
+			tir_val(s->f, id)->name = p->name;
+			vec_push(&params, ((TirParam){.name = p->name, .ty = type_elem(t), .spec = args[i].spec, .val = id}));
+			if ((args[i].spec & SPEC_EQ1) && dtype_is_int((DType)t.dt)) v = v_int(1);
+			else v = v_tensor(s, id);
+		} else if (p->default_val) {
+			v = eval(s, fn, p->default_val);
+			if (v.kind != V_CONST && v.kind != V_DTYPE && v.kind != V_ERR) {
+				diag_error(s->d, p->default_val->loc, "the default of '%s' must be a constexpr", p->name);
+				v = v_err();
+			}
+			if (v.kind == V_ERR) ok = false;
+		} else {
+			diag_error(s->d, p->loc, "missing argument for parameter '%s' of kernel '%s'", p->name, def->name);
+			ok = false;
+			continue;
+		}
+		env_set(&fn->env, p->name, v);
+	}
+	s->f->nparams = (int)params.len;
+	s->f->params = params.len ? vec_to_arena(s->a, &params) : NULL;
+	vec_free(&params);
+	return ok;
+}
+
+TirFunc *sema_kernel(SemaCtx *c, const Module *m, const char *kernel, const SpecArg *args, int nargs)
+{
+	Sema s;
+	sema_setup(&s, c);
+	int errs0 = c->diags->nerrors;
+	ModScope *ms = modscope_new(&s, m, "__main__");
+	const FuncDef *def = find_kernel(m, kernel);
+	if (!def) {
+		SrcLoc top = {.file = m->file, .line = 1, .col = 1};
+		diag_error(c->diags, top, "no kernel named '%s'", kernel);
+		sema_teardown(&s);
+		return NULL;
+	}
+	s.f = tir_func_new(c->arena, def->name);
+	if (c->opts && c->opts->num_warps > 0) s.f->num_warps = c->opts->num_warps;
+	s.blk = s.f->entry;
+	Fn fn;
+	fn_init(&s, &fn, def, ms, true);
+	vec_push(&s.callstack, def);
+	if (bind_kernel_params(&s, &fn, def, args, nargs)) exec_body(&s, &fn, &def->body, true);
+	fn_free(&fn);
+	SrcLoc end = {0};
+	tir_op(s.f, s.f->entry, TOP_RETURN, end, NULL, 0, NULL, 0);
+	sema_teardown(&s);
+	if (c->diags->nerrors > errs0) return NULL;
+	tir_verify(s.f, "sema", false);
+	sema_cleanup(s.f);
+	tir_verify(s.f, "sema cleanup", false);
+	return s.f;
+}

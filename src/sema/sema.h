@@ -1,0 +1,74 @@
+/* sema.h: from the AST of a module to the Tile IR of one specialized kernel.
+ *
+ * Name resolution (tl.*, triton.language.*, imports, module globals),
+ * constexpr evaluation, specialization, inlining of @jit helpers, type and
+ * shape inference with Triton's promotion/broadcast rules, and the builtins.
+ * Every user mistake is a diagnostic with a location; sema never crashes.
+ */
+#ifndef TILE_SEMA_H
+#define TILE_SEMA_H
+
+#include "ir/tir.h"
+#include "parser/ast.h"
+
+/* A compile-time value: what a constexpr parameter is bound to. */
+typedef enum { CV_INT, CV_FLOAT, CV_BOOL, CV_STR, CV_NONE, CV_DTYPE } ConstKind;
+typedef struct ConstVal {
+	ConstKind kind;
+	int64_t i;     /* CV_INT, CV_BOOL */
+	double f;      /* CV_FLOAT */
+	const char *s; /* CV_STR */
+	DType dtype;   /* CV_DTYPE */
+} ConstVal;
+
+/* How one kernel parameter is bound for a specialization. A runtime parameter
+ * may also be bound to a constant: Triton specializes `None` pointers and
+ * integers equal to 1 that way (SPEC_EQ1 keeps the param but folds the value). */
+typedef struct SpecArg {
+	bool is_const;  /* true: folded as the constant cval (constexpr, or None) */
+	ConstVal cval;
+	Type ty;        /* runtime: scalar or pointer type */
+	int spec;       /* SPEC_* flags for runtime args */
+} SpecArg;
+
+/* What the host needs to know about a kernel before specializing it. */
+typedef struct KernelParamInfo {
+	const char *name;
+	bool is_constexpr;      /* annotated tl.constexpr */
+	bool has_default;
+	ConstVal default_val;   /* when has_default and the default is a constant */
+	bool do_not_specialize; /* listed in @jit(do_not_specialize=...) */
+	SrcLoc loc;
+} KernelParamInfo;
+
+typedef struct KernelInfo {
+	const char *name;
+	KernelParamInfo *params;
+	int nparams;
+	SrcLoc loc;
+} KernelInfo;
+
+/* Finds `import NAME` modules: the driver looks for NAME.tile / NAME.py beside
+ * the importing file, parses it and returns it (NULL after a diagnostic). */
+typedef Module *(*ModuleLoader)(void *user, const Module *importer, const char *name, SrcLoc loc);
+
+typedef struct SemaCtx {
+	Arena *arena;
+	Interner *names;
+	DiagSink *diags;
+	const TargetDesc *target;
+	const CompileOptions *opts;
+	ModuleLoader load_module;
+	void *loader_user;
+} SemaCtx;
+
+/* The @jit functions of a module (kernels and helpers), in source order. */
+int sema_list_kernels(SemaCtx *c, const Module *m, KernelInfo **out);
+
+/* Specializes and lowers `kernel` to the Tile IR. args[i] binds the kernel's
+ * i-th parameter; nargs may be smaller than the parameter count when the rest
+ * have defaults. Returns NULL if a diagnostic was reported. */
+TirFunc *sema_kernel(SemaCtx *c, const Module *m, const char *kernel, const SpecArg *args,
+		     int nargs);
+
+#endif

@@ -1,0 +1,404 @@
+/* sema_call.c: calls. Builtins get their arguments bound to named slots
+ * (Triton's parameter names and keywords); @jit helpers are inlined into the
+ * caller (a fresh environment, the callee's module scope), with a recursion
+ * check and an inline depth limit of 64. */
+#include <stdio.h>
+#include <string.h>
+
+#include "sema/sema_int.h"
+
+enum { INLINE_DEPTH_LIMIT = 64 };
+
+void fn_init(Sema *s, Fn *fn, const FuncDef *def, ModScope *mod, bool is_kernel)
+{
+	(void)s;
+	memset(fn, 0, sizeof *fn);
+	fn->def = def;
+	fn->mod = mod;
+	fn->is_kernel = is_kernel;
+	fn->retval = v_none();
+}
+
+void fn_free(Fn *fn)
+{
+	vec_free(&fn->env);
+	vec_free(&fn->ctx);
+}
+
+/* ---- the builtin registry ------------------------------------------------------------- */
+
+const Builtin *const builtin_tables[] = {builtins_core, builtins_math,    builtins_mem,      builtins_reduce,
+					 builtins_dot,  builtins_prelude, builtins_blockptr, NULL};
+
+const Builtin *builtin_get(int id) { return &builtin_tables[id >> 8][id & 255]; }
+
+int builtin_find(const char *name, unsigned flag)
+{
+	for (int t = 0; builtin_tables[t]; t++)
+		for (int i = 0; builtin_tables[t][i].name; i++)
+			if ((builtin_tables[t][i].flags & flag) && !strcmp(builtin_tables[t][i].name, name)) return t << 8 | i;
+	return -1;
+}
+
+const char *builtin_display(Sema *s, int id)
+{
+	const Builtin *b = builtin_get(id);
+	if (b->flags & BF_PY) return b->name;
+	if (b->flags & (BF_TL | BF_METHOD)) return arena_printf(s->a, "tl.%s", b->name);
+	if (b->flags & BF_MATH) return arena_printf(s->a, "tl.math.%s", b->name);
+	if (b->flags & BF_TRITON) return arena_printf(s->a, "triton.%s", b->name);
+	if (b->flags & BF_DTYPE) return arena_printf(s->a, "dtype.%s", b->name);
+	return b->name;
+}
+
+/* ---- binding builtin arguments -------------------------------------------------------- */
+
+typedef struct PSpec {
+	char name[32];
+	bool required, vararg;
+} PSpec;
+
+static int parse_spec(const char *spec, PSpec *out)
+{
+	int n = 0;
+	const char *p = spec;
+	while (p && *p && n < BMAX_ARGS) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		PSpec *ps = &out[n++];
+		memset(ps, 0, sizeof *ps);
+		const char *eq = memchr(p, '=', len);
+		size_t nlen = eq ? (size_t)(eq - p) : len;
+		if (*p == '*') {
+			ps->vararg = true;
+			p++;
+			nlen--;
+			len--;
+		}
+		snprintf(ps->name, sizeof ps->name, "%.*s", (int)nlen, p);
+		ps->required = !eq && !ps->vararg;
+		p = end ? end + 1 : NULL;
+	}
+	return n;
+}
+
+static bool bind_builtin(Sema *s, int id, Call *c, const Value *self, const Value *args, int nargs, const char **kwn,
+			 const Value *kw, int nkw, const SrcLoc *locs, const Expr *const *exs)
+{
+	const Builtin *b = builtin_get(id);
+	PSpec ps[BMAX_ARGS];
+	int np = parse_spec(b->params, ps);
+	int vararg = -1, nreq = 0;
+	for (int i = 0; i < np; i++) {
+		c->pn[i] = istr(s, ps[i].name);
+		if (ps[i].vararg) vararg = i;
+		if (ps[i].required) nreq++;
+	}
+	/* positional: receiver first */
+	int total = nargs + (self ? 1 : 0);
+	int npos_slots = vararg >= 0 ? vararg : np;
+	VEC(Value) rest = {0};
+	VEC(SrcLoc) rest_at = {0};
+	for (int k = 0; k < total; k++) {
+		const Value *v = self ? (k == 0 ? self : &args[k - 1]) : &args[k];
+		SrcLoc at = self && k == 0 ? c->loc : (locs ? locs[self ? k - 1 : k] : c->loc);
+		const Expr *ex = self && k == 0 ? NULL : (exs ? exs[self ? k - 1 : k] : NULL);
+		if (k < npos_slots) {
+			c->a[k] = *v;
+			c->has[k] = true;
+			c->at[k] = at;
+			c->ex[k] = ex;
+		} else if (vararg >= 0) {
+			vec_push(&rest, *v);
+			vec_push(&rest_at, at);
+		} else {
+			if (nreq == np) diag_error(s->d, c->loc, "'%s' expects %d argument%s, got %d", c->name, np, np == 1 ? "" : "s", total);
+			else diag_error(s->d, c->loc, "'%s' expects at most %d arguments, got %d", c->name, np, total);
+			vec_free(&rest);
+			vec_free(&rest_at);
+			return false;
+		}
+	}
+	if (vararg >= 0) {
+		c->nrest = (int)rest.len;
+		c->rest = rest.len ? vec_to_arena(s->a, &rest) : NULL;
+		c->rest_at = rest.len ? vec_to_arena(s->a, &rest_at) : NULL;
+	}
+	vec_free(&rest);
+	vec_free(&rest_at);
+	for (int k = 0; k < nkw; k++) {
+		int slot = -1;
+		for (int i = 0; i < np; i++)
+			if (!ps[i].vararg && !strcmp(ps[i].name, kwn[k])) slot = i;
+		SrcLoc at = locs ? locs[nargs + k] : c->loc;
+		if (slot < 0) {
+			diag_error(s->d, at, "unexpected keyword argument '%s' for '%s'", kwn[k], c->name);
+			return false;
+		}
+		if (c->has[slot]) {
+			diag_error(s->d, at, "'%s' got multiple values for argument '%s'", c->name, kwn[k]);
+			return false;
+		}
+		c->a[slot] = kw[k];
+		c->has[slot] = true;
+		c->at[slot] = at;
+		c->ex[slot] = exs ? exs[nargs + k] : NULL;
+	}
+	for (int i = 0; i < np; i++) {
+		if (!ps[i].required || c->has[i]) continue;
+		if (nreq == np) diag_error(s->d, c->loc, "'%s' expects %d argument%s, got %d", c->name, np, np == 1 ? "" : "s", total + nkw);
+		else diag_error(s->d, c->loc, "'%s' is missing argument '%s'", c->name, ps[i].name);
+		return false;
+	}
+	return true;
+}
+
+/* ---- user functions --------------------------------------------------------------------- */
+
+static bool is_constexpr_ann(Sema *s, const Expr *ann)
+{
+	if (!ann || ann->kind == EX_CALL) return false;
+	const char *n = ann->kind == EX_NAME ? ann->name : ann->kind == EX_ATTR ? ann->attr : NULL;
+	return n == s->s_constexpr;
+}
+
+Value call_user(Sema *s, Value callee, const Value *args, int nargs, const char **kwn, const Value *kw, int nkw,
+		SrcLoc loc)
+{
+	const FuncDef *def = callee.fn;
+	for (size_t i = 0; i < s->callstack.len; i++)
+		if (s->callstack.data[i] == def) {
+			diag_error(s->d, loc, "recursive call to '%s' is not supported", def->name);
+			return v_err();
+		}
+	if (s->callstack.len > INLINE_DEPTH_LIMIT) {
+		diag_error(s->d, loc, "calls nested more than %d deep (inline depth limit)", INLINE_DEPTH_LIMIT);
+		return v_err();
+	}
+	if (nargs > def->nparams) {
+		diag_error(s->d, loc, "'%s' takes %d argument%s, got %d", def->name, def->nparams, def->nparams == 1 ? "" : "s",
+			   nargs);
+		return v_err();
+	}
+	Fn fn;
+	fn_init(s, &fn, def, callee.mod, false);
+	bool *bound = ARENA_NEWN(s->a, bool, def->nparams + 1);
+	Value *vals = ARENA_NEWN(s->a, Value, def->nparams + 1);
+	bool ok = true;
+	for (int i = 0; i < nargs; i++) {
+		vals[i] = args[i];
+		bound[i] = true;
+	}
+	for (int k = 0; k < nkw && ok; k++) {
+		int slot = -1;
+		for (int i = 0; i < def->nparams; i++)
+			if (def->params[i].name == kwn[k] || !strcmp(def->params[i].name, kwn[k])) slot = i;
+		if (slot < 0) {
+			diag_error(s->d, loc, "unexpected keyword argument '%s' for '%s'", kwn[k], def->name);
+			ok = false;
+		} else if (bound[slot]) {
+			diag_error(s->d, loc, "'%s' got multiple values for argument '%s'", def->name, kwn[k]);
+			ok = false;
+		} else {
+			vals[slot] = kw[k];
+			bound[slot] = true;
+		}
+	}
+	for (int i = 0; i < def->nparams && ok; i++) {
+		const Param *p = &def->params[i];
+		if (!bound[i]) {
+			if (!p->default_val) {
+				diag_error(s->d, loc, "missing argument '%s' in call to '%s'", p->name, def->name);
+				ok = false;
+				break;
+			}
+			vals[i] = eval(s, &fn, p->default_val);
+		}
+		if (is_constexpr_ann(s, p->annotation) && (vals[i].kind == V_TENSOR || vals[i].kind == V_BLOCKPTR)) {
+			diag_error(s->d, loc, "argument '%s' of '%s' must be a constexpr, got %s", p->name, def->name,
+				   v_describe(s, vals[i]));
+			ok = false;
+		}
+		if (vals[i].kind == V_ERR) ok = false;
+		env_set(&fn.env, p->name, vals[i]);
+	}
+	Value r = v_err();
+	if (ok) {
+		vec_push(&s->callstack, def);
+		exec_body(s, &fn, &def->body, true);
+		s->callstack.len--;
+		r = fn.has_ret ? fn.retval : v_none();
+	}
+	fn_free(&fn);
+	return r;
+}
+
+static Value call_prelude(Sema *s, int id, const Value *self, const Value *args, int nargs, const char **kwn,
+			  const Value *kw, int nkw, SrcLoc loc)
+{
+	const Builtin *b = builtin_get(id);
+	ModScope *p = prelude_scope(s);
+	if (!p) return v_err();
+	bool found;
+	Value f = global_get(s, p, istr(s, b->params[0] == '@' ? b->params + 1 : b->name), loc, &found);
+	if (!found || f.kind != V_FUNC) ice("sema", "prelude function '%s' is missing", b->name);
+	Value *all = ARENA_NEWN(s->a, Value, nargs + 2);
+	int n = 0;
+	if (self) all[n++] = *self;
+	for (int i = 0; i < nargs; i++) all[n++] = args[i];
+	if (b->fn) {
+		/* a checker runs first (argument kinds, with the user's locations) */
+		Call c = {.name = builtin_display(s, id), .loc = loc};
+		for (int i = 0; i < n && i < BMAX_ARGS; i++) {
+			c.a[i] = all[i];
+			c.has[i] = true;
+			c.at[i] = loc;
+		}
+		Value chk = b->fn(s, &c, n);
+		if (chk.kind == V_ERR) return chk;
+	}
+	return call_user(s, f, all, n, kwn, kw, nkw, loc);
+}
+
+Value call_value(Sema *s, Fn *fn, Value callee, const Value *args, int nargs, const char **kwn, const Value *kw,
+		 int nkw, SrcLoc loc, const SrcLoc *locs, const Expr *const *exs)
+{
+	switch (callee.kind) {
+	case V_ERR: return callee;
+	case V_FUNC: return call_user(s, callee, args, nargs, kwn, kw, nkw, loc);
+	case V_BUILTIN: {
+		const Builtin *b = builtin_get(callee.builtin);
+		if (b->flags & BF_PRELUDE) return call_prelude(s, callee.builtin, callee.self, args, nargs, kwn, kw, nkw, loc);
+		Call c = {.name = builtin_display(s, callee.builtin), .loc = loc, .fn = fn};
+		if (!bind_builtin(s, callee.builtin, &c, callee.self, args, nargs, kwn, kw, nkw, locs, exs)) return v_err();
+		return b->fn(s, &c, b->extra);
+	}
+	default:
+		diag_error(s->d, loc, "%s is not callable", v_describe(s, callee));
+		return v_err();
+	}
+}
+
+/* ---- argument helpers for builtins --------------------------------------------------------- */
+
+static const char *arg_desc(Sema *s, Call *c, int i)
+{
+	return arena_printf(s->a, "argument '%s' of '%s'", c->pn[i] ? c->pn[i] : "?", c->name);
+}
+
+bool arg_tensor(Sema *s, Call *c, int i, ValId *out)
+{
+	Value v = c->a[i];
+	if (v.kind == V_ERR) return false;
+	if (v.kind == V_TENSOR) {
+		*out = v.id;
+		return true;
+	}
+	if (v.kind == V_CONST && (v.c.kind == CV_INT || v.c.kind == CV_FLOAT || v.c.kind == CV_BOOL)) {
+		*out = to_ir_natural(s, v, c->at[i]);
+		return *out != 0;
+	}
+	diag_error(s->d, c->at[i], "%s must be a tensor, got %s", arg_desc(s, c, i), v_describe(s, v));
+	return false;
+}
+
+static void not_constexpr(Sema *s, Call *c, int i, const char *what)
+{
+	const Expr *e = c->ex[i];
+	if (e && e->kind == EX_NAME && c->a[i].kind == V_TENSOR) diag_error(s->d, c->at[i], "'%s' must be a constexpr here", e->name);
+	else diag_error(s->d, c->at[i], "%s must be a constexpr %s, got %s", arg_desc(s, c, i), what, v_describe(s, c->a[i]));
+}
+
+bool arg_const_int(Sema *s, Call *c, int i, int64_t *out)
+{
+	Value v = c->a[i];
+	if (v.kind == V_ERR) return false;
+	if (v_is_intlike(v)) {
+		*out = v.c.i;
+		return true;
+	}
+	not_constexpr(s, c, i, "int");
+	return false;
+}
+
+bool arg_bool(Sema *s, Call *c, int i, bool *out)
+{
+	Value v = c->a[i];
+	if (v.kind == V_ERR) return false;
+	if (v.kind == V_CONST) {
+		*out = const_truthy(v.c);
+		return true;
+	}
+	not_constexpr(s, c, i, "bool");
+	return false;
+}
+
+bool arg_dtype(Sema *s, Call *c, int i, Type *out)
+{
+	Value v = c->a[i];
+	if (v.kind == V_ERR) return false;
+	if (v.kind == V_DTYPE) {
+		*out = v.ty;
+		return true;
+	}
+	if (v.kind == V_CONST && v.c.kind == CV_DTYPE) {
+		*out = type_scalar(v.c.dtype);
+		return true;
+	}
+	if (v.kind == V_CONST && v.c.kind == CV_STR) {
+		DType d;
+		if (dtype_from_name(v.c.s, &d)) {
+			*out = type_scalar(d);
+			return true;
+		}
+	}
+	diag_error(s->d, c->at[i], "%s must be a dtype, got %s", arg_desc(s, c, i), v_describe(s, v));
+	return false;
+}
+
+bool arg_shape(Sema *s, Call *c, int i, int32_t *shape, int *rank)
+{
+	Value v = c->a[i];
+	if (v.kind == V_ERR) return false;
+	if (v.kind == V_TUPLE) {
+		if (v.n > TIR_MAX_RANK) {
+			diag_error(s->d, c->at[i], "tiles of rank %d are not supported (at most %d)", v.n, TIR_MAX_RANK);
+			return false;
+		}
+		for (int k = 0; k < v.n; k++) {
+			if (!v_is_intlike(v.items[k])) {
+				diag_error(s->d, c->at[i], "%s must be a tuple of constexpr ints, got an entry of type %s",
+					   arg_desc(s, c, i), v_describe(s, v.items[k]));
+				return false;
+			}
+			shape[k] = (int32_t)v.items[k].c.i;
+		}
+		*rank = v.n;
+	} else if (v_is_intlike(v)) {
+		shape[0] = (int32_t)v.c.i;
+		*rank = 1;
+	} else {
+		not_constexpr(s, c, i, "shape");
+		return false;
+	}
+	return check_tile_shape(s, *rank, shape, c->at[i]);
+}
+
+const char *arg_str(Sema *s, Call *c, int i)
+{
+	Value v = c->a[i];
+	if (v.kind == V_CONST && v.c.kind == CV_STR) return v.c.s;
+	if (v.kind == V_CONST && v.c.kind == CV_NONE) return "";
+	if (v.kind != V_ERR) diag_error(s->d, c->at[i], "%s must be a string, got %s", arg_desc(s, c, i), v_describe(s, v));
+	return NULL;
+}
+
+int norm_axis(Sema *s, int64_t axis, int rank, SrcLoc loc)
+{
+	int64_t a = axis < 0 ? axis + rank : axis;
+	if (a < 0 || a >= rank) {
+		diag_error(s->d, loc, "axis %lld is out of range for a tensor of rank %d", (long long)axis, rank);
+		return -1;
+	}
+	return (int)a;
+}

@@ -1,0 +1,78 @@
+/* sema_cleanup.c: two small clean-ups on the Tile IR sema built, so later
+ * stages see what the program means rather than how sema spelled it:
+ * - loop-invariant iter args of FOR ops (the body yields its own argument,
+ *   e.g. the shape and strides of a block pointer carried through a loop)
+ *   become uses of the initial value;
+ * - dead pure ops (constants materialized for a splat, unused results of
+ *   helpers) are removed. */
+#include <string.h>
+
+#include "sema/sema_int.h"
+
+static void remove_at(ValId *a, int *n, int i)
+{
+	memmove(a + i, a + i + 1, sizeof(ValId) * (size_t)(*n - i - 1));
+	(*n)--;
+}
+
+static void invariant_iter_args(TirFunc *f, TirBlock *b)
+{
+	for (int k = 0; k < b->nops; k++) {
+		TirOp *op = b->ops[k];
+		for (int r = 0; r < op->nregions; r++) invariant_iter_args(f, &op->regions[r]);
+		if (op->kind != TOP_FOR) continue;
+		TirBlock *body = &op->regions[0];
+		TirOp *y = body->ops[body->nops - 1];
+		for (int i = op->nout - 1; i >= 0; i--) {
+			ValId arg = body->args[i + 1];
+			if (y->operands[i] != arg) continue;
+			ValId init = op->operands[3 + i];
+			ValId res = op->results[i];
+			tir_replace_uses(f, arg, init);
+			tir_replace_uses(f, res, init);
+			remove_at(op->operands, &op->nin, 3 + i);
+			remove_at(y->operands, &y->nin, i);
+			remove_at(body->args, &body->nargs, i + 1);
+			remove_at(op->results, &op->nout, i);
+		}
+		for (int i = 0; i < body->nargs; i++) tir_val(f, body->args[i])->index = i;
+		for (int i = 0; i < op->nout; i++) tir_val(f, op->results[i])->index = i;
+	}
+}
+
+static void count_uses(const TirBlock *b, uint32_t *uses)
+{
+	for (int k = 0; k < b->nops; k++) {
+		const TirOp *op = b->ops[k];
+		for (int i = 0; i < op->nin; i++) uses[op->operands[i]]++;
+		for (int r = 0; r < op->nregions; r++) count_uses(&op->regions[r], uses);
+	}
+}
+
+static bool dce_block(TirBlock *b, uint32_t *uses)
+{
+	bool changed = false;
+	for (int k = b->nops - 1; k >= 0; k--) {
+		TirOp *op = b->ops[k];
+		for (int r = 0; r < op->nregions; r++) changed |= dce_block(&op->regions[r], uses);
+		if (!(tir_op_flags((TirOpKind)op->kind) & TF_PURE) || op->nregions) continue;
+		bool dead = true;
+		for (int i = 0; i < op->nout; i++) dead &= uses[op->results[i]] == 0;
+		if (!dead) continue;
+		for (int i = 0; i < op->nin; i++) uses[op->operands[i]]--;
+		memmove(b->ops + k, b->ops + k + 1, sizeof(TirOp *) * (size_t)(b->nops - k - 1));
+		b->nops--;
+		changed = true;
+	}
+	return changed;
+}
+
+void sema_cleanup(TirFunc *f)
+{
+	invariant_iter_args(f, f->entry);
+	uint32_t *uses = xcalloc(f->vals.len + 1, sizeof(uint32_t));
+	count_uses(f->entry, uses);
+	for (int i = 0; i < f->nhints; i++) uses[f->hints[i].val]++;
+	while (dce_block(f->entry, uses)) {}
+	free(uses);
+}

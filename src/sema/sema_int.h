@@ -1,0 +1,287 @@
+/* sema_int.h: what the files of src/sema/ share (not a public interface).
+ *
+ *   sema.c            entry points, module scopes, name resolution, imports
+ *   sema_const.c      constexpr values: Python arithmetic, truthiness, equality
+ *   sema_types.c      promotion (Triton's semantic.py), casts, broadcasting, emit helpers
+ *   sema_expr.c       expressions
+ *   sema_stmt.c       statements and structured control flow (if/for/while, returns)
+ *   sema_call.c       calls: argument binding for builtins, inlining of @jit helpers
+ *   builtins_*.c      the tl.* builtins by family; builtins_prelude.c holds the
+ *                     ones written in the kernel language itself (random, sigmoid, ...)
+ *   blockptr.c        make_block_ptr / advance / block-pointer loads and stores
+ *
+ * A sema Value is a tagged union: a constexpr (ConstVal), a dtype, an IR value
+ * (tensor or scalar), a function, a builtin (maybe bound to a receiver), a
+ * namespace or module, a block pointer, a tuple. V_ERR propagates silently
+ * after a diagnostic, so one mistake yields one message.
+ */
+#ifndef TILE_SEMA_INT_H
+#define TILE_SEMA_INT_H
+
+#include <stdlib.h>
+
+#include "sema/sema.h"
+
+typedef struct Value Value;
+typedef struct ModScope ModScope;
+typedef struct Sema Sema;
+typedef struct Fn Fn;
+
+typedef enum {
+	V_ERR,      /* an error was reported; propagate silently */
+	V_CONST,    /* constexpr: c */
+	V_DTYPE,    /* dtype object: ty (scalar type; DT_PTR with elem for pointer types) */
+	V_TENSOR,   /* IR value: id, ty (rank 0 = scalar) */
+	V_FUNC,     /* user function: fn, mod */
+	V_BUILTIN,  /* builtin: builtin id, self (bound receiver, may be NULL) */
+	V_NS,       /* builtin namespace: ns */
+	V_MODULE,   /* user module: mod */
+	V_BLOCKPTR, /* bp */
+	V_TUPLE,    /* items[n] */
+	V_POISON,   /* a name that may not be used: msg */
+} VKind;
+
+typedef enum {
+	NS_TRITON, NS_TL, NS_MATH, NS_EXTRA, NS_EXTRA_CUDA, NS_LIBDEVICE, NS_TILE, NS_TL_CORE, NS_PROPNAN,
+} Namespace;
+
+typedef struct BlockPtr BlockPtr;
+
+struct Value {
+	VKind kind;
+	ConstVal c;
+	Type ty;
+	ValId id;
+	const FuncDef *fn;
+	ModScope *mod;
+	int builtin;
+	int ns;
+	Value *self;
+	BlockPtr *bp;
+	Value *items;
+	int n;
+	const char *msg;
+};
+
+struct BlockPtr {
+	Value base; /* V_TENSOR scalar pointer */
+	int rank;
+	Value shape[TIR_MAX_RANK], strides[TIR_MAX_RANK], offsets[TIR_MAX_RANK]; /* V_CONST or scalar V_TENSOR */
+	int32_t block[TIR_MAX_RANK];
+	int order[TIR_MAX_RANK];
+};
+
+/* A module-level name: evaluated lazily on first use. */
+typedef enum { GB_FUNC, GB_EXPR, GB_IMPORT, GB_FROM, GB_VALUE, GB_BUSY } GlobalKind;
+typedef struct Global {
+	const char *name;
+	GlobalKind kind;
+	const Stmt *stmt;
+	const FuncDef *fn;
+	const Expr *expr;       /* GB_EXPR */
+	const char *modname;    /* GB_IMPORT: dotted module; GB_FROM: module */
+	const char *attr;       /* GB_FROM: imported name */
+	int level;
+	bool bind_root;         /* `import a.b` binds `a` */
+	Value val;              /* GB_VALUE */
+	SrcLoc loc;
+} Global;
+
+struct ModScope {
+	const Module *ast;
+	const char *name;
+	VEC(Global) globals;
+	ModScope *next; /* list of loaded modules */
+	size_t limit;   /* while evaluating global k: only globals before k are visible (0 = all) */
+	bool is_prelude;
+};
+
+typedef struct Binding {
+	const char *name;
+	Value v;
+} Binding;
+typedef VEC(Binding) Env;
+
+/* Enclosing constructs, for break/continue/return checks. */
+typedef enum { CTX_STATIC_LOOP, CTX_RT_LOOP, CTX_RT_IF } CtxKind;
+
+struct Fn {
+	const FuncDef *def;
+	ModScope *mod;
+	Env env;
+	bool is_kernel;
+	bool has_ret;
+	Value retval;
+	VEC(int) ctx; /* CtxKind stack */
+	Fn *caller;
+};
+
+struct Sema {
+	SemaCtx *c;
+	Arena *a;
+	DiagSink *d;
+	TirFunc *f;
+	TirBlock *blk;
+	ModScope *mods;
+	ModScope *prelude;
+	VEC(const FuncDef *) callstack;
+	int depth;
+	/* interned spellings used everywhere */
+	const char *s_constexpr;
+};
+
+/* ---- sema.c: names and modules ---- */
+ModScope *modscope_new(Sema *s, const Module *m, const char *name);
+Value lookup_name(Sema *s, Fn *fn, const char *name, SrcLoc loc);
+Value global_get(Sema *s, ModScope *m, const char *name, SrcLoc loc, bool *found);
+Value ns_attr(Sema *s, int ns, const char *name, SrcLoc loc);
+Value module_attr(Sema *s, ModScope *m, const char *name, SrcLoc loc);
+Value resolve_module_path(Sema *s, ModScope *from, const char *dotted, int level, SrcLoc loc);
+Value *env_find(Env *e, const char *name);
+void env_set(Env *e, const char *name, Value v);
+void env_copy(Env *dst, const Env *src);
+const char *istr(Sema *s, const char *str);
+
+/* ---- values ---- */
+Value v_err(void);
+Value v_int(int64_t i);
+Value v_float(double f);
+Value v_bool(bool b);
+Value v_none(void);
+Value v_str(const char *str);
+Value v_dtype(Type t);
+Value v_tensor(Sema *s, ValId id);
+Value v_tuple(Sema *s, const Value *items, int n);
+bool v_is_const(Value v, ConstKind k);
+bool v_is_none(Value v);
+bool v_is_intlike(Value v); /* CV_INT or CV_BOOL */
+const char *v_describe(Sema *s, Value v); /* "int32 scalar", "<128xfp32> tile", "constexpr 3", ... */
+
+/* ---- sema_const.c ---- */
+bool const_truthy(ConstVal c);
+bool const_eq(ConstVal a, ConstVal b);
+/* Python semantics on two constexprs (ints, floats, bools, dtypes, None, str).
+ * Returns V_ERR after a diagnostic. */
+Value const_binop(Sema *s, AstOp op, Value a, Value b, SrcLoc loc);
+Value const_unop(Sema *s, AstOp op, Value a, SrcLoc loc);
+bool values_identical(Value a, Value b);
+void const_str(ConstVal c, char *buf, size_t n);
+
+/* ---- sema_types.c ---- */
+ValId emit(Sema *s, TirOpKind k, SrcLoc loc, const ValId *in, int nin, Type out);
+TirOp *emit_op(Sema *s, TirOpKind k, SrcLoc loc, const ValId *in, int nin, Type out);
+ValId emit_const(Sema *s, Type t, int64_t i, double f, SrcLoc loc);
+Type vtype(Sema *s, ValId v);
+void shape_str(Type t, char *buf, size_t n);   /* "[128,64]" */
+void type_name(Type t, char *buf, size_t n);  /* "float32" / "<128x64xfp32>" */
+const char *dt_name(Sema *s, Type t);          /* "float32", "pointer<float16>" */
+bool check_tile_shape(Sema *s, int rank, const int32_t *shape, SrcLoc loc);
+Type const_natural_type(ConstVal c); /* int -> i32/u32/i64/u64, float -> f32, bool -> i1 */
+bool const_fits(ConstVal c, DType dt);
+/* To an IR value of scalar dtype `dt` (shape kept); consts are materialized. */
+ValId to_ir(Sema *s, Value v, DType dt, SrcLoc loc);
+ValId to_ir_natural(Sema *s, Value v, SrcLoc loc); /* const -> its natural type */
+ValId cast_val(Sema *s, ValId x, Type dst_scalar, bool bitcast, int rounding_flags, SrcLoc loc);
+ValId broadcast_to_shape(Sema *s, ValId x, int rank, const int32_t *shape, SrcLoc loc);
+ValId splat_to(Sema *s, ValId x, Type like, SrcLoc loc);
+/* NumPy broadcasting of two IR values; false after a diagnostic. */
+bool broadcast_pair(Sema *s, ValId *a, ValId *b, SrcLoc loc);
+/* Triton's computation type for an arithmetic binop; DT_VOID after an error. */
+DType computation_dtype(Sema *s, Value a, Value b, bool div_or_mod, SrcLoc loc, const char *opname);
+Value binop(Sema *s, AstOp op, Value a, Value b, SrcLoc loc);
+Value unop(Sema *s, AstOp op, Value a, SrcLoc loc);
+ValId to_bool(Sema *s, ValId x, SrcLoc loc); /* x != 0 */
+bool value_as_ir(Sema *s, Value v, SrcLoc loc, ValId *out); /* tensor or const (natural type) */
+/* Elementwise ops with Triton's type checking (used by builtins). */
+Value make_where(Sema *s, Value c, Value a, Value b, SrcLoc loc);
+Value make_minmax(Sema *s, bool is_max, Value a, Value b, bool propagate_nan, SrcLoc loc);
+
+/* ---- sema_expr.c ---- */
+Value eval(Sema *s, Fn *fn, const Expr *e);
+/* Evaluates and requires a constexpr; `what` names it in the message. */
+bool eval_const(Sema *s, Fn *fn, const Expr *e, const char *what, ConstVal *out);
+bool eval_const_int(Sema *s, Fn *fn, const Expr *e, const char *what, int64_t *out);
+Value get_attr(Sema *s, Value obj, const char *name, SrcLoc loc);
+bool as_const_int(Sema *s, Value v, SrcLoc loc, const char *what, int64_t *out);
+bool as_int_list(Sema *s, Value v, SrcLoc loc, const char *what, int32_t *out, int max, int *n);
+
+/* ---- sema_stmt.c ---- */
+typedef enum { FLOW_NEXT, FLOW_RETURN, FLOW_BREAK, FLOW_CONTINUE } Flow;
+Flow exec_body(Sema *s, Fn *fn, const StmtList *body, bool tail);
+void assign_target(Sema *s, Fn *fn, const Expr *target, Value v, SrcLoc loc);
+/* Flattening structured values (tuples, block pointers) into IR leaves. */
+typedef VEC(ValId) IdVec;
+bool flatten_value(Sema *s, Value v, IdVec *out, bool materialize, SrcLoc loc);
+Value unflatten_value(Sema *s, Value tmpl, const ValId *ids, int *pos);
+bool same_template(Sema *s, Value a, Value b);
+
+/* ---- sema_cleanup.c ---- */
+void sema_cleanup(TirFunc *f);
+
+/* ---- sema_call.c ---- */
+/* arglocs/argexprs: positional then keyword arguments (either may be NULL). */
+Value call_value(Sema *s, Fn *fn, Value callee, const Value *args, int nargs, const char **kwnames,
+		 const Value *kwargs, int nkw, SrcLoc loc, const SrcLoc *arglocs, const Expr *const *argexprs);
+Value call_user(Sema *s, Value callee, const Value *args, int nargs, const char **kwnames, const Value *kwargs,
+		int nkw, SrcLoc loc);
+void fn_init(Sema *s, Fn *fn, const FuncDef *def, ModScope *mod, bool is_kernel);
+void fn_free(Fn *fn);
+
+/* ---- builtins ---- */
+enum { BMAX_ARGS = 16 };
+typedef struct Call {
+	const char *name; /* "tl.sum" for messages */
+	SrcLoc loc;
+	Value a[BMAX_ARGS];
+	bool has[BMAX_ARGS];
+	SrcLoc at[BMAX_ARGS];
+	const char *pn[BMAX_ARGS];   /* parameter names */
+	const Expr *ex[BMAX_ARGS];   /* argument expressions (NULL when unknown) */
+	Value *rest; /* varargs (*args) */
+	int nrest;
+	SrcLoc *rest_at;
+	Fn *fn;
+} Call;
+typedef Value (*BuiltinFn)(Sema *s, Call *c, int extra);
+typedef struct Builtin {
+	const char *name;   /* "sum" */
+	const char *params; /* "input,axis=None,keep_dims=False,dtype=None"; "*args" varargs */
+	BuiltinFn fn;
+	int extra;          /* passed to fn (a MathFn, an AtomicOp, ...) */
+	unsigned flags;
+} Builtin;
+enum {
+	BF_TL = 1,       /* tl.NAME */
+	BF_METHOD = 2,   /* tensor.NAME(...) */
+	BF_MATH = 4,     /* tl.math.NAME / libdevice.NAME */
+	BF_PY = 8,       /* Python builtin (min, max, range, ...) */
+	BF_TRITON = 16,  /* triton.NAME (cdiv, next_power_of_2, jit) */
+	BF_DTYPE = 32,   /* dtype.NAME() */
+	BF_PRELUDE = 64, /* implemented in the prelude (fn == NULL) */
+};
+extern const Builtin *const builtin_tables[];
+const Builtin *builtin_get(int id);
+int builtin_find(const char *name, unsigned flag); /* -1 if none */
+const char *builtin_display(Sema *s, int id); /* "tl.sum" */
+Value v_builtin(int id, Value *self);
+
+/* builtin family tables (each NULL-terminated) */
+extern const Builtin builtins_core[], builtins_math[], builtins_mem[], builtins_reduce[], builtins_dot[],
+    builtins_prelude[], builtins_blockptr[];
+ModScope *prelude_scope(Sema *s);
+/* blockptr.c: tl.load / tl.store on a block pointer (slots as in tl.load / tl.store) */
+Value bp_load(Sema *s, Call *c);
+Value bp_store(Sema *s, Call *c);
+/* builtins_mem.c: cache modifier / eviction policy strings to TIR_CACHE_* | TIR_EVICT_* << 8 */
+bool mem_hints(Sema *s, Call *c, int cache_slot, int evict_slot, bool is_store, int64_t *out);
+
+/* helpers for builtin implementations */
+bool arg_tensor(Sema *s, Call *c, int i, ValId *out); /* requires an IR value (consts materialized) */
+bool arg_const_int(Sema *s, Call *c, int i, int64_t *out);
+bool arg_dtype(Sema *s, Call *c, int i, Type *out);
+bool arg_shape(Sema *s, Call *c, int i, int32_t *shape, int *rank);
+bool arg_bool(Sema *s, Call *c, int i, bool *out);
+const char *arg_str(Sema *s, Call *c, int i);
+int norm_axis(Sema *s, int64_t axis, int rank, SrcLoc loc);
+
+#endif

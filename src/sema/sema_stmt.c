@@ -1,0 +1,888 @@
+/* sema_stmt.c: statements and structured control flow.
+ *
+ * Variables are SSA by environment: an assignment rebinds a name in Fn.env.
+ * - if with a constexpr condition: only the taken branch is analyzed, and it
+ *   continues with the statements after the if (so an early return inside
+ *   it sees the rest of the function).
+ * - if with a runtime scalar condition: an IF op; names bound differently by
+ *   the two branches are yielded (flattened into IR leaves: tuples and block
+ *   pointers become several values).
+ * - returns under a runtime if: the statements after the if are moved into
+ *   every branch that does not always return, so each branch ends the
+ *   function; the IF then yields the (flattened) return value. This covers
+ *   `if pid >= n: return` in kernels and helpers returning from both branches.
+ * - for over range/tl.range: a FOR op whose iter args are the names assigned
+ *   in the body that exist before the loop; tl.static_range unrolls.
+ * - while: a WHILE op with the same iter-arg rule.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "sema/sema_int.h"
+
+typedef struct Seq {
+	const StmtList *sl;
+	int start;
+	const struct Seq *next;
+} Seq;
+
+static Flow exec_seq(Sema *s, Fn *fn, const Seq *q, bool tail);
+
+/* ---- syntactic helpers ------------------------------------------------------------ */
+
+static bool always_returns(const StmtList *l)
+{
+	for (int i = 0; i < l->n; i++) {
+		const Stmt *st = l->items[i];
+		if (st->kind == ST_RETURN) return true;
+		if (st->kind == ST_IF && always_returns(&st->body) && always_returns(&st->orelse)) return true;
+	}
+	return false;
+}
+
+static bool contains_return(const StmtList *l)
+{
+	for (int i = 0; i < l->n; i++) {
+		const Stmt *st = l->items[i];
+		if (st->kind == ST_RETURN) return true;
+		if (st->kind == ST_IF && (contains_return(&st->body) || contains_return(&st->orelse))) return true;
+		if (st->kind == ST_FOR && contains_return(&st->for_body)) return true;
+		if (st->kind == ST_WHILE && contains_return(&st->body)) return true;
+	}
+	return false;
+}
+
+typedef VEC(const char *) NameVec;
+
+static void add_name(NameVec *v, const char *n)
+{
+	for (size_t i = 0; i < v->len; i++)
+		if (v->data[i] == n) return;
+	vec_push(v, n);
+}
+
+static void target_names(const Expr *t, NameVec *out)
+{
+	if (t->kind == EX_NAME) add_name(out, t->name);
+	else if (t->kind == EX_TUPLE || t->kind == EX_LIST)
+		for (int i = 0; i < t->nitems; i++) target_names(t->items[i], out);
+}
+
+static void assigned_names(const StmtList *l, NameVec *out)
+{
+	for (int i = 0; i < l->n; i++) {
+		const Stmt *st = l->items[i];
+		switch (st->kind) {
+		case ST_ASSIGN:
+			for (int k = 0; k < st->ntargets; k++) target_names(st->targets[k], out);
+			break;
+		case ST_ANNASSIGN: target_names(st->ann_target, out); break;
+		case ST_AUGASSIGN: target_names(st->aug_target, out); break;
+		case ST_IF:
+		case ST_WHILE:
+			assigned_names(&st->body, out);
+			assigned_names(&st->orelse, out);
+			break;
+		case ST_FOR:
+			target_names(st->for_target, out);
+			assigned_names(&st->for_body, out);
+			assigned_names(&st->for_orelse, out);
+			break;
+		default: break;
+		}
+	}
+}
+
+/* ---- flattening ------------------------------------------------------------------------ */
+
+static bool is_num(Value v) { return v.kind == V_CONST && (v.c.kind == CV_INT || v.c.kind == CV_BOOL || v.c.kind == CV_FLOAT); }
+
+bool flatten_value(Sema *s, Value v, IdVec *out, bool materialize, SrcLoc loc)
+{
+	switch (v.kind) {
+	case V_ERR:
+	case V_POISON: return false;
+	case V_TENSOR: vec_push(out, v.id); return true;
+	case V_CONST:
+		if (materialize && is_num(v)) {
+			ValId id = to_ir_natural(s, v, loc);
+			if (!id) return false;
+			vec_push(out, id);
+		}
+		return true;
+	case V_TUPLE:
+		for (int i = 0; i < v.n; i++)
+			if (!flatten_value(s, v.items[i], out, materialize, loc)) return false;
+		return true;
+	case V_BLOCKPTR: {
+		const BlockPtr *bp = v.bp;
+		vec_push(out, bp->base.id);
+		for (int i = 0; i < bp->rank; i++) {
+			if (bp->shape[i].kind == V_TENSOR) vec_push(out, bp->shape[i].id);
+			if (bp->strides[i].kind == V_TENSOR) vec_push(out, bp->strides[i].id);
+			if (bp->offsets[i].kind == V_TENSOR) vec_push(out, bp->offsets[i].id);
+			else if (materialize) vec_push(out, to_ir(s, bp->offsets[i], DT_I32, loc));
+		}
+		return true;
+	}
+	default: return true;
+	}
+}
+
+static Value unflatten_m(Sema *s, Value t, const ValId *ids, int *pos, bool materialize)
+{
+	switch (t.kind) {
+	case V_TENSOR: return v_tensor(s, ids[(*pos)++]);
+	case V_CONST:
+		if (materialize && is_num(t)) return v_tensor(s, ids[(*pos)++]);
+		return t;
+	case V_TUPLE: {
+		Value *items = ARENA_NEWN(s->a, Value, t.n + 1);
+		for (int i = 0; i < t.n; i++) items[i] = unflatten_m(s, t.items[i], ids, pos, materialize);
+		return v_tuple(s, items, t.n);
+	}
+	case V_BLOCKPTR: {
+		BlockPtr *bp = ARENA_NEW(s->a, BlockPtr);
+		*bp = *t.bp;
+		bp->base = v_tensor(s, ids[(*pos)++]);
+		for (int i = 0; i < bp->rank; i++) {
+			if (bp->shape[i].kind == V_TENSOR) bp->shape[i] = v_tensor(s, ids[(*pos)++]);
+			if (bp->strides[i].kind == V_TENSOR) bp->strides[i] = v_tensor(s, ids[(*pos)++]);
+			if (bp->offsets[i].kind == V_TENSOR || materialize) bp->offsets[i] = v_tensor(s, ids[(*pos)++]);
+		}
+		Value r = t;
+		r.bp = bp;
+		return r;
+	}
+	default: return t;
+	}
+}
+
+Value unflatten_value(Sema *s, Value tmpl, const ValId *ids, int *pos) { return unflatten_m(s, tmpl, ids, pos, true); }
+
+static bool same_template_m(Sema *s, Value a, Value b, bool materialize)
+{
+	bool la = a.kind == V_TENSOR || (materialize && is_num(a));
+	bool lb = b.kind == V_TENSOR || (materialize && is_num(b));
+	if (la || lb) return la && lb;
+	if (a.kind != b.kind) return false;
+	switch (a.kind) {
+	case V_TUPLE:
+		if (a.n != b.n) return false;
+		for (int i = 0; i < a.n; i++)
+			if (!same_template_m(s, a.items[i], b.items[i], materialize)) return false;
+		return true;
+	case V_BLOCKPTR:
+		if (a.bp->rank != b.bp->rank) return false;
+		for (int i = 0; i < a.bp->rank; i++) {
+			if (a.bp->block[i] != b.bp->block[i] || a.bp->order[i] != b.bp->order[i]) return false;
+			if ((a.bp->shape[i].kind == V_TENSOR) != (b.bp->shape[i].kind == V_TENSOR)) return false;
+			if ((a.bp->strides[i].kind == V_TENSOR) != (b.bp->strides[i].kind == V_TENSOR)) return false;
+			if (a.bp->shape[i].kind != V_TENSOR && !values_identical(a.bp->shape[i], b.bp->shape[i])) return false;
+			if (a.bp->strides[i].kind != V_TENSOR && !values_identical(a.bp->strides[i], b.bp->strides[i])) return false;
+			if (!materialize && (a.bp->offsets[i].kind == V_TENSOR) != (b.bp->offsets[i].kind == V_TENSOR)) return false;
+			if (!materialize && a.bp->offsets[i].kind != V_TENSOR && !values_identical(a.bp->offsets[i], b.bp->offsets[i]))
+				return false;
+		}
+		return true;
+	default: return values_identical(a, b);
+	}
+}
+
+bool same_template(Sema *s, Value a, Value b) { return same_template_m(s, a, b, true); }
+
+static const char *value_kind_str(Sema *s, Value v)
+{
+	if (v.kind == V_TENSOR) {
+		char buf[96];
+		type_str(v.ty, buf, sizeof buf);
+		return arena_strdup(s->a, buf);
+	}
+	if (is_num(v)) {
+		char buf[96];
+		type_str(const_natural_type(v.c), buf, sizeof buf);
+		return arena_strdup(s->a, buf);
+	}
+	return v_describe(s, v);
+}
+
+/* Flattens `v` (in the current block) and checks it against types `want`. */
+static bool flatten_matching(Sema *s, Value tmpl, Value v, const Type *want, int nwant, IdVec *out, SrcLoc loc)
+{
+	size_t start = out->len;
+	if (!same_template(s, tmpl, v) || !flatten_value(s, v, out, true, loc)) {
+		out->len = start;
+		return false;
+	}
+	if ((int)(out->len - start) != nwant) {
+		out->len = start;
+		return false;
+	}
+	for (int i = 0; i < nwant; i++)
+		if (!type_eq(vtype(s, out->data[start + (size_t)i]), want[i])) {
+			out->len = start;
+			return false;
+		}
+	return true;
+}
+
+/* ---- assignment ----------------------------------------------------------------------------- */
+
+void assign_target(Sema *s, Fn *fn, const Expr *t, Value v, SrcLoc loc)
+{
+	switch (t->kind) {
+	case EX_NAME:
+		if (v.kind == V_TENSOR && !tir_val(s->f, v.id)->name) tir_val(s->f, v.id)->name = t->name;
+		env_set(&fn->env, t->name, v);
+		return;
+	case EX_TUPLE:
+	case EX_LIST:
+		if (v.kind == V_ERR) {
+			for (int i = 0; i < t->nitems; i++) assign_target(s, fn, t->items[i], v, loc);
+			return;
+		}
+		if (v.kind != V_TUPLE || v.n != t->nitems) {
+			if (v.kind == V_TUPLE)
+				diag_error(s->d, t->loc, "cannot unpack a tuple of %d values into %d targets", v.n, t->nitems);
+			else diag_error(s->d, t->loc, "cannot unpack %s into %d targets", v_describe(s, v), t->nitems);
+			for (int i = 0; i < t->nitems; i++) assign_target(s, fn, t->items[i], v_err(), loc);
+			return;
+		}
+		for (int i = 0; i < t->nitems; i++) assign_target(s, fn, t->items[i], v.items[i], loc);
+		return;
+	case EX_SUBSCRIPT: diag_error(s->d, t->loc, "assignment to a subscript is not supported (tensors are values)"); return;
+	case EX_ATTR: diag_error(s->d, t->loc, "assignment to an attribute is not supported"); return;
+	default: diag_error(s->d, t->loc, "cannot assign to this expression"); return;
+	}
+}
+
+/* ---- if ------------------------------------------------------------------------------------ */
+
+static void ctx_push(Fn *fn, CtxKind k) { vec_push(&fn->ctx, (int)k); }
+static void ctx_pop(Fn *fn) { fn->ctx.len--; }
+
+static bool in_loop(Fn *fn)
+{
+	for (size_t i = 0; i < fn->ctx.len; i++)
+		if (fn->ctx.data[i] != CTX_RT_IF) return true;
+	return false;
+}
+
+typedef struct Merge {
+	const char *name;
+	Value tmpl;
+	int start, n;
+} Merge;
+
+/* Merges the environments of the two branches of `op` into fn->env. */
+static void merge_if_envs(Sema *s, Fn *fn, TirOp *op, Env *et, Env *ee, SrcLoc loc)
+{
+	IdVec yt = {0}, ye = {0};
+	VEC(Merge) ms = {0};
+	Env out = {0};
+	NameVec names = {0};
+	for (size_t i = 0; i < et->len; i++) add_name(&names, et->data[i].name);
+	for (size_t i = 0; i < ee->len; i++) add_name(&names, ee->data[i].name);
+	for (size_t i = 0; i < names.len; i++) {
+		const char *n = names.data[i];
+		Value *vt = env_find(et, n), *ve = env_find(ee, n);
+		if (!vt || !ve) {
+			Value p = {.kind = V_POISON, .msg = arena_printf(s->a, "'%s' is defined in only one branch of an if", n)};
+			vec_push(&out, ((Binding){n, p}));
+			continue;
+		}
+		if (values_identical(*vt, *ve) || vt->kind == V_ERR || ve->kind == V_ERR) {
+			vec_push(&out, ((Binding){n, vt->kind == V_ERR ? *vt : *ve}));
+			continue;
+		}
+		bool ok = same_template(s, *vt, *ve);
+		size_t t0 = yt.len, e0 = ye.len;
+		if (ok) {
+			s->blk = &op->regions[0];
+			ok = flatten_value(s, *vt, &yt, true, loc);
+			s->blk = &op->regions[1];
+			ok = ok && flatten_value(s, *ve, &ye, true, loc);
+			ok = ok && yt.len - t0 == ye.len - e0;
+			for (size_t k = 0; ok && k < yt.len - t0; k++)
+				ok = type_eq(vtype(s, yt.data[t0 + k]), vtype(s, ye.data[e0 + k]));
+		}
+		if (!ok) {
+			yt.len = t0;
+			ye.len = e0;
+			Value p = {.kind = V_POISON,
+				   .msg = arena_printf(s->a, "'%s' is %s in one branch of an if and %s in the other", n,
+						       value_kind_str(s, *vt), value_kind_str(s, *ve))};
+			vec_push(&out, ((Binding){n, p}));
+			continue;
+		}
+		vec_push(&ms, ((Merge){n, *vt, (int)t0, (int)(yt.len - t0)}));
+		vec_push(&out, ((Binding){n, v_err()}));
+	}
+	s->blk = &op->regions[0];
+	tir_op(s->f, s->blk, TOP_YIELD, loc, yt.data, (int)yt.len, NULL, 0);
+	s->blk = &op->regions[1];
+	tir_op(s->f, s->blk, TOP_YIELD, loc, ye.data, (int)ye.len, NULL, 0);
+	s->blk = op->block;
+	Type *types = ARENA_NEWN(s->a, Type, yt.len + 1);
+	for (size_t k = 0; k < yt.len; k++) types[k] = vtype(s, yt.data[k]);
+	tir_op_set_results(s->f, op, types, (int)yt.len);
+	for (size_t i = 0; i < ms.len; i++) {
+		int pos = ms.data[i].start;
+		Value v = unflatten_value(s, ms.data[i].tmpl, op->results, &pos);
+		*env_find(&out, ms.data[i].name) = v;
+	}
+	env_copy(&fn->env, &out);
+	vec_free(&out);
+	vec_free(&yt);
+	vec_free(&ye);
+	vec_free(&ms);
+	vec_free(&names);
+}
+
+static Flow exec_branch(Sema *s, Fn *fn, TirBlock *blk, const StmtList *body, const Seq *rest, bool tail)
+{
+	s->blk = blk;
+	Seq q = {body, 0, rest};
+	return exec_seq(s, fn, &q, tail);
+}
+
+/* Both branches end the function: yield the return value. */
+static Flow rt_if_returning(Sema *s, Fn *fn, const Stmt *st, TirOp *op, const Seq *rest, const Env *env0)
+{
+	Value rv[2];
+	bool then_ret = always_returns(&st->body), else_ret = always_returns(&st->orelse);
+	for (int b = 0; b < 2; b++) {
+		env_copy(&fn->env, env0);
+		fn->has_ret = false;
+		fn->retval = v_none();
+		const StmtList *body = b == 0 ? &st->body : &st->orelse;
+		bool ret = b == 0 ? then_ret : else_ret;
+		exec_branch(s, fn, &op->regions[b], body, ret ? NULL : rest, true);
+		rv[b] = fn->has_ret ? fn->retval : v_none();
+	}
+	IdVec yt = {0}, ye = {0};
+	bool ok = rv[0].kind != V_ERR && rv[1].kind != V_ERR;
+	if (ok && !values_identical(rv[0], rv[1])) {
+		ok = same_template(s, rv[0], rv[1]);
+		s->blk = &op->regions[0];
+		ok = ok && flatten_value(s, rv[0], &yt, true, st->loc);
+		s->blk = &op->regions[1];
+		ok = ok && flatten_value(s, rv[1], &ye, true, st->loc);
+		ok = ok && yt.len == ye.len;
+		for (size_t k = 0; ok && k < yt.len; k++) ok = type_eq(vtype(s, yt.data[k]), vtype(s, ye.data[k]));
+		if (!ok)
+			diag_error(s->d, st->loc, "the branches of this if return different kinds of values: %s and %s",
+				   value_kind_str(s, rv[0]), value_kind_str(s, rv[1]));
+	}
+	s->blk = &op->regions[0];
+	tir_op(s->f, s->blk, TOP_YIELD, st->loc, yt.data, (int)yt.len, NULL, 0);
+	s->blk = &op->regions[1];
+	tir_op(s->f, s->blk, TOP_YIELD, st->loc, ye.data, (int)ye.len, NULL, 0);
+	s->blk = op->block;
+	Type *types = ARENA_NEWN(s->a, Type, yt.len + 1);
+	for (size_t k = 0; k < yt.len; k++) types[k] = vtype(s, yt.data[k]);
+	if (ok) tir_op_set_results(s->f, op, types, (int)yt.len);
+	fn->has_ret = true;
+	if (!ok) fn->retval = v_err();
+	else if (yt.len == 0) fn->retval = rv[0];
+	else {
+		int pos = 0;
+		fn->retval = unflatten_value(s, rv[0], op->results, &pos);
+	}
+	vec_free(&yt);
+	vec_free(&ye);
+	return FLOW_RETURN;
+}
+
+static Flow exec_rt_if(Sema *s, Fn *fn, const Stmt *st, ValId cond, const Seq *rest, bool tail, bool *consumed)
+{
+	TirOp *op = tir_op(s->f, s->blk, TOP_IF, st->loc, &cond, 1, NULL, 0);
+	tir_op_add_regions(s->f, op, 2);
+	TirBlock *outer = s->blk;
+	Env env0 = {0};
+	env_copy(&env0, &fn->env);
+	ctx_push(fn, CTX_RT_IF);
+	Flow flow = FLOW_NEXT;
+	if (contains_return(&st->body) || contains_return(&st->orelse)) {
+		*consumed = true;
+		if (!tail || in_loop(fn)) {
+			diag_error(s->d, st->loc, "return inside a runtime branch is not supported here");
+			flow = FLOW_NEXT;
+			s->blk = &op->regions[0];
+			tir_op(s->f, s->blk, TOP_YIELD, st->loc, NULL, 0, NULL, 0);
+			s->blk = &op->regions[1];
+			tir_op(s->f, s->blk, TOP_YIELD, st->loc, NULL, 0, NULL, 0);
+		} else {
+			flow = rt_if_returning(s, fn, st, op, rest, &env0);
+		}
+	} else {
+		Env et = {0};
+		exec_branch(s, fn, &op->regions[0], &st->body, NULL, false);
+		env_copy(&et, &fn->env);
+		env_copy(&fn->env, &env0);
+		exec_branch(s, fn, &op->regions[1], &st->orelse, NULL, false);
+		Env ee = {0};
+		env_copy(&ee, &fn->env);
+		merge_if_envs(s, fn, op, &et, &ee, st->loc);
+		vec_free(&et);
+		vec_free(&ee);
+	}
+	ctx_pop(fn);
+	s->blk = outer;
+	vec_free(&env0);
+	return flow;
+}
+
+static Flow exec_if(Sema *s, Fn *fn, const Stmt *st, const Seq *rest, bool tail, bool *consumed)
+{
+	Value c = eval(s, fn, st->cond);
+	if (c.kind == V_ERR) return FLOW_NEXT;
+	if (c.kind == V_TENSOR) {
+		if (c.ty.rank) {
+			diag_error(s->d, st->cond->loc, "a tile cannot be used as a branch condition; use tl.where");
+			return FLOW_NEXT;
+		}
+		ValId cond = to_bool(s, c.id, st->cond->loc);
+		return exec_rt_if(s, fn, st, cond, rest, tail, consumed);
+	}
+	bool t = c.kind == V_CONST ? const_truthy(c.c) : true;
+	*consumed = true;
+	Seq q = {t ? &st->body : &st->orelse, 0, rest};
+	return exec_seq(s, fn, &q, tail);
+}
+
+/* ---- loops ---------------------------------------------------------------------------------- */
+
+typedef struct Carried {
+	const char *name;
+	Value tmpl;
+	int start, n;
+} Carried;
+
+typedef struct LoopState {
+	VEC(Carried) vars;
+	IdVec inits;
+	Type *types;
+} LoopState;
+
+/* Names assigned in `body` that exist before the loop become iter args. */
+static void loop_collect(Sema *s, Fn *fn, const StmtList *body, const Expr *target, LoopState *ls, SrcLoc loc)
+{
+	NameVec names = {0}, tnames = {0};
+	assigned_names(body, &names);
+	if (target) target_names(target, &tnames);
+	for (size_t i = 0; i < names.len; i++) {
+		const char *n = names.data[i];
+		bool is_target = false;
+		for (size_t k = 0; k < tnames.len; k++) is_target |= tnames.data[k] == n;
+		Value *v = env_find(&fn->env, n);
+		if (is_target || !v || v->kind == V_ERR || v->kind == V_POISON) continue;
+		size_t start = ls->inits.len;
+		if (!flatten_value(s, *v, &ls->inits, true, loc)) {
+			ls->inits.len = start;
+			continue;
+		}
+		vec_push(&ls->vars, ((Carried){n, *v, (int)start, (int)(ls->inits.len - start)}));
+	}
+	ls->types = ARENA_NEWN(s->a, Type, ls->inits.len + 1);
+	for (size_t k = 0; k < ls->inits.len; k++) ls->types[k] = vtype(s, ls->inits.data[k]);
+	vec_free(&names);
+	vec_free(&tnames);
+}
+
+static void loop_bind(Sema *s, Fn *fn, LoopState *ls, const ValId *ids)
+{
+	for (size_t i = 0; i < ls->vars.len; i++) {
+		int pos = ls->vars.data[i].start;
+		env_set(&fn->env, ls->vars.data[i].name, unflatten_value(s, ls->vars.data[i].tmpl, ids, &pos));
+	}
+}
+
+/* Flattens the carried names at the end of a loop body; `fallback` on a mismatch. */
+static void loop_yield_values(Sema *s, Fn *fn, LoopState *ls, const ValId *fallback, IdVec *out, SrcLoc loc)
+{
+	for (size_t i = 0; i < ls->vars.len; i++) {
+		Carried *c = &ls->vars.data[i];
+		Value *v = env_find(&fn->env, c->name);
+		if (v && v->kind != V_ERR &&
+		    flatten_matching(s, c->tmpl, *v, ls->types + c->start, c->n, out, loc))
+			continue;
+		if (v && v->kind != V_ERR && v->kind != V_POISON)
+			diag_error(s->d, loc, "loop-carried variable '%s' changes from %s to %s inside the loop", c->name,
+				   value_kind_str(s, c->tmpl), value_kind_str(s, *v));
+		for (int k = 0; k < c->n; k++) vec_push(out, fallback[c->start + k]);
+	}
+}
+
+static void loop_after(Sema *s, Fn *fn, LoopState *ls, const Env *before, const ValId *results, const StmtList *body,
+		       const Expr *target)
+{
+	env_copy(&fn->env, before);
+	loop_bind(s, fn, ls, results);
+	NameVec names = {0};
+	assigned_names(body, &names);
+	if (target) target_names(target, &names);
+	for (size_t i = 0; i < names.len; i++) {
+		if (env_find(&fn->env, names.data[i])) continue;
+		Value p = {.kind = V_POISON,
+			   .msg = arena_printf(s->a, "'%s' is only defined inside the loop", names.data[i])};
+		env_set(&fn->env, names.data[i], p);
+	}
+	vec_free(&names);
+}
+
+static void loop_free(LoopState *ls)
+{
+	vec_free(&ls->vars);
+	vec_free(&ls->inits);
+}
+
+static Flow exec_unrolled(Sema *s, Fn *fn, const Stmt *st, int64_t lo, int64_t hi, int64_t step)
+{
+	int64_t n = step > 0 ? (hi > lo ? (hi - lo + step - 1) / step : 0) : (lo > hi ? (lo - hi - step - 1) / -step : 0);
+	if (n > 4096) {
+		diag_error(s->d, st->iter->loc, "static_range with %lld iterations exceeds the unroll limit of 4096", (long long)n);
+		return FLOW_NEXT;
+	}
+	int errs = s->d->nerrors;
+	ctx_push(fn, CTX_STATIC_LOOP);
+	for (int64_t k = 0; k < n; k++) {
+		assign_target(s, fn, st->for_target, v_int(lo + k * step), st->loc);
+		Flow f = exec_body(s, fn, &st->for_body, false);
+		if (f == FLOW_BREAK) break;
+		if (f == FLOW_RETURN) {
+			ctx_pop(fn);
+			return f;
+		}
+		if (s->d->nerrors > errs) break; /* one report, not one per iteration */
+	}
+	ctx_pop(fn);
+	return FLOW_NEXT;
+}
+
+static bool iter_call(Sema *s, Fn *fn, const Expr *it, const char **kind, Value *bounds, int *nb, int64_t *stages)
+{
+	if (it->kind != EX_CALL) return false;
+	Value callee = eval(s, fn, it->func);
+	if (callee.kind != V_BUILTIN) return false;
+	const char *name = builtin_get(callee.builtin)->name;
+	if (strcmp(name, "range") && strcmp(name, "static_range")) return false;
+	*kind = name;
+	*nb = it->nargs;
+	if (it->nargs < 1 || it->nargs > 3) {
+		diag_error(s->d, it->loc, "'%s' expects 1 to 3 arguments, got %d", name, it->nargs);
+		*nb = -1;
+		return true;
+	}
+	for (int i = 0; i < it->nargs; i++) bounds[i] = eval(s, fn, it->args[i]);
+	*stages = 0;
+	for (int i = 0; i < it->nkwargs; i++) {
+		const char *k = it->kwargs[i].name;
+		if (!strcmp(k, "num_stages")) {
+			if (!eval_const_int(s, fn, it->kwargs[i].value, "num_stages", stages)) *nb = -1;
+		} else if (!strcmp(k, "loop_unroll_factor") || !strcmp(k, "warp_specialize") || !strcmp(k, "flatten") ||
+			   !strcmp(k, "disallow_acc_multi_buffer")) {
+			(void)eval(s, fn, it->kwargs[i].value);
+		} else {
+			diag_error(s->d, it->kwargs[i].loc, "unexpected keyword argument '%s' for '%s'", k, name);
+			*nb = -1;
+		}
+	}
+	return true;
+}
+
+static Flow exec_rt_for(Sema *s, Fn *fn, const Stmt *st, Value *b, int nb, int64_t stages)
+{
+	Value lo = nb >= 2 ? b[0] : v_int(0), hi = nb >= 2 ? b[1] : b[0], step = nb == 3 ? b[2] : v_int(1);
+	Value vs[3] = {lo, hi, step};
+	DType dt = DT_I32;
+	for (int i = 0; i < 3; i++) {
+		if (vs[i].kind == V_ERR) return FLOW_NEXT;
+		if (vs[i].kind == V_TENSOR) {
+			if (vs[i].ty.rank || !dtype_is_int((DType)vs[i].ty.dt)) {
+				diag_error(s->d, st->iter->loc, "range bounds must be integer scalars, got %s", v_describe(s, vs[i]));
+				return FLOW_NEXT;
+			}
+			if (dtype_bits((DType)vs[i].ty.dt) == 64) dt = DT_I64;
+		} else if (!v_is_intlike(vs[i])) {
+			diag_error(s->d, st->iter->loc, "range bounds must be integers, got %s", v_describe(s, vs[i]));
+			return FLOW_NEXT;
+		} else if (!const_fits(vs[i].c, DT_I32)) dt = DT_I64;
+	}
+	if (v_is_intlike(step) && step.c.i <= 0) {
+		diag_error(s->d, st->iter->loc, "range step must be positive in a runtime loop, got %lld", (long long)step.c.i);
+		return FLOW_NEXT;
+	}
+	if (st->for_orelse.n) {
+		diag_error(s->d, st->loc, "'for ... else' is not supported");
+		return FLOW_NEXT;
+	}
+	ValId in3[3];
+	for (int i = 0; i < 3; i++)
+		if (!(in3[i] = to_ir(s, vs[i], dt, st->iter->loc))) return FLOW_NEXT;
+	LoopState ls = {0};
+	loop_collect(s, fn, &st->for_body, st->for_target, &ls, st->loc);
+	IdVec ops = {0};
+	for (int i = 0; i < 3; i++) vec_push(&ops, in3[i]);
+	for (size_t i = 0; i < ls.inits.len; i++) vec_push(&ops, ls.inits.data[i]);
+	TirOp *op = tir_op(s->f, s->blk, TOP_FOR, st->loc, ops.data, (int)ops.len, ls.types, (int)ls.inits.len);
+	op->attr.i = stages;
+	tir_op_add_regions(s->f, op, 1);
+	TirBlock *body = &op->regions[0], *outer = s->blk;
+	ValId iv = tir_block_add_arg(s->f, body, type_scalar(dt));
+	ValId *args = ARENA_NEWN(s->a, ValId, ls.inits.len + 1);
+	for (size_t i = 0; i < ls.inits.len; i++) args[i] = tir_block_add_arg(s->f, body, ls.types[i]);
+	Env before = {0};
+	env_copy(&before, &fn->env);
+	s->blk = body;
+	assign_target(s, fn, st->for_target, v_tensor(s, iv), st->loc);
+	loop_bind(s, fn, &ls, args);
+	ctx_push(fn, CTX_RT_LOOP);
+	exec_body(s, fn, &st->for_body, false);
+	ctx_pop(fn);
+	IdVec ys = {0};
+	loop_yield_values(s, fn, &ls, args, &ys, st->loc);
+	tir_op(s->f, s->blk, TOP_YIELD, st->loc, ys.data, (int)ys.len, NULL, 0);
+	s->blk = outer;
+	loop_after(s, fn, &ls, &before, op->results, &st->for_body, st->for_target);
+	vec_free(&before);
+	vec_free(&ys);
+	vec_free(&ops);
+	loop_free(&ls);
+	return FLOW_NEXT;
+}
+
+static Flow exec_for(Sema *s, Fn *fn, const Stmt *st)
+{
+	const char *kind = NULL;
+	Value b[3];
+	int nb = 0;
+	int64_t stages = 0;
+	if (iter_call(s, fn, st->iter, &kind, b, &nb, &stages)) {
+		if (nb < 0) return FLOW_NEXT;
+		if (!strcmp(kind, "static_range")) {
+			int64_t v[3] = {0, 0, 1};
+			for (int i = 0; i < nb; i++)
+				if (!as_const_int(s, b[i], st->iter->args[i]->loc, "static_range bound", &v[i])) return FLOW_NEXT;
+			if (nb == 1) {
+				v[1] = v[0];
+				v[0] = 0;
+			}
+			if (v[2] == 0) {
+				diag_error(s->d, st->iter->loc, "static_range step must not be zero");
+				return FLOW_NEXT;
+			}
+			return exec_unrolled(s, fn, st, v[0], v[1], v[2]);
+		}
+		return exec_rt_for(s, fn, st, b, nb, stages);
+	}
+	/* for x in (a, b, c): unrolled over a constexpr tuple */
+	Value it = eval(s, fn, st->iter);
+	if (it.kind == V_ERR) return FLOW_NEXT;
+	if (it.kind != V_TUPLE) {
+		diag_error(s->d, st->iter->loc, "only range, tl.range, tl.static_range and tuples can be iterated over");
+		return FLOW_NEXT;
+	}
+	ctx_push(fn, CTX_STATIC_LOOP);
+	for (int k = 0; k < it.n; k++) {
+		assign_target(s, fn, st->for_target, it.items[k], st->loc);
+		Flow f = exec_body(s, fn, &st->for_body, false);
+		if (f == FLOW_BREAK) break;
+		if (f == FLOW_RETURN) {
+			ctx_pop(fn);
+			return f;
+		}
+	}
+	ctx_pop(fn);
+	return FLOW_NEXT;
+}
+
+static Flow exec_while(Sema *s, Fn *fn, const Stmt *st)
+{
+	if (st->orelse.n) {
+		diag_error(s->d, st->loc, "'while ... else' is not supported");
+		return FLOW_NEXT;
+	}
+	LoopState ls = {0};
+	loop_collect(s, fn, &st->body, NULL, &ls, st->loc);
+	int n = (int)ls.inits.len;
+	TirOp *op = tir_op(s->f, s->blk, TOP_WHILE, st->loc, ls.inits.data, n, ls.types, n);
+	tir_op_add_regions(s->f, op, 2);
+	TirBlock *outer = s->blk;
+	Env before = {0};
+	env_copy(&before, &fn->env);
+	/* before: the condition */
+	TirBlock *bb = &op->regions[0];
+	ValId *bargs = ARENA_NEWN(s->a, ValId, n + 1);
+	for (int i = 0; i < n; i++) bargs[i] = tir_block_add_arg(s->f, bb, ls.types[i]);
+	s->blk = bb;
+	loop_bind(s, fn, &ls, bargs);
+	Value c = eval(s, fn, st->cond);
+	ValId cond = 0;
+	if (c.kind == V_TENSOR && c.ty.rank) diag_error(s->d, st->cond->loc, "a tile cannot be used as a loop condition");
+	else if (c.kind == V_TENSOR) cond = to_bool(s, c.id, st->cond->loc);
+	else if (c.kind == V_CONST) cond = emit_const(s, type_scalar(DT_I1), const_truthy(c.c), 0, st->cond->loc);
+	else if (c.kind != V_ERR) diag_error(s->d, st->cond->loc, "bad loop condition: %s", v_describe(s, c));
+	if (!cond) cond = emit_const(s, type_scalar(DT_I1), 0, 0, st->cond->loc);
+	IdVec cv = {0};
+	vec_push(&cv, cond);
+	for (int i = 0; i < n; i++) vec_push(&cv, bargs[i]);
+	tir_op(s->f, s->blk, TOP_CONDITION, st->cond->loc, cv.data, (int)cv.len, NULL, 0);
+	/* after: the body */
+	TirBlock *ab = &op->regions[1];
+	ValId *aargs = ARENA_NEWN(s->a, ValId, n + 1);
+	for (int i = 0; i < n; i++) aargs[i] = tir_block_add_arg(s->f, ab, ls.types[i]);
+	s->blk = ab;
+	env_copy(&fn->env, &before);
+	loop_bind(s, fn, &ls, aargs);
+	ctx_push(fn, CTX_RT_LOOP);
+	exec_body(s, fn, &st->body, false);
+	ctx_pop(fn);
+	IdVec ys = {0};
+	loop_yield_values(s, fn, &ls, aargs, &ys, st->loc);
+	tir_op(s->f, s->blk, TOP_YIELD, st->loc, ys.data, (int)ys.len, NULL, 0);
+	s->blk = outer;
+	loop_after(s, fn, &ls, &before, op->results, &st->body, NULL);
+	vec_free(&before);
+	vec_free(&ys);
+	vec_free(&cv);
+	loop_free(&ls);
+	return FLOW_NEXT;
+}
+
+/* ---- simple statements ---------------------------------------------------------------------- */
+
+static void exec_assert(Sema *s, Fn *fn, const Stmt *st)
+{
+	Value c = eval(s, fn, st->test);
+	const char *msg = NULL;
+	if (st->msg) {
+		Value m = eval(s, fn, st->msg);
+		if (m.kind == V_CONST && m.c.kind == CV_STR) msg = m.c.s;
+		else if (m.kind == V_CONST) {
+			char buf[128];
+			const_str(m.c, buf, sizeof buf);
+			msg = arena_strdup(s->a, buf);
+		}
+	}
+	if (c.kind == V_ERR) return;
+	if (c.kind != V_TENSOR) {
+		if (c.kind == V_CONST && !const_truthy(c.c)) {
+			if (msg) diag_error(s->d, st->test->loc, "assertion failed: %s", msg);
+			else diag_error(s->d, st->test->loc, "assertion failed");
+		}
+		return;
+	}
+	ValId b = to_bool(s, c.id, st->test->loc);
+	TirOp *op = emit_op(s, TOP_ASSERT, st->loc, &b, 1, type_scalar(DT_VOID));
+	op->attr.str = msg ? msg : "assertion failed";
+}
+
+static Flow exec_break(Sema *s, Fn *fn, const Stmt *st)
+{
+	const char *what = st->kind == ST_BREAK ? "break" : "continue";
+	if (fn->ctx.len && vec_last(&fn->ctx) == CTX_STATIC_LOOP) return st->kind == ST_BREAK ? FLOW_BREAK : FLOW_CONTINUE;
+	if (!fn->ctx.len) diag_error(s->d, st->loc, "'%s' outside a loop", what);
+	else diag_error(s->d, st->loc, "%s is not supported in this loop", what);
+	return FLOW_NEXT;
+}
+
+static void exec_local_import(Sema *s, Fn *fn, const Stmt *st)
+{
+	for (int k = 0; k < st->nnames; k++) {
+		const ImportName *in = &st->names[k];
+		Value v;
+		const char *bind;
+		if (st->kind == ST_IMPORT) {
+			const char *path = in->name;
+			bind = in->asname;
+			if (!bind) {
+				const char *dot = strchr(path, '.');
+				bind = dot ? intern(s->c->names, path, (size_t)(dot - path)) : path;
+				path = bind;
+			}
+			v = resolve_module_path(s, fn->mod, path, 0, in->loc);
+		} else {
+			bind = in->asname ? in->asname : in->name;
+			if (!st->module) v = resolve_module_path(s, fn->mod, in->name, st->level, in->loc);
+			else {
+				Value m = resolve_module_path(s, fn->mod, st->module, st->level, in->loc);
+				v = get_attr(s, m, in->name, in->loc);
+			}
+		}
+		env_set(&fn->env, bind, v);
+	}
+}
+
+static Flow exec_stmt(Sema *s, Fn *fn, const Stmt *st, const Seq *rest, bool tail, bool *consumed)
+{
+	switch (st->kind) {
+	case ST_EXPR:
+		if (st->value->kind != EX_STR) (void)eval(s, fn, st->value);
+		return FLOW_NEXT;
+	case ST_ASSIGN: {
+		Value v = eval(s, fn, st->assign_value);
+		for (int i = 0; i < st->ntargets; i++) assign_target(s, fn, st->targets[i], v, st->loc);
+		return FLOW_NEXT;
+	}
+	case ST_ANNASSIGN:
+		if (st->ann_value) assign_target(s, fn, st->ann_target, eval(s, fn, st->ann_value), st->loc);
+		return FLOW_NEXT;
+	case ST_AUGASSIGN: {
+		if (st->aug_target->kind != EX_NAME) {
+			diag_error(s->d, st->aug_target->loc, "augmented assignment needs a plain name");
+			return FLOW_NEXT;
+		}
+		Value cur = eval(s, fn, st->aug_target);
+		Value rhs = eval(s, fn, st->aug_value);
+		assign_target(s, fn, st->aug_target, binop(s, st->aug_op, cur, rhs, st->loc), st->loc);
+		return FLOW_NEXT;
+	}
+	case ST_RETURN:
+		if (in_loop(fn)) {
+			diag_error(s->d, st->loc, "return inside a loop is not supported");
+			return FLOW_NEXT;
+		}
+		fn->retval = st->value ? eval(s, fn, st->value) : v_none();
+		if (fn->is_kernel && st->value && fn->retval.kind != V_ERR && !v_is_none(fn->retval)) {
+			diag_error(s->d, st->value->loc, "a kernel cannot return a value");
+			fn->retval = v_none();
+		}
+		fn->has_ret = true;
+		return FLOW_RETURN;
+	case ST_IF: return exec_if(s, fn, st, rest, tail, consumed);
+	case ST_FOR: return exec_for(s, fn, st);
+	case ST_WHILE: return exec_while(s, fn, st);
+	case ST_BREAK:
+	case ST_CONTINUE: return exec_break(s, fn, st);
+	case ST_PASS: return FLOW_NEXT;
+	case ST_ASSERT: exec_assert(s, fn, st); return FLOW_NEXT;
+	case ST_FUNCDEF: diag_error(s->d, st->loc, "nested function definitions are not supported"); return FLOW_NEXT;
+	case ST_IMPORT:
+	case ST_IMPORTFROM: exec_local_import(s, fn, st); return FLOW_NEXT;
+	case ST_GLOBAL: diag_error(s->d, st->loc, "'global' and 'nonlocal' are not supported in kernels"); return FLOW_NEXT;
+	case ST_UNSUPPORTED:
+		diag_error(s->d, st->loc, "%s is not supported in kernels", st->what ? st->what : "this statement");
+		return FLOW_NEXT;
+	}
+	return FLOW_NEXT;
+}
+
+static Flow exec_seq(Sema *s, Fn *fn, const Seq *q, bool tail)
+{
+	for (; q; q = q->next) {
+		for (int i = q->start; i < q->sl->n; i++) {
+			Seq rest = {q->sl, i + 1, q->next};
+			bool consumed = false;
+			Flow f = exec_stmt(s, fn, q->sl->items[i], &rest, tail, &consumed);
+			if (consumed || f != FLOW_NEXT) return f;
+		}
+	}
+	return FLOW_NEXT;
+}
+
+Flow exec_body(Sema *s, Fn *fn, const StmtList *body, bool tail)
+{
+	Seq q = {body, 0, NULL};
+	return exec_seq(s, fn, &q, tail);
+}

@@ -1,0 +1,27 @@
+#!/bin/sh
+# cli_cache.sh: `tile cache ls|clear` against a private cache directory, and
+# a second compile of the same kernel coming from the cache.
+. "$(dirname "$0")/cli_lib.sh"
+
+TILE_CACHE_DIR=$tmp/private-cache
+export TILE_CACHE_DIR
+K=kernels/vector_add.tile
+SIG='*fp32:16,*fp32:16,*fp32:16,i32,1024'
+
+expect 0 $TILE cache clear
+expect 0 $TILE cache ls
+has "$tmp/out" "0 entries"
+expect 0 $TILE compile $K add_kernel --signature "$SIG"
+expect 0 $TILE compile $K add_kernel --signature "$SIG"
+has "$tmp/out" "(cached)"
+expect 0 $TILE cache ls
+has "$tmp/out" "1 entry"
+has "$tmp/out" "$TILE_CACHE_DIR"
+expect 0 $TILE cache clear
+has "$tmp/out" "removed 1 entry"
+expect 0 $TILE cache ls
+has "$tmp/out" "0 entries"
+expect 2 $TILE cache
+expect 2 $TILE cache frob
+
+finish

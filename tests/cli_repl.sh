@@ -1,0 +1,38 @@
+#!/bin/sh
+# cli_repl.sh: `tile repl` fed a script on stdin: a definition, :emit, :run
+# with --out-dir, an error that does not end the session, :quit.
+. "$(dirname "$0")/cli_lib.sh"
+
+npy_f32 "$tmp/x.npy" 64 '\000\000\200\077'
+npy_f32 "$tmp/o.npy" 64 '\000\000\000\000'
+cat >"$tmp/script" <<EOT
+import triton
+import triton.language as tl
+
+@triton.jit
+def double(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=m) * 2.0, mask=m)
+
+:kernels
+:emit tir double --signature *fp32:16,*fp32:16,i32,32
+:run double --grid 2 x_ptr=@$tmp/x.npy out_ptr=@$tmp/o.npy n=64 BLOCK=32 --out-dir $tmp/res
+:run double --grid 2 x_ptr=@$tmp/x.npy
+:quit
+EOT
+# one :run fails (missing arguments): exit 1, but the session goes on
+expect 1 $TILE repl <"$tmp/script"
+has "$tmp/out" "double"
+has "$tmp/err" "out_ptr"
+if [ -f "$tmp/res/out_ptr.npy" ]; then
+	printf '\000\000\000\100%.0s' $(seq 1 64) >"$tmp/want.bin"
+	tail -c 256 "$tmp/res/out_ptr.npy" | cmp -s - "$tmp/want.bin" || fail "out_ptr.npy has the wrong data"
+else
+	fail ":run --out-dir wrote no out_ptr.npy"
+fi
+printf ':run nothing --grid 1\n:quit\n' >"$tmp/s2"
+expect 1 $TILE repl <"$tmp/s2"
+has "$tmp/err" "nothing is defined"
+
+finish

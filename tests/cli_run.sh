@@ -1,0 +1,60 @@
+#!/bin/sh
+# cli_run.sh: `tile run` on kernels/vector_add.tile with .npy files: results,
+# --out-dir, masking of the tail, and errors that name the argument.
+. "$(dirname "$0")/cli_lib.sh"
+
+ONE='\000\000\200\077'   # 1.0f
+TWO='\000\000\000\100'   # 2.0f
+THREE='\000\000\100\100' # 3.0f
+ZERO='\000\000\000\000'
+npy_f32 "$tmp/x.npy" 1024 "$ONE"
+npy_f32 "$tmp/y.npy" 1024 "$TWO"
+npy_f32 "$tmp/o.npy" 1024 "$ZERO"
+K=kernels/vector_add.tile
+
+# 1000 of 1024 elements: the last 24 must stay 0 (the mask)
+expect 0 $TILE run $K add_kernel --grid 4 x_ptr=@"$tmp/x.npy" y_ptr=@"$tmp/y.npy" \
+	output_ptr=@"$tmp/o.npy" n_elements=1000 BLOCK_SIZE=256 --out-dir "$tmp/res"
+{ f32_pattern 1000 "$THREE"; f32_pattern 24 "$ZERO"; } >"$tmp/want.bin"
+if [ -f "$tmp/res/output_ptr.npy" ]; then
+	tail -c 4096 "$tmp/res/output_ptr.npy" >"$tmp/got.bin"
+	cmp -s "$tmp/want.bin" "$tmp/got.bin" || fail "output_ptr.npy has the wrong data"
+	[ -f "$tmp/res/x_ptr.npy" ] || fail "--out-dir did not write x_ptr.npy"
+	f32_pattern 1024 "$ONE" >"$tmp/x.bin"
+	tail -c 4096 "$tmp/res/x_ptr.npy" | cmp -s - "$tmp/x.bin" || fail "x_ptr.npy changed"
+else
+	fail "--out-dir did not write output_ptr.npy"
+fi
+
+# a 2-D grid spelling and a num-warps option are accepted
+expect 0 $TILE run $K add_kernel --grid 4,1,1 --num-warps 2 x_ptr=@"$tmp/x.npy" \
+	y_ptr=@"$tmp/y.npy" output_ptr=@"$tmp/o.npy" n_elements=1024 BLOCK_SIZE=256
+
+# missing, unknown, ill-typed, duplicated arguments: exit 1, named
+expect 1 $TILE run $K add_kernel --grid 4 x_ptr=@"$tmp/x.npy" y_ptr=@"$tmp/y.npy" \
+	output_ptr=@"$tmp/o.npy" BLOCK_SIZE=256
+has "$tmp/err" "n_elements"
+expect 1 $TILE run $K add_kernel --grid 4 x_ptr=@"$tmp/x.npy" y_ptr=@"$tmp/y.npy" \
+	output_ptr=@"$tmp/o.npy" n_elements=1000 BLOCK_SIZE=256 bogus=3
+has "$tmp/err" "bogus"
+expect 1 $TILE run $K add_kernel --grid 4 x_ptr=@"$tmp/x.npy" y_ptr=@"$tmp/y.npy" \
+	output_ptr=@"$tmp/o.npy" n_elements=abc BLOCK_SIZE=256
+has "$tmp/err" "n_elements"
+expect 1 $TILE run $K add_kernel --grid 4 x_ptr=@"$tmp/nope.npy" y_ptr=@"$tmp/y.npy" \
+	output_ptr=@"$tmp/o.npy" n_elements=1000 BLOCK_SIZE=256
+has "$tmp/err" "x_ptr"
+expect 1 $TILE run $K add_kernel --grid 4 x_ptr=@"$tmp/x.npy" x_ptr=@"$tmp/x.npy" \
+	y_ptr=@"$tmp/y.npy" output_ptr=@"$tmp/o.npy" n_elements=1000 BLOCK_SIZE=256
+has "$tmp/err" "x_ptr"
+expect 1 $TILE run $K no_such_kernel --grid 1
+has "$tmp/err" "no_such_kernel"
+expect 1 $TILE run "$tmp/missing.tile" add_kernel --grid 1
+has "$tmp/err" "missing.tile"
+
+# usage errors: exit 2
+expect 2 $TILE run $K add_kernel --grid
+expect 2 $TILE run $K add_kernel --grid 0 n_elements=1
+expect 2 $TILE run $K add_kernel --grid 1 --frobnicate
+expect 2 $TILE run
+
+finish

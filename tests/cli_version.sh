@@ -1,0 +1,18 @@
+#!/bin/sh
+# cli_version.sh: `tile --version`, `tile --help` and command-line usage errors.
+. "$(dirname "$0")/cli_lib.sh"
+
+expect 0 $TILE --version
+has "$tmp/out" "tile 0.1.0"
+has "$tmp/out" "LLVM "
+has "$tmp/out" "nvrtc"
+has "$tmp/out" "CUDA driver"
+expect 0 $TILE --help
+has "$tmp/out" "usage: tile"
+has "$tmp/out" "compile"
+has "$tmp/out" "repl"
+expect 2 $TILE
+expect 2 $TILE frobnicate
+has "$tmp/err" "frobnicate"
+
+finish

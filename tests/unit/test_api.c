@@ -1,0 +1,466 @@
+/* test_api.c: the public C API (include/tile.h) on the CPU target.
+ *
+ * Errors (status codes, messages naming the parameter, source offsets),
+ * handle lifetimes, specialization lookup, typed specialization, launches
+ * in both argument modes, thunks giving the same results as tile_launch, and
+ * concurrent launches of one kernel. */
+#include <math.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tile.h"
+
+static int failures;
+
+#define CHECK(cond)                                                                                \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);   \
+			failures++;                                                                \
+		}                                                                                  \
+	} while (0)
+#define CHECK_ST(expr, want)                                                                       \
+	do {                                                                                       \
+		tile_status st_ = (expr);                                                          \
+		if (st_ != (want)) {                                                               \
+			fprintf(stderr, "%s:%d: %s gave '%s', expected '%s'\n  errmsg: %s\n",      \
+			        __FILE__, __LINE__, #expr, tile_status_string(st_),                \
+			        tile_status_string(want), ctx ? tile_errmsg(ctx) : "");            \
+			failures++;                                                                \
+		}                                                                                  \
+	} while (0)
+#define CHECK_MSG(needle)                                                                          \
+	do {                                                                                       \
+		if (!strstr(tile_errmsg(ctx), (needle))) {                                         \
+			fprintf(stderr, "%s:%d: errmsg lacks '%s': %s\n", __FILE__, __LINE__,      \
+			        (needle), tile_errmsg(ctx));                                       \
+			failures++;                                                                \
+		}                                                                                  \
+	} while (0)
+
+static const char src[] = "import triton\n"
+                          "import triton.language as tl\n"
+                          "\n"
+                          "@triton.jit\n"
+                          "def axpy(x_ptr, y_ptr, out_ptr, alpha, n, BLOCK: tl.constexpr):\n"
+                          "    pid = tl.program_id(0)\n"
+                          "    offs = pid * BLOCK + tl.arange(0, BLOCK)\n"
+                          "    mask = offs < n\n"
+                          "    x = tl.load(x_ptr + offs, mask=mask)\n"
+                          "    y = tl.load(y_ptr + offs, mask=mask)\n"
+                          "    tl.store(out_ptr + offs, alpha * x + y, mask=mask)\n";
+
+static const char bad_src[] = "import triton.language as tl\n"
+                              "@triton.jit\n"
+                              "def k(x_ptr):\n"
+                              "    y = = 1\n";
+
+enum { N = 1000, BLOCK = 128 };
+
+/* n floats, 64-byte aligned (aligned_alloc wants a multiple of the alignment) */
+static float *falloc(size_t n) { return aligned_alloc(64, (n * sizeof(float) + 63) & ~(size_t)63); }
+static _Alignas(64) float X[N], Y[N];
+
+/* ---- pure functions ----------------------------------------------------------------- */
+
+static void test_static(void)
+{
+	CHECK(strcmp(tile_version(), TILE_VERSION_STRING) == 0);
+	CHECK(tile_version_number() == TILE_VERSION_NUMBER);
+	CHECK(TILE_VERSION_NUMBER ==
+	      TILE_VERSION_MAJOR * 10000 + TILE_VERSION_MINOR * 100 + TILE_VERSION_PATCH);
+	for (int a = TILE_OK; a <= TILE_ERROR_NOMEM; a++) {
+		CHECK(tile_status_string((tile_status)a) != NULL);
+		for (int b = TILE_OK; b < a; b++)
+			CHECK(strcmp(tile_status_string((tile_status)a),
+			             tile_status_string((tile_status)b)) != 0);
+	}
+	CHECK(strcmp(tile_status_string(TILE_OK), "ok") == 0);
+	CHECK(strcmp(tile_status_string((tile_status)999), "unknown status") == 0);
+	CHECK(strcmp(tile_dtype_name(TILE_FP32), "fp32") == 0);
+	/* destroy(NULL) is a no-op everywhere */
+	tile_context_destroy(NULL);
+	tile_module_destroy(NULL);
+	tile_kernel_destroy(NULL);
+	tile_buffer_free(NULL);
+	CHECK(tile_errmsg(NULL)[0] != 0);
+	CHECK(tile_error_offset(NULL) == -1);
+	tile_arg a = tile_arg_i64(-5);
+	CHECK(a.kind == TILE_ARG_I64 && a.i64 == -5);
+	a = tile_arg_ptr(X, TILE_FP32);
+	CHECK(a.kind == TILE_ARG_PTR && a.ptr == X && a.dtype == TILE_FP32);
+}
+
+static void test_context_errors(void)
+{
+	tile_context *ctx = (tile_context *)1;
+	tile_context_options o = {0};
+	char why[256] = "";
+	o.target = "no-such-target";
+	o.errbuf = why;
+	o.errbuf_size = sizeof why;
+	CHECK(tile_context_create(&ctx, &o) == TILE_ERROR_TARGET);
+	CHECK(ctx == NULL);
+	CHECK(strstr(why, "no-such-target") != NULL);
+	CHECK(tile_context_create(NULL, NULL) == TILE_ERROR_INVALID_ARGUMENT);
+}
+
+/* ---- with a context ------------------------------------------------------------------- */
+
+typedef struct DiagLog {
+	int count;
+	int offset;
+	char first[256];
+} DiagLog;
+
+static void on_diag(void *user, const tile_diagnostic *d)
+{
+	DiagLog *l = user;
+	if (l->count++ == 0) {
+		snprintf(l->first, sizeof l->first, "%s", d->rendered);
+		l->offset = d->offset;
+	}
+}
+
+static void test_load_errors(tile_context *ctx, DiagLog *log)
+{
+	tile_module *m = (tile_module *)1;
+	CHECK_ST(tile_module_load_source(ctx, "bad.tile", bad_src, (size_t)-1, &m),
+	         TILE_ERROR_COMPILE);
+	CHECK(m == NULL);
+	CHECK_MSG("bad.tile:4:");
+	CHECK_MSG("error:");
+	int off = tile_error_offset(ctx);
+	CHECK(off > 0 && off < (int)strlen(bad_src));
+	CHECK(log->count >= 1);
+	CHECK(strstr(log->first, "bad.tile:4:") != NULL);
+	CHECK_ST(tile_module_load_file(ctx, "/nonexistent/dir/k.tile", &m), TILE_ERROR_IO);
+	CHECK_MSG("/nonexistent/dir/k.tile");
+	CHECK_ST(tile_module_load_file(ctx, NULL, &m), TILE_ERROR_INVALID_ARGUMENT);
+}
+
+static void test_kernel_errors(tile_context *ctx, tile_module *m)
+{
+	tile_kernel *k = (tile_kernel *)1;
+	CHECK_ST(tile_kernel_get(m, "nope", "", NULL, &k), TILE_ERROR_NOT_FOUND);
+	CHECK(k == NULL);
+	CHECK_MSG("nope");
+	CHECK_MSG("axpy"); /* lists what there is */
+	CHECK_ST(tile_kernel_get(m, "axpy", "*fp32,*fp32", NULL, &k), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_MSG("out_ptr"); /* the first parameter without an entry */
+	CHECK_ST(tile_kernel_get(m, "axpy", "*fp32,*fp32,*fp32,fp32,i32,*fp32", NULL, &k),
+	         TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_MSG("BLOCK");
+	CHECK_ST(tile_kernel_get(m, "axpy", "*fp32,*fp32,*fp32,fp32,i32,128,7", NULL, &k),
+	         TILE_ERROR_INVALID_ARGUMENT);
+	tile_kernel_options o = {0};
+	o.target = "bogus";
+	CHECK_ST(tile_kernel_get(m, "axpy", "*fp32,*fp32,*fp32,fp32,i32,128", &o, &k),
+	         TILE_ERROR_TARGET);
+	const tile_param_info *p;
+	int np;
+	CHECK_ST(tile_module_kernel_params(m, "axpy", &p, &np), TILE_OK);
+	CHECK(np == 6 && strcmp(p[0].name, "x_ptr") == 0 && p[5].is_constexpr &&
+	      !p[0].is_constexpr);
+	CHECK(tile_module_num_kernels(m) == 1 &&
+	      strcmp(tile_module_kernel_name(m, 0), "axpy") == 0);
+	CHECK(tile_module_kernel_name(m, 1) == NULL);
+}
+
+static bool result_ok(const float *out, float alpha)
+{
+	for (int i = 0; i < N; i++)
+		if (fabsf(out[i] - (alpha * X[i] + Y[i])) > 1e-4f)
+			return false;
+	return true;
+}
+
+static void test_launch_errors(tile_context *ctx, tile_kernel *k, float *out)
+{
+	uint32_t grid[3] = {(N + BLOCK - 1) / BLOCK, 1, 1};
+	tile_arg a[6] = {tile_arg_ptr(X, TILE_FP32),
+	                 tile_arg_ptr(Y, TILE_FP32),
+	                 tile_arg_ptr(out, TILE_FP32),
+	                 tile_arg_f32(2.0f),
+	                 tile_arg_i32(N),
+	                 tile_arg_i32(BLOCK)};
+	CHECK_ST(tile_launch(k, grid, a, 3, NULL), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_MSG("5");
+	tile_arg w[5];
+	memcpy(w, a, sizeof w);
+	w[1] = tile_arg_i32(3);
+	CHECK_ST(tile_launch(k, grid, w, 5, NULL), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_MSG("'y_ptr'");
+	memcpy(w, a, sizeof w);
+	w[0] = tile_arg_ptr((char *)X + 4, TILE_FP32); /* not 16-byte aligned */
+	CHECK_ST(tile_launch(k, grid, w, 5, NULL), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_MSG("'x_ptr'");
+	CHECK_MSG("16");
+	memcpy(w, a, sizeof w);
+	w[2] = tile_arg_ptr(out, TILE_FP16);
+	CHECK_ST(tile_launch(k, grid, w, 5, NULL), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_MSG("'out_ptr'");
+	memcpy(w, a, sizeof w);
+	w[3] = tile_arg_i32(2);
+	CHECK_ST(tile_launch(k, grid, w, 5, NULL), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_MSG("'alpha'");
+	tile_arg all[6];
+	memcpy(all, a, sizeof all);
+	all[5] = tile_arg_i32(64); /* constexpr differs from the specialization */
+	CHECK_ST(tile_launch(k, grid, all, 6, NULL), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_MSG("BLOCK");
+	CHECK_ST(tile_launch(NULL, grid, a, 5, NULL), TILE_ERROR_INVALID_ARGUMENT);
+}
+
+static void test_launch(tile_context *ctx, tile_kernel *k)
+{
+	float *out = falloc(N), *out2 = falloc(N);
+	uint32_t grid[3] = {(N + BLOCK - 1) / BLOCK, 1, 1};
+	tile_arg a[6] = {tile_arg_ptr(X, TILE_FP32),
+	                 tile_arg_ptr(Y, TILE_FP32),
+	                 tile_arg_ptr(out, TILE_FP32),
+	                 tile_arg_f32(2.0f),
+	                 tile_arg_i32(N),
+	                 tile_arg_i32(BLOCK)};
+	memset(out, 0, sizeof(float) * N);
+	CHECK_ST(tile_launch(k, grid, a, 5, NULL), TILE_OK); /* runtime arguments only */
+	CHECK(result_ok(out, 2.0f));
+	memset(out, 0, sizeof(float) * N);
+	CHECK_ST(tile_launch(k, grid, a, 6, NULL), TILE_OK); /* all parameters */
+	CHECK(result_ok(out, 2.0f));
+	test_launch_errors(ctx, k, out);
+
+	/* the thunk computes what tile_launch computes */
+	typedef int (*fn_t)(void *, void *, void *, float, int32_t, uint32_t, uint32_t, uint32_t,
+	                    void *);
+	void (*raw)(void) = NULL, (*raw2)(void) = NULL;
+	CHECK_ST(tile_kernel_thunk(k, &raw), TILE_OK);
+	CHECK_ST(tile_kernel_thunk(k, &raw2), TILE_OK);
+	CHECK(raw != NULL && raw == raw2);
+	if (raw) {
+		fn_t fn = (fn_t)raw;
+		memset(out2, 0, sizeof(float) * N);
+		CHECK(fn(X, Y, out2, 2.0f, N, grid[0], 1, 1, NULL) == TILE_OK);
+		CHECK(memcmp(out, out2, sizeof(float) * N) == 0);
+		/* and checks the specialization: a misaligned pointer for :16 */
+		CHECK(fn((char *)X + 4, Y, out2, 2.0f, N, grid[0], 1, 1, NULL) ==
+		      TILE_ERROR_INVALID_ARGUMENT);
+		CHECK_MSG("'x_ptr'");
+	}
+	free(out);
+	free(out2);
+}
+
+static void test_typed(tile_context *ctx, tile_module *m, tile_kernel *by_sig)
+{
+	float *out = falloc(N);
+	memset(out, 0, sizeof(float) * N);
+	tile_arg a[6] = {tile_arg_ptr(X, TILE_FP32),
+	                 tile_arg_ptr(Y, TILE_FP32),
+	                 tile_arg_ptr(out, TILE_FP32),
+	                 tile_arg_f32(-1.5f),
+	                 tile_arg_i32(N),
+	                 tile_arg_i32(BLOCK)};
+	tile_kernel *k = NULL;
+	CHECK_ST(tile_kernel_get_typed(m, "axpy", a, 6, NULL, &k), TILE_OK);
+	if (!k)
+		return;
+	/* X, Y, out 16-byte aligned, N % 16 == 8: the same specialization as by_sig */
+	CHECK(k == by_sig);
+	tile_kernel_info info;
+	CHECK_ST(tile_kernel_get_info(k, &info), TILE_OK);
+	CHECK(info.num_params == 6 && info.num_runtime_args == 5 && strcmp(info.name, "axpy") == 0);
+	CHECK(strcmp(tile_kernel_param_name(k, 5), "BLOCK") == 0);
+	CHECK(!tile_kernel_param_is_runtime(k, 5) && tile_kernel_param_is_runtime(k, 0));
+	uint32_t grid[3] = {(N + BLOCK - 1) / BLOCK, 1, 1};
+	CHECK_ST(tile_launch(k, grid, a, 6, NULL), TILE_OK);
+	CHECK(result_ok(out, -1.5f));
+	tile_kernel_destroy(k);
+
+	tile_arg bad[6];
+	memcpy(bad, a, sizeof bad);
+	bad[5] = tile_arg_ptr(X, TILE_FP32);
+	CHECK_ST(tile_kernel_get_typed(m, "axpy", bad, 6, NULL, &k), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_MSG("BLOCK");
+	bad[5] = a[5];
+	bad[0] = tile_arg_ptr(X, TILE_DTYPE_UNSPECIFIED);
+	CHECK_ST(tile_kernel_get_typed(m, "axpy", bad, 6, NULL, &k), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_MSG("x_ptr");
+	CHECK_ST(tile_kernel_get_typed(m, "axpy", a, 4, NULL, &k), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_MSG("n");
+	free(out);
+}
+
+static const char print_src[] = "import triton\n"
+                                "import triton.language as tl\n"
+                                "@triton.jit\n"
+                                "def show(x_ptr, BLOCK: tl.constexpr):\n"
+                                "    x = tl.load(x_ptr + tl.arange(0, BLOCK))\n"
+                                "    tl.device_print(\"val\", x)\n"
+                                "    tl.device_assert(x < 100.0, \"too big\")\n";
+
+typedef struct PrintLog {
+	pthread_mutex_t mu;
+	int lines;
+	bool saw_val;
+} PrintLog;
+
+static void on_print(void *user, const char *text, size_t len)
+{
+	PrintLog *l = user;
+	pthread_mutex_lock(&l->mu);
+	l->lines++;
+	if (memmem(text, len, "val", 3))
+		l->saw_val = true;
+	pthread_mutex_unlock(&l->mu);
+}
+
+/* device_print reaches the host's callback; a failed device_assert fails the launch. */
+static void test_print_assert(void)
+{
+	PrintLog log = {PTHREAD_MUTEX_INITIALIZER, 0, false};
+	tile_context_options o = {0};
+	o.target = "cpu";
+	o.disable_cache = 1;
+	o.on_print = on_print;
+	o.print_user = &log;
+	tile_context *ctx = NULL;
+	tile_module *m = NULL;
+	tile_kernel *k = NULL;
+	CHECK_ST(tile_context_create(&ctx, &o), TILE_OK);
+	if (!ctx)
+		return;
+	CHECK_ST(tile_module_load_source(ctx, "show.tile", print_src, (size_t)-1, &m), TILE_OK);
+	if (m)
+		CHECK_ST(tile_kernel_get(m, "show", "*fp32:16,16", NULL, &k), TILE_OK);
+	if (k) {
+		_Alignas(16) float v[16] = {0};
+		uint32_t grid[3] = {1, 1, 1};
+		tile_arg a = tile_arg_ptr(v, TILE_FP32);
+		CHECK_ST(tile_launch(k, grid, &a, 1, NULL), TILE_OK);
+		CHECK(log.lines >= 16 && log.saw_val);
+		v[3] = 1000.0f;
+		CHECK_ST(tile_launch(k, grid, &a, 1, NULL), TILE_ERROR_LAUNCH);
+		CHECK_MSG("too big");
+	}
+	tile_kernel_destroy(k);
+	tile_module_destroy(m);
+	tile_context_destroy(ctx);
+}
+
+/* A DLTensor passes data + byte_offset, with its dtype checked. */
+static void test_dlpack(tile_context *ctx, tile_kernel *k)
+{
+	float *out = falloc((N + 16));
+	int64_t shape[1] = {N};
+	DLTensor tx = {X, {kDLCPU, 0}, 1, {kDLFloat, 32, 1}, shape, NULL, 0};
+	DLTensor tout = {out, {kDLCPU, 0}, 1, {kDLFloat, 32, 1}, shape, NULL, 16 * sizeof(float)};
+	uint32_t grid[3] = {(N + BLOCK - 1) / BLOCK, 1, 1};
+	tile_arg a[5] = {tile_arg_dltensor(&tx), tile_arg_ptr(Y, TILE_FP32),
+	                 tile_arg_dltensor(&tout), tile_arg_f32(3.0f), tile_arg_i32(N)};
+	CHECK_ST(tile_launch(k, grid, a, 5, NULL), TILE_OK);
+	CHECK(result_ok(out + 16, 3.0f));
+	DLTensor ti = tx;
+	ti.dtype.code = kDLInt;
+	a[0] = tile_arg_dltensor(&ti);
+	CHECK_ST(tile_launch(k, grid, a, 5, NULL), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_MSG("'x_ptr'");
+	free(out);
+}
+
+typedef struct ThreadJob {
+	tile_kernel *k;
+	float *out;
+	float alpha;
+	tile_status st;
+} ThreadJob;
+
+static void *launch_many(void *arg)
+{
+	ThreadJob *j = arg;
+	uint32_t grid[3] = {(N + BLOCK - 1) / BLOCK, 1, 1};
+	tile_arg a[5] = {tile_arg_ptr(X, TILE_FP32), tile_arg_ptr(Y, TILE_FP32),
+	                 tile_arg_ptr(j->out, TILE_FP32), tile_arg_f32(j->alpha), tile_arg_i32(N)};
+	for (int r = 0; r < 50 && j->st == TILE_OK; r++)
+		j->st = tile_launch(j->k, grid, a, 5, NULL);
+	return NULL;
+}
+
+static void test_concurrent(tile_kernel *k)
+{
+	enum { T = 4 };
+	pthread_t th[T];
+	ThreadJob jobs[T];
+	for (int t = 0; t < T; t++) {
+		jobs[t] = (ThreadJob){k, falloc(N), (float)t, TILE_OK};
+		pthread_create(&th[t], NULL, launch_many, &jobs[t]);
+	}
+	for (int t = 0; t < T; t++) {
+		pthread_join(th[t], NULL);
+		CHECK(jobs[t].st == TILE_OK);
+		CHECK(result_ok(jobs[t].out, (float)t));
+		free(jobs[t].out);
+	}
+}
+
+int main(void)
+{
+	for (int i = 0; i < N; i++) {
+		X[i] = (float)i * 0.25f;
+		Y[i] = 3.0f - (float)(i % 17);
+	}
+	test_static();
+	test_context_errors();
+
+	DiagLog log = {0};
+	tile_context_options o = {0};
+	o.target = "cpu";
+	o.disable_cache = 1;
+	o.on_diagnostic = on_diag;
+	o.diagnostic_user = &log;
+	tile_context *ctx = NULL;
+	CHECK_ST(tile_context_create(&ctx, &o), TILE_OK);
+	if (!ctx)
+		return 1;
+	CHECK(strcmp(tile_context_target(ctx), "cpu") == 0);
+	test_load_errors(ctx, &log);
+
+	tile_module *m = NULL;
+	CHECK_ST(tile_module_load_source(ctx, "axpy.tile", src, sizeof src - 1, &m), TILE_OK);
+	if (m) {
+		test_kernel_errors(ctx, m);
+		tile_kernel *k = NULL, *k2 = NULL;
+		const char *sig = "*fp32:16,*fp32:16,*fp32:16,fp32,i32,128";
+		CHECK_ST(tile_kernel_get(m, "axpy", sig, NULL, &k), TILE_OK);
+		CHECK_ST(tile_kernel_get(m, "axpy", sig, NULL, &k2), TILE_OK);
+		CHECK(k != NULL && k == k2); /* the second get is a table lookup */
+		tile_kernel_destroy(k2);
+		if (k) {
+			test_launch(ctx, k);
+			test_typed(ctx, m, k);
+			test_concurrent(k);
+			test_dlpack(ctx, k);
+		}
+		tile_module_destroy(m);
+		/* a kernel outlives its module */
+		if (k) {
+			float *out = falloc(N);
+			uint32_t grid[3] = {(N + BLOCK - 1) / BLOCK, 1, 1};
+			tile_arg a[5] = {tile_arg_ptr(X, TILE_FP32), tile_arg_ptr(Y, TILE_FP32),
+			                 tile_arg_ptr(out, TILE_FP32), tile_arg_f32(0.5f),
+			                 tile_arg_i32(N)};
+			CHECK_ST(tile_launch(k, grid, a, 5, NULL), TILE_OK);
+			CHECK(result_ok(out, 0.5f));
+			free(out);
+		}
+		tile_kernel_destroy(k);
+	}
+	tile_context_destroy(ctx);
+	test_print_assert();
+	if (failures)
+		fprintf(stderr, "test_api: %d check(s) failed\n", failures);
+	return failures ? 1 : 0;
+}

@@ -1,0 +1,430 @@
+/* test_cache.c: the on-disk kernel cache: round trips, damaged entries,
+ * unusable directories, size cap eviction, listing and clearing. */
+#include "jit/cache.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int failures;
+#define CHECK(c)                                                                                   \
+	do {                                                                                       \
+		if (!(c)) {                                                                        \
+			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c);      \
+			failures++;                                                                \
+		}                                                                                  \
+	} while (0)
+
+static char root[] = "/tmp/tile-test-cache-XXXXXX";
+
+static void key_of(const char *s, uint8_t key[32])
+{
+	CacheKey k;
+	cache_key_begin(&k);
+	cache_key_add_str(&k, s);
+	cache_key_end(&k, key);
+}
+
+static int count_warnings(const DiagSink *d, const char *needle)
+{
+	int n = 0;
+	for (size_t i = 0; i < d->diags.len; i++)
+		if (d->diags.data[i].level == DIAG_WARNING && strstr(d->diags.data[i].msg, needle))
+			n++;
+	return n;
+}
+
+static char *subdir(const char *name)
+{
+	static char buf[512];
+	snprintf(buf, sizeof buf, "%s/%s", root, name);
+	return buf;
+}
+
+/* Every directory entry except . and .. (temporary files included). */
+static int count_files(const char *dir)
+{
+	DIR *d = opendir(dir);
+	int n = 0;
+	struct dirent *de;
+	while (d && (de = readdir(d)))
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+			n++;
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static void test_keys(void)
+{
+	uint8_t a[32], b[32];
+	CacheKey k;
+	cache_key_begin(&k);
+	cache_key_add_str(&k, "ab");
+	cache_key_add_str(&k, "c");
+	cache_key_end(&k, a);
+	cache_key_begin(&k);
+	cache_key_add_str(&k, "a");
+	cache_key_add_str(&k, "bc");
+	cache_key_end(&k, b);
+	CHECK(memcmp(a, b, 32) != 0);
+	cache_key_begin(&k);
+	cache_key_add_str(&k, NULL);
+	cache_key_end(&k, a);
+	cache_key_begin(&k);
+	cache_key_add_str(&k, "");
+	cache_key_end(&k, b);
+	CHECK(memcmp(a, b, 32) != 0);
+	cache_key_begin(&k);
+	cache_key_add_u64(&k, 1);
+	cache_key_add_bytes(&k, "xy", 2);
+	cache_key_end(&k, a);
+	cache_key_begin(&k);
+	cache_key_add_u64(&k, 1);
+	cache_key_add_bytes(&k, "xy", 2);
+	cache_key_end(&k, b);
+	CHECK(memcmp(a, b, 32) == 0);
+}
+
+static void test_roundtrip(void)
+{
+	DiagSink d;
+	diag_init(&d);
+	Cache c;
+	cache_open(&c, subdir("rt/nested"), &d); /* created, parents too */
+	CHECK(c.enabled && d.diags.len == 0);
+	uint8_t k1[32], k2[32];
+	key_of("one", k1);
+	key_of("two", k2);
+	void *p;
+	size_t n;
+	CHECK(!cache_get(&c, k1, &p, &n) && p == NULL);
+	const char *payload = "compiled kernel bytes";
+	CHECK(cache_put(&c, k1, payload, strlen(payload)));
+	CHECK(cache_put(&c, k2, "", 0));
+	CHECK(cache_get(&c, k1, &p, &n) && n == strlen(payload) && memcmp(p, payload, n) == 0);
+	free(p);
+	CHECK(cache_get(&c, k2, &p, &n) && n == 0);
+	free(p);
+	/* overwrite */
+	CHECK(cache_put(&c, k1, "v2", 2));
+	CHECK(cache_get(&c, k1, &p, &n) && n == 2 && memcmp(p, "v2", 2) == 0);
+	free(p);
+	/* a second Cache on the same directory sees the entries */
+	Cache c2;
+	cache_open(&c2, subdir("rt/nested"), &d);
+	CHECK(cache_get(&c2, k2, &p, &n));
+	free(p);
+	cache_close(&c2);
+	/* no temporary files left behind; exactly two entries */
+	CHECK(count_files(c.dir) == 2);
+	CHECK(cache_total_bytes(&c) == 2 * CACHE_HEADER_SIZE + 2);
+	CHECK(d.diags.len == 0);
+	CHECK(c.hits == 3 && c.puts == 3 && c.misses == 1);
+	cache_close(&c);
+	diag_free(&d);
+}
+
+static int nlisted;
+static size_t listed_bytes;
+static void list_cb(void *user, const char *name, size_t bytes, double mtime)
+{
+	(void)user;
+	CHECK(strlen(name) == 67 && strcmp(name + 64, ".tc") == 0 && mtime > 0);
+	nlisted++;
+	listed_bytes += bytes;
+}
+
+static void test_list_clear(void)
+{
+	DiagSink d;
+	diag_init(&d);
+	Cache c;
+	cache_open(&c, subdir("lc"), &d);
+	char name[16];
+	uint8_t k[32];
+	for (int i = 0; i < 5; i++) {
+		snprintf(name, sizeof name, "k%d", i);
+		key_of(name, k);
+		CHECK(cache_put(&c, k, name, strlen(name)));
+	}
+	/* a stale temp file (old mtime) and a fresh one (maybe another writer's) */
+	char path[600];
+	snprintf(path, sizeof path, "%s/.tmp.1.dead.0", c.dir);
+	FILE *f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f)
+		fclose(f);
+	struct timespec old[2] = {{1000000000, 0}, {1000000000, 0}};
+	utimensat(AT_FDCWD, path, old, 0);
+	snprintf(path, sizeof path, "%s/.tmp.2.live.0", c.dir);
+	f = fopen(path, "w");
+	if (f)
+		fclose(f);
+	snprintf(path, sizeof path, "%s/unrelated.txt", c.dir);
+	f = fopen(path, "w");
+	if (f)
+		fclose(f);
+	nlisted = 0;
+	listed_bytes = 0;
+	CHECK(cache_list(&c, list_cb, NULL) == 5 && nlisted == 5);
+	CHECK(listed_bytes == 5 * (CACHE_HEADER_SIZE + 2));
+	CHECK(cache_total_bytes(&c) == (int64_t)listed_bytes);
+	CHECK(cache_clear(&c) == 5);
+	CHECK(cache_list(&c, list_cb, NULL) == 0);
+	CHECK(access(path, F_OK) == 0); /* only *.tc and stale temps removed */
+	snprintf(path, sizeof path, "%s/.tmp.1.dead.0", c.dir);
+	CHECK(access(path, F_OK) != 0);
+	snprintf(path, sizeof path, "%s/.tmp.2.live.0", c.dir);
+	CHECK(access(path, F_OK) == 0);
+	CHECK(d.diags.len == 0);
+	cache_close(&c);
+	diag_free(&d);
+}
+
+static void damage(Cache *c, const uint8_t key[32], int how)
+{
+	char path[600];
+	CHECK(cache_entry_path(c, key, path, sizeof path));
+	struct stat st;
+	CHECK(stat(path, &st) == 0);
+	if (how == 0) { /* truncate */
+		CHECK(truncate(path, st.st_size - 3) == 0);
+	} else if (how == 1) { /* flip one payload byte */
+		int fd = open(path, O_RDWR);
+		unsigned char b;
+		CHECK(pread(fd, &b, 1, st.st_size - 1) == 1);
+		b ^= 0x40;
+		CHECK(pwrite(fd, &b, 1, st.st_size - 1) == 1);
+		close(fd);
+	} else if (how == 2) { /* shorter than a header */
+		CHECK(truncate(path, 10) == 0);
+	} else { /* bad magic */
+		int fd = open(path, O_RDWR);
+		CHECK(pwrite(fd, "XILE", 4, 0) == 4);
+		close(fd);
+	}
+}
+
+static void test_damaged(void)
+{
+	for (int how = 0; how < 4; how++) {
+		DiagSink d;
+		diag_init(&d);
+		Cache c;
+		cache_open(&c, subdir("dmg"), &d);
+		uint8_t k[32];
+		key_of("victim", k);
+		char payload[1000];
+		memset(payload, 'p', sizeof payload);
+		CHECK(cache_put(&c, k, payload, sizeof payload));
+		damage(&c, k, how);
+		void *p = (void *)1;
+		size_t n;
+		CHECK(!cache_get(&c, k, &p, &n) && p == NULL);
+		CHECK(count_warnings(&d, "is damaged; rebuilding") == 1);
+		char path[600];
+		cache_entry_path(&c, k, path, sizeof path);
+		CHECK(access(path, F_OK) != 0); /* deleted */
+		CHECK(strstr(d.diags.data[0].rendered, "tile: warning: cache entry ") ==
+		      d.diags.data[0].rendered);
+		/* a second miss does not warn again; a rebuild works */
+		CHECK(!cache_get(&c, k, &p, &n));
+		CHECK(count_warnings(&d, "damaged") == 1);
+		CHECK(cache_put(&c, k, payload, sizeof payload));
+		CHECK(cache_get(&c, k, &p, &n) && n == sizeof payload);
+		free(p);
+		CHECK(d.nerrors == 0);
+		cache_clear(&c);
+		cache_close(&c);
+		diag_free(&d);
+	}
+	/* a different format version is a quiet miss */
+	DiagSink d;
+	diag_init(&d);
+	Cache c;
+	cache_open(&c, subdir("ver"), &d);
+	uint8_t k[32];
+	key_of("v", k);
+	CHECK(cache_put(&c, k, "abc", 3));
+	char path[600];
+	cache_entry_path(&c, k, path, sizeof path);
+	int fd = open(path, O_RDWR);
+	CHECK(pwrite(fd, "\x63", 1, 8) == 1);
+	close(fd);
+	void *p;
+	size_t n;
+	CHECK(!cache_get(&c, k, &p, &n) && d.diags.len == 0);
+	cache_close(&c);
+	diag_free(&d);
+}
+
+static void test_unwritable(void)
+{
+	uint8_t k[32];
+	key_of("x", k);
+	void *p;
+	size_t n;
+	/* a path under a regular file can never be a directory, even for root */
+	char file[600];
+	snprintf(file, sizeof file, "%s/plainfile", root);
+	FILE *f = fopen(file, "w");
+	CHECK(f != NULL);
+	if (f)
+		fclose(f);
+	char dir[700];
+	snprintf(dir, sizeof dir, "%s/sub/cache", file);
+	DiagSink d;
+	diag_init(&d);
+	Cache c;
+	cache_open(&c, dir, &d);
+	CHECK(!c.enabled);
+	CHECK(count_warnings(&d, "cannot write cache directory") == 1);
+	CHECK(d.diags.len == 1 && strstr(d.diags.data[0].msg, "compiling without a cache"));
+	CHECK(!cache_put(&c, k, "a", 1));
+	CHECK(!cache_get(&c, k, &p, &n));
+	CHECK(cache_list(&c, list_cb, NULL) == -1 && cache_clear(&c) == -1);
+	CHECK(d.diags.len == 1 && d.nerrors == 0); /* warned once */
+	cache_close(&c);
+	diag_free(&d);
+
+	/* the cache "directory" is itself a regular file */
+	diag_init(&d);
+	cache_open(&c, file, &d);
+	CHECK(!c.enabled && count_warnings(&d, "cannot write cache directory") == 1);
+	cache_close(&c);
+	diag_free(&d);
+
+	/* chmod 0500: only meaningful when not root */
+	if (geteuid() != 0) {
+		char *ro = subdir("readonly");
+		CHECK(mkdir(ro, 0755) == 0);
+		CHECK(chmod(ro, 0500) == 0);
+		diag_init(&d);
+		cache_open(&c, ro, &d);
+		CHECK(!cache_put(&c, k, "a", 1));
+		CHECK(!cache_put(&c, k, "a", 1));
+		CHECK(count_warnings(&d, "cannot write cache directory") == 1);
+		cache_close(&c);
+		diag_free(&d);
+		chmod(ro, 0700);
+	}
+}
+
+static void test_eviction(void)
+{
+	DiagSink d;
+	diag_init(&d);
+	Cache c;
+	cache_open(&c, subdir("cap"), &d);
+	const size_t esz = CACHE_HEADER_SIZE + 948; /* 1000 bytes per entry */
+	char payload[948];
+	memset(payload, 'e', sizeof payload);
+	c.max_bytes = 0; /* fill without a cap, with increasing mtimes */
+	uint8_t keys[10][32];
+	char name[16];
+	for (int i = 0; i < 10; i++) {
+		snprintf(name, sizeof name, "e%d", i);
+		key_of(name, keys[i]);
+		CHECK(cache_put(&c, keys[i], payload, sizeof payload));
+		char path[600];
+		cache_entry_path(&c, keys[i], path, sizeof path);
+		struct timespec t[2] = {{1600000000 + i, 0}, {1600000000 + i, 0}};
+		CHECK(utimensat(AT_FDCWD, path, t, 0) == 0);
+	}
+	CHECK(cache_total_bytes(&c) == (int64_t)(10 * esz));
+	/* a hit refreshes e0, so it is the most recently used */
+	void *p;
+	size_t n;
+	CHECK(cache_get(&c, keys[0], &p, &n));
+	free(p);
+	/* cap 10000: one more entry makes 11000 > cap: evict down to 9000 */
+	c.max_bytes = 10000;
+	uint8_t knew[32];
+	key_of("new", knew);
+	CHECK(cache_put(&c, knew, payload, sizeof payload));
+	CHECK(cache_total_bytes(&c) <= 9000);
+	CHECK(cache_total_bytes(&c) == 9000);
+	CHECK(c.evictions == 2);
+	CHECK(cache_get(&c, knew, &p, &n));
+	free(p);
+	CHECK(cache_get(&c, keys[0], &p, &n)); /* recently used: kept */
+	free(p);
+	CHECK(!cache_get(&c, keys[1], &p, &n)); /* the two oldest went */
+	CHECK(!cache_get(&c, keys[2], &p, &n));
+	CHECK(cache_get(&c, keys[3], &p, &n));
+	free(p);
+	CHECK(d.diags.len == 0);
+	cache_close(&c);
+	diag_free(&d);
+
+	/* the cap comes from TILE_CACHE_MAX_BYTES */
+	setenv("TILE_CACHE_MAX_BYTES", "2M", 1);
+	cache_open(&c, subdir("cap"), NULL);
+	CHECK(c.max_bytes == 2u << 20);
+	cache_close(&c);
+	setenv("TILE_CACHE_MAX_BYTES", "12345", 1);
+	cache_open(&c, subdir("cap"), NULL);
+	CHECK(c.max_bytes == 12345);
+	cache_close(&c);
+	unsetenv("TILE_CACHE_MAX_BYTES");
+	cache_open(&c, subdir("cap"), NULL);
+	CHECK(c.max_bytes == 1u << 30);
+	cache_clear(&c);
+	cache_close(&c);
+}
+
+static void test_default_dir(void)
+{
+	Cache c;
+	setenv("TILE_CACHE_DIR", subdir("env"), 1);
+	cache_open(&c, NULL, NULL);
+	CHECK(c.enabled && strcmp(c.dir, subdir("env")) == 0);
+	cache_close(&c);
+	unsetenv("TILE_CACHE_DIR");
+	setenv("XDG_CACHE_HOME", subdir("xdg"), 1);
+	cache_open(&c, NULL, NULL);
+	char want[600];
+	snprintf(want, sizeof want, "%s/tile", subdir("xdg"));
+	CHECK(c.enabled && strcmp(c.dir, want) == 0);
+	cache_close(&c);
+	unsetenv("XDG_CACHE_HOME");
+	setenv("HOME", subdir("home"), 1);
+	cache_open(&c, NULL, NULL);
+	snprintf(want, sizeof want, "%s/.cache/tile", subdir("home"));
+	CHECK(c.enabled && strcmp(c.dir, want) == 0);
+	cache_close(&c);
+}
+
+static void rm_rf(const char *path)
+{
+	char cmd[700];
+	snprintf(cmd, sizeof cmd, "chmod -R u+rwx '%s' 2>/dev/null; rm -rf '%s'", path, path);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", path);
+}
+
+int main(void)
+{
+	if (!mkdtemp(root)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	test_keys();
+	test_roundtrip();
+	test_list_clear();
+	test_damaged();
+	test_unwritable();
+	test_eviction();
+	test_default_dir();
+	rm_rf(root);
+	if (failures) {
+		printf("%d checks failed\n", failures);
+		return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,124 @@
+/* test_cpu_launch.c: the CPU grid runner (src/jit/cpu_launch.c).
+ *
+ * Every program instance runs exactly once with the right pid and nprog,
+ * shared memory is 16-byte aligned, private to an instance while it runs and
+ * big enough; grids of one instance run inline on the caller; launches from
+ * several threads on one pool are all completed. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jit/cpu_launch.h"
+
+static int failures;
+#define CHECK(c)                                                                                   \
+	do {                                                                                       \
+		if (!(c)) {                                                                        \
+			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c);      \
+			failures++;                                                                \
+		}                                                                                  \
+	} while (0)
+
+typedef struct Grid {
+	int32_t nx, ny, nz;
+	atomic_int *hits; /* one counter per instance */
+	atomic_int bad;   /* wrong nprog, misaligned smem, smem clobbered */
+	size_t smem;
+	pthread_t caller;
+	atomic_int on_caller;
+} Grid;
+
+static void kernel(void **args, const int32_t pid[3], const int32_t nprog[3], void *smem, void *rt)
+{
+	Grid *g = args[0];
+	(void)rt;
+	if (nprog[0] != g->nx || nprog[1] != g->ny || nprog[2] != g->nz)
+		atomic_fetch_add(&g->bad, 1);
+	if (pid[0] < 0 || pid[0] >= g->nx || pid[1] < 0 || pid[1] >= g->ny || pid[2] < 0 ||
+	    pid[2] >= g->nz) {
+		atomic_fetch_add(&g->bad, 1);
+		return;
+	}
+	if (g->smem) {
+		if (!smem || (uintptr_t)smem % 16 != 0) {
+			atomic_fetch_add(&g->bad, 1);
+		} else {
+			/* fill with this instance's id, then check nobody else wrote */
+			int32_t id = pid[0] + g->nx * (pid[1] + g->ny * pid[2]);
+			int32_t *s = smem;
+			size_t n = g->smem / 4;
+			for (size_t i = 0; i < n; i++)
+				s[i] = id;
+			for (size_t i = 0; i < n; i++)
+				if (s[i] != id)
+					atomic_fetch_add(&g->bad, 1);
+		}
+	}
+	if (pthread_equal(pthread_self(), g->caller))
+		atomic_fetch_add(&g->on_caller, 1);
+	atomic_fetch_add(&g->hits[pid[0] + g->nx * (pid[1] + g->ny * pid[2])], 1);
+}
+
+static void run_grid(CpuPool *p, int32_t nx, int32_t ny, int32_t nz, size_t smem)
+{
+	Grid g = {.nx = nx, .ny = ny, .nz = nz, .smem = smem, .caller = pthread_self()};
+	size_t total = (size_t)nx * ny * nz;
+	g.hits = calloc(total ? total : 1, sizeof *g.hits);
+	void *args[1] = {&g};
+	uint32_t grid[3] = {(uint32_t)nx, (uint32_t)ny, (uint32_t)nz};
+	CHECK(cpu_launch(p, kernel, args, grid, smem, NULL) == 0);
+	for (size_t i = 0; i < total; i++)
+		if (atomic_load(&g.hits[i]) != 1) {
+			fprintf(stderr, "grid %dx%dx%d smem %zu: instance %zu ran %d times\n", nx,
+			        ny, nz, smem, i, atomic_load(&g.hits[i]));
+			failures++;
+			break;
+		}
+	CHECK(atomic_load(&g.bad) == 0);
+	if (total == 1)
+		CHECK(atomic_load(&g.on_caller) == 1); /* inline */
+	free(g.hits);
+}
+
+static void *concurrent(void *arg)
+{
+	CpuPool *p = arg;
+	for (int r = 0; r < 30; r++)
+		run_grid(p, 17, 3, 2, r % 2 ? 256 : 0);
+	return NULL;
+}
+
+int main(void)
+{
+	CpuPool *p = cpu_pool_create(0);
+	CHECK(p != NULL && cpu_pool_threads(p) >= 1);
+	run_grid(p, 1, 1, 1, 0);
+	run_grid(p, 1, 1, 1, 128);
+	run_grid(p, 2, 1, 1, 0);
+	run_grid(p, 1000, 1, 1, 0);
+	run_grid(p, 7, 5, 3, 64);
+	run_grid(p, 3, 1, 9, 4096);
+	for (int r = 0; r < 200; r++) /* back-to-back launches, small and varied */
+		run_grid(p, 1 + r % 13, 1 + r % 3, 1, (size_t)(r % 4) * 48);
+	uint32_t zero[3] = {0, 4, 4};
+	CHECK(cpu_launch(p, kernel, NULL, zero, 0, NULL) == 0); /* nothing runs */
+	uint32_t huge[3] = {0x80000000u, 1, 1};
+	CHECK(cpu_launch(p, kernel, NULL, huge, 0, NULL) == -1);
+	pthread_t th[3];
+	for (int t = 0; t < 3; t++)
+		pthread_create(&th[t], NULL, concurrent, p);
+	for (int t = 0; t < 3; t++)
+		pthread_join(th[t], NULL);
+	cpu_pool_destroy(p);
+	cpu_pool_destroy(NULL);
+
+	CpuPool *one = cpu_pool_create(1); /* no workers: everything on the caller */
+	run_grid(one, 9, 2, 1, 32);
+	cpu_pool_destroy(one);
+	if (failures)
+		fprintf(stderr, "test_cpu_launch: %d failure(s)\n", failures);
+	return failures ? 1 : 0;
+}

@@ -1,0 +1,674 @@
+/* test_kernels.c: every kernel in kernels/ through the public API, on the
+ * native CPU target and on the CPU running GPU-shaped layouts ("cuda-emu":
+ * 32-lane warps, the thread program a GPU would run), at several shapes,
+ * including sizes that are not multiples of the block, and several dtypes,
+ * against references written here in plain C.
+ *
+ * Set TILE_TEST_TARGETS="cpu" (or a comma list) to run a subset.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tile.h"
+
+typedef struct T {
+	tile_context *ctx;
+	const char *target;
+	int num_warps;
+	int failures, checks;
+	const char *what; /* current test, for messages */
+} T;
+
+/* ---- helpers --------------------------------------------------------------- */
+
+static uint32_t rng_next(uint64_t *s)
+{
+	*s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+	return (uint32_t)(*s >> 33);
+}
+
+static float rnd(uint64_t *s) { return (float)(rng_next(s) % 20000) / 10000.0f - 1.0f; }
+
+static uint16_t f2h(float f)
+{
+	uint32_t x;
+	memcpy(&x, &f, 4);
+	uint32_t sign = (x >> 16) & 0x8000;
+	int32_t e = (int32_t)((x >> 23) & 0xff) - 127 + 15;
+	uint32_t m = x & 0x7fffff;
+	if (((x >> 23) & 0xff) == 0xff)
+		return (uint16_t)(sign | 0x7c00 | (m ? 0x200 : 0));
+	if (e >= 31)
+		return (uint16_t)(sign | 0x7c00);
+	if (e <= 0) {
+		if (e < -10)
+			return (uint16_t)sign;
+		m |= 0x800000;
+		uint32_t shift = (uint32_t)(14 - e);
+		uint32_t hm = m >> shift, rem = m & ((1u << shift) - 1), half = 1u << (shift - 1);
+		if (rem > half || (rem == half && (hm & 1)))
+			hm++;
+		return (uint16_t)(sign | hm);
+	}
+	uint32_t hm = m >> 13, rem = m & 0x1fff;
+	uint32_t h = sign | ((uint32_t)e << 10) | hm;
+	if (rem > 0x1000 || (rem == 0x1000 && (hm & 1)))
+		h++;
+	return (uint16_t)h;
+}
+
+static float h2f(uint16_t h)
+{
+	uint32_t sign = (uint32_t)(h & 0x8000) << 16, e = (h >> 10) & 0x1f, m = h & 0x3ff, x;
+	if (e == 0) {
+		if (m == 0)
+			x = sign;
+		else {
+			e = 127 - 15 + 1;
+			while (!(m & 0x400)) {
+				m <<= 1;
+				e--;
+			}
+			x = sign | (e << 23) | ((m & 0x3ff) << 13);
+		}
+	} else if (e == 31)
+		x = sign | 0x7f800000 | (m << 13);
+	else
+		x = sign | ((e + 127 - 15) << 23) | (m << 13);
+	float f;
+	memcpy(&f, &x, 4);
+	return f;
+}
+
+static void check(T *t, bool ok, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void check(T *t, bool ok, const char *fmt, ...)
+{
+	t->checks++;
+	if (ok)
+		return;
+	if (t->failures++ < 30) {
+		va_list ap;
+		printf("FAIL [%s, target %s] ", t->what, t->target);
+		va_start(ap, fmt);
+		vprintf(fmt, ap);
+		va_end(ap);
+		printf("\n");
+	}
+}
+
+static bool close_enough(double got, double want, double rtol, double atol)
+{
+	if (isnan(want))
+		return isnan(got);
+	if (isinf(want))
+		return got == want;
+	return fabs(got - want) <= atol + rtol * fabs(want);
+}
+
+/* Compares n floats; reports the first mismatch only. */
+static void check_floats(T *t, const char *name, const float *got, const float *want, size_t n,
+			 double rtol, double atol)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!close_enough(got[i], want[i], rtol, atol)) {
+			check(t, false, "%s[%zu] = %.8g, want %.8g", name, i, got[i], want[i]);
+			return;
+		}
+	}
+	check(t, true, "%s", name);
+}
+
+static tile_kernel *get_kernel(T *t, const char *file, const char *name, const char *sig)
+{
+	tile_module *m = NULL;
+	char path[256];
+	snprintf(path, sizeof path, "kernels/%s", file);
+	if (tile_module_load_file(t->ctx, path, &m) != TILE_OK) {
+		check(t, false, "loading %s: %s", path, tile_errmsg(t->ctx));
+		return NULL;
+	}
+	tile_kernel_options o = {0};
+	o.num_warps = t->num_warps;
+	o.target = t->target;
+	tile_kernel *k = NULL;
+	if (tile_kernel_get(m, name, sig, &o, &k) != TILE_OK) {
+		check(t, false, "compiling %s with '%s': %s", name, sig, tile_errmsg(t->ctx));
+		k = NULL;
+	}
+	/* the kernel keeps what it needs; the module can go (tested: it must) */
+	tile_module_destroy(m);
+	return k;
+}
+
+static void launch(T *t, tile_kernel *k, uint32_t gx, uint32_t gy, const tile_arg *args, size_t n)
+{
+	uint32_t grid[3] = {gx, gy, 1};
+	tile_status s = tile_launch(k, grid, args, n, NULL);
+	check(t, s == TILE_OK, "launch: %s", tile_errmsg(t->ctx));
+}
+
+static uint32_t next_pow2(uint32_t x)
+{
+	uint32_t p = 1;
+	while (p < x)
+		p <<= 1;
+	return p;
+}
+
+/* ---- vector add ------------------------------------------------------------ */
+
+static void test_vector_add(T *t, bool fp16, int block)
+{
+	t->what = fp16 ? "vector_add fp16" : "vector_add fp32";
+	char sig[128];
+	const char *ty = fp16 ? "*fp16" : "*fp32";
+	snprintf(sig, sizeof sig, "%s:16,%s:16,%s:16,i32,%d", ty, ty, ty, block);
+	tile_kernel *k = get_kernel(t, "vector_add.tile", "add_kernel", sig);
+	if (!k)
+		return;
+	static const int sizes[] = {1, 17, 1024, 4097, 70001};
+	uint64_t seed = 1;
+	for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+		int n = sizes[si];
+		size_t es = fp16 ? 2 : 4;
+		void *x = aligned_alloc(64, (n * es + 63) / 64 * 64), *y = aligned_alloc(64, (n * es + 63) / 64 * 64);
+		void *o = aligned_alloc(64, (n * es + 63) / 64 * 64 + 64);
+		float *want = malloc(n * sizeof(float)), *got = malloc(n * sizeof(float));
+		memset(o, 0xAB, (n * es + 63) / 64 * 64 + 64);
+		for (int i = 0; i < n; i++) {
+			float a = rnd(&seed), b = rnd(&seed);
+			if (fp16) {
+				((uint16_t *)x)[i] = f2h(a);
+				((uint16_t *)y)[i] = f2h(b);
+				want[i] = h2f(f2h(h2f(f2h(a)) + h2f(f2h(b))));
+			} else {
+				((float *)x)[i] = a;
+				((float *)y)[i] = b;
+				want[i] = a + b;
+			}
+		}
+		tile_dtype dt = fp16 ? TILE_FP16 : TILE_FP32;
+		tile_arg args[] = {tile_arg_ptr(x, dt), tile_arg_ptr(y, dt), tile_arg_ptr(o, dt),
+				   tile_arg_i32(n)};
+		launch(t, k, (uint32_t)((n + block - 1) / block), 1, args, 4);
+		for (int i = 0; i < n; i++)
+			got[i] = fp16 ? h2f(((uint16_t *)o)[i]) : ((float *)o)[i];
+		check_floats(t, "out", got, want, (size_t)n, 0, 0);
+		/* the masked tail must not write past n */
+		check(t, ((unsigned char *)o)[n * es] == 0xAB, "wrote past the end (n=%d)", n);
+		free(x), free(y), free(o), free(want), free(got);
+	}
+	tile_kernel_destroy(k);
+}
+
+/* ---- softmax ------------------------------------------------------------------ */
+
+static void test_softmax(T *t, bool fp16)
+{
+	t->what = fp16 ? "softmax fp16" : "softmax fp32";
+	static const int shapes[][2] = {{1, 1}, {3, 17}, {64, 128}, {37, 1000}, {5, 2048}};
+	uint64_t seed = 7;
+	for (size_t si = 0; si < sizeof shapes / sizeof *shapes; si++) {
+		int rows = shapes[si][0], cols = shapes[si][1], block = (int)next_pow2((uint32_t)cols);
+		char sig[128];
+		const char *ty = fp16 ? "*fp16" : "*fp32";
+		snprintf(sig, sizeof sig, "%s:16,%s:16,i32,i32,i32,i32,%d", ty, ty, block);
+		tile_kernel *k = get_kernel(t, "softmax.tile", "softmax_kernel", sig);
+		if (!k)
+			return;
+		size_t es = fp16 ? 2 : 4, n = (size_t)rows * cols;
+		void *in = aligned_alloc(64, (n * es + 63) / 64 * 64 + 64);
+		void *out = aligned_alloc(64, (n * es + 63) / 64 * 64 + 64);
+		float *x = malloc(n * 4), *want = malloc(n * 4), *got = malloc(n * 4);
+		for (size_t i = 0; i < n; i++) {
+			x[i] = rnd(&seed) * 5;
+			if (fp16) {
+				((uint16_t *)in)[i] = f2h(x[i]);
+				x[i] = h2f(f2h(x[i]));
+			} else
+				((float *)in)[i] = x[i];
+		}
+		for (int r = 0; r < rows; r++) {
+			double mx = -INFINITY, sum = 0;
+			for (int c = 0; c < cols; c++)
+				mx = fmax(mx, x[r * cols + c]);
+			for (int c = 0; c < cols; c++)
+				sum += exp(x[r * cols + c] - mx);
+			for (int c = 0; c < cols; c++)
+				want[r * cols + c] = (float)(exp(x[r * cols + c] - mx) / sum);
+		}
+		tile_dtype dt = fp16 ? TILE_FP16 : TILE_FP32;
+		tile_arg args[] = {tile_arg_ptr(out, dt), tile_arg_ptr(in, dt), tile_arg_i32(cols),
+				   tile_arg_i32(cols), tile_arg_i32(rows), tile_arg_i32(cols)};
+		uint32_t grid = rows < 8 ? (uint32_t)rows : 8; /* exercises the row loop */
+		launch(t, k, grid, 1, args, 6);
+		for (size_t i = 0; i < n; i++)
+			got[i] = fp16 ? h2f(((uint16_t *)out)[i]) : ((float *)out)[i];
+		check_floats(t, "softmax", got, want, n, fp16 ? 2e-3 : 1e-5, fp16 ? 1e-4 : 1e-7);
+		free(in), free(out), free(x), free(want), free(got);
+		tile_kernel_destroy(k);
+	}
+}
+
+/* ---- layer norm and RMS norm ---------------------------------------------------- */
+
+static void test_layer_norm(T *t)
+{
+	t->what = "layer_norm";
+	static const int shapes[][3] = {{4, 64, 64}, {3, 1000, 256}, {2, 2049, 1024}, {1, 1, 16}};
+	uint64_t seed = 11;
+	for (size_t si = 0; si < sizeof shapes / sizeof *shapes; si++) {
+		int M = shapes[si][0], N = shapes[si][1], block = shapes[si][2];
+		char sig[160];
+		snprintf(sig, sizeof sig, "*fp32:16,*fp32:16,*fp32:16,*fp32:16,*fp32:16,*fp32:16,i32,i32,fp32,%d", block);
+		tile_kernel *k = get_kernel(t, "layer_norm.tile", "layer_norm_fwd", sig);
+		if (!k)
+			return;
+		size_t n = (size_t)M * N;
+		float *x = aligned_alloc(64, n * 4 + 64), *y = aligned_alloc(64, n * 4 + 64);
+		float *w = aligned_alloc(64, N * 4 + 64), *b = aligned_alloc(64, N * 4 + 64);
+		float *mean = aligned_alloc(64, 64 + M * 4), *rstd = aligned_alloc(64, 64 + M * 4);
+		float *want = malloc(n * 4), *wmean = malloc(M * 4), *wrstd = malloc(M * 4);
+		for (size_t i = 0; i < n; i++)
+			x[i] = rnd(&seed) * 3 + 0.5f;
+		for (int i = 0; i < N; i++)
+			w[i] = rnd(&seed), b[i] = rnd(&seed);
+		float eps = 1e-5f;
+		for (int r = 0; r < M; r++) {
+			double s = 0, v = 0;
+			for (int c = 0; c < N; c++)
+				s += x[r * N + c];
+			double mu = s / N;
+			for (int c = 0; c < N; c++)
+				v += (x[r * N + c] - mu) * (x[r * N + c] - mu);
+			double rs = 1 / sqrt(v / N + eps);
+			wmean[r] = (float)mu, wrstd[r] = (float)rs;
+			for (int c = 0; c < N; c++)
+				want[r * N + c] = (float)((x[r * N + c] - mu) * rs * w[c] + b[c]);
+		}
+		tile_arg args[] = {tile_arg_ptr(x, TILE_FP32), tile_arg_ptr(y, TILE_FP32),
+				   tile_arg_ptr(w, TILE_FP32), tile_arg_ptr(b, TILE_FP32),
+				   tile_arg_ptr(mean, TILE_FP32), tile_arg_ptr(rstd, TILE_FP32),
+				   tile_arg_i32(N), tile_arg_i32(N), tile_arg_f32(eps)};
+		launch(t, k, (uint32_t)M, 1, args, 9);
+		check_floats(t, "y", y, want, n, 1e-4, 1e-5);
+		check_floats(t, "mean", mean, wmean, (size_t)M, 1e-5, 1e-6);
+		check_floats(t, "rstd", rstd, wrstd, (size_t)M, 1e-4, 1e-6);
+		free(x), free(y), free(w), free(b), free(mean), free(rstd), free(want), free(wmean), free(wrstd);
+		tile_kernel_destroy(k);
+	}
+}
+
+static void test_rms_norm(T *t, bool fp16)
+{
+	t->what = fp16 ? "rms_norm fp16" : "rms_norm fp32";
+	static const int shapes[][2] = {{5, 100}, {3, 512}, {2, 1}, {4, 777}};
+	uint64_t seed = 13;
+	for (size_t si = 0; si < sizeof shapes / sizeof *shapes; si++) {
+		int M = shapes[si][0], N = shapes[si][1], block = (int)next_pow2((uint32_t)N);
+		const char *ty = fp16 ? "*fp16" : "*fp32";
+		char sig[128];
+		snprintf(sig, sizeof sig, "%s:16,%s:16,%s:16,i32,i32,fp32,%d", ty, ty, ty, block);
+		tile_kernel *k = get_kernel(t, "rms_norm.tile", "rms_norm_kernel", sig);
+		if (!k)
+			return;
+		size_t n = (size_t)M * N, es = fp16 ? 2 : 4;
+		void *x = aligned_alloc(64, n * es + 64), *w = aligned_alloc(64, N * es + 64);
+		void *y = aligned_alloc(64, n * es + 64);
+		float *xf = malloc(n * 4), *wf = malloc(N * 4), *want = malloc(n * 4), *got = malloc(n * 4);
+		for (size_t i = 0; i < n; i++)
+			xf[i] = rnd(&seed) * 2;
+		for (int i = 0; i < N; i++)
+			wf[i] = rnd(&seed);
+		for (size_t i = 0; i < n; i++) {
+			if (fp16)
+				((uint16_t *)x)[i] = f2h(xf[i]), xf[i] = h2f(f2h(xf[i]));
+			else
+				((float *)x)[i] = xf[i];
+		}
+		for (int i = 0; i < N; i++) {
+			if (fp16)
+				((uint16_t *)w)[i] = f2h(wf[i]), wf[i] = h2f(f2h(wf[i]));
+			else
+				((float *)w)[i] = wf[i];
+		}
+		for (int r = 0; r < M; r++) {
+			double ss = 0;
+			for (int c = 0; c < N; c++)
+				ss += (double)xf[r * N + c] * xf[r * N + c];
+			double rs = 1 / sqrt(ss / N + 1e-6);
+			for (int c = 0; c < N; c++)
+				want[r * N + c] = (float)(xf[r * N + c] * rs * wf[c]);
+		}
+		tile_dtype dt = fp16 ? TILE_FP16 : TILE_FP32;
+		tile_arg args[] = {tile_arg_ptr(x, dt), tile_arg_ptr(w, dt), tile_arg_ptr(y, dt),
+				   tile_arg_i32(N), tile_arg_i32(N), tile_arg_f32(1e-6f)};
+		launch(t, k, (uint32_t)M, 1, args, 6);
+		for (size_t i = 0; i < n; i++)
+			got[i] = fp16 ? h2f(((uint16_t *)y)[i]) : ((float *)y)[i];
+		check_floats(t, "y", got, want, n, fp16 ? 2e-3 : 1e-5, fp16 ? 2e-3 : 1e-6);
+		free(x), free(w), free(y), free(xf), free(wf), free(want), free(got);
+		tile_kernel_destroy(k);
+	}
+}
+
+/* ---- matmul (grouped ordering + activation) and block-pointer matmul ------------- */
+
+static void ref_matmul(const float *a, const float *b, float *c, int M, int N, int K, bool leaky)
+{
+	for (int i = 0; i < M; i++)
+		for (int j = 0; j < N; j++) {
+			double s = 0;
+			for (int k = 0; k < K; k++)
+				s += (double)a[i * K + k] * b[k * N + j];
+			if (leaky && s < 0)
+				s *= 0.01;
+			c[i * N + j] = (float)s;
+		}
+}
+
+static void fill_operands(uint64_t *seed, bool fp16, int M, int N, int K, void **a, void **b,
+			  float **af, float **bf)
+{
+	size_t es = fp16 ? 2 : 4;
+	*a = aligned_alloc(64, (size_t)M * K * es + 64);
+	*b = aligned_alloc(64, (size_t)K * N * es + 64);
+	*af = malloc((size_t)M * K * 4);
+	*bf = malloc((size_t)K * N * 4);
+	for (int i = 0; i < M * K; i++) {
+		float v = rnd(seed);
+		(*af)[i] = fp16 ? h2f(f2h(v)) : v;
+		if (fp16)
+			((uint16_t *)*a)[i] = f2h(v);
+		else
+			((float *)*a)[i] = v;
+	}
+	for (int i = 0; i < K * N; i++) {
+		float v = rnd(seed);
+		(*bf)[i] = fp16 ? h2f(f2h(v)) : v;
+		if (fp16)
+			((uint16_t *)*b)[i] = f2h(v);
+		else
+			((float *)*b)[i] = v;
+	}
+}
+
+static void test_matmul(T *t, bool fp16, bool block_ptr)
+{
+	t->what = block_ptr ? (fp16 ? "matmul_block_ptr fp16" : "matmul_block_ptr fp32")
+			    : (fp16 ? "matmul fp16" : "matmul fp32");
+	static const int shapes[][3] = {{16, 16, 16}, {64, 64, 64}, {100, 70, 33}, {128, 96, 80}};
+	static const int blocks[][3] = {{16, 16, 16}, {32, 32, 32}, {64, 32, 16}, {32, 64, 32}};
+	uint64_t seed = 17;
+	for (size_t si = 0; si < sizeof shapes / sizeof *shapes; si++) {
+		int M = shapes[si][0], N = shapes[si][1], K = shapes[si][2];
+		int BM = blocks[si][0], BN = blocks[si][1], BK = blocks[si][2];
+		bool leaky = !block_ptr && (si & 1);
+		const char *ty = fp16 ? "*fp16:16" : "*fp32:16";
+		char sig[256];
+		if (block_ptr)
+			snprintf(sig, sizeof sig, "%s,%s,*fp32:16,i32,i32,i32,i32,i32,i32,i32,i32,i32,%d,%d,%d",
+				 ty, ty, BM, BN, BK);
+		else
+			snprintf(sig, sizeof sig,
+				 "%s,%s,*fp32:16,i32,i32,i32,i32,i32,i32,i32,i32,i32,%d,%d,%d,8,'%s'",
+				 ty, ty, BM, BN, BK, leaky ? "leaky_relu" : "");
+		tile_kernel *k = block_ptr
+			? get_kernel(t, "matmul_block_ptr.tile", "matmul_block_ptr_kernel", sig)
+			: get_kernel(t, "matmul.tile", "matmul_kernel", sig);
+		if (!k)
+			return;
+		void *a, *b;
+		float *af, *bf;
+		fill_operands(&seed, fp16, M, N, K, &a, &b, &af, &bf);
+		float *c = aligned_alloc(64, (size_t)M * N * 4 + 64), *want = malloc((size_t)M * N * 4);
+		memset(c, 0, (size_t)M * N * 4);
+		ref_matmul(af, bf, want, M, N, K, leaky);
+		tile_dtype dt = fp16 ? TILE_FP16 : TILE_FP32;
+		tile_arg args[] = {tile_arg_ptr(a, dt), tile_arg_ptr(b, dt), tile_arg_ptr(c, TILE_FP32),
+				   tile_arg_i32(M), tile_arg_i32(N), tile_arg_i32(K),
+				   tile_arg_i32(K), tile_arg_i32(1), tile_arg_i32(N), tile_arg_i32(1),
+				   tile_arg_i32(N), tile_arg_i32(1)};
+		uint32_t gm = (uint32_t)((M + BM - 1) / BM), gn = (uint32_t)((N + BN - 1) / BN);
+		if (block_ptr)
+			launch(t, k, gm, gn, args, 12);
+		else
+			launch(t, k, gm * gn, 1, args, 12);
+		check_floats(t, "c", c, want, (size_t)M * N, 1e-4, 1e-4);
+		free(a), free(b), free(af), free(bf), free(c), free(want);
+		tile_kernel_destroy(k);
+	}
+}
+
+/* ---- dropout: Philox 4x32-10 written here from its definition --------------------- */
+
+static void philox(uint32_t seed_lo, uint32_t seed_hi, uint32_t c[4], int rounds)
+{
+	uint32_t k0 = seed_lo, k1 = seed_hi;
+	for (int r = 0; r < rounds; r++) {
+		uint64_t p0 = (uint64_t)0xD2511F53u * c[0], p1 = (uint64_t)0xCD9E8D57u * c[2];
+		uint32_t n0 = (uint32_t)(p1 >> 32) ^ c[1] ^ k0, n2 = (uint32_t)(p0 >> 32) ^ c[3] ^ k1;
+		c[1] = (uint32_t)p1, c[3] = (uint32_t)p0, c[0] = n0, c[2] = n2;
+		k0 += 0x9E3779B9u, k1 += 0xBB67AE85u;
+	}
+}
+
+static float uint_to_uniform(uint32_t u)
+{
+	int32_t x = (int32_t)u;
+	if (x < 0)
+		x = -x - 1;
+	return (float)x * 4.6566127342e-10f;
+}
+
+static void test_dropout(T *t)
+{
+	t->what = "dropout";
+	tile_kernel *k = get_kernel(t, "dropout.tile", "dropout_kernel",
+				    "*fp32:16,*fp32:16,i32,fp32,i32,1024");
+	if (!k)
+		return;
+	static const int sizes[] = {1, 1000, 5000};
+	uint64_t s = 3;
+	for (size_t si = 0; si < 3; si++) {
+		int n = sizes[si];
+		float *x = aligned_alloc(64, n * 4 + 64), *o = aligned_alloc(64, n * 4 + 64),
+		      *want = malloc(n * 4);
+		for (int i = 0; i < n; i++)
+			x[i] = rnd(&s);
+		float p = 0.5f;
+		int seed = 123;
+		for (int i = 0; i < n; i++) {
+			uint32_t c[4] = {(uint32_t)i, 0, 0, 0};
+			philox((uint32_t)seed, 0, c, 10);
+			float r = uint_to_uniform(c[0]);
+			want[i] = r > p ? x[i] / (1 - p) : 0.0f;
+		}
+		tile_arg args[] = {tile_arg_ptr(x, TILE_FP32), tile_arg_ptr(o, TILE_FP32),
+				   tile_arg_i32(n), tile_arg_f32(p), tile_arg_i32(seed)};
+		launch(t, k, (uint32_t)((n + 1023) / 1024), 1, args, 5);
+		check_floats(t, "dropout", o, want, (size_t)n, 1e-6, 0);
+		free(x), free(o), free(want);
+	}
+	tile_kernel_destroy(k);
+}
+
+/* ---- row sum / max / argmax ------------------------------------------------------- */
+
+static void test_row_reduce(T *t)
+{
+	t->what = "row_reduce";
+	static const int shapes[][3] = {{5, 17, 4}, {64, 128, 8}, {33, 1000, 2}, {1, 1, 1}};
+	uint64_t seed = 19;
+	for (size_t si = 0; si < sizeof shapes / sizeof *shapes; si++) {
+		int M = shapes[si][0], N = shapes[si][1], BM = shapes[si][2];
+		int BN = (int)next_pow2((uint32_t)N);
+		char sig[128];
+		snprintf(sig, sizeof sig, "*fp32:16,*fp32:16,*fp32:16,*i32:16,i32,i32,i32,%d,%d", BM, BN);
+		tile_kernel *k = get_kernel(t, "row_reduce.tile", "row_reduce_kernel", sig);
+		if (!k)
+			return;
+		float *x = aligned_alloc(64, (size_t)M * N * 4 + 64);
+		float *sum = aligned_alloc(64, M * 4 + 64), *mx = aligned_alloc(64, M * 4 + 64);
+		int32_t *am = aligned_alloc(64, M * 4 + 64);
+		float *wsum = malloc(M * 4), *wmx = malloc(M * 4), *gam = malloc(M * 4), *wam = malloc(M * 4);
+		for (int i = 0; i < M * N; i++)
+			x[i] = (float)(rng_next(&seed) % 16); /* small integers: ties for argmax */
+		for (int r = 0; r < M; r++) {
+			double s = 0;
+			float m = -INFINITY;
+			int a = 0;
+			for (int c = 0; c < N; c++) {
+				s += x[r * N + c];
+				if (x[r * N + c] > m)
+					m = x[r * N + c], a = c;
+			}
+			wsum[r] = (float)s, wmx[r] = m, wam[r] = (float)a;
+		}
+		tile_arg args[] = {tile_arg_ptr(x, TILE_FP32), tile_arg_ptr(sum, TILE_FP32),
+				   tile_arg_ptr(mx, TILE_FP32), tile_arg_ptr(am, TILE_I32),
+				   tile_arg_i32(M), tile_arg_i32(N), tile_arg_i32(N)};
+		launch(t, k, (uint32_t)((M + BM - 1) / BM), 1, args, 7);
+		for (int r = 0; r < M; r++)
+			gam[r] = (float)am[r];
+		check_floats(t, "sum", sum, wsum, (size_t)M, 1e-6, 0);
+		check_floats(t, "max", mx, wmx, (size_t)M, 0, 0);
+		check_floats(t, "argmax", gam, wam, (size_t)M, 0, 0);
+		free(x), free(sum), free(mx), free(am), free(wsum), free(wmx), free(gam), free(wam);
+		tile_kernel_destroy(k);
+	}
+}
+
+/* ---- cumsum ----------------------------------------------------------------------- */
+
+static void test_cumsum(T *t, bool ints)
+{
+	t->what = ints ? "cumsum i32" : "cumsum fp32";
+	static const int shapes[][2] = {{1, 1}, {3, 1000}, {4, 64}, {2, 33}};
+	uint64_t seed = 23;
+	for (size_t si = 0; si < sizeof shapes / sizeof *shapes; si++) {
+		int M = shapes[si][0], N = shapes[si][1], BN = (int)next_pow2((uint32_t)N);
+		char sig[96];
+		snprintf(sig, sizeof sig, "%s,%s,i32,i32,%d", ints ? "*i32:16" : "*fp32:16",
+			 ints ? "*i32:16" : "*fp32:16", BN);
+		tile_kernel *k = get_kernel(t, "cumsum.tile", "cumsum_kernel", sig);
+		if (!k)
+			return;
+		void *x = aligned_alloc(64, (size_t)M * N * 4 + 64), *y = aligned_alloc(64, (size_t)M * N * 4 + 64);
+		float *want = malloc((size_t)M * N * 4), *got = malloc((size_t)M * N * 4);
+		for (int r = 0; r < M; r++) {
+			double acc = 0;
+			for (int c = 0; c < N; c++) {
+				int v = (int)(rng_next(&seed) % 201) - 100;
+				if (ints)
+					((int32_t *)x)[r * N + c] = v;
+				else
+					((float *)x)[r * N + c] = (float)v * 0.25f;
+				acc += ints ? v : v * 0.25;
+				want[r * N + c] = (float)acc;
+			}
+		}
+		tile_arg args[] = {tile_arg_ptr(x, ints ? TILE_I32 : TILE_FP32),
+				   tile_arg_ptr(y, ints ? TILE_I32 : TILE_FP32), tile_arg_i32(N),
+				   tile_arg_i32(N)};
+		launch(t, k, (uint32_t)M, 1, args, 4);
+		for (int i = 0; i < M * N; i++)
+			got[i] = ints ? (float)((int32_t *)y)[i] : ((float *)y)[i];
+		check_floats(t, "cumsum", got, want, (size_t)M * N, 0, 0);
+		free(x), free(y), free(want), free(got);
+		tile_kernel_destroy(k);
+	}
+}
+
+/* ---- SwiGLU --------------------------------------------------------------------- */
+
+static void test_swiglu(T *t, bool fp16)
+{
+	t->what = fp16 ? "swiglu fp16" : "swiglu fp32";
+	const char *ty = fp16 ? "*fp16:16" : "*fp32:16";
+	char sig[96];
+	snprintf(sig, sizeof sig, "%s,%s,%s,i32,256", ty, ty, ty);
+	tile_kernel *k = get_kernel(t, "swiglu.tile", "swiglu_kernel", sig);
+	if (!k)
+		return;
+	static const int sizes[] = {1, 255, 1000};
+	uint64_t seed = 29;
+	for (size_t si = 0; si < 3; si++) {
+		int n = sizes[si];
+		size_t es = fp16 ? 2 : 4;
+		void *g = aligned_alloc(64, n * es + 64), *u = aligned_alloc(64, n * es + 64), *o = aligned_alloc(64, n * es + 64);
+		float *want = malloc(n * 4), *got = malloc(n * 4);
+		for (int i = 0; i < n; i++) {
+			float gv = rnd(&seed) * 4, uv = rnd(&seed);
+			if (fp16) {
+				((uint16_t *)g)[i] = f2h(gv), ((uint16_t *)u)[i] = f2h(uv);
+				gv = h2f(f2h(gv)), uv = h2f(f2h(uv));
+			} else
+				((float *)g)[i] = gv, ((float *)u)[i] = uv;
+			want[i] = (float)(gv / (1 + exp(-(double)gv)) * uv);
+		}
+		tile_dtype dt = fp16 ? TILE_FP16 : TILE_FP32;
+		tile_arg args[] = {tile_arg_ptr(g, dt), tile_arg_ptr(u, dt), tile_arg_ptr(o, dt),
+				   tile_arg_i32(n)};
+		launch(t, k, (uint32_t)((n + 255) / 256), 1, args, 4);
+		for (int i = 0; i < n; i++)
+			got[i] = fp16 ? h2f(((uint16_t *)o)[i]) : ((float *)o)[i];
+		check_floats(t, "swiglu", got, want, (size_t)n, fp16 ? 2e-3 : 1e-5, fp16 ? 1e-3 : 1e-6);
+		free(g), free(u), free(o), free(want), free(got);
+	}
+	tile_kernel_destroy(k);
+}
+
+/* ---- driver ----------------------------------------------------------------------- */
+
+static void run_all(T *t)
+{
+	test_vector_add(t, false, 1024);
+	test_vector_add(t, false, 128);
+	test_vector_add(t, true, 512);
+	test_softmax(t, false);
+	test_softmax(t, true);
+	test_layer_norm(t);
+	test_rms_norm(t, false);
+	test_rms_norm(t, true);
+	test_matmul(t, false, false);
+	test_matmul(t, true, false);
+	test_matmul(t, false, true);
+	test_matmul(t, true, true);
+	test_dropout(t);
+	test_row_reduce(t);
+	test_cumsum(t, true);
+	test_cumsum(t, false);
+	test_swiglu(t, false);
+	test_swiglu(t, true);
+}
+
+int main(void)
+{
+	const char *targets = getenv("TILE_TEST_TARGETS");
+	char buf[256];
+	snprintf(buf, sizeof buf, "%s", targets && *targets ? targets : "cpu,cuda-emu");
+	int failures = 0, checks = 0;
+	for (char *tg = strtok(buf, ","); tg; tg = strtok(NULL, ",")) {
+		T t = {0};
+		t.target = tg;
+		t.num_warps = 4;
+		tile_context_options o = {0};
+		o.target = tg;
+		if (tile_context_create(&t.ctx, &o) != TILE_OK) {
+			printf("FAIL cannot create a context for target %s\n", tg);
+			return 1;
+		}
+		run_all(&t);
+		printf("target %s: %d checks, %d failed\n", tg, t.checks, t.failures);
+		failures += t.failures;
+		checks += t.checks;
+		tile_context_destroy(t.ctx);
+	}
+	return failures ? 1 : 0;
+}

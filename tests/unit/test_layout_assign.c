@@ -1,0 +1,443 @@
+/* test_layout_assign.c: axis analysis and layout assignment on hand-built
+ * Tile IR (vector add, transpose, reduction + broadcast, dot in a loop). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/tir.h"
+#include "layout/assign.h"
+#include "layout/axis.h"
+#include "layout/linear.h"
+
+static int failures, checks;
+
+#define CHECK(cond, ...)                                                              \
+	do {                                                                           \
+		checks++;                                                              \
+		if (!(cond)) {                                                         \
+			failures++;                                                    \
+			fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
+			fprintf(stderr, __VA_ARGS__);                                  \
+			fputc('\n', stderr);                                           \
+		}                                                                      \
+	} while (0)
+
+/* ---- IR building helpers ---------------------------------------------------- */
+
+typedef struct B {
+	TirFunc *f;
+	TirBlock *b;
+} B;
+
+static const SrcLoc noloc;
+
+static ValId op1(B *x, TirOpKind k, Type t, ValId a, ValId b2, ValId c)
+{
+	ValId in[3] = {a, b2, c};
+	int n = c ? 3 : b2 ? 2 : a ? 1 : 0;
+	TirOp *op = tir_op(x->f, x->b, k, noloc, in, n, &t, 1);
+	return op->results[0];
+}
+
+static Type tile(DType dt, int rank, int32_t d0, int32_t d1)
+{
+	int32_t s[2] = {d0, d1};
+	return type_tile(type_scalar(dt), rank, s);
+}
+
+static ValId cst(B *x, Type t, int64_t v)
+{
+	TirOp *op = tir_op(x->f, x->b, TOP_CONST, noloc, NULL, 0, &t, 1);
+	op->attr.i = v;
+	return op->results[0];
+}
+
+static ValId arange(B *x, int n)
+{
+	Type t = tile(DT_I32, 1, n, 0);
+	TirOp *op = tir_op(x->f, x->b, TOP_ARANGE, noloc, NULL, 0, &t, 1);
+	op->attr.i = 0;
+	op->attr.i2 = n;
+	return op->results[0];
+}
+
+static ValId expand(B *x, ValId v, int axis)
+{
+	Type t = tir_type(x->f, v);
+	int32_t s[2];
+	int k = 0;
+	for (int d = 0; d < 2; d++)
+		s[d] = d == axis ? 1 : t.shape[k++];
+	Type r = type_tile(type_elem(t), 2, s);
+	TirOp *op = tir_op(x->f, x->b, TOP_EXPAND_DIMS, noloc, &v, 1, &r, 1);
+	op->attr.axis = axis;
+	return op->results[0];
+}
+
+static ValId param(B *x, Type t, int spec)
+{
+	TirFunc *f = x->f;
+	ValId v = tir_block_add_arg(f, f->entry, t);
+	TirParam *np = arena_alloc(f->arena, sizeof(TirParam) * (size_t)(f->nparams + 1));
+	if (f->nparams)
+		memcpy(np, f->params, sizeof(TirParam) * (size_t)f->nparams);
+	np[f->nparams].name = "p";
+	np[f->nparams].ty = t;
+	np[f->nparams].spec = spec;
+	np[f->nparams].val = v;
+	f->params = np;
+	f->nparams++;
+	return v;
+}
+
+static void ret(B *x)
+{
+	tir_op(x->f, x->b, TOP_RETURN, noloc, NULL, 0, NULL, 0);
+}
+
+typedef struct Counts {
+	int cvt, cvt_shared, ops;
+} Counts;
+
+static void count(const TirFunc *f, const TirBlock *b, Counts *c)
+{
+	for (int i = 0; i < b->nops; i++) {
+		const TirOp *op = b->ops[i];
+		c->ops++;
+		if (op->kind == TOP_CONVERT_LAYOUT) {
+			c->cvt++;
+			if (ll_conversion_kind(f->vals.data[op->operands[0]].layout,
+					       f->vals.data[op->results[0]].layout) == CVT_SHARED)
+				c->cvt_shared++;
+		}
+		for (int k = 0; k < op->nregions; k++)
+			count(f, &op->regions[k], c);
+	}
+}
+
+static const TirOp *find_op(const TirBlock *b, TirOpKind k, int nth)
+{
+	for (int i = 0; i < b->nops; i++) {
+		if (b->ops[i]->kind == k && nth-- == 0)
+			return b->ops[i];
+		for (int r = 0; r < b->ops[i]->nregions; r++) {
+			const TirOp *o = find_op(&b->ops[i]->regions[r], k, nth);
+			if (o)
+				return o;
+		}
+	}
+	return NULL;
+}
+
+static bool dump_enabled(void)
+{
+	const char *e = getenv("TEST_LAYOUT_DUMP");
+	return e && *e;
+}
+
+static bool run_assign(TirFunc *f, Arena *a, const char *target, int warps)
+{
+	TargetDesc t;
+	CompileOptions o;
+	DiagSink d;
+	memset(&t, 0, sizeof t);
+	memset(&o, 0, sizeof o);
+	target_from_name(target, &t);
+	o.num_warps = warps;
+	diag_init(&d);
+	f->num_warps = warps;
+	LayoutCtx lc = {a, &d, &t, &o};
+	tir_verify(f, "test-build", false);
+	bool ok = layout_assign(&lc, f);
+	if (ok)
+		tir_verify(f, "layout", true);
+	if (dump_enabled()) {
+		StrBuf sb = {0};
+		tir_print(f, &sb, true);
+		fprintf(stderr, "---- %s on %s\n%s\n", f->name, target, sb.s ? sb.s : "");
+		sb_free(&sb);
+	}
+	diag_free(&d);
+	return ok;
+}
+
+static ValId splat(B *x, ValId s, Type t)
+{
+	return op1(x, TOP_SPLAT, t, s, 0, 0);
+}
+
+static ValId bcast(B *x, ValId v, int32_t m, int32_t n)
+{
+	Type t = tir_type(x->f, v);
+	return op1(x, TOP_BROADCAST, tile((DType)t.dt, 2, m, n), v, 0, 0);
+}
+
+/* r * sr + c * sc as an [m, n] i32 tile, Triton style */
+static ValId offs2d(B *x, int32_t m, int32_t n, int64_t sr, int64_t sc)
+{
+	ValId r = expand(x, arange(x, m), 1), c = expand(x, arange(x, n), 0);
+	if (sr != 1)
+		r = op1(x, TOP_MUL, tile(DT_I32, 2, m, 1), r, cst(x, tile(DT_I32, 2, m, 1), sr), 0);
+	if (sc != 1)
+		c = op1(x, TOP_MUL, tile(DT_I32, 2, 1, n), c, cst(x, tile(DT_I32, 2, 1, n), sc), 0);
+	return op1(x, TOP_ADD, tile(DT_I32, 2, m, n), bcast(x, r, m, n), bcast(x, c, m, n), 0);
+}
+
+static ValId ptrs(B *x, ValId base, ValId offs)
+{
+	Type ot = tir_type(x->f, offs), bt = tir_type(x->f, base);
+	Type pt = type_tile(bt, ot.rank, ot.shape);
+	return op1(x, TOP_PTR_ADD, pt, splat(x, base, pt), offs, 0);
+}
+
+static ValId load(B *x, ValId p, ValId mask)
+{
+	Type pt = tir_type(x->f, p);
+	Type t = type_tile(type_scalar((DType)pt.elem), pt.rank, pt.shape);
+	ValId in[2] = {p, mask};
+	TirOp *op = tir_op(x->f, x->b, TOP_LOAD, noloc, in, mask ? 2 : 1, &t, 1);
+	if (mask)
+		op->attr.flags |= TIR_HAS_MASK;
+	return op->results[0];
+}
+
+static void store(B *x, ValId p, ValId v, ValId mask)
+{
+	ValId in[3] = {p, v, mask};
+	TirOp *op = tir_op(x->f, x->b, TOP_STORE, noloc, in, mask ? 3 : 2, NULL, 0);
+	if (mask)
+		op->attr.flags |= TIR_HAS_MASK;
+}
+
+/* ---- kernels ------------------------------------------------------------------ */
+
+static void test_vector_add(const char *target, int warps)
+{
+	Arena a;
+	arena_init(&a);
+	TirFunc *f = tir_func_new(&a, "add");
+	B x = {f, f->entry};
+	ValId px = param(&x, type_ptr(DT_F32), SPEC_DIV16), py = param(&x, type_ptr(DT_F32), SPEC_DIV16);
+	ValId po = param(&x, type_ptr(DT_F32), SPEC_DIV16), n = param(&x, type_scalar(DT_I32), SPEC_DIV16);
+	Type ti = tile(DT_I32, 1, 1024, 0);
+	ValId pid = op1(&x, TOP_PROGRAM_ID, type_scalar(DT_I32), 0, 0, 0);
+	ValId base = op1(&x, TOP_MUL, type_scalar(DT_I32), pid, cst(&x, type_scalar(DT_I32), 1024), 0);
+	ValId offs = op1(&x, TOP_ADD, ti, splat(&x, base, ti), arange(&x, 1024), 0);
+	ValId mask = op1(&x, TOP_CMP, tile(DT_I1, 1, 1024, 0), offs, splat(&x, n, ti), 0);
+	f->entry->ops[f->entry->nops - 1]->attr.pred = PRED_LT;
+	ValId xv = load(&x, ptrs(&x, px, offs), mask), yv = load(&x, ptrs(&x, py, offs), mask);
+	ValId s = op1(&x, TOP_ADD, tile(DT_F32, 1, 1024, 0), xv, yv, 0);
+	store(&x, ptrs(&x, po, offs), s, mask);
+	ret(&x);
+
+	AxisInfo *ax = axis_analyze(&a, f);
+	CHECK(ax[offs].contig[0] == 1024 && ax[offs].div[0] == 1024 && ax[offs].cnst[0] == 1,
+	      "offs: contig %lld div %lld", (long long)ax[offs].contig[0], (long long)ax[offs].div[0]);
+	CHECK(ax[mask].cnst[0] == 16, "mask constancy %lld", (long long)ax[mask].cnst[0]);
+	CHECK(ax[base].div[0] == 1024, "pid * 1024 divisible by 1024");
+
+	CHECK(run_assign(f, &a, target, warps), "assign %s", target);
+	Counts c = {0};
+	count(f, f->entry, &c);
+	CHECK(c.cvt == 0, "vector add needs no conversion (%d)", c.cvt);
+	const TirOp *ld = find_op(f->entry, TOP_LOAD, 0), *st = find_op(f->entry, TOP_STORE, 0);
+	CHECK(ld && ld->attr.i2 == 4 && st && st->attr.i2 == 4, "vec4 loads/stores (%lld)",
+	      ld ? (long long)ld->attr.i2 : -1LL);
+	const LinearLayout *l = f->vals.data[ld->results[0]].layout;
+	CHECK(ll_num_contig_regs(l, 0) == 4, "4 contiguous registers");
+	CHECK(f->smem_bytes == 0, "no shared memory");
+	arena_free(&a);
+}
+
+static void test_transpose(const char *target, int warps)
+{
+	Arena a;
+	arena_init(&a);
+	TirFunc *f = tir_func_new(&a, "transpose");
+	B x = {f, f->entry};
+	ValId px = param(&x, type_ptr(DT_F32), SPEC_DIV16), po = param(&x, type_ptr(DT_F32), SPEC_DIV16);
+	ValId oin = offs2d(&x, 32, 64, 64, 1);
+	ValId v = load(&x, ptrs(&x, px, oin), 0);
+	ValId oout = offs2d(&x, 32, 64, 1, 32);
+	store(&x, ptrs(&x, po, oout), v, 0);
+	ret(&x);
+	AxisInfo *ax = axis_analyze(&a, f);
+	CHECK(ax[oin].contig[1] == 64 && ax[oin].contig[0] == 1 && ax[oin].div[1] == 64,
+	      "row offsets contiguous along dim 1");
+	CHECK(ax[oout].contig[0] == 32 && ax[oout].contig[1] == 1, "column offsets along dim 0");
+	CHECK(run_assign(f, &a, target, warps), "assign");
+	Counts c = {0};
+	count(f, f->entry, &c);
+	/* across warps through shared memory; with one warp (CPU) a shuffle */
+	CHECK(c.cvt == 1 && c.cvt_shared == (warps > 1), "one conversion (%d, %d shared)", c.cvt,
+	      c.cvt_shared);
+	const TirOp *ld = find_op(f->entry, TOP_LOAD, 0), *st = find_op(f->entry, TOP_STORE, 0);
+	CHECK(ld->attr.i2 == 4 && st->attr.i2 == 4, "vectorized both ways (%lld %lld)",
+	      (long long)ld->attr.i2, (long long)st->attr.i2);
+	const TirOp *cv = find_op(f->entry, TOP_CONVERT_LAYOUT, 0);
+	CHECK(cv && cv->operands[0] == ld->results[0], "the loaded value is converted");
+	if (warps > 1)
+		CHECK(f->smem_bytes >= 32 * 64 * 4 && cv && cv->attr.i2 == f->smem_bytes,
+		      "smem %d", f->smem_bytes);
+	else
+		CHECK(f->smem_bytes == 0 && cv && ll_conversion_kind(f->vals.data[cv->operands[0]].layout,
+			f->vals.data[cv->results[0]].layout) == CVT_SHUFFLE, "one warp: shuffle");
+	arena_free(&a);
+}
+
+static void test_reduce_broadcast(const char *target, int warps)
+{
+	Arena a;
+	arena_init(&a);
+	TirFunc *f = tir_func_new(&a, "softmaxish");
+	B x = {f, f->entry};
+	ValId px = param(&x, type_ptr(DT_F32), SPEC_DIV16), po = param(&x, type_ptr(DT_F32), SPEC_DIV16);
+	ValId offs = offs2d(&x, 32, 64, 64, 1);
+	ValId v = load(&x, ptrs(&x, px, offs), 0);
+	Type rt = tile(DT_F32, 1, 32, 0);
+	TirOp *red = tir_op(f, x.b, TOP_REDUCE, noloc, &v, 1, &rt, 1);
+	red->attr.axis = 1;
+	tir_op_add_regions(f, red, 1);
+	TirBlock *rb = &red->regions[0];
+	ValId r0 = tir_block_add_arg(f, rb, type_scalar(DT_F32));
+	ValId r1 = tir_block_add_arg(f, rb, type_scalar(DT_F32));
+	B xr = {f, rb};
+	ValId mx = op1(&xr, TOP_MAX, type_scalar(DT_F32), r0, r1, 0);
+	tir_op(f, rb, TOP_YIELD, noloc, &mx, 1, NULL, 0);
+	ValId m = red->results[0];
+	ValId mb = bcast(&x, expand(&x, m, 1), 32, 64);
+	ValId y = op1(&x, TOP_SUB, tile(DT_F32, 2, 32, 64), v, mb, 0);
+	store(&x, ptrs(&x, po, offs), y, 0);
+	ret(&x);
+	CHECK(run_assign(f, &a, target, warps), "assign");
+	Counts c = {0};
+	count(f, f->entry, &c);
+	CHECK(c.cvt == 0, "reduce + broadcast back needs no conversion (%d)", c.cvt);
+	const LinearLayout *vl = f->vals.data[v].layout, *ml = f->vals.data[m].layout;
+	LinearLayout s;
+	ll_slice(&s, vl, 1);
+	CHECK(ml && ll_equal(ml, &s), "reduce result is the slice");
+	/* smem only when warps split the row */
+	int wsplit = 0, ws = ll_find_slot(vl, LL_WARP);
+	for (int b = 0; ws >= 0 && b < vl->in_bits[ws]; b++)
+		wsplit |= vl->basis[ws][b][1] != 0;
+	CHECK((f->smem_bytes > 0) == (wsplit != 0), "reduce scratch %d", f->smem_bytes);
+	arena_free(&a);
+}
+
+static void test_dot_loop(const char *target, int warps, bool expect_mma)
+{
+	Arena a;
+	arena_init(&a);
+	TirFunc *f = tir_func_new(&a, "matmul");
+	B x = {f, f->entry};
+	ValId pa = param(&x, type_ptr(DT_F16), SPEC_DIV16), pb = param(&x, type_ptr(DT_F16), SPEC_DIV16);
+	ValId pc = param(&x, type_ptr(DT_F32), SPEC_DIV16), kdim = param(&x, type_scalar(DT_I32), SPEC_DIV16);
+	Type acct = tile(DT_F32, 2, 64, 64);
+	ValId zero = cst(&x, acct, 0);
+	ValId lb = cst(&x, type_scalar(DT_I32), 0), step = cst(&x, type_scalar(DT_I32), 32);
+	ValId in[4] = {lb, kdim, step, zero};
+	TirOp *loop = tir_op(f, x.b, TOP_FOR, noloc, in, 4, &acct, 1);
+	tir_op_add_regions(f, loop, 1);
+	TirBlock *body = &loop->regions[0];
+	tir_block_add_arg(f, body, type_scalar(DT_I32));
+	ValId acc = tir_block_add_arg(f, body, acct);
+	B xb = {f, body};
+	ValId av = load(&xb, ptrs(&xb, pa, offs2d(&xb, 64, 32, 32, 1)), 0);
+	ValId bv = load(&xb, ptrs(&xb, pb, offs2d(&xb, 32, 64, 64, 1)), 0);
+	ValId din[3] = {av, bv, acc};
+	TirOp *dot = tir_op(f, body, TOP_DOT, noloc, din, 3, &acct, 1);
+	ValId nacc = dot->results[0];
+	tir_op(f, body, TOP_YIELD, noloc, &nacc, 1, NULL, 0);
+	store(&x, ptrs(&x, pc, offs2d(&x, 64, 64, 64, 1)), loop->results[0], 0);
+	ret(&x);
+	CHECK(run_assign(f, &a, target, warps), "assign");
+	const LinearLayout *accl = f->vals.data[loop->results[0]].layout;
+	LinearLayout mma;
+	int32_t shape[2] = {64, 64}, w[2] = {2, 2};
+	ll_mma_acc(&mma, shape, w);
+	CHECK(ll_equal(accl, &mma) == expect_mma, "accumulator layout is%s mma",
+	      expect_mma ? "" : " not");
+	CHECK(f->vals.data[zero].layout == accl, "zeros created in the accumulator layout");
+	Counts c = {0};
+	count(f, f->entry, &c);
+	/* a, b converted inside the loop, the result once for the store (on the
+	 * CPU the FMA result layout is the store's coalesced layout) */
+	CHECK(c.cvt == (expect_mma ? 3 : 2), "conversions: %d", c.cvt);
+	const TirOp *d = find_op(f->entry, TOP_DOT, 0);
+	const LinearLayout *al = f->vals.data[d->operands[0]].layout;
+	if (expect_mma) {
+		LinearLayout ma;
+		int32_t sa[2] = {64, 32};
+		ll_mma_operand(&ma, 0, sa, w, 16);
+		CHECK(ll_equal(al, &ma), "A operand layout");
+	} else {
+		/* FMA: every thread holds all of K for its rows */
+		CHECK(ll_num_contig_regs(al, 1) == 32, "A holds K in registers");
+	}
+	CHECK((f->smem_bytes > 0) == (warps > 1), "conversions need shared memory: %d", f->smem_bytes);
+	arena_free(&a);
+}
+
+/* Hints, unspecialized params and a pointer tile carried through a loop. */
+static void test_axis_loop_hints(void)
+{
+	Arena a;
+	arena_init(&a);
+	TirFunc *f = tir_func_new(&a, "loop");
+	B x = {f, f->entry};
+	ValId px = param(&x, type_ptr(DT_F32), SPEC_DIV16), n = param(&x, type_scalar(DT_I32), 0);
+	ValId stride = param(&x, type_scalar(DT_I32), 0);
+	int32_t h = 8;
+	tir_add_hint(f, stride, HINT_MULTIPLE_OF, 1, &h);
+	Type ti = tile(DT_I32, 1, 128, 0);
+	ValId offs = arange(&x, 128);
+	ValId p0 = ptrs(&x, px, offs);
+	Type pt = tir_type(f, p0);
+	ValId lb = cst(&x, type_scalar(DT_I32), 0), step = cst(&x, type_scalar(DT_I32), 1);
+	ValId in[4] = {lb, n, step, p0};
+	TirOp *loop = tir_op(f, x.b, TOP_FOR, noloc, in, 4, &pt, 1);
+	tir_op_add_regions(f, loop, 1);
+	TirBlock *body = &loop->regions[0];
+	tir_block_add_arg(f, body, type_scalar(DT_I32));
+	ValId parg = tir_block_add_arg(f, body, pt);
+	B xb = {f, body};
+	ValId v = load(&xb, parg, 0);
+	store(&xb, parg, op1(&xb, TOP_ADD, tile(DT_F32, 1, 128, 0), v, v, 0), 0);
+	ValId pn = op1(&xb, TOP_PTR_ADD, pt, parg, splat(&xb, stride, ti), 0);
+	tir_op(f, body, TOP_YIELD, noloc, &pn, 1, NULL, 0);
+	ValId unal = op1(&x, TOP_ADD, type_scalar(DT_I32), n, cst(&x, type_scalar(DT_I32), 0), 0);
+	ret(&x);
+	AxisInfo *ax = axis_analyze(&a, f);
+	CHECK(ax[stride].div[0] == 8, "multiple_of hint");
+	CHECK(ax[n].div[0] == 1 && ax[unal].div[0] == 1, "unspecialized int");
+	/* p0: 16-byte aligned, contiguous; the loop adds 8 floats = 32 bytes */
+	CHECK(ax[parg].contig[0] == 128 && ax[parg].div[0] == 16, "carried pointer: contig %lld div %lld",
+	      (long long)ax[parg].contig[0], (long long)ax[parg].div[0]);
+	CHECK(run_assign(f, &a, "sm_80", 4), "assign");
+	const TirOp *ld = find_op(f->entry, TOP_LOAD, 0);
+	CHECK(ld && ld->attr.i2 == 1, "128 elements over 128 threads: one per thread (%lld)",
+	      ld ? (long long)ld->attr.i2 : -1LL);
+	CHECK(run_assign(f, &a, "cpu", 1), "assign cpu");
+	Counts c = {0};
+	count(f, f->entry, &c);
+	CHECK(c.cvt == 0, "no conversions in the loop");
+	arena_free(&a);
+}
+
+int main(void)
+{
+	test_axis_loop_hints();
+	test_vector_add("cpu", 1);
+	test_vector_add("sm_80", 4);
+	test_transpose("cpu", 1);
+	test_transpose("sm_80", 4);
+	test_reduce_broadcast("cpu", 1);
+	test_reduce_broadcast("sm_80", 4);
+	test_reduce_broadcast("sm_80", 8);
+	test_dot_loop("sm_80", 4, true);
+	test_dot_loop("cuda-emu", 4, true);
+	test_dot_loop("cpu", 1, false);
+	printf("test_layout_assign: %d checks, %d failed\n", checks, failures);
+	return failures ? 1 : 0;
+}

@@ -1,0 +1,1695 @@
+/* test_lower.c: lowering (Tile IR with layouts -> thread program), checked by
+ * running the thread program in a small interpreter that executes every
+ * thread of a program instance in lock-step: lane/warp ids, shuffles, shared
+ * memory with a race detector (a barrier starts a new epoch; reading a byte
+ * another thread wrote in the same epoch, or writing one another thread read
+ * or wrote, is a race), global loads/stores into host arrays (stores are
+ * counted per address: warp predication means exactly one write each) and
+ * mma.sync fragments implemented from the PTX ISA tables.
+ *
+ * The interpreter is a test tool only. */
+#include "codegen/tp.h"
+#include "layout/linear.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures, checks;
+
+#define CHECK(cond, ...)                                                                           \
+	do {                                                                                       \
+		checks++;                                                                          \
+		if (!(cond)) {                                                                     \
+			failures++;                                                                \
+			if (failures < 40) {                                                       \
+				fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__,   \
+				        #cond);                                                    \
+				fprintf(stderr, __VA_ARGS__);                                      \
+				fputc('\n', stderr);                                               \
+			}                                                                          \
+		}                                                                                  \
+	} while (0)
+
+/* ---- interpreter ------------------------------------------------------------------ */
+
+typedef union Cell {
+	int64_t i;
+	double f;
+} Cell;
+
+typedef struct Region {
+	char *lo, *hi;
+	int *writes; /* per element */
+	int eb;
+} Region;
+
+typedef struct Interp {
+	const TpFunc *f;
+	int nt, lanes;
+	Cell *v;
+	uint8_t *smem;
+	int nsmem;
+	int *w_thr, *w_ep, *r_thr, *r_ep, epoch;
+	void **args;
+	int pid[3], nprog[3];
+	Region regions[8];
+	int nregions;
+	int races, oob, asserts;
+	int n_shfl, n_smem_ops, n_barriers, n_vec_loads, n_coalesced;
+} Interp;
+
+#define V(I, x, t) ((I)->v[(size_t)(x) * (size_t)(I)->nt + (size_t)(t)])
+
+static DType dt_of(const Interp *I, TpVal x) { return (DType)I->f->vals.data[x].ty.dt; }
+
+static int64_t norm(DType dt, int64_t x)
+{
+	switch (dt) {
+	case DT_I1: return x & 1;
+	case DT_I8: return (int8_t)x;
+	case DT_I16: return (int16_t)x;
+	case DT_I32: return (int32_t)x;
+	case DT_U8: return (uint8_t)x;
+	case DT_U16: return (uint16_t)x;
+	case DT_U32: return (uint32_t)x;
+	default: return x;
+	}
+}
+
+static double fnorm(DType dt, double x)
+{
+	if (dt == DT_F32)
+		return (float)x;
+	return x;
+}
+
+static bool isf(DType dt) { return dtype_is_float(dt); }
+
+static Region *region_of(Interp *I, int64_t addr)
+{
+	for (int i = 0; i < I->nregions; i++)
+		if ((char *)addr >= I->regions[i].lo && (char *)addr < I->regions[i].hi)
+			return &I->regions[i];
+	return NULL;
+}
+
+static Cell mem_read(Interp *I, int64_t addr, DType dt)
+{
+	Cell c = {0};
+	if (!region_of(I, addr)) {
+		I->oob++;
+		return c;
+	}
+	void *p = (void *)addr;
+	switch (dt) {
+	case DT_F32: c.f = *(float *)p; break;
+	case DT_F64: c.f = *(double *)p; break;
+	case DT_I32: c.i = *(int32_t *)p; break;
+	case DT_U32: c.i = *(uint32_t *)p; break;
+	case DT_I64:
+	case DT_U64:
+	case DT_PTR: c.i = *(int64_t *)p; break;
+	case DT_I8: c.i = *(int8_t *)p; break;
+	case DT_I1:
+	case DT_U8: c.i = *(uint8_t *)p; break;
+	case DT_I16: c.i = *(int16_t *)p; break;
+	default: c.i = 0; break;
+	}
+	return c;
+}
+
+static void mem_write(Interp *I, int64_t addr, DType dt, Cell c)
+{
+	Region *r = region_of(I, addr);
+	if (!r) {
+		I->oob++;
+		return;
+	}
+	r->writes[((char *)addr - r->lo) / r->eb]++;
+	void *p = (void *)addr;
+	switch (dt) {
+	case DT_F32: *(float *)p = (float)c.f; break;
+	case DT_F64: *(double *)p = c.f; break;
+	case DT_I32:
+	case DT_U32: *(int32_t *)p = (int32_t)c.i; break;
+	case DT_I64:
+	case DT_U64: *(int64_t *)p = c.i; break;
+	case DT_I8:
+	case DT_U8:
+	case DT_I1: *(int8_t *)p = (int8_t)c.i; break;
+	case DT_I16: *(int16_t *)p = (int16_t)c.i; break;
+	default: break;
+	}
+}
+
+static int smem_bytes_of(DType dt) { return dtype_bytes(dt) ? dtype_bytes(dt) : 1; }
+
+static void smem_access(Interp *I, int t, int64_t off, int n, bool write)
+{
+	if (off < 0 || off + n > I->nsmem) {
+		I->oob++;
+		return;
+	}
+	for (int k = 0; k < n; k++) {
+		int64_t b = off + k;
+		if (I->w_ep[b] == I->epoch && I->w_thr[b] != t)
+			I->races++;
+		if (write) {
+			if (I->r_ep[b] == I->epoch && I->r_thr[b] != t)
+				I->races++;
+			I->w_ep[b] = I->epoch;
+			I->w_thr[b] = t;
+		} else {
+			if (I->r_ep[b] == I->epoch && I->r_thr[b] != t)
+				I->r_thr[b] = -2; /* several readers */
+			else
+				I->r_thr[b] = t;
+			I->r_ep[b] = I->epoch;
+		}
+	}
+}
+
+static Cell smem_rd(Interp *I, int64_t off, DType dt)
+{
+	Cell c = {0};
+	if (off < 0 || off + smem_bytes_of(dt) > I->nsmem)
+		return c;
+	void *p = I->smem + off;
+	switch (dt) {
+	case DT_F32: c.f = *(float *)p; break;
+	case DT_F64: c.f = *(double *)p; break;
+	case DT_I32: c.i = *(int32_t *)p; break;
+	case DT_I64:
+	case DT_PTR: c.i = *(int64_t *)p; break;
+	case DT_I1:
+	case DT_U8: c.i = *(uint8_t *)p; break;
+	case DT_I8: c.i = *(int8_t *)p; break;
+	default: memcpy(&c.i, p, (size_t)smem_bytes_of(dt)); break;
+	}
+	return c;
+}
+
+static void smem_wr(Interp *I, int64_t off, DType dt, Cell c)
+{
+	if (off < 0 || off + smem_bytes_of(dt) > I->nsmem)
+		return;
+	void *p = I->smem + off;
+	switch (dt) {
+	case DT_F32: *(float *)p = (float)c.f; break;
+	case DT_F64: *(double *)p = c.f; break;
+	case DT_I32: *(int32_t *)p = (int32_t)c.i; break;
+	case DT_I64:
+	case DT_PTR: *(int64_t *)p = c.i; break;
+	case DT_I1:
+	case DT_U8:
+	case DT_I8: *(int8_t *)p = (int8_t)c.i; break;
+	default: memcpy(p, &c.i, (size_t)smem_bytes_of(dt)); break;
+	}
+}
+
+static Cell arith(TpOpKind k, DType dt, Cell a, Cell b)
+{
+	Cell r = {0};
+	if (isf(dt)) {
+		switch (k) {
+		case TP_ADD: r.f = a.f + b.f; break;
+		case TP_SUB: r.f = a.f - b.f; break;
+		case TP_MUL: r.f = a.f * b.f; break;
+		case TP_DIV: r.f = a.f / b.f; break;
+		case TP_REM: r.f = fmod(a.f, b.f); break;
+		case TP_MIN: r.f = fmin(a.f, b.f); break;
+		case TP_MAX: r.f = fmax(a.f, b.f); break;
+		default: break;
+		}
+		r.f = fnorm(dt, r.f);
+		return r;
+	}
+	bool sg = dtype_is_signed(dt);
+	uint64_t ua = (uint64_t)a.i, ub = (uint64_t)b.i;
+	switch (k) {
+	case TP_ADD: r.i = (int64_t)(ua + ub); break;
+	case TP_SUB: r.i = (int64_t)(ua - ub); break;
+	case TP_MUL: r.i = (int64_t)(ua * ub); break;
+	case TP_DIV: r.i = b.i ? (sg ? a.i / b.i : (int64_t)(ua / ub)) : 0; break;
+	case TP_REM: r.i = b.i ? (sg ? a.i % b.i : (int64_t)(ua % ub)) : 0; break;
+	case TP_AND: r.i = a.i & b.i; break;
+	case TP_OR: r.i = a.i | b.i; break;
+	case TP_XOR: r.i = a.i ^ b.i; break;
+	case TP_SHL: r.i = (int64_t)(ua << (b.i & 63)); break;
+	case TP_SHR: r.i = sg ? a.i >> (b.i & 63) : (int64_t)(ua >> (b.i & 63)); break;
+	case TP_MIN: r.i = sg ? (a.i < b.i ? a.i : b.i) : (ua < ub ? a.i : b.i); break;
+	case TP_MAX: r.i = sg ? (a.i > b.i ? a.i : b.i) : (ua > ub ? a.i : b.i); break;
+	case TP_UMULHI: r.i = (int64_t)(((uint64_t)(uint32_t)a.i * (uint32_t)b.i) >> 32); break;
+	default: break;
+	}
+	r.i = norm(dt, r.i);
+	return r;
+}
+
+static bool compare(int pred, DType dt, Cell a, Cell b)
+{
+	int c;
+	if (isf(dt))
+		c = a.f < b.f ? -1 : a.f > b.f ? 1 : 0;
+	else if (dtype_is_signed(dt))
+		c = a.i < b.i ? -1 : a.i > b.i ? 1 : 0;
+	else
+		c = (uint64_t)a.i < (uint64_t)b.i ? -1 : (uint64_t)a.i > (uint64_t)b.i ? 1 : 0;
+	switch (pred) {
+	case PRED_EQ: return c == 0;
+	case PRED_NE: return c != 0;
+	case PRED_LT: return c < 0;
+	case PRED_LE: return c <= 0;
+	case PRED_GT: return c > 0;
+	default: return c >= 0;
+	}
+}
+
+static Cell cast(DType from, DType to, Cell a)
+{
+	Cell r = {0};
+	if (isf(to)) {
+		if (isf(from))
+			r.f = a.f;
+		else if (dtype_is_signed(from) || from == DT_I1)
+			r.f = (double)a.i;
+		else
+			r.f = (double)(uint64_t)a.i;
+		r.f = fnorm(to, r.f);
+	} else if (to == DT_I1) {
+		r.i = isf(from) ? a.f != 0 : a.i != 0;
+	} else {
+		r.i = isf(from) ? (int64_t)a.f : a.i;
+		r.i = norm(to, r.i);
+	}
+	return r;
+}
+
+/* mma.sync m16n8kK from the PTX ISA fragment tables (groupID = lane >> 2,
+ * threadID_in_group = lane % 4). */
+static void mma_a_pos(MmaKind k, int lane, int i, int *row, int *col)
+{
+	int g = lane >> 2, t = lane % 4;
+	switch (k) {
+	case MMA_M16N8K8_TF32_F32: /* a0:(g,t) a1:(g+8,t) a2:(g,t+4) a3:(g+8,t+4) */
+		*row = (i == 0 || i == 2) ? g : g + 8;
+		*col = i < 2 ? t : t + 4;
+		break;
+	case MMA_M16N8K32_S8_S32: /* ai for i<4: row g, col t*4+i; <8: g+8; <12: g, +16; g+8, +16 */
+		*row = (i < 4 || (i >= 8 && i < 12)) ? g : g + 8;
+		*col = t * 4 + (i & 3) + (i >= 8 ? 16 : 0);
+		break;
+	default: /* f16/bf16: a0,a1,a4,a5 rows g; others g+8; col t*2 + (i&1) (+8 for i>=4) */
+		*row = (i < 2 || i == 4 || i == 5) ? g : g + 8;
+		*col = t * 2 + (i & 1) + (i >= 4 ? 8 : 0);
+		break;
+	}
+}
+
+static void mma_b_pos(MmaKind k, int lane, int i, int *row, int *col)
+{
+	int g = lane >> 2, t = lane % 4;
+	*col = g;
+	switch (k) {
+	case MMA_M16N8K8_TF32_F32: *row = i == 0 ? t : t + 4; break;
+	case MMA_M16N8K32_S8_S32: *row = t * 4 + (i & 3) + (i >= 4 ? 16 : 0); break;
+	default: *row = t * 2 + (i & 1) + (i >= 2 ? 8 : 0); break;
+	}
+}
+
+static void mma_c_pos(int lane, int i, int *row, int *col)
+{
+	int g = lane >> 2, t = lane % 4;
+	*row = i < 2 ? g : g + 8;
+	*col = t * 2 + (i & 1);
+}
+
+static void exec_mma(Interp *I, const TpOp *op)
+{
+	MmaKind k = (MmaKind)op->attr.i;
+	int na = k == MMA_M16N8K8_TF32_F32 ? 4 : k == MMA_M16N8K32_S8_S32 ? 16 : 8;
+	int nb = na / 2;
+	int K = k == MMA_M16N8K8_TF32_F32 ? 8 : k == MMA_M16N8K32_S8_S32 ? 32 : 16;
+	bool is_int = k == MMA_M16N8K32_S8_S32;
+	for (int w = 0; w < I->nt / 32; w++) {
+		double A[16][32], B[32][8], C[16][8];
+		for (int lane = 0; lane < 32; lane++) {
+			int t = w * 32 + lane, r, c;
+			for (int i = 0; i < na; i++) {
+				mma_a_pos(k, lane, i, &r, &c);
+				Cell x = V(I, op->operands[i], t);
+				A[r][c] = is_int ? (double)x.i : x.f;
+			}
+			for (int i = 0; i < nb; i++) {
+				mma_b_pos(k, lane, i, &r, &c);
+				Cell x = V(I, op->operands[na + i], t);
+				B[r][c] = is_int ? (double)x.i : x.f;
+			}
+			for (int i = 0; i < 4; i++) {
+				mma_c_pos(lane, i, &r, &c);
+				Cell x = V(I, op->operands[na + nb + i], t);
+				C[r][c] = is_int ? (double)x.i : x.f;
+			}
+		}
+		for (int lane = 0; lane < 32; lane++) {
+			int t = w * 32 + lane;
+			for (int i = 0; i < 4; i++) {
+				int r, c;
+				mma_c_pos(lane, i, &r, &c);
+				double s = C[r][c];
+				for (int kk = 0; kk < K; kk++)
+					s += A[r][kk] * B[kk][c];
+				Cell o;
+				if (is_int)
+					o.i = (int32_t)(int64_t)s;
+				else
+					o.f = (float)s;
+				V(I, op->results[i], t) = o;
+			}
+		}
+	}
+}
+
+static const TpOp *run_block(Interp *I, const TpBlock *b);
+
+static void run_region_op(Interp *I, const TpOp *op)
+{
+	int nt = I->nt;
+	if (op->kind == TP_IF) {
+		const TpBlock *r = &op->regions[V(I, op->operands[0], 0).i ? 0 : 1];
+		const TpOp *y = run_block(I, r);
+		for (int i = 0; i < op->nout; i++)
+			for (int t = 0; t < nt; t++)
+				V(I, op->results[i], t) = V(I, y->operands[i], t);
+		return;
+	}
+	if (op->kind == TP_FOR) {
+		const TpBlock *body = &op->regions[0];
+		int n = op->nin - 3;
+		Cell *cur = calloc((size_t)(n + 1) * (size_t)nt, sizeof(Cell));
+		for (int i = 0; i < n; i++)
+			for (int t = 0; t < nt; t++)
+				cur[i * nt + t] = V(I, op->operands[3 + i], t);
+		int64_t lb = V(I, op->operands[0], 0).i, ub = V(I, op->operands[1], 0).i;
+		int64_t st = V(I, op->operands[2], 0).i;
+		for (int64_t iv = lb; iv < ub; iv += st) {
+			for (int t = 0; t < nt; t++)
+				V(I, body->args[0], t).i = iv;
+			for (int i = 0; i < n; i++)
+				for (int t = 0; t < nt; t++)
+					V(I, body->args[1 + i], t) = cur[i * nt + t];
+			const TpOp *y = run_block(I, body);
+			for (int i = 0; i < n; i++)
+				for (int t = 0; t < nt; t++)
+					cur[i * nt + t] = V(I, y->operands[i], t);
+		}
+		for (int i = 0; i < n; i++)
+			for (int t = 0; t < nt; t++)
+				V(I, op->results[i], t) = cur[i * nt + t];
+		free(cur);
+		return;
+	}
+	if (op->kind == TP_WHILE) {
+		const TpBlock *bf = &op->regions[0], *af = &op->regions[1];
+		for (int i = 0; i < op->nin; i++)
+			for (int t = 0; t < nt; t++)
+				V(I, bf->args[i], t) = V(I, op->operands[i], t);
+		for (;;) {
+			const TpOp *c = run_block(I, bf);
+			if (!V(I, c->operands[0], 0).i) {
+				for (int i = 0; i < op->nout; i++)
+					for (int t = 0; t < nt; t++)
+						V(I, op->results[i], t) =
+						        V(I, c->operands[1 + i], t);
+				return;
+			}
+			for (int i = 0; i < af->nargs; i++)
+				for (int t = 0; t < nt; t++)
+					V(I, af->args[i], t) = V(I, c->operands[1 + i], t);
+			const TpOp *y = run_block(I, af);
+			for (int i = 0; i < op->nin; i++)
+				for (int t = 0; t < nt; t++)
+					V(I, bf->args[i], t) = V(I, y->operands[i], t);
+		}
+	}
+}
+
+static void exec_op(Interp *I, const TpOp *op)
+{
+	int nt = I->nt;
+	TpOpKind k = (TpOpKind)op->kind;
+	DType rt = op->nout ? dt_of(I, op->results[0]) : DT_VOID;
+	for (int t = 0; t < nt; t++) {
+		Cell r = {0};
+		int lane = t % I->lanes, warp = t / I->lanes;
+#define IN(j) V(I, op->operands[j], t)
+		switch (k) {
+		case TP_CONST:
+			if (isf(rt))
+				r.f = fnorm(rt, op->attr.f);
+			else
+				r.i = norm(rt, op->attr.i);
+			break;
+		case TP_PARAM: {
+			void *p = I->args[op->attr.i];
+			Type pt = I->f->params[op->attr.i].ty;
+			if (pt.dt == DT_PTR)
+				r.i = (int64_t) * (void **)p;
+			else if (isf((DType)pt.dt))
+				r.f = pt.dt == DT_F32 ? *(float *)p : *(double *)p;
+			else if (pt.dt == DT_I64)
+				r.i = *(int64_t *)p;
+			else
+				r.i = *(int32_t *)p;
+			break;
+		}
+		case TP_LANE_ID: r.i = lane; break;
+		case TP_WARP_ID: r.i = warp; break;
+		case TP_PROGRAM_ID: r.i = I->pid[op->attr.axis]; break;
+		case TP_NUM_PROGRAMS: r.i = I->nprog[op->attr.axis]; break;
+		case TP_ADD:
+		case TP_SUB:
+		case TP_MUL:
+		case TP_DIV:
+		case TP_REM:
+		case TP_AND:
+		case TP_OR:
+		case TP_XOR:
+		case TP_SHL:
+		case TP_SHR:
+		case TP_MIN:
+		case TP_MAX:
+		case TP_UMULHI: r = arith(k, rt, IN(0), IN(1)); break;
+		case TP_CMP:
+			r.i = compare(op->attr.pred, dt_of(I, op->operands[0]), IN(0), IN(1));
+			break;
+		case TP_NEG:
+			if (isf(rt))
+				r.f = -IN(0).f;
+			else
+				r.i = norm(rt, -IN(0).i);
+			break;
+		case TP_NOT: r.i = norm(rt, ~IN(0).i); break;
+		case TP_FMA:
+			if (rt == DT_F32)
+				r.f = fmaf((float)IN(0).f, (float)IN(1).f, (float)IN(2).f);
+			else
+				r.f = fma(IN(0).f, IN(1).f, IN(2).f);
+			break;
+		case TP_MATH:
+			switch (op->attr.math) {
+			case MATH_EXP: r.f = exp(IN(0).f); break;
+			case MATH_SQRT: r.f = sqrt(IN(0).f); break;
+			case MATH_ABS: r.f = fabs(IN(0).f); break;
+			default: r.f = IN(0).f; break;
+			}
+			r.f = fnorm(rt, r.f);
+			break;
+		case TP_SELECT: r = IN(0).i ? IN(1) : IN(2); break;
+		case TP_CAST: r = cast(dt_of(I, op->operands[0]), rt, IN(0)); break;
+		case TP_BITCAST:
+		case TP_PTR_TO_INT:
+		case TP_INT_TO_PTR: r = IN(0); break;
+		case TP_PTR_ADD: {
+			int eb = dtype_bytes((DType)I->f->vals.data[op->results[0]].ty.elem);
+			r.i = IN(0).i + IN(1).i * eb;
+			break;
+		}
+		case TP_LOAD: {
+			int v = (int)op->attr.i;
+			DType et = rt;
+			for (int j = 0; j < v; j++)
+				V(I, op->results[j], t) =
+				        IN(1).i ? mem_read(I, IN(0).i + j * dtype_bytes(et), et)
+				                : IN(2 + j);
+			continue;
+		}
+		case TP_STORE: {
+			int v = (int)op->attr.i;
+			DType et = dt_of(I, op->operands[2]);
+			if (IN(1).i)
+				for (int j = 0; j < v; j++)
+					mem_write(I, IN(0).i + j * dtype_bytes(et), et, IN(2 + j));
+			continue;
+		}
+		case TP_ATOMIC: {
+			if (IN(2).i) {
+				Cell old = mem_read(I, IN(0).i, rt);
+				Cell nv = op->attr.atomic == ATOM_ADD
+				                  ? arith(TP_ADD, rt, old, IN(1))
+				          : op->attr.atomic == ATOM_MAX
+				                  ? arith(TP_MAX, rt, old, IN(1))
+				                  : IN(1);
+				mem_write(I, IN(0).i, rt, nv);
+				r = old;
+			}
+			break;
+		}
+		case TP_SHFL_XOR: {
+			int src = warp * I->lanes + ((lane ^ (int)op->attr.i) & (I->lanes - 1));
+			r = V(I, op->operands[0], src);
+			break;
+		}
+		case TP_SHFL_IDX: {
+			int src = warp * I->lanes + (int)(IN(1).i & (I->lanes - 1));
+			r = V(I, op->operands[0], src);
+			break;
+		}
+		case TP_SMEM_LOAD: {
+			int v = (int)op->attr.i, eb = smem_bytes_of(rt);
+			if (IN(0).i % (v * eb))
+				I->oob++; /* misaligned vector */
+			if (IN(1).i) {
+				smem_access(I, t, IN(0).i, v * eb, false);
+				for (int j = 0; j < v; j++)
+					V(I, op->results[j], t) = smem_rd(I, IN(0).i + j * eb, rt);
+			}
+			continue;
+		}
+		case TP_SMEM_STORE: {
+			int v = (int)op->attr.i;
+			DType et = dt_of(I, op->operands[2]);
+			int eb = smem_bytes_of(et);
+			if (IN(0).i % (v * eb))
+				I->oob++;
+			if (IN(1).i) {
+				smem_access(I, t, IN(0).i, v * eb, true);
+				for (int j = 0; j < v; j++)
+					smem_wr(I, IN(0).i + j * eb, et, IN(2 + j));
+			}
+			continue;
+		}
+		case TP_ASSERT:
+			if (!IN(0).i)
+				I->asserts++;
+			continue;
+		default: continue;
+		}
+#undef IN
+		if (op->nout)
+			V(I, op->results[0], t) = r;
+	}
+	switch (k) {
+	case TP_SHFL_XOR:
+	case TP_SHFL_IDX: I->n_shfl++; break;
+	case TP_SMEM_LOAD:
+	case TP_SMEM_STORE: I->n_smem_ops++; break;
+	case TP_BARRIER:
+		I->n_barriers++;
+		I->epoch++;
+		break;
+	case TP_LOAD:
+		if (op->attr.i > 1)
+			I->n_vec_loads++;
+		if (op->attr.flags & TP_COALESCED)
+			I->n_coalesced++;
+		break;
+	case TP_MMA: exec_mma(I, op); break;
+	default: break;
+	}
+}
+
+static const TpOp *run_block(Interp *I, const TpBlock *b)
+{
+	for (int i = 0; i < b->nops; i++) {
+		const TpOp *op = b->ops[i];
+		if (tp_op_flags((TpOpKind)op->kind) & TF_TERM)
+			return op;
+		if (op->nregions)
+			run_region_op(I, op);
+		else
+			exec_op(I, op);
+	}
+	return NULL;
+}
+
+static void interp_init(Interp *I, const TpFunc *f, void **args)
+{
+	memset(I, 0, sizeof *I);
+	I->f = f;
+	I->lanes = f->lanes_per_warp;
+	I->nt = f->num_warps * f->lanes_per_warp;
+	I->v = calloc(f->vals.len * (size_t)I->nt, sizeof(Cell));
+	I->nsmem = f->smem_bytes;
+	I->smem = calloc((size_t)I->nsmem + 16, 1);
+	I->w_thr = calloc((size_t)I->nsmem + 16, sizeof(int));
+	I->w_ep = calloc((size_t)I->nsmem + 16, sizeof(int));
+	I->r_thr = calloc((size_t)I->nsmem + 16, sizeof(int));
+	I->r_ep = calloc((size_t)I->nsmem + 16, sizeof(int));
+	I->epoch = 1;
+	I->args = args;
+	I->nprog[0] = I->nprog[1] = I->nprog[2] = 1;
+}
+
+static void interp_region(Interp *I, void *p, int n, int eb)
+{
+	Region *r = &I->regions[I->nregions++];
+	r->lo = p;
+	r->hi = (char *)p + (size_t)n * (size_t)eb;
+	r->eb = eb;
+	r->writes = calloc((size_t)n, sizeof(int));
+}
+
+static void interp_run(Interp *I) { run_block(I, I->f->body); }
+
+static void interp_free(Interp *I)
+{
+	free(I->v);
+	free(I->smem);
+	free(I->w_thr);
+	free(I->w_ep);
+	free(I->r_thr);
+	free(I->r_ep);
+	for (int i = 0; i < I->nregions; i++)
+		free(I->regions[i].writes);
+}
+
+/* ---- building Tile IR by hand --------------------------------------------------------- */
+
+typedef struct B {
+	Arena *a;
+	TirFunc *f;
+	TirBlock *b;
+	int nparams;
+} B;
+
+static const SrcLoc noloc;
+
+static void b_init(B *b, Arena *a, int num_warps)
+{
+	memset(b, 0, sizeof *b);
+	b->a = a;
+	b->f = tir_func_new(a, "k");
+	b->f->num_warps = num_warps;
+	b->b = b->f->entry;
+	b->f->params = ARENA_NEWN(a, TirParam, 8);
+}
+
+static ValId param(B *b, Type t)
+{
+	ValId v = tir_block_add_arg(b->f, b->f->entry, t);
+	TirParam *p = &b->f->params[b->f->nparams++];
+	p->name = arena_printf(b->a, "p%d", b->f->nparams - 1);
+	p->ty = t;
+	p->val = v;
+	return v;
+}
+
+static LinearLayout *lay(B *b, const LinearLayout *l) { return arena_dup(b->a, l, sizeof *l); }
+
+static Type tile_t(DType dt, int rank, const int32_t *shape)
+{
+	return type_tile(type_scalar(dt), rank, shape);
+}
+
+static Type ptile_t(DType elem, int rank, const int32_t *shape)
+{
+	return type_tile(type_ptr(elem), rank, shape);
+}
+
+static TirOp *opn(B *b, TirOpKind k, const ValId *in, int nin, Type rt, const LinearLayout *l)
+{
+	TirOp *op = tir_op(b->f, b->b, k, noloc, in, nin, &rt, rt.dt == DT_VOID ? 0 : 1);
+	if (op->nout)
+		tir_val(b->f, op->results[0])->layout = rt.rank ? l : NULL;
+	return op;
+}
+
+static ValId op1(B *b, TirOpKind k, ValId x, Type rt, const LinearLayout *l)
+{
+	return opn(b, k, &x, 1, rt, l)->results[0];
+}
+
+static ValId op2(B *b, TirOpKind k, ValId x, ValId y, Type rt, const LinearLayout *l)
+{
+	ValId in[2] = {x, y};
+	return opn(b, k, in, 2, rt, l)->results[0];
+}
+
+static ValId cint(B *b, Type t, int64_t v, const LinearLayout *l)
+{
+	TirOp *op = opn(b, TOP_CONST, NULL, 0, t, l);
+	op->attr.i = v;
+	op->attr.f = (double)v;
+	return op->results[0];
+}
+
+static ValId arange(B *b, int n, const LinearLayout *l)
+{
+	int32_t s[1] = {n};
+	TirOp *op = opn(b, TOP_ARANGE, NULL, 0, tile_t(DT_I32, 1, s), l);
+	op->attr.i = 0;
+	op->attr.i2 = n;
+	return op->results[0];
+}
+
+/* Offsets i*s0 + j*s1 over a 2-D tile with layout l (via slice/expand/broadcast). */
+static ValId index2d(B *b, const LinearLayout *l, const int32_t shape[2], int s0, int s1)
+{
+	ValId acc = 0;
+	for (int d = 0; d < 2; d++) {
+		LinearLayout sl, el;
+		ll_slice(&sl, l, 1 - d);
+		ll_expand_dims(&el, &sl, 1 - d);
+		ValId r = arange(b, shape[d], lay(b, &sl));
+		int32_t es[2] = {d == 0 ? shape[0] : 1, d == 0 ? 1 : shape[1]};
+		TirOp *e = opn(b, TOP_EXPAND_DIMS, &r, 1, tile_t(DT_I32, 2, es), lay(b, &el));
+		e->attr.axis = 1 - d;
+		ValId bc = op1(b, TOP_BROADCAST, e->results[0], tile_t(DT_I32, 2, shape), l);
+		ValId m = op2(b, TOP_MUL, bc, cint(b, tile_t(DT_I32, 2, shape), d ? s1 : s0, l),
+		              tile_t(DT_I32, 2, shape), l);
+		acc = acc ? op2(b, TOP_ADD, acc, m, tile_t(DT_I32, 2, shape), l) : m;
+	}
+	return acc;
+}
+
+static ValId ptrs(B *b, ValId base, ValId offs, DType elem, int rank, const int32_t *shape,
+                  const LinearLayout *l)
+{
+	ValId sp = op1(b, TOP_SPLAT, base, ptile_t(elem, rank, shape), l);
+	return op2(b, TOP_PTR_ADD, sp, offs, ptile_t(elem, rank, shape), l);
+}
+
+static ValId load(B *b, ValId p, ValId mask, DType et, int rank, const int32_t *shape,
+                  const LinearLayout *l, int vec)
+{
+	ValId in[2] = {p, mask};
+	TirOp *op = opn(b, TOP_LOAD, in, mask ? 2 : 1, tile_t(et, rank, shape), l);
+	op->attr.flags = mask ? TIR_HAS_MASK : 0;
+	op->attr.i2 = vec;
+	return op->results[0];
+}
+
+static TirOp *store(B *b, ValId p, ValId v, ValId mask, int vec)
+{
+	ValId in[3] = {p, v, mask};
+	TirOp *op = opn(b, TOP_STORE, in, mask ? 3 : 2, type_scalar(DT_VOID), NULL);
+	op->attr.flags = mask ? TIR_HAS_MASK : 0;
+	op->attr.i2 = vec;
+	return op;
+}
+
+/* Combine region (acc..., x...) for n operands of type et using `k`. */
+static void add_combine(B *b, TirOp *op, int n, Type et, TirOpKind k)
+{
+	tir_op_add_regions(b->f, op, 1);
+	TirBlock *r = &op->regions[0];
+	ValId args[8];
+	for (int i = 0; i < 2 * n; i++)
+		args[i] = tir_block_add_arg(b->f, r, et);
+	TirBlock *save = b->b;
+	b->b = r;
+	ValId y[4];
+	for (int i = 0; i < n; i++)
+		y[i] = op2(b, k, args[i], args[n + i], et, NULL);
+	opn(b, TOP_YIELD, y, n, type_scalar(DT_VOID), NULL);
+	b->b = save;
+}
+
+static void ret(B *b) { opn(b, TOP_RETURN, NULL, 0, type_scalar(DT_VOID), NULL); }
+
+/* ---- running -------------------------------------------------------------------------- */
+
+typedef struct LowerJob {
+	Arena *a;
+	TirFunc *f;
+	TargetDesc t;
+	TpFunc *out;
+} LowerJob;
+
+static void lower_job(void *p)
+{
+	LowerJob *j = p;
+	CompileOptions o = {j->f->num_warps, 1, false};
+	DiagSink d;
+	diag_init(&d);
+	j->out = lower_func(j->a, &d, j->f, &j->t, &o);
+	diag_free(&d);
+}
+
+static TpFunc *do_lower(B *b, const char *target, const char *name)
+{
+	LowerJob j = {b->a, b->f, {0}, NULL};
+	target_from_name(target, &j.t);
+	char *msg = NULL;
+	if (ice_protect(lower_job, &j, &msg)) {
+		CHECK(0, "%s: lowering failed: %s", name, msg);
+		free(msg);
+		return NULL;
+	}
+	if (getenv("TEST_LOWER_DUMP")) {
+		StrBuf sb = {0};
+		tp_print(j.out, &sb);
+		fprintf(stderr, "---- %s\n%s", name, sb.s);
+		sb_free(&sb);
+	}
+	return j.out;
+}
+
+static void check_clean(Interp *I, const char *name)
+{
+	CHECK(I->races == 0, "%s: %d shared-memory races", name, I->races);
+	CHECK(I->oob == 0, "%s: %d out-of-bounds or misaligned accesses", name, I->oob);
+}
+
+/* ---- tests ------------------------------------------------------------------------------- */
+
+static void blocked(LinearLayout *l, int rank, const int32_t *shape, const int32_t *spt,
+                    const int32_t *tpw, const int32_t *wpc, const int32_t *order)
+{
+	ll_blocked(l, rank, shape, spt, tpw, wpc, order);
+}
+
+/* out[i] = in[i] * 2 + 1 for i < n, 1-D tile of `size` with a layout that
+ * holds copies (size < threads) or several registers per thread. */
+static void test_elementwise_1d(const char *target, int num_warps, int size, int spt, int vec,
+                                int n)
+{
+	Arena a;
+	arena_init(&a);
+	B b;
+	b_init(&b, &a, num_warps);
+	TargetDesc td;
+	target_from_name(target, &td);
+	int32_t shape[1] = {size}, s1[1] = {spt}, tpw[1] = {td.lanes_per_warp},
+	        wpc[1] = {num_warps}, ord[1] = {0};
+	LinearLayout l0;
+	blocked(&l0, 1, shape, s1, tpw, wpc, ord);
+	LinearLayout *l = lay(&b, &l0);
+	ValId pin = param(&b, type_ptr(DT_F32)), pout = param(&b, type_ptr(DT_F32));
+	ValId pn = param(&b, type_scalar(DT_I32));
+	ValId idx = arange(&b, size, l);
+	ValId nsp = op1(&b, TOP_SPLAT, pn, tile_t(DT_I32, 1, shape), l);
+	ValId mask = op2(&b, TOP_CMP, idx, nsp, tile_t(DT_I1, 1, shape), l);
+	tir_val(b.f, mask)->def->attr.pred = PRED_LT;
+	ValId x = load(&b, ptrs(&b, pin, idx, DT_F32, 1, shape, l), mask, DT_F32, 1, shape, l, vec);
+	Type ft = tile_t(DT_F32, 1, shape);
+	TirOp *c2 = opn(&b, TOP_CONST, NULL, 0, ft, l);
+	c2->attr.f = 2.0;
+	TirOp *c1 = opn(&b, TOP_CONST, NULL, 0, ft, l);
+	c1->attr.f = 1.0;
+	ValId y =
+	        op2(&b, TOP_ADD, op2(&b, TOP_MUL, x, c2->results[0], ft, l), c1->results[0], ft, l);
+	store(&b, ptrs(&b, pout, idx, DT_F32, 1, shape, l), y, mask, vec);
+	ret(&b);
+	char name[128];
+	snprintf(name, sizeof name, "elementwise_1d(%s, warps %d, size %d, spt %d, vec %d)", target,
+	         num_warps, size, spt, vec);
+	TpFunc *f = do_lower(&b, target, name);
+	if (f) {
+		float *in = calloc((size_t)size, sizeof(float)),
+		      *out = calloc((size_t)size, sizeof(float));
+		for (int i = 0; i < size; i++) {
+			in[i] = (float)i * 0.5f - 3;
+			out[i] = -99;
+		}
+		void *args[3] = {&in, &out, &n};
+		Interp I;
+		interp_init(&I, f, args);
+		interp_region(&I, in, size, 4);
+		interp_region(&I, out, size, 4);
+		interp_run(&I);
+		check_clean(&I, name);
+		int bad = 0, badw = 0;
+		for (int i = 0; i < size; i++) {
+			float want = i < n ? in[i] * 2 + 1 : -99;
+			if (out[i] != want)
+				bad++;
+			if (I.regions[1].writes[i] != (i < n ? 1 : 0))
+				badw++;
+		}
+		CHECK(bad == 0, "%s: %d wrong values", name, bad);
+		CHECK(badw == 0, "%s: %d addresses not written exactly once", name, badw);
+		if (vec > 1 && spt >= vec)
+			CHECK(I.n_vec_loads > 0, "%s: no vector load", name);
+		if (spt == vec && spt * 4 <= 16 && size == spt * td.lanes_per_warp * num_warps)
+			CHECK(I.n_coalesced > 0, "%s: load not marked coalesced", name);
+		interp_free(&I);
+		free(in);
+		free(out);
+	}
+	arena_free(&a);
+}
+
+/* 2-D: out[i, j] = in[i, j] + i*1000 + j, with a layout (worked example of
+ * linear.h) that broadcasts over lanes on an 8x16 tile. */
+static void test_elementwise_2d(const char *target, int num_warps, const int32_t *shape,
+                                const int32_t *spt, const int32_t *tpw, const int32_t *wpc,
+                                const int32_t *order)
+{
+	Arena a;
+	arena_init(&a);
+	B b;
+	b_init(&b, &a, num_warps);
+	LinearLayout l0;
+	blocked(&l0, 2, shape, spt, tpw, wpc, order);
+	LinearLayout *l = lay(&b, &l0);
+	ValId pin = param(&b, type_ptr(DT_I32)), pout = param(&b, type_ptr(DT_I32));
+	ValId offs = index2d(&b, l, shape, shape[1], 1);
+	ValId x = load(&b, ptrs(&b, pin, offs, DT_I32, 2, shape, l), 0, DT_I32, 2, shape, l, 1);
+	ValId ij = index2d(&b, l, shape, 1000, 1);
+	Type it = tile_t(DT_I32, 2, shape);
+	ValId y = op2(&b, TOP_ADD, x, ij, it, l);
+	store(&b, ptrs(&b, pout, offs, DT_I32, 2, shape, l), y, 0, 1);
+	ret(&b);
+	char name[128];
+	snprintf(name, sizeof name, "elementwise_2d(%dx%d, warps %d)", shape[0], shape[1],
+	         num_warps);
+	TpFunc *f = do_lower(&b, target, name);
+	if (f) {
+		int n = shape[0] * shape[1];
+		int32_t *in = calloc((size_t)n, 4), *out = calloc((size_t)n, 4);
+		for (int i = 0; i < n; i++)
+			in[i] = i * 7;
+		void *args[2] = {&in, &out};
+		Interp I;
+		interp_init(&I, f, args);
+		interp_region(&I, in, n, 4);
+		interp_region(&I, out, n, 4);
+		interp_run(&I);
+		check_clean(&I, name);
+		int bad = 0, badw = 0;
+		for (int i = 0; i < shape[0]; i++)
+			for (int j = 0; j < shape[1]; j++) {
+				int e = i * shape[1] + j;
+				if (out[e] != in[e] + i * 1000 + j)
+					bad++;
+				if (I.regions[1].writes[e] != 1)
+					badw++;
+			}
+		CHECK(bad == 0, "%s: %d wrong values", name, bad);
+		CHECK(badw == 0, "%s: %d addresses not written exactly once", name, badw);
+		interp_free(&I);
+		free(in);
+		free(out);
+	}
+	arena_free(&a);
+}
+
+/* Reduce a [M, N] int tile along `axis` with `kind` (ADD or MAX). */
+static void test_reduce(const char *name, int num_warps, const int32_t *shape,
+                        const LinearLayout *l0, int axis, TirOpKind kind)
+{
+	Arena a;
+	arena_init(&a);
+	B b;
+	b_init(&b, &a, num_warps);
+	LinearLayout *l = lay(&b, l0);
+	ValId pin = param(&b, type_ptr(DT_I32)), pout = param(&b, type_ptr(DT_I32));
+	ValId offs = index2d(&b, l, shape, shape[1], 1);
+	ValId x = load(&b, ptrs(&b, pin, offs, DT_I32, 2, shape, l), 0, DT_I32, 2, shape, l, 1);
+	LinearLayout sl0;
+	ll_slice(&sl0, l, axis);
+	LinearLayout *sl = lay(&b, &sl0);
+	int32_t rs[1] = {shape[1 - axis]};
+	TirOp *red = opn(&b, TOP_REDUCE, &x, 1, tile_t(DT_I32, 1, rs), sl);
+	red->attr.axis = axis;
+	add_combine(&b, red, 1, type_scalar(DT_I32), kind);
+	ValId ri = arange(&b, rs[0], sl);
+	store(&b, ptrs(&b, pout, ri, DT_I32, 1, rs, sl), red->results[0], 0, 1);
+	/* and the full reduction of the row/column results to a scalar */
+	TirOp *all = opn(&b, TOP_REDUCE, &red->results[0], 1, type_scalar(DT_I32), NULL);
+	all->attr.axis = 0;
+	add_combine(&b, all, 1, type_scalar(DT_I32), kind);
+	ValId p1 = param(&b, type_ptr(DT_I32));
+	store(&b, p1, all->results[0], 0, 1);
+	ret(&b);
+	TpFunc *f = do_lower(&b, "cuda-emu", name);
+	if (f) {
+		int n = shape[0] * shape[1];
+		int32_t *in = calloc((size_t)n, 4), *out = calloc((size_t)rs[0], 4), tot = 0;
+		for (int i = 0; i < n; i++)
+			in[i] = (i * 37 + 11) % 101 - 50;
+		void *args[3] = {&in, &out, &(int32_t *){&tot}};
+		int32_t *totp = &tot;
+		args[2] = &totp;
+		Interp I;
+		interp_init(&I, f, args);
+		interp_region(&I, in, n, 4);
+		interp_region(&I, out, rs[0], 4);
+		interp_region(&I, &tot, 1, 4);
+		interp_run(&I);
+		check_clean(&I, name);
+		int bad = 0, badw = 0;
+		int32_t want_all = kind == TOP_ADD ? 0 : INT32_MIN;
+		for (int k = 0; k < rs[0]; k++) {
+			int32_t acc = kind == TOP_ADD ? 0 : INT32_MIN;
+			for (int m = 0; m < shape[axis]; m++) {
+				int32_t v = axis == 0 ? in[m * shape[1] + k] : in[k * shape[1] + m];
+				acc = kind == TOP_ADD ? acc + v : (v > acc ? v : acc);
+			}
+			want_all = kind == TOP_ADD ? want_all + acc
+			                           : (acc > want_all ? acc : want_all);
+			if (out[k] != acc)
+				bad++;
+			if (I.regions[1].writes[k] != 1)
+				badw++;
+		}
+		CHECK(bad == 0, "%s: %d wrong results", name, bad);
+		CHECK(badw == 0, "%s: %d results not written exactly once", name, badw);
+		CHECK(tot == want_all, "%s: scalar %d, want %d", name, tot, want_all);
+		CHECK(I.regions[2].writes[0] == 1, "%s: scalar written %d times", name,
+		      I.regions[2].writes[0]);
+		interp_free(&I);
+		free(in);
+		free(out);
+	}
+	arena_free(&a);
+}
+
+/* 1-D scans of a linear recurrence (a non-commutative associative combine):
+ * (a1, b1) . (a2, b2) = (a1 * a2, b1 * a2 + b2), plus a plain cumsum. */
+static void test_scan(const char *name, int num_warps, int size, const LinearLayout *l0, bool rev)
+{
+	Arena a;
+	arena_init(&a);
+	B b;
+	b_init(&b, &a, num_warps);
+	LinearLayout *l = lay(&b, l0);
+	int32_t shape[1] = {size};
+	Type it = tile_t(DT_I32, 1, shape), st = type_scalar(DT_I32);
+	ValId pa = param(&b, type_ptr(DT_I32)), pb = param(&b, type_ptr(DT_I32));
+	ValId poa = param(&b, type_ptr(DT_I32)), pob = param(&b, type_ptr(DT_I32));
+	ValId pc = param(&b, type_ptr(DT_I32));
+	ValId idx = arange(&b, size, l);
+	ValId xa = load(&b, ptrs(&b, pa, idx, DT_I32, 1, shape, l), 0, DT_I32, 1, shape, l, 1);
+	ValId xb = load(&b, ptrs(&b, pb, idx, DT_I32, 1, shape, l), 0, DT_I32, 1, shape, l, 1);
+	ValId in[2] = {xa, xb};
+	Type rts[2] = {it, it};
+	TirOp *sc = tir_op(b.f, b.b, TOP_SCAN, noloc, in, 2, rts, 2);
+	tir_val(b.f, sc->results[0])->layout = l;
+	tir_val(b.f, sc->results[1])->layout = l;
+	sc->attr.axis = 0;
+	sc->attr.flags = rev ? TIR_REVERSE : 0;
+	tir_op_add_regions(b.f, sc, 1);
+	{
+		TirBlock *r = &sc->regions[0];
+		ValId a1 = tir_block_add_arg(b.f, r, st), b1 = tir_block_add_arg(b.f, r, st);
+		ValId a2 = tir_block_add_arg(b.f, r, st), b2 = tir_block_add_arg(b.f, r, st);
+		TirBlock *save = b.b;
+		b.b = r;
+		ValId y[2];
+		y[0] = op2(&b, TOP_MUL, a1, a2, st, NULL);
+		y[1] = op2(&b, TOP_ADD, op2(&b, TOP_MUL, b1, a2, st, NULL), b2, st, NULL);
+		opn(&b, TOP_YIELD, y, 2, type_scalar(DT_VOID), NULL);
+		b.b = save;
+	}
+	store(&b, ptrs(&b, poa, idx, DT_I32, 1, shape, l), sc->results[0], 0, 1);
+	store(&b, ptrs(&b, pob, idx, DT_I32, 1, shape, l), sc->results[1], 0, 1);
+	TirOp *cs = opn(&b, TOP_SCAN, &xb, 1, it, l);
+	cs->attr.axis = 0;
+	cs->attr.flags = rev ? TIR_REVERSE : 0;
+	add_combine(&b, cs, 1, st, TOP_ADD);
+	store(&b, ptrs(&b, pc, idx, DT_I32, 1, shape, l), cs->results[0], 0, 1);
+	ret(&b);
+	TpFunc *f = do_lower(&b, "cuda-emu", name);
+	if (f) {
+		int32_t *A = calloc((size_t)size, 4), *Bv = calloc((size_t)size, 4);
+		int32_t *OA = calloc((size_t)size, 4), *OB = calloc((size_t)size, 4);
+		int32_t *C = calloc((size_t)size, 4);
+		for (int i = 0; i < size; i++) {
+			A[i] = (i * 5 + 3) % 7 - 3;
+			Bv[i] = (i * 11 + 1) % 13 - 6;
+		}
+		void *args[5] = {&A, &Bv, &OA, &OB, &C};
+		Interp I;
+		interp_init(&I, f, args);
+		interp_region(&I, A, size, 4);
+		interp_region(&I, Bv, size, 4);
+		interp_region(&I, OA, size, 4);
+		interp_region(&I, OB, size, 4);
+		interp_region(&I, C, size, 4);
+		interp_run(&I);
+		check_clean(&I, name);
+		int bad = 0;
+		uint32_t ca = 1, cb = 0, sum = 0;
+		for (int s = 0; s < size; s++) {
+			int i = rev ? size - 1 - s : s;
+			if (s == 0) {
+				ca = (uint32_t)A[i];
+				cb = (uint32_t)Bv[i];
+			} else {
+				cb = cb * (uint32_t)A[i] + (uint32_t)Bv[i];
+				ca = ca * (uint32_t)A[i];
+			}
+			sum += (uint32_t)Bv[i];
+			if ((uint32_t)OA[i] != ca || (uint32_t)OB[i] != cb || (uint32_t)C[i] != sum)
+				bad++;
+		}
+		CHECK(bad == 0, "%s: %d wrong elements", name, bad);
+		interp_free(&I);
+		free(A);
+		free(Bv);
+		free(OA);
+		free(OB);
+		free(C);
+	}
+	arena_free(&a);
+}
+
+/* convert_layout src -> dst on a [M, N] f32 tile: load with src, convert,
+ * store with dst. Checks the values, the mechanism used and (for shared
+ * memory) that both sides of the chosen buffer are conflict-free. */
+static void test_convert(const char *name, int num_warps, const int32_t *shape,
+                         const LinearLayout *s0, const LinearLayout *d0,
+                         int want /* 0 regs, 1 shfl, 2 smem */)
+{
+	Arena a;
+	arena_init(&a);
+	B b;
+	b_init(&b, &a, num_warps);
+	LinearLayout *sl = lay(&b, s0), *dl = lay(&b, d0);
+	ValId pin = param(&b, type_ptr(DT_F32)), pout = param(&b, type_ptr(DT_F32));
+	ValId offs = index2d(&b, sl, shape, shape[1], 1);
+	ValId x = load(&b, ptrs(&b, pin, offs, DT_F32, 2, shape, sl), 0, DT_F32, 2, shape, sl, 1);
+	ValId y = op1(&b, TOP_CONVERT_LAYOUT, x, tile_t(DT_F32, 2, shape), dl);
+	ValId offd = index2d(&b, dl, shape, shape[1], 1);
+	store(&b, ptrs(&b, pout, offd, DT_F32, 2, shape, dl), y, 0, 1);
+	ret(&b);
+	TpFunc *f = do_lower(&b, "cuda-emu", name);
+	if (f) {
+		int n = shape[0] * shape[1];
+		float *in = calloc((size_t)n, 4), *out = calloc((size_t)n, 4);
+		for (int i = 0; i < n; i++)
+			in[i] = (float)i + 0.25f;
+		void *args[2] = {&in, &out};
+		Interp I;
+		interp_init(&I, f, args);
+		interp_region(&I, in, n, 4);
+		interp_region(&I, out, n, 4);
+		interp_run(&I);
+		check_clean(&I, name);
+		int bad = 0, badw = 0;
+		for (int i = 0; i < n; i++) {
+			bad += out[i] != in[i];
+			badw += I.regions[1].writes[i] != 1;
+		}
+		CHECK(bad == 0, "%s: %d wrong values", name, bad);
+		CHECK(badw == 0, "%s: %d addresses not written exactly once", name, badw);
+		if (want == 0)
+			CHECK(I.n_shfl == 0 && I.n_smem_ops == 0,
+			      "%s: expected a register permutation", name);
+		if (want == 1)
+			CHECK(I.n_shfl > 0 && I.n_smem_ops == 0, "%s: expected shuffles", name);
+		if (want == 2) {
+			CHECK(I.n_smem_ops > 0 && I.n_barriers >= 2, "%s: expected shared memory",
+			      name);
+			LinearLayout m;
+			PaddedShared pad;
+			ll_choose_conversion_smem(sl, dl, 4, &m, &pad);
+			int cw = ll_bank_conflicts(sl, &m, &pad, 4),
+			    cr = ll_bank_conflicts(dl, &m, &pad, 4);
+			CHECK(cw == 1 && cr == 1, "%s: bank conflicts write %d read %d", name, cw,
+			      cr);
+		}
+		interp_free(&I);
+		free(in);
+		free(out);
+	}
+	arena_free(&a);
+}
+
+/* C = A @ B + C0 with A [M,K], B [K,N] given layouts; f32, or f16 operands
+ * (loaded as f32 and cast) for mma. */
+static void test_dot(const char *name, const char *target, int num_warps, int M, int N, int K,
+                     const LinearLayout *la0, const LinearLayout *lb0, const LinearLayout *lc0,
+                     DType opdt, int prec, bool want_mma)
+{
+	Arena a;
+	arena_init(&a);
+	B b;
+	b_init(&b, &a, num_warps);
+	LinearLayout *la = lay(&b, la0), *lb = lay(&b, lb0), *lc = lay(&b, lc0);
+	int32_t sa[2] = {M, K}, sb[2] = {K, N}, sc[2] = {M, N};
+	ValId pa = param(&b, type_ptr(DT_F32)), pb = param(&b, type_ptr(DT_F32));
+	ValId pc = param(&b, type_ptr(DT_F32)), po = param(&b, type_ptr(DT_F32));
+	ValId xa = load(&b, ptrs(&b, pa, index2d(&b, la, sa, K, 1), DT_F32, 2, sa, la), 0, DT_F32,
+	                2, sa, la, 1);
+	ValId xb = load(&b, ptrs(&b, pb, index2d(&b, lb, sb, N, 1), DT_F32, 2, sb, lb), 0, DT_F32,
+	                2, sb, lb, 1);
+	ValId oc = index2d(&b, lc, sc, N, 1);
+	ValId xc = load(&b, ptrs(&b, pc, oc, DT_F32, 2, sc, lc), 0, DT_F32, 2, sc, lc, 1);
+	if (opdt != DT_F32) {
+		xa = op1(&b, TOP_CAST, xa, tile_t(opdt, 2, sa), la);
+		xb = op1(&b, TOP_CAST, xb, tile_t(opdt, 2, sb), lb);
+	}
+	ValId in[3] = {xa, xb, xc};
+	TirOp *d = opn(&b, TOP_DOT, in, 3, tile_t(DT_F32, 2, sc), lc);
+	d->attr.i = prec;
+	store(&b, ptrs(&b, po, oc, DT_F32, 2, sc, lc), d->results[0], 0, 1);
+	ret(&b);
+	TpFunc *f = do_lower(&b, target, name);
+	if (f) {
+		float *A = calloc((size_t)(M * K), 4), *Bm = calloc((size_t)(K * N), 4);
+		float *C = calloc((size_t)(M * N), 4), *O = calloc((size_t)(M * N), 4);
+		for (int i = 0; i < M * K; i++)
+			A[i] = (float)((i * 7 + 3) % 9 - 4) * 0.5f;
+		for (int i = 0; i < K * N; i++)
+			Bm[i] = (float)((i * 5 + 1) % 11 - 5) * 0.25f;
+		for (int i = 0; i < M * N; i++)
+			C[i] = (float)(i % 3);
+		void *args[4] = {&A, &Bm, &C, &O};
+		Interp I;
+		interp_init(&I, f, args);
+		interp_region(&I, A, M * K, 4);
+		interp_region(&I, Bm, K * N, 4);
+		interp_region(&I, C, M * N, 4);
+		interp_region(&I, O, M * N, 4);
+		interp_run(&I);
+		check_clean(&I, name);
+		int bad = 0, badw = 0, nmma = 0;
+		for (int i = 0; i < M; i++)
+			for (int j = 0; j < N; j++) {
+				double s = C[i * N + j];
+				for (int k = 0; k < K; k++)
+					s += (double)A[i * K + k] * Bm[k * N + j];
+				bad += fabs(s - O[i * N + j]) > 1e-3;
+				badw += I.regions[3].writes[i * N + j] != 1;
+			}
+		for (int i = 0; i < f->body->nops; i++)
+			nmma += f->body->ops[i]->kind == TP_MMA;
+		CHECK(bad == 0, "%s: %d wrong values", name, bad);
+		CHECK(badw == 0, "%s: %d addresses not written exactly once", name, badw);
+		int kstep = opdt == DT_F32 ? 8 : 16;
+		CHECK(want_mma ? nmma == (M / 16) * (N / 8) * (K / kstep) / num_warps : nmma == 0,
+		      "%s: %d mma ops", name, nmma);
+		interp_free(&I);
+		free(A);
+		free(Bm);
+		free(C);
+		free(O);
+	}
+	arena_free(&a);
+}
+
+/* FMA operand layouts for an accumulator layout C: A keeps C's m
+ * coordinates (n zeroed), with K in registers; B likewise with n. */
+static void fma_operand(LinearLayout *out, const LinearLayout *c, int op_idx, int K)
+{
+	LinearLayout r;
+	ll_init_hw(&r, 2);
+	int keep = op_idx == 0 ? 0 : 1, kdim = op_idx == 0 ? 1 : 0;
+	for (int b = 0; (1 << b) < K; b++) {
+		int32_t v[LL_MAX_OUT] = {0};
+		v[kdim] = 1 << b;
+		ll_push_basis(&r, LL_REG, v);
+	}
+	for (int s = 0; s < c->n_in; s++)
+		for (int b = 0; b < c->in_bits[s]; b++) {
+			int32_t v[LL_MAX_OUT] = {0};
+			v[keep] = c->basis[s][b][keep];
+			ll_push_basis(&r, (LLInDim)c->in_dim[s], v);
+		}
+	r.out_bits[keep] = c->out_bits[keep];
+	r.out_bits[kdim] = 0;
+	while ((1 << r.out_bits[kdim]) < K)
+		r.out_bits[kdim]++;
+	*out = r;
+}
+
+/* A loop carrying a tile: acc += x, 3 times, then stored; also an if. */
+static void test_control(void)
+{
+	Arena a;
+	arena_init(&a);
+	B b;
+	b_init(&b, &a, 2);
+	int32_t shape[1] = {128}, spt[1] = {2}, tpw[1] = {32}, wpc[1] = {2}, ord[1] = {0};
+	LinearLayout l0;
+	blocked(&l0, 1, shape, spt, tpw, wpc, ord);
+	LinearLayout *l = lay(&b, &l0);
+	Type it = tile_t(DT_I32, 1, shape), st = type_scalar(DT_I32);
+	ValId pout = param(&b, type_ptr(DT_I32));
+	ValId idx = arange(&b, 128, l);
+	ValId zero = cint(&b, it, 0, l);
+	ValId lb = cint(&b, st, 0, NULL), ub = cint(&b, st, 3, NULL), step = cint(&b, st, 1, NULL);
+	ValId in[4] = {lb, ub, step, zero};
+	TirOp *fo = opn(&b, TOP_FOR, in, 4, it, l);
+	tir_op_add_regions(b.f, fo, 1);
+	TirBlock *body = &fo->regions[0];
+	ValId iv = tir_block_add_arg(b.f, body, st);
+	ValId acc = tir_block_add_arg(b.f, body, it);
+	tir_val(b.f, acc)->layout = l;
+	TirBlock *save = b.b;
+	b.b = body;
+	ValId ivs = op1(&b, TOP_SPLAT, iv, it, l);
+	ValId t = op2(&b, TOP_ADD, acc, op2(&b, TOP_ADD, idx, ivs, it, l), it, l);
+	opn(&b, TOP_YIELD, &t, 1, type_scalar(DT_VOID), NULL);
+	b.b = save;
+	store(&b, ptrs(&b, pout, idx, DT_I32, 1, shape, l), fo->results[0], 0, 1);
+	ret(&b);
+	TpFunc *f = do_lower(&b, "cuda-emu", "control");
+	if (f) {
+		int32_t out[128];
+		int32_t *op = out;
+		void *args[1] = {&op};
+		Interp I;
+		interp_init(&I, f, args);
+		interp_region(&I, out, 128, 4);
+		interp_run(&I);
+		int bad = 0;
+		for (int i = 0; i < 128; i++)
+			bad += out[i] != 3 * i + 3;
+		CHECK(bad == 0, "control: %d wrong values", bad);
+		StrBuf sb = {0};
+		tp_print(f, &sb);
+		CHECK(strstr(sb.s, "for ") != NULL && strstr(sb.s, "lane_id") != NULL,
+		      "control: printer output lacks ops");
+		StrBuf sb2 = {0};
+		tp_print(f, &sb2);
+		CHECK(!strcmp(sb.s, sb2.s), "control: printer is not deterministic");
+		sb_free(&sb);
+		sb_free(&sb2);
+		interp_free(&I);
+	}
+	arena_free(&a);
+}
+
+/* Atomic add on a tile that holds copies (each element must be added once)
+ * and on a scalar (thread 0 only; everyone sees the old value). */
+static void test_atomics(void)
+{
+	Arena a;
+	arena_init(&a);
+	B b;
+	b_init(&b, &a, 4);
+	int32_t shape[1] = {64}, spt[1] = {1}, tpw[1] = {32}, wpc[1] = {4}, ord[1] = {0};
+	LinearLayout l0;
+	blocked(&l0, 1, shape, spt, tpw, wpc, ord);
+	LinearLayout *l = lay(&b, &l0);
+	Type it = tile_t(DT_I32, 1, shape), st = type_scalar(DT_I32);
+	ValId pcnt = param(&b, type_ptr(DT_I32)), pold = param(&b, type_ptr(DT_I32));
+	ValId pscal = param(&b, type_ptr(DT_I32)), pso = param(&b, type_ptr(DT_I32));
+	ValId idx = arange(&b, 64, l);
+	ValId bucket = op2(&b, TOP_REM, idx, cint(&b, it, 8, l), it, l);
+	ValId one = cint(&b, it, 1, l);
+	ValId in[3] = {ptrs(&b, pcnt, bucket, DT_I32, 1, shape, l), one, 0};
+	TirOp *at = opn(&b, TOP_ATOMIC, in, 2, it, l);
+	at->attr.atomic = ATOM_ADD;
+	store(&b, ptrs(&b, pold, idx, DT_I32, 1, shape, l), at->results[0], 0, 1);
+	ValId sin[2] = {pscal, cint(&b, st, 5, NULL)};
+	TirOp *sat = opn(&b, TOP_ATOMIC, sin, 2, st, NULL);
+	sat->attr.atomic = ATOM_ADD;
+	/* old + 0 per element, as a tile, to see every thread got it */
+	ValId sp = op1(&b, TOP_SPLAT, sat->results[0], it, l);
+	store(&b, ptrs(&b, pso, idx, DT_I32, 1, shape, l), sp, 0, 1);
+	ret(&b);
+	TpFunc *f = do_lower(&b, "cuda-emu", "atomics");
+	if (f) {
+		int32_t cnt[8] = {0}, old[64], scal = 100, so[64];
+		int32_t *p0 = cnt, *p1 = old, *p2 = &scal, *p3 = so;
+		void *args[4] = {&p0, &p1, &p2, &p3};
+		Interp I;
+		interp_init(&I, f, args);
+		interp_region(&I, cnt, 8, 4);
+		interp_region(&I, old, 64, 4);
+		interp_region(&I, &scal, 1, 4);
+		interp_region(&I, so, 64, 4);
+		interp_run(&I);
+		check_clean(&I, "atomics");
+		int bad = 0;
+		for (int k = 0; k < 8; k++) {
+			bad += cnt[k] != 8;
+			int seen = 0;
+			for (int i = k; i < 64; i += 8)
+				if (old[i] >= 0 && old[i] < 8)
+					seen |= 1 << old[i];
+			bad += seen != 0xff;
+		}
+		CHECK(bad == 0, "atomics: tile atomic counts/old values wrong (%d)", bad);
+		CHECK(scal == 105, "atomics: scalar atomic applied %d times", (scal - 100) / 5);
+		int bads = 0;
+		for (int i = 0; i < 64; i++)
+			bads += so[i] != 100;
+		CHECK(bads == 0, "atomics: %d threads did not see the scalar's old value", bads);
+		interp_free(&I);
+	}
+	arena_free(&a);
+}
+
+/* if / while with tiles carried through. */
+static void test_if_while(void)
+{
+	Arena a;
+	arena_init(&a);
+	B b;
+	b_init(&b, &a, 1);
+	int32_t shape[1] = {32}, spt[1] = {1}, tpw[1] = {32}, wpc[1] = {1}, ord[1] = {0};
+	LinearLayout l0;
+	blocked(&l0, 1, shape, spt, tpw, wpc, ord);
+	LinearLayout *l = lay(&b, &l0);
+	Type it = tile_t(DT_I32, 1, shape), st = type_scalar(DT_I32), bt = type_scalar(DT_I1);
+	ValId pout = param(&b, type_ptr(DT_I32)), pn = param(&b, type_ptr(DT_I32));
+	(void)pn;
+	ValId idx = arange(&b, 32, l);
+	/* while (i < 4) { x = x + idx; i = i + 1 } */
+	ValId i0 = cint(&b, st, 0, NULL);
+	ValId win[2] = {i0, idx};
+	Type wrt[2] = {st, it};
+	TirOp *w = tir_op(b.f, b.b, TOP_WHILE, noloc, win, 2, wrt, 2);
+	tir_val(b.f, w->results[1])->layout = l;
+	tir_op_add_regions(b.f, w, 2);
+	TirBlock *save = b.b;
+	{
+		TirBlock *bf = &w->regions[0];
+		ValId ia = tir_block_add_arg(b.f, bf, st), xa = tir_block_add_arg(b.f, bf, it);
+		tir_val(b.f, xa)->layout = l;
+		b.b = bf;
+		ValId c = op2(&b, TOP_CMP, ia, cint(&b, st, 4, NULL), bt, NULL);
+		tir_val(b.f, c)->def->attr.pred = PRED_LT;
+		ValId cin[3] = {c, ia, xa};
+		opn(&b, TOP_CONDITION, cin, 3, type_scalar(DT_VOID), NULL);
+		TirBlock *af = &w->regions[1];
+		ValId ib = tir_block_add_arg(b.f, af, st), xb = tir_block_add_arg(b.f, af, it);
+		tir_val(b.f, xb)->layout = l;
+		b.b = af;
+		ValId y[2] = {op2(&b, TOP_ADD, ib, cint(&b, st, 1, NULL), st, NULL),
+		              op2(&b, TOP_ADD, xb, idx, it, l)};
+		opn(&b, TOP_YIELD, y, 2, type_scalar(DT_VOID), NULL);
+	}
+	b.b = save;
+	/* if (i == 4) r = x * 2 else r = x */
+	ValId c = op2(&b, TOP_CMP, w->results[0], cint(&b, st, 4, NULL), bt, NULL);
+	TirOp *iff = opn(&b, TOP_IF, &c, 1, it, l);
+	tir_op_add_regions(b.f, iff, 2);
+	b.b = &iff->regions[0];
+	ValId t2 = op2(&b, TOP_MUL, w->results[1], cint(&b, it, 2, l), it, l);
+	opn(&b, TOP_YIELD, &t2, 1, type_scalar(DT_VOID), NULL);
+	b.b = &iff->regions[1];
+	opn(&b, TOP_YIELD, &w->results[1], 1, type_scalar(DT_VOID), NULL);
+	b.b = save;
+	store(&b, ptrs(&b, pout, idx, DT_I32, 1, shape, l), iff->results[0], 0, 1);
+	ret(&b);
+	TpFunc *f = do_lower(&b, "cuda-emu", "if/while");
+	if (f) {
+		int32_t out[32], *p0 = out, dummy = 0, *p1 = &dummy;
+		void *args[2] = {&p0, &p1};
+		Interp I;
+		interp_init(&I, f, args);
+		interp_region(&I, out, 32, 4);
+		interp_run(&I);
+		int bad = 0;
+		for (int i = 0; i < 32; i++)
+			bad += out[i] != 10 * i;
+		CHECK(bad == 0, "if/while: %d wrong values", bad);
+		interp_free(&I);
+	}
+	arena_free(&a);
+}
+
+static void verify_job(void *p) { tp_verify(p); }
+
+/* The verifier rejects a use before definition and a uniform result of a
+ * varying operand; accepts a well-formed program. */
+static void test_verifier(void)
+{
+	Arena a;
+	arena_init(&a);
+	TargetDesc t;
+	target_from_name("cuda-emu", &t);
+	TpFunc *f = tp_func_new(&a, "v", &t, 1);
+	Type i32 = type_scalar(DT_I32);
+	TpOp *lane = tp_op(f, f->body, TP_LANE_ID, noloc, NULL, 0, &i32, 1);
+	TpOp *c = tp_op(f, f->body, TP_CONST, noloc, NULL, 0, &i32, 1);
+	TpVal in[2] = {lane->results[0], c->results[0]};
+	TpOp *add = tp_op(f, f->body, TP_ADD, noloc, in, 2, &i32, 1);
+	CHECK(!tp_uniform(f, add->results[0]) && tp_uniform(f, c->results[0]), "uniform flags");
+	tp_op(f, f->body, TP_RETURN, noloc, NULL, 0, NULL, 0);
+	char *msg = NULL;
+	CHECK(ice_protect(verify_job, f, &msg) == 0, "good program rejected: %s", msg ? msg : "");
+	free(msg);
+	f->vals.data[add->results[0]].uniform = true;
+	CHECK(ice_protect(verify_job, f, &msg) != 0, "uniform add of lane id accepted");
+	free(msg);
+	f->vals.data[add->results[0]].uniform = false;
+	add->operands[1] = add->results[0]; /* use of itself before it is defined */
+	CHECK(ice_protect(verify_job, f, &msg) != 0, "use before definition accepted");
+	free(msg);
+	arena_free(&a);
+}
+
+int main(void)
+{
+	/* elementwise + load/store with warp predication and vectors */
+	test_elementwise_1d("cuda-emu", 4, 64, 1, 1, 50);     /* lanes/warps hold copies */
+	test_elementwise_1d("cuda-emu", 4, 1024, 4, 4, 1000); /* vectorized */
+	test_elementwise_1d("cuda-emu", 2, 512, 8, 4, 512);   /* 2 vector groups per thread */
+	test_elementwise_1d("cpu", 4, 16, 1, 1, 16);          /* 8-lane CPU warps, copies */
+	test_elementwise_1d("cpu", 1, 64, 8, 8, 60);
+	{
+		int32_t sh[2] = {8, 16}, spt[2] = {2, 2}, tpw[2] = {8, 4}, wpc[2] = {1, 2},
+		        ord[2] = {1, 0};
+		test_elementwise_2d("cuda-emu", 2, sh, spt, tpw, wpc, ord);
+		int32_t sh2[2] = {32, 64}, spt2[2] = {1, 4}, tpw2[2] = {4, 8}, wpc2[2] = {4, 1};
+		test_elementwise_2d("cuda-emu", 4, sh2, spt2, tpw2, wpc2, ord);
+		int32_t sh3[2] = {2, 8}, spt3[2] = {1, 1}, tpw3[2] = {4, 8}, wpc3[2] = {2, 2};
+		test_elementwise_2d("cuda-emu", 4, sh3, spt3, tpw3, wpc3, ord);
+	}
+	/* reduce over each axis with several layouts */
+	{
+		struct {
+			int32_t sh[2], spt[2], tpw[2], wpc[2], ord[2];
+			int nw;
+		} cases[] = {
+		        {{32, 64}, {1, 4}, {4, 8}, {4, 1}, {1, 0}, 4}, /* warps along dim 0 */
+		        {{32, 64}, {1, 4}, {4, 8}, {1, 4}, {1, 0}, 4}, /* warps along dim 1 */
+		        {{16, 16}, {2, 2}, {8, 4}, {2, 2}, {1, 0}, 4}, /* both */
+		        {{64, 8}, {4, 1}, {8, 4}, {2, 2}, {0, 1}, 4},  /* column-major */
+		        {{4, 8}, {1, 1}, {8, 4}, {2, 2}, {1, 0}, 4}, /* copies in lanes and warps */
+		        {{128, 128}, {4, 4}, {8, 4}, {4, 2}, {1, 0}, 8},
+		};
+		for (size_t c = 0; c < COUNTOF(cases); c++) {
+			LinearLayout l;
+			blocked(&l, 2, cases[c].sh, cases[c].spt, cases[c].tpw, cases[c].wpc,
+			        cases[c].ord);
+			for (int axis = 0; axis < 2; axis++)
+				for (int k = 0; k < 2; k++) {
+					char name[96];
+					snprintf(name, sizeof name, "reduce case %zu axis %d %s", c,
+					         axis, k ? "max" : "sum");
+					test_reduce(name, cases[c].nw, cases[c].sh, &l, axis,
+					            k ? TOP_MAX : TOP_ADD);
+				}
+		}
+		/* mma accumulator layout */
+		int32_t sh[2] = {32, 32}, w[2] = {2, 2};
+		LinearLayout l;
+		ll_mma_acc(&l, sh, w);
+		test_reduce("reduce mma acc axis 0", 4, sh, &l, 0, TOP_ADD);
+		test_reduce("reduce mma acc axis 1", 4, sh, &l, 1, TOP_MAX);
+	}
+	/* scans: axis bits in registers, lanes, warps, and interleaved */
+	{
+		struct {
+			int size, spt, nw;
+		} cases[] = {{16, 16, 1},  {128, 4, 1}, {256, 2, 4},
+		             {1024, 4, 4}, {64, 1, 4},  {32, 4, 4}};
+		for (size_t c = 0; c < COUNTOF(cases); c++) {
+			int32_t sh[1] = {cases[c].size}, spt[1] = {cases[c].spt}, tpw[1] = {32},
+			        wpc[1] = {cases[c].nw}, ord[1] = {0};
+			LinearLayout l;
+			blocked(&l, 1, sh, spt, tpw, wpc, ord);
+			for (int rev = 0; rev < 2; rev++) {
+				char name[64];
+				snprintf(name, sizeof name, "scan case %zu%s", c,
+				         rev ? " reverse" : "");
+				test_scan(name, cases[c].nw, cases[c].size, &l, rev);
+			}
+		}
+	}
+	/* convert_layout: registers, shuffles, shared memory */
+	{
+		int32_t sh[2] = {32, 32}, ord_r[2] = {1, 0}, ord_c[2] = {0, 1};
+		int32_t spt[2] = {1, 4}, tpw[2] = {4, 8}, wpc[2] = {4, 1};
+		int32_t spt2[2] = {4, 1}, tpw2[2] = {8, 4}, wpc2[2] = {1, 4};
+		LinearLayout s, d;
+		blocked(&s, 2, sh, spt, tpw, wpc, ord_r);
+		blocked(&d, 2, sh, spt2, tpw2, wpc2, ord_c);
+		test_convert("convert via shared memory", 4, sh, &s, &d, 2);
+		test_convert("convert via shared memory back", 4, sh, &d, &s, 2);
+		/* lanes permuted within each warp: shuffles */
+		int32_t tpw3[2] = {8, 4};
+		int32_t spt3[2] = {2, 2};
+		LinearLayout s3, d3;
+		blocked(&s3, 2, sh, spt, tpw3, wpc, ord_r);
+		blocked(&d3, 2, sh, spt3, tpw, wpc, ord_r);
+		test_convert("convert via shuffles", 4, sh, &s3, &d3, 1);
+		/* a register bit and a lane bit swap: the source register depends on the lane */
+		{
+			int32_t sh5[2] = {2, 32};
+			LinearLayout s5, d5;
+			ll_init_hw(&s5, 2);
+			ll_init_hw(&d5, 2);
+			int32_t r1[2] = {0, 1}, r2[2] = {0, 2}, l4[2] = {0, 4}, l8[2] = {0, 8},
+			        l16[2] = {0, 16}, row[2] = {1, 0};
+			ll_push_basis(&s5, LL_REG, r1);
+			ll_push_basis(&d5, LL_REG, r2);
+			ll_push_basis(&s5, LL_LANE, r2);
+			ll_push_basis(&d5, LL_LANE, r1);
+			const int32_t *rest[4] = {l4, l8, l16, row};
+			for (int i = 0; i < 4; i++) {
+				ll_push_basis(&s5, LL_LANE, rest[i]);
+				ll_push_basis(&d5, LL_LANE, rest[i]);
+			}
+			test_convert("convert via shuffles, lane-dependent register", 1, sh5, &s5,
+			             &d5, 1);
+		}
+		/* register order only */
+		LinearLayout s4 = s;
+		int32_t tmp[LL_MAX_OUT];
+		memcpy(tmp, s4.basis[0][0], sizeof tmp);
+		memcpy(s4.basis[0][0], s4.basis[0][1], sizeof tmp);
+		memcpy(s4.basis[0][1], tmp, sizeof tmp);
+		test_convert("convert registers", 4, sh, &s4, &s, 0);
+		/* mma accumulator to blocked */
+		int32_t w[2] = {2, 2};
+		LinearLayout m;
+		ll_mma_acc(&m, sh, w);
+		test_convert("convert mma -> blocked", 4, sh, &m, &s, 2);
+	}
+	/* dot: FMA and mma.sync */
+	{
+		int32_t sc[2] = {16, 16}, spt[2] = {2, 2}, tpw[2] = {4, 8}, wpc[2] = {2, 1},
+		        ord[2] = {1, 0};
+		LinearLayout c, la, lb;
+		blocked(&c, 2, sc, spt, tpw, wpc, ord);
+		fma_operand(&la, &c, 0, 8);
+		fma_operand(&lb, &c, 1, 8);
+		test_dot("dot fma", "cuda-emu", 2, 16, 16, 8, &la, &lb, &c, DT_F32, PREC_IEEE,
+		         false);
+		int32_t sc2[2] = {64, 32}, wm[2] = {2, 2};
+		int M = 64, N = 32, K = 32;
+		int32_t sa2[2] = {M, K}, sb2[2] = {K, N};
+		LinearLayout mc, ma, mb;
+		ll_mma_acc(&mc, sc2, wm);
+		ll_mma_operand(&ma, 0, sa2, wm, 16);
+		ll_mma_operand(&mb, 1, sb2, wm, 16);
+		test_dot("dot mma f16", "cuda-emu", 4, M, N, K, &ma, &mb, &mc, DT_F16, PREC_IEEE,
+		         true);
+		test_dot("dot mma bf16", "cuda-emu", 4, M, N, K, &ma, &mb, &mc, DT_BF16, PREC_IEEE,
+		         true);
+		LinearLayout ta, tb;
+		ll_mma_operand(&ta, 0, sa2, wm, 32);
+		ll_mma_operand(&tb, 1, sb2, wm, 32);
+		test_dot("dot mma tf32", "cuda-emu", 4, M, N, K, &ta, &tb, &mc, DT_F32, PREC_TF32,
+		         true);
+		/* one warp, 16x8 tile, several k steps */
+		int32_t s1c[2] = {16, 8}, s1a[2] = {16, 64}, s1b[2] = {64, 8}, w1[2] = {1, 1};
+		LinearLayout c1, a1, b1;
+		ll_mma_acc(&c1, s1c, w1);
+		ll_mma_operand(&a1, 0, s1a, w1, 16);
+		ll_mma_operand(&b1, 1, s1b, w1, 16);
+		test_dot("dot mma f16 1 warp", "cuda-emu", 1, 16, 8, 64, &a1, &b1, &c1, DT_F16,
+		         PREC_IEEE, true);
+		/* the same layouts on a target without mma.sync fall back to FMA? they
+		 * do not fit FMA (K split over lanes): only check the mma path */
+	}
+	test_control();
+	test_atomics();
+	test_verifier();
+	test_if_while();
+	printf("%d checks, %d failures\n", checks, failures);
+	return failures ? 1 : 0;
+}

@@ -1,0 +1,235 @@
+/* test_npy.c: .npy round trips, a header written the way numpy writes it,
+ * and malformed files (which must be errors, never crashes). */
+#include "util/npy.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int failures;
+#define CHECK(c)                                                                                   \
+	do {                                                                                       \
+		if (!(c)) {                                                                        \
+			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c);      \
+			failures++;                                                                \
+		}                                                                                  \
+	} while (0)
+
+static char dir[] = "/tmp/tile-test-npy-XXXXXX";
+static char path[256];
+
+static void write_bytes(const void *p, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	CHECK(fwrite(p, 1, n, f) == n);
+	fclose(f);
+}
+
+static unsigned char *slurp(size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	static unsigned char buf[1 << 16];
+	*n = f ? fread(buf, 1, sizeof buf, f) : 0;
+	if (f)
+		fclose(f);
+	return buf;
+}
+
+static void test_roundtrip(void)
+{
+	static const char *dts[] = {"<f2", "<f4", "<f8", "|i1", "<i2", "<i4",
+	                            "<i8", "|u1", "<u2", "<u4", "<u8", "|b1"};
+	char err[256];
+	for (size_t k = 0; k < sizeof dts / sizeof dts[0]; k++) {
+		NpyArray a = {0};
+		strcpy(a.dtype, dts[k]);
+		a.ndim = 3;
+		a.shape[0] = 2;
+		a.shape[1] = 3;
+		a.shape[2] = 5;
+		int es = npy_dtype_size(a.dtype);
+		CHECK(es > 0);
+		a.nbytes = 30 * (size_t)es;
+		a.data = malloc(a.nbytes);
+		for (size_t i = 0; i < a.nbytes; i++)
+			((unsigned char *)a.data)[i] = (unsigned char)(i * 7 + k);
+		CHECK(npy_write(path, &a, err, sizeof err) == 0);
+		size_t n;
+		unsigned char *raw = slurp(&n);
+		CHECK(n > a.nbytes && (n - a.nbytes) % 64 == 0); /* header padded to 64 */
+		CHECK(raw[n - a.nbytes - 1] == '\n');
+		NpyArray b;
+		CHECK(npy_read(path, &b, err, sizeof err) == 0);
+		CHECK(strcmp(b.dtype, a.dtype) == 0 && b.elem_size == es && b.ndim == 3);
+		CHECK(b.shape[0] == 2 && b.shape[1] == 3 && b.shape[2] == 5 && !b.fortran_order);
+		CHECK(b.nbytes == a.nbytes && memcmp(a.data, b.data, a.nbytes) == 0);
+		npy_free(&b);
+		free(a.data);
+	}
+	/* scalar and 1-d (numpy writes "(7,)") */
+	NpyArray s = {.dtype = "<f4", .ndim = 0};
+	float v = 2.5f;
+	s.data = &v;
+	CHECK(npy_write(path, &s, err, sizeof err) == 0);
+	NpyArray r;
+	CHECK(npy_read(path, &r, err, sizeof err) == 0);
+	CHECK(r.ndim == 0 && r.nbytes == 4 && *(float *)r.data == 2.5f);
+	npy_free(&r);
+	float xs[7] = {1, 2, 3, 4, 5, 6, 7};
+	NpyArray one = {.dtype = "<f4", .ndim = 1, .shape = {7}, .data = xs};
+	CHECK(npy_write(path, &one, err, sizeof err) == 0);
+	size_t n;
+	unsigned char *raw = slurp(&n);
+	CHECK(memmem(raw, n, "'shape': (7,), }", 16) != NULL);
+	CHECK(npy_read(path, &r, err, sizeof err) == 0);
+	CHECK(r.ndim == 1 && r.shape[0] == 7 && ((float *)r.data)[6] == 7);
+	npy_free(&r);
+	/* empty array */
+	NpyArray e = {.dtype = "<i4", .ndim = 2, .shape = {0, 3}};
+	CHECK(npy_write(path, &e, err, sizeof err) == 0);
+	CHECK(npy_read(path, &r, err, sizeof err) == 0 && r.nbytes == 0 && r.shape[1] == 3);
+	npy_free(&r);
+	/* bad writes */
+	NpyArray bad = {.dtype = "<c8", .ndim = 1, .shape = {1}, .data = xs};
+	CHECK(npy_write(path, &bad, err, sizeof err) == -1 && strstr(err, "<c8"));
+	NpyArray wrong = {.dtype = "<f4", .ndim = 1, .shape = {3}, .data = xs, .nbytes = 8};
+	CHECK(npy_write(path, &wrong, err, sizeof err) == -1);
+}
+
+/* Builds a v1.0 file the way numpy does: header padded to 64 with spaces. */
+static size_t numpy_file(unsigned char *buf, const char *dict, const void *data, size_t n,
+                         int major)
+{
+	size_t pre = major == 1 ? 10 : 12;
+	size_t dl = strlen(dict);
+	size_t total = (pre + dl + 1 + 63) / 64 * 64;
+	size_t hlen = total - pre;
+	memcpy(buf, "\x93NUMPY", 6);
+	buf[6] = (unsigned char)major;
+	buf[7] = 0;
+	buf[8] = (unsigned char)(hlen & 0xff);
+	buf[9] = (unsigned char)(hlen >> 8);
+	if (major != 1)
+		buf[10] = buf[11] = 0;
+	memcpy(buf + pre, dict, dl);
+	memset(buf + pre + dl, ' ', hlen - dl - 1);
+	buf[total - 1] = '\n';
+	memcpy(buf + total, data, n);
+	return total + n;
+}
+
+static void test_handwritten(void)
+{
+	unsigned char buf[4096];
+	float data[12];
+	for (int i = 0; i < 12; i++)
+		data[i] = (float)i * 0.5f;
+	const char *dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }";
+	size_t n = numpy_file(buf, dict, data, sizeof data, 1);
+	CHECK(n == 128 + sizeof data); /* as numpy writes it */
+	write_bytes(buf, n);
+	char err[256];
+	NpyArray a;
+	CHECK(npy_read(path, &a, err, sizeof err) == 0);
+	CHECK(strcmp(a.dtype, "<f4") == 0 && a.ndim == 2 && a.shape[0] == 3 && a.shape[1] == 4);
+	CHECK(a.nbytes == sizeof data && memcmp(a.data, data, sizeof data) == 0);
+	npy_free(&a);
+
+	/* version 2.0, double quotes, keys in another order */
+	n = numpy_file(buf, "{\"shape\": (12,), \"fortran_order\": False, \"descr\": \"<f4\"}",
+	               data, sizeof data, 2);
+	write_bytes(buf, n);
+	CHECK(npy_read(path, &a, err, sizeof err) == 0 && a.ndim == 1 && a.shape[0] == 12);
+	npy_free(&a);
+
+	/* '<u1' normalized to '|u1' */
+	n = numpy_file(buf, "{'descr': '<u1', 'fortran_order': False, 'shape': (4,), }", "abcd", 4,
+	               1);
+	write_bytes(buf, n);
+	CHECK(npy_read(path, &a, err, sizeof err) == 0 && strcmp(a.dtype, "|u1") == 0);
+	npy_free(&a);
+
+	/* errors: each gives -1 and a message, and leaves the array empty */
+	static const char *bad[] = {
+	        "{'descr': '<f4', 'fortran_order': True, 'shape': (3, 4), }",
+	        "{'descr': '>f4', 'fortran_order': False, 'shape': (3, 4), }",
+	        "{'descr': '<c8', 'fortran_order': False, 'shape': (3, 4), }",
+	        "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 40), }", /* short data */
+	        "{'descr': '<f4', 'fortran_order': False, 'shape': (-3, 4), }",
+	        "{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999, 99999999999, "
+	        "99999999999), }",
+	        "{'descr': '<f4', 'fortran_order': False, }",
+	        "{'descr': '<f4', 'fortran_order': Maybe, 'shape': (3, 4), }",
+	        "{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (3, 4), }",
+	        "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), 'x': 1}",
+	        "{'descr': '<f4', 'fortran_order': False, 'shape': (1,2,3,4,5,6,7,8,9), }",
+	        "{'descr': '<f4' 'fortran_order': False, 'shape': (3, 4), }",
+	        "['descr', '<f4']",
+	        "",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		n = numpy_file(buf, bad[i], data, sizeof data, 1);
+		write_bytes(buf, n);
+		err[0] = 0;
+		a.data = (void *)1;
+		int r = npy_read(path, &a, err, sizeof err);
+		CHECK(r == -1 && err[0] != 0 && a.data == NULL);
+		if (r == 0) {
+			fprintf(stderr, "accepted bad header %zu: %s\n", i, bad[i]);
+			npy_free(&a);
+		}
+	}
+	n = numpy_file(buf, bad[0], data, sizeof data, 1);
+	write_bytes(buf, n);
+	npy_read(path, &a, err, sizeof err);
+	CHECK(strstr(err, "Fortran order") != NULL);
+
+	/* every truncation of a valid file is an error */
+	n = numpy_file(buf, dict, data, sizeof data, 1);
+	for (size_t k = 0; k < n; k++) {
+		write_bytes(buf, k);
+		CHECK(npy_read(path, &a, err, sizeof err) == -1);
+	}
+	/* garbage: bad magic, bad version, random bytes */
+	write_bytes("PK\3\4 this is a zip", 19);
+	CHECK(npy_read(path, &a, err, sizeof err) == -1 && strstr(err, "not a .npy"));
+	memcpy(buf, "\x93NUMPY\x09\x00", 8);
+	write_bytes(buf, 64);
+	CHECK(npy_read(path, &a, err, sizeof err) == -1 && strstr(err, "version"));
+	srand(1);
+	for (int trial = 0; trial < 2000; trial++) {
+		n = numpy_file(buf, dict, data, sizeof data, 1);
+		int flips = 1 + rand() % 4;
+		for (int j = 0; j < flips; j++)
+			buf[rand() % 64] = (unsigned char)rand();
+		write_bytes(buf, n);
+		if (npy_read(path, &a, err, sizeof err) == 0) {
+			CHECK(a.nbytes <= n);
+			npy_free(&a);
+		}
+	}
+	CHECK(npy_read("/nonexistent/x.npy", &a, err, sizeof err) == -1 &&
+	      strstr(err, "cannot open"));
+}
+
+int main(void)
+{
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	snprintf(path, sizeof path, "%s/a.npy", dir);
+	test_roundtrip();
+	test_handwritten();
+	unlink(path);
+	rmdir(dir);
+	if (failures) {
+		printf("%d checks failed\n", failures);
+		return 1;
+	}
+	return 0;
+}

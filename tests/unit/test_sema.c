@@ -1,0 +1,387 @@
+/* test_sema.c: sema from source text to verified Tile IR. Exact dumps of
+ * small kernels, the exact diagnostic (line:col: message) of mistakes, and
+ * properties of the IR for control flow (early return, loop-carried values,
+ * helper returns in branches), promotion rules, imports and builtins. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "driver/driver.h"
+#include "parser/ast.h"
+#include "sema/sema.h"
+
+static int failures;
+#define CHECK(c) \
+	do { \
+		if (!(c)) { \
+			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
+			failures++; \
+		} \
+	} while (0)
+
+typedef struct Job {
+	SemaCtx *c;
+	const Module *m;
+	const char *kernel;
+	SpecArg *args;
+	int nargs;
+	TirFunc *f;
+} Job;
+
+static void run_sema(void *p)
+{
+	Job *j = p;
+	j->f = sema_kernel(j->c, j->m, j->kernel, j->args, j->nargs);
+}
+
+static const char *sibling_src;
+
+static Module *load_sibling(void *user, const Module *importer, const char *name, SrcLoc loc)
+{
+	(void)importer;
+	(void)loc;
+	SemaCtx *c = user;
+	if (strcmp(name, "other") || !sibling_src) return NULL;
+	SrcFile *f = ARENA_NEW(c->arena, SrcFile);
+	f->name = "other.tile";
+	f->text = sibling_src;
+	f->len = strlen(sibling_src);
+	return parse_module(c->arena, c->names, c->diags, f);
+}
+
+/* Compiles `kernel` of src with a Triton signature; returns the TIR dump or
+ * "error: L:C: msg" (first diagnostic). Heap string. */
+static char *compile(const char *src, const char *kernel, const char *sig)
+{
+	SrcFile f = {"t.tile", src, strlen(src)};
+	Arena a;
+	Interner in;
+	DiagSink d;
+	arena_init(&a);
+	interner_init(&in, &a);
+	diag_init(&d);
+	TargetDesc t;
+	target_from_name("cpu", &t);
+	CompileOptions o = {.num_warps = 4, .num_stages = 1};
+	SemaCtx c = {&a, &in, &d, &t, &o, load_sibling, NULL};
+	c.loader_user = &c;
+	StrBuf b = {0};
+	Module *m = parse_module(&a, &in, &d, &f);
+	if (!m) {
+		sb_printf(&b, "parse error: %s", d.diags.len ? d.diags.data[0].msg : "?");
+		goto out;
+	}
+	KernelInfo *ks;
+	int nk = sema_list_kernels(&c, m, &ks);
+	const KernelInfo *k = NULL;
+	for (int i = 0; i < nk; i++)
+		if (!strcmp(ks[i].name, kernel)) k = &ks[i];
+	if (!k) {
+		sb_printf(&b, "no kernel %s", kernel);
+		goto out;
+	}
+	SpecArg *args;
+	int nargs;
+	char err[256];
+	if (parse_signature(sig, k, &a, &args, &nargs, err, sizeof err) != 0) {
+		sb_printf(&b, "bad signature: %s", err);
+		goto out;
+	}
+	Job j = {&c, m, kernel, args, nargs, NULL};
+	char *msg = NULL;
+	if (ice_protect(run_sema, &j, &msg) != 0) {
+		sb_printf(&b, "ICE: %s", msg);
+		free(msg);
+	} else if (!j.f) {
+		if (d.diags.len)
+			sb_printf(&b, "error: %d:%d: %s", d.diags.data[0].loc.line, d.diags.data[0].loc.col, d.diags.data[0].msg);
+		else sb_puts(&b, "error without diagnostic");
+	} else {
+		tir_print(j.f, &b, false);
+	}
+out:
+	diag_free(&d);
+	interner_free(&in);
+	arena_free(&a);
+	return sb_take(&b);
+}
+
+static void expect_eq(int line, const char *src, const char *kernel, const char *sig, const char *want)
+{
+	char *got = compile(src, kernel, sig);
+	if (strcmp(got, want)) {
+		fprintf(stderr, "test_sema.c:%d: got\n%s\nwanted\n%s\n", line, got, want);
+		failures++;
+	}
+	free(got);
+}
+
+/* every `needles` entry (separated by '|') must occur in the dump */
+static void expect_has(int line, const char *src, const char *kernel, const char *sig, const char *needles)
+{
+	char *got = compile(src, kernel, sig);
+	char buf[1024];
+	snprintf(buf, sizeof buf, "%s", needles);
+	bool bad = !strncmp(got, "error", 5) || !strncmp(got, "ICE", 3) || !strncmp(got, "parse", 5) ||
+		   !strncmp(got, "bad", 3) || !strncmp(got, "no kernel", 9);
+	for (char *save, *tok = strtok_r(buf, "|", &save); tok && !bad; tok = strtok_r(NULL, "|", &save))
+		if (!strstr(got, tok)) {
+			fprintf(stderr, "test_sema.c:%d: '%s' missing\n", line, tok);
+			bad = true;
+		}
+	if (bad) {
+		fprintf(stderr, "test_sema.c:%d: dump:\n%s\n", line, got);
+		failures++;
+	}
+	free(got);
+}
+
+#define EQ(src, k, sig, want) expect_eq(__LINE__, src, k, sig, want)
+#define HAS(src, k, sig, needles) expect_has(__LINE__, src, k, sig, needles)
+#define ERR(src, k, sig, want) expect_eq(__LINE__, src, k, sig, "error: " want)
+
+#define HDR "import triton\nimport triton.language as tl\n@triton.jit\n"
+
+static void test_vector_add(void)
+{
+	EQ(HDR "def add(x, y, o, n, B: tl.constexpr):\n"
+	       "    offs = tl.program_id(0) * B + tl.arange(0, B)\n"
+	       "    m = offs < n\n"
+	       "    tl.store(o + offs, tl.load(x + offs, mask=m) + tl.load(y + offs, mask=m), mask=m)\n",
+	   "add", "*fp32:16,*fp32:16,*fp32:16,i32,128",
+	   "func @add(%0: *fp32 \"x\" {div16}, %1: *fp32 \"y\" {div16}, %2: *fp32 \"o\" {div16}, %3: i32 \"n\") {\n"
+	   "  %4 = program_id {axis=0} : i32\n"
+	   "  %5 = const 128 : i32\n"
+	   "  %6 = mul %4, %5 : i32\n"
+	   "  %7 = arange {start=0, end=128} : <128xi32>\n"
+	   "  %8 = splat %6 : <128xi32>\n"
+	   "  %9 = add %8, %7 : <128xi32>\n"
+	   "  %10 = splat %3 : <128xi32>\n"
+	   "  %11 = cmp lt %9, %10 : <128xi1>\n"
+	   "  %12 = splat %2 : <128x*fp32>\n"
+	   "  %13 = ptr_add %12, %9 : <128x*fp32>\n"
+	   "  %14 = splat %0 : <128x*fp32>\n"
+	   "  %15 = ptr_add %14, %9 : <128x*fp32>\n"
+	   "  %16 = load %15, %11 : <128xfp32>\n"
+	   "  %17 = splat %1 : <128x*fp32>\n"
+	   "  %18 = ptr_add %17, %9 : <128x*fp32>\n"
+	   "  %19 = load %18, %11 : <128xfp32>\n"
+	   "  %20 = add %16, %19 : <128xfp32>\n"
+	   "  store %13, %20, %11\n"
+	   "  return\n"
+	   "}\n");
+}
+
+static void test_softmax(void)
+{
+	HAS(HDR "def softmax(o, x, n, B: tl.constexpr):\n"
+		"    row = tl.program_id(0)\n"
+		"    cols = tl.arange(0, B)\n"
+		"    v = tl.load(x + row * n + cols, mask=cols < n, other=-float('inf'))\n"
+		"    v = v - tl.max(v, axis=0)\n"
+		"    e = tl.exp(v)\n"
+		"    tl.store(o + row * n + cols, e / tl.sum(e, axis=0), mask=cols < n)\n",
+	    "softmax", "*fp32,*fp32,i32,256",
+	    "const -inf : <256xfp32>|reduce|max %|math exp|div %|: fp32 {");
+}
+
+static void test_control_flow(void)
+{
+	/* early return in a kernel: the rest goes into the else branch */
+	HAS(HDR "def k(x, n):\n"
+		"    pid = tl.program_id(0)\n"
+		"    if pid >= n:\n"
+		"        return\n"
+		"    tl.store(x + pid, 1.0)\n",
+	    "k", "*fp32,i32", "if %|} else {|store|yield");
+	/* loop-carried tile and scalar */
+	HAS(HDR "def k(x, n, B: tl.constexpr):\n"
+		"    acc = tl.zeros((B,), dtype=tl.float32)\n"
+		"    i = 0\n"
+		"    for k in range(0, n, 4):\n"
+		"        acc += tl.load(x + k + tl.arange(0, B))\n"
+		"        i += 1\n"
+		"    tl.store(x + tl.arange(0, B), acc + i)\n",
+	    "k", "*fp32,i32,16", "= for %|: <16xfp32>, i32|yield");
+	/* runtime if yielding a changed variable */
+	HAS(HDR "def k(x, n):\n"
+		"    v = 1.0\n"
+		"    if n > 3:\n"
+		"        v = 2.0\n"
+		"    else:\n"
+		"        v = v * 3\n"
+		"    tl.store(x, v)\n",
+	    "k", "*fp32,i32", "= if %|: fp32 {|yield");
+	/* helper returning from both branches */
+	HAS(HDR "def k(x, n):\n"
+		"    tl.store(x, pick(n))\n"
+		"@triton.jit\n"
+		"def pick(n):\n"
+		"    if n > 0:\n"
+		"        return n * 2\n"
+		"    return n + 1\n",
+	    "k", "*i32,i32", "= if %|: i32 {|yield");
+	/* static_range unrolls; constexpr if folds */
+	HAS(HDR "def k(x, C: tl.constexpr):\n"
+		"    s = 0\n"
+		"    for i in tl.static_range(4):\n"
+		"        if i != 2:\n"
+		"            s += i\n"
+		"    if C:\n"
+		"        s = s * 10\n"
+		"    tl.store(x, s)\n",
+	    "k", "*i32,True", "const 40 : i32");
+	/* while loop */
+	HAS(HDR "def k(x, n):\n"
+		"    i = 0\n"
+		"    while i < n:\n"
+		"        i += 2\n"
+		"    tl.store(x, i)\n",
+	    "k", "*i32,i32", "= while %|condition|} do {");
+	/* None pointer folds `if p is not None` */
+	HAS(HDR "def k(x, b):\n"
+		"    v = tl.load(x)\n"
+		"    if b is not None:\n"
+		"        v += tl.load(b)\n"
+		"    tl.store(x, v)\n",
+	    "k", "*fp32,None", "load|store");
+	/* equal-to-1 specialization folds the stride */
+	HAS(HDR "def k(x, s):\n"
+		"    tl.store(x + tl.arange(0, 16) * s, 1.0)\n",
+	    "k", "*fp32,1", "ptr_add");
+}
+
+static void test_types(void)
+{
+	/* fp16 tile * python float stays fp16; int / int is fp32; fp16 + bf16 is fp32 */
+	HAS(HDR "def k(a, b, o):\n"
+		"    x = tl.load(a + tl.arange(0, 16))\n"
+		"    y = tl.load(b + tl.arange(0, 16))\n"
+		"    tl.store(o + tl.arange(0, 16), (x * 0.5 + y).to(tl.float32))\n",
+	    "k", "*fp16,*bf16,*fp32", "mul %|: <16xfp16>|cast %|: <16xfp32>");
+	HAS(HDR "def k(o, n):\n"
+		"    tl.store(o, n / 3)\n",
+	    "k", "*fp32,i32", "div %|: fp32");
+	HAS(HDR "def k(o, n):\n"
+		"    i = tl.arange(0, 16).to(tl.int64)\n"
+		"    tl.store(o + tl.arange(0, 16), i + n)\n",
+	    "k", "*i64,i32", "cast %|: <16xi64>|add %");
+	HAS(HDR "def k(o, n):\n"
+		"    u = tl.arange(0, 16).to(tl.uint32)\n"
+		"    tl.store(o + tl.arange(0, 16), u * 0xCD9E8D57)\n",
+	    "k", "*u32,i32", "const 3449720151 : <16xu32>|mul %");
+}
+
+static void test_builtins(void)
+{
+	HAS(HDR "def k(o, seed):\n"
+		"    offs = tl.arange(0, 16)\n"
+		"    tl.store(o + offs, tl.rand(seed, offs) + tl.randn(seed, offs))\n",
+	    "k", "*fp32,i32", "umulhi|math log|math cos");
+	HAS(HDR "def k(x, o, B: tl.constexpr):\n"
+		"    r = tl.arange(0, B)\n"
+		"    v = tl.load(x + r[:, None] * B + r[None, :])\n"
+		"    tl.store(o + r, tl.argmax(v, axis=1))\n",
+	    "k", "*fp32,*i32,16", "reduce %|: <16xfp32>, <16xi32>|select");
+	HAS(HDR "def k(a, b, c, M, N, K, B: tl.constexpr):\n"
+		"    pa = tl.make_block_ptr(a, (M, K), (K, 1), (0, 0), (B, B), (1, 0))\n"
+		"    pb = tl.make_block_ptr(b, (K, N), (N, 1), (0, 0), (B, B), (1, 0))\n"
+		"    acc = tl.zeros((B, B), dtype=tl.float32)\n"
+		"    for k in range(0, K, B):\n"
+		"        acc += tl.dot(tl.load(pa, boundary_check=(0, 1)), tl.load(pb, boundary_check=(0, 1), padding_option='zero'))\n"
+		"        pa = tl.advance(pa, (0, B))\n"
+		"        pb = tl.advance(pb, (B, 0))\n"
+		"    pc = tl.make_block_ptr(c, (M, N), (N, 1), (0, 0), (B, B), (1, 0))\n"
+		"    tl.store(pc, acc.to(tl.float16), boundary_check=(0, 1))\n",
+	    "k", "*fp16,*fp16,*fp16,i32,i32,i32,32", "dot %|= for %|load %|store %");
+	HAS(HDR "def k(x, o):\n"
+		"    v = tl.load(x + tl.arange(0, 16))\n"
+		"    tl.store(o + tl.arange(0, 16), tl.cumsum(v, 0) + tl.sigmoid(v) + tl.reduce(v, 0, add))\n"
+		"@triton.jit\n"
+		"def add(a, b):\n"
+		"    return a + b\n",
+	    "k", "*fp32,*fp32", "scan %|reduce %|math exp");
+	HAS(HDR "def k(x):\n"
+		"    tl.atomic_add(x + tl.arange(0, 16), 1.0, sem='relaxed')\n"
+		"    tl.atomic_cas(x, 0.0, 1.0)\n"
+		"    tl.debug_barrier()\n"
+		"    tl.device_print('v', tl.program_id(0))\n",
+	    "k", "*fp32", "atomic add|sem=relaxed|atomic_cas|barrier|print");
+	HAS("import triton\nimport triton.language as tl\n"
+	    "from triton.language.extra import libdevice\n"
+	    "from triton.language import math as m\n"
+	    "@triton.jit\n"
+	    "def k(x):\n"
+	    "    v = tl.load(x)\n"
+	    "    tl.store(x, libdevice.tanh(v) + m.rsqrt(v) + libdevice.pow(v, 2.0) + tl.extra.cuda.libdevice.fast_expf(v))\n",
+	    "k", "*fp32", "math tanh|math rsqrt|math pow|math exp");
+	HAS(HDR "def k(x):\n"
+		"    v = tl.load(x + tl.arange(0, 16))\n"
+		"    v = tl.multiple_of(v, 16)\n"
+		"    tl.store(x + tl.arange(0, 16), v)\n",
+	    "k", "*i32", "// hint multiple_of(");
+}
+
+static void test_modules(void)
+{
+	sibling_src = "import triton\nimport triton.language as tl\nSCALE: tl.constexpr = 3\n"
+		      "@triton.jit\ndef helper(x):\n    return x * SCALE\n";
+	HAS("import triton\nimport triton.language as tl\nimport other as o\nfrom other import helper\n"
+	    "G = tl.constexpr(2)\n"
+	    "@triton.jit\n"
+	    "def k(x):\n"
+	    "    tl.store(x, o.helper(tl.load(x)) + helper(1) + G)\n",
+	    "k", "*i32", "const 3 : i32|mul %");
+	sibling_src = NULL;
+}
+
+static void test_errors(void)
+{
+	ERR(HDR "def k(x):\n    y = tl.arange(0)\n", "k", "*fp32", "5:9: 'tl.arange' expects 2 arguments, got 1");
+	ERR(HDR "def k(x):\n    y = tl.sum(tl.arange(0, 4), axs=0)\n", "k", "*fp32",
+	    "5:33: unexpected keyword argument 'axs' for 'tl.sum'");
+	ERR(HDR "def k(x):\n    y = zz + 1\n", "k", "*fp32", "5:9: unknown name 'zz'");
+	ERR(HDR "def k(x):\n    y = tl.foo(1)\n", "k", "*fp32", "5:9: 'tl.foo' is not a supported builtin");
+	ERR(HDR "def k(x, n):\n    y = tl.arange(0, n)\n", "k", "*fp32,i32", "5:22: 'n' must be a constexpr here");
+	ERR(HDR "def k(x):\n    y = tl.arange(0, 3)\n", "k", "*fp32",
+	    "5:9: tl.arange length 3 (end - start) is not a power of two");
+	ERR(HDR "def k(x):\n    y = x + x\n", "k", "*fp32", "5:11: cannot add pointer and pointer");
+	ERR(HDR "def k(x):\n    a = tl.zeros((16, 8), tl.float32)\n    b = a + tl.zeros((8, 16), tl.float32)\n", "k",
+	    "*fp32", "6:11: shape mismatch: [16,8] vs [8,16]");
+	ERR(HDR "def k(x):\n    a = tl.zeros((16,), tl.float32)\n    if a > 0:\n        pass\n", "k", "*fp32",
+	    "6:10: a tile cannot be used as a branch condition; use tl.where");
+	ERR(HDR "def k(x):\n    a = tl.zeros((16,), tl.float32)\n    b = a[1]\n", "k", "*fp32",
+	    "6:11: only None and ':' are supported in tensor indices");
+	ERR(HDR "def k(x):\n    a = tl.zeros((2048, 1024), tl.float32)\n", "k", "*fp32",
+	    "5:18: tile of 2097152 elements exceeds the limit of 1048576");
+	ERR(HDR "def k(x):\n    f(1)\n@triton.jit\ndef f(n):\n    f(n)\n", "k", "*fp32",
+	    "8:5: recursive call to 'f' is not supported");
+	ERR(HDR "def k(x):\n    tl.static_assert(1 == 2, 'one is not two')\n", "k", "*fp32",
+	    "5:24: static assertion failed: one is not two");
+	ERR(HDR "def k(x, n):\n    acc = 0\n    for i in range(n):\n        acc += tl.load(x + tl.arange(0, 4))\n", "k",
+	    "*fp32,i32", "6:5: loop-carried variable 'acc' changes from i32 to <4xfp32> inside the loop");
+	ERR(HDR "def k(x, n):\n    for i in range(n):\n        break\n", "k", "*fp32,i32",
+	    "6:9: break is not supported in this loop");
+	ERR(HDR "def k(x):\n    a = tl.zeros((16,), tl.float32)\n    b = a and a\n", "k", "*fp32",
+	    "6:11: 'and' is not supported on tiles; use '&'");
+	ERR(HDR "def k(x):\n    a = tl.dot(tl.zeros((8, 16), tl.float16), tl.zeros((16, 16), tl.float16))\n", "k",
+	    "*fp32", "5:9: 'tl.dot' needs M, N and K >= 16, got M=8, N=16, K=16");
+	ERR(HDR "def k(x):\n    assert 1 == 2, 'bad'\n", "k", "*fp32", "5:14: assertion failed: bad");
+}
+
+int main(void)
+{
+	test_vector_add();
+	test_softmax();
+	test_control_flow();
+	test_types();
+	test_builtins();
+	test_modules();
+	test_errors();
+	if (failures) {
+		fprintf(stderr, "%d failures\n", failures);
+		return 1;
+	}
+	printf("ok\n");
+	return 0;
+}
