@@ -1,0 +1,45 @@
+#!/bin/sh
+# Every kernel in kernels/ compiles through libnvrtc to a cubin for sm_80 and
+# sm_90a (issue: "NVIDIA backend", tests without a GPU). Skipped, visibly, when
+# libnvrtc cannot be loaded.
+set -u
+tile=build/tile
+[ -x "$tile" ] || { echo "skip: build/tile not built"; exit 77; }
+if $tile --version 2>&1 | grep -q "nvrtc: not found"; then
+	echo "skip: no libnvrtc"
+	exit 77
+fi
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+fail=0
+# file kernel signature (one specialization per kernel, with fp16 where it has one)
+while read -r file kernel sig; do
+	[ -n "$file" ] || continue
+	for arch in sm_80 sm_90a; do
+		cubin="$out/$kernel.$arch.cubin"
+		if ! $tile compile "kernels/$file" "$kernel" --signature "$sig" --target "$arch" \
+			--emit cubin -o "$cubin" >"$out/log" 2>&1; then
+			echo "FAIL: $file $kernel for $arch:"
+			cat "$out/log"
+			fail=1
+			continue
+		fi
+		magic=$(od -An -c -N4 "$cubin" | tr -d ' ')
+		if [ "$magic" != "177ELF" ]; then
+			echo "FAIL: $file $kernel for $arch: output is not an ELF cubin ($magic)"
+			fail=1
+		fi
+	done
+done <<'LIST'
+vector_add.tile add_kernel *fp16:16,*fp16:16,*fp16:16,i32,1024
+softmax.tile softmax_kernel *fp32:16,*fp32:16,i32,i32,i32,i32,1024
+layer_norm.tile layer_norm_fwd *fp32:16,*fp32:16,*fp32:16,*fp32:16,*fp32:16,*fp32:16,i32,i32,fp32,1024
+rms_norm.tile rms_norm_kernel *bf16:16,*bf16:16,*bf16:16,i32,i32,fp32,1024
+matmul.tile matmul_kernel *fp16:16,*fp16:16,*fp16:16,i32,i32,i32,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1,128,128,32,8,'leaky_relu'
+matmul_block_ptr.tile matmul_block_ptr_kernel *bf16:16,*bf16:16,*fp32:16,i32,i32,i32,i32,i32:1,i32,i32:1,i32,i32:1,64,64,32
+dropout.tile dropout_kernel *fp32:16,*fp32:16,i32,fp32,i32,1024
+row_reduce.tile row_reduce_kernel *fp32:16,*fp32:16,*fp32:16,*i32:16,i32,i32,i32,4,256
+cumsum.tile cumsum_kernel *i32:16,*i32:16,i32,i32,1024
+swiglu.tile swiglu_kernel *bf16:16,*bf16:16,*bf16:16,i32,1024
+LIST
+exit $fail
