@@ -361,10 +361,70 @@ static bool emit_basic(Em *e, const TpOp *op)
 	}
 }
 
+LLVMValueRef em_lane0(Em *e, TpVal v)
+{
+	if (!v)
+		return NULL;
+	if (tp_uniform(e->f, v)) {
+		LLVMValueRef x = em_get(e, v);
+		return x && !em_is_vec(x) ? x : NULL;
+	}
+	return e->lane0[v];
+}
+
+/* Thread 0's value of a varying integer/pointer result, as scalar ops (so a
+ * coalesced access gets its base address without vector arithmetic and an
+ * extractelement, which LLVM does not scalarize when the vector has other
+ * uses). Unused shadows are removed by O2. */
+static void shadow_lane0(Em *e, const TpOp *op)
+{
+	if (op->nout != 1 || tp_uniform(e->f, op->results[0]))
+		return;
+	TpVal r = op->results[0];
+	Type rt = tp_type(e->f, r);
+	if (rt.dt == DT_I1 || !(rt.dt == DT_PTR || dtype_is_int((DType)rt.dt)))
+		return;
+	LLVMBuilderRef B = e->B;
+	LLVMValueRef a = op->nin > 0 ? em_lane0(e, op->operands[0]) : NULL;
+	LLVMValueRef b = op->nin > 1 ? em_lane0(e, op->operands[1]) : NULL;
+	LLVMValueRef x = NULL;
+	switch (op->kind) {
+	case TP_LANE_ID:
+	case TP_WARP_ID: x = LLVMConstNull(em_scalar_type(e, rt)); break;
+	case TP_ADD: x = a && b ? LLVMBuildAdd(B, a, b, "") : NULL; break;
+	case TP_SUB: x = a && b ? LLVMBuildSub(B, a, b, "") : NULL; break;
+	case TP_MUL: x = a && b ? LLVMBuildMul(B, a, b, "") : NULL; break;
+	case TP_AND: x = a && b ? LLVMBuildAnd(B, a, b, "") : NULL; break;
+	case TP_OR: x = a && b ? LLVMBuildOr(B, a, b, "") : NULL; break;
+	case TP_XOR: x = a && b ? LLVMBuildXor(B, a, b, "") : NULL; break;
+	case TP_SHL: x = a && b && LLVMTypeOf(a) == LLVMTypeOf(b) ? LLVMBuildShl(B, a, b, "") : NULL; break;
+	case TP_CAST: {
+		Type ft = tp_type(e->f, op->operands[0]);
+		if (a && rt.dt != DT_PTR && ft.dt != DT_I1 && dtype_is_int((DType)ft.dt))
+			x = LLVMBuildIntCast2(B, a, em_scalar_type(e, rt), dtype_is_signed((DType)ft.dt), "");
+		break;
+	}
+	case TP_PTR_ADD: {
+		Type pt = tp_type(e->f, op->operands[0]), ot = tp_type(e->f, op->operands[1]);
+		if (!a || !b || ot.dt == DT_I1)
+			break;
+		LLVMValueRef o = LLVMBuildIntCast2(B, b, e->t_i64, dtype_is_signed((DType)ot.dt), "");
+		LLVMTypeRef el = pt.elem == DT_VOID ? e->t_i8 : em_storage_type(e, (DType)pt.elem);
+		x = LLVMBuildGEP2(B, el, a, &o, 1, "");
+		break;
+	}
+	default: break;
+	}
+	if (x && LLVMTypeOf(x) == em_scalar_type(e, rt))
+		e->lane0[r] = x;
+}
+
 static void emit_op(Em *e, const TpOp *op)
 {
-	if (emit_basic(e, op) || em_arith(e, op) || em_mem(e, op) || em_intrin(e, op))
+	if (emit_basic(e, op) || em_arith(e, op) || em_mem(e, op) || em_intrin(e, op)) {
+		shadow_lane0(e, op);
 		return;
+	}
 	ice(PASS, "cannot emit op %s", tp_op_name((TpOpKind)op->kind));
 }
 
@@ -556,11 +616,13 @@ bool emit_llvm(const TpFunc *f, EmitWhat what, DiagSink *diags, EmitResult *out)
 	e.M = LLVMModuleCreateWithNameInContext(f->name, e.C);
 	e.B = LLVMCreateBuilderInContext(e.C);
 	e.vals = xcalloc(f->vals.len + 1, sizeof(LLVMValueRef));
+	e.lane0 = xcalloc(f->vals.len + 1, sizeof(LLVMValueRef));
 	init_types(&e);
 	EmitJob job = {&e, what, diags, out, false};
 	char *msg = NULL;
 	int rc = ice_protect(emit_job, &job, &msg);
 	free(e.vals);
+	free(e.lane0);
 	LLVMDisposeBuilder(e.B);
 	LLVMDisposeModule(e.M);
 	LLVMContextDispose(e.C);

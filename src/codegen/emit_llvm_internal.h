@@ -29,6 +29,9 @@ typedef struct Em {
 	LLVMBuilderRef B;
 	LLVMValueRef fn;
 	LLVMValueRef *vals; /* per TpVal: scalar (uniform) or <T x ty> (varying) */
+	LLVMValueRef *lane0; /* per varying integer/pointer TpVal: its value in thread 0
+	                      * as a scalar, when integer ops over lane/warp ids and
+	                      * uniform values made it (NULL otherwise) */
 	int T;              /* threads per program instance */
 	int lanes;          /* lanes per warp */
 	LLVMTypeRef t_void, t_i1, t_i8, t_i16, t_i32, t_i64, t_f16, t_f32, t_f64, t_i8p;
@@ -55,6 +58,8 @@ LLVMValueRef em_call(Em *e, const char *name, LLVMTypeRef ret, LLVMTypeRef *para
 bool em_is_vec(LLVMValueRef v);
 LLVMValueRef em_lane_vec(Em *e); /* <T x i32> 0..T-1 */
 void em_set(Em *e, TpVal v, LLVMValueRef x);
+/* v in thread 0 as a scalar: a uniform value itself, else e->lane0[v] (may be NULL) */
+LLVMValueRef em_lane0(Em *e, TpVal v);
 
 /* ---- per-file op emitters; each returns false when it does not handle op ---- */
 bool em_arith(Em *e, const TpOp *op);

@@ -1,16 +1,15 @@
-/* emit_llvm_intrin.c: warp shuffles, lane-exact mma.sync / ldmatrix
- * emulation and the device print/assert hooks for the CPU emitter.
+/* emit_llvm_intrin.c: warp shuffles, mma.sync / ldmatrix emulation and the
+ * device print/assert hooks for the CPU emitter.
  *
  * Warps are the consecutive groups of `lanes` vector elements, so a shuffle
- * within each warp is a shufflevector with a constant permutation (SHFL_XOR,
- * MMA, LDMATRIX) or a gather from a stack copy (SHFL_IDX, variable source).
+ * within each warp is a shufflevector with a constant permutation (SHFL_XOR)
+ * or a gather from a stack copy (SHFL_IDX, variable source).
  *
- * MMA: for output fragment i and reduction step k, the A element a lane needs
- * sits in the same fragment register of some other lane of its warp for every
- * lane (true of every PTX m16n8 layout), so D_i = C_i + sum_k
- * shuffle(A_ia) * shuffle(B_ib): straight-line vector code, no memory.
- * Fragment layouts follow the PTX ISA ("Matrix Fragments for mma.m16n8k16",
- * "... m16n8k8" (.tf32), "... m16n8k32" (.s8)).
+ * MMA and LDMATRIX are lane-exact calls into libtile (jit/rt_mma.c), resolved
+ * by ORC like tile_rt_print: operands go through stack scratch, one row of T
+ * values per fragment register. Fragment layouts follow the PTX ISA
+ * ("Matrix Fragments for mma.m16n8k16", "... m16n8k8" (.tf32), "... m16n8k32"
+ * (.s8)).
  */
 #include "codegen/emit_llvm_internal.h"
 #include "jit/orc.h"
@@ -99,236 +98,132 @@ static void emit_shfl_idx(Em *e, const TpOp *op)
 	em_set(e, op->results[0], r);
 }
 
-/* ---- mma.sync --------------------------------------------------------------------------- */
+/* ---- mma.sync / ldmatrix ----------------------------------------------------------------- */
 
-typedef struct MmaShape {
-	int m, n, k, na, nb;
-	DType in;
-	bool integer;
-} MmaShape;
+/* Both run in libtile (jit/rt_mma.c: tile_rt_mma_*, tile_rt_ldmatrix): the
+ * operand registers are stored row-wise into stack scratch (x[i*T + t]), the
+ * helper computes per warp, and the results are loaded back. Emitting the
+ * lane permutations inline as shufflevector networks made LLVM take minutes
+ * on a GEMM loop. */
 
-static MmaShape mma_shape(int kind)
-{
-	switch (kind) {
-	case MMA_M16N8K16_F16_F32: return (MmaShape){16, 8, 16, 8, 4, DT_F16, false};
-	case MMA_M16N8K16_BF16_F32: return (MmaShape){16, 8, 16, 8, 4, DT_BF16, false};
-	case MMA_M16N8K8_TF32_F32: return (MmaShape){16, 8, 8, 4, 2, DT_F32, false};
-	case MMA_M16N8K32_S8_S32: return (MmaShape){16, 8, 32, 16, 8, DT_I8, true};
-	default: ice(PASS, "bad mma kind %d", kind);
-	}
-}
+enum { SCRATCH_BYTES_PER_THREAD = 16 }; /* largest operand: a (16 B/thread), c/d, ldmatrix.x4 */
 
-/* PTX fragment layouts: (row, col) of fragment element i held by lane l. */
-static void frag_a(int kind, int l, int i, int *r, int *c)
-{
-	int g = l >> 2, t = l & 3;
-	switch (kind) {
-	case MMA_M16N8K8_TF32_F32:
-		*r = g + ((i & 1) ? 8 : 0);
-		*c = t + (i >= 2 ? 4 : 0);
-		return;
-	case MMA_M16N8K32_S8_S32:
-		*r = g + (((i >> 2) & 1) ? 8 : 0);
-		*c = t * 4 + (i & 3) + (i >= 8 ? 16 : 0);
-		return;
-	default: /* m16n8k16 f16/bf16 */
-		*r = g + (((i >> 1) & 1) ? 8 : 0);
-		*c = t * 2 + (i & 1) + (i >= 4 ? 8 : 0);
-		return;
-	}
-}
-
-static void frag_b(int kind, int l, int i, int *r, int *c)
-{
-	int g = l >> 2, t = l & 3;
-	*c = g;
-	switch (kind) {
-	case MMA_M16N8K8_TF32_F32: *r = t + (i >= 1 ? 4 : 0); return;
-	case MMA_M16N8K32_S8_S32: *r = t * 4 + (i & 3) + (i >= 4 ? 16 : 0); return;
-	default: *r = t * 2 + (i & 1) + (i >= 2 ? 8 : 0); return;
-	}
-}
-
-static void frag_c(int l, int i, int *r, int *c)
-{
-	*r = (l >> 2) + (i >= 2 ? 8 : 0);
-	*c = (l & 3) * 2 + (i & 1);
-}
-
-/* round an f32 to tf32 (10 mantissa bits, nearest even); inf/nan kept */
-static LLVMValueRef to_tf32(Em *e, LLVMValueRef x)
-{
-	LLVMBuilderRef B = e->B;
-	LLVMTypeRef it = em_vec(e, e->t_i32);
-	LLVMValueRef b = LLVMBuildBitCast(B, x, it, "");
-	LLVMValueRef odd =
-	        LLVMBuildAnd(B, LLVMBuildLShr(B, b, em_const_int(e, e->t_i32, 13, true), ""),
-	                     em_const_int(e, e->t_i32, 1, true), "");
-	LLVMValueRef r = LLVMBuildAdd(
-	        B, b, LLVMBuildAdd(B, odd, em_const_int(e, e->t_i32, 0xfff, true), ""), "");
-	r = LLVMBuildAnd(B, r, em_const_int(e, e->t_i32, ~0x1fff, true), "");
-	LLVMValueRef ex = LLVMBuildAnd(B, b, em_const_int(e, e->t_i32, 0x7f800000, true), "");
-	LLVMValueRef special =
-	        LLVMBuildICmp(B, LLVMIntEQ, ex, em_const_int(e, e->t_i32, 0x7f800000, true), "");
-	r = LLVMBuildSelect(B, special, b, r, "");
-	return LLVMBuildBitCast(B, r, LLVMTypeOf(x), "");
-}
-
-static LLVMValueRef mma_in(Em *e, const MmaShape *s, int kind, TpVal v)
-{
-	LLVMValueRef x = em_getv(e, v);
-	if (s->integer)
-		return LLVMBuildSExt(e->B, x, em_vec(e, e->t_i32), "");
-	x = em_to_f32(e, x, (DType)tp_type(e->f, v).dt);
-	return kind == MMA_M16N8K8_TF32_F32 ? to_tf32(e, x) : x;
-}
-
-/* D = A*B + C on compute-domain vectors (f32 or i32), straight-line. */
-static void mma_core(Em *e, int kind, const MmaShape *s, LLVMValueRef *A, LLVMValueRef *Bv,
-                     LLVMValueRef *C, LLVMValueRef *D)
-{
-	/* inverse maps: which (lane, frag) holds A[r][k] / B[k][c] */
-	int alane[16][32], aidx[16][32], blane[32][8], bidx[32][8];
-	for (int l = 0; l < 32; l++) {
-		int r, c;
-		for (int i = 0; i < s->na; i++) {
-			frag_a(kind, l, i, &r, &c);
-			alane[r][c] = l, aidx[r][c] = i;
-		}
-		for (int i = 0; i < s->nb; i++) {
-			frag_b(kind, l, i, &r, &c);
-			blane[r][c] = l, bidx[r][c] = i;
-		}
-	}
-	int *pa = malloc(sizeof(int) * (size_t)e->T), *pb = malloc(sizeof(int) * (size_t)e->T);
-	for (int i = 0; i < 4; i++) {
-		LLVMValueRef acc = C[i];
-		for (int k = 0; k < s->k; k++) {
-			int ia = -1, ib = -1;
-			for (int t = 0; t < e->T; t++) {
-				int r, c, l = t % 32, w = t - l;
-				frag_c(l, i, &r, &c);
-				if ((ia >= 0 && ia != aidx[r][k]) || (ib >= 0 && ib != bidx[k][c]))
-					ice(PASS, "mma fragment layout is not register-uniform");
-				ia = aidx[r][k], ib = bidx[k][c];
-				pa[t] = w + alane[r][k];
-				pb[t] = w + blane[k][c];
-			}
-			LLVMValueRef x = permute(e, A[ia], pa), y = permute(e, Bv[ib], pb);
-			if (s->integer)
-				acc = LLVMBuildAdd(e->B, acc, LLVMBuildMul(e->B, x, y, ""), "");
-			else
-				acc = LLVMBuildFAdd(e->B, acc, LLVMBuildFMul(e->B, x, y, ""), "");
-		}
-		D[i] = acc;
-	}
-	free(pa);
-	free(pb);
-}
-
-/* One internal noinline helper per mma kind and module, returning {D0..D3}:
- * a GEMM loop issues many mma ops, and inlining each one costs codegen time. */
-static LLVMValueRef mma_helper(Em *e, int kind, const MmaShape *s, LLVMTypeRef vt)
+/* Scratch slot `k` (16*T bytes, 64-aligned) of the current function: one
+ * alloca per slot in the entry block, found again by name. */
+static LLVMValueRef scratch(Em *e, int k)
 {
 	char name[32];
-	snprintf(name, sizeof name, "tile.mma.%d", kind);
-	LLVMValueRef fn = LLVMGetNamedFunction(e->M, name);
-	if (fn)
-		return fn;
-	int np = s->na + s->nb + 4;
-	LLVMTypeRef ps[28], rs[4] = {vt, vt, vt, vt};
-	for (int i = 0; i < np; i++)
-		ps[i] = vt;
-	LLVMTypeRef st = LLVMStructTypeInContext(e->C, rs, 4, 0);
-	fn = LLVMAddFunction(e->M, name, LLVMFunctionType(st, ps, (unsigned)np, 0));
-	LLVMSetLinkage(fn, LLVMInternalLinkage);
-	static const char *const attrs[] = {"noinline", "nounwind", "readnone", "willreturn"};
-	for (size_t i = 0; i < COUNTOF(attrs); i++) {
-		unsigned k = LLVMGetEnumAttributeKindForName(attrs[i], strlen(attrs[i]));
-		LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
-		                        LLVMCreateEnumAttribute(e->C, k, 0));
+	snprintf(name, sizeof name, "tile.scratch.%d", k);
+	size_t len = strlen(name);
+	for (LLVMValueRef i = LLVMGetFirstInstruction(e->entry); i && LLVMIsAAllocaInst(i);
+	     i = LLVMGetNextInstruction(i)) {
+		size_t n = 0;
+		const char *nm = LLVMGetValueName2(i, &n);
+		if (n == len && !memcmp(nm, name, len))
+			return i;
 	}
-	LLVMBuilderRef saved = e->B;
-	e->B = LLVMCreateBuilderInContext(e->C);
-	LLVMPositionBuilderAtEnd(e->B, LLVMAppendBasicBlockInContext(e->C, fn, "entry"));
-	LLVMValueRef A[16], Bv[8], C[4], D[4];
-	for (int i = 0; i < s->na; i++)
-		A[i] = LLVMGetParam(fn, (unsigned)i);
-	for (int i = 0; i < s->nb; i++)
-		Bv[i] = LLVMGetParam(fn, (unsigned)(s->na + i));
-	for (int i = 0; i < 4; i++)
-		C[i] = LLVMGetParam(fn, (unsigned)(s->na + s->nb + i));
-	mma_core(e, kind, s, A, Bv, C, D);
-	LLVMValueRef agg = LLVMGetUndef(st);
-	for (int i = 0; i < 4; i++)
-		agg = LLVMBuildInsertValue(e->B, agg, D[i], (unsigned)i, "");
-	LLVMBuildRet(e->B, agg);
-	LLVMDisposeBuilder(e->B);
-	e->B = saved;
-	return fn;
+	LLVMValueRef a = entry_alloca(
+	        e, LLVMArrayType(e->t_i8, (unsigned)(SCRATCH_BYTES_PER_THREAD * e->T)));
+	LLVMSetValueName2(a, name, len);
+	return a;
+}
+
+/* pointer to register row i (elements of `st`) in scratch slot p */
+static LLVMValueRef scratch_row(Em *e, LLVMValueRef p, LLVMTypeRef st, int i)
+{
+	LLVMValueRef base = LLVMBuildBitCast(e->B, p, LLVMPointerType(st, 0), "");
+	LLVMValueRef ix = LLVMConstInt(e->t_i64, (unsigned long long)i * (unsigned long long)e->T, 0);
+	LLVMValueRef r = LLVMBuildGEP2(e->B, st, base, &ix, 1, "");
+	return LLVMBuildBitCast(e->B, r, LLVMPointerType(em_vec(e, st), 0), "");
+}
+
+static void scratch_store(Em *e, LLVMValueRef p, int i, LLVMValueRef x)
+{
+	LLVMTypeRef st = LLVMGetElementType(LLVMTypeOf(x));
+	LLVMSetAlignment(LLVMBuildStore(e->B, x, scratch_row(e, p, st, i)), 16);
+}
+
+static LLVMValueRef scratch_load(Em *e, LLVMValueRef p, LLVMTypeRef st, int i)
+{
+	LLVMValueRef r = LLVMBuildLoad2(e->B, em_vec(e, st), scratch_row(e, p, st, i), "");
+	LLVMSetAlignment(r, 16);
+	return r;
+}
+
+static LLVMValueRef as_i8p(Em *e, LLVMValueRef p)
+{
+	return LLVMBuildBitCast(e->B, p, e->t_i8p, "");
+}
+
+/* operand i of an mma in the helper's input representation */
+static LLVMValueRef mma_operand(Em *e, int kind, TpVal v)
+{
+	LLVMValueRef x = em_getv(e, v);
+	DType d = (DType)tp_type(e->f, v).dt;
+	switch (kind) {
+	case MMA_M16N8K16_F16_F32:
+		return d == DT_F16 ? x : em_from_f32(e, em_to_f32(e, x, d), DT_F16, false);
+	case MMA_M16N8K16_BF16_F32:
+		return d == DT_BF16 ? x : em_from_f32(e, em_to_f32(e, x, d), DT_BF16, false);
+	case MMA_M16N8K8_TF32_F32: return em_to_f32(e, x, d);
+	default: return LLVMBuildIntCast2(e->B, x, em_vec(e, e->t_i8), 1, "");
+	}
 }
 
 static void emit_mma(Em *e, const TpOp *op)
 {
+	static const int NA[] = {8, 8, 4, 16}, NB[] = {4, 4, 2, 8};
+	static const char *const FN[] = {"tile_rt_mma_f16_f32", "tile_rt_mma_bf16_f32",
+	                                 "tile_rt_mma_tf32_f32", "tile_rt_mma_s8_s32"};
 	int kind = (int)op->attr.i;
-	MmaShape s = mma_shape(kind);
+	if (kind < 0 || kind > MMA_M16N8K32_S8_S32)
+		ice(PASS, "bad mma kind %d", kind);
 	if (e->lanes != 32)
 		ice(PASS, "mma emulation needs 32-lane warps (got %d)", e->lanes);
-	int np = s.na + s.nb + 4;
+	int na = NA[kind], nb = NB[kind], np = na + nb + 4;
 	if (op->nin != np || op->nout != 4)
 		ice(PASS, "mma kind %d needs %d operands and 4 results", kind, np);
-	LLVMValueRef args[28];
-	for (int i = 0; i < s.na + s.nb; i++)
-		args[i] = mma_in(e, &s, kind, op->operands[i]);
+	bool integer = kind == MMA_M16N8K32_S8_S32;
+	LLVMTypeRef acc = integer ? e->t_i32 : e->t_f32;
+	LLVMValueRef pa = scratch(e, 0), pb = scratch(e, 1), pc = scratch(e, 2), pd = scratch(e, 3);
+	for (int i = 0; i < na; i++)
+		scratch_store(e, pa, i, mma_operand(e, kind, op->operands[i]));
+	for (int i = 0; i < nb; i++)
+		scratch_store(e, pb, i, mma_operand(e, kind, op->operands[na + i]));
+	for (int i = 0; i < 4; i++) {
+		LLVMValueRef c = em_getv(e, op->operands[na + nb + i]);
+		if (LLVMGetElementType(LLVMTypeOf(c)) != acc)
+			ice(PASS, "mma accumulator type mismatch");
+		scratch_store(e, pc, i, c);
+	}
+	LLVMTypeRef ps[5] = {e->t_i8p, e->t_i8p, e->t_i8p, e->t_i8p, e->t_i32};
+	LLVMValueRef args[5] = {as_i8p(e, pd), as_i8p(e, pa), as_i8p(e, pb), as_i8p(e, pc),
+	                        ci32(e, e->T)};
+	em_call(e, FN[kind], e->t_void, ps, 5, args);
 	for (int i = 0; i < 4; i++)
-		args[s.na + s.nb + i] = em_getv(e, op->operands[s.na + s.nb + i]);
-	LLVMTypeRef vt = em_vec(e, s.integer ? e->t_i32 : e->t_f32);
-	LLVMValueRef fn = mma_helper(e, kind, &s, vt);
-	LLVMTypeRef fty = LLVMGlobalGetValueType(fn);
-	LLVMValueRef r = LLVMBuildCall2(e->B, fty, fn, args, (unsigned)np, "");
-	for (int i = 0; i < 4; i++)
-		em_set(e, op->results[i], LLVMBuildExtractValue(e->B, r, (unsigned)i, ""));
+		em_set(e, op->results[i], scratch_load(e, pd, acc, i));
 }
-
-/* ---- ldmatrix ------------------------------------------------------------------------------ */
 
 static void emit_ldmatrix(Em *e, const TpOp *op)
 {
-	LLVMBuilderRef B = e->B;
 	int nm = (int)op->attr.i;
 	bool trans = op->attr.flags & TP_TRANS;
 	if (e->lanes != 32)
 		ice(PASS, "ldmatrix emulation needs 32-lane warps (got %d)", e->lanes);
-	if (op->nout != 2 * nm)
+	if (nm < 1 || nm > 4 || op->nout != 2 * nm)
 		ice(PASS, "ldmatrix.x%d needs %d results", nm, 2 * nm);
-	LLVMValueRef off = em_getv(e, op->operands[0]);
+	LLVMValueRef off = LLVMBuildIntCast2(e->B, em_getv(e, op->operands[0]),
+	                                     em_vec(e, e->t_i32), 1, "");
 	Type rt = tp_type(e->f, op->results[0]);
 	LLVMTypeRef st = em_storage_type(e, (DType)rt.dt);
-	int *src = malloc(sizeof(int) * (size_t)e->T);
-	LLVMValueRef *col = malloc(sizeof(LLVMValueRef) * (size_t)e->T);
-	for (int m = 0; m < nm; m++) {
-		for (int j = 0; j < 2; j++) {
-			for (int t = 0; t < e->T; t++) {
-				int l = t % 32, w = t - l;
-				int r = trans ? 2 * (l % 4) + j : l / 4;
-				int c = trans ? l / 4 : 2 * (l % 4) + j;
-				src[t] = w + m * 8 + r;
-				col[t] = ci32(e, 2 * c);
-			}
-			LLVMValueRef a = LLVMBuildAdd(B, permute(e, off, src),
-			                              LLVMConstVector(col, (unsigned)e->T), "");
-			LLVMValueRef o = LLVMBuildZExt(B, a, em_vec(e, e->t_i64), "");
-			LLVMValueRef p = LLVMBuildGEP2(B, e->t_i8, e->a_smem, &o, 1, "");
-			p = LLVMBuildBitCast(B, p, em_vec(e, LLVMPointerType(st, 0)), "");
-			LLVMValueRef args[4] = {p, ci32(e, 2), LLVMConstAllOnes(em_vec(e, e->t_i1)),
-			                        LLVMGetUndef(em_vec(e, st))};
-			LLVMTypeRef ovl[2] = {em_vec(e, st), LLVMTypeOf(p)};
-			em_set(e, op->results[2 * m + j],
-			       em_intrinsic(e, "llvm.masked.gather", ovl, 2, args, 4));
-		}
-	}
-	free(src);
-	free(col);
+	LLVMValueRef po = scratch(e, 0), poff = scratch(e, 1);
+	scratch_store(e, poff, 0, off);
+	LLVMTypeRef ps[6] = {e->t_i8p, e->t_i8p, e->t_i8p, e->t_i32, e->t_i32, e->t_i32};
+	LLVMValueRef args[6] = {as_i8p(e, po), as_i8p(e, e->a_smem), as_i8p(e, poff), ci32(e, nm),
+	                        ci32(e, trans), ci32(e, e->T)};
+	em_call(e, "tile_rt_ldmatrix", e->t_void, ps, 6, args);
+	for (int j = 0; j < 2 * nm; j++)
+		em_set(e, op->results[j], scratch_load(e, po, st, j));
 }
 
 /* ---- print / assert -------------------------------------------------------------------------- */

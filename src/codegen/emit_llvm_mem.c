@@ -110,6 +110,14 @@ static LLVMValueRef concat(Em *e, LLVMValueRef *v, int n, int len)
 	return v[0];
 }
 
+/* i1: every lane of the <T x i1> mask m is set */
+static LLVMValueRef all_set(Em *e, LLVMValueRef m)
+{
+	LLVMTypeRef it = LLVMIntTypeInContext(e->C, (unsigned)e->T);
+	LLVMValueRef bits = LLVMBuildBitCast(e->B, m, it, "");
+	return LLVMBuildICmp(e->B, LLVMIntEQ, bits, LLVMConstAllOnes(it), "");
+}
+
 /* <T*vec x i1>: element j enabled by thread j / vec */
 static LLVMValueRef expand_mask(Em *e, LLVMValueRef m, int vec)
 {
@@ -229,13 +237,31 @@ static void load_elems(Em *e, MemAcc *a, LLVMValueRef p, TpVal mask, const LLVMV
 		if (!m) {
 			wide = aligned_load(e, wt, base, a->align);
 		} else {
+			/* all enabled (every block but the last, usually): a plain
+			 * load; masked loads are much slower on some CPUs (and
+			 * keep LLVM from folding them) */
+			LLVMBasicBlockRef bf = LLVMAppendBasicBlockInContext(e->C, e->fn, "ld.all");
+			LLVMBasicBlockRef bm = LLVMAppendBasicBlockInContext(e->C, e->fn, "ld.some");
+			LLVMBasicBlockRef bj = LLVMAppendBasicBlockInContext(e->C, e->fn, "ld.join");
+			LLVMBuildCondBr(B, all_set(e, m), bf, bm);
+			LLVMPositionBuilderAtEnd(B, bf);
+			LLVMValueRef full = aligned_load(e, wt, base, a->align);
+			LLVMBuildBr(B, bj);
+			LLVMPositionBuilderAtEnd(B, bm);
 			LLVMValueRef pass[MAX_VEC];
 			for (int k = 0; k < a->vec; k++)
 				pass[k] = em_splat(e, other[k]);
 			LLVMValueRef args[4] = {base, ci32(e, a->align), expand_mask(e, m, a->vec),
 			                        interleave(e, pass, a->vec)};
 			LLVMTypeRef ovl[2] = {wt, LLVMPointerType(wt, 0)};
-			wide = em_intrinsic(e, "llvm.masked.load", ovl, 2, args, 4);
+			LLVMValueRef part = em_intrinsic(e, "llvm.masked.load", ovl, 2, args, 4);
+			LLVMBasicBlockRef bm_end = LLVMGetInsertBlock(B);
+			LLVMBuildBr(B, bj);
+			LLVMPositionBuilderAtEnd(B, bj);
+			wide = LLVMBuildPhi(B, wt, "");
+			LLVMValueRef in[2] = {full, part};
+			LLVMBasicBlockRef bb[2] = {bf, bm_end};
+			LLVMAddIncoming(wide, in, bb, 2);
 		}
 		for (int k = 0; k < a->vec; k++)
 			out[k] = deinterleave(e, wide, a->vec, k);
@@ -284,10 +310,21 @@ static void store_elems(Em *e, MemAcc *a, LLVMValueRef p, TpVal mask, LLVMValueR
 		if (!m) {
 			aligned_store(e, wide, base, a->align);
 		} else {
+			/* as for loads: a plain store when every lane is enabled */
+			LLVMBasicBlockRef bf = LLVMAppendBasicBlockInContext(e->C, e->fn, "st.all");
+			LLVMBasicBlockRef bm = LLVMAppendBasicBlockInContext(e->C, e->fn, "st.some");
+			LLVMBasicBlockRef bj = LLVMAppendBasicBlockInContext(e->C, e->fn, "st.join");
+			LLVMBuildCondBr(B, all_set(e, m), bf, bm);
+			LLVMPositionBuilderAtEnd(B, bf);
+			aligned_store(e, wide, base, a->align);
+			LLVMBuildBr(B, bj);
+			LLVMPositionBuilderAtEnd(B, bm);
 			LLVMValueRef args[4] = {wide, base, ci32(e, a->align),
 			                        expand_mask(e, m, a->vec)};
 			LLVMTypeRef ovl[2] = {wt, LLVMPointerType(wt, 0)};
 			em_intrinsic(e, "llvm.masked.store", ovl, 2, args, 4);
+			LLVMBuildBr(B, bj);
+			LLVMPositionBuilderAtEnd(B, bj);
 		}
 		return;
 	}
@@ -327,6 +364,8 @@ static void emit_load(Em *e, const TpOp *op)
 	LLVMValueRef p = em_get(e, op->operands[0]);
 	LLVMValueRef out[MAX_VEC];
 	bool coal = (op->attr.flags & TP_COALESCED) && em_is_vec(p);
+	if (coal && em_lane0(e, op->operands[0]))
+		p = em_lane0(e, op->operands[0]); /* thread 0's address, scalar */
 	load_elems(e, &a, p, mask, other, uni, coal, out);
 	for (int k = 0; k < vec; k++)
 		em_set(e, op->results[k], from_mem(e, out[k], d));
@@ -345,6 +384,8 @@ static void emit_store(Em *e, const TpOp *op)
 		v[k] = to_mem(e, em_get(e, op->operands[2 + k]), d);
 	LLVMValueRef p = em_get(e, op->operands[0]);
 	bool coal = (op->attr.flags & TP_COALESCED) && em_is_vec(p);
+	if (coal && em_lane0(e, op->operands[0]))
+		p = em_lane0(e, op->operands[0]); /* thread 0's address, scalar */
 	store_elems(e, &a, p, op->operands[1], v, uni, coal);
 }
 

@@ -8,10 +8,15 @@
  *   listed in PTX fragment order (unpacked). Which register holds which
  *   fragment element is found by coordinates and checked for all 32 lanes,
  *   so the lowering does not depend on the register order the layout chose.
- * - FMA (always): each thread holds, for each accumulator element (m, n), all
- *   of A[m, :] and B[:, n]; acc = fma chain over k in increasing k order.
+ * - FMA (always; any operand layouts): A and B go through shared memory once
+ *   (src/layout/smem.c: layout_dot_fma_smem), then a uniform loop over k
+ *   (unrolled by 4) loads, per distinct row m / column n of the thread's
+ *   accumulator registers, A[m, k] and B[k, n] (staged already converted to
+ *   the accumulator type), and accumulates register-wise in increasing k order. The register
+ *   count no longer grows with K.
  */
 #include "codegen/lower_internal.h"
+#include "layout/assign.h"
 
 #include <string.h>
 
@@ -52,61 +57,378 @@ static bool hw_matches(const Dot *D, int from_kind)
 
 /* ---- FMA --------------------------------------------------------------------------------- */
 
-static bool fma_plan(const Dot *D, int *ra, int *rb)
+/* Byte offsets of tile elements in a row-major shared buffer, for the
+ * registers of layout l: offset = base + sum over dims of coord * stride
+ * (bytes; stride 0 = the dim does not count). The lane/warp part is computed
+ * once; a register whose own coordinate bits are disjoint from the lane/warp
+ * bits costs one add. */
+typedef struct Addr {
+	const LinearLayout *l;
+	int rank;
+	int64_t stride[LL_MAX_OUT];
+	int32_t mask[LL_MAX_OUT]; /* coordinate bits the lanes/warps can set */
+	TpVal hw[LL_MAX_OUT];     /* lane/warp part of each coordinate (0: none) */
+	TpVal hwoff;              /* sum of hw[d] * stride[d] (i32) */
+	int64_t hw_align;         /* every value of hwoff is a multiple of this */
+} Addr;
+
+static void addr_init(Lower *L, Addr *a, const LinearLayout *l, const int64_t *stride)
 {
-	if (!hw_matches(D, 1))
+	memset(a, 0, sizeof *a);
+	a->l = l;
+	a->rank = l->n_out;
+	a->hw_align = (int64_t)1 << 30;
+	TpVal sum = 0;
+	for (int d = 0; d < a->rank; d++) {
+		a->stride[d] = stride[d];
+		for (int k = 0; k < 2; k++) {
+			LLInDim kind = k ? LL_WARP : LL_LANE;
+			for (int b = 0; b < lw_bits(l, kind); b++)
+				a->mask[d] |= lw_basis(l, kind, b)[d];
+		}
+		if (!stride[d] || !a->mask[d])
+			continue;
+		a->hw[d] = lw_hw_coord(L, l, d);
+		TpVal t = stride[d] == 1 ? a->hw[d] : lw_bin(L, TP_MUL, a->hw[d], lw_i32(L, stride[d]));
+		sum = sum ? lw_bin(L, TP_ADD, sum, t) : t;
+		int64_t low = (int64_t)(a->mask[d] & -a->mask[d]) * stride[d];
+		low &= -low;
+		if (low < a->hw_align)
+			a->hw_align = low;
+	}
+	a->hwoff = sum;
+}
+
+static bool addr_disjoint(const Addr *a, const int32_t *c)
+{
+	for (int d = 0; d < a->rank; d++)
+		if (a->stride[d] && (c[d] & a->mask[d]))
+			return false;
+	return true;
+}
+
+static int64_t addr_const(const Addr *a, const int32_t *c)
+{
+	int64_t k = 0;
+	for (int d = 0; d < a->rank; d++)
+		k += (int64_t)c[d] * a->stride[d];
+	return k;
+}
+
+/* Offset (i32 bytes) of the element whose register-part coordinates are c. */
+static TpVal addr_emit(Lower *L, const Addr *a, const int32_t *c, int64_t base)
+{
+	TpVal sum = 0;
+	int64_t k = base;
+	if (addr_disjoint(a, c)) {
+		sum = a->hwoff;
+		k += addr_const(a, c);
+	} else {
+		for (int d = 0; d < a->rank; d++) {
+			if (!a->stride[d])
+				continue;
+			if (!a->hw[d]) {
+				k += (int64_t)c[d] * a->stride[d];
+				continue;
+			}
+			TpVal x = c[d] ? lw_bin(L, TP_XOR, a->hw[d], lw_i32(L, c[d])) : a->hw[d];
+			if (a->stride[d] != 1)
+				x = lw_bin(L, TP_MUL, x, lw_i32(L, a->stride[d]));
+			sum = sum ? lw_bin(L, TP_ADD, sum, x) : x;
+		}
+	}
+	if (!sum)
+		return lw_i32(L, k);
+	return k ? lw_bin(L, TP_ADD, sum, lw_i32(L, k)) : sum;
+}
+
+/* Can registers g..g+v-1 (g % v == 0, owned ones) be stored as one vector? */
+static bool write_vec_ok(const Addr *a, int n, uint32_t rf, int v, int eb, int64_t base)
+{
+	if (v > n || (rf & (uint32_t)(v - 1)) || a->hw_align % (v * eb))
 		return false;
-	int nc = 1 << lw_bits(D->lc, LL_REG);
-	uint32_t m[LL_MAX_IN];
-	ll_free_masks(D->la, m);
-	uint32_t fa = m[lw_slot(D->la, LL_REG)];
-	ll_free_masks(D->lb, m);
-	uint32_t fb = m[lw_slot(D->lb, LL_REG)];
-	for (int r = 0; r < nc; r++) {
-		int32_t c[LL_MAX_OUT];
-		ll_apply_hw(D->lc, (uint32_t)r, 0, 0, c);
-		int rank = D->lc->n_out;
-		for (int k = 0; k < D->K; k++) {
-			int32_t x[LL_MAX_OUT], y[LL_MAX_OUT];
-			memcpy(x, c, sizeof x);
-			memcpy(y, c, sizeof y);
-			x[rank - 1] = k; /* A[..., m, k] */
-			y[rank - 2] = k; /* B[..., k, n] */
-			ra[r * D->K + k] = lw_find_reg(D->la, x, fa);
-			rb[r * D->K + k] = lw_find_reg(D->lb, y, fb);
-			if (ra[r * D->K + k] < 0 || rb[r * D->K + k] < 0)
+	for (int g = 0; g < n; g += v) {
+		if ((uint32_t)g & rf)
+			continue;
+		int32_t c0[LL_MAX_OUT];
+		ll_apply_hw(a->l, (uint32_t)g, 0, 0, c0);
+		int64_t k0 = addr_const(a, c0);
+		if (!addr_disjoint(a, c0) || (k0 + base) % (v * eb))
+			return false;
+		for (int j = 1; j < v; j++) {
+			int32_t c[LL_MAX_OUT];
+			ll_apply_hw(a->l, (uint32_t)(g + j), 0, 0, c);
+			if (!addr_disjoint(a, c) || addr_const(a, c) != k0 + (int64_t)j * eb)
 				return false;
 		}
 	}
 	return true;
 }
 
-static TpVal cast_cached(Lower *L, TpVal *cache, LVal src, int r, Type to)
+/* Phase 1: the canonical owner of every element of x (layout l) writes it
+ * to the row-major buffer at `base` with byte strides `stride`. */
+static void stage_write(Lower *L, const TirOp *op, const LinearLayout *l, LVal x,
+                        const int64_t *stride, int64_t base, int eb)
 {
-	if (!cache[r])
-		cache[r] = lw_cast(L, src.r[r], to);
-	return cache[r];
+	uint32_t rf, lf, wf;
+	lw_free(L, l, &rf, &lf, &wf);
+	TpVal own = lw_owner_pred(L, lf, wf);
+	TpVal mask = own ? own : lw_true(L);
+	Addr a;
+	addr_init(L, &a, l, stride);
+	int v = 16 / eb;
+	while (v > 1 && !write_vec_ok(&a, x.n, rf, v, eb, base))
+		v /= 2;
+	for (int g = 0; g < x.n; g += v) {
+		if ((uint32_t)g & rf)
+			continue;
+		int32_t c[LL_MAX_OUT];
+		ll_apply_hw(l, (uint32_t)g, 0, 0, c);
+		TpVal in[2 + 16];
+		in[0] = addr_emit(L, &a, c, base);
+		in[1] = mask;
+		for (int j = 0; j < v; j++)
+			in[2 + j] = x.r[g + j];
+		lw_op(L, TP_SMEM_STORE, op->loc, in, 2 + v, NULL, 0)->attr.i = v;
+	}
 }
 
-static void fma_emit(const Dot *D, const int *ra, const int *rb, LVal a, LVal b, LVal c, LVal out)
+/* Distinct operand rows/columns of the accumulator registers: key[r] =
+ * index of register r's A row (B column); the first register of each. */
+typedef struct Keys {
+	int n;
+	int *of;    /* per acc register */
+	int *first; /* per key: an acc register */
+	int *vec;   /* per key: vector width of the load starting here (0: inside one) */
+	TpVal *off; /* per key: byte offset at k = 0 */
+} Keys;
+
+typedef struct Coords {
+	int32_t c[LL_MAX_OUT];
+} Coords;
+
+static void keys_build(Lower *L, const Addr *a, int nc, Keys *k)
 {
+	k->of = ARENA_NEWN(L->arena, int, nc);
+	k->first = ARENA_NEWN(L->arena, int, nc);
+	k->vec = ARENA_NEWN(L->arena, int, nc);
+	k->off = ARENA_NEWN(L->arena, TpVal, nc);
+	k->n = 0;
+	Coords *cs = ARENA_NEWN(L->arena, Coords, nc);
+	for (int r = 0; r < nc; r++) {
+		int32_t c[LL_MAX_OUT] = {0};
+		ll_apply_hw(a->l, (uint32_t)r, 0, 0, c);
+		for (int d = 0; d < a->rank; d++)
+			if (!a->stride[d])
+				c[d] = 0;
+		int i = 0;
+		while (i < k->n && memcmp(cs[i].c, c, sizeof c))
+			i++;
+		if (i == k->n) {
+			memcpy(cs[i].c, c, sizeof c);
+			k->first[i] = r;
+			k->n++;
+		}
+		k->of[r] = i;
+	}
+}
+
+/* Greedy vector loads over consecutive keys (B columns along n). */
+static void keys_vectorize(const Addr *a, Keys *k, int eb, int64_t base, int64_t row_bytes)
+{
+	for (int i = 0; i < k->n;) {
+		int v = 16 / eb;
+		for (; v > 1; v /= 2) {
+			if (i + v > k->n || a->hw_align % (v * eb) || row_bytes % (v * eb))
+				continue;
+			int32_t c0[LL_MAX_OUT];
+			ll_apply_hw(a->l, (uint32_t)k->first[i], 0, 0, c0);
+			int64_t k0 = addr_const(a, c0);
+			bool ok = addr_disjoint(a, c0) && (k0 + base) % (v * eb) == 0;
+			for (int j = 1; ok && j < v; j++) {
+				int32_t c[LL_MAX_OUT];
+				ll_apply_hw(a->l, (uint32_t)k->first[i + j], 0, 0, c);
+				ok = addr_disjoint(a, c) && addr_const(a, c) == k0 + (int64_t)j * eb;
+			}
+			if (ok)
+				break;
+		}
+		k->vec[i] = v;
+		for (int j = 1; j < v; j++)
+			k->vec[i + j] = 0;
+		i += v;
+	}
+}
+
+typedef struct FmaCtx {
+	const Dot *D;
+	Keys ka, kb;
+	int unroll, va; /* k steps per iteration; A elements per load (along k) */
+	int eba, ebb;
+	int64_t bstride; /* bytes between B rows (k) */
+} FmaCtx;
+
+/* k0 (uniform i32) .. k0 + unroll - 1: loads, then the acc FMAs in k order. */
+static void fma_steps(FmaCtx *X, TpVal k0, TpVal *acc, int nc)
+{
+	const Dot *D = X->D;
 	Lower *L = D->L;
-	TpVal *ca = ARENA_NEWN(L->arena, TpVal, a.n), *cb = ARENA_NEWN(L->arena, TpVal, b.n);
+	int U = X->unroll;
+	TpVal *av = ARENA_NEWN(L->arena, TpVal, X->ka.n * U);
+	TpVal *bv = ARENA_NEWN(L->arena, TpVal, X->kb.n * U);
+	TpVal ka0 = lw_bin(L, TP_MUL, k0, lw_i32(L, X->eba));
+	TpVal kb0 = lw_bin(L, TP_MUL, k0, lw_i32(L, X->bstride));
+	Type outs[16];
+	for (int u = 0; u < U; u += X->va) {
+		TpVal ko = u ? lw_bin(L, TP_ADD, ka0, lw_i32(L, (int64_t)u * X->eba)) : ka0;
+		for (int j = 0; j < X->va; j++)
+			outs[j] = D->tc;
+		for (int i = 0; i < X->ka.n; i++) {
+			TpVal in[2] = {lw_bin(L, TP_ADD, X->ka.off[i], ko), lw_true(L)};
+			TpOp *t = lw_op(L, TP_SMEM_LOAD, D->op->loc, in, 2, outs, X->va);
+			t->attr.i = X->va;
+			for (int j = 0; j < X->va; j++)
+				av[i * U + u + j] = t->results[j];
+		}
+	}
+	for (int u = 0; u < U; u++) {
+		TpVal ko = u ? lw_bin(L, TP_ADD, kb0, lw_i32(L, (int64_t)u * X->bstride)) : kb0;
+		for (int i = 0; i < X->kb.n; i++) {
+			int v = X->kb.vec[i];
+			if (!v)
+				continue;
+			for (int j = 0; j < v; j++)
+				outs[j] = D->tc;
+			TpVal in[2] = {lw_bin(L, TP_ADD, X->kb.off[i], ko), lw_true(L)};
+			TpOp *t = lw_op(L, TP_SMEM_LOAD, D->op->loc, in, 2, outs, v);
+			t->attr.i = v;
+			for (int j = 0; j < v; j++)
+				bv[(i + j) * U + u] = t->results[j];
+		}
+	}
 	bool is_f = dtype_is_float((DType)D->tc.dt);
-	for (int r = 0; r < out.n; r++) {
-		TpVal acc = c.r[r];
-		for (int k = 0; k < D->K; k++) {
-			TpVal x = cast_cached(L, ca, a, ra[r * D->K + k], D->tc);
-			TpVal y = cast_cached(L, cb, b, rb[r * D->K + k], D->tc);
+	for (int u = 0; u < U; u++)
+		for (int r = 0; r < nc; r++) {
+			TpVal x = av[X->ka.of[r] * U + u], y = bv[X->kb.of[r] * U + u];
 			if (is_f) {
-				TpVal in[3] = {x, y, acc};
-				acc = lw_op1(L, TP_FMA, in, 3, D->tc);
+				TpVal in[3] = {x, y, acc[r]};
+				acc[r] = lw_op1(L, TP_FMA, in, 3, D->tc);
 			} else {
-				acc = lw_bin(L, TP_ADD, acc, lw_bin(L, TP_MUL, x, y));
+				acc[r] = lw_bin(L, TP_ADD, acc[r], lw_bin(L, TP_MUL, x, y));
 			}
 		}
-		out.r[r] = acc;
+}
+
+/* FMA path, any operand layouts: (1) the owners write A and B to shared
+ * memory (layout_dot_fma_smem), barrier; (2) a uniform loop over k whose
+ * body loads A[m, k] for every distinct row m and B[k, n] for every distinct
+ * column n of this thread's accumulator registers (staged in the
+ * accumulator type) and accumulates in increasing k order; (3) barrier. */
+static void fma_lower(const Dot *D, LVal a, LVal b, LVal c, LVal out)
+{
+	Lower *L = D->L;
+	const TirFunc *tf = L->tf;
+	Type ta = tf->vals.data[D->op->operands[0]].ty, tb = tf->vals.data[D->op->operands[1]].ty;
+	int rank = D->lc->n_out, dm = rank - 2, dn = rank - 1;
+	int64_t pad_a, off_b;
+	Type tcc = tf->vals.data[D->op->operands[2]].ty;
+	int64_t bytes = layout_dot_fma_smem(ta, tb, tcc, &pad_a, &off_b);
+	if (bytes > INT32_MAX)
+		lw_ice("dot: %lld bytes of shared memory", (long long)bytes);
+	int base = lw_scratch(L, D->op, (int)bytes);
+	FmaCtx X = {0};
+	X.D = D;
+	X.eba = X.ebb = MAXOF(1, dtype_bytes((DType)D->tc.dt));
+	/* staged in the accumulator type: convert once, at the write */
+	LVal ca = lw_alloc(L, a.n), cb = lw_alloc(L, b.n);
+	for (int r = 0; r < a.n; r++)
+		ca.r[r] = lw_cast(L, a.r[r], D->tc);
+	for (int r = 0; r < b.n; r++)
+		cb.r[r] = lw_cast(L, b.r[r], D->tc);
+	a = ca;
+	b = cb;
+	/* row-major byte strides */
+	int64_t sa[LL_MAX_OUT] = {0}, sb[LL_MAX_OUT] = {0};
+	sa[dn] = X.eba;
+	sa[dm] = (D->K + pad_a) * X.eba;
+	sb[dn] = X.ebb;
+	sb[dm] = (int64_t)D->N * X.ebb;
+	for (int d = dm - 1; d >= 0; d--) {
+		sa[d] = sa[d + 1] * (d + 1 == dm ? D->M : ta.shape[d + 1]);
+		sb[d] = sb[d + 1] * (d + 1 == dm ? D->K : tb.shape[d + 1]);
 	}
+	X.bstride = sb[dm];
+	stage_write(L, D->op, D->la, a, sa, base, X.eba);
+	stage_write(L, D->op, D->lb, b, sb, base + off_b, X.ebb);
+	lw_barrier(L);
+	/* reads, addressed by the accumulator's coordinates */
+	int64_t ra[LL_MAX_OUT], rb[LL_MAX_OUT];
+	memcpy(ra, sa, sizeof ra);
+	memcpy(rb, sb, sizeof rb);
+	ra[dn] = 0; /* A[.., m, k]: k comes from the loop */
+	rb[dm] = 0; /* B[.., k, n] */
+	Addr aa, ab;
+	addr_init(L, &aa, D->lc, ra);
+	addr_init(L, &ab, D->lc, rb);
+	int nc = c.n;
+	keys_build(L, &aa, nc, &X.ka);
+	keys_build(L, &ab, nc, &X.kb);
+	keys_vectorize(&ab, &X.kb, X.ebb, base + off_b, X.bstride);
+	/* unroll by up to 4 for ILP, but keep the loop body near 256 FMAs:
+	 * LLVM's instruction selection is superlinear in basic-block size */
+	X.unroll = 4;
+	while (X.unroll > 1 && (X.unroll > D->K || X.unroll * nc > 256))
+		X.unroll /= 2;
+	X.va = X.unroll;
+	while (X.va > 1 && (X.va * X.eba > 16 || (D->K + pad_a) % X.va || base % (X.va * X.eba)))
+		X.va /= 2;
+	for (int i = 0; i < X.ka.n; i++) {
+		int32_t cc[LL_MAX_OUT];
+		ll_apply_hw(D->lc, (uint32_t)X.ka.first[i], 0, 0, cc);
+		X.ka.off[i] = addr_emit(L, &aa, cc, base);
+	}
+	for (int i = 0; i < X.kb.n; i++) {
+		if (!X.kb.vec[i])
+			continue;
+		int32_t cc[LL_MAX_OUT];
+		ll_apply_hw(D->lc, (uint32_t)X.kb.first[i], 0, 0, cc);
+		X.kb.off[i] = addr_emit(L, &ab, cc, base + off_b);
+	}
+	TpVal *acc = ARENA_NEWN(L->arena, TpVal, nc);
+	for (int r = 0; r < nc; r++)
+		acc[r] = c.r[r];
+	if (D->K == X.unroll) {
+		fma_steps(&X, lw_i32(L, 0), acc, nc);
+	} else {
+		Type i32 = type_scalar(DT_I32);
+		TpVal *in = ARENA_NEWN(L->arena, TpVal, nc + 3);
+		Type *rt = ARENA_NEWN(L->arena, Type, nc);
+		in[0] = lw_i32(L, 0);
+		in[1] = lw_i32(L, D->K);
+		in[2] = lw_i32(L, X.unroll);
+		for (int r = 0; r < nc; r++) {
+			in[3 + r] = acc[r];
+			rt[r] = D->tc;
+		}
+		TpOp *t = lw_op(L, TP_FOR, D->op->loc, in, nc + 3, rt, nc);
+		tp_op_add_regions(L->f, t, 1);
+		TpBlock *body = &t->regions[0];
+		TpVal iv = tp_block_add_arg(L->f, body, i32, true);
+		for (int r = 0; r < nc; r++)
+			acc[r] = tp_block_add_arg(L->f, body, D->tc, false);
+		TpBlock *save = L->blk;
+		L->blk = body;
+		fma_steps(&X, iv, acc, nc);
+		lw_op(L, TP_YIELD, D->op->loc, acc, nc, NULL, 0);
+		L->blk = save;
+		for (int r = 0; r < nc; r++) {
+			L->f->vals.data[t->results[r]].uniform = false;
+			acc[r] = t->results[r];
+		}
+	}
+	lw_barrier(L);
+	for (int r = 0; r < nc; r++)
+		out.r[r] = acc[r];
 }
 
 /* ---- mma.sync --------------------------------------------------------------------------- */
@@ -310,10 +632,7 @@ static void lower_dot_op(Lower *L, const TirOp *op)
 		lw_set(L, op->results[0], out);
 		return;
 	}
-	int *ra = ARENA_NEWN(L->arena, int, c.n *D.K), *rb = ARENA_NEWN(L->arena, int, c.n *D.K);
-	if (!fma_plan(&D, ra, rb))
-		lw_ice("dot: operand layouts fit neither the FMA nor the mma.sync lowering");
-	fma_emit(&D, ra, rb, a, b, c, out);
+	fma_lower(&D, a, b, c, out);
 	lw_set(L, op->results[0], out);
 }
 

@@ -82,12 +82,12 @@ int lw_stride_along(const TirFunc *f, ValId v, int dim) { return stride_rec(f, v
 
 /* ---- vector width ---------------------------------------------------------------------- */
 
-/* The dim register bit 0 steps along by one element, or -1. */
-static int contig_dim(const LinearLayout *l)
+/* The dim `k`'s bit 0 steps along by one element, or -1. */
+static int unit_dim(const LinearLayout *l, LLInDim k)
 {
-	if (lw_bits(l, LL_REG) == 0)
+	if (lw_bits(l, k) == 0)
 		return -1;
-	const int32_t *c = lw_basis(l, LL_REG, 0);
+	const int32_t *c = lw_basis(l, k, 0);
 	int dim = -1;
 	for (int d = 0; d < l->n_out; d++) {
 		if (c[d] == 1 && dim < 0)
@@ -96,6 +96,17 @@ static int contig_dim(const LinearLayout *l)
 			return -1;
 	}
 	return dim;
+}
+
+/* The layout's contiguous dim: the one register bit 0 steps along by one
+ * element; failing that (one register per thread along the fastest dim, the
+ * usual CPU layout, or no register bits at all), the one lane bit 0 steps
+ * along: the vector width is then 1, but the access may still be coalesced
+ * across threads. -1 if neither. */
+static int contig_dim(const LinearLayout *l)
+{
+	int d = unit_dim(l, LL_REG);
+	return d >= 0 ? d : unit_dim(l, LL_LANE);
 }
 
 /* Every basis other than registers 0..v-1 leaves the low log2(v) bits of the

@@ -89,6 +89,11 @@ typedef struct HostSym {
 static const HostSym host_syms[] = {
         {"tile_rt_print", (void *)tile_rt_print},
         {"tile_rt_assert", (void *)tile_rt_assert},
+        {"tile_rt_mma_f16_f32", (void *)tile_rt_mma_f16_f32},
+        {"tile_rt_mma_bf16_f32", (void *)tile_rt_mma_bf16_f32},
+        {"tile_rt_mma_tf32_f32", (void *)tile_rt_mma_tf32_f32},
+        {"tile_rt_mma_s8_s32", (void *)tile_rt_mma_s8_s32},
+        {"tile_rt_ldmatrix", (void *)tile_rt_ldmatrix},
         {"memcpy", (void *)memcpy},
         {"memmove", (void *)memmove},
         {"memset", (void *)memset},

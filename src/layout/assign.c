@@ -11,8 +11,8 @@
  * 2. Anchors: a load/store/atomic gets a coalesced blocked layout along its
  *    most contiguous dim with the widest provable vector (<= 16 bytes); a dot
  *    gets MMA accumulator/operand layouts (targets with mma.sync and fitting
- *    dtypes/shapes) or the FMA layouts (blocked result, operands holding all
- *    of K per thread).
+ *    dtypes/shapes) or the FMA layout (blocked result; the operands keep
+ *    their producers' layouts).
  * 3. Backward pass: each value learns the layout its (last) anchor-side user
  *    wants, through elementwise and view ops and loop-carried values.
  * 4. Forward pass in program order: sources (arange, splat, constants) take
@@ -136,6 +136,13 @@ static const AxisInfo *axis_of(const Assign *A, ValId v)
 	return v && v < A->nvals0 ? &A->ax[v] : NULL;
 }
 
+/* Native CPU: the threads of a program instance are the SIMD lanes of one
+ * vector (ISPC style), so a register is <T x elem> across threads. */
+static bool simd_threads(const Assign *A)
+{
+	return A->lc->target->kind == TARGET_CPU && !A->lc->target->emulate;
+}
+
 /* Coalesced layout for a memory op on a pointer tile. */
 static void mem_layout(const Assign *A, const TirOp *op, LinearLayout *out)
 {
@@ -166,6 +173,13 @@ static void mem_layout(const Assign *A, const TirOp *op, LinearLayout *out)
 	if (vec > per_thread)
 		vec = (int)per_thread;
 	if (op->kind == TOP_ATOMIC || op->kind == TOP_ATOMIC_CAS)
+		vec = 1;
+	/* Native CPU: the threads of a program are SIMD lanes, so the wide access
+	 * is across threads: one register of every thread is one <T x elem>
+	 * vector over T consecutive elements (TP_COALESCED, no shuffles). Giving
+	 * each thread `vec` consecutive elements instead would force the emitter
+	 * to de-interleave every load and re-interleave every store. */
+	if (simd_threads(A))
 		vec = 1;
 	ll_coalesced(out, rank, shape, order, A->warps, A->lanes, vec);
 }
@@ -232,41 +246,11 @@ int layout_dot_mma_bits(const TargetDesc *t, const TirFunc *f, const TirOp *dot)
 	return bits;
 }
 
-/* FMA operand layout: the thread holds, for each row (A) / column (B) of
- * the result it computes, all of K in registers (K bits first). */
-static void fma_operand(const LinearLayout *c, int idx, int64_t k, LinearLayout *out)
-{
-	int rank = c->n_out, drop = idx == 0 ? rank - 1 : rank - 2;
-	LinearLayout r = *c, t;
-	for (int i = 0; i < r.n_in; i++)
-		for (int b = 0; b < r.in_bits[i]; b++)
-			r.basis[i][b][drop] = 0;
-	r.out_bits[drop] = 0;
-	/* drop registers that only moved along the dropped dim */
-	int n = 0;
-	for (int b = 0; b < r.in_bits[0]; b++) {
-		bool zero = true, was = true;
-		for (int d = 0; d < rank; d++) {
-			zero &= r.basis[0][b][d] == 0;
-			was &= c->basis[0][b][d] == 0;
-		}
-		if (zero && !was)
-			continue;
-		memmove(r.basis[0][n++], r.basis[0][b], sizeof r.basis[0][b]);
-	}
-	r.in_bits[0] = (uint8_t)n;
-	LinearLayout kl;
-	ll_init_hw(&kl, rank);
-	LinearLayout id;
-	ll_identity_1d(&id, (int)k, LL_REG, drop, rank);
-	ll_product(&kl, &id, &kl);
-	ll_product(&kl, &r, &t);
-	/* the K part came first, so r's coordinates along `drop` were shifted by
-	 * K's size, but they are all 0; out size along drop = K */
-	*out = t;
-}
-
-static void dot_layouts(Assign *A, const TirOp *op, LinearLayout *la, LinearLayout *lb,
+/* Layouts of a dot: MMA accumulator/operand layouts (returns true), or the
+ * FMA path (false): a blocked accumulator, and la/lb are left unset because
+ * the operands keep their producers' layouts (lowering stages them through
+ * shared memory and loops over K; see lower_dot.c). */
+static bool dot_layouts(Assign *A, const TirOp *op, LinearLayout *la, LinearLayout *lb,
 			LinearLayout *lc)
 {
 	ValId a = op->operands[0], c = op->operands[2];
@@ -280,14 +264,15 @@ static void dot_layouts(Assign *A, const TirOp *op, LinearLayout *la, LinearLayo
 		ll_mma_acc(lc, sc, w);
 		ll_mma_operand(la, 0, sa, w, bits);
 		ll_mma_operand(lb, 1, sb, w, bits);
-		return;
+		return true;
 	}
 	int32_t shape[TIR_MAX_RANK];
 	shape_of(A, c, shape);
-	int vec = shape[ct.rank - 1] >= 4 ? 4 : 1;
+	/* per-thread runs of 4 columns on GPUs (vector stores); on the native
+	 * CPU one column per thread, like the stores' coalesced layout */
+	int vec = shape[ct.rank - 1] >= 4 && !simd_threads(A) ? 4 : 1;
 	ll_default_blocked(lc, ct.rank, shape, A->warps, A->lanes, vec);
-	fma_operand(lc, 0, k, la);
-	fma_operand(lc, 1, k, lb);
+	return false;
 }
 
 /* ---- backward pass: wanted layouts ----------------------------------------- */
@@ -341,9 +326,10 @@ static void want_op(Assign *A, const TirOp *op)
 	}
 	switch (op->kind) {
 	case TOP_DOT:
-		dot_layouts(A, op, &la, &lb, &lc);
-		set_want(A, op->operands[0], &la);
-		set_want(A, op->operands[1], &lb);
+		if (dot_layouts(A, op, &la, &lb, &lc)) {
+			set_want(A, op->operands[0], &la);
+			set_want(A, op->operands[1], &lb);
+		}
 		set_want(A, op->operands[2], &lc);
 		return;
 	case TOP_FOR:
@@ -697,9 +683,14 @@ static void assign_op(Assign *A, Cursor *c, TirOp *op)
 				set_layout(A, op->results[i], fresh(A, op->results[i]));
 		return;
 	case TOP_DOT:
-		dot_layouts(A, op, &la, &lb, &lc);
-		set_operand(A, c, op, 0, lay_intern(A, &la));
-		set_operand(A, c, op, 1, lay_intern(A, &lb));
+		if (dot_layouts(A, op, &la, &lb, &lc)) {
+			set_operand(A, c, op, 0, lay_intern(A, &la));
+			set_operand(A, c, op, 1, lay_intern(A, &lb));
+		} else {
+			for (int i = 0; i < 2; i++) /* FMA: operands keep their layouts */
+				if (!lay(A, op->operands[i]))
+					set_operand(A, c, op, i, fresh(A, op->operands[i]));
+		}
 		set_operand(A, c, op, 2, lay_intern(A, &lc));
 		set_layout(A, op->results[0], &lc);
 		return;

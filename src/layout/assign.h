@@ -33,8 +33,9 @@ bool layout_assign(LayoutCtx *lc, TirFunc *f);
  * - DOT: layout_dot_mma_bits() says which path assign.c chose: 16 (mma.sync
  *   m16n8k16 f16/bf16), 32 (tf32 m16n8k8), 8 (int8 m16n8k32) with the
  *   ll_mma_acc / ll_mma_operand layouts, or 0: the FMA path, where the result
- *   is blocked and operand A (B) holds, for each row (column) of the result
- *   its thread computes, all of K in registers (K register bits first).
+ *   is blocked and the operands keep their producers' layouts (lowering
+ *   stages them through shared memory, layout_dot_fma_smem, and loops over
+ *   K; DOT attr.i2 = those scratch bytes).
  */
 int layout_dot_mma_bits(const TargetDesc *t, const TirFunc *f, const TirOp *dot);
 struct LinearLayout;
@@ -46,6 +47,14 @@ int64_t layout_convert_smem_bytes(const struct LinearLayout *src, const struct L
  * (elements per line-set) x (warp groups along axis) x element bytes; 0 when
  * no warp splits the axis. */
 int64_t layout_reduce_smem_bytes(const struct LinearLayout *in, int axis, Type elem, bool scan);
+/* FMA-path dot staging (lower_dot.c; sized by smem.c): A [batch.., M, K] is
+ * stored row-major with each K row padded by *pad_a elements (16 bytes when a
+ * row is a multiple of 16 bytes: conflict-free row reads), then B
+ * [batch.., K, N] unpadded at byte *off_b (16-byte aligned), both already
+ * converted to the accumulator's dtype `acc` (exact for fp16/bf16/int8
+ * inputs; each element is converted once, and no 16-bit gathers on the CPU).
+ * Returns the total bytes. */
+int64_t layout_dot_fma_smem(Type a, Type b, Type acc, int64_t *pad_a, int64_t *off_b);
 /* Shared-memory sizing pass (smem.c), run at the end of layout_assign. */
 bool layout_smem(LayoutCtx *lc, TirFunc *f);
 

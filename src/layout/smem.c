@@ -17,6 +17,8 @@
  *   element, per operand.
  * - SCAN over such an axis: one carry per warp group and scanned line, per
  *   operand.
+ * - DOT on the FMA path (layout_dot_mma_bits == 0): A and B staged whole
+ *   (layout_dot_fma_smem).
  */
 #include "layout/assign.h"
 
@@ -58,10 +60,32 @@ int64_t layout_reduce_smem_bytes(const LinearLayout *in, int axis, Type elem, bo
 	return lines * ((int64_t)1 << wb) * elem_bytes(elem);
 }
 
-static int64_t op_scratch(const TirFunc *f, const TirOp *op)
+int64_t layout_dot_fma_smem(Type a, Type b, Type acc, int64_t *pad_a, int64_t *off_b)
+{
+	int ea = elem_bytes(acc), eb = ea;
+	int64_t k = a.rank ? a.shape[a.rank - 1] : 1;
+	int64_t pad = (k * ea) % 16 == 0 ? 16 / ea : 0;
+	int64_t na = 1, nb = 1;
+	for (int d = 0; d < a.rank; d++)
+		na *= d == a.rank - 1 ? k + pad : a.shape[d];
+	for (int d = 0; d < b.rank; d++)
+		nb *= b.shape[d];
+	int64_t ob = (na * ea + 15) & ~(int64_t)15;
+	if (pad_a)
+		*pad_a = pad;
+	if (off_b)
+		*off_b = ob;
+	return ob + nb * eb;
+}
+
+static int64_t op_scratch(const LayoutCtx *lc, const TirFunc *f, const TirOp *op)
 {
 	int64_t bytes = 0;
-	if (op->kind == TOP_CONVERT_LAYOUT && op->nin == 1 && op->nout == 1) {
+	if (op->kind == TOP_DOT && op->nin >= 2 && !layout_dot_mma_bits(lc->target, f, op)) {
+		bytes = layout_dot_fma_smem(f->vals.data[op->operands[0]].ty,
+					    f->vals.data[op->operands[1]].ty,
+					    f->vals.data[op->operands[2]].ty, NULL, NULL);
+	} else if (op->kind == TOP_CONVERT_LAYOUT && op->nin == 1 && op->nout == 1) {
 		const TirVal *s = &f->vals.data[op->operands[0]], *d = &f->vals.data[op->results[0]];
 		if (s->layout && d->layout)
 			bytes = layout_convert_smem_bytes(s->layout, d->layout, elem_bytes(s->ty));
@@ -76,18 +100,19 @@ static int64_t op_scratch(const TirFunc *f, const TirOp *op)
 	return bytes;
 }
 
-static int64_t block_smem(const TirFunc *f, TirBlock *b)
+static int64_t block_smem(const LayoutCtx *lc, const TirFunc *f, TirBlock *b)
 {
 	int64_t top = 0;
 	for (int i = 0; i < b->nops; i++) {
 		TirOp *op = b->ops[i];
-		int64_t need = op_scratch(f, op);
-		if (op->kind == TOP_CONVERT_LAYOUT || op->kind == TOP_REDUCE || op->kind == TOP_SCAN)
+		int64_t need = op_scratch(lc, f, op);
+		if (op->kind == TOP_CONVERT_LAYOUT || op->kind == TOP_REDUCE || op->kind == TOP_SCAN ||
+		    op->kind == TOP_DOT)
 			op->attr.i2 = need;
 		if (need > top)
 			top = need;
 		for (int k = 0; k < op->nregions; k++) {
-			int64_t r = block_smem(f, &op->regions[k]);
+			int64_t r = block_smem(lc, f, &op->regions[k]);
 			if (r > top)
 				top = r;
 		}
@@ -97,7 +122,7 @@ static int64_t block_smem(const TirFunc *f, TirBlock *b)
 
 bool layout_smem(LayoutCtx *lc, TirFunc *f)
 {
-	int64_t top = f->entry ? block_smem(f, f->entry) : 0;
+	int64_t top = f->entry ? block_smem(lc, f, f->entry) : 0;
 	if (top > INT32_MAX) {
 		diag_error(lc->diags, (SrcLoc){0},
 			   "kernel '%s' needs %lld bytes of shared memory for layout conversions",

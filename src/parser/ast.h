@@ -37,6 +37,9 @@ typedef enum {
 	EX_TUPLE,     /* (a, b) or a, b: items[] */
 	EX_LIST,      /* [a, b]: items[] */
 	EX_ELLIPSIS,  /* ... */
+	EX_DICT,      /* {k: v, ...}: keys[nkeys], values[nkeys] */
+	EX_LAMBDA,    /* lambda params: body: lparams[nlparams] (no annotations), lbody */
+	EX_SET,       /* {a, b}: items[] (sema decides where it can use one) */
 } ExprKind;
 
 typedef enum {
@@ -49,6 +52,8 @@ typedef enum {
 	/* boolean */
 	OP_AND, OP_OR,
 } AstOp;
+
+typedef struct Param Param;
 
 typedef struct Keyword {
 	const char *name; /* interned */
@@ -70,8 +75,10 @@ struct Expr {
 		struct { Expr *lo, *hi, *step; };                       /* EX_SLICE */
 		struct { AstOp op; Expr *lhs, *rhs; };                  /* EX_BINOP; EX_UNOP uses op+lhs */
 		struct { Expr **operands; AstOp *cmp_ops; int ncmp; };  /* EX_COMPARE: ncmp ops, ncmp+1 operands */
-		struct { AstOp bool_op; Expr **items; int nitems; };    /* EX_BOOLOP, EX_TUPLE, EX_LIST */
+		struct { AstOp bool_op; Expr **items; int nitems; };    /* EX_BOOLOP, EX_TUPLE, EX_LIST, EX_SET */
 		struct { Expr *cond, *then_e, *else_e; };               /* EX_IFEXP */
+		struct { Expr **keys, **values; int nkeys; };           /* EX_DICT */
+		struct { Param *lparams; int nlparams; Expr *lbody; };  /* EX_LAMBDA */
 	};
 };
 
@@ -100,12 +107,12 @@ typedef struct StmtList {
 	int n;
 } StmtList;
 
-typedef struct Param {
+struct Param {
 	const char *name;  /* interned */
 	Expr *annotation;  /* may be NULL; e.g. tl.constexpr */
 	Expr *default_val; /* may be NULL */
 	SrcLoc loc;
-} Param;
+};
 
 typedef struct ImportName {
 	const char *name;   /* dotted, interned: "triton.language" */

@@ -6,7 +6,8 @@
  * escapes, floats in their shortest round-trip form), everything else
  * `(head operands...)`: (. obj attr), (call f args k=v), (sub x i j),
  * (slice lo hi step) with _ for an absent part, (+ a b), (- x), (not x),
- * (cmp a < b <= c), (and a b), (ifexp cond then else), (tuple ...), (list ...).
+ * (cmp a < b <= c), (and a b), (ifexp cond then else), (tuple ...), (list ...),
+ * (set ...), (dict (k v) ...), (lambda (x y=default) body).
  */
 #include "parser/ast.h"
 
@@ -178,6 +179,29 @@ static void dump_expr(StrBuf *b, const Expr *e)
 		break;
 	case EX_TUPLE: dump_list(b, "tuple", e->items, e->nitems); break;
 	case EX_LIST: dump_list(b, "list", e->items, e->nitems); break;
+	case EX_SET: dump_list(b, "set", e->items, e->nitems); break;
+	case EX_DICT:
+		sb_puts(b, "(dict");
+		for (int i = 0; i < e->nkeys; i++) {
+			sb_puts(b, " (");
+			dump_expr(b, e->keys[i]);
+			sb_putc(b, ' ');
+			dump_expr(b, e->values[i]);
+			sb_putc(b, ')');
+		}
+		sb_putc(b, ')');
+		break;
+	case EX_LAMBDA:
+		sb_puts(b, "(lambda (");
+		for (int i = 0; i < e->nlparams; i++) {
+			sb_printf(b, "%s%s", i ? " " : "", e->lparams[i].name);
+			if (e->lparams[i].default_val)
+				sb_putc(b, '='), dump_expr(b, e->lparams[i].default_val);
+		}
+		sb_puts(b, ") ");
+		dump_expr(b, e->lbody);
+		sb_putc(b, ')');
+		break;
 	}
 }
 

@@ -13,8 +13,8 @@
  * that walks the AST can recurse.
  *
  * Constructs outside the subset: class/with/try/del/raise/match/async become
- * ST_UNSUPPORTED (sema names them); lambda, yield, await, starred
- * expressions, comprehensions, dict/set displays, walrus, f-strings and
+ * ST_UNSUPPORTED (sema names them); yield, await, starred
+ * expressions, comprehensions, dict unpacking, walrus, f-strings and
  * star-args and double-star-args in calls or parameters are reported here.
  */
 #include "parser/parse_impl.h"
@@ -184,6 +184,9 @@ static const char *expr_desc(const Expr *e)
 	case EX_TUPLE: return "tuple";
 	case EX_LIST: return "list";
 	case EX_SLICE: return "slice";
+	case EX_DICT: return "dict literal";
+	case EX_SET: return "set display";
+	case EX_LAMBDA: return "lambda";
 	default: return "expression";
 	}
 }

@@ -163,6 +163,52 @@ static Expr *parse_list(Parser *p)
 	return finish_seq(p, EX_LIST, loc, &v, h);
 }
 
+/* {} / {k: v, ...} / {a, b, ...}: dicts and sets (sema decides where it can use them). */
+static Expr *parse_brace(Parser *p)
+{
+	SrcLoc loc = ps_advance(p).loc;
+	int h = 0;
+	if (ps_accept(p, TK_RBRACE)) {
+		Expr *e = ps_new_expr(p, EX_DICT, loc);
+		return done(p, e, h);
+	}
+	if (at(p, TK_POW)) {
+		ps_err_tok(p, "dict unpacking ('**') is not supported");
+		return dummy(p);
+	}
+	Expr *first = kid(p, &h, ps_expr(p));
+	if (!ps_accept(p, TK_COLON)) {
+		/* a set display */
+		if (at(p, TK_FOR))
+			ps_err_tok(p, "set comprehensions are not supported");
+		ExprVec v = {0};
+		avec_push(p, &v, first);
+		parse_items(p, &v, TK_RBRACE, &h);
+		ps_expect(p, TK_RBRACE);
+		return finish_seq(p, EX_SET, loc, &v, h);
+	}
+	ExprVec keys = {0}, vals = {0};
+	avec_push(p, &keys, first);
+	avec_push(p, &vals, kid(p, &h, ps_expr(p)));
+	if (at(p, TK_FOR))
+		ps_err_tok(p, "dict comprehensions are not supported");
+	while (ps_accept(p, TK_COMMA) && !at(p, TK_RBRACE) && !p->failed) {
+		if (at(p, TK_POW)) {
+			ps_err_tok(p, "dict unpacking ('**') is not supported");
+			break;
+		}
+		avec_push(p, &keys, kid(p, &h, ps_expr(p)));
+		ps_expect(p, TK_COLON);
+		avec_push(p, &vals, kid(p, &h, ps_expr(p)));
+	}
+	ps_expect(p, TK_RBRACE);
+	Expr *e = ps_new_expr(p, EX_DICT, loc);
+	e->keys = keys.items;
+	e->values = vals.items;
+	e->nkeys = keys.n;
+	return done(p, e, h);
+}
+
 static Expr *literal(Parser *p, ExprKind k)
 {
 	Token t = ps_advance(p);
@@ -191,11 +237,11 @@ static Expr *parse_atom(Parser *p)
 	case TK_STRING: return parse_strings(p);
 	case TK_LPAR: return parse_paren(p);
 	case TK_LSQB: return parse_list(p);
-	case TK_LBRACE: ps_err_tok(p, "dict and set displays are not supported"); break;
+	case TK_LBRACE: return parse_brace(p);
 	case TK_STAR: ps_err_tok(p, "starred expressions are not supported"); break;
-	case TK_LAMBDA: ps_err_tok(p, "lambda is not supported"); break;
 	case TK_YIELD: ps_err_tok(p, "yield is not supported"); break;
 	case TK_AWAIT: ps_err_tok(p, "await is not supported"); break;
+	case TK_LAMBDA: ps_unexpected(p, "invalid syntax"); break;
 	default: ps_unexpected(p, "invalid syntax"); break;
 	}
 	return dummy(p);
@@ -488,13 +534,63 @@ static Expr *parse_ifexp(Parser *p, Expr *then_e)
 	return done(p, c, h);
 }
 
-/* expression: disjunction ['if' disjunction 'else' expression] */
+/* 'lambda' [params] ':' expression. Parameters are names with optional
+ * defaults (no annotations, no *args / **kwargs / markers). */
+static Expr *parse_lambda(Parser *p)
+{
+	Expr *e = ps_new_expr(p, EX_LAMBDA, ps_advance(p).loc);
+	AVEC(Param) v = {0};
+	NameSet seen = {0};
+	bool seen_default = false;
+	int h = 0;
+	while (!at(p, TK_COLON) && !p->failed) {
+		TokKind k = kind(p);
+		if (k == TK_STAR && (ps_peek(p, 1)->kind == TK_COMMA || ps_peek(p, 1)->kind == TK_COLON)) {
+			ps_err_tok(p, "keyword-only parameters ('*') are not supported");
+			break;
+		} else if (k == TK_STAR) {
+			ps_err_tok(p, "variadic parameters (*args) are not supported");
+			break;
+		} else if (k == TK_POW) {
+			ps_err_tok(p, "variadic keyword parameters (**kwargs) are not supported");
+			break;
+		} else if (k == TK_SLASH) {
+			ps_err_tok(p, "positional-only parameters ('/') are not supported");
+			break;
+		}
+		Param prm = {.loc = here(p)};
+		prm.name = ps_expect_name(p);
+		if (p->failed)
+			break;
+		if (!ps_nameset_add(p->arena, &seen, prm.name))
+			ps_err_at(p, prm.loc, "duplicate argument '%s' in function definition",
+			          prm.name);
+		if (ps_accept(p, TK_ASSIGN))
+			prm.default_val = kid(p, &h, ps_expr(p));
+		else if (seen_default)
+			ps_err_at(p, prm.loc,
+			          "parameter without a default follows parameter with a default");
+		seen_default = prm.default_val != NULL;
+		avec_push(p, &v, prm);
+		if (!ps_accept(p, TK_COMMA))
+			break;
+	}
+	ps_expect(p, TK_COLON);
+	e->lparams = v.items;
+	e->nlparams = v.n;
+	e->lbody = kid(p, &h, ps_expr(p));
+	return done(p, e, h);
+}
+
+/* expression: disjunction ['if' disjunction 'else' expression] | lambda */
 Expr *ps_expr(Parser *p)
 {
 	Expr *e;
 	if (!enter(p)) {
 		e = dummy(p);
-	} else if (at(p, TK_LAMBDA) || at(p, TK_YIELD)) {
+	} else if (at(p, TK_LAMBDA)) {
+		e = parse_lambda(p);
+	} else if (at(p, TK_YIELD)) {
 		ps_err_tok(p, "%s is not supported", tok_kind_str(kind(p)));
 		e = dummy(p);
 	} else {

@@ -398,6 +398,39 @@ static Value b_jit(Sema *s, Call *c, int extra)
 	return v_builtin(builtin_find("jit", BF_TRITON), NULL);
 }
 
+/* triton.Config(kwargs, num_warps=None, num_stages=None, ...): V_CONFIG */
+static Value b_config(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	Value kw = c->a[0];
+	if (kw.kind == V_ERR) return kw;
+	if (kw.kind != V_DICT) {
+		diag_error(s->d, c->at[0], "argument 'kwargs' of 'triton.Config' must be a dict, got %s", v_describe(s, kw));
+		return v_err();
+	}
+	for (int i = 0; i < kw.n; i++) {
+		if (!v_is_const(kw.keys[i], CV_STR)) {
+			diag_error(s->d, c->at[0], "the keys of a triton.Config must be parameter names (strings)");
+			return v_err();
+		}
+		Value v = kw.items[i];
+		if (v.kind != V_CONST && !(v.kind == V_DTYPE && v.ty.dt != DT_PTR)) {
+			diag_error(s->d, c->at[0], "triton.Config value for '%s' must be a constexpr, got %s", kw.keys[i].c.s,
+				   v_describe(s, v));
+			return v_err();
+		}
+	}
+	Value items[3] = {kw, v_int(0), v_int(0)};
+	for (int k = 1; k <= 2; k++) {
+		int64_t n = 0;
+		if (c->has[k] && !v_is_none(c->a[k]) && !arg_const_int(s, c, k, &n)) return v_err();
+		items[k] = v_int(n);
+	}
+	Value r = v_tuple(s, items, 3);
+	r.kind = V_CONFIG;
+	return r;
+}
+
 static Value b_cdiv(Sema *s, Call *c, int extra)
 {
 	(void)extra;
@@ -670,6 +703,10 @@ const Builtin builtins_core[] = {
     {"autotune", "configs=None,key=None,prune_configs_by=None,reset_to_zero=None,restore_value=None,warmup=None,rep=None",
      b_noop, 0, BF_TRITON},
     {"heuristics", "values", b_noop, 0, BF_TRITON},
+    {"Config",
+     "kwargs,num_warps=None,num_stages=None,num_ctas=None,maxnreg=None,pre_hook=None,num_buffers_warp_spec=None,"
+     "num_consumer_groups=None,reg_dec_producer=None,reg_inc_consumer=None,ir_override=None",
+     b_config, 0, BF_TRITON},
     {"is_fp16", "self", b_dtype_is, 0, BF_DTYPE},
     {"is_fp32", "self", b_dtype_is, 1, BF_DTYPE},
     {"is_bf16", "self", b_dtype_is, 2, BF_DTYPE},

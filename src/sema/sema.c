@@ -57,6 +57,10 @@ const char *v_describe(Sema *s, Value v)
 	case V_MODULE: return "module";
 	case V_BLOCKPTR: return "block pointer";
 	case V_TUPLE: return "tuple";
+	case V_DICT: return "dict";
+	case V_LAMBDA: return "lambda";
+	case V_RTARG: return arena_printf(s->a, "runtime argument '%s'", v.msg);
+	case V_CONFIG: return "triton.Config";
 	case V_POISON:
 	case V_ERR: return "error";
 	}
@@ -339,6 +343,12 @@ Value ns_attr(Sema *s, int ns, const char *name, SrcLoc loc)
 		    strcmp(name, "double") && strcmp(name, "half"))
 			return v_dtype(type_scalar(dt));
 		if ((id = builtin_find(name, BF_TL)) >= 0) return v_builtin(id, NULL);
+		if (!strcmp(name, "join") || !strcmp(name, "split") || !strcmp(name, "flip") ||
+		    !strcmp(name, "interleave") || !strcmp(name, "cat")) {
+			diag_error(s->d, loc, "'tl.%s' is not supported yet (tile has no tl.join, tl.split, tl.flip, "
+				   "tl.interleave or tl.cat)", name);
+			return v_err();
+		}
 		diag_error(s->d, loc, "'tl.%s' is not a supported builtin", name);
 		return v_err();
 	case NS_PROPNAN:
@@ -390,6 +400,174 @@ static bool is_jit_decorated(const FuncDef *fn)
 		if (n && (!strcmp(n, "jit") || !strcmp(n, "autotune") || !strcmp(n, "heuristics"))) return true;
 	}
 	return false;
+}
+
+/* ---- @triton.autotune / @triton.heuristics ------------------------------------------- */
+
+typedef struct Heur {
+	const char *name; /* the parameter it sets */
+	Value fn;         /* lambda (or function) of `args` */
+	SrcLoc loc;
+} Heur;
+
+typedef VEC(Heur) HeurVec;
+
+typedef struct KDeco {
+	KernelConfig *configs;
+	int nconfigs;
+	Heur *heurs; /* in evaluation order: outermost decorator first, then dict order */
+	int nheurs;
+} KDeco;
+
+static const Expr *deco_arg(const Expr *d, const char *kw, int pos)
+{
+	if (d->kind != EX_CALL) return NULL;
+	for (int k = 0; k < d->nkwargs; k++)
+		if (!strcmp(d->kwargs[k].name, kw)) return d->kwargs[k].value;
+	return pos < d->nargs ? d->args[pos] : NULL;
+}
+
+static int param_index(const FuncDef *def, const char *name)
+{
+	for (int i = 0; i < def->nparams; i++)
+		if (!strcmp(def->params[i].name, name)) return i;
+	return -1;
+}
+
+static bool value_to_const(Value v, ConstVal *out)
+{
+	if (v.kind == V_CONST) {
+		*out = v.c;
+		return true;
+	}
+	if (v.kind == V_DTYPE && v.ty.dt != DT_PTR) {
+		*out = (ConstVal){.kind = CV_DTYPE, .dtype = (DType)v.ty.dt};
+		return true;
+	}
+	return false;
+}
+
+static bool deco_autotune(Sema *s, Fn *tmp, const FuncDef *def, const Expr *d, KDeco *out)
+{
+	const Expr *ce = deco_arg(d, "configs", 0);
+	if (!ce) {
+		diag_error(s->d, d->loc, "@triton.autotune needs configs=[triton.Config(...), ...]");
+		return false;
+	}
+	if (out->configs) {
+		diag_error(s->d, d->loc, "kernel '%s' has more than one @triton.autotune", def->name);
+		return false;
+	}
+	Value v = eval(s, tmp, ce);
+	if (v.kind == V_ERR) return false;
+	if (v.kind == V_CONFIG) v = v_tuple(s, &v, 1);
+	if (v.kind != V_TUPLE || v.n == 0) {
+		diag_error(s->d, ce->loc, "configs of @triton.autotune must be a non-empty list of triton.Config, got %s",
+			   v_describe(s, v));
+		return false;
+	}
+	KernelConfig *cf = ARENA_NEWN(s->a, KernelConfig, v.n);
+	for (int i = 0; i < v.n; i++) {
+		Value c = v.items[i];
+		if (c.kind != V_CONFIG) {
+			diag_error(s->d, ce->loc, "configs of @triton.autotune must be triton.Config objects, got %s",
+				   v_describe(s, c));
+			return false;
+		}
+		Value kw = c.items[0];
+		cf[i].loc = ce->loc;
+		cf[i].num_warps = (int)c.items[1].c.i;
+		cf[i].num_stages = (int)c.items[2].c.i;
+		cf[i].nkwargs = kw.n;
+		cf[i].kwargs = ARENA_NEWN(s->a, KernelConfigArg, kw.n + 1);
+		for (int k = 0; k < kw.n; k++) {
+			const char *name = istr(s, kw.keys[k].c.s);
+			if (param_index(def, name) < 0) {
+				diag_error(s->d, ce->loc, "triton.Config sets '%s', which is not a parameter of '%s'", name,
+					   def->name);
+				return false;
+			}
+			cf[i].kwargs[k].name = name;
+			value_to_const(kw.items[k], &cf[i].kwargs[k].val);
+		}
+	}
+	out->configs = cf;
+	out->nconfigs = v.n;
+	return true;
+}
+
+static bool deco_heuristics(Sema *s, Fn *tmp, const FuncDef *def, const Expr *d, HeurVec *hs)
+{
+	const Expr *ve = deco_arg(d, "values", 0);
+	if (!ve) {
+		diag_error(s->d, d->loc, "@triton.heuristics needs a dict of parameter name -> function of args");
+		return false;
+	}
+	Value v = eval(s, tmp, ve);
+	if (v.kind == V_ERR) return false;
+	if (v.kind != V_DICT) {
+		diag_error(s->d, ve->loc, "@triton.heuristics takes a dict of parameter name -> function, got %s",
+			   v_describe(s, v));
+		return false;
+	}
+	const Expr *ve_items = ve->kind == EX_DICT ? ve : NULL;
+	for (int i = 0; i < v.n; i++) {
+		SrcLoc at = ve_items && i < ve_items->nkeys ? ve_items->keys[i]->loc : ve->loc;
+		if (!v_is_const(v.keys[i], CV_STR)) {
+			diag_error(s->d, at, "the keys of @triton.heuristics must be parameter names (strings)");
+			return false;
+		}
+		const char *name = istr(s, v.keys[i].c.s);
+		if (param_index(def, name) < 0) {
+			diag_error(s->d, at, "@triton.heuristics sets '%s', which is not a parameter of '%s'", name, def->name);
+			return false;
+		}
+		Value f = v.items[i];
+		if (f.kind != V_LAMBDA && f.kind != V_FUNC && f.kind != V_BUILTIN) {
+			diag_error(s->d, at, "@triton.heuristics value for '%s' must be a function of args, got %s", name,
+				   v_describe(s, f));
+			return false;
+		}
+		vec_push(hs, ((Heur){name, f, at}));
+	}
+	return true;
+}
+
+/* Reads the decorators of a kernel (outermost first). Unknown decorators are ignored. */
+static bool kernel_decorators(Sema *s, ModScope *ms, const FuncDef *def, KDeco *out)
+{
+	memset(out, 0, sizeof *out);
+	HeurVec hs = {0};
+	bool ok = true;
+	Fn tmp;
+	fn_init(s, &tmp, NULL, ms, false);
+	for (int i = 0; i < def->ndecorators && ok; i++) {
+		const Expr *d = def->decorators[i];
+		const char *n = expr_last_name(d);
+		if (!n) continue;
+		if (!strcmp(n, "autotune")) ok = deco_autotune(s, &tmp, def, d, out);
+		else if (!strcmp(n, "heuristics")) ok = deco_heuristics(s, &tmp, def, d, &hs);
+	}
+	fn_free(&tmp);
+	out->nheurs = (int)hs.len;
+	out->heurs = hs.len ? vec_to_arena(s->a, &hs) : NULL;
+	vec_free(&hs);
+	return ok;
+}
+
+static const Heur *find_heur(const KDeco *kd, const char *name)
+{
+	for (int i = 0; i < kd->nheurs; i++)
+		if (!strcmp(kd->heurs[i].name, name)) return &kd->heurs[i];
+	return NULL;
+}
+
+static const KernelConfigArg *find_config_arg(const KDeco *kd, const char *name)
+{
+	for (int c = 0; c < kd->nconfigs; c++) /* the first config that sets it */
+		for (int k = 0; k < kd->configs[c].nkwargs; k++)
+			if (!strcmp(kd->configs[c].kwargs[k].name, name)) return &kd->configs[c].kwargs[k];
+	return NULL;
 }
 
 static bool is_constexpr_annotation(const Expr *ann)
@@ -471,6 +649,10 @@ int sema_list_kernels(SemaCtx *c, const Module *m, KernelInfo **out)
 				} else if (v.kind == V_DTYPE && v.ty.dt != DT_PTR) {
 					pi->has_default = true;
 					pi->default_val = (ConstVal){.kind = CV_DTYPE, .dtype = (DType)v.ty.dt};
+				} else if (v.kind == V_LAMBDA || v.kind == V_FUNC || v.kind == V_BUILTIN || v.kind == V_TUPLE ||
+					   v.kind == V_DICT) {
+					/* a compile-time default that is no ConstVal: the host must not
+					 * bind it; sema evaluates it when it specializes */
 				} else if ((size_t)c->diags->nerrors == nerr) {
 					diag_error(c->diags, fn->params[p].default_val->loc, "the default of '%s' must be a constexpr",
 						   pi->name);
@@ -478,6 +660,24 @@ int sema_list_kernels(SemaCtx *c, const Module *m, KernelInfo **out)
 			}
 		}
 		do_not_specialize_list(&s, fn, k.params, fn->nparams);
+		KDeco kd;
+		if (kernel_decorators(&s, ms, fn, &kd)) {
+			k.nconfigs = kd.nconfigs;
+			k.configs = kd.configs;
+			for (int p = 0; p < fn->nparams; p++) {
+				KernelParamInfo *pi = &k.params[p];
+				const KernelConfigArg *ca = find_config_arg(&kd, pi->name);
+				if (find_heur(&kd, pi->name)) {
+					pi->heuristic = true;
+					pi->has_default = true;
+					pi->default_val = (ConstVal){.kind = CV_NONE};
+				} else if (ca) {
+					pi->autotuned = true;
+					pi->has_default = true;
+					pi->default_val = ca->val;
+				}
+			}
+		}
 		vec_push(&ks, k);
 	}
 	int n = (int)ks.len;
@@ -493,9 +693,55 @@ static Value const_to_value(ConstVal cv)
 	return (Value){.kind = V_CONST, .c = cv};
 }
 
-static bool bind_kernel_params(Sema *s, Fn *fn, const FuncDef *def, const SpecArg *args, int nargs)
+/* Runs the @triton.heuristics whose parameters the caller left unbound, in
+ * order, each seeing the parameters bound so far as a dict `args`. */
+static bool run_heuristics(Sema *s, Fn *fn, const FuncDef *def, const KDeco *kd, const bool *pending,
+			   const int *specs)
+{
+	for (int h = 0; h < kd->nheurs; h++) {
+		const Heur *hr = &kd->heurs[h];
+		int pi = param_index(def, hr->name);
+		if (pi < 0 || !pending[pi]) continue;
+		Value *keys = ARENA_NEWN(s->a, Value, def->nparams + 1), *vals = ARENA_NEWN(s->a, Value, def->nparams + 1);
+		int n = 0;
+		for (int i = 0; i < def->nparams; i++) {
+			Value *b = env_find(&fn->env, def->params[i].name);
+			if (!b) continue;
+			Value v = *b;
+			if (v.kind == V_TENSOR) {
+				Value r = {.kind = V_RTARG, .msg = def->params[i].name, .ty = v.ty};
+				r.c.i = specs[i];
+				v = r;
+			}
+			keys[n] = v_str(def->params[i].name);
+			vals[n++] = v;
+		}
+		Value args = v_dict(s, keys, vals, n);
+		s->heuristic = hr->name;
+		Value r = call_value(s, fn, hr->fn, &args, 1, NULL, NULL, 0, hr->loc, &hr->loc, NULL);
+		s->heuristic = NULL;
+		if (r.kind == V_ERR) return false;
+		if (r.kind == V_RTARG) {
+			s->heuristic = hr->name;
+			rtarg_needed(s, r, hr->loc);
+			s->heuristic = NULL;
+			return false;
+		}
+		if (r.kind != V_CONST && !(r.kind == V_DTYPE && r.ty.dt != DT_PTR)) {
+			diag_error(s->d, hr->loc, "heuristic for '%s' must give a constexpr, got %s", hr->name,
+				   v_describe(s, r));
+			return false;
+		}
+		env_set(&fn->env, def->params[pi].name, r);
+	}
+	return true;
+}
+
+static bool bind_kernel_params(Sema *s, Fn *fn, const FuncDef *def, const SpecArg *args, int nargs, const KDeco *kd)
 {
 	bool ok = true;
+	bool *pending = ARENA_NEWN(s->a, bool, def->nparams + 1);
+	int *specs = ARENA_NEWN(s->a, int, def->nparams + 1);
 	VEC(TirParam) params = {0};
 	if (nargs > def->nparams) {
 		SrcLoc at = def->nparams ? def->params[0].loc : (SrcLoc){0};
@@ -505,8 +751,13 @@ static bool bind_kernel_params(Sema *s, Fn *fn, const FuncDef *def, const SpecAr
 	for (int i = 0; i < def->nparams; i++) {
 		const Param *p = &def->params[i];
 		bool cexpr = is_constexpr_annotation(p->annotation);
+		bool heur = find_heur(kd, p->name) != NULL;
+		const KernelConfigArg *ca = find_config_arg(kd, p->name);
 		Value v;
-		if (i < nargs && args[i].is_const) {
+		if (heur && (i >= nargs || (args[i].is_const && args[i].cval.kind == CV_NONE))) {
+			pending[i] = true; /* computed below, once the other parameters are bound */
+			continue;
+		} else if (i < nargs && args[i].is_const) {
 			v = const_to_value(args[i].cval);
 		} else if (i < nargs) {
 			if (cexpr) {
@@ -518,11 +769,15 @@ static bool bind_kernel_params(Sema *s, Fn *fn, const FuncDef *def, const SpecAr
 			ValId id = tir_block_add_arg(s->f, s->f->entry, type_elem(t));
 			tir_val(s->f, id)->name = p->name;
 			vec_push(&params, ((TirParam){.name = p->name, .ty = type_elem(t), .spec = args[i].spec, .val = id}));
+			specs[i] = args[i].spec;
 			if ((args[i].spec & SPEC_EQ1) && dtype_is_int((DType)t.dt)) v = v_int(1);
 			else v = v_tensor(s, id);
+		} else if (ca) {
+			v = const_to_value(ca->val); /* @triton.autotune: the first config */
 		} else if (p->default_val) {
 			v = eval(s, fn, p->default_val);
-			if (v.kind != V_CONST && v.kind != V_DTYPE && v.kind != V_ERR) {
+			if (v.kind != V_CONST && v.kind != V_DTYPE && v.kind != V_ERR && v.kind != V_LAMBDA &&
+			    v.kind != V_FUNC && v.kind != V_BUILTIN && v.kind != V_TUPLE && v.kind != V_DICT) {
 				diag_error(s->d, p->default_val->loc, "the default of '%s' must be a constexpr", p->name);
 				v = v_err();
 			}
@@ -534,6 +789,7 @@ static bool bind_kernel_params(Sema *s, Fn *fn, const FuncDef *def, const SpecAr
 		}
 		env_set(&fn->env, p->name, v);
 	}
+	if (ok && kd->nheurs) ok = run_heuristics(s, fn, def, kd, pending, specs);
 	s->f->nparams = (int)params.len;
 	s->f->params = params.len ? vec_to_arena(s->a, &params) : NULL;
 	vec_free(&params);
@@ -559,7 +815,9 @@ TirFunc *sema_kernel(SemaCtx *c, const Module *m, const char *kernel, const Spec
 	Fn fn;
 	fn_init(&s, &fn, def, ms, true);
 	vec_push(&s.callstack, def);
-	if (bind_kernel_params(&s, &fn, def, args, nargs)) exec_body(&s, &fn, &def->body, true);
+	KDeco kd;
+	if (kernel_decorators(&s, ms, def, &kd) && bind_kernel_params(&s, &fn, def, args, nargs, &kd))
+		exec_body(&s, &fn, &def->body, true);
 	fn_free(&fn);
 	SrcLoc end = {0};
 	tir_op(s.f, s.f->entry, TOP_RETURN, end, NULL, 0, NULL, 0);

@@ -38,14 +38,36 @@ typedef struct KernelParamInfo {
 	bool has_default;
 	ConstVal default_val;   /* when has_default and the default is a constant */
 	bool do_not_specialize; /* listed in @jit(do_not_specialize=...) */
+	bool autotuned;         /* a key of the @triton.autotune configs (has_default: the first config's value) */
+	bool heuristic;         /* set by @triton.heuristics: has_default with default_val None, which means
+	                           "compute it"; binding any other constant overrides the heuristic */
 	SrcLoc loc;
 } KernelParamInfo;
+
+/* One triton.Config of @triton.autotune: constexpr bindings plus launch options. */
+typedef struct KernelConfigArg {
+	const char *name; /* a kernel parameter */
+	ConstVal val;
+} KernelConfigArg;
+typedef struct KernelConfig {
+	KernelConfigArg *kwargs;
+	int nkwargs;
+	int num_warps;  /* 0 when the Config does not say */
+	int num_stages; /* 0 when the Config does not say */
+	SrcLoc loc;
+} KernelConfig;
 
 typedef struct KernelInfo {
 	const char *name;
 	KernelParamInfo *params;
 	int nparams;
 	SrcLoc loc;
+	/* @triton.autotune configs in source order. tile does not benchmark: a
+	 * constexpr that the caller leaves unbound takes the FIRST config's value;
+	 * a host that wants another config binds its kwargs (and passes its
+	 * num_warps / num_stages as compile options). */
+	int nconfigs;
+	KernelConfig *configs;
 } KernelInfo;
 
 /* Finds `import NAME` modules: the driver looks for NAME.tile / NAME.py beside

@@ -155,13 +155,6 @@ static bool bind_builtin(Sema *s, int id, Call *c, const Value *self, const Valu
 
 /* ---- user functions --------------------------------------------------------------------- */
 
-static bool is_constexpr_ann(Sema *s, const Expr *ann)
-{
-	if (!ann || ann->kind == EX_CALL) return false;
-	const char *n = ann->kind == EX_NAME ? ann->name : ann->kind == EX_ATTR ? ann->attr : NULL;
-	return n == s->s_constexpr;
-}
-
 Value call_user(Sema *s, Value callee, const Value *args, int nargs, const char **kwn, const Value *kw, int nkw,
 		SrcLoc loc)
 {
@@ -214,11 +207,9 @@ Value call_user(Sema *s, Value callee, const Value *args, int nargs, const char 
 			}
 			vals[i] = eval(s, &fn, p->default_val);
 		}
-		if (is_constexpr_ann(s, p->annotation) && (vals[i].kind == V_TENSOR || vals[i].kind == V_BLOCKPTR)) {
-			diag_error(s->d, loc, "argument '%s' of '%s' must be a constexpr, got %s", p->name, def->name,
-				   v_describe(s, vals[i]));
-			ok = false;
-		}
+		/* A tl.constexpr annotation on a helper's parameter does not reject a
+		 * tensor: Triton inlines helpers and its tutorial 06 passes offs_m
+		 * (a tensor) to `offs_m: tl.constexpr`. */
 		if (vals[i].kind == V_ERR) ok = false;
 		env_set(&fn.env, p->name, vals[i]);
 	}
@@ -266,6 +257,7 @@ Value call_value(Sema *s, Fn *fn, Value callee, const Value *args, int nargs, co
 	switch (callee.kind) {
 	case V_ERR: return callee;
 	case V_FUNC: return call_user(s, callee, args, nargs, kwn, kw, nkw, loc);
+	case V_LAMBDA: return call_lambda(s, callee, args, nargs, kwn, kw, nkw, loc);
 	case V_BUILTIN: {
 		const Builtin *b = builtin_get(callee.builtin);
 		if (b->flags & BF_PRELUDE) return call_prelude(s, callee.builtin, callee.self, args, nargs, kwn, kw, nkw, loc);

@@ -75,6 +75,10 @@ Value get_attr(Sema *s, Value obj, const char *name, SrcLoc loc)
 	case V_FUNC:
 		if (!strcmp(name, "fn")) return obj;
 		break;
+	case V_RTARG:
+		if (!strcmp(name, "dtype"))
+			return v_dtype(obj.ty.dt == DT_PTR ? type_scalar((DType)obj.ty.elem) : obj.ty);
+		return rtarg_needed(s, obj, loc);
 	default: break;
 	}
 	diag_error(s->d, loc, "%s has no attribute '%s'", v_describe(s, obj), name);
@@ -143,6 +147,137 @@ bool eval_const_int(Sema *s, Fn *fn, const Expr *e, const char *what, int64_t *o
 	return as_const_int(s, v, e->loc, what, out);
 }
 
+/* ---- dicts, lambdas, heuristic arguments ------------------------------------------------- */
+
+Value v_dict(Sema *s, const Value *keys, const Value *vals, int n)
+{
+	Value v = {.kind = V_DICT, .n = n};
+	v.keys = n ? arena_dup(s->a, keys, sizeof(Value) * (size_t)n) : NULL;
+	v.items = n ? arena_dup(s->a, vals, sizeof(Value) * (size_t)n) : NULL;
+	return v;
+}
+
+static bool key_eq(Value a, Value b)
+{
+	if (a.kind == V_CONST && b.kind == V_CONST) {
+		if (a.c.kind == CV_STR || b.c.kind == CV_STR)
+			return a.c.kind == b.c.kind && !strcmp(a.c.s, b.c.s);
+		return const_eq(a.c, b.c);
+	}
+	return values_identical(a, b);
+}
+
+bool dict_get(Value d, Value key, Value *out)
+{
+	for (int i = d.n; i-- > 0;) /* the last of repeated keys wins, as in Python */
+		if (key_eq(d.keys[i], key)) {
+			*out = d.items[i];
+			return true;
+		}
+	return false;
+}
+
+static bool is_key(Value v) { return v.kind == V_CONST || v.kind == V_DTYPE; }
+
+static Value eval_dict(Sema *s, Fn *fn, const Expr *e)
+{
+	Value *keys = ARENA_NEWN(s->a, Value, e->nkeys + 1), *vals = ARENA_NEWN(s->a, Value, e->nkeys + 1);
+	for (int i = 0; i < e->nkeys; i++) {
+		keys[i] = eval(s, fn, e->keys[i]);
+		if (keys[i].kind == V_ERR) return keys[i];
+		if (!is_key(keys[i])) {
+			diag_error(s->d, e->keys[i]->loc, "dict keys must be constexprs, got %s", v_describe(s, keys[i]));
+			return v_err();
+		}
+		vals[i] = eval(s, fn, e->values[i]);
+		if (vals[i].kind == V_ERR) return vals[i];
+	}
+	return v_dict(s, keys, vals, e->nkeys);
+}
+
+Value rtarg_needed(Sema *s, Value v, SrcLoc loc)
+{
+	if (s->heuristic)
+		diag_error(s->d, loc, "heuristic for '%s' needs the value of runtime argument '%s'", s->heuristic, v.msg);
+	else
+		diag_error(s->d, loc, "the value of runtime argument '%s' is not known at compile time", v.msg);
+	return v_err();
+}
+
+/* What specialization knows about a runtime argument: `x % d` is 0 when x is
+ * specialized divisible by 16 and d divides 16. */
+static Value rtarg_binop(Sema *s, AstOp op, Value a, Value b, SrcLoc loc)
+{
+	if (a.kind == V_ERR || b.kind == V_ERR) return v_err();
+	if (op == OP_MOD && a.kind == V_RTARG && v_is_intlike(b) && b.c.i > 0 && 16 % b.c.i == 0 &&
+	    (a.c.i & SPEC_DIV16) && a.ty.dt != DT_PTR)
+		return v_int(0);
+	return rtarg_needed(s, a.kind == V_RTARG ? a : b, loc);
+}
+
+static Value eval_lambda(Sema *s, Fn *fn, const Expr *e)
+{
+	Value v = {.kind = V_LAMBDA, .lam = e, .mod = fn->mod};
+	v.ncap = (int)fn->env.len;
+	v.cap = v.ncap ? arena_dup(s->a, fn->env.data, sizeof(Binding) * fn->env.len) : NULL;
+	return v;
+}
+
+enum { LAMBDA_DEPTH_LIMIT = 64 };
+
+Value call_lambda(Sema *s, Value lam, const Value *args, int nargs, const char **kwn, const Value *kw, int nkw,
+		  SrcLoc loc)
+{
+	const Expr *e = lam.lam;
+	if (s->depth > LAMBDA_DEPTH_LIMIT) {
+		diag_error(s->d, loc, "lambda calls nested more than %d deep", LAMBDA_DEPTH_LIMIT);
+		return v_err();
+	}
+	if (nargs > e->nlparams) {
+		diag_error(s->d, loc, "lambda takes %d argument%s, got %d", e->nlparams, e->nlparams == 1 ? "" : "s", nargs);
+		return v_err();
+	}
+	Fn f;
+	fn_init(s, &f, NULL, lam.mod, false);
+	for (int i = 0; i < lam.ncap; i++) vec_push(&f.env, lam.cap[i]);
+	Value *vals = ARENA_NEWN(s->a, Value, e->nlparams + 1);
+	bool *bound = ARENA_NEWN(s->a, bool, e->nlparams + 1);
+	bool ok = true;
+	for (int i = 0; i < nargs; i++) vals[i] = args[i], bound[i] = true;
+	for (int k = 0; k < nkw && ok; k++) {
+		int slot = -1;
+		for (int i = 0; i < e->nlparams; i++)
+			if (!strcmp(e->lparams[i].name, kwn[k])) slot = i;
+		if (slot < 0 || bound[slot]) {
+			diag_error(s->d, loc, slot < 0 ? "unexpected keyword argument '%s' for lambda"
+							: "lambda got multiple values for argument '%s'",
+				   kwn[k]);
+			ok = false;
+		} else {
+			vals[slot] = kw[k];
+			bound[slot] = true;
+		}
+	}
+	for (int i = 0; i < e->nlparams && ok; i++) {
+		if (!bound[i] && !e->lparams[i].default_val) {
+			diag_error(s->d, loc, "missing argument '%s' in call to lambda", e->lparams[i].name);
+			ok = false;
+		} else if (!bound[i]) {
+			vals[i] = eval(s, &f, e->lparams[i].default_val);
+			ok = vals[i].kind != V_ERR;
+		}
+	}
+	for (int i = 0; i < e->nlparams && ok; i++) env_set(&f.env, e->lparams[i].name, vals[i]);
+	Value r = v_err();
+	if (ok) {
+		s->depth++;
+		r = eval(s, &f, e->lbody);
+		s->depth--;
+	}
+	fn_free(&f);
+	return r;
+}
+
 /* ---- subscripts ------------------------------------------------------------------------- */
 
 static bool is_full_slice(const Expr *e) { return e->kind == EX_SLICE && !e->lo && !e->hi && !e->step; }
@@ -197,6 +332,22 @@ static Value subscript(Sema *s, Fn *fn, const Expr *e)
 	Value base = eval(s, fn, e->base);
 	if (base.kind == V_ERR) return base;
 	if (base.kind == V_TENSOR) return subscript_tensor(s, base, e);
+	if (base.kind == V_RTARG) return rtarg_needed(s, base, e->loc);
+	if (base.kind == V_DICT && e->nindex == 1) {
+		Value k = eval(s, fn, e->index[0]), out;
+		if (k.kind == V_ERR) return k;
+		if (dict_get(base, k, &out)) return out;
+		char buf[96];
+		if (k.kind == V_CONST) const_str(k.c, buf, sizeof buf);
+		else snprintf(buf, sizeof buf, "%s", v_describe(s, k));
+		if (s->heuristic)
+			diag_error(s->d, e->index[0]->loc,
+				   "heuristic for '%s': no argument %s (not a kernel parameter, or not bound before this heuristic)",
+				   s->heuristic, buf);
+		else
+			diag_error(s->d, e->index[0]->loc, "key %s is not in the dict", buf);
+		return v_err();
+	}
 	if (base.kind == V_TUPLE && e->nindex == 1) {
 		const Expr *ix = e->index[0];
 		if (ix->kind == EX_SLICE) {
@@ -257,6 +408,10 @@ static Value eval_call(Sema *s, Fn *fn, const Expr *e)
 		bad |= kw[i].kind == V_ERR;
 	}
 	if (bad) return v_err();
+	for (int i = 0; i < na + nk; i++) {
+		Value a = i < na ? args[i] : kw[i - na];
+		if (a.kind == V_RTARG) return rtarg_needed(s, a, locs[i]);
+	}
 	return call_value(s, fn, callee, args, na, kwn, kw, nk, e->loc, locs, exs);
 }
 
@@ -283,6 +438,7 @@ static Value eval_boolop(Sema *s, Fn *fn, const Expr *e)
 	Value acc = eval(s, fn, e->items[0]);
 	for (int i = 1; i < e->nitems; i++) {
 		if (acc.kind == V_ERR) return acc;
+		if (acc.kind == V_RTARG) return rtarg_needed(s, acc, e->items[i - 1]->loc);
 		if (acc.kind != V_TENSOR) {
 			bool t = acc.kind == V_CONST ? const_truthy(acc.c) : true;
 			if (e->bool_op == OP_AND ? !t : t) return acc; /* short circuit, Python-style */
@@ -304,6 +460,16 @@ static Value eval_boolop(Sema *s, Fn *fn, const Expr *e)
 
 static Value compare_one(Sema *s, AstOp op, Value a, Value b, SrcLoc loc)
 {
+	if (a.kind == V_RTARG || b.kind == V_RTARG) {
+		/* a runtime argument is never None: Triton specializes None as a constant */
+		if ((op == OP_IS || op == OP_ISNOT) && (v_is_none(a) || v_is_none(b))) return v_bool(op == OP_ISNOT);
+		return rtarg_needed(s, a.kind == V_RTARG ? a : b, loc);
+	}
+	if ((op == OP_IN || op == OP_NOTIN) && b.kind == V_DICT) {
+		Value out;
+		bool found = dict_get(b, a, &out);
+		return v_bool(op == OP_IN ? found : !found);
+	}
 	if (op == OP_IN || op == OP_NOTIN) {
 		if (b.kind != V_TUPLE) {
 			diag_error(s->d, loc, "'in' needs a constexpr tuple on the right, got %s", v_describe(s, b));
@@ -339,7 +505,16 @@ static Value eval_compare(Sema *s, Fn *fn, const Expr *e)
 	Value lhs = eval(s, fn, e->operands[0]);
 	Value acc = v_bool(true);
 	for (int i = 0; i < e->ncmp; i++) {
-		Value rhs = eval(s, fn, e->operands[i + 1]);
+		const Expr *re = e->operands[i + 1];
+		Value rhs;
+		if (re->kind == EX_SET && (e->cmp_ops[i] == OP_IN || e->cmp_ops[i] == OP_NOTIN)) {
+			Value *items = ARENA_NEWN(s->a, Value, re->nitems + 1);
+			for (int k = 0; k < re->nitems; k++)
+				if ((items[k] = eval(s, fn, re->items[k])).kind == V_ERR) return v_err();
+			rhs = v_tuple(s, items, re->nitems);
+		} else {
+			rhs = eval(s, fn, re);
+		}
 		Value r = compare_one(s, e->cmp_ops[i], lhs, rhs, e->operands[i]->loc);
 		if (r.kind == V_ERR) return r;
 		if (i == 0) acc = r;
@@ -357,6 +532,7 @@ static Value eval_ifexp(Sema *s, Fn *fn, const Expr *e)
 {
 	Value c = eval(s, fn, e->cond);
 	if (c.kind == V_ERR) return c;
+	if (c.kind == V_RTARG) return rtarg_needed(s, c, e->cond->loc);
 	if (c.kind != V_TENSOR) {
 		bool t = c.kind == V_CONST ? const_truthy(c.c) : true;
 		return eval(s, fn, t ? e->then_e : e->else_e);
@@ -387,10 +563,15 @@ Value eval(Sema *s, Fn *fn, const Expr *e)
 	case EX_BINOP: {
 		Value a = eval(s, fn, e->lhs);
 		Value b = eval(s, fn, e->rhs);
+		if (a.kind == V_RTARG || b.kind == V_RTARG) return rtarg_binop(s, e->op, a, b, e->loc);
 		return binop(s, e->op, a, b, e->loc);
 	}
 	case EX_UNOP: {
 		Value a = eval(s, fn, e->lhs);
+		if (a.kind == V_RTARG) {
+			if (e->op == OP_NOT) return rtarg_needed(s, a, e->lhs->loc);
+			return rtarg_needed(s, a, e->loc);
+		}
 		return unop(s, e->op, a, e->loc);
 	}
 	case EX_COMPARE: return eval_compare(s, fn, e);
@@ -407,6 +588,11 @@ Value eval(Sema *s, Fn *fn, const Expr *e)
 	}
 	case EX_SLICE: diag_error(s->d, e->loc, "a slice is only allowed inside []"); return v_err();
 	case EX_ELLIPSIS: diag_error(s->d, e->loc, "'...' is not supported here"); return v_err();
+	case EX_DICT: return eval_dict(s, fn, e);
+	case EX_LAMBDA: return eval_lambda(s, fn, e);
+	case EX_SET:
+		diag_error(s->d, e->loc, "set displays are only supported on the right of 'in' (use a tuple)");
+		return v_err();
 	}
 	diag_error(s->d, e->loc, "unsupported expression");
 	return v_err();

@@ -39,6 +39,10 @@ typedef enum {
 	V_BLOCKPTR, /* bp */
 	V_TUPLE,    /* items[n] */
 	V_POISON,   /* a name that may not be used: msg */
+	V_DICT,     /* constexpr dict: keys[n] -> items[n] */
+	V_LAMBDA,   /* lambda: lam (EX_LAMBDA), mod, captured bindings cap[ncap] */
+	V_RTARG,    /* a runtime kernel argument seen by a heuristic: msg = name, ty, c.i = SPEC_* */
+	V_CONFIG,   /* triton.Config: items[0] = dict of kwargs, items[1] num_warps, items[2] num_stages */
 } VKind;
 
 typedef enum {
@@ -46,6 +50,7 @@ typedef enum {
 } Namespace;
 
 typedef struct BlockPtr BlockPtr;
+typedef struct Binding Binding;
 
 struct Value {
 	VKind kind;
@@ -61,6 +66,10 @@ struct Value {
 	Value *items;
 	int n;
 	const char *msg;
+	Value *keys;       /* V_DICT */
+	const Expr *lam;   /* V_LAMBDA */
+	Binding *cap;      /* V_LAMBDA */
+	int ncap;
 };
 
 struct BlockPtr {
@@ -96,10 +105,10 @@ struct ModScope {
 	bool is_prelude;
 };
 
-typedef struct Binding {
+struct Binding {
 	const char *name;
 	Value v;
-} Binding;
+};
 typedef VEC(Binding) Env;
 
 /* Enclosing constructs, for break/continue/return checks. */
@@ -128,6 +137,8 @@ struct Sema {
 	int depth;
 	/* interned spellings used everywhere */
 	const char *s_constexpr;
+	/* while evaluating a @triton.heuristics function: the parameter it sets */
+	const char *heuristic;
 };
 
 /* ---- sema.c: names and modules ---- */
@@ -214,6 +225,15 @@ typedef VEC(ValId) IdVec;
 bool flatten_value(Sema *s, Value v, IdVec *out, bool materialize, SrcLoc loc);
 Value unflatten_value(Sema *s, Value tmpl, const ValId *ids, int *pos);
 bool same_template(Sema *s, Value a, Value b);
+
+/* ---- sema_expr.c: dicts, lambdas, heuristic arguments ---- */
+Value v_dict(Sema *s, const Value *keys, const Value *vals, int n);
+/* d[key]; false (no diagnostic) when absent */
+bool dict_get(Value d, Value key, Value *out);
+/* The error for a heuristic that needs a runtime argument's value (V_ERR). */
+Value rtarg_needed(Sema *s, Value v, SrcLoc loc);
+Value call_lambda(Sema *s, Value lam, const Value *args, int nargs, const char **kwn, const Value *kw, int nkw,
+		  SrcLoc loc);
 
 /* ---- sema_cleanup.c ---- */
 void sema_cleanup(TirFunc *f);

@@ -211,6 +211,21 @@ static void store(B *x, ValId p, ValId v, ValId mask)
 
 /* ---- kernels ------------------------------------------------------------------ */
 
+static bool is_native_cpu(const char *target) { return strcmp(target, "cpu") == 0; }
+
+/* Lane bit b steps 2^b elements along dim (and nothing else). */
+static bool lanes_contiguous(const LinearLayout *l, int dim)
+{
+	int s = ll_find_slot(l, LL_LANE);
+	if (s < 0)
+		return false;
+	for (int b = 0; b < l->in_bits[s]; b++)
+		for (int d = 0; d < l->n_out; d++)
+			if (l->basis[s][b][d] != (d == dim ? 1 << b : 0))
+				return false;
+	return true;
+}
+
 static void test_vector_add(const char *target, int warps)
 {
 	Arena a;
@@ -241,10 +256,18 @@ static void test_vector_add(const char *target, int warps)
 	count(f, f->entry, &c);
 	CHECK(c.cvt == 0, "vector add needs no conversion (%d)", c.cvt);
 	const TirOp *ld = find_op(f->entry, TOP_LOAD, 0), *st = find_op(f->entry, TOP_STORE, 0);
-	CHECK(ld && ld->attr.i2 == 4 && st && st->attr.i2 == 4, "vec4 loads/stores (%lld)",
-	      ld ? (long long)ld->attr.i2 : -1LL);
 	const LinearLayout *l = f->vals.data[ld->results[0]].layout;
-	CHECK(ll_num_contig_regs(l, 0) == 4, "4 contiguous registers");
+	if (is_native_cpu(target)) {
+		/* SIMD lanes: one element per thread, consecutive threads on
+		 * consecutive elements (one wide vector access per register) */
+		CHECK(ld && ld->attr.i2 == 1 && st && st->attr.i2 == 1, "cpu: vec 1 (%lld)",
+		      ld ? (long long)ld->attr.i2 : -1LL);
+		CHECK(lanes_contiguous(l, 0), "cpu: lanes along the contiguous dim");
+	} else {
+		CHECK(ld && ld->attr.i2 == 4 && st && st->attr.i2 == 4, "vec4 loads/stores (%lld)",
+		      ld ? (long long)ld->attr.i2 : -1LL);
+		CHECK(ll_num_contig_regs(l, 0) == 4, "4 contiguous registers");
+	}
 	CHECK(f->smem_bytes == 0, "no shared memory");
 	arena_free(&a);
 }
@@ -272,8 +295,13 @@ static void test_transpose(const char *target, int warps)
 	CHECK(c.cvt == 1 && c.cvt_shared == (warps > 1), "one conversion (%d, %d shared)", c.cvt,
 	      c.cvt_shared);
 	const TirOp *ld = find_op(f->entry, TOP_LOAD, 0), *st = find_op(f->entry, TOP_STORE, 0);
-	CHECK(ld->attr.i2 == 4 && st->attr.i2 == 4, "vectorized both ways (%lld %lld)",
-	      (long long)ld->attr.i2, (long long)st->attr.i2);
+	if (is_native_cpu(target))
+		CHECK(lanes_contiguous(f->vals.data[ld->results[0]].layout, 1) &&
+		              lanes_contiguous(f->vals.data[st->operands[1]].layout, 0),
+		      "cpu: lanes contiguous both ways");
+	else
+		CHECK(ld->attr.i2 == 4 && st->attr.i2 == 4, "vectorized both ways (%lld %lld)",
+		      (long long)ld->attr.i2, (long long)st->attr.i2);
 	const TirOp *cv = find_op(f->entry, TOP_CONVERT_LAYOUT, 0);
 	CHECK(cv && cv->operands[0] == ld->results[0], "the loaded value is converted");
 	if (warps > 1)

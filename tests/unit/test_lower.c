@@ -1275,6 +1275,15 @@ static void test_dot(const char *name, const char *target, int num_warps, int M,
 		int kstep = opdt == DT_F32 ? 8 : 16;
 		CHECK(want_mma ? nmma == (M / 16) * (N / 8) * (K / kstep) / num_warps : nmma == 0,
 		      "%s: %d mma ops", name, nmma);
+		if (!want_mma) { /* FMA: K is a loop, not unrolled into registers */
+			int nfor = 0, nfma = 0;
+			for (int i = 0; i < f->body->nops; i++) {
+				nfor += f->body->ops[i]->kind == TP_FOR;
+				nfma += f->body->ops[i]->kind == TP_FMA;
+			}
+			CHECK(K <= 8 || (nfor == 1 && nfma == 0), "%s: %d for, %d top-level fma", name,
+			      nfor, nfma);
+		}
 		interp_free(&I);
 		free(A);
 		free(Bm);
@@ -1659,6 +1668,30 @@ int main(void)
 		fma_operand(&lb, &c, 1, 8);
 		test_dot("dot fma", "cuda-emu", 2, 16, 16, 8, &la, &lb, &c, DT_F32, PREC_IEEE,
 		         false);
+		/* FMA with the operands in their producers' (load) layouts: staged
+		 * through shared memory, k loop (K = 32 > unroll) */
+		{
+			int32_t sa3[2] = {16, 32}, sb3[2] = {32, 16};
+			int32_t spa[2] = {1, 4}, tpa[2] = {4, 8}, wpa[2] = {2, 1};
+			int32_t spb[2] = {2, 1}, tpb[2] = {8, 4}, wpb[2] = {1, 2}, ordb[2] = {0, 1};
+			LinearLayout pa, pb;
+			blocked(&pa, 2, sa3, spa, tpa, wpa, ord);
+			blocked(&pb, 2, sb3, spb, tpb, wpb, ordb);
+			test_dot("dot fma producer layouts", "cuda-emu", 2, 16, 16, 32, &pa, &pb, &c,
+			         DT_F32, PREC_IEEE, false);
+			test_dot("dot fma producer layouts f16", "cuda-emu", 2, 16, 16, 32, &pa, &pb,
+			         &c, DT_F16, PREC_IEEE, false);
+			/* cpu: 8 lanes per warp */
+			int32_t tc8[2] = {2, 4}, ta8[2] = {2, 4}, tb8[2] = {4, 2};
+			LinearLayout c8, pa8, pb8;
+			blocked(&c8, 2, sc, spt, tc8, wpc, ord);
+			blocked(&pa8, 2, sa3, spa, ta8, wpa, ord);
+			blocked(&pb8, 2, sb3, spb, tb8, wpb, ordb);
+			test_dot("dot fma producer layouts cpu", "cpu", 2, 16, 16, 32, &pa8, &pb8, &c8,
+			         DT_F32, PREC_IEEE, false);
+			test_dot("dot fma producer layouts cpu f16", "cpu", 2, 16, 16, 32, &pa8, &pb8,
+			         &c8, DT_F16, PREC_IEEE, false);
+		}
 		int32_t sc2[2] = {64, 32}, wm[2] = {2, 2};
 		int M = 64, N = 32, K = 32;
 		int32_t sa2[2] = {M, K}, sb2[2] = {K, N};
@@ -1675,6 +1708,10 @@ int main(void)
 		ll_mma_operand(&tb, 1, sb2, wm, 32);
 		test_dot("dot mma tf32", "cuda-emu", 4, M, N, K, &ta, &tb, &mc, DT_F32, PREC_TF32,
 		         true);
+		/* ieee f32 has no mma: the FMA path with mma-shaped operands and
+		 * accumulator (any layouts work now) */
+		test_dot("dot fma on mma layouts", "cuda-emu", 4, M, N, K, &ta, &tb, &mc, DT_F32,
+		         PREC_IEEE, false);
 		/* one warp, 16x8 tile, several k steps */
 		int32_t s1c[2] = {16, 8}, s1a[2] = {16, 64}, s1b[2] = {64, 8}, w1[2] = {1, 1};
 		LinearLayout c1, a1, b1;
@@ -1683,8 +1720,6 @@ int main(void)
 		ll_mma_operand(&b1, 1, s1b, w1, 16);
 		test_dot("dot mma f16 1 warp", "cuda-emu", 1, 16, 8, 64, &a1, &b1, &c1, DT_F16,
 		         PREC_IEEE, true);
-		/* the same layouts on a target without mma.sync fall back to FMA? they
-		 * do not fit FMA (K split over lanes): only check the mma path */
 	}
 	test_control();
 	test_atomics();

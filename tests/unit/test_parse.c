@@ -264,8 +264,12 @@ static void test_parse_errors(void)
 	       "error: 1:1: 'tuple' is an illegal expression for augmented assignment");
 	EXPECT("a, b: int\n", "error: 1:1: only single target (not tuple) can be annotated");
 	EXPECT("f(): int\n", "error: 1:1: illegal target for annotation");
-	EXPECT("x = lambda y: y\n", "error: 1:5: lambda is not supported");
-	EXPECT("f(lambda: 0)\n", "error: 1:3: lambda is not supported");
+	EXPECT("x = lambda y: y\n", "(module\n  (assign 1:1 x = (lambda (y) y)))\n");
+	EXPECT("f(lambda: 0)\n", "(module\n  (expr 1:1 (call f (lambda () 0))))\n");
+	EXPECT("x = lambda *a: a\n", "error: 1:12: variadic parameters (*args) are not supported");
+	EXPECT("x = lambda a, a: a\n", "error: 1:15: duplicate argument 'a' in function definition");
+	EXPECT("x = -lambda: 0\n", "error: 1:6: invalid syntax");
+	EXPECT("lambda: 0 = 1\n", "error: 1:1: cannot assign to lambda");
 	EXPECT("x = yield 1\n", "error: 1:5: yield is not supported");
 	EXPECT("x = await y\n", "error: 1:5: await is not supported");
 	EXPECT("x = (a := 3)\n", "error: 1:8: assignment expressions (':=') are not supported");
@@ -276,7 +280,13 @@ static void test_parse_errors(void)
 	EXPECT("f(a=1, a=2)\n", "error: 1:8: keyword argument repeated: a");
 	EXPECT("f(a.b=1)\n",
 	       "error: 1:6: expression cannot contain assignment, perhaps you meant \"==\"?");
-	EXPECT("x = {}\n", "error: 1:5: dict and set displays are not supported");
+	EXPECT("x = {}\n", "(module\n  (assign 1:1 x = (dict)))\n");
+	EXPECT("x = {1: 2, 'a': b,}\n", "(module\n  (assign 1:1 x = (dict (1 2) (\"a\" b))))\n");
+	EXPECT("x = {1, 2}\n", "(module\n  (assign 1:1 x = (set 1 2)))\n");
+	EXPECT("x = {1: 2, 3}\n", "error: 1:13: expected ':'");
+	EXPECT("x = {**a}\n", "error: 1:6: dict unpacking ('**') is not supported");
+	EXPECT("x = {k: v for k in y}\n", "error: 1:11: dict comprehensions are not supported");
+	EXPECT("{1: 2} = x\n", "error: 1:1: cannot assign to dict literal");
 	EXPECT("x = [i for i in y]\n", "error: 1:8: list comprehensions are not supported");
 	EXPECT("f(i for i in y)\n", "error: 1:5: generator expressions are not supported");
 	EXPECT("def f(a, *, b):\n  pass\n",

@@ -369,6 +369,68 @@ static void test_errors(void)
 	ERR(HDR "def k(x):\n    assert 1 == 2, 'bad'\n", "k", "*fp32", "5:14: assertion failed: bad");
 }
 
+/* @triton.autotune configs and @triton.heuristics parameters in KernelInfo. */
+static void test_autotune_info(void)
+{
+	const char *src = "import triton\nimport triton.language as tl\n"
+	                  "@triton.autotune(configs=[triton.Config({'BM': 128, 'DT': tl.float16}, num_warps=8, num_stages=3),\n"
+	                  "                          triton.Config({'BM': 64}, num_warps=4)], key=['n'])\n"
+	                  "@triton.heuristics(values={'EVEN': lambda args: args['BM'] % 32 == 0})\n"
+	                  "@triton.jit\n"
+	                  "def k(X, n, BM: tl.constexpr, DT: tl.constexpr, EVEN: tl.constexpr):\n"
+	                  "    pass\n";
+	SrcFile f = {"t.tile", src, strlen(src)};
+	Arena a;
+	Interner in;
+	DiagSink d;
+	arena_init(&a);
+	interner_init(&in, &a);
+	diag_init(&d);
+	TargetDesc t;
+	target_from_name("cpu", &t);
+	CompileOptions o = {.num_warps = 4, .num_stages = 1};
+	SemaCtx c = {&a, &in, &d, &t, &o, NULL, NULL};
+	Module *m = parse_module(&a, &in, &d, &f);
+	CHECK(m != NULL);
+	KernelInfo *ks = NULL;
+	int nk = m ? sema_list_kernels(&c, m, &ks) : 0;
+	CHECK(nk == 1 && d.nerrors == 0);
+	if (nk == 1) {
+		const KernelInfo *k = &ks[0];
+		CHECK(k->nconfigs == 2);
+		CHECK(k->configs[0].nkwargs == 2 && k->configs[0].num_warps == 8 && k->configs[0].num_stages == 3);
+		CHECK(!strcmp(k->configs[0].kwargs[0].name, "BM") && k->configs[0].kwargs[0].val.kind == CV_INT &&
+		      k->configs[0].kwargs[0].val.i == 128);
+		CHECK(k->configs[0].kwargs[1].val.kind == CV_DTYPE && k->configs[0].kwargs[1].val.dtype == DT_F16);
+		CHECK(k->configs[1].nkwargs == 1 && k->configs[1].num_warps == 4 && k->configs[1].num_stages == 0);
+		CHECK(k->params[2].autotuned && k->params[2].has_default && k->params[2].default_val.i == 128);
+		CHECK(k->params[3].autotuned && k->params[3].has_default);
+		CHECK(k->params[4].heuristic && k->params[4].has_default && k->params[4].default_val.kind == CV_NONE);
+		CHECK(!k->params[1].autotuned && !k->params[1].heuristic && !k->params[1].has_default);
+	}
+	diag_free(&d);
+	interner_free(&in);
+	arena_free(&a);
+
+	/* the first config binds BM; the heuristic sees it; a bound EVEN overrides the heuristic */
+	const char *src2 = "import triton\nimport triton.language as tl\n"
+	                   "@triton.autotune(configs=[triton.Config({'BM': 64}), triton.Config({'BM': 32})], key=[])\n"
+	                   "@triton.heuristics({'EVEN': lambda args: args['BM'] % 64 == 0})\n"
+	                   "@triton.jit\n"
+	                   "def k(X, BM: tl.constexpr, EVEN: tl.constexpr):\n"
+	                   "    tl.static_assert(BM == 64)\n"
+	                   "    tl.store(X + tl.arange(0, BM), EVEN)\n";
+	char *r = compile(src2, "k", "*fp32:16");
+	CHECK(strstr(r, "arange {start=0, end=64}") != NULL);
+	free(r);
+	r = compile(src2, "k", "*fp32:16,32,False");
+	CHECK(!strncmp(r, "error: 7:", 9)); /* BM bound to 32 by the host: the static_assert fails */
+	free(r);
+	r = compile(src2, "k", "*fp32:16,64,None");
+	CHECK(strstr(r, "end=64") != NULL);
+	free(r);
+}
+
 int main(void)
 {
 	test_vector_add();
@@ -378,6 +440,7 @@ int main(void)
 	test_builtins();
 	test_modules();
 	test_errors();
+	test_autotune_info();
 	if (failures) {
 		fprintf(stderr, "%d failures\n", failures);
 		return 1;
