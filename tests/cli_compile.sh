@@ -23,6 +23,30 @@ expect 0 $TILE compile $K add_kernel --emit=tir --signature "$SIG" --const BLOCK
 expect 0 $TILE compile $K add_kernel --emit llvm --signature "$SIG" --const BLOCK_SIZE=256 -o "$tmp/k.ll"
 [ -s "$tmp/k.ll" ] || fail "--emit llvm -o wrote nothing"
 
+# --const after autotuned, heuristic and defaulted parameters: those take their
+# defaults (the first config, the heuristic, the declared default)
+cat >"$tmp/at.tile" <<'EOF'
+import triton
+import triton.language as tl
+
+
+@triton.autotune(configs=[triton.Config({'BLOCK': 128}, num_warps=4), triton.Config({'BLOCK': 64})], key=['n'])
+@triton.heuristics({'EVEN': lambda args: args['n'] % 16 == 0})
+@triton.jit
+def k(X, n, BLOCK: tl.constexpr, EVEN: tl.constexpr, D: tl.constexpr = 2, STEP: tl.constexpr = 1):
+    if EVEN:
+        tl.store(X + tl.arange(0, BLOCK), STEP * D)
+    else:
+        tl.store(X + tl.arange(0, BLOCK), STEP * D, mask=tl.arange(0, BLOCK) < n)
+EOF
+expect 0 $TILE compile "$tmp/at.tile" k --signature '*fp32:16,i32:16' --const STEP=3 --emit tir
+has "$tmp/out" "end=128"
+has "$tmp/out" "const 6.0"
+grep -q "cmp" "$tmp/out" && fail "the EVEN heuristic was not applied"
+expect 0 $TILE compile "$tmp/at.tile" k --signature '*fp32:16,i32' --const STEP=3 --const EVEN=False --const BLOCK=64 --emit tir
+has "$tmp/out" "end=64"
+has "$tmp/out" "cmp"
+
 # user errors: exit 1
 printf 'import triton.language as tl\n@triton.jit\ndef k(x):\n    y = = 1\n' >"$tmp/bad.tile"
 expect 1 $TILE compile "$tmp/bad.tile" --emit ast

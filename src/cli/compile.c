@@ -154,9 +154,12 @@ static int check_consts(const KernelInfo *ki, const char **consts, int nconsts)
 	return 0;
 }
 
-/* The full signature: --const values in their positions, --signature entries elsewhere. */
+/* The full signature: --const values in their positions, --signature entries elsewhere.
+ * A parameter before the last one that gets an entry, that has neither and has a
+ * default (an autotuned or heuristic parameter included), gets a placeholder entry
+ * and is marked in `dflt`: the caller binds it to its default after parsing. */
 static int merge_signature(const KernelInfo *ki, const char *sig, const char **consts, int nconsts,
-                           StrBuf *out)
+                           StrBuf *out, bool *dflt)
 {
 	int rc = check_consts(ki, consts, nconsts);
 	if (rc)
@@ -186,6 +189,10 @@ static int merge_signature(const KernelInfo *ki, const char *sig, const char **c
 		const char *v = const_for(consts, nconsts, ki->params[i].name);
 		if (!v && next < ne)
 			v = entries[next++];
+		if (!v && ki->params[i].has_default) {
+			v = "None";
+			dflt[i] = true;
+		}
 		if (!v) {
 			fprintf(stderr,
 			        "tile: error: parameter '%s' of '%s' has no entry: give its type "
@@ -289,11 +296,16 @@ int cli_dump(tile_context *ctx, tile_module *mod, const char *kernel, const char
 	SpecArg *args = NULL;
 	int nargs = 0, rc = 0;
 	char err[512];
-	if (ki && (rc = merge_signature(ki, signature, consts, nconsts, &sig)) == 0 &&
+	bool *dflt = ki ? ARENA_NEWN(&a, bool, ki->nparams + 1) : NULL;
+	if (ki && (rc = merge_signature(ki, signature, consts, nconsts, &sig, dflt)) == 0 &&
 	    parse_signature(sig.s, ki, &a, &args, &nargs, err, sizeof err) != 0) {
 		fprintf(stderr, "tile: error: %s\n", err);
 		rc = EXIT_USER;
 	}
+	for (int i = 0; !rc && ki && i < nargs; i++)
+		if (dflt[i]) { /* bound to its default, as if left out */
+			args[i] = (SpecArg){.is_const = true, .cval = ki->params[i].default_val};
+		}
 	tile_kernel_options kopt = {.num_warps = o->num_warps, .num_stages = o->num_stages};
 	CompileRequest req;
 	if (!rc && api_make_request(mod, ki ? ki->name : "", args, nargs, &kopt, &req) != TILE_OK) {

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "build_id.h"
 #include "config.h"
 #include "driver/driver.h"
 #include "driver/kernel_blob.h"
@@ -237,7 +238,7 @@ static void compute_key(const CompileRequest *r, uint8_t key[32])
 {
 	CacheKey k;
 	cache_key_begin(&k);
-	cache_key_add_str(&k, "tile " TILE_VERSION);
+	cache_key_add_str(&k, "tile " TILE_VERSION " " TILE_BUILD_ID);
 	cache_key_add_bytes(&k, r->src->closure_hash, 32);
 	cache_key_add_str(&k, r->kernel);
 	cache_key_add_u64(&k, (uint64_t)r->nargs);

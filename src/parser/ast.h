@@ -40,6 +40,7 @@ typedef enum {
 	EX_DICT,      /* {k: v, ...}: keys[nkeys], values[nkeys] */
 	EX_LAMBDA,    /* lambda params: body: lparams[nlparams] (no annotations), lbody */
 	EX_SET,       /* {a, b}: items[] (sema decides where it can use one) */
+	EX_LISTCOMP,  /* [elt for t in it if c ...] / (elt for ...): elt, comps[ncomps]; is_gen for a generator */
 } ExprKind;
 
 typedef enum {
@@ -54,6 +55,15 @@ typedef enum {
 } AstOp;
 
 typedef struct Param Param;
+
+/* One `for target in iter if cond if cond ...` clause of a comprehension. */
+typedef struct CompClause {
+	Expr *target; /* a name or a tuple of targets */
+	Expr *iter;
+	Expr **ifs;
+	int nifs;
+	SrcLoc loc;   /* the 'for' */
+} CompClause;
 
 typedef struct Keyword {
 	const char *name; /* interned */
@@ -79,6 +89,7 @@ struct Expr {
 		struct { Expr *cond, *then_e, *else_e; };               /* EX_IFEXP */
 		struct { Expr **keys, **values; int nkeys; };           /* EX_DICT */
 		struct { Param *lparams; int nlparams; Expr *lbody; };  /* EX_LAMBDA */
+		struct { Expr *elt; CompClause *comps; int ncomps; bool is_gen; }; /* EX_LISTCOMP */
 	};
 };
 

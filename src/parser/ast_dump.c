@@ -191,6 +191,23 @@ static void dump_expr(StrBuf *b, const Expr *e)
 		}
 		sb_putc(b, ')');
 		break;
+	case EX_LISTCOMP:
+		sb_puts(b, e->is_gen ? "(genexp " : "(listcomp ");
+		dump_expr(b, e->elt);
+		for (int i = 0; i < e->ncomps; i++) {
+			const CompClause *c = &e->comps[i];
+			sb_puts(b, " (for ");
+			dump_expr(b, c->target);
+			sb_puts(b, " in ");
+			dump_expr(b, c->iter);
+			for (int k = 0; k < c->nifs; k++) {
+				sb_puts(b, " if ");
+				dump_expr(b, c->ifs[k]);
+			}
+			sb_putc(b, ')');
+		}
+		sb_putc(b, ')');
+		break;
 	case EX_LAMBDA:
 		sb_puts(b, "(lambda (");
 		for (int i = 0; i < e->nlparams; i++) {

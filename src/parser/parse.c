@@ -187,6 +187,7 @@ static const char *expr_desc(const Expr *e)
 	case EX_DICT: return "dict literal";
 	case EX_SET: return "set display";
 	case EX_LAMBDA: return "lambda";
+	case EX_LISTCOMP: return e->is_gen ? "generator expression" : "list comprehension";
 	default: return "expression";
 	}
 }

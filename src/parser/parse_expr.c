@@ -129,6 +129,37 @@ static void parse_items(Parser *p, ExprVec *v, TokKind close, int *h)
 		avec_push(p, v, kid(p, h, ps_expr(p)));
 }
 
+static Expr *parse_or(Parser *p);
+
+/* elt comp_for+: the `for target in iter (if cond)*` clauses after the element
+ * of a comprehension (the cursor is on the first 'for'); Python's grammar:
+ * the iterable and the conditions are disjunctions (no bare ternary). */
+static Expr *parse_comp(Parser *p, SrcLoc loc, Expr *elt, bool is_gen, int h)
+{
+	AVEC(CompClause) cs = {0};
+	while (at(p, TK_FOR) && !p->failed) {
+		CompClause c = {.loc = ps_advance(p).loc};
+		c.target = kid(p, &h, ps_target(p));
+		if (!ps_accept(p, TK_IN)) {
+			ps_unexpected(p, "expected 'in' in comprehension");
+			break;
+		}
+		c.iter = kid(p, &h, parse_or(p));
+		ExprVec ifs = {0};
+		while (ps_accept(p, TK_IF) && !p->failed)
+			avec_push(p, &ifs, kid(p, &h, parse_or(p)));
+		c.ifs = ifs.items;
+		c.nifs = ifs.n;
+		avec_push(p, &cs, c);
+	}
+	Expr *e = ps_new_expr(p, EX_LISTCOMP, loc);
+	e->elt = elt;
+	e->comps = cs.items;
+	e->ncomps = cs.n;
+	e->is_gen = is_gen;
+	return done(p, e, h);
+}
+
 static Expr *parse_paren(Parser *p)
 {
 	SrcLoc loc = ps_advance(p).loc;
@@ -137,8 +168,11 @@ static Expr *parse_paren(Parser *p)
 	if (ps_accept(p, TK_RPAR))
 		return finish_seq(p, EX_TUPLE, loc, &v, h);
 	Expr *e = kid(p, &h, ps_expr(p));
-	if (at(p, TK_FOR))
-		ps_err_tok(p, "generator expressions are not supported");
+	if (at(p, TK_FOR)) {
+		e = parse_comp(p, loc, e, true, h);
+		ps_expect(p, TK_RPAR);
+		return e;
+	}
 	if (at(p, TK_COMMA)) {
 		avec_push(p, &v, e);
 		parse_items(p, &v, TK_RPAR, &h);
@@ -154,9 +188,13 @@ static Expr *parse_list(Parser *p)
 	ExprVec v = {0};
 	int h = 0;
 	if (!at(p, TK_RSQB)) {
-		avec_push(p, &v, kid(p, &h, ps_expr(p)));
-		if (at(p, TK_FOR))
-			ps_err_tok(p, "list comprehensions are not supported");
+		Expr *first = kid(p, &h, ps_expr(p));
+		if (at(p, TK_FOR)) {
+			Expr *e = parse_comp(p, loc, first, false, h);
+			ps_expect(p, TK_RSQB);
+			return e;
+		}
+		avec_push(p, &v, first);
 		parse_items(p, &v, TK_RSQB, &h);
 	}
 	ps_expect(p, TK_RSQB);
@@ -265,9 +303,20 @@ static void parse_arg(Parser *p, ExprVec *args, KwVec *kws, NameSet *seen, int *
 	}
 	if (kws->n > 0)
 		ps_err_tok(p, "positional argument follows keyword argument");
+	SrcLoc start = here(p);
 	Expr *e = kid(p, h, ps_expr(p));
-	if (at(p, TK_FOR))
-		ps_err_tok(p, "generator expressions are not supported");
+	if (at(p, TK_FOR)) {
+		/* f(x for x in xs): a generator as the only argument */
+		if (args->n > 0 || kws->n > 0) {
+			ps_err_tok(p, "Generator expression must be parenthesized");
+			return;
+		}
+		e = kid(p, h, parse_comp(p, start, e, true, p->h));
+		if (!at(p, TK_RPAR)) {
+			ps_err_at(p, start, "Generator expression must be parenthesized");
+			return;
+		}
+	}
 	if (at(p, TK_ASSIGN))
 		ps_err_tok(p, "expression cannot contain assignment, perhaps you meant \"==\"?");
 	avec_push(p, args, e);

@@ -380,9 +380,38 @@ static Value b_noop(Sema *s, Call *c, int extra)
 	return v_none();
 }
 
+/* range(...) / tl.static_range(...) outside a for statement: with constexpr
+ * bounds, the tuple of its values (comprehensions, tuple(range(4)), len, in). */
 static Value b_loop_only(Sema *s, Call *c, int extra)
 {
 	(void)extra;
+	int64_t v[3] = {0, 0, 1};
+	bool all_const = c->nrest >= 1 && c->nrest <= 3;
+	for (int i = 0; all_const && i < c->nrest; i++) {
+		if (c->rest[i].kind == V_ERR) return v_err();
+		if (!v_is_intlike(c->rest[i])) all_const = false;
+		else v[i] = c->rest[i].c.i;
+	}
+	if (all_const) {
+		if (c->nrest == 1) {
+			v[1] = v[0];
+			v[0] = 0;
+		}
+		if (c->nrest == 3 && v[2] == 0) {
+			diag_error(s->d, c->loc, "'%s' step must not be zero", c->name);
+			return v_err();
+		}
+		int64_t n = v[2] > 0 ? (v[1] > v[0] ? (v[1] - v[0] + v[2] - 1) / v[2] : 0)
+				     : (v[0] > v[1] ? (v[0] - v[1] - v[2] - 1) / -v[2] : 0);
+		if (n > 65536) {
+			diag_error(s->d, c->loc, "'%s' with %lld values is too long to evaluate at compile time", c->name,
+				   (long long)n);
+			return v_err();
+		}
+		Value *items = ARENA_NEWN(s->a, Value, n + 1);
+		for (int64_t i = 0; i < n; i++) items[i] = v_int(v[0] + i * v[2]);
+		return v_tuple(s, items, (int)n);
+	}
 	diag_error(s->d, c->loc, "'%s' can only be used as the iterable of a for loop", c->name);
 	return v_err();
 }
@@ -649,11 +678,54 @@ static Value b_len(Sema *s, Call *c, int extra)
 {
 	(void)extra;
 	Value v = c->a[0];
-	if (v.kind == V_TUPLE) return v_int(v.n);
+	if (v.kind == V_TUPLE || v.kind == V_DICT) return v_int(v.n);
 	if (v.kind == V_CONST && v.c.kind == CV_STR) return v_int((int64_t)strlen(v.c.s));
 	if (v.kind == V_TENSOR && v.ty.rank) return v_int(v.ty.shape[0]);
 	if (v.kind != V_ERR) diag_error(s->d, c->at[0], "'len' of %s", v_describe(s, v));
 	return v_err();
+}
+
+/* tuple(it) / list(it): a constexpr iterable to a tuple (lists are tuples here). */
+static Value b_py_tuple(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	if (!c->has[0]) return v_tuple(s, NULL, 0);
+	const Value *items;
+	int n;
+	if (!const_iter_items(s, c->a[0], c->at[0], &items, &n)) return v_err();
+	return v_tuple(s, items, n);
+}
+
+/* sum(iterable, start=0) on constexprs: Python's left fold with +. */
+static Value b_py_sum(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	const Value *items;
+	int n;
+	if (!const_iter_items(s, c->a[0], c->at[0], &items, &n)) return v_err();
+	Value acc = c->has[1] ? c->a[1] : v_int(0);
+	for (int i = 0; i < n && acc.kind != V_ERR; i++) {
+		if (acc.kind != V_CONST || items[i].kind != V_CONST) {
+			diag_error(s->d, c->at[0], "'sum' needs constexpr numbers, got %s",
+				   v_describe(s, acc.kind != V_CONST ? acc : items[i]));
+			return v_err();
+		}
+		acc = const_binop(s, OP_ADD, acc, items[i], c->loc);
+	}
+	return acc;
+}
+
+/* any(it) / all(it) on constexprs. */
+static Value b_py_anyall(Sema *s, Call *c, int extra)
+{
+	const Value *items;
+	int n;
+	if (!const_iter_items(s, c->a[0], c->at[0], &items, &n)) return v_err();
+	for (int i = 0; i < n; i++) {
+		bool t = items[i].kind != V_CONST || const_truthy(items[i].c);
+		if (t == (extra == 0)) return v_bool(extra == 0);
+	}
+	return v_bool(extra != 0);
 }
 
 static Value b_isinstance(Sema *s, Call *c, int extra)
@@ -728,5 +800,10 @@ const Builtin builtins_core[] = {
     {"len", "x", b_len, 0, BF_PY},
     {"print", "*args", b_print, 0, BF_PY},
     {"isinstance", "x,t", b_isinstance, 0, BF_PY},
+    {"tuple", "iterable=None", b_py_tuple, 0, BF_PY},
+    {"list", "iterable=None", b_py_tuple, 1, BF_PY},
+    {"sum", "iterable,start=0", b_py_sum, 0, BF_PY},
+    {"any", "iterable", b_py_anyall, 0, BF_PY},
+    {"all", "iterable", b_py_anyall, 1, BF_PY},
     {NULL, NULL, NULL, 0, 0},
 };

@@ -343,12 +343,6 @@ Value ns_attr(Sema *s, int ns, const char *name, SrcLoc loc)
 		    strcmp(name, "double") && strcmp(name, "half"))
 			return v_dtype(type_scalar(dt));
 		if ((id = builtin_find(name, BF_TL)) >= 0) return v_builtin(id, NULL);
-		if (!strcmp(name, "join") || !strcmp(name, "split") || !strcmp(name, "flip") ||
-		    !strcmp(name, "interleave") || !strcmp(name, "cat")) {
-			diag_error(s->d, loc, "'tl.%s' is not supported yet (tile has no tl.join, tl.split, tl.flip, "
-				   "tl.interleave or tl.cat)", name);
-			return v_err();
-		}
 		diag_error(s->d, loc, "'tl.%s' is not a supported builtin", name);
 		return v_err();
 	case NS_PROPNAN:
@@ -585,7 +579,15 @@ static void sema_setup(Sema *s, SemaCtx *c)
 	s->s_constexpr = istr(s, "constexpr");
 }
 
-static void sema_teardown(Sema *s) { vec_free(&s->callstack); }
+/* Module scopes live in the arena, but their globals are a heap VEC: free them
+ * (every scope, the prelude and imported modules included, is on s->mods). */
+static void sema_teardown(Sema *s)
+{
+	vec_free(&s->callstack);
+	for (ModScope *m = s->mods; m; m = m->next) vec_free(&m->globals);
+	s->mods = NULL;
+	s->prelude = NULL;
+}
 
 static const FuncDef *find_kernel(const Module *m, const char *name)
 {

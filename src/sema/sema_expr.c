@@ -195,6 +195,102 @@ static Value eval_dict(Sema *s, Fn *fn, const Expr *e)
 	return v_dict(s, keys, vals, e->nkeys);
 }
 
+/* ---- comprehensions (compile-time only) ------------------------------------------------------ */
+
+enum { COMP_MAX_ITEMS = 1 << 16 };
+
+static bool comp_runtime(Value v)
+{
+	if (v.kind == V_TENSOR || v.kind == V_BLOCKPTR) return true;
+	if (v.kind == V_TUPLE || v.kind == V_CONFIG || v.kind == V_DICT)
+		for (int i = 0; i < v.n; i++)
+			if (comp_runtime(v.items[i])) return true;
+	return false;
+}
+
+static Value comp_runtime_err(Sema *s, SrcLoc loc)
+{
+	diag_error(s->d, loc, "comprehensions are only supported on compile-time values");
+	return v_err();
+}
+
+/* The items an iterable constexpr yields: tuples and lists (range() of constants is
+ * a tuple), a dict's keys. */
+bool const_iter_items(Sema *s, Value v, SrcLoc loc, const Value **items, int *n)
+{
+	if (v.kind == V_TUPLE || v.kind == V_DICT) {
+		if (v.kind == V_TUPLE && comp_runtime(v)) {
+			comp_runtime_err(s, loc);
+			return false;
+		}
+		*items = v.kind == V_TUPLE ? v.items : v.keys;
+		*n = v.n;
+		return true;
+	}
+	if (v.kind == V_TENSOR || v.kind == V_BLOCKPTR) comp_runtime_err(s, loc);
+	else if (v.kind != V_ERR) diag_error(s->d, loc, "cannot iterate over %s at compile time", v_describe(s, v));
+	return false;
+}
+
+typedef VEC(Value) ValueVec;
+
+static bool comp_clause(Sema *s, Fn *fn, const Expr *e, int ci, ValueVec *out, int errs0)
+{
+	if (ci == e->ncomps) {
+		Value v = eval(s, fn, e->elt);
+		if (v.kind == V_ERR) return false;
+		if (comp_runtime(v)) {
+			comp_runtime_err(s, e->loc);
+			return false;
+		}
+		if (out->len >= COMP_MAX_ITEMS) {
+			diag_error(s->d, e->loc, "comprehension yields more than %d items", COMP_MAX_ITEMS);
+			return false;
+		}
+		vec_push(out, v);
+		return true;
+	}
+	const CompClause *c = &e->comps[ci];
+	const Value *items;
+	int n;
+	if (!const_iter_items(s, eval(s, fn, c->iter), c->iter->loc, &items, &n)) return false;
+	for (int k = 0; k < n; k++) {
+		assign_target(s, fn, c->target, items[k], c->loc);
+		if (s->d->nerrors > errs0) return false;
+		bool keep = true;
+		for (int j = 0; j < c->nifs && keep; j++) {
+			Value cv = eval(s, fn, c->ifs[j]);
+			if (cv.kind == V_ERR) return false;
+			if (cv.kind == V_RTARG) {
+				rtarg_needed(s, cv, c->ifs[j]->loc);
+				return false;
+			}
+			if (cv.kind == V_TENSOR || cv.kind == V_BLOCKPTR) {
+				comp_runtime_err(s, c->ifs[j]->loc);
+				return false;
+			}
+			keep = cv.kind != V_CONST || const_truthy(cv.c);
+		}
+		if (keep && !comp_clause(s, fn, e, ci + 1, out, errs0)) return false;
+	}
+	return true;
+}
+
+/* [elt for ...] and (elt for ...): evaluated at compile time to a tuple. The
+ * targets are local to the comprehension, as in Python 3. */
+static Value eval_listcomp(Sema *s, Fn *fn, const Expr *e)
+{
+	Env saved = {0};
+	env_copy(&saved, &fn->env);
+	ValueVec out = {0};
+	bool ok = comp_clause(s, fn, e, 0, &out, s->d->nerrors);
+	env_copy(&fn->env, &saved);
+	vec_free(&saved);
+	Value r = ok ? v_tuple(s, out.data, (int)out.len) : v_err();
+	vec_free(&out);
+	return r;
+}
+
 Value rtarg_needed(Sema *s, Value v, SrcLoc loc)
 {
 	if (s->heuristic)
@@ -590,6 +686,7 @@ Value eval(Sema *s, Fn *fn, const Expr *e)
 	case EX_ELLIPSIS: diag_error(s->d, e->loc, "'...' is not supported here"); return v_err();
 	case EX_DICT: return eval_dict(s, fn, e);
 	case EX_LAMBDA: return eval_lambda(s, fn, e);
+	case EX_LISTCOMP: return eval_listcomp(s, fn, e);
 	case EX_SET:
 		diag_error(s->d, e->loc, "set displays are only supported on the right of 'in' (use a tuple)");
 		return v_err();

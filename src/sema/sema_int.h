@@ -8,6 +8,7 @@
  *   sema_call.c       calls: argument binding for builtins, inlining of @jit helpers
  *   builtins_*.c      the tl.* builtins by family; builtins_prelude.c holds the
  *                     ones written in the kernel language itself (random, sigmoid, ...)
+ *   builtins_shape.c  tl.join / split / interleave / cat / flip (from existing ops)
  *   blockptr.c        make_block_ptr / advance / block-pointer loads and stores
  *
  * A sema Value is a tagged union: a constexpr (ConstVal), a dtype, an IR value
@@ -232,6 +233,8 @@ Value v_dict(Sema *s, const Value *keys, const Value *vals, int n);
 bool dict_get(Value d, Value key, Value *out);
 /* The error for a heuristic that needs a runtime argument's value (V_ERR). */
 Value rtarg_needed(Sema *s, Value v, SrcLoc loc);
+/* The items a constexpr iterable yields (tuple/list, dict keys); false after a diagnostic. */
+bool const_iter_items(Sema *s, Value v, SrcLoc loc, const Value **items, int *n);
 Value call_lambda(Sema *s, Value lam, const Value *args, int nargs, const char **kwn, const Value *kw, int nkw,
 		  SrcLoc loc);
 
@@ -287,7 +290,7 @@ Value v_builtin(int id, Value *self);
 
 /* builtin family tables (each NULL-terminated) */
 extern const Builtin builtins_core[], builtins_math[], builtins_mem[], builtins_reduce[], builtins_dot[],
-    builtins_prelude[], builtins_blockptr[];
+    builtins_prelude[], builtins_blockptr[], builtins_shape[];
 ModScope *prelude_scope(Sema *s);
 /* blockptr.c: tl.load / tl.store on a block pointer (slots as in tl.load / tl.store) */
 Value bp_load(Sema *s, Call *c);

@@ -389,9 +389,11 @@ static void test_dot_loop(const char *target, int warps, bool expect_mma)
 	CHECK(f->vals.data[zero].layout == accl, "zeros created in the accumulator layout");
 	Counts c = {0};
 	count(f, f->entry, &c);
-	/* a, b converted inside the loop, the result once for the store (on the
-	 * CPU the FMA result layout is the store's coalesced layout) */
-	CHECK(c.cvt == (expect_mma ? 3 : 2), "conversions: %d", c.cvt);
+	/* mma: a, b converted inside the loop, the result once for the store.
+	 * FMA: the operands keep their load layouts (lowering stages them in
+	 * shared memory) and on the CPU the FMA result layout is the store's
+	 * coalesced layout: no conversions at all */
+	CHECK(c.cvt == (expect_mma ? 3 : 0), "conversions: %d", c.cvt);
 	const TirOp *d = find_op(f->entry, TOP_DOT, 0);
 	const LinearLayout *al = f->vals.data[d->operands[0]].layout;
 	if (expect_mma) {
@@ -399,11 +401,16 @@ static void test_dot_loop(const char *target, int warps, bool expect_mma)
 		int32_t sa[2] = {64, 32};
 		ll_mma_operand(&ma, 0, sa, w, 16);
 		CHECK(ll_equal(al, &ma), "A operand layout");
+		CHECK((f->smem_bytes > 0) == (warps > 1), "conversions need shared memory: %d",
+		      f->smem_bytes);
 	} else {
-		/* FMA: every thread holds all of K for its rows */
-		CHECK(ll_num_contig_regs(al, 1) == 32, "A holds K in registers");
+		CHECK(d->operands[0] == av && d->operands[1] == bv, "FMA operands are the loads");
+		/* A [64, 32 + 4 pad] + B [32, 64], staged as f32 */
+		int64_t need = layout_dot_fma_smem(f->vals.data[av].ty, f->vals.data[bv].ty, acct,
+		                                   NULL, NULL);
+		CHECK(need == (64 * 36 + 32 * 64) * 4 && f->smem_bytes >= need,
+		      "dot staging in smem_bytes: %d (need %lld)", f->smem_bytes, (long long)need);
 	}
-	CHECK((f->smem_bytes > 0) == (warps > 1), "conversions need shared memory: %d", f->smem_bytes);
 	arena_free(&a);
 }
 

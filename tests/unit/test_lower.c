@@ -924,7 +924,10 @@ static void test_elementwise_1d(const char *target, int num_warps, int size, int
 		CHECK(badw == 0, "%s: %d addresses not written exactly once", name, badw);
 		if (vec > 1 && spt >= vec)
 			CHECK(I.n_vec_loads > 0, "%s: no vector load", name);
-		if (spt == vec && spt * 4 <= 16 && size == spt * td.lanes_per_warp * num_warps)
+		/* thread t's group at thread 0's + t * vec: also with one element
+		 * per thread (no register bit steps by one element) and with
+		 * several register groups per thread */
+		if (spt == vec && spt * 4 <= 16 && size % (spt * td.lanes_per_warp * num_warps) == 0)
 			CHECK(I.n_coalesced > 0, "%s: load not marked coalesced", name);
 		interp_free(&I);
 		free(in);
@@ -1547,6 +1550,8 @@ int main(void)
 	test_elementwise_1d("cuda-emu", 2, 512, 8, 4, 512);   /* 2 vector groups per thread */
 	test_elementwise_1d("cpu", 4, 16, 1, 1, 16);          /* 8-lane CPU warps, copies */
 	test_elementwise_1d("cpu", 1, 64, 8, 8, 60);
+	test_elementwise_1d("cpu", 4, 1024, 1, 1, 1000);      /* CPU layout: lanes contiguous */
+	test_elementwise_1d("cuda-emu", 4, 256, 1, 1, 200);   /* one element per thread */
 	{
 		int32_t sh[2] = {8, 16}, spt[2] = {2, 2}, tpw[2] = {8, 4}, wpc[2] = {1, 2},
 		        ord[2] = {1, 0};

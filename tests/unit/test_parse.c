@@ -287,8 +287,19 @@ static void test_parse_errors(void)
 	EXPECT("x = {**a}\n", "error: 1:6: dict unpacking ('**') is not supported");
 	EXPECT("x = {k: v for k in y}\n", "error: 1:11: dict comprehensions are not supported");
 	EXPECT("{1: 2} = x\n", "error: 1:1: cannot assign to dict literal");
-	EXPECT("x = [i for i in y]\n", "error: 1:8: list comprehensions are not supported");
-	EXPECT("f(i for i in y)\n", "error: 1:5: generator expressions are not supported");
+	EXPECT("x = [i for i in y]\n", "(module\n  (assign 1:1 x = (listcomp i (for i in y))))\n");
+	EXPECT("x = [i * j for i in y if i for j in z if j if i < j]\n",
+	       "(module\n  (assign 1:1 x = (listcomp (* i j) (for i in y if i) (for j in z if j if (cmp i < j)))))\n");
+	EXPECT("x = [(a, b) for a, b in y]\n",
+	       "(module\n  (assign 1:1 x = (listcomp (tuple a b) (for (tuple a b) in y))))\n");
+	EXPECT("x = [a if c else b for a in y]\n",
+	       "(module\n  (assign 1:1 x = (listcomp (ifexp c a b) (for a in y))))\n");
+	EXPECT("f(i for i in y)\n", "(module\n  (expr 1:1 (call f (genexp i (for i in y)))))\n");
+	EXPECT("x = (i for i in y)\n", "(module\n  (assign 1:1 x = (genexp i (for i in y))))\n");
+	EXPECT("f(a, i for i in y)\n", "error: 1:8: Generator expression must be parenthesized");
+	EXPECT("f(i for i in y, a)\n", "error: 1:3: Generator expression must be parenthesized");
+	EXPECT("x = [i for i y]\n", "error: 1:14: expected 'in' in comprehension");
+	EXPECT("x = {i for i in y}\n", "error: 1:8: set comprehensions are not supported");
 	EXPECT("def f(a, *, b):\n  pass\n",
 	       "error: 1:10: keyword-only parameters ('*') are not supported");
 	EXPECT("def f(*args):\n  pass\n",
