@@ -123,6 +123,20 @@ LLVMValueRef em_const_f(Em *e, LLVMTypeRef ty, double v, bool vec)
 
 LLVMValueRef em_lane_vec(Em *e) { return e->tid_vec; }
 
+LLVMValueRef em_entry_alloca(Em *e, LLVMTypeRef t, unsigned align)
+{
+	LLVMBuilderRef b = LLVMCreateBuilderInContext(e->C);
+	LLVMValueRef first = LLVMGetFirstInstruction(e->entry);
+	if (first)
+		LLVMPositionBuilderBefore(b, first);
+	else
+		LLVMPositionBuilderAtEnd(b, e->entry);
+	LLVMValueRef a = LLVMBuildAlloca(b, t, "");
+	LLVMSetAlignment(a, align);
+	LLVMDisposeBuilder(b);
+	return a;
+}
+
 static LLVMValueRef get_fn(Em *e, const char *name, LLVMTypeRef fty)
 {
 	LLVMValueRef fn = LLVMGetNamedFunction(e->M, name);

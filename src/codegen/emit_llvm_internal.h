@@ -38,6 +38,15 @@ typedef struct Em {
 	LLVMValueRef a_args, a_pid, a_nprog, a_smem, a_rt; /* function parameters */
 	LLVMValueRef tid_vec;                              /* <T x i32> 0..T-1 (entry block) */
 	LLVMBasicBlockRef entry;
+	/* lane-loop gathers/scatters (emit_llvm_mem.c): stack arrays in the entry
+	 * block, created on first use and reused by every such access */
+	LLVMValueRef ll_addr, ll_mask; /* [T x i64] addresses, [T x i8] mask */
+	struct {
+		LLVMTypeRef t;
+		int k;
+		LLVMValueRef a; /* [T x t] */
+	} ll_val[32];
+	int n_ll_val;
 } Em;
 
 /* ---- helpers (emit_llvm.c) ---- */
@@ -60,6 +69,7 @@ LLVMValueRef em_lane_vec(Em *e); /* <T x i32> 0..T-1 */
 void em_set(Em *e, TpVal v, LLVMValueRef x);
 /* v in thread 0 as a scalar: a uniform value itself, else e->lane0[v] (may be NULL) */
 LLVMValueRef em_lane0(Em *e, TpVal v);
+LLVMValueRef em_entry_alloca(Em *e, LLVMTypeRef t, unsigned align); /* in the entry block */
 
 /* ---- per-file op emitters; each returns false when it does not handle op ---- */
 bool em_arith(Em *e, const TpOp *op);

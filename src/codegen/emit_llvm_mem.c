@@ -5,7 +5,8 @@
  *   - TP_COALESCED (thread t's address = thread 0's + t*vec elements): one
  *     vector access of T*vec elements at thread 0's address (llvm.masked.* when
  *     a mask is present), shuffles to (de)interleave the per-thread vectors;
- *   - otherwise llvm.masked.gather/scatter per element, `other` as passthru.
+ *   - otherwise llvm.masked.gather/scatter per element, `other` as passthru,
+ *     or, past LANE_LOOP_MIN_T threads, a loop over the lanes (see below).
  * Shared memory is the caller's `smem` buffer addressed by i32 byte offsets,
  * the same way. Atomics on varying pointers run lane by lane in lane order.
  * cp.async is a synchronous copy (zero-fill where the mask is false).
@@ -196,6 +197,160 @@ static void aligned_store(Em *e, LLVMValueRef v, LLVMValueRef p, unsigned align)
 	LLVMSetAlignment(s, align);
 }
 
+/* ---- lane loops --------------------------------------------------------------------------
+ * A gather/scatter over <T x ...> with T in the hundreds becomes huge unrolled
+ * machine code on which LLVM's backend (register allocation above all) takes
+ * minutes. Past LANE_LOOP_MIN_T lanes, as ISPC does for gathers it cannot map
+ * to hardware, such an access is a compact loop over the lanes instead: the
+ * addresses (as i64) and the mask (as i8) are spilled to stack arrays, lane t
+ * accesses memory when its mask is set, and the loaded values are read back
+ * as a vector. The arrays live in the entry block and are shared by every
+ * such access (one per storage type and element index k). */
+enum { LANE_LOOP_MIN_T = 16 };
+
+static bool use_lane_loop(Em *e)
+{
+	return e->T > LANE_LOOP_MIN_T;
+}
+
+static LLVMValueRef ll_arr(Em *e, LLVMTypeRef t, int k)
+{
+	for (int i = 0; i < e->n_ll_val; i++)
+		if (e->ll_val[i].t == t && e->ll_val[i].k == k)
+			return e->ll_val[i].a;
+	LLVMValueRef a = em_entry_alloca(e, LLVMArrayType(t, (unsigned)e->T), 16);
+	if (e->n_ll_val < (int)(sizeof e->ll_val / sizeof e->ll_val[0])) {
+		e->ll_val[e->n_ll_val].t = t;
+		e->ll_val[e->n_ll_val].k = k;
+		e->ll_val[e->n_ll_val].a = a;
+		e->n_ll_val++;
+	}
+	return a;
+}
+
+/* the array [T x t] as a <T x t>* */
+static LLVMValueRef arr_vptr(Em *e, LLVMValueRef arr, LLVMTypeRef t)
+{
+	return LLVMBuildBitCast(e->B, arr, LLVMPointerType(em_vec(e, t), 0), "");
+}
+
+/* &arr[i] */
+static LLVMValueRef arr_elt(Em *e, LLVMValueRef arr, LLVMTypeRef t, LLVMValueRef i)
+{
+	LLVMValueRef idx[2] = {ci32(e, 0), i};
+	return LLVMBuildInBoundsGEP2(e->B, LLVMArrayType(t, (unsigned)e->T), arr, idx, 2, "");
+}
+
+static void vstore_arr(Em *e, LLVMValueRef v, LLVMValueRef arr, LLVMTypeRef t)
+{
+	LLVMValueRef s = LLVMBuildStore(e->B, v, arr_vptr(e, arr, t));
+	LLVMSetAlignment(s, 16);
+}
+
+static LLVMValueRef vload_arr(Em *e, LLVMValueRef arr, LLVMTypeRef t)
+{
+	LLVMValueRef l = LLVMBuildLoad2(e->B, em_vec(e, t), arr_vptr(e, arr, t), "");
+	LLVMSetAlignment(l, 16);
+	return l;
+}
+
+/* spills the addresses p (scalar or vector of st*) and the mask m (NULL: all) */
+static void ll_spill(Em *e, LLVMValueRef p, LLVMValueRef m)
+{
+	if (!e->ll_addr)
+		e->ll_addr = em_entry_alloca(e, LLVMArrayType(e->t_i64, (unsigned)e->T), 16);
+	LLVMValueRef pi = LLVMBuildPtrToInt(e->B, em_splat(e, p), em_vec(e, e->t_i64), "");
+	vstore_arr(e, pi, e->ll_addr, e->t_i64);
+	if (m) {
+		if (!e->ll_mask)
+			e->ll_mask =
+			        em_entry_alloca(e, LLVMArrayType(e->t_i8, (unsigned)e->T), 16);
+		vstore_arr(e, LLVMBuildZExt(e->B, m, em_vec(e, e->t_i8), ""), e->ll_mask,
+		           e->t_i8);
+	}
+}
+
+typedef struct LaneLoop {
+	LLVMBasicBlockRef pre, head, latch;
+	LLVMValueRef i;   /* lane index (i32) */
+	LLVMValueRef ptr; /* lane i's address as st* (in the body) */
+} LaneLoop;
+
+/* opens the loop over the lanes spilled by ll_spill; the builder is left in
+ * the body, run for the enabled lanes only */
+static void ll_begin(Em *e, MemAcc *a, bool masked, LaneLoop *L)
+{
+	LLVMBuilderRef B = e->B;
+	L->pre = LLVMGetInsertBlock(B);
+	L->head = LLVMAppendBasicBlockInContext(e->C, e->fn, "lanes.head");
+	LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(e->C, e->fn, "lanes.body");
+	L->latch = LLVMAppendBasicBlockInContext(e->C, e->fn, "lanes.next");
+	LLVMBuildBr(B, L->head);
+	LLVMPositionBuilderAtEnd(B, L->head);
+	L->i = LLVMBuildPhi(B, e->t_i32, "lane");
+	if (masked) {
+		LLVMValueRef mb = LLVMBuildLoad2(B, e->t_i8, arr_elt(e, e->ll_mask, e->t_i8, L->i), "");
+		LLVMValueRef c = LLVMBuildICmp(B, LLVMIntNE, mb, LLVMConstNull(e->t_i8), "");
+		LLVMBuildCondBr(B, c, body, L->latch);
+	} else {
+		LLVMBuildBr(B, body);
+	}
+	LLVMPositionBuilderAtEnd(B, body);
+	LLVMValueRef ad = LLVMBuildLoad2(B, e->t_i64, arr_elt(e, e->ll_addr, e->t_i64, L->i), "");
+	L->ptr = LLVMBuildIntToPtr(B, ad, LLVMPointerType(a->st, 0), "");
+}
+
+/* closes the loop; the builder continues after it */
+static void ll_end(Em *e, LaneLoop *L)
+{
+	LLVMBuilderRef B = e->B;
+	LLVMBuildBr(B, L->latch);
+	LLVMPositionBuilderAtEnd(B, L->latch);
+	LLVMValueRef n = LLVMBuildNUWAdd(B, L->i, ci32(e, 1), "");
+	LLVMValueRef c = LLVMBuildICmp(B, LLVMIntULT, n, ci32(e, e->T), "");
+	LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(e->C, e->fn, "lanes.end");
+	LLVMBuildCondBr(B, c, L->head, exit);
+	LLVMValueRef in[2] = {ci32(e, 0), n};
+	LLVMBasicBlockRef bb[2] = {L->pre, L->latch};
+	LLVMAddIncoming(L->i, in, bb, 2);
+	LLVMPositionBuilderAtEnd(B, exit);
+}
+
+/* gather as a lane loop: out[k][t] = mask[t] ? p[t][k] : other[k][t] */
+static void ll_gather(Em *e, MemAcc *a, LLVMValueRef p, LLVMValueRef m, const LLVMValueRef *other,
+                      LLVMValueRef *out)
+{
+	for (int k = 0; k < a->vec; k++)
+		vstore_arr(e, em_splat(e, other[k]), ll_arr(e, a->st, k), a->st);
+	ll_spill(e, p, m);
+	LaneLoop L;
+	ll_begin(e, a, m != NULL, &L);
+	for (int k = 0; k < a->vec; k++) {
+		LLVMValueRef v = aligned_load(e, a->st, scalar_ptr(e, a, L.ptr, k), a->align);
+		LLVMBuildStore(e->B, v, arr_elt(e, ll_arr(e, a->st, k), a->st, L.i));
+	}
+	ll_end(e, &L);
+	for (int k = 0; k < a->vec; k++)
+		out[k] = vload_arr(e, ll_arr(e, a->st, k), a->st);
+}
+
+/* scatter as lane loops: element k of every enabled lane, in lane order, then
+ * element k+1 (the order of a scatter per element) */
+static void ll_scatter(Em *e, MemAcc *a, LLVMValueRef p, LLVMValueRef m, const LLVMValueRef *v)
+{
+	for (int k = 0; k < a->vec; k++)
+		vstore_arr(e, v[k], ll_arr(e, a->st, k), a->st);
+	ll_spill(e, p, m);
+	for (int k = 0; k < a->vec; k++) {
+		LaneLoop L;
+		ll_begin(e, a, m != NULL, &L);
+		LLVMValueRef x = LLVMBuildLoad2(e->B, a->st,
+		                                arr_elt(e, ll_arr(e, a->st, k), a->st, L.i), "");
+		aligned_store(e, x, scalar_ptr(e, a, L.ptr, k), a->align);
+		ll_end(e, &L);
+	}
+}
+
 /* ---- generic load/store given pointer (scalar or vector of st*) ---------------------- */
 
 /* out[k] = loaded element k (memory representation). */
@@ -267,6 +422,10 @@ static void load_elems(Em *e, MemAcc *a, LLVMValueRef p, TpVal mask, const LLVMV
 			out[k] = deinterleave(e, wide, a->vec, k);
 		return;
 	}
+	if (use_lane_loop(e)) {
+		ll_gather(e, a, p, m, other, out);
+		return;
+	}
 	LLVMValueRef mm = m ? m : all_true(e, (unsigned)e->T);
 	for (int k = 0; k < a->vec; k++) {
 		LLVMValueRef ptrs = elem_ptrs(e, a, p, k);
@@ -326,6 +485,10 @@ static void store_elems(Em *e, MemAcc *a, LLVMValueRef p, TpVal mask, LLVMValueR
 			LLVMBuildBr(B, bj);
 			LLVMPositionBuilderAtEnd(B, bj);
 		}
+		return;
+	}
+	if (use_lane_loop(e)) {
+		ll_scatter(e, a, p, m, v);
 		return;
 	}
 	LLVMValueRef mm = m ? m : all_true(e, (unsigned)e->T);

@@ -291,6 +291,68 @@ static void test_gather(void)
 	arena_free(&b.arena);
 }
 
+/* ---- lane loops (T = 128): masked 16-bit vec-2 gather with `other`, scatter with
+ * overlapping addresses (last lane wins), shared-memory round trip ------------------------- */
+
+static void test_lane_loop(void)
+{
+	B b;
+	b_init(&b, "lane_loop", "cuda-emu", 4);
+	int T = 4 * b.f->lanes_per_warp; /* 128 */
+	b.f->smem_bytes = 128 * 4;
+	Type ts[4] = {type_ptr(DT_I16), type_ptr(DT_I16), type_ptr(DT_I32), type_ptr(DT_I32)};
+	b_params(&b, 4, ts);
+	TpVal x = param(&b, 0), out = param(&b, 1), sc = param(&b, 2), o2 = param(&b, 3);
+	TpVal t = tid(&b), two = cint(&b, DT_I32, 2);
+	TpVal src = bin(&b, TP_SUB, cint(&b, DT_I32, 99), t); /* 99-t */
+	TpVal mask = cmpv(&b, PRED_GE, src, cint(&b, DT_I32, 0));
+	TpVal other[2] = {cint(&b, DT_I16, -1), cint(&b, DT_I16, -2)}, v[2];
+	load(&b, ptr_add(&b, x, bin(&b, TP_MUL, src, two)), mask, other, 2, 0, v);
+	store(&b, ptr_add(&b, out, bin(&b, TP_MUL, t, two)), ctrue(&b), v, 2, TP_COALESCED);
+	/* sc[t % 8] = t for t < 100 */
+	TpVal m100 = cmpv(&b, PRED_LT, t, cint(&b, DT_I32, 100));
+	st1(&b, ptr_add(&b, sc, bin(&b, TP_REM, t, cint(&b, DT_I32, 8))), m100, t, 0);
+	/* smem[127 - t] = t * 3; barrier; o2[t] = smem[t] (word offsets * 4) */
+	TpVal four = cint(&b, DT_I32, 4);
+	TpVal rev = bin(&b, TP_SUB, cint(&b, DT_I32, T - 1), t);
+	TpVal in[3] = {bin(&b, TP_MUL, rev, four), ctrue(&b), bin(&b, TP_MUL, t, cint(&b, DT_I32, 3))};
+	TpOp *so = op(&b, TP_SMEM_STORE, in, 3, type_scalar(DT_VOID), 0);
+	so->attr.i = 1;
+	op(&b, TP_BARRIER, NULL, 0, type_scalar(DT_VOID), 0);
+	TpVal in2[2] = {bin(&b, TP_MUL, t, four), ctrue(&b)};
+	TpOp *lo = op(&b, TP_SMEM_LOAD, in2, 2, type_scalar(DT_I32), 1);
+	lo->attr.i = 1;
+	st1(&b, ptr_add(&b, o2, t), ctrue(&b), lo->results[0], TP_COALESCED);
+	ret(&b);
+	KernelFn fn = compile(&b, NULL);
+	if (fn) {
+		int16_t xs[256], o[256];
+		int32_t s[8], r[128];
+		for (int i = 0; i < 256; i++)
+			xs[i] = (int16_t)(1000 + i);
+		for (int i = 0; i < 8; i++)
+			s[i] = -5;
+		_Alignas(16) unsigned char smem[512];
+		int16_t *px = xs, *po = o;
+		int32_t *ps = s, *pr = r;
+		void *args[4] = {&px, &po, &ps, &pr};
+		run_grid(fn, args, 1, smem, NULL);
+		for (int i = 0; i < T; i++)
+			for (int k = 0; k < 2; k++) {
+				int want = 99 - i >= 0 ? 1000 + 2 * (99 - i) + k : -1 - k;
+				if (o[2 * i + k] != want)
+					fprintf(stderr, "lane_loop o[%d] = %d, want %d\n", 2 * i + k,
+					        o[2 * i + k], want);
+				CHECK(o[2 * i + k] == want);
+			}
+		for (int j = 0; j < 8; j++)
+			CHECK(s[j] == j + 8 * ((99 - j) / 8));
+		for (int i = 0; i < T; i++)
+			CHECK(r[i] == (T - 1 - i) * 3);
+	}
+	arena_free(&b.arena);
+}
+
 /* ---- warp shuffles: butterfly sum with shfl_xor, rotation with shfl_idx ------------------ */
 
 static void test_shfl(void)
@@ -1193,7 +1255,9 @@ int main(void)
 	test_vadd("cpu", 4, 4, 0);
 	test_vadd("cpu", 2, 1, TP_COALESCED);
 	test_vadd("cuda-emu", 4, 2, TP_COALESCED);
+	test_vadd("cuda-emu", 4, 2, 0);
 	test_gather();
+	test_lane_loop();
 	test_shfl();
 	test_smem();
 	test_control();
