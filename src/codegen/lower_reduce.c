@@ -6,7 +6,9 @@
  *
  * REDUCE (n operands, the combine region inlined per pair):
  *   1. in each thread, canonical registers with the same off-axis coordinates
- *      ("key") are combined in increasing axis order;
+ *      ("key") are combined by a balanced pairwise tree over
+ *      increasing axis order (adjacent partials, lower coordinate on the
+ *      left), log2 deep instead of one serial chain;
  *   2. across lanes, a SHFL_XOR butterfly over each lane bit along the axis;
  *      the lane whose bit is clear is always the left operand, so every
  *      thread computes the same value, even for non-commutative combines;
@@ -193,14 +195,27 @@ static int in_thread(Red *R, LVal *in, Group *groups)
 			}
 			order[pos] = q;
 		}
-		for (int i = 0; i < R->n; i++)
-			groups[ng].acc[i] = in[i].r[order[0]];
-		for (int m = 1; m < nm; m++) {
-			TpVal x[8];
+		/* balanced pairwise tree over the sorted members: each level
+		 * combines adjacent partials (2p, 2p+1), the lower-coordinate one
+		 * as the left operand; an odd last partial moves up unchanged. The
+		 * dependency chain is ceil(log2(nm)) deep, every partial covers a
+		 * contiguous run of axis coordinates, so with an associative
+		 * combine the result equals the left-to-right fold, also for
+		 * non-commutative combines. */
+		TpVal(*part)[8] = arena_alloc(L->arena, sizeof *part * (size_t)nm);
+		for (int m = 0; m < nm; m++)
 			for (int i = 0; i < R->n; i++)
-				x[i] = in[i].r[order[m]];
-			combine(R, groups[ng].acc, x, groups[ng].acc);
+				part[m][i] = in[i].r[order[m]];
+		for (int cnt = nm; cnt > 1; cnt = (cnt + 1) / 2) {
+			for (int p = 0; 2 * p < cnt; p++) {
+				if (2 * p + 1 < cnt)
+					combine(R, part[2 * p], part[2 * p + 1], part[p]);
+				else /* p > 0 here: cnt > 1 */
+					memcpy(part[p], part[2 * p], sizeof part[p]);
+			}
 		}
+		for (int i = 0; i < R->n; i++)
+			groups[ng].acc[i] = part[0][i];
 		ng++;
 	}
 	return ng;

@@ -1152,6 +1152,78 @@ static void test_scan(const char *name, int num_warps, int size, const LinearLay
 	arena_free(&a);
 }
 
+/* 1-D REDUCE of the linear recurrence above (non-commutative, associative)
+ * to a scalar: the in-thread pairwise tree must keep the lower-coordinate
+ * partial on the left, so the result is the left-to-right fold. */
+static void test_reduce_nc(const char *name, int num_warps, int size, const LinearLayout *l0)
+{
+	Arena a;
+	arena_init(&a);
+	B b;
+	b_init(&b, &a, num_warps);
+	LinearLayout *l = lay(&b, l0);
+	int32_t shape[1] = {size};
+	Type st = type_scalar(DT_I32);
+	ValId pa = param(&b, type_ptr(DT_I32)), pb = param(&b, type_ptr(DT_I32));
+	ValId pout = param(&b, type_ptr(DT_I32)), pout2 = param(&b, type_ptr(DT_I32));
+	ValId idx = arange(&b, size, l);
+	ValId xa = load(&b, ptrs(&b, pa, idx, DT_I32, 1, shape, l), 0, DT_I32, 1, shape, l, 1);
+	ValId xb = load(&b, ptrs(&b, pb, idx, DT_I32, 1, shape, l), 0, DT_I32, 1, shape, l, 1);
+	ValId in[2] = {xa, xb};
+	Type rts[2] = {st, st};
+	TirOp *rd = tir_op(b.f, b.b, TOP_REDUCE, noloc, in, 2, rts, 2);
+	rd->attr.axis = 0;
+	tir_op_add_regions(b.f, rd, 1);
+	{
+		TirBlock *r = &rd->regions[0];
+		ValId a1 = tir_block_add_arg(b.f, r, st), b1 = tir_block_add_arg(b.f, r, st);
+		ValId a2 = tir_block_add_arg(b.f, r, st), b2 = tir_block_add_arg(b.f, r, st);
+		TirBlock *save = b.b;
+		b.b = r;
+		ValId y[2];
+		y[0] = op2(&b, TOP_MUL, a1, a2, st, NULL);
+		y[1] = op2(&b, TOP_ADD, op2(&b, TOP_MUL, b1, a2, st, NULL), b2, st, NULL);
+		opn(&b, TOP_YIELD, y, 2, type_scalar(DT_VOID), NULL);
+		b.b = save;
+	}
+	store(&b, pout, rd->results[0], 0, 1);
+	store(&b, pout2, rd->results[1], 0, 1);
+	ret(&b);
+	TpFunc *f = do_lower(&b, "cuda-emu", name);
+	if (f) {
+		int32_t *A = calloc((size_t)size, 4), *Bv = calloc((size_t)size, 4);
+		int32_t out[2] = {0, 0};
+		for (int i = 0; i < size; i++) {
+			A[i] = (i * 5 + 3) % 7 - 3;
+			if (A[i] == 0)
+				A[i] = 2;
+			Bv[i] = (i * 11 + 1) % 13 - 6;
+		}
+		int32_t *O = out, *O2 = out + 1;
+		void *args[4] = {&A, &Bv, &O, &O2};
+		Interp I;
+		interp_init(&I, f, args);
+		interp_region(&I, A, size, 4);
+		interp_region(&I, Bv, size, 4);
+		interp_region(&I, out, 1, 4);
+		interp_region(&I, out + 1, 1, 4);
+		interp_run(&I);
+		check_clean(&I, name);
+		uint32_t ca = (uint32_t)A[0], cb = (uint32_t)Bv[0];
+		for (int i = 1; i < size; i++) {
+			cb = cb * (uint32_t)A[i] + (uint32_t)Bv[i];
+			ca = ca * (uint32_t)A[i];
+		}
+		CHECK((uint32_t)out[0] == ca && (uint32_t)out[1] == cb,
+		      "%s: got (%d, %d), want (%d, %d)", name, out[0], out[1], (int32_t)ca,
+		      (int32_t)cb);
+		interp_free(&I);
+		free(A);
+		free(Bv);
+	}
+	arena_free(&a);
+}
+
 /* convert_layout src -> dst on a [M, N] f32 tile: load with src, convert,
  * store with dst. Checks the values, the mechanism used and (for shared
  * memory) that both sides of the chosen buffer are conflict-free. */
@@ -1611,6 +1683,30 @@ int main(void)
 				         rev ? " reverse" : "");
 				test_scan(name, cases[c].nw, cases[c].size, &l, rev);
 			}
+		}
+	}
+	/* non-commutative reduce: 8 (and 16) registers along the axis in each
+	 * thread, in register order and with the register bases permuted */
+	{
+		struct {
+			int size, spt, nw;
+		} cases[] = {{8, 8, 1}, {256, 8, 1}, {1024, 8, 4}, {512, 16, 1}};
+		for (size_t c = 0; c < COUNTOF(cases); c++) {
+			int32_t sh[1] = {cases[c].size}, spt[1] = {cases[c].spt}, tpw[1] = {32},
+			        wpc[1] = {cases[c].nw}, ord[1] = {0};
+			LinearLayout l;
+			blocked(&l, 1, sh, spt, tpw, wpc, ord);
+			char name[64];
+			snprintf(name, sizeof name, "reduce non-commutative case %zu", c);
+			test_reduce_nc(name, cases[c].nw, cases[c].size, &l);
+			/* registers 0..2 hold coordinates 4, 1, 2: the tree must
+			 * follow axis order, not register order */
+			int32_t tmp[LL_MAX_OUT];
+			memcpy(tmp, l.basis[LL_REG][0], sizeof tmp);
+			memcpy(l.basis[LL_REG][0], l.basis[LL_REG][2], sizeof tmp);
+			memcpy(l.basis[LL_REG][2], tmp, sizeof tmp);
+			snprintf(name, sizeof name, "reduce non-commutative case %zu permuted", c);
+			test_reduce_nc(name, cases[c].nw, cases[c].size, &l);
 		}
 	}
 	/* convert_layout: registers, shuffles, shared memory */
