@@ -20,7 +20,7 @@
 cd "$(dirname "$0")/.." || exit 1
 
 filter=${1:-}
-timeout_s=${TEST_TIMEOUT:-300}
+timeout_s=${TEST_TIMEOUT:-600}
 npass=0
 nfail=0
 nskip=0
