@@ -41,20 +41,6 @@ static LLVMValueRef permute(Em *e, LLVMValueRef x, const int *src)
 	return r;
 }
 
-static LLVMValueRef entry_alloca(Em *e, LLVMTypeRef t)
-{
-	LLVMBuilderRef b = LLVMCreateBuilderInContext(e->C);
-	LLVMValueRef first = LLVMGetFirstInstruction(e->entry);
-	if (first)
-		LLVMPositionBuilderBefore(b, first);
-	else
-		LLVMPositionBuilderAtEnd(b, e->entry);
-	LLVMValueRef a = LLVMBuildAlloca(b, t, "");
-	LLVMSetAlignment(a, 64);
-	LLVMDisposeBuilder(b);
-	return a;
-}
-
 /* ---- shuffles ------------------------------------------------------------------------ */
 
 static void emit_shfl_xor(Em *e, const TpOp *op)
@@ -78,7 +64,7 @@ static void emit_shfl_idx(Em *e, const TpOp *op)
 		st = e->t_i8;
 		x = LLVMBuildZExt(B, x, em_vec(e, st), "");
 	}
-	LLVMValueRef slot = entry_alloca(e, em_vec(e, st));
+	LLVMValueRef slot = em_entry_alloca(e, em_vec(e, st), 64);
 	LLVMBuildStore(B, x, slot);
 	LLVMValueRef src = em_getv(e, op->operands[1]);
 	src = LLVMBuildIntCast2(B, src, em_vec(e, e->t_i32), 0, "");
@@ -122,8 +108,8 @@ static LLVMValueRef scratch(Em *e, int k)
 		if (n == len && !memcmp(nm, name, len))
 			return i;
 	}
-	LLVMValueRef a = entry_alloca(
-	        e, LLVMArrayType(e->t_i8, (unsigned)(SCRATCH_BYTES_PER_THREAD * e->T)));
+	LLVMValueRef a = em_entry_alloca(
+	        e, LLVMArrayType(e->t_i8, (unsigned)(SCRATCH_BYTES_PER_THREAD * e->T)), 64);
 	LLVMSetValueName2(a, name, len);
 	return a;
 }

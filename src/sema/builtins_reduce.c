@@ -118,7 +118,7 @@ static bool build(Sema *s, TirOpKind kind, const ValId *ins, int n, int axis, in
 	return ok;
 }
 
-static ValId keep_dim(Sema *s, ValId x, int axis, SrcLoc loc)
+ValId sema_expand_dim(Sema *s, ValId x, int axis, SrcLoc loc)
 {
 	Type t = vtype(s, x), r = t;
 	r.rank++;
@@ -187,7 +187,7 @@ static Value reduce_with(Sema *s, ValId *ins, int n, bool axis_none, int64_t axi
 	if (axis < 0) return v_err();
 	if (!build(s, TOP_REDUCE, ins, n, axis, 0, cb, loc, res)) return v_err();
 	if (keep_dims)
-		for (int i = 0; i < n; i++) res[i] = keep_dim(s, res[i], axis, loc);
+		for (int i = 0; i < n; i++) res[i] = sema_expand_dim(s, res[i], axis, loc);
 	return pack(s, res, n);
 }
 
@@ -289,7 +289,7 @@ static Value b_max(Sema *s, Call *c, int is_max)
 	ValId idx = ar->results[0];
 	for (int d = 0; d < t.rank; d++) {
 		if (d == ax) continue;
-		idx = keep_dim(s, idx, d, c->loc);
+		idx = sema_expand_dim(s, idx, d, c->loc);
 	}
 	idx = broadcast_to_shape(s, idx, t.rank, t.shape, c->loc);
 	ValId ins[2] = {x, idx};

@@ -34,18 +34,6 @@ static ValId reshape_id(Sema *s, ValId x, int rank, const int32_t *shape, SrcLoc
 	return emit(s, TOP_RESHAPE, loc, &x, 1, r);
 }
 
-static ValId expand_at(Sema *s, ValId x, int axis, SrcLoc loc)
-{
-	Type t = vtype(s, x), r = t;
-	r.rank++;
-	for (int d = r.rank - 1; d > axis; d--) r.shape[d] = t.shape[d - 1];
-	r.shape[axis] = 1;
-	if (t.rank == 0) return emit(s, TOP_SPLAT, loc, &x, 1, r);
-	TirOp *op = emit_op(s, TOP_EXPAND_DIMS, loc, &x, 1, r);
-	op->attr.axis = axis;
-	return op->results[0];
-}
-
 /* a and b: same type; result: a new axis `axis` of size 2 holding a then b. */
 static ValId join_axis(Sema *s, ValId a, ValId b, int axis, SrcLoc loc)
 {
@@ -66,8 +54,8 @@ static ValId join_axis(Sema *s, ValId a, ValId b, int axis, SrcLoc loc)
 	TirOp *cmp = emit_op(s, TOP_CMP, loc, in, 2, type_tile(type_scalar(DT_I1), rank, ishape));
 	cmp->attr.pred = PRED_EQ;
 	in[0] = broadcast_to_shape(s, cmp->results[0], rank, shape, loc);
-	in[1] = broadcast_to_shape(s, expand_at(s, a, axis, loc), rank, shape, loc);
-	in[2] = broadcast_to_shape(s, expand_at(s, b, axis, loc), rank, shape, loc);
+	in[1] = broadcast_to_shape(s, sema_expand_dim(s, a, axis, loc), rank, shape, loc);
+	in[2] = broadcast_to_shape(s, sema_expand_dim(s, b, axis, loc), rank, shape, loc);
 	if (!in[0] || !in[1] || !in[2]) return 0;
 	return emit(s, TOP_SELECT, loc, in, 3, with_shape(t, rank, shape));
 }
@@ -120,35 +108,37 @@ static bool rank_room(Sema *s, Call *c, int rank)
 	return false;
 }
 
+/* join(a, b) along a new last axis; *t gets a's type. 0 after a diagnostic. */
+static ValId join_last(Sema *s, Call *c, Type *t)
+{
+	ValId a, b;
+	if (!two_operands(s, c, &a, &b)) return 0;
+	*t = vtype(s, a);
+	if (!rank_room(s, c, t->rank)) return 0;
+	int32_t shape[TIR_MAX_RANK];
+	memcpy(shape, t->shape, sizeof shape);
+	shape[t->rank] = 2;
+	if (!check_tile_shape(s, t->rank + 1, shape, c->loc)) return 0;
+	return join_axis(s, a, b, t->rank, c->loc);
+}
+
 static Value b_join(Sema *s, Call *c, int extra)
 {
 	(void)extra;
-	ValId a, b;
-	if (!two_operands(s, c, &a, &b)) return v_err();
-	Type t = vtype(s, a);
-	if (!rank_room(s, c, t.rank)) return v_err();
-	int32_t shape[TIR_MAX_RANK];
-	memcpy(shape, t.shape, sizeof shape);
-	shape[t.rank] = 2;
-	if (!check_tile_shape(s, t.rank + 1, shape, c->loc)) return v_err();
-	ValId r = join_axis(s, a, b, t.rank, c->loc);
+	Type t;
+	ValId r = join_last(s, c, &t);
 	return r ? v_tensor(s, r) : v_err();
 }
 
 static Value b_interleave(Sema *s, Call *c, int extra)
 {
 	(void)extra;
-	ValId a, b;
-	if (!two_operands(s, c, &a, &b)) return v_err();
-	Type t = vtype(s, a);
-	if (!rank_room(s, c, t.rank)) return v_err();
-	int32_t shape[TIR_MAX_RANK];
-	memcpy(shape, t.shape, sizeof shape);
-	shape[t.rank] = 2;
-	if (!check_tile_shape(s, t.rank + 1, shape, c->loc)) return v_err();
-	ValId r = join_axis(s, a, b, t.rank, c->loc);
+	Type t;
+	ValId r = join_last(s, c, &t);
 	if (!r) return v_err();
 	if (t.rank == 0) return v_tensor(s, r);
+	int32_t shape[TIR_MAX_RANK];
+	memcpy(shape, t.shape, sizeof shape);
 	shape[t.rank - 1] *= 2;
 	return v_tensor(s, reshape_id(s, r, t.rank, shape, c->loc));
 }

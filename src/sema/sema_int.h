@@ -144,6 +144,8 @@ struct Sema {
 
 /* ---- sema.c: names and modules ---- */
 ModScope *modscope_new(Sema *s, const Module *m, const char *name);
+/* x with a new size-1 axis at `axis` (a scalar becomes a 1-element tile). */
+ValId sema_expand_dim(Sema *s, ValId x, int axis, SrcLoc loc);
 Value lookup_name(Sema *s, Fn *fn, const char *name, SrcLoc loc);
 Value global_get(Sema *s, ModScope *m, const char *name, SrcLoc loc, bool *found);
 Value ns_attr(Sema *s, int ns, const char *name, SrcLoc loc);
