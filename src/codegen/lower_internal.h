@@ -9,6 +9,7 @@
  *   lower_memory.c       load, store, atomics (vectors, warp predication)
  *   lower_view.c         splat, arange, broadcast, expand_dims, reshape,
  *                        trans, convert_layout (permutes, shuffles, smem)
+ *   lower_smem.c         tiles in shared memory: addresses, stores, loads
  *   lower_reduce.c       reduce, scan
  *   lower_dot.c          dot: FMA path and mma.sync path
  *   lower_control.c      for, if, while, yield, condition, print, assert
@@ -113,6 +114,40 @@ int lw_find_reg(const LinearLayout *l, const int32_t c[], uint32_t reg_free);
  * phases share the buffer, as src/layout/smem.c plans it). */
 int lw_scratch(Lower *L, const TirOp *op, int bytes);
 TpVal lw_barrier(Lower *L);
+
+/* A tile in shared memory (lower_smem.c): shared layout m (linear offset ->
+ * tile coordinates) plus padding; element type et of eb bytes. */
+typedef struct SmemTile {
+	LinearLayout m;
+	PaddedShared pad;
+	Type et;
+	int eb;
+} SmemTile;
+/* The shared tile a conversion src -> dst goes through
+ * (ll_choose_conversion_smem), and its size in bytes. */
+void lw_smem_tile_for(SmemTile *t, const LinearLayout *src, const LinearLayout *dst, Type et);
+int64_t lw_smem_tile_bytes(const SmemTile *t);
+/* How register layout l reaches shared tile t: w = hardware -> linear offset,
+ * vec = registers per vector access, hw = the lane/warp part of the offset,
+ * and l's free (redundant) bits. */
+typedef struct SmemAccess {
+	const SmemTile *t;
+	LinearLayout w;
+	int vec;
+	TpVal hw;
+	uint32_t reg_free, lane_free, warp_free;
+} SmemAccess;
+void lw_smem_plan(Lower *L, const SmemTile *t, const LinearLayout *l, SmemAccess *a);
+/* Byte offset (i32) of register r's element: base (an i32 value; 0 = none) +
+ * eb * padded(w(r, lane, warp)). */
+TpVal lw_smem_addr(Lower *L, const SmemAccess *a, int r, TpVal base);
+/* Store tile v (layout l) into t at byte offset base; only canonical owners
+ * write; mask (i1, 0 = true) is ANDed in. No barrier. */
+void lw_smem_write(Lower *L, SrcLoc loc, const SmemTile *t, TpVal base, const LinearLayout *l,
+                   LVal v, TpVal mask);
+/* Load tile t at byte offset base into out (layout l). No barrier. */
+void lw_smem_read(Lower *L, SrcLoc loc, const SmemTile *t, TpVal base, const LinearLayout *l,
+                  LVal out);
 
 /* ---- op families ------------------------------------------------------------------------ */
 

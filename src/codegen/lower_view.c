@@ -225,110 +225,15 @@ static void cvt_shuffle(Lower *L, const TirOp *op, const LinearLayout *sl, const
 	(void)op;
 }
 
-/* Byte offset of the element hw location (r, lane, warp) has in the buffer:
- * w maps hw -> linear offset; then padding. */
-static TpVal smem_offset(Lower *L, const LinearLayout *w, TpVal hwpart, int r,
-                         const PaddedShared *pad, int eb, int base)
-{
-	int32_t out[LL_MAX_OUT];
-	ll_apply_hw(w, (uint32_t)r, 0, 0, out);
-	TpVal off = out[0] ? lw_bin(L, TP_XOR, hwpart, lw_i32(L, out[0])) : hwpart;
-	TpVal padded = off;
-	for (int k = 0; k < pad->n; k++) {
-		int li = 0, lp = 0;
-		while ((1 << li) < pad->interval[k])
-			li++;
-		while ((1 << lp) < pad->pad[k])
-			lp++;
-		TpVal t = lw_bin(L, TP_SHR, off, lw_i32(L, li));
-		if (lp)
-			t = lw_bin(L, TP_SHL, t, lw_i32(L, lp));
-		padded = lw_bin(L, TP_ADD, padded, t);
-	}
-	if (eb > 1)
-		padded = lw_bin(L, TP_MUL, padded, lw_i32(L, eb));
-	return base ? lw_bin(L, TP_ADD, padded, lw_i32(L, base)) : padded;
-}
-
-/* Widest v: registers g..g+v-1 go to consecutive offsets for aligned g. */
-static int smem_vec(const LinearLayout *w, const PaddedShared *pad, int eb)
-{
-	int v = 1;
-	int nr = lw_bits(w, LL_REG);
-	while (v * 2 * eb <= 16) {
-		int k = 0;
-		while ((1 << k) < v)
-			k++;
-		if (k >= nr || lw_basis(w, LL_REG, k)[0] != (1 << k))
-			break;
-		int nv = v * 2;
-		bool ok = true;
-		for (int b = k + 1; b < nr; b++)
-			ok = ok && !(lw_basis(w, LL_REG, b)[0] & (nv - 1));
-		for (int b = 0; b < lw_bits(w, LL_LANE); b++)
-			ok = ok && !(lw_basis(w, LL_LANE, b)[0] & (nv - 1));
-		for (int b = 0; b < lw_bits(w, LL_WARP); b++)
-			ok = ok && !(lw_basis(w, LL_WARP, b)[0] & (nv - 1));
-		for (int i = 0; i < pad->n; i++)
-			ok = ok && pad->interval[i] >= nv;
-		if (!ok)
-			break;
-		v = nv;
-	}
-	return v;
-}
-
-static TpVal hw_linear(Lower *L, const LinearLayout *w)
-{
-	int32_t li[LL_MAX_BITS], wi[LL_MAX_BITS];
-	int nl = lw_bits(w, LL_LANE), nw = lw_bits(w, LL_WARP);
-	for (int b = 0; b < nl; b++)
-		li[b] = lw_basis(w, LL_LANE, b)[0];
-	for (int b = 0; b < nw; b++)
-		wi[b] = lw_basis(w, LL_WARP, b)[0];
-	return lw_linear_lane_warp(L, li, nl, wi, nw);
-}
-
 static void cvt_shared(Lower *L, const TirOp *op, const LinearLayout *sl, const LinearLayout *dl,
                        LVal s, LVal d, Type et)
 {
-	int eb = MAXOF(1, dtype_bytes((DType)et.dt));
-	LinearLayout m, ws, wd;
-	PaddedShared pad;
-	ll_choose_conversion_smem(sl, dl, eb, &m, &pad);
-	if (!ll_invert_and_compose(sl, &m, &ws) || !ll_invert_and_compose(dl, &m, &wd))
-		lw_ice("convert_layout: shared layout does not cover the tile");
-	int64_t n = ll_padded_size(&pad, (int64_t)1 << ll_total_in_bits(&m));
-	int base = lw_scratch(L, op, (int)(n * eb));
-	uint32_t rf, lf, wf;
-	lw_free(L, sl, &rf, &lf, &wf);
-	TpVal own = lw_owner_pred(L, lf, wf);
-	TpVal mask = own ? own : lw_true(L);
-	int v = smem_vec(&ws, &pad, eb);
-	TpVal hw = hw_linear(L, &ws);
-	for (int g = 0; g < s.n; g += v) {
-		if (g & (int)rf)
-			continue;
-		TpVal in[2 + 16];
-		in[0] = smem_offset(L, &ws, hw, g, &pad, eb, base);
-		in[1] = mask;
-		for (int j = 0; j < v; j++)
-			in[2 + j] = s.r[g + j];
-		lw_op(L, TP_SMEM_STORE, op->loc, in, 2 + v, NULL, 0)->attr.i = v;
-	}
+	SmemTile t;
+	lw_smem_tile_for(&t, sl, dl, et);
+	TpVal base = lw_i32(L, lw_scratch(L, op, (int)lw_smem_tile_bytes(&t)));
+	lw_smem_write(L, op->loc, &t, base, sl, s, 0);
 	lw_barrier(L);
-	v = smem_vec(&wd, &pad, eb);
-	hw = hw_linear(L, &wd);
-	Type outs[16];
-	for (int j = 0; j < v; j++)
-		outs[j] = et;
-	for (int g = 0; g < d.n; g += v) {
-		TpVal in[2] = {smem_offset(L, &wd, hw, g, &pad, eb, base), lw_true(L)};
-		TpOp *t = lw_op(L, TP_SMEM_LOAD, op->loc, in, 2, outs, v);
-		t->attr.i = v;
-		for (int j = 0; j < v; j++)
-			d.r[g + j] = t->results[j];
-	}
+	lw_smem_read(L, op->loc, &t, base, dl, d);
 	lw_barrier(L);
 }
 

@@ -1,0 +1,153 @@
+/* lower_smem.c: tiles in shared memory: addresses, stores and loads.
+ *
+ * A shared tile (SmemTile) is a shared layout m (linear offset -> tile
+ * coordinates, swizzled or row-major, from src/layout/smem_choose.c) plus
+ * optional padding. For a register layout l, W = m^-1 o l maps a hardware
+ * location (register, lane, warp) to the linear offset of the element it
+ * holds; the byte address is base + elem_bytes * padded(W(r, lane, warp)).
+ * The lane/warp part of W is computed once per access family; each register
+ * group XORs in its constant part.
+ *
+ * Stores and loads are vectorized over the registers that W maps to
+ * consecutive offsets (up to 16 bytes). Stores are predicated on the canonical
+ * owner, so a broadcast element is written once.
+ */
+#include "codegen/lower_internal.h"
+
+#include <string.h>
+
+void lw_smem_tile_for(SmemTile *t, const LinearLayout *src, const LinearLayout *dst, Type et)
+{
+	memset(t, 0, sizeof *t);
+	t->et = et;
+	t->eb = MAXOF(1, dtype_bytes((DType)et.dt));
+	ll_choose_conversion_smem(src, dst, t->eb, &t->m, &t->pad);
+}
+
+int64_t lw_smem_tile_bytes(const SmemTile *t)
+{
+	return ll_padded_size(&t->pad, (int64_t)1 << ll_total_in_bits(&t->m)) * t->eb;
+}
+
+static void hw_to_offset(const SmemTile *t, const LinearLayout *l, LinearLayout *w)
+{
+	if (!ll_invert_and_compose(l, &t->m, w))
+		lw_ice("shared tile: the shared layout does not cover the register layout");
+}
+
+/* Byte offset of the element hw location (r, lane, warp) has in the buffer:
+ * w maps hw -> linear offset; then padding. */
+static TpVal smem_offset(Lower *L, const LinearLayout *w, TpVal hwpart, int r,
+                         const PaddedShared *pad, int eb, TpVal base)
+{
+	int32_t out[LL_MAX_OUT];
+	ll_apply_hw(w, (uint32_t)r, 0, 0, out);
+	TpVal off = out[0] ? lw_bin(L, TP_XOR, hwpart, lw_i32(L, out[0])) : hwpart;
+	TpVal padded = off;
+	for (int k = 0; k < pad->n; k++) {
+		int li = 0, lp = 0;
+		while ((1 << li) < pad->interval[k])
+			li++;
+		while ((1 << lp) < pad->pad[k])
+			lp++;
+		TpVal t = lw_bin(L, TP_SHR, off, lw_i32(L, li));
+		if (lp)
+			t = lw_bin(L, TP_SHL, t, lw_i32(L, lp));
+		padded = lw_bin(L, TP_ADD, padded, t);
+	}
+	if (eb > 1)
+		padded = lw_bin(L, TP_MUL, padded, lw_i32(L, eb));
+	return base ? lw_bin(L, TP_ADD, padded, base) : padded;
+}
+
+/* Widest v: registers g..g+v-1 go to consecutive offsets for aligned g. */
+static int smem_vec(const LinearLayout *w, const PaddedShared *pad, int eb)
+{
+	int v = 1;
+	int nr = lw_bits(w, LL_REG);
+	while (v * 2 * eb <= 16) {
+		int k = 0;
+		while ((1 << k) < v)
+			k++;
+		if (k >= nr || lw_basis(w, LL_REG, k)[0] != (1 << k))
+			break;
+		int nv = v * 2;
+		bool ok = true;
+		for (int b = k + 1; b < nr; b++)
+			ok = ok && !(lw_basis(w, LL_REG, b)[0] & (nv - 1));
+		for (int b = 0; b < lw_bits(w, LL_LANE); b++)
+			ok = ok && !(lw_basis(w, LL_LANE, b)[0] & (nv - 1));
+		for (int b = 0; b < lw_bits(w, LL_WARP); b++)
+			ok = ok && !(lw_basis(w, LL_WARP, b)[0] & (nv - 1));
+		for (int i = 0; i < pad->n; i++)
+			ok = ok && pad->interval[i] >= nv;
+		if (!ok)
+			break;
+		v = nv;
+	}
+	return v;
+}
+
+static TpVal hw_linear(Lower *L, const LinearLayout *w)
+{
+	int32_t li[LL_MAX_BITS], wi[LL_MAX_BITS];
+	int nl = lw_bits(w, LL_LANE), nw = lw_bits(w, LL_WARP);
+	for (int b = 0; b < nl; b++)
+		li[b] = lw_basis(w, LL_LANE, b)[0];
+	for (int b = 0; b < nw; b++)
+		wi[b] = lw_basis(w, LL_WARP, b)[0];
+	return lw_linear_lane_warp(L, li, nl, wi, nw);
+}
+
+void lw_smem_plan(Lower *L, const SmemTile *t, const LinearLayout *l, SmemAccess *a)
+{
+	memset(a, 0, sizeof *a);
+	a->t = t;
+	hw_to_offset(t, l, &a->w);
+	a->vec = smem_vec(&a->w, &t->pad, t->eb);
+	a->hw = hw_linear(L, &a->w);
+	lw_free(L, l, &a->reg_free, &a->lane_free, &a->warp_free);
+}
+
+TpVal lw_smem_addr(Lower *L, const SmemAccess *a, int r, TpVal base)
+{
+	return smem_offset(L, &a->w, a->hw, r, &a->t->pad, a->t->eb, base);
+}
+
+void lw_smem_write(Lower *L, SrcLoc loc, const SmemTile *t, TpVal base, const LinearLayout *l,
+                   LVal v, TpVal mask)
+{
+	SmemAccess a;
+	lw_smem_plan(L, t, l, &a);
+	TpVal own = lw_owner_pred(L, a.lane_free, a.warp_free);
+	TpVal m = lw_and1(L, own, mask);
+	if (!m)
+		m = lw_true(L);
+	for (int g = 0; g < v.n; g += a.vec) {
+		if (g & (int)a.reg_free)
+			continue;
+		TpVal in[2 + 16];
+		in[0] = lw_smem_addr(L, &a, g, base);
+		in[1] = m;
+		for (int j = 0; j < a.vec; j++)
+			in[2 + j] = v.r[g + j];
+		lw_op(L, TP_SMEM_STORE, loc, in, 2 + a.vec, NULL, 0)->attr.i = a.vec;
+	}
+}
+
+void lw_smem_read(Lower *L, SrcLoc loc, const SmemTile *t, TpVal base, const LinearLayout *l,
+                  LVal out)
+{
+	SmemAccess a;
+	lw_smem_plan(L, t, l, &a);
+	Type outs[16];
+	for (int j = 0; j < a.vec; j++)
+		outs[j] = t->et;
+	for (int g = 0; g < out.n; g += a.vec) {
+		TpVal in[2] = {lw_smem_addr(L, &a, g, base), lw_true(L)};
+		TpOp *op = lw_op(L, TP_SMEM_LOAD, loc, in, 2, outs, a.vec);
+		op->attr.i = a.vec;
+		for (int j = 0; j < a.vec; j++)
+			out.r[g + j] = op->results[j];
+	}
+}
