@@ -42,4 +42,17 @@ row_reduce.tile row_reduce_kernel *fp32:16,*fp32:16,*fp32:16,*i32:16,i32,i32,i32
 cumsum.tile cumsum_kernel *i32:16,*i32:16,i32,i32,1024
 swiglu.tile swiglu_kernel *bf16:16,*bf16:16,*bf16:16,i32,1024
 LIST
+# Software pipelining on sm_80: the matmul's loads become cp.async copies
+# (K divisible by 16 makes A's mask constant over 8 fp16: 16-byte copies).
+sig="*fp16:16,*fp16:16,*fp16:16,i32,i32,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1,128,128,32,8,''"
+if ! $tile compile kernels/matmul.tile matmul_kernel --signature "$sig" --target sm_80 \
+	--num-stages 3 --emit ptx -o "$out/matmul.ptx" >"$out/log" 2>&1; then
+	echo "FAIL: matmul.tile to PTX with num_stages=3:"
+	cat "$out/log"
+	fail=1
+elif ! grep -q "cp\.async\.c[ag]\.shared\.global" "$out/matmul.ptx" ||
+	! grep -q "cp\.async\.wait_group 1" "$out/matmul.ptx"; then
+	echo "FAIL: the sm_80 PTX of matmul.tile (num_stages=3) has no cp.async copies or wait_group 1"
+	fail=1
+fi
 exit $fail

@@ -592,7 +592,13 @@ static void emit_cp_async(Ec *e, const TpOp *op)
 		          "\t\t     :: \"r\"(s), \"l\"(src), \"r\"(m ? %d : 0) : \"memory\");\n}\n",
 		          name, q, bytes, bytes);
 	mask_str(e, opnd(op, 2), m);
-	ec_line(e, "%s(smem + v%u, v%u, %s);", name, op->operands[1], op->operands[0], m);
+	/* pred (4th operand) false: the thread issues nothing, its smem stays as is */
+	TpVal pred = opnd(op, 3);
+	char guard[24] = "";
+	if (!ec_const_true(e, pred))
+		sprintf(guard, "if (v%u) ", pred);
+	ec_line(e, "%s%s(smem + v%u, v%u, %s);", guard, name, op->operands[1], op->operands[0],
+	        m);
 }
 
 bool ec_mem(Ec *e, const TpOp *op)

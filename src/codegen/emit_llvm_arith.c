@@ -3,9 +3,14 @@
  * (constants are splatted to the shape of the operand).
  *
  * Float formats without good LLVM 14 support are computed in f32: bf16 is i16
- * storage (widened by a shift, narrowed with round-to-nearest-even), fp8 e4m3
- * (the "fn" variant: no infinities, 0x7f = NaN, saturating) and e5m2 are i8
- * storage, converted by explicit bit manipulation. f16 uses LLVM `half`.
+ * storage (widened by a shift, narrowed with round-to-nearest-even), f16 is
+ * i16 storage too (LLVM 14 scalarizes wide <N x half> vectors, which made fp16
+ * kernels take a minute to compile), fp8 e4m3 (the "fn" variant: no
+ * infinities, 0x7f = NaN, saturating) and e5m2 are i8 storage, all converted
+ * by explicit bit manipulation. f16 + - * / sqrt computed in f32 and rounded
+ * once more are still correctly rounded (24 >= 2*11 + 2 bits); f16 fma and
+ * f64 -> narrow casts round to odd first so that the second rounding is the
+ * only one that counts.
  */
 #include "codegen/emit_llvm_internal.h"
 
@@ -29,7 +34,7 @@ static LLVMTypeRef shaped(Em *e, LLVMTypeRef s, LLVMValueRef shape)
 	return vec_of(shape) ? em_vec(e, s) : s;
 }
 
-static bool native_float(DType d) { return d == DT_F16 || d == DT_F32 || d == DT_F64; }
+static bool native_float(DType d) { return d == DT_F32 || d == DT_F64; }
 
 /* ---- float format conversions ------------------------------------------------ */
 
@@ -89,12 +94,115 @@ static LLVMValueRef f32_to_e4m3(Em *e, LLVMValueRef x)
 	return LLVMBuildTrunc(B, code, shaped(e, e->t_i8, x), "");
 }
 
+/* f16 bits (i16) -> f32, exact. Subnormals: the integer mantissa m < 2^10
+ * converts exactly to float, then the exponent is lowered by 24 (m * 2^-24 is
+ * a normal f32). NaNs are quieted, payload kept. */
+static LLVMValueRef f16_to_f32(Em *e, LLVMValueRef x)
+{
+	LLVMBuilderRef B = e->B;
+	LLVMTypeRef it = shaped(e, e->t_i32, x);
+#define K(v) ci(e, e->t_i32, (v), x)
+	LLVMValueRef w = LLVMBuildZExt(B, x, it, "");
+	LLVMValueRef sign = LLVMBuildShl(B, LLVMBuildAnd(B, w, K(0x8000), ""), K(16), "");
+	LLVMValueRef em = LLVMBuildAnd(B, w, K(0x7fff), "");
+	LLVMValueRef sh = LLVMBuildShl(B, em, K(13), "");
+	LLVMValueRef norm = LLVMBuildAdd(B, sh, K(0x38000000), ""); /* rebias 15 -> 127 */
+	LLVMValueRef infnan = LLVMBuildOr(B, LLVMBuildAdd(B, sh, K(0x70000000), ""),
+	                                  LLVMBuildSelect(B,
+	                                                  LLVMBuildICmp(B, LLVMIntUGT, em,
+	                                                                K(0x7c00), ""),
+	                                                  K(0x00400000), K(0), ""),
+	                                  "");
+	LLVMValueRef mf = LLVMBuildSIToFP(B, em, shaped(e, e->t_f32, x), "");
+	LLVMValueRef sub = LLVMBuildSub(B, LLVMBuildBitCast(B, mf, it, ""), K(24 << 23), "");
+	LLVMValueRef r = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntUGE, em, K(0x7c00), ""), infnan,
+	                                 norm, "");
+	r = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntULT, em, K(0x400), ""), sub, r, "");
+	r = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntEQ, em, K(0), ""), K(0), r, "");
+#undef K
+	return LLVMBuildBitCast(B, LLVMBuildOr(B, r, sign, ""), shaped(e, e->t_f32, x), "");
+}
+
+/* f32 -> f16 bits (i16) with integer ops only: round to nearest even (or
+ * toward zero), subnormals by a variable shift of the 24-bit significand,
+ * overflow to inf (RTZ: to the largest finite), NaN quieted with the top of
+ * its payload kept. */
+static LLVMValueRef f32_to_f16(Em *e, LLVMValueRef x, bool rtz)
+{
+	LLVMBuilderRef B = e->B;
+	LLVMTypeRef it = shaped(e, e->t_i32, x);
+#define K(v) ci(e, e->t_i32, (v), x)
+	LLVMValueRef b = LLVMBuildBitCast(B, x, it, "");
+	LLVMValueRef sign = LLVMBuildAnd(B, LLVMBuildLShr(B, b, K(16), ""), K(0x8000), "");
+	LLVMValueRef a = LLVMBuildAnd(B, b, K(0x7fffffff), "");
+	/* normal: rebias 127 -> 15 and drop 13 bits; a carry out of the mantissa
+	 * correctly bumps the exponent, up to inf */
+	LLVMValueRef norm = LLVMBuildSub(B, a, K(0x38000000), "");
+	if (!rtz) {
+		LLVMValueRef odd = LLVMBuildAnd(B, LLVMBuildLShr(B, a, K(13), ""), K(1), "");
+		norm = LLVMBuildAdd(B, norm, LLVMBuildAdd(B, odd, K(0xfff), ""), "");
+	}
+	norm = LLVMBuildLShr(B, norm, K(13), "");
+	/* subnormal (a < 2^-14): significand m (implicit bit unless f32 subnormal)
+	 * shifted right by s = 126 - exponent, clamped at 25 (everything is then
+	 * below half the smallest subnormal); 1024 is the smallest normal's code */
+	LLVMValueRef ex = LLVMBuildLShr(B, a, K(23), "");
+	LLVMValueRef m = LLVMBuildOr(B, LLVMBuildAnd(B, a, K(0x7fffff), ""),
+	                             LLVMBuildSelect(B,
+	                                             LLVMBuildICmp(B, LLVMIntEQ, ex, K(0), ""),
+	                                             K(0), K(0x800000), ""),
+	                             "");
+	LLVMValueRef s = LLVMBuildSub(B, K(126), ex, "");
+	s = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSGT, s, K(25), ""), K(25), s, "");
+	/* unused on the normal path; kept in range so no shift is poison */
+	s = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, s, K(14), ""), K(14), s, "");
+	LLVMValueRef sub;
+	if (rtz) {
+		sub = LLVMBuildLShr(B, m, s, "");
+	} else {
+		LLVMValueRef odd = LLVMBuildAnd(B, LLVMBuildLShr(B, m, s, ""), K(1), "");
+		LLVMValueRef half1 = LLVMBuildShl(B, K(1), LLVMBuildSub(B, s, K(1), ""), "");
+		LLVMValueRef half = LLVMBuildSub(B, half1, K(1), ""); /* half an ulp, less one */
+		sub = LLVMBuildAdd(B, m, LLVMBuildAdd(B, half, odd, ""), "");
+		sub = LLVMBuildLShr(B, sub, s, "");
+	}
+	LLVMValueRef pay = LLVMBuildAnd(B, LLVMBuildLShr(B, a, K(13), ""), K(0x3ff), "");
+	LLVMValueRef nan = LLVMBuildOr(B, pay, K(0x7e00), "");
+	LLVMValueRef r = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntULT, a, K(0x38800000), ""), sub,
+	                                 norm, "");
+	LLVMValueRef big = K(rtz ? 0x7bff : 0x7c00);
+	r = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntUGE, a, K(0x47800000), ""), big, r, "");
+	r = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntEQ, a, K(0x7f800000), ""), K(0x7c00), r, "");
+	r = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntUGT, a, K(0x7f800000), ""), nan, r, "");
+#undef K
+	return LLVMBuildTrunc(B, LLVMBuildOr(B, r, sign, ""), shaped(e, e->t_i16, x), "");
+}
+
+/* f64 -> f32 rounding to odd (truncate, then set the last bit if inexact):
+ * a later rounding to a format at least 2 bits narrower is then the same as
+ * rounding the f64 directly. */
+static LLVMValueRef f64_to_f32_odd(Em *e, LLVMValueRef x)
+{
+	LLVMBuilderRef B = e->B;
+	LLVMTypeRef it = shaped(e, e->t_i32, x);
+	LLVMValueRef f = LLVMBuildFPTrunc(B, x, shaped(e, e->t_f32, x), "");
+	LLVMValueRef back = LLVMBuildFPExt(B, f, LLVMTypeOf(x), "");
+	LLVMValueRef inexact = LLVMBuildFCmp(B, LLVMRealONE, back, x, "");
+	LLVMTypeRef dt = LLVMTypeOf(x);
+	LLVMValueRef ab = em_intrinsic(e, "llvm.fabs", &dt, 1, &back, 1);
+	LLVMValueRef ax = em_intrinsic(e, "llvm.fabs", &dt, 1, &x, 1);
+	LLVMValueRef away = LLVMBuildFCmp(B, LLVMRealOGT, ab, ax, "");
+	LLVMValueRef bits = LLVMBuildBitCast(B, f, it, "");
+	bits = LLVMBuildSub(B, bits, LLVMBuildZExt(B, away, it, ""), "");
+	bits = LLVMBuildOr(B, bits, LLVMBuildZExt(B, inexact, it, ""), "");
+	return LLVMBuildBitCast(B, bits, LLVMTypeOf(f), "");
+}
+
 static LLVMValueRef e5m2_to_f32(Em *e, LLVMValueRef x)
 {
 	LLVMValueRef w = LLVMBuildShl(e->B, LLVMBuildZExt(e->B, x, shaped(e, e->t_i16, x), ""),
 	                              ci(e, e->t_i16, 8, x), "");
-	LLVMValueRef h = LLVMBuildBitCast(e->B, w, shaped(e, e->t_f16, x), "");
-	return LLVMBuildFPExt(e->B, h, shaped(e, e->t_f32, x), "");
+	return f16_to_f32(e, w);
 }
 
 /* f32 -> f16 (RNE) -> e5m2 (RNE on the 8 dropped bits). Double rounding can
@@ -102,8 +210,7 @@ static LLVMValueRef e5m2_to_f32(Em *e, LLVMValueRef x)
 static LLVMValueRef f32_to_e5m2(Em *e, LLVMValueRef x)
 {
 	LLVMBuilderRef B = e->B;
-	LLVMValueRef h = LLVMBuildFPTrunc(B, x, shaped(e, e->t_f16, x), "");
-	LLVMValueRef b = LLVMBuildBitCast(B, h, shaped(e, e->t_i16, x), "");
+	LLVMValueRef b = f32_to_f16(e, x, false);
 	LLVMValueRef odd = LLVMBuildAnd(B, LLVMBuildLShr(B, b, ci(e, e->t_i16, 8, x), ""),
 	                                ci(e, e->t_i16, 1, x), "");
 	LLVMValueRef r = LLVMBuildAdd(B, b, LLVMBuildAdd(B, odd, ci(e, e->t_i16, 0x7f, x), ""), "");
@@ -143,7 +250,7 @@ LLVMValueRef em_to_f32(Em *e, LLVMValueRef x, DType d)
 {
 	switch (d) {
 	case DT_F32: return x;
-	case DT_F16: return LLVMBuildFPExt(e->B, x, shaped(e, e->t_f32, x), "");
+	case DT_F16: return f16_to_f32(e, x);
 	case DT_F64: return LLVMBuildFPTrunc(e->B, x, shaped(e, e->t_f32, x), "");
 	case DT_BF16: return bf16_to_f32(e, x);
 	case DT_F8E4M3: return e4m3_to_f32(e, x);
@@ -156,7 +263,7 @@ LLVMValueRef em_from_f32(Em *e, LLVMValueRef x, DType d, bool rtz)
 {
 	switch (d) {
 	case DT_F32: return x;
-	case DT_F16: return LLVMBuildFPTrunc(e->B, x, shaped(e, e->t_f16, x), "");
+	case DT_F16: return f32_to_f16(e, x, rtz);
 	case DT_F64: return LLVMBuildFPExt(e->B, x, shaped(e, e->t_f64, x), "");
 	case DT_BF16: return f32_to_bf16(e, x, rtz);
 	case DT_F8E4M3: return f32_to_e4m3(e, x);
@@ -203,7 +310,7 @@ LLVMValueRef em_cast(Em *e, LLVMValueRef x, DType from, DType to, bool rtz, LLVM
 	if (!fi && !ti) {
 		if (native_float(from) && native_float(to))
 			return LLVMBuildFPCast(B, x, dt, "");
-		LLVMValueRef f = em_to_f32(e, x, from);
+		LLVMValueRef f = from == DT_F64 ? f64_to_f32_odd(e, x) : em_to_f32(e, x, from);
 		return em_from_f32(e, f, to, rtz);
 	}
 	if (!fi) { /* float -> int */
@@ -567,6 +674,21 @@ static void emit_math(Em *e, const TpOp *op)
 	em_set(e, r, v);
 }
 
+/* f16 fma: a*b is exact in f64 and the f64 sum is exact whenever the result is
+ * near an f16 rounding boundary (the operands' bits then span under 53 bits;
+ * when they span more, the smaller term is far below half an f16 ulp of the
+ * larger, or the result overflows), so rounding to odd in f32 and then to f16
+ * rounds a*b+c exactly once. An f32 fma would round twice. */
+static LLVMValueRef fma_f16(Em *e, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c)
+{
+	LLVMBuilderRef B = e->B;
+	LLVMValueRef d[3] = {a, b, c};
+	for (int i = 0; i < 3; i++)
+		d[i] = LLVMBuildFPExt(B, f16_to_f32(e, d[i]), shaped(e, e->t_f64, d[i]), "");
+	LLVMValueRef v = LLVMBuildFAdd(B, LLVMBuildFMul(B, d[0], d[1], ""), d[2], "");
+	return f32_to_f16(e, f64_to_f32_odd(e, v), false);
+}
+
 /* ---- dispatch ---------------------------------------------------------------------- */
 
 static bool varying_result(Em *e, const TpOp *op) { return !tp_uniform(e->f, op->results[0]); }
@@ -578,12 +700,34 @@ static LLVMValueRef opnd(Em *e, const TpOp *op, int i)
 	return varying_result(e, op) ? em_splat(e, x) : x;
 }
 
+/* f16 bits of a double constant, rounded once to nearest even */
+static uint16_t f16_bits(double v)
+{
+	uint16_t s = signbit(v) ? 0x8000 : 0;
+	double a = fabs(v);
+	if (isnan(v))
+		return s | 0x7e00;
+	if (a >= 65520.0) /* at or past the midpoint of 65504 and 2^16 */
+		return s | 0x7c00;
+	if (a < 0x1p-14) /* subnormal: units of 2^-24 (1024: the smallest normal) */
+		return s | (uint16_t)nearbyint(a * 0x1p24);
+	int ex;
+	double q = nearbyint(frexp(a, &ex) * 2048.0); /* a = q * 2^(ex-11), q in [1024, 2048] */
+	if (q == 2048.0) {
+		q = 1024.0;
+		ex++;
+	}
+	return s | (uint16_t)((ex + 14) << 10 | ((int)q - 1024));
+}
+
 static void emit_const(Em *e, const TpOp *op)
 {
 	TpVal r = op->results[0];
 	Type t = tp_type(e->f, r);
 	LLVMValueRef v;
-	if (dtype_is_float(t.dt)) {
+	if (t.dt == DT_F16) {
+		v = LLVMConstInt(e->t_i16, f16_bits(op->attr.f), 0);
+	} else if (dtype_is_float(t.dt)) {
 		if (native_float(t.dt)) {
 			v = LLVMConstReal(em_scalar_type(e, t), op->attr.f);
 		} else {
@@ -643,7 +787,9 @@ bool em_arith(Em *e, const TpOp *op)
 	case TP_NEG: {
 		DType d = (DType)tp_type(e->f, r).dt;
 		LLVMValueRef x = opnd(e, op, 0);
-		if (dtype_is_float(d))
+		if (d == DT_F16 || d == DT_BF16) /* flip the sign bit: exact, NaNs untouched */
+			em_set(e, r, LLVMBuildXor(e->B, x, ci(e, e->t_i16, -0x8000, x), ""));
+		else if (dtype_is_float(d))
 			em_set(e, r, fout(e, LLVMBuildFNeg(e->B, fin(e, x, d), ""), d));
 		else
 			em_set(e, r, LLVMBuildNeg(e->B, x, ""));
@@ -652,6 +798,10 @@ bool em_arith(Em *e, const TpOp *op)
 	case TP_NOT: em_set(e, r, LLVMBuildNot(e->B, opnd(e, op, 0), "")); return true;
 	case TP_FMA: {
 		DType d = (DType)tp_type(e->f, r).dt;
+		if (d == DT_F16) {
+			em_set(e, r, fma_f16(e, opnd(e, op, 0), opnd(e, op, 1), opnd(e, op, 2)));
+			return true;
+		}
 		LLVMValueRef a[3];
 		for (int i = 0; i < 3; i++)
 			a[i] = fin(e, opnd(e, op, i), d);

@@ -2,8 +2,8 @@
  *
  *   emit_llvm.c         module/function setup, control flow, op dispatch,
  *                       verify + O2 + object/asm emission
- *   emit_llvm_arith.c   elementwise ops, comparisons, casts (bf16/fp8 by bit
- *                       manipulation), math functions
+ *   emit_llvm_arith.c   elementwise ops, comparisons, casts (f16/bf16/fp8 by
+ *                       bit manipulation), math functions
  *   emit_llvm_mem.c     global loads/stores (coalesced vector, gather/scatter,
  *                       scalar), atomics, shared memory, cp.async
  *   emit_llvm_intrin.c  warp shuffles, mma.sync and ldmatrix emulation,
@@ -34,7 +34,7 @@ typedef struct Em {
 	                      * uniform values made it (NULL otherwise) */
 	int T;              /* threads per program instance */
 	int lanes;          /* lanes per warp */
-	LLVMTypeRef t_void, t_i1, t_i8, t_i16, t_i32, t_i64, t_f16, t_f32, t_f64, t_i8p;
+	LLVMTypeRef t_void, t_i1, t_i8, t_i16, t_i32, t_i64, t_f32, t_f64, t_i8p;
 	LLVMValueRef a_args, a_pid, a_nprog, a_smem, a_rt; /* function parameters */
 	LLVMValueRef tid_vec;                              /* <T x i32> 0..T-1 (entry block) */
 	LLVMBasicBlockRef entry;
@@ -47,10 +47,20 @@ typedef struct Em {
 		LLVMValueRef a; /* [T x t] */
 	} ll_val[32];
 	int n_ll_val;
+	/* cp.async (emit_llvm_mem.c): this instance's queue header as i8* (NULL
+	 * when the function has no CP_ASYNC), per-thread argument arrays */
+	LLVMValueRef cpa_q, cpa_off, cpa_src, cpa_flags;
+	int run_mode;   /* RUN_*: how coalesced masked accesses check their mask */
+	bool *run_defs; /* per TpVal: a load result of the current access run */
 } Em;
 
+/* Coalesced masked global accesses in a run (emit_block): RUN_NONE, each
+ * access branches on its own "all lanes enabled"; RUN_ENABLED, the run's one
+ * check passed: plain vector accesses; RUN_MASKED: masked accesses. */
+enum { RUN_NONE, RUN_ENABLED, RUN_MASKED };
+
 /* ---- helpers (emit_llvm.c) ---- */
-LLVMTypeRef em_scalar_type(Em *e, Type t);   /* value type: bf16 -> i16, fp8 -> i8, ptr -> elem* */
+LLVMTypeRef em_scalar_type(Em *e, Type t); /* value type: f16/bf16 -> i16, fp8 -> i8, ptr -> elem* */
 LLVMTypeRef em_storage_type(Em *e, DType d); /* memory type: i1 -> i8 */
 LLVMTypeRef em_vec(Em *e, LLVMTypeRef scalar); /* <T x scalar> */
 LLVMTypeRef em_val_type(Em *e, TpVal v);       /* scalar or vector per uniformity */
@@ -75,6 +85,12 @@ LLVMValueRef em_entry_alloca(Em *e, LLVMTypeRef t, unsigned align); /* in the en
 bool em_arith(Em *e, const TpOp *op);
 bool em_mem(Em *e, const TpOp *op);
 bool em_intrin(Em *e, const TpOp *op);
+
+/* cp.async queue (emit_llvm_mem.c): setup in the entry block (only when the
+ * function has a CP_ASYNC), COMMIT/WAIT, and retiring everything at return */
+void em_cp_async_setup(Em *e);
+void em_cp_async_sync(Em *e, const TpOp *op);
+void em_cp_async_fini(Em *e);
 
 /* conversions shared between files (emit_llvm_arith.c) */
 LLVMValueRef em_to_f32(Em *e, LLVMValueRef x, DType d);             /* any float dtype -> f32 */

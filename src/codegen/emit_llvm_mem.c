@@ -9,9 +9,11 @@
  *     or, past LANE_LOOP_MIN_T threads, a loop over the lanes (see below).
  * Shared memory is the caller's `smem` buffer addressed by i32 byte offsets,
  * the same way. Atomics on varying pointers run lane by lane in lane order.
- * cp.async is a synchronous copy (zero-fill where the mask is false).
+ * cp.async goes through a per-instance queue in libtile: data lands when a
+ * wait retires its group (see the cp.async section).
  */
 #include "codegen/emit_llvm_internal.h"
+#include "jit/rt_async.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -593,24 +595,102 @@ static void emit_smem_store(Em *e, const TpOp *op)
 	store_elems(e, &a, p, op->operands[1], v, uni, false);
 }
 
-/* cp.async: copies `bytes` from the global pointer to smem+off, zero-filling
- * where the mask is false. Done as gather/scatter of 4-byte (or 1-byte) words. */
+/* ---- cp.async ---------------------------------------------------------------------------- */
+
+/* Emulated strictly by a queue in libtile (jit/rt_async.h): the global data
+ * is read at issue, shared memory is written when a wait retires the group
+ * (or at return), so a pipelined kernel that reads a stage before waiting
+ * for it fails here too. The queue header is a stack slot of this program
+ * instance, set up only in functions that contain a CP_ASYNC. */
+
+static bool has_cp_async(const TpBlock *b)
+{
+	for (int i = 0; i < b->nops; i++) {
+		const TpOp *op = b->ops[i];
+		if (op->kind == TP_CP_ASYNC)
+			return true;
+		for (int r = 0; r < op->nregions; r++)
+			if (has_cp_async(&op->regions[r]))
+				return true;
+	}
+	return false;
+}
+
+void em_cp_async_setup(Em *e)
+{
+	if (!has_cp_async(e->f->body))
+		return;
+	LLVMTypeRef qt = LLVMArrayType(e->t_i64, TILE_CP_ASYNC_QUEUE_BYTES / 8);
+	LLVMValueRef q = em_entry_alloca(e, qt, TILE_CP_ASYNC_QUEUE_ALIGN);
+	LLVMBuildStore(e->B, LLVMConstNull(qt), q);
+	e->cpa_q = LLVMBuildBitCast(e->B, q, e->t_i8p, "cpq");
+}
+
+void em_cp_async_sync(Em *e, const TpOp *op)
+{
+	if (!e->cpa_q)
+		return; /* nothing was issued: nothing to commit or wait for */
+	LLVMTypeRef ps[2] = {e->t_i8p, e->t_i32};
+	LLVMValueRef args[2] = {e->cpa_q, ci32(e, op->attr.i)};
+	if (op->kind == TP_CP_ASYNC_COMMIT)
+		em_call(e, "tile_rt_cp_async_commit", e->t_void, ps, 1, args);
+	else
+		em_call(e, "tile_rt_cp_async_wait", e->t_void, ps, 2, args);
+}
+
+void em_cp_async_fini(Em *e)
+{
+	if (e->cpa_q)
+		em_call(e, "tile_rt_cp_async_fini", e->t_void, &e->t_i8p, 1, &e->cpa_q);
+}
+
+/* Stores the <T x t> vector v into the [T x t] stack array *slot (created on
+ * first use, reused by every cp.async); returns the array as i8*. */
+static LLVMValueRef cpa_spill(Em *e, LLVMValueRef *slot, LLVMValueRef v, unsigned align)
+{
+	LLVMTypeRef vt = LLVMTypeOf(v);
+	if (!*slot)
+		*slot = em_entry_alloca(e, LLVMArrayType(LLVMGetElementType(vt), (unsigned)e->T),
+		                        align);
+	LLVMValueRef p = LLVMBuildBitCast(e->B, *slot, LLVMPointerType(vt, 0), "");
+	LLVMSetAlignment(LLVMBuildStore(e->B, v, p), align);
+	return LLVMBuildBitCast(e->B, *slot, e->t_i8p, "");
+}
+
+/* operands (global ptr, byte_off i32, mask i1, [pred i1]); per thread:
+ * flags = pred ? TILE_CP_ISSUE : 0 | mask ? TILE_CP_READ : 0 */
 static void emit_cp_async(Em *e, const TpOp *op)
 {
+	LLVMBuilderRef B = e->B;
 	int bytes = (int)op->attr.i;
-	DType wd = bytes % 4 == 0 ? DT_I32 : DT_I8;
-	MemAcc a = mem_acc(e, wd, bytes / dtype_bytes(wd));
-	bool uni = all_uniform(e, op->operands, op->nin);
-	LLVMValueRef g = em_get(e, op->operands[0]);
-	LLVMTypeRef pt = LLVMPointerType(a.st, 0);
-	g = LLVMBuildBitCast(e->B, g, em_is_vec(g) ? em_vec(e, pt) : pt, "");
-	LLVMValueRef s = smem_ptr(e, &a, em_get(e, op->operands[1]));
-	LLVMValueRef other[MAX_VEC] = {0}, w[MAX_VEC];
-	for (int k = 0; k < a.vec; k++)
-		other[k] = uni ? LLVMConstNull(a.st) : em_splat(e, LLVMConstNull(a.st));
-	TpVal mask = op->nin > 2 ? op->operands[2] : 0;
-	load_elems(e, &a, g, mask, other, uni, false, w);
-	store_elems(e, &a, s, 0, w, uni, false);
+	if (bytes != 4 && bytes != 8 && bytes != 16)
+		ice(PASS, "cp.async of %d bytes", bytes);
+	if (!e->cpa_q)
+		ice(PASS, "cp.async without its queue");
+	LLVMTypeRef v8 = em_vec(e, e->t_i8);
+	LLVMValueRef src = LLVMBuildPointerCast(B, em_getv(e, op->operands[0]),
+	                                        em_vec(e, e->t_i8p), "");
+	LLVMValueRef off = LLVMBuildIntCast2(B, em_getv(e, op->operands[1]), em_vec(e, e->t_i32),
+	                                     1, "");
+	LLVMValueRef fl = em_const_int(e, e->t_i8, TILE_CP_ISSUE | TILE_CP_READ, true);
+	if (op->nin > 2) {
+		LLVMValueRef m = LLVMBuildZExt(B, em_getv(e, op->operands[2]), v8, "");
+		m = LLVMBuildShl(B, m, em_const_int(e, e->t_i8, 1, true), "");
+		fl = LLVMBuildOr(B, m, em_const_int(e, e->t_i8, TILE_CP_ISSUE, true), "");
+	}
+	if (op->nin > 3) {
+		LLVMValueRef p = LLVMBuildSExt(B, em_getv(e, op->operands[3]), v8, "");
+		fl = LLVMBuildAnd(B, fl, p, ""); /* pred false: no flags, nothing issued */
+	}
+	LLVMTypeRef ps[7] = {e->t_i8p, e->t_i8p, e->t_i8p, e->t_i8p, e->t_i8p, e->t_i32, e->t_i32};
+	LLVMValueRef args[7] = {e->cpa_q,
+	                        e->a_smem,
+	                        cpa_spill(e, &e->cpa_off, off, 4),
+	                        cpa_spill(e, &e->cpa_src, src, 8),
+	                        cpa_spill(e, &e->cpa_flags, fl, 1),
+	                        ci32(e, e->T),
+	                        ci32(e, bytes)};
+	em_call(e, "tile_rt_cp_async_issue", e->t_void, ps, 7, args);
 }
 
 /* ---- atomics ------------------------------------------------------------------------- */

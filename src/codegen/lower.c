@@ -350,13 +350,14 @@ int lw_find_reg(const LinearLayout *l, const int32_t c[], uint32_t reg_free)
 int lw_scratch(Lower *L, const TirOp *op, int bytes)
 {
 	/* Every scratch use is one self-contained phase (write, barrier, read,
-	 * barrier), so all of them start at offset 0, as src/layout/smem.c
+	 * barrier), so all of them start at the same offset, as src/layout/smem.c
 	 * sizes them (attr.i2 there is only an estimate: the thread program's
-	 * size is the maximum of the layout pass's and ours). */
+	 * size is the maximum of the layout pass's and ours): right after the
+	 * pipelining buffers, which live for the whole kernel. */
 	(void)op;
 	if (bytes > L->smem_top)
 		L->smem_top = bytes;
-	return 0;
+	return L->tf->smem_reserved;
 }
 
 /* ---- driver -------------------------------------------------------------------------- */
@@ -364,7 +365,7 @@ int lw_scratch(Lower *L, const TirOp *op, int bytes)
 static void lower_op(Lower *L, const TirOp *op)
 {
 	if (lw_elementwise(L, op) || lw_memory(L, op) || lw_view(L, op) || lw_reduce(L, op) ||
-	    lw_dot(L, op) || lw_control(L, op))
+	    lw_dot(L, op) || lw_async(L, op) || lw_control(L, op))
 		return;
 	lw_ice("no lowering for op %s", tir_op_name((TirOpKind)op->kind));
 }
@@ -447,7 +448,7 @@ TpFunc *lower_func(Arena *a, DiagSink *diags, const TirFunc *tf, const TargetDes
 	TpBlock *b = L.f->body;
 	if (!b->nops || b->ops[b->nops - 1]->kind != TP_RETURN)
 		lw_op(&L, TP_RETURN, no_loc, NULL, 0, NULL, 0);
-	L.f->smem_bytes = MAXOF(tf->smem_bytes, L.smem_top);
+	L.f->smem_bytes = MAXOF(tf->smem_bytes, tf->smem_reserved + L.smem_top);
 	tp_verify(L.f);
 	return L.f;
 }

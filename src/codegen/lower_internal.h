@@ -12,6 +12,8 @@
  *   lower_smem.c         tiles in shared memory: addresses, stores, loads
  *   lower_reduce.c       reduce, scan
  *   lower_dot.c          dot: FMA path and mma.sync path
+ *   lower_async.c        async_copy, async_commit/wait, local_load (the
+ *                        multi-buffered shared tiles of software pipelining)
  *   lower_control.c      for, if, while, yield, condition, print, assert
  *
  * Internal errors (a layout the lowering cannot handle, an IR invariant the
@@ -110,8 +112,9 @@ int lw_find_reg(const LinearLayout *l, const int32_t c[], uint32_t reg_free);
 /* ---- shared memory ------------------------------------------------------------------ */
 
 /* Scratch shared memory for one op (used between a write, a barrier and a
- * read, then released by a barrier): returns the base byte offset (0: all
- * phases share the buffer, as src/layout/smem.c plans it). */
+ * read, then released by a barrier): returns the base byte offset, the same
+ * for all phases (they share the buffer, as src/layout/smem.c plans it):
+ * TirFunc.smem_reserved, after the buffers of software pipelining. */
 int lw_scratch(Lower *L, const TirOp *op, int bytes);
 TpVal lw_barrier(Lower *L);
 
@@ -124,8 +127,10 @@ typedef struct SmemTile {
 	int eb;
 } SmemTile;
 /* The shared tile a conversion src -> dst goes through
- * (ll_choose_conversion_smem), and its size in bytes. */
-void lw_smem_tile_for(SmemTile *t, const LinearLayout *src, const LinearLayout *dst, Type et);
+ * (ll_choose_conversion_smem_ldm, ldmatrix-aware on targets that have it,
+ * as src/layout/smem.c sized it), and its size in bytes. */
+void lw_smem_tile_for(Lower *L, SmemTile *t, const LinearLayout *src, const LinearLayout *dst,
+                      Type et);
 int64_t lw_smem_tile_bytes(const SmemTile *t);
 /* How register layout l reaches shared tile t: w = hardware -> linear offset,
  * vec = registers per vector access, hw = the lane/warp part of the offset,
@@ -145,7 +150,8 @@ TpVal lw_smem_addr(Lower *L, const SmemAccess *a, int r, TpVal base);
  * write; mask (i1, 0 = true) is ANDed in. No barrier. */
 void lw_smem_write(Lower *L, SrcLoc loc, const SmemTile *t, TpVal base, const LinearLayout *l,
                    LVal v, TpVal mask);
-/* Load tile t at byte offset base into out (layout l). No barrier. */
+/* Load tile t at byte offset base (16-byte aligned) into out (layout l),
+ * with ldmatrix where it applies (16-bit elements). No barrier. */
 void lw_smem_read(Lower *L, SrcLoc loc, const SmemTile *t, TpVal base, const LinearLayout *l,
                   LVal out);
 
@@ -156,6 +162,7 @@ bool lw_memory(Lower *L, const TirOp *op);
 bool lw_view(Lower *L, const TirOp *op);
 bool lw_reduce(Lower *L, const TirOp *op);
 bool lw_dot(Lower *L, const TirOp *op);
+bool lw_async(Lower *L, const TirOp *op);
 bool lw_control(Lower *L, const TirOp *op);
 
 /* Is TIR value v (a pointer or int tile) base + arange along `dim` (stride 1),

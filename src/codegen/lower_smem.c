@@ -11,17 +11,27 @@
  * Stores and loads are vectorized over the registers that W maps to
  * consecutive offsets (up to 16 bytes). Stores are predicated on the canonical
  * owner, so a broadcast element is written once.
+ *
+ * Reads of 16-bit elements use ldmatrix (8x8 matrices of 16-byte rows, up to
+ * 4 per instruction) whenever W has its structure (ll_ldmatrix_plan): this is
+ * how mma.sync operands come out of shared memory, but nothing here knows
+ * about mma; the shared layout was chosen knowing ldmatrix would be used.
  */
 #include "codegen/lower_internal.h"
 
+#include "layout/assign.h"
+
 #include <string.h>
 
-void lw_smem_tile_for(SmemTile *t, const LinearLayout *src, const LinearLayout *dst, Type et)
+void lw_smem_tile_for(Lower *L, SmemTile *t, const LinearLayout *src, const LinearLayout *dst,
+                      Type et)
 {
 	memset(t, 0, sizeof *t);
 	t->et = et;
 	t->eb = MAXOF(1, dtype_bytes((DType)et.dt));
-	ll_choose_conversion_smem(src, dst, t->eb, &t->m, &t->pad);
+	/* the same choice as layout_convert_smem_bytes, which sized the buffer */
+	ll_choose_conversion_smem_ldm(src, dst, t->eb, layout_target_ldmatrix(L->t), &t->m,
+	                              &t->pad);
 }
 
 int64_t lw_smem_tile_bytes(const SmemTile *t)
@@ -36,7 +46,7 @@ static void hw_to_offset(const SmemTile *t, const LinearLayout *l, LinearLayout 
 }
 
 /* Byte offset of the element hw location (r, lane, warp) has in the buffer:
- * w maps hw -> linear offset; then padding. */
+ * w maps hw -> linear offset (hwpart: its lane/warp part); then padding. */
 static TpVal smem_offset(Lower *L, const LinearLayout *w, TpVal hwpart, int r,
                          const PaddedShared *pad, int eb, TpVal base)
 {
@@ -99,14 +109,20 @@ static TpVal hw_linear(Lower *L, const LinearLayout *w)
 	return lw_linear_lane_warp(L, li, nl, wi, nw);
 }
 
-void lw_smem_plan(Lower *L, const SmemTile *t, const LinearLayout *l, SmemAccess *a)
+/* Everything but the lane/warp offset a->hw (not emitted yet). */
+static void plan_w(Lower *L, const SmemTile *t, const LinearLayout *l, SmemAccess *a)
 {
 	memset(a, 0, sizeof *a);
 	a->t = t;
 	hw_to_offset(t, l, &a->w);
 	a->vec = smem_vec(&a->w, &t->pad, t->eb);
-	a->hw = hw_linear(L, &a->w);
 	lw_free(L, l, &a->reg_free, &a->lane_free, &a->warp_free);
+}
+
+void lw_smem_plan(Lower *L, const SmemTile *t, const LinearLayout *l, SmemAccess *a)
+{
+	plan_w(L, t, l, a);
+	a->hw = hw_linear(L, &a->w);
 }
 
 TpVal lw_smem_addr(Lower *L, const SmemAccess *a, int r, TpVal base)
@@ -135,11 +151,45 @@ void lw_smem_write(Lower *L, SrcLoc loc, const SmemTile *t, TpVal base, const Li
 	}
 }
 
+/* ldmatrix.x{nmat}: lane l addresses row l%8 of matrix l/8 of each
+ * instruction (plan.lane_img), register group g adds w(g); results 2i, 2i+1
+ * are registers g + 2i, g + 2i + 1. False when ldmatrix does not apply. */
+static bool read_ldmatrix(Lower *L, SrcLoc loc, const SmemAccess *a, TpVal base, LVal out)
+{
+	LdmatrixPlan p;
+	const SmemTile *t = a->t;
+	if (!layout_target_ldmatrix(L->t) || L->lane_bits != 5 ||
+	    !ll_ldmatrix_plan(&a->w, &t->pad, t->eb, &p))
+		return false;
+	int32_t wi[LL_MAX_BITS];
+	int nw = lw_bits(&a->w, LL_WARP);
+	for (int b = 0; b < nw; b++)
+		wi[b] = lw_basis(&a->w, LL_WARP, b)[0];
+	TpVal hw = lw_linear_lane_warp(L, p.lane_img, 5, wi, nw);
+	int n = 2 * p.nmat;
+	Type outs[8];
+	for (int j = 0; j < n; j++)
+		outs[j] = t->et;
+	for (int g = 0; g < out.n; g += n) {
+		TpVal addr = smem_offset(L, &a->w, hw, g, &t->pad, t->eb, base);
+		TpOp *op = lw_op(L, TP_LDMATRIX, loc, &addr, 1, outs, n);
+		op->attr.i = p.nmat;
+		if (p.trans)
+			op->attr.flags |= TP_TRANS;
+		for (int j = 0; j < n; j++)
+			out.r[g + j] = op->results[j];
+	}
+	return true;
+}
+
 void lw_smem_read(Lower *L, SrcLoc loc, const SmemTile *t, TpVal base, const LinearLayout *l,
                   LVal out)
 {
 	SmemAccess a;
-	lw_smem_plan(L, t, l, &a);
+	plan_w(L, t, l, &a);
+	if (read_ldmatrix(L, loc, &a, base, out))
+		return;
+	a.hw = hw_linear(L, &a.w);
 	Type outs[16];
 	for (int j = 0; j < a.vec; j++)
 		outs[j] = t->et;

@@ -229,7 +229,7 @@ static void cvt_shared(Lower *L, const TirOp *op, const LinearLayout *sl, const 
                        LVal s, LVal d, Type et)
 {
 	SmemTile t;
-	lw_smem_tile_for(&t, sl, dl, et);
+	lw_smem_tile_for(L, &t, sl, dl, et);
 	TpVal base = lw_i32(L, lw_scratch(L, op, (int)lw_smem_tile_bytes(&t)));
 	lw_smem_write(L, op->loc, &t, base, sl, s, 0);
 	lw_barrier(L);

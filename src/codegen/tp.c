@@ -452,9 +452,37 @@ static void check_types(Verifier *v, const TpOp *op)
 		if (op->attr.i < 1 || op->nout != 0 || op->nin != 2 + op->attr.i)
 			vfail(op, "vector width does not match");
 		break;
+	case TP_CP_ASYNC: {
+		/* (global ptr, byte_off, mask i1, [pred i1]) */
+		if (op->nout != 0 || op->nin < 3 || op->nin > 4)
+			vfail(op, "%d operands, %d results: expected 3 or 4, 0", op->nin, op->nout);
+		Type o = vty(v, op->operands[1]);
+		if (vty(v, op->operands[0]).dt != DT_PTR || !dtype_is_int((DType)o.dt) || is_i1(o))
+			vfail(op, "bad pointer or offset");
+		for (int i = 2; i < op->nin; i++)
+			if (!is_i1(vty(v, op->operands[i])))
+				vfail(op, "%s is not i1", i == 2 ? "mask" : "pred");
+		if (op->attr.i != 4 && op->attr.i != 8 && op->attr.i != 16)
+			vfail(op, "copies %" PRId64 " bytes, expected 4, 8 or 16", op->attr.i);
+		break;
+	}
+	case TP_LDMATRIX:
+		if (op->attr.i != 1 && op->attr.i != 2 && op->attr.i != 4)
+			vfail(op, "ldmatrix of %" PRId64 " matrices", op->attr.i);
+		need_n(op, 1, 2 * (int)op->attr.i);
+		if (vty(v, op->operands[0]).dt != DT_I32)
+			vfail(op, "ldmatrix offset is not i32");
+		for (int i = 0; i < op->nout; i++) /* b16: f16, bf16 or 16-bit ints, as bits */
+			if (dtype_bytes((DType)vty(v, op->results[i]).dt) != 2)
+				vfail(op, "ldmatrix result %d is not a 16-bit scalar", i);
+		break;
 	case TP_BARRIER:
-	case TP_CP_ASYNC_COMMIT:
-	case TP_CP_ASYNC_WAIT: need_n(op, 0, 0); break;
+	case TP_CP_ASYNC_COMMIT: need_n(op, 0, 0); break;
+	case TP_CP_ASYNC_WAIT:
+		need_n(op, 0, 0);
+		if (op->attr.i < 0)
+			vfail(op, "negative group count %" PRId64, op->attr.i);
+		break;
 	case TP_MMA: {
 		static const int na[] = {8, 8, 4, 16}, nb[] = {4, 4, 2, 8};
 		if (op->attr.i < 0 || op->attr.i > 3)

@@ -81,6 +81,9 @@ static bool stage_layout(Compilation *c)
 	if (!layout_assign(&lc, c->tir))
 		return false;
 	tir_verify(c->tir, "layout", true);
+	if (!layout_pipeline(&lc, c->tir))
+		return false;
+	tir_verify(c->tir, "pipeline", true);
 	if (c->req->dump == DUMP_LAYOUT) {
 		StrBuf b = {0};
 		tir_print(c->tir, &b, true);

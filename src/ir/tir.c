@@ -338,6 +338,9 @@ static void put_attrs(Printer *p, const TirOp *op)
 	case TOP_FOR:
 		if (t->i) sb_printf(&a, "stages=%lld", (long long)t->i);
 		break;
+	case TOP_ASYNC_COPY: sb_printf(&a, "buf=%lld, vec=%lld", (long long)t->i, (long long)t->i2); break;
+	case TOP_ASYNC_WAIT: sb_printf(&a, "pending=%lld", (long long)t->i); break;
+	case TOP_LOCAL_LOAD: sb_printf(&a, "buf=%lld", (long long)t->i); break;
 	default: break;
 	}
 	if (a.len) sb_printf(p->out, " {%s}", a.s);
@@ -403,6 +406,30 @@ static void print_block(Printer *p, const TirBlock *b, int depth, bool show_args
 	for (int i = 0; i < b->nops; i++) print_op(p, b->ops[i], depth);
 }
 
+/* Shared buffers of software pipelining, as comments after the header. */
+static void print_bufs(const TirFunc *f, StrBuf *out, bool with_layouts)
+{
+	for (int i = 0; i < f->nbufs; i++) {
+		const TirSmemBuf *b = &f->bufs[i];
+		char ts[64];
+		type_str(b->tile, ts, sizeof ts);
+		sb_printf(out, "  // buf%d: %s x %d slots of %lld bytes at %lld", i, ts, b->nslots,
+			  (long long)b->slot_bytes, (long long)b->base);
+		if (with_layouts && b->smem) {
+			int n = ll_print(b->smem, NULL, 0);
+			char *ls = xmalloc((size_t)(n > 0 ? n : 0) + 1);
+			ll_print(b->smem, ls, (size_t)(n > 0 ? n : 0) + 1);
+			sb_printf(out, ", %s", ls);
+			free(ls);
+		}
+		if (b->pad)
+			for (int k = 0; k < b->pad->n; k++)
+				sb_printf(out, ", pad %d every %d", b->pad->pad[k], b->pad->interval[k]);
+		sb_putc(out, '\n');
+	}
+	if (f->nbufs) sb_printf(out, "  // smem_reserved=%d\n", f->smem_reserved);
+}
+
 void tir_print(const TirFunc *f, StrBuf *out, bool with_layouts)
 {
 	Printer p = {f, out, with_layouts, xcalloc(f->vals.len + 1, sizeof(uint32_t)), 0};
@@ -425,6 +452,7 @@ void tir_print(const TirFunc *f, StrBuf *out, bool with_layouts)
 	sb_puts(out, ")");
 	if (with_layouts) sb_printf(out, " {num_warps=%d, smem=%d}", f->num_warps, f->smem_bytes);
 	sb_puts(out, " {\n");
+	print_bufs(f, out, with_layouts);
 	print_block(&p, e, 1, false);
 	for (int i = 0; i < f->nhints; i++) {
 		static const char *hn[] = {"multiple_of", "max_contiguous", "max_constancy"};

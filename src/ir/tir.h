@@ -68,6 +68,10 @@ enum { TF_PURE = 1, TF_TERM = 2, TF_REGION = 4, TF_MEM = 8 };
 	X(PRINT, "print", TF_MEM)              /* (values...) attr.str = prefix, attr.flags & TIR_HEX */ \
 	X(ASSERT, "assert", TF_MEM)            /* (cond) attr.str = message; loc = the source assert */ \
 	X(BARRIER, "barrier", TF_MEM) \
+	X(ASYNC_COPY, "async_copy", TF_MEM)    /* (ptr tile, mask i1 tile, slot i32) attr.i = buffer (TirFunc.bufs); attr.i2 = vector width as on LOAD: copies the pointed-to elements into slot `slot`, 0 where mask is false; the data is only there after an ASYNC_WAIT that covers its group and a BARRIER */ \
+	X(ASYNC_COMMIT, "async_commit", TF_MEM) /* closes the group of the ASYNC_COPYs issued since the last commit */ \
+	X(ASYNC_WAIT, "async_wait", TF_MEM)    /* attr.i = groups allowed to stay in flight (the newest ones) */ \
+	X(LOCAL_LOAD, "local_load", TF_MEM)    /* (slot i32) attr.i = buffer -> tile of the buffer's type, any layout */ \
 	X(FOR, "for", TF_REGION)               /* (lb, ub, step, inits...) region 0 args (iv, iters...); results = iters; attr.i = num_stages (0 = default) */ \
 	X(IF, "if", TF_REGION)                 /* (cond) region 0 = then, region 1 = else; results from YIELDs */ \
 	X(WHILE, "while", TF_REGION)           /* (inits...) region 0 "before" args = iters, ends CONDITION(cond, vals...); region 1 "after" args = vals, ends YIELD(iters) ; results = vals */ \
@@ -184,6 +188,21 @@ typedef struct TirHint {
 	int32_t v[TIR_MAX_RANK];
 } TirHint;
 
+/* A multi-buffered shared-memory allocation made by software pipelining
+ * (src/layout/pipeline.c): nslots slots of slot_bytes bytes starting at byte
+ * `base` of the per-program shared memory, each holding one tile of type
+ * `tile` laid out by `smem` (a LinearLayout: linear element offset -> tile
+ * coordinates) plus padding (`pad`, a PaddedShared; NULL = none). Buffers
+ * live for the whole kernel; scratch shared memory (conversions, reductions)
+ * starts after them, at TirFunc.smem_reserved. */
+typedef struct TirSmemBuf {
+	Type tile;
+	const struct LinearLayout *smem;
+	const struct PaddedShared *pad;
+	int64_t base, slot_bytes;
+	int nslots;
+} TirSmemBuf;
+
 typedef struct TirFunc {
 	Arena *arena;
 	const char *name;
@@ -192,7 +211,10 @@ typedef struct TirFunc {
 	TirParam *params; /* runtime params only (constexprs are folded away) */
 	int nparams;
 	int num_warps;    /* from options */
-	int smem_bytes;   /* set by layout/smem allocation */
+	int smem_bytes;   /* set by layout/smem allocation: smem_reserved + scratch */
+	int smem_reserved; /* bytes at offset 0 held by bufs for the whole kernel */
+	TirSmemBuf *bufs; /* arena array (software pipelining) */
+	int nbufs;
 	TirHint *hints;   /* arena array (tir_add_hint) */
 	int nhints, cap_hints;
 } TirFunc;

@@ -108,6 +108,18 @@ static void check_region_end(Verifier *v, const TirOp *op, const TirBlock *b, Ti
 			fail(v, op, "'%s' value %d has the wrong type", tir_op_name(term), i);
 }
 
+/* The buffer attr.i names: in range, slots inside the reserved bytes. */
+static const TirSmemBuf *check_buf(Verifier *v, const TirOp *op)
+{
+	const TirFunc *f = v->f;
+	if (op->attr.i < 0 || op->attr.i >= f->nbufs) fail(v, op, "buffer %lld out of range (%d buffers)", (long long)op->attr.i, f->nbufs);
+	const TirSmemBuf *b = &f->bufs[op->attr.i];
+	if (b->nslots < 1 || b->base < 0 || b->base + b->slot_bytes * b->nslots > f->smem_reserved)
+		fail(v, op, "buffer %lld lies outside the reserved shared memory", (long long)op->attr.i);
+	if (b->tile.rank == 0 || !b->smem) fail(v, op, "buffer %lld has no tile or shared layout", (long long)op->attr.i);
+	return b;
+}
+
 static void check_op_types(Verifier *v, const TirOp *op)
 {
 	const ValId *in = op->operands;
@@ -270,7 +282,31 @@ static void check_op_types(Verifier *v, const TirOp *op)
 		check_counts(v, op, 1, 1, 0);
 		expect(v, op, ty(v, in[0]).dt == DT_I1, "assert condition is not i1");
 		break;
-	case TOP_BARRIER: check_counts(v, op, 0, 0, 0); break;
+	case TOP_BARRIER:
+	case TOP_ASYNC_COMMIT: check_counts(v, op, 0, 0, 0); break;
+	case TOP_ASYNC_WAIT:
+		check_counts(v, op, 0, 0, 0);
+		expect(v, op, op->attr.i >= 0, "async_wait allows a negative number of groups");
+		break;
+	case TOP_ASYNC_COPY: {
+		check_counts(v, op, 3, 3, 0);
+		const TirSmemBuf *b = check_buf(v, op);
+		Type p = ty(v, in[0]), m = ty(v, in[1]), s = ty(v, in[2]);
+		expect(v, op, p.dt == DT_PTR && p.elem == b->tile.dt && same_shape(p, b->tile),
+		       "async_copy pointer does not match its buffer's tile");
+		expect(v, op, m.dt == DT_I1 && same_shape(m, p), "async_copy mask is not i1 of the pointer shape");
+		expect(v, op, s.rank == 0 && s.dt == DT_I32, "async_copy slot is not an i32 scalar");
+		expect(v, op, op->attr.i2 >= 1, "async_copy vector width < 1");
+		break;
+	}
+	case TOP_LOCAL_LOAD: {
+		check_counts(v, op, 1, 1, 1);
+		const TirSmemBuf *b = check_buf(v, op);
+		Type s = ty(v, in[0]);
+		expect(v, op, s.rank == 0 && s.dt == DT_I32, "local_load slot is not an i32 scalar");
+		expect(v, op, type_eq(ty(v, op->results[0]), b->tile), "local_load result differs from its buffer's tile");
+		break;
+	}
 	case TOP_YIELD:
 	case TOP_CONDITION:
 	case TOP_RETURN:

@@ -7,6 +7,7 @@
  */
 #include "jit/orc.h"
 
+#include "jit/rt_async.h"
 #include "util/util.h"
 
 #include <llvm-c/Core.h>
@@ -94,6 +95,10 @@ static const HostSym host_syms[] = {
         {"tile_rt_mma_tf32_f32", (void *)tile_rt_mma_tf32_f32},
         {"tile_rt_mma_s8_s32", (void *)tile_rt_mma_s8_s32},
         {"tile_rt_ldmatrix", (void *)tile_rt_ldmatrix},
+        {"tile_rt_cp_async_issue", (void *)tile_rt_cp_async_issue},
+        {"tile_rt_cp_async_commit", (void *)tile_rt_cp_async_commit},
+        {"tile_rt_cp_async_wait", (void *)tile_rt_cp_async_wait},
+        {"tile_rt_cp_async_fini", (void *)tile_rt_cp_async_fini},
         {"memcpy", (void *)memcpy},
         {"memmove", (void *)memmove},
         {"memset", (void *)memset},

@@ -40,9 +40,12 @@ bool layout_assign(LayoutCtx *lc, TirFunc *f);
 int layout_dot_mma_bits(const TargetDesc *t, const TirFunc *f, const TirOp *dot);
 struct LinearLayout;
 /* Scratch bytes of a conversion src -> dst (0 unless it needs shared memory);
- * the shared layout is ll_choose_conversion_smem(src, dst, elem_bytes). */
+ * the shared layout is ll_choose_conversion_smem_ldm(src, dst, elem_bytes,
+ * ldmatrix), ldmatrix = layout_target_ldmatrix(target), as lowering picks it. */
 int64_t layout_convert_smem_bytes(const struct LinearLayout *src, const struct LinearLayout *dst,
-				  int elem_bytes);
+				  int elem_bytes, bool ldmatrix);
+/* Can conversions read shared memory with ldmatrix on t (32-lane warps)? */
+bool layout_target_ldmatrix(const TargetDesc *t);
 /* Scratch bytes of a reduce/scan of a tile with layout `in` over `axis`:
  * (elements per line-set) x (warp groups along axis) x element bytes; 0 when
  * no warp splits the axis. */
@@ -57,5 +60,11 @@ int64_t layout_reduce_smem_bytes(const struct LinearLayout *in, int axis, Type e
 int64_t layout_dot_fma_smem(Type a, Type b, Type acc, int64_t *pad_a, int64_t *off_b);
 /* Shared-memory sizing pass (smem.c), run at the end of layout_assign. */
 bool layout_smem(LayoutCtx *lc, TirFunc *f);
+/* Software pipelining (pipeline.c), run after layout_assign on targets with
+ * cp.async: loads that feed tl.dot in innermost FOR loops (num_stages >= 2,
+ * constant positive step, addresses recomputable for any iteration) become
+ * ASYNC_COPYs S-1 iterations ahead into S-slot shared buffers (TirFunc.bufs)
+ * read by LOCAL_LOAD. Sets smem_reserved and smem_bytes = reserved + scratch. */
+bool layout_pipeline(LayoutCtx *lc, TirFunc *f);
 
 #endif

@@ -242,6 +242,40 @@ int ll_smem_vec(const LinearLayout *reg, const LinearLayout *smem,
 void ll_choose_conversion_smem(const LinearLayout *src, const LinearLayout *dst, int elem_bytes,
 			       LinearLayout *smem_out, PaddedShared *pad_out);
 
+/* As ll_choose_conversion_smem; with ldmatrix (the target has it and 32-lane
+ * warps) dst's reads are costed as the ldmatrix phases lowering will emit
+ * wherever ll_ldmatrix_plan applies, and such candidates win ties. */
+void ll_choose_conversion_smem_ldm(const LinearLayout *src, const LinearLayout *dst,
+				   int elem_bytes, bool ldmatrix, LinearLayout *smem_out,
+				   PaddedShared *pad_out);
+
+/* ldmatrix.m8n8[.trans].b16 (NVIDIA, 32-lane warps) loading register layout
+ * reg from shared layout smem (+ padding). c = smem^-1 o reg maps (register,
+ * lane, warp) to the element offset. Lane l receives elements (l/4,
+ * 2(l%4)+j) (.trans: (2(l%4)+j, l/4)) of an 8x8 matrix of 16-bit elements
+ * whose 8 rows are 16 contiguous, 16-byte aligned bytes; j is register bit 0.
+ * So plain ldmatrix applies when c(reg bit 0, lane bit 0, lane bit 1) =
+ * 1, 2, 4 and .trans when c(lane bits 2, 3, 4) = 1, 2, 4; in both cases every
+ * other basis must be a multiple of 8 elements, and padding must keep rows
+ * whole and aligned (interval >= 8, pad * 2 a multiple of 16). Register bits
+ * 1 and 2 then select up to 4 matrices per instruction: results 2i, 2i+1 are
+ * registers g + 2i + {0,1} of register group g. Lane l supplies the address
+ * of row l%8 of matrix l/8: offset = XOR of lane_img[b] over the set bits b
+ * of l, XOR c(g, 0, warp). */
+typedef struct LdmatrixPlan {
+	bool trans;
+	int nmat;            /* matrices per instruction: 1, 2 or 4 */
+	int32_t lane_img[5]; /* offset contributed by bit b of the address lane */
+} LdmatrixPlan;
+bool ll_ldmatrix_plan(const LinearLayout *c, const PaddedShared *pad_or_null, int elem_bytes,
+		      LdmatrixPlan *plan);
+/* Worst wavefronts of one ldmatrix phase (8 lanes, one 16-byte row each:
+ * 1 iff the 8 rows fall in distinct 16-byte bank groups modulo 128 bytes)
+ * when reg is read from smem (+ padding) with ldmatrix. Brute force over every
+ * warp, instruction and matrix. -1 when ldmatrix does not apply. */
+int ll_ldmatrix_conflicts(const LinearLayout *reg, const LinearLayout *smem,
+			  const PaddedShared *pad_or_null, int elem_bytes);
+
 typedef enum { CVT_NONE, CVT_REGISTERS, CVT_SHUFFLE, CVT_SHARED } CvtKind;
 /* How a layout change src -> dst must move data (Triton's minimalCvtLayout):
  * equal layouts: NONE; C = dst^-1 o src trivial over warp and lane (those bits

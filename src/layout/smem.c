@@ -10,8 +10,9 @@
  *
  * Needs:
  * - CONVERT_LAYOUT through shared memory (ll_conversion_kind == CVT_SHARED):
- *   the buffer of the layout ll_choose_conversion_smem picks (padding
- *   included), elements of the tile's dtype.
+ *   the buffer of the layout ll_choose_conversion_smem_ldm picks (padding
+ *   included; ldmatrix-aware on targets that have it, exactly as lowering's
+ *   lw_smem_tile_for), elements of the tile's dtype.
  * - REDUCE over an axis that warps split (a warp basis moves along the axis):
  *   one partial result per warp group along the axis for every result
  *   element, per operand.
@@ -30,13 +31,19 @@ static int elem_bytes(Type t)
 	return b > 0 ? b : 1;
 }
 
-int64_t layout_convert_smem_bytes(const LinearLayout *src, const LinearLayout *dst, int elem_bytes_)
+bool layout_target_ldmatrix(const TargetDesc *t)
+{
+	return t->has_ldmatrix && t->lanes_per_warp == 32;
+}
+
+int64_t layout_convert_smem_bytes(const LinearLayout *src, const LinearLayout *dst, int elem_bytes_,
+				  bool ldmatrix)
 {
 	if (ll_conversion_kind(src, dst) != CVT_SHARED)
 		return 0;
 	LinearLayout s;
 	PaddedShared p;
-	ll_choose_conversion_smem(src, dst, elem_bytes_, &s, &p);
+	ll_choose_conversion_smem_ldm(src, dst, elem_bytes_, ldmatrix, &s, &p);
 	return ll_padded_size(&p, (int64_t)1 << ll_total_out_bits(&s)) * elem_bytes_;
 }
 
@@ -88,7 +95,8 @@ static int64_t op_scratch(const LayoutCtx *lc, const TirFunc *f, const TirOp *op
 	} else if (op->kind == TOP_CONVERT_LAYOUT && op->nin == 1 && op->nout == 1) {
 		const TirVal *s = &f->vals.data[op->operands[0]], *d = &f->vals.data[op->results[0]];
 		if (s->layout && d->layout)
-			bytes = layout_convert_smem_bytes(s->layout, d->layout, elem_bytes(s->ty));
+			bytes = layout_convert_smem_bytes(s->layout, d->layout, elem_bytes(s->ty),
+							  layout_target_ldmatrix(lc->target));
 	} else if (op->kind == TOP_REDUCE || op->kind == TOP_SCAN) {
 		for (int i = 0; i < op->nin; i++) {
 			const TirVal *s = &f->vals.data[op->operands[i]];

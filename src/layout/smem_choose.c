@@ -16,6 +16,11 @@
  * same conflict pattern up to an XOR of the offset, which permutes banks and
  * words: the chooser evaluates one group and scales. With padding every group
  * is enumerated.
+ *
+ * A reader that lowering serves with ldmatrix (ll_ldmatrix_plan) is costed as
+ * ldmatrix phases instead: one per 8x8 matrix, its 8 lanes each reading one
+ * 16-byte row, conflict-free iff the rows fall in distinct 16-byte bank
+ * groups modulo 128 bytes.
  */
 #include "layout/linear.h"
 
@@ -102,6 +107,22 @@ static int cmp_u32(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
+/* Wavefronts to serve these 4-byte words (sorted in place): the most
+ * distinct words in one bank. */
+static int words_wavefronts(uint32_t *words, int n)
+{
+	qsort(words, (size_t)n, sizeof words[0], cmp_u32);
+	int per_bank[NBANKS] = {0}, worst = 0;
+	for (int i = 0; i < n; i++) {
+		if (i && words[i] == words[i - 1])
+			continue;
+		int b = (int)(words[i] % NBANKS);
+		if (++per_bank[b] > worst)
+			worst = per_bank[b];
+	}
+	return worst;
+}
+
 /* Wavefronts of one phase: lanes [l0, l1) accessing register group `reg`. */
 static int phase_wavefronts(const Access *a, uint32_t reg, uint32_t warp, int l0, int l1)
 {
@@ -123,16 +144,7 @@ static int phase_wavefronts(const Access *a, uint32_t reg, uint32_t warp, int l0
 			if (n < (int)(sizeof words / sizeof words[0]))
 				words[n++] = (uint32_t)w;
 	}
-	qsort(words, (size_t)n, sizeof words[0], cmp_u32);
-	int per_bank[NBANKS] = {0}, worst = 0;
-	for (int i = 0; i < n; i++) {
-		if (i && words[i] == words[i - 1])
-			continue;
-		int b = (int)(words[i] % NBANKS);
-		if (++per_bank[b] > worst)
-			worst = per_bank[b];
-	}
-	return worst;
+	return words_wavefronts(words, n);
 }
 
 /* Wavefronts of one warp-wide access; *worst = the worst phase. */
@@ -198,6 +210,125 @@ int ll_smem_vec(const LinearLayout *reg, const LinearLayout *smem,
 	return 1 << a.vbits;
 }
 
+/* ---- ldmatrix reads ---------------------------------------------------------- */
+
+enum { LDM_ROW_ELEMS = 8 }; /* one matrix row: 8 x 16 bits = 16 bytes */
+
+static int32_t basis0(const LinearLayout *c, int slot, int b)
+{
+	return slot >= 0 && b < c->in_bits[slot] ? c->basis[slot][b][0] : 0;
+}
+
+/* Does the layout hold the three in-row bits (slot, bit) = 1, 2, 4, every
+ * other basis keeping rows aligned? */
+static bool ldm_form(const LinearLayout *c, const int slots[3], const int bits[3])
+{
+	for (int k = 0; k < 3; k++)
+		if (basis0(c, slots[k], bits[k]) != 1 << k)
+			return false;
+	for (int i = 0; i < c->n_in; i++)
+		for (int b = 0; b < c->in_bits[i]; b++) {
+			bool in_row = false;
+			for (int k = 0; k < 3; k++)
+				in_row = in_row || (i == slots[k] && b == bits[k]);
+			if (!in_row && (c->basis[i][b][0] % LDM_ROW_ELEMS))
+				return false;
+		}
+	return true;
+}
+
+bool ll_ldmatrix_plan(const LinearLayout *c, const PaddedShared *pad, int elem_bytes,
+		      LdmatrixPlan *plan)
+{
+	int rs = ll_find_slot(c, LL_REG), ls = ll_find_slot(c, LL_LANE);
+	memset(plan, 0, sizeof *plan);
+	if (elem_bytes != 2 || slot_bits(c, rs) < 1 || slot_bits(c, ls) > 5)
+		return false;
+	for (int j = 0; pad && j < pad->n; j++)
+		if (pad->interval[j] < LDM_ROW_ELEMS || (pad->pad[j] * elem_bytes) % MAX_VEC_BYTES)
+			return false;
+	/* plain: the row is (reg 0, lane 0, lane 1), the row index lanes 2..4;
+	 * .trans: the other way round */
+	const int plain_s[3] = {rs, ls, ls}, plain_b[3] = {0, 0, 1};
+	const int trans_s[3] = {ls, ls, ls}, trans_b[3] = {2, 3, 4};
+	if (ldm_form(c, plain_s, plain_b))
+		plan->trans = false;
+	else if (ldm_form(c, trans_s, trans_b))
+		plan->trans = true;
+	else
+		return false;
+	int rb = c->in_bits[rs];
+	plan->nmat = rb >= 3 ? 4 : rb == 2 ? 2 : 1;
+	for (int k = 0; k < 3; k++)
+		plan->lane_img[k] = plan->trans ? basis0(c, plain_s[k], plain_b[k])
+						: basis0(c, trans_s[k], trans_b[k]);
+	plan->lane_img[3] = plan->nmat >= 2 ? basis0(c, rs, 1) : 0;
+	plan->lane_img[4] = plan->nmat >= 4 ? basis0(c, rs, 2) : 0;
+	return true;
+}
+
+/* Byte offset of the row lane `lane` addresses in instruction `g` (its
+ * first register) of warp `warp`. */
+static int64_t ldm_row_byte(const Access *a, const LdmatrixPlan *p, uint32_t g, uint32_t warp,
+			    int lane)
+{
+	uint32_t in[LL_MAX_IN] = {0};
+	int32_t out[LL_MAX_OUT];
+	if (a->rs >= 0)
+		in[a->rs] = g;
+	if (a->ws >= 0)
+		in[a->ws] = warp;
+	ll_apply(&a->c, in, out);
+	int32_t off = out[0];
+	for (int b = 0; b < 5; b++)
+		if (lane >> b & 1)
+			off ^= p->lane_img[b];
+	return ll_padded_offset(a->pad, off) * a->eb;
+}
+
+/* Total wavefronts of the ldmatrix phases (one per matrix) one warp issues;
+ * without padding every phase is an XOR-translate of the first, so one
+ * instruction is evaluated and scaled unless brute. *worst = worst phase. */
+static int64_t ldm_cost(const Access *a, const LdmatrixPlan *p, bool brute, int *worst)
+{
+	int gbits = ilog2(2 * p->nmat);
+	int rb = slot_bits(&a->c, a->rs), wb = slot_bits(&a->c, a->ws);
+	int64_t groups = (int64_t)1 << (rb - gbits), warps = (int64_t)1 << wb;
+	bool all = brute || a->pad;
+	int64_t total = 0;
+	*worst = 0;
+	for (int64_t w = 0; w < (all ? warps : 1); w++)
+		for (int64_t g = 0; g < (all ? groups : 1); g++)
+			for (int m = 0; m < p->nmat; m++) {
+				uint32_t words[LDM_ROW_ELEMS * 4];
+				int n = 0;
+				for (int r = 0; r < 8; r++) {
+					int64_t byte = ldm_row_byte(a, p, (uint32_t)(g << gbits),
+								    (uint32_t)w, m * 8 + r);
+					for (int k = 0; k < MAX_VEC_BYTES / WORD; k++)
+						words[n++] = (uint32_t)(byte / WORD + k);
+				}
+				int wf = words_wavefronts(words, n);
+				total += wf;
+				if (wf > *worst)
+					*worst = wf;
+			}
+	return all ? total : total * groups * warps;
+}
+
+int ll_ldmatrix_conflicts(const LinearLayout *reg, const LinearLayout *smem,
+			  const PaddedShared *pad_or_null, int elem_bytes)
+{
+	Access a;
+	LdmatrixPlan p;
+	int worst;
+	if (!access_init(&a, reg, smem, pad_or_null, elem_bytes) ||
+	    !ll_ldmatrix_plan(&a.c, a.pad, elem_bytes, &p))
+		return -1;
+	ldm_cost(&a, &p, true, &worst);
+	return worst;
+}
+
 /* ---- choosing a shared layout for a conversion --------------------------- */
 
 typedef struct Cand {
@@ -205,18 +336,21 @@ typedef struct Cand {
 	PaddedShared pad;
 	int64_t cost, size;
 	int complexity;
-	bool ok;
+	int worst_w, worst_r; /* worst write / read phase */
+	bool ok, ldm;         /* ldm: dst reads it with ldmatrix */
 } Cand;
 
-static void evaluate(Cand *c, const LinearLayout *src, const LinearLayout *dst, int eb)
+static void evaluate(Cand *c, const LinearLayout *src, const LinearLayout *dst, int eb, bool ldm)
 {
 	Access a, b;
-	int w1, w2;
+	LdmatrixPlan lp;
 	c->ok = false;
 	const PaddedShared *p = c->pad.n ? &c->pad : NULL;
 	if (!access_init(&a, src, &c->smem, p, eb) || !access_init(&b, dst, &c->smem, p, eb))
 		return;
-	c->cost = access_cost(&a, false, &w1) + access_cost(&b, false, &w2);
+	c->ldm = ldm && ll_ldmatrix_plan(&b.c, b.pad, eb, &lp);
+	c->cost = access_cost(&a, false, &c->worst_w) +
+		  (c->ldm ? ldm_cost(&b, &lp, false, &c->worst_r) : access_cost(&b, false, &c->worst_r));
 	c->size = ll_padded_size(p, (int64_t)1 << ll_total_out_bits(&c->smem));
 	c->ok = true;
 }
@@ -229,6 +363,8 @@ static bool better(const Cand *x, const Cand *best)
 		return true;
 	if (x->cost != best->cost)
 		return x->cost < best->cost;
+	if (x->ldm != best->ldm)
+		return x->ldm; /* fewer instructions for the same wavefronts */
 	if ((x->pad.n != 0) != (best->pad.n != 0))
 		return x->pad.n == 0;
 	if (x->size != best->size)
@@ -237,15 +373,22 @@ static bool better(const Cand *x, const Cand *best)
 }
 
 static void consider(Cand *best, Cand *c, const LinearLayout *src, const LinearLayout *dst,
-		     int eb)
+		     int eb, bool ldm)
 {
-	evaluate(c, src, dst, eb);
+	evaluate(c, src, dst, eb, ldm);
 	if (better(c, best))
 		*best = *c;
 }
 
 void ll_choose_conversion_smem(const LinearLayout *src, const LinearLayout *dst, int elem_bytes,
 			       LinearLayout *smem_out, PaddedShared *pad_out)
+{
+	ll_choose_conversion_smem_ldm(src, dst, elem_bytes, false, smem_out, pad_out);
+}
+
+void ll_choose_conversion_smem_ldm(const LinearLayout *src, const LinearLayout *dst,
+				   int elem_bytes, bool ldmatrix, LinearLayout *smem_out,
+				   PaddedShared *pad_out)
 {
 	int rank = src->n_out;
 	int32_t shape[LL_MAX_OUT], orders[2][LL_MAX_OUT];
@@ -277,18 +420,11 @@ void ll_choose_conversion_smem(const LinearLayout *src, const LinearLayout *dst,
 					ll_swizzled_shared(&c.smem, rank, shape, vec, pp, mp, ord);
 					c.complexity = o + 2 * (ilog2(mp) * 64 + ilog2(pp) * 8 +
 								(mp > 1 ? 7 - ilog2(vec) : 0));
-					consider(&best, &c, src, dst, elem_bytes);
+					consider(&best, &c, src, dst, elem_bytes, ldmatrix);
 				}
 	}
 	/* Row padding, tried only when no swizzle is free of conflicts. */
-	Access a, b;
-	int w1 = 2, w2 = 2;
-	if (best.ok && access_init(&a, src, &best.smem, NULL, elem_bytes) &&
-	    access_init(&b, dst, &best.smem, NULL, elem_bytes)) {
-		access_cost(&a, false, &w1);
-		access_cost(&b, false, &w2);
-	}
-	if (w1 > 1 || w2 > 1) {
+	if (!best.ok || best.worst_w > 1 || best.worst_r > 1) {
 		for (int o = 0; o < norders; o++) {
 			int cols = shape[orders[o][0]];
 			int64_t total = (int64_t)1 << ll_total_out_bits(src);
@@ -302,7 +438,7 @@ void ll_choose_conversion_smem(const LinearLayout *src, const LinearLayout *dst,
 					c.pad.interval[0] = intervals[ii];
 					c.pad.pad[0] = p;
 					c.complexity = o + 2 * ilog2(p);
-					consider(&best, &c, src, dst, elem_bytes);
+					consider(&best, &c, src, dst, elem_bytes, ldmatrix);
 				}
 			}
 		}

@@ -629,6 +629,83 @@ static void test_mma_f16(void)
 	arena_free(&b.arena);
 }
 
+/* ---- cp.async with pred: 4, 8 and 16 bytes -------------------------------------------------- */
+
+/* Thread t: mask = !(t & 1) (else zero-fill), pred = !(t & 2) (else nothing
+ * issued, the sentinel stays). Region of `bytes` per thread for each size. */
+static void test_cp_async_pred(void)
+{
+	enum { OLD = 0x55555555 };
+	static const int sizes[3] = {4, 8, 16};
+	B b;
+	b_init(&b, "cp_async_pred", "sm_80", 1);
+	b.f->smem_bytes = 32 * (4 + 8 + 16);
+	Type ts[2] = {type_ptr(DT_I32), type_ptr(DT_I32)};
+	const char *names[2] = {"x", "out"};
+	b_params(&b, 2, ts, names);
+	TpVal x = param(&b, 0), out = param(&b, 1), t = lane_id(&b), z = cint(&b, DT_I32, 0);
+	TpVal mask = cmpv(&b, PRED_EQ, bin(&b, TP_AND, t, cint(&b, DT_I32, 1)), z);
+	TpVal pred = cmpv(&b, PRED_EQ, bin(&b, TP_AND, t, cint(&b, DT_I32, 2)), z);
+	TpVal off[3];
+	int base = 0;
+	for (int i = 0; i < 3; i++) {
+		off[i] = bin(&b, TP_ADD, cint(&b, DT_I32, base),
+		             bin(&b, TP_MUL, t, cint(&b, DT_I32, sizes[i])));
+		TpVal old = cint(&b, DT_I32, OLD);
+		TpVal in[6] = {off[i], ctrue(&b), old, old, old, old};
+		op(&b, TP_SMEM_STORE, in, 2 + sizes[i] / 4, type_scalar(DT_VOID), 0)->attr.i =
+		        sizes[i] / 4;
+		base += 32 * sizes[i];
+	}
+	op(&b, TP_BARRIER, NULL, 0, type_scalar(DT_VOID), 0);
+	for (int i = 0; i < 3; i++) {
+		TpVal src = ptr_add(&b, x, bin(&b, TP_MUL, t, cint(&b, DT_I32, sizes[i] / 4)));
+		TpVal in[4] = {src, off[i], mask, pred};
+		op(&b, TP_CP_ASYNC, in, 4, type_scalar(DT_VOID), 0)->attr.i = sizes[i];
+	}
+	op(&b, TP_CP_ASYNC_COMMIT, NULL, 0, type_scalar(DT_VOID), 0);
+	op(&b, TP_CP_ASYNC_WAIT, NULL, 0, type_scalar(DT_VOID), 0)->attr.i = 0;
+	op(&b, TP_BARRIER, NULL, 0, type_scalar(DT_VOID), 0);
+	base = 0;
+	for (int i = 0; i < 3; i++) {
+		int w = sizes[i] / 4;
+		TpVal in[2] = {off[i], ctrue(&b)};
+		TpOp *l = op(&b, TP_SMEM_LOAD, in, 2, type_scalar(DT_I32), w);
+		l->attr.i = w;
+		TpVal o = bin(&b, TP_ADD, cint(&b, DT_I32, base / 4), bin(&b, TP_MUL, t, cint(&b, DT_I32, w)));
+		store(&b, ptr_add(&b, out, o), ctrue(&b), l->results, w);
+		base += 32 * sizes[i];
+	}
+	ret(&b);
+	char guard[3][48];
+	static const char *fn[3] = {"cp_async_ca4(", "cp_async_ca8(", "cp_async_cg16("};
+	for (int i = 0; i < 3; i++)
+		snprintf(guard[i], sizeof guard[i], "if (v%u) %s", pred, fn[i]);
+	const char *src[] = {guard[0], guard[1], guard[2], NULL};
+	const char *ptx[] = {"cp.async.ca.shared.global", "cp.async.cg.shared.global", NULL};
+	size_t len = 0;
+	void *cubin = check_kernel(&b, src, ptx, &len);
+	if (cubin) {
+		int32_t xs[128], os[224];
+		for (int i = 0; i < 128; i++)
+			xs[i] = 1000 + i;
+		void *bufs[2] = {xs, os};
+		size_t bs[2] = {sizeof xs, sizeof os};
+		run_gpu(cubin, len, "cp_async_pred", 2, bufs, bs, NULL, 0, 1, 32);
+		base = 0;
+		for (int i = 0; i < 3; i++) {
+			int w = sizes[i] / 4;
+			for (int k = 0; k < 32 * w; k++) {
+				int tt = k / w;
+				CHECK(os[base + k] == (tt % 4 == 0 ? xs[k] : tt % 4 == 1 ? 0 : OLD));
+			}
+			base += 32 * w;
+		}
+	}
+	free(cubin);
+	arena_free(&b.arena);
+}
+
 /* The other mma shapes compile (operands from lane ids: no data needed). */
 static void test_mma_kinds(void)
 {
@@ -927,6 +1004,7 @@ int main(void)
 	test_loops();
 	test_mma_f16();
 	test_mma_kinds();
+	test_cp_async_pred();
 	test_atomics();
 	test_elementwise();
 	if (have_gpu)

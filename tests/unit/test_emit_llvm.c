@@ -5,6 +5,7 @@
 #include "jit/orc.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1084,7 +1085,7 @@ static void test_orc_and_text(void)
 	arena_free(&b.arena);
 }
 
-/* ---- cp.async: synchronous copy global -> smem with zero-fill ------------------------------ */
+/* ---- cp.async: global -> smem with zero-fill, landing at the wait ------------------------- */
 
 static void test_cp_async(void)
 {
@@ -1123,6 +1124,217 @@ static void test_cp_async(void)
 			CHECK(o[i] == (i / 4 == 3 ? 0 : xs[i]));
 	}
 	arena_free(&b.arena);
+}
+
+/* ---- cp.async is strict: data lands only when a wait retires its group --------------------- */
+
+enum { CP_OLD = 0x55555555 }; /* smem contents before any copy lands */
+
+static void cp_async_op(B *b, TpVal src, TpVal off, TpVal mask, TpVal pred, int bytes)
+{
+	TpVal in[4] = {src, off, mask, pred};
+	op(b, TP_CP_ASYNC, in, pred ? 4 : 3, type_scalar(DT_VOID), 0)->attr.i = bytes;
+}
+
+static void cp_commit(B *b) { op(b, TP_CP_ASYNC_COMMIT, NULL, 0, type_scalar(DT_VOID), 0); }
+
+static void cp_wait(B *b, int n)
+{
+	op(b, TP_CP_ASYNC_WAIT, NULL, 0, type_scalar(DT_VOID), 0)->attr.i = n;
+}
+
+static int threads(const B *b) { return b->f->num_warps * b->f->lanes_per_warp; }
+
+/* out[base + t*words + k] = smem word k at byte offset off of thread t */
+static void smem_to_out(B *b, TpVal off, TpVal out, TpVal t, int words, int base)
+{
+	TpVal in[2] = {off, ctrue(b)};
+	TpOp *l = op(b, TP_SMEM_LOAD, in, 2, type_scalar(DT_I32), words);
+	l->attr.i = words;
+	TpVal i = bin(b, TP_ADD, bin(b, TP_MUL, t, cint(b, DT_I32, words)), cint(b, DT_I32, base));
+	store(b, ptr_add(b, out, i), ctrue(b), l->results, words, TP_COALESCED);
+}
+
+/* (a), (b): thread t copies `bytes` with mask = !(t & 1), pred = !(t & 2): t%4 == 0
+ * copies, 1 zero-fills, 2 and 3 issue nothing. Shared memory read after the
+ * issue but before the wait still holds the old contents; after WAIT 0 the
+ * copies have landed. */
+static void test_cp_async_strict(const char *target, int bytes)
+{
+	B b;
+	b_init(&b, "cp_async_strict", target, 1);
+	int T = threads(&b), w = bytes / 4;
+	b.f->smem_bytes = T * bytes;
+	Type ts[2] = {type_ptr(DT_I32), type_ptr(DT_I32)};
+	b_params(&b, 2, ts);
+	TpVal x = param(&b, 0), out = param(&b, 1), t = tid(&b), z = cint(&b, DT_I32, 0);
+	TpVal src = ptr_add(&b, x, bin(&b, TP_MUL, t, cint(&b, DT_I32, w)));
+	TpVal off = bin(&b, TP_MUL, t, cint(&b, DT_I32, bytes));
+	TpVal mask = cmpv(&b, PRED_EQ, bin(&b, TP_AND, t, cint(&b, DT_I32, 1)), z);
+	TpVal pred = cmpv(&b, PRED_EQ, bin(&b, TP_AND, t, cint(&b, DT_I32, 2)), z);
+	cp_async_op(&b, src, off, mask, pred, bytes);
+	cp_commit(&b);
+	smem_to_out(&b, off, out, t, w, 0);
+	cp_wait(&b, 0);
+	smem_to_out(&b, off, out, t, w, T * w);
+	ret(&b);
+	KernelFn fn = compile(&b, NULL);
+	if (fn) {
+		int32_t *xs = malloc(sizeof(int32_t) * (size_t)(T * w));
+		int32_t *o = malloc(sizeof(int32_t) * (size_t)(2 * T * w));
+		_Alignas(16) int32_t smem[32 * 4];
+		for (int i = 0; i < T * w; i++)
+			xs[i] = 1000 + i;
+		memset(smem, 0x55, sizeof smem);
+		void *args[2] = {&xs, &o};
+		run_grid(fn, args, 1, smem, NULL);
+		int bad = 0;
+		for (int i = 0; i < T * w; i++) {
+			int tt = i / w;
+			int32_t want = tt % 4 == 0 ? xs[i] : tt % 4 == 1 ? 0 : CP_OLD;
+			bad += o[i] != CP_OLD || o[T * w + i] != want || smem[i] != want;
+		}
+		if (bad)
+			fprintf(stderr, "cp.async %s %d bytes: %d wrong words\n", target, bytes, bad);
+		CHECK(bad == 0);
+		free(xs);
+		free(o);
+	}
+	arena_free(&b.arena);
+}
+
+/* (c), (d): groups A (x) and B (y) committed, WAIT 1 retires A only; C (z) is
+ * issued but never committed, so WAIT 0 retires B and not C; C lands at
+ * return. */
+static void build_cp_async_groups(B *b, const char *target)
+{
+	b_init(b, "cp_async_groups", target, 2);
+	int T = threads(b);
+	b->f->smem_bytes = 3 * T * 4;
+	Type ts[4] = {type_ptr(DT_I32), type_ptr(DT_I32), type_ptr(DT_I32), type_ptr(DT_I32)};
+	b_params(b, 4, ts);
+	TpVal t = tid(b), out = param(b, 3), four = cint(b, DT_I32, 4), off[3];
+	for (int g = 0; g < 3; g++)
+		off[g] = bin(b, TP_MUL, bin(b, TP_ADD, t, cint(b, DT_I32, g * T)), four);
+	cp_async_op(b, ptr_add(b, param(b, 0), t), off[0], ctrue(b), 0, 4);
+	cp_commit(b);
+	cp_async_op(b, ptr_add(b, param(b, 1), t), off[1], ctrue(b), ctrue(b), 4);
+	cp_commit(b);
+	cp_wait(b, 1);
+	smem_to_out(b, off[0], out, t, 1, 0);
+	smem_to_out(b, off[1], out, t, 1, T);
+	cp_async_op(b, ptr_add(b, param(b, 2), t), off[2], ctrue(b), 0, 4);
+	cp_wait(b, 0);
+	smem_to_out(b, off[1], out, t, 1, 2 * T);
+	smem_to_out(b, off[2], out, t, 1, 3 * T);
+	ret(b);
+}
+
+typedef struct CpRun {
+	KernelFn fn;
+	int T, bad;
+} CpRun;
+
+static void *cp_groups_run(void *arg)
+{
+	CpRun *r = arg;
+	int T = r->T;
+	for (int rep = 0; rep < 20; rep++) {
+		int32_t xs[64], ys[64], zs[64], o[4 * 64], smem[3 * 64];
+		for (int i = 0; i < T; i++)
+			xs[i] = i + 1, ys[i] = 100 + i, zs[i] = 200 + i + rep;
+		memset(smem, 0x55, sizeof smem);
+		int32_t *p[4] = {xs, ys, zs, o};
+		void *args[4] = {&p[0], &p[1], &p[2], &p[3]};
+		run_grid(r->fn, args, 1, smem, NULL);
+		for (int i = 0; i < T; i++)
+			r->bad += o[i] != xs[i] || o[T + i] != CP_OLD || o[2 * T + i] != ys[i] ||
+			          o[3 * T + i] != CP_OLD || smem[i] != xs[i] || smem[T + i] != ys[i] ||
+			          smem[2 * T + i] != zs[i];
+	}
+	return NULL;
+}
+
+static void test_cp_async_groups(const char *target)
+{
+	B b;
+	build_cp_async_groups(&b, target);
+	KernelFn fn = compile(&b, NULL);
+	if (fn) {
+		/* program instances run concurrently: each has its own queue */
+		enum { NT = 4 };
+		pthread_t th[NT];
+		CpRun runs[NT];
+		for (int i = 0; i < NT; i++) {
+			runs[i] = (CpRun){fn, threads(&b), 0};
+			CHECK(pthread_create(&th[i], NULL, cp_groups_run, &runs[i]) == 0);
+		}
+		for (int i = 0; i < NT; i++) {
+			pthread_join(th[i], NULL);
+			CHECK(runs[i].bad == 0);
+		}
+	}
+	arena_free(&b.arena);
+}
+
+/* cp.async inside a loop: 4 groups committed, WAIT 2 retires the older two;
+ * the rest land at return. A kernel with commit/wait but no cp.async calls
+ * nothing. */
+static void test_cp_async_loop(void)
+{
+	B b;
+	b_init(&b, "cp_async_loop", "cuda-emu", 1);
+	int T = threads(&b);
+	b.f->smem_bytes = 4 * T * 4;
+	Type ts[2] = {type_ptr(DT_I32), type_ptr(DT_I32)};
+	b_params(&b, 2, ts);
+	TpVal x = param(&b, 0), out = param(&b, 1), t = tid(&b), four = cint(&b, DT_I32, 4);
+	TpVal fin[3] = {cint(&b, DT_I32, 0), cint(&b, DT_I32, 4), cint(&b, DT_I32, 1)};
+	TpOp *fo = op(&b, TP_FOR, fin, 3, type_scalar(DT_VOID), 0);
+	tp_op_add_regions(b.f, fo, 1);
+	TpVal iv = tp_block_add_arg(b.f, &fo->regions[0], type_scalar(DT_I32), true);
+	TpBlock *save = b.b;
+	b.b = &fo->regions[0];
+	TpVal i = bin(&b, TP_ADD, bin(&b, TP_MUL, iv, cint(&b, DT_I32, T)), t);
+	cp_async_op(&b, ptr_add(&b, x, i), bin(&b, TP_MUL, i, four), ctrue(&b), 0, 4);
+	cp_commit(&b);
+	yield_op(&b, NULL, 0);
+	b.b = save;
+	cp_wait(&b, 2);
+	for (int s = 0; s < 4; s++) {
+		TpVal off = bin(&b, TP_MUL, bin(&b, TP_ADD, t, cint(&b, DT_I32, s * T)), four);
+		smem_to_out(&b, off, out, t, 1, s * T);
+	}
+	ret(&b);
+	KernelFn fn = compile(&b, NULL);
+	if (fn) {
+		int32_t xs[4 * 32], o[4 * 32], smem[4 * 32];
+		for (int k = 0; k < 4 * T; k++)
+			xs[k] = 7 * k + 3;
+		memset(smem, 0x55, sizeof smem);
+		int32_t *px = xs, *po = o;
+		void *args[2] = {&px, &po};
+		run_grid(fn, args, 1, smem, NULL);
+		int bad = 0;
+		for (int k = 0; k < 4 * T; k++)
+			bad += o[k] != (k < 2 * T ? xs[k] : CP_OLD) || smem[k] != xs[k];
+		CHECK(bad == 0);
+	}
+	arena_free(&b.arena);
+
+	B n;
+	b_init(&n, "no_cp_async", "cpu", 1);
+	cp_commit(&n);
+	cp_wait(&n, 0);
+	ret(&n);
+	DiagSink ds;
+	diag_init(&ds);
+	EmitResult r;
+	CHECK(emit_llvm(n.f, EMIT_LLVM_IR, &ds, &r));
+	CHECK(r.text && !strstr(r.text, "tile_rt_cp_async"));
+	emit_result_free(&r);
+	diag_free(&ds);
+	arena_free(&n.arena);
 }
 
 /* ---- softmax-shaped program: compile time and result --------------------------------------- */
@@ -1243,6 +1455,360 @@ static void test_softmax(void)
 	}
 	arena_free(&b.arena);
 }
+/* ---- f16 as i16 bits: exhaustive / dense conversion and arithmetic checks -------------------- */
+
+/* C references, independent of the emitter: decode by formula, encode by
+ * searching the sorted table of non-negative f16 values (0x7c00 standing for
+ * 2^16, so the search itself rounds to infinity past 65520). */
+static double f16_tab[0x7c01];
+
+static void f16_tab_init(void)
+{
+	for (int h = 0; h < 0x7c00; h++) {
+		int ex = h >> 10, m = h & 0x3ff;
+		f16_tab[h] = ex ? ldexp(1024 + m, ex - 25) : ldexp(m, -24);
+	}
+	f16_tab[0x7c00] = 65536.0;
+}
+
+/* f16 bits -> f32 bits: exact; NaNs quieted with their payload kept */
+static uint32_t ref_f16_to_f32(uint16_t h)
+{
+	uint32_t s = (uint32_t)(h & 0x8000) << 16, em = h & 0x7fffu;
+	if (em >= 0x7c00)
+		return s | 0x7f800000u | (em & 0x3ff) << 13 | (em > 0x7c00 ? 0x400000u : 0);
+	float f = (float)f16_tab[em];
+	uint32_t u;
+	memcpy(&u, &f, 4);
+	return s | u;
+}
+
+/* a >= 0, not NaN, in a type where every f16 value and midpoint is exact */
+#define REF_ROUND(NAME, T)                                                                         \
+	static uint16_t NAME(T a, bool rtz)                                                        \
+	{                                                                                          \
+		if (a >= (T)65536.0)                                                               \
+			return rtz && a != (T)INFINITY ? 0x7bff : 0x7c00;                          \
+		int lo = 0, hi = 0x7c00; /* tab[lo] <= a < tab[hi] */                              \
+		while (hi - lo > 1) {                                                              \
+			int mid = (lo + hi) / 2;                                                   \
+			if ((T)f16_tab[mid] <= a)                                                  \
+				lo = mid;                                                          \
+			else                                                                       \
+				hi = mid;                                                          \
+		}                                                                                  \
+		if (rtz)                                                                           \
+			return (uint16_t)(lo == 0x7c00 ? 0x7bff : lo);                             \
+		T dl = a - (T)f16_tab[lo], dh = (T)f16_tab[hi] - a;                                \
+		return (uint16_t)(dl < dh || (dl == dh && !(lo & 1)) ? lo : hi);                   \
+	}
+REF_ROUND(ref_round_d, double)
+REF_ROUND(ref_round_q, _Float128)
+
+static uint16_t ref_f64_to_f16(double x, bool rtz)
+{
+	uint16_t s = signbit(x) ? 0x8000 : 0;
+	if (isnan(x)) {
+		uint64_t u;
+		memcpy(&u, &x, 8);
+		return s | 0x7e00 | (uint16_t)((u >> 42) & 0x3ff);
+	}
+	return s | ref_round_d(fabs(x), rtz);
+}
+
+static uint16_t ref_f32_to_f16(float x, bool rtz)
+{
+	if (isnan(x)) {
+		uint32_t u;
+		memcpy(&u, &x, 4);
+		return (uint16_t)((u >> 16 & 0x8000) | 0x7e00 | (u >> 13 & 0x3ff));
+	}
+	return ref_f64_to_f16(x, rtz);
+}
+
+static float bits_f32(uint32_t u)
+{
+	float f;
+	memcpy(&f, &u, 4);
+	return f;
+}
+
+static uint32_t f32_bits(float f)
+{
+	uint32_t u;
+	memcpy(&u, &f, 4);
+	return u;
+}
+
+static bool f16_isnan(uint16_t h) { return (h & 0x7fff) > 0x7c00; }
+
+/* out[i] = OP(in0[i], in1[i], in2[i]) over n elements (n a multiple of T):
+ * kind is TP_CAST (to `to`, flags = TIR_RTZ or 0), a binary op, TP_FMA or
+ * TP_MATH (attr.math = flags) */
+static bool run_f16_kernel(const char *target, int kind, int flags, int nin, DType from, DType to,
+                           void *const *in, void *out, int n)
+{
+	B b;
+	b_init(&b, "f16k", target, 4);
+	Type ts[4] = {type_ptr(from), type_ptr(from), type_ptr(from), type_ptr(to)};
+	ts[nin] = type_ptr(to);
+	b_params(&b, nin + 1, ts);
+	int T = b.f->num_warps * b.f->lanes_per_warp;
+	TpVal pid = op1(&b, TP_PROGRAM_ID, NULL, 0, type_scalar(DT_I32));
+	TpVal off = bin(&b, TP_ADD, bin(&b, TP_MUL, pid, cint(&b, DT_I32, T)), tid(&b));
+	TpVal v[3];
+	for (int i = 0; i < nin; i++)
+		v[i] = ld1(&b, ptr_add(&b, param(&b, i), off), ctrue(&b), TP_COALESCED);
+	TpOp *o = op(&b, (TpOpKind)kind, v, nin, type_scalar(to), 1);
+	if (kind == TP_MATH)
+		o->attr.math = flags;
+	else
+		o->attr.flags = flags;
+	st1(&b, ptr_add(&b, param(&b, nin), off), ctrue(&b), o->results[0], TP_COALESCED);
+	ret(&b);
+	KernelFn fn = compile(&b, NULL);
+	if (fn) {
+		void *p[4] = {0}, *args[4];
+		for (int i = 0; i < nin; i++)
+			p[i] = in[i];
+		p[nin] = out;
+		for (int i = 0; i <= nin; i++)
+			args[i] = &p[i];
+		run_grid(fn, args, n / T, NULL, NULL);
+	}
+	arena_free(&b.arena);
+	return fn != NULL;
+}
+
+static void f16_exhaustive(const char *target)
+{
+	enum { N = 65536 };
+	uint16_t *h = malloc(N * 2), *h2 = malloc(N * 2);
+	uint32_t *f = malloc(N * 4);
+	for (int i = 0; i < N; i++)
+		h[i] = (uint16_t)i;
+	void *in[1] = {h};
+	if (run_f16_kernel(target, TP_CAST, 0, 1, DT_F16, DT_F32, in, f, N)) {
+		int bad = 0;
+		for (int i = 0; i < N; i++)
+			if (f[i] != ref_f16_to_f32(h[i]) && bad++ < 5)
+				fprintf(stderr, "f16->f32 [%s] %04x -> %08x, want %08x\n", target, i,
+				        f[i], ref_f16_to_f32(h[i]));
+		CHECK(bad == 0);
+	}
+	in[0] = f;
+	if (run_f16_kernel(target, TP_CAST, 0, 1, DT_F32, DT_F16, in, h2, N)) {
+		int bad = 0;
+		for (int i = 0; i < N; i++) {
+			uint16_t want = (uint16_t)(f16_isnan((uint16_t)i) ? i | 0x200 : i);
+			if (h2[i] != want && bad++ < 5)
+				fprintf(stderr, "f16->f32->f16 [%s] %04x -> %04x, want %04x\n", target,
+				        i, h2[i], want);
+		}
+		CHECK(bad == 0);
+	}
+	free(h);
+	free(h2);
+	free(f);
+}
+
+/* f32 values around every f16 value and midpoint, a strided sweep over the
+ * exponents that matter, and specials */
+static int f32_samples(float *xs, int cap)
+{
+	int n = 0;
+#define ADD(v)                                                                                     \
+	do {                                                                                       \
+		if (n < cap)                                                                       \
+			xs[n++] = (v);                                                             \
+	} while (0)
+	for (int k = 0; k < 0x7c00; k++) {
+		float v = (float)f16_tab[k], m = (float)((f16_tab[k] + f16_tab[k + 1]) / 2);
+		float c[6] = {v, nextafterf(v, INFINITY), nextafterf(v, 0), m,
+		              nextafterf(m, INFINITY), nextafterf(m, 0)};
+		for (int j = 0; j < 6; j++) {
+			ADD(c[j]);
+			ADD(-c[j]);
+		}
+	}
+	for (uint32_t u = 90u << 23; u < 145u << 23; u += 97)
+		ADD(bits_f32(u ^ (u & 64 ? 0x80000000u : 0)));
+	static const uint32_t sp[] = {0x00000000, 0x80000000, 0x7f800000, 0xff800000, 0x7fc00000,
+	                              0xffc00000, 0x7f800001, 0x7fa00000, 0xffbfffff, 0x7f7fffff,
+	                              0x00000001, 0x80000001, 0x007fffff, 0x00800000, 0x477fe000,
+	                              0x477fefff, 0x477ff000, 0x477ff001, 0x47800000, 0x33000000,
+	                              0x33000001, 0x32ffffff, 0x33400000, 0x387fe000, 0x387ff000};
+	for (size_t i = 0; i < COUNTOF(sp); i++)
+		ADD(bits_f32(sp[i]));
+#undef ADD
+	return n;
+}
+
+static void f16_from_wide(void)
+{
+	enum { CAP = 1 << 23 };
+	float *xs = malloc(CAP * 4);
+	int n = f32_samples(xs, CAP);
+	CHECK(n < CAP);
+	for (; n % 32; n++) /* whole programs of 32 threads */
+		xs[n] = 0;
+	uint16_t *o = malloc((size_t)n * 2);
+	double *ds = malloc((size_t)n * 8);
+	for (int rtz = 0; rtz < 2; rtz++) {
+		void *in[1] = {xs};
+		if (!run_f16_kernel("cpu", TP_CAST, rtz ? TIR_RTZ : 0, 1, DT_F32, DT_F16, in, o, n))
+			continue;
+		int bad = 0;
+		for (int i = 0; i < n; i++) {
+			uint16_t want = ref_f32_to_f16(xs[i], rtz);
+			if (o[i] != want && bad++ < 5)
+				fprintf(stderr, "f32->f16%s %08x (%.9g) -> %04x, want %04x\n",
+				        rtz ? " rtz" : "", f32_bits(xs[i]), xs[i], o[i], want);
+		}
+		CHECK(bad == 0);
+	}
+	/* f64 -> f16 rounds once: values a hair off an f16 midpoint, which a
+	 * conversion through f32 would round onto it */
+	for (int i = 0; i < n; i++) {
+		int k = (i / 4) % 0x7c00;
+		double m = (f16_tab[k] + f16_tab[k + 1]) / 2, t = ldexp(m, -40);
+		ds[i] = (i & 1 ? -1 : 1) * (i & 2 ? m + t : m - t);
+		if (i % 7 == 0)
+			ds[i] = xs[i];
+	}
+	void *in[1] = {ds};
+	if (run_f16_kernel("cpu", TP_CAST, 0, 1, DT_F64, DT_F16, in, o, n)) {
+		int bad = 0;
+		for (int i = 0; i < n; i++) {
+			uint16_t want = ref_f64_to_f16(ds[i], false);
+			if (o[i] != want && bad++ < 5)
+				fprintf(stderr, "f64->f16 %.17g -> %04x, want %04x\n", ds[i], o[i],
+				        want);
+		}
+		CHECK(bad == 0);
+	}
+	free(xs);
+	free(o);
+	free(ds);
+}
+
+/* f16 <-> f64 and int, all 65536 patterns */
+static void f16_other_casts(void)
+{
+	enum { N = 65536 };
+	uint16_t *h = malloc(N * 2), *h2 = malloc(N * 2);
+	double *d = malloc(N * 8);
+	int32_t *iv = malloc(N * 4);
+	for (int i = 0; i < N; i++)
+		h[i] = (uint16_t)i;
+	void *in[1] = {h};
+	if (run_f16_kernel("cpu", TP_CAST, 0, 1, DT_F16, DT_F64, in, d, N)) {
+		int bad = 0;
+		for (int i = 0; i < N; i++) {
+			double want = bits_f32(ref_f16_to_f32(h[i]));
+			bool ok = isnan(want) ? isnan(d[i]) && !signbit(d[i]) == !signbit(want)
+			                      : d[i] == want && !signbit(d[i]) == !signbit(want);
+			if (!ok && bad++ < 5)
+				fprintf(stderr, "f16->f64 %04x -> %.17g, want %.17g\n", i, d[i], want);
+		}
+		CHECK(bad == 0);
+	}
+	if (run_f16_kernel("cpu", TP_CAST, 0, 1, DT_F16, DT_I32, in, iv, N)) {
+		int bad = 0;
+		for (int i = 0; i < N; i++) {
+			float v = bits_f32(ref_f16_to_f32(h[i]));
+			int32_t want = isnan(v)            ? 0
+			               : v >= 2147483648.0f ? INT32_MAX
+			               : v <= -2147483648.0f ? INT32_MIN
+			                                     : (int32_t)v;
+			if (iv[i] != want && bad++ < 5)
+				fprintf(stderr, "f16->i32 %04x -> %d, want %d\n", i, iv[i], want);
+		}
+		CHECK(bad == 0);
+	}
+	for (int i = 0; i < N; i++)
+		iv[i] = (i - N / 2) * 3 + (i & 1 ? 100000 : 0);
+	in[0] = iv;
+	if (run_f16_kernel("cpu", TP_CAST, 0, 1, DT_I32, DT_F16, in, h2, N)) {
+		int bad = 0;
+		for (int i = 0; i < N; i++) {
+			uint16_t want = ref_f64_to_f16((double)iv[i], false);
+			if (h2[i] != want && bad++ < 5)
+				fprintf(stderr, "i32->f16 %d -> %04x, want %04x\n", iv[i], h2[i], want);
+		}
+		CHECK(bad == 0);
+	}
+	free(h);
+	free(h2);
+	free(d);
+	free(iv);
+}
+
+/* + - * / fma sqrt on f16 operands: one rounding of the exact result */
+static void f16_arith(void)
+{
+	enum { N = 1 << 17 };
+	uint16_t *a[3], *o = malloc(N * 2);
+	uint64_t s = 0x9e3779b97f4a7c15ull;
+	for (int j = 0; j < 3; j++) {
+		a[j] = malloc(N * 2);
+		for (int i = 0; i < N; i++) {
+			s = s * 6364136223846793005ull + 1442695040888963407ull;
+			uint16_t r = (uint16_t)(s >> 40);
+			/* mostly values of similar magnitude (cancellation, ties),
+			 * some of every kind */
+			uint16_t near1 = (uint16_t)((r & 0x83ff) | (0x3800 + ((r >> 10) & 7) * 0x400));
+			a[j][i] = i & 3 ? near1 : r;
+		}
+	}
+	static const int ops[] = {TP_ADD, TP_SUB, TP_MUL, TP_DIV, TP_FMA, TP_MATH};
+	for (size_t k = 0; k < COUNTOF(ops); k++) {
+		int nin = ops[k] == TP_FMA ? 3 : ops[k] == TP_MATH ? 1 : 2;
+		void *in[3] = {a[0], a[1], a[2]};
+		if (!run_f16_kernel("cpu", ops[k], ops[k] == TP_MATH ? MATH_SQRT : 0, nin, DT_F16,
+		                    DT_F16, in, o, N))
+			continue;
+		int bad = 0;
+		for (int i = 0; i < N; i++) {
+			_Float128 x = bits_f32(ref_f16_to_f32(a[0][i]));
+			_Float128 y = bits_f32(ref_f16_to_f32(a[1][i]));
+			_Float128 z = bits_f32(ref_f16_to_f32(a[2][i]));
+			_Float128 r;
+			switch (ops[k]) {
+			case TP_ADD: r = x + y; break;
+			case TP_SUB: r = x - y; break;
+			case TP_MUL: r = x * y; break;
+			case TP_DIV: r = x / y; break;
+			case TP_FMA: r = x * y + z; break;
+			default: r = sqrt((double)x); break; /* exact enough: 53 >= 2*11+2 */
+			}
+			bool neg = signbit((double)r);
+			uint16_t want = r != r ? 0x7e00
+			                       : (uint16_t)((neg ? 0x8000 : 0) |
+			                                    ref_round_q(neg ? -r : r, false));
+			bool ok = f16_isnan(want) ? f16_isnan(o[i]) : o[i] == want;
+			if (!ok && bad++ < 5)
+				fprintf(stderr, "f16 %s %04x %04x %04x -> %04x, want %04x\n",
+				        tp_op_name((TpOpKind)ops[k]), a[0][i], a[1][i], a[2][i], o[i],
+				        want);
+		}
+		CHECK(bad == 0);
+	}
+	for (int j = 0; j < 3; j++)
+		free(a[j]);
+	free(o);
+}
+
+static void test_f16(void)
+{
+	f16_tab_init();
+	f16_exhaustive("cpu");
+	f16_exhaustive("cuda-emu");
+	f16_from_wide();
+	f16_other_casts();
+	f16_arith();
+}
+
 int main(void)
 {
 	char err[256];
@@ -1271,9 +1837,17 @@ int main(void)
 	test_print_assert();
 	test_atomics();
 	test_casts();
+	test_f16();
 	test_math();
 	test_orc_and_text();
 	test_cp_async();
+	for (int bytes = 4; bytes <= 16; bytes *= 2) {
+		test_cp_async_strict("cpu", bytes);
+		test_cp_async_strict("cuda-emu", bytes);
+	}
+	test_cp_async_groups("cpu");
+	test_cp_async_groups("cuda-emu");
+	test_cp_async_loop();
 	test_softmax();
 	orc_destroy(jit);
 	if (failures) {

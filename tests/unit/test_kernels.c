@@ -8,7 +8,9 @@
  * split by kernel group into tests/kernels_emu_*.sh so each stays well inside
  * the runner's per-test time limit. TILE_TEST_TARGETS="cpu,cuda-emu" (a comma
  * list) picks targets,
- * TILE_TEST_ONLY=SUBSTRING (e.g. "matmul fp32") to run a subset of kernels.
+ * TILE_TEST_ONLY=SUBSTRING (e.g. "matmul fp32") to run a subset of kernels,
+ * TILE_TEST_NUM_STAGES="1,2,3,4" (a comma list; default: the context's) runs
+ * the matmul kernels once per num_stages (software pipelining on cuda-emu).
  */
 #include <math.h>
 #include <stdarg.h>
@@ -24,6 +26,7 @@ typedef struct T {
 	tile_context *ctx;
 	const char *target;
 	int num_warps;
+	int num_stages; /* 0 = the context's default */
 	int failures, checks;
 	const char *what; /* current test, for messages */
 } T;
@@ -97,7 +100,10 @@ static void check(T *t, bool ok, const char *fmt, ...)
 		return;
 	if (t->failures++ < 30) {
 		va_list ap;
-		printf("FAIL [%s, target %s] ", t->what, t->target);
+		if (t->num_stages)
+			printf("FAIL [%s, target %s, num_stages %d] ", t->what, t->target, t->num_stages);
+		else
+			printf("FAIL [%s, target %s] ", t->what, t->target);
 		va_start(ap, fmt);
 		vprintf(fmt, ap);
 		va_end(ap);
@@ -138,6 +144,7 @@ static tile_kernel *get_kernel(T *t, const char *file, const char *name, const c
 	}
 	tile_kernel_options o = {0};
 	o.num_warps = t->num_warps;
+	o.num_stages = t->num_stages;
 	o.target = t->target;
 	tile_kernel *k = NULL;
 	if (tile_kernel_get(m, name, sig, &o, &k) != TILE_OK) {
@@ -414,16 +421,19 @@ static void fill_operands(uint64_t *seed, bool fp16, int M, int N, int K, void *
 	}
 }
 
-static void test_matmul(T *t, bool fp16, bool block_ptr)
+/* Shapes: one K block, ragged M/N/K edges, more K blocks than stages with a
+ * ragged last block (pipelining prologue, steady state and drain). */
+static const int mm_shapes[][3] = {{16, 16, 16}, {64, 64, 64}, {100, 70, 33}, {128, 96, 80},
+				   {40, 24, 200}};
+static const int mm_blocks[][3] = {{16, 16, 16}, {32, 32, 32}, {64, 32, 16}, {32, 64, 32},
+				   {32, 16, 32}};
+
+static void test_matmul_shape(T *t, bool fp16, bool block_ptr, uint64_t *seed, int si,
+			      const int shape[3], const int block[3])
 {
-	t->what = block_ptr ? (fp16 ? "matmul_block_ptr fp16" : "matmul_block_ptr fp32")
-			    : (fp16 ? "matmul fp16" : "matmul fp32");
-	static const int shapes[][3] = {{16, 16, 16}, {64, 64, 64}, {100, 70, 33}, {128, 96, 80}};
-	static const int blocks[][3] = {{16, 16, 16}, {32, 32, 32}, {64, 32, 16}, {32, 64, 32}};
-	uint64_t seed = 17;
-	for (size_t si = 0; si < sizeof shapes / sizeof *shapes; si++) {
-		int M = shapes[si][0], N = shapes[si][1], K = shapes[si][2];
-		int BM = blocks[si][0], BN = blocks[si][1], BK = blocks[si][2];
+	{
+		int M = shape[0], N = shape[1], K = shape[2];
+		int BM = block[0], BN = block[1], BK = block[2];
 		bool leaky = !block_ptr && (si & 1);
 		const char *ty = fp16 ? "*fp16:16" : "*fp32:16";
 		char sig[256];
@@ -441,7 +451,7 @@ static void test_matmul(T *t, bool fp16, bool block_ptr)
 			return;
 		void *a, *b;
 		float *af, *bf;
-		fill_operands(&seed, fp16, M, N, K, &a, &b, &af, &bf);
+		fill_operands(seed, fp16, M, N, K, &a, &b, &af, &bf);
 		float *c = aligned_alloc(64, (size_t)M * N * 4 + 64), *want = malloc((size_t)M * N * 4);
 		memset(c, 0, (size_t)M * N * 4);
 		if (!fp16 && strcmp(t->target, "cpu") != 0) {
@@ -465,6 +475,32 @@ static void test_matmul(T *t, bool fp16, bool block_ptr)
 		free(a), free(b), free(af), free(bf), free(c), free(want);
 		tile_kernel_destroy(k);
 	}
+}
+
+static void test_matmul(T *t, bool fp16, bool block_ptr)
+{
+	t->what = block_ptr ? (fp16 ? "matmul_block_ptr fp16" : "matmul_block_ptr fp32")
+			    : (fp16 ? "matmul fp16" : "matmul fp32");
+	const char *env = getenv("TILE_TEST_NUM_STAGES");
+	int save = t->num_stages;
+	/* not strtok: main's loop over targets is using it */
+	for (const char *p = env && *env ? env : "0"; *p;) {
+		char *end;
+		t->num_stages = (int)strtol(p, &end, 10);
+		p = *end == ',' ? end + 1 : end + strlen(end);
+		uint64_t seed = 17;
+		for (int si = 0; si < (int)(sizeof mm_shapes / sizeof *mm_shapes); si++)
+			test_matmul_shape(t, fp16, block_ptr, &seed, si, mm_shapes[si], mm_blocks[si]);
+	}
+	/* buffers of 4 stages (4 x 64 KiB) exceed cuda-emu's 227 KiB: the pass
+	 * must fall back to fewer stages and still be right */
+	if (!fp16 && !block_ptr && env && *env && strcmp(t->target, "cuda-emu") == 0) {
+		static const int shape[3] = {48, 40, 600}, block[3] = {32, 32, 256};
+		uint64_t seed = 23;
+		t->num_stages = 4;
+		test_matmul_shape(t, fp16, block_ptr, &seed, 1, shape, block);
+	}
+	t->num_stages = save;
 }
 
 /* ---- dropout: Philox 4x32-10 written here from its definition --------------------- */

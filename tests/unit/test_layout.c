@@ -870,6 +870,145 @@ static void test_bank_conflicts(void)
 	CHECK(ll_bank_conflicts(&bc, &sm, NULL, 4) >= 1, "broadcast layout accesses");
 }
 
+/* Simulate the ldmatrix instructions ll_ldmatrix_plan describes, from the
+ * PTX definition (row r of matrix m = 8 elements at the address lane 8m + r
+ * gives; lane l gets (l/4, 2(l%4)+j), .trans (2(l%4)+j, l/4)), and count the
+ * registers that do not receive the element reg assigns them. */
+static int ldmatrix_wrong(const LinearLayout *reg, const LinearLayout *smem)
+{
+	LinearLayout c;
+	LdmatrixPlan p;
+	if (!ll_invert_and_compose(reg, smem, &c) || !ll_ldmatrix_plan(&c, NULL, 2, &p))
+		return -1;
+	int rs = ll_find_slot(&c, LL_REG), ws = ll_find_slot(&c, LL_WARP);
+	int nreg = 1 << c.in_bits[rs], nwarp = ws >= 0 ? 1 << c.in_bits[ws] : 1;
+	int wrong = 0;
+	for (int w = 0; w < nwarp; w++)
+		for (int g = 0; g < nreg; g += 2 * p.nmat)
+			for (int m = 0; m < p.nmat; m++) {
+				int32_t mat[8][8][LL_MAX_OUT];
+				for (int r = 0; r < 8; r++) {
+					uint32_t in[LL_MAX_IN] = {0};
+					int32_t o[LL_MAX_OUT];
+					in[rs] = (uint32_t)g;
+					if (ws >= 0)
+						in[ws] = (uint32_t)w;
+					ll_apply(&c, in, o);
+					int lane = 8 * m + r;
+					for (int b = 0; b < 5; b++)
+						if (lane >> b & 1)
+							o[0] ^= p.lane_img[b];
+					for (int e = 0; e < 8; e++) {
+						uint32_t off[LL_MAX_IN] = {(uint32_t)(o[0] + e)};
+						ll_apply(smem, off, mat[r][e]);
+					}
+				}
+				for (int l = 0; l < 32; l++)
+					for (int j = 0; j < 2; j++) {
+						int a = l / 4, b = 2 * (l % 4) + j;
+						const int32_t *got = p.trans ? mat[b][a] : mat[a][b];
+						int32_t want[LL_MAX_OUT];
+						ll_apply_hw(reg, (uint32_t)(g + 2 * m + j), (uint32_t)l,
+							    (uint32_t)w, want);
+						wrong += memcmp(got, want, sizeof(int32_t) * reg->n_out) != 0;
+					}
+			}
+	return wrong;
+}
+
+static void test_ldmatrix(void)
+{
+	int32_t row[2] = {1, 0}, col[2] = {0, 1}, w1[2] = {1, 1}, w22[2] = {2, 2};
+	LinearLayout a, b, sm;
+	/* A 16x16, one warp, row-major 32-byte rows: rows 0..7 land on bank
+	 * groups 0,2,4,6,0,2,4,6: 2-way */
+	int32_t s16[2] = {16, 16};
+	ll_mma_operand(&a, 0, s16, w1, 16);
+	ll_swizzled_shared(&sm, 2, s16, 1, 1, 1, row);
+	CHECK(ll_ldmatrix_conflicts(&a, &sm, NULL, 2) == 2, "A 16x16 row-major: %d",
+	      ll_ldmatrix_conflicts(&a, &sm, NULL, 2));
+	CHECK(ldmatrix_wrong(&a, &sm) == 0, "A 16x16 row-major: elements");
+	/* A 64x64, 4 warps: 128-byte rows all in one bank group: 8-way; the
+	 * mma swizzle (vec 8, phase = row % 8) frees it */
+	int32_t s64[2] = {64, 64};
+	ll_mma_operand(&a, 0, s64, w22, 16);
+	ll_swizzled_shared(&sm, 2, s64, 1, 1, 1, row);
+	CHECK(ll_ldmatrix_conflicts(&a, &sm, NULL, 2) == 8, "A 64x64 row-major: %d",
+	      ll_ldmatrix_conflicts(&a, &sm, NULL, 2));
+	ll_swizzled_shared(&sm, 2, s64, 8, 1, 8, row);
+	CHECK(ll_ldmatrix_conflicts(&a, &sm, NULL, 2) == 1, "A 64x64 swizzled: %d",
+	      ll_ldmatrix_conflicts(&a, &sm, NULL, 2));
+	CHECK(ldmatrix_wrong(&a, &sm) == 0, "A 64x64 swizzled: elements");
+	/* a swizzle finer than a row breaks the rows: no ldmatrix */
+	ll_swizzled_shared(&sm, 2, s64, 4, 1, 8, row);
+	CHECK(ll_ldmatrix_conflicts(&a, &sm, NULL, 2) == -1, "vec 4 swizzle");
+	/* padding of 8 elements per 64: 144-byte rows, conflict-free; 4 would
+	 * misalign the rows, an interval of 4 would split them */
+	ll_swizzled_shared(&sm, 2, s64, 1, 1, 1, row);
+	PaddedShared p8 = {1, {64}, {8}}, p4 = {1, {64}, {4}}, i4 = {1, {4}, {8}};
+	CHECK(ll_ldmatrix_conflicts(&a, &sm, &p8, 2) == 1, "A padded: %d",
+	      ll_ldmatrix_conflicts(&a, &sm, &p8, 2));
+	CHECK(ll_ldmatrix_conflicts(&a, &sm, &p4, 2) == -1, "8-byte pad");
+	CHECK(ll_ldmatrix_conflicts(&a, &sm, &i4, 2) == -1, "4-element interval");
+	/* A stored M-contiguous: .trans */
+	ll_swizzled_shared(&sm, 2, s64, 8, 1, 8, col);
+	LinearLayout c;
+	LdmatrixPlan p;
+	CHECK(ll_invert_and_compose(&a, &sm, &c) && ll_ldmatrix_plan(&c, NULL, 2, &p) && p.trans &&
+		      p.nmat == 4,
+	      "A column-major: .trans x4");
+	CHECK(ldmatrix_wrong(&a, &sm) == 0, "A column-major: elements");
+	CHECK(ll_ldmatrix_conflicts(&a, &sm, NULL, 2) == 1, "A column-major swizzled: %d",
+	      ll_ldmatrix_conflicts(&a, &sm, NULL, 2));
+	/* B [K, N] N-contiguous: .trans; K-contiguous: plain */
+	int32_t sb[2] = {32, 64};
+	ll_mma_operand(&b, 1, sb, w22, 16);
+	ll_swizzled_shared(&sm, 2, sb, 1, 1, 1, row);
+	CHECK(ll_invert_and_compose(&b, &sm, &c) && ll_ldmatrix_plan(&c, NULL, 2, &p) && p.trans,
+	      "B row-major: .trans");
+	CHECK(ldmatrix_wrong(&b, &sm) == 0, "B row-major: elements");
+	CHECK(ll_ldmatrix_conflicts(&b, &sm, NULL, 2) == 8, "B row-major: %d",
+	      ll_ldmatrix_conflicts(&b, &sm, NULL, 2));
+	ll_swizzled_shared(&sm, 2, sb, 8, 2, 4, col);
+	CHECK(ll_invert_and_compose(&b, &sm, &c) && ll_ldmatrix_plan(&c, NULL, 2, &p) && !p.trans,
+	      "B column-major: plain");
+	CHECK(ldmatrix_wrong(&b, &sm) == 0, "B column-major: elements");
+	CHECK(ll_ldmatrix_conflicts(&b, &sm, NULL, 2) == 1, "B column-major swizzled: %d",
+	      ll_ldmatrix_conflicts(&b, &sm, NULL, 2));
+	/* one register pair per thread: .x1 */
+	int32_t s8[2] = {8, 8};
+	LinearLayout one;
+	ll_init_hw(&one, 2);
+	int32_t r0[2] = {0, 1}, l0[2] = {0, 2}, l1[2] = {0, 4}, l2[2] = {1, 0}, l3[2] = {2, 0},
+		l4[2] = {4, 0};
+	ll_push_basis(&one, LL_REG, r0);
+	const int32_t *lanes[5] = {l0, l1, l2, l3, l4};
+	for (int i = 0; i < 5; i++)
+		ll_push_basis(&one, LL_LANE, lanes[i]);
+	ll_swizzled_shared(&sm, 2, s8, 1, 1, 1, row);
+	CHECK(ll_invert_and_compose(&one, &sm, &c) && ll_ldmatrix_plan(&c, NULL, 2, &p) &&
+		      p.nmat == 1 && !p.trans,
+	      "8x8: x1");
+	CHECK(ldmatrix_wrong(&one, &sm) == 0, "8x8: elements");
+	CHECK(ll_ldmatrix_conflicts(&one, &sm, NULL, 2) == 1, "8x8: conflict-free");
+	/* not 16-bit, or no matrix structure */
+	CHECK(ll_ldmatrix_conflicts(&one, &sm, NULL, 4) == -1, "32-bit elements");
+	LinearLayout blk;
+	int32_t spt[2] = {1, 1}, tpw[2] = {32, 1}, wpc[2] = {1, 2};
+	ll_blocked(&blk, 2, s64, spt, tpw, wpc, row);
+	ll_swizzled_shared(&sm, 2, s64, 1, 1, 1, row);
+	CHECK(ll_ldmatrix_conflicts(&blk, &sm, NULL, 2) == -1, "lanes down the rows");
+	/* the chooser, told about ldmatrix, frees both sides of a blocked
+	 * (16-byte vectors, 8 lanes per 128-byte row) -> A conversion */
+	int32_t sv[2] = {1, 8}, tv[2] = {4, 8}, wv[2] = {4, 1};
+	ll_blocked(&blk, 2, s64, sv, tv, wv, row);
+	PaddedShared pad;
+	ll_choose_conversion_smem_ldm(&blk, &a, 2, true, &sm, &pad);
+	CHECK(ll_bank_conflicts(&blk, &sm, &pad, 2) == 1 && ll_ldmatrix_conflicts(&a, &sm, &pad, 2) == 1,
+	      "chosen for ldmatrix: write %d read %d", ll_bank_conflicts(&blk, &sm, &pad, 2),
+	      ll_ldmatrix_conflicts(&a, &sm, &pad, 2));
+}
+
 int main(void)
 {
 	test_apply_random();
@@ -888,6 +1027,7 @@ int main(void)
 	test_permute_reshape();
 	test_conversion_kind();
 	test_bank_conflicts();
+	test_ldmatrix();
 	printf("test_layout: %d checks, %d failed\n", checks, failures);
 	return failures ? 1 : 0;
 }

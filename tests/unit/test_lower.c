@@ -58,6 +58,7 @@ typedef struct Interp {
 	int nregions;
 	int races, oob, asserts;
 	int n_shfl, n_smem_ops, n_barriers, n_vec_loads, n_coalesced;
+	int n_smem_loads, n_ldmatrix, n_ldmatrix_trans;
 } Interp;
 
 #define V(I, x, t) ((I)->v[(size_t)(x) * (size_t)(I)->nt + (size_t)(t)])
@@ -146,6 +147,47 @@ static void mem_write(Interp *I, int64_t addr, DType dt, Cell c)
 
 static int smem_bytes_of(DType dt) { return dtype_bytes(dt) ? dtype_bytes(dt) : 1; }
 
+/* f16 / bf16 values are doubles in registers and their bit patterns in
+ * shared memory (round to nearest even; the tests use exact values). */
+static uint16_t f16_bits(double d)
+{
+	float x = (float)d;
+	uint32_t u;
+	memcpy(&u, &x, 4);
+	uint32_t sign = (u >> 16) & 0x8000u, ax = u & 0x7fffffffu;
+	if (ax >= 0x7f800000u)
+		return (uint16_t)(sign | 0x7c00u | (ax > 0x7f800000u ? 0x200u : 0));
+	if (ax >= 0x477ff000u)
+		return (uint16_t)(sign | 0x7c00u);
+	if (ax < 0x38800000u) /* subnormal or zero */
+		return (uint16_t)(sign | (uint32_t)nearbyintf(fabsf(x) * 0x1p24f));
+	uint32_t r = ax + 0xfffu + ((ax >> 13) & 1);
+	return (uint16_t)(sign | ((r - 0x38000000u) >> 13));
+}
+
+static double f16_value(uint16_t h)
+{
+	int e = (h >> 10) & 0x1f, m = h & 0x3ff;
+	double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(m | 0x400, e - 25);
+	return h & 0x8000 ? -v : v;
+}
+
+static uint16_t bf16_bits(double d)
+{
+	float x = (float)d;
+	uint32_t u;
+	memcpy(&u, &x, 4);
+	return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1)) >> 16);
+}
+
+static double bf16_value(uint16_t h)
+{
+	uint32_t u = (uint32_t)h << 16;
+	float x;
+	memcpy(&x, &u, 4);
+	return x;
+}
+
 static void smem_access(Interp *I, int t, int64_t off, int n, bool write)
 {
 	if (off < 0 || off + n > I->nsmem) {
@@ -186,6 +228,8 @@ static Cell smem_rd(Interp *I, int64_t off, DType dt)
 	case DT_I1:
 	case DT_U8: c.i = *(uint8_t *)p; break;
 	case DT_I8: c.i = *(int8_t *)p; break;
+	case DT_F16: c.f = f16_value(*(uint16_t *)p); break;
+	case DT_BF16: c.f = bf16_value(*(uint16_t *)p); break;
 	default: memcpy(&c.i, p, (size_t)smem_bytes_of(dt)); break;
 	}
 	return c;
@@ -205,6 +249,8 @@ static void smem_wr(Interp *I, int64_t off, DType dt, Cell c)
 	case DT_I1:
 	case DT_U8:
 	case DT_I8: *(int8_t *)p = (int8_t)c.i; break;
+	case DT_F16: *(uint16_t *)p = f16_bits(c.f); break;
+	case DT_BF16: *(uint16_t *)p = bf16_bits(c.f); break;
 	default: memcpy(p, &c.i, (size_t)smem_bytes_of(dt)); break;
 	}
 }
@@ -370,6 +416,38 @@ static void exec_mma(Interp *I, const TpOp *op)
 			}
 		}
 	}
+}
+
+/* ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].b16, from the PTX ISA: each
+ * warp loads nm 8x8 matrices of 16-bit elements; row r of matrix m is the
+ * 16 bytes at the address thread m*8 + r of the warp gives. Without .trans,
+ * thread l receives in its result pair of matrix m the elements (l/4,
+ * 2*(l%4)) and (l/4, 2*(l%4)+1); with .trans the matrix is transposed on the
+ * way: (2*(l%4), l/4) and (2*(l%4)+1, l/4). */
+static void exec_ldmatrix(Interp *I, const TpOp *op)
+{
+	int nm = (int)op->attr.i;
+	bool trans = op->attr.flags & TP_TRANS;
+	DType rt = dt_of(I, op->results[0]);
+	for (int w = 0; w < I->nt / 32; w++)
+		for (int m = 0; m < nm; m++) {
+			Cell mat[8][8];
+			for (int r = 0; r < 8; r++) {
+				int t = w * 32 + m * 8 + r;
+				int64_t row = V(I, op->operands[0], t).i;
+				if (row % 16)
+					I->oob++; /* rows must be 16-byte aligned */
+				smem_access(I, t, row, 16, false);
+				for (int c = 0; c < 8; c++)
+					mat[r][c] = smem_rd(I, row + 2 * c, rt);
+			}
+			for (int l = 0; l < 32; l++)
+				for (int j = 0; j < 2; j++) {
+					int a = l / 4, b = 2 * (l % 4) + j;
+					V(I, op->results[2 * m + j], w * 32 + l) =
+					        trans ? mat[b][a] : mat[a][b];
+				}
+		}
 }
 
 static const TpOp *run_block(Interp *I, const TpBlock *b);
@@ -594,8 +672,14 @@ static void exec_op(Interp *I, const TpOp *op)
 	switch (k) {
 	case TP_SHFL_XOR:
 	case TP_SHFL_IDX: I->n_shfl++; break;
-	case TP_SMEM_LOAD:
+	case TP_SMEM_LOAD: I->n_smem_loads++; /* fall through */
 	case TP_SMEM_STORE: I->n_smem_ops++; break;
+	case TP_LDMATRIX:
+		exec_ldmatrix(I, op);
+		I->n_smem_ops++;
+		I->n_ldmatrix++;
+		I->n_ldmatrix_trans += (op->attr.flags & TP_TRANS) != 0;
+		break;
 	case TP_BARRIER:
 		I->n_barriers++;
 		I->epoch++;
@@ -1286,6 +1370,122 @@ static void test_convert(const char *name, int num_warps, const int32_t *shape,
 	arena_free(&a);
 }
 
+/* A 16-bit tile (f16/bf16, cast from f32) converted s0 -> d0 through shared
+ * memory. ldm: 0 = read with smem loads only, 1 = ldmatrix, 2 = ldmatrix.trans
+ * (no smem loads then), with worst write + ldmatrix phase wavefronts at most
+ * `waves` (2 = both conflict-free). The result is stored with d0; when d0 is
+ * injective every register of every thread is stored, so every register is
+ * checked. */
+static void test_convert16(const char *name, int num_warps, const int32_t *shape,
+                           const LinearLayout *s0, const LinearLayout *d0, DType dt, int ldm,
+                           int waves)
+{
+	Arena a;
+	arena_init(&a);
+	B b;
+	b_init(&b, &a, num_warps);
+	LinearLayout *sl = lay(&b, s0), *dl = lay(&b, d0);
+	ValId pin = param(&b, type_ptr(DT_F32)), pout = param(&b, type_ptr(DT_F32));
+	ValId offs = index2d(&b, sl, shape, shape[1], 1);
+	ValId x = load(&b, ptrs(&b, pin, offs, DT_F32, 2, shape, sl), 0, DT_F32, 2, shape, sl, 1);
+	ValId xh = op1(&b, TOP_CAST, x, tile_t(dt, 2, shape), sl);
+	ValId y = op1(&b, TOP_CONVERT_LAYOUT, xh, tile_t(dt, 2, shape), dl);
+	ValId yf = op1(&b, TOP_CAST, y, tile_t(DT_F32, 2, shape), dl);
+	ValId offd = index2d(&b, dl, shape, shape[1], 1);
+	store(&b, ptrs(&b, pout, offd, DT_F32, 2, shape, dl), yf, 0, 1);
+	ret(&b);
+	TpFunc *f = do_lower(&b, "cuda-emu", name);
+	if (f) {
+		int n = shape[0] * shape[1];
+		float *in = calloc((size_t)n, 4), *out = calloc((size_t)n, 4);
+		for (int i = 0; i < n; i++) /* small integers: exact in f16 and bf16 */
+			in[i] = (float)((i * 37) % 251 - 125);
+		void *args[2] = {&in, &out};
+		Interp I;
+		interp_init(&I, f, args);
+		interp_region(&I, in, n, 4);
+		interp_region(&I, out, n, 4);
+		interp_run(&I);
+		check_clean(&I, name);
+		int bad = 0, badw = 0;
+		for (int i = 0; i < n; i++) {
+			bad += out[i] != in[i];
+			badw += I.regions[1].writes[i] != 1;
+		}
+		CHECK(bad == 0, "%s: %d wrong values", name, bad);
+		CHECK(badw == 0, "%s: %d addresses not written exactly once", name, badw);
+		int nregs = 1 << dl->in_bits[LL_REG];
+		if (ldm) {
+			CHECK(I.n_smem_loads == 0, "%s: %d smem loads besides ldmatrix", name,
+			      I.n_smem_loads);
+			CHECK(I.n_ldmatrix == (nregs >= 8 ? nregs / 8 : 1),
+			      "%s: %d ldmatrix for %d registers", name, I.n_ldmatrix, nregs);
+			CHECK(I.n_ldmatrix_trans == (ldm == 2 ? I.n_ldmatrix : 0),
+			      "%s: %d of %d ldmatrix are .trans", name, I.n_ldmatrix_trans,
+			      I.n_ldmatrix);
+			LinearLayout m;
+			PaddedShared pad;
+			ll_choose_conversion_smem_ldm(sl, dl, 2, true, &m, &pad);
+			int cw = ll_bank_conflicts(sl, &m, &pad, 2),
+			    cr = ll_ldmatrix_conflicts(dl, &m, &pad, 2);
+			CHECK(cw >= 1 && cr >= 1 && cw + cr <= waves,
+			      "%s: bank conflicts write %d ldmatrix read %d", name, cw, cr);
+		} else {
+			CHECK(I.n_ldmatrix == 0 && I.n_smem_loads > 0, "%s: %d ldmatrix, %d smem loads",
+			      name, I.n_ldmatrix, I.n_smem_loads);
+		}
+		interp_free(&I);
+		free(in);
+		free(out);
+	}
+	arena_free(&a);
+}
+
+static void test_convert_ldmatrix(void)
+{
+	static const DType dts[2] = {DT_F16, DT_BF16};
+	int32_t sa[2] = {64, 32}, sb[2] = {32, 64}, row[2] = {1, 0}, col[2] = {0, 1};
+	int32_t wm[2] = {4, 1}, wn[2] = {1, 4}, w22[2] = {2, 2};
+	int32_t spt_r[2] = {1, 8}, spt_c[2] = {8, 1}, spt1[2] = {1, 1};
+	int32_t t84[2] = {8, 4}, t48[2] = {4, 8}, t2_16[2] = {2, 16}, t32_1[2] = {32, 1};
+	int32_t w4r[2] = {4, 1}, w4c[2] = {1, 4};
+	LinearLayout opa, opb, opa22, a_row, a_col, b_row, b_col, plain;
+	ll_mma_operand(&opa, 0, sa, wm, 16);
+	ll_mma_operand(&opb, 1, sb, wn, 16);
+	ll_mma_operand(&opa22, 0, sa, w22, 16);
+	CHECK(ll_is_injective(&opa) && ll_is_injective(&opb), "operand layouts without copies");
+	/* 16-byte vectors along the contiguous dim; 8 lanes cover 128 bytes of
+	 * it where the dim is that long, so the writes can be conflict-free */
+	blocked(&a_row, 2, sa, spt_r, t84, w4r, row);   /* K contiguous */
+	blocked(&a_col, 2, sa, spt_c, t84, w4c, col);   /* M contiguous */
+	blocked(&b_row, 2, sb, spt_r, t48, w4r, row);   /* N contiguous */
+	blocked(&b_col, 2, sb, spt_c, t2_16, w4c, col); /* K contiguous */
+	/* lanes down the rows, one element each: no 8x8-matrix structure */
+	blocked(&plain, 2, sa, spt1, t32_1, w4c, row);
+	for (int i = 0; i < 2; i++) {
+		char name[96];
+		const char *dn = i ? "bf16" : "f16";
+		snprintf(name, sizeof name, "ldmatrix %s: A from K-contiguous", dn);
+		test_convert16(name, 4, sa, &a_row, &opa, dts[i], 1, 2);
+		snprintf(name, sizeof name, "ldmatrix %s: A from M-contiguous (.trans)", dn);
+		test_convert16(name, 4, sa, &a_col, &opa, dts[i], 2, 2);
+		snprintf(name, sizeof name, "ldmatrix %s: B from N-contiguous (.trans)", dn);
+		test_convert16(name, 4, sb, &b_row, &opb, dts[i], 2, 2);
+		/* 64-byte rows written 4 rows x 32 bytes per phase: no swizzle of
+		 * the (vec, per_phase, max_phase) family frees both sides */
+		snprintf(name, sizeof name, "ldmatrix %s: B from K-contiguous", dn);
+		test_convert16(name, 4, sb, &b_col, &opb, dts[i], 1, 3);
+		snprintf(name, sizeof name, "ldmatrix %s: A broadcast over warps", dn);
+		test_convert16(name, 4, sa, &a_row, &opa22, dts[i], 1, 2);
+		snprintf(name, sizeof name, "no ldmatrix %s: lanes down the rows", dn);
+		test_convert16(name, 4, sa, &a_row, &plain, dts[i], 0, 0);
+	}
+	/* 32-bit elements: no ldmatrix (tf32 operand) */
+	LinearLayout ta;
+	ll_mma_operand(&ta, 0, sa, wm, 32);
+	test_convert("no ldmatrix: f32 to tf32 operand", 4, sa, &a_row, &ta, 2);
+}
+
 /* C = A @ B + C0 with A [M,K], B [K,N] given layouts; f32, or f16 operands
  * (loaded as f32 and cast) for mma. */
 static void test_dot(const char *name, const char *target, int num_warps, int M, int N, int K,
@@ -1822,6 +2022,7 @@ int main(void)
 		test_dot("dot mma f16 1 warp", "cuda-emu", 1, 16, 8, 64, &a1, &b1, &c1, DT_F16,
 		         PREC_IEEE, true);
 	}
+	test_convert_ldmatrix();
 	test_control();
 	test_atomics();
 	test_verifier();

@@ -1,0 +1,764 @@
+/* pipeline.c: software pipelining of loops whose loads feed tl.dot
+ * (cp.async multi-buffering, Triton's num_stages).
+ *
+ * Requires: layouts assigned (assign.c) and scratch sized (smem.c); a target
+ * with cp.async. Guarantees: a verified IR in which each pipelined loop
+ * prefetches S-1 iterations ahead into S shared-memory slots per load
+ * (TirFunc.bufs), reads the current slot with LOCAL_LOAD, and waits for the
+ * copies with one ASYNC_WAIT + BARRIER per iteration; TirFunc.smem_reserved
+ * and smem_bytes cover the buffers and the scratch after them.
+ *
+ * Which loops: innermost FOR ops with S = attr.i (or the num_stages option)
+ * >= 2 and a positive constant step. Which loads: at the top level of the
+ * body, feeding a dot operand (directly or through CONVERT_LAYOUT), with no
+ * other users, `other` absent or all-zero bits (cp.async zero-fills), not
+ * volatile, and an address (ptr, mask) computed by pure ops from loop
+ * invariants, the induction variable and iter args advanced the same way
+ * (e.g. `a_ptrs += BLOCK_K * stride`), so it can be recomputed for any
+ * iteration. Everything else stays as it was.
+ *
+ * The shape (S = 3, prefetch distance S-1 = 2):
+ *
+ *     copy(it 0) -> slot 0; commit; copy(it 1) -> slot 1; commit
+ *     for i (r = read slot, ahead = iter args of iteration i+S-1):
+ *         wait(S-2); barrier          // own copies of it i landed; all threads
+ *         x = local_load(slot r)      //   are past their reads of it i-1
+ *         copy(it i+S-1) -> slot (r+S-1)%S; commit   // the slot it i-1 read
+ *         ...rest of the body...
+ *     wait(0); barrier
+ *
+ * The write into slot (r+S-1)%S = (r-1)%S happens after iteration i's barrier,
+ * which every thread reaches only after its reads of iteration i-1. The
+ * original address ops die with the loads; an original address iter arg that
+ * only fed them is yielded unchanged (its update dies too).
+ */
+#include "layout/assign.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "layout/linear.h"
+
+enum { MAX_PIPE_LOADS = 8 };
+
+typedef struct PLoad {
+	TirOp *op;
+	ValId ptr, mask;
+	const LinearLayout *cons; /* the first consumer's layout */
+	int buf;
+	int64_t slot_bytes;
+	LinearLayout smem;
+	PaddedShared pad;
+} PLoad;
+
+typedef struct Pipe {
+	LayoutCtx *lc;
+	TirFunc *f;
+	TirOp *loop;
+	TirBlock *body;
+	TirOp *yield;
+	int niters;
+	bool *adv;      /* iter arg k can be recomputed for any iteration */
+	uint8_t *memo;  /* per ValId: 0 unknown, 1 in the slice, 2 not */
+	size_t nmemo;
+	bool *used;     /* iter args the pipelined addresses need */
+	PLoad ld[MAX_PIPE_LOADS];
+	int nld;
+} Pipe;
+
+/* A place to clone address slices for one iteration (iv, iters). */
+typedef struct Inst {
+	TirBlock *b;
+	int pos;
+	ValId iv;
+	ValId *iters; /* per iter arg; 0 = not available */
+	ValId *map;   /* original ValId -> clone */
+	size_t nmap;
+} Inst;
+
+/* ---- where values live -------------------------------------------------------------- */
+
+static TirBlock *def_block(const TirFunc *f, ValId v)
+{
+	const TirVal *t = &f->vals.data[v];
+	return t->def ? t->def->block : t->block;
+}
+
+/* Is block b the loop's body or nested in it? */
+static bool inside(const TirOp *loop, const TirBlock *b)
+{
+	for (; b; b = b->parent ? b->parent->block : NULL)
+		if (b->parent == loop)
+			return true;
+	return false;
+}
+
+static int iter_index(const Pipe *P, ValId v)
+{
+	const TirVal *t = &P->f->vals.data[v];
+	if (t->def || t->block != P->body || t->index == 0)
+		return -1;
+	return t->index - 1;
+}
+
+/* ---- the address slice ----------------------------------------------------------------- */
+
+static bool slice_ok(Pipe *P, ValId v, int depth)
+{
+	TirFunc *f = P->f;
+	if (!inside(P->loop, def_block(f, v)))
+		return true;
+	if (v == P->body->args[0])
+		return true;
+	int k = iter_index(P, v);
+	if (k >= 0)
+		return P->adv[k];
+	if (v < P->nmemo && P->memo[v])
+		return P->memo[v] == 1;
+	const TirOp *op = f->vals.data[v].def;
+	bool ok = op && op->block == P->body && depth < 200 && op->nout == 1 && !op->nregions &&
+		  (tir_op_flags((TirOpKind)op->kind) & TF_PURE) && op->kind != TOP_DOT;
+	/* a divisor that changes with the iteration could be 0 in a prefetch
+	 * the original never runs */
+	if (ok && (op->kind == TOP_DIV || op->kind == TOP_REM))
+		ok = !inside(P->loop, def_block(f, op->operands[1]));
+	for (int i = 0; ok && i < op->nin; i++)
+		ok = slice_ok(P, op->operands[i], depth + 1);
+	if (v < P->nmemo)
+		P->memo[v] = ok ? 1 : 2;
+	return ok;
+}
+
+/* Greatest set of iter args whose next value is a slice over the set. */
+static void find_advanceable(Pipe *P)
+{
+	for (int k = 0; k < P->niters; k++)
+		P->adv[k] = true;
+	for (bool changed = true; changed;) {
+		changed = false;
+		for (int k = 0; k < P->niters; k++) {
+			if (!P->adv[k])
+				continue;
+			memset(P->memo, 0, P->nmemo);
+			if (!slice_ok(P, P->yield->operands[k], 0)) {
+				P->adv[k] = false;
+				changed = true;
+			}
+		}
+	}
+	memset(P->memo, 0, P->nmemo);
+}
+
+/* Marks the iter args the slice of v reads (and those their updates read). */
+static void mark_iters(Pipe *P, ValId v, int depth)
+{
+	TirFunc *f = P->f;
+	if (!inside(P->loop, def_block(f, v)) || v == P->body->args[0] || depth > 200)
+		return;
+	int k = iter_index(P, v);
+	if (k >= 0) {
+		if (!P->used[k]) {
+			P->used[k] = true;
+			mark_iters(P, P->yield->operands[k], depth + 1);
+		}
+		return;
+	}
+	const TirOp *op = f->vals.data[v].def;
+	for (int i = 0; op && i < op->nin; i++)
+		mark_iters(P, op->operands[i], depth + 1);
+}
+
+/* ---- candidate loads ------------------------------------------------------------------- */
+
+static bool zero_const(const TirFunc *f, ValId v)
+{
+	const TirOp *d = f->vals.data[v].def;
+	if (!d || d->kind != TOP_CONST)
+		return false;
+	if (dtype_is_float((DType)f->vals.data[v].ty.dt)) {
+		double z = d->attr.f;
+		uint64_t bits;
+		memcpy(&bits, &z, sizeof bits);
+		return bits == 0;
+	}
+	return d->attr.i == 0;
+}
+
+/* Users of v at any depth of b: all must be top-level CONVERT_LAYOUT or DOT
+ * (as a or b); sets *dot when some path reaches a dot operand. */
+static bool users_ok(const Pipe *P, const TirBlock *b, ValId v, bool *dot,
+		     const LinearLayout **first)
+{
+	for (int i = 0; i < b->nops; i++) {
+		const TirOp *op = b->ops[i];
+		for (int j = 0; j < op->nin; j++) {
+			if (op->operands[j] != v)
+				continue;
+			if (b != P->body)
+				return false;
+			if (op->kind == TOP_DOT && j < 2) {
+				*dot = true;
+				if (!*first)
+					*first = P->f->vals.data[v].layout;
+			} else if (op->kind == TOP_CONVERT_LAYOUT) {
+				ValId r = op->results[0];
+				/* the convert's users may be anything; note a dot */
+				for (int k = 0; k < b->nops; k++)
+					for (int m = 0; m < b->ops[k]->nin && m < 2; m++)
+						if (b->ops[k]->operands[m] == r && b->ops[k]->kind == TOP_DOT)
+							*dot = true;
+				if (!*first)
+					*first = P->f->vals.data[r].layout;
+			} else {
+				return false;
+			}
+		}
+		for (int r = 0; r < op->nregions; r++)
+			if (!users_ok(P, &op->regions[r], v, dot, first))
+				return false;
+	}
+	return true;
+}
+
+static bool candidate(Pipe *P, TirOp *op, PLoad *pl)
+{
+	TirFunc *f = P->f;
+	if (op->kind != TOP_LOAD || op->nout != 1 || (op->attr.flags & TIR_VOLATILE))
+		return false;
+	ValId res = op->results[0];
+	Type t = f->vals.data[res].ty;
+	if (t.rank == 0 || !f->vals.data[res].layout)
+		return false;
+	int k = 1;
+	ValId mask = (op->attr.flags & TIR_HAS_MASK) ? op->operands[k++] : 0;
+	ValId other = (op->attr.flags & TIR_HAS_OTHER) ? op->operands[k++] : 0;
+	if (other && !zero_const(f, other))
+		return false;
+	const LinearLayout *lp = f->vals.data[op->operands[0]].layout;
+	if (lp != f->vals.data[res].layout || (mask && f->vals.data[mask].layout != lp))
+		return false;
+	bool dot = false;
+	const LinearLayout *first = NULL;
+	if (!users_ok(P, P->body, res, &dot, &first) || !dot || !first)
+		return false;
+	if (!slice_ok(P, op->operands[0], 0) || (mask && !slice_ok(P, mask, 0)))
+		return false;
+	memset(pl, 0, sizeof *pl);
+	pl->op = op;
+	pl->ptr = op->operands[0];
+	pl->mask = mask;
+	pl->cons = first;
+	return true;
+}
+
+/* ---- shared buffers ------------------------------------------------------------------- */
+
+static int elem_bytes(Type t)
+{
+	int b = dtype_bytes((DType)t.dt);
+	return b > 0 ? b : 1;
+}
+
+/* The one place the buffer's shared layout is chosen: what a conversion from
+ * the load's layout to its consumer's would use (ldmatrix-aware, as smem.c
+ * and lowering choose it, so LOCAL_LOAD reads it as that conversion would). */
+static void buf_layout(const Pipe *P, PLoad *pl)
+{
+	const TirFunc *f = P->f;
+	ValId res = pl->op->results[0];
+	int eb = elem_bytes(f->vals.data[res].ty);
+	ll_choose_conversion_smem_ldm(f->vals.data[res].layout, pl->cons, eb,
+				      layout_target_ldmatrix(P->lc->target), &pl->smem, &pl->pad);
+	int64_t n = ll_padded_size(&pl->pad, (int64_t)1 << ll_total_in_bits(&pl->smem));
+	pl->slot_bytes = (n * eb + 127) & ~(int64_t)127;
+}
+
+/* Largest S' in [2, S] whose buffers fit next to the scratch; 0 if none. */
+static int fit_stages(const Pipe *P, int S)
+{
+	const TirFunc *f = P->f;
+	int64_t per = 0;
+	for (int i = 0; i < P->nld; i++)
+		per += P->ld[i].slot_bytes;
+	for (; S >= 2; S--)
+		if (f->smem_reserved + per * S + f->smem_bytes <= P->lc->target->max_shared_bytes)
+			return S;
+	return 0;
+}
+
+static void add_bufs(Pipe *P, int S)
+{
+	TirFunc *f = P->f;
+	TirSmemBuf *nb = ARENA_NEWN(f->arena, TirSmemBuf, f->nbufs + P->nld);
+	if (f->nbufs)
+		memcpy(nb, f->bufs, sizeof(TirSmemBuf) * (size_t)f->nbufs);
+	for (int i = 0; i < P->nld; i++) {
+		PLoad *pl = &P->ld[i];
+		TirSmemBuf *b = &nb[f->nbufs];
+		b->tile = f->vals.data[pl->op->results[0]].ty;
+		b->smem = arena_dup(f->arena, &pl->smem, sizeof pl->smem);
+		b->pad = pl->pad.n ? arena_dup(f->arena, &pl->pad, sizeof pl->pad) : NULL;
+		b->base = f->smem_reserved;
+		b->slot_bytes = pl->slot_bytes;
+		b->nslots = S;
+		pl->buf = f->nbufs++;
+		f->smem_reserved += (int)(pl->slot_bytes * S);
+	}
+	f->bufs = nb;
+}
+
+/* ---- building ------------------------------------------------------------------------ */
+
+static ValId emit(Pipe *P, Inst *I, TirOpKind k, const ValId *in, int nin, Type t,
+		  const LinearLayout *l)
+{
+	TirOp *op = tir_op_at(P->f, I->b, I->pos++, k, P->loop->loc, in, nin, &t, t.dt ? 1 : 0);
+	if (!op->nout)
+		return 0;
+	P->f->vals.data[op->results[0]].layout = t.rank ? l : NULL;
+	return op->results[0];
+}
+
+static TirOp *emit_op(Pipe *P, Inst *I, TirOpKind k, const ValId *in, int nin)
+{
+	return tir_op_at(P->f, I->b, I->pos++, k, P->loop->loc, in, nin, NULL, 0);
+}
+
+static ValId konst(Pipe *P, Inst *I, Type t, int64_t v)
+{
+	ValId r = emit(P, I, TOP_CONST, NULL, 0, t, NULL);
+	P->f->vals.data[r].def->attr.i = v;
+	return r;
+}
+
+static ValId binop(Pipe *P, Inst *I, TirOpKind k, ValId a, ValId b)
+{
+	ValId in[2] = {a, b};
+	return emit(P, I, k, in, 2, P->f->vals.data[a].ty, P->f->vals.data[a].layout);
+}
+
+static ValId cmp(Pipe *P, Inst *I, TirPred p, ValId a, ValId b)
+{
+	ValId in[2] = {a, b};
+	ValId r = emit(P, I, TOP_CMP, in, 2, type_scalar(DT_I1), NULL);
+	P->f->vals.data[r].def->attr.pred = p;
+	return r;
+}
+
+static ValId select_(Pipe *P, Inst *I, ValId c, ValId a, ValId b)
+{
+	ValId in[3] = {c, a, b};
+	return emit(P, I, TOP_SELECT, in, 3, P->f->vals.data[a].ty, NULL);
+}
+
+static void inst_init(Pipe *P, Inst *I, TirBlock *b, int pos, ValId iv, ValId *iters)
+{
+	I->b = b;
+	I->pos = pos;
+	I->iv = iv;
+	I->iters = iters;
+	I->nmap = P->f->vals.len;
+	I->map = ARENA_NEWN(P->f->arena, ValId, I->nmap);
+}
+
+/* v for the iteration of I: the slice of v cloned at I. */
+static ValId clone(Pipe *P, Inst *I, ValId v)
+{
+	TirFunc *f = P->f;
+	if (!inside(P->loop, def_block(f, v)))
+		return v;
+	if (v == P->body->args[0])
+		return I->iv;
+	int k = iter_index(P, v);
+	if (k >= 0) {
+		if (!I->iters[k])
+			ice("pipeline", "iter arg %d of a pipelined address is not available", k);
+		return I->iters[k];
+	}
+	if (v < I->nmap && I->map[v])
+		return I->map[v];
+	const TirOp *op = f->vals.data[v].def;
+	ValId ins[16];
+	if (op->nin > 16)
+		ice("pipeline", "op with %d operands in an address slice", op->nin);
+	for (int i = 0; i < op->nin; i++)
+		ins[i] = clone(P, I, op->operands[i]);
+	TirVal orig = f->vals.data[v];
+	TirOp *n = tir_op_at(f, I->b, I->pos++, (TirOpKind)op->kind, op->loc, ins, op->nin, &orig.ty, 1);
+	n->attr = op->attr;
+	ValId r = n->results[0];
+	f->vals.data[r].layout = orig.layout;
+	f->vals.data[r].name = orig.name;
+	if (v < I->nmap)
+		I->map[v] = r;
+	return r;
+}
+
+/* ASYNC_COPY of load pl for the iteration of I into `slot`. */
+static void emit_copy(Pipe *P, Inst *I, const PLoad *pl, ValId slot)
+{
+	TirFunc *f = P->f;
+	ValId ub = P->loop->operands[1];
+	ValId ptr = clone(P, I, pl->ptr);
+	Type pt = f->vals.data[ptr].ty;
+	const LinearLayout *l = f->vals.data[ptr].layout;
+	ValId inb = cmp(P, I, PRED_LT, I->iv, ub);
+	Type mt = pt;
+	mt.dt = DT_I1;
+	mt.elem = 0;
+	ValId m = emit(P, I, TOP_SPLAT, &inb, 1, mt, l);
+	if (pl->mask)
+		m = binop(P, I, TOP_AND, clone(P, I, pl->mask), m);
+	ValId in[3] = {ptr, m, slot};
+	TirOp *c = emit_op(P, I, TOP_ASYNC_COPY, in, 3);
+	c->attr.i = pl->buf;
+	c->attr.i2 = pl->op->attr.i2;
+}
+
+/* The next values of the used iter args for the iteration of I. */
+static void advance(Pipe *P, Inst *I, ValId *next)
+{
+	for (int k = 0; k < P->niters; k++)
+		next[k] = P->used[k] ? clone(P, I, P->yield->operands[k]) : 0;
+}
+
+static int op_pos(const TirBlock *b, const TirOp *op)
+{
+	for (int i = 0; i < b->nops; i++)
+		if (b->ops[i] == op)
+			return i;
+	ice("pipeline", "op not found in its block");
+}
+
+static void remove_ops(TirBlock *b, TirOp **dead, int ndead)
+{
+	int n = 0;
+	for (int i = 0; i < b->nops; i++) {
+		bool d = false;
+		for (int j = 0; j < ndead; j++)
+			d |= b->ops[i] == dead[j];
+		if (!d)
+			b->ops[n++] = b->ops[i];
+	}
+	b->nops = n;
+}
+
+/* Appends iter args (inits[], types of inits) to the loop: operands, body
+ * args (with the inits' layouts) and results. Returns the first new arg's
+ * index among the body args. */
+static int add_iters(Pipe *P, const ValId *inits, int n)
+{
+	TirFunc *f = P->f;
+	TirOp *op = P->loop;
+	ValId *ops = ARENA_NEWN(f->arena, ValId, op->nin + n);
+	memcpy(ops, op->operands, sizeof(ValId) * (size_t)op->nin);
+	memcpy(ops + op->nin, inits, sizeof(ValId) * (size_t)n);
+	op->operands = ops;
+	op->nin += n;
+	ValId *res = ARENA_NEWN(f->arena, ValId, op->nout + n);
+	if (op->nout)
+		memcpy(res, op->results, sizeof(ValId) * (size_t)op->nout);
+	int first = P->body->nargs;
+	for (int i = 0; i < n; i++) {
+		Type t = f->vals.data[inits[i]].ty;
+		const LinearLayout *l = f->vals.data[inits[i]].layout;
+		ValId a = tir_block_add_arg(f, P->body, t);
+		f->vals.data[a].layout = l;
+		ValId r = tir_new_val(f, t);
+		f->vals.data[r].def = op;
+		f->vals.data[r].index = op->nout + i;
+		f->vals.data[r].layout = l;
+		res[op->nout + i] = r;
+	}
+	op->results = res;
+	op->nout += n;
+	return first;
+}
+
+static void yield_append(Pipe *P, const ValId *vals, int n)
+{
+	TirOp *y = P->yield;
+	ValId *ops = ARENA_NEWN(P->f->arena, ValId, y->nin + n);
+	if (y->nin)
+		memcpy(ops, y->operands, sizeof(ValId) * (size_t)y->nin);
+	memcpy(ops + y->nin, vals, sizeof(ValId) * (size_t)n);
+	y->operands = ops;
+	y->nin += n;
+}
+
+/* LOCAL_LOADs of slot r replacing load pl (its converts, then the rest). */
+static void replace_load(Pipe *P, Inst *I, const PLoad *pl, ValId r, TirOp **dead, int *ndead)
+{
+	TirFunc *f = P->f;
+	ValId res = pl->op->results[0];
+	Type t = f->vals.data[res].ty;
+	TirBlock *b = P->body;
+	/* collected first: the LOCAL_LOADs go in front of them */
+	int first = *ndead;
+	bool other_users = false;
+	for (int i = 0; i < b->nops; i++)
+		for (int j = 0; j < b->ops[i]->nin; j++)
+			if (b->ops[i]->operands[j] == res) {
+				if (b->ops[i]->kind == TOP_CONVERT_LAYOUT)
+					dead[(*ndead)++] = b->ops[i];
+				else
+					other_users = true;
+			}
+	for (int i = first; i < *ndead; i++) {
+		ValId cr = dead[i]->results[0];
+		ValId ll = emit(P, I, TOP_LOCAL_LOAD, &r, 1, t, f->vals.data[cr].layout);
+		f->vals.data[ll].def->attr.i = pl->buf;
+		f->vals.data[ll].name = f->vals.data[res].name;
+		tir_replace_uses(f, cr, ll);
+	}
+	if (other_users) {
+		ValId ll = emit(P, I, TOP_LOCAL_LOAD, &r, 1, t, f->vals.data[res].layout);
+		f->vals.data[ll].def->attr.i = pl->buf;
+		f->vals.data[ll].name = f->vals.data[res].name;
+		tir_replace_uses(f, res, ll);
+	}
+	dead[(*ndead)++] = pl->op;
+}
+
+/* Pure ops of the body left without users (the old address slices). */
+static void count_uses(const TirBlock *b, uint32_t *uses)
+{
+	for (int i = 0; i < b->nops; i++) {
+		const TirOp *op = b->ops[i];
+		for (int k = 0; k < op->nin; k++)
+			uses[op->operands[k]]++;
+		for (int k = 0; k < op->nregions; k++)
+			count_uses(&op->regions[k], uses);
+	}
+}
+
+static void body_dce(Pipe *P)
+{
+	TirBlock *b = P->body;
+	uint32_t *uses = ARENA_NEWN(P->f->arena, uint32_t, P->f->vals.len + 1);
+	count_uses(b, uses);
+	for (int i = b->nops - 1; i >= 0; i--) {
+		TirOp *op = b->ops[i];
+		bool dead = (tir_op_flags((TirOpKind)op->kind) & TF_PURE) && !op->nregions && op->nout;
+		for (int k = 0; dead && k < op->nout; k++)
+			dead = !uses[op->results[k]];
+		if (!dead)
+			continue;
+		for (int k = 0; k < op->nin; k++)
+			uses[op->operands[k]]--;
+		memmove(&b->ops[i], &b->ops[i + 1], sizeof(TirOp *) * (size_t)(b->nops - 1 - i));
+		b->nops--;
+	}
+}
+
+/* The original address iter args: when nothing but their own update reads
+ * them (the loads that did are gone) and the loop's result is unused, yield
+ * them unchanged so the update dies (no second set of pointer registers). */
+static void mark_chain(Pipe *P, ValId v, uint8_t *in)
+{
+	const TirOp *d = P->f->vals.data[v].def;
+	if (!d || d->block != P->body || in[v])
+		return;
+	in[v] = 1;
+	for (int i = 0; i < d->nin; i++)
+		mark_chain(P, d->operands[i], in);
+}
+
+/* Some op other than a chain op or yield operand k reads a chain value. */
+static bool outside_use(const Pipe *P, const TirBlock *b, const uint8_t *in, int k)
+{
+	for (int i = 0; i < b->nops; i++) {
+		const TirOp *op = b->ops[i];
+		bool chain = op->nout == 1 && in[op->results[0]];
+		for (int j = 0; j < op->nin && !chain; j++)
+			if (in[op->operands[j]] && !(op == P->yield && j == k))
+				return true;
+		for (int r = 0; r < op->nregions; r++)
+			if (outside_use(P, &op->regions[r], in, k))
+				return true;
+	}
+	return false;
+}
+
+static void drop_stale_iters(Pipe *P, int norig)
+{
+	TirFunc *f = P->f;
+	uint32_t *uses = ARENA_NEWN(f->arena, uint32_t, f->vals.len + 1);
+	uint8_t *in = ARENA_NEWN(f->arena, uint8_t, f->vals.len + 1);
+	count_uses(f->entry, uses);
+	for (int k = 0; k < norig; k++) {
+		ValId arg = P->body->args[k + 1], y = P->yield->operands[k];
+		if (!P->used[k] || uses[P->loop->results[k]] || y == arg)
+			continue;
+		memset(in, 0, f->vals.len + 1);
+		in[arg] = 1;
+		mark_chain(P, y, in);
+		if (!outside_use(P, P->body, in, k))
+			P->yield->operands[k] = arg;
+	}
+	body_dce(P);
+}
+
+static void transform(Pipe *P, int S, int64_t step)
+{
+	TirFunc *f = P->f;
+	TirOp *loop = P->loop;
+	TirBlock *pb = loop->block;
+	ValId lb = loop->operands[0];
+	Type ivt = f->vals.data[lb].ty, i32 = type_scalar(DT_I32);
+	int n = P->niters;
+
+	/* prologue: iterations 0..S-2 into slots 0..S-2 */
+	ValId *cur = ARENA_NEWN(f->arena, ValId, n + 1), *nxt = ARENA_NEWN(f->arena, ValId, n + 1);
+	for (int k = 0; k < n; k++)
+		cur[k] = P->used[k] ? loop->operands[3 + k] : 0;
+	Inst I;
+	int pos = op_pos(pb, loop);
+	for (int j = 0; j < S - 1; j++) {
+		inst_init(P, &I, pb, pos, lb, cur);
+		if (j)
+			I.iv = binop(P, &I, TOP_ADD, lb, konst(P, &I, ivt, j * step));
+		ValId slot = konst(P, &I, i32, j);
+		for (int i = 0; i < P->nld; i++)
+			emit_copy(P, &I, &P->ld[i], slot);
+		emit_op(P, &I, TOP_ASYNC_COMMIT, NULL, 0);
+		advance(P, &I, nxt);
+		pos = I.pos;
+		ValId *t = cur;
+		cur = nxt;
+		nxt = t;
+	}
+	/* new iter args: the used ones S-1 iterations ahead, and the read slot */
+	ValId *inits = ARENA_NEWN(f->arena, ValId, n + 1);
+	int na = 0;
+	for (int k = 0; k < n; k++)
+		if (P->used[k])
+			inits[na++] = cur[k];
+	inst_init(P, &I, pb, pos, 0, NULL);
+	inits[na] = konst(P, &I, i32, 0);
+	int first = add_iters(P, inits, na + 1);
+	ValId *ahead = ARENA_NEWN(f->arena, ValId, n + 1);
+	for (int k = 0, a = 0; k < n; k++)
+		ahead[k] = P->used[k] ? P->body->args[first + a++] : 0;
+	ValId r = P->body->args[first + na];
+
+	/* body prefix: wait, barrier, reads of slot r, prefetch of i+S-1 */
+	TirBlock *body = P->body;
+	inst_init(P, &I, body, 0, body->args[0], ahead);
+	TirOp *w = emit_op(P, &I, TOP_ASYNC_WAIT, NULL, 0);
+	w->attr.i = S - 2;
+	emit_op(P, &I, TOP_BARRIER, NULL, 0);
+	TirOp **dead = ARENA_NEWN(f->arena, TirOp *, 2 * body->nops + 1);
+	int ndead = 0;
+	for (int i = 0; i < P->nld; i++)
+		replace_load(P, &I, &P->ld[i], r, dead, &ndead);
+	I.iv = binop(P, &I, TOP_ADD, body->args[0], konst(P, &I, ivt, (S - 1) * step));
+	ValId one = konst(P, &I, i32, 1), sv = konst(P, &I, i32, S);
+	ValId wr = binop(P, &I, TOP_ADD, r, konst(P, &I, i32, S - 1));
+	wr = select_(P, &I, cmp(P, &I, PRED_GE, wr, sv), binop(P, &I, TOP_SUB, wr, sv), wr);
+	for (int i = 0; i < P->nld; i++)
+		emit_copy(P, &I, &P->ld[i], wr);
+	emit_op(P, &I, TOP_ASYNC_COMMIT, NULL, 0);
+	advance(P, &I, nxt);
+	ValId r1 = binop(P, &I, TOP_ADD, r, one);
+	ValId rn = select_(P, &I, cmp(P, &I, PRED_EQ, r1, sv), konst(P, &I, i32, 0), r1);
+	int a = 0;
+	for (int k = 0; k < n; k++)
+		if (P->used[k])
+			inits[a++] = nxt[k];
+	inits[a++] = rn;
+	yield_append(P, inits, a);
+	remove_ops(body, dead, ndead);
+	body_dce(P);
+	drop_stale_iters(P, n);
+
+	/* epilogue: nothing in flight after the loop */
+	inst_init(P, &I, pb, op_pos(pb, loop) + 1, 0, NULL);
+	emit_op(P, &I, TOP_ASYNC_WAIT, NULL, 0)->attr.i = 0;
+	emit_op(P, &I, TOP_BARRIER, NULL, 0);
+}
+
+/* ---- driver ------------------------------------------------------------------------ */
+
+static bool has_loop(const TirBlock *b)
+{
+	for (int i = 0; i < b->nops; i++) {
+		const TirOp *op = b->ops[i];
+		if (op->kind == TOP_FOR || op->kind == TOP_WHILE)
+			return true;
+		for (int r = 0; r < op->nregions; r++)
+			if (has_loop(&op->regions[r]))
+				return true;
+	}
+	return false;
+}
+
+typedef VEC(TirOp *) OpVec;
+
+static void collect_loops(TirBlock *b, OpVec *out)
+{
+	for (int i = 0; i < b->nops; i++) {
+		TirOp *op = b->ops[i];
+		if (op->kind == TOP_FOR && op->nregions == 1 && !has_loop(&op->regions[0]))
+			vec_push(out, op);
+		for (int r = 0; r < op->nregions; r++)
+			collect_loops(&op->regions[r], out);
+	}
+}
+
+static void pipeline_loop(LayoutCtx *lc, TirFunc *f, TirOp *loop)
+{
+	int S = (int)(loop->attr.i ? loop->attr.i : lc->opts ? lc->opts->num_stages : 1);
+	const TirOp *st = f->vals.data[loop->operands[2]].def;
+	TirBlock *body = &loop->regions[0];
+	if (S < 2 || !st || st->kind != TOP_CONST || st->attr.i <= 0 || !body->nops ||
+	    body->ops[body->nops - 1]->kind != TOP_YIELD)
+		return;
+	Pipe P;
+	memset(&P, 0, sizeof P);
+	P.lc = lc;
+	P.f = f;
+	P.loop = loop;
+	P.body = body;
+	P.yield = body->ops[body->nops - 1];
+	P.niters = loop->nin - 3;
+	P.adv = ARENA_NEWN(f->arena, bool, P.niters + 1);
+	P.used = ARENA_NEWN(f->arena, bool, P.niters + 1);
+	P.nmemo = f->vals.len;
+	P.memo = ARENA_NEWN(f->arena, uint8_t, P.nmemo);
+	find_advanceable(&P);
+	for (int i = 0; i < body->nops && P.nld < MAX_PIPE_LOADS; i++)
+		if (candidate(&P, body->ops[i], &P.ld[P.nld]))
+			buf_layout(&P, &P.ld[P.nld++]);
+	if (!P.nld)
+		return;
+	S = fit_stages(&P, S);
+	if (!S)
+		return;
+	for (int i = 0; i < P.nld; i++) {
+		mark_iters(&P, P.ld[i].ptr, 0);
+		if (P.ld[i].mask)
+			mark_iters(&P, P.ld[i].mask, 0);
+	}
+	add_bufs(&P, S);
+	transform(&P, S, st->attr.i);
+}
+
+bool layout_pipeline(LayoutCtx *lc, TirFunc *f)
+{
+	if (!lc->target->has_cp_async || !f->entry)
+		return true;
+	OpVec loops = {0};
+	collect_loops(f->entry, &loops);
+	for (size_t i = 0; i < loops.len; i++)
+		pipeline_loop(lc, f, loops.data[i]);
+	vec_free(&loops);
+	if (!f->nbufs)
+		return true;
+	/* the conversions after the replaced loads are gone: size scratch again
+	 * (never more than the estimate the budget above was checked with) */
+	if (!layout_smem(lc, f))
+		return false;
+	f->smem_bytes += f->smem_reserved;
+	return true;
+}
