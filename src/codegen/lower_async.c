@@ -53,22 +53,6 @@ static void lower_local_load(Lower *L, const TirOp *op)
 	lw_set(L, res, out);
 }
 
-/* The dim register bit 0 steps along by one element, or -1. */
-static int reg_unit_dim(const LinearLayout *l)
-{
-	if (!lw_bits(l, LL_REG))
-		return -1;
-	const int32_t *c = lw_basis(l, LL_REG, 0);
-	int dim = -1;
-	for (int d = 0; d < l->n_out; d++) {
-		if (c[d] == 1 && dim < 0)
-			dim = d;
-		else if (c[d])
-			return -1;
-	}
-	return dim;
-}
-
 /* Every aligned group of v registers is v consecutive elements along dim:
  * no basis but registers 0..log2(v)-1 touches the low bits of the coordinate. */
 static bool groups_contiguous(const LinearLayout *l, int dim, int v)
@@ -96,7 +80,7 @@ static int copy_vec(const TirOp *op, const LinearLayout *l, const SmemAccess *a,
 {
 	int v = MINOF((int)MAXOF(op->attr.i2, 1), a->vec);
 	v = MINOF(v, MAXOF(1, 16 / eb));
-	int dim = reg_unit_dim(l);
+	int dim = lw_unit_dim(l, LL_REG);
 	if (dim < 0)
 		return 1;
 	while (v > 1 && !groups_contiguous(l, dim, v))

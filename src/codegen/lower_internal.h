@@ -106,6 +106,8 @@ TpVal lw_linear_lane_warp(Lower *L, const int32_t *lane_img, int nl, const int32
 /* Predicate (i1) "this thread is the canonical owner": lane & lane_free == 0
  * and warp & warp_free == 0; 0 (= true) when nothing is free. */
 TpVal lw_owner_pred(Lower *L, uint32_t lane_free, uint32_t warp_free);
+/* The dim that bit 0 of input dim k steps along by one element, or -1. */
+int lw_unit_dim(const LinearLayout *l, LLInDim k);
 /* Find a register of `l` holding coords c at lane = warp = 0 (-1 if none). */
 int lw_find_reg(const LinearLayout *l, const int32_t c[], uint32_t reg_free);
 

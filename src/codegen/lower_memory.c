@@ -82,8 +82,7 @@ int lw_stride_along(const TirFunc *f, ValId v, int dim) { return stride_rec(f, v
 
 /* ---- vector width ---------------------------------------------------------------------- */
 
-/* The dim `k`'s bit 0 steps along by one element, or -1. */
-static int unit_dim(const LinearLayout *l, LLInDim k)
+int lw_unit_dim(const LinearLayout *l, LLInDim k)
 {
 	if (lw_bits(l, k) == 0)
 		return -1;
@@ -105,8 +104,8 @@ static int unit_dim(const LinearLayout *l, LLInDim k)
  * across threads. -1 if neither. */
 static int contig_dim(const LinearLayout *l)
 {
-	int d = unit_dim(l, LL_REG);
-	return d >= 0 ? d : unit_dim(l, LL_LANE);
+	int d = lw_unit_dim(l, LL_REG);
+	return d >= 0 ? d : lw_unit_dim(l, LL_LANE);
 }
 
 /* Every basis other than registers 0..v-1 leaves the low log2(v) bits of the

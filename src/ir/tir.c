@@ -466,3 +466,14 @@ void tir_print(const TirFunc *f, StrBuf *out, bool with_layouts)
 	sb_puts(out, "}\n");
 	free(p.num);
 }
+
+void tir_count_uses(const TirBlock *b, uint32_t *uses)
+{
+	for (int i = 0; i < b->nops; i++) {
+		const TirOp *op = b->ops[i];
+		for (int k = 0; k < op->nin; k++)
+			uses[op->operands[k]]++;
+		for (int k = 0; k < op->nregions; k++)
+			tir_count_uses(&op->regions[k], uses);
+	}
+}

@@ -239,6 +239,8 @@ static inline TirVal *tir_val(TirFunc *f, ValId v) { return &f->vals.data[v]; }
 static inline Type tir_type(TirFunc *f, ValId v) { return f->vals.data[v].ty; }
 /* Replace every use of `from` (in ops after `after`, or everywhere if NULL) with `to`. */
 void tir_replace_uses(TirFunc *f, ValId from, ValId to);
+/* uses[v] += number of operands naming v in b and its nested regions. */
+void tir_count_uses(const TirBlock *b, uint32_t *uses);
 const char *tir_op_name(TirOpKind k);
 int tir_op_flags(TirOpKind k);
 const char *math_fn_name(MathFn m);

@@ -749,16 +749,6 @@ static void assign_block(Assign *A, TirBlock *b, const LinearLayout *const *term
 
 /* ---- dead code -------------------------------------------------------------- */
 
-static void count_uses(const TirBlock *b, uint32_t *uses)
-{
-	for (int i = 0; i < b->nops; i++) {
-		const TirOp *op = b->ops[i];
-		for (int k = 0; k < op->nin; k++)
-			uses[op->operands[k]]++;
-		for (int k = 0; k < op->nregions; k++)
-			count_uses(&op->regions[k], uses);
-	}
-}
 
 static bool remove_dead(TirBlock *b, uint32_t *uses)
 {
@@ -787,7 +777,7 @@ static bool remove_dead(TirBlock *b, uint32_t *uses)
 static void dead_code(TirFunc *f)
 {
 	uint32_t *uses = arena_alloc(f->arena, sizeof(uint32_t) * (f->vals.len + 1));
-	count_uses(f->entry, uses);
+	tir_count_uses(f->entry, uses);
 	while (remove_dead(f->entry, uses))
 		;
 }

@@ -521,22 +521,11 @@ static void replace_load(Pipe *P, Inst *I, const PLoad *pl, ValId r, TirOp **dea
 }
 
 /* Pure ops of the body left without users (the old address slices). */
-static void count_uses(const TirBlock *b, uint32_t *uses)
-{
-	for (int i = 0; i < b->nops; i++) {
-		const TirOp *op = b->ops[i];
-		for (int k = 0; k < op->nin; k++)
-			uses[op->operands[k]]++;
-		for (int k = 0; k < op->nregions; k++)
-			count_uses(&op->regions[k], uses);
-	}
-}
-
 static void body_dce(Pipe *P)
 {
 	TirBlock *b = P->body;
 	uint32_t *uses = ARENA_NEWN(P->f->arena, uint32_t, P->f->vals.len + 1);
-	count_uses(b, uses);
+	tir_count_uses(b, uses);
 	for (int i = b->nops - 1; i >= 0; i--) {
 		TirOp *op = b->ops[i];
 		bool dead = (tir_op_flags((TirOpKind)op->kind) & TF_PURE) && !op->nregions && op->nout;
@@ -585,7 +574,7 @@ static void drop_stale_iters(Pipe *P, int norig)
 	TirFunc *f = P->f;
 	uint32_t *uses = ARENA_NEWN(f->arena, uint32_t, f->vals.len + 1);
 	uint8_t *in = ARENA_NEWN(f->arena, uint8_t, f->vals.len + 1);
-	count_uses(f->entry, uses);
+	tir_count_uses(f->entry, uses);
 	for (int k = 0; k < norig; k++) {
 		ValId arg = P->body->args[k + 1], y = P->yield->operands[k];
 		if (!P->used[k] || uses[P->loop->results[k]] || y == arg)
