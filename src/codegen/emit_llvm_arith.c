@@ -14,6 +14,8 @@
  */
 #include "codegen/emit_llvm_internal.h"
 
+#include <llvm/Config/llvm-config.h>
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -585,7 +587,14 @@ static LLVMValueRef vexp_call(Em *e, LLVMValueRef x, bool base2)
 	if (!fn) {
 		fn = LLVMAddFunction(e->M, name, fty);
 		LLVMSetLinkage(fn, LLVMInternalLinkage);
-		static const char *const attrs[] = {"noinline", "nounwind", "readnone",
+		/* LLVM 16 spells readnone as memory(none): the "memory" enum
+		 * attribute with the value 0 */
+		static const char *const attrs[] = {"noinline", "nounwind",
+#if LLVM_VERSION_MAJOR >= 16
+		                                    "memory",
+#else
+		                                    "readnone",
+#endif
 		                                    "willreturn"};
 		for (size_t i = 0; i < COUNTOF(attrs); i++) {
 			unsigned k = LLVMGetEnumAttributeKindForName(attrs[i], strlen(attrs[i]));

@@ -15,6 +15,7 @@
 #include <llvm-c/LLJIT.h>
 #include <llvm-c/Orc.h>
 #include <llvm-c/Target.h>
+#include <llvm/Config/llvm-config.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -138,10 +139,17 @@ static const HostSym host_syms[] = {
         F2(fmax),
 };
 
+/* LLVM 16 renamed the symbol-map pair type of the ORC C API. */
+#if LLVM_VERSION_MAJOR >= 16
+typedef LLVMOrcCSymbolMapPair SymbolMapPair;
+#else
+typedef LLVMJITCSymbolMapPair SymbolMapPair;
+#endif
+
 static LLVMErrorRef define_host_syms(LLVMOrcLLJITRef J, LLVMOrcJITDylibRef jd)
 {
 	size_t n = COUNTOF(host_syms);
-	LLVMJITCSymbolMapPair pairs[COUNTOF(host_syms)];
+	SymbolMapPair pairs[COUNTOF(host_syms)];
 	for (size_t i = 0; i < n; i++) {
 		pairs[i].Name = LLVMOrcLLJITMangleAndIntern(J, host_syms[i].name);
 		pairs[i].Sym.Address = (LLVMOrcJITTargetAddress)(uintptr_t)host_syms[i].addr;
