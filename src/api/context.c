@@ -147,7 +147,7 @@ static tile_status ctx_init(tile_context *ctx, const tile_context_options *o)
 	ctx->on_print = o->on_print ? o->on_print : default_print;
 	ctx->print_user = o->on_print ? o->print_user : NULL;
 	ctx->num_warps = o->num_warps > 0 ? o->num_warps : 4;
-	ctx->num_stages = o->num_stages > 0 ? o->num_stages : 2;
+	ctx->num_stages = o->num_stages > 0 ? o->num_stages : 3; /* Triton's default */
 	if (o->num_warps < 0 || o->num_stages < 0)
 		return TILE_ERROR_INVALID_ARGUMENT;
 	ctx->be = backend_create(ctx);
