@@ -38,7 +38,7 @@ static void guess_signature(const KernelInfo *k, StrBuf *sig)
 static bool has_ice(const DiagSink *d)
 {
 	for (size_t i = 0; i < d->diags.len; i++)
-		if (strstr(d->diags.data[i].msg, "internal compiler error"))
+		if (!strncmp(d->diags.data[i].msg, "internal compiler error", 23)) /* not in user text */
 			return true;
 	return false;
 }
@@ -62,7 +62,7 @@ static void compile_one(SourceModule *m, const KernelInfo *k, const char *target
 		r.nargs = nargs;
 		target_from_name(target, &r.target);
 		r.opts.num_warps = 4;
-		r.opts.num_stages = 2;
+		r.opts.num_stages = 3; /* the default */
 		r.dump = DUMP_THREAD;
 		CompiledKernel out;
 		char *text = NULL;

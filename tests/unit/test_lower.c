@@ -938,6 +938,36 @@ static void check_clean(Interp *I, const char *name)
 	CHECK(I->oob == 0, "%s: %d out-of-bounds or misaligned accesses", name, I->oob);
 }
 
+/* Runs a kernel f(in, out) that copies n f32 values through some layout
+ * change, with in[i] = fill(i); checks every value arrived and every output
+ * address was written exactly once, and leaves the interpreter in *I (the
+ * caller frees it) for checks of what the copy used. */
+static void run_copy(TpFunc *f, const char *name, int n, float (*fill)(int), Interp *I)
+{
+	float *in = calloc((size_t)n, 4), *out = calloc((size_t)n, 4);
+	for (int i = 0; i < n; i++)
+		in[i] = fill(i);
+	void *args[2] = {&in, &out};
+	interp_init(I, f, args);
+	interp_region(I, in, n, 4);
+	interp_region(I, out, n, 4);
+	interp_run(I);
+	check_clean(I, name);
+	int bad = 0, badw = 0;
+	for (int i = 0; i < n; i++) {
+		bad += out[i] != in[i];
+		badw += I->regions[1].writes[i] != 1;
+	}
+	CHECK(bad == 0, "%s: %d wrong values", name, bad);
+	CHECK(badw == 0, "%s: %d addresses not written exactly once", name, badw);
+	free(in);
+	free(out);
+}
+
+static float fill_quarter(int i) { return (float)i + 0.25f; }
+/* small integers: exact in f16 and bf16 */
+static float fill_small(int i) { return (float)((i * 37) % 251 - 125); }
+
 /* ---- tests ------------------------------------------------------------------------------- */
 
 static void blocked(LinearLayout *l, int rank, const int32_t *shape, const int32_t *spt,
@@ -1329,24 +1359,8 @@ static void test_convert(const char *name, int num_warps, const int32_t *shape,
 	ret(&b);
 	TpFunc *f = do_lower(&b, "cuda-emu", name);
 	if (f) {
-		int n = shape[0] * shape[1];
-		float *in = calloc((size_t)n, 4), *out = calloc((size_t)n, 4);
-		for (int i = 0; i < n; i++)
-			in[i] = (float)i + 0.25f;
-		void *args[2] = {&in, &out};
 		Interp I;
-		interp_init(&I, f, args);
-		interp_region(&I, in, n, 4);
-		interp_region(&I, out, n, 4);
-		interp_run(&I);
-		check_clean(&I, name);
-		int bad = 0, badw = 0;
-		for (int i = 0; i < n; i++) {
-			bad += out[i] != in[i];
-			badw += I.regions[1].writes[i] != 1;
-		}
-		CHECK(bad == 0, "%s: %d wrong values", name, bad);
-		CHECK(badw == 0, "%s: %d addresses not written exactly once", name, badw);
+		run_copy(f, name, shape[0] * shape[1], fill_quarter, &I);
 		if (want == 0)
 			CHECK(I.n_shfl == 0 && I.n_smem_ops == 0,
 			      "%s: expected a register permutation", name);
@@ -1364,8 +1378,6 @@ static void test_convert(const char *name, int num_warps, const int32_t *shape,
 			      cr);
 		}
 		interp_free(&I);
-		free(in);
-		free(out);
 	}
 	arena_free(&a);
 }
@@ -1396,24 +1408,8 @@ static void test_convert16(const char *name, int num_warps, const int32_t *shape
 	ret(&b);
 	TpFunc *f = do_lower(&b, "cuda-emu", name);
 	if (f) {
-		int n = shape[0] * shape[1];
-		float *in = calloc((size_t)n, 4), *out = calloc((size_t)n, 4);
-		for (int i = 0; i < n; i++) /* small integers: exact in f16 and bf16 */
-			in[i] = (float)((i * 37) % 251 - 125);
-		void *args[2] = {&in, &out};
 		Interp I;
-		interp_init(&I, f, args);
-		interp_region(&I, in, n, 4);
-		interp_region(&I, out, n, 4);
-		interp_run(&I);
-		check_clean(&I, name);
-		int bad = 0, badw = 0;
-		for (int i = 0; i < n; i++) {
-			bad += out[i] != in[i];
-			badw += I.regions[1].writes[i] != 1;
-		}
-		CHECK(bad == 0, "%s: %d wrong values", name, bad);
-		CHECK(badw == 0, "%s: %d addresses not written exactly once", name, badw);
+		run_copy(f, name, shape[0] * shape[1], fill_small, &I);
 		int nregs = 1 << dl->in_bits[LL_REG];
 		if (ldm) {
 			CHECK(I.n_smem_loads == 0, "%s: %d smem loads besides ldmatrix", name,
@@ -1435,8 +1431,6 @@ static void test_convert16(const char *name, int num_warps, const int32_t *shape
 			      name, I.n_ldmatrix, I.n_smem_loads);
 		}
 		interp_free(&I);
-		free(in);
-		free(out);
 	}
 	arena_free(&a);
 }
