@@ -970,6 +970,23 @@ static float fill_small(int i) { return (float)((i * 37) % 251 - 125); }
 
 /* ---- tests ------------------------------------------------------------------------------- */
 
+/* Region of a two-value reduce/scan combining affine maps x -> a*x + b:
+ * (a1, b1) then (a2, b2) gives (a1*a2, b1*a2 + b2), associative but not
+ * commutative. */
+static void affine_combine(B *b, TirBlock *r, Type st)
+{
+	ValId a1 = tir_block_add_arg(b->f, r, st), b1 = tir_block_add_arg(b->f, r, st);
+	ValId a2 = tir_block_add_arg(b->f, r, st), b2 = tir_block_add_arg(b->f, r, st);
+	TirBlock *save = b->b;
+	b->b = r;
+	ValId y[2];
+	y[0] = op2(b, TOP_MUL, a1, a2, st, NULL);
+	y[1] = op2(b, TOP_ADD, op2(b, TOP_MUL, b1, a2, st, NULL), b2, st, NULL);
+	opn(b, TOP_YIELD, y, 2, type_scalar(DT_VOID), NULL);
+	b->b = save;
+}
+
+
 static void blocked(LinearLayout *l, int rank, const int32_t *shape, const int32_t *spt,
                     const int32_t *tpw, const int32_t *wpc, const int32_t *order)
 {
@@ -1201,18 +1218,7 @@ static void test_scan(const char *name, int num_warps, int size, const LinearLay
 	sc->attr.axis = 0;
 	sc->attr.flags = rev ? TIR_REVERSE : 0;
 	tir_op_add_regions(b.f, sc, 1);
-	{
-		TirBlock *r = &sc->regions[0];
-		ValId a1 = tir_block_add_arg(b.f, r, st), b1 = tir_block_add_arg(b.f, r, st);
-		ValId a2 = tir_block_add_arg(b.f, r, st), b2 = tir_block_add_arg(b.f, r, st);
-		TirBlock *save = b.b;
-		b.b = r;
-		ValId y[2];
-		y[0] = op2(&b, TOP_MUL, a1, a2, st, NULL);
-		y[1] = op2(&b, TOP_ADD, op2(&b, TOP_MUL, b1, a2, st, NULL), b2, st, NULL);
-		opn(&b, TOP_YIELD, y, 2, type_scalar(DT_VOID), NULL);
-		b.b = save;
-	}
+	affine_combine(&b, &sc->regions[0], st);
 	store(&b, ptrs(&b, poa, idx, DT_I32, 1, shape, l), sc->results[0], 0, 1);
 	store(&b, ptrs(&b, pob, idx, DT_I32, 1, shape, l), sc->results[1], 0, 1);
 	TirOp *cs = opn(&b, TOP_SCAN, &xb, 1, it, l);
@@ -1288,18 +1294,7 @@ static void test_reduce_nc(const char *name, int num_warps, int size, const Line
 	TirOp *rd = tir_op(b.f, b.b, TOP_REDUCE, noloc, in, 2, rts, 2);
 	rd->attr.axis = 0;
 	tir_op_add_regions(b.f, rd, 1);
-	{
-		TirBlock *r = &rd->regions[0];
-		ValId a1 = tir_block_add_arg(b.f, r, st), b1 = tir_block_add_arg(b.f, r, st);
-		ValId a2 = tir_block_add_arg(b.f, r, st), b2 = tir_block_add_arg(b.f, r, st);
-		TirBlock *save = b.b;
-		b.b = r;
-		ValId y[2];
-		y[0] = op2(&b, TOP_MUL, a1, a2, st, NULL);
-		y[1] = op2(&b, TOP_ADD, op2(&b, TOP_MUL, b1, a2, st, NULL), b2, st, NULL);
-		opn(&b, TOP_YIELD, y, 2, type_scalar(DT_VOID), NULL);
-		b.b = save;
-	}
+	affine_combine(&b, &rd->regions[0], st);
 	store(&b, pout, rd->results[0], 0, 1);
 	store(&b, pout2, rd->results[1], 0, 1);
 	ret(&b);
