@@ -1,11 +1,19 @@
-/* blockptr.c: block pointers (tl.make_block_ptr, tl.advance) lowered in sema
+/* blockptr.c: block pointers (tl.make_block_ptr, tl.advance) and tensor
+ * descriptors (tl.make_tensor_descriptor) lowered in sema
  * to tensors of pointers plus masks:
  *   idx_d = offset_d + arange(0, block_d)                (int32)
  *   ptrs  = base + sum_d idx_d[..., None, ...] * stride_d (broadcast)
  *   mask  = AND over boundary_check dims of (0 <= idx_d) & (idx_d < shape_d)
  * Offsets are int32 (as in Triton); the index arithmetic uses int32 unless a
  * stride or shape is an int64 value. padding_option "zero" / "nan" becomes
- * the load's `other`. */
+ * the load's `other`.
+ *
+ * A tensor descriptor is a block pointer whose offsets come with each access:
+ * desc.load([i, j]) reads the block at (i, j) with every dimension checked,
+ * elements outside the tensor reading as the padding; desc.store and the
+ * descriptor atomics touch only elements inside it. Triton uses TMA for these
+ * on Hopper; here they are ordinary masked (vectorized) accesses with the same
+ * results. */
 #include <math.h>
 #include <string.h>
 
@@ -27,7 +35,8 @@ static bool tuple_arg(Sema *s, Call *c, int i, int rank, Value *out, const char 
 	const Value *items = v.kind == V_TUPLE ? v.items : &v;
 	int n = v.kind == V_TUPLE ? v.n : 1;
 	if (n != rank) {
-		diag_error(s->d, c->at[i], "'%s' of '%s' has %d entries, expected %d (the rank of block_shape)", what, c->name, n, rank);
+		diag_error(s->d, c->at[i], "'%s' of '%s' has %d entr%s, expected %d (the rank of block_shape)", what, c->name, n,
+			   n == 1 ? "y" : "ies", rank);
 		return false;
 	}
 	for (int k = 0; k < n; k++) {
@@ -264,8 +273,187 @@ Value bp_store(Sema *s, Call *c)
 	return builtin_get(id)->fn(s, &l, 0);
 }
 
+/* ---- tensor descriptors ------------------------------------------------------------ */
+
+static Value b_make_tensor_descriptor(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	Value base = c->a[0];
+	if (base.kind == V_ERR) return base;
+	if (base.kind != V_TENSOR || base.ty.dt != DT_PTR || base.ty.rank) {
+		diag_error(s->d, c->at[0], "the base of '%s' must be a scalar pointer, got %s", c->name, v_describe(s, base));
+		return v_err();
+	}
+	BlockPtr *bp = ARENA_NEW(s->a, BlockPtr);
+	bp->base = base;
+	bp->desc = true;
+	int rank;
+	if (!arg_shape(s, c, 3, bp->block, &rank)) return v_err();
+	bp->rank = rank;
+	if (!tuple_arg(s, c, 1, rank, bp->shape, "shape") || !tuple_arg(s, c, 2, rank, bp->strides, "strides"))
+		return v_err();
+	Value last = bp->strides[rank - 1];
+	if (!(v_is_intlike(last) && last.c.i == 1)) {
+		diag_error(s->d, c->at[2],
+			   "the last stride of a tensor descriptor must be the constant 1 (the last dimension contiguous), got %s",
+			   v_describe(s, last));
+		return v_err();
+	}
+	DType elem = (DType)base.ty.elem;
+	int64_t row_bytes = (int64_t)bp->block[rank - 1] * (dtype_bits(elem) / 8);
+	if (row_bytes < 16) {
+		diag_error(s->d, c->at[3],
+			   "the last dimension of a tensor descriptor's block must span at least 16 bytes, got %d %s elements",
+			   (int)bp->block[rank - 1], dtype_name(elem));
+		return v_err();
+	}
+	const char *pad = c->has[4] ? arg_str(s, c, 4) : "zero";
+	if (!pad) return v_err();
+	if (!strcmp(pad, "nan")) {
+		if (!dtype_is_float(elem)) {
+			diag_error(s->d, c->at[4], "padding_option 'nan' needs a floating-point tensor, got %s", dtype_name(elem));
+			return v_err();
+		}
+		bp->pad_nan = true;
+	} else if (strcmp(pad, "zero")) {
+		diag_error(s->d, c->at[4], "padding_option of a tensor descriptor must be 'zero' or 'nan', got '%s'", pad);
+		return v_err();
+	}
+	for (int i = 0; i < rank; i++) {
+		bp->offsets[i] = v_int(0);
+		bp->order[i] = rank - 1 - i;
+	}
+	/* The descriptor contract (TMA's): a 16-byte aligned base and leading
+	 * strides that are multiples of 16 bytes. Axis analysis may vectorize on it. */
+	int32_t align = 16;
+	tir_add_hint(s->f, base.id, HINT_MULTIPLE_OF, 1, &align);
+	int32_t per16 = 16 / (dtype_bits(elem) / 8 ? dtype_bits(elem) / 8 : 1);
+	for (int i = 0; i + 1 < rank && per16 > 1; i++)
+		if (bp->strides[i].kind == V_TENSOR) tir_add_hint(s->f, bp->strides[i].id, HINT_MULTIPLE_OF, 1, &per16);
+	return (Value){.kind = V_BLOCKPTR, .bp = bp};
+}
+
+/* The descriptor of c->a[0] placed at the offsets in c->a[1], as pointers and
+ * a mask over every dimension. */
+static bool desc_at(Sema *s, Call *c, ValId *ptrs, ValId *mask)
+{
+	if (c->a[0].kind != V_BLOCKPTR || !c->a[0].bp->desc) {
+		diag_error(s->d, c->loc, "'%s' needs a tensor descriptor, got %s", c->name, v_describe(s, c->a[0]));
+		return false;
+	}
+	BlockPtr bp = *c->a[0].bp;
+	if (!tuple_arg(s, c, 1, bp.rank, bp.offsets, "offsets")) return false;
+	for (int i = 0; i < bp.rank; i++)
+		if (bp.offsets[i].kind == V_TENSOR && bp.offsets[i].ty.dt != DT_I32)
+			bp.offsets[i] = v_tensor(s, cast_val(s, bp.offsets[i].id, type_scalar(DT_I32), false, 0, c->at[1]));
+	Value all[TIR_MAX_RANK];
+	for (int d = 0; d < bp.rank; d++) all[d] = v_int(d);
+	return bp_pointers(s, &bp, all, bp.rank, c->loc, c->at[1], ptrs, mask);
+}
+
+static Value b_desc_load(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	ValId ptrs, mask;
+	if (!desc_at(s, c, &ptrs, &mask)) return v_err();
+	Call l = *c;
+	memset(l.has, 0, sizeof l.has);
+	l.a[0] = v_tensor(s, ptrs);
+	l.has[0] = true;
+	if (mask) {
+		l.a[1] = v_tensor(s, mask);
+		l.a[2] = c->a[0].bp->pad_nan ? v_float(NAN) : v_int(0);
+		l.has[1] = l.has[2] = true;
+	}
+	int id = builtin_find("load", BF_TL);
+	return builtin_get(id)->fn(s, &l, 0);
+}
+
+/* desc.store (extra < 0) and the descriptor atomics (extra = the tl.atomic_* name index) */
+static const char *const desc_atomic_names[] = {"atomic_add", "atomic_min", "atomic_max", "atomic_and", "atomic_or",
+						"atomic_xor"};
+
+static Value b_desc_store(Sema *s, Call *c, int extra)
+{
+	Value v = c->a[2];
+	if (v.kind == V_ERR) return v;
+	if (c->a[0].kind == V_BLOCKPTR && v.kind == V_TENSOR && v.ty.rank) {
+		const BlockPtr *bp = c->a[0].bp;
+		Type want = type_tile(type_elem(v.ty), bp->rank, bp->block);
+		if (!type_eq(v.ty, want)) {
+			char a[64], b[64];
+			shape_str(v.ty, a, sizeof a);
+			shape_str(want, b, sizeof b);
+			diag_error(s->d, c->at[2], "shape mismatch: %s vs %s (the block of the tensor descriptor)", a, b);
+			return v_err();
+		}
+	}
+	ValId ptrs, mask;
+	if (!desc_at(s, c, &ptrs, &mask)) return v_err();
+	Call l = *c;
+	memset(l.has, 0, sizeof l.has);
+	l.a[0] = v_tensor(s, ptrs);
+	l.a[1] = v;
+	l.has[0] = l.has[1] = true;
+	if (mask) {
+		l.a[2] = v_tensor(s, mask);
+		l.has[2] = true;
+	}
+	const char *name = extra < 0 ? "store" : desc_atomic_names[extra];
+	int id = builtin_find(name, BF_TL);
+	Value r = builtin_get(id)->fn(s, &l, builtin_get(id)->extra);
+	return r.kind == V_ERR ? r : v_none();
+}
+
+static Value b_desc_unsupported(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	diag_error(s->d, c->loc, "'%s' (Blackwell TMA gather/scatter) is not supported", c->name);
+	return v_err();
+}
+
+Value desc_attr(Sema *s, Value desc, const char *name, SrcLoc loc)
+{
+	const BlockPtr *bp = desc.bp;
+	Value items[TIR_MAX_RANK];
+	if (!strcmp(name, "block_shape")) {
+		for (int i = 0; i < bp->rank; i++) items[i] = v_int(bp->block[i]);
+		return v_tuple(s, items, bp->rank);
+	}
+	if (!strcmp(name, "shape") || !strcmp(name, "strides")) {
+		for (int i = 0; i < bp->rank; i++) items[i] = name[1] == 'h' ? bp->shape[i] : bp->strides[i];
+		return v_tuple(s, items, bp->rank);
+	}
+	if (!strcmp(name, "dtype")) return v_dtype(type_scalar((DType)bp->base.ty.elem));
+	if (!strcmp(name, "block_type"))
+		return v_dtype(type_tile(type_scalar((DType)bp->base.ty.elem), bp->rank, bp->block));
+	if (!strcmp(name, "padding")) return v_str(bp->pad_nan ? "nan" : "zero");
+	int id = builtin_find(name, BF_DESC);
+	if (id >= 0) {
+		Value *self = ARENA_NEW(s->a, Value);
+		*self = desc;
+		return v_builtin(id, self);
+	}
+	diag_error(s->d, loc, "tensor descriptor has no attribute '%s'", name);
+	return v_err();
+}
+
+
 const Builtin builtins_blockptr[] = {
     {"make_block_ptr", "base,shape,strides,offsets,block_shape,order", b_make_block_ptr, 0, BF_TL},
     {"advance", "base,offsets", b_advance, 0, BF_TL | BF_METHOD},
+    {"make_tensor_descriptor", "base,shape,strides,block_shape,padding_option='zero'", b_make_tensor_descriptor, 0, BF_TL},
+    {"_experimental_make_tensor_descriptor", "base,shape,strides,block_shape,padding_option='zero'",
+     b_make_tensor_descriptor, 0, BF_TL},
+    {"load", "self,offsets", b_desc_load, 0, BF_DESC},
+    {"store", "self,offsets,value", b_desc_store, -1, BF_DESC},
+    {"atomic_add", "self,offsets,value", b_desc_store, 0, BF_DESC},
+    {"atomic_min", "self,offsets,value", b_desc_store, 1, BF_DESC},
+    {"atomic_max", "self,offsets,value", b_desc_store, 2, BF_DESC},
+    {"atomic_and", "self,offsets,value", b_desc_store, 3, BF_DESC},
+    {"atomic_or", "self,offsets,value", b_desc_store, 4, BF_DESC},
+    {"atomic_xor", "self,offsets,value", b_desc_store, 5, BF_DESC},
+    {"gather", "self,*args", b_desc_unsupported, 0, BF_DESC},
+    {"scatter", "self,*args", b_desc_unsupported, 0, BF_DESC},
     {NULL, NULL, NULL, 0, 0},
 };

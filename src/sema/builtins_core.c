@@ -728,12 +728,70 @@ static Value b_py_anyall(Sema *s, Call *c, int extra)
 	return v_bool(extra != 0);
 }
 
+/* isinstance(x, T) for the classes a kernel can name: Python's int, float,
+ * bool, str, tuple, list and tl.tensor, tl.constexpr, tl.dtype,
+ * tl.tensor_descriptor (tl.tensor_descriptor_base); T may be a tuple of them. */
+static int isinstance_one(Sema *s, Value x, Value t, SrcLoc loc)
+{
+	if (t.kind != V_BUILTIN || t.self) {
+		diag_error(s->d, loc, "the second argument of isinstance must be a class or a tuple of classes, got %s",
+			   v_describe(s, t));
+		return -1;
+	}
+	const char *n = builtin_get(t.builtin)->name;
+	bool cst = x.kind == V_CONST;
+	if (!strcmp(n, "int")) return cst && (x.c.kind == CV_INT || x.c.kind == CV_BOOL);
+	if (!strcmp(n, "float")) return cst && x.c.kind == CV_FLOAT;
+	if (!strcmp(n, "bool")) return cst && x.c.kind == CV_BOOL;
+	if (!strcmp(n, "str")) return cst && x.c.kind == CV_STR;
+	if (!strcmp(n, "tuple") || !strcmp(n, "list")) return x.kind == V_TUPLE;
+	if (!strcmp(n, "constexpr")) return cst;
+	if (!strcmp(n, "dtype")) return x.kind == V_DTYPE || (cst && x.c.kind == CV_DTYPE);
+	if (!strcmp(n, "tensor")) return x.kind == V_TENSOR || (x.kind == V_BLOCKPTR && !x.bp->desc);
+	if (!strcmp(n, "tensor_descriptor") || !strcmp(n, "tensor_descriptor_base"))
+		return x.kind == V_BLOCKPTR && x.bp->desc;
+	diag_error(s->d, loc, "isinstance with '%s' is not supported", builtin_display(s, t.builtin));
+	return -1;
+}
+
 static Value b_isinstance(Sema *s, Call *c, int extra)
 {
 	(void)extra;
-	(void)s;
+	Value x = c->a[0], t = c->a[1];
+	if (x.kind == V_ERR || t.kind == V_ERR) return v_err();
+	const Value *cls = t.kind == V_TUPLE ? t.items : &t;
+	int n = t.kind == V_TUPLE ? t.n : 1;
+	bool any = false;
+	for (int i = 0; i < n; i++) {
+		int r = isinstance_one(s, x, cls[i], c->at[1]);
+		if (r < 0) return v_err();
+		any |= r;
+	}
+	return v_bool(any);
+}
+
+/* str(x) of a constexpr */
+static Value b_py_str(Sema *s, Call *c, int extra)
+{
+	(void)extra;
 	Value v = c->a[0];
-	return v_bool(v.kind == V_TUPLE && c->a[1].kind == V_BUILTIN);
+	if (v.kind == V_ERR) return v;
+	char buf[256];
+	if (v.kind == V_CONST) const_str(v.c, buf, sizeof buf);
+	else if (v.kind == V_DTYPE) snprintf(buf, sizeof buf, "%s", dt_name(s, v.ty));
+	else {
+		diag_error(s->d, c->at[0], "'str' needs a constexpr, got %s", v_describe(s, v));
+		return v_err();
+	}
+	return v_str(arena_strdup(s->a, buf));
+}
+
+/* tl.tensor, tl.dtype, tl.tensor_descriptor: classes for isinstance, not callable */
+static Value b_class(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	diag_error(s->d, c->loc, "'%s' is a class for isinstance and cannot be called in a kernel", c->name);
+	return v_err();
 }
 
 const Builtin builtins_core[] = {
@@ -800,6 +858,11 @@ const Builtin builtins_core[] = {
     {"len", "x", b_len, 0, BF_PY},
     {"print", "*args", b_print, 0, BF_PY},
     {"isinstance", "x,t", b_isinstance, 0, BF_PY},
+    {"str", "object=''", b_py_str, 0, BF_PY},
+    {"tensor", "*args", b_class, 0, BF_TL},
+    {"dtype", "*args", b_class, 0, BF_TL},
+    {"tensor_descriptor", "*args", b_class, 0, BF_TL},
+    {"tensor_descriptor_base", "*args", b_class, 0, BF_TL},
     {"tuple", "iterable=None", b_py_tuple, 0, BF_PY},
     {"list", "iterable=None", b_py_tuple, 1, BF_PY},
     {"sum", "iterable,start=0", b_py_sum, 0, BF_PY},

@@ -55,7 +55,7 @@ const char *v_describe(Sema *s, Value v)
 	case V_BUILTIN: return "builtin function";
 	case V_NS:
 	case V_MODULE: return "module";
-	case V_BLOCKPTR: return "block pointer";
+	case V_BLOCKPTR: return v.bp->desc ? "tensor descriptor" : "block pointer";
 	case V_TUPLE: return "tuple";
 	case V_DICT: return "dict";
 	case V_LAMBDA: return "lambda";

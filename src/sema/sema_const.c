@@ -228,7 +228,8 @@ bool values_identical(Value a, Value b)
 	case V_BLOCKPTR: {
 		const BlockPtr *x = a.bp, *y = b.bp;
 		if (x == y) return true;
-		if (x->rank != y->rank || !values_identical(x->base, y->base)) return false;
+		if (x->rank != y->rank || x->desc != y->desc || x->pad_nan != y->pad_nan || !values_identical(x->base, y->base))
+			return false;
 		for (int i = 0; i < x->rank; i++)
 			if (!values_identical(x->shape[i], y->shape[i]) || !values_identical(x->strides[i], y->strides[i]) ||
 			    !values_identical(x->offsets[i], y->offsets[i]) || x->block[i] != y->block[i] ||

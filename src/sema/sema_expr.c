@@ -75,6 +75,9 @@ Value get_attr(Sema *s, Value obj, const char *name, SrcLoc loc)
 	case V_FUNC:
 		if (!strcmp(name, "fn")) return obj;
 		break;
+	case V_BLOCKPTR:
+		if (obj.bp->desc) return desc_attr(s, obj, name, loc);
+		break;
 	case V_RTARG:
 		if (!strcmp(name, "dtype"))
 			return v_dtype(obj.ty.dt == DT_PTR ? type_scalar((DType)obj.ty.elem) : obj.ty);

@@ -9,7 +9,8 @@
  *   builtins_*.c      the tl.* builtins by family; builtins_prelude.c holds the
  *                     ones written in the kernel language itself (random, sigmoid, ...)
  *   builtins_shape.c  tl.join / split / interleave / cat / flip (from existing ops)
- *   blockptr.c        make_block_ptr / advance / block-pointer loads and stores
+ *   blockptr.c        make_block_ptr / advance / block-pointer loads and stores;
+ *                     make_tensor_descriptor and descriptor loads, stores, atomics
  *
  * A sema Value is a tagged union: a constexpr (ConstVal), a dtype, an IR value
  * (tensor or scalar), a function, a builtin (maybe bound to a receiver), a
@@ -79,6 +80,8 @@ struct BlockPtr {
 	Value shape[TIR_MAX_RANK], strides[TIR_MAX_RANK], offsets[TIR_MAX_RANK]; /* V_CONST or scalar V_TENSOR */
 	int32_t block[TIR_MAX_RANK];
 	int order[TIR_MAX_RANK];
+	bool desc;    /* a tensor descriptor: offsets (all 0 here) come with each access */
+	bool pad_nan; /* descriptor padding_option "nan" (else "zero") */
 };
 
 /* A module-level name: evaluated lazily on first use. */
@@ -283,6 +286,7 @@ enum {
 	BF_TRITON = 16,  /* triton.NAME (cdiv, next_power_of_2, jit) */
 	BF_DTYPE = 32,   /* dtype.NAME() */
 	BF_PRELUDE = 64, /* implemented in the prelude (fn == NULL) */
+	BF_DESC = 128,   /* tensor_descriptor.NAME(...) */
 };
 extern const Builtin *const builtin_tables[];
 const Builtin *builtin_get(int id);
@@ -297,6 +301,8 @@ ModScope *prelude_scope(Sema *s);
 /* blockptr.c: tl.load / tl.store on a block pointer (slots as in tl.load / tl.store) */
 Value bp_load(Sema *s, Call *c);
 Value bp_store(Sema *s, Call *c);
+/* blockptr.c: attributes and methods of a tensor descriptor */
+Value desc_attr(Sema *s, Value desc, const char *name, SrcLoc loc);
 /* builtins_mem.c: cache modifier / eviction policy strings to TIR_CACHE_* | TIR_EVICT_* << 8 */
 bool mem_hints(Sema *s, Call *c, int cache_slot, int evict_slot, bool is_store, int64_t *out);
 

@@ -173,7 +173,7 @@ static bool same_template_m(Sema *s, Value a, Value b, bool materialize)
 			if (!same_template_m(s, a.items[i], b.items[i], materialize)) return false;
 		return true;
 	case V_BLOCKPTR:
-		if (a.bp->rank != b.bp->rank) return false;
+		if (a.bp->rank != b.bp->rank || a.bp->desc != b.bp->desc || a.bp->pad_nan != b.bp->pad_nan) return false;
 		for (int i = 0; i < a.bp->rank; i++) {
 			if (a.bp->block[i] != b.bp->block[i] || a.bp->order[i] != b.bp->order[i]) return false;
 			if ((a.bp->shape[i].kind == V_TENSOR) != (b.bp->shape[i].kind == V_TENSOR)) return false;

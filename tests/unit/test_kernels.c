@@ -427,26 +427,36 @@ static const int mm_shapes[][3] = {{16, 16, 16}, {64, 64, 64}, {100, 70, 33}, {1
 				   {40, 24, 200}};
 static const int mm_blocks[][3] = {{16, 16, 16}, {32, 32, 32}, {64, 32, 16}, {32, 64, 32},
 				   {32, 16, 32}};
+/* Tensor descriptors require row strides of whole 16-byte units, so N and K
+ * are multiples of 8; M, N and K stay ragged against the blocks. */
+static const int mm_desc_shapes[][3] = {{16, 16, 16}, {64, 64, 64}, {100, 72, 40}, {128, 96, 80},
+					{40, 24, 200}};
 
-static void test_matmul_shape(T *t, bool fp16, bool block_ptr, uint64_t *seed, int si,
+/* How the matmul kernel addresses memory: pointer tiles, block pointers, tensor descriptors */
+typedef enum { MM_POINTERS, MM_BLOCK_PTR, MM_DESCRIPTOR } MmKind;
+
+static void test_matmul_shape(T *t, bool fp16, MmKind kind, uint64_t *seed, int si,
 			      const int shape[3], const int block[3])
 {
 	{
 		int M = shape[0], N = shape[1], K = shape[2];
 		int BM = block[0], BN = block[1], BK = block[2];
-		bool leaky = !block_ptr && (si & 1);
+		bool leaky = kind == MM_POINTERS && (si & 1);
 		const char *ty = fp16 ? "*fp16:16" : "*fp32:16";
 		char sig[256];
-		if (block_ptr)
+		if (kind == MM_BLOCK_PTR)
 			snprintf(sig, sizeof sig, "%s,%s,*fp32:16,i32,i32,i32,i32,i32,i32,i32,i32,i32,%d,%d,%d",
 				 ty, ty, BM, BN, BK);
+		else if (kind == MM_DESCRIPTOR)
+			snprintf(sig, sizeof sig, "%s,%s,*fp32:16,i32,i32,i32,i32,i32,i32,%d,%d,%d", ty, ty, BM, BN,
+				 BK);
 		else
 			snprintf(sig, sizeof sig,
 				 "%s,%s,*fp32:16,i32,i32,i32,i32,i32,i32,i32,i32,i32,%d,%d,%d,8,'%s'",
 				 ty, ty, BM, BN, BK, leaky ? "leaky_relu" : "");
-		tile_kernel *k = block_ptr
-			? get_kernel(t, "matmul_block_ptr.tile", "matmul_block_ptr_kernel", sig)
-			: get_kernel(t, "matmul.tile", "matmul_kernel", sig);
+		tile_kernel *k = kind == MM_BLOCK_PTR	 ? get_kernel(t, "matmul_block_ptr.tile", "matmul_block_ptr_kernel", sig)
+				 : kind == MM_DESCRIPTOR ? get_kernel(t, "matmul_descriptor.tile", "matmul_descriptor_kernel", sig)
+							 : get_kernel(t, "matmul.tile", "matmul_kernel", sig);
 		if (!k)
 			return;
 		void *a, *b;
@@ -466,8 +476,12 @@ static void test_matmul_shape(T *t, bool fp16, bool block_ptr, uint64_t *seed, i
 				   tile_arg_i32(M), tile_arg_i32(N), tile_arg_i32(K),
 				   tile_arg_i32(K), tile_arg_i32(1), tile_arg_i32(N), tile_arg_i32(1),
 				   tile_arg_i32(N), tile_arg_i32(1)};
+		tile_arg dargs[] = {args[0], args[1], args[2], tile_arg_i32(M), tile_arg_i32(N), tile_arg_i32(K),
+				    tile_arg_i32(K), tile_arg_i32(N), tile_arg_i32(N)};
 		uint32_t gm = (uint32_t)((M + BM - 1) / BM), gn = (uint32_t)((N + BN - 1) / BN);
-		if (block_ptr)
+		if (kind == MM_DESCRIPTOR)
+			launch(t, k, gm, gn, dargs, 9);
+		else if (kind == MM_BLOCK_PTR)
 			launch(t, k, gm, gn, args, 12);
 		else
 			launch(t, k, gm * gn, 1, args, 12);
@@ -477,10 +491,12 @@ static void test_matmul_shape(T *t, bool fp16, bool block_ptr, uint64_t *seed, i
 	}
 }
 
-static void test_matmul(T *t, bool fp16, bool block_ptr)
+static void test_matmul(T *t, bool fp16, MmKind kind)
 {
-	t->what = block_ptr ? (fp16 ? "matmul_block_ptr fp16" : "matmul_block_ptr fp32")
-			    : (fp16 ? "matmul fp16" : "matmul fp32");
+	static const char *const what[][2] = {{"matmul fp32", "matmul fp16"},
+					      {"matmul_block_ptr fp32", "matmul_block_ptr fp16"},
+					      {"matmul_descriptor fp32", "matmul_descriptor fp16"}};
+	t->what = what[kind][fp16];
 	const char *env = getenv("TILE_TEST_NUM_STAGES");
 	int save = t->num_stages;
 	/* not strtok: main's loop over targets is using it */
@@ -490,15 +506,16 @@ static void test_matmul(T *t, bool fp16, bool block_ptr)
 		p = *end == ',' ? end + 1 : end + strlen(end);
 		uint64_t seed = 17;
 		for (int si = 0; si < (int)(sizeof mm_shapes / sizeof *mm_shapes); si++)
-			test_matmul_shape(t, fp16, block_ptr, &seed, si, mm_shapes[si], mm_blocks[si]);
+			test_matmul_shape(t, fp16, kind, &seed, si,
+					  kind == MM_DESCRIPTOR ? mm_desc_shapes[si] : mm_shapes[si], mm_blocks[si]);
 	}
 	/* buffers of 4 stages (4 x 64 KiB) exceed cuda-emu's 227 KiB: the pass
 	 * must fall back to fewer stages and still be right */
-	if (!fp16 && !block_ptr && env && *env && strcmp(t->target, "cuda-emu") == 0) {
+	if (!fp16 && kind == MM_POINTERS && env && *env && strcmp(t->target, "cuda-emu") == 0) {
 		static const int shape[3] = {48, 40, 600}, block[3] = {32, 32, 256};
 		uint64_t seed = 23;
 		t->num_stages = 4;
-		test_matmul_shape(t, fp16, block_ptr, &seed, 1, shape, block);
+		test_matmul_shape(t, fp16, kind, &seed, 1, shape, block);
 	}
 	t->num_stages = save;
 }
@@ -709,13 +726,17 @@ static void run_all(T *t)
 	if (selected("rms_norm"))
 		test_rms_norm(t, true);
 	if (selected("matmul fp32"))
-		test_matmul(t, false, false);
+		test_matmul(t, false, MM_POINTERS);
 	if (selected("matmul fp16"))
-		test_matmul(t, true, false);
+		test_matmul(t, true, MM_POINTERS);
 	if (selected("matmul_block_ptr fp32"))
-		test_matmul(t, false, true);
+		test_matmul(t, false, MM_BLOCK_PTR);
 	if (selected("matmul_block_ptr fp16"))
-		test_matmul(t, true, true);
+		test_matmul(t, true, MM_BLOCK_PTR);
+	if (selected("matmul_descriptor fp32"))
+		test_matmul(t, false, MM_DESCRIPTOR);
+	if (selected("matmul_descriptor fp16"))
+		test_matmul(t, true, MM_DESCRIPTOR);
 	if (selected("dropout"))
 		test_dropout(t);
 	if (selected("row_reduce"))
