@@ -103,6 +103,30 @@ static void block_insert(TirFunc *f, TirBlock *b, int pos, TirOp *op)
 	op->block = b;
 }
 
+void tir_op_move(TirFunc *f, TirOp *op, TirBlock *to, int pos)
+{
+	TirBlock *from = op->block;
+	int i = 0;
+	while (i < from->nops && from->ops[i] != op) i++;
+	if (i == from->nops) return;
+	memmove(from->ops + i, from->ops + i + 1, sizeof(TirOp *) * (size_t)(from->nops - i - 1));
+	from->nops--;
+	block_insert(f, to, pos, op);
+}
+
+TirBlock *tir_def_block(const TirFunc *f, ValId v)
+{
+	const TirVal *t = &f->vals.data[v];
+	return t->def ? t->def->block : t->block;
+}
+
+bool tir_block_within(const TirOp *op, const TirBlock *b)
+{
+	for (; b; b = b->parent ? b->parent->block : NULL)
+		if (b->parent == op) return true;
+	return false;
+}
+
 void tir_op_set_results(TirFunc *f, TirOp *op, const Type *out_types, int nout)
 {
 	op->results = nout ? ARENA_NEWN(f->arena, ValId, nout) : NULL;

@@ -231,6 +231,12 @@ TirOp *tir_op(TirFunc *f, TirBlock *b, TirOpKind k, SrcLoc loc, const ValId *in,
 TirOp *tir_op_at(TirFunc *f, TirBlock *b, int pos, TirOpKind k, SrcLoc loc, const ValId *in,
 		 int nin, const Type *out_types, int nout);
 void tir_op_add_regions(TirFunc *f, TirOp *op, int n); /* regions get parent = op */
+/* Moves op out of its block to before position `pos` of `to` (-1: the end). */
+void tir_op_move(TirFunc *f, TirOp *op, TirBlock *to, int pos);
+/* The block defining v (an op's block, or the block whose argument v is). */
+TirBlock *tir_def_block(const TirFunc *f, ValId v);
+/* Whether block b is one of op's regions or nested in one. */
+bool tir_block_within(const TirOp *op, const TirBlock *b);
 /* Gives an op (created with no results, e.g. an IF whose yields are known
  * only after its regions are built) fresh results of the given types. */
 void tir_op_set_results(TirFunc *f, TirOp *op, const Type *out_types, int nout);

@@ -782,6 +782,47 @@ static void dead_code(TirFunc *f)
 		;
 }
 
+/* ---- loop-invariant conversions ------------------------------------------------ */
+
+/* A conversion in a loop whose operand comes from outside the loop is the
+ * same every iteration (e.g. a dot operand loaded before the loop): it moves
+ * in front of the loop, as Triton's LICM does, sharing a conversion already
+ * there. Inner loops first, so a conversion climbs out of a nest. Only
+ * top-level ops of the loop's regions move: what sits under an `if` may not
+ * run. */
+static void hoist_converts(Assign *A, TirBlock *b)
+{
+	TirFunc *f = A->f;
+	for (int k = 0; k < b->nops; k++) {
+		TirOp *loop = b->ops[k];
+		for (int r = 0; r < loop->nregions; r++)
+			hoist_converts(A, &loop->regions[r]);
+		if (loop->kind != TOP_FOR && loop->kind != TOP_WHILE)
+			continue;
+		for (int r = 0; r < loop->nregions; r++) {
+			TirBlock *body = &loop->regions[r];
+			for (int i = 0; i < body->nops; i++) {
+				TirOp *cv = body->ops[i];
+				ValId src = cv->nin ? cv->operands[0] : 0;
+				if (cv->kind != TOP_CONVERT_LAYOUT || tir_block_within(loop, tir_def_block(f, src)))
+					continue;
+				ValId same = 0;
+				for (int j = 0; j < k && !same; j++)
+					if (b->ops[j]->kind == TOP_CONVERT_LAYOUT && b->ops[j]->operands[0] == src &&
+					    lay(A, b->ops[j]->results[0]) == lay(A, cv->results[0]))
+						same = b->ops[j]->results[0];
+				if (same) {
+					tir_replace_uses(f, cv->results[0], same);
+					continue; /* dead now; dead_code removes it */
+				}
+				tir_op_move(f, cv, b, k);
+				k++;
+				i--;
+			}
+		}
+	}
+}
+
 /* ---- entry -------------------------------------------------------------------- */
 
 bool layout_assign(LayoutCtx *lc, TirFunc *f)
@@ -800,6 +841,7 @@ bool layout_assign(LayoutCtx *lc, TirFunc *f)
 	A.want = arena_alloc(lc->arena, sizeof(void *) * (A.nvals0 + 1));
 	want_block(&A, f->entry);
 	assign_block(&A, f->entry, NULL, 0, 0);
+	hoist_converts(&A, f->entry);
 	dead_code(f);
 	vec_free(&A.interned);
 	vec_free(&A.cache);

@@ -78,20 +78,6 @@ typedef struct Inst {
 
 /* ---- where values live -------------------------------------------------------------- */
 
-static TirBlock *def_block(const TirFunc *f, ValId v)
-{
-	const TirVal *t = &f->vals.data[v];
-	return t->def ? t->def->block : t->block;
-}
-
-/* Is block b the loop's body or nested in it? */
-static bool inside(const TirOp *loop, const TirBlock *b)
-{
-	for (; b; b = b->parent ? b->parent->block : NULL)
-		if (b->parent == loop)
-			return true;
-	return false;
-}
 
 static int iter_index(const Pipe *P, ValId v)
 {
@@ -106,7 +92,7 @@ static int iter_index(const Pipe *P, ValId v)
 static bool slice_ok(Pipe *P, ValId v, int depth)
 {
 	TirFunc *f = P->f;
-	if (!inside(P->loop, def_block(f, v)))
+	if (!tir_block_within(P->loop, tir_def_block(f, v)))
 		return true;
 	if (v == P->body->args[0])
 		return true;
@@ -121,7 +107,7 @@ static bool slice_ok(Pipe *P, ValId v, int depth)
 	/* a divisor that changes with the iteration could be 0 in a prefetch
 	 * the original never runs */
 	if (ok && (op->kind == TOP_DIV || op->kind == TOP_REM))
-		ok = !inside(P->loop, def_block(f, op->operands[1]));
+		ok = !tir_block_within(P->loop, tir_def_block(f, op->operands[1]));
 	for (int i = 0; ok && i < op->nin; i++)
 		ok = slice_ok(P, op->operands[i], depth + 1);
 	if (v < P->nmemo)
@@ -153,7 +139,7 @@ static void find_advanceable(Pipe *P)
 static void mark_iters(Pipe *P, ValId v, int depth)
 {
 	TirFunc *f = P->f;
-	if (!inside(P->loop, def_block(f, v)) || v == P->body->args[0] || depth > 200)
+	if (!tir_block_within(P->loop, tir_def_block(f, v)) || v == P->body->args[0] || depth > 200)
 		return;
 	int k = iter_index(P, v);
 	if (k >= 0) {
@@ -184,10 +170,24 @@ static bool zero_const(const TirFunc *f, ValId v)
 	return d->attr.i == 0;
 }
 
-/* Users of v at any depth of b: all must be top-level CONVERT_LAYOUT or DOT
- * (as a or b); sets *dot when some path reaches a dot operand. */
+/* The layout, in the coordinates of trans's operand, that gives layout l
+ * after the transposition (trans only permutes a layout's outputs). */
+static const LinearLayout *untrans(const Pipe *P, const TirOp *tr, const LinearLayout *l)
+{
+	int inv[TIR_MAX_RANK];
+	for (int d = 0; d < l->n_out; d++)
+		inv[tr->attr.perm[d]] = d;
+	LinearLayout *r = ARENA_NEW(P->f->arena, LinearLayout);
+	ll_permute_outs(r, l, inv);
+	return r;
+}
+
+/* Users of v at any depth of b: all must be top-level DOT operands,
+ * CONVERT_LAYOUTs, or (not below another) TRANS whose users are such; sets
+ * *dot when some path reaches a dot operand, and *first to the layout the
+ * first consumer reads, in v's coordinates. */
 static bool users_ok(const Pipe *P, const TirBlock *b, ValId v, bool *dot,
-		     const LinearLayout **first)
+		     const LinearLayout **first, const TirOp *tr)
 {
 	for (int i = 0; i < b->nops; i++) {
 		const TirOp *op = b->ops[i];
@@ -196,10 +196,10 @@ static bool users_ok(const Pipe *P, const TirBlock *b, ValId v, bool *dot,
 				continue;
 			if (b != P->body)
 				return false;
+			const LinearLayout *seen = NULL;
 			if (op->kind == TOP_DOT && j < 2) {
 				*dot = true;
-				if (!*first)
-					*first = P->f->vals.data[v].layout;
+				seen = P->f->vals.data[v].layout;
 			} else if (op->kind == TOP_CONVERT_LAYOUT) {
 				ValId r = op->results[0];
 				/* the convert's users may be anything; note a dot */
@@ -207,14 +207,18 @@ static bool users_ok(const Pipe *P, const TirBlock *b, ValId v, bool *dot,
 					for (int m = 0; m < b->ops[k]->nin && m < 2; m++)
 						if (b->ops[k]->operands[m] == r && b->ops[k]->kind == TOP_DOT)
 							*dot = true;
-				if (!*first)
-					*first = P->f->vals.data[r].layout;
+				seen = P->f->vals.data[r].layout;
+			} else if (op->kind == TOP_TRANS && !tr) {
+				if (!users_ok(P, P->body, op->results[0], dot, first, op))
+					return false;
 			} else {
 				return false;
 			}
+			if (seen && !*first)
+				*first = tr ? untrans(P, tr, seen) : seen;
 		}
 		for (int r = 0; r < op->nregions; r++)
-			if (!users_ok(P, &op->regions[r], v, dot, first))
+			if (!users_ok(P, &op->regions[r], v, dot, first, tr))
 				return false;
 	}
 	return true;
@@ -239,7 +243,7 @@ static bool candidate(Pipe *P, TirOp *op, PLoad *pl)
 		return false;
 	bool dot = false;
 	const LinearLayout *first = NULL;
-	if (!users_ok(P, P->body, res, &dot, &first) || !dot || !first)
+	if (!users_ok(P, P->body, res, &dot, &first, NULL) || !dot || !first)
 		return false;
 	if (!slice_ok(P, op->operands[0], 0) || (mask && !slice_ok(P, mask, 0)))
 		return false;
@@ -365,7 +369,7 @@ static void inst_init(Pipe *P, Inst *I, TirBlock *b, int pos, ValId iv, ValId *i
 static ValId clone(Pipe *P, Inst *I, ValId v)
 {
 	TirFunc *f = P->f;
-	if (!inside(P->loop, def_block(f, v)))
+	if (!tir_block_within(P->loop, tir_def_block(f, v)))
 		return v;
 	if (v == P->body->args[0])
 		return I->iv;
@@ -487,36 +491,79 @@ static void yield_append(Pipe *P, const ValId *vals, int n)
 }
 
 /* LOCAL_LOADs of slot r replacing load pl (its converts, then the rest). */
-static void replace_load(Pipe *P, Inst *I, const PLoad *pl, ValId r, TirOp **dead, int *ndead)
+/* The function's pointer for layout l (layouts are interned: equal layouts
+ * are one pointer), or a new one. */
+static const LinearLayout *lay_intern_f(const Pipe *P, const LinearLayout *l)
+{
+	const TirFunc *f = P->f;
+	for (size_t v = 1; v < f->vals.len; v++)
+		if (f->vals.data[v].layout && ll_equal(f->vals.data[v].layout, l))
+			return f->vals.data[v].layout;
+	return arena_dup(f->arena, l, sizeof *l);
+}
+
+/* LOCAL_LOAD of the slot in layout l (in the load's coordinates), then the
+ * transposition tr when the load was used through one. */
+static ValId read_slot(Pipe *P, Inst *I, const PLoad *pl, ValId r, const LinearLayout *l, const TirOp *tr)
 {
 	TirFunc *f = P->f;
 	ValId res = pl->op->results[0];
-	Type t = f->vals.data[res].ty;
+	ValId ll = emit(P, I, TOP_LOCAL_LOAD, &r, 1, f->vals.data[res].ty, lay_intern_f(P, l));
+	f->vals.data[ll].def->attr.i = pl->buf;
+	f->vals.data[ll].name = f->vals.data[res].name;
+	if (!tr)
+		return ll;
+	ValId t = tr->results[0];
+	LinearLayout *tl = ARENA_NEW(f->arena, LinearLayout);
+	ll_permute_outs(tl, l, tr->attr.perm);
+	TirOp *n = emit_op(P, I, TOP_TRANS, &ll, 1);
+	tir_op_set_results(f, n, &f->vals.data[t].ty, 1);
+	n->attr = tr->attr;
+	f->vals.data[n->results[0]].layout = lay_intern_f(P, tl);
+	f->vals.data[n->results[0]].name = f->vals.data[t].name;
+	return n->results[0];
+}
+
+/* Replaces the uses of v (the load's result, or with tr its transposition):
+ * each convert of it becomes a read of the slot in the convert's layout,
+ * other users get one read in v's own layout. */
+static void replace_uses_of(Pipe *P, Inst *I, const PLoad *pl, ValId r, ValId v, const TirOp *tr,
+			    TirOp **dead, int *ndead)
+{
+	TirFunc *f = P->f;
 	TirBlock *b = P->body;
-	/* collected first: the LOCAL_LOADs go in front of them */
 	int first = *ndead;
 	bool other_users = false;
+	const TirOp *trans_users[8];
+	int ntrans = 0;
 	for (int i = 0; i < b->nops; i++)
 		for (int j = 0; j < b->ops[i]->nin; j++)
-			if (b->ops[i]->operands[j] == res) {
+			if (b->ops[i]->operands[j] == v) {
 				if (b->ops[i]->kind == TOP_CONVERT_LAYOUT)
 					dead[(*ndead)++] = b->ops[i];
+				else if (b->ops[i]->kind == TOP_TRANS && !tr && ntrans < 8)
+					trans_users[ntrans++] = b->ops[i];
 				else
 					other_users = true;
 			}
 	for (int i = first; i < *ndead; i++) {
 		ValId cr = dead[i]->results[0];
-		ValId ll = emit(P, I, TOP_LOCAL_LOAD, &r, 1, t, f->vals.data[cr].layout);
-		f->vals.data[ll].def->attr.i = pl->buf;
-		f->vals.data[ll].name = f->vals.data[res].name;
-		tir_replace_uses(f, cr, ll);
+		const LinearLayout *l = f->vals.data[cr].layout;
+		tir_replace_uses(f, cr, read_slot(P, I, pl, r, tr ? untrans(P, tr, l) : l, tr));
 	}
 	if (other_users) {
-		ValId ll = emit(P, I, TOP_LOCAL_LOAD, &r, 1, t, f->vals.data[res].layout);
-		f->vals.data[ll].def->attr.i = pl->buf;
-		f->vals.data[ll].name = f->vals.data[res].name;
-		tir_replace_uses(f, res, ll);
+		const LinearLayout *l = f->vals.data[v].layout;
+		tir_replace_uses(f, v, read_slot(P, I, pl, r, tr ? untrans(P, tr, l) : l, tr));
 	}
+	for (int i = 0; i < ntrans; i++) {
+		replace_uses_of(P, I, pl, r, trans_users[i]->results[0], trans_users[i], dead, ndead);
+		dead[(*ndead)++] = (TirOp *)trans_users[i];
+	}
+}
+
+static void replace_load(Pipe *P, Inst *I, const PLoad *pl, ValId r, TirOp **dead, int *ndead)
+{
+	replace_uses_of(P, I, pl, r, pl->op->results[0], NULL, dead, ndead);
 	dead[(*ndead)++] = pl->op;
 }
 

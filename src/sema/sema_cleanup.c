@@ -1,10 +1,15 @@
-/* sema_cleanup.c: two small clean-ups on the Tile IR sema built, so later
+/* sema_cleanup.c: small clean-ups on the Tile IR sema built, so later
  * stages see what the program means rather than how sema spelled it:
  * - loop-invariant iter args of FOR ops (the body yields its own argument,
  *   e.g. the shape and strides of a block pointer carried through a loop)
  *   become uses of the initial value;
+ * - `acc += tl.dot(a, b)`, an add of a dot with a zero accumulator whose
+ *   only use is that add, becomes `dot(a, b, acc)` (Triton's combine does the
+ *   same), so the accumulator lives in the dot's layout across a loop instead
+ *   of being converted every iteration;
  * - dead pure ops (constants materialized for a splat, unused results of
- *   helpers) are removed. */
+ *   helpers, the dots the previous step replaced) are removed. */
+#include <math.h>
 #include <string.h>
 
 #include "sema/sema_int.h"
@@ -40,12 +45,40 @@ static void invariant_iter_args(TirFunc *f, TirBlock *b)
 	}
 }
 
-static void count_uses(const TirBlock *b, uint32_t *uses)
+static bool zero_tile(const TirFunc *f, ValId v)
+{
+	const TirOp *d = f->vals.data[v].def;
+	return d && d->kind == TOP_CONST && d->attr.i == 0 && d->attr.f == 0.0 && !signbit(d->attr.f);
+}
+
+/* add(x, dot(a, b, 0)) -> dot(a, b, x), rewriting the add in place (where x
+ * and the dot's operands are all available); the old dot dies. */
+static void fold_dot_add(TirFunc *f, TirBlock *b, uint32_t *uses)
 {
 	for (int k = 0; k < b->nops; k++) {
-		const TirOp *op = b->ops[k];
-		for (int i = 0; i < op->nin; i++) uses[op->operands[i]]++;
-		for (int r = 0; r < op->nregions; r++) count_uses(&op->regions[r], uses);
+		TirOp *op = b->ops[k];
+		for (int r = 0; r < op->nregions; r++) fold_dot_add(f, &op->regions[r], uses);
+		if (op->kind != TOP_ADD || op->nin != 2) continue;
+		for (int j = 0; j < 2; j++) {
+			ValId d = op->operands[j], acc = op->operands[1 - j];
+			const TirOp *dot = f->vals.data[d].def;
+			if (!dot || dot->kind != TOP_DOT || uses[d] != 1 || !zero_tile(f, dot->operands[2]) ||
+			    !type_eq(f->vals.data[d].ty, f->vals.data[op->results[0]].ty) ||
+			    !type_eq(f->vals.data[acc].ty, f->vals.data[d].ty))
+				continue;
+			ValId *in = ARENA_NEWN(f->arena, ValId, 3);
+			in[0] = dot->operands[0];
+			in[1] = dot->operands[1];
+			in[2] = acc;
+			op->kind = TOP_DOT;
+			op->operands = in;
+			op->nin = 3;
+			op->attr = dot->attr;
+			uses[d] = 0;
+			uses[in[0]]++;
+			uses[in[1]]++;
+			break;
+		}
 	}
 }
 
@@ -71,8 +104,9 @@ void sema_cleanup(TirFunc *f)
 {
 	invariant_iter_args(f, f->entry);
 	uint32_t *uses = xcalloc(f->vals.len + 1, sizeof(uint32_t));
-	count_uses(f->entry, uses);
+	tir_count_uses(f->entry, uses);
 	for (int i = 0; i < f->nhints; i++) uses[f->hints[i].val]++;
+	fold_dot_add(f, f->entry, uses);
 	while (dce_block(f->entry, uses)) {}
 	free(uses);
 }

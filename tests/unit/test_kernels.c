@@ -660,6 +660,98 @@ static void test_cumsum(T *t, bool ints)
 	}
 }
 
+/* ---- attention (online softmax, K used through tl.trans) --------------------- */
+
+/* o = softmax(q k^T * scale) v per head, in double, from the fp16-rounded
+ * inputs; p is rounded to fp16 before p v, as the kernel's p.to(fp16) does
+ * (the kernel's p is relative to a running maximum, so the rounding differs
+ * slightly: the tolerance covers it). */
+static void ref_attention(const float *q, const float *k, const float *v, float *o, int heads, int n, int d,
+			  float scale)
+{
+	double *p = malloc(sizeof(double) * (size_t)n);
+	for (int h = 0; h < heads; h++)
+		for (int i = 0; i < n; i++) {
+			const float *qi = q + ((size_t)h * n + i) * d;
+			double mx = -INFINITY, sum = 0;
+			for (int j = 0; j < n; j++) {
+				const float *kj = k + ((size_t)h * n + j) * d;
+				double s = 0;
+				for (int x = 0; x < d; x++)
+					s += (double)qi[x] * kj[x];
+				p[j] = s * scale;
+				mx = p[j] > mx ? p[j] : mx;
+			}
+			for (int j = 0; j < n; j++) {
+				p[j] = exp(p[j] - mx);
+				sum += p[j];
+				p[j] = h2f(f2h((float)p[j]));
+			}
+			for (int x = 0; x < d; x++) {
+				double acc = 0;
+				for (int j = 0; j < n; j++)
+					acc += p[j] * v[((size_t)h * n + j) * d + x];
+				o[((size_t)h * n + i) * d + x] = (float)(acc / sum);
+			}
+		}
+	free(p);
+}
+
+static void test_attention_shape(T *t, uint64_t *seed, int n, int d, int bm, int bn)
+{
+	const int heads = 2;
+	char sig[256];
+	snprintf(sig, sizeof sig,
+		 "*fp16:16,*fp16:16,*fp16:16,*fp32:16,i32,fp32,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,"
+		 "%d,%d,%d",
+		 d, bm, bn);
+	tile_kernel *kern = get_kernel(t, "attention.tile", "attention_fwd_kernel", sig);
+	if (!kern)
+		return;
+	size_t cnt = (size_t)heads * n * d;
+	uint16_t *q = aligned_alloc(64, cnt * 2 + 64), *k = aligned_alloc(64, cnt * 2 + 64),
+		 *v = aligned_alloc(64, cnt * 2 + 64);
+	float *qf = malloc(cnt * 4), *kf = malloc(cnt * 4), *vf = malloc(cnt * 4);
+	float *o = aligned_alloc(64, cnt * 4 + 64), *want = malloc(cnt * 4);
+	for (size_t i = 0; i < cnt; i++) {
+		q[i] = f2h(rnd(seed)), qf[i] = h2f(q[i]);
+		k[i] = f2h(rnd(seed)), kf[i] = h2f(k[i]);
+		v[i] = f2h(rnd(seed)), vf[i] = h2f(v[i]);
+	}
+	memset(o, 0, cnt * 4);
+	float scale = 1.0f / sqrtf((float)d);
+	ref_attention(qf, kf, vf, want, heads, n, d, scale);
+	int32_t sh = n * d;
+	tile_arg args[] = {tile_arg_ptr(q, TILE_FP16), tile_arg_ptr(k, TILE_FP16), tile_arg_ptr(v, TILE_FP16),
+			   tile_arg_ptr(o, TILE_FP32), tile_arg_i32(n), tile_arg_f32(scale),
+			   tile_arg_i32(sh), tile_arg_i32(d), tile_arg_i32(sh), tile_arg_i32(d),
+			   tile_arg_i32(sh), tile_arg_i32(d), tile_arg_i32(sh), tile_arg_i32(d)};
+	launch(t, kern, (uint32_t)((n + bm - 1) / bm), heads, args, 14);
+	check_floats(t, "o", o, want, cnt, 1e-2, 2e-3);
+	free(q), free(k), free(v), free(qf), free(kf), free(vf), free(o), free(want);
+	tile_kernel_destroy(kern);
+}
+
+/* Sequence lengths: one block, ragged (masked keys and rows), several blocks
+ * (pipelining prologue, steady state and drain). */
+static void test_attention(T *t)
+{
+	t->what = "attention";
+	const char *env = getenv("TILE_TEST_NUM_STAGES");
+	int save = t->num_stages;
+	for (const char *p = env && *env ? env : "0"; *p;) {
+		char *end;
+		t->num_stages = (int)strtol(p, &end, 10);
+		p = *end == ',' ? end + 1 : end + strlen(end);
+		uint64_t seed = 29;
+		static const int seqs[] = {32, 100, 160};
+		for (int i = 0; i < 3; i++)
+			test_attention_shape(t, &seed, seqs[i], 64, 32, 32);
+		test_attention_shape(t, &seed, 75, 32, 16, 16);
+	}
+	t->num_stages = save;
+}
+
 /* ---- SwiGLU --------------------------------------------------------------------- */
 
 static void test_swiglu(T *t, bool fp16)
@@ -737,6 +829,8 @@ static void run_all(T *t)
 		test_matmul(t, false, MM_DESCRIPTOR);
 	if (selected("matmul_descriptor fp16"))
 		test_matmul(t, true, MM_DESCRIPTOR);
+	if (selected("attention"))
+		test_attention(t);
 	if (selected("dropout"))
 		test_dropout(t);
 	if (selected("row_reduce"))
