@@ -156,7 +156,10 @@ struct Stmt {
 		FuncDef *func;                                          /* ST_FUNCDEF */
 		struct { const char *module; int level; ImportName *names; int nnames; }; /* ST_IMPORT(FROM); module NULL for ST_IMPORT */
 		struct { const char **gnames; int ngnames; };           /* ST_GLOBAL */
-		const char *what;                                       /* ST_UNSUPPORTED: "class definition", "with statement", ... */
+		/* ST_UNSUPPORTED: what = "class definition", "with statement", ...; at module
+		 * level also Python the parser skipped (host code), host_name = the name
+		 * it defines, if it is a def, class or assignment, else NULL */
+		struct { const char *what, *host_name; };
 	};
 };
 

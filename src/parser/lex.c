@@ -635,12 +635,12 @@ static Token lex_word(Lexer *lx, const char *start)
 	int c = ch(lx, q);
 	bool raw, bytes, fstr;
 	if ((c == '\'' || c == '"') && string_prefix(start, n, &raw, &bytes, &fstr)) {
-		if (fstr || bytes) {
-			fail(lx, LEXERR_GENERIC, loc_at(lx, start), "%s are not supported",
-			     fstr ? "f-strings" : "bytes literals");
-			return error_tok(lx);
-		}
-		return lex_string(lx, start, q, raw);
+		/* f-strings and bytes: tokens the parser rejects in code it must
+		 * understand, and skips in host code around the kernels */
+		Token t = lex_string(lx, start, q, raw);
+		if (t.kind == TK_STRING)
+			t.strkind = fstr ? TOKSTR_FSTRING : bytes ? TOKSTR_BYTES : TOKSTR_PLAIN;
+		return t;
 	}
 	if (c >= 0x80) {
 		invalid_char(lx, q);

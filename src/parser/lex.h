@@ -123,10 +123,13 @@ typedef enum {
 #define TK_LAST_KEYWORD  TK_YIELD
 #define TK_FIRST_OP      TK_LPAR
 
+enum { TOKSTR_PLAIN, TOKSTR_FSTRING, TOKSTR_BYTES };
+
 typedef struct Token {
 	TokKind kind;
 	SrcLoc loc;   /* first byte of the token */
 	uint32_t len; /* bytes of source text (0 for NEWLINE at EOF, INDENT, DEDENT) */
+	uint8_t strkind; /* TK_STRING: TOKSTR_PLAIN, or an f-string or bytes literal (lexed, not supported) */
 	union {
 		const char *name; /* TK_NAME: interned */
 		int64_t ival;     /* TK_INT */

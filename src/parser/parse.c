@@ -113,6 +113,17 @@ void ps_err_tok(Parser *p, const char *fmt, ...)
 	va_end(ap);
 }
 
+void ps_err_unsupported(Parser *p, const char *fmt, ...)
+{
+	bool first = !p->failed;
+	va_list ap;
+	va_start(ap, fmt);
+	err_tok_v(p, false, fmt, ap);
+	va_end(ap);
+	if (first && cur(p)->kind != TK_ERROR && cur(p)->kind != TK_INDENT)
+		p->err_unsupported = true;
+}
+
 /* The current token is not what the grammar allows here. */
 void ps_unexpected(Parser *p, const char *fmt, ...)
 {
@@ -327,7 +338,7 @@ static void parse_from_names(Parser *p, Stmt *s)
 	ImportVec v = {0};
 	bool paren = ps_accept(p, TK_LPAR);
 	if (at(p, TK_STAR))
-		ps_err_tok(p, "'import *' is not supported");
+		ps_err_unsupported(p, "'import *' is not supported");
 	do {
 		if (paren && at(p, TK_RPAR) && v.n > 0)
 			break;
@@ -571,13 +582,13 @@ static bool reject_param_marker(Parser *p)
 {
 	TokKind k = kind(p), next = ps_peek(p, 1)->kind;
 	if (k == TK_STAR && (next == TK_COMMA || next == TK_RPAR))
-		ps_err_tok(p, "keyword-only parameters ('*') are not supported");
+		ps_err_unsupported(p, "keyword-only parameters ('*') are not supported");
 	else if (k == TK_STAR)
-		ps_err_tok(p, "variadic parameters (*args) are not supported");
+		ps_err_unsupported(p, "variadic parameters (*args) are not supported");
 	else if (k == TK_POW)
-		ps_err_tok(p, "variadic keyword parameters (**kwargs) are not supported");
+		ps_err_unsupported(p, "variadic keyword parameters (**kwargs) are not supported");
 	else if (k == TK_SLASH)
-		ps_err_tok(p, "positional-only parameters ('/') are not supported");
+		ps_err_unsupported(p, "positional-only parameters ('/') are not supported");
 	else
 		return false;
 	return true;
@@ -736,6 +747,82 @@ static void parse_statement(Parser *p, StmtVec *out)
 		parse_simple_stmts(p, out);
 }
 
+/* ---- host code around the kernels ------------------------------------------------ */
+
+/* A .py file holds the host program too (wrappers with **kwargs, f-strings,
+ * classes, ...). At module level, a statement that uses valid Python outside
+ * the subset and is not a @jit/@autotune/@heuristics function is skipped and
+ * recorded: sema reports it only if a kernel uses the name it defines.
+ * Syntax errors are still errors. */
+
+/* Whether the statement at the cursor is decorated with jit, autotune or
+ * heuristics (scans a copy of the parser). */
+static bool kernel_ahead(const Parser *p)
+{
+	Parser q = *p;
+	while (at(&q, TK_AT)) {
+		ps_advance(&q);
+		for (; !at(&q, TK_NEWLINE) && !at(&q, TK_EOF) && !at(&q, TK_ERROR); ps_advance(&q)) {
+			const char *n = kind(&q) == TK_NAME ? cur(&q)->name : NULL;
+			if (n && (!strcmp(n, "jit") || !strcmp(n, "autotune") || !strcmp(n, "heuristics")))
+				return true;
+		}
+		ps_advance(&q);
+	}
+	return false;
+}
+
+/* Skips one statement from the cursor: its decorators, its logical line and
+ * indented block, and the clauses that continue a compound statement. */
+static Stmt *skip_host(Parser *p, const char *err, SrcLoc errloc)
+{
+	Stmt *s = new_stmt(p, ST_UNSUPPORTED, here(p));
+	s->what = arena_printf(p->arena, "Python that tile cannot parse (line %d, column %d: %s)", errloc.line,
+			       errloc.col, err);
+	while (at(p, TK_AT)) {
+		while (!at(p, TK_NEWLINE) && !at(p, TK_EOF) && !at(p, TK_ERROR))
+			ps_advance(p);
+		ps_accept(p, TK_NEWLINE);
+	}
+	int k = at(p, TK_ASYNC) ? 1 : 0;
+	if ((ps_peek(p, k)->kind == TK_DEF || ps_peek(p, k)->kind == TK_CLASS) && ps_peek(p, k + 1)->kind == TK_NAME)
+		s->host_name = ps_peek(p, k + 1)->name;
+	else if (at(p, TK_NAME) && (ps_peek(p, 1)->kind == TK_ASSIGN || ps_peek(p, 1)->kind == TK_COLON))
+		s->host_name = cur(p)->name;
+	for (;;) {
+		while (!at(p, TK_NEWLINE) && !at(p, TK_EOF) && !at(p, TK_ERROR))
+			ps_advance(p);
+		if (!ps_accept(p, TK_NEWLINE))
+			break;
+		for (int depth = 0; at(p, TK_INDENT) || depth > 0;) {
+			if (at(p, TK_ERROR) || at(p, TK_EOF))
+				break;
+			TokKind t = ps_advance(p).kind;
+			depth += t == TK_INDENT ? 1 : t == TK_DEDENT ? -1 : 0;
+		}
+		TokKind t = kind(p);
+		if (t != TK_ELIF && t != TK_ELSE && t != TK_EXCEPT && t != TK_FINALLY)
+			break;
+	}
+	if (at(p, TK_ERROR))
+		ps_unexpected(p, "invalid syntax");
+	return s;
+}
+
+static void parse_toplevel(Parser *p, StmtVec *out)
+{
+	Parser snap = *p;
+	int n = out->n;
+	parse_statement(p, out);
+	if (!p->failed || !p->err_unsupported || kernel_ahead(&snap))
+		return;
+	const char *err = p->err_msg ? p->err_msg : "invalid syntax";
+	SrcLoc errloc = p->err_loc;
+	*p = snap;
+	out->n = n;
+	avec_push(p, out, skip_host(p, err, errloc));
+}
+
 Module *parse_module(Arena *arena, Interner *names, DiagSink *diags, const SrcFile *file)
 {
 	Parser *p = ARENA_NEW(arena, Parser);
@@ -746,7 +833,7 @@ Module *parse_module(Arena *arena, Interner *names, DiagSink *diags, const SrcFi
 	lex_init(&p->lx, arena, names, file);
 	StmtVec body = {0};
 	while (!at(p, TK_EOF))
-		parse_statement(p, &body);
+		parse_toplevel(p, &body);
 	report(p);
 	if (p->failed)
 		return NULL;

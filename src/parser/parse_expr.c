@@ -90,6 +90,10 @@ static Expr *parse_bitor(Parser *p);
 
 static Expr *parse_strings(Parser *p)
 {
+	if (cur(p)->strkind != TOKSTR_PLAIN) {
+		ps_err_unsupported(p, "%s are not supported", cur(p)->strkind == TOKSTR_FSTRING ? "f-strings" : "bytes literals");
+		return ps_new_expr(p, EX_STR, here(p));
+	}
 	Token first = ps_advance(p);
 	Expr *e = ps_new_expr(p, EX_STR, first.loc);
 	e->str = first.str;
@@ -100,6 +104,8 @@ static Expr *parse_strings(Parser *p)
 	avec_push(p, &parts, first);
 	size_t total = first.slen;
 	while (at(p, TK_STRING)) {
+		if (cur(p)->strkind != TOKSTR_PLAIN)
+			return parse_strings(p); /* reports it */
 		Token t = ps_advance(p);
 		total += t.slen;
 		avec_push(p, &parts, t);
@@ -211,14 +217,14 @@ static Expr *parse_brace(Parser *p)
 		return done(p, e, h);
 	}
 	if (at(p, TK_POW)) {
-		ps_err_tok(p, "dict unpacking ('**') is not supported");
+		ps_err_unsupported(p, "dict unpacking ('**') is not supported");
 		return dummy(p);
 	}
 	Expr *first = kid(p, &h, ps_expr(p));
 	if (!ps_accept(p, TK_COLON)) {
 		/* a set display */
 		if (at(p, TK_FOR))
-			ps_err_tok(p, "set comprehensions are not supported");
+			ps_err_unsupported(p, "set comprehensions are not supported");
 		ExprVec v = {0};
 		avec_push(p, &v, first);
 		parse_items(p, &v, TK_RBRACE, &h);
@@ -229,10 +235,10 @@ static Expr *parse_brace(Parser *p)
 	avec_push(p, &keys, first);
 	avec_push(p, &vals, kid(p, &h, ps_expr(p)));
 	if (at(p, TK_FOR))
-		ps_err_tok(p, "dict comprehensions are not supported");
+		ps_err_unsupported(p, "dict comprehensions are not supported");
 	while (ps_accept(p, TK_COMMA) && !at(p, TK_RBRACE) && !p->failed) {
 		if (at(p, TK_POW)) {
-			ps_err_tok(p, "dict unpacking ('**') is not supported");
+			ps_err_unsupported(p, "dict unpacking ('**') is not supported");
 			break;
 		}
 		avec_push(p, &keys, kid(p, &h, ps_expr(p)));
@@ -276,9 +282,9 @@ static Expr *parse_atom(Parser *p)
 	case TK_LPAR: return parse_paren(p);
 	case TK_LSQB: return parse_list(p);
 	case TK_LBRACE: return parse_brace(p);
-	case TK_STAR: ps_err_tok(p, "starred expressions are not supported"); break;
-	case TK_YIELD: ps_err_tok(p, "yield is not supported"); break;
-	case TK_AWAIT: ps_err_tok(p, "await is not supported"); break;
+	case TK_STAR: ps_err_unsupported(p, "starred expressions are not supported"); break;
+	case TK_YIELD: ps_err_unsupported(p, "yield is not supported"); break;
+	case TK_AWAIT: ps_err_unsupported(p, "await is not supported"); break;
 	case TK_LAMBDA: ps_unexpected(p, "invalid syntax"); break;
 	default: ps_unexpected(p, "invalid syntax"); break;
 	}
@@ -289,7 +295,7 @@ static Expr *parse_atom(Parser *p)
 static void parse_arg(Parser *p, ExprVec *args, KwVec *kws, NameSet *seen, int *h)
 {
 	if (at(p, TK_STAR) || at(p, TK_POW)) {
-		ps_err_tok(p, "argument unpacking ('%s') is not supported", tok_kind_str(kind(p)));
+		ps_err_unsupported(p, "argument unpacking ('%s') is not supported", tok_kind_str(kind(p)));
 		return;
 	}
 	if (at(p, TK_NAME) && ps_peek(p, 1)->kind == TK_ASSIGN) {
@@ -418,7 +424,7 @@ static Expr *new_binop(Parser *p, SrcLoc loc, AstOp op, Expr *lhs)
 static Expr *parse_power(Parser *p)
 {
 	if (at(p, TK_AWAIT)) {
-		ps_err_tok(p, "await is not supported");
+		ps_err_unsupported(p, "await is not supported");
 		return dummy(p);
 	}
 	Expr *e = parse_primary(p);
@@ -595,16 +601,16 @@ static Expr *parse_lambda(Parser *p)
 	while (!at(p, TK_COLON) && !p->failed) {
 		TokKind k = kind(p);
 		if (k == TK_STAR && (ps_peek(p, 1)->kind == TK_COMMA || ps_peek(p, 1)->kind == TK_COLON)) {
-			ps_err_tok(p, "keyword-only parameters ('*') are not supported");
+			ps_err_unsupported(p, "keyword-only parameters ('*') are not supported");
 			break;
 		} else if (k == TK_STAR) {
-			ps_err_tok(p, "variadic parameters (*args) are not supported");
+			ps_err_unsupported(p, "variadic parameters (*args) are not supported");
 			break;
 		} else if (k == TK_POW) {
-			ps_err_tok(p, "variadic keyword parameters (**kwargs) are not supported");
+			ps_err_unsupported(p, "variadic keyword parameters (**kwargs) are not supported");
 			break;
 		} else if (k == TK_SLASH) {
-			ps_err_tok(p, "positional-only parameters ('/') are not supported");
+			ps_err_unsupported(p, "positional-only parameters ('/') are not supported");
 			break;
 		}
 		Param prm = {.loc = here(p)};
@@ -640,7 +646,7 @@ Expr *ps_expr(Parser *p)
 	} else if (at(p, TK_LAMBDA)) {
 		e = parse_lambda(p);
 	} else if (at(p, TK_YIELD)) {
-		ps_err_tok(p, "%s is not supported", tok_kind_str(kind(p)));
+		ps_err_unsupported(p, "%s is not supported", tok_kind_str(kind(p)));
 		e = dummy(p);
 	} else {
 		e = parse_or(p);
@@ -648,7 +654,7 @@ Expr *ps_expr(Parser *p)
 			e = parse_ifexp(p, e);
 	}
 	if (at(p, TK_WALRUS))
-		ps_err_tok(p, "assignment expressions (':=') are not supported");
+		ps_err_unsupported(p, "assignment expressions (':=') are not supported");
 	leave(p);
 	return e;
 }

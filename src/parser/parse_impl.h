@@ -48,6 +48,7 @@ typedef struct Parser {
 	int nla;
 	Token eof; /* what the parser sees after an error */
 	bool failed, err_generic;
+	bool err_unsupported; /* the error is valid Python outside the subset */
 	SrcLoc err_loc;
 	const char *err_msg;
 	int depth, func_depth, loop_depth;
@@ -69,6 +70,9 @@ static inline SrcLoc here(Parser *p) { return cur(p)->loc; }
 /* ---- errors (parse.c): the first one wins, the parse then unwinds ---- */
 void ps_err_at(Parser *p, SrcLoc loc, const char *fmt, ...) PRINTF_LIKE(3, 4);
 void ps_err_tok(Parser *p, const char *fmt, ...) PRINTF_LIKE(2, 3);
+/* ps_err_tok for valid Python that tile does not support (host code around
+ * the kernels may use it: see parse_toplevel) */
+void ps_err_unsupported(Parser *p, const char *fmt, ...) PRINTF_LIKE(2, 3);
 void ps_unexpected(Parser *p, const char *fmt, ...) PRINTF_LIKE(2, 3);
 
 /* ---- expressions (parse_expr.c) ---- */

@@ -148,6 +148,14 @@ ModScope *modscope_new(Sema *s, const Module *ast, const char *name)
 							  .modname = st->module, .attr = in->name, .level = st->level, .loc = in->loc});
 			}
 			break;
+		case ST_UNSUPPORTED:
+			if (st->host_name) {
+				Value pv = {.kind = V_POISON,
+					    .msg = arena_printf(s->a, "'%s' is defined by %s", st->host_name, st->what)};
+				add_global(s, m, (Global){.name = st->host_name, .kind = GB_VALUE, .stmt = st, .val = pv,
+							  .loc = st->loc});
+			}
+			break;
 		default: break;
 		}
 	}
@@ -160,7 +168,12 @@ static Value eval_global(Sema *s, ModScope *m, size_t idx, SrcLoc use)
 {
 	Global *g = &m->globals.data[idx];
 	switch (g->kind) {
-	case GB_VALUE: return g->val;
+	case GB_VALUE:
+		if (g->val.kind == V_POISON) {
+			diag_error(s->d, use, "%s", g->val.msg);
+			return v_err();
+		}
+		return g->val;
 	case GB_BUSY: diag_error(s->d, use, "'%s' is defined in terms of itself", g->name); return v_err();
 	case GB_FUNC: return (Value){.kind = V_FUNC, .fn = g->fn, .mod = m};
 	default: break;
