@@ -3,8 +3,9 @@
  * Imports are resolved eagerly when the file is loaded, so the hash of the
  * whole source closure (this file and everything it imports, transitively) is
  * known before any compile and goes into the cache key. `import other` finds
- * other.tile, then other.py, in the importing file's directory; names that do
- * not resolve to a file (triton, triton.language, ...) are left to sema.
+ * other.tile, then other.py, then other/__init__.py in the importing file's
+ * directory or an ancestor (see resolve_import); names that do not resolve to
+ * a file (triton, triton.language, ...) are left to sema.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -42,22 +43,50 @@ static bool file_exists(const char *p)
 	return true;
 }
 
-/* Finds NAME.tile / NAME.py beside the importer. A dotted name maps to a path
- * (a.b -> a/b.tile). Returns a heap path or NULL. */
+/* The file of module `name` imported from m, as Python finds it on a path of
+ * the importer's directory and its ancestors (a kernel inside a package
+ * imports `pkg.utils.x` from the package root): NAME.tile, NAME.py or
+ * NAME/__init__.py, dots as directories. A relative name (leading dots)
+ * starts in the importer's directory, one level up per further dot. Names
+ * under triton and tile are sema's. Returns a heap path or NULL. */
+enum { MAX_ANCESTORS = 8 };
+
 static char *resolve_import(const SourceModule *m, const char *name)
 {
-	static const char *const exts[] = {".tile", ".py"};
-	size_t n = strlen(name);
-	for (size_t e = 0; e < COUNTOF(exts); e++) {
-		StrBuf b = {0};
-		sb_printf(&b, "%s/", m->dir);
-		for (size_t i = 0; i < n; i++)
-			sb_putc(&b, name[i] == '.' ? '/' : name[i]);
-		sb_puts(&b, exts[e]);
-		if (file_exists(b.s))
-			return sb_take(&b);
-		sb_free(&b);
+	static const char *const exts[] = {".tile", ".py", "/__init__.py"};
+	int level = 0;
+	while (name[level] == '.')
+		level++;
+	const char *rel = name + level;
+	size_t rlen = strcspn(rel, ".");
+	if (!level && ((rlen == 6 && !strncmp(rel, "triton", 6)) || (rlen == 4 && !strncmp(rel, "tile", 4))))
+		return NULL;
+	char *dir = realpath(m->dir, NULL); /* absolute, so that ancestors exist */
+	if (!dir)
+		dir = xstrdup(m->dir);
+	for (int up = 0; up <= (level ? level - 1 : MAX_ANCESTORS); up++) {
+		if (!level || up == level - 1) {
+			for (size_t e = 0; e < COUNTOF(exts) && *rel; e++) {
+				StrBuf b = {0};
+				sb_printf(&b, "%s/", dir);
+				for (const char *c = rel; *c; c++)
+					sb_putc(&b, *c == '.' ? '/' : *c);
+				sb_puts(&b, exts[e]);
+				if (file_exists(b.s)) {
+					free(dir);
+					return sb_take(&b);
+				}
+				sb_free(&b);
+			}
+		}
+		char *parent = dir_of(dir);
+		bool top = !strcmp(parent, dir) || !strcmp(dir, ".");
+		free(dir);
+		dir = parent;
+		if (top)
+			break;
 	}
+	free(dir);
 	return NULL;
 }
 
@@ -102,24 +131,55 @@ static bool load_one_import(SourceModule *root, SourceModule *m, const char *mod
 	return true;
 }
 
-/* Every top-level `import x` / `from x import y` that names a sibling file. */
-static bool load_imports(SourceModule *root, SourceModule *m, DiagSink *diags, int depth)
+/* `name` with `level` leading dots (Python's spelling of a relative import) */
+static char *relative_name(int level, const char *name)
+{
+	StrBuf b = {0};
+	for (int i = 0; i < level; i++)
+		sb_putc(&b, '.');
+	sb_puts(&b, name ? name : "");
+	return sb_take(&b);
+}
+
+/* Every module-level `import x` / `from x import y` (also inside module-level
+ * if/try, as sema looks there too) that names a file: x, and x.y where y is
+ * a submodule. */
+static bool load_imports_in(SourceModule *root, SourceModule *m, StmtList body, DiagSink *diags, int depth)
 {
 	bool ok = true;
-	for (int i = 0; i < m->ast->body.n; i++) {
-		const Stmt *s = m->ast->body.items[i];
+	for (int i = 0; i < body.n; i++) {
+		const Stmt *s = body.items[i];
 		if (s->kind == ST_IMPORT) {
 			for (int j = 0; j < s->nnames; j++)
 				ok &= load_one_import(root, m, s->names[j].name, s->names[j].loc, diags, depth);
-		} else if (s->kind == ST_IMPORTFROM && s->module && s->level <= 1) {
-			ok &= load_one_import(root, m, s->module, s->loc, diags, depth);
-		} else if (s->kind == ST_IMPORTFROM && !s->module) {
-			/* from . import other */
-			for (int j = 0; j < s->nnames; j++)
-				ok &= load_one_import(root, m, s->names[j].name, s->names[j].loc, diags, depth);
+		} else if (s->kind == ST_IMPORTFROM) {
+			char *from = relative_name(s->level, s->module);
+			if (s->module)
+				ok &= load_one_import(root, m, from, s->loc, diags, depth);
+			for (int j = 0; j < s->nnames; j++) {
+				StrBuf b = {0};
+				sb_printf(&b, "%s%s%s", from, s->module ? "." : "", s->names[j].name);
+				ok &= load_one_import(root, m, b.s, s->names[j].loc, diags, depth);
+				sb_free(&b);
+			}
+			free(from);
+		} else if (s->kind == ST_IF) {
+			ok &= load_imports_in(root, m, s->body, diags, depth);
+			ok &= load_imports_in(root, m, s->orelse, diags, depth);
+		} else if (s->kind == ST_TRY) {
+			ok &= load_imports_in(root, m, s->try_body, diags, depth);
+			for (int h = 0; h < s->nhandlers; h++)
+				ok &= load_imports_in(root, m, s->handlers[h], diags, depth);
+			ok &= load_imports_in(root, m, s->try_else, diags, depth);
+			ok &= load_imports_in(root, m, s->try_final, diags, depth);
 		}
 	}
 	return ok;
+}
+
+static bool load_imports(SourceModule *root, SourceModule *m, DiagSink *diags, int depth)
+{
+	return load_imports_in(root, m, m->ast->body, diags, depth);
 }
 
 static void hash_closure(SourceModule *m)

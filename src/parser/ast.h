@@ -110,7 +110,8 @@ typedef enum {
 	ST_IMPORT,    /* import a.b.c [as x], ... */
 	ST_IMPORTFROM,/* from a.b import x [as y], ... (level = number of leading dots) */
 	ST_GLOBAL,    /* global/nonlocal names (rejected by sema) */
-	ST_UNSUPPORTED, /* class/with/try/lambda/...: parsed enough to report; what names it */
+	ST_TRY,       /* try: body; except [E [as n]]: handlers[i]; else: try_else; finally: try_final */
+	ST_UNSUPPORTED, /* class/with/lambda/...: parsed enough to report; what names it */
 } StmtKind;
 
 typedef struct StmtList {
@@ -154,6 +155,7 @@ struct Stmt {
 		struct { Expr *for_target, *iter; StmtList for_body, for_orelse; }; /* ST_FOR */
 		struct { Expr *test, *msg; };                           /* ST_ASSERT */
 		FuncDef *func;                                          /* ST_FUNCDEF */
+		struct { StmtList try_body, *handlers, try_else, try_final; int nhandlers; }; /* ST_TRY */
 		struct { const char *module; int level; ImportName *names; int nnames; }; /* ST_IMPORT(FROM); module NULL for ST_IMPORT */
 		struct { const char **gnames; int ngnames; };           /* ST_GLOBAL */
 		/* ST_UNSUPPORTED: what = "class definition", "with statement", ...; at module

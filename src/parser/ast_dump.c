@@ -255,15 +255,17 @@ static void dump_body(StrBuf *b, StmtList l, int ind)
 		dump_stmt(b, l.items[i], ind);
 }
 
-static void dump_else(StrBuf *b, StmtList l, int ind)
+static void dump_clause(StrBuf *b, const char *what, StmtList l, int ind)
 {
 	if (l.n == 0)
 		return;
 	indent(b, ind);
-	sb_puts(b, "(else\n");
+	sb_printf(b, "(%s\n", what);
 	dump_body(b, l, ind + 1);
 	close_line(b);
 }
+
+static void dump_else(StrBuf *b, StmtList l, int ind) { dump_clause(b, "else", l, ind); }
 
 static void dump_funcdef(StrBuf *b, const Stmt *s, int ind)
 {
@@ -388,6 +390,7 @@ static const char *stmt_head(StmtKind k)
 	        [ST_IMPORT] = "import",
 	        [ST_IMPORTFROM] = "from",
 	        [ST_GLOBAL] = "global",
+	        [ST_TRY] = "try",
 	        [ST_UNSUPPORTED] = "unsupported",
 	};
 	return (unsigned)k < COUNTOF(h) && h[k] ? h[k] : "?";
@@ -416,6 +419,16 @@ static void dump_stmt(StrBuf *b, const Stmt *s, int ind)
 		sb_putc(b, '\n');
 		dump_body(b, s->for_body, ind + 1);
 		dump_else(b, s->for_orelse, ind + 1);
+		close_line(b);
+		return;
+	case ST_TRY:
+		open_stmt(b, "try", s->loc, ind);
+		sb_putc(b, '\n');
+		dump_body(b, s->try_body, ind + 1);
+		for (int i = 0; i < s->nhandlers; i++)
+			dump_clause(b, "except", s->handlers[i], ind + 1);
+		dump_else(b, s->try_else, ind + 1);
+		dump_clause(b, "finally", s->try_final, ind + 1);
 		close_line(b);
 		return;
 	default: open_stmt(b, stmt_head(s->kind), s->loc, ind); dump_simple(b, s);

@@ -542,6 +542,37 @@ static Stmt *parse_for(Parser *p)
 	return s;
 }
 
+/* try/except/else/finally. The exception types are parsed and dropped: sema
+ * uses a module-level try only to pick, among its bodies, the first whose
+ * names evaluate (see sema.c); in kernels it is an error. */
+static Stmt *parse_try(Parser *p)
+{
+	Token kw = ps_advance(p);
+	Stmt *s = new_stmt(p, ST_TRY, kw.loc);
+	s->try_body = parse_block(p, "'try' statement", kw.loc.line);
+	AVEC(StmtList) hs = {0};
+	while (at(p, TK_EXCEPT) && !p->failed) {
+		Token ex = ps_advance(p);
+		if (!at(p, TK_COLON)) {
+			ps_expr(p);
+			if (ps_accept(p, TK_AS))
+				ps_expect_name(p);
+		}
+		avec_push(p, &hs, parse_block(p, "'except' statement", ex.loc.line));
+	}
+	s->handlers = hs.items;
+	s->nhandlers = hs.n;
+	if (hs.n)
+		s->try_else = parse_else(p);
+	if (at(p, TK_FINALLY)) {
+		Token fin = ps_advance(p);
+		s->try_final = parse_block(p, "'finally' statement", fin.loc.line);
+	} else if (!hs.n) {
+		ps_unexpected(p, "expected 'except' or 'finally' block");
+	}
+	return s;
+}
+
 static Stmt *parse_while(Parser *p)
 {
 	Token kw = ps_advance(p);
@@ -724,7 +755,7 @@ static Stmt *parse_compound(Parser *p)
 	case TK_WHILE: return parse_while(p);
 	case TK_CLASS: return skip_compound(p, "class definition");
 	case TK_WITH: return skip_compound(p, "with statement");
-	case TK_TRY: return skip_compound(p, "try statement");
+	case TK_TRY: return parse_try(p);
 	case TK_ASYNC:
 		return skip_compound(p, ps_peek(p, 1)->kind == TK_DEF ? "async function"
 		                                                      : "async statement");

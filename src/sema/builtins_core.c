@@ -484,6 +484,22 @@ static Value b_next_pow2(Sema *s, Call *c, int extra)
 	return v_int(p);
 }
 
+/* tl.standard._log2(n): log2 of a constexpr power of two (kernels doing their
+ * own bitonic sorts use it, as Triton's sort does) */
+static Value b_log2_const(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	int64_t n;
+	if (!arg_const_int(s, c, 0, &n)) return v_err();
+	if (n <= 0 || (n & (n - 1))) {
+		diag_error(s->d, c->at[0], "'%s' needs a positive power of two, got %lld", c->name, (long long)n);
+		return v_err();
+	}
+	int k = 0;
+	while ((1LL << k) < n) k++;
+	return v_int(k);
+}
+
 /* ---- prints and asserts --------------------------------------------------------------------- */
 
 static Value emit_print(Sema *s, Call *c, const char *prefix, const Value *vals, const SrcLoc *at, int n, bool hex)
@@ -800,7 +816,7 @@ const Builtin builtins_core[] = {
     {"arange", "start,end", b_arange, 0, BF_TL},
     {"zeros", "shape,dtype=float32", b_zeros, 0, BF_TL},
     {"full", "shape,value,dtype", b_zeros, 1, BF_TL},
-    {"zeros_like", "input,dtype=None", b_zeros_like, 0, BF_TL},
+    {"zeros_like", "input,dtype=None", b_zeros_like, 0, BF_TL | BF_METHOD},
     {"full_like", "input,dtype=None,value=0", b_zeros_like, 2, BF_TL},
     {"broadcast_to", "input,*shape", b_broadcast_to, 0, BF_TL | BF_METHOD},
     {"broadcast", "input,other", b_broadcast, 0, BF_TL | BF_METHOD},
@@ -811,7 +827,7 @@ const Builtin builtins_core[] = {
     {"permute", "input,*dims", b_trans, 1, BF_TL | BF_METHOD},
     {"expand_dims", "input,axis", b_expand_dims, 0, BF_TL | BF_METHOD},
     {"where", "condition,x,y", b_where, 0, BF_TL},
-    {"cast", "input,dtype,fp_downcast_rounding=None,bitcast=False", b_cast, 0, BF_TL},
+    {"cast", "input,dtype,fp_downcast_rounding=None,bitcast=False", b_cast, 0, BF_TL | BF_METHOD},
     {"to", "input,dtype,fp_downcast_rounding=None,bitcast=False", b_cast, 0, BF_METHOD},
     {"to_tensor", "x", b_to_tensor, 0, BF_TL},
     {"pointer_type", "element_ty,address_space=1", b_pointer_type, 0, BF_TL},
@@ -826,8 +842,9 @@ const Builtin builtins_core[] = {
     {"debug_barrier", "", b_barrier, 0, BF_TL},
     {"static_range", "*args", b_loop_only, 0, BF_TL},
     {"range", "*args", b_loop_only, 0, BF_TL | BF_PY},
-    {"cdiv", "x,div", b_cdiv, 0, BF_TL | BF_TRITON | BF_MATH},
+    {"cdiv", "x,div", b_cdiv, 0, BF_TL | BF_TRITON | BF_MATH | BF_METHOD},
     {"next_power_of_2", "n", b_next_pow2, 0, BF_TRITON},
+    {"_log2", "i", b_log2_const, 0, BF_TL},
     {"jit", "fn=None,do_not_specialize=None,debug=None,noinline=None,repr=None,launch_metadata=None", b_jit, 0,
      BF_TRITON | BF_TL},
     {"autotune", "configs=None,key=None,prune_configs_by=None,reset_to_zero=None,restore_value=None,warmup=None,rep=None",

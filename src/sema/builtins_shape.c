@@ -219,7 +219,7 @@ static Value b_flip(Sema *s, Call *c, int extra)
 const Builtin builtins_shape[] = {
     {"join", "a,b", b_join, 0, BF_TL},
     {"split", "a", b_split, 0, BF_TL | BF_METHOD},
-    {"interleave", "a,b", b_interleave, 0, BF_TL},
+    {"interleave", "a,b", b_interleave, 0, BF_TL | BF_METHOD},
     {"cat", "input,other,can_reorder=False", b_cat, 0, BF_TL},
     {"flip", "x,dim=None", b_flip, 0, BF_TL | BF_METHOD},
     {NULL, NULL, NULL, 0, 0},

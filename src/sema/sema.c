@@ -93,11 +93,6 @@ void env_copy(Env *dst, const Env *src)
 
 /* ---- module scopes --------------------------------------------------------------- */
 
-static void add_global(Sema *s, ModScope *m, Global g)
-{
-	(void)s;
-	vec_push(&m->globals, g);
-}
 
 static const char *root_of(Sema *s, const char *dotted)
 {
@@ -106,28 +101,65 @@ static const char *root_of(Sema *s, const char *dotted)
 	return intern(s->c->names, dotted, (size_t)(dot - dotted));
 }
 
-static void scan_assign_target(Sema *s, ModScope *m, const Stmt *st, const Expr *t, const Expr *value)
+/* Module-level if/try: the bindings in their branches are alternatives (one
+ * group per outermost if/try). A name bound there is looked up by trying
+ * the alternatives in source order, skipping an if-branch whose conditions
+ * evaluate to constexprs that rule it out, and taking the first that
+ * evaluates: the usual `try: from A import f / except: from B import f` and
+ * `if version >= ...:` import idioms resolve as they would in Python, with
+ * host-only conditions (version checks) treated as unknown. */
+typedef struct Scan {
+	int alt;            /* 0 outside module-level if/try */
+	const Guard *guards; /* conditions on the way to this branch */
+	int nguards;
+} Scan;
+
+static void add_binding(Sema *s, ModScope *m, const Scan *sc, Global g)
 {
-	if (t->kind == EX_NAME)
-		add_global(s, m, (Global){.name = t->name, .kind = GB_EXPR, .stmt = st, .expr = value, .loc = t->loc});
+	g.alt = sc->alt;
+	g.guards = sc->guards;
+	g.nguards = sc->nguards;
+	vec_push(&m->globals, g);
 }
 
-ModScope *modscope_new(Sema *s, const Module *ast, const char *name)
+static void scan_assign_target(Sema *s, ModScope *m, const Scan *sc, const Stmt *st, const Expr *t, const Expr *value)
 {
-	ModScope *m = ARENA_NEW(s->a, ModScope);
-	m->ast = ast;
-	m->name = name;
-	for (int i = 0; ast && i < ast->body.n; i++) {
-		const Stmt *st = ast->body.items[i];
+	if (t->kind == EX_NAME)
+		add_binding(s, m, sc, (Global){.name = t->name, .kind = GB_EXPR, .stmt = st, .expr = value, .loc = t->loc});
+}
+
+static void scan_stmts(Sema *s, ModScope *m, const Scan *sc, StmtList body);
+
+/* The branches of an if/elif/else chain, each with its guards */
+static void scan_if(Sema *s, ModScope *m, const Scan *sc, const Stmt *st)
+{
+	Guard *g = ARENA_NEWN(s->a, Guard, sc->nguards + 1);
+	if (sc->nguards) memcpy(g, sc->guards, sizeof(Guard) * (size_t)sc->nguards);
+	g[sc->nguards] = (Guard){st->cond, true};
+	Scan in = {sc->alt, g, sc->nguards + 1};
+	scan_stmts(s, m, &in, st->body);
+	Guard *ge = ARENA_NEWN(s->a, Guard, sc->nguards + 1);
+	memcpy(ge, g, sizeof(Guard) * (size_t)(sc->nguards + 1));
+	ge[sc->nguards].want = false;
+	Scan el = {sc->alt, ge, sc->nguards + 1};
+	scan_stmts(s, m, &el, st->orelse);
+}
+
+static void scan_stmts(Sema *s, ModScope *m, const Scan *sc, StmtList body)
+{
+	for (int i = 0; i < body.n; i++) {
+		const Stmt *st = body.items[i];
+		Scan nested = *sc;
+		if (!nested.alt && (st->kind == ST_IF || st->kind == ST_TRY)) nested.alt = ++m->nalts;
 		switch (st->kind) {
 		case ST_FUNCDEF:
-			add_global(s, m, (Global){.name = st->func->name, .kind = GB_FUNC, .stmt = st, .fn = st->func, .loc = st->loc});
+			add_binding(s, m, sc, (Global){.name = st->func->name, .kind = GB_FUNC, .stmt = st, .fn = st->func, .loc = st->loc});
 			break;
 		case ST_ASSIGN:
-			for (int k = 0; k < st->ntargets; k++) scan_assign_target(s, m, st, st->targets[k], st->assign_value);
+			for (int k = 0; k < st->ntargets; k++) scan_assign_target(s, m, sc, st, st->targets[k], st->assign_value);
 			break;
 		case ST_ANNASSIGN:
-			if (st->ann_value) scan_assign_target(s, m, st, st->ann_target, st->ann_value);
+			if (st->ann_value) scan_assign_target(s, m, sc, st, st->ann_target, st->ann_value);
 			break;
 		case ST_IMPORT:
 			for (int k = 0; k < st->nnames; k++) {
@@ -138,30 +170,63 @@ ModScope *modscope_new(Sema *s, const Module *ast, const char *name)
 					g.name = root_of(s, in->name);
 					g.bind_root = true;
 				}
-				add_global(s, m, g);
+				add_binding(s, m, sc, g);
 			}
 			break;
 		case ST_IMPORTFROM:
 			for (int k = 0; k < st->nnames; k++) {
 				const ImportName *in = &st->names[k];
-				add_global(s, m, (Global){.name = in->asname ? in->asname : in->name, .kind = GB_FROM, .stmt = st,
-							  .modname = st->module, .attr = in->name, .level = st->level, .loc = in->loc});
+				add_binding(s, m, sc, (Global){.name = in->asname ? in->asname : in->name, .kind = GB_FROM, .stmt = st,
+							      .modname = st->module, .attr = in->name, .level = st->level, .loc = in->loc});
 			}
 			break;
 		case ST_UNSUPPORTED:
 			if (st->host_name) {
 				Value pv = {.kind = V_POISON,
 					    .msg = arena_printf(s->a, "'%s' is defined by %s", st->host_name, st->what)};
-				add_global(s, m, (Global){.name = st->host_name, .kind = GB_VALUE, .stmt = st, .val = pv,
-							  .loc = st->loc});
+				add_binding(s, m, sc, (Global){.name = st->host_name, .kind = GB_VALUE, .stmt = st, .val = pv,
+							      .loc = st->loc});
 			}
+			break;
+		case ST_IF: scan_if(s, m, &nested, st); break;
+		case ST_TRY:
+			/* the body (and its else) first, then each handler; finally binds for all */
+			scan_stmts(s, m, &nested, st->try_body);
+			scan_stmts(s, m, &nested, st->try_else);
+			for (int h = 0; h < st->nhandlers; h++) scan_stmts(s, m, &nested, st->handlers[h]);
+			scan_stmts(s, m, sc, st->try_final);
 			break;
 		default: break;
 		}
 	}
+}
+
+ModScope *modscope_new(Sema *s, const Module *ast, const char *name)
+{
+	ModScope *m = ARENA_NEW(s->a, ModScope);
+	m->ast = ast;
+	m->name = name;
+	Scan top = {0, NULL, 0};
+	if (ast) scan_stmts(s, m, &top, ast->body);
 	m->next = s->mods;
 	s->mods = m;
 	return m;
+}
+
+static ModScope *find_user_module(Sema *s, ModScope *from, const char *name, SrcLoc loc, bool quiet);
+static ModScope *package_scope(Sema *s, ModScope *from, const char *name);
+
+/* What `import a.b.c` binds: a, a module (a.py, a/__init__.py) or, when a
+ * is only a directory, a package scope through which a.b.c resolves. */
+static Value import_root(Sema *s, ModScope *m, const char *dotted, SrcLoc loc)
+{
+	const char *root = root_of(s, dotted);
+	if (root == dotted || !strcmp(root, "triton") || !strcmp(root, "tile"))
+		return resolve_module_path(s, m, root, 0, loc);
+	ModScope *r = find_user_module(s, m, root, loc, true);
+	if (r) return (Value){.kind = V_MODULE, .mod = r};
+	if (!find_user_module(s, m, dotted, loc, false)) return v_err();
+	return (Value){.kind = V_MODULE, .mod = package_scope(s, m, root)};
 }
 
 static Value eval_global(Sema *s, ModScope *m, size_t idx, SrcLoc use)
@@ -184,10 +249,17 @@ static Value eval_global(Sema *s, ModScope *m, size_t idx, SrcLoc use)
 	m->limit = idx ? idx : (size_t)-1;
 	Value v = v_err();
 	if (kind == GB_IMPORT) {
-		const char *path = g->bind_root ? root_of(s, g->modname) : g->modname;
-		v = resolve_module_path(s, m, path, 0, g->loc);
+		v = g->bind_root ? import_root(s, m, g->modname, g->loc) : resolve_module_path(s, m, g->modname, 0, g->loc);
 	} else if (kind == GB_FROM) {
-		if (!g->modname) v = resolve_module_path(s, m, g->attr, g->level, g->loc);
+		/* a submodule (from pkg import sub) first, then an attribute */
+		StrBuf b = {0};
+		for (int i = 0; i < g->level; i++) sb_putc(&b, '.');
+		if (g->modname) sb_printf(&b, "%s.", g->modname);
+		sb_puts(&b, g->attr);
+		ModScope *sub = find_user_module(s, m, istr(s, b.s), g->loc, true);
+		sb_free(&b);
+		if (sub) v = (Value){.kind = V_MODULE, .mod = sub};
+		else if (!g->modname) v = resolve_module_path(s, m, g->attr, g->level, g->loc);
 		else {
 			Value mod = resolve_module_path(s, m, g->modname, g->level, g->loc);
 			if (mod.kind != V_ERR) v = get_attr(s, mod, g->attr, g->loc);
@@ -213,6 +285,62 @@ static Value eval_global(Sema *s, ModScope *m, size_t idx, SrcLoc use)
 	return v;
 }
 
+/* eval_global with diagnostics collected aside: *ok says whether it worked */
+static Value eval_global_quiet(Sema *s, ModScope *m, size_t idx, SrcLoc use, bool *ok)
+{
+	DiagSink scratch, *saved = s->d;
+	diag_init(&scratch);
+	s->d = &scratch;
+	Value v = eval_global(s, m, idx, use);
+	s->d = saved;
+	*ok = scratch.nerrors == 0 && v.kind != V_ERR;
+	diag_free(&scratch);
+	return v;
+}
+
+/* false when a guard evaluates to a constexpr of the wrong truth; a guard
+ * sema cannot evaluate (host Python) does not rule the branch out */
+static bool guards_allow(Sema *s, ModScope *m, const Global *g)
+{
+	for (int i = 0; i < g->nguards; i++) {
+		DiagSink scratch, *saved = s->d;
+		diag_init(&scratch);
+		s->d = &scratch;
+		Fn tmp;
+		fn_init(s, &tmp, NULL, m, false);
+		Value c = eval(s, &tmp, g->guards[i].cond);
+		fn_free(&tmp);
+		s->d = saved;
+		bool known = scratch.nerrors == 0 && c.kind == V_CONST;
+		diag_free(&scratch);
+		if (known && const_truthy(c.c) != g->guards[i].want) return false;
+	}
+	return true;
+}
+
+/* The alternatives of a module-level if/try bound to the same name, in
+ * source order: the first allowed one that evaluates; errors are reported
+ * for the last one tried. */
+static Value eval_alternatives(Sema *s, ModScope *m, size_t last, SrcLoc loc)
+{
+	const Global *g = &m->globals.data[last];
+	const char *name = g->name;
+	int alt = g->alt;
+	size_t first = last;
+	while (first > 0 && m->globals.data[first - 1].alt == alt) first--;
+	VEC(size_t) cand = {0};
+	for (size_t i = first; i <= last; i++)
+		if (m->globals.data[i].name == name && guards_allow(s, m, &m->globals.data[i])) vec_push(&cand, i);
+	Value v = v_err();
+	bool ok = false;
+	for (size_t k = 0; k + 1 < cand.len && !ok; k++) v = eval_global_quiet(s, m, cand.data[k], loc, &ok);
+	if (!ok && cand.len) v = eval_global(s, m, cand.data[cand.len - 1], loc); /* reports why, if it fails */
+	else if (!cand.len)
+		diag_error(s->d, loc, "'%s' is bound only in branches of a module-level 'if' that are not taken", name);
+	vec_free(&cand);
+	return v;
+}
+
 Value global_get(Sema *s, ModScope *m, const char *name, SrcLoc loc, bool *found)
 {
 	*found = false;
@@ -220,6 +348,7 @@ Value global_get(Sema *s, ModScope *m, const char *name, SrcLoc loc, bool *found
 	for (size_t i = end; i-- > 0;) {
 		if (m->globals.data[i].name != name) continue;
 		*found = true;
+		if (m->globals.data[i].alt) return eval_alternatives(s, m, i, loc);
 		return eval_global(s, m, i, loc);
 	}
 	return v_err();
@@ -254,53 +383,95 @@ Value lookup_name(Sema *s, Fn *fn, const char *name, SrcLoc loc)
 
 /* ---- modules and namespaces ------------------------------------------------------- */
 
-static ModScope *load_user_module(Sema *s, ModScope *from, const char *name, SrcLoc loc)
+/* The module `name` (dotted; leading dots: relative) imported from `from`, or
+ * NULL (without a diagnostic when quiet). One ModScope per file. */
+static ModScope *find_user_module(Sema *s, ModScope *from, const char *name, SrcLoc loc, bool quiet)
 {
-	for (ModScope *m = s->mods; m; m = m->next)
-		if (m->name && !strcmp(m->name, name) && !m->is_prelude) return m;
 	if (!s->c->load_module) {
-		diag_error(s->d, loc, "unknown module '%s'", name);
+		if (!quiet) diag_error(s->d, loc, "unknown module '%s'", name);
 		return NULL;
 	}
 	Module *ast = s->c->load_module(s->c->loader_user, from ? from->ast : NULL, name, loc);
 	if (!ast) {
-		if (s->d->nerrors == 0) diag_error(s->d, loc, "unknown module '%s'", name);
+		if (!quiet && s->d->nerrors == 0) diag_error(s->d, loc, "unknown module '%s'", name);
 		return NULL;
 	}
-	return modscope_new(s, ast, istr(s, name));
+	for (ModScope *m = s->mods; m; m = m->next)
+		if (m->ast == ast && !m->is_prelude) return m;
+	ModScope *m = modscope_new(s, ast, istr(s, name));
+	m->importer = from;
+	return m;
+}
+
+/* A package with no file of its own (`import a.b` binds `a`, and a/ has no
+ * __init__.py): attributes are its submodules. */
+static ModScope *package_scope(Sema *s, ModScope *from, const char *name)
+{
+	for (ModScope *m = s->mods; m; m = m->next)
+		if (!m->ast && m->importer == from && !strcmp(m->name, name)) return m;
+	ModScope *m = modscope_new(s, NULL, istr(s, name));
+	m->importer = from;
+	return m;
 }
 
 Value resolve_module_path(Sema *s, ModScope *from, const char *dotted, int level, SrcLoc loc)
 {
-	char buf[256];
-	snprintf(buf, sizeof buf, "%s", dotted);
-	char *save = NULL;
-	char *part = strtok_r(buf, ".", &save);
+	StrBuf full = {0};
+	for (int i = 0; i < level; i++) sb_putc(&full, '.');
+	sb_puts(&full, dotted);
+	const char *name = istr(s, full.s ? full.s : "");
+	sb_free(&full);
+	const char *rel = name + level;
+	size_t rootlen = strcspn(rel, ".");
 	Value cur;
-	if (!part) return v_err();
-	if (level == 0 && !strcmp(part, "triton")) cur = (Value){.kind = V_NS, .ns = NS_TRITON};
-	else if (level == 0 && !strcmp(part, "tile")) cur = (Value){.kind = V_NS, .ns = NS_TILE};
-	else {
-		ModScope *m = load_user_module(s, from, part, loc);
-		if (!m) return v_err();
+	const char *rest;
+	if (!level && rootlen == 6 && !strncmp(rel, "triton", 6)) {
+		cur = (Value){.kind = V_NS, .ns = NS_TRITON};
+		rest = rel + rootlen;
+	} else if (!level && rootlen == 4 && !strncmp(rel, "tile", 4)) {
+		cur = (Value){.kind = V_NS, .ns = NS_TILE};
+		rest = rel + rootlen;
+	} else {
+		/* the longest prefix that is a module; the rest are attributes */
+		size_t n = strlen(name);
+		ModScope *m = NULL;
+		for (size_t k = n; k > (size_t)level && !m; k--) {
+			if (k < n && name[k] != '.') continue;
+			m = find_user_module(s, from, istr(s, arena_strndup(s->a, name, k)), loc, true);
+			rest = name + k;
+		}
+		if (!m) {
+			/* a package directory without __init__: a.b resolves through it */
+			if (!level && rel[rootlen]) {
+				m = package_scope(s, from, istr(s, arena_strndup(s->a, rel, rootlen)));
+				rest = rel + rootlen;
+			} else {
+				find_user_module(s, from, name, loc, false); /* reports it */
+				return v_err();
+			}
+		}
 		cur = (Value){.kind = V_MODULE, .mod = m};
 	}
-	while ((part = strtok_r(NULL, ".", &save))) {
-		cur = get_attr(s, cur, istr(s, part), loc);
+	while (*rest == '.') {
+		rest++;
+		size_t len = strcspn(rest, ".");
+		cur = get_attr(s, cur, istr(s, arena_strndup(s->a, rest, len)), loc);
 		if (cur.kind == V_ERR) return cur;
+		rest += len;
 	}
 	return cur;
 }
 
 Value module_attr(Sema *s, ModScope *m, const char *name, SrcLoc loc)
 {
-	bool found;
-	Value v = global_get(s, m, name, loc, &found);
-	if (!found) {
-		diag_error(s->d, loc, "module '%s' has no attribute '%s'", m->name ? m->name : "?", name);
-		return v_err();
-	}
-	return v;
+	bool found = false;
+	Value v = m->ast ? global_get(s, m, name, loc, &found) : v_err();
+	if (found) return v;
+	/* a submodule: pkg.sub imported by the module that imported pkg */
+	ModScope *sub = find_user_module(s, m->importer, arena_printf(s->a, "%s.%s", m->name, name), loc, true);
+	if (sub) return (Value){.kind = V_MODULE, .mod = sub};
+	diag_error(s->d, loc, "module '%s' has no attribute '%s'", m->name ? m->name : "?", name);
+	return v_err();
 }
 
 static const char *ns_prefix(int ns)
@@ -602,14 +773,89 @@ static void sema_teardown(Sema *s)
 	s->prelude = NULL;
 }
 
-static const FuncDef *find_kernel(const Module *m, const char *name)
+/* The call forms of the decorators: `k = triton.jit(f)`, `k =
+ * triton.heuristics(...)(triton.jit(f))`, `k = triton.autotune(...)(f)`, with f
+ * a def above. Returns f as a FuncDef named k whose decorators are the calls'
+ * (outermost first, then f's own), so it is a kernel like a decorated def;
+ * NULL when st is not such an assignment. */
+static const FuncDef *call_form_kernel(Sema *s, const Module *m, int idx)
 {
-	const FuncDef *found = NULL;
+	const Stmt *st = m->body.items[idx];
+	if (st->kind != ST_ASSIGN || st->ntargets != 1 || st->targets[0]->kind != EX_NAME) return NULL;
+	VEC(Expr *) decos = {0};
+	const Expr *e = st->assign_value;
+	while (e->kind == EX_CALL && e->nargs >= 1) {
+		if (e->func->kind == EX_CALL && e->nargs == 1 && !e->nkwargs) {
+			vec_push(&decos, e->func); /* heuristics(d)(x): the decorator is the inner call */
+		} else if ((e->func->kind == EX_NAME || e->func->kind == EX_ATTR) && !strcmp(expr_last_name(e->func), "jit") &&
+			   e->nargs == 1) {
+			Expr *d = e->func; /* jit(f, do_not_specialize=...) is @jit(do_not_specialize=...) */
+			if (e->nkwargs) {
+				d = ARENA_NEW(s->a, Expr);
+				*d = *e;
+				d->nargs = 0;
+			}
+			vec_push(&decos, d);
+		} else {
+			break;
+		}
+		e = e->args[0];
+	}
+	/* the latest binding of the name: a def, or an earlier call form (unsloth
+	 * writes `k = triton.jit(k)` and then `k = triton.heuristics(...)(k)`) */
+	const FuncDef *f = NULL;
+	for (int i = idx - 1; e->kind == EX_NAME && i >= 0 && !f; i--) {
+		const Stmt *b = m->body.items[i];
+		if (b->kind == ST_FUNCDEF && !strcmp(b->func->name, e->name)) f = b->func;
+		else if (b->kind == ST_ASSIGN && b->ntargets == 1 && b->targets[0]->kind == EX_NAME &&
+			 !strcmp(b->targets[0]->name, e->name))
+			f = call_form_kernel(s, m, i);
+	}
+	FuncDef *k = NULL;
+	if (f && decos.len) {
+		k = ARENA_NEW(s->a, FuncDef);
+		*k = *f;
+		k->name = st->targets[0]->name;
+		k->ndecorators = (int)decos.len + f->ndecorators;
+		k->decorators = ARENA_NEWN(s->a, Expr *, k->ndecorators);
+		memcpy(k->decorators, decos.data, sizeof(Expr *) * decos.len);
+		if (f->ndecorators) memcpy(k->decorators + decos.len, f->decorators, sizeof(Expr *) * (size_t)f->ndecorators);
+		if (!is_jit_decorated(k)) k = NULL;
+	}
+	vec_free(&decos);
+	return k;
+}
+
+/* The kernel (a @jit/@autotune/@heuristics def or a call form) that module
+ * statement idx defines, or NULL. */
+static const FuncDef *kernel_at(Sema *s, const Module *m, int idx)
+{
+	const Stmt *st = m->body.items[idx];
+	if (st->kind == ST_FUNCDEF) return is_jit_decorated(st->func) ? st->func : NULL;
+	return call_form_kernel(s, m, idx);
+}
+
+/* Index of the module statement that binds `name` last (a def or an
+ * assignment to it), or -1. */
+static int last_binding(const Module *m, const char *name)
+{
+	int found = -1;
 	for (int i = 0; i < m->body.n; i++) {
 		const Stmt *st = m->body.items[i];
-		if (st->kind == ST_FUNCDEF && !strcmp(st->func->name, name)) found = st->func;
+		if ((st->kind == ST_FUNCDEF && !strcmp(st->func->name, name)) ||
+		    (st->kind == ST_ASSIGN && st->ntargets == 1 && st->targets[0]->kind == EX_NAME &&
+		     !strcmp(st->targets[0]->name, name)))
+			found = i;
 	}
 	return found;
+}
+
+static const FuncDef *find_kernel(Sema *s, const Module *m, const char *name)
+{
+	int i = last_binding(m, name);
+	if (i < 0) return NULL;
+	const Stmt *st = m->body.items[i];
+	return st->kind == ST_FUNCDEF ? st->func : kernel_at(s, m, i);
 }
 
 static void do_not_specialize_list(Sema *s, const FuncDef *fn, KernelParamInfo *ps, int n)
@@ -643,8 +889,8 @@ int sema_list_kernels(SemaCtx *c, const Module *m, KernelInfo **out)
 	VEC(KernelInfo) ks = {0};
 	for (int i = 0; i < m->body.n; i++) {
 		const Stmt *st = m->body.items[i];
-		if (st->kind != ST_FUNCDEF || !is_jit_decorated(st->func)) continue;
-		const FuncDef *fn = st->func;
+		const FuncDef *fn = kernel_at(&s, m, i);
+		if (!fn || last_binding(m, fn->name) != i) continue; /* rebound later: the last one counts */
 		KernelInfo k = {.name = fn->name, .nparams = fn->nparams, .loc = st->loc};
 		k.params = ARENA_NEWN(c->arena, KernelParamInfo, fn->nparams ? fn->nparams : 1);
 		for (int p = 0; p < fn->nparams; p++) {
@@ -817,7 +1063,7 @@ TirFunc *sema_kernel(SemaCtx *c, const Module *m, const char *kernel, const Spec
 	sema_setup(&s, c);
 	int errs0 = c->diags->nerrors;
 	ModScope *ms = modscope_new(&s, m, "__main__");
-	const FuncDef *def = find_kernel(m, kernel);
+	const FuncDef *def = find_kernel(&s, m, kernel);
 	if (!def) {
 		SrcLoc top = {.file = m->file, .line = 1, .col = 1};
 		diag_error(c->diags, top, "no kernel named '%s'", kernel);

@@ -70,6 +70,9 @@ Value get_attr(Sema *s, Value obj, const char *name, SrcLoc loc)
 	case V_DTYPE: return dtype_attr(s, obj, name, loc);
 	case V_CONST:
 		if (!strcmp(name, "value")) return obj;
+		/* a number bound to a local is a tensor in Triton: it has a dtype */
+		if (!strcmp(name, "dtype") && (obj.c.kind == CV_INT || obj.c.kind == CV_FLOAT || obj.c.kind == CV_BOOL))
+			return v_dtype(const_natural_type(obj.c));
 		if (obj.c.kind == CV_DTYPE) return dtype_attr(s, v_dtype(type_scalar(obj.c.dtype)), name, loc);
 		break;
 	case V_FUNC:
@@ -516,20 +519,15 @@ static Value eval_call(Sema *s, Fn *fn, const Expr *e)
 
 /* ---- boolean operators ------------------------------------------------------------------------ */
 
+/* `a and b` / `a or b` on runtime values: Triton's logical_and / logical_or,
+ * elementwise on truth values (x != 0), broadcast like '&' (no short circuit). */
 static Value logical(Sema *s, AstOp op, Value a, Value b, SrcLoc loc)
 {
 	if (a.kind == V_ERR || b.kind == V_ERR) return v_err();
-	if ((a.kind == V_TENSOR && a.ty.rank) || (b.kind == V_TENSOR && b.ty.rank)) {
-		diag_error(s->d, loc, "'%s' is not supported on tiles; use '%s'", op == OP_AND ? "and" : "or",
-			   op == OP_AND ? "&" : "|");
-		return v_err();
-	}
 	ValId x = to_ir_natural(s, a, loc), y = to_ir_natural(s, b, loc);
 	if (!x || !y) return v_err();
-	x = to_bool(s, x, loc);
-	y = to_bool(s, y, loc);
-	ValId in[2] = {x, y};
-	return v_tensor(s, emit(s, op == OP_AND ? TOP_AND : TOP_OR, loc, in, 2, type_scalar(DT_I1)));
+	Value xb = v_tensor(s, to_bool(s, x, loc)), yb = v_tensor(s, to_bool(s, y, loc));
+	return binop(s, op == OP_AND ? OP_BITAND : OP_BITOR, xb, yb, loc);
 }
 
 static Value eval_boolop(Sema *s, Fn *fn, const Expr *e)

@@ -84,6 +84,12 @@ struct BlockPtr {
 	bool pad_nan; /* descriptor padding_option "nan" (else "zero") */
 };
 
+/* A condition on the way to a module-level if-branch: cond must be `want`. */
+typedef struct Guard {
+	const Expr *cond;
+	bool want;
+} Guard;
+
 /* A module-level name: evaluated lazily on first use. */
 typedef enum { GB_FUNC, GB_EXPR, GB_IMPORT, GB_FROM, GB_VALUE, GB_BUSY } GlobalKind;
 typedef struct Global {
@@ -98,6 +104,9 @@ typedef struct Global {
 	bool bind_root;         /* `import a.b` binds `a` */
 	Value val;              /* GB_VALUE */
 	SrcLoc loc;
+	int alt;                /* > 0: an alternative binding inside module-level if/try group `alt` */
+	const Guard *guards;    /* the if-conditions that lead to it */
+	int nguards;
 } Global;
 
 struct ModScope {
@@ -105,7 +114,9 @@ struct ModScope {
 	const char *name;
 	VEC(Global) globals;
 	ModScope *next; /* list of loaded modules */
+	ModScope *importer; /* the module whose import loaded it (names resolve from its file) */
 	size_t limit;   /* while evaluating global k: only globals before k are visible (0 = all) */
+	int nalts;      /* module-level if/try groups so far */
 	bool is_prelude;
 };
 

@@ -864,6 +864,7 @@ static Flow exec_stmt(Sema *s, Fn *fn, const Stmt *st, const Seq *rest, bool tai
 	case ST_UNSUPPORTED:
 		diag_error(s->d, st->loc, "%s is not supported in kernels", st->what ? st->what : "this statement");
 		return FLOW_NEXT;
+	case ST_TRY: diag_error(s->d, st->loc, "try statement is not supported in kernels"); return FLOW_NEXT;
 	}
 	return FLOW_NEXT;
 }

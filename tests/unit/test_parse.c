@@ -136,8 +136,9 @@ static void test_dumps(void)
 	EXPECT("with a as b:\n    pass\ntry:\n    x\nexcept E:\n    y\nelse:\n    z\nfinally:\n"
 	       "    w\nclass C: pass\n",
 	       "(module\n  (unsupported 1:1 \"with statement\")\n"
-	       "  (unsupported 3:1 \"try statement\")\n  (unsupported 11:1 \"class "
-	       "definition\"))\n");
+	       "  (try 3:1\n    (expr 4:5 x)\n    (except\n      (expr 6:5 y))\n    (else\n      (expr 8:5 z))\n"
+	       "    (finally\n      (expr 10:5 w)))\n  (unsupported 11:1 \"class definition\"))\n");
+	EXPECT("try:\n    x\n", "error: 3:1: expected 'except' or 'finally' block");
 	EXPECT("match x:\n    case 1:\n        pass\nmatch = 3\nmatch(x)\n",
 	       "(module\n  (unsupported 1:1 \"match statement\")\n  (assign 4:1 match = 3)\n"
 	       "  (expr 5:1 (call match x)))\n");

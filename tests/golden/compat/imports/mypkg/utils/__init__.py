@@ -1,0 +1,1 @@
+from .limits import LIMIT

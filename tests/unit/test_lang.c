@@ -1,0 +1,98 @@
+/* test_lang.c: language semantics that only running shows, through the
+ * public API on the cpu and cuda-emu targets: each test compiles a small
+ * kernel from source, runs it, and compares with what Triton computes,
+ * written out here in C. (Kernels of kernels/ are in test_kernels.c; what the
+ * compiler prints is in tests/golden/.) */
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tile.h"
+
+static int failures, checks;
+static const char *target;
+
+static void check(bool ok, const char *what, int line)
+{
+	checks++;
+	if (!ok) {
+		fprintf(stderr, "test_lang.c:%d: [%s] %s\n", line, target, what);
+		failures++;
+	}
+}
+#define CHECK(cond) check((cond), #cond, __LINE__)
+
+/* Compiles `kernel` of `src` with signature `sig` and launches it on a 1-D
+ * grid; false (after reporting) on any error. */
+static bool run(const char *src, const char *kernel, const char *sig, uint32_t grid, const tile_arg *args, size_t n,
+		int line)
+{
+	tile_context_options o = {0};
+	o.target = target;
+	tile_context *ctx = NULL;
+	tile_module *m = NULL;
+	tile_kernel *k = NULL;
+	bool ok = tile_context_create(&ctx, &o) == TILE_OK && tile_module_load_source(ctx, "t.py", src, strlen(src), &m) == TILE_OK &&
+		  tile_kernel_get(m, kernel, sig, NULL, &k) == TILE_OK;
+	uint32_t g[3] = {grid, 1, 1};
+	ok = ok && tile_launch(k, g, args, n, NULL) == TILE_OK;
+	if (!ok) {
+		fprintf(stderr, "test_lang.c:%d: [%s] %s: %s\n", line, target, kernel, ctx ? tile_errmsg(ctx) : "no context");
+		failures++;
+	}
+	tile_kernel_destroy(k);
+	tile_module_destroy(m);
+	tile_context_destroy(ctx);
+	return ok;
+}
+#define RUN(src, kernel, sig, grid, args) run(src, kernel, sig, grid, args, sizeof(args) / sizeof(*(args)), __LINE__)
+
+/* ---- `and` / `or` on tiles: elementwise logical and/or of x != 0 ------------------ */
+
+static const char logical_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(a_ptr, b_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
+	"    offs = tl.arange(0, BLOCK)\n"
+	"    a = tl.load(a_ptr + offs, mask=offs < n, other=0)\n"
+	"    b = tl.load(b_ptr + offs, mask=offs < n, other=0)\n"
+	"    both = a and b\n"
+	"    either = (a > 1) or b\n"
+	"    row = (offs < 8) and (a > 0)[None, :]\n" /* broadcast [1,B] with [B] */
+	"    tl.store(out_ptr + offs, both.to(tl.int32) + 2 * either.to(tl.int32) + 4 * tl.sum(row.to(tl.int32), 0),\n"
+	"             mask=offs < n)\n";
+
+static void test_logical(void)
+{
+	enum { N = 50, B = 64 };
+	int32_t a[N], b[N], out[N];
+	for (int i = 0; i < N; i++)
+		a[i] = (i % 5) - 1, b[i] = (i % 3) * (i % 7 == 0 ? 0 : 2), out[i] = -1;
+	tile_arg args[] = {tile_arg_ptr(a, TILE_I32), tile_arg_ptr(b, TILE_I32), tile_arg_ptr(out, TILE_I32),
+			   tile_arg_i32(N)};
+	if (!RUN(logical_src, "k", "*i32,*i32,*i32,i32,64", 1, args))
+		return;
+	bool ok = true;
+	for (int i = 0; i < N; i++) {
+		/* row: [B] with [1, B] broadcasts to [1, B]; its sum over axis 0 is row 0 */
+		int both = a[i] != 0 && b[i] != 0, either = a[i] > 1 || b[i] != 0;
+		int want = both + 2 * either + 4 * (i < 8 && a[i] > 0);
+		ok &= out[i] == want;
+	}
+	CHECK(ok);
+}
+
+int main(void)
+{
+	static const char *const targets[] = {"cpu", "cuda-emu"};
+	for (int t = 0; t < 2; t++) {
+		target = targets[t];
+		test_logical();
+	}
+	printf("test_lang: %d checks, %d failed\n", checks, failures);
+	return failures ? 1 : 0;
+}
