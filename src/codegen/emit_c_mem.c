@@ -167,6 +167,20 @@ static void pack_word(Ec *e, StrBuf *b, Chunk c, int eb, const TpVal *vals, int 
 	sb_free(&t);
 }
 
+/* Value r from its bits: ec_from_bits, but a pointer gets its own type
+ * (ec_from_bits knows only the dtype, and C++ wants the cast). */
+static void from_bits_of(Ec *e, StrBuf *b, TpVal r, const char *bits)
+{
+	Type t = ec_ty(e, r);
+	if (t.dt != DT_PTR) {
+		ec_from_bits(e, b, (DType)t.dt, bits);
+		return;
+	}
+	char ty[48];
+	ec_type_str(t, ty, sizeof ty);
+	sb_printf(b, "(%s)(%s)", ty, bits);
+}
+
 /* Declares result r (element j of a chunk of words tN[]). */
 static void unpack_elem(Ec *e, TpVal r, Chunk c, int eb, int tmp, int j)
 {
@@ -185,7 +199,7 @@ static void unpack_elem(Ec *e, TpVal r, Chunk c, int eb, int tmp, int j)
 		if (d == DT_I1)
 			sb_printf(&bits, " & 0x%x", eb == 1 ? 0xff : 0xffff);
 	}
-	ec_from_bits(e, &x, d, bits.s);
+	from_bits_of(e, &x, r, bits.s);
 	ec_decl(e, r, "%s", x.s);
 	sb_free(&bits);
 	sb_free(&x);
@@ -288,21 +302,27 @@ static void emit_smem_load(Ec *e, const TpOp *op)
 			unpack_elem(e, op->results[j], c, eb, tmp, j);
 		return;
 	}
+	/* bool is a byte and a pointer a uint64_t in shared memory */
 	const char *st = ec_storage(d);
 	for (int j = 0; j < vec; j++) {
 		TpVal r = op->results[j];
-		StrBuf x = {0};
+		StrBuf w = {0}, x = {0};
 		if (j)
-			sb_printf(&x, "*(const %s *)(smem + v%u + %d)", st, off, j * eb);
+			sb_printf(&w, "*(const %s *)(smem + v%u + %d)", st, off, j * eb);
 		else
-			sb_printf(&x, "*(const %s *)(smem + v%u)", st, off);
-		if (d == DT_I1)
-			sb_puts(&x, " != 0");
-		if (masked)
-			ec_decl(e, r, "v%u ? %s%s%s : (%s)0", mask, d == DT_I1 ? "(" : "", x.s,
-			        d == DT_I1 ? ")" : "", ec_ctype(d));
+			sb_printf(&w, "*(const %s *)(smem + v%u)", st, off);
+		if (d == DT_I1 || d == DT_PTR)
+			from_bits_of(e, &x, r, w.s);
 		else
+			sb_puts(&x, w.s);
+		if (masked) {
+			char ty[48];
+			ec_type_str(ec_ty(e, r), ty, sizeof ty);
+			ec_decl(e, r, "v%u ? %s : (%s)0", mask, x.s, ty);
+		} else {
 			ec_decl(e, r, "%s", x.s);
+		}
+		sb_free(&w);
 		sb_free(&x);
 	}
 }
@@ -328,13 +348,13 @@ static void emit_smem_store(Ec *e, const TpOp *op)
 		        total == 16 ? "uint4" : "uint2", off, total == 16 ? "uint4" : "uint2", b.s);
 		sb_free(&b);
 	} else {
-		const char *st = ec_storage(d);
+		const char *st = ec_storage(d), *cast = d == DT_PTR ? "(uint64_t)" : "";
 		for (int j = 0; j < vec; j++) {
 			if (j)
-				ec_line(e, "%s*(%s *)(smem + v%u + %d) = v%u;", g, st, off, j * eb,
-				        op->operands[2 + j]);
+				ec_line(e, "%s*(%s *)(smem + v%u + %d) = %sv%u;", g, st, off,
+				        j * eb, cast, op->operands[2 + j]);
 			else
-				ec_line(e, "%s*(%s *)(smem + v%u) = v%u;", g, st, off,
+				ec_line(e, "%s*(%s *)(smem + v%u) = %sv%u;", g, st, off, cast,
 				        op->operands[2]);
 		}
 	}
@@ -443,6 +463,23 @@ static void want_native_atomic(Ec *e, AtomicOp a, DType d, const Sem *sem, const
 	          t, name, t, t, t, sem->ptx, atomic_name(a), ptype, c, c);
 }
 
+/* fmax/fmin (a NaN operand yields the other) with -0.0 ordered below +0.0,
+ * which fmaxf leaves open: the CPU's CAS loop (emit_llvm_mem.c) does the same. */
+static const char *want_minmax_helper(Ec *e, bool mx, bool f64)
+{
+	const char *name = mx ? (f64 ? "atom_fmax_f64" : "atom_fmax_f32")
+	                      : (f64 ? "atom_fmin_f64" : "atom_fmin_f32");
+	if (!ec_want_helper(e, name))
+		return name;
+	const char *t = f64 ? "double" : "float";
+	const char *neg = f64 ? "__double_as_longlong(v) < 0" : "(int)__float_as_uint(v) < 0";
+	sb_printf(&e->helpers,
+	          "DEVFN %s %s(%s a, %s v)\n{\n"
+	          "\treturn v != v || a %s v || (a == v && %s(%s)) ? a : v;\n}\n",
+	          t, name, t, t, mx ? ">" : "<", mx ? "" : "!", neg);
+	return name;
+}
+
 /* The new value of a read-modify-write, in C, over typed `a` (old) and `v`. */
 static char *rmw_expr(Ec *e, AtomicOp a, DType d)
 {
@@ -458,11 +495,11 @@ static char *rmw_expr(Ec *e, AtomicOp a, DType d)
 			x = xstrdup("a"), y = xstrdup("v");
 		}
 		StrBuf r = {0};
-		const char *f = d == DT_F64 ? "" : "f";
 		if (a == ATOM_ADD)
 			sb_printf(&r, "%s + %s", x, y);
 		else
-			sb_printf(&r, "%s%s(%s, %s)", a == ATOM_MAX ? "fmax" : "fmin", f, x, y);
+			sb_printf(&r, "%s(%s, %s)",
+			          want_minmax_helper(e, a == ATOM_MAX, d == DT_F64), x, y);
 		char *back = d == DT_F64 || d == DT_F32 ? xstrdup(r.s)
 		                                        : ec_convert(e, r.s, DT_F32, d, false);
 		sb_puts(&b, back);

@@ -10,7 +10,8 @@
  * Shared memory is the caller's `smem` buffer addressed by i32 byte offsets,
  * the same way. Atomics on varying pointers run lane by lane in lane order.
  * cp.async goes through a per-instance queue in libtile: data lands when a
- * wait retires its group (see the cp.async section).
+ * wait retires its group (see the cp.async section). Float atomics that LLVM
+ * has no atomicrmw for (min/max, 16-bit floats) are compare-and-swap loops.
  */
 #include "codegen/emit_llvm_internal.h"
 #include "jit/rt_async.h"
@@ -33,7 +34,9 @@ static MemAcc mem_acc(Em *e, DType d, int vec)
 {
 	if (vec < 1 || vec > MAX_VEC)
 		ice(PASS, "bad vector width %d", vec);
-	MemAcc a = {d, em_storage_type(e, d), (unsigned)dtype_bytes(d), vec > 0 ? vec : 1};
+	/* pointers move as i64: the value's type (elem*) differs from i8* storage */
+	LLVMTypeRef st = d == DT_PTR ? e->t_i64 : em_storage_type(e, d);
+	MemAcc a = {d, st, (unsigned)dtype_bytes(d), vec > 0 ? vec : 1};
 	if (a.align == 0)
 		a.align = 1;
 	return a;
@@ -45,17 +48,27 @@ static LLVMValueRef ci32(Em *e, int64_t v)
 }
 
 /* value <-> memory representation (i1 is a byte in memory) */
+/* A value as its memory type (mem_acc's st): i1 -> i8, pointers -> i64. */
 static LLVMValueRef to_mem(Em *e, LLVMValueRef v, DType d)
 {
+	if (d == DT_PTR) {
+		LLVMTypeRef t = em_is_vec(v) ? em_vec(e, e->t_i64) : e->t_i64;
+		return LLVMBuildPtrToInt(e->B, v, t, "");
+	}
 	if (d != DT_I1)
 		return v;
 	LLVMTypeRef t = em_is_vec(v) ? em_vec(e, e->t_i8) : e->t_i8;
 	return LLVMBuildZExt(e->B, v, t, "");
 }
 
-static LLVMValueRef from_mem(Em *e, LLVMValueRef v, DType d)
+/* The inverse of to_mem for a value of type t (pointers get their elem*). */
+static LLVMValueRef from_mem(Em *e, LLVMValueRef v, Type t)
 {
-	if (d != DT_I1)
+	if (t.dt == DT_PTR) {
+		LLVMTypeRef pt = em_scalar_type(e, t);
+		return LLVMBuildIntToPtr(e->B, v, em_is_vec(v) ? em_vec(e, pt) : pt, "");
+	}
+	if (t.dt != DT_I1)
 		return v;
 	return LLVMBuildICmp(e->B, LLVMIntNE, v, LLVMConstNull(LLVMTypeOf(v)), "");
 }
@@ -533,7 +546,7 @@ static void emit_load(Em *e, const TpOp *op)
 		p = em_lane0(e, op->operands[0]); /* thread 0's address, scalar */
 	load_elems(e, &a, p, mask, other, uni, coal, out);
 	for (int k = 0; k < vec; k++)
-		em_set(e, op->results[k], from_mem(e, out[k], d));
+		em_set(e, op->results[k], from_mem(e, out[k], tp_type(e->f, op->results[k])));
 }
 
 static void emit_store(Em *e, const TpOp *op)
@@ -577,7 +590,7 @@ static void emit_smem_load(Em *e, const TpOp *op)
 	LLVMValueRef p = smem_ptr(e, &a, em_get(e, op->operands[0]));
 	load_elems(e, &a, p, op->nin > 1 ? op->operands[1] : 0, other, uni, false, out);
 	for (int k = 0; k < vec; k++)
-		em_set(e, op->results[k], from_mem(e, out[k], d));
+		em_set(e, op->results[k], from_mem(e, out[k], tp_type(e->f, op->results[k])));
 }
 
 static void emit_smem_store(Em *e, const TpOp *op)
@@ -695,6 +708,65 @@ static void emit_cp_async(Em *e, const TpOp *op)
 
 /* ---- atomics ------------------------------------------------------------------------- */
 
+/* New value of a float read-modify-write from old `a` and operand `v`, both
+ * f32 (f16/bf16 widened: exact, and f32 then f16 rounding of a sum is
+ * correctly rounded) or f64. min/max are the CUDA path's: a NaN operand
+ * yields the other one, and -0.0 orders below +0.0 so every target agrees. */
+static LLVMValueRef float_rmw(Em *e, AtomicOp op, LLVMValueRef a, LLVMValueRef v)
+{
+	LLVMBuilderRef B = e->B;
+	if (op == ATOM_ADD)
+		return LLVMBuildFAdd(B, a, v, "");
+	bool mx = op == ATOM_MAX;
+	LLVMTypeRef it = LLVMIntTypeInContext(
+	        e->C, LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMDoubleTypeKind ? 64 : 32);
+	LLVMValueRef neg =
+	        LLVMBuildICmp(B, LLVMIntSLT, LLVMBuildBitCast(B, v, it, ""), LLVMConstNull(it), "");
+	LLVMValueRef zero_ok = LLVMBuildAnd(B, LLVMBuildFCmp(B, LLVMRealOEQ, a, v, ""),
+	                                    mx ? neg : LLVMBuildNot(B, neg, ""), "");
+	LLVMValueRef keep =
+	        LLVMBuildOr(B, LLVMBuildFCmp(B, LLVMRealUNO, v, v, ""),
+	                    LLVMBuildFCmp(B, mx ? LLVMRealOGT : LLVMRealOLT, a, v, ""), "");
+	keep = LLVMBuildOr(B, keep, zero_ok, "");
+	return LLVMBuildSelect(B, keep, a, v, "");
+}
+
+/* A float RMW that LLVM has no atomicrmw for (min/max, 16-bit floats): a
+ * compare-and-swap loop on the integer bits. Returns the old value. */
+static LLVMValueRef float_cas_loop(Em *e, AtomicOp op, DType d, LLVMValueRef p, LLVMValueRef v)
+{
+	LLVMBuilderRef B = e->B;
+	int bits = dtype_bits(d);
+	LLVMTypeRef it = LLVMIntTypeInContext(e->C, (unsigned)bits);
+	LLVMTypeRef ft = d == DT_F64 ? e->t_f64 : e->t_f32;
+	bool narrow = d != DT_F32 && d != DT_F64; /* carried as i16, computed in f32 */
+	p = LLVMBuildBitCast(B, p, LLVMPointerType(it, 0), "");
+	LLVMValueRef vf = narrow ? em_to_f32(e, v, d) : v;
+	LLVMValueRef first = LLVMBuildLoad2(B, it, p, "");
+	LLVMSetOrdering(first, LLVMAtomicOrderingMonotonic);
+	LLVMSetAlignment(first, (unsigned)bits / 8);
+	LLVMBasicBlockRef pre = LLVMGetInsertBlock(B);
+	LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(e->C, e->fn, "at.cas");
+	LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(e->C, e->fn, "at.casend");
+	LLVMBuildBr(B, loop);
+	LLVMPositionBuilderAtEnd(B, loop);
+	LLVMValueRef cur = LLVMBuildPhi(B, it, "");
+	LLVMValueRef af = narrow ? em_to_f32(e, cur, d) : LLVMBuildBitCast(B, cur, ft, "");
+	LLVMValueRef n = float_rmw(e, op, af, vf);
+	LLVMValueRef nb = narrow ? em_from_f32(e, n, d, false) : LLVMBuildBitCast(B, n, it, "");
+	LLVMValueRef x =
+	        LLVMBuildAtomicCmpXchg(B, p, cur, nb, LLVMAtomicOrderingSequentiallyConsistent,
+	                               LLVMAtomicOrderingSequentiallyConsistent, 0);
+	LLVMValueRef got = LLVMBuildExtractValue(B, x, 0, "");
+	LLVMBuildCondBr(B, LLVMBuildExtractValue(B, x, 1, ""), done, loop);
+	LLVMValueRef in[2] = {first, got};
+	LLVMBasicBlockRef bb[2] = {pre, loop};
+	LLVMAddIncoming(cur, in, bb, 2);
+	LLVMPositionBuilderAtEnd(B, done);
+	return narrow ? cur : LLVMBuildBitCast(B, cur, ft, "");
+}
+
+/* One atomic on a scalar pointer; may end in a new block (CAS loops). */
 static LLVMValueRef atomic_one(Em *e, const TpOp *op, DType d, LLVMValueRef p, LLVMValueRef v,
                                LLVMValueRef c)
 {
@@ -714,8 +786,9 @@ static LLVMValueRef atomic_one(Em *e, const TpOp *op, DType d, LLVMValueRef p, L
 		return fl ? LLVMBuildBitCast(B, old, em_storage_type(e, d), "") : old;
 	}
 	LLVMAtomicRMWBinOp bop;
+	AtomicOp a = (AtomicOp)op->attr.atomic;
 	bool fl = dtype_is_float(d), sg = dtype_is_signed(d);
-	switch (op->attr.atomic) {
+	switch (a) {
 	case ATOM_ADD: bop = fl ? LLVMAtomicRMWBinOpFAdd : LLVMAtomicRMWBinOpAdd; break;
 	case ATOM_MAX: bop = sg ? LLVMAtomicRMWBinOpMax : LLVMAtomicRMWBinOpUMax; break;
 	case ATOM_MIN: bop = sg ? LLVMAtomicRMWBinOpMin : LLVMAtomicRMWBinOpUMin; break;
@@ -725,12 +798,15 @@ static LLVMValueRef atomic_one(Em *e, const TpOp *op, DType d, LLVMValueRef p, L
 	case ATOM_XOR: bop = LLVMAtomicRMWBinOpXor; break;
 	default: ice(PASS, "bad atomic op %d", op->attr.atomic);
 	}
-	if (fl && (op->attr.atomic == ATOM_MAX || op->attr.atomic == ATOM_MIN))
-		ice(PASS, "float atomic min/max are not supported on the cpu yet");
-	if (fl && d != DT_F32 && d != DT_F64 && op->attr.atomic != ATOM_XCHG)
-		ice(PASS, "atomics on %s are not supported on the cpu yet", dtype_name(d));
-	if (fl && op->attr.atomic == ATOM_XCHG && d != DT_F32 && d != DT_F64)
-		bop = LLVMAtomicRMWBinOpXchg;
+	if (fl && a != ATOM_XCHG &&
+	    (a == ATOM_MAX || a == ATOM_MIN || (d != DT_F32 && d != DT_F64))) {
+		if (a != ATOM_ADD && a != ATOM_MAX && a != ATOM_MIN)
+			ice(PASS, "bitwise atomic on %s", dtype_name(d));
+		if (dtype_bits(d) < 16)
+			ice(PASS, "atomics on %s are not supported on the cpu yet", dtype_name(d));
+		return float_cas_loop(e, a, d, p, v);
+	}
+	/* xchg of f16/bf16 moves the i16 bits */
 	return LLVMBuildAtomicRMW(B, bop, p, v, LLVMAtomicOrderingSequentiallyConsistent, 0);
 }
 
@@ -759,11 +835,12 @@ static void emit_atomic(Em *e, const TpOp *op)
 		LLVMBuildCondBr(B, m, bt, bj);
 		LLVMPositionBuilderAtEnd(B, bt);
 		LLVMValueRef old = atomic_one(e, op, d, p, v, c);
+		LLVMBasicBlockRef bt_end = LLVMGetInsertBlock(B);
 		LLVMBuildBr(B, bj);
 		LLVMPositionBuilderAtEnd(B, bj);
 		LLVMValueRef phi = LLVMBuildPhi(B, st, "");
 		LLVMValueRef in[2] = {old, LLVMConstNull(st)};
-		LLVMBasicBlockRef bb[2] = {bt, pre};
+		LLVMBasicBlockRef bb[2] = {bt_end, pre};
 		LLVMAddIncoming(phi, in, bb, 2);
 		em_set(e, r, phi);
 		return;
@@ -789,11 +866,12 @@ static void emit_atomic(Em *e, const TpOp *op)
 	                              LLVMBuildExtractElement(B, v, i, ""),
 	                              c ? LLVMBuildExtractElement(B, c, i, "") : NULL);
 	LLVMValueRef res2 = LLVMBuildInsertElement(B, res, old, i, "");
+	LLVMBasicBlockRef doit_end = LLVMGetInsertBlock(B);
 	LLVMBuildBr(B, next);
 	LLVMPositionBuilderAtEnd(B, next);
 	LLVMValueRef rn = LLVMBuildPhi(B, em_vec(e, st), "");
 	LLVMValueRef rin[2] = {res2, res};
-	LLVMBasicBlockRef rbb[2] = {doit, head};
+	LLVMBasicBlockRef rbb[2] = {doit_end, head};
 	LLVMAddIncoming(rn, rin, rbb, 2);
 	LLVMValueRef i2 = LLVMBuildAdd(B, i, ci32(e, 1), "");
 	LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntULT, i2, ci32(e, e->T), ""), head, exit);

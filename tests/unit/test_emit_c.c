@@ -3,9 +3,11 @@
  * sm_90a, and the PTX holds the instructions the emitter meant to use. With
  * a GPU (cuda_open succeeds): the kernels also run and are checked against C.
  * Exits 77 ("skip: no libnvrtc") when libnvrtc is absent. */
+#include "api/api.h"
 #include "codegen/emit.h"
 #include "codegen/emit_c_internal.h"
 #include "codegen/tp.h"
+#include "driver/driver.h"
 #include "jit/cuda.h"
 #include "jit/nvrtc.h"
 
@@ -983,6 +985,115 @@ static void test_driver(void)
 	CHECK(nvrtc_version(&maj, &min) && maj >= 11);
 }
 
+/* ---- source kernels: pointer tiles through shared memory, float atomics --------------- */
+
+static const char src_kernels[] = "import triton\n"
+                                  "import triton.language as tl\n"
+                                  "\n"
+                                  "@triton.jit\n"
+                                  "def hist(cnt_ptr, idx_ptr, B: tl.constexpr):\n"
+                                  "    o = tl.arange(0, B)\n"
+                                  "    i = tl.load(idx_ptr + o)\n"
+                                  "    tl.atomic_add(cnt_ptr + i, 1)\n"
+                                  "\n"
+                                  "@triton.jit\n"
+                                  "def flip(X, Y, B: tl.constexpr):\n"
+                                  "    r = tl.arange(0, B)\n"
+                                  "    o = r[:, None] * B + r[None, :]\n"
+                                  "    x = tl.load(X + o)\n"
+                                  "    m = tl.trans(x > 0)\n"
+                                  "    tl.store(Y + o, tl.where(m, x, -x))\n"
+                                  "\n"
+                                  "@triton.jit\n"
+                                  "def minmax(X, V, R, n, B: tl.constexpr):\n"
+                                  "    o = tl.arange(0, B)\n"
+                                  "    m = o < n\n"
+                                  "    r = tl.atomic_max(X + o, tl.load(V + o), mask=m)\n"
+                                  "    r2 = tl.atomic_min(X + o, tl.load(V + o), mask=m)\n"
+                                  "    r3 = tl.atomic_add(X + o, tl.load(V + o), mask=m)\n"
+                                  "    tl.store(R + o, r + r2 + r3, mask=m)\n";
+
+/* Compiles a kernel of src_kernels through the driver to `dump` (CUDA C or
+ * PTX) for `target`; returns the text (heap) or NULL after reporting why. */
+static char *src_dump(tile_module *m, const char *kernel, const char *sig, const char *target,
+                      DumpKind dump)
+{
+	const KernelInfo *ki = api_find_kernel(m, kernel);
+	CHECK(ki != NULL);
+	if (!ki)
+		return NULL;
+	Arena a;
+	arena_init(&a);
+	SpecArg *args = NULL;
+	int nargs = 0;
+	char err[256], *text = NULL;
+	tile_kernel_options ko = {0};
+	ko.target = target;
+	CompileRequest req;
+	if (parse_signature(sig, ki, &a, &args, &nargs, err, sizeof err) != 0 ||
+	    api_make_request(m, kernel, args, nargs, &ko, &req) != TILE_OK) {
+		fprintf(stderr, "%s %s: bad request\n", kernel, sig);
+		failures++;
+	} else {
+		req.dump = dump;
+		req.cache = NULL;
+		DiagSink ds;
+		diag_init(&ds);
+		CompiledKernel ck;
+		if (compile_kernel(&req, &ds, &ck, &text) != 0) {
+			char *s = diag_render_all(&ds);
+			fprintf(stderr, "%s %s on %s:\n%s\n", kernel, sig, target, s);
+			free(s);
+			failures++;
+		} else {
+			compiled_kernel_free(&ck);
+		}
+		diag_free(&ds);
+	}
+	arena_free(&a);
+	return text;
+}
+
+static void test_source_kernels(void)
+{
+	tile_context_options o = {0};
+	o.target = "cpu";
+	o.disable_cache = 1;
+	tile_context *ctx = NULL;
+	tile_module *m = NULL;
+	CHECK(tile_context_create(&ctx, &o) == TILE_OK);
+	if (ctx)
+		CHECK(tile_module_load_source(ctx, "k.tile", src_kernels, (size_t)-1, &m) ==
+		      TILE_OK);
+	static const struct {
+		const char *kernel, *sig, *has; /* has: in the CUDA C */
+	} ks[] = {
+	        /* a pointer tile through shared memory moves as uint64_t, cast back */
+	        {"hist", "*i32:16,*i64:16,256", "(int32_t *)("},
+	        {"flip", "*fp32:16,*fp32:16,32", NULL},
+	        {"minmax", "*fp32:16,*fp32:16,*fp32:16,i32,16", "atom_fmax_f32"},
+	        {"minmax", "*fp64:16,*fp64:16,*fp64:16,i32,16", "atom_fmin_f64"},
+	        {"minmax", "*fp16:16,*fp16:16,*fp16:16,i32,16", "atom_fmax_f32"},
+	        {"minmax", "*bf16:16,*bf16:16,*bf16:16,i32,16", "atom_fmin_f32"},
+	};
+	static const char *const targets[] = {"sm_80", "sm_90a"};
+	for (int i = 0; m && i < (int)COUNTOF(ks); i++)
+		for (int t = 0; t < 2; t++) {
+			char *c = src_dump(m, ks[i].kernel, ks[i].sig, targets[t], DUMP_CUDA);
+			if (c && ks[i].has && !strstr(c, ks[i].has)) {
+				fprintf(stderr, "%s %s: no '%s' in the CUDA C\n", ks[i].kernel,
+				        ks[i].sig, ks[i].has);
+				failures++;
+			}
+			free(c);
+			char *p = src_dump(m, ks[i].kernel, ks[i].sig, targets[t], DUMP_PTX);
+			CHECK(p && strstr(p, ".entry"));
+			free(p);
+		}
+	tile_module_destroy(m);
+	tile_context_destroy(ctx);
+}
+
 int main(void)
 {
 	Nvrtc nv;
@@ -1007,6 +1118,7 @@ int main(void)
 	test_cp_async_pred();
 	test_atomics();
 	test_elementwise();
+	test_source_kernels();
 	if (have_gpu)
 		cuda_close(&gpu);
 	else

@@ -3,6 +3,7 @@
 #include "codegen/emit.h"
 #include "codegen/tp.h"
 #include "jit/orc.h"
+#include "tile.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -1809,6 +1810,251 @@ static void test_f16(void)
 	f16_arith();
 }
 
+/* ---- source kernels through the public API (cpu and cuda-emu) ---------------------- */
+
+static const char gems_src[] = "import triton\n"
+                               "import triton.language as tl\n"
+                               "\n"
+                               "@triton.jit\n"
+                               "def hist(cnt_ptr, idx_ptr, B: tl.constexpr):\n"
+                               "    o = tl.arange(0, B)\n"
+                               "    i = tl.load(idx_ptr + o)\n"
+                               "    tl.atomic_add(cnt_ptr + i, 1)\n"
+                               "\n"
+                               "@triton.jit\n"
+                               "def flip(X, Y, B: tl.constexpr):\n"
+                               "    r = tl.arange(0, B)\n"
+                               "    o = r[:, None] * B + r[None, :]\n"
+                               "    x = tl.load(X + o)\n"
+                               "    m = tl.trans(x > 0)\n"
+                               "    tl.store(Y + o, tl.where(m, x, -x))\n"
+                               "\n"
+                               "@triton.jit\n"
+                               "def amin(X, V, R, n, B: tl.constexpr):\n"
+                               "    o = tl.arange(0, B)\n"
+                               "    m = o < n\n"
+                               "    r = tl.atomic_min(X + o, tl.load(V + o), mask=m)\n"
+                               "    tl.store(R + o, r, mask=m)\n"
+                               "\n"
+                               "@triton.jit\n"
+                               "def amax(X, V, R, n, B: tl.constexpr):\n"
+                               "    o = tl.arange(0, B)\n"
+                               "    m = o < n\n"
+                               "    r = tl.atomic_max(X + o, tl.load(V + o), mask=m)\n"
+                               "    tl.store(R + o, r, mask=m)\n"
+                               "\n"
+                               "@triton.jit\n"
+                               "def aadd(X, V, R, n, B: tl.constexpr):\n"
+                               "    o = tl.arange(0, B)\n"
+                               "    m = o < n\n"
+                               "    r = tl.atomic_add(X + o, tl.load(V + o), mask=m)\n"
+                               "    tl.store(R + o, r, mask=m)\n"
+                               "\n"
+                               "@triton.jit\n"
+                               "def acont(X, V, B: tl.constexpr):\n"
+                               "    o = tl.arange(0, B)\n"
+                               "    tl.atomic_add(X + o % 4, tl.load(V + o))\n";
+
+static tile_kernel *src_kernel(tile_module *m, const char *name, const char *sig,
+                               const char *target)
+{
+	tile_kernel_options ko = {0};
+	ko.target = target;
+	tile_kernel *k = NULL;
+	tile_status st = tile_kernel_get(m, name, sig, &ko, &k);
+	if (st != TILE_OK)
+		fprintf(stderr, "%s on %s: %s\n", name, target, tile_status_string(st));
+	CHECK(st == TILE_OK);
+	return k;
+}
+
+static bool launch1(tile_kernel *k, int grid, const tile_arg *a, int n)
+{
+	uint32_t g[3] = {(uint32_t)grid, 1, 1};
+	return k && tile_launch(k, g, a, (size_t)n, NULL) == TILE_OK;
+}
+
+/* A pointer tile and a bool tile through shared memory (layout conversions). */
+static void test_src_smem_ptr_bool(tile_module *m, const char *target)
+{
+	tile_kernel *k = src_kernel(m, "hist", "*i32:16,*i64:16,256", target);
+	_Alignas(16) int32_t cnt[16] = {0};
+	_Alignas(16) int64_t idx[256];
+	for (int i = 0; i < 256; i++)
+		idx[i] = (i * 7 + i / 16) % 16;
+	tile_arg a[2] = {tile_arg_ptr(cnt, TILE_I32), tile_arg_ptr(idx, TILE_I64)};
+	CHECK(launch1(k, 1, a, 2));
+	int want[16] = {0};
+	for (int i = 0; i < 256; i++)
+		want[idx[i]]++;
+	for (int b = 0; b < 16; b++)
+		CHECK(cnt[b] == want[b]);
+	tile_kernel_destroy(k);
+
+	k = src_kernel(m, "flip", "*fp32:16,*fp32:16,32", target);
+	static _Alignas(16) float x[32 * 32], y[32 * 32];
+	for (int i = 0; i < 32 * 32; i++)
+		x[i] = (float)((i * 37) % 11) - 5.0f;
+	tile_arg b[2] = {tile_arg_ptr(x, TILE_FP32), tile_arg_ptr(y, TILE_FP32)};
+	CHECK(launch1(k, 1, b, 2));
+	int bad = 0;
+	for (int i = 0; i < 32; i++)
+		for (int j = 0; j < 32; j++)
+			bad += y[i * 32 + j] !=
+			       (x[j * 32 + i] > 0 ? x[i * 32 + j] : -x[i * 32 + j]);
+	CHECK(bad == 0);
+	tile_kernel_destroy(k);
+}
+
+static uint32_t fbits(float f)
+{
+	uint32_t u;
+	memcpy(&u, &f, 4);
+	return u;
+}
+
+/* The CUDA path's fmaxf/fminf with -0.0 < +0.0. */
+static float ref_fminmax(float a, float v, bool mx)
+{
+	bool keep = isnan(v) || (mx ? a > v : a < v) ||
+	            (a == v && (mx ? signbit(v) != 0 : signbit(v) == 0));
+	return keep ? a : v;
+}
+
+static bool same_f32(float a, float b) { return isnan(a) ? isnan(b) : fbits(a) == fbits(b); }
+
+/* fp32 atomic_min/max: signed zeros, NaN operands, masked lanes, old values. */
+static void test_src_atomic_f32(tile_module *m, const char *target)
+{
+	static const float xs[12] = {1, -2, 0.0f, -0.0f, 5, -5, 3, NAN, 2, -1, -0.0f, 0.0f};
+	static const float vs[12] = {2, -3, -0.0f, 0.0f, -5, 5, 3, 1, NAN, -0.0f, -0.0f, 0.0f};
+	for (int mx = 0; mx < 2; mx++) {
+		tile_kernel *k = src_kernel(m, mx ? "amax" : "amin",
+		                            "*fp32:16,*fp32:16,*fp32:16,i32,16", target);
+		_Alignas(16) float x[16], v[16], r[16];
+		for (int i = 0; i < 16; i++) {
+			x[i] = i < 12 ? xs[i] : 7.0f;
+			v[i] = i < 12 ? vs[i] : 100.0f;
+			r[i] = 42.0f;
+		}
+		tile_arg a[4] = {tile_arg_ptr(x, TILE_FP32), tile_arg_ptr(v, TILE_FP32),
+		                 tile_arg_ptr(r, TILE_FP32), tile_arg_i32(12)};
+		CHECK(launch1(k, 1, a, 4));
+		for (int i = 0; i < 16; i++) {
+			float want = i < 12 ? ref_fminmax(xs[i], vs[i], mx) : 7.0f;
+			float old = i < 12 ? xs[i] : 42.0f;
+			if (!same_f32(x[i], want) || !same_f32(r[i], old)) {
+				fprintf(stderr,
+				        "%s %s lane %d: got %g (old %g), want %g (old %g)\n",
+				        target, mx ? "amax" : "amin", i, x[i], r[i], want, old);
+				failures++;
+			}
+		}
+		tile_kernel_destroy(k);
+	}
+}
+
+typedef struct Case16 {
+	uint16_t x, v, want;
+} Case16;
+
+/* One 16-bit float atomic over 8 lanes, lanes 5..7 masked off. */
+static void run16(tile_module *m, const char *target, const char *kname, const char *sig,
+                  tile_dtype dt, const Case16 *c, int nc)
+{
+	tile_kernel *k = src_kernel(m, kname, sig, target);
+	_Alignas(16) uint16_t x[8], v[8], r[8];
+	for (int i = 0; i < 8; i++) {
+		x[i] = i < nc ? c[i].x : 0x1234;
+		v[i] = i < nc ? c[i].v : 0x3c00;
+		r[i] = 0x7777;
+	}
+	tile_arg a[4] = {tile_arg_ptr(x, dt), tile_arg_ptr(v, dt), tile_arg_ptr(r, dt),
+	                 tile_arg_i32(nc)};
+	CHECK(launch1(k, 1, a, 4));
+	for (int i = 0; i < 8; i++) {
+		uint16_t want = i < nc ? c[i].want : 0x1234, old = i < nc ? c[i].x : 0x7777;
+		if (x[i] != want || r[i] != old) {
+			fprintf(stderr,
+			        "%s %s %s lane %d: got %04x (old %04x), want %04x (old %04x)\n",
+			        target, kname, tile_dtype_name(dt), i, x[i], r[i], want, old);
+			failures++;
+		}
+	}
+	tile_kernel_destroy(k);
+}
+
+static void test_src_atomic_16(tile_module *m, const char *target)
+{
+	static const char sig16[] = "*fp16:16,*fp16:16,*fp16:16,i32,8";
+	static const char sigbf[] = "*bf16:16,*bf16:16,*bf16:16,i32,8";
+	/* fp16: 1 = 3c00, 2 = 4000, 3 = 4200, .5 = 3800, .25 = 3400, .75 = 3a00, -1 = bc00 */
+	static const Case16 add16[] = {{0x3c00, 0x4000, 0x4200},
+	                               {0x3800, 0x3400, 0x3a00},
+	                               {0xc000, 0x3c00, 0xbc00},
+	                               {0x3e00, 0x3e00, 0x4200},
+	                               {0x8000, 0x8000, 0x8000}};
+	static const Case16 max16[] = {{0x3c00, 0x4000, 0x4000},
+	                               {0xc000, 0xc200, 0xc000},
+	                               {0x0000, 0x8000, 0x0000},
+	                               {0x8000, 0x0000, 0x0000},
+	                               {0x3800, 0x3400, 0x3800}};
+	/* bf16: 1 = 3f80, 2 = 4000, 3 = 4040, .5 = 3f00, .25 = 3e80, .75 = 3f40, -1 = bf80 */
+	static const Case16 addbf[] = {{0x3f80, 0x4000, 0x4040},
+	                               {0x3f00, 0x3e80, 0x3f40},
+	                               {0xc000, 0x3f80, 0xbf80},
+	                               {0x3fc0, 0x3fc0, 0x4040},
+	                               {0x8000, 0x8000, 0x8000}};
+	run16(m, target, "aadd", sig16, TILE_FP16, add16, 5);
+	run16(m, target, "amax", sig16, TILE_FP16, max16, 5);
+	run16(m, target, "aadd", sigbf, TILE_BF16, addbf, 5);
+
+	/* contention: 8 programs x 64 lanes add 1.0 into 4 words (CAS retries) */
+	static const struct {
+		const char *sig;
+		tile_dtype dt;
+		uint16_t one, want; /* 1.0 and 128.0 */
+	} cont[] = {{"*fp16:16,*fp16:16,64", TILE_FP16, 0x3c00, 0x5800},
+	            {"*bf16:16,*bf16:16,64", TILE_BF16, 0x3f80, 0x4300}};
+	for (int t = 0; t < 2; t++) {
+		tile_kernel *k = src_kernel(m, "acont", cont[t].sig, target);
+		_Alignas(16) uint16_t x[8] = {0}, v[64];
+		for (int i = 0; i < 64; i++)
+			v[i] = cont[t].one;
+		tile_arg a[2] = {tile_arg_ptr(x, cont[t].dt), tile_arg_ptr(v, cont[t].dt)};
+		CHECK(launch1(k, 8, a, 2));
+		for (int i = 0; i < 4; i++)
+			CHECK(x[i] == cont[t].want);
+		CHECK(x[4] == 0);
+		tile_kernel_destroy(k);
+	}
+}
+
+static void test_source_kernels(void)
+{
+	static const char *const targets[] = {"cpu", "cuda-emu"};
+	for (int t = 0; t < 2; t++) {
+		tile_context_options o = {0};
+		o.target = "cpu";
+		o.disable_cache = 1;
+		tile_context *ctx = NULL;
+		tile_module *m = NULL;
+		CHECK(tile_context_create(&ctx, &o) == TILE_OK);
+		if (ctx)
+			CHECK(tile_module_load_source(ctx, "gems.tile", gems_src, (size_t)-1, &m) ==
+			      TILE_OK);
+		if (m) {
+			test_src_smem_ptr_bool(m, targets[t]);
+			test_src_atomic_f32(m, targets[t]);
+			test_src_atomic_16(m, targets[t]);
+		} else if (ctx) {
+			fprintf(stderr, "load: %s\n", tile_errmsg(ctx));
+		}
+		tile_module_destroy(m);
+		tile_context_destroy(ctx);
+	}
+}
+
 int main(void)
 {
 	char err[256];
@@ -1849,6 +2095,7 @@ int main(void)
 	test_cp_async_groups("cuda-emu");
 	test_cp_async_loop();
 	test_softmax();
+	test_source_kernels();
 	orc_destroy(jit);
 	if (failures) {
 		fprintf(stderr, "%d failure(s)\n", failures);
