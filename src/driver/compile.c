@@ -39,6 +39,7 @@ typedef struct Compilation {
 	bool stop;        /* the requested dump is done */
 	const char *stage;
 	double t_stage[4];
+	CompileOptions opts; /* the request's, with what the kernel sets (a heuristic's num_warps) */
 } Compilation;
 
 typedef bool (*StageFn)(Compilation *c);
@@ -64,7 +65,13 @@ static bool stage_sema(Compilation *c)
 	c->tir = sema_kernel(&c->sema, r->src->ast, r->kernel, r->args, r->nargs);
 	if (!c->tir)
 		return false;
-	c->tir->num_warps = r->opts.num_warps;
+	/* sema starts from the options; a @triton.heuristics may have set them */
+	c->opts = r->opts;
+	if (c->tir->num_warps > 0)
+		c->opts.num_warps = c->tir->num_warps;
+	if (c->tir->num_stages > 0)
+		c->opts.num_stages = c->tir->num_stages;
+	c->tir->num_warps = c->opts.num_warps;
 	tir_verify(c->tir, "sema", false);
 	if (r->dump == DUMP_TIR) {
 		StrBuf b = {0};
@@ -77,7 +84,7 @@ static bool stage_sema(Compilation *c)
 
 static bool stage_layout(Compilation *c)
 {
-	LayoutCtx lc = {&c->arena, c->diags, &c->req->target, &c->req->opts};
+	LayoutCtx lc = {&c->arena, c->diags, &c->req->target, &c->opts};
 	if (!layout_assign(&lc, c->tir))
 		return false;
 	tir_verify(c->tir, "layout", true);
@@ -95,7 +102,7 @@ static bool stage_layout(Compilation *c)
 
 static bool stage_lower(Compilation *c)
 {
-	c->tp = lower_func(&c->arena, c->diags, c->tir, &c->req->target, &c->req->opts);
+	c->tp = lower_func(&c->arena, c->diags, c->tir, &c->req->target, &c->opts);
 	if (!c->tp)
 		return false;
 	tp_verify(c->tp);
@@ -276,7 +283,7 @@ static void fill_result(const Compilation *c, CompiledKernel *out)
 	memset(out, 0, sizeof *out);
 	snprintf(out->name, sizeof out->name, "%s", f->name);
 	out->target = c->req->target;
-	out->num_warps = c->req->opts.num_warps;
+	out->num_warps = c->opts.num_warps;
 	out->threads = out->num_warps * c->req->target.lanes_per_warp;
 	out->smem_bytes = c->tp ? c->tp->smem_bytes : f->smem_bytes;
 	out->nargs = f->nparams;

@@ -134,6 +134,10 @@ static bool parse_type_entry(char *e, SpecArg *out)
 int parse_signature(const char *sig, const KernelInfo *k, Arena *a, SpecArg **out, int *nout,
 		    char *err, size_t errlen)
 {
+	if (k->deco_error) {
+		snprintf(err, errlen, "%s", k->deco_error);
+		return -1;
+	}
 	enum { MAX_ENTRIES = 256 };
 	char *entries[MAX_ENTRIES];
 	char *copy = arena_strdup(a, sig ? sig : "");
@@ -170,8 +174,8 @@ int parse_signature(const char *sig, const KernelInfo *k, Arena *a, SpecArg **ou
 	}
 	for (int i = n; i < k->nparams; i++) {
 		if (!k->params[i].has_default) {
-			snprintf(err, errlen, "signature gives no entry for parameter '%s' of '%s'",
-				 k->params[i].name, k->name);
+			snprintf(err, errlen, "signature gives no entry for parameter '%s' of '%s'%s%s",
+				 k->params[i].name, k->name, k->deco_note ? "; " : "", k->deco_note ? k->deco_note : "");
 			return -1;
 		}
 	}

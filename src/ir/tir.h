@@ -211,6 +211,7 @@ typedef struct TirFunc {
 	TirParam *params; /* runtime params only (constexprs are folded away) */
 	int nparams;
 	int num_warps;    /* from options */
+	int num_stages;   /* set by a @triton.heuristics; 0: the options' */
 	int smem_bytes;   /* set by layout/smem allocation: smem_reserved + scratch */
 	int smem_reserved; /* bytes at offset 0 held by bufs for the whole kernel */
 	TirSmemBuf *bufs; /* arena array (software pipelining) */

@@ -744,7 +744,7 @@ static void collect_loops(TirBlock *b, OpVec *out)
 
 static void pipeline_loop(LayoutCtx *lc, TirFunc *f, TirOp *loop)
 {
-	int S = (int)(loop->attr.i ? loop->attr.i : lc->opts ? lc->opts->num_stages : 1);
+	int S = (int)(loop->attr.i ? loop->attr.i : f->num_stages ? f->num_stages : lc->opts ? lc->opts->num_stages : 1);
 	const TirOp *st = f->vals.data[loop->operands[2]].def;
 	TirBlock *body = &loop->regions[0];
 	if (S < 2 || !st || st->kind != TOP_CONST || st->attr.i <= 0 || !body->nops ||

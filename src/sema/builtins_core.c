@@ -840,6 +840,7 @@ const Builtin builtins_core[] = {
     {"device_print", "prefix,*args,hex=False", b_device_print, 0, BF_TL},
     {"device_assert", "cond,msg='',mask=None", b_device_assert, 0, BF_TL},
     {"debug_barrier", "", b_barrier, 0, BF_TL},
+    {"_gdc_noop", "", b_noop, 0, BF_TL},
     {"static_range", "*args", b_loop_only, 0, BF_TL},
     {"range", "*args", b_loop_only, 0, BF_TL | BF_PY},
     {"cdiv", "x,div", b_cdiv, 0, BF_TL | BF_TRITON | BF_MATH | BF_METHOD},

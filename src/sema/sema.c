@@ -540,6 +540,10 @@ Value ns_attr(Sema *s, int ns, const char *name, SrcLoc loc)
 		break;
 	case NS_EXTRA_CUDA:
 		if (!strcmp(name, "libdevice")) return (Value){.kind = V_NS, .ns = NS_LIBDEVICE};
+		/* programmatic dependent launch: tile does not launch with it, so waiting
+		 * for the previous grid and releasing the next are no-ops */
+		if (!strcmp(name, "gdc_wait") || !strcmp(name, "gdc_launch_dependents"))
+			return v_builtin(builtin_find("_gdc_noop", BF_TL), NULL);
 		break;
 	case NS_MATH:
 	case NS_LIBDEVICE: {
@@ -595,7 +599,36 @@ typedef struct KDeco {
 	int nconfigs;
 	Heur *heurs; /* in evaluation order: outermost decorator first, then dict order */
 	int nheurs;
+	/* a decorator argument built by host Python tile cannot evaluate
+	 * (configs=get_configs(), a dict from a YAML file): why, for the error
+	 * a missing parameter then gets; the host binds what it would set */
+	const char *unevaluated;
 } KDeco;
+
+/* The argument of a decorator, evaluated with its diagnostics collected
+ * aside: V_ERR and *why set when host Python makes it unevaluable. */
+static Value eval_deco_arg(Sema *s, Fn *tmp, const Expr *e, const char *deco, const char **why)
+{
+	DiagSink scratch, *saved = s->d;
+	diag_init(&scratch);
+	s->d = &scratch;
+	Value v = eval(s, tmp, e);
+	s->d = saved;
+	if (scratch.nerrors || v.kind == V_ERR) {
+		const char *msg = scratch.diags.len ? scratch.diags.data[0].msg : "it is not a compile-time value";
+		*why = arena_printf(s->a, "the %s at line %d could not be evaluated (%s)", deco, e->loc.line, msg);
+		v = v_err();
+	}
+	diag_free(&scratch);
+	return v;
+}
+
+/* num_warps / num_stages / ...: launch options a heuristic may set */
+static bool is_launch_option(const char *name)
+{
+	return !strcmp(name, "num_warps") || !strcmp(name, "num_stages") || !strcmp(name, "num_ctas") ||
+	       !strcmp(name, "maxnreg");
+}
 
 static const Expr *deco_arg(const Expr *d, const char *kw, int pos)
 {
@@ -636,8 +669,8 @@ static bool deco_autotune(Sema *s, Fn *tmp, const FuncDef *def, const Expr *d, K
 		diag_error(s->d, d->loc, "kernel '%s' has more than one @triton.autotune", def->name);
 		return false;
 	}
-	Value v = eval(s, tmp, ce);
-	if (v.kind == V_ERR) return false;
+	Value v = eval_deco_arg(s, tmp, ce, "@triton.autotune configs", &out->unevaluated);
+	if (v.kind == V_ERR) return true;
 	if (v.kind == V_CONFIG) v = v_tuple(s, &v, 1);
 	if (v.kind != V_TUPLE || v.n == 0) {
 		diag_error(s->d, ce->loc, "configs of @triton.autotune must be a non-empty list of triton.Config, got %s",
@@ -674,15 +707,15 @@ static bool deco_autotune(Sema *s, Fn *tmp, const FuncDef *def, const Expr *d, K
 	return true;
 }
 
-static bool deco_heuristics(Sema *s, Fn *tmp, const FuncDef *def, const Expr *d, HeurVec *hs)
+static bool deco_heuristics(Sema *s, Fn *tmp, const FuncDef *def, const Expr *d, HeurVec *hs, const char **why)
 {
 	const Expr *ve = deco_arg(d, "values", 0);
 	if (!ve) {
 		diag_error(s->d, d->loc, "@triton.heuristics needs a dict of parameter name -> function of args");
 		return false;
 	}
-	Value v = eval(s, tmp, ve);
-	if (v.kind == V_ERR) return false;
+	Value v = eval_deco_arg(s, tmp, ve, "@triton.heuristics dict", why);
+	if (v.kind == V_ERR) return true;
 	if (v.kind != V_DICT) {
 		diag_error(s->d, ve->loc, "@triton.heuristics takes a dict of parameter name -> function, got %s",
 			   v_describe(s, v));
@@ -696,7 +729,7 @@ static bool deco_heuristics(Sema *s, Fn *tmp, const FuncDef *def, const Expr *d,
 			return false;
 		}
 		const char *name = istr(s, v.keys[i].c.s);
-		if (param_index(def, name) < 0) {
+		if (param_index(def, name) < 0 && !is_launch_option(name)) {
 			diag_error(s->d, at, "@triton.heuristics sets '%s', which is not a parameter of '%s'", name, def->name);
 			return false;
 		}
@@ -724,7 +757,7 @@ static bool kernel_decorators(Sema *s, ModScope *ms, const FuncDef *def, KDeco *
 		const char *n = expr_last_name(d);
 		if (!n) continue;
 		if (!strcmp(n, "autotune")) ok = deco_autotune(s, &tmp, def, d, out);
-		else if (!strcmp(n, "heuristics")) ok = deco_heuristics(s, &tmp, def, d, &hs);
+		else if (!strcmp(n, "heuristics")) ok = deco_heuristics(s, &tmp, def, d, &hs, &out->unevaluated);
 	}
 	fn_free(&tmp);
 	out->nheurs = (int)hs.len;
@@ -899,12 +932,24 @@ int sema_list_kernels(SemaCtx *c, const Module *m, KernelInfo **out)
 			pi->loc = fn->params[p].loc;
 			pi->is_constexpr = is_constexpr_annotation(fn->params[p].annotation);
 			if (fn->params[p].default_val) {
+				/* quietly: a default built by host Python (torch.finfo(...).min)
+				 * matters only if the caller leaves the parameter unbound, and
+				 * then sema reports it when it specializes */
 				Fn tmp;
 				fn_init(&s, &tmp, NULL, ms, false);
-				size_t nerr = (size_t)c->diags->nerrors;
+				DiagSink scratch, *saved = s.d;
+				diag_init(&scratch);
+				s.d = &scratch;
 				Value v = eval(&s, &tmp, fn->params[p].default_val);
+				s.d = saved;
+				bool failed = scratch.nerrors > 0;
+				diag_free(&scratch);
 				fn_free(&tmp);
-				if (v.kind == V_CONST) {
+				size_t nerr = (size_t)c->diags->nerrors;
+				if (failed) {
+					pi->has_default = true;
+					pi->default_val = (ConstVal){.kind = CV_NONE};
+				} else if (v.kind == V_CONST) {
 					pi->has_default = true;
 					pi->default_val = v.c;
 				} else if (v.kind == V_DTYPE && v.ty.dt != DT_PTR) {
@@ -921,8 +966,23 @@ int sema_list_kernels(SemaCtx *c, const Module *m, KernelInfo **out)
 			}
 		}
 		do_not_specialize_list(&s, fn, k.params, fn->nparams);
+		/* another kernel's decorator must not stop this one: errors in
+		 * decorators are reported when that kernel is compiled */
 		KDeco kd;
-		if (kernel_decorators(&s, ms, fn, &kd)) {
+		DiagSink scratch, *saved = s.d;
+		diag_init(&scratch);
+		s.d = &scratch;
+		bool deco_ok = kernel_decorators(&s, ms, fn, &kd);
+		s.d = saved;
+		if (scratch.nerrors) {
+			deco_ok = false;
+			const Diag *d = &scratch.diags.data[0];
+			k.deco_error = arena_printf(c->arena, "%s:%d:%d: %s", d->loc.file ? d->loc.file->name : "?", d->loc.line,
+						   d->loc.col, d->msg);
+		}
+		diag_free(&scratch);
+		k.deco_note = kd.unevaluated;
+		if (deco_ok) {
 			k.nconfigs = kd.nconfigs;
 			k.configs = kd.configs;
 			for (int p = 0; p < fn->nparams; p++) {
@@ -962,7 +1022,8 @@ static bool run_heuristics(Sema *s, Fn *fn, const FuncDef *def, const KDeco *kd,
 	for (int h = 0; h < kd->nheurs; h++) {
 		const Heur *hr = &kd->heurs[h];
 		int pi = param_index(def, hr->name);
-		if (pi < 0 || !pending[pi]) continue;
+		bool launch = pi < 0 && is_launch_option(hr->name);
+		if (!launch && (pi < 0 || !pending[pi])) continue;
 		Value *keys = ARENA_NEWN(s->a, Value, def->nparams + 1), *vals = ARENA_NEWN(s->a, Value, def->nparams + 1);
 		int n = 0;
 		for (int i = 0; i < def->nparams; i++) {
@@ -992,6 +1053,19 @@ static bool run_heuristics(Sema *s, Fn *fn, const FuncDef *def, const KDeco *kd,
 			diag_error(s->d, hr->loc, "heuristic for '%s' must give a constexpr, got %s", hr->name,
 				   v_describe(s, r));
 			return false;
+		}
+		if (launch) {
+			/* as in Triton, the heuristic's launch option wins over the caller's */
+			int64_t opt = v_is_intlike(r) ? r.c.i : -1;
+			if (strcmp(hr->name, "num_warps") && strcmp(hr->name, "num_stages")) continue; /* num_ctas, maxnreg: ignored */
+			if (opt < 1 || opt > 32 || (!strcmp(hr->name, "num_warps") && (opt & (opt - 1)))) {
+				diag_error(s->d, hr->loc, "heuristic for '%s' gave %s; it must be %s", hr->name, v_describe(s, r),
+					   hr->name[4] == 'w' ? "a power of two from 1 to 32" : "an integer from 1 to 32");
+				return false;
+			}
+			if (hr->name[4] == 'w') s->f->num_warps = (int)opt;
+			else s->f->num_stages = (int)opt;
+			continue;
 		}
 		env_set(&fn->env, def->params[pi].name, r);
 	}
@@ -1044,7 +1118,11 @@ static bool bind_kernel_params(Sema *s, Fn *fn, const FuncDef *def, const SpecAr
 			}
 			if (v.kind == V_ERR) ok = false;
 		} else {
-			diag_error(s->d, p->loc, "missing argument for parameter '%s' of kernel '%s'", p->name, def->name);
+			if (kd->unevaluated)
+				diag_error(s->d, p->loc, "missing argument for parameter '%s' of kernel '%s'; %s, so bind it",
+					   p->name, def->name, kd->unevaluated);
+			else
+				diag_error(s->d, p->loc, "missing argument for parameter '%s' of kernel '%s'", p->name, def->name);
 			ok = false;
 			continue;
 		}

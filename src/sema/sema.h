@@ -68,6 +68,12 @@ typedef struct KernelInfo {
 	 * num_warps / num_stages as compile options). */
 	int nconfigs;
 	KernelConfig *configs;
+	/* why a decorator argument could not be evaluated (host Python), or NULL:
+	 * the parameters it would set must then be bound by the caller */
+	const char *deco_note;
+	/* an error in the kernel's decorators ("file:line:col: message"), reported
+	 * when this kernel is specialized (not when another one is), or NULL */
+	const char *deco_error;
 } KernelInfo;
 
 /* Finds `import NAME` modules: the driver looks for NAME.tile / NAME.py beside

@@ -80,6 +80,8 @@ Value get_attr(Sema *s, Value obj, const char *name, SrcLoc loc)
 		break;
 	case V_BLOCKPTR:
 		if (obj.bp->desc) return desc_attr(s, obj, name, loc);
+		/* p.dtype.element_ty: FLA's spelling of the element type before a store */
+		if (!strcmp(name, "dtype") || !strcmp(name, "type")) return v_dtype(obj.bp->base.ty);
 		break;
 	case V_RTARG:
 		if (!strcmp(name, "dtype"))

@@ -609,9 +609,25 @@ static Flow exec_rt_for(Sema *s, Fn *fn, const Stmt *st, Value *b, int nb, int64
 			return FLOW_NEXT;
 		} else if (!const_fits(vs[i].c, DT_I32)) dt = DT_I64;
 	}
-	if (v_is_intlike(step) && step.c.i <= 0) {
-		diag_error(s->d, st->iter->loc, "range step must be positive in a runtime loop, got %lld", (long long)step.c.i);
+	if (v_is_intlike(step) && step.c.i == 0) {
+		diag_error(s->d, st->iter->loc, "range step must not be zero");
 		return FLOW_NEXT;
+	}
+	/* a constant negative step counts t = 0, 1, ... up to the trip count
+	 * cdiv(lo - hi, -step) and binds lo + t * step: loops stay ascending */
+	Value down_lo = v_none(), down_step = v_none();
+	if (v_is_intlike(step) && step.c.i < 0) {
+		Value neg = v_int(-step.c.i);
+		Value diff = binop(s, OP_SUB, lo, hi, st->iter->loc);
+		Value trips = binop(s, OP_ADD, diff, v_int(-step.c.i - 1), st->iter->loc);
+		if (trips.kind == V_CONST) trips = const_binop(s, OP_FLOORDIV, trips, neg, st->iter->loc);
+		else trips = binop(s, OP_FLOORDIV, trips, neg, st->iter->loc); /* truncates; <= 0 runs nothing */
+		if (trips.kind == V_ERR) return FLOW_NEXT;
+		down_lo = lo;
+		down_step = step;
+		vs[0] = v_int(0);
+		vs[1] = trips;
+		vs[2] = v_int(1);
 	}
 	if (st->for_orelse.n) {
 		diag_error(s->d, st->loc, "'for ... else' is not supported");
@@ -635,7 +651,10 @@ static Flow exec_rt_for(Sema *s, Fn *fn, const Stmt *st, Value *b, int nb, int64
 	Env before = {0};
 	env_copy(&before, &fn->env);
 	s->blk = body;
-	assign_target(s, fn, st->for_target, v_tensor(s, iv), st->loc);
+	Value target = v_tensor(s, iv);
+	if (!v_is_none(down_step))
+		target = binop(s, OP_ADD, down_lo, binop(s, OP_MUL, target, down_step, st->iter->loc), st->iter->loc);
+	assign_target(s, fn, st->for_target, target, st->loc);
 	loop_bind(s, fn, &ls, args);
 	ctx_push(fn, CTX_RT_LOOP);
 	exec_body(s, fn, &st->for_body, false);

@@ -86,12 +86,49 @@ static void test_logical(void)
 	CHECK(ok);
 }
 
+/* ---- runtime loops with a negative constant step -------------------------------- */
+
+static const char down_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(out_ptr, n):\n"
+	"    acc = 0\n"
+	"    for i in range(n - 1, -1, -1):\n" /* n-1 .. 0 */
+	"        acc = acc * 3 + i\n"
+	"    cnt = 0\n"
+	"    for j in range(n, 2, -3):\n" /* n, n-3, ... > 2 */
+	"        cnt = cnt * 100 + j\n"
+	"    none = 0\n"
+	"    for j in range(2, n, -1):\n" /* 2 .. n+1: empty for n >= 2 */
+	"        none += 1\n"
+	"    tl.store(out_ptr, acc)\n"
+	"    tl.store(out_ptr + 1, cnt)\n"
+	"    tl.store(out_ptr + 2, none)\n";
+
+static void test_down_loops(void)
+{
+	for (int n = 0; n <= 9; n += 3) {
+		int32_t out[3] = {-1, -1, -1};
+		tile_arg args[] = {tile_arg_ptr(out, TILE_I32), tile_arg_i32(n)};
+		if (!RUN(down_src, "k", "*i32,i32", 1, args))
+			return;
+		int32_t acc = 0, cnt = 0, none = n < 2 ? 2 - n : 0;
+		for (int i = n - 1; i >= 0; i--)
+			acc = acc * 3 + i;
+		for (int j = n; j > 2; j -= 3)
+			cnt = cnt * 100 + j;
+		CHECK(out[0] == acc && out[1] == cnt && out[2] == none);
+	}
+}
+
 int main(void)
 {
 	static const char *const targets[] = {"cpu", "cuda-emu"};
 	for (int t = 0; t < 2; t++) {
 		target = targets[t];
 		test_logical();
+		test_down_loops();
 	}
 	printf("test_lang: %d checks, %d failed\n", checks, failures);
 	return failures ? 1 : 0;
