@@ -642,7 +642,7 @@ static void assign_view(Assign *A, Cursor *c, TirOp *op)
 			l = *sl;
 			for (int k = 0; k < vty(A, res).rank; k++)
 				order[k] = vty(A, res).rank - 1 - k;
-			ll_fit_to_shape(&l, vty(A, res).rank, shape, order);
+			ll_fit_broadcast(&l, vty(A, res).rank, shape, order);
 		}
 		if (operand_layout_for(A, op, src, &l, &src_need)) {
 			set_operand(A, c, op, 0, &src_need);

@@ -61,6 +61,38 @@ void ll_fit_to_shape(LinearLayout *l, int rank, const int32_t shape[], const int
 	}
 }
 
+/* Lanes and warps that l replicates (zero bases) take the new bits of the
+ * dims that grow, fastest dim first, before ll_fit_to_shape adds registers:
+ * a broadcast of a replicated value (a reduction's result, `x[:, None]`)
+ * stays spread over the threads instead of every thread holding the whole
+ * tile. */
+void ll_fit_broadcast(LinearLayout *l, int rank, const int32_t shape[], const int32_t order[])
+{
+	for (int d = l->n_out; d < rank; d++)
+		l->out_bits[d] = 0;
+	if (rank > l->n_out)
+		l->n_out = (uint8_t)rank;
+	static const LLInDim hw[] = {LL_LANE, LL_WARP};
+	for (int k = 0; k < rank; k++) {
+		int d = order[k];
+		for (int h = 0; h < 2; h++)
+			for (int i = 0; i < l->n_in; i++) {
+				if (l->in_dim[i] != hw[h])
+					continue;
+				for (int b = 0; b < l->in_bits[i] && (1 << l->out_bits[d]) < shape[d]; b++) {
+					bool zero = true;
+					for (int o = 0; o < l->n_out; o++)
+						zero &= l->basis[i][b][o] == 0;
+					if (!zero)
+						continue;
+					l->basis[i][b][d] = 1 << l->out_bits[d];
+					l->out_bits[d]++;
+				}
+			}
+	}
+	ll_fit_to_shape(l, rank, shape, order);
+}
+
 /* ---- blocked ------------------------------------------------------------- */
 
 void ll_blocked(LinearLayout *l, int rank, const int32_t shape[], const int32_t size_per_thread[],

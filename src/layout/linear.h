@@ -163,6 +163,9 @@ bool ll_reshape_outs(LinearLayout *out, const LinearLayout *in, int rank, const 
  * `order` (fastest first) that is bigger than the layout, extra register bits
  * repeat the layout; then coordinates at or beyond the shape become 0. */
 void ll_fit_to_shape(LinearLayout *l, int rank, const int32_t shape[], const int32_t order[]);
+/* ll_fit_to_shape for a broadcast's result: replicated lanes and warps take
+ * the new bits first, registers the rest. */
+void ll_fit_broadcast(LinearLayout *l, int rank, const int32_t shape[], const int32_t order[]);
 
 /* ---- constructors (encodings.c) ------------------------------------------- */
 

@@ -575,12 +575,36 @@ static const char *expr_last_name(const Expr *e)
 	return NULL;
 }
 
-static bool is_jit_decorated(const FuncDef *fn)
+/* The builtin a decorator names, if it resolves to one (an alias such as
+ * `my_jit = triton.jit`), evaluated quietly in the main module; else NULL. */
+static const char *deco_builtin(Sema *s, const Expr *d)
 {
-	for (int i = 0; i < fn->ndecorators; i++) {
-		const char *n = expr_last_name(fn->decorators[i]);
-		if (n && (!strcmp(n, "jit") || !strcmp(n, "autotune") || !strcmp(n, "heuristics"))) return true;
-	}
+	if (!s->main_mod) return NULL;
+	if (d->kind == EX_CALL) d = d->func;
+	if (d->kind != EX_NAME && d->kind != EX_ATTR) return NULL;
+	DiagSink scratch, *saved = s->d;
+	diag_init(&scratch);
+	s->d = &scratch;
+	Fn tmp;
+	fn_init(s, &tmp, NULL, s->main_mod, false);
+	Value v = eval(s, &tmp, d);
+	fn_free(&tmp);
+	s->d = saved;
+	diag_free(&scratch);
+	return v.kind == V_BUILTIN && !v.self ? builtin_get(v.builtin)->name : NULL;
+}
+
+static bool is_kernel_decorator_name(const char *n)
+{
+	return n && (!strcmp(n, "jit") || !strcmp(n, "autotune") || !strcmp(n, "heuristics"));
+}
+
+static bool is_jit_decorated(Sema *s, const FuncDef *fn)
+{
+	for (int i = 0; i < fn->ndecorators; i++)
+		if (is_kernel_decorator_name(expr_last_name(fn->decorators[i]))) return true;
+	for (int i = 0; i < fn->ndecorators; i++)
+		if (is_kernel_decorator_name(deco_builtin(s, fn->decorators[i]))) return true;
 	return false;
 }
 
@@ -853,7 +877,7 @@ static const FuncDef *call_form_kernel(Sema *s, const Module *m, int idx)
 		k->decorators = ARENA_NEWN(s->a, Expr *, k->ndecorators);
 		memcpy(k->decorators, decos.data, sizeof(Expr *) * decos.len);
 		if (f->ndecorators) memcpy(k->decorators + decos.len, f->decorators, sizeof(Expr *) * (size_t)f->ndecorators);
-		if (!is_jit_decorated(k)) k = NULL;
+		if (!is_jit_decorated(s, k)) k = NULL;
 	}
 	vec_free(&decos);
 	return k;
@@ -864,7 +888,7 @@ static const FuncDef *call_form_kernel(Sema *s, const Module *m, int idx)
 static const FuncDef *kernel_at(Sema *s, const Module *m, int idx)
 {
 	const Stmt *st = m->body.items[idx];
-	if (st->kind == ST_FUNCDEF) return is_jit_decorated(st->func) ? st->func : NULL;
+	if (st->kind == ST_FUNCDEF) return is_jit_decorated(s, st->func) ? st->func : NULL;
 	return call_form_kernel(s, m, idx);
 }
 
@@ -919,6 +943,7 @@ int sema_list_kernels(SemaCtx *c, const Module *m, KernelInfo **out)
 	s.f = tir_func_new(c->arena, "scratch");
 	s.blk = s.f->entry;
 	ModScope *ms = modscope_new(&s, m, "__main__");
+	s.main_mod = ms;
 	VEC(KernelInfo) ks = {0};
 	for (int i = 0; i < m->body.n; i++) {
 		const Stmt *st = m->body.items[i];
@@ -1141,6 +1166,7 @@ TirFunc *sema_kernel(SemaCtx *c, const Module *m, const char *kernel, const Spec
 	sema_setup(&s, c);
 	int errs0 = c->diags->nerrors;
 	ModScope *ms = modscope_new(&s, m, "__main__");
+	s.main_mod = ms;
 	const FuncDef *def = find_kernel(&s, m, kernel);
 	if (!def) {
 		SrcLoc top = {.file = m->file, .line = 1, .col = 1};

@@ -152,6 +152,7 @@ struct Sema {
 	int depth;
 	/* interned spellings used everywhere */
 	const char *s_constexpr;
+	ModScope *main_mod; /* the module whose kernels are listed or compiled */
 	/* while evaluating a @triton.heuristics function: the parameter it sets */
 	const char *heuristic;
 };
