@@ -46,17 +46,25 @@ static bool tuple_arg(Sema *s, Call *c, int i, int rank, Value *out, const char 
 	return true;
 }
 
-static Value b_make_block_ptr(Sema *s, Call *c, int extra)
+/* A block pointer (or descriptor) on the call's scalar pointer argument 0, or NULL. */
+static BlockPtr *new_block_ptr(Sema *s, Call *c)
 {
-	(void)extra;
 	Value base = c->a[0];
-	if (base.kind == V_ERR) return base;
+	if (base.kind == V_ERR) return NULL;
 	if (base.kind != V_TENSOR || base.ty.dt != DT_PTR || base.ty.rank) {
 		diag_error(s->d, c->at[0], "the base of '%s' must be a scalar pointer, got %s", c->name, v_describe(s, base));
-		return v_err();
+		return NULL;
 	}
 	BlockPtr *bp = ARENA_NEW(s->a, BlockPtr);
 	bp->base = base;
+	return bp;
+}
+
+static Value b_make_block_ptr(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	BlockPtr *bp = new_block_ptr(s, c);
+	if (!bp) return v_err();
 	int32_t order[TIR_MAX_RANK];
 	int rank, nord;
 	if (!arg_shape(s, c, 4, bp->block, &rank)) return v_err();
@@ -278,14 +286,9 @@ Value bp_store(Sema *s, Call *c)
 static Value b_make_tensor_descriptor(Sema *s, Call *c, int extra)
 {
 	(void)extra;
-	Value base = c->a[0];
-	if (base.kind == V_ERR) return base;
-	if (base.kind != V_TENSOR || base.ty.dt != DT_PTR || base.ty.rank) {
-		diag_error(s->d, c->at[0], "the base of '%s' must be a scalar pointer, got %s", c->name, v_describe(s, base));
-		return v_err();
-	}
-	BlockPtr *bp = ARENA_NEW(s->a, BlockPtr);
-	bp->base = base;
+	BlockPtr *bp = new_block_ptr(s, c);
+	if (!bp) return v_err();
+	Value base = bp->base;
 	bp->desc = true;
 	int rank;
 	if (!arg_shape(s, c, 3, bp->block, &rank)) return v_err();

@@ -285,16 +285,44 @@ static Value eval_global(Sema *s, ModScope *m, size_t idx, SrcLoc use)
 	return v;
 }
 
+/* Diagnostics collected aside while sema tries something that may fail
+ * (host Python in decorators and defaults, module-level alternatives). */
+typedef struct Quiet {
+	DiagSink sink, *saved;
+} Quiet;
+
+static void quiet_begin(Sema *s, Quiet *q)
+{
+	diag_init(&q->sink);
+	q->saved = s->d;
+	s->d = &q->sink;
+}
+
+/* Restores the real sink; true if anything failed, *first (if given) the
+ * first diagnostic, in the arena. */
+static bool quiet_end(Sema *s, Quiet *q, Diag *first)
+{
+	s->d = q->saved;
+	bool failed = q->sink.nerrors > 0;
+	if (first) {
+		*first = (Diag){0};
+		if (q->sink.diags.len) {
+			*first = q->sink.diags.data[0];
+			first->msg = arena_strdup(s->a, first->msg);
+			first->rendered = NULL; /* freed below */
+		}
+	}
+	diag_free(&q->sink);
+	return failed;
+}
+
 /* eval_global with diagnostics collected aside: *ok says whether it worked */
 static Value eval_global_quiet(Sema *s, ModScope *m, size_t idx, SrcLoc use, bool *ok)
 {
-	DiagSink scratch, *saved = s->d;
-	diag_init(&scratch);
-	s->d = &scratch;
+	Quiet q;
+	quiet_begin(s, &q);
 	Value v = eval_global(s, m, idx, use);
-	s->d = saved;
-	*ok = scratch.nerrors == 0 && v.kind != V_ERR;
-	diag_free(&scratch);
+	*ok = !quiet_end(s, &q, NULL) && v.kind != V_ERR;
 	return v;
 }
 
@@ -303,16 +331,13 @@ static Value eval_global_quiet(Sema *s, ModScope *m, size_t idx, SrcLoc use, boo
 static bool guards_allow(Sema *s, ModScope *m, const Global *g)
 {
 	for (int i = 0; i < g->nguards; i++) {
-		DiagSink scratch, *saved = s->d;
-		diag_init(&scratch);
-		s->d = &scratch;
+		Quiet q;
+		quiet_begin(s, &q);
 		Fn tmp;
 		fn_init(s, &tmp, NULL, m, false);
 		Value c = eval(s, &tmp, g->guards[i].cond);
 		fn_free(&tmp);
-		s->d = saved;
-		bool known = scratch.nerrors == 0 && c.kind == V_CONST;
-		diag_free(&scratch);
+		bool known = !quiet_end(s, &q, NULL) && c.kind == V_CONST;
 		if (known && const_truthy(c.c) != g->guards[i].want) return false;
 	}
 	return true;
@@ -582,15 +607,13 @@ static const char *deco_builtin(Sema *s, const Expr *d)
 	if (!s->main_mod) return NULL;
 	if (d->kind == EX_CALL) d = d->func;
 	if (d->kind != EX_NAME && d->kind != EX_ATTR) return NULL;
-	DiagSink scratch, *saved = s->d;
-	diag_init(&scratch);
-	s->d = &scratch;
+	Quiet q;
+	quiet_begin(s, &q);
 	Fn tmp;
 	fn_init(s, &tmp, NULL, s->main_mod, false);
 	Value v = eval(s, &tmp, d);
 	fn_free(&tmp);
-	s->d = saved;
-	diag_free(&scratch);
+	quiet_end(s, &q, NULL);
 	return v.kind == V_BUILTIN && !v.self ? builtin_get(v.builtin)->name : NULL;
 }
 
@@ -633,17 +656,15 @@ typedef struct KDeco {
  * aside: V_ERR and *why set when host Python makes it unevaluable. */
 static Value eval_deco_arg(Sema *s, Fn *tmp, const Expr *e, const char *deco, const char **why)
 {
-	DiagSink scratch, *saved = s->d;
-	diag_init(&scratch);
-	s->d = &scratch;
+	Quiet q;
+	Diag first;
+	quiet_begin(s, &q);
 	Value v = eval(s, tmp, e);
-	s->d = saved;
-	if (scratch.nerrors || v.kind == V_ERR) {
-		const char *msg = scratch.diags.len ? scratch.diags.data[0].msg : "it is not a compile-time value";
+	if (quiet_end(s, &q, &first) || v.kind == V_ERR) {
+		const char *msg = first.msg ? first.msg : "it is not a compile-time value";
 		*why = arena_printf(s->a, "the %s at line %d could not be evaluated (%s)", deco, e->loc.line, msg);
 		v = v_err();
 	}
-	diag_free(&scratch);
 	return v;
 }
 
@@ -962,13 +983,10 @@ int sema_list_kernels(SemaCtx *c, const Module *m, KernelInfo **out)
 				 * then sema reports it when it specializes */
 				Fn tmp;
 				fn_init(&s, &tmp, NULL, ms, false);
-				DiagSink scratch, *saved = s.d;
-				diag_init(&scratch);
-				s.d = &scratch;
+				Quiet q;
+				quiet_begin(&s, &q);
 				Value v = eval(&s, &tmp, fn->params[p].default_val);
-				s.d = saved;
-				bool failed = scratch.nerrors > 0;
-				diag_free(&scratch);
+				bool failed = quiet_end(&s, &q, NULL);
 				fn_free(&tmp);
 				size_t nerr = (size_t)c->diags->nerrors;
 				if (failed) {
@@ -994,18 +1012,15 @@ int sema_list_kernels(SemaCtx *c, const Module *m, KernelInfo **out)
 		/* another kernel's decorator must not stop this one: errors in
 		 * decorators are reported when that kernel is compiled */
 		KDeco kd;
-		DiagSink scratch, *saved = s.d;
-		diag_init(&scratch);
-		s.d = &scratch;
+		Quiet q;
+		Diag first;
+		quiet_begin(&s, &q);
 		bool deco_ok = kernel_decorators(&s, ms, fn, &kd);
-		s.d = saved;
-		if (scratch.nerrors) {
+		if (quiet_end(&s, &q, &first)) {
 			deco_ok = false;
-			const Diag *d = &scratch.diags.data[0];
-			k.deco_error = arena_printf(c->arena, "%s:%d:%d: %s", d->loc.file ? d->loc.file->name : "?", d->loc.line,
-						   d->loc.col, d->msg);
+			k.deco_error = arena_printf(c->arena, "%s:%d:%d: %s", first.loc.file ? first.loc.file->name : "?",
+						   first.loc.line, first.loc.col, first.msg ? first.msg : "error");
 		}
-		diag_free(&scratch);
 		k.deco_note = kd.unevaluated;
 		if (deco_ok) {
 			k.nconfigs = kd.nconfigs;
