@@ -515,15 +515,15 @@ static void llvm_init(void)
 	LLVMInitializeNativeAsmParser();
 }
 
-static LLVMTargetMachineRef host_tm(char **err)
+static LLVMTargetMachineRef host_tm(LLVMCodeGenOptLevel level, char **err)
 {
 	char *triple = LLVMGetDefaultTargetTriple();
 	LLVMTargetRef tgt;
 	LLVMTargetMachineRef tm = NULL;
 	if (!LLVMGetTargetFromTriple(triple, &tgt, err)) {
 		char *cpu = LLVMGetHostCPUName(), *feat = LLVMGetHostCPUFeatures();
-		tm = LLVMCreateTargetMachine(tgt, triple, cpu, feat, LLVMCodeGenLevelDefault,
-		                             LLVMRelocPIC, LLVMCodeModelDefault);
+		tm = LLVMCreateTargetMachine(tgt, triple, cpu, feat, level, LLVMRelocPIC,
+		                             LLVMCodeModelDefault);
 		LLVMDisposeMessage(cpu);
 		LLVMDisposeMessage(feat);
 	}
@@ -547,10 +547,28 @@ static LLVMTargetMachineRef host_tm(char **err)
 	"cgscc(inline),function(sroa,early-cse<memssa>,simplifycfg,instcombine,"            \
 	"loop-mssa(licm),gvn,instcombine,simplifycfg,dse,adce)"
 
+/* Above this many IR instructions (after CPU_PASSES) the machine code is
+ * generated at -O0: instruction selection and the greedy register allocator
+ * are superlinear in block size, and kernels this big (an unrolled 64x64
+ * attention block, a 32x256 dequantization) took 10-60 s at -O2 and take
+ * about a tenth of that at -O0, running perhaps 2x slower. Smaller kernels
+ * (softmax at BLOCK 8192 is ~9k, a 32x32x64 attention block ~12k) keep -O2. */
+enum { BIG_KERNEL_INSTRS = 20000 };
+
+static size_t count_instructions(LLVMModuleRef M)
+{
+	size_t n = 0;
+	for (LLVMValueRef f = LLVMGetFirstFunction(M); f; f = LLVMGetNextFunction(f))
+		for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b; b = LLVMGetNextBasicBlock(b))
+			for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i))
+				n++;
+	return n;
+}
+
 static bool backend(Em *e, EmitWhat what, DiagSink *diags, EmitResult *out)
 {
 	char *err = NULL;
-	LLVMTargetMachineRef tm = host_tm(&err);
+	LLVMTargetMachineRef tm = host_tm(LLVMCodeGenLevelDefault, &err);
 	if (!tm) {
 		diag_error(diags, (SrcLoc){0}, "llvm: no host target: %s", err ? err : "?");
 		LLVMDisposeMessage(err);
@@ -573,6 +591,13 @@ static bool backend(Em *e, EmitWhat what, DiagSink *diags, EmitResult *out)
 		LLVMDisposeErrorMessage(m);
 		LLVMDisposeTargetMachine(tm);
 		return false;
+	}
+	if (what != EMIT_LLVM_IR && count_instructions(e->M) > BIG_KERNEL_INSTRS) {
+		LLVMTargetMachineRef fast = host_tm(LLVMCodeGenLevelNone, &err);
+		if (fast) {
+			LLVMDisposeTargetMachine(tm);
+			tm = fast;
+		}
 	}
 	bool ok = true;
 	if (what == EMIT_LLVM_IR) {
