@@ -122,6 +122,58 @@ static void test_down_loops(void)
 	}
 }
 
+/* ---- tensor descriptors: every dimension bounds-checked, padding, atomics -------- */
+
+static const char desc_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(x_ptr, y_ptr, acc_ptr, blk_ptr, M, N, om, on, PAD: tl.constexpr):\n"
+	"    x = tl.make_tensor_descriptor(x_ptr, [M, N], [N, 1], [8, 8], padding_option=PAD)\n"
+	"    y = tl.make_tensor_descriptor(y_ptr, [M, N], [N, 1], [8, 8])\n"
+	"    a = tl.make_tensor_descriptor(acc_ptr, [M, N], [N, 1], [8, 8])\n"
+	"    t = x.load([om, on])\n"                   /* may start outside, on either side */
+	"    y.store([om, on], t)\n"
+	"    r = tl.arange(0, 8)\n"
+	"    tl.store(blk_ptr + r[:, None] * 8 + r[None, :], tl.where(t == t, t, -1.0))\n" /* NaN shows as -1 */
+	"    a.atomic_add([om, on], tl.full((8, 8), 1.0, tl.float32))\n";
+
+static void test_descriptors(void)
+{
+	enum { M = 12, N = 8 };
+	static const int offs[][2] = {{0, 0}, {-3, 2}, {6, -4}, {10, 5}};
+	for (int pad = 0; pad < 2; pad++)
+		for (int c = 0; c < 4; c++) {
+			float x[M * N], y[M * N], acc[M * N], blk[64];
+			for (int i = 0; i < M * N; i++)
+				x[i] = (float)(i + 1), y[i] = 0, acc[i] = 0;
+			int om = offs[c][0], on = offs[c][1];
+			tile_arg args[] = {tile_arg_ptr(x, TILE_FP32), tile_arg_ptr(y, TILE_FP32),
+					   tile_arg_ptr(acc, TILE_FP32),   tile_arg_ptr(blk, TILE_FP32), tile_arg_i32(M),
+					   tile_arg_i32(N),               tile_arg_i32(om),
+					   tile_arg_i32(on),              tile_arg_str(pad ? "nan" : "zero")};
+			const char *sig = pad ? "*fp32:16,*fp32:16,*fp32:16,*fp32:16,i32,i32,i32,i32,'nan'"
+					      : "*fp32:16,*fp32:16,*fp32:16,*fp32:16,i32,i32,i32,i32,'zero'";
+			if (!RUN(desc_src, "k", sig, 1, args))
+				return;
+			bool ok = true;
+			for (int i = 0; i < M; i++)
+				for (int j = 0; j < N; j++) {
+					/* (i, j) is written iff inside the block at (om, on) */
+					bool in = i >= om && i < om + 8 && j >= on && j < on + 8;
+					ok &= y[i * N + j] == (in ? x[i * N + j] : 0.0f);
+					ok &= acc[i * N + j] == (in ? 1.0f : 0.0f);
+				}
+			for (int r = 0; r < 8; r++)
+				for (int q = 0; q < 8; q++) {
+					int i = om + r, j = on + q;
+					bool in = i >= 0 && i < M && j >= 0 && j < N;
+					ok &= blk[r * 8 + q] == (in ? x[i * N + j] : pad ? -1.0f : 0.0f);
+				}
+			CHECK(ok);
+		}
+}
+
 int main(void)
 {
 	static const char *const targets[] = {"cpu", "cuda-emu"};
@@ -129,6 +181,7 @@ int main(void)
 		target = targets[t];
 		test_logical();
 		test_down_loops();
+		test_descriptors();
 	}
 	printf("test_lang: %d checks, %d failed\n", checks, failures);
 	return failures ? 1 : 0;
