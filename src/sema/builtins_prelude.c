@@ -1,7 +1,7 @@
 /* builtins_prelude.c: builtins written in the kernel language itself, as
  * triton/language/random.py and standard.py are: Philox 4x32-10 random
  * numbers with Triton's constants and output (randint, randint4x, rand,
- * rand4x, randn, randn4x), sigmoid, softmax, swizzle2d. The prelude is parsed
+ * rand4x, randn, randn4x), sigmoid, softmax, swizzle2d, sort. The prelude is parsed
  * once per sema run, on first use. */
 #include <string.h>
 
@@ -97,7 +97,57 @@ static const char prelude_text[] =
     "    ij = ij % size_gj\n"
     "    new_i = off_i + ij % size_g\n"
     "    new_j = ij // size_g\n"
-    "    return new_i, new_j\n";
+    "    return new_i, new_j\n"
+    "\n"
+    /* tl.sort: a bitonic sorting network along the last dimension (a power of
+     * two). Each compare-and-swap step views x as [outer, 2, inner], where the
+     * middle axis pairs the elements whose index differs in one bit, reads
+     * both partners into every position (a sum over the pair with the other
+     * zeroed, on the integer bits so values, NaNs and -0.0 pass unchanged) and
+     * swaps where they are out of order for the step's direction. */
+    "def _sort_bits(x):\n"
+    "    bits: tl.constexpr = x.dtype.primitive_bitwidth\n"
+    "    if bits == 8:\n"
+    "        return x.to(tl.int8, bitcast=True)\n"
+    "    elif bits == 16:\n"
+    "        return x.to(tl.int16, bitcast=True)\n"
+    "    elif bits == 32:\n"
+    "        return x.to(tl.int32, bitcast=True)\n"
+    "    else:\n"
+    "        return x.to(tl.int64, bitcast=True)\n"
+    "\n"
+    "def _sort_step(x, flip, i: tl.constexpr, n_dims: tl.constexpr):\n"
+    "    pairs: tl.constexpr = (x.numel >> n_dims) * (1 << i)\n"
+    "    inner: tl.constexpr = 1 << (n_dims - i - 1)\n"
+    "    ix = _sort_bits(x)\n"
+    "    iy = tl.reshape(ix, (pairs, 2, inner))\n"
+    "    second = tl.arange(0, 2)[None, :, None] == 1\n"
+    "    a = tl.sum(tl.where(second, 0, iy), 1).to(ix.dtype)\n"
+    "    b = tl.sum(tl.where(second, iy, 0), 1).to(ix.dtype)\n"
+    "    a = tl.reshape(tl.broadcast_to(a[:, None, :], (pairs, 2, inner)), x.shape)\n"
+    "    b = tl.reshape(tl.broadcast_to(b[:, None, :], (pairs, 2, inner)), x.shape)\n"
+    "    swap = (a.to(x.dtype, bitcast=True) > b.to(x.dtype, bitcast=True)) != flip\n"
+    "    return (ix ^ tl.where(swap, a ^ b, 0).to(ix.dtype)).to(x.dtype, bitcast=True)\n"
+    "\n"
+    "def _sort_merge(x, stage: tl.constexpr, order: tl.constexpr, n_dims: tl.constexpr):\n"
+    "    if order == 2:\n"
+    "        blocks: tl.constexpr = (x.numel >> n_dims) * (1 << (n_dims - 1 - stage))\n"
+    "        up = tl.arange(0, 2)[None, :, None] == 1\n"
+    "        flip = tl.reshape(tl.broadcast_to(up, (blocks, 2, 1 << stage)), x.shape)\n"
+    "    else:\n"
+    "        flip = order == 1\n"
+    "    for i in tl.static_range(stage):\n"
+    "        x = _sort_step(x, flip, i + (n_dims - stage), n_dims)\n"
+    "    return x\n"
+    "\n"
+    "def sort(x, dim: tl.constexpr = None, descending: tl.constexpr = 0):\n"
+    "    last: tl.constexpr = len(x.shape) - 1\n"
+    "    d: tl.constexpr = last if dim is None else (dim + len(x.shape) if dim < 0 else dim)\n"
+    "    tl.static_assert(d == last, \"tl.sort sorts along the last dimension only\")\n"
+    "    n_dims: tl.constexpr = tl._log2(x.shape[last])\n"
+    "    for i in tl.static_range(1, n_dims + 1):\n"
+    "        x = _sort_merge(x, i, 2 if i < n_dims else descending, n_dims)\n"
+    "    return x\n";
 
 static const SrcFile prelude_file = {"<tile prelude>", prelude_text, sizeof prelude_text - 1};
 
@@ -170,5 +220,6 @@ const Builtin builtins_prelude[] = {
     {"softmax", "x,dim=None,keep_dims=False,ieee_rounding=False", check_float_tile, 0,
      BF_TL | BF_MATH | BF_METHOD | BF_PRELUDE},
     {"swizzle2d", "i,j,size_i,size_j,size_g", NULL, 0, BF_TL | BF_PRELUDE},
+    {"sort", "x,dim=None,descending=0", NULL, 0, BF_TL | BF_METHOD | BF_PRELUDE},
     {NULL, NULL, NULL, 0, 0},
 };

@@ -174,6 +174,64 @@ static void test_descriptors(void)
 		}
 }
 
+/* ---- tl.sort: along the last dimension, both directions, fp32 and int16 ------------ */
+
+static const char sort_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(x_ptr, y_ptr, R: tl.constexpr, C: tl.constexpr, DESC: tl.constexpr):\n"
+	"    o = tl.arange(0, R)[:, None] * C + tl.arange(0, C)[None, :]\n"
+	"    tl.store(y_ptr + o, tl.load(x_ptr + o).sort(descending=DESC))\n"
+	"@triton.jit\n"
+	"def k1(x_ptr, y_ptr, C: tl.constexpr):\n"
+	"    o = tl.arange(0, C)\n"
+	"    tl.store(y_ptr + o, tl.sort(tl.load(x_ptr + o), dim=0))\n";
+
+static int cmp_f32(const void *a, const void *b)
+{
+	float x = *(const float *)a, y = *(const float *)b;
+	return (x > y) - (x < y);
+}
+
+static int cmp_i16(const void *a, const void *b) { return *(const int16_t *)a - *(const int16_t *)b; }
+
+static void test_sort(void)
+{
+	enum { R = 4, C = 32 };
+	uint32_t seed = 7;
+	for (int desc = 0; desc < 2; desc++) {
+		float x[R * C], y[R * C], want[R * C];
+		for (int i = 0; i < R * C; i++) {
+			seed = seed * 1664525u + 1013904223u;
+			x[i] = (float)((int)(seed >> 8) % 2001 - 1000) / 8.0f;
+			want[i] = x[i];
+		}
+		for (int r = 0; r < R; r++) {
+			qsort(want + r * C, C, sizeof(float), cmp_f32);
+			if (desc)
+				for (int i = 0; i < C / 2; i++) {
+					float t = want[r * C + i];
+					want[r * C + i] = want[r * C + C - 1 - i];
+					want[r * C + C - 1 - i] = t;
+				}
+		}
+		tile_arg args[] = {tile_arg_ptr(x, TILE_FP32), tile_arg_ptr(y, TILE_FP32)};
+		if (!RUN(sort_src, "k", desc ? "*fp32,*fp32,4,32,True" : "*fp32,*fp32,4,32,False", 1, args))
+			return;
+		CHECK(memcmp(y, want, sizeof y) == 0);
+	}
+	int16_t a[64], b[64], w[64];
+	for (int i = 0; i < 64; i++) {
+		seed = seed * 1664525u + 1013904223u;
+		a[i] = w[i] = (int16_t)((seed >> 9) % 60000 - 30000);
+	}
+	qsort(w, 64, sizeof(int16_t), cmp_i16);
+	tile_arg args[] = {tile_arg_ptr(a, TILE_I16), tile_arg_ptr(b, TILE_I16)};
+	if (RUN(sort_src, "k1", "*i16,*i16,64", 1, args))
+		CHECK(memcmp(b, w, sizeof b) == 0);
+}
+
 int main(void)
 {
 	static const char *const targets[] = {"cpu", "cuda-emu"};
@@ -182,6 +240,7 @@ int main(void)
 		test_logical();
 		test_down_loops();
 		test_descriptors();
+		test_sort();
 	}
 	printf("test_lang: %d checks, %d failed\n", checks, failures);
 	return failures ? 1 : 0;
