@@ -1,7 +1,7 @@
 /* builtins_prelude.c: builtins written in the kernel language itself, as
  * triton/language/random.py and standard.py are: Philox 4x32-10 random
  * numbers with Triton's constants and output (randint, randint4x, rand,
- * rand4x, randn, randn4x), sigmoid, softmax, swizzle2d, sort. The prelude is parsed
+ * rand4x, randn, randn4x), sigmoid, softmax, swizzle2d, sort, histogram. The prelude is parsed
  * once per sema run, on first use. */
 #include <string.h>
 
@@ -140,6 +140,16 @@ static const char prelude_text[] =
     "        x = _sort_step(x, flip, i + (n_dims - stage), n_dims)\n"
     "    return x\n"
     "\n"
+    /* tl.histogram: counts per bin as a one-hot sum (bins of width 1 from 0;
+     * values outside [0, num_bins) count nowhere). N x num_bins work, where
+     * Triton uses shared-memory atomics: fine for the small bin counts kernels use. */
+    "def histogram(input, num_bins: tl.constexpr, mask=None):\n"
+    "    tl.static_assert(len(input.shape) == 1, \"tl.histogram takes a 1-D tensor\")\n"
+    "    hit = input[:, None] == tl.arange(0, num_bins)[None, :]\n"
+    "    if mask is not None:\n"
+    "        hit = hit & mask[:, None]\n"
+    "    return tl.sum(hit.to(tl.int32), 0)\n"
+    "\n"
     "def sort(x, dim: tl.constexpr = None, descending: tl.constexpr = 0):\n"
     "    last: tl.constexpr = len(x.shape) - 1\n"
     "    d: tl.constexpr = last if dim is None else (dim + len(x.shape) if dim < 0 else dim)\n"
@@ -221,5 +231,6 @@ const Builtin builtins_prelude[] = {
      BF_TL | BF_MATH | BF_METHOD | BF_PRELUDE},
     {"swizzle2d", "i,j,size_i,size_j,size_g", NULL, 0, BF_TL | BF_PRELUDE},
     {"sort", "x,dim=None,descending=0", NULL, 0, BF_TL | BF_METHOD | BF_PRELUDE},
+    {"histogram", "input,num_bins,mask=None", NULL, 0, BF_TL | BF_METHOD | BF_PRELUDE},
     {NULL, NULL, NULL, 0, 0},
 };

@@ -232,6 +232,31 @@ static void test_sort(void)
 		CHECK(memcmp(b, w, sizeof b) == 0);
 }
 
+/* ---- tl.histogram ---------------------------------------------------------------- */
+
+static const char hist_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(x_ptr, h_ptr, n, B: tl.constexpr, BINS: tl.constexpr):\n"
+	"    o = tl.arange(0, B)\n"
+	"    x = tl.load(x_ptr + o, mask=o < n, other=0)\n"
+	"    tl.store(h_ptr + tl.arange(0, BINS), tl.histogram(x, BINS, mask=o < n))\n";
+
+static void test_histogram(void)
+{
+	enum { B = 128, BINS = 16, N = 100 };
+	int32_t x[B], h[BINS], want[BINS] = {0};
+	for (int i = 0; i < B; i++) {
+		x[i] = (i * 7 + 3) % 19 - 1; /* -1 and 16..17 fall outside the bins */
+		if (i < N && x[i] >= 0 && x[i] < BINS)
+			want[x[i]]++;
+	}
+	tile_arg args[] = {tile_arg_ptr(x, TILE_I32), tile_arg_ptr(h, TILE_I32), tile_arg_i32(N)};
+	if (RUN(hist_src, "k", "*i32,*i32,i32,128,16", 1, args))
+		CHECK(memcmp(h, want, sizeof h) == 0);
+}
+
 int main(void)
 {
 	static const char *const targets[] = {"cpu", "cuda-emu"};
@@ -241,6 +266,7 @@ int main(void)
 		test_down_loops();
 		test_descriptors();
 		test_sort();
+		test_histogram();
 	}
 	printf("test_lang: %d checks, %d failed\n", checks, failures);
 	return failures ? 1 : 0;
