@@ -1,7 +1,8 @@
 /* builtins_prelude.c: builtins written in the kernel language itself, as
  * triton/language/random.py and standard.py are: Philox 4x32-10 random
  * numbers with Triton's constants and output (randint, randint4x, rand,
- * rand4x, randn, randn4x), sigmoid, softmax, swizzle2d, sort, histogram. The prelude is parsed
+ * rand4x, randn, randn4x), sigmoid, softmax, swizzle2d, sort, histogram,
+ * gather. The prelude is parsed
  * once per sema run, on first use. */
 #include <string.h>
 
@@ -150,6 +151,25 @@ static const char prelude_text[] =
     "        hit = hit & mask[:, None]\n"
     "    return tl.sum(hit.to(tl.int32), 0)\n"
     "\n"
+    /* tl.gather(src, index, axis): out[..i..] = src with the axis coordinate
+     * taken from index, as a one-hot sum over the source axis on the integer
+     * bits (exact for every value). 1-D and 2-D; K x the output's work. */
+    "def gather(src, index, axis: tl.constexpr):\n"
+    "    rank: tl.constexpr = len(src.shape)\n"
+    "    tl.static_assert(rank == len(index.shape), \"tl.gather: src and index must have the same rank\")\n"
+    "    tl.static_assert(rank <= 2, \"tl.gather supports 1-D and 2-D tensors\")\n"
+    "    tl.static_assert(src.dtype.primitive_bitwidth >= 8, \"tl.gather does not take int1 tensors\")\n"
+    "    ax: tl.constexpr = axis + rank if axis < 0 else axis\n"
+    "    bits = _sort_bits(src)\n"
+    "    k = tl.arange(0, src.shape[ax])\n"
+    "    if rank == 1:\n"
+    "        v = tl.sum(tl.where(index[:, None] == k[None, :], bits[None, :], 0), 1)\n"
+    "    elif ax == 0:\n"
+    "        v = tl.sum(tl.where(index[:, None, :] == k[None, :, None], bits[None, :, :], 0), 1)\n"
+    "    else:\n"
+    "        v = tl.sum(tl.where(index[:, :, None] == k[None, None, :], bits[:, None, :], 0), 2)\n"
+    "    return v.to(bits.dtype).to(src.dtype, bitcast=True)\n"
+    "\n"
     "def sort(x, dim: tl.constexpr = None, descending: tl.constexpr = 0):\n"
     "    last: tl.constexpr = len(x.shape) - 1\n"
     "    d: tl.constexpr = last if dim is None else (dim + len(x.shape) if dim < 0 else dim)\n"
@@ -232,5 +252,6 @@ const Builtin builtins_prelude[] = {
     {"swizzle2d", "i,j,size_i,size_j,size_g", NULL, 0, BF_TL | BF_PRELUDE},
     {"sort", "x,dim=None,descending=0", NULL, 0, BF_TL | BF_METHOD | BF_PRELUDE},
     {"histogram", "input,num_bins,mask=None", NULL, 0, BF_TL | BF_METHOD | BF_PRELUDE},
+    {"gather", "src,index,axis", NULL, 0, BF_TL | BF_METHOD | BF_PRELUDE},
     {NULL, NULL, NULL, 0, 0},
 };
