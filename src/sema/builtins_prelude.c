@@ -1,8 +1,8 @@
 /* builtins_prelude.c: builtins written in the kernel language itself, as
  * triton/language/random.py and standard.py are: Philox 4x32-10 random
  * numbers with Triton's constants and output (randint, randint4x, rand,
- * rand4x, randn, randn4x), sigmoid, softmax, swizzle2d, sort, histogram,
- * gather. The prelude is parsed
+ * rand4x, randn, randn4x), sigmoid, softmax, swizzle2d, sort, topk,
+ * histogram, gather. The prelude is parsed
  * once per sema run, on first use. */
 #include <string.h>
 
@@ -170,6 +170,20 @@ static const char prelude_text[] =
     "        v = tl.sum(tl.where(index[:, :, None] == k[None, None, :], bits[:, None, :], 0), 2)\n"
     "    return v.to(bits.dtype).to(src.dtype, bitcast=True)\n"
     "\n"
+    "def topk(x, k: tl.constexpr, dim: tl.constexpr = None):\n"
+    "    rank: tl.constexpr = len(x.shape)\n"
+    "    tl.static_assert(rank <= 2, \"tl.topk supports 1-D and 2-D tensors\")\n"
+    "    n: tl.constexpr = x.shape[rank - 1]\n"
+    "    tl.static_assert(k <= n and (k & (k - 1)) == 0, \"tl.topk: k must be a power of two <= the size\")\n"
+    "    bits = _sort_bits(sort(x, dim, descending=1))\n"
+    "    first = tl.arange(0, n // k) == 0\n"
+    "    if rank == 1:\n"
+    "        v = tl.sum(tl.where(first[:, None], tl.reshape(bits, (n // k, k)), 0), 0)\n"
+    "    else:\n"
+    "        rows: tl.constexpr = x.shape[0]\n"
+    "        v = tl.sum(tl.where(first[None, :, None], tl.reshape(bits, (rows, n // k, k)), 0), 1)\n"
+    "    return v.to(bits.dtype).to(x.dtype, bitcast=True)\n"
+    "\n"
     "def sort(x, dim: tl.constexpr = None, descending: tl.constexpr = 0):\n"
     "    last: tl.constexpr = len(x.shape) - 1\n"
     "    d: tl.constexpr = last if dim is None else (dim + len(x.shape) if dim < 0 else dim)\n"
@@ -253,5 +267,6 @@ const Builtin builtins_prelude[] = {
     {"sort", "x,dim=None,descending=0", NULL, 0, BF_TL | BF_METHOD | BF_PRELUDE},
     {"histogram", "input,num_bins,mask=None", NULL, 0, BF_TL | BF_METHOD | BF_PRELUDE},
     {"gather", "src,index,axis", NULL, 0, BF_TL | BF_METHOD | BF_PRELUDE},
+    {"topk", "x,k,dim=None", NULL, 0, BF_TL | BF_METHOD | BF_PRELUDE},
     {NULL, NULL, NULL, 0, 0},
 };

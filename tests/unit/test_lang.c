@@ -186,7 +186,12 @@ static const char sort_src[] =
 	"@triton.jit\n"
 	"def k1(x_ptr, y_ptr, C: tl.constexpr):\n"
 	"    o = tl.arange(0, C)\n"
-	"    tl.store(y_ptr + o, tl.sort(tl.load(x_ptr + o), dim=0))\n";
+	"    tl.store(y_ptr + o, tl.sort(tl.load(x_ptr + o), dim=0))\n"
+	"@triton.jit\n"
+	"def top(x_ptr, y_ptr, R: tl.constexpr, C: tl.constexpr, K: tl.constexpr):\n"
+	"    o = tl.arange(0, R)[:, None] * C + tl.arange(0, C)[None, :]\n"
+	"    ok = tl.arange(0, R)[:, None] * K + tl.arange(0, K)[None, :]\n"
+	"    tl.store(y_ptr + ok, tl.topk(tl.load(x_ptr + o), K))\n";
 
 static int cmp_f32(const void *a, const void *b)
 {
@@ -220,6 +225,16 @@ static void test_sort(void)
 		if (!RUN(sort_src, "k", desc ? "*fp32,*fp32,4,32,True" : "*fp32,*fp32,4,32,False", 1, args))
 			return;
 		CHECK(memcmp(y, want, sizeof y) == 0);
+		if (desc) { /* the 8 largest of each row, largest first */
+			float t[R * 8];
+			if (RUN(sort_src, "top", "*fp32,*fp32,4,32,8", 1, args)) {
+				memcpy(t, y, sizeof t);
+				bool ok = true;
+				for (int r = 0; r < R; r++)
+					ok &= memcmp(t + r * 8, want + r * C, 8 * sizeof(float)) == 0;
+				CHECK(ok);
+			}
+		}
 	}
 	int16_t a[64], b[64], w[64];
 	for (int i = 0; i < 64; i++) {
