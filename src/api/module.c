@@ -131,8 +131,29 @@ const KernelInfo *api_find_kernel(const tile_module *m, const char *name)
 	return NULL;
 }
 
+/* A def of that name that is no kernel: its decorators did not resolve to
+ * triton.jit (say, imported from a package that is not there). */
+static const Stmt *plain_def(const tile_module *m, const char *name)
+{
+	const Module *ast = m->src->ast;
+	for (int i = 0; ast && i < ast->body.n; i++) {
+		const Stmt *st = ast->body.items[i];
+		if (st->kind == ST_FUNCDEF && strcmp(st->func->name, name) == 0)
+			return st;
+	}
+	return NULL;
+}
+
 static tile_status not_found(tile_module *m, const char *name)
 {
+	const Stmt *def = plain_def(m, name);
+	if (def)
+		return api_fail(m->ctx, TILE_ERROR_NOT_FOUND,
+		                "'%s' (%s:%d) is not a kernel: %s", name, m->src->file.name, def->loc.line,
+		                def->func->ndecorators
+		                        ? "its decorators do not resolve to triton.jit, triton.autotune or "
+		                          "triton.heuristics (is a decorator imported from a module tile cannot find?)"
+		                        : "it has no @triton.jit decorator");
 	StrBuf b = {0};
 	for (int i = 0; i < m->nkernels; i++)
 		sb_printf(&b, "%s%s", i ? ", " : "", m->kernels[i].name);

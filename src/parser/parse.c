@@ -710,7 +710,9 @@ static Stmt *parse_decorated(Parser *p)
 {
 	ExprVec decos = {0};
 	while (ps_accept(p, TK_AT)) {
+		p->in_decorator = true;
 		avec_push(p, &decos, ps_expr(p));
+		p->in_decorator = false;
 		ps_expect(p, TK_NEWLINE);
 	}
 	if (at(p, TK_DEF))

@@ -294,6 +294,14 @@ static Expr *parse_atom(Parser *p)
 /* One argument of a call: positional (pushed on args) or keyword. */
 static void parse_arg(Parser *p, ExprVec *args, KwVec *kws, NameSet *seen, int *h)
 {
+	if ((at(p, TK_STAR) || at(p, TK_POW)) && p->in_decorator) {
+		/* @triton.autotune(configs=..., **cache_kwargs): host options sema never
+		 * reads; kept as a keyword named "*" or "**" so the decorator parses */
+		Token t = ps_advance(p);
+		Keyword kw = {intern_cstr(p->names, t.kind == TK_STAR ? "*" : "**"), kid(p, h, ps_expr(p)), t.loc};
+		avec_push(p, kws, kw);
+		return;
+	}
 	if (at(p, TK_STAR) || at(p, TK_POW)) {
 		ps_err_unsupported(p, "argument unpacking ('%s') is not supported", tok_kind_str(kind(p)));
 		return;

@@ -49,6 +49,7 @@ typedef struct Parser {
 	Token eof; /* what the parser sees after an error */
 	bool failed, err_generic;
 	bool err_unsupported; /* the error is valid Python outside the subset */
+	bool in_decorator;    /* parsing a decorator: `**kwargs` arguments are kept, unread */
 	SrcLoc err_loc;
 	const char *err_msg;
 	int depth, func_depth, loop_depth;

@@ -468,6 +468,22 @@ Value resolve_module_path(Sema *s, ModScope *from, const char *dotted, int level
 		if (!m) {
 			/* a package directory without __init__: a.b resolves through it */
 			if (!level && rel[rootlen]) {
+				/* a.b.c with no file for any prefix is simply unknown (the
+				 * attribute chain would blame the wrong component) */
+				bool any = false;
+				for (size_t k = rootlen + 1; k <= n && !any; k++)
+					if (k == n || name[k] == '.')
+						any = find_user_module(s, from, istr(s, arena_strndup(s->a, name, k)), loc, true) != NULL;
+				if (!any) {
+					char *path = arena_strdup(s->a, rel);
+					for (char *q = path; *q; q++)
+						if (*q == '.') *q = '/';
+					diag_error(s->d, loc,
+						   "unknown module '%s': no %s.py (or .tile, or %s/__init__.py) beside the importing "
+						   "file or in a directory above it",
+						   name, path, path);
+					return v_err();
+				}
 				m = package_scope(s, from, istr(s, arena_strndup(s->a, rel, rootlen)));
 				rest = rel + rootlen;
 			} else {
@@ -989,7 +1005,7 @@ int sema_list_kernels(SemaCtx *c, const Module *m, KernelInfo **out)
 				bool failed = quiet_end(&s, &q, NULL);
 				fn_free(&tmp);
 				size_t nerr = (size_t)c->diags->nerrors;
-				if (failed) {
+				if (failed || v.kind == V_ERR) { /* V_ERR: a global that failed before, silently */
 					pi->has_default = true;
 					pi->default_val = (ConstVal){.kind = CV_NONE};
 				} else if (v.kind == V_CONST) {
