@@ -1096,8 +1096,13 @@ static bool run_heuristics(Sema *s, Fn *fn, const FuncDef *def, const KDeco *kd,
 		}
 		Value args = v_dict(s, keys, vals, n);
 		s->heuristic = hr->name;
+		Quiet q;
+		if (launch) quiet_begin(s, &q);
 		Value r = call_value(s, fn, hr->fn, &args, 1, NULL, NULL, 0, hr->loc, &hr->loc, NULL);
 		s->heuristic = NULL;
+		/* a launch option computed from runtime values (num_warps from N) cannot be
+		 * known here: the caller's option stands, as if there were no heuristic */
+		if (launch && (quiet_end(s, &q, NULL) || r.kind == V_ERR || r.kind == V_RTARG || v_is_none(r))) continue;
 		if (r.kind == V_ERR) return false;
 		if (r.kind == V_RTARG) {
 			s->heuristic = hr->name;
