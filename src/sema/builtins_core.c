@@ -500,6 +500,57 @@ static Value b_log2_const(Sema *s, Call *c, int extra)
 	return v_int(k);
 }
 
+/* torch.finfo(dtype) / torch.iinfo(dtype): module-level constants in real
+ * projects (`FP8_MIN = torch.finfo(torch.float8_e4m3fn).min`). An object
+ * whose attributes are min, max, bits (and eps, tiny, smallest_normal,
+ * resolution for floats), all exact. */
+static Value b_torch_info(Sema *s, Call *c, int is_float)
+{
+	Type t;
+	if (!arg_dtype(s, c, 0, &t)) return v_err();
+	DType d = (DType)t.dt;
+	static const struct {
+		DType dt;
+		double max, eps, tiny, res;
+	} fl[] = {
+	    {DT_F16, 65504.0, 0x1p-10, 0x1p-14, 1e-3},
+	    {DT_BF16, 0x1.fep127, 0x1p-7, 0x1p-126, 1e-2},
+	    {DT_F32, 0x1.fffffep127, 0x1p-23, 0x1p-126, 1e-6},
+	    {DT_F64, 0x1.fffffffffffffp1023, 0x1p-52, 0x1p-1022, 1e-15},
+	    {DT_F8E4M3, 448.0, 0x1p-3, 0x1p-6, 1e-1},
+	    {DT_F8E5M2, 57344.0, 0x1p-2, 0x1p-14, 1e-1},
+	};
+	Value keys[10], vals[10];
+	int n = 0;
+	if (is_float) {
+		size_t i = 0;
+		while (i < COUNTOF(fl) && fl[i].dt != d) i++;
+		if (i == COUNTOF(fl)) {
+			diag_error(s->d, c->at[0], "torch.finfo needs a floating-point dtype, got %s", dtype_name(d));
+			return v_err();
+		}
+		const char *names[] = {"min", "max", "eps", "tiny", "smallest_normal", "resolution"};
+		double v[] = {-fl[i].max, fl[i].max, fl[i].eps, fl[i].tiny, fl[i].tiny, fl[i].res};
+		for (int k = 0; k < 6; k++) keys[n] = v_str(names[k]), vals[n++] = v_float(v[k]);
+	} else {
+		if (!dtype_is_int(d) || d == DT_I1) {
+			diag_error(s->d, c->at[0], "torch.iinfo needs an integer dtype, got %s", dtype_name(d));
+			return v_err();
+		}
+		int bits = dtype_bits(d);
+		bool sgn = dtype_is_signed(d);
+		int64_t lo = sgn ? (int64_t)(-(1ULL << (bits - 1))) : 0;
+		uint64_t hi = sgn ? (1ULL << (bits - 1)) - 1 : bits == 64 ? UINT64_MAX : (1ULL << bits) - 1;
+		keys[n] = v_str("min"), vals[n++] = v_int(lo);
+		keys[n] = v_str("max"), vals[n++] = v_int((int64_t)hi);
+	}
+	keys[n] = v_str("bits"), vals[n++] = v_int(dtype_bits(d));
+	keys[n] = v_str("dtype"), vals[n++] = v_str(dtype_name(d));
+	Value r = v_dict(s, keys, vals, n);
+	r.msg = is_float ? "torch.finfo" : "torch.iinfo"; /* an object: attributes are its keys */
+	return r;
+}
+
 /* ---- prints and asserts --------------------------------------------------------------------- */
 
 static Value emit_print(Sema *s, Call *c, const char *prefix, const Value *vals, const SrcLoc *at, int n, bool hex)
@@ -846,6 +897,8 @@ const Builtin builtins_core[] = {
     {"cdiv", "x,div", b_cdiv, 0, BF_TL | BF_TRITON | BF_MATH | BF_METHOD},
     {"next_power_of_2", "n", b_next_pow2, 0, BF_TRITON},
     {"_log2", "i", b_log2_const, 0, BF_TL},
+    {"finfo", "type", b_torch_info, 1, BF_TORCH},
+    {"iinfo", "type", b_torch_info, 0, BF_TORCH},
     {"jit", "fn=None,do_not_specialize=None,debug=None,noinline=None,repr=None,launch_metadata=None", b_jit, 0,
      BF_TRITON | BF_TL},
     {"autotune", "configs=None,key=None,prune_configs_by=None,reset_to_zero=None,restore_value=None,warmup=None,rep=None",

@@ -456,6 +456,11 @@ Value resolve_module_path(Sema *s, ModScope *from, const char *dotted, int level
 	} else if (!level && rootlen == 4 && !strncmp(rel, "tile", 4)) {
 		cur = (Value){.kind = V_NS, .ns = NS_TILE};
 		rest = rel + rootlen;
+	} else if (!level && rootlen == 5 && !strncmp(rel, "torch", 5) && !rel[5] &&
+		   !find_user_module(s, from, name, loc, true)) {
+		/* no torch here, but module constants use its dtypes and finfo/iinfo */
+		cur = (Value){.kind = V_NS, .ns = NS_TORCH};
+		rest = rel + rootlen;
 	} else {
 		/* the longest prefix that is a module; the rest are attributes */
 		size_t n = strlen(name);
@@ -524,6 +529,7 @@ static const char *ns_prefix(int ns)
 	case NS_EXTRA_CUDA: return "tl.extra.cuda";
 	case NS_LIBDEVICE: return "libdevice";
 	case NS_TILE: return "tile";
+	case NS_TORCH: return "torch";
 	default: return "tl";
 	}
 }
@@ -570,6 +576,18 @@ Value ns_attr(Sema *s, int ns, const char *name, SrcLoc loc)
 		if ((id = builtin_find(name, BF_TL)) >= 0) return v_builtin(id, NULL);
 		diag_error(s->d, loc, "'tl.%s' is not a supported builtin", name);
 		return v_err();
+	case NS_TORCH: {
+		static const char *const alias[][2] = {{"half", "float16"}, {"float", "float32"}, {"double", "float64"},
+						       {"short", "int16"}, {"int", "int32"}, {"long", "int64"},
+						       {"float8_e4m3fn", "float8e4nv"}, {"float8_e5m2", "float8e5"}};
+		const char *n = name;
+		for (size_t i = 0; i < COUNTOF(alias); i++)
+			if (!strcmp(name, alias[i][0])) n = alias[i][1];
+		if (dtype_from_name(n, &dt) && strcmp(n, "pointer")) return v_dtype(type_scalar(dt));
+		if ((id = builtin_find(name, BF_TORCH)) >= 0) return v_builtin(id, NULL);
+		diag_error(s->d, loc, "'torch.%s' is not available: kernels see torch's dtypes and finfo/iinfo only", name);
+		return v_err();
+	}
 	case NS_PROPNAN:
 		if (!strcmp(name, "ALL")) return v_int(0xffff);
 		if (!strcmp(name, "NONE")) return v_int(0);

@@ -83,6 +83,12 @@ Value get_attr(Sema *s, Value obj, const char *name, SrcLoc loc)
 		/* p.dtype.element_ty: FLA's spelling of the element type before a store */
 		if (!strcmp(name, "dtype") || !strcmp(name, "type")) return v_dtype(obj.bp->base.ty);
 		break;
+	case V_DICT:
+		if (obj.msg) { /* torch.finfo / iinfo: an object whose attributes are the keys */
+			for (int i = 0; i < obj.n; i++)
+				if (v_is_const(obj.keys[i], CV_STR) && !strcmp(obj.keys[i].c.s, name)) return obj.items[i];
+		}
+		break;
 	case V_RTARG:
 		if (!strcmp(name, "dtype"))
 			return v_dtype(obj.ty.dt == DT_PTR ? type_scalar((DType)obj.ty.elem) : obj.ty);

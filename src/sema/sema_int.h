@@ -49,6 +49,7 @@ typedef enum {
 
 typedef enum {
 	NS_TRITON, NS_TL, NS_MATH, NS_EXTRA, NS_EXTRA_CUDA, NS_LIBDEVICE, NS_TILE, NS_TL_CORE, NS_PROPNAN,
+	NS_TORCH, /* torch's dtypes and finfo/iinfo, for module-level constants */
 } Namespace;
 
 typedef struct BlockPtr BlockPtr;
@@ -299,6 +300,7 @@ enum {
 	BF_DTYPE = 32,   /* dtype.NAME() */
 	BF_PRELUDE = 64, /* implemented in the prelude (fn == NULL) */
 	BF_DESC = 128,   /* tensor_descriptor.NAME(...) */
+	BF_TORCH = 256,  /* torch.NAME (finfo, iinfo) */
 };
 extern const Builtin *const builtin_tables[];
 const Builtin *builtin_get(int id);
