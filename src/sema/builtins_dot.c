@@ -36,6 +36,72 @@ static bool precision(Sema *s, Call *c, DType in, int *out)
 	return true;
 }
 
+/* tl.dot of [B, M, K] and [B, K, N]: per batch a @ b, as a sum over K of the
+ * broadcast product [B, M, K, N] in fp32 (int32 for int8) - exact products,
+ * no tensor cores; the accumulator is added, out_dtype=float16 rounds at the end. */
+static Value batched_dot(Sema *s, Call *c, ValId a, ValId b)
+{
+	Type ta = vtype(s, a), tb = vtype(s, b);
+	char sa[64], sb[64];
+	shape_str(ta, sa, sizeof sa);
+	shape_str(tb, sb, sizeof sb);
+	if (ta.shape[0] != tb.shape[0] || ta.shape[2] != tb.shape[1]) {
+		diag_error(s->d, c->loc, "shape mismatch in '%s': %s vs %s (the batch or K differs)", c->name, sa, sb);
+		return v_err();
+	}
+	int32_t B = ta.shape[0], M = ta.shape[1], K = ta.shape[2], N = tb.shape[2];
+	if (M < 16 || N < 16 || K < 16) {
+		diag_error(s->d, c->loc, "'%s' needs M, N and K >= 16, got M=%d, N=%d, K=%d", c->name, M, N, K);
+		return v_err();
+	}
+	DType da = (DType)ta.dt, db = (DType)tb.dt;
+	if (da != db) {
+		diag_error(s->d, c->loc, "dtype mismatch in '%s': %s vs %s", c->name, dtype_name(da), dtype_name(db));
+		return v_err();
+	}
+	if (!dtype_is_float(da) && da != DT_I8) {
+		diag_error(s->d, c->loc, "'%s' does not support %s inputs", c->name, dtype_name(da));
+		return v_err();
+	}
+	if ((int64_t)B * M * K * N > (1 << 20)) {
+		diag_error(s->d, c->loc,
+			   "a batched '%s' of %dx%dx%dx%d (batch x M x K x N) is over the 2^20 elements tile supports for it",
+			   c->name, B, M, K, N);
+		return v_err();
+	}
+	DType comp = da == DT_I8 ? DT_I32 : da == DT_F64 ? DT_F64 : DT_F32;
+	Value va = v_tensor(s, sema_expand_dim(s, cast_val(s, a, type_scalar(comp), false, 0, c->loc), 3, c->loc));
+	Value vb = v_tensor(s, sema_expand_dim(s, cast_val(s, b, type_scalar(comp), false, 0, c->loc), 1, c->loc));
+	Value prod = binop(s, OP_MUL, va, vb, c->loc);
+	if (prod.kind == V_ERR) return prod;
+	Call r = {.name = "tl.sum", .loc = c->loc};
+	r.a[0] = prod;
+	r.a[1] = v_int(2);
+	r.has[0] = r.has[1] = true;
+	r.at[0] = r.at[1] = c->loc;
+	int id = builtin_find("sum", BF_TL);
+	Value out = builtin_get(id)->fn(s, &r, builtin_get(id)->extra);
+	if (out.kind != V_TENSOR) return out;
+	if (out.ty.dt != comp) out = v_tensor(s, cast_val(s, out.id, type_scalar(comp), false, 0, c->loc));
+	if (c->has[2] && !v_is_none(c->a[2])) {
+		Value acc = c->a[2];
+		if (acc.kind == V_TENSOR && acc.ty.dt != out.ty.dt)
+			out = v_tensor(s, cast_val(s, out.id, type_scalar((DType)acc.ty.dt), false, 0, c->loc));
+		out = binop(s, OP_ADD, acc, out, c->loc);
+		if (out.kind != V_TENSOR) return out;
+		Type want = vtype(s, out.id);
+		if (want.rank != 3 || want.shape[0] != B || want.shape[1] != M || want.shape[2] != N) {
+			diag_error(s->d, c->at[2], "the accumulator of '%s' must be [%d, %d, %d]", c->name, B, M, N);
+			return v_err();
+		}
+		return out;
+	}
+	Type od = type_scalar(DT_F32);
+	if (c->has[6] && !v_is_none(c->a[6]) && !arg_dtype(s, c, 6, &od)) return v_err();
+	if (dtype_is_float(da) && od.dt == DT_F16) out = v_tensor(s, cast_val(s, out.id, od, false, 0, c->loc));
+	return out;
+}
+
 static Value b_dot(Sema *s, Call *c, int extra)
 {
 	(void)extra;
@@ -45,8 +111,9 @@ static Value b_dot(Sema *s, Call *c, int extra)
 	char sa[64], sb[64];
 	shape_str(ta, sa, sizeof sa);
 	shape_str(tb, sb, sizeof sb);
+	if (ta.rank == 3 && tb.rank == 3) return batched_dot(s, c, a, b);
 	if (ta.rank != 2 || tb.rank != 2) {
-		diag_error(s->d, c->loc, "'%s' expects 2-d tiles, got shapes %s and %s", c->name, sa, sb);
+		diag_error(s->d, c->loc, "'%s' expects 2-d (or 3-d, batched) tiles, got shapes %s and %s", c->name, sa, sb);
 		return v_err();
 	}
 	if (ta.shape[1] != tb.shape[0]) {
