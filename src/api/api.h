@@ -45,7 +45,8 @@ struct tile_context {
 typedef struct ApiParam {
 	char *name;
 	bool runtime;  /* has a slot in the launch ABI */
-	int slot;      /* index among runtime args when runtime */
+	int slot;      /* index among runtime args when runtime (the first, for a descriptor) */
+	int desc_rank; /* > 0: a host tensor descriptor, 2 * desc_rank slots (base, shapes, strides) */
 	ConstVal cval; /* when !runtime: the value it was specialized to (cval.s heap) */
 } ApiParam;
 

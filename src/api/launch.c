@@ -205,6 +205,50 @@ static tile_status conv_slot(const tile_kernel *k, int s, const tile_arg *a, Arg
 
 /* ---- constants given in all-parameters mode --------------------------------------- */
 
+/* A host tensor descriptor parameter from a DLTensor: its slots are the base
+ * pointer, the shape (i32) and the strides but the last (i64, elements). The
+ * descriptor contract is checked: rank, element type, a contiguous last
+ * dimension, a 16-byte aligned base and leading strides of whole 16 bytes. */
+static tile_status conv_desc(const tile_kernel *k, const ApiParam *p, const tile_arg *a, ArgVal *vals)
+{
+	int s = p->slot, r = p->desc_rank;
+	if (a->kind != TILE_ARG_DLTENSOR || !a->dl)
+		return bad(k, s, "expected a DLTensor for this tensor descriptor, got %s%s", kind_name(a->kind), "");
+	const DLTensor *t = a->dl;
+	char want[16];
+	snprintf(want, sizeof want, "%d", r);
+	if (t->ndim != r)
+		return bad(k, s, "the descriptor has rank %s, the DLTensor %s", want,
+		           t->ndim == 1 ? "1 dimension" : "another number of dimensions");
+	tile_status st = conv_ptr(k, s, a, &vals[s]);
+	if (st != TILE_OK)
+		return st;
+	size_t es = (size_t)(dtype_bits((DType)k->slots[s].elem) / 8);
+	for (int d = 0; d < r; d++) {
+		int64_t n = t->shape[d];
+		if (n < 0 || n > INT32_MAX)
+			return bad(k, s, "a dimension of the DLTensor is %s (the descriptor takes int32 sizes)%s",
+			           n < 0 ? "negative" : "too large", "");
+		vals[s + 1 + d].i32 = (int32_t)n;
+	}
+	int64_t stride = 1;
+	for (int d = r - 1; d >= 0; d--) {
+		int64_t sd = t->strides ? t->strides[d] : stride;
+		stride *= t->shape[d];
+		if (d == r - 1) {
+			if (sd != 1)
+				return bad(k, s, "the last dimension of the DLTensor is not contiguous (stride %s)%s",
+				           sd == 0 ? "0" : "not 1", "");
+			continue;
+		}
+		if ((sd * (int64_t)es) % 16 != 0)
+			return bad(k, s, "a leading stride of the DLTensor is not a multiple of 16 bytes%s%s",
+			           " (tensor descriptors require it)", "");
+		vals[s + 1 + r + d].i64 = sd;
+	}
+	return TILE_OK;
+}
+
 static bool const_matches(const ConstVal *c, const tile_arg *a)
 {
 	int64_t v;
@@ -295,12 +339,13 @@ tile_status tile_launch(tile_kernel *k, const uint32_t grid[3], const tile_arg *
 	} else if (nargs == (size_t)k->nparams) {
 		for (int i = 0; i < k->nparams; i++) {
 			const ApiParam *p = &k->params[i];
-			st = p->runtime ? conv_slot(k, p->slot, &args[i], &vals[p->slot])
-			                : check_const(k, i, &args[i]);
+			st = p->desc_rank ? conv_desc(k, p, &args[i], vals)
+			     : p->runtime ? conv_slot(k, p->slot, &args[i], &vals[p->slot])
+			                  : check_const(k, i, &args[i]);
 			if (st != TILE_OK)
 				return st;
-			if (p->runtime)
-				argv[p->slot] = &vals[p->slot];
+			for (int j = 0; p->runtime && j < (p->desc_rank ? 2 * p->desc_rank : 1); j++)
+				argv[p->slot + j] = &vals[p->slot + j];
 		}
 	} else {
 		return api_fail(

@@ -240,8 +240,11 @@ static tile_status fill_params(tile_kernel *k, const KernelInfo *ki, const SpecA
 		ApiParam *p = &k->params[i];
 		p->name = xstrdup(ki->params[i].name);
 		p->runtime = i < nargs && !args[i].is_const;
-		if (p->runtime)
-			p->slot = slot++;
+		p->desc_rank = p->runtime ? args[i].desc_rank : 0;
+		if (p->runtime) {
+			p->slot = slot;
+			slot += p->desc_rank ? 2 * p->desc_rank : 1;
+		}
 		else if (i < nargs)
 			p->cval = copy_const(&args[i].cval);
 		else if (ki->params[i].has_default)
@@ -264,9 +267,11 @@ static tile_status fill_params(tile_kernel *k, const KernelInfo *ki, const SpecA
 	for (int i = 0, s = 0; i < k->nparams; i++) {
 		if (!k->params[i].runtime)
 			continue;
-		const KernelArgDesc *d = &k->ck.args[s];
-		k->slots[s] = (ApiSlot){.dt = d->dt, .elem = d->elem, .spec = d->spec, .param = i};
-		s++;
+		int n = k->params[i].desc_rank ? 2 * k->params[i].desc_rank : 1;
+		for (int j = 0; j < n; j++, s++) {
+			const KernelArgDesc *d = &k->ck.args[s];
+			k->slots[s] = (ApiSlot){.dt = d->dt, .elem = d->elem, .spec = d->spec, .param = i};
+		}
 	}
 	return TILE_OK;
 }

@@ -88,6 +88,7 @@ static int split_sig(const char *sig, char ***out)
 	VEC(char *) v = {0};
 	const char *start = sig;
 	char quote = 0;
+	int depth = 0; /* inside tensordesc<fp16[64, 64]> */
 	for (const char *p = sig;; p++) {
 		if (quote) {
 			if (*p == quote)
@@ -99,7 +100,11 @@ static int split_sig(const char *sig, char ***out)
 			quote = *p;
 			continue;
 		}
-		if (*p == ',' || *p == 0) {
+		if (*p == '<' || *p == '[')
+			depth++;
+		else if ((*p == '>' || *p == ']') && depth > 0)
+			depth--;
+		if ((*p == ',' && depth == 0) || *p == 0) {
 			const char *a = start, *b = p;
 			while (a < b && isspace((unsigned char)*a))
 				a++;

@@ -259,6 +259,9 @@ static void compute_key(const CompileRequest *r, uint8_t key[32])
 			key_add_const(&k, &a->cval);
 		cache_key_add_u64(&k, ((uint64_t)a->ty.dt << 8) | a->ty.elem);
 		cache_key_add_u64(&k, (uint64_t)a->spec);
+		cache_key_add_u64(&k, (uint64_t)a->desc_rank);
+		for (int d = 0; d < a->desc_rank; d++)
+			cache_key_add_u64(&k, (uint64_t)a->desc_block[d]);
 	}
 	const TargetDesc *t = &r->target;
 	cache_key_add_u64(&k, (uint64_t)t->kind);

@@ -34,13 +34,18 @@ static int split_entries(char *s, char **out, int max)
 	int n = 0;
 	char quote = 0;
 	out[n++] = s;
+	int depth = 0; /* inside tensordesc<fp16[64, 64]> */
 	for (char *p = s; *p; p++) {
 		if (quote) {
 			if (*p == quote)
 				quote = 0;
 		} else if (*p == '"' || *p == '\'') {
 			quote = *p;
-		} else if (*p == ',') {
+		} else if (*p == '<' || *p == '[') {
+			depth++;
+		} else if ((*p == '>' || *p == ']') && depth > 0) {
+			depth--;
+		} else if (*p == ',' && depth == 0) {
 			if (n == max)
 				return -1;
 			*p = 0;
@@ -101,9 +106,45 @@ bool parse_const_literal(const char *e, Arena *a, ConstVal *cv)
 	return false;
 }
 
+/* `tensordesc<fp16[64, 64]>`: a host tensor descriptor with that block shape */
+static bool parse_desc_entry(char *e, SpecArg *out)
+{
+	e = trim(e);
+	size_t n = strlen(e);
+	if (strncmp(e, "tensordesc<", 11) != 0 || n < 13 || e[n - 1] != '>')
+		return false;
+	e[n - 1] = 0;
+	char *lb = strchr(e + 11, '['), *rb = lb ? strchr(lb, ']') : NULL;
+	if (!lb || !rb || *trim(rb + 1))
+		return false;
+	*lb = 0;
+	*rb = 0;
+	DType dt;
+	if (!parse_dtype_word(trim(e + 11), &dt) || dt == DT_I1)
+		return false;
+	memset(out, 0, sizeof *out);
+	out->ty = type_ptr(dt);
+	out->spec = SPEC_DIV16; /* the descriptor contract: a 16-byte aligned base */
+	for (char *p = lb + 1; *trim(p);) {
+		char *end;
+		long v = strtol(p, &end, 10);
+		if (end == p || v < 1 || v > (1 << 20) || (v & (v - 1)) || out->desc_rank == TIR_MAX_RANK)
+			return false;
+		out->desc_block[out->desc_rank++] = (int32_t)v;
+		p = trim(end);
+		if (*p == ',')
+			p++;
+		else if (*p)
+			return false;
+	}
+	return out->desc_rank > 0;
+}
+
 /* `*fp32:16`, `i32`, `i64:1` ... Returns false if the entry is not a type. */
 static bool parse_type_entry(char *e, SpecArg *out)
 {
+	if (strncmp(trim(e), "tensordesc", 10) == 0)
+		return parse_desc_entry(e, out);
 	char *colon = strchr(e, ':');
 	int spec = SPEC_NONE;
 	if (colon) {

@@ -283,33 +283,53 @@ Value bp_store(Sema *s, Call *c)
 
 /* ---- tensor descriptors ------------------------------------------------------------ */
 
+/* The checks and hints every descriptor gets, made in the kernel or passed
+ * by the host; bp has base, rank, block, shape and strides. at_strides /
+ * at_block locate errors. */
+static Value finish_descriptor(Sema *s, BlockPtr *bp, SrcLoc at_strides, SrcLoc at_block)
+{
+	int rank = bp->rank;
+	bp->desc = true;
+	Value last = bp->strides[rank - 1];
+	if (!(v_is_intlike(last) && last.c.i == 1)) {
+		diag_error(s->d, at_strides,
+			   "the last stride of a tensor descriptor must be the constant 1 (the last dimension contiguous), got %s",
+			   v_describe(s, last));
+		return v_err();
+	}
+	DType elem = (DType)bp->base.ty.elem;
+	int64_t row_bytes = (int64_t)bp->block[rank - 1] * (dtype_bits(elem) / 8);
+	if (row_bytes < 16) {
+		diag_error(s->d, at_block,
+			   "the last dimension of a tensor descriptor's block must span at least 16 bytes, got %d %s elements",
+			   (int)bp->block[rank - 1], dtype_name(elem));
+		return v_err();
+	}
+	for (int i = 0; i < rank; i++) {
+		bp->offsets[i] = v_int(0);
+		bp->order[i] = rank - 1 - i;
+	}
+	/* The descriptor contract (TMA's): a 16-byte aligned base and leading
+	 * strides that are multiples of 16 bytes. Axis analysis may vectorize on it. */
+	int32_t align = 16;
+	tir_add_hint(s->f, bp->base.id, HINT_MULTIPLE_OF, 1, &align);
+	int32_t per16 = 16 / (dtype_bits(elem) / 8 ? dtype_bits(elem) / 8 : 1);
+	for (int i = 0; i + 1 < rank && per16 > 1; i++)
+		if (bp->strides[i].kind == V_TENSOR) tir_add_hint(s->f, bp->strides[i].id, HINT_MULTIPLE_OF, 1, &per16);
+	return (Value){.kind = V_BLOCKPTR, .bp = bp};
+}
+
 static Value b_make_tensor_descriptor(Sema *s, Call *c, int extra)
 {
 	(void)extra;
 	BlockPtr *bp = new_block_ptr(s, c);
 	if (!bp) return v_err();
-	Value base = bp->base;
-	bp->desc = true;
 	int rank;
 	if (!arg_shape(s, c, 3, bp->block, &rank)) return v_err();
 	bp->rank = rank;
 	if (!tuple_arg(s, c, 1, rank, bp->shape, "shape") || !tuple_arg(s, c, 2, rank, bp->strides, "strides"))
 		return v_err();
-	Value last = bp->strides[rank - 1];
-	if (!(v_is_intlike(last) && last.c.i == 1)) {
-		diag_error(s->d, c->at[2],
-			   "the last stride of a tensor descriptor must be the constant 1 (the last dimension contiguous), got %s",
-			   v_describe(s, last));
-		return v_err();
-	}
-	DType elem = (DType)base.ty.elem;
-	int64_t row_bytes = (int64_t)bp->block[rank - 1] * (dtype_bits(elem) / 8);
-	if (row_bytes < 16) {
-		diag_error(s->d, c->at[3],
-			   "the last dimension of a tensor descriptor's block must span at least 16 bytes, got %d %s elements",
-			   (int)bp->block[rank - 1], dtype_name(elem));
-		return v_err();
-	}
+	DType elem = (DType)bp->base.ty.elem;
 	const char *pad = c->has[4] ? arg_str(s, c, 4) : "zero";
 	if (!pad) return v_err();
 	if (!strcmp(pad, "nan")) {
@@ -322,18 +342,22 @@ static Value b_make_tensor_descriptor(Sema *s, Call *c, int extra)
 		diag_error(s->d, c->at[4], "padding_option of a tensor descriptor must be 'zero' or 'nan', got '%s'", pad);
 		return v_err();
 	}
+	return finish_descriptor(s, bp, c->at[2], c->at[3]);
+}
+
+Value desc_param(Sema *s, Value base, const Value *shape, const Value *strides, const int32_t *block, int rank,
+		 SrcLoc loc)
+{
+	BlockPtr *bp = ARENA_NEW(s->a, BlockPtr);
+	bp->base = base;
+	bp->rank = rank;
 	for (int i = 0; i < rank; i++) {
-		bp->offsets[i] = v_int(0);
-		bp->order[i] = rank - 1 - i;
+		bp->block[i] = block[i];
+		bp->shape[i] = shape[i];
+		bp->strides[i] = i + 1 < rank ? strides[i] : v_int(1);
 	}
-	/* The descriptor contract (TMA's): a 16-byte aligned base and leading
-	 * strides that are multiples of 16 bytes. Axis analysis may vectorize on it. */
-	int32_t align = 16;
-	tir_add_hint(s->f, base.id, HINT_MULTIPLE_OF, 1, &align);
-	int32_t per16 = 16 / (dtype_bits(elem) / 8 ? dtype_bits(elem) / 8 : 1);
-	for (int i = 0; i + 1 < rank && per16 > 1; i++)
-		if (bp->strides[i].kind == V_TENSOR) tir_add_hint(s->f, bp->strides[i].id, HINT_MULTIPLE_OF, 1, &per16);
-	return (Value){.kind = V_BLOCKPTR, .bp = bp};
+	if (!check_tile_shape(s, rank, block, loc)) return v_err();
+	return finish_descriptor(s, bp, loc, loc);
 }
 
 /* The descriptor of c->a[0] placed at the offsets in c->a[1], as pointers and

@@ -1151,12 +1151,37 @@ static bool run_heuristics(Sema *s, Fn *fn, const FuncDef *def, const KDeco *kd,
 	return true;
 }
 
+typedef VEC(TirParam) ParamVec;
+
+/* A host tensor descriptor parameter: runtime arguments NAME (the base
+ * pointer), NAME.shape<i> (i32) and NAME.stride<i> (i64, all but the last). */
+static Value bind_desc_param(Sema *s, const Param *p, const SpecArg *a, void *pv)
+{
+	ParamVec *params = pv;
+	int r = a->desc_rank;
+	ValId base = tir_block_add_arg(s->f, s->f->entry, a->ty);
+	tir_val(s->f, base)->name = p->name;
+	vec_push(params, ((TirParam){.name = p->name, .ty = a->ty, .spec = SPEC_DIV16, .val = base}));
+	Value shape[TIR_MAX_RANK], strides[TIR_MAX_RANK];
+	for (int k = 0; k < 2 * r - 1; k++) {
+		bool sh = k < r;
+		Type t = type_scalar(sh ? DT_I32 : DT_I64);
+		ValId id = tir_block_add_arg(s->f, s->f->entry, t);
+		const char *nm = arena_printf(s->a, "%s.%s%d", p->name, sh ? "shape" : "stride", sh ? k : k - r);
+		tir_val(s->f, id)->name = nm;
+		vec_push(params, ((TirParam){.name = nm, .ty = t, .spec = SPEC_NONE, .val = id}));
+		if (sh) shape[k] = v_tensor(s, id);
+		else strides[k - r] = v_tensor(s, id);
+	}
+	return desc_param(s, v_tensor(s, base), shape, strides, a->desc_block, r, p->loc);
+}
+
 static bool bind_kernel_params(Sema *s, Fn *fn, const FuncDef *def, const SpecArg *args, int nargs, const KDeco *kd)
 {
 	bool ok = true;
 	bool *pending = ARENA_NEWN(s->a, bool, def->nparams + 1);
 	int *specs = ARENA_NEWN(s->a, int, def->nparams + 1);
-	VEC(TirParam) params = {0};
+	ParamVec params = {0};
 	if (nargs > def->nparams) {
 		SrcLoc at = def->nparams ? def->params[0].loc : (SrcLoc){0};
 		diag_error(s->d, at, "kernel '%s' takes %d arguments, got %d", def->name, def->nparams, nargs);
@@ -1177,6 +1202,12 @@ static bool bind_kernel_params(Sema *s, Fn *fn, const FuncDef *def, const SpecAr
 			if (cexpr) {
 				diag_error(s->d, p->loc, "'%s' is a constexpr parameter but got a runtime argument", p->name);
 				ok = false;
+				continue;
+			}
+			if (args[i].desc_rank) {
+				v = bind_desc_param(s, p, &args[i], &params);
+				if (v.kind == V_ERR) ok = false;
+				env_set(&fn->env, p->name, v);
 				continue;
 			}
 			Type t = args[i].ty;

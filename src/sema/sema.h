@@ -29,6 +29,12 @@ typedef struct SpecArg {
 	ConstVal cval;
 	Type ty;        /* runtime: scalar or pointer type */
 	int spec;       /* SPEC_* flags for runtime args */
+	/* > 0: a host tensor descriptor (`tensordesc<fp16[64,64]>`) of this rank; ty is the
+	 * pointer to its elements. It is passed as 2 * desc_rank runtime arguments: the
+	 * base pointer, the shape (i32 each) and the strides but the last (i64 each; the
+	 * last is 1) */
+	int desc_rank;
+	int32_t desc_block[TIR_MAX_RANK];
 } SpecArg;
 
 /* What the host needs to know about a kernel before specializing it. */

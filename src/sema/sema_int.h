@@ -315,6 +315,10 @@ ModScope *prelude_scope(Sema *s);
 /* blockptr.c: tl.load / tl.store on a block pointer (slots as in tl.load / tl.store) */
 Value bp_load(Sema *s, Call *c);
 Value bp_store(Sema *s, Call *c);
+/* blockptr.c: a host tensor descriptor parameter from its runtime parts (the
+ * last stride is 1) */
+Value desc_param(Sema *s, Value base, const Value *shape, const Value *strides, const int32_t *block, int rank,
+		 SrcLoc loc);
 /* blockptr.c: attributes and methods of a tensor descriptor */
 Value desc_attr(Sema *s, Value desc, const char *name, SrcLoc loc);
 /* builtins_mem.c: cache modifier / eviction policy strings to TIR_CACHE_* | TIR_EVICT_* << 8 */

@@ -357,6 +357,73 @@ static void test_batched_dot(void)
 	CHECK(ok);
 }
 
+/* ---- host tensor descriptors (signature tensordesc<...>, DLTensor or expanded) ------- */
+
+static const char hdesc_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(a_desc, c_desc, BM: tl.constexpr, BN: tl.constexpr):\n"
+	"    pm = tl.program_id(0) * BM\n"
+	"    for n in tl.range(0, tl.cdiv(a_desc.shape[1], BN)):\n"
+	"        c_desc.store([pm, n * BN], a_desc.load([pm, n * BN]) * 2 + 1)\n";
+
+static void test_host_descriptors(void)
+{
+	enum { M = 20, N = 12, LD = 16 }; /* a 20x12 view of rows 16 floats apart */
+	static float a[M * LD] __attribute__((aligned(64))), c[M * N] __attribute__((aligned(64)));
+	for (int i = 0; i < M * LD; i++)
+		a[i] = (float)i;
+	int64_t ashape[2] = {M, N}, astrides[2] = {LD, 1}, cshape[2] = {M, N}, cstrides[2] = {N, 1};
+	DLTensor ta = {.data = a, .ndim = 2, .dtype = {kDLFloat, 32, 1}, .shape = ashape, .strides = astrides};
+	DLTensor tc = {.data = c, .ndim = 2, .dtype = {kDLFloat, 32, 1}, .shape = cshape, .strides = cstrides};
+	const char *sig = "tensordesc<fp32[8, 8]>,tensordesc<fp32[8,8]>,8,8";
+	for (int mode = 0; mode < 2; mode++) {
+		memset(c, 0, sizeof c);
+		bool ran;
+		if (mode == 0) { /* one DLTensor per descriptor parameter */
+			tile_arg args[] = {tile_arg_dltensor(&ta), tile_arg_dltensor(&tc), tile_arg_i32(8), tile_arg_i32(8)};
+			ran = RUN(hdesc_src, "k", sig, 3, args);
+		} else { /* the launch ABI: base, shape (i32), strides but the last (i64) */
+			tile_arg args[] = {tile_arg_ptr(a, TILE_FP32), tile_arg_i32(M), tile_arg_i32(N), tile_arg_i64(LD),
+					   tile_arg_ptr(c, TILE_FP32), tile_arg_i32(M), tile_arg_i32(N), tile_arg_i64(N)};
+			ran = RUN(hdesc_src, "k", sig, 3, args);
+		}
+		if (!ran)
+			return;
+		bool ok = true;
+		for (int i = 0; i < M; i++)
+			for (int j = 0; j < N; j++)
+				ok &= c[i * N + j] == a[i * LD + j] * 2 + 1;
+		CHECK(ok);
+	}
+	/* the descriptor contract is checked at launch */
+	tile_context_options o = {0};
+	o.target = target;
+	tile_context *ctx = NULL;
+	tile_module *m = NULL;
+	tile_kernel *k = NULL;
+	if (tile_context_create(&ctx, &o) == TILE_OK && tile_module_load_source(ctx, "t.py", hdesc_src, strlen(hdesc_src), &m) == TILE_OK &&
+	    tile_kernel_get(m, "k", sig, NULL, &k) == TILE_OK) {
+		int64_t bad_strides[2] = {N + 1, 1};
+		DLTensor tb = ta;
+		tb.strides = bad_strides;
+		tile_arg args[] = {tile_arg_dltensor(&tb), tile_arg_dltensor(&tc), tile_arg_i32(8), tile_arg_i32(8)};
+		uint32_t g[3] = {3, 1, 1};
+		CHECK(tile_launch(k, g, args, 4, NULL) == TILE_ERROR_INVALID_ARGUMENT &&
+		      strstr(tile_errmsg(ctx), "multiple of 16 bytes"));
+		int64_t col_major[2] = {1, M};
+		tb.strides = col_major;
+		CHECK(tile_launch(k, g, args, 4, NULL) == TILE_ERROR_INVALID_ARGUMENT &&
+		      strstr(tile_errmsg(ctx), "not contiguous"));
+	} else {
+		CHECK(!"the descriptor kernel compiles");
+	}
+	tile_kernel_destroy(k);
+	tile_module_destroy(m);
+	tile_context_destroy(ctx);
+}
+
 int main(void)
 {
 	static const char *const targets[] = {"cpu", "cuda-emu"};
@@ -369,6 +436,7 @@ int main(void)
 		test_histogram();
 		test_gather();
 		test_batched_dot();
+		test_host_descriptors();
 	}
 	printf("test_lang: %d checks, %d failed\n", checks, failures);
 	return failures ? 1 : 0;
