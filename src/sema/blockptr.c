@@ -243,6 +243,19 @@ Value bp_load(Sema *s, Call *c)
 	return builtin_get(id)->fn(s, &l, 0);
 }
 
+/* A tile stored through a block pointer or descriptor has its block's shape. */
+static bool block_shaped(Sema *s, Value v, const BlockPtr *bp, SrcLoc at, const char *what)
+{
+	if (v.kind != V_TENSOR || !v.ty.rank) return true;
+	Type want = type_tile(type_elem(v.ty), bp->rank, bp->block);
+	if (type_eq(type_tile(type_elem(v.ty), v.ty.rank, v.ty.shape), want)) return true;
+	char a[64], b[64];
+	shape_str(v.ty, a, sizeof a);
+	shape_str(want, b, sizeof b);
+	diag_error(s->d, at, "shape mismatch: %s vs %s (%s)", a, b, what);
+	return false;
+}
+
 Value bp_store(Sema *s, Call *c)
 {
 	const BlockPtr *bp = c->a[0].bp;
@@ -254,16 +267,7 @@ Value bp_store(Sema *s, Call *c)
 	int nchk;
 	if (!check_list(s, c, 3, &chk, &nchk)) return v_err();
 	Value v = c->a[1];
-	if (v.kind == V_TENSOR && v.ty.rank) {
-		Type want = type_tile(type_elem(v.ty), bp->rank, bp->block);
-		if (!type_eq(type_tile(type_elem(v.ty), v.ty.rank, v.ty.shape), want)) {
-			char a[64], b[64];
-			shape_str(v.ty, a, sizeof a);
-			shape_str(want, b, sizeof b);
-			diag_error(s->d, c->at[1], "shape mismatch: %s vs %s (the value stored through a block pointer)", a, b);
-			return v_err();
-		}
-	}
+	if (!block_shaped(s, v, bp, c->at[1], "the value stored through a block pointer")) return v_err();
 	ValId ptrs, mask;
 	if (!bp_pointers(s, bp, chk, nchk, c->loc, c->at[3], &ptrs, &mask)) return v_err();
 	Call l = *c;
@@ -404,17 +408,8 @@ static Value b_desc_store(Sema *s, Call *c, int extra)
 {
 	Value v = c->a[2];
 	if (v.kind == V_ERR) return v;
-	if (c->a[0].kind == V_BLOCKPTR && v.kind == V_TENSOR && v.ty.rank) {
-		const BlockPtr *bp = c->a[0].bp;
-		Type want = type_tile(type_elem(v.ty), bp->rank, bp->block);
-		if (!type_eq(v.ty, want)) {
-			char a[64], b[64];
-			shape_str(v.ty, a, sizeof a);
-			shape_str(want, b, sizeof b);
-			diag_error(s->d, c->at[2], "shape mismatch: %s vs %s (the block of the tensor descriptor)", a, b);
-			return v_err();
-		}
-	}
+	if (c->a[0].kind == V_BLOCKPTR && !block_shaped(s, v, c->a[0].bp, c->at[2], "the block of the tensor descriptor"))
+		return v_err();
 	ValId ptrs, mask;
 	if (!desc_at(s, c, &ptrs, &mask)) return v_err();
 	Call l = *c;

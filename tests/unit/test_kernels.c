@@ -163,6 +163,18 @@ static void launch(T *t, tile_kernel *k, uint32_t gx, uint32_t gy, const tile_ar
 	check(t, s == TILE_OK, "launch: %s", tile_errmsg(t->ctx));
 }
 
+/* Steps through TILE_TEST_NUM_STAGES ("1,2,3"; "0" = the default) into
+ * t->num_stages; false at the end. */
+static bool next_num_stages(T *t, const char **p)
+{
+	if (!**p)
+		return false;
+	char *end;
+	t->num_stages = (int)strtol(*p, &end, 10);
+	*p = *end == ',' ? end + 1 : end + strlen(end);
+	return true;
+}
+
 static uint32_t next_pow2(uint32_t x)
 {
 	uint32_t p = 1;
@@ -500,10 +512,7 @@ static void test_matmul(T *t, bool fp16, MmKind kind)
 	const char *env = getenv("TILE_TEST_NUM_STAGES");
 	int save = t->num_stages;
 	/* not strtok: main's loop over targets is using it */
-	for (const char *p = env && *env ? env : "0"; *p;) {
-		char *end;
-		t->num_stages = (int)strtol(p, &end, 10);
-		p = *end == ',' ? end + 1 : end + strlen(end);
+	for (const char *p = env && *env ? env : "0"; next_num_stages(t, &p);) {
 		uint64_t seed = 17;
 		for (int si = 0; si < (int)(sizeof mm_shapes / sizeof *mm_shapes); si++)
 			test_matmul_shape(t, fp16, kind, &seed, si,
@@ -739,10 +748,7 @@ static void test_attention(T *t)
 	t->what = "attention";
 	const char *env = getenv("TILE_TEST_NUM_STAGES");
 	int save = t->num_stages;
-	for (const char *p = env && *env ? env : "0"; *p;) {
-		char *end;
-		t->num_stages = (int)strtol(p, &end, 10);
-		p = *end == ',' ? end + 1 : end + strlen(end);
+	for (const char *p = env && *env ? env : "0"; next_num_stages(t, &p);) {
 		uint64_t seed = 29;
 		static const int seqs[] = {32, 100, 160};
 		for (int i = 0; i < 3; i++)
