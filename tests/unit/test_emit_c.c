@@ -10,6 +10,7 @@
 #include "driver/driver.h"
 #include "jit/cuda.h"
 #include "jit/nvrtc.h"
+#include "src_kernels.h"
 
 #include <dlfcn.h>
 #include <math.h>
@@ -987,22 +988,7 @@ static void test_driver(void)
 
 /* ---- source kernels: pointer tiles through shared memory, float atomics --------------- */
 
-static const char src_kernels[] = "import triton\n"
-                                  "import triton.language as tl\n"
-                                  "\n"
-                                  "@triton.jit\n"
-                                  "def hist(cnt_ptr, idx_ptr, B: tl.constexpr):\n"
-                                  "    o = tl.arange(0, B)\n"
-                                  "    i = tl.load(idx_ptr + o)\n"
-                                  "    tl.atomic_add(cnt_ptr + i, 1)\n"
-                                  "\n"
-                                  "@triton.jit\n"
-                                  "def flip(X, Y, B: tl.constexpr):\n"
-                                  "    r = tl.arange(0, B)\n"
-                                  "    o = r[:, None] * B + r[None, :]\n"
-                                  "    x = tl.load(X + o)\n"
-                                  "    m = tl.trans(x > 0)\n"
-                                  "    tl.store(Y + o, tl.where(m, x, -x))\n"
+static const char src_kernels[] = SRC_KERNELS_SMEM_TILES
                                   "\n"
                                   "@triton.jit\n"
                                   "def minmax(X, V, R, n, B: tl.constexpr):\n"

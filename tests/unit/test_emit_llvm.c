@@ -4,6 +4,7 @@
 #include "codegen/tp.h"
 #include "jit/orc.h"
 #include "tile.h"
+#include "src_kernels.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -1812,22 +1813,7 @@ static void test_f16(void)
 
 /* ---- source kernels through the public API (cpu and cuda-emu) ---------------------- */
 
-static const char gems_src[] = "import triton\n"
-                               "import triton.language as tl\n"
-                               "\n"
-                               "@triton.jit\n"
-                               "def hist(cnt_ptr, idx_ptr, B: tl.constexpr):\n"
-                               "    o = tl.arange(0, B)\n"
-                               "    i = tl.load(idx_ptr + o)\n"
-                               "    tl.atomic_add(cnt_ptr + i, 1)\n"
-                               "\n"
-                               "@triton.jit\n"
-                               "def flip(X, Y, B: tl.constexpr):\n"
-                               "    r = tl.arange(0, B)\n"
-                               "    o = r[:, None] * B + r[None, :]\n"
-                               "    x = tl.load(X + o)\n"
-                               "    m = tl.trans(x > 0)\n"
-                               "    tl.store(Y + o, tl.where(m, x, -x))\n"
+static const char gems_src[] = SRC_KERNELS_SMEM_TILES
                                "\n"
                                "@triton.jit\n"
                                "def amin(X, V, R, n, B: tl.constexpr):\n"
