@@ -348,7 +348,8 @@ static bool guards_allow(Sema *s, ModScope *m, const Global *g)
  * for the last one tried. */
 static Value eval_alternatives(Sema *s, ModScope *m, size_t last, SrcLoc loc)
 {
-	const Global *g = &m->globals.data[last];
+	Global *g = &m->globals.data[last];
+	if (g->alt_done) return g->alt_val; /* resolved before: every use of the name asks */
 	const char *name = g->name;
 	int alt = g->alt;
 	size_t first = last;
@@ -363,6 +364,9 @@ static Value eval_alternatives(Sema *s, ModScope *m, size_t last, SrcLoc loc)
 	else if (!cand.len)
 		diag_error(s->d, loc, "'%s' is bound only in branches of a module-level 'if' that are not taken", name);
 	vec_free(&cand);
+	g = &m->globals.data[last]; /* evaluation may have grown the vector */
+	g->alt_done = v.kind != V_ERR;
+	g->alt_val = v;
 	return v;
 }
 

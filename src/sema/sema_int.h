@@ -108,6 +108,8 @@ typedef struct Global {
 	int alt;                /* > 0: an alternative binding inside module-level if/try group `alt` */
 	const Guard *guards;    /* the if-conditions that lead to it */
 	int nguards;
+	bool alt_done;          /* on the last binding of a name in a group: alt_val is the answer */
+	Value alt_val;
 } Global;
 
 struct ModScope {
