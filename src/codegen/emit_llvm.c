@@ -547,13 +547,23 @@ static LLVMTargetMachineRef host_tm(LLVMCodeGenOptLevel level, char **err)
 	"cgscc(inline),function(sroa,early-cse<memssa>,simplifycfg,instcombine,"            \
 	"loop-mssa(licm),gvn,instcombine,simplifycfg,dse,adce)"
 
-/* Above this many IR instructions (after CPU_PASSES) the machine code is
- * generated at -O0: instruction selection and the greedy register allocator
- * are superlinear in block size, and kernels this big (an unrolled 64x64
- * attention block, a 32x256 dequantization) took 10-60 s at -O2 and take
- * about a tenth of that at -O0, running perhaps 2x slower. Smaller kernels
- * (softmax at BLOCK 8192 is ~9k, a 32x32x64 attention block ~12k) keep -O2. */
-enum { BIG_KERNEL_INSTRS = 20000 };
+/* Above this many machine operations (IR instructions after CPU_PASSES, a
+ * vector counted once per 8 lanes) the machine code is generated at -O0:
+ * instruction selection and the greedy register allocator are superlinear
+ * in block size. Measured on 2 cores: a softmax at BLOCK 16384 (21k) takes
+ * 1.9 s at -O2; Liger's jsd at BLOCK 32768 and 256 lanes (137k) took 19.6 s
+ * at -O2 and takes 2.7 s at -O0, running perhaps 2x slower. */
+enum { BIG_KERNEL_INSTRS = 50000 };
+
+/* About how many machine instructions one IR instruction of this result type
+ * becomes: a vector wider than 8 lanes is split into 8-lane pieces. */
+static size_t machine_ops(LLVMTypeRef t)
+{
+	if (LLVMGetTypeKind(t) != LLVMVectorTypeKind)
+		return 1;
+	unsigned lanes = LLVMGetVectorSize(t);
+	return lanes > 8 ? lanes / 8 : 1;
+}
 
 static size_t count_instructions(LLVMModuleRef M)
 {
@@ -561,7 +571,7 @@ static size_t count_instructions(LLVMModuleRef M)
 	for (LLVMValueRef f = LLVMGetFirstFunction(M); f; f = LLVMGetNextFunction(f))
 		for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b; b = LLVMGetNextBasicBlock(b))
 			for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i))
-				n++;
+				n += machine_ops(LLVMTypeOf(i));
 	return n;
 }
 

@@ -455,8 +455,57 @@ static LLVMValueRef scalarized_libm(Em *e, const char *name, LLVMTypeRef t, LLVM
 	return r;
 }
 
-/* libm function per lane. On vectors, through one internal noinline helper per
- * function and module (one call per use keeps the IR and codegen small). */
+/* What a vector math helper computes from its parameters (which == the
+ * helper's variant: a libm name, or exp vs exp2). */
+typedef LLVMValueRef (*HelperBody)(Em *e, LLVMValueRef *params, int n, const void *which);
+
+/* A call of the internal noinline function NAME(a[0..n)) whose body is built
+ * once per module by BODY. Vector math goes through such helpers because the
+ * body is long (a polynomial, or one libm call per lane): inlined at every
+ * use it made a softmax compile 2x slower and a log-heavy kernel at 256 lanes
+ * take minutes in instruction selection. pure: no memory access (not true of
+ * libm, which may set errno). */
+static LLVMValueRef call_helper(Em *e, const char *name, LLVMValueRef *a, int n, bool pure,
+                                HelperBody body, const void *which)
+{
+	LLVMTypeRef vt = LLVMTypeOf(a[0]), ps[2] = {vt, vt};
+	LLVMTypeRef fty = LLVMFunctionType(vt, ps, (unsigned)n, 0);
+	LLVMValueRef fn = LLVMGetNamedFunction(e->M, name);
+	if (!fn) {
+		fn = LLVMAddFunction(e->M, name, fty);
+		LLVMSetLinkage(fn, LLVMInternalLinkage);
+		/* LLVM 16 spells readnone as memory(none): the "memory" enum
+		 * attribute with the value 0 */
+		static const char *const attrs[] = {"noinline", "nounwind", "willreturn",
+#if LLVM_VERSION_MAJOR >= 16
+		                                    "memory",
+#else
+		                                    "readnone",
+#endif
+		};
+		for (size_t i = 0; i < COUNTOF(attrs) - !pure * 2; i++) {
+			unsigned k = LLVMGetEnumAttributeKindForName(attrs[i], strlen(attrs[i]));
+			LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+			                        LLVMCreateEnumAttribute(e->C, k, 0));
+		}
+		LLVMBuilderRef saved = e->B;
+		e->B = LLVMCreateBuilderInContext(e->C);
+		LLVMPositionBuilderAtEnd(e->B, LLVMAppendBasicBlockInContext(e->C, fn, "entry"));
+		LLVMValueRef params[2] = {LLVMGetParam(fn, 0), n > 1 ? LLVMGetParam(fn, 1) : NULL};
+		LLVMBuildRet(e->B, body(e, params, n, which));
+		LLVMDisposeBuilder(e->B);
+		e->B = saved;
+	}
+	return LLVMBuildCall2(e->B, fty, fn, a, (unsigned)n, "");
+}
+
+static LLVMValueRef libm_body(Em *e, LLVMValueRef *params, int n, const void *which)
+{
+	LLVMTypeRef t = LLVMGetElementType(LLVMTypeOf(params[0]));
+	return scalarized_libm(e, which, t, params, n);
+}
+
+/* libm function per lane; on vectors through a helper */
 static LLVMValueRef call_libm(Em *e, const char *base, bool dbl, LLVMValueRef *a, int n)
 {
 	char name[32], hname[48];
@@ -467,28 +516,8 @@ static LLVMValueRef call_libm(Em *e, const char *base, bool dbl, LLVMValueRef *a
 		return em_call(e, name, t, ps, n, a);
 	for (int j = 0; j < n; j++)
 		a[j] = em_splat(e, a[j]);
-	LLVMTypeRef vt = em_vec(e, t), vps[2] = {vt, vt};
-	LLVMTypeRef fty = LLVMFunctionType(vt, vps, (unsigned)n, 0);
 	snprintf(hname, sizeof hname, "tile.v.%s", name);
-	LLVMValueRef fn = LLVMGetNamedFunction(e->M, hname);
-	if (!fn) {
-		fn = LLVMAddFunction(e->M, hname, fty);
-		LLVMSetLinkage(fn, LLVMInternalLinkage);
-		static const char *const attrs[] = {"noinline", "nounwind"};
-		for (size_t i = 0; i < COUNTOF(attrs); i++) {
-			unsigned k = LLVMGetEnumAttributeKindForName(attrs[i], strlen(attrs[i]));
-			LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
-			                        LLVMCreateEnumAttribute(e->C, k, 0));
-		}
-		LLVMBuilderRef saved = e->B;
-		e->B = LLVMCreateBuilderInContext(e->C);
-		LLVMPositionBuilderAtEnd(e->B, LLVMAppendBasicBlockInContext(e->C, fn, "entry"));
-		LLVMValueRef args[2] = {LLVMGetParam(fn, 0), n > 1 ? LLVMGetParam(fn, 1) : NULL};
-		LLVMBuildRet(e->B, scalarized_libm(e, name, t, args, n));
-		LLVMDisposeBuilder(e->B);
-		e->B = saved;
-	}
-	return LLVMBuildCall2(e->B, fty, fn, a, (unsigned)n, "");
+	return call_helper(e, hname, a, n, false, libm_body, name);
 }
 
 static LLVMValueRef int_math(Em *e, int fn, LLVMValueRef x, DType d)
@@ -576,39 +605,73 @@ static LLVMValueRef vexp_f32(Em *e, LLVMValueRef x, bool base2)
 	return LLVMBuildSelect(B, nan, x, y, "");
 }
 
-/* The polynomial lives in one internal noinline helper per module, called
- * once per use: inlining it into a softmax's 32 uses doubled the codegen time. */
-static LLVMValueRef vexp_call(Em *e, LLVMValueRef x, bool base2)
+static LLVMValueRef vexp_body(Em *e, LLVMValueRef *params, int n, const void *which)
 {
-	const char *name = base2 ? "tile.vexp2.f32" : "tile.vexp.f32";
-	LLVMTypeRef vt = LLVMTypeOf(x);
-	LLVMTypeRef fty = LLVMFunctionType(vt, &vt, 1, 0);
-	LLVMValueRef fn = LLVMGetNamedFunction(e->M, name);
-	if (!fn) {
-		fn = LLVMAddFunction(e->M, name, fty);
-		LLVMSetLinkage(fn, LLVMInternalLinkage);
-		/* LLVM 16 spells readnone as memory(none): the "memory" enum
-		 * attribute with the value 0 */
-		static const char *const attrs[] = {"noinline", "nounwind",
-#if LLVM_VERSION_MAJOR >= 16
-		                                    "memory",
-#else
-		                                    "readnone",
-#endif
-		                                    "willreturn"};
-		for (size_t i = 0; i < COUNTOF(attrs); i++) {
-			unsigned k = LLVMGetEnumAttributeKindForName(attrs[i], strlen(attrs[i]));
-			LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
-			                        LLVMCreateEnumAttribute(e->C, k, 0));
-		}
-		LLVMBuilderRef saved = e->B;
-		e->B = LLVMCreateBuilderInContext(e->C);
-		LLVMPositionBuilderAtEnd(e->B, LLVMAppendBasicBlockInContext(e->C, fn, "entry"));
-		LLVMBuildRet(e->B, vexp_f32(e, LLVMGetParam(fn, 0), base2));
-		LLVMDisposeBuilder(e->B);
-		e->B = saved;
+	(void)n;
+	return vexp_f32(e, params[0], which != NULL);
+}
+
+/* Vector f32 log/log2 inline (Cephes logf polynomial, about 1 ulp), for the
+ * same reason as vexp_f32: LLVM 14 scalarizes llvm.log on vectors. The
+ * argument is split as 2^k * m with m in [sqrt(1/2), sqrt(2)); subnormals are
+ * scaled by 2^23 first. log(0) = -inf, log(x < 0) = NaN, log(inf) = inf. */
+static LLVMValueRef vlog_f32(Em *e, LLVMValueRef x, bool base2)
+{
+	LLVMBuilderRef B = e->B;
+	LLVMTypeRef ft = LLVMTypeOf(x), it = em_vec(e, e->t_i32);
+#define CF(v) em_const_f(e, e->t_f32, (v), true)
+#define CI(v) em_const_int(e, e->t_i32, (v), true)
+	LLVMValueRef sub = LLVMBuildFCmp(B, LLVMRealOLT, x, CF(1.17549435e-38), "");
+	LLVMValueRef xs = LLVMBuildSelect(B, sub, LLVMBuildFMul(B, x, CF(8388608.0), ""), x, "");
+	LLVMValueRef bits = LLVMBuildBitCast(B, xs, it, "");
+	LLVMValueRef k = LLVMBuildAnd(B, LLVMBuildLShr(B, bits, CI(23), ""), CI(0xff), "");
+	k = LLVMBuildSub(B, k, LLVMBuildSelect(B, sub, CI(126 + 23), CI(126), ""), "");
+	LLVMValueRef m = LLVMBuildBitCast(
+	        B, LLVMBuildOr(B, LLVMBuildAnd(B, bits, CI(0x007fffff), ""), CI(0x3f000000), ""),
+	        ft, "");
+	LLVMValueRef small = LLVMBuildFCmp(B, LLVMRealOLT, m, CF(0.707106781186547524), "");
+	k = LLVMBuildSub(B, k, LLVMBuildZExt(B, small, it, ""), "");
+	m = LLVMBuildFSub(B, LLVMBuildSelect(B, small, LLVMBuildFAdd(B, m, m, ""), m, ""), CF(1.0),
+	                  "");
+	static const double c[] = {7.0376836292E-2,  -1.1514610310E-1, 1.1676998740E-1,
+	                           -1.2420140846E-1, 1.4249322787E-1,  -1.6668057665E-1,
+	                           2.0000714765E-1,  -2.4999993993E-1, 3.3333331174E-1};
+	LLVMValueRef p = CF(c[0]);
+	for (size_t i = 1; i < COUNTOF(c); i++)
+		p = LLVMBuildFAdd(B, LLVMBuildFMul(B, p, m, ""), CF(c[i]), "");
+	LLVMValueRef z = LLVMBuildFMul(B, m, m, "");
+	LLVMValueRef y = LLVMBuildFMul(B, LLVMBuildFMul(B, p, m, ""), z, "");
+	LLVMValueRef fk = LLVMBuildSIToFP(B, k, ft, "");
+	LLVMValueRef r;
+	if (base2) {
+		/* log2(1+m) = (m + y) * log2(e), the product split as
+		 * (m + y) + (m + y) * (log2(e) - 1) to keep the low bits */
+		y = LLVMBuildFSub(B, y, LLVMBuildFMul(B, CF(0.5), z, ""), "");
+		LLVMValueRef t = LLVMBuildFMul(B, y, CF(0.44269504088896340736), "");
+		t = LLVMBuildFAdd(B, t, LLVMBuildFMul(B, m, CF(0.44269504088896340736), ""), "");
+		t = LLVMBuildFAdd(B, t, y, "");
+		t = LLVMBuildFAdd(B, t, m, "");
+		r = LLVMBuildFAdd(B, t, fk, "");
+	} else {
+		y = LLVMBuildFAdd(B, y, LLVMBuildFMul(B, fk, CF(-2.12194440e-4), ""), "");
+		y = LLVMBuildFSub(B, y, LLVMBuildFMul(B, CF(0.5), z, ""), "");
+		r = LLVMBuildFAdd(B, m, y, "");
+		r = LLVMBuildFAdd(B, r, LLVMBuildFMul(B, fk, CF(0.693359375), ""), "");
 	}
-	return LLVMBuildCall2(e->B, fty, fn, &x, 1, "");
+	LLVMValueRef inf = LLVMBuildFCmp(B, LLVMRealOEQ, x, CF(INFINITY), "");
+	r = LLVMBuildSelect(B, inf, x, r, "");
+	LLVMValueRef zero = LLVMBuildFCmp(B, LLVMRealOEQ, x, CF(0.0), "");
+	r = LLVMBuildSelect(B, zero, CF(-INFINITY), r, "");
+	LLVMValueRef bad = LLVMBuildFCmp(B, LLVMRealULT, x, CF(0.0), "");
+#undef CF
+#undef CI
+	return LLVMBuildSelect(B, bad, em_const_f(e, e->t_f32, NAN, true), r, "");
+}
+
+static LLVMValueRef vlog_body(Em *e, LLVMValueRef *params, int n, const void *which)
+{
+	(void)n;
+	return vlog_f32(e, params[0], which != NULL);
 }
 
 /* f: operands in the compute domain; returns a compute-domain value or an i1 */
@@ -621,8 +684,22 @@ static LLVMValueRef float_math(Em *e, int fn, LLVMValueRef *a, int n, bool dbl)
 		a[1] = em_splat(e, a[1]);
 		t = LLVMTypeOf(a[0]);
 	}
-	if ((fn == MATH_EXP || fn == MATH_EXP2) && !dbl && vec_of(a[0]))
-		return vexp_call(e, a[0], fn == MATH_EXP2);
+	if (vec_of(a[0])) {
+		/* intrinsics LLVM would expand into a libm call per lane at every use */
+		static const char *const helper[MATH_COUNT] = {
+		        [MATH_EXP] = "exp", [MATH_EXP2] = "exp2", [MATH_LOG] = "log",
+		        [MATH_LOG2] = "log2", [MATH_SIN] = "sin", [MATH_COS] = "cos",
+		        [MATH_POW] = "pow"};
+		const void *two = "2";
+		if (!dbl && (fn == MATH_EXP || fn == MATH_EXP2))
+			return call_helper(e, fn == MATH_EXP2 ? "tile.vexp2.f32" : "tile.vexp.f32",
+			                   a, 1, true, vexp_body, fn == MATH_EXP2 ? two : NULL);
+		if (!dbl && (fn == MATH_LOG || fn == MATH_LOG2))
+			return call_helper(e, fn == MATH_LOG2 ? "tile.vlog2.f32" : "tile.vlog.f32",
+			                   a, 1, true, vlog_body, fn == MATH_LOG2 ? two : NULL);
+		if (helper[fn])
+			return call_libm(e, helper[fn], dbl, a, n);
+	}
 	if (intr_name[fn])
 		return em_intrinsic(e, intr_name[fn], &t, 1, a, n);
 	if (libm_name[fn])
