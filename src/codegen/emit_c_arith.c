@@ -412,7 +412,12 @@ static const char *const math_f32[MATH_COUNT] = {
         [MATH_COSH] = "coshf",         [MATH_FMOD] = "fmodf",   [MATH_CBRT] = "cbrtf",
         [MATH_RINT] = "rintf",         [MATH_ISNAN] = "isnan",  [MATH_ISINF] = "isinf",
         [MATH_SIGNBIT] = "signbit",    [MATH_FDIM] = "fdimf",   [MATH_HYPOT] = "hypotf",
-        [MATH_COPYSIGN] = "copysignf",
+        [MATH_COPYSIGN] = "copysignf", [MATH_LOG10] = "log10f", [MATH_ACOSH] = "acoshf",
+        [MATH_ASINH] = "asinhf",       [MATH_ATANH] = "atanhf", [MATH_ERFC] = "erfcf",
+        [MATH_LGAMMA] = "lgammaf",     [MATH_TGAMMA] = "tgammaf", [MATH_LOGB] = "logbf",
+        [MATH_J0] = "j0f",             [MATH_J1] = "j1f",       [MATH_Y0] = "y0f",
+        [MATH_Y1] = "y1f",             [MATH_NEXTAFTER] = "nextafterf",
+        [MATH_REMAINDER] = "remainderf",
 };
 
 /* The f64 spelling drops the trailing 'f' (isnan/isinf/signbit are overloaded). */

@@ -551,7 +551,12 @@ static const char *const libm_name[MATH_COUNT] = {
         [MATH_ATAN2] = "atan2", [MATH_LOG1P] = "log1p", [MATH_EXPM1] = "expm1",
         [MATH_ASIN] = "asin",   [MATH_ACOS] = "acos",   [MATH_ATAN] = "atan",
         [MATH_SINH] = "sinh",   [MATH_COSH] = "cosh",   [MATH_CBRT] = "cbrt",
-        [MATH_FDIM] = "fdim",   [MATH_HYPOT] = "hypot",
+        [MATH_FDIM] = "fdim",   [MATH_HYPOT] = "hypot", [MATH_LOG10] = "log10",
+        [MATH_ACOSH] = "acosh", [MATH_ASINH] = "asinh", [MATH_ATANH] = "atanh",
+        [MATH_ERFC] = "erfc",   [MATH_LGAMMA] = "lgamma", [MATH_TGAMMA] = "tgamma",
+        [MATH_LOGB] = "logb",   [MATH_J0] = "j0",       [MATH_J1] = "j1",
+        [MATH_Y0] = "y0",       [MATH_Y1] = "y1",       [MATH_NEXTAFTER] = "nextafter",
+        [MATH_REMAINDER] = "remainder",
 };
 
 /* Vector f32 exp/exp2 inline (Cephes expf polynomial, about 1 ulp): LLVM 14

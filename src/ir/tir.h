@@ -109,7 +109,12 @@ typedef enum { PRED_EQ, PRED_NE, PRED_LT, PRED_LE, PRED_GT, PRED_GE } TirPred;
 	X(ASIN, "asin", 1) X(ACOS, "acos", 1) X(ATAN, "atan", 1) X(SINH, "sinh", 1) \
 	X(COSH, "cosh", 1) X(FMOD, "fmod", 2) X(CBRT, "cbrt", 1) X(RINT, "rint", 1) \
 	X(ISNAN, "isnan", 1) X(ISINF, "isinf", 1) X(SIGNBIT, "signbit", 1) X(FDIM, "fdim", 2) \
-	X(HYPOT, "hypot", 2) X(COPYSIGN, "copysign", 2) X(POPC, "popc", 1) X(CLZ, "clz", 1)
+	X(HYPOT, "hypot", 2) X(COPYSIGN, "copysign", 2) X(POPC, "popc", 1) X(CLZ, "clz", 1) \
+	/* libdevice's, from libm (CPU) and CUDA's math library */ \
+	X(LOG10, "log10", 1) X(ACOSH, "acosh", 1) X(ASINH, "asinh", 1) X(ATANH, "atanh", 1) \
+	X(ERFC, "erfc", 1) X(LGAMMA, "lgamma", 1) X(TGAMMA, "tgamma", 1) X(LOGB, "logb", 1) \
+	X(J0, "j0", 1) X(J1, "j1", 1) X(Y0, "y0", 1) X(Y1, "y1", 1) \
+	X(NEXTAFTER, "nextafter", 2) X(REMAINDER, "remainder", 2)
 
 typedef enum {
 #define X(n, s, a) MATH_##n,

@@ -225,8 +225,86 @@ static Value b_isfinite(Sema *s, Call *c, int extra)
 	return v_tensor(s, emit(s, TOP_NOT, c->loc, &bad, 1, bt));
 }
 
+/* ---- libdevice conversions ---------------------------------------------------------------- */
+
+/* float -> integer as the GPU converts (cvt.rzi and friends): out-of-range
+ * values saturate and NaN becomes 0, on every target. x is already rounded
+ * to an integral value. */
+ValId sat_float_to_int(Sema *s, ValId x, DType to, SrcLoc loc)
+{
+	Type t = vtype(s, x), dt = type_tile(type_scalar(DT_F64), t.rank, t.shape);
+	ValId d = cast_val(s, x, type_scalar(DT_F64), false, 0, loc);
+	bool sgn = dtype_is_signed(to);
+	int w = dtype_bits(to);
+	/* the largest doubles inside the range (2^63 - 1 and 2^64 - 1 round up) */
+	double hi = w == 64 ? (sgn ? 9223372036854774784.0 : 18446744073709549568.0)
+	                    : (sgn ? (double)((1ull << (w - 1)) - 1) : (double)((1ull << w) - 1));
+	double lo = sgn ? (w == 64 ? -9223372036854775808.0 : -hi - 1) : 0;
+	ValId in[3] = {d, d};
+	TirOp *nan = emit_op(s, TOP_CMP, loc, in, 2, type_tile(type_scalar(DT_I1), t.rank, t.shape));
+	nan->attr.pred = PRED_NE;
+	Value v = make_minmax(s, false, v_tensor(s, d), v_tensor(s, emit_const(s, dt, 0, hi, loc)), false, loc);
+	v = make_minmax(s, true, v, v_tensor(s, emit_const(s, dt, 0, lo, loc)), false, loc);
+	in[0] = nan->results[0];
+	in[1] = emit_const(s, dt, 0, 0.0, loc);
+	in[2] = v.id;
+	d = emit(s, TOP_SELECT, loc, in, 3, dt);
+	return cast_val(s, d, type_scalar(to), false, 0, loc);
+}
+
+enum { RND_N, RND_Z, RND_D, RND_U };
+#define CVT(from, to, rnd) ((from) | (to) << 8 | (rnd) << 16)
+
+/* libdevice's float2int_rn, double2ull_rz, int2float_rn, double2float_rz, ...:
+ * extra = CVT(source dtype, result dtype, rounding) */
+static Value b_convert(Sema *s, Call *c, int extra)
+{
+	DType from = (DType)(extra & 0xff), to = (DType)((extra >> 8) & 0xff);
+	int rnd = extra >> 16;
+	ValId x;
+	if (!arg_tensor(s, c, 0, &x)) return v_err();
+	Type t = vtype(s, x);
+	if (dtype_is_float(from) != dtype_is_float((DType)t.dt) || (dtype_is_float(from) && t.dt != from)) {
+		diag_error(s->d, c->at[0], "'%s' expects %s, got %s", c->name, dtype_name(from), dt_name(s, t));
+		return v_err();
+	}
+	if (!dtype_is_float(to)) {
+		static const MathFn round_fn[] = {MATH_RINT, MATH_TRUNC, MATH_FLOOR, MATH_CEIL};
+		x = math_op(s, round_fn[rnd], &x, 1, t, c->loc).id;
+		return v_tensor(s, sat_float_to_int(s, x, to, c->loc));
+	}
+	if (rnd == RND_D || rnd == RND_U) {
+		diag_error(s->d, c->loc, "'%s': rounding toward -inf/+inf is not supported", c->name);
+		return v_err();
+	}
+	return v_tensor(s, cast_val(s, x, type_scalar(to), false, rnd == RND_Z ? TIR_RTZ : 0, c->loc));
+}
+
+/* int_as_float, float_as_uint, double_as_longlong, ...: extra = CVT(from, to, 0);
+ * the source must have the width (any signedness for integers) */
+static Value b_reinterpret(Sema *s, Call *c, int extra)
+{
+	DType from = (DType)(extra & 0xff), to = (DType)((extra >> 8) & 0xff);
+	ValId x;
+	if (!arg_tensor(s, c, 0, &x)) return v_err();
+	Type t = vtype(s, x);
+	if (dtype_bits((DType)t.dt) != dtype_bits(from) || dtype_is_float((DType)t.dt) != dtype_is_float(from)) {
+		diag_error(s->d, c->at[0], "'%s' expects %s, got %s", c->name, dtype_name(from), dt_name(s, t));
+		return v_err();
+	}
+	return v_tensor(s, cast_val(s, x, type_scalar(to), true, 0, c->loc));
+}
+
+#define F2I(name, from, to)                                                                        \
+	{name "_rn", "x", b_convert, CVT(from, to, RND_N), BF_MATH},                               \
+	    {name "_rz", "x", b_convert, CVT(from, to, RND_Z), BF_MATH},                           \
+	    {name "_rd", "x", b_convert, CVT(from, to, RND_D), BF_MATH},                           \
+	    {name "_ru", "x", b_convert, CVT(from, to, RND_U), BF_MATH}
+
 #define M1(name, fn) {name, "x", b_unary, MATH_##fn, BF_TL | BF_MATH | BF_METHOD}
 #define M2(name, fn) {name, "x,y", b_binary, MATH_##fn, BF_TL | BF_MATH}
+#define ML1(name, fn) {name, "x", b_unary, MATH_##fn, BF_MATH}
+#define ML2(name, fn) {name, "x,y", b_binary, MATH_##fn, BF_MATH}
 
 const Builtin builtins_math[] = {
     M1("exp", EXP), M1("exp2", EXP2), M1("log", LOG), M1("log2", LOG2), M1("sqrt", SQRT),
@@ -237,6 +315,10 @@ const Builtin builtins_math[] = {
     M1("isnan", ISNAN), M1("isinf", ISINF), M1("signbit", SIGNBIT), M1("popc", POPC), M1("clz", CLZ),
     M2("pow", POW), M2("atan2", ATAN2), M2("fmod", FMOD), M2("fdim", FDIM), M2("hypot", HYPOT),
     M2("copysign", COPYSIGN),
+    /* libdevice only (tl.extra.cuda.libdevice / tl.math) */
+    ML1("log10", LOG10), ML1("acosh", ACOSH), ML1("asinh", ASINH), ML1("atanh", ATANH), ML1("erfc", ERFC),
+    ML1("lgamma", LGAMMA), ML1("tgamma", TGAMMA), ML1("logb", LOGB), ML1("j0", J0), ML1("j1", J1),
+    ML1("y0", Y0), ML1("y1", Y1), ML2("nextafter", NEXTAFTER), ML2("remainder", REMAINDER),
     {"abs", "x", b_abs, 0, BF_TL | BF_MATH | BF_METHOD},
     {"fdiv", "x,y,ieee_rounding=False", b_fdiv, 0, BF_TL | BF_MATH | BF_METHOD},
     {"div_rn", "x,y", b_fdiv, 1, BF_TL | BF_MATH | BF_METHOD},
@@ -248,5 +330,20 @@ const Builtin builtins_math[] = {
     {"rcp", "x", b_rcp, 0, BF_MATH},
     {"exp10", "x", b_exp10, 0, BF_MATH},
     {"isfinite", "x", b_isfinite, 0, BF_MATH},
+    F2I("float2int", DT_F32, DT_I32), F2I("float2uint", DT_F32, DT_U32),
+    F2I("float2ll", DT_F32, DT_I64), F2I("float2ull", DT_F32, DT_U64),
+    F2I("double2int", DT_F64, DT_I32), F2I("double2uint", DT_F64, DT_U32),
+    F2I("double2ll", DT_F64, DT_I64), F2I("double2ull", DT_F64, DT_U64),
+    F2I("double2float", DT_F64, DT_F32), F2I("int2float", DT_I32, DT_F32),
+    F2I("uint2float", DT_U32, DT_F32), F2I("ll2float", DT_I64, DT_F32),
+    F2I("ull2float", DT_U64, DT_F32), F2I("int2double", DT_I32, DT_F64),
+    F2I("uint2double", DT_U32, DT_F64), F2I("ll2double", DT_I64, DT_F64),
+    F2I("ull2double", DT_U64, DT_F64),
+    {"int_as_float", "x", b_reinterpret, CVT(DT_I32, DT_F32, 0), BF_MATH},
+    {"uint_as_float", "x", b_reinterpret, CVT(DT_U32, DT_F32, 0), BF_MATH},
+    {"float_as_int", "x", b_reinterpret, CVT(DT_F32, DT_I32, 0), BF_MATH},
+    {"float_as_uint", "x", b_reinterpret, CVT(DT_F32, DT_U32, 0), BF_MATH},
+    {"longlong_as_double", "x", b_reinterpret, CVT(DT_I64, DT_F64, 0), BF_MATH},
+    {"double_as_longlong", "x", b_reinterpret, CVT(DT_F64, DT_I64, 0), BF_MATH},
     {NULL, NULL, NULL, 0, 0},
 };

@@ -2,7 +2,8 @@
  * triton/language/random.py and standard.py are: Philox 4x32-10 random
  * numbers with Triton's constants and output (randint, randint4x, rand,
  * rand4x, randn, randn4x), sigmoid, softmax, swizzle2d, sort, topk,
- * histogram, gather. The prelude is parsed
+ * histogram, gather, and the libdevice functions that are compositions
+ * (erfinv, brev, mulhi, byte_perm, ...). The prelude is parsed
  * once per sema run, on first use. */
 #include <string.h>
 
@@ -191,7 +192,181 @@ static const char prelude_text[] =
     "    n_dims: tl.constexpr = tl._log2(x.shape[last])\n"
     "    for i in tl.static_range(1, n_dims + 1):\n"
     "        x = _sort_merge(x, i, 2 if i < n_dims else descending, n_dims)\n"
-    "    return x\n";
+    "    return x\n"
+    "\n"
+    "# ---- libdevice functions without a single op (tl.extra.cuda.libdevice.*) ----\n"
+    "\n"
+    "def _add_rn(x, y):\n"
+    "    return x + y\n"
+    "\n"
+    "def _sub_rn(x, y):\n"
+    "    return x - y\n"
+    "\n"
+    "def _mul_rn(x, y):\n"
+    "    return x * y\n"
+    "\n"
+    "def saturatef(x):\n"
+    "    return tl.where(x > 0.0, tl.where(x < 1.0, x, 1.0), 0.0)\n"
+    "\n"
+    "def rcp64h(x):\n"
+    "    return 1.0 / x\n"
+    "\n"
+    "def rcbrt(x):\n"
+    "    return 1.0 / tl.math.cbrt(x)\n"
+    "\n"
+    "def rhypot(x, y):\n"
+    "    return 1.0 / tl.math.hypot(x, y)\n"
+    "\n"
+    "def norm3d(a, b, c):\n"
+    "    return tl.sqrt(a * a + b * b + c * c)\n"
+    "\n"
+    "def rnorm3d(a, b, c):\n"
+    "    return 1.0 / tl.sqrt(a * a + b * b + c * c)\n"
+    "\n"
+    "def norm4d(a, b, c, d):\n"
+    "    return tl.sqrt(a * a + b * b + c * c + d * d)\n"
+    "\n"
+    "def rnorm4d(a, b, c, d):\n"
+    "    return 1.0 / tl.sqrt(a * a + b * b + c * c + d * d)\n"
+    "\n"
+    "def sinpi(x):\n"
+    "    # x reduced to [-1, 1] exactly first, so large arguments keep their accuracy\n"
+    "    r = x - 2.0 * tl.math.rint(x * 0.5)\n"
+    "    return tl.sin(r * 3.141592653589793)\n"
+    "\n"
+    "def cospi(x):\n"
+    "    r = x - 2.0 * tl.math.rint(x * 0.5)\n"
+    "    return tl.cos(r * 3.141592653589793)\n"
+    "\n"
+    "def erfinv(x):\n"
+    "    # M. Giles, \"Approximating the erfinv function\" (2010), single precision\n"
+    "    w = -tl.log((1.0 - x) * (1.0 + x))\n"
+    "    a = w - 2.5\n"
+    "    p = 2.81022636e-08\n"
+    "    p = 3.43273939e-07 + p * a\n"
+    "    p = -3.5233877e-06 + p * a\n"
+    "    p = -4.39150654e-06 + p * a\n"
+    "    p = 0.00021858087 + p * a\n"
+    "    p = -0.00125372503 + p * a\n"
+    "    p = -0.00417768164 + p * a\n"
+    "    p = 0.246640727 + p * a\n"
+    "    p = 1.50140941 + p * a\n"
+    "    b = tl.sqrt(w) - 3.0\n"
+    "    q = -0.000200214257\n"
+    "    q = 0.000100950558 + q * b\n"
+    "    q = 0.00134934322 + q * b\n"
+    "    q = -0.00367342844 + q * b\n"
+    "    q = 0.00573950773 + q * b\n"
+    "    q = -0.0076224613 + q * b\n"
+    "    q = 0.00943887047 + q * b\n"
+    "    q = 1.00167406 + q * b\n"
+    "    q = 2.83297682 + q * b\n"
+    "    r = tl.where(w < 5.0, p, q) * x\n"
+    "    return tl.where(tl.abs(x) == 1.0, x * float(\"inf\"), r)\n"
+    "\n"
+    "def erfcinv(y):\n"
+    "    return erfinv(1.0 - y)\n"
+    "\n"
+    "def normcdf(x):\n"
+    "    return 0.5 * tl.math.erfc(x * -0.7071067811865476)\n"
+    "\n"
+    "def normcdfinv(p):\n"
+    "    return -1.4142135623730951 * erfinv(1.0 - 2.0 * p)\n"
+    "\n"
+    "def erfcx(x):\n"
+    "    return tl.exp(x * x) * tl.math.erfc(x)\n"
+    "\n"
+    "def llrint(x):\n"
+    "    return tl.math.rint(x).to(tl.int64)\n"
+    "\n"
+    "def llround(x):\n"
+    "    return tl.math.round(x).to(tl.int64)\n"
+    "\n"
+    "def ilogb(x):\n"
+    "    r = tl.math.logb(x)\n"
+    "    r = tl.where(r != r, -2147483648.0, r)\n"
+    "    return tl.math.float2int_rz(r.to(tl.float32))\n"
+    "\n"
+    "def ldexp(x, n):\n"
+    "    # in three steps, each a representable power of two, so x * 2^n is right\n"
+    "    # where 2^n alone would over- or underflow; fp16/bf16 scale in fp32\n"
+    "    if x.dtype == tl.float64:\n"
+    "        lim = 3066\n"
+    "        y = x\n"
+    "    else:\n"
+    "        lim = 378\n"
+    "        y = x.to(tl.float32)\n"
+    "    n = tl.minimum(tl.maximum(n, -lim), lim)\n"
+    "    a = n // 3\n"
+    "    b = (n - a) // 2\n"
+    "    c = n - a - b\n"
+    "    y = y * tl.math.exp2(a.to(y.dtype)) * tl.math.exp2(b.to(y.dtype)) * tl.math.exp2(c.to(y.dtype))\n"
+    "    return y.to(x.dtype)\n"
+    "\n"
+    "def scalbn(x, n):\n"
+    "    return ldexp(x, n)\n"
+    "\n"
+    "def pown(x, n):\n"
+    "    return tl.math.pow(x, n.to(x.dtype))\n"
+    "\n"
+    "def powi(x, n):\n"
+    "    return tl.math.pow(x, n.to(x.dtype))\n"
+    "\n"
+    "def hadd(x, y):\n"
+    "    return (x & y) + ((x ^ y) >> 1)\n"
+    "\n"
+    "def rhadd(x, y):\n"
+    "    return (x | y) - ((x ^ y) >> 1)\n"
+    "\n"
+    "def uhadd(x, y):\n"
+    "    return (x & y) + ((x ^ y) >> 1)\n"
+    "\n"
+    "def urhadd(x, y):\n"
+    "    return (x | y) - ((x ^ y) >> 1)\n"
+    "\n"
+    "def sad(x, y, z):\n"
+    "    return (tl.where(x > y, x - y, y - x) + z).to(x.dtype)\n"
+    "\n"
+    "def mul24(x, y):\n"
+    "    return ((x << 8) >> 8) * ((y << 8) >> 8)\n"
+    "\n"
+    "def mulhi(x, y):\n"
+    "    if x.dtype == tl.int32:\n"
+    "        return ((x.to(tl.int64) * y.to(tl.int64)) >> 32).to(tl.int32)\n"
+    "    elif x.dtype == tl.int64:\n"
+    "        # the unsigned high half, corrected for the operands' signs\n"
+    "        h = tl.umulhi(x.to(tl.uint64, bitcast=True), y.to(tl.uint64, bitcast=True)).to(tl.int64, bitcast=True)\n"
+    "        return h - tl.where(x < 0, y, 0) - tl.where(y < 0, x, 0)\n"
+    "    else:\n"
+    "        return tl.umulhi(x, y)\n"
+    "\n"
+    "def _brev32(u):\n"
+    "    u = ((u >> 1) & 0x55555555) | ((u & 0x55555555) << 1)\n"
+    "    u = ((u >> 2) & 0x33333333) | ((u & 0x33333333) << 2)\n"
+    "    u = ((u >> 4) & 0x0F0F0F0F) | ((u & 0x0F0F0F0F) << 4)\n"
+    "    u = ((u >> 8) & 0x00FF00FF) | ((u & 0x00FF00FF) << 8)\n"
+    "    return (u >> 16) | (u << 16)\n"
+    "\n"
+    "def brev(x):\n"
+    "    if x.dtype.primitive_bitwidth == 64:\n"
+    "        u = x.to(tl.uint64, bitcast=True)\n"
+    "        lo = _brev32((u & 0xFFFFFFFF).to(tl.uint32))\n"
+    "        hi = _brev32((u >> 32).to(tl.uint32))\n"
+    "        return ((lo.to(tl.uint64) << 32) | hi.to(tl.uint64)).to(x.dtype, bitcast=True)\n"
+    "    return _brev32(x.to(tl.uint32, bitcast=True)).to(x.dtype, bitcast=True)\n"
+    "\n"
+    "def ffs(x):\n"
+    "    low = x & -x\n"
+    "    return tl.where(x == 0, 0, x.dtype.primitive_bitwidth - tl.math.clz(low)).to(tl.int32)\n"
+    "\n"
+    "def byte_perm(x, y, s):\n"
+    "    v = (y.to(tl.uint32, bitcast=True).to(tl.uint64) << 32) | x.to(tl.uint32, bitcast=True).to(tl.uint64)\n"
+    "    s = tl.to_tensor(s).to(tl.uint32, bitcast=True)\n"
+    "    r = (v >> ((s & 7) * 8).to(tl.uint64)) & 0xFF\n"
+    "    r = r | (((v >> (((s >> 4) & 7) * 8).to(tl.uint64)) & 0xFF) << 8)\n"
+    "    r = r | (((v >> (((s >> 8) & 7) * 8).to(tl.uint64)) & 0xFF) << 16)\n"
+    "    r = r | (((v >> (((s >> 12) & 7) * 8).to(tl.uint64)) & 0xFF) << 24)\n"
+    "    return r.to(tl.uint32).to(x.dtype, bitcast=True)\n";
 
 static const SrcFile prelude_file = {"<tile prelude>", prelude_text, sizeof prelude_text - 1};
 
@@ -268,5 +443,41 @@ const Builtin builtins_prelude[] = {
     {"histogram", "input,num_bins,mask=None", NULL, 0, BF_TL | BF_METHOD | BF_PRELUDE},
     {"gather", "src,index,axis", NULL, 0, BF_TL | BF_METHOD | BF_PRELUDE},
     {"topk", "x,k,dim=None", NULL, 0, BF_TL | BF_METHOD | BF_PRELUDE},
+    /* libdevice functions composed of other ops */
+    {"saturatef", "x", NULL, 0, BF_MATH | BF_PRELUDE},
+    {"rcp64h", "x", NULL, 0, BF_MATH | BF_PRELUDE},
+    {"rcbrt", "x", NULL, 0, BF_MATH | BF_PRELUDE},
+    {"rhypot", "x,y", NULL, 0, BF_MATH | BF_PRELUDE},
+    {"norm3d", "a,b,c", NULL, 0, BF_MATH | BF_PRELUDE},
+    {"rnorm3d", "a,b,c", NULL, 0, BF_MATH | BF_PRELUDE},
+    {"norm4d", "a,b,c,d", NULL, 0, BF_MATH | BF_PRELUDE},
+    {"rnorm4d", "a,b,c,d", NULL, 0, BF_MATH | BF_PRELUDE},
+    {"sinpi", "x", NULL, 0, BF_MATH | BF_PRELUDE},
+    {"cospi", "x", NULL, 0, BF_MATH | BF_PRELUDE},
+    {"erfinv", "x", NULL, 0, BF_MATH | BF_PRELUDE},
+    {"erfcinv", "y", NULL, 0, BF_MATH | BF_PRELUDE},
+    {"normcdf", "x", NULL, 0, BF_MATH | BF_PRELUDE},
+    {"normcdfinv", "p", NULL, 0, BF_MATH | BF_PRELUDE},
+    {"erfcx", "x", NULL, 0, BF_MATH | BF_PRELUDE},
+    {"llrint", "x", NULL, 0, BF_MATH | BF_PRELUDE},
+    {"llround", "x", NULL, 0, BF_MATH | BF_PRELUDE},
+    {"ilogb", "x", NULL, 0, BF_MATH | BF_PRELUDE},
+    {"ldexp", "x,n", NULL, 0, BF_MATH | BF_PRELUDE},
+    {"scalbn", "x,n", NULL, 0, BF_MATH | BF_PRELUDE},
+    {"pown", "x,n", NULL, 0, BF_MATH | BF_PRELUDE},
+    {"powi", "x,n", NULL, 0, BF_MATH | BF_PRELUDE},
+    {"hadd", "x,y", NULL, 0, BF_MATH | BF_PRELUDE},
+    {"rhadd", "x,y", NULL, 0, BF_MATH | BF_PRELUDE},
+    {"uhadd", "x,y", NULL, 0, BF_MATH | BF_PRELUDE},
+    {"urhadd", "x,y", NULL, 0, BF_MATH | BF_PRELUDE},
+    {"sad", "x,y,z", NULL, 0, BF_MATH | BF_PRELUDE},
+    {"mul24", "x,y", NULL, 0, BF_MATH | BF_PRELUDE},
+    {"mulhi", "x,y", NULL, 0, BF_MATH | BF_PRELUDE},
+    {"brev", "x", NULL, 0, BF_MATH | BF_PRELUDE},
+    {"ffs", "x", NULL, 0, BF_MATH | BF_PRELUDE},
+    {"byte_perm", "x,y,s", NULL, 0, BF_MATH | BF_PRELUDE},
+    {"_add_rn", "x,y", NULL, 0, BF_MATH | BF_PRELUDE},
+    {"_sub_rn", "x,y", NULL, 0, BF_MATH | BF_PRELUDE},
+    {"_mul_rn", "x,y", NULL, 0, BF_MATH | BF_PRELUDE},
     {NULL, NULL, NULL, 0, 0},
 };

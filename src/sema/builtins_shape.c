@@ -1,21 +1,21 @@
 /* builtins_shape.c: tl.join, tl.split, tl.interleave, tl.cat and tl.flip,
  * built from existing Tile IR ops (no op of their own):
  *
- *   join_axis(a, b, k)  inserts a new axis k of size 2:
+ *   shape_join_axis(a, b, k)  inserts a new axis k of size 2:
  *                       select(arange(0, 2) == 0 along k, a, b) with a and b
  *                       expanded at k and everything broadcast to the result.
- *   pick_axis(x, k, i)  element i (0 or 1) of an axis k of size 2: a REDUCE over
+ *   shape_pick_axis(x, k, i)  element i (0 or 1) of an axis k of size 2: a REDUCE over
  *                       k whose combine region yields its left (i = 0) or right
  *                       (i = 1) operand, so the value is moved bit for bit
  *                       (-0.0, NaN payloads, any dtype).
  *
- * join = join_axis(a, b, rank); split = (pick_axis(x, last, 0), pick_axis(x, last, 1));
- * interleave = reshape(join(a, b), [..., 2 * N]); cat = reshape(join_axis(a, b, 0),
+ * join = shape_join_axis(a, b, rank); split = (shape_pick_axis(x, last, 0), shape_pick_axis(x, last, 1));
+ * interleave = reshape(join(a, b), [..., 2 * N]); cat = reshape(shape_join_axis(a, b, 0),
  * [2 * N0, ...]) (a true concatenation, which can_reorder=True allows);
  * flip along an axis of size N = 2^k reverses the k bits of the index: for each
  * bit b, x is viewed (row-major reshape) as [P, 2, Q] with Q = 2^b * (elements
  * after the axis) and the two halves of the middle axis are swapped
- * (join_axis(pick_axis(x, 1, 1), pick_axis(x, 1, 0), 1)). Every view has rank 3,
+ * (shape_join_axis(shape_pick_axis(x, 1, 1), shape_pick_axis(x, 1, 0), 1)). Every view has rank 3,
  * so inputs of any rank work. */
 #include <string.h>
 
@@ -26,7 +26,7 @@ static Type with_shape(Type like, int rank, const int32_t *shape)
 	return type_tile(type_elem(like), rank, shape);
 }
 
-static ValId reshape_id(Sema *s, ValId x, int rank, const int32_t *shape, SrcLoc loc)
+ValId shape_reshape(Sema *s, ValId x, int rank, const int32_t *shape, SrcLoc loc)
 {
 	Type t = vtype(s, x), r = with_shape(t, rank, shape);
 	if (type_eq(r, t)) return x;
@@ -35,7 +35,7 @@ static ValId reshape_id(Sema *s, ValId x, int rank, const int32_t *shape, SrcLoc
 }
 
 /* a and b: same type; result: a new axis `axis` of size 2 holding a then b. */
-static ValId join_axis(Sema *s, ValId a, ValId b, int axis, SrcLoc loc)
+ValId shape_join_axis(Sema *s, ValId a, ValId b, int axis, SrcLoc loc)
 {
 	Type t = vtype(s, a);
 	int rank = t.rank + 1;
@@ -48,7 +48,7 @@ static ValId join_axis(Sema *s, ValId a, ValId b, int axis, SrcLoc loc)
 	TirOp *ar = emit_op(s, TOP_ARANGE, loc, NULL, 0, type_tile(type_scalar(DT_I32), 1, &two));
 	ar->attr.i = 0;
 	ar->attr.i2 = 2;
-	ValId idx = reshape_id(s, ar->results[0], rank, ishape, loc);
+	ValId idx = shape_reshape(s, ar->results[0], rank, ishape, loc);
 	ValId zero = emit_const(s, type_tile(type_scalar(DT_I32), rank, ishape), 0, 0, loc);
 	ValId in[3] = {idx, zero};
 	TirOp *cmp = emit_op(s, TOP_CMP, loc, in, 2, type_tile(type_scalar(DT_I1), rank, ishape));
@@ -61,7 +61,7 @@ static ValId join_axis(Sema *s, ValId a, ValId b, int axis, SrcLoc loc)
 }
 
 /* Element `which` (0 or 1) of axis `axis` (of size 2) of x. */
-static ValId pick_axis(Sema *s, ValId x, int axis, int which, SrcLoc loc)
+ValId shape_pick_axis(Sema *s, ValId x, int axis, int which, SrcLoc loc)
 {
 	Type t = vtype(s, x), r = t;
 	r.rank--;
@@ -119,7 +119,7 @@ static ValId join_last(Sema *s, Call *c, Type *t)
 	memcpy(shape, t->shape, sizeof shape);
 	shape[t->rank] = 2;
 	if (!check_tile_shape(s, t->rank + 1, shape, c->loc)) return 0;
-	return join_axis(s, a, b, t->rank, c->loc);
+	return shape_join_axis(s, a, b, t->rank, c->loc);
 }
 
 static Value b_join(Sema *s, Call *c, int extra)
@@ -140,7 +140,7 @@ static Value b_interleave(Sema *s, Call *c, int extra)
 	int32_t shape[TIR_MAX_RANK];
 	memcpy(shape, t.shape, sizeof shape);
 	shape[t.rank - 1] *= 2;
-	return v_tensor(s, reshape_id(s, r, t.rank, shape, c->loc));
+	return v_tensor(s, shape_reshape(s, r, t.rank, shape, c->loc));
 }
 
 static Value b_cat(Sema *s, Call *c, int extra)
@@ -164,8 +164,8 @@ static Value b_cat(Sema *s, Call *c, int extra)
 	memcpy(shape, t.shape, sizeof shape);
 	shape[0] *= 2;
 	if (!check_tile_shape(s, t.rank, shape, c->loc)) return v_err();
-	ValId r = join_axis(s, a, b, 0, c->loc);
-	return r ? v_tensor(s, reshape_id(s, r, t.rank, shape, c->loc)) : v_err();
+	ValId r = shape_join_axis(s, a, b, 0, c->loc);
+	return r ? v_tensor(s, shape_reshape(s, r, t.rank, shape, c->loc)) : v_err();
 }
 
 static Value b_split(Sema *s, Call *c, int extra)
@@ -180,8 +180,8 @@ static Value b_split(Sema *s, Call *c, int extra)
 		diag_error(s->d, c->at[0], "tl.split needs a tensor whose last dimension is 2, got shape %s", buf);
 		return v_err();
 	}
-	Value items[2] = {v_tensor(s, pick_axis(s, x, t.rank - 1, 0, c->loc)),
-			  v_tensor(s, pick_axis(s, x, t.rank - 1, 1, c->loc))};
+	Value items[2] = {v_tensor(s, shape_pick_axis(s, x, t.rank - 1, 0, c->loc)),
+			  v_tensor(s, shape_pick_axis(s, x, t.rank - 1, 1, c->loc))};
 	return v_tuple(s, items, 2);
 }
 
@@ -208,12 +208,12 @@ static Value b_flip(Sema *s, Call *c, int extra)
 	for (int d = axis + 1; d < t.rank; d++) after *= t.shape[d];
 	for (int64_t half = 1; half < n; half *= 2) {
 		int32_t v[3] = {(int32_t)(before * (n / (2 * half))), 2, (int32_t)(half * after)};
-		ValId y = reshape_id(s, x, 3, v, c->loc);
-		ValId lo = pick_axis(s, y, 1, 0, c->loc), hi = pick_axis(s, y, 1, 1, c->loc);
-		x = join_axis(s, hi, lo, 1, c->loc);
+		ValId y = shape_reshape(s, x, 3, v, c->loc);
+		ValId lo = shape_pick_axis(s, y, 1, 0, c->loc), hi = shape_pick_axis(s, y, 1, 1, c->loc);
+		x = shape_join_axis(s, hi, lo, 1, c->loc);
 		if (!x) return v_err();
 	}
-	return v_tensor(s, reshape_id(s, x, t.rank, t.shape, c->loc));
+	return v_tensor(s, shape_reshape(s, x, t.rank, t.shape, c->loc));
 }
 
 const Builtin builtins_shape[] = {

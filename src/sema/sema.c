@@ -545,7 +545,10 @@ static const char *libdevice_alias(const char *n)
 	    {"fast_expf", "exp"},     {"fast_exp2f", "exp2"}, {"fast_logf", "log"},   {"fast_log2f", "log2"},
 	    {"fast_sinf", "sin"},     {"fast_cosf", "cos"},   {"fast_tanf", "tan"},   {"fast_powf", "pow"},
 	    {"fast_dividef", "fdiv"}, {"fabs", "abs"},        {"fmax", "maximum"},    {"fmin", "minimum"},
-	    {"nearbyint", "rint"},    {"llrint", "rint"},     {"isnan", "isnan"},     {"isinf", "isinf"},
+	    {"nearbyint", "rint"},    {"isnan", "isnan"},     {"isinf", "isinf"},
+	    {"fast_log10f", "log10"}, {"fast_exp10f", "exp10"}, {"frsqrt_rn", "rsqrt"}, {"add_rn", "_add_rn"},
+	    {"sub_rn", "_sub_rn"},    {"mul_rn", "_mul_rn"},  {"fma_rn", "fma"},      {"fsub_rn", "_sub_rn"},
+	    {"fadd_rn", "_add_rn"},   {"fmul_rn", "_mul_rn"},  {"dadd_rn", "_add_rn"}, {"dmul_rn", "_mul_rn"},
 	    {"isfinited", "isfinite"}, {"finitef", "isfinite"}, {"max", "maximum"},   {"min", "minimum"},
 	    {"sqrt_rn", "sqrt_rn"},   {"div_rn", "div_rn"},   {"exp10", "exp10"},     {"rcp_rn", "rcp"},
 	};
@@ -619,7 +622,11 @@ Value ns_attr(Sema *s, int ns, const char *name, SrcLoc loc)
 			snprintf(buf, sizeof buf, "%.*s", (int)(len - 1), n);
 			if ((id = builtin_find(libdevice_alias(buf), BF_MATH)) >= 0) return v_builtin(id, NULL);
 		}
-		diag_error(s->d, loc, "'%s.%s' is not a supported builtin", ns_prefix(ns), name);
+		if (len > 3 && (!strcmp(n + len - 3, "_rz") || !strcmp(n + len - 3, "_rd") || !strcmp(n + len - 3, "_ru")))
+			diag_error(s->d, loc, "'%s.%s' is not supported: tile has no arithmetic with directed rounding "
+				   "(the _rn variant is)", ns_prefix(ns), name);
+		else
+			diag_error(s->d, loc, "'%s.%s' is not a supported builtin", ns_prefix(ns), name);
 		return v_err();
 	}
 	}

@@ -9,6 +9,7 @@
  *   builtins_*.c      the tl.* builtins by family; builtins_prelude.c holds the
  *                     ones written in the kernel language itself (random, sigmoid, ...)
  *   builtins_shape.c  tl.join / split / interleave / cat / flip (from existing ops)
+ *   builtins_asm.c    tl.inline_asm_elementwise: the PTX translated into Tile IR ops
  *   blockptr.c        make_block_ptr / advance / block-pointer loads and stores;
  *                     make_tensor_descriptor and descriptor loads, stores, atomics
  *
@@ -312,7 +313,11 @@ Value v_builtin(int id, Value *self);
 
 /* builtin family tables (each NULL-terminated) */
 extern const Builtin builtins_core[], builtins_math[], builtins_mem[], builtins_reduce[], builtins_dot[],
-    builtins_prelude[], builtins_blockptr[], builtins_shape[];
+    builtins_prelude[], builtins_blockptr[], builtins_shape[], builtins_asm[];
+/* builtins_shape.c: the view ops join/split are built from (also used by builtins_asm.c) */
+ValId shape_reshape(Sema *s, ValId x, int rank, const int32_t *shape, SrcLoc loc); /* row-major */
+ValId shape_join_axis(Sema *s, ValId a, ValId b, int axis, SrcLoc loc); /* new axis of size 2: a, b */
+ValId shape_pick_axis(Sema *s, ValId x, int axis, int which, SrcLoc loc); /* element 0/1 of a size-2 axis */
 ModScope *prelude_scope(Sema *s);
 /* blockptr.c: tl.load / tl.store on a block pointer (slots as in tl.load / tl.store) */
 Value bp_load(Sema *s, Call *c);
@@ -323,6 +328,9 @@ Value desc_param(Sema *s, Value base, const Value *shape, const Value *strides, 
 		 SrcLoc loc);
 /* blockptr.c: attributes and methods of a tensor descriptor */
 Value desc_attr(Sema *s, Value desc, const char *name, SrcLoc loc);
+/* builtins_math.c: an integral-valued float to an integer dtype as the GPU
+ * converts (saturating, NaN to 0) */
+ValId sat_float_to_int(Sema *s, ValId x, DType to, SrcLoc loc);
 /* builtins_mem.c: cache modifier / eviction policy strings to TIR_CACHE_* | TIR_EVICT_* << 8 */
 bool mem_hints(Sema *s, Call *c, int cache_slot, int evict_slot, bool is_store, int64_t *out);
 

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "tile.h"
 
@@ -424,6 +425,227 @@ static void test_host_descriptors(void)
 	tile_context_destroy(ctx);
 }
 
+/* ---- tl.inline_asm_elementwise: the PTX translated, run on every target ---------- */
+
+static const char asm_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def tanh_approx(x):\n"
+	"    return tl.inline_asm_elementwise('tanh.approx.f32 $0, $1;', '=f,f', [x], dtype=tl.float32,\n"
+	"                                     is_pure=True, pack=1)\n"
+	"@triton.jit\n"
+	"def k(x_ptr, y_ptr, b_ptr, i_ptr, h_ptr, f_out, u_out, b_out, h_out, n, BLOCK: tl.constexpr):\n"
+	"    offs = tl.arange(0, BLOCK)\n"
+	"    m = offs < n\n"
+	"    x = tl.load(x_ptr + offs, mask=m, other=1.0)\n"
+	"    y = tl.load(y_ptr + offs, mask=m, other=1.0)\n"
+	"    q = tl.inline_asm_elementwise('div.rn.f32 $0, $1, $2;', '=r,r,r', [x, y], dtype=tl.float32,\n"
+	"                                  is_pure=True, pack=1)\n"
+	/* a block with a predicate, a temporary, hex float literals and a guard */
+	"    r = tl.inline_asm_elementwise(\"\"\"{\n"
+	"        .reg .pred p;\n"
+	"        .reg .f32 t;\n"
+	"        setp.gt.f32 p, $1, 0f00000000;   // x > 0\n"
+	"        selp.f32 t, $1, 0f00000000, p;\n"
+	"        add.f32 $0, t, t;\n"
+	"        @!p mov.f32 $0, 0fBF800000;      // -1 where x <= 0\n"
+	"    }\"\"\", '=f,f', [x], dtype=tl.float32, is_pure=True, pack=1)\n"
+	"    tl.store(f_out + offs, tanh_approx(x), mask=m)\n"
+	"    tl.store(f_out + BLOCK + offs, q, mask=m)\n"
+	"    tl.store(f_out + 2 * BLOCK + offs, r, mask=m)\n"
+	/* two results; a packed conversion; a 3-input logic op */
+	"    i = tl.load(i_ptr + offs, mask=m, other=0)\n"
+	"    lo, hi = tl.inline_asm_elementwise('mov.b64 {$0, $1}, $2;', '=r,=r,l', [i.to(tl.uint64) * 3],\n"
+	"                                       dtype=(tl.uint32, tl.uint32), is_pure=True, pack=1)\n"
+	"    cv = tl.inline_asm_elementwise('cvt.rn.f16x2.f32 $0, $1, $2;', '=r,f,f', [x, y], dtype=tl.uint32,\n"
+	"                                   is_pure=True, pack=1)\n"
+	"    maj = tl.inline_asm_elementwise('lop3.b32 $0, $1, $2, $3, 0xE8;', '=r,r,r,r', [i, i * 5, i ^ 0x5a5a],\n"
+	"                                    dtype=tl.int32, is_pure=True, pack=1)\n"
+	"    tl.store(u_out + offs, lo, mask=m)\n"
+	"    tl.store(u_out + BLOCK + offs, hi, mask=m)\n"
+	"    tl.store(u_out + 2 * BLOCK + offs, cv, mask=m)\n"
+	"    tl.store(u_out + 3 * BLOCK + offs, maj.to(tl.uint32, bitcast=True), mask=m)\n"
+	/* pack=4 bytes in one register: reverse each group of 4 */
+	"    b = tl.load(b_ptr + offs)\n"
+	"    rev = tl.inline_asm_elementwise('prmt.b32 $0, $1, $2, 0x0123;', '=r,r,r', [b, b], dtype=tl.uint8,\n"
+	"                                    is_pure=True, pack=4)\n"
+	"    tl.store(b_out + offs, rev)\n"
+	/* pack=2 halves in one register, an x2 op */
+	"    h = tl.load(h_ptr + offs)\n"
+	"    hs = tl.inline_asm_elementwise('add.rn.f16x2 $0, $1, $2;', '=r,r,r', [h, h * 2], dtype=tl.float16,\n"
+	"                                   is_pure=True, pack=2)\n"
+	"    tl.store(h_out + offs, hs)\n";
+
+static uint16_t half_bits(float f)
+{
+	_Float16 h = (_Float16)f;
+	uint16_t b;
+	memcpy(&b, &h, 2);
+	return b;
+}
+
+static void test_inline_asm(void)
+{
+	enum { N = 45, B = 64 };
+	float x[N], y[N], fo[3 * B];
+	int32_t iv[N];
+	uint32_t uo[4 * B];
+	uint8_t bv[B], bo[B];
+	_Float16 hv[B], ho[B];
+	for (int i = 0; i < N; i++)
+		x[i] = (float)(i - 20) / 7.0f, y[i] = 0.25f + (float)i / 3.0f, iv[i] = i * 2654435 - 77777;
+	for (int i = 0; i < B; i++)
+		bv[i] = (uint8_t)(i * 37 + 1), hv[i] = (_Float16)((float)i / 8.0f - 3.0f);
+	tile_arg args[] = {tile_arg_ptr(x, TILE_FP32),  tile_arg_ptr(y, TILE_FP32),  tile_arg_ptr(bv, TILE_U8),
+			   tile_arg_ptr(iv, TILE_I32), tile_arg_ptr(hv, TILE_FP16), tile_arg_ptr(fo, TILE_FP32),
+			   tile_arg_ptr(uo, TILE_U32), tile_arg_ptr(bo, TILE_U8),  tile_arg_ptr(ho, TILE_FP16),
+			   tile_arg_i32(N)};
+	if (!RUN(asm_src, "k", "*fp32,*fp32,*u8,*i32,*fp16,*fp32,*u32,*u8,*fp16,i32,64", 1, args))
+		return;
+	bool ok_tanh = true, ok_div = true, ok_sel = true, ok_mov = true, ok_cvt = true, ok_lop = true;
+	for (int i = 0; i < N; i++) {
+		ok_tanh &= fabsf(fo[i] - tanhf(x[i])) <= 1e-6f;
+		ok_div &= fo[B + i] == x[i] / y[i];
+		ok_sel &= fo[2 * B + i] == (x[i] > 0 ? 2 * x[i] : -1.0f);
+		uint64_t w = (uint64_t)(int64_t)iv[i] * 3;
+		ok_mov &= uo[i] == (uint32_t)w && uo[B + i] == (uint32_t)(w >> 32);
+		ok_cvt &= uo[2 * B + i] == ((uint32_t)half_bits(x[i]) << 16 | half_bits(y[i]));
+		uint32_t a = (uint32_t)iv[i], b = (uint32_t)(iv[i] * 5), c = (uint32_t)(iv[i] ^ 0x5a5a);
+		ok_lop &= uo[3 * B + i] == ((a & b) | (a & c) | (b & c));
+	}
+	CHECK(ok_tanh);
+	CHECK(ok_div);
+	CHECK(ok_sel);
+	CHECK(ok_mov);
+	CHECK(ok_cvt);
+	CHECK(ok_lop);
+	bool ok_prmt = true, ok_h = true;
+	for (int i = 0; i < B; i++) {
+		ok_prmt &= bo[i] == bv[(i / 4) * 4 + 3 - i % 4];
+		ok_h &= ho[i] == (_Float16)((float)hv[i] + (float)(_Float16)((float)hv[i] * 2));
+	}
+	CHECK(ok_prmt);
+	CHECK(ok_h);
+}
+
+/* ---- libdevice functions: libm-backed, conversions, compositions ------------------- */
+
+static const char libdevice_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"from triton.language.extra.cuda import libdevice\n"
+	"@triton.jit\n"
+	"def k(x_ptr, i_ptr, l_ptr, f_out, i_out, l_out, BLOCK: tl.constexpr):\n"
+	"    o = tl.arange(0, BLOCK)\n"
+	"    x = tl.load(x_ptr + o)\n"
+	"    i = tl.load(i_ptr + o)\n"
+	"    l = tl.load(l_ptr + o)\n"
+	"    u = tl.minimum(tl.abs(x) * 0.09, 0.999)\n"
+	"    tl.store(f_out + 0 * BLOCK + o, libdevice.erfinv(u))\n"
+	"    tl.store(f_out + 1 * BLOCK + o, libdevice.normcdf(x))\n"
+	"    tl.store(f_out + 2 * BLOCK + o, libdevice.log10(tl.abs(x) + 0.5))\n"
+	"    tl.store(f_out + 3 * BLOCK + o, libdevice.lgamma(tl.abs(x) + 0.25))\n"
+	"    tl.store(f_out + 4 * BLOCK + o, libdevice.sinpi(x))\n"
+	"    tl.store(f_out + 5 * BLOCK + o, libdevice.saturatef(x))\n"
+	"    tl.store(f_out + 6 * BLOCK + o, libdevice.ldexp(x, i % 300))\n"
+	"    tl.store(f_out + 7 * BLOCK + o, libdevice.int_as_float(i))\n"
+	"    tl.store(f_out + 8 * BLOCK + o, libdevice.asinh(x))\n"
+	"    tl.store(i_out + 0 * BLOCK + o, libdevice.float2int_rn(x * 1e9))\n"
+	"    tl.store(i_out + 1 * BLOCK + o, libdevice.float2int_rd(x))\n"
+	"    tl.store(i_out + 2 * BLOCK + o, libdevice.brev(i))\n"
+	"    tl.store(i_out + 3 * BLOCK + o, libdevice.ffs(i))\n"
+	"    tl.store(i_out + 4 * BLOCK + o, libdevice.mulhi(i, i * 7 + 3))\n"
+	"    tl.store(i_out + 5 * BLOCK + o, libdevice.byte_perm(i, i * 3, 0x7531))\n"
+	"    tl.store(i_out + 6 * BLOCK + o, libdevice.hadd(i, i * 5) + libdevice.rhadd(i, 77))\n"
+	"    tl.store(i_out + 7 * BLOCK + o, libdevice.mul24(i, i + 1))\n"
+	"    tl.store(i_out + 8 * BLOCK + o, libdevice.ilogb(x))\n"
+	"    tl.store(l_out + 0 * BLOCK + o, libdevice.mulhi(l, l * 3 + 1))\n"
+	"    tl.store(l_out + 1 * BLOCK + o, libdevice.brev(l))\n"
+	"    tl.store(l_out + 2 * BLOCK + o, libdevice.llround(x * 3.0))\n";
+
+static uint32_t brev32(uint32_t v)
+{
+	uint32_t r = 0;
+	for (int b = 0; b < 32; b++)
+		r |= ((v >> b) & 1u) << (31 - b);
+	return r;
+}
+
+static int32_t sat_i32(double v)
+{
+	return v != v ? 0 : v >= 2147483647.0 ? INT32_MAX : v <= -2147483648.0 ? INT32_MIN : (int32_t)v;
+}
+
+static void test_libdevice(void)
+{
+	enum { B = 64 };
+	float x[B], fo[9 * B];
+	int32_t iv[B], io[9 * B];
+	int64_t lv[B], lo[3 * B];
+	for (int i = 0; i < B; i++) {
+		x[i] = (float)(i - 31) * 0.37f;
+		iv[i] = (int32_t)(i * 0x9E3779B1u) ^ (i << 3);
+		lv[i] = (int64_t)((uint64_t)iv[i] * 0x9E3779B97F4A7C15ull);
+	}
+	x[3] = NAN, x[4] = 1e30f, x[5] = -1e30f, x[6] = 0.5f, x[7] = -2.5f;
+	iv[0] = 0, iv[1] = INT32_MIN, iv[2] = -1;
+	tile_arg args[] = {tile_arg_ptr(x, TILE_FP32), tile_arg_ptr(iv, TILE_I32), tile_arg_ptr(lv, TILE_I64),
+			   tile_arg_ptr(fo, TILE_FP32), tile_arg_ptr(io, TILE_I32), tile_arg_ptr(lo, TILE_I64)};
+	if (!RUN(libdevice_src, "k", "*fp32,*i32,*i64,*fp32,*i32,*i64,64", 1, args))
+		return;
+	bool ok[21];
+	for (int j = 0; j < 21; j++)
+		ok[j] = true;
+	for (int i = 0; i < B; i++) {
+		float a = x[i];
+		float u = fminf(fabsf(a) * 0.09f, 0.999f);
+		if (a == a) {
+			ok[0] &= fabsf(erff(fo[i]) - u) <= 2e-6f * (1 + 100 * (u > 0.99f));
+			ok[1] &= fabsf(fo[B + i] - 0.5f * erfcf(-a / sqrtf(2.0f))) <= 1e-6f;
+			ok[2] &= fabsf(fo[2 * B + i] - log10f(fabsf(a) + 0.5f)) <= 1e-6f * fabsf(log10f(fabsf(a) + 0.5f)) + 1e-7f;
+			ok[3] &= fabsf(fo[3 * B + i] - lgammaf(fabsf(a) + 0.25f)) <= 1e-5f * fmaxf(1, fabsf(lgammaf(fabsf(a) + 0.25f)));
+			ok[8] &= fabsf(fo[8 * B + i] - asinhf(a)) <= 1e-6f * fmaxf(1, fabsf(asinhf(a)));
+		}
+		if (fabsf(a) < 1e6f)
+			ok[4] &= fabsf(fo[4 * B + i] - (float)sin(M_PI * fmod((double)a, 2.0))) <= 1e-6f;
+		ok[5] &= fo[5 * B + i] == (a > 0 ? (a < 1 ? a : 1) : 0);
+		ok[6] &= a != a ? fo[6 * B + i] != fo[6 * B + i] : fo[6 * B + i] == ldexpf(a, iv[i] % 300);
+		float bits;
+		memcpy(&bits, &iv[i], 4);
+		ok[7] &= memcmp(&fo[7 * B + i], &bits, 4) == 0;
+		ok[9] &= io[i] == sat_i32(rint((double)a * 1e9)) || (a == a && fabs((double)a * 1e9 - (double)io[i]) <= 64);
+		ok[10] &= io[B + i] == sat_i32(floor((double)a));
+		ok[11] &= (uint32_t)io[2 * B + i] == brev32((uint32_t)iv[i]);
+		ok[12] &= io[3 * B + i] == ffs(iv[i]);
+		int32_t y = (int32_t)((uint32_t)iv[i] * 7u + 3u);
+		ok[13] &= io[4 * B + i] == (int32_t)(((int64_t)iv[i] * y) >> 32);
+		uint64_t v = (uint64_t)(uint32_t)((uint32_t)iv[i] * 3u) << 32 | (uint32_t)iv[i];
+		uint32_t bp = 0;
+		for (int n = 0; n < 4; n++)
+			bp |= (uint32_t)((v >> (8 * ((0x7531 >> (4 * n)) & 7))) & 0xff) << (8 * n);
+		ok[14] &= (uint32_t)io[5 * B + i] == bp;
+		int64_t i5 = (int32_t)((uint32_t)iv[i] * 5u);
+		ok[15] &= io[6 * B + i] == (int32_t)((uint32_t)(int32_t)(((int64_t)iv[i] + i5) >> 1) +
+		                                     (uint32_t)(int32_t)(((int64_t)iv[i] + 77 + 1) >> 1));
+		int32_t a24 = (int32_t)((uint32_t)iv[i] << 8) >> 8, b24 = (int32_t)((uint32_t)(iv[i] + 1) << 8) >> 8;
+		ok[16] &= io[7 * B + i] == (int32_t)((uint32_t)a24 * (uint32_t)b24);
+		ok[17] &= a != a || a == 0 || io[8 * B + i] == ilogbf(a);
+		int64_t m = (int64_t)((uint64_t)lv[i] * 3u + 1u);
+		ok[18] &= lo[i] == (int64_t)(((__int128)lv[i] * m) >> 64);
+		uint64_t br = (uint64_t)brev32((uint32_t)lv[i]) << 32 | brev32((uint32_t)((uint64_t)lv[i] >> 32));
+		ok[19] &= (uint64_t)lo[B + i] == br;
+		ok[20] &= a != a || fabsf(a) > 1e18f || lo[2 * B + i] == llroundf(a * 3.0f);
+	}
+	for (int j = 0; j < 21; j++)
+		if (!ok[j])
+			fprintf(stderr, "libdevice check %d failed\n", j);
+	bool all = true;
+	for (int j = 0; j < 21; j++)
+		all &= ok[j];
+	CHECK(all);
+}
+
 int main(void)
 {
 	static const char *const targets[] = {"cpu", "cuda-emu"};
@@ -437,6 +659,8 @@ int main(void)
 		test_gather();
 		test_batched_dot();
 		test_host_descriptors();
+		test_inline_asm();
+		test_libdevice();
 	}
 	printf("test_lang: %d checks, %d failed\n", checks, failures);
 	return failures ? 1 : 0;
