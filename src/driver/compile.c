@@ -46,6 +46,8 @@ typedef bool (*StageFn)(Compilation *c);
 
 static bool stage_sema(Compilation *c);
 static bool stage_layout(Compilation *c);
+static bool check_resources(const CompileRequest *r, const TirFunc *f, const TpFunc *tp,
+			    DiagSink *diags);
 static bool stage_lower(Compilation *c);
 static bool stage_emit(Compilation *c);
 
@@ -91,6 +93,10 @@ static bool stage_layout(Compilation *c)
 	if (!layout_pipeline(&lc, c->tir))
 		return false;
 	tir_verify(c->tir, "pipeline", true);
+	/* The layout's estimate is a lower bound of what lowering needs: a kernel
+	 * over the target's limit stops here, before lowering a huge tile. */
+	if (!check_resources(c->req, c->tir, NULL, c->diags))
+		return false;
 	if (c->req->dump == DUMP_LAYOUT) {
 		StrBuf b = {0};
 		tir_print(c->tir, &b, true);
@@ -205,8 +211,7 @@ static bool check_resources(const CompileRequest *r, const TirFunc *f, const TpF
 {
 	int smem = tp && tp->smem_bytes > f->smem_bytes ? tp->smem_bytes : f->smem_bytes;
 	if (smem > r->target.max_shared_bytes) {
-		SrcLoc none = {0};
-		diag_error(diags, none,
+		diag_error(diags, f->smem_loc,
 			   "kernel '%s' needs %d bytes of shared memory; target '%s' allows %d "
 			   "(use smaller blocks, fewer stages or fewer warps)",
 			   f->name, smem, r->target.name, r->target.max_shared_bytes);

@@ -219,6 +219,7 @@ typedef struct TirFunc {
 	int num_stages;   /* set by a @triton.heuristics; 0: the options' */
 	int smem_bytes;   /* set by layout/smem allocation: smem_reserved + scratch */
 	int smem_reserved; /* bytes at offset 0 held by bufs for the whole kernel */
+	SrcLoc smem_loc;  /* the op needing the most scratch (for diagnostics) */
 	TirSmemBuf *bufs; /* arena array (software pipelining) */
 	int nbufs;
 	TirHint *hints;   /* arena array (tir_add_hint) */

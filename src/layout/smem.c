@@ -108,7 +108,7 @@ static int64_t op_scratch(const LayoutCtx *lc, const TirFunc *f, const TirOp *op
 	return bytes;
 }
 
-static int64_t block_smem(const LayoutCtx *lc, const TirFunc *f, TirBlock *b)
+static int64_t block_smem(const LayoutCtx *lc, TirFunc *f, TirBlock *b)
 {
 	int64_t top = 0;
 	for (int i = 0; i < b->nops; i++) {
@@ -117,12 +117,17 @@ static int64_t block_smem(const LayoutCtx *lc, const TirFunc *f, TirBlock *b)
 		if (op->kind == TOP_CONVERT_LAYOUT || op->kind == TOP_REDUCE || op->kind == TOP_SCAN ||
 		    op->kind == TOP_DOT)
 			op->attr.i2 = need;
-		if (need > top)
+		if (need > top) {
 			top = need;
+			f->smem_loc = op->loc;
+		}
 		for (int k = 0; k < op->nregions; k++) {
+			SrcLoc outer = f->smem_loc;
 			int64_t r = block_smem(lc, f, &op->regions[k]);
 			if (r > top)
 				top = r;
+			else
+				f->smem_loc = outer;
 		}
 	}
 	return top;
@@ -132,7 +137,7 @@ bool layout_smem(LayoutCtx *lc, TirFunc *f)
 {
 	int64_t top = f->entry ? block_smem(lc, f, f->entry) : 0;
 	if (top > INT32_MAX) {
-		diag_error(lc->diags, (SrcLoc){0},
+		diag_error(lc->diags, f->smem_loc,
 			   "kernel '%s' needs %lld bytes of shared memory for layout conversions",
 			   f->name, (long long)top);
 		return false;
