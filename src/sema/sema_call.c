@@ -350,6 +350,17 @@ bool arg_dtype(Sema *s, Call *c, int i, Type *out)
 	return false;
 }
 
+/* A shape entry, before it is narrowed to int32 (1 << 32 is not 0). */
+static bool shape_dim(Sema *s, int64_t x, SrcLoc loc, int32_t *out)
+{
+	if (x < INT32_MIN || x > INT32_MAX) {
+		diag_error(s->d, loc, "tile dimension %lld is out of range", (long long)x);
+		return false;
+	}
+	*out = (int32_t)x;
+	return true;
+}
+
 bool arg_shape(Sema *s, Call *c, int i, int32_t *shape, int *rank)
 {
 	Value v = c->a[i];
@@ -365,11 +376,13 @@ bool arg_shape(Sema *s, Call *c, int i, int32_t *shape, int *rank)
 					   arg_desc(s, c, i), v_describe(s, v.items[k]));
 				return false;
 			}
-			shape[k] = (int32_t)v.items[k].c.i;
+			if (!shape_dim(s, v.items[k].c.i, c->at[i], &shape[k]))
+				return false;
 		}
 		*rank = v.n;
 	} else if (v_is_intlike(v)) {
-		shape[0] = (int32_t)v.c.i;
+		if (!shape_dim(s, v.c.i, c->at[i], &shape[0]))
+			return false;
 		*rank = 1;
 	} else {
 		not_constexpr(s, c, i, "shape");

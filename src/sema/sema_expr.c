@@ -116,6 +116,10 @@ bool as_int_list(Sema *s, Value v, SrcLoc loc, const char *what, int32_t *out, i
 {
 	if (v.kind == V_ERR) return false;
 	if (v_is_intlike(v)) {
+		if (v.c.i < INT32_MIN || v.c.i > INT32_MAX) {
+			diag_error(s->d, loc, "%s: %lld is out of range", what, (long long)v.c.i);
+			return false;
+		}
 		out[0] = (int32_t)v.c.i;
 		*n = 1;
 		return true;
@@ -131,6 +135,10 @@ bool as_int_list(Sema *s, Value v, SrcLoc loc, const char *what, int32_t *out, i
 	for (int i = 0; i < v.n; i++) {
 		if (!v_is_intlike(v.items[i])) {
 			diag_error(s->d, loc, "%s must be a tuple of constexpr ints, got %s", what, v_describe(s, v.items[i]));
+			return false;
+		}
+		if (v.items[i].c.i < INT32_MIN || v.items[i].c.i > INT32_MAX) {
+			diag_error(s->d, loc, "%s: %lld is out of range", what, (long long)v.items[i].c.i);
 			return false;
 		}
 		out[i] = (int32_t)v.items[i].c.i;
