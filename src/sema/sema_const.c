@@ -76,6 +76,42 @@ static int64_t py_mod(int64_t a, int64_t b)
 	return r;
 }
 
+static Value int_overflow(Sema *s, SrcLoc loc, AstOp op)
+{
+	diag_error(s->d, loc, "integer overflow in constant expression: the result of '%s' does not fit in 64 bits",
+		   op_spelling(op));
+	return v_err();
+}
+
+/* Python's exact integer + - * ** << where the result fits in int64 (constexprs
+ * are int64 here: a result Python would make bigger is an error, not a wrap). */
+static Value int_result(Sema *s, SrcLoc loc, AstOp op, int64_t a, int64_t b)
+{
+	int64_t r = 0;
+	bool ovf = false;
+	switch (op) {
+	case OP_ADD: ovf = __builtin_add_overflow(a, b, &r); break;
+	case OP_SUB: ovf = __builtin_sub_overflow(a, b, &r); break;
+	case OP_MUL: ovf = __builtin_mul_overflow(a, b, &r); break;
+	case OP_LSHIFT: /* b >= 0 */
+		if (a == 0) break;
+		r = b < 64 ? (int64_t)((uint64_t)a << b) : 0;
+		ovf = b >= 64 || r >> b != a;
+		break;
+	default: /* OP_POW, b >= 0: by squaring */
+		r = 1;
+		for (int64_t x = a, e = b; e > 0 && !ovf;) {
+			if (e & 1)
+				ovf = __builtin_mul_overflow(r, x, &r);
+			e >>= 1;
+			if (e && !ovf)
+				ovf = __builtin_mul_overflow(x, x, &x);
+		}
+		break;
+	}
+	return ovf ? int_overflow(s, loc, op) : v_int(r);
+}
+
 static Value const_of(Value v)
 {
 	if (v.kind == V_DTYPE && v.ty.dt != DT_PTR) return (Value){.kind = V_CONST, .c = {.kind = CV_DTYPE, .dtype = (DType)v.ty.dt}};
@@ -140,14 +176,20 @@ Value const_binop(Sema *s, AstOp op, Value av, Value bv, SrcLoc loc)
 	}
 	bool both_bool = a.kind == CV_BOOL && b.kind == CV_BOOL;
 	switch (op) {
-	case OP_ADD: return fl ? v_float(as_f(a) + as_f(b)) : v_int((int64_t)((uint64_t)a.i + (uint64_t)b.i));
-	case OP_SUB: return fl ? v_float(as_f(a) - as_f(b)) : v_int((int64_t)((uint64_t)a.i - (uint64_t)b.i));
-	case OP_MUL: return fl ? v_float(as_f(a) * as_f(b)) : v_int((int64_t)((uint64_t)a.i * (uint64_t)b.i));
+	case OP_ADD:
+	case OP_SUB:
+	case OP_MUL:
+		if (fl)
+			return v_float(op == OP_ADD ? as_f(a) + as_f(b) : op == OP_SUB ? as_f(a) - as_f(b)
+									: as_f(a) * as_f(b));
+		return int_result(s, loc, op, a.i, b.i);
 	case OP_DIV:
 		if (as_f(b) == 0.0) break;
 		return v_float(as_f(a) / as_f(b));
 	case OP_FLOORDIV:
 		if (as_f(b) == 0.0) break;
+		if (!fl && a.i == INT64_MIN && b.i == -1)
+			return int_overflow(s, loc, op);
 		return fl ? v_float(floor(as_f(a) / as_f(b))) : v_int(py_floordiv(a.i, b.i));
 	case OP_MOD:
 		if (as_f(b) == 0.0) break;
@@ -156,13 +198,10 @@ Value const_binop(Sema *s, AstOp op, Value av, Value bv, SrcLoc loc)
 			if (r != 0 && ((r < 0) != (y < 0))) r += y;
 			return v_float(r);
 		}
-		return v_int(py_mod(a.i, b.i));
+		return v_int(b.i == -1 ? 0 : py_mod(a.i, b.i));
 	case OP_POW:
-		if (!fl && b.i >= 0) {
-			int64_t r = 1, x = a.i;
-			for (int64_t e = b.i; e > 0; e--) r = (int64_t)((uint64_t)r * (uint64_t)x);
-			return v_int(r);
-		}
+		if (!fl && b.i >= 0)
+			return int_result(s, loc, op, a.i, b.i);
 		return v_float(pow(as_f(a), as_f(b)));
 	case OP_LSHIFT:
 	case OP_RSHIFT:
@@ -175,8 +214,15 @@ Value const_binop(Sema *s, AstOp op, Value av, Value bv, SrcLoc loc)
 			return v_err();
 		}
 		switch (op) {
-		case OP_LSHIFT: return v_int(b.i >= 64 ? 0 : (int64_t)((uint64_t)a.i << b.i));
-		case OP_RSHIFT: return v_int(b.i >= 64 ? (a.i < 0 ? -1 : 0) : a.i >> b.i);
+		case OP_LSHIFT:
+		case OP_RSHIFT:
+			if (b.i < 0) {
+				diag_error(s->d, loc, "negative shift count %lld", (long long)b.i);
+				return v_err();
+			}
+			if (op == OP_LSHIFT)
+				return int_result(s, loc, op, a.i, b.i);
+			return v_int(b.i >= 64 ? (a.i < 0 ? -1 : 0) : a.i >> b.i);
 		case OP_BITAND: return both_bool ? v_bool(a.i & b.i) : v_int(a.i & b.i);
 		case OP_BITOR: return both_bool ? v_bool(a.i | b.i) : v_int(a.i | b.i);
 		default: return both_bool ? v_bool(a.i ^ b.i) : v_int(a.i ^ b.i);
@@ -198,7 +244,10 @@ Value const_unop(Sema *s, AstOp op, Value v, SrcLoc loc)
 		return v_err();
 	}
 	switch (op) {
-	case OP_NEG: return a.kind == CV_FLOAT ? v_float(-a.f) : v_int((int64_t)(0 - (uint64_t)a.i));
+	case OP_NEG:
+		if (a.kind == CV_FLOAT)
+			return v_float(-a.f);
+		return int_result(s, loc, OP_SUB, 0, a.i);
 	case OP_POS: return a.kind == CV_BOOL ? v_int(a.i) : v;
 	case OP_INVERT:
 		if (a.kind == CV_FLOAT) break;
