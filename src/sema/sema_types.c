@@ -308,6 +308,7 @@ bool broadcast_pair(Sema *s, ValId *a, ValId *b, SrcLoc loc)
 		}
 		shape[i] = da == 1 ? db : da;
 	}
+	if (!check_tile_shape(s, rank, shape, loc)) return false;
 	*a = broadcast_to_shape(s, *a, rank, shape, loc);
 	*b = broadcast_to_shape(s, *b, rank, shape, loc);
 	return *a && *b;
