@@ -147,6 +147,7 @@ static const char prelude_text[] =
      * Triton uses shared-memory atomics: fine for the small bin counts kernels use. */
     "def histogram(input, num_bins: tl.constexpr, mask=None):\n"
     "    tl.static_assert(len(input.shape) == 1, \"tl.histogram takes a 1-D tensor\")\n"
+    "    tl.static_assert(input.dtype.is_int(), \"tl.histogram takes an integer tensor\")\n"
     "    hit = input[:, None] == tl.arange(0, num_bins)[None, :]\n"
     "    if mask is not None:\n"
     "        hit = hit & mask[:, None]\n"
@@ -160,6 +161,7 @@ static const char prelude_text[] =
     "    tl.static_assert(rank == len(index.shape), \"tl.gather: src and index must have the same rank\")\n"
     "    tl.static_assert(rank <= 2, \"tl.gather supports 1-D and 2-D tensors\")\n"
     "    tl.static_assert(src.dtype.primitive_bitwidth >= 8, \"tl.gather does not take int1 tensors\")\n"
+    "    tl.static_assert(index.dtype.is_int(), \"tl.gather: the index must be an integer tensor\")\n"
     "    ax: tl.constexpr = axis + rank if axis < 0 else axis\n"
     "    bits = _sort_bits(src)\n"
     "    k = tl.arange(0, src.shape[ax])\n"
@@ -369,6 +371,12 @@ static const char prelude_text[] =
     "    return r.to(tl.uint32).to(x.dtype, bitcast=True)\n";
 
 static const SrcFile prelude_file = {"<tile prelude>", prelude_text, sizeof prelude_text - 1};
+
+const SrcFile *prelude_file_of(Sema *s)
+{
+	(void)s;
+	return &prelude_file;
+}
 
 ModScope *prelude_scope(Sema *s)
 {

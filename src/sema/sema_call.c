@@ -250,7 +250,25 @@ static Value call_prelude(Sema *s, int id, const Value *self, const Value *args,
 		Value chk = b->fn(s, &c, n);
 		if (chk.kind == V_ERR) return chk;
 	}
-	return call_user(s, f, all, n, kwn, kw, nkw, loc);
+	/* A diagnostic inside the prelude (a static_assert on the arguments) is
+	 * about the user's call: it is reported there, not at prelude text, and
+	 * only the first error (what follows it inside the prelude is fallout). */
+	DiagSink aside, *real = s->d;
+	diag_init(&aside);
+	aside.max_errors = real->max_errors;
+	s->d = &aside;
+	Value r = call_user(s, f, all, n, kwn, kw, nkw, loc);
+	s->d = real;
+	bool seen_error = false;
+	for (size_t i = 0; i < aside.diags.len; i++) {
+		const Diag *d = &aside.diags.data[i];
+		if (d->level == DIAG_ERROR && seen_error) break;
+		seen_error |= d->level == DIAG_ERROR;
+		bool inside = d->loc.file && d->loc.file == prelude_file_of(s);
+		diag_emit(real, d->level, inside ? loc : d->loc, "%s", d->msg);
+	}
+	diag_free(&aside);
+	return r;
 }
 
 Value call_value(Sema *s, Fn *fn, Value callee, const Value *args, int nargs, const char **kwn, const Value *kw,
