@@ -488,12 +488,11 @@ static Value subscript(Sema *s, Fn *fn, const Expr *e)
 		}
 		int64_t i;
 		if (!eval_const_int(s, fn, ix, "tuple index", &i)) return v_err();
-		if (i < 0) i += base.n;
-		if (i < 0 || i >= base.n) {
+		if (i < -(int64_t)base.n || i >= base.n) {
 			diag_error(s->d, ix->loc, "tuple index %lld out of range (size %d)", (long long)i, base.n);
 			return v_err();
 		}
-		return base.items[i];
+		return base.items[i < 0 ? i + base.n : i];
 	}
 	diag_error(s->d, e->loc, "%s is not subscriptable", v_describe(s, base));
 	return v_err();
