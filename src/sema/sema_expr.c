@@ -432,9 +432,13 @@ static Value subscript_tensor(Sema *s, Value base, const Expr *e)
 			r.rank++;
 			for (int d = r.rank - 1; d > dst; d--) r.shape[d] = cur.shape[d - 1];
 			r.shape[dst] = 1;
-			TirOp *op = emit_op(s, TOP_EXPAND_DIMS, ix->loc, &x, 1, r);
-			op->attr.axis = dst;
-			x = op->results[0];
+			if (cur.rank == 0) { /* a scalar: x[None] is a 1-element tile, as in Triton */
+				x = emit(s, TOP_SPLAT, ix->loc, &x, 1, r);
+			} else {
+				TirOp *op = emit_op(s, TOP_EXPAND_DIMS, ix->loc, &x, 1, r);
+				op->attr.axis = dst;
+				x = op->results[0];
+			}
 			dst++;
 		} else {
 			src++;

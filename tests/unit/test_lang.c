@@ -87,6 +87,33 @@ static void test_logical(void)
 	CHECK(ok);
 }
 
+/* ---- x[None] on a scalar: a 1-element tile (Triton splats it) ------------------- */
+
+static const char scalar_index_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(x_ptr, out_ptr, s, BLOCK: tl.constexpr):\n"
+	"    pid = tl.program_id(0)\n"
+	"    offs = (pid[None] * BLOCK)[:, None] + tl.arange(0, BLOCK)[None, :]\n" /* [1, BLOCK] */
+	"    v = tl.load(x_ptr + offs) * s[None][:, None]\n"
+	"    tl.store(out_ptr + offs, v + pid[None, None])\n";
+
+static void test_scalar_index(void)
+{
+	enum { B = 16, G = 3 };
+	float x[B * G], out[B * G];
+	for (int i = 0; i < B * G; i++)
+		x[i] = (float)(i % 7) - 2.5f, out[i] = -1;
+	tile_arg args[] = {tile_arg_ptr(x, TILE_FP32), tile_arg_ptr(out, TILE_FP32), tile_arg_f32(3.0f)};
+	if (!RUN(scalar_index_src, "k", "*fp32,*fp32,fp32,16", G, args))
+		return;
+	bool ok = true;
+	for (int i = 0; i < B * G; i++)
+		ok &= out[i] == x[i] * 3.0f + (float)(i / B);
+	CHECK(ok);
+}
+
 /* ---- runtime loops with a negative constant step -------------------------------- */
 
 static const char down_src[] =
@@ -652,6 +679,7 @@ int main(void)
 	for (int t = 0; t < 2; t++) {
 		target = targets[t];
 		test_logical();
+		test_scalar_index();
 		test_down_loops();
 		test_descriptors();
 		test_sort();
