@@ -484,6 +484,28 @@ static Value b_next_pow2(Sema *s, Call *c, int extra)
 	return v_int(p);
 }
 
+/* tl.core.get_int_dtype(bitwidth, signed): the integer dtype of that width
+ * (int1 for 1 bit), as Triton's; kernels use it to bitcast to unsigned */
+static Value b_get_int_dtype(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	int64_t bits;
+	bool sign;
+	if (!arg_const_int(s, c, 0, &bits) || !arg_bool(s, c, 1, &sign)) return v_err();
+	DType dt = DT_VOID;
+	switch (bits) {
+	case 1: dt = DT_I1; break;
+	case 8: dt = sign ? DT_I8 : DT_U8; break;
+	case 16: dt = sign ? DT_I16 : DT_U16; break;
+	case 32: dt = sign ? DT_I32 : DT_U32; break;
+	case 64: dt = sign ? DT_I64 : DT_U64; break;
+	default:
+		diag_error(s->d, c->at[0], "unsupported bitwidth %lld for an integer dtype", (long long)bits);
+		return v_err();
+	}
+	return v_dtype(type_scalar(dt));
+}
+
 /* tl.standard._log2(n): log2 of a constexpr power of two (kernels doing their
  * own bitonic sorts use it, as Triton's sort does) */
 static Value b_log2_const(Sema *s, Call *c, int extra)
@@ -897,6 +919,7 @@ const Builtin builtins_core[] = {
     {"cdiv", "x,div", b_cdiv, 0, BF_TL | BF_TRITON | BF_MATH | BF_METHOD},
     {"next_power_of_2", "n", b_next_pow2, 0, BF_TRITON},
     {"_log2", "i", b_log2_const, 0, BF_TL},
+    {"get_int_dtype", "bitwidth,signed", b_get_int_dtype, 0, BF_TL},
     {"finfo", "type", b_torch_info, 1, BF_TORCH},
     {"iinfo", "type", b_torch_info, 0, BF_TORCH},
     {"jit", "fn=None,do_not_specialize=None,debug=None,noinline=None,repr=None,launch_metadata=None", b_jit, 0,
