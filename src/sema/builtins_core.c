@@ -667,6 +667,8 @@ static Value b_barrier(Sema *s, Call *c, int extra)
 
 /* ---- dtype methods --------------------------------------------------------------------------- */
 
+#define DTYPE_IS(d) (100 + (int)(d))
+
 static Value b_dtype_is(Sema *s, Call *c, int extra)
 {
 	Type t;
@@ -680,12 +682,15 @@ static Value b_dtype_is(Sema *s, Call *c, int extra)
 	case 4: return v_bool(d == DT_F8E4M3 || d == DT_F8E5M2);
 	case 5: return v_bool(dtype_is_float(d));
 	case 6: return v_bool(dtype_is_int(d));
-	case 7: return v_bool(dtype_is_signed(d) || d == DT_I1);
-	case 8: return v_bool(dtype_is_int(d) && !dtype_is_signed(d) && d != DT_I1);
+	/* as Triton's dtype: int1 is an unsigned integer type (UINT_TYPES) */
+	case 7: return v_bool(dtype_is_int(d) && dtype_is_signed(d));
+	case 8: return v_bool(dtype_is_int(d) && !dtype_is_signed(d));
 	case 9: return v_bool(d == DT_I1);
 	case 10: return v_bool(d == DT_PTR);
 	case 11: return v_bool(d != DT_PTR);
-	default: return v_bool(false);
+	case 12: return v_bool(d == DT_F16 || d == DT_BF16 || d == DT_F32 || d == DT_F64);
+	default: /* DTYPE_IS(D): is exactly dtype D (DT_COUNT: a type tile does not have) */
+		return v_bool(extra >= DTYPE_IS(0) && d == (DType)(extra - DTYPE_IS(0)));
 	}
 }
 
@@ -943,6 +948,22 @@ const Builtin builtins_core[] = {
     {"is_bool", "self", b_dtype_is, 9, BF_DTYPE},
     {"is_ptr", "self", b_dtype_is, 10, BF_DTYPE},
     {"is_scalar", "self", b_dtype_is, 11, BF_DTYPE},
+    {"is_standard_floating", "self", b_dtype_is, 12, BF_DTYPE},
+    {"is_int1", "self", b_dtype_is, DTYPE_IS(DT_I1), BF_DTYPE},
+    {"is_int8", "self", b_dtype_is, DTYPE_IS(DT_I8), BF_DTYPE},
+    {"is_int16", "self", b_dtype_is, DTYPE_IS(DT_I16), BF_DTYPE},
+    {"is_int32", "self", b_dtype_is, DTYPE_IS(DT_I32), BF_DTYPE},
+    {"is_int64", "self", b_dtype_is, DTYPE_IS(DT_I64), BF_DTYPE},
+    {"is_uint8", "self", b_dtype_is, DTYPE_IS(DT_U8), BF_DTYPE},
+    {"is_uint16", "self", b_dtype_is, DTYPE_IS(DT_U16), BF_DTYPE},
+    {"is_uint32", "self", b_dtype_is, DTYPE_IS(DT_U32), BF_DTYPE},
+    {"is_uint64", "self", b_dtype_is, DTYPE_IS(DT_U64), BF_DTYPE},
+    {"is_fp8e4nv", "self", b_dtype_is, DTYPE_IS(DT_F8E4M3), BF_DTYPE},
+    {"is_fp8e5", "self", b_dtype_is, DTYPE_IS(DT_F8E5M2), BF_DTYPE},
+    {"is_fp8e4b15", "self", b_dtype_is, DTYPE_IS(DT_COUNT), BF_DTYPE},
+    {"is_fp8e4b8", "self", b_dtype_is, DTYPE_IS(DT_COUNT), BF_DTYPE},
+    {"is_fp8e5b16", "self", b_dtype_is, DTYPE_IS(DT_COUNT), BF_DTYPE},
+    {"is_void", "self", b_dtype_is, DTYPE_IS(DT_VOID), BF_DTYPE},
     {"min", "*args", b_py_min, 0, BF_PY},
     {"max", "*args", b_py_min, 1, BF_PY},
     {"abs", "x", b_py_abs, 0, BF_PY},
