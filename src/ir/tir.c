@@ -388,6 +388,7 @@ static void print_op(Printer *p, const TirOp *op, int depth)
 		Type t = p->f->vals.data[op->results[0]].ty;
 		sb_putc(p->out, ' ');
 		if (dtype_is_float((DType)t.dt)) put_double(p->out, op->attr.f, (DType)t.dt);
+		else if (t.dt == DT_U64) sb_printf(p->out, "%llu", (unsigned long long)op->attr.i);
 		else sb_printf(p->out, "%lld", (long long)op->attr.i);
 	}
 	for (int i = 0; i < op->nin; i++) {

@@ -20,7 +20,7 @@ typedef struct Stmt Stmt;
 
 typedef enum {
 	EX_NAME,      /* name */
-	EX_INT,       /* ival (Python int literal; fits int64, else error at parse) */
+	EX_INT,       /* ival (Python int literal below 2**64; ival_u64: ival as uint64, >= 2**63) */
 	EX_FLOAT,     /* fval */
 	EX_STR,       /* str (decoded, may contain NUL: strlen not used; slen) */
 	EX_BOOL,      /* ival 0/1 */
@@ -74,6 +74,7 @@ typedef struct Keyword {
 struct Expr {
 	ExprKind kind;
 	SrcLoc loc;
+	bool ival_u64; /* EX_INT: ival is a uint64 in [2**63, 2**64) */
 	union {
 		const char *name; /* EX_NAME (interned) */
 		int64_t ival;     /* EX_INT, EX_BOOL */

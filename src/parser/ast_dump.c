@@ -126,7 +126,10 @@ static void dump_expr(StrBuf *b, const Expr *e)
 {
 	switch (e->kind) {
 	case EX_NAME: sb_puts(b, e->name); break;
-	case EX_INT: sb_printf(b, "%lld", (long long)e->ival); break;
+	case EX_INT:
+		if (e->ival_u64) sb_printf(b, "%llu", (unsigned long long)e->ival);
+		else sb_printf(b, "%lld", (long long)e->ival);
+		break;
 	case EX_FLOAT: put_float(b, e->fval); break;
 	case EX_STR: put_str(b, e->str, e->slen); break;
 	case EX_BOOL: sb_puts(b, e->ival ? "True" : "False"); break;

@@ -312,19 +312,21 @@ static const char *scan_digits(const Lexer *lx, const char *q, int base, bool *b
 	}
 }
 
-/* Value of the digits in [s, e) (underscores skipped); false on overflow. */
-static bool int_value(const char *s, const char *e, int base, int64_t *out)
+/* Value of the digits in [s, e) (underscores skipped) into t (ival, and iu64
+ * for [2**63, 2**64), which Triton types uint64); false past 2**64 - 1. */
+static bool int_value(const char *s, const char *e, int base, Token *t)
 {
 	uint64_t v = 0;
 	for (; s < e; s++) {
 		if (*s == '_')
 			continue;
 		uint64_t d = (uint64_t)digit_val((unsigned char)*s);
-		if (v > ((uint64_t)INT64_MAX - d) / (uint64_t)base)
+		if (v > (UINT64_MAX - d) / (uint64_t)base)
 			return false;
 		v = v * (uint64_t)base + d;
 	}
-	*out = (int64_t)v;
+	t->ival = (int64_t)v;
+	t->iu64 = v > (uint64_t)INT64_MAX;
 	return true;
 }
 
@@ -350,7 +352,7 @@ static Token lex_prefixed_int(Lexer *lx, const char *start)
 		return error_tok(lx);
 	}
 	Token t = tok_at(TK_INT, loc, (size_t)(q - start));
-	if (!int_value(ds, q, base, &t.ival)) {
+	if (!int_value(ds, q, base, &t)) {
 		fail(lx, LEXERR_GENERIC, loc, "integer literal is too large");
 		return error_tok(lx);
 	}
@@ -429,7 +431,7 @@ static Token lex_number(Lexer *lx, const char *start)
 	Token t = tok_at(is_float ? TK_FLOAT : TK_INT, loc, (size_t)(q - start));
 	if (is_float) {
 		t.fval = float_value(lx, start, q);
-	} else if (!int_value(start, q, 10, &t.ival)) {
+	} else if (!int_value(start, q, 10, &t)) {
 		fail(lx, LEXERR_GENERIC, loc, "integer literal is too large");
 		return error_tok(lx);
 	}

@@ -130,6 +130,7 @@ typedef struct Token {
 	SrcLoc loc;   /* first byte of the token */
 	uint32_t len; /* bytes of source text (0 for NEWLINE at EOF, INDENT, DEDENT) */
 	uint8_t strkind; /* TK_STRING: TOKSTR_PLAIN, or an f-string or bytes literal (lexed, not supported) */
+	bool iu64;       /* TK_INT: the value is ival as uint64, in [2**63, 2**64) */
 	union {
 		const char *name; /* TK_NAME: interned */
 		int64_t ival;     /* TK_INT */

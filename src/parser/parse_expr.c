@@ -259,9 +259,10 @@ static Expr *literal(Parser *p, ExprKind k)
 	Expr *e = ps_new_expr(p, k, t.loc);
 	if (k == EX_NAME)
 		e->name = t.name;
-	else if (k == EX_INT)
+	else if (k == EX_INT) {
 		e->ival = t.ival;
-	else if (k == EX_FLOAT)
+		e->ival_u64 = t.iu64;
+	} else if (k == EX_FLOAT)
 		e->fval = t.fval;
 	else if (k == EX_BOOL)
 		e->ival = t.kind == TK_TRUE;

@@ -16,6 +16,10 @@
 
 Value v_err(void) { return (Value){.kind = V_ERR}; }
 Value v_int(int64_t i) { return (Value){.kind = V_CONST, .c = {.kind = CV_INT, .i = i}}; }
+Value v_uint64(uint64_t u)
+{
+	return (Value){.kind = V_CONST, .c = {.kind = CV_INT, .i = (int64_t)u, .u64 = u > (uint64_t)INT64_MAX}};
+}
 Value v_float(double f) { return (Value){.kind = V_CONST, .c = {.kind = CV_FLOAT, .f = f}}; }
 Value v_bool(bool b) { return (Value){.kind = V_CONST, .c = {.kind = CV_BOOL, .i = b}}; }
 Value v_none(void) { return (Value){.kind = V_CONST, .c = {.kind = CV_NONE}}; }

@@ -16,6 +16,7 @@ typedef enum { CV_INT, CV_FLOAT, CV_BOOL, CV_STR, CV_NONE, CV_DTYPE } ConstKind;
 typedef struct ConstVal {
 	ConstKind kind;
 	int64_t i;     /* CV_INT, CV_BOOL */
+	bool u64;      /* CV_INT: i is a uint64 in [2**63, 2**64) (a Python int Triton types uint64) */
 	double f;      /* CV_FLOAT */
 	const char *s; /* CV_STR */
 	DType dtype;   /* CV_DTYPE */

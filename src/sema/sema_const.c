@@ -1,5 +1,7 @@
-/* sema_const.c: constexpr values with Python's semantics (ints are int64,
- * `//` and `%` floor, `/` is true division, bools are ints in arithmetic). */
+/* sema_const.c: constexpr values with Python's semantics (`//` and `%` floor,
+ * `/` is true division, bools are ints in arithmetic). Ints are exact in
+ * [-2**63, 2**64): int64, and flagged uint64 above INT64_MAX, as Triton types
+ * such constants; a result outside is an error, never a silent wraparound. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -20,13 +22,17 @@ bool const_truthy(ConstVal c)
 }
 
 static bool is_num(ConstVal c) { return c.kind == CV_INT || c.kind == CV_BOOL || c.kind == CV_FLOAT; }
-static double as_f(ConstVal c) { return c.kind == CV_FLOAT ? c.f : (double)c.i; }
+static double as_f(ConstVal c)
+{
+	if (c.kind == CV_FLOAT) return c.f;
+	return c.u64 ? (double)(uint64_t)c.i : (double)c.i;
+}
 
 bool const_eq(ConstVal a, ConstVal b)
 {
 	if (is_num(a) && is_num(b)) {
 		if (a.kind == CV_FLOAT || b.kind == CV_FLOAT) return as_f(a) == as_f(b);
-		return a.i == b.i;
+		return a.i == b.i && a.u64 == b.u64;
 	}
 	if (a.kind != b.kind) return false;
 	switch (a.kind) {
@@ -40,7 +46,10 @@ bool const_eq(ConstVal a, ConstVal b)
 void const_str(ConstVal c, char *buf, size_t n)
 {
 	switch (c.kind) {
-	case CV_INT: snprintf(buf, n, "%lld", (long long)c.i); break;
+	case CV_INT:
+		if (c.u64) snprintf(buf, n, "%llu", (unsigned long long)(uint64_t)c.i);
+		else snprintf(buf, n, "%lld", (long long)c.i);
+		break;
 	case CV_BOOL: snprintf(buf, n, "%s", c.i ? "True" : "False"); break;
 	case CV_FLOAT: snprintf(buf, n, "%g", c.f); break;
 	case CV_STR: snprintf(buf, n, "'%s'", c.s ? c.s : ""); break;
@@ -62,54 +71,105 @@ static const char *op_spelling(AstOp op)
 	return (unsigned)op < COUNTOF(tab) && tab[op] ? tab[op] : "?";
 }
 
-static int64_t py_floordiv(int64_t a, int64_t b)
+/* ---- exact integers: sign and magnitude, |value| < 2**64 ---------------------- */
+
+typedef struct BigInt {
+	bool neg;
+	uint64_t mag;
+} BigInt;
+
+static BigInt big_of(ConstVal c)
 {
-	int64_t q = a / b;
-	if ((a % b != 0) && ((a < 0) != (b < 0))) q--;
-	return q;
+	if (c.u64 || c.i >= 0) return (BigInt){false, (uint64_t)c.i};
+	return (BigInt){true, 0 - (uint64_t)c.i};
 }
 
-static int64_t py_mod(int64_t a, int64_t b)
+static BigInt big_norm(BigInt x) { return (BigInt){x.neg && x.mag != 0, x.mag}; }
+static BigInt big_neg(BigInt x) { return big_norm((BigInt){!x.neg, x.mag}); }
+
+static BigInt big_add(BigInt a, BigInt b, bool *ovf)
 {
-	int64_t r = a % b;
-	if (r != 0 && ((r < 0) != (b < 0))) r += b;
+	if (a.neg == b.neg) {
+		if (a.mag > UINT64_MAX - b.mag) *ovf = true;
+		return (BigInt){a.neg, a.mag + b.mag};
+	}
+	if (a.mag >= b.mag) return big_norm((BigInt){a.neg, a.mag - b.mag});
+	return big_norm((BigInt){b.neg, b.mag - a.mag});
+}
+
+static BigInt big_mul(BigInt a, BigInt b, bool *ovf)
+{
+	if (a.mag != 0 && b.mag > UINT64_MAX / a.mag) *ovf = true;
+	return big_norm((BigInt){a.neg != b.neg, a.mag * b.mag});
+}
+
+static int big_cmp(BigInt a, BigInt b)
+{
+	if (a.neg != b.neg) return a.neg ? -1 : 1;
+	int c = a.mag < b.mag ? -1 : a.mag > b.mag ? 1 : 0;
+	return a.neg ? -c : c;
+}
+
+/* Python's floor division and modulo (b != 0) */
+static BigInt big_floordiv(BigInt a, BigInt b)
+{
+	uint64_t q = a.mag / b.mag;
+	if (a.neg == b.neg) return (BigInt){false, q};
+	return big_norm((BigInt){true, q + (a.mag % b.mag != 0)});
+}
+
+static BigInt big_mod(BigInt a, BigInt b)
+{
+	uint64_t r = a.mag % b.mag;
+	if (r != 0 && a.neg != b.neg) r = b.mag - r;
+	return big_norm((BigInt){b.neg, r});
+}
+
+static BigInt big_pow(BigInt a, uint64_t e, bool *ovf)
+{
+	BigInt r = {false, 1};
+	while (e) {
+		if (e & 1) r = big_mul(r, a, ovf);
+		e >>= 1;
+		if (e) a = big_mul(a, a, ovf);
+		if (*ovf) break;
+	}
 	return r;
 }
 
-static Value int_overflow(Sema *s, SrcLoc loc, AstOp op)
+static BigInt big_shift(BigInt a, uint64_t sh, bool left, bool *ovf)
 {
-	diag_error(s->d, loc, "integer overflow in constant expression: the result of '%s' does not fit in 64 bits",
-		   op_spelling(op));
-	return v_err();
+	if (left) {
+		if (a.mag != 0 && (sh >= 64 || a.mag > (UINT64_MAX >> sh))) *ovf = true;
+		return (BigInt){a.neg, sh >= 64 ? 0 : a.mag << sh};
+	}
+	if (!a.neg) return (BigInt){false, sh >= 64 ? 0 : a.mag >> sh};
+	/* floor(-m / 2**sh) = -(((m - 1) >> sh) + 1) */
+	return (BigInt){true, (sh >= 64 ? 0 : (a.mag - 1) >> sh) + 1};
 }
 
-/* Python's exact integer + - * ** << where the result fits in int64 (constexprs
- * are int64 here: a result Python would make bigger is an error, not a wrap). */
-static Value int_result(Sema *s, SrcLoc loc, AstOp op, int64_t a, int64_t b)
+/* &, |, ^ on Python's infinite two's complement: 64 low bits and the sign */
+static BigInt big_bitop(AstOp op, BigInt a, BigInt b, bool *ovf)
 {
-	int64_t r = 0;
-	bool ovf = false;
+	uint64_t x = a.neg ? 0 - a.mag : a.mag, y = b.neg ? 0 - b.mag : b.mag, r;
+	bool sign;
 	switch (op) {
-	case OP_ADD: ovf = __builtin_add_overflow(a, b, &r); break;
-	case OP_SUB: ovf = __builtin_sub_overflow(a, b, &r); break;
-	case OP_MUL: ovf = __builtin_mul_overflow(a, b, &r); break;
-	case OP_LSHIFT: /* b >= 0 */
-		if (a == 0) break;
-		r = b < 64 ? (int64_t)((uint64_t)a << b) : 0;
-		ovf = b >= 64 || r >> b != a;
-		break;
-	default: /* OP_POW, b >= 0: by squaring */
-		r = 1;
-		for (int64_t x = a, e = b; e > 0 && !ovf;) {
-			if (e & 1)
-				ovf = __builtin_mul_overflow(r, x, &r);
-			e >>= 1;
-			if (e && !ovf)
-				ovf = __builtin_mul_overflow(x, x, &x);
-		}
-		break;
+	case OP_BITAND: r = x & y, sign = a.neg && b.neg; break;
+	case OP_BITOR: r = x | y, sign = a.neg || b.neg; break;
+	default: r = x ^ y, sign = a.neg != b.neg; break;
 	}
-	return ovf ? int_overflow(s, loc, op) : v_int(r);
+	if (!sign) return (BigInt){false, r};
+	if (!(r >> 63)) *ovf = true; /* below -2**63 */
+	return (BigInt){true, 0 - r};
+}
+
+/* The Value of x, or an error if it is outside [-2**63, 2**64). */
+static Value big_value(Sema *s, BigInt x, bool ovf, AstOp op, SrcLoc loc)
+{
+	if (!ovf && x.neg && x.mag <= (uint64_t)INT64_MAX + 1) return v_int((int64_t)(0 - x.mag));
+	if (!ovf && !x.neg) return v_uint64(x.mag);
+	diag_error(s->d, loc, "integer overflow in %s: the result is outside [-2**63, 2**64)", op_spelling(op));
+	return v_err();
 }
 
 static Value const_of(Value v)
@@ -172,37 +232,44 @@ Value const_binop(Sema *s, AstOp op, Value av, Value bv, SrcLoc loc)
 			if (isnan(x) || isnan(y)) return v_bool(op == OP_NE);
 			return cmp_result(op, x < y ? -1 : x > y ? 1 : 0);
 		}
-		return cmp_result(op, a.i < b.i ? -1 : a.i > b.i ? 1 : 0);
+		return cmp_result(op, big_cmp(big_of(a), big_of(b)));
 	}
-	bool both_bool = a.kind == CV_BOOL && b.kind == CV_BOOL;
+	bool both_bool = a.kind == CV_BOOL && b.kind == CV_BOOL, ovf = false;
+	BigInt x = big_of(a), y = big_of(b), r;
 	switch (op) {
 	case OP_ADD:
+		if (fl) return v_float(as_f(a) + as_f(b));
+		r = big_add(x, y, &ovf);
+		break;
 	case OP_SUB:
+		if (fl) return v_float(as_f(a) - as_f(b));
+		r = big_add(x, big_neg(y), &ovf);
+		break;
 	case OP_MUL:
-		if (fl)
-			return v_float(op == OP_ADD ? as_f(a) + as_f(b) : op == OP_SUB ? as_f(a) - as_f(b)
-									: as_f(a) * as_f(b));
-		return int_result(s, loc, op, a.i, b.i);
+		if (fl) return v_float(as_f(a) * as_f(b));
+		r = big_mul(x, y, &ovf);
+		break;
 	case OP_DIV:
-		if (as_f(b) == 0.0) break;
+		if (as_f(b) == 0.0) goto div_zero;
 		return v_float(as_f(a) / as_f(b));
 	case OP_FLOORDIV:
-		if (as_f(b) == 0.0) break;
-		if (!fl && a.i == INT64_MIN && b.i == -1)
-			return int_overflow(s, loc, op);
-		return fl ? v_float(floor(as_f(a) / as_f(b))) : v_int(py_floordiv(a.i, b.i));
+		if (as_f(b) == 0.0) goto div_zero;
+		if (fl) return v_float(floor(as_f(a) / as_f(b)));
+		r = big_floordiv(x, y);
+		break;
 	case OP_MOD:
-		if (as_f(b) == 0.0) break;
+		if (as_f(b) == 0.0) goto div_zero;
 		if (fl) {
-			double x = as_f(a), y = as_f(b), r = fmod(x, y);
-			if (r != 0 && ((r < 0) != (y < 0))) r += y;
-			return v_float(r);
+			double u = as_f(a), w = as_f(b), m = fmod(u, w);
+			if (m != 0 && ((m < 0) != (w < 0))) m += w;
+			return v_float(m);
 		}
-		return v_int(b.i == -1 ? 0 : py_mod(a.i, b.i));
+		r = big_mod(x, y);
+		break;
 	case OP_POW:
-		if (!fl && b.i >= 0)
-			return int_result(s, loc, op, a.i, b.i);
-		return v_float(pow(as_f(a), as_f(b)));
+		if (fl || y.neg) return v_float(pow(as_f(a), as_f(b)));
+		r = big_pow(x, y.mag, &ovf);
+		break;
 	case OP_LSHIFT:
 	case OP_RSHIFT:
 	case OP_BITAND:
@@ -213,24 +280,23 @@ Value const_binop(Sema *s, AstOp op, Value av, Value bv, SrcLoc loc)
 				   v_describe(s, bv));
 			return v_err();
 		}
-		switch (op) {
-		case OP_LSHIFT:
-		case OP_RSHIFT:
-			if (b.i < 0) {
-				diag_error(s->d, loc, "negative shift count %lld", (long long)b.i);
+		if (both_bool) return v_bool(op == OP_BITAND ? a.i & b.i : op == OP_BITOR ? a.i | b.i : a.i ^ b.i);
+		if (op == OP_LSHIFT || op == OP_RSHIFT) {
+			if (y.neg) {
+				diag_error(s->d, loc, "negative shift count");
 				return v_err();
 			}
-			if (op == OP_LSHIFT)
-				return int_result(s, loc, op, a.i, b.i);
-			return v_int(b.i >= 64 ? (a.i < 0 ? -1 : 0) : a.i >> b.i);
-		case OP_BITAND: return both_bool ? v_bool(a.i & b.i) : v_int(a.i & b.i);
-		case OP_BITOR: return both_bool ? v_bool(a.i | b.i) : v_int(a.i | b.i);
-		default: return both_bool ? v_bool(a.i ^ b.i) : v_int(a.i ^ b.i);
+			r = big_shift(x, y.mag, op == OP_LSHIFT, &ovf);
+		} else {
+			r = big_bitop(op, x, y, &ovf);
 		}
+		break;
 	default:
 		diag_error(s->d, loc, "unsupported operator %s on constexprs", op_spelling(op));
 		return v_err();
 	}
+	return big_value(s, r, ovf, op, loc);
+div_zero:
 	diag_error(s->d, loc, "division by zero");
 	return v_err();
 }
@@ -244,14 +310,15 @@ Value const_unop(Sema *s, AstOp op, Value v, SrcLoc loc)
 		return v_err();
 	}
 	switch (op) {
-	case OP_NEG:
-		if (a.kind == CV_FLOAT)
-			return v_float(-a.f);
-		return int_result(s, loc, OP_SUB, 0, a.i);
+	case OP_NEG: return a.kind == CV_FLOAT ? v_float(-a.f) : big_value(s, big_neg(big_of(a)), false, op, loc);
 	case OP_POS: return a.kind == CV_BOOL ? v_int(a.i) : v;
 	case OP_INVERT:
 		if (a.kind == CV_FLOAT) break;
-		return v_int(~a.i);
+		{ /* ~x == -x - 1 */
+			bool ovf = false;
+			BigInt r = big_add(big_neg(big_of(a)), (BigInt){true, 1}, &ovf);
+			return big_value(s, r, ovf, op, loc);
+		}
 	default: break;
 	}
 	diag_error(s->d, loc, "bad operand type for unary %s: %s", op_spelling(op), v_describe(s, v));

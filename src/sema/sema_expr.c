@@ -665,7 +665,7 @@ Value eval(Sema *s, Fn *fn, const Expr *e)
 {
 	switch (e->kind) {
 	case EX_NAME: return lookup_name(s, fn, e->name, e->loc);
-	case EX_INT: return v_int(e->ival);
+	case EX_INT: return e->ival_u64 ? v_uint64((uint64_t)e->ival) : v_int(e->ival);
 	case EX_FLOAT: return v_float(e->fval);
 	case EX_STR: return v_str(arena_strndup(s->a, e->str, e->slen));
 	case EX_BOOL: return v_bool(e->ival != 0);

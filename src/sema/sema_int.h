@@ -178,6 +178,7 @@ const char *istr(Sema *s, const char *str);
 /* ---- values ---- */
 Value v_err(void);
 Value v_int(int64_t i);
+Value v_uint64(uint64_t u); /* a Python int in [0, 2**64) */
 Value v_float(double f);
 Value v_bool(bool b);
 Value v_none(void);

@@ -99,6 +99,7 @@ Type const_natural_type(ConstVal c)
 	case CV_BOOL: return type_scalar(DT_I1);
 	case CV_FLOAT: return type_scalar(DT_F32);
 	case CV_INT:
+		if (c.u64) return type_scalar(DT_U64);
 		if (c.i >= INT32_MIN && c.i <= INT32_MAX) return type_scalar(DT_I32);
 		if (c.i > 0 && c.i <= (int64_t)UINT32_MAX) return type_scalar(DT_U32);
 		return type_scalar(DT_I64);
@@ -112,6 +113,7 @@ bool const_fits(ConstVal c, DType dt)
 	if (c.kind == CV_FLOAT) return false;
 	if (c.kind == CV_BOOL) return dtype_is_int(dt);
 	if (c.kind != CV_INT || !dtype_is_int(dt)) return false;
+	if (c.u64) return dt == DT_U64;
 	int bits = dtype_bits(dt);
 	if (dt == DT_I1) return c.i == 0 || c.i == 1;
 	if (bits == 64) return dtype_is_signed(dt) || c.i >= 0;

@@ -215,7 +215,8 @@ static void test_lex_errors(void)
 	EXPECT_UNSUPPORTED("x = f'{a}'\n", 1, 5, "f-strings are not supported");
 	EXPECT_UNSUPPORTED("x = b'a'\n", 1, 5, "bytes literals are not supported");
 	EXPECT("x = 99999999999999999999\n", "error: 1:5: integer literal is too large");
-	EXPECT("x = 9223372036854775808\n", "error: 1:5: integer literal is too large");
+	EXPECT("x = 18446744073709551616\n", "error: 1:5: integer literal is too large");
+	EXPECT("x = 18446744073709551615\n", "(module\n  (assign 1:1 x = 18446744073709551615))\n");
 	EXPECT("x = 0x1_0000_0000_0000_0000\n", "error: 1:5: integer literal is too large");
 	EXPECT("x = 0x\n", "error: 1:5: invalid hexadecimal literal");
 	EXPECT("x = 0o8\n", "error: 1:5: invalid digit '8' in octal literal");
