@@ -73,6 +73,13 @@ Value get_attr(Sema *s, Value obj, const char *name, SrcLoc loc)
 		/* a number bound to a local is a tensor in Triton: it has a dtype */
 		if (!strcmp(name, "dtype") && (obj.c.kind == CV_INT || obj.c.kind == CV_FLOAT || obj.c.kind == CV_BOOL))
 			return v_dtype(const_natural_type(obj.c));
+		/* ... and its methods: `n = BLOCK; n.to(tl.uint32)` (the natural type's scalar) */
+		if ((obj.c.kind == CV_INT || obj.c.kind == CV_FLOAT || obj.c.kind == CV_BOOL) &&
+		    builtin_find(name, BF_METHOD) >= 0) {
+			ValId id;
+			if (!value_as_ir(s, obj, loc, &id)) return v_err();
+			return tensor_attr(s, v_tensor(s, id), name, loc);
+		}
 		if (obj.c.kind == CV_DTYPE) return dtype_attr(s, v_dtype(type_scalar(obj.c.dtype)), name, loc);
 		break;
 	case V_FUNC:
