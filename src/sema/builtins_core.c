@@ -573,6 +573,78 @@ static Value b_torch_info(Sema *s, Call *c, int is_float)
 	return r;
 }
 
+
+/* Python's math module on constexpr numbers: module constants such as
+ * `_kAlpha = math.sqrt(2.0 / math.pi)` or `RCP_LN2 = 1 / math.log(2)`.
+ * floor/ceil/trunc give ints, the rest floats, as in Python. */
+enum { PM_SQRT, PM_EXP, PM_EXP2, PM_LOG, PM_LOG2, PM_LOG10, PM_LOG1P, PM_POW, PM_FLOOR, PM_CEIL, PM_TRUNC,
+       PM_FABS, PM_SIN, PM_COS, PM_TAN, PM_ASIN, PM_ACOS, PM_ATAN, PM_ATAN2, PM_TANH, PM_ERF, PM_ISNAN,
+       PM_ISINF, PM_ISFINITE, PM_COPYSIGN };
+
+static bool pymath_arg(Sema *s, Call *c, int i, double *out)
+{
+	Value v = c->a[i];
+	if (v.kind == V_ERR) return false;
+	if (v.kind == V_CONST && (v.c.kind == CV_INT || v.c.kind == CV_BOOL)) {
+		*out = (double)v.c.i;
+		return true;
+	}
+	if (v.kind == V_CONST && v.c.kind == CV_FLOAT) {
+		*out = v.c.f;
+		return true;
+	}
+	diag_error(s->d, c->at[i], "%s works on constexpr numbers, got %s (use tl.math for tensors)", c->name,
+		   v_describe(s, v));
+	return false;
+}
+
+static Value b_pymath(Sema *s, Call *c, int op)
+{
+	double x, y = 0;
+	if (!pymath_arg(s, c, 0, &x)) return v_err();
+	bool two = op == PM_POW || op == PM_ATAN2 || op == PM_COPYSIGN || (op == PM_LOG && c->has[1] && !v_is_const(c->a[1], CV_NONE));
+	if (two && !pymath_arg(s, c, 1, &y)) return v_err();
+	bool domain = false;
+	double r = 0;
+	switch (op) {
+	case PM_SQRT: domain = x < 0, r = sqrt(x); break;
+	case PM_EXP: r = exp(x); break;
+	case PM_EXP2: r = exp2(x); break;
+	case PM_LOG: domain = x <= 0 || (two && (y <= 0 || y == 1)), r = two ? log(x) / log(y) : log(x); break;
+	case PM_LOG2: domain = x <= 0, r = log2(x); break;
+	case PM_LOG10: domain = x <= 0, r = log10(x); break;
+	case PM_LOG1P: domain = x <= -1, r = log1p(x); break;
+	case PM_POW: domain = x == 0 && y < 0, r = pow(x, y); break;
+	case PM_FLOOR: case PM_CEIL: case PM_TRUNC: {
+		double f = op == PM_FLOOR ? floor(x) : op == PM_CEIL ? ceil(x) : trunc(x);
+		if (!isfinite(f) || fabs(f) > 9.2e18) {
+			diag_error(s->d, c->loc, "%s of %g does not fit an int", c->name, x);
+			return v_err();
+		}
+		return v_int((int64_t)f);
+	}
+	case PM_FABS: r = fabs(x); break;
+	case PM_SIN: r = sin(x); break;
+	case PM_COS: r = cos(x); break;
+	case PM_TAN: r = tan(x); break;
+	case PM_ASIN: domain = x < -1 || x > 1, r = asin(x); break;
+	case PM_ACOS: domain = x < -1 || x > 1, r = acos(x); break;
+	case PM_ATAN: r = atan(x); break;
+	case PM_ATAN2: r = atan2(x, y); break;
+	case PM_TANH: r = tanh(x); break;
+	case PM_ERF: r = erf(x); break;
+	case PM_ISNAN: return v_bool(isnan(x));
+	case PM_ISINF: return v_bool(isinf(x));
+	case PM_ISFINITE: return v_bool(isfinite(x));
+	case PM_COPYSIGN: r = copysign(x, y); break;
+	}
+	if (domain) {
+		diag_error(s->d, c->loc, "%s: math domain error", c->name);
+		return v_err();
+	}
+	return v_float(r);
+}
+
 /* ---- prints and asserts --------------------------------------------------------------------- */
 
 static Value emit_print(Sema *s, Call *c, const char *prefix, const Value *vals, const SrcLoc *at, int n, bool hex)
@@ -927,6 +999,31 @@ const Builtin builtins_core[] = {
     {"get_int_dtype", "bitwidth,signed", b_get_int_dtype, 0, BF_TL},
     {"finfo", "type", b_torch_info, 1, BF_TORCH},
     {"iinfo", "type", b_torch_info, 0, BF_TORCH},
+    {"sqrt", "x", b_pymath, PM_SQRT, BF_PYMATH},
+    {"exp", "x", b_pymath, PM_EXP, BF_PYMATH},
+    {"exp2", "x", b_pymath, PM_EXP2, BF_PYMATH},
+    {"log", "x,base=None", b_pymath, PM_LOG, BF_PYMATH},
+    {"log2", "x", b_pymath, PM_LOG2, BF_PYMATH},
+    {"log10", "x", b_pymath, PM_LOG10, BF_PYMATH},
+    {"log1p", "x", b_pymath, PM_LOG1P, BF_PYMATH},
+    {"pow", "x,y", b_pymath, PM_POW, BF_PYMATH},
+    {"floor", "x", b_pymath, PM_FLOOR, BF_PYMATH},
+    {"ceil", "x", b_pymath, PM_CEIL, BF_PYMATH},
+    {"trunc", "x", b_pymath, PM_TRUNC, BF_PYMATH},
+    {"fabs", "x", b_pymath, PM_FABS, BF_PYMATH},
+    {"sin", "x", b_pymath, PM_SIN, BF_PYMATH},
+    {"cos", "x", b_pymath, PM_COS, BF_PYMATH},
+    {"tan", "x", b_pymath, PM_TAN, BF_PYMATH},
+    {"asin", "x", b_pymath, PM_ASIN, BF_PYMATH},
+    {"acos", "x", b_pymath, PM_ACOS, BF_PYMATH},
+    {"atan", "x", b_pymath, PM_ATAN, BF_PYMATH},
+    {"atan2", "y,x", b_pymath, PM_ATAN2, BF_PYMATH},
+    {"tanh", "x", b_pymath, PM_TANH, BF_PYMATH},
+    {"erf", "x", b_pymath, PM_ERF, BF_PYMATH},
+    {"isnan", "x", b_pymath, PM_ISNAN, BF_PYMATH},
+    {"isinf", "x", b_pymath, PM_ISINF, BF_PYMATH},
+    {"isfinite", "x", b_pymath, PM_ISFINITE, BF_PYMATH},
+    {"copysign", "x,y", b_pymath, PM_COPYSIGN, BF_PYMATH},
     {"jit", "fn=None,do_not_specialize=None,debug=None,noinline=None,repr=None,launch_metadata=None", b_jit, 0,
      BF_TRITON | BF_TL},
     {"autotune", "configs=None,key=None,prune_configs_by=None,reset_to_zero=None,restore_value=None,warmup=None,rep=None",

@@ -6,6 +6,7 @@
  * global k sees only the bindings before it, as Python's top-to-bottom
  * execution would (`fn = triton.jit(fn)` refers to the def above it).
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -469,6 +470,11 @@ Value resolve_module_path(Sema *s, ModScope *from, const char *dotted, int level
 		/* no torch here, but module constants use its dtypes and finfo/iinfo */
 		cur = (Value){.kind = V_NS, .ns = NS_TORCH};
 		rest = rel + rootlen;
+	} else if (!level && rootlen == 4 && !strncmp(rel, "math", 4) && !rel[4] &&
+		   !find_user_module(s, from, name, loc, true)) {
+		/* Python's math: module constants such as math.sqrt(2.0 / math.pi) */
+		cur = (Value){.kind = V_NS, .ns = NS_PYMATH};
+		rest = rel + rootlen;
 	} else {
 		/* the longest prefix that is a module; the rest are attributes */
 		size_t n = strlen(name);
@@ -538,6 +544,7 @@ static const char *ns_prefix(int ns)
 	case NS_LIBDEVICE: return "libdevice";
 	case NS_TILE: return "tile";
 	case NS_TORCH: return "torch";
+	case NS_PYMATH: return "math";
 	default: return "tl";
 	}
 }
@@ -597,6 +604,18 @@ Value ns_attr(Sema *s, int ns, const char *name, SrcLoc loc)
 		if (dtype_from_name(n, &dt) && strcmp(n, "pointer")) return v_dtype(type_scalar(dt));
 		if ((id = builtin_find(name, BF_TORCH)) >= 0) return v_builtin(id, NULL);
 		diag_error(s->d, loc, "'torch.%s' is not available: kernels see torch's dtypes and finfo/iinfo only", name);
+		return v_err();
+	}
+	case NS_PYMATH: {
+		static const struct {
+			const char *name;
+			double v;
+		} k[] = {{"pi", 3.141592653589793}, {"e", 2.718281828459045}, {"tau", 6.283185307179586},
+			 {"inf", INFINITY}, {"nan", NAN}};
+		for (size_t i = 0; i < COUNTOF(k); i++)
+			if (!strcmp(name, k[i].name)) return v_float(k[i].v);
+		if ((id = builtin_find(name, BF_PYMATH)) >= 0) return v_builtin(id, NULL);
+		diag_error(s->d, loc, "'math.%s' is not supported (math functions work on constexpr numbers)", name);
 		return v_err();
 	}
 	case NS_PROPNAN:

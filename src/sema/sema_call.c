@@ -50,6 +50,7 @@ const char *builtin_display(Sema *s, int id)
 	if (b->flags & BF_TRITON) return arena_printf(s->a, "triton.%s", b->name);
 	if (b->flags & BF_DTYPE) return arena_printf(s->a, "dtype.%s", b->name);
 	if (b->flags & BF_DESC) return arena_printf(s->a, "tensor_descriptor.%s", b->name);
+	if (b->flags & BF_PYMATH) return arena_printf(s->a, "math.%s", b->name);
 	return b->name;
 }
 

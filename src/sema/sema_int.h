@@ -51,6 +51,7 @@ typedef enum {
 typedef enum {
 	NS_TRITON, NS_TL, NS_MATH, NS_EXTRA, NS_EXTRA_CUDA, NS_LIBDEVICE, NS_TILE, NS_TL_CORE, NS_PROPNAN,
 	NS_TORCH, /* torch's dtypes and finfo/iinfo, for module-level constants */
+	NS_PYMATH, /* Python's math module, on constexpr numbers */
 } Namespace;
 
 typedef struct BlockPtr BlockPtr;
@@ -305,6 +306,7 @@ enum {
 	BF_PRELUDE = 64, /* implemented in the prelude (fn == NULL) */
 	BF_DESC = 128,   /* tensor_descriptor.NAME(...) */
 	BF_TORCH = 256,  /* torch.NAME (finfo, iinfo) */
+	BF_PYMATH = 512, /* Python's math.NAME (sqrt, log2, ...) on constexprs */
 };
 extern const Builtin *const builtin_tables[];
 const Builtin *builtin_get(int id);
