@@ -47,6 +47,8 @@ typedef struct ApiParam {
 	bool runtime;  /* has a slot in the launch ABI */
 	int slot;      /* index among runtime args when runtime (the first, for a descriptor) */
 	int desc_rank; /* > 0: a host tensor descriptor, 2 * desc_rank slots (base, shapes, strides) */
+	bool tuple;    /* a tuple parameter: one slot per runtime element */
+	int nslots;    /* slots it takes when runtime */
 	ConstVal cval; /* when !runtime: the value it was specialized to (cval.s heap) */
 } ApiParam;
 

@@ -339,12 +339,17 @@ tile_status tile_launch(tile_kernel *k, const uint32_t grid[3], const tile_arg *
 	} else if (nargs == (size_t)k->nparams) {
 		for (int i = 0; i < k->nparams; i++) {
 			const ApiParam *p = &k->params[i];
+			if (p->tuple)
+				return api_fail(k->ctx, TILE_ERROR_INVALID_ARGUMENT,
+				                "kernel '%s': parameter '%s' is a tuple; launch with the "
+				                "%d runtime arguments, a tuple's runtime elements in order",
+				                k->ck.name, p->name, k->nslots);
 			st = p->desc_rank ? conv_desc(k, p, &args[i], vals)
 			     : p->runtime ? conv_slot(k, p->slot, &args[i], &vals[p->slot])
 			                  : check_const(k, i, &args[i]);
 			if (st != TILE_OK)
 				return st;
-			for (int j = 0; p->runtime && j < (p->desc_rank ? 2 * p->desc_rank : 1); j++)
+			for (int j = 0; p->runtime && j < p->nslots; j++)
 				argv[p->slot + j] = &vals[p->slot + j];
 		}
 	} else {

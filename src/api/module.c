@@ -205,6 +205,22 @@ static void key_const(StrBuf *b, const ConstVal *v)
 	}
 }
 
+static void key_spec(StrBuf *b, const SpecArg *a)
+{
+	if (a->is_const)
+		key_const(b, &a->cval);
+	else
+		sb_printf(b, "t%d.%d:%d", a->ty.dt, a->ty.elem, a->spec);
+	if (a->tuple_len) {
+		sb_putc(b, '(');
+		for (int j = 0; j < a->tuple_len; j++) {
+			key_spec(b, &a->tuple[j]);
+			sb_putc(b, ',');
+		}
+		sb_putc(b, ')');
+	}
+}
+
 static char *spec_key(const KernelInfo *ki, const TargetDesc *t, const CompileOptions *o,
                       const SpecArg *args, int nargs)
 {
@@ -212,10 +228,7 @@ static char *spec_key(const KernelInfo *ki, const TargetDesc *t, const CompileOp
 	sb_printf(&b, "%s|%s%s|w%d s%d d%d|", ki->name, t->name, t->emulate ? "-emu" : "",
 	          o->num_warps, o->num_stages, (int)o->debug);
 	for (int i = 0; i < nargs; i++) {
-		if (args[i].is_const)
-			key_const(&b, &args[i].cval);
-		else
-			sb_printf(&b, "t%d.%d:%d", args[i].ty.dt, args[i].ty.elem, args[i].spec);
+		key_spec(&b, &args[i]);
 		sb_putc(&b, ',');
 	}
 	return sb_take(&b);
@@ -231,6 +244,20 @@ static ConstVal copy_const(const ConstVal *v)
 	return c;
 }
 
+/* The launch-ABI slots of a runtime argument: 2 x rank for a host descriptor, one per
+ * runtime element for a tuple, else 1. */
+static int spec_nslots(const SpecArg *a)
+{
+	if (a->desc_rank)
+		return 2 * a->desc_rank;
+	if (!a->tuple_len)
+		return 1;
+	int n = 0;
+	for (int j = 0; j < a->tuple_len; j++)
+		n += !a->tuple[j].is_const;
+	return n;
+}
+
 static tile_status fill_params(tile_kernel *k, const KernelInfo *ki, const SpecArg *args, int nargs)
 {
 	k->nparams = ki->nparams;
@@ -241,9 +268,11 @@ static tile_status fill_params(tile_kernel *k, const KernelInfo *ki, const SpecA
 		p->name = xstrdup(ki->params[i].name);
 		p->runtime = i < nargs && !args[i].is_const;
 		p->desc_rank = p->runtime ? args[i].desc_rank : 0;
+		p->tuple = p->runtime && args[i].tuple_len > 0;
 		if (p->runtime) {
 			p->slot = slot;
-			slot += p->desc_rank ? 2 * p->desc_rank : 1;
+			p->nslots = spec_nslots(&args[i]);
+			slot += p->nslots;
 		}
 		else if (i < nargs)
 			p->cval = copy_const(&args[i].cval);
@@ -267,8 +296,7 @@ static tile_status fill_params(tile_kernel *k, const KernelInfo *ki, const SpecA
 	for (int i = 0, s = 0; i < k->nparams; i++) {
 		if (!k->params[i].runtime)
 			continue;
-		int n = k->params[i].desc_rank ? 2 * k->params[i].desc_rank : 1;
-		for (int j = 0; j < n; j++, s++) {
+		for (int j = 0; j < k->params[i].nslots; j++, s++) {
 			const KernelArgDesc *d = &k->ck.args[s];
 			k->slots[s] = (ApiSlot){.dt = d->dt, .elem = d->elem, .spec = d->spec, .param = i};
 		}

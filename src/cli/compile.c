@@ -88,7 +88,7 @@ static int split_sig(const char *sig, char ***out)
 	VEC(char *) v = {0};
 	const char *start = sig;
 	char quote = 0;
-	int depth = 0; /* inside tensordesc<fp16[64, 64]> */
+	int depth = 0; /* inside tensordesc<fp16[64, 64]> or a tuple (i32, i32) */
 	for (const char *p = sig;; p++) {
 		if (quote) {
 			if (*p == quote)
@@ -100,9 +100,9 @@ static int split_sig(const char *sig, char ***out)
 			quote = *p;
 			continue;
 		}
-		if (*p == '<' || *p == '[')
+		if (*p == '<' || *p == '[' || *p == '(')
 			depth++;
-		else if ((*p == '>' || *p == ']') && depth > 0)
+		else if ((*p == '>' || *p == ']' || *p == ')') && depth > 0)
 			depth--;
 		if ((*p == ',' && depth == 0) || *p == 0) {
 			const char *a = start, *b = p;

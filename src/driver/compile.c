@@ -249,6 +249,21 @@ static void key_add_backend(CacheKey *k, const TargetDesc *t)
 	}
 }
 
+static void key_add_spec(CacheKey *k, const SpecArg *a)
+{
+	cache_key_add_u64(k, a->is_const);
+	if (a->is_const)
+		key_add_const(k, &a->cval);
+	cache_key_add_u64(k, ((uint64_t)a->ty.dt << 8) | a->ty.elem);
+	cache_key_add_u64(k, (uint64_t)a->spec);
+	cache_key_add_u64(k, (uint64_t)a->desc_rank);
+	for (int d = 0; d < a->desc_rank; d++)
+		cache_key_add_u64(k, (uint64_t)a->desc_block[d]);
+	cache_key_add_u64(k, (uint64_t)a->tuple_len);
+	for (int j = 0; j < a->tuple_len; j++)
+		key_add_spec(k, &a->tuple[j]);
+}
+
 static void compute_key(const CompileRequest *r, uint8_t key[32])
 {
 	CacheKey k;
@@ -257,17 +272,8 @@ static void compute_key(const CompileRequest *r, uint8_t key[32])
 	cache_key_add_bytes(&k, r->src->closure_hash, 32);
 	cache_key_add_str(&k, r->kernel);
 	cache_key_add_u64(&k, (uint64_t)r->nargs);
-	for (int i = 0; i < r->nargs; i++) {
-		const SpecArg *a = &r->args[i];
-		cache_key_add_u64(&k, a->is_const);
-		if (a->is_const)
-			key_add_const(&k, &a->cval);
-		cache_key_add_u64(&k, ((uint64_t)a->ty.dt << 8) | a->ty.elem);
-		cache_key_add_u64(&k, (uint64_t)a->spec);
-		cache_key_add_u64(&k, (uint64_t)a->desc_rank);
-		for (int d = 0; d < a->desc_rank; d++)
-			cache_key_add_u64(&k, (uint64_t)a->desc_block[d]);
-	}
+	for (int i = 0; i < r->nargs; i++)
+		key_add_spec(&k, &r->args[i]);
 	const TargetDesc *t = &r->target;
 	cache_key_add_u64(&k, (uint64_t)t->kind);
 	cache_key_add_str(&k, t->name);

@@ -7,8 +7,10 @@
  * 16) or `:1` (integer equal to 1). Any other entry is a constant: an integer,
  * a float, True/False, None, a quoted string or a dtype (`tl.float16`). A
  * constexpr parameter must be given a constant; a runtime parameter given a
- * constant is specialized to it (as Triton does for None and for 1). Missing
- * trailing entries fall back to the parameters' defaults (sema fills them).
+ * constant is specialized to it (as Triton does for None and for 1). A tuple
+ * parameter (Triton passes `x.stride()` as one argument) is a parenthesized list
+ * of such entries, `(i64:16,i64:16,i64:1)`. Missing trailing entries fall back to
+ * the parameters' defaults (sema fills them).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -34,16 +36,16 @@ static int split_entries(char *s, char **out, int max)
 	int n = 0;
 	char quote = 0;
 	out[n++] = s;
-	int depth = 0; /* inside tensordesc<fp16[64, 64]> */
+	int depth = 0; /* inside tensordesc<fp16[64, 64]> or a tuple (i32, i32) */
 	for (char *p = s; *p; p++) {
 		if (quote) {
 			if (*p == quote)
 				quote = 0;
 		} else if (*p == '"' || *p == '\'') {
 			quote = *p;
-		} else if (*p == '<' || *p == '[') {
+		} else if (*p == '<' || *p == '[' || *p == '(') {
 			depth++;
-		} else if ((*p == '>' || *p == ']') && depth > 0) {
+		} else if ((*p == '>' || *p == ']' || *p == ')') && depth > 0) {
 			depth--;
 		} else if (*p == ',' && depth == 0) {
 			if (n == max)
@@ -172,6 +174,45 @@ static bool parse_type_entry(char *e, SpecArg *out)
 	return true;
 }
 
+/* `(i32:16, i32:1, *fp16:16, 64)`: a tuple parameter, each element a runtime scalar or
+ * pointer type or a constant. Returns false with a message in err. */
+static bool parse_tuple_entry(char *e, Arena *a, const char *pname, SpecArg *out, char *err,
+			      size_t errlen)
+{
+	enum { MAX_ELEMS = 64 };
+	size_t n = strlen(e);
+	char *inner = arena_strndup(a, e + 1, n - 2);
+	char *elems[MAX_ELEMS];
+	int ne = *trim(inner) ? split_entries(inner, elems, MAX_ELEMS) : 0;
+	if (ne > 0 && !*trim(elems[ne - 1]))
+		ne--; /* `(i32,)` */
+	if (ne <= 0) {
+		snprintf(err, errlen, "signature entry '%s' for parameter '%s' is %s", e, pname,
+			 ne < 0 ? "a tuple of too many elements" : "an empty tuple");
+		return false;
+	}
+	SpecArg *items = ARENA_NEWN(a, SpecArg, ne);
+	for (int j = 0; j < ne; j++) {
+		char *el = trim(elems[j]);
+		char typebuf[64];
+		snprintf(typebuf, sizeof typebuf, "%s", el);
+		if (*el != '(' && strncmp(el, "tensordesc", 10) != 0 && parse_type_entry(typebuf, &items[j]))
+			continue;
+		if (*el == '(' || !parse_const_literal(el, a, &items[j].cval)) {
+			snprintf(err, errlen,
+				 "element %d ('%s') of the tuple for parameter '%s' is neither a type "
+				 "(like i32:16 or *fp32:16) nor a constant",
+				 j + 1, el, pname);
+			return false;
+		}
+		items[j].is_const = true;
+	}
+	memset(out, 0, sizeof *out);
+	out->tuple_len = ne;
+	out->tuple = items;
+	return true;
+}
+
 int parse_signature(const char *sig, const KernelInfo *k, Arena *a, SpecArg **out, int *nout,
 		    char *err, size_t errlen)
 {
@@ -198,6 +239,12 @@ int parse_signature(const char *sig, const KernelInfo *k, Arena *a, SpecArg **ou
 			snprintf(err, errlen, "signature entry %d (parameter '%s') is empty", i + 1,
 				 p->name);
 			return -1;
+		}
+		size_t len = strlen(e);
+		if (!p->is_constexpr && e[0] == '(' && e[len - 1] == ')') {
+			if (!parse_tuple_entry(e, a, p->name, &args[i], err, errlen))
+				return -1;
+			continue;
 		}
 		char typebuf[64];
 		snprintf(typebuf, sizeof typebuf, "%s", e);

@@ -1210,6 +1210,31 @@ static Value bind_desc_param(Sema *s, const Param *p, const SpecArg *a, void *pv
 	return desc_param(s, v_tensor(s, base), shape, strides, a->desc_block, r, p->loc);
 }
 
+/* A runtime scalar or pointer argument named `name`: a block argument of the entry. */
+static Value bind_scalar_param(Sema *s, const char *name, const SpecArg *a, ParamVec *params)
+{
+	Type t = a->ty;
+	ValId id = tir_block_add_arg(s->f, s->f->entry, type_elem(t));
+	tir_val(s->f, id)->name = name;
+	vec_push(params, ((TirParam){.name = name, .ty = type_elem(t), .spec = a->spec, .val = id}));
+	if ((a->spec & SPEC_EQ1) && dtype_is_int((DType)t.dt))
+		return v_int(1);
+	return v_tensor(s, id);
+}
+
+/* A tuple parameter: a tuple of its elements, the runtime ones bound to the runtime
+ * arguments NAME.0, NAME.1, ... in order (Triton flattens tuples the same way). */
+static Value bind_tuple_param(Sema *s, const Param *p, const SpecArg *a, ParamVec *params)
+{
+	Value *items = ARENA_NEWN(s->a, Value, a->tuple_len);
+	for (int j = 0; j < a->tuple_len; j++) {
+		const SpecArg *e = &a->tuple[j];
+		items[j] = e->is_const ? const_to_value(e->cval)
+				       : bind_scalar_param(s, arena_printf(s->a, "%s.%d", p->name, j), e, params);
+	}
+	return v_tuple(s, items, a->tuple_len);
+}
+
 static bool bind_kernel_params(Sema *s, Fn *fn, const FuncDef *def, const SpecArg *args, int nargs, const KDeco *kd)
 {
 	bool ok = true;
@@ -1244,13 +1269,12 @@ static bool bind_kernel_params(Sema *s, Fn *fn, const FuncDef *def, const SpecAr
 				env_set(&fn->env, p->name, v);
 				continue;
 			}
-			Type t = args[i].ty;
-			ValId id = tir_block_add_arg(s->f, s->f->entry, type_elem(t));
-			tir_val(s->f, id)->name = p->name;
-			vec_push(&params, ((TirParam){.name = p->name, .ty = type_elem(t), .spec = args[i].spec, .val = id}));
+			if (args[i].tuple_len) {
+				env_set(&fn->env, p->name, bind_tuple_param(s, p, &args[i], &params));
+				continue;
+			}
 			specs[i] = args[i].spec;
-			if ((args[i].spec & SPEC_EQ1) && dtype_is_int((DType)t.dt)) v = v_int(1);
-			else v = v_tensor(s, id);
+			v = bind_scalar_param(s, p->name, &args[i], &params);
 		} else if (ca) {
 			v = const_to_value(ca->val); /* @triton.autotune: the first config */
 		} else if (p->default_val) {

@@ -36,6 +36,11 @@ typedef struct SpecArg {
 	 * last is 1) */
 	int desc_rank;
 	int32_t desc_block[TIR_MAX_RANK];
+	/* > 0: a tuple parameter (Triton's launcher takes `x.stride()` as one argument) of
+	 * this many elements, each a SpecArg of its own: a runtime scalar or pointer, or a
+	 * constant. Its runtime elements are passed as consecutive runtime arguments. */
+	int tuple_len;
+	const struct SpecArg *tuple;
 } SpecArg;
 
 /* What the host needs to know about a kernel before specializing it. */

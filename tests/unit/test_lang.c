@@ -671,6 +671,39 @@ static void test_libdevice(void)
 	for (int j = 0; j < 21; j++)
 		all &= ok[j];
 	CHECK(all);
+/* ---- tuple parameters: signature (...) entries, runtime elements flattened in order -- */
+
+static const char tuple_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(out_ptr, src, strides, shape, n, BLOCK: tl.constexpr):\n"
+	"    x_ptr, y_ptr = src\n"
+	"    r = tl.program_id(0)\n"
+	"    offs = tl.arange(0, BLOCK)\n"
+	"    m = offs < shape[1]\n"
+	"    x = tl.load(x_ptr + r * strides[0] + offs * strides[1], mask=m, other=0)\n"
+	"    y = tl.load(y_ptr + r * strides[0] + offs * strides[1], mask=m, other=0)\n"
+	"    tl.store(out_ptr + r * shape[1] + offs, x * len(strides) + y * n + shape[0], mask=m)\n";
+
+static void test_tuple_params(void)
+{
+	enum { ROWS = 3, COLS = 40, LD = 48, N = 7 };
+	int32_t x[ROWS * LD], y[ROWS * LD], out[ROWS * COLS];
+	for (int i = 0; i < ROWS * LD; i++)
+		x[i] = i % 11 - 5, y[i] = i % 13;
+	for (int i = 0; i < ROWS * COLS; i++)
+		out[i] = -1;
+	/* src = (x, y), strides = (LD, 1) with 1 specialized, shape = (ROWS constant, COLS) */
+	tile_arg args[] = {tile_arg_ptr(out, TILE_I32), tile_arg_ptr(x, TILE_I32), tile_arg_ptr(y, TILE_I32),
+			   tile_arg_i32(LD), tile_arg_i32(1), tile_arg_i32(COLS), tile_arg_i32(N)};
+	if (!RUN(tuple_src, "k", "*i32,(*i32:16,*i32:16),(i32:16,i32:1),(3,i32,),i32,64", ROWS, args))
+		return;
+	bool ok = true;
+	for (int r = 0; r < ROWS; r++)
+		for (int c = 0; c < COLS; c++)
+			ok &= out[r * COLS + c] == x[r * LD + c] * 2 + y[r * LD + c] * N + ROWS;
+	CHECK(ok);
 }
 
 int main(void)
@@ -689,6 +722,7 @@ int main(void)
 		test_host_descriptors();
 		test_inline_asm();
 		test_libdevice();
+		test_tuple_params();
 	}
 	printf("test_lang: %d checks, %d failed\n", checks, failures);
 	return failures ? 1 : 0;
