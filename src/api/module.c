@@ -211,6 +211,8 @@ static void key_spec(StrBuf *b, const SpecArg *a)
 		key_const(b, &a->cval);
 	else
 		sb_printf(b, "t%d.%d:%d", a->ty.dt, a->ty.elem, a->spec);
+	for (int d = 0; d < a->desc_rank; d++) /* a host descriptor: its block shape */
+		sb_printf(b, "%cb%d", d ? 'x' : '<', a->desc_block[d]);
 	if (a->tuple_len) {
 		sb_putc(b, '(');
 		for (int j = 0; j < a->tuple_len; j++) {

@@ -706,6 +706,49 @@ static void test_tuple_params(void)
 	CHECK(ok);
 }
 
+/* ---- one module, two specializations that differ only in a descriptor's block shape
+ * or a tuple element: two kernels (the module's table of specializations keys on them) -- */
+
+static const char spec_key_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(out_ptr, d, t):\n"
+	"    tl.store(out_ptr, d.block_shape[0] * 100 + t[1])\n";
+
+static void test_spec_keys(void)
+{
+	tile_context_options o = {0};
+	o.target = target;
+	tile_context *ctx = NULL;
+	tile_module *m = NULL;
+	tile_kernel *k[3] = {NULL, NULL, NULL};
+	static const char *const sigs[3] = {"*i32,tensordesc<fp32[16]>,(i32,i32)", "*i32,tensordesc<fp32[32]>,(i32,i32)",
+					    "*i32,tensordesc<fp32[32]>,(i32,7)"};
+	int32_t want[3] = {1605, 3205, 3207}, got[3] = {-1, -1, -1};
+	float buf[64] = {0};
+	bool ok = tile_context_create(&ctx, &o) == TILE_OK &&
+		  tile_module_load_source(ctx, "t.py", spec_key_src, strlen(spec_key_src), &m) == TILE_OK;
+	for (int i = 0; ok && i < 3; i++) {
+		ok = tile_kernel_get(m, "k", sigs[i], NULL, &k[i]) == TILE_OK;
+		/* out, d (base, shape[0]), t's runtime elements */
+		tile_arg args[] = {tile_arg_ptr(&got[i], TILE_I32), tile_arg_ptr(buf, TILE_FP32), tile_arg_i32(64),
+				   tile_arg_i32(0), tile_arg_i32(5)};
+		uint32_t g[3] = {1, 1, 1};
+		ok = ok && tile_launch(k[i], g, args, i == 2 ? 4 : 5, NULL) == TILE_OK;
+	}
+	if (!ok) {
+		fprintf(stderr, "test_lang.c:%d: [%s] %s\n", __LINE__, target, ctx ? tile_errmsg(ctx) : "no context");
+		failures++;
+	}
+	CHECK(ok && k[0] != k[1] && k[1] != k[2]);
+	CHECK(got[0] == want[0] && got[1] == want[1] && got[2] == want[2]);
+	for (int i = 0; i < 3; i++)
+		tile_kernel_destroy(k[i]);
+	tile_module_destroy(m);
+	tile_context_destroy(ctx);
+}
+
 int main(void)
 {
 	static const char *const targets[] = {"cpu", "cuda-emu"};
@@ -723,6 +766,7 @@ int main(void)
 		test_inline_asm();
 		test_libdevice();
 		test_tuple_params();
+		test_spec_keys();
 	}
 	printf("test_lang: %d checks, %d failed\n", checks, failures);
 	return failures ? 1 : 0;
