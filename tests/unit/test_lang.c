@@ -671,6 +671,8 @@ static void test_libdevice(void)
 	for (int j = 0; j < 21; j++)
 		all &= ok[j];
 	CHECK(all);
+}
+
 /* ---- tuple parameters: signature (...) entries, runtime elements flattened in order -- */
 
 static const char tuple_src[] =
