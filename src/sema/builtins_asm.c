@@ -141,6 +141,9 @@ static ValId bitc(Asm *a, ValId x, DType dt)
 	if (t.dt == dt) return x;
 	if (dt == DT_I1) return cmp(a, PRED_NE, x, k_int(a, (DType)t.dt, 0));
 	if (t.dt == DT_I1) return conv(a, x, dt, 0);
+	TirVal *v = tir_val(a->s->f, x);
+	if (v->def && v->def->kind == TOP_BITCAST && vtype(a->s, v->def->operands[0]).dt == dt)
+		return v->def->operands[0]; /* the bits back as they were */
 	return emit(a->s, TOP_BITCAST, a->loc, &x, 1, type_tile(type_scalar(dt), t.rank, t.shape));
 }
 

@@ -372,6 +372,21 @@ static Value b_static_assert(Sema *s, Call *c, int extra)
 	return v_none();
 }
 
+/* tl.assume(cond): a promise to the optimizer; tile checks that it is a
+ * condition and uses nothing from it (dropping a hint is always correct) */
+static Value b_assume(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	Value v = c->a[0];
+	if (v.kind == V_ERR) return v;
+	if (v.kind == V_CONST && (v.c.kind == CV_BOOL || v.c.kind == CV_INT)) return v_none();
+	if (v.kind != V_TENSOR || v.ty.dt != DT_I1) {
+		diag_error(s->d, c->at[0], "tl.assume needs a boolean condition, got %s", v_describe(s, v));
+		return v_err();
+	}
+	return v_none();
+}
+
 static Value b_noop(Sema *s, Call *c, int extra)
 {
 	(void)s;
@@ -986,6 +1001,7 @@ const Builtin builtins_core[] = {
     {"max_constancy", "input,values", b_hint, HINT_MAX_CONSTANCY, BF_TL | BF_METHOD},
     {"constexpr", "value", b_constexpr, 0, BF_TL},
     {"static_assert", "cond,msg=''", b_static_assert, 0, BF_TL},
+    {"assume", "cond", b_assume, 0, BF_TL},
     {"static_print", "*values", b_static_print, 0, BF_TL},
     {"device_print", "prefix,*args,hex=False", b_device_print, 0, BF_TL},
     {"device_assert", "cond,msg='',mask=None", b_device_assert, 0, BF_TL},
