@@ -467,6 +467,8 @@ const Builtin builtins_blockptr[] = {
     {"make_tensor_descriptor", "base,shape,strides,block_shape,padding_option='zero'", b_make_tensor_descriptor, 0, BF_TL},
     {"_experimental_make_tensor_descriptor", "base,shape,strides,block_shape,padding_option='zero'",
      b_make_tensor_descriptor, 0, BF_TL},
+    {"load_tensor_descriptor", "desc,offsets", b_desc_load, 0, BF_TL},
+    {"store_tensor_descriptor", "desc,offsets,value", b_desc_store, -1, BF_TL},
     {"load", "self,offsets", b_desc_load, 0, BF_DESC},
     {"store", "self,offsets,value", b_desc_store, -1, BF_DESC},
     {"atomic_add", "self,offsets,value", b_desc_store, 0, BF_DESC},
