@@ -368,7 +368,53 @@ static const char prelude_text[] =
     "    r = r | (((v >> (((s >> 4) & 7) * 8).to(tl.uint64)) & 0xFF) << 8)\n"
     "    r = r | (((v >> (((s >> 8) & 7) * 8).to(tl.uint64)) & 0xFF) << 16)\n"
     "    r = r | (((v >> (((s >> 12) & 7) * 8).to(tl.uint64)) & 0xFF) << 24)\n"
-    "    return r.to(tl.uint32).to(x.dtype, bitcast=True)\n";
+    "    return r.to(tl.uint32).to(x.dtype, bitcast=True)\n"
+    "\n"
+    "# ---- tl.dot_scaled: microscaled (MX) operands upcast to bfloat16, then tl.dot ----\n"
+    "\n"
+    "def _fp4_to_f32(v):\n"
+    "    # e2m1: sign, 2 exponent bits (bias 1), 1 mantissa bit\n"
+    "    e = (v >> 1) & 3\n"
+    "    m = (v & 1).to(tl.float32)\n"
+    "    mag = tl.where(e == 0, m * 0.5, (1.0 + m * 0.5) * tl.exp2(e.to(tl.float32) - 1.0))\n"
+    "    return tl.where((v & 8) != 0, -mag, mag)\n"
+    "\n"
+    "def _mx_upcast(x, scale, fmt: tl.constexpr, k_pack: tl.constexpr, is_lhs: tl.constexpr):\n"
+    "    # the logical [M, K] (lhs) or [K, N] (rhs) block in bfloat16, scaled\n"
+    "    tl.static_assert(len(x.shape) == 2, \"tl.dot_scaled takes 2-D operands\")\n"
+    "    if fmt == \"e2m1\":\n"
+    "        tl.static_assert(k_pack, \"tl.dot_scaled: fp4 operands packed along M or N (k_pack=False) are not supported\")\n"
+    "        b = x.to(tl.uint8, bitcast=True)\n"
+    "        pair = tl.join(_fp4_to_f32(b & 15), _fp4_to_f32(b >> 4))\n"
+    "        if is_lhs:\n"
+    "            v = tl.reshape(pair, (x.shape[0], x.shape[1] * 2))\n"
+    "        else:\n"
+    "            v = tl.reshape(tl.permute(pair, (0, 2, 1)), (x.shape[0] * 2, x.shape[1]))\n"
+    "    elif fmt == \"e4m3\":\n"
+    "        v = x.to(tl.float8e4nv, bitcast=True).to(tl.float32)\n"
+    "    elif fmt == \"e5m2\":\n"
+    "        v = x.to(tl.float8e5, bitcast=True).to(tl.float32)\n"
+    "    else:\n"
+    "        tl.static_assert(fmt == \"bf16\" or fmt == \"fp16\", \"tl.dot_scaled formats are e2m1, e4m3, e5m2, bf16 and fp16\")\n"
+    "        v = x.to(tl.float32)\n"
+    "    if scale is not None:\n"
+    "        # e8m0: 2^(s - 127), 255 is NaN; one scale per 32 consecutive elements along K\n"
+    "        s = tl.exp2(scale.to(tl.float32) - 127.0)\n"
+    "        s = tl.where(scale == 255, float(\"nan\"), s)\n"
+    "        s = tl.reshape(tl.broadcast_to(tl.expand_dims(s, 2), (s.shape[0], s.shape[1], 32)),\n"
+    "                       (s.shape[0], s.shape[1] * 32))\n"
+    "        if is_lhs:\n"
+    "            v = v * s\n"
+    "        else:\n"
+    "            v = v * tl.trans(s)\n"
+    "    return v.to(tl.bfloat16)\n"
+    "\n"
+    "def dot_scaled(lhs, lhs_scale, lhs_format: tl.constexpr, rhs, rhs_scale, rhs_format: tl.constexpr, acc=None,\n"
+    "               fast_math: tl.constexpr = False, lhs_k_pack: tl.constexpr = True, rhs_k_pack: tl.constexpr = True,\n"
+    "               out_dtype: tl.constexpr = tl.float32):\n"
+    "    a = _mx_upcast(lhs, lhs_scale, lhs_format, lhs_k_pack, True)\n"
+    "    b = _mx_upcast(rhs, rhs_scale, rhs_format, rhs_k_pack, False)\n"
+    "    return tl.dot(a, b, acc, out_dtype=out_dtype)\n";
 
 static const SrcFile prelude_file = {"<tile prelude>", prelude_text, sizeof prelude_text - 1};
 
@@ -451,6 +497,10 @@ const Builtin builtins_prelude[] = {
     {"histogram", "input,num_bins,mask=None", NULL, 0, BF_TL | BF_METHOD | BF_PRELUDE},
     {"gather", "src,index,axis", NULL, 0, BF_TL | BF_METHOD | BF_PRELUDE},
     {"topk", "x,k,dim=None", NULL, 0, BF_TL | BF_METHOD | BF_PRELUDE},
+    {"dot_scaled",
+     "lhs,lhs_scale,lhs_format,rhs,rhs_scale,rhs_format,acc=None,fast_math=False,lhs_k_pack=True,rhs_k_pack=True,"
+     "out_dtype=tl.float32",
+     NULL, 0, BF_TL | BF_PRELUDE},
     /* libdevice functions composed of other ops */
     {"saturatef", "x", NULL, 0, BF_MATH | BF_PRELUDE},
     {"rcp64h", "x", NULL, 0, BF_MATH | BF_PRELUDE},

@@ -751,6 +751,75 @@ static void test_spec_keys(void)
 	tile_context_destroy(ctx);
 }
 
+/* ---- tl.dot_scaled: fp4 (e2m1, packed along K) x fp8 (e4m3) with e8m0 scales -------- */
+
+static const char dot_scaled_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(A, AS, B, BS, C, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):\n"
+	"    m = tl.arange(0, M)\n"
+	"    n = tl.arange(0, N)\n"
+	"    kh = tl.arange(0, K // 2)\n"
+	"    kk = tl.arange(0, K)\n"
+	"    ks = tl.arange(0, K // 32)\n"
+	"    a = tl.load(A + m[:, None] * (K // 2) + kh[None, :])\n"
+	"    a_s = tl.load(AS + m[:, None] * (K // 32) + ks[None, :])\n"
+	"    b = tl.load(B + kk[:, None] * N + n[None, :])\n"
+	"    b_s = tl.load(BS + n[:, None] * (K // 32) + ks[None, :])\n"
+	"    acc = tl.full((M, N), 0.5, tl.float32)\n"
+	"    c = tl.dot_scaled(a, a_s, 'e2m1', b, b_s, 'e4m3', acc)\n"
+	"    tl.store(C + m[:, None] * N + n[None, :], c)\n";
+
+static float fp4_value(unsigned v)
+{
+	static const float mag[8] = {0, 0.5f, 1, 1.5f, 2, 3, 4, 6};
+	return (v & 8) ? -mag[v & 7] : mag[v & 7];
+}
+
+static float e4m3_value(unsigned v)
+{
+	unsigned e = (v >> 3) & 15, m = v & 7;
+	float mag = e ? ldexpf(1.0f + (float)m / 8, (int)e - 7) : ldexpf((float)m, -9);
+	return (v & 0x80) ? -mag : mag;
+}
+
+static void test_dot_scaled(void)
+{
+	enum { M = 16, N = 16, K = 64 };
+	uint8_t a[M * K / 2], as[M * K / 32], b[K * N], bs[N * K / 32];
+	float c[M * N];
+	for (int i = 0; i < M * K / 2; i++)
+		a[i] = (uint8_t)(i * 37 + 11);
+	for (int i = 0; i < M * K / 32; i++)
+		as[i] = (uint8_t)(122 + i % 9);
+	for (int i = 0; i < K * N; i++) {
+		b[i] = (uint8_t)(i * 53 + 7);
+		if ((b[i] & 0x7f) == 0x7f) /* not NaN */
+			b[i] ^= 1;
+	}
+	for (int i = 0; i < N * K / 32; i++)
+		bs[i] = (uint8_t)(125 + i % 5);
+	tile_arg args[] = {tile_arg_ptr(a, TILE_U8), tile_arg_ptr(as, TILE_U8), tile_arg_ptr(b, TILE_U8),
+			   tile_arg_ptr(bs, TILE_U8), tile_arg_ptr(c, TILE_FP32)};
+	if (!RUN(dot_scaled_src, "k", "*u8,*u8,*u8,*u8,*fp32,16,16,64", 1, args))
+		return;
+	bool ok = true;
+	for (int i = 0; i < M; i++)
+		for (int j = 0; j < N; j++) {
+			double want = 0.5, mag = 0.5;
+			for (int kk = 0; kk < K; kk++) {
+				unsigned byte = a[i * K / 2 + kk / 2];
+				double x = fp4_value(kk % 2 ? byte >> 4 : byte & 15) * ldexp(1.0, as[i * K / 32 + kk / 32] - 127);
+				double y = e4m3_value(b[kk * N + j]) * ldexp(1.0, bs[j * K / 32 + kk / 32] - 127);
+				want += x * y;
+				mag += fabs(x * y);
+			}
+			ok &= fabs(c[i * N + j] - want) <= 1e-5 * mag;
+		}
+	CHECK(ok);
+}
+
 int main(void)
 {
 	static const char *const targets[] = {"cpu", "cuda-emu"};
@@ -767,6 +836,7 @@ int main(void)
 		test_host_descriptors();
 		test_inline_asm();
 		test_libdevice();
+		test_dot_scaled();
 		test_tuple_params();
 		test_spec_keys();
 	}
