@@ -479,6 +479,37 @@ static Value check_float_tile(Sema *s, Call *c, int n)
 	return v_none();
 }
 
+/* every argument a tile or number of the kind the function takes (libdevice
+ * dispatches on dtype and rejects the others) */
+static Value check_kind(Sema *s, Call *c, int n, bool want_float)
+{
+	for (int i = 0; i < n; i++) {
+		Value x = c->a[i];
+		bool fl = (x.kind == V_TENSOR && dtype_is_float((DType)x.ty.dt)) ||
+			  (x.kind == V_CONST && x.c.kind == CV_FLOAT);
+		bool in = (x.kind == V_TENSOR && dtype_is_int((DType)x.ty.dt) && x.ty.dt != DT_I1) ||
+			  (x.kind == V_CONST && x.c.kind == CV_INT);
+		if (x.kind != V_ERR && !(want_float ? fl : in)) {
+			diag_error(s->d, c->loc, "'%s' expects %s arguments, got %s", c->name,
+				   want_float ? "floating-point" : "integer", v_describe(s, x));
+			return v_err();
+		}
+	}
+	return v_none();
+}
+
+static Value check_floats(Sema *s, Call *c, int n) { return check_kind(s, c, n, true); }
+static Value check_ints(Sema *s, Call *c, int n) { return check_kind(s, c, n, false); }
+
+/* ldexp(x, n) and pown(x, n): a float and an integer */
+static Value check_float_int(Sema *s, Call *c, int n)
+{
+	Value v = check_kind(s, c, n < 1 ? n : 1, true);
+	if (v.kind == V_ERR || n < 2) return v;
+	c->a[0] = c->a[1];
+	return check_kind(s, c, 1, false);
+}
+
 const Builtin builtins_prelude[] = {
     {"randint", "seed,offset,n_rounds=10", check_random, 0, BF_TL | BF_PRELUDE},
     {"randint4x", "seed,offset,n_rounds=10", check_random, 0, BF_TL | BF_PRELUDE},
@@ -502,38 +533,38 @@ const Builtin builtins_prelude[] = {
      "out_dtype=tl.float32",
      NULL, 0, BF_TL | BF_PRELUDE},
     /* libdevice functions composed of other ops */
-    {"saturatef", "x", NULL, 0, BF_MATH | BF_PRELUDE},
-    {"rcp64h", "x", NULL, 0, BF_MATH | BF_PRELUDE},
-    {"rcbrt", "x", NULL, 0, BF_MATH | BF_PRELUDE},
-    {"rhypot", "x,y", NULL, 0, BF_MATH | BF_PRELUDE},
-    {"norm3d", "a,b,c", NULL, 0, BF_MATH | BF_PRELUDE},
-    {"rnorm3d", "a,b,c", NULL, 0, BF_MATH | BF_PRELUDE},
-    {"norm4d", "a,b,c,d", NULL, 0, BF_MATH | BF_PRELUDE},
-    {"rnorm4d", "a,b,c,d", NULL, 0, BF_MATH | BF_PRELUDE},
-    {"sinpi", "x", NULL, 0, BF_MATH | BF_PRELUDE},
-    {"cospi", "x", NULL, 0, BF_MATH | BF_PRELUDE},
-    {"erfinv", "x", NULL, 0, BF_MATH | BF_PRELUDE},
-    {"erfcinv", "y", NULL, 0, BF_MATH | BF_PRELUDE},
-    {"normcdf", "x", NULL, 0, BF_MATH | BF_PRELUDE},
-    {"normcdfinv", "p", NULL, 0, BF_MATH | BF_PRELUDE},
-    {"erfcx", "x", NULL, 0, BF_MATH | BF_PRELUDE},
-    {"llrint", "x", NULL, 0, BF_MATH | BF_PRELUDE},
-    {"llround", "x", NULL, 0, BF_MATH | BF_PRELUDE},
-    {"ilogb", "x", NULL, 0, BF_MATH | BF_PRELUDE},
-    {"ldexp", "x,n", NULL, 0, BF_MATH | BF_PRELUDE},
-    {"scalbn", "x,n", NULL, 0, BF_MATH | BF_PRELUDE},
-    {"pown", "x,n", NULL, 0, BF_MATH | BF_PRELUDE},
-    {"powi", "x,n", NULL, 0, BF_MATH | BF_PRELUDE},
-    {"hadd", "x,y", NULL, 0, BF_MATH | BF_PRELUDE},
-    {"rhadd", "x,y", NULL, 0, BF_MATH | BF_PRELUDE},
-    {"uhadd", "x,y", NULL, 0, BF_MATH | BF_PRELUDE},
-    {"urhadd", "x,y", NULL, 0, BF_MATH | BF_PRELUDE},
-    {"sad", "x,y,z", NULL, 0, BF_MATH | BF_PRELUDE},
-    {"mul24", "x,y", NULL, 0, BF_MATH | BF_PRELUDE},
-    {"mulhi", "x,y", NULL, 0, BF_MATH | BF_PRELUDE},
-    {"brev", "x", NULL, 0, BF_MATH | BF_PRELUDE},
-    {"ffs", "x", NULL, 0, BF_MATH | BF_PRELUDE},
-    {"byte_perm", "x,y,s", NULL, 0, BF_MATH | BF_PRELUDE},
+    {"saturatef", "x", check_floats, 0, BF_MATH | BF_PRELUDE},
+    {"rcp64h", "x", check_floats, 0, BF_MATH | BF_PRELUDE},
+    {"rcbrt", "x", check_floats, 0, BF_MATH | BF_PRELUDE},
+    {"rhypot", "x,y", check_floats, 0, BF_MATH | BF_PRELUDE},
+    {"norm3d", "a,b,c", check_floats, 0, BF_MATH | BF_PRELUDE},
+    {"rnorm3d", "a,b,c", check_floats, 0, BF_MATH | BF_PRELUDE},
+    {"norm4d", "a,b,c,d", check_floats, 0, BF_MATH | BF_PRELUDE},
+    {"rnorm4d", "a,b,c,d", check_floats, 0, BF_MATH | BF_PRELUDE},
+    {"sinpi", "x", check_floats, 0, BF_MATH | BF_PRELUDE},
+    {"cospi", "x", check_floats, 0, BF_MATH | BF_PRELUDE},
+    {"erfinv", "x", check_floats, 0, BF_MATH | BF_PRELUDE},
+    {"erfcinv", "y", check_floats, 0, BF_MATH | BF_PRELUDE},
+    {"normcdf", "x", check_floats, 0, BF_MATH | BF_PRELUDE},
+    {"normcdfinv", "p", check_floats, 0, BF_MATH | BF_PRELUDE},
+    {"erfcx", "x", check_floats, 0, BF_MATH | BF_PRELUDE},
+    {"llrint", "x", check_floats, 0, BF_MATH | BF_PRELUDE},
+    {"llround", "x", check_floats, 0, BF_MATH | BF_PRELUDE},
+    {"ilogb", "x", check_floats, 0, BF_MATH | BF_PRELUDE},
+    {"ldexp", "x,n", check_float_int, 0, BF_MATH | BF_PRELUDE},
+    {"scalbn", "x,n", check_float_int, 0, BF_MATH | BF_PRELUDE},
+    {"pown", "x,n", check_float_int, 0, BF_MATH | BF_PRELUDE},
+    {"powi", "x,n", check_float_int, 0, BF_MATH | BF_PRELUDE},
+    {"hadd", "x,y", check_ints, 0, BF_MATH | BF_PRELUDE},
+    {"rhadd", "x,y", check_ints, 0, BF_MATH | BF_PRELUDE},
+    {"uhadd", "x,y", check_ints, 0, BF_MATH | BF_PRELUDE},
+    {"urhadd", "x,y", check_ints, 0, BF_MATH | BF_PRELUDE},
+    {"sad", "x,y,z", check_ints, 0, BF_MATH | BF_PRELUDE},
+    {"mul24", "x,y", check_ints, 0, BF_MATH | BF_PRELUDE},
+    {"mulhi", "x,y", check_ints, 0, BF_MATH | BF_PRELUDE},
+    {"brev", "x", check_ints, 0, BF_MATH | BF_PRELUDE},
+    {"ffs", "x", check_ints, 0, BF_MATH | BF_PRELUDE},
+    {"byte_perm", "x,y,s", check_ints, 0, BF_MATH | BF_PRELUDE},
     {"_add_rn", "x,y", NULL, 0, BF_MATH | BF_PRELUDE},
     {"_sub_rn", "x,y", NULL, 0, BF_MATH | BF_PRELUDE},
     {"_mul_rn", "x,y", NULL, 0, BF_MATH | BF_PRELUDE},
