@@ -160,7 +160,13 @@ struct Sema {
 	ModScope *main_mod; /* the module whose kernels are listed or compiled */
 	/* while evaluating a @triton.heuristics function: the parameter it sets */
 	const char *heuristic;
+	bool too_big; /* the kernel passed SEMA_MAX_VALUES (reported once) */
 };
+
+/* Values a kernel may have after inlining and unrolling: nested
+ * tl.static_range loops multiply, and 2^60 iterations must be an error, not
+ * an out-of-memory. Real kernels have thousands. */
+enum { SEMA_MAX_VALUES = 1 << 19 };
 
 /* ---- sema.c: names and modules ---- */
 ModScope *modscope_new(Sema *s, const Module *m, const char *name);
