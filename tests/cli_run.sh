@@ -51,6 +51,21 @@ has "$tmp/err" "no_such_kernel"
 expect 1 $TILE run "$tmp/missing.tile" add_kernel --grid 1
 has "$tmp/err" "missing.tile"
 
+# an array too small for the grid: on host targets the access past its end is
+# caught and named, not a silent read of other memory or a crash
+npy_f32 "$tmp/small.npy" 10 "$ONE"
+for t in cpu cuda-emu; do
+	expect 1 $TILE run $K add_kernel --target $t --grid 4 x_ptr=@"$tmp/small.npy" \
+		y_ptr=@"$tmp/y.npy" output_ptr=@"$tmp/o.npy" n_elements=1024 BLOCK_SIZE=256
+	has "$tmp/err" "outside argument 'x_ptr' (40 bytes)"
+	expect 1 $TILE run $K add_kernel --target $t --grid 4 x_ptr=@"$tmp/x.npy" \
+		y_ptr=@"$tmp/y.npy" output_ptr=@"$tmp/small.npy" n_elements=1024 BLOCK_SIZE=256
+	has "$tmp/err" "outside argument 'output_ptr'"
+	# masked lanes past the end are not accesses
+	expect 0 $TILE run $K add_kernel --target $t --grid 1 x_ptr=@"$tmp/small.npy" \
+		y_ptr=@"$tmp/small.npy" output_ptr=@"$tmp/small.npy" n_elements=10 BLOCK_SIZE=256
+done
+
 # usage errors: exit 2
 expect 2 $TILE run $K add_kernel --grid
 expect 2 $TILE run $K add_kernel --grid 0 n_elements=1

@@ -11,10 +11,13 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "util/npy.h"
@@ -29,7 +32,8 @@ typedef struct BoundArg {
 	tile_arg arg;
 	bool is_array;
 	NpyArray npy;
-	tile_buffer *buf;
+	tile_buffer *buf;  /* GPU targets */
+	void *host;        /* host targets: the array in a guarded mapping */
 } BoundArg;
 
 typedef struct RunCfg {
@@ -106,6 +110,100 @@ static bool parse_literal(const char *s, tile_arg *a)
 	return false;
 }
 
+/* ---- guarded host arrays ------------------------------------------------------------ */
+
+/* On host targets (cpu, cuda-emu) every array lives in its own mapping with
+ * inaccessible pages on both sides, its end (rounded up to 64 bytes) at the
+ * end of its pages: a kernel that indexes past an array (a grid or size too
+ * big for the data) faults at once, and the handler names the argument,
+ * instead of the kernel reading or corrupting other memory silently. The CLI
+ * is single-kernel and exits, so the table is a plain static. */
+typedef struct Guard {
+	char *map;
+	size_t maplen, bytes;
+	char msg[200];
+	size_t msglen;
+} Guard;
+
+enum { MAX_GUARDS = 64 };
+static Guard guards[MAX_GUARDS];
+static volatile sig_atomic_t nguards;
+
+static void on_fault(int sig, siginfo_t *si, void *uctx)
+{
+	(void)uctx;
+	char *a = si->si_addr;
+	for (int i = 0; i < nguards; i++)
+		if (a >= guards[i].map && a < guards[i].map + guards[i].maplen) {
+			ssize_t w = write(2, guards[i].msg, guards[i].msglen);
+			(void)w;
+			_exit(EXIT_USER);
+		}
+	signal(sig, SIG_DFL); /* not ours: the default action when it re-faults */
+}
+
+static void *guarded_alloc(const char *name, size_t bytes)
+{
+	int slot = 0;
+	while (slot < nguards && guards[slot].map)
+		slot++; /* a slot guarded_free emptied (the REPL runs many kernels) */
+	if (slot == MAX_GUARDS)
+		return NULL;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t cap = (bytes + 63) & ~(size_t)63;
+	size_t pages = (cap + page - 1) / page;
+	if (cap < bytes || pages > (SIZE_MAX - 2 * page) / page)
+		return NULL;
+	size_t len = (pages + 2) * page;
+	char *map = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (map == MAP_FAILED)
+		return NULL;
+	if (pages && mprotect(map + page, pages * page, PROT_READ | PROT_WRITE) != 0) {
+		munmap(map, len);
+		return NULL;
+	}
+	static bool handler_set;
+	if (!handler_set) {
+		handler_set = true;
+		struct sigaction sa;
+		memset(&sa, 0, sizeof sa);
+		sa.sa_sigaction = on_fault;
+		sa.sa_flags = SA_SIGINFO;
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGSEGV, &sa, NULL);
+		sigaction(SIGBUS, &sa, NULL);
+	}
+	Guard *g = &guards[slot];
+	g->map = NULL; /* filled in before the handler can see it */
+	g->maplen = len;
+	g->bytes = bytes;
+	int n = snprintf(g->msg, sizeof g->msg,
+	                 "tile: error: the kernel accessed memory outside argument '%s' (%zu bytes); "
+	                 "check --grid and the sizes passed\n",
+	                 name, bytes);
+	g->msglen = n > 0 && (size_t)n < sizeof g->msg ? (size_t)n : strlen(g->msg);
+	g->map = map;
+	if (slot == nguards)
+		nguards++;
+	return map + page + pages * page - cap;
+}
+
+static void guarded_free(void *p)
+{
+	for (int i = 0; i < nguards; i++)
+		if ((char *)p > guards[i].map && (char *)p < guards[i].map + guards[i].maplen) {
+			munmap(guards[i].map, guards[i].maplen);
+			guards[i].map = NULL;
+			guards[i].maplen = 0;
+		}
+}
+
+static bool host_target(tile_context *ctx)
+{
+	const char *t = tile_context_target(ctx);
+	return t && (strcmp(t, "cpu") == 0 || strcmp(t, "cuda-emu") == 0);
+}
+
 static int load_array(tile_context *ctx, const Binding *b, BoundArg *out)
 {
 	char err[256];
@@ -123,6 +221,18 @@ static int load_array(tile_context *ctx, const Binding *b, BoundArg *out)
 		fprintf(stderr, "tile: error: argument '%s': dtype '%s' of '%s' is not supported\n",
 		        b->name, out->npy.dtype, path);
 		return EXIT_USER;
+	}
+	if (host_target(ctx)) {
+		out->host = guarded_alloc(b->name, out->npy.nbytes);
+		if (!out->host) {
+			fprintf(stderr, "tile: error: argument '%s': cannot map %zu bytes\n", b->name,
+			        out->npy.nbytes);
+			return EXIT_USER;
+		}
+		if (out->npy.nbytes)
+			memcpy(out->host, out->npy.data, out->npy.nbytes);
+		out->arg = tile_arg_ptr(out->host, d);
+		return 0;
 	}
 	if (tile_buffer_alloc(ctx, out->npy.nbytes, &out->buf) != TILE_OK ||
 	    tile_buffer_upload(out->buf, 0, out->npy.data, out->npy.nbytes) != TILE_OK) {
@@ -329,8 +439,11 @@ static int write_outputs(const char *dir, const tile_param_info *p, BoundArg *ar
 	for (int i = 0; i < n; i++) {
 		if (!args[i].is_array)
 			continue;
-		if (tile_buffer_download(args[i].buf, 0, args[i].npy.data, args[i].npy.nbytes) !=
-		    TILE_OK) {
+		if (args[i].host) {
+			if (args[i].npy.nbytes)
+				memcpy(args[i].npy.data, args[i].host, args[i].npy.nbytes);
+		} else if (tile_buffer_download(args[i].buf, 0, args[i].npy.data, args[i].npy.nbytes) !=
+		           TILE_OK) {
 			cli_report(ctx);
 			return EXIT_USER;
 		}
@@ -401,6 +514,8 @@ int cli_run_kernel(tile_context *ctx, tile_module *mod, const char *kernel, int 
 		if (args[i].arg.kind == TILE_ARG_STR && find_binding(&c, p[i].name))
 			free((char *)args[i].arg.str);
 		tile_buffer_free(args[i].buf);
+		if (args[i].host)
+			guarded_free(args[i].host);
 		npy_free(&args[i].npy);
 	}
 	free(args);
