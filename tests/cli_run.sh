@@ -46,6 +46,9 @@ has "$tmp/err" "x_ptr"
 expect 1 $TILE run $K add_kernel --grid 4 x_ptr=@"$tmp/x.npy" x_ptr=@"$tmp/x.npy" \
 	y_ptr=@"$tmp/y.npy" output_ptr=@"$tmp/o.npy" n_elements=1000 BLOCK_SIZE=256
 has "$tmp/err" "x_ptr"
+expect 1 $TILE run $K add_kernel --grid 4 x_ptr=@"$tmp/x.npy" y_ptr=@"$tmp/y.npy" \
+	output_ptr=@"$tmp/o.npy" n_elements=99999999999999999999 BLOCK_SIZE=256
+has "$tmp/err" "integer 99999999999999999999 does not fit in 64 bits"
 expect 1 $TILE run $K no_such_kernel --grid 1
 has "$tmp/err" "no_such_kernel"
 expect 1 $TILE run "$tmp/missing.tile" add_kernel --grid 1

@@ -96,6 +96,8 @@ static bool parse_literal(const char *s, tile_arg *a)
 		return false;
 	errno = 0;
 	long long iv = strtoll(s, &end, 0);
+	if (*end == 0 && errno == ERANGE)
+		return false; /* an integer, but not one of 64 bits: not a float either */
 	if (*end == 0 && errno == 0) {
 		*a = iv >= INT32_MIN && iv <= INT32_MAX ? tile_arg_i32((int32_t)iv)
 		                                        : tile_arg_i64(iv);
@@ -248,6 +250,14 @@ static int bind_value(tile_context *ctx, const Binding *b, BoundArg *out)
 	if (b->value[0] == '@')
 		return load_array(ctx, b, out);
 	if (!parse_literal(b->value, &out->arg)) {
+		char *end;
+		errno = 0;
+		(void)strtoll(b->value, &end, 0);
+		if (*b->value && *end == 0 && errno == ERANGE) {
+			fprintf(stderr, "tile: error: argument '%s': integer %s does not fit in 64 bits\n",
+			        b->name, b->value);
+			return EXIT_USER;
+		}
 		fprintf(stderr,
 		        "tile: error: argument '%s': cannot parse '%s' (expected @file.npy, a "
 		        "number, "
