@@ -61,6 +61,14 @@ has "$tmp/err" "no_such_kernel"
 expect 1 $TILE compile "$tmp/absent.tile"
 has "$tmp/err" "absent.tile"
 
+# a NUL byte: the diagnostic is rendered whole (the echoed line shows it as '?'),
+# not cut at the NUL and prefixed with a second "tile: error:"
+printf 'import triton\n\000 x\n' >"$tmp/nul.tile"
+expect 1 $TILE compile "$tmp/nul.tile" k
+has "$tmp/err" "nul.tile:2:1: error: source code cannot contain null bytes"
+has "$tmp/err" "    2 | ? x"
+if grep -q "tile: error" "$tmp/err"; then fail "the NUL-byte diagnostic was cut short"; fi
+
 # usage errors: exit 2
 expect 2 $TILE compile
 expect 2 $TILE compile $K --emit nonsense

@@ -427,7 +427,9 @@ char *diag_render(const Diag *d)
 	if (!src)
 		return sb_take(&b);
 	sb_printf(&b, "%5d | ", d->loc.line);
-	sb_putn(&b, src, n);
+	/* control bytes (a NUL would end the message early) show as '?' */
+	for (size_t i = 0; i < n; i++)
+		sb_putc(&b, (unsigned char)src[i] < 0x20 && src[i] != '\t' ? '?' : src[i]);
 	sb_puts(&b, "\n      | ");
 	for (int i = 1; i < d->loc.col; i++)
 		sb_putc(&b, (size_t)(i - 1) < n && src[i - 1] == '\t' ? '\t' : ' ');
