@@ -132,6 +132,10 @@ void api_thunk_free(ApiThunk *t);
 bool api_dtype_to_dt(tile_dtype d, DType *out);
 tile_dtype api_dt_to_dtype(DType d);
 tile_dtype api_dtype_from_dlpack(DLDataType t);
+/* NULL if t is a consistent DLTensor (shape, dtype, data, and device: for a
+ * kernel on the GPU if cuda > 0, on the host if 0, unchecked if < 0); else
+ * what is wrong, one phrase. */
+const char *api_dltensor_problem(const DLTensor *t, int cuda);
 
 /* ---- backend.c ---- */
 Backend *

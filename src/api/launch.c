@@ -86,7 +86,10 @@ static tile_status conv_ptr(const tile_kernel *k, int s, const tile_arg *a, ArgV
 	if (a->kind == TILE_ARG_PTR) {
 		p = a->ptr;
 		d = a->dtype;
-	} else if (a->kind == TILE_ARG_DLTENSOR && a->dl) {
+	} else if (a->kind == TILE_ARG_DLTENSOR) {
+		const char *why = api_dltensor_problem(a->dl, k->is_cuda);
+		if (why)
+			return bad(k, s, "%s%s", why, "");
 		p = (char *)a->dl->data + a->dl->byte_offset;
 		d = api_dtype_from_dlpack(a->dl->dtype);
 	} else {
@@ -212,8 +215,11 @@ static tile_status conv_slot(const tile_kernel *k, int s, const tile_arg *a, Arg
 static tile_status conv_desc(const tile_kernel *k, const ApiParam *p, const tile_arg *a, ArgVal *vals)
 {
 	int s = p->slot, r = p->desc_rank;
-	if (a->kind != TILE_ARG_DLTENSOR || !a->dl)
+	if (a->kind != TILE_ARG_DLTENSOR)
 		return bad(k, s, "expected a DLTensor for this tensor descriptor, got %s%s", kind_name(a->kind), "");
+	const char *why = api_dltensor_problem(a->dl, k->is_cuda);
+	if (why)
+		return bad(k, s, "%s%s", why, "");
 	const DLTensor *t = a->dl;
 	char want[16];
 	snprintf(want, sizeof want, "%d", r);

@@ -65,6 +65,33 @@ const char *tile_dtype_name(tile_dtype d)
 	return api_dtype_to_dt(d, &dt) ? dtype_short(dt) : "?";
 }
 
+const char *api_dltensor_problem(const DLTensor *t, int cuda)
+{
+	if (!t)
+		return "the DLTensor is NULL";
+	if (t->ndim < 0)
+		return "the DLTensor has a negative ndim";
+	if (t->ndim > 0 && !t->shape)
+		return "the DLTensor has ndim > 0 but no shape";
+	int64_t n = 1;
+	for (int d = 0; d < t->ndim; d++) {
+		if (t->shape[d] < 0)
+			return "the DLTensor has a negative dimension";
+		if (t->shape[d] && n > INT64_MAX / t->shape[d])
+			return "the DLTensor has more elements than fit in 64 bits";
+		n *= t->shape[d];
+	}
+	if (api_dtype_from_dlpack(t->dtype) == TILE_DTYPE_UNSPECIFIED)
+		return "the DLTensor's dtype (code, bits, lanes) is not one tile supports";
+	if (n > 0 && !t->data)
+		return "the DLTensor has elements but its data is NULL";
+	if (cuda > 0 && t->device.device_type == kDLCPU)
+		return "the DLTensor is in host memory (kDLCPU) but the kernel runs on the GPU";
+	if (cuda == 0 && t->device.device_type == kDLCUDA)
+		return "the DLTensor is in GPU memory (kDLCUDA) but the kernel runs on the host";
+	return NULL;
+}
+
 tile_dtype api_dtype_from_dlpack(DLDataType t)
 {
 	if (t.lanes != 1)

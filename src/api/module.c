@@ -529,12 +529,13 @@ tile_status api_spec_from_arg(tile_context *ctx, const KernelParamInfo *p, const
 	}
 	switch (a->kind) {
 	case TILE_ARG_PTR: return ptr_spec(ctx, p, a->ptr, a->dtype, out);
-	case TILE_ARG_DLTENSOR:
-		if (!a->dl)
-			return api_fail(ctx, TILE_ERROR_INVALID_ARGUMENT,
-			                "argument '%s': NULL DLTensor", p->name);
+	case TILE_ARG_DLTENSOR: {
+		const char *why = api_dltensor_problem(a->dl, -1); /* the device: at launch */
+		if (why)
+			return api_fail(ctx, TILE_ERROR_INVALID_ARGUMENT, "argument '%s': %s", p->name, why);
 		return ptr_spec(ctx, p, (const char *)a->dl->data + a->dl->byte_offset,
 		                api_dtype_from_dlpack(a->dl->dtype), out);
+	}
 	case TILE_ARG_F32: out->ty = type_scalar(DT_F32); return TILE_OK;
 	case TILE_ARG_F64: out->ty = type_scalar(DT_F64); return TILE_OK;
 	case TILE_ARG_BOOL: out->ty = type_scalar(DT_I1); return TILE_OK;

@@ -368,6 +368,28 @@ static void test_dlpack(tile_context *ctx, tile_kernel *k)
 	a[0] = tile_arg_dltensor(&ti);
 	CHECK_ST(tile_launch(k, grid, a, 5, NULL), TILE_ERROR_INVALID_ARGUMENT);
 	CHECK_MSG("'x_ptr'");
+	/* inconsistent DLTensors are refused, never dereferenced or launched */
+	int64_t neg[1] = {-5};
+	DLTensor bad[7];
+	for (int i = 0; i < 7; i++)
+		bad[i] = tx;
+	bad[0].data = NULL;
+	bad[1].shape = neg;
+	bad[2].shape = NULL;
+	bad[3].ndim = -1;
+	bad[4].dtype.code = 77;
+	bad[5].dtype.lanes = 4;
+	bad[6].device.device_type = kDLCUDA;
+	const char *why[7] = {"data is NULL", "negative dimension", "no shape", "negative ndim",
+	                      "dtype", "dtype", "GPU memory"};
+	for (int i = 0; i < 7; i++) {
+		a[0] = tile_arg_dltensor(&bad[i]);
+		CHECK_ST(tile_launch(k, grid, a, 5, NULL), TILE_ERROR_INVALID_ARGUMENT);
+		CHECK_MSG(why[i]);
+	}
+	a[0] = tile_arg_dltensor(NULL);
+	CHECK_ST(tile_launch(k, grid, a, 5, NULL), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_MSG("DLTensor is NULL");
 	free(out);
 }
 
