@@ -114,6 +114,38 @@ static void test_scalar_index(void)
 	CHECK(ok);
 }
 
+/* ---- tl.uint_to_uniform_float on 64-bit integers (Triton's 2**-63 scale) ----------- */
+
+static const char u2f_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(x_ptr, y_ptr, out_ptr, BLOCK: tl.constexpr):\n"
+	"    o = tl.arange(0, BLOCK)\n"
+	"    tl.store(out_ptr + o, tl.uint_to_uniform_float(tl.load(x_ptr + o)))\n"
+	"    tl.store(out_ptr + BLOCK + o, tl.uint_to_uniform_float(tl.load(y_ptr + o)))\n";
+
+static void test_uint_to_uniform_float(void)
+{
+	enum { B = 8 };
+	uint64_t x[B] = {0, 1, 12345678901234567ull, (1ull << 63) - 1, 1ull << 63, ~0ull, 0x8000000000000400ull, 42};
+	uint32_t y[B] = {0, 1, 0x7fffffffu, 0x80000000u, 0xffffffffu, 123456789u, 0xdeadbeefu, 7};
+	float out[2 * B];
+	tile_arg args[] = {tile_arg_ptr(x, TILE_U64), tile_arg_ptr(y, TILE_U32), tile_arg_ptr(out, TILE_FP32)};
+	if (!RUN(u2f_src, "k", "*u64,*u32,*fp32,8", 1, args))
+		return;
+	bool ok = true;
+	for (int i = 0; i < B; i++) {
+		int64_t v = (int64_t)x[i];
+		int32_t w = (int32_t)y[i];
+		if (v < 0) v = -v - 1;
+		if (w < 0) w = -w - 1;
+		ok &= out[i] == (float)v * 1.0842020432385337e-19f && out[i] >= 0.0f && out[i] <= 1.0f;
+		ok &= out[B + i] == (float)w * 4.6566127342e-10f;
+	}
+	CHECK(ok);
+}
+
 /* ---- runtime loops with a negative constant step -------------------------------- */
 
 static const char down_src[] =
@@ -827,6 +859,7 @@ int main(void)
 		target = targets[t];
 		test_logical();
 		test_scalar_index();
+		test_uint_to_uniform_float();
 		test_down_loops();
 		test_descriptors();
 		test_sort();
