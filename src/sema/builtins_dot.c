@@ -1,11 +1,25 @@
 /* builtins_dot.c: tl.dot (and `a @ b`), with Triton's result dtype rules:
  * int8 x int8 -> int32; fp32/bf16 -> fp32; fp16 and fp8 -> out_dtype
- * (fp32 default, fp16 allowed); fp64 -> fp64. M, N, K >= 16. */
+ * (fp32 default, fp16 allowed); fp64 -> fp64. Shapes as Triton's NVIDIA backend
+ * allows them (min_dot_size): any M and N, K >= 16 (32 for 8-bit inputs, 4 for
+ * fp64); shapes the tensor-core layouts do not fit take the FMA path. */
 #include <string.h>
 
 #include "sema/sema_int.h"
 
 static bool is_fp8(DType d) { return d == DT_F8E4M3 || d == DT_F8E5M2; }
+
+/* Triton pads small M and N onto the tensor cores; only K has a lower bound. */
+static bool check_k(Sema *s, Call *c, DType in, int32_t M, int32_t N, int32_t K)
+{
+	int bits = dtype_bits(in);
+	int kmin = bits == 8 ? 32 : bits == 64 ? 4 : 16;
+	if (K >= kmin)
+		return true;
+	diag_error(s->d, c->loc, "'%s' needs K >= %d for %d-bit inputs, got M=%d, N=%d, K=%d", c->name, kmin, bits,
+		   M, N, K);
+	return false;
+}
 
 static bool precision(Sema *s, Call *c, DType in, int *out)
 {
@@ -50,15 +64,13 @@ static Value batched_dot(Sema *s, Call *c, ValId a, ValId b)
 		return v_err();
 	}
 	int32_t B = ta.shape[0], M = ta.shape[1], K = ta.shape[2], N = tb.shape[2];
-	if (M < 16 || N < 16 || K < 16) {
-		diag_error(s->d, c->loc, "'%s' needs M, N and K >= 16, got M=%d, N=%d, K=%d", c->name, M, N, K);
-		return v_err();
-	}
 	DType da = (DType)ta.dt, db = (DType)tb.dt;
 	if (da != db) {
 		diag_error(s->d, c->loc, "dtype mismatch in '%s': %s vs %s", c->name, dtype_name(da), dtype_name(db));
 		return v_err();
 	}
+	if (!check_k(s, c, da, M, N, K))
+		return v_err();
 	if (!dtype_is_float(da) && da != DT_I8) {
 		diag_error(s->d, c->loc, "'%s' does not support %s inputs", c->name, dtype_name(da));
 		return v_err();
@@ -121,15 +133,13 @@ static Value b_dot(Sema *s, Call *c, int extra)
 		return v_err();
 	}
 	int32_t M = ta.shape[0], N = tb.shape[1], K = ta.shape[1];
-	if (M < 16 || N < 16 || K < 16) {
-		diag_error(s->d, c->loc, "'%s' needs M, N and K >= 16, got M=%d, N=%d, K=%d", c->name, M, N, K);
-		return v_err();
-	}
 	DType da = (DType)ta.dt, db = (DType)tb.dt;
 	if (da != db && !(is_fp8(da) && is_fp8(db))) {
 		diag_error(s->d, c->loc, "dtype mismatch in '%s': %s vs %s", c->name, dtype_name(da), dtype_name(db));
 		return v_err();
 	}
+	if (!check_k(s, c, da, M, N, K))
+		return v_err();
 	Type out_dt = type_scalar(DT_F32);
 	if (c->has[6] && !v_is_none(c->a[6]) && !arg_dtype(s, c, 6, &out_dt)) return v_err();
 	DType ret;

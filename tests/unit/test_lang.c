@@ -852,6 +852,97 @@ static void test_dot_scaled(void)
 	CHECK(ok);
 }
 
+/* ---- tl.dot with M or N below 16 (Triton pads them; tile takes the FMA path) ------ */
+
+static const char small_dot_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(a_ptr, b_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):\n"
+	"    rm = tl.arange(0, M)\n"
+	"    rn = tl.arange(0, N)\n"
+	"    rk = tl.arange(0, K)\n"
+	"    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])\n"
+	"    b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])\n"
+	"    tl.store(out_ptr + rm[:, None] * N + rn[None, :], tl.dot(a, b, input_precision='ieee'))\n"
+	"@triton.jit\n"
+	"def kv(a_ptr, v_ptr, out_ptr, M: tl.constexpr, K: tl.constexpr):\n"
+	"    rm = tl.arange(0, M)\n"
+	"    rk = tl.arange(0, K)\n"
+	"    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])\n"
+	"    v = tl.load(v_ptr + rk)\n"
+	"    tl.store(out_ptr + rm, tl.dot(a, v.reshape([K, 1])).reshape([M]))\n";
+
+/* small integers as IEEE half bits */
+static uint16_t half_of(int v)
+{
+	if (!v)
+		return 0;
+	uint16_t sign = v < 0 ? 0x8000 : 0;
+	unsigned m = (unsigned)(v < 0 ? -v : v);
+	int e = 0;
+	while ((m >> e) > 1)
+		e++;
+	return (uint16_t)(sign | (uint16_t)((e + 15) << 10) | (uint16_t)(((m << 10) >> e) & 0x3ff));
+}
+
+static void test_small_dot(void)
+{
+	static const struct { int m, n, k; tile_dtype dt; const char *sig; } cases[] = {
+		{1, 16, 16, TILE_FP16, "*fp16,*fp16,*fp32,1,16,16"},
+		{8, 4, 32, TILE_FP16, "*fp16,*fp16,*fp32,8,4,32"},
+		{16, 2, 16, TILE_FP32, "*fp32,*fp32,*fp32,16,2,16"},
+		{2, 8, 32, TILE_I8, "*i8,*i8,*i32,2,8,32"},
+	};
+	for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+		int M = cases[c].m, N = cases[c].n, K = cases[c].k;
+		int ia[64 * 64], ib[64 * 64];
+		uint16_t ha[64 * 64], hb[64 * 64];
+		float fa[64 * 64], fb[64 * 64], fo[64 * 64];
+		int8_t ca[64 * 64], cb[64 * 64];
+		int32_t io[64 * 64];
+		for (int i = 0; i < M * K; i++)
+			ia[i] = (i * 7 + (int)c) % 9 - 4, ha[i] = half_of(ia[i]), fa[i] = (float)ia[i], ca[i] = (int8_t)ia[i];
+		for (int i = 0; i < K * N; i++)
+			ib[i] = (i * 5 + 3) % 7 - 3, hb[i] = half_of(ib[i]), fb[i] = (float)ib[i], cb[i] = (int8_t)ib[i];
+		bool i8 = cases[c].dt == TILE_I8, h = cases[c].dt == TILE_FP16;
+		tile_arg args[] = {tile_arg_ptr(i8 ? (void *)ca : h ? (void *)ha : (void *)fa, cases[c].dt),
+				   tile_arg_ptr(i8 ? (void *)cb : h ? (void *)hb : (void *)fb, cases[c].dt),
+				   tile_arg_ptr(i8 ? (void *)io : (void *)fo, i8 ? TILE_I32 : TILE_FP32)};
+		if (!RUN(small_dot_src, "k", cases[c].sig, 1, args))
+			return;
+		bool ok = true;
+		for (int i = 0; i < M; i++)
+			for (int j = 0; j < N; j++) {
+				int want = 0;
+				for (int q = 0; q < K; q++)
+					want += ia[i * K + q] * ib[q * N + j];
+				ok &= i8 ? io[i * N + j] == want : fo[i * N + j] == (float)want;
+			}
+		CHECK(ok);
+	}
+	/* mamba3's step: [M, K] @ v.reshape([K, 1]) */
+	enum { M = 64, K = 128 };
+	static uint16_t a[M * K], v[K];
+	static int ia[M * K], iv[K];
+	float out[M];
+	for (int i = 0; i < M * K; i++)
+		ia[i] = (i * 3) % 5 - 2, a[i] = half_of(ia[i]);
+	for (int i = 0; i < K; i++)
+		iv[i] = i % 3 - 1, v[i] = half_of(iv[i]);
+	tile_arg args[] = {tile_arg_ptr(a, TILE_FP16), tile_arg_ptr(v, TILE_FP16), tile_arg_ptr(out, TILE_FP32)};
+	if (!RUN(small_dot_src, "kv", "*fp16,*fp16,*fp32,64,128", 1, args))
+		return;
+	bool ok = true;
+	for (int i = 0; i < M; i++) {
+		int want = 0;
+		for (int q = 0; q < K; q++)
+			want += ia[i * K + q] * iv[q];
+		ok &= out[i] == (float)want;
+	}
+	CHECK(ok);
+}
+
 int main(void)
 {
 	static const char *const targets[] = {"cpu", "cuda-emu"};
@@ -872,6 +963,7 @@ int main(void)
 		test_dot_scaled();
 		test_tuple_params();
 		test_spec_keys();
+		test_small_dot();
 	}
 	printf("test_lang: %d checks, %d failed\n", checks, failures);
 	return failures ? 1 : 0;

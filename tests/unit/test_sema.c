@@ -364,8 +364,10 @@ static void test_errors(void)
 	    "6:9: break is not supported in this loop");
 	ERR(HDR "def k(x):\n    try:\n        pass\n    except:\n        pass\n", "k", "*fp32",
 	    "5:5: try statement is not supported in kernels");
-	ERR(HDR "def k(x):\n    a = tl.dot(tl.zeros((8, 16), tl.float16), tl.zeros((16, 16), tl.float16))\n", "k",
-	    "*fp32", "5:9: 'tl.dot' needs M, N and K >= 16, got M=8, N=16, K=16");
+	ERR(HDR "def k(x):\n    a = tl.dot(tl.zeros((16, 8), tl.float16), tl.zeros((8, 16), tl.float16))\n", "k",
+	    "*fp32", "5:9: 'tl.dot' needs K >= 16 for 16-bit inputs, got M=16, N=16, K=8");
+	ERR(HDR "def k(x):\n    a = tl.dot(tl.zeros((4, 16), tl.int8), tl.zeros((16, 2), tl.int8))\n", "k",
+	    "*fp32", "5:9: 'tl.dot' needs K >= 32 for 8-bit inputs, got M=4, N=2, K=16");
 	ERR(HDR "def k(x):\n    assert 1 == 2, 'bad'\n", "k", "*fp32", "5:14: assertion failed: bad");
 }
 
