@@ -660,6 +660,27 @@ static Value b_pymath(Sema *s, Call *c, int op)
 	return v_float(r);
 }
 
+/* importlib.util.find_spec(name): tile provides triton, so find_spec("triton") (or a
+ * submodule of it) is a module spec, not None; whether anything else is installed
+ * on the host is unknown at compile time. */
+static Value b_find_spec(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	const char *name = arg_str(s, c, 0);
+	if (!name) return v_err();
+	if (strcmp(name, "triton") && strncmp(name, "triton.", 7)) {
+		diag_error(s->d, c->at[0],
+			   "importlib.util.find_spec('%s') is not known at compile time (tile knows only that triton is "
+			   "importable)",
+			   name);
+		return v_err();
+	}
+	Value key = v_str("name"), val = v_str(name);
+	Value r = v_dict(s, &key, &val, 1);
+	r.msg = "ModuleSpec"; /* an object: attributes are its keys */
+	return r;
+}
+
 /* ---- prints and asserts --------------------------------------------------------------------- */
 
 static Value emit_print(Sema *s, Call *c, const char *prefix, const Value *vals, const SrcLoc *at, int n, bool hex)
@@ -1040,6 +1061,7 @@ const Builtin builtins_core[] = {
     {"isinf", "x", b_pymath, PM_ISINF, BF_PYMATH},
     {"isfinite", "x", b_pymath, PM_ISFINITE, BF_PYMATH},
     {"copysign", "x,y", b_pymath, PM_COPYSIGN, BF_PYMATH},
+    {"find_spec", "name", b_find_spec, 0, BF_IMPORTLIB},
     {"jit", "fn=None,do_not_specialize=None,debug=None,noinline=None,repr=None,launch_metadata=None", b_jit, 0,
      BF_TRITON | BF_TL},
     {"autotune", "configs=None,key=None,prune_configs_by=None,reset_to_zero=None,restore_value=None,warmup=None,rep=None",

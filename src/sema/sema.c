@@ -226,7 +226,7 @@ static ModScope *package_scope(Sema *s, ModScope *from, const char *name);
 static Value import_root(Sema *s, ModScope *m, const char *dotted, SrcLoc loc)
 {
 	const char *root = root_of(s, dotted);
-	if (root == dotted || !strcmp(root, "triton") || !strcmp(root, "tile"))
+	if (root == dotted || !strcmp(root, "triton") || !strcmp(root, "tile") || !strcmp(root, "importlib"))
 		return resolve_module_path(s, m, root, 0, loc);
 	ModScope *r = find_user_module(s, m, root, loc, true);
 	if (r) return (Value){.kind = V_MODULE, .mod = r};
@@ -465,6 +465,11 @@ Value resolve_module_path(Sema *s, ModScope *from, const char *dotted, int level
 	} else if (!level && rootlen == 4 && !strncmp(rel, "tile", 4)) {
 		cur = (Value){.kind = V_NS, .ns = NS_TILE};
 		rest = rel + rootlen;
+	} else if (!level && rootlen == 9 && !strncmp(rel, "importlib", 9) &&
+		   !find_user_module(s, from, istr(s, "importlib"), loc, true)) {
+		/* projects test whether triton is installed: find_spec("triton") */
+		cur = (Value){.kind = V_NS, .ns = NS_IMPORTLIB};
+		rest = rel + rootlen;
 	} else if (!level && rootlen == 5 && !strncmp(rel, "torch", 5) && !rel[5] &&
 		   !find_user_module(s, from, name, loc, true)) {
 		/* no torch here, but module constants use its dtypes and finfo/iinfo */
@@ -545,6 +550,8 @@ static const char *ns_prefix(int ns)
 	case NS_TILE: return "tile";
 	case NS_TORCH: return "torch";
 	case NS_PYMATH: return "math";
+	case NS_IMPORTLIB: return "importlib";
+	case NS_IMPORTLIB_UTIL: return "importlib.util";
 	default: return "tl";
 	}
 }
@@ -618,6 +625,12 @@ Value ns_attr(Sema *s, int ns, const char *name, SrcLoc loc)
 		diag_error(s->d, loc, "'math.%s' is not supported (math functions work on constexpr numbers)", name);
 		return v_err();
 	}
+	case NS_IMPORTLIB:
+		if (!strcmp(name, "util")) return (Value){.kind = V_NS, .ns = NS_IMPORTLIB_UTIL};
+		break;
+	case NS_IMPORTLIB_UTIL:
+		if ((id = builtin_find(name, BF_IMPORTLIB)) >= 0) return v_builtin(id, NULL);
+		break;
 	case NS_PROPNAN:
 		if (!strcmp(name, "ALL")) return v_int(0xffff);
 		if (!strcmp(name, "NONE")) return v_int(0);

@@ -52,6 +52,7 @@ typedef enum {
 	NS_TRITON, NS_TL, NS_MATH, NS_EXTRA, NS_EXTRA_CUDA, NS_LIBDEVICE, NS_TILE, NS_TL_CORE, NS_PROPNAN,
 	NS_TORCH, /* torch's dtypes and finfo/iinfo, for module-level constants */
 	NS_PYMATH, /* Python's math module, on constexpr numbers */
+	NS_IMPORTLIB, NS_IMPORTLIB_UTIL, /* importlib.util.find_spec, for "is triton installed" */
 } Namespace;
 
 typedef struct BlockPtr BlockPtr;
@@ -313,6 +314,7 @@ enum {
 	BF_DESC = 128,   /* tensor_descriptor.NAME(...) */
 	BF_TORCH = 256,  /* torch.NAME (finfo, iinfo) */
 	BF_PYMATH = 512, /* Python's math.NAME (sqrt, log2, ...) on constexprs */
+	BF_IMPORTLIB = 1024, /* importlib.util.NAME (find_spec) */
 };
 extern const Builtin *const builtin_tables[];
 const Builtin *builtin_get(int id);
