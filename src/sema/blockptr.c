@@ -213,6 +213,10 @@ Value bp_load(Sema *s, Call *c)
 	if (!check_list(s, c, 3, &chk, &nchk)) return v_err();
 	const char *pad = c->has[4] ? arg_str(s, c, 4) : "";
 	if (!pad) return v_err();
+	if (*pad && strcmp(pad, "zero") && strcmp(pad, "nan")) { /* checked with or without boundary_check */
+		diag_error(s->d, c->at[4], "padding_option must be '', 'zero' or 'nan', got '%s'", pad);
+		return v_err();
+	}
 	ValId ptrs, mask;
 	if (!bp_pointers(s, bp, chk, nchk, c->loc, c->at[3], &ptrs, &mask)) return v_err();
 	Call l = *c;
@@ -234,9 +238,6 @@ Value bp_load(Sema *s, Call *c)
 			}
 			l.a[2] = v_float(NAN);
 			l.has[2] = true;
-		} else if (*pad) {
-			diag_error(s->d, c->at[4], "padding_option must be '', 'zero' or 'nan', got '%s'", pad);
-			return v_err();
 		}
 	}
 	int id = builtin_find("load", BF_TL);
