@@ -69,6 +69,21 @@ has "$tmp/err" "nul.tile:2:1: error: source code cannot contain null bytes"
 has "$tmp/err" "    2 | ? x"
 if grep -q "tile: error" "$tmp/err"; then fail "the NUL-byte diagnostic was cut short"; fi
 
+# lowering a big tl.dot is linear in the registers per thread (a register
+# lookup scanned them all: minutes here, now seconds)
+cat >"$tmp/bigdot.tile" <<'EOF'
+import triton
+import triton.language as tl
+@triton.jit
+def k(X):
+    a = tl.zeros([1024, 1024], tl.float16)
+    tl.store(X, tl.sum(tl.sum(tl.dot(a, a), 0), 0))
+EOF
+if command -v timeout >/dev/null 2>&1; then
+	expect 0 timeout 60 $TILE compile "$tmp/bigdot.tile" k --signature "*fp32" --target sm_90a \
+		--emit thread -o /dev/null
+fi
+
 # usage errors: exit 2
 expect 2 $TILE compile
 expect 2 $TILE compile $K --emit nonsense

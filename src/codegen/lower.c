@@ -330,9 +330,95 @@ TpVal lw_owner_pred(Lower *L, uint32_t lane_free, uint32_t warp_free)
 	return p;
 }
 
+/* Packs coordinates into one bit vector (dims side by side); false if they
+ * do not fit in 64 bits or a coordinate lies outside its dim. */
+static bool pack_coords(const LinearLayout *l, const int32_t c[], uint64_t *out)
+{
+	int off = 0;
+	*out = 0;
+	for (int d = 0; d < l->n_out; d++) {
+		int b = l->out_bits[d];
+		if (off + b > 64 || c[d] < 0 || (b < 31 && c[d] >= (1 << b)))
+			return false;
+		*out |= (uint64_t)c[d] << off;
+		off += b;
+	}
+	return true;
+}
+
+static int top_bit(uint64_t v) { return 63 - __builtin_clzll(v); }
+
+/* The smallest r over register bits `allowed` with l(r, 0, 0) = target, or -1:
+ * Gaussian elimination over GF(2) (a register's coordinates are the XOR of
+ * its bits' bases), then the solution reduced by the kernel's basis from the
+ * top bit down, which gives the coset's minimum. */
+static int solve_reg(const LinearLayout *l, int nb, uint64_t target, uint32_t allowed)
+{
+	uint64_t vec[64];
+	uint32_t comb[64], kern[32] = {0};
+	bool have[64] = {0};
+	for (int b = 0; b < nb; b++) {
+		if (!(allowed >> b & 1))
+			continue;
+		uint64_t v;
+		if (!pack_coords(l, l->basis[0][b], &v))
+			return -2;
+		uint32_t m = 1u << b;
+		while (v && have[top_bit(v)]) {
+			int p = top_bit(v);
+			v ^= vec[p];
+			m ^= comb[p];
+		}
+		if (v) {
+			have[top_bit(v)] = true;
+			vec[top_bit(v)] = v;
+			comb[top_bit(v)] = m;
+			continue;
+		}
+		for (int p = 31; p >= 0 && m; p--) /* m: a combination mapping to 0 */
+			if (m >> p & 1) {
+				if (!kern[p]) {
+					kern[p] = m;
+					break;
+				}
+				m ^= kern[p];
+			}
+	}
+	uint32_t r = 0;
+	while (target) {
+		int p = top_bit(target);
+		if (!have[p])
+			return -1;
+		target ^= vec[p];
+		r ^= comb[p];
+	}
+	for (int p = 31; p >= 0; p--)
+		if (kern[p] && (r >> p & 1))
+			r ^= kern[p];
+	return (int)r;
+}
+
+/* Register holding coords c at lane = warp = 0: the smallest one without
+ * reg_free bits, else the smallest; -1 if none. Solved rather than scanned:
+ * a scan per lookup made lowering quadratic in the registers of a thread
+ * (minutes for a 512x512 tl.dot). */
 int lw_find_reg(const LinearLayout *l, const int32_t c[], uint32_t reg_free)
 {
-	int n = 1 << lw_bits(l, LL_REG);
+	int nb = lw_bits(l, LL_REG);
+	uint64_t target;
+	if (nb > 0 && ll_find_slot(l, LL_REG) == 0 && nb <= 31 && pack_coords(l, c, &target)) {
+		int r = solve_reg(l, nb, target, ~reg_free);
+		if (r == -1)
+			r = solve_reg(l, nb, target, ~0u);
+		if (r != -2)
+			return r;
+	} else if (nb > 0 && ll_find_slot(l, LL_REG) == 0 && nb <= 31) {
+		uint64_t dummy;
+		int32_t zero[LL_MAX_OUT] = {0};
+		if (pack_coords(l, zero, &dummy))
+			return -1; /* packable layout, c outside it */
+	}
+	int n = 1 << nb;
 	int32_t x[LL_MAX_OUT];
 	for (int pass = 0; pass < 2; pass++)
 		for (int r = 0; r < n; r++) {
