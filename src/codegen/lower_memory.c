@@ -101,11 +101,17 @@ int lw_unit_dim(const LinearLayout *l, LLInDim k)
  * element; failing that (one register per thread along the fastest dim, the
  * usual CPU layout, or no register bits at all), the one lane bit 0 steps
  * along: the vector width is then 1, but the access may still be coalesced
- * across threads. -1 if neither. */
-static int contig_dim(const LinearLayout *l)
+ * across threads. The lane dim also wins when it is the one contiguous in
+ * memory and the registers' is not (a [SEQ, HEADS, D] tile with threads along
+ * D and registers over heads: vectors across threads, not gathers). -1 if
+ * neither. */
+static int contig_dim(Lower *L, const LinearLayout *l, ValId ptr)
 {
-	int d = lw_unit_dim(l, LL_REG);
-	return d >= 0 ? d : lw_unit_dim(l, LL_LANE);
+	int d = lw_unit_dim(l, LL_REG), dl = lw_unit_dim(l, LL_LANE);
+	if (d >= 0 && dl >= 0 && d != dl && lw_stride_along(L->tf, ptr, d) != 1 &&
+	    lw_stride_along(L->tf, ptr, dl) == 1)
+		return dl;
+	return d >= 0 ? d : dl;
 }
 
 /* Every basis other than registers 0..v-1 leaves the low log2(v) bits of the
@@ -128,9 +134,9 @@ static bool groups_contiguous(const LinearLayout *l, int dim, int v)
 	return true;
 }
 
-static int vec_width(const TirOp *op, const LinearLayout *l, Type et, int *dim_out)
+static int vec_width(Lower *L, const TirOp *op, const LinearLayout *l, Type et, ValId ptr, int *dim_out)
 {
-	int dim = contig_dim(l);
+	int dim = contig_dim(L, l, ptr);
 	*dim_out = dim;
 	if (dim < 0)
 		return 1;
@@ -185,7 +191,7 @@ static void lower_load(Lower *L, const TirOp *op)
 	if (other)
 		o = lw_get(L, other);
 	const LinearLayout *l = lw_layout(L, ptr);
-	int dim = -1, v = l ? vec_width(op, l, et, &dim) : 1;
+	int dim = -1, v = l ? vec_width(L, op, l, et, ptr, &dim) : 1;
 	bool coal = l && coalesced(L, l, dim, v, ptr);
 	LVal x = lw_alloc(L, p.n);
 	TpVal in[2 + 16];
@@ -236,7 +242,7 @@ static void lower_store(Lower *L, const TirOp *op)
 		t->attr.flags = op->attr.flags & TIR_VOLATILE;
 		return;
 	}
-	int dim = -1, v = vec_width(op, l, et, &dim);
+	int dim = -1, v = vec_width(L, op, l, et, ptr, &dim);
 	bool coal = coalesced(L, l, dim, v, ptr);
 	uint32_t rf, lf, wf;
 	lw_free(L, l, &rf, &lf, &wf);
