@@ -575,6 +575,81 @@ static size_t count_instructions(LLVMModuleRef M)
 	return n;
 }
 
+/* Straight-line code longer than this is cut into blocks of about
+ * SPLIT_CHUNK instructions before machine code generation: instruction
+ * selection works one block at a time and both register allocators are
+ * superlinear in block size. A kernel unrolled over its registers is one
+ * block of up to ~100k instructions (lightllm's fp16 rotary: 88k, 24 s of
+ * llc -O0, half of it in the fast register allocator). */
+enum { SPLIT_OVER = 4000, SPLIT_CHUNK = 1500 };
+
+/* successors' phis name `from` as a predecessor: rebuild them with `to` (the C
+ * API cannot change a phi's incoming block) */
+static void retarget_phis(LLVMBuilderRef B, LLVMBasicBlockRef succ, LLVMBasicBlockRef from,
+                          LLVMBasicBlockRef to)
+{
+	LLVMValueRef i = LLVMGetFirstInstruction(succ);
+	while (i && LLVMGetInstructionOpcode(i) == LLVMPHI) {
+		LLVMValueRef next = LLVMGetNextInstruction(i);
+		unsigned n = LLVMCountIncoming(i);
+		bool hit = false;
+		for (unsigned k = 0; k < n; k++)
+			hit |= LLVMGetIncomingBlock(i, k) == from;
+		if (hit) {
+			LLVMPositionBuilderBefore(B, i);
+			LLVMValueRef phi = LLVMBuildPhi(B, LLVMTypeOf(i), "");
+			for (unsigned k = 0; k < n; k++) {
+				LLVMValueRef v = LLVMGetIncomingValue(i, k);
+				LLVMBasicBlockRef b = LLVMGetIncomingBlock(i, k);
+				if (b == from)
+					b = to;
+				LLVMAddIncoming(phi, &v, &b, 1);
+			}
+			LLVMReplaceAllUsesWith(i, phi);
+			LLVMInstructionEraseFromParent(i);
+		}
+		i = next;
+	}
+}
+
+static void split_big_blocks(LLVMContextRef C, LLVMModuleRef M)
+{
+	LLVMBuilderRef B = LLVMCreateBuilderInContext(C);
+	for (LLVMValueRef f = LLVMGetFirstFunction(M); f; f = LLVMGetNextFunction(f)) {
+		LLVMBasicBlockRef entry = LLVMCountBasicBlocks(f) ? LLVMGetEntryBasicBlock(f) : NULL;
+		for (LLVMBasicBlockRef bb = entry; bb; bb = LLVMGetNextBasicBlock(bb)) {
+			int n = 0, first = 0; /* instructions; index after the last phi/alloca */
+			for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i), n++) {
+				LLVMOpcode o = LLVMGetInstructionOpcode(i);
+				if (o == LLVMPHI || o == LLVMAlloca)
+					first = n + 1;
+			}
+			if (n - first <= SPLIT_OVER)
+				continue;
+			/* the tail from the chunk boundary moves to a new block: bb
+			 * keeps its own first chunk, the new block is split next */
+			LLVMValueRef at = LLVMGetFirstInstruction(bb);
+			for (int k = 0; k < first + SPLIT_CHUNK; k++)
+				at = LLVMGetNextInstruction(at);
+			LLVMBasicBlockRef tail = LLVMAppendBasicBlockInContext(C, f, "");
+			LLVMMoveBasicBlockAfter(tail, bb);
+			LLVMPositionBuilderAtEnd(B, tail);
+			while (at) {
+				LLVMValueRef next = LLVMGetNextInstruction(at);
+				LLVMInstructionRemoveFromParent(at);
+				LLVMInsertIntoBuilder(B, at);
+				at = next;
+			}
+			LLVMPositionBuilderAtEnd(B, bb);
+			LLVMBuildBr(B, tail);
+			LLVMValueRef term = LLVMGetBasicBlockTerminator(tail);
+			for (unsigned k = 0; term && k < LLVMGetNumSuccessors(term); k++)
+				retarget_phis(B, LLVMGetSuccessor(term, k), bb, tail);
+		}
+	}
+	LLVMDisposeBuilder(B);
+}
+
 static bool backend(Em *e, EmitWhat what, DiagSink *diags, EmitResult *out)
 {
 	char *err = NULL;
@@ -602,6 +677,8 @@ static bool backend(Em *e, EmitWhat what, DiagSink *diags, EmitResult *out)
 		LLVMDisposeTargetMachine(tm);
 		return false;
 	}
+	if (what != EMIT_LLVM_IR)
+		split_big_blocks(e->C, e->M);
 	if (what != EMIT_LLVM_IR && count_instructions(e->M) > BIG_KERNEL_INSTRS) {
 		LLVMTargetMachineRef fast = host_tm(LLVMCodeGenLevelNone, &err);
 		if (fast) {

@@ -368,6 +368,27 @@ static void ll_scatter(Em *e, MemAcc *a, LLVMValueRef p, LLVMValueRef m, const L
 
 /* ---- generic load/store given pointer (scalar or vector of st*) ---------------------- */
 
+/* 8- and 16-bit elements have no masked vector load/store on AVX2: LLVM
+ * expands llvm.masked.* into one branch per element before instruction
+ * selection (64 blocks per access at 64 lanes: mamba's fp16 chunk kernels
+ * spent 35 s there). Their masked path is a lane loop instead. */
+static bool masked_by_lanes(Em *e, const MemAcc *a)
+{
+	return use_lane_loop(e) && LLVMGetTypeKind(a->st) == LLVMIntegerTypeKind &&
+	       LLVMGetIntTypeWidth(a->st) < 32;
+}
+
+/* a coalesced access's per-lane pointers: lane t at thread 0's + t * vec */
+static LLVMValueRef coalesced_ptrs(Em *e, MemAcc *a, LLVMValueRef p)
+{
+	LLVMValueRef *idx = malloc(sizeof(LLVMValueRef) * (size_t)e->T);
+	for (int t = 0; t < e->T; t++)
+		idx[t] = ci32(e, (int64_t)t * a->vec);
+	LLVMValueRef off = LLVMConstVector(idx, (unsigned)e->T);
+	free(idx);
+	return LLVMBuildGEP2(e->B, a->st, em_splat(e, lane0(e, p)), &off, 1, "");
+}
+
 /* out[k] = loaded element k (memory representation). */
 static void load_elems(Em *e, MemAcc *a, LLVMValueRef p, TpVal mask, const LLVMValueRef *other,
                        bool uniform, bool coalesced, LLVMValueRef *out)
@@ -418,13 +439,20 @@ static void load_elems(Em *e, MemAcc *a, LLVMValueRef p, TpVal mask, const LLVMV
 			LLVMValueRef full = aligned_load(e, wt, base, a->align);
 			LLVMBuildBr(B, bj);
 			LLVMPositionBuilderAtEnd(B, bm);
-			LLVMValueRef pass[MAX_VEC];
-			for (int k = 0; k < a->vec; k++)
-				pass[k] = em_splat(e, other[k]);
-			LLVMValueRef args[4] = {base, ci32(e, a->align), expand_mask(e, m, a->vec),
-			                        interleave(e, pass, a->vec)};
-			LLVMTypeRef ovl[2] = {wt, LLVMPointerType(wt, 0)};
-			LLVMValueRef part = em_intrinsic(e, "llvm.masked.load", ovl, 2, args, 4);
+			LLVMValueRef part;
+			if (masked_by_lanes(e, a)) {
+				LLVMValueRef pk[MAX_VEC];
+				ll_gather(e, a, coalesced_ptrs(e, a, p), m, other, pk);
+				part = interleave(e, pk, a->vec);
+			} else {
+				LLVMValueRef pass[MAX_VEC];
+				for (int k = 0; k < a->vec; k++)
+					pass[k] = em_splat(e, other[k]);
+				LLVMValueRef args[4] = {base, ci32(e, a->align), expand_mask(e, m, a->vec),
+				                        interleave(e, pass, a->vec)};
+				LLVMTypeRef ovl[2] = {wt, LLVMPointerType(wt, 0)};
+				part = em_intrinsic(e, "llvm.masked.load", ovl, 2, args, 4);
+			}
 			LLVMBasicBlockRef bm_end = LLVMGetInsertBlock(B);
 			LLVMBuildBr(B, bj);
 			LLVMPositionBuilderAtEnd(B, bj);
@@ -493,10 +521,14 @@ static void store_elems(Em *e, MemAcc *a, LLVMValueRef p, TpVal mask, LLVMValueR
 			aligned_store(e, wide, base, a->align);
 			LLVMBuildBr(B, bj);
 			LLVMPositionBuilderAtEnd(B, bm);
-			LLVMValueRef args[4] = {wide, base, ci32(e, a->align),
-			                        expand_mask(e, m, a->vec)};
-			LLVMTypeRef ovl[2] = {wt, LLVMPointerType(wt, 0)};
-			em_intrinsic(e, "llvm.masked.store", ovl, 2, args, 4);
+			if (masked_by_lanes(e, a)) {
+				ll_scatter(e, a, coalesced_ptrs(e, a, p), m, v);
+			} else {
+				LLVMValueRef args[4] = {wide, base, ci32(e, a->align),
+				                        expand_mask(e, m, a->vec)};
+				LLVMTypeRef ovl[2] = {wt, LLVMPointerType(wt, 0)};
+				em_intrinsic(e, "llvm.masked.store", ovl, 2, args, 4);
+			}
 			LLVMBuildBr(B, bj);
 			LLVMPositionBuilderAtEnd(B, bj);
 		}

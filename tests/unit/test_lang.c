@@ -943,6 +943,42 @@ static void test_small_dot(void)
 	CHECK(ok);
 }
 
+/* ---- a loop whose body is one long block (split before machine code) ------------- */
+
+static const char long_block_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(x_ptr, y_ptr, n_iter, BLOCK: tl.constexpr):\n"
+	"    o = tl.arange(0, BLOCK)\n"
+	"    x = tl.load(x_ptr + o)\n"
+	"    acc = tl.zeros([BLOCK], tl.float32)\n"
+	"    for i in range(n_iter):\n"
+	"        acc = acc * 0.5 + (x + i) * (x - i) + x * 0.25 - tl.abs(acc - x) * 0.125 + tl.maximum(acc, x)\n"
+	"    tl.store(y_ptr + o, acc)\n";
+
+static void test_long_block(void)
+{
+	enum { B = 16384, ITER = 3 };
+	float *x = malloc(sizeof(float) * B), *y = malloc(sizeof(float) * B);
+	for (int i = 0; i < B; i++)
+		x[i] = (float)(i % 97) * 0.125f - 6.0f, y[i] = -1;
+	tile_arg args[] = {tile_arg_ptr(x, TILE_FP32), tile_arg_ptr(y, TILE_FP32), tile_arg_i32(ITER)};
+	if (RUN(long_block_src, "k", "*fp32,*fp32,i32,16384", 1, args)) {
+		bool ok = true;
+		for (int i = 0; i < B; i++) {
+			float acc = 0;
+			for (int it = 0; it < ITER; it++)
+				acc = acc * 0.5f + (x[i] + (float)it) * (x[i] - (float)it) + x[i] * 0.25f -
+				      fabsf(acc - x[i]) * 0.125f + fmaxf(acc, x[i]);
+			ok &= fabsf(y[i] - acc) <= 1e-5f * fmaxf(1.0f, fabsf(acc));
+		}
+		CHECK(ok);
+	}
+	free(x);
+	free(y);
+}
+
 int main(void)
 {
 	static const char *const targets[] = {"cpu", "cuda-emu"};
@@ -964,6 +1000,7 @@ int main(void)
 		test_tuple_params();
 		test_spec_keys();
 		test_small_dot();
+		test_long_block();
 	}
 	printf("test_lang: %d checks, %d failed\n", checks, failures);
 	return failures ? 1 : 0;
