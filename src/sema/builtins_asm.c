@@ -253,6 +253,16 @@ static bool parse_literal(const char *t, int64_t *iv, double *fv, bool *is_float
 	return true;
 }
 
+/* an integer literal operand (a selector, a lookup table, a bit field) */
+static bool int_literal(const char *t, int64_t *out)
+{
+	double fv;
+	bool isf;
+	int lb;
+	uint64_t fb;
+	return parse_literal(t, out, &fv, &isf, &fb, &lb) && !isf;
+}
+
 /* The operand text read as `bits` raw bits (an unsigned integer value, or an
  * i1 for a predicate); float literals need the type to be a float one. */
 static ValId read_bits(Asm *a, const char *t, const PtxType *ty)
@@ -600,11 +610,7 @@ static bool insn_prmt(Asm *a, const Insn *in)
 	if (in->nmods) return asm_error(a, "'%s': only the default prmt mode is translated", a->insn);
 	PtxType b32 = {"b32", DT_U32, 1};
 	int64_t s;
-	double fv;
-	bool isf;
-	int lb;
-	uint64_t fb;
-	if (in->nopnd != 4 || !parse_literal(in->opnd[3], &s, &fv, &isf, &fb, &lb) || isf)
+	if (in->nopnd != 4 || !int_literal(in->opnd[3], &s))
 		return asm_error(a, "'%s': prmt's selector must be a literal", a->insn);
 	ValId x = read_bits(a, in->opnd[1], &b32), y = read_bits(a, in->opnd[2], &b32);
 	if (!x || !y) return false;
@@ -628,11 +634,7 @@ static bool insn_prmt(Asm *a, const Insn *in)
 static bool insn_lop3(Asm *a, const Insn *in)
 {
 	int64_t lut;
-	double fv;
-	bool isf;
-	int lb;
-	uint64_t fb;
-	if (in->nopnd != 5 || !parse_literal(in->opnd[4], &lut, &fv, &isf, &fb, &lb) || isf)
+	if (in->nopnd != 5 || !int_literal(in->opnd[4], &lut))
 		return asm_error(a, "'%s': lop3's lookup table must be a literal", a->insn);
 	PtxType b32 = {"b32", DT_U32, 1};
 	ValId v[3], nv[3];
@@ -676,18 +678,20 @@ static bool insn_mov_vector(Asm *a, const Insn *in, const PtxType *ty)
 	return asm_error(a, "'%s': malformed vector operand", a->insn);
 }
 
-/* bfe.{u,s}{32,64} d, a, pos, len (literal pos and len) */
+/* bfe/bfi's bit field: literal position and length, operands i and i + 1 of n */
+static bool field_args(Asm *a, const Insn *in, int n, int i, int64_t *pos, int64_t *len)
+{
+	if (in->nopnd != n || !int_literal(in->opnd[i], pos) || !int_literal(in->opnd[i + 1], len))
+		return asm_error(a, "'%s': the bit field's position and length must be literals", a->insn);
+	if (*pos < 0 || *len < 0) return asm_error(a, "'%s': negative bit position or length", a->insn);
+	return true;
+}
+
+/* bfe.{u,s}{32,64} d, a, pos, len */
 static bool insn_bfe(Asm *a, const Insn *in, const PtxType *ty)
 {
 	int64_t pos, len;
-	double fv;
-	bool isf;
-	int lb;
-	uint64_t fb;
-	if (in->nopnd != 4 || !parse_literal(in->opnd[2], &pos, &fv, &isf, &fb, &lb) || isf ||
-	    !parse_literal(in->opnd[3], &len, &fv, &isf, &fb, &lb) || isf)
-		return asm_error(a, "'%s': bfe's position and length must be literals", a->insn);
-	if (pos < 0 || len < 0) return asm_error(a, "'%s': negative bit position or length", a->insn);
+	if (!field_args(a, in, 4, 2, &pos, &len)) return false;
 	int w = dtype_bits(ty->dt);
 	ValId x = read_lane(a, in->opnd[1], ty, 0);
 	if (!x) return false;
@@ -702,18 +706,11 @@ static bool insn_bfe(Asm *a, const Insn *in, const PtxType *ty)
 	return write_bits(a, in->opnd[0], r);
 }
 
-/* bfi.b{32,64} d, f, b, pos, len (literal pos and len) */
+/* bfi.b{32,64} d, f, b, pos, len */
 static bool insn_bfi(Asm *a, const Insn *in, const PtxType *ty)
 {
 	int64_t pos, len;
-	double fv;
-	bool isf;
-	int lb;
-	uint64_t fb;
-	if (in->nopnd != 5 || !parse_literal(in->opnd[3], &pos, &fv, &isf, &fb, &lb) || isf ||
-	    !parse_literal(in->opnd[4], &len, &fv, &isf, &fb, &lb) || isf)
-		return asm_error(a, "'%s': bfi's position and length must be literals", a->insn);
-	if (pos < 0 || len < 0) return asm_error(a, "'%s': negative bit position or length", a->insn);
+	if (!field_args(a, in, 5, 3, &pos, &len)) return false;
 	int w = dtype_bits(ty->dt);
 	ValId f = read_lane(a, in->opnd[1], ty, 0), b = read_lane(a, in->opnd[2], ty, 0);
 	if (!f || !b) return false;

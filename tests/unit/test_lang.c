@@ -588,6 +588,38 @@ static void test_inline_asm(void)
 	CHECK(ok_h);
 }
 
+static const char asm_bits_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(X, Y, Z):\n"
+	"    o = tl.arange(0, 64)\n"
+	"    x = tl.load(X + o)\n"
+	"    y = tl.inline_asm_elementwise('bfe.s32 $0, $1, 4, 8;', '=r,r', [x], dtype=tl.int32, is_pure=True, pack=1)\n"
+	"    z = tl.inline_asm_elementwise('bfi.b32 $0, $1, $2, 8, 4;', '=r,r,r', [x, x * 3], dtype=tl.int32,\n"
+	"                                  is_pure=True, pack=1)\n"
+	"    tl.store(Y + o, y)\n"
+	"    tl.store(Z + o, z)\n";
+
+/* bfe (sign-extended bit field extract) and bfi (bit field insert) */
+static void test_inline_asm_bits(void)
+{
+	int32_t x[64], y[64], z[64];
+	for (int i = 0; i < 64; i++)
+		x[i] = (int32_t)((uint32_t)i * 2654435761u);
+	tile_arg args[] = {tile_arg_ptr(x, TILE_I32), tile_arg_ptr(y, TILE_I32), tile_arg_ptr(z, TILE_I32)};
+	if (!RUN(asm_bits_src, "k", "*i32,*i32,*i32", 1, args))
+		return;
+	bool ok = true;
+	for (int i = 0; i < 64; i++) {
+		int32_t f = (int32_t)(((uint32_t)x[i] >> 4) & 0xff);
+		uint32_t b = (uint32_t)x[i] * 3u;
+		ok &= y[i] == (f >= 128 ? f - 256 : f);
+		ok &= (uint32_t)z[i] == ((b & ~(0xfu << 8)) | (((uint32_t)x[i] << 8) & (0xfu << 8)));
+	}
+	CHECK(ok);
+}
+
 /* ---- libdevice functions: libm-backed, conversions, compositions ------------------- */
 
 static const char libdevice_src[] =
@@ -995,6 +1027,7 @@ int main(void)
 		test_batched_dot();
 		test_host_descriptors();
 		test_inline_asm();
+		test_inline_asm_bits();
 		test_libdevice();
 		test_dot_scaled();
 		test_tuple_params();
