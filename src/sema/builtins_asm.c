@@ -203,7 +203,7 @@ static bool reg_declare(Asm *a, const char *name, int bits)
 }
 
 /* Parses a PTX integer or float literal: *is_float, and the value (a float
- * literal 0fXXXXXXXX / 0dXXXXXXXXXXXXXXXX gives its bits in *bits). */
+ * literal, 0f and 8 hex digits or 0d and 16, gives its bits in *bits). */
 static bool parse_literal(const char *t, int64_t *iv, double *fv, bool *is_float, uint64_t *bits, int *lit_bits)
 {
 	*lit_bits = 0;
