@@ -46,7 +46,7 @@ const char *builtin_display(Sema *s, int id)
 	const Builtin *b = builtin_get(id);
 	if (b->flags & BF_PY) return b->name;
 	if (b->flags & (BF_TL | BF_METHOD)) return arena_printf(s->a, "tl.%s", b->name);
-	if (b->flags & BF_MATH) return arena_printf(s->a, "tl.math.%s", b->name);
+	if (b->flags & BF_MATH) return arena_printf(s->a, "libdevice.%s", b->name); /* libdevice-only */
 	if (b->flags & BF_TRITON) return arena_printf(s->a, "triton.%s", b->name);
 	if (b->flags & BF_DTYPE) return arena_printf(s->a, "dtype.%s", b->name);
 	if (b->flags & BF_DESC) return arena_printf(s->a, "tensor_descriptor.%s", b->name);
