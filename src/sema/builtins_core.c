@@ -33,8 +33,10 @@ static Value b_arange(Sema *s, Call *c, int extra)
 		diag_error(s->d, c->loc, "tl.arange needs end > start, got start=%lld, end=%lld", (long long)lo, (long long)hi);
 		return v_err();
 	}
-	if (lo < INT32_MIN || hi > INT32_MAX) {
-		diag_error(s->d, c->loc, "tl.arange bounds must fit in int32");
+	if (lo < 0 || hi > INT32_MAX) {
+		/* Triton: arange must fit in int32, and a negative start does not */
+		diag_error(s->d, c->loc, "tl.arange bounds must be in [0, 2**31), got start=%lld, end=%lld",
+			   (long long)lo, (long long)hi);
 		return v_err();
 	}
 	int32_t n = (int32_t)(hi - lo);
@@ -1000,7 +1002,7 @@ const Builtin builtins_core[] = {
     {"program_id", "axis=0", b_program_id, 0, BF_TL},
     {"num_programs", "axis=0", b_program_id, 1, BF_TL},
     {"arange", "start,end", b_arange, 0, BF_TL},
-    {"zeros", "shape,dtype=float32", b_zeros, 0, BF_TL},
+    {"zeros", "shape,dtype", b_zeros, 0, BF_TL},
     {"full", "shape,value,dtype", b_zeros, 1, BF_TL},
     {"zeros_like", "input,dtype=None", b_zeros_like, 0, BF_TL | BF_METHOD},
     {"full_like", "input,dtype=None,value=0", b_zeros_like, 2, BF_TL},
