@@ -149,7 +149,9 @@ static bool bind_builtin(Sema *s, int id, Call *c, const Value *self, const Valu
 	}
 	for (int i = 0; i < np; i++) {
 		if (!ps[i].required || c->has[i]) continue;
-		if (nreq == np) diag_error(s->d, c->loc, "'%s' expects %d argument%s, got %d", c->name, np, np == 1 ? "" : "s", total + nkw);
+		if (nreq == np)
+			diag_error(s->d, c->loc, "'%s' expects %d argument%s, got %d: '%s' is missing", c->name, np,
+				   np == 1 ? "" : "s", total + nkw, ps[i].name);
 		else diag_error(s->d, c->loc, "'%s' is missing argument '%s'", c->name, ps[i].name);
 		return false;
 	}

@@ -337,7 +337,7 @@ static void test_modules(void)
 
 static void test_errors(void)
 {
-	ERR(HDR "def k(x):\n    y = tl.arange(0)\n", "k", "*fp32", "5:9: 'tl.arange' expects 2 arguments, got 1");
+	ERR(HDR "def k(x):\n    y = tl.arange(0)\n", "k", "*fp32", "5:9: 'tl.arange' expects 2 arguments, got 1: 'end' is missing");
 	ERR(HDR "def k(x):\n    y = tl.sum(tl.arange(0, 4), axs=0)\n", "k", "*fp32",
 	    "5:33: unexpected keyword argument 'axs' for 'tl.sum'");
 	ERR(HDR "def k(x):\n    y = zz + 1\n", "k", "*fp32", "5:9: unknown name 'zz'");
