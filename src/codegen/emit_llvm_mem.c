@@ -272,10 +272,12 @@ static LLVMValueRef vload_arr(Em *e, LLVMValueRef arr, LLVMTypeRef t)
 /* spills the addresses p (scalar or vector of st*) and the mask m (NULL: all) */
 static void ll_spill(Em *e, LLVMValueRef p, LLVMValueRef m)
 {
-	if (!e->ll_addr)
-		e->ll_addr = em_entry_alloca(e, LLVMArrayType(e->t_i64, (unsigned)e->T), 16);
-	LLVMValueRef pi = LLVMBuildPtrToInt(e->B, em_splat(e, p), em_vec(e, e->t_i64), "");
-	vstore_arr(e, pi, e->ll_addr, e->t_i64);
+	if (p) {
+		if (!e->ll_addr)
+			e->ll_addr = em_entry_alloca(e, LLVMArrayType(e->t_i64, (unsigned)e->T), 16);
+		LLVMValueRef pi = LLVMBuildPtrToInt(e->B, em_splat(e, p), em_vec(e, e->t_i64), "");
+		vstore_arr(e, pi, e->ll_addr, e->t_i64);
+	}
 	if (m) {
 		if (!e->ll_mask)
 			e->ll_mask =
@@ -293,7 +295,7 @@ typedef struct LaneLoop {
 
 /* opens the loop over the lanes spilled by ll_spill; the builder is left in
  * the body, run for the enabled lanes only */
-static void ll_begin(Em *e, MemAcc *a, bool masked, LaneLoop *L)
+static void ll_begin(Em *e, MemAcc *a, bool masked, LLVMValueRef base, LaneLoop *L)
 {
 	LLVMBuilderRef B = e->B;
 	L->pre = LLVMGetInsertBlock(B);
@@ -311,6 +313,11 @@ static void ll_begin(Em *e, MemAcc *a, bool masked, LaneLoop *L)
 		LLVMBuildBr(B, body);
 	}
 	LLVMPositionBuilderAtEnd(B, body);
+	if (base) { /* coalesced: lane i at base + i * vec */
+		LLVMValueRef o = LLVMBuildMul(B, L->i, ci32(e, a->vec), "");
+		L->ptr = LLVMBuildGEP2(B, a->st, base, &o, 1, "");
+		return;
+	}
 	LLVMValueRef ad = LLVMBuildLoad2(B, e->t_i64, arr_elt(e, e->ll_addr, e->t_i64, L->i), "");
 	L->ptr = LLVMBuildIntToPtr(B, ad, LLVMPointerType(a->st, 0), "");
 }
@@ -331,15 +338,16 @@ static void ll_end(Em *e, LaneLoop *L)
 	LLVMPositionBuilderAtEnd(B, exit);
 }
 
-/* gather as a lane loop: out[k][t] = mask[t] ? p[t][k] : other[k][t] */
-static void ll_gather(Em *e, MemAcc *a, LLVMValueRef p, LLVMValueRef m, const LLVMValueRef *other,
-                      LLVMValueRef *out)
+/* gather as a lane loop: out[k][t] = mask[t] ? p[t][k] : other[k][t]; with
+ * base (a coalesced access), p[t] = base + t * vec and p is unused */
+static void ll_gather(Em *e, MemAcc *a, LLVMValueRef p, LLVMValueRef base, LLVMValueRef m,
+                      const LLVMValueRef *other, LLVMValueRef *out)
 {
 	for (int k = 0; k < a->vec; k++)
 		vstore_arr(e, em_splat(e, other[k]), ll_arr(e, a->st, k), a->st);
-	ll_spill(e, p, m);
+	ll_spill(e, base ? NULL : p, m);
 	LaneLoop L;
-	ll_begin(e, a, m != NULL, &L);
+	ll_begin(e, a, m != NULL, base, &L);
 	for (int k = 0; k < a->vec; k++) {
 		LLVMValueRef v = aligned_load(e, a->st, scalar_ptr(e, a, L.ptr, k), a->align);
 		LLVMBuildStore(e->B, v, arr_elt(e, ll_arr(e, a->st, k), a->st, L.i));
@@ -351,14 +359,15 @@ static void ll_gather(Em *e, MemAcc *a, LLVMValueRef p, LLVMValueRef m, const LL
 
 /* scatter as lane loops: element k of every enabled lane, in lane order, then
  * element k+1 (the order of a scatter per element) */
-static void ll_scatter(Em *e, MemAcc *a, LLVMValueRef p, LLVMValueRef m, const LLVMValueRef *v)
+static void ll_scatter(Em *e, MemAcc *a, LLVMValueRef p, LLVMValueRef base, LLVMValueRef m,
+                       const LLVMValueRef *v)
 {
 	for (int k = 0; k < a->vec; k++)
 		vstore_arr(e, v[k], ll_arr(e, a->st, k), a->st);
-	ll_spill(e, p, m);
+	ll_spill(e, base ? NULL : p, m);
 	for (int k = 0; k < a->vec; k++) {
 		LaneLoop L;
-		ll_begin(e, a, m != NULL, &L);
+		ll_begin(e, a, m != NULL, base, &L);
 		LLVMValueRef x = LLVMBuildLoad2(e->B, a->st,
 		                                arr_elt(e, ll_arr(e, a->st, k), a->st, L.i), "");
 		aligned_store(e, x, scalar_ptr(e, a, L.ptr, k), a->align);
@@ -371,23 +380,15 @@ static void ll_scatter(Em *e, MemAcc *a, LLVMValueRef p, LLVMValueRef m, const L
 /* 8- and 16-bit elements have no masked vector load/store on AVX2: LLVM
  * expands llvm.masked.* into one branch per element before instruction
  * selection (64 blocks per access at 64 lanes: mamba's fp16 chunk kernels
- * spent 35 s there). Their masked path is a lane loop instead. */
+ * spent 35 s there). Their masked path is a lane loop instead, up to 64
+ * lanes: measured, the loop's spills of the whole vector cost more than the
+ * expansion at 256 lanes (Liger's bf16 softmax at BLOCK 65536: 31 s vs 14 s). */
 static bool masked_by_lanes(Em *e, const MemAcc *a)
 {
-	return use_lane_loop(e) && LLVMGetTypeKind(a->st) == LLVMIntegerTypeKind &&
+	return use_lane_loop(e) && e->T <= 64 && LLVMGetTypeKind(a->st) == LLVMIntegerTypeKind &&
 	       LLVMGetIntTypeWidth(a->st) < 32;
 }
 
-/* a coalesced access's per-lane pointers: lane t at thread 0's + t * vec */
-static LLVMValueRef coalesced_ptrs(Em *e, MemAcc *a, LLVMValueRef p)
-{
-	LLVMValueRef *idx = malloc(sizeof(LLVMValueRef) * (size_t)e->T);
-	for (int t = 0; t < e->T; t++)
-		idx[t] = ci32(e, (int64_t)t * a->vec);
-	LLVMValueRef off = LLVMConstVector(idx, (unsigned)e->T);
-	free(idx);
-	return LLVMBuildGEP2(e->B, a->st, em_splat(e, lane0(e, p)), &off, 1, "");
-}
 
 /* out[k] = loaded element k (memory representation). */
 static void load_elems(Em *e, MemAcc *a, LLVMValueRef p, TpVal mask, const LLVMValueRef *other,
@@ -442,7 +443,7 @@ static void load_elems(Em *e, MemAcc *a, LLVMValueRef p, TpVal mask, const LLVMV
 			LLVMValueRef part;
 			if (masked_by_lanes(e, a)) {
 				LLVMValueRef pk[MAX_VEC];
-				ll_gather(e, a, coalesced_ptrs(e, a, p), m, other, pk);
+				ll_gather(e, a, NULL, lane0(e, p), m, other, pk);
 				part = interleave(e, pk, a->vec);
 			} else {
 				LLVMValueRef pass[MAX_VEC];
@@ -466,7 +467,7 @@ static void load_elems(Em *e, MemAcc *a, LLVMValueRef p, TpVal mask, const LLVMV
 		return;
 	}
 	if (use_lane_loop(e)) {
-		ll_gather(e, a, p, m, other, out);
+		ll_gather(e, a, p, NULL, m, other, out);
 		return;
 	}
 	LLVMValueRef mm = m ? m : all_true(e, (unsigned)e->T);
@@ -522,7 +523,7 @@ static void store_elems(Em *e, MemAcc *a, LLVMValueRef p, TpVal mask, LLVMValueR
 			LLVMBuildBr(B, bj);
 			LLVMPositionBuilderAtEnd(B, bm);
 			if (masked_by_lanes(e, a)) {
-				ll_scatter(e, a, coalesced_ptrs(e, a, p), m, v);
+				ll_scatter(e, a, NULL, lane0(e, p), m, v);
 			} else {
 				LLVMValueRef args[4] = {wide, base, ci32(e, a->align),
 				                        expand_mask(e, m, a->vec)};
@@ -535,7 +536,7 @@ static void store_elems(Em *e, MemAcc *a, LLVMValueRef p, TpVal mask, LLVMValueR
 		return;
 	}
 	if (use_lane_loop(e)) {
-		ll_scatter(e, a, p, m, v);
+		ll_scatter(e, a, p, NULL, m, v);
 		return;
 	}
 	LLVMValueRef mm = m ? m : all_true(e, (unsigned)e->T);
