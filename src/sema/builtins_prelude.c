@@ -388,6 +388,8 @@ static const char prelude_text[] =
     "def _mx_upcast(x, scale, fmt: tl.constexpr, k_pack: tl.constexpr, is_lhs: tl.constexpr):\n"
     "    # the logical [M, K] (lhs) or [K, N] (rhs) block in bfloat16, scaled\n"
     "    tl.static_assert(len(x.shape) == 2, \"tl.dot_scaled takes 2-D operands\")\n"
+    "    if fmt == \"e2m1\" or fmt == \"e4m3\" or fmt == \"e5m2\":\n"
+    "        tl.static_assert(x.dtype.primitive_bitwidth == 8, \"tl.dot_scaled: \" + fmt + \" operands are 8-bit tensors (uint8 or fp8)\")\n"
     "    if fmt == \"e2m1\":\n"
     "        tl.static_assert(k_pack, \"tl.dot_scaled: fp4 operands packed along M or N (k_pack=False) are not supported\")\n"
     "        b = x.to(tl.uint8, bitcast=True)\n"
