@@ -490,13 +490,20 @@ static bool wide_mul(Asm *a, const Insn *in, const PtxType *ty)
 	return write_bits(a, in->opnd[0], p);
 }
 
-static ValId float_to_int(Asm *a, const Insn *in, ValId x, DType to)
+/* cvt's rounding to an integral value (.rni/.rzi/.rmi/.rpi), if asked for */
+static ValId round_integral(Asm *a, const Insn *in, ValId x)
 {
 	static const struct { const char *mod; MathFn fn; } rnd[] = {
 	    {"rni", MATH_RINT}, {"rzi", MATH_TRUNC}, {"rmi", MATH_FLOOR}, {"rpi", MATH_CEIL}};
 	for (size_t i = 0; i < COUNTOF(rnd); i++)
 		if (has_mod(in, rnd[i].mod)) x = math1(a, rnd[i].fn, x);
-	return sat_float_to_int(a->s, x, to, a->loc); /* PTX saturates; NaN becomes 0 */
+	return x;
+}
+
+static ValId float_to_int(Asm *a, const Insn *in, ValId x, DType to)
+{
+	/* PTX saturates; NaN becomes 0 */
+	return sat_float_to_int(a->s, round_integral(a, in, x), to, a->loc);
 }
 
 /* rounds toward zero where asked (.rz); .rm/.rp are not translated */
@@ -545,11 +552,7 @@ static bool insn_cvt(Asm *a, const Insn *in)
 		ValId x = read_lane(a, in->opnd[1], st, l);
 		if (!x) return false;
 		if (df && sf && dt->dt == st->dt) {
-			static const struct { const char *mod; MathFn fn; } rnd[] = {
-			    {"rni", MATH_RINT}, {"rzi", MATH_TRUNC}, {"rmi", MATH_FLOOR}, {"rpi", MATH_CEIL}};
-			for (size_t i = 0; i < COUNTOF(rnd); i++)
-				if (has_mod(in, rnd[i].mod)) x = math1(a, rnd[i].fn, x);
-			out[l] = x;
+			out[l] = round_integral(a, in, x);
 		} else if (df) {
 			out[l] = to_float(a, in, x, dt->dt, sf ? flags : 0);
 		} else if (sf) {
