@@ -495,7 +495,17 @@ static void build_function(Em *e)
 	LLVMValueRef *el = malloc(sizeof(LLVMValueRef) * (size_t)e->T);
 	for (int i = 0; i < e->T; i++)
 		el[i] = LLVMConstInt(e->t_i32, (unsigned long long)i, 0);
-	e->tid_vec = LLVMConstVector(el, (unsigned)e->T);
+	/* tid = iota + an opaque zero: with constant lane ids LLVM folds every
+	 * register's coordinates into a distinct constant vector, and the code
+	 * generator's constant pool is searched linearly for each one (60% of
+	 * the compile time of a 16384-wide row kernel); this way they stay
+	 * splats added to one vector. */
+	LLVMTypeRef zty = LLVMFunctionType(e->t_i32, &e->t_i32, 1, 0);
+	LLVMValueRef zasm = LLVMGetInlineAsm(zty, "", 0, "=r,0", 4, 0, 0,
+	                                     LLVMInlineAsmDialectATT, 0);
+	LLVMValueRef zarg = LLVMConstInt(e->t_i32, 0, 0);
+	LLVMValueRef zero = LLVMBuildCall2(e->B, zty, zasm, &zarg, 1, "tile.opaque0");
+	e->tid_vec = LLVMBuildAdd(e->B, LLVMConstVector(el, (unsigned)e->T), em_splat(e, zero), "tid");
 	free(el);
 	em_cp_async_setup(e);
 	const TpOp *t = emit_block(e, f->body);
@@ -612,8 +622,24 @@ static void retarget_phis(LLVMBuilderRef B, LLVMBasicBlockRef succ, LLVMBasicBlo
 	}
 }
 
-static void split_big_blocks(LLVMContextRef C, LLVMModuleRef M)
+/* ice() with the message and the module's tail if M is not valid IR */
+static void verify_module(LLVMModuleRef M, const char *when)
 {
+	char *msg = NULL;
+	if (LLVMVerifyModule(M, LLVMReturnStatusAction, &msg)) {
+		char *ir = LLVMPrintModuleToString(M);
+		size_t n = strlen(ir);
+		char *keep = xstrdup(n > 4000 ? ir + n - 4000 : ir);
+		LLVMDisposeMessage(ir);
+		ice(PASS, "invalid LLVM module %s: %s\n%s", when, msg, keep);
+	}
+	LLVMDisposeMessage(msg);
+}
+
+/* returns whether any block was split */
+static bool split_big_blocks(LLVMContextRef C, LLVMModuleRef M)
+{
+	bool split = false;
 	LLVMBuilderRef B = LLVMCreateBuilderInContext(C);
 	for (LLVMValueRef f = LLVMGetFirstFunction(M); f; f = LLVMGetNextFunction(f)) {
 		LLVMBasicBlockRef entry = LLVMCountBasicBlocks(f) ? LLVMGetEntryBasicBlock(f) : NULL;
@@ -626,28 +652,40 @@ static void split_big_blocks(LLVMContextRef C, LLVMModuleRef M)
 			}
 			if (n - first <= SPLIT_OVER)
 				continue;
-			/* the tail from the chunk boundary moves to a new block: bb
-			 * keeps its own first chunk, the new block is split next */
+			/* every chunk after bb's own first moves once, in order, into
+			 * a new block that the previous one branches to (moving the
+			 * whole tail again per chunk was quadratic) */
 			LLVMValueRef at = LLVMGetFirstInstruction(bb);
 			for (int k = 0; k < first + SPLIT_CHUNK; k++)
 				at = LLVMGetNextInstruction(at);
-			LLVMBasicBlockRef tail = LLVMAppendBasicBlockInContext(C, f, "");
-			LLVMMoveBasicBlockAfter(tail, bb);
-			LLVMPositionBuilderAtEnd(B, tail);
+			LLVMBasicBlockRef last = bb;
 			while (at) {
-				LLVMValueRef next = LLVMGetNextInstruction(at);
-				LLVMInstructionRemoveFromParent(at);
-				LLVMInsertIntoBuilder(B, at);
-				at = next;
+				LLVMBasicBlockRef blk = LLVMAppendBasicBlockInContext(C, f, "");
+				LLVMMoveBasicBlockAfter(blk, last);
+				LLVMPositionBuilderAtEnd(B, blk);
+				for (int k = 0; at && k < SPLIT_CHUNK; k++) {
+					LLVMValueRef next = LLVMGetNextInstruction(at);
+					LLVMInstructionRemoveFromParent(at);
+					LLVMInsertIntoBuilder(B, at);
+					at = next;
+				}
+				last = blk;
 			}
-			LLVMPositionBuilderAtEnd(B, bb);
-			LLVMBuildBr(B, tail);
-			LLVMValueRef term = LLVMGetBasicBlockTerminator(tail);
+			/* chain them once all have moved (a branch added earlier would
+			 * sit behind the instructions still to move) */
+			for (LLVMBasicBlockRef q = bb; q != last; q = LLVMGetNextBasicBlock(q)) {
+				LLVMPositionBuilderAtEnd(B, q);
+				LLVMBuildBr(B, LLVMGetNextBasicBlock(q));
+			}
+			LLVMValueRef term = LLVMGetBasicBlockTerminator(last);
 			for (unsigned k = 0; term && k < LLVMGetNumSuccessors(term); k++)
-				retarget_phis(B, LLVMGetSuccessor(term, k), bb, tail);
+				retarget_phis(B, LLVMGetSuccessor(term, k), bb, last);
+			bb = last;
+			split = true;
 		}
 	}
 	LLVMDisposeBuilder(B);
+	return split;
 }
 
 static bool backend(Em *e, EmitWhat what, DiagSink *diags, EmitResult *out)
@@ -677,8 +715,8 @@ static bool backend(Em *e, EmitWhat what, DiagSink *diags, EmitResult *out)
 		LLVMDisposeTargetMachine(tm);
 		return false;
 	}
-	if (what != EMIT_LLVM_IR)
-		split_big_blocks(e->C, e->M);
+	if (what != EMIT_LLVM_IR && split_big_blocks(e->C, e->M))
+		verify_module(e->M, "after block splitting");
 	if (what != EMIT_LLVM_IR && count_instructions(e->M) > BIG_KERNEL_INSTRS) {
 		LLVMTargetMachineRef fast = host_tm(LLVMCodeGenLevelNone, &err);
 		if (fast) {
@@ -730,15 +768,7 @@ static void emit_job(void *arg)
 	EmitJob *j = arg;
 	Em *e = j->e;
 	build_function(e);
-	char *msg = NULL;
-	if (LLVMVerifyModule(e->M, LLVMReturnStatusAction, &msg)) {
-		char *ir = LLVMPrintModuleToString(e->M);
-		size_t n = strlen(ir);
-		char *keep = xstrdup(n > 4000 ? ir + n - 4000 : ir);
-		LLVMDisposeMessage(ir);
-		ice(PASS, "invalid LLVM module: %s\n%s", msg, keep);
-	}
-	LLVMDisposeMessage(msg);
+	verify_module(e->M, "as built");
 	j->ok = backend(e, j->what, j->diags, j->out);
 }
 

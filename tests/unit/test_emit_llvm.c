@@ -530,6 +530,55 @@ static void test_control(void)
 	arena_free(&b.arena);
 }
 
+/* ---- a block too long for machine code in one piece ------------------------------------ */
+
+/* split_big_blocks cuts straight-line code into chunks; here the long block
+ * is a loop body whose value is carried around the back edge, so the loop's
+ * phi must be retargeted to the last chunk. */
+static void test_long_block(void)
+{
+	enum { STEPS = 6000, TRIPS = 3 }; /* ~12k instructions: several chunks */
+	B b;
+	b_init(&b, "long_block", "cpu", 1);
+	Type ts[2] = {type_ptr(DT_I32), type_ptr(DT_I32)};
+	b_params(&b, 2, ts);
+	TpVal x = param(&b, 0), out = param(&b, 1);
+	TpVal t = tid(&b);
+	TpVal v0 = ld1(&b, ptr_add(&b, x, t), ctrue(&b), TP_COALESCED);
+	TpVal fin[4] = {cint(&b, DT_I32, 0), cint(&b, DT_I32, TRIPS), cint(&b, DT_I32, 1), v0};
+	TpOp *fo = op(&b, TP_FOR, fin, 4, type_scalar(DT_I32), 1);
+	set_uniform(&b, fo->results[0], false);
+	tp_op_add_regions(b.f, fo, 1);
+	TpBlock *body = &fo->regions[0];
+	tp_block_add_arg(b.f, body, type_scalar(DT_I32), true);
+	TpVal acc = tp_block_add_arg(b.f, body, type_scalar(DT_I32), false);
+	TpBlock *save = b.b;
+	b.b = body;
+	for (int j = 0; j < STEPS; j++) /* nothing LLVM can fold: v = (v * 3) ^ j */
+		acc = bin(&b, TP_XOR, bin(&b, TP_MUL, acc, cint(&b, DT_I32, 3)), cint(&b, DT_I32, j));
+	yield_op(&b, &acc, 1);
+	b.b = save;
+	st1(&b, ptr_add(&b, out, t), ctrue(&b), fo->results[0], TP_COALESCED);
+	ret(&b);
+	KernelFn fn = compile(&b, NULL);
+	if (fn) {
+		int32_t xs[8], o[8];
+		for (int i = 0; i < 8; i++)
+			xs[i] = 11 * i - 5;
+		int32_t *px = xs, *po = o;
+		void *args[2] = {&px, &po};
+		run_grid(fn, args, 1, NULL, NULL);
+		for (int l = 0; l < 8; l++) {
+			uint32_t v = (uint32_t)xs[l];
+			for (int k = 0; k < TRIPS; k++)
+				for (int j = 0; j < STEPS; j++)
+					v = (v * 3u) ^ (uint32_t)j;
+			CHECK(o[l] == (int32_t)v);
+		}
+	}
+	arena_free(&b.arena);
+}
+
 /* ---- mma.sync emulation vs a plain C matmul ----------------------------------------------- */
 
 /* PTX ISA fragment layouts, written out as the ISA text states them. */
@@ -2133,6 +2182,7 @@ int main(void)
 	test_shfl();
 	test_smem();
 	test_control();
+	test_long_block();
 	for (int k = 0; k < 4; k++)
 		test_mma(k);
 	test_mma_tf32_rounding();
