@@ -114,11 +114,36 @@ static Value batched_dot(Sema *s, Call *c, ValId a, ValId b)
 	return out;
 }
 
+/* Triton 2.0's tl.dot(input, other, trans_a=False, trans_b=False, ...) transposes
+ * an operand first; the keywords (not positions: those are acc and
+ * input_precision now) are accepted so kernels written for it keep working. */
+static bool legacy_trans(Sema *s, Call *c, int i, ValId *x)
+{
+	bool t = false;
+	if (!c->has[7 + i] || v_is_none(c->a[7 + i])) return true;
+	if (!arg_bool(s, c, 7 + i, &t)) return false;
+	if (!t) return true;
+	if (vtype(s, *x).rank != 2) {
+		diag_error(s->d, c->at[7 + i], "'%s' with %s=True needs a 2-d tile", c->name, i ? "trans_b" : "trans_a");
+		return false;
+	}
+	int id = builtin_find("trans", BF_METHOD);
+	Call tc = {.name = "tl.trans", .loc = c->at[7 + i]};
+	tc.a[0] = v_tensor(s, *x);
+	tc.has[0] = true;
+	tc.at[0] = c->at[i];
+	Value r = builtin_get(id)->fn(s, &tc, builtin_get(id)->extra);
+	if (r.kind != V_TENSOR) return false;
+	*x = r.id;
+	return true;
+}
+
 static Value b_dot(Sema *s, Call *c, int extra)
 {
 	(void)extra;
 	ValId a, b;
 	if (!arg_tensor(s, c, 0, &a) || !arg_tensor(s, c, 1, &b)) return v_err();
+	if (!legacy_trans(s, c, 0, &a) || !legacy_trans(s, c, 1, &b)) return v_err();
 	Type ta = vtype(s, a), tb = vtype(s, b);
 	char sa[64], sb[64];
 	shape_str(ta, sa, sizeof sa);
@@ -187,7 +212,8 @@ static Value b_dot(Sema *s, Call *c, int extra)
 }
 
 const Builtin builtins_dot[] = {
-    {"dot", "input,other,acc=None,input_precision=None,allow_tf32=None,max_num_imprecise_acc=None,out_dtype=float32",
+    {"dot", "input,other,acc=None,input_precision=None,allow_tf32=None,max_num_imprecise_acc=None,out_dtype=float32,"
+     "trans_a=None,trans_b=None",
      b_dot, 0, BF_TL | BF_METHOD},
     {NULL, NULL, NULL, 0, 0},
 };

@@ -975,6 +975,51 @@ static void test_small_dot(void)
 	CHECK(ok);
 }
 
+/* ---- Triton 2.0's tl.dot(a, b, trans_a=..., trans_b=...) -------------------------- */
+
+static const char legacy_trans_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(a_ptr, b_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr, TA: tl.constexpr):\n"
+	"    rm = tl.arange(0, M)\n"
+	"    rn = tl.arange(0, N)\n"
+	"    rk = tl.arange(0, K)\n"
+	"    if TA:\n"
+	"        a = tl.load(a_ptr + rk[:, None] * M + rm[None, :])\n"
+	"    else:\n"
+	"        a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])\n"
+	"    b = tl.load(b_ptr + rn[:, None] * K + rk[None, :])\n"
+	"    c = tl.dot(a, b, trans_a=TA, trans_b=True)\n"
+	"    tl.store(out_ptr + rm[:, None] * N + rn[None, :], c)\n";
+
+static void test_legacy_trans(void)
+{
+	enum { M = 16, N = 32, K = 16 };
+	static const char *const sigs[] = {"*fp16,*fp16,*fp32,16,32,16,False", "*fp16,*fp16,*fp32,16,32,16,True"};
+	static uint16_t a[M * K], b[N * K];
+	static int ia[M * K], ib[N * K];
+	static float out[M * N];
+	for (int i = 0; i < M * K; i++)
+		ia[i] = (i * 7) % 9 - 4, a[i] = half_of(ia[i]);
+	for (int i = 0; i < N * K; i++)
+		ib[i] = (i * 5 + 3) % 7 - 3, b[i] = half_of(ib[i]);
+	for (int ta = 0; ta < 2; ta++) {
+		tile_arg args[] = {tile_arg_ptr(a, TILE_FP16), tile_arg_ptr(b, TILE_FP16), tile_arg_ptr(out, TILE_FP32)};
+		if (!RUN(legacy_trans_src, "k", sigs[ta], 1, args))
+			return;
+		bool ok = true;
+		for (int i = 0; i < M; i++)
+			for (int j = 0; j < N; j++) {
+				int want = 0;
+				for (int q = 0; q < K; q++)
+					want += (ta ? ia[q * M + i] : ia[i * K + q]) * ib[j * K + q];
+				ok &= out[i * N + j] == (float)want;
+			}
+		CHECK(ok);
+	}
+}
+
 /* ---- a loop whose body is one long block (split before machine code) ------------- */
 
 static const char long_block_src[] =
@@ -1033,6 +1078,7 @@ int main(void)
 		test_tuple_params();
 		test_spec_keys();
 		test_small_dot();
+		test_legacy_trans();
 		test_long_block();
 	}
 	printf("test_lang: %d checks, %d failed\n", checks, failures);
