@@ -38,7 +38,9 @@ typedef enum {
 	EX_LIST,      /* [a, b]: items[] */
 	EX_ELLIPSIS,  /* ... */
 	EX_DICT,      /* {k: v, ...}: keys[nkeys], values[nkeys] */
-	EX_LAMBDA,    /* lambda params: body: lparams[nlparams] (no annotations), lbody */
+	EX_LAMBDA,    /* lambda params: body: lparams[nlparams] (no annotations), lbody;
+	               * the first lnpos params are positional, the rest keyword-only;
+	               * lstar / lkwstar name *args / **kwargs (NULL when absent) */
 	EX_SET,       /* {a, b}: items[] (sema decides where it can use one) */
 	EX_LISTCOMP,  /* [elt for t in it if c ...] / (elt for ...): elt, comps[ncomps]; is_gen for a generator */
 } ExprKind;
@@ -89,7 +91,7 @@ struct Expr {
 		struct { AstOp bool_op; Expr **items; int nitems; };    /* EX_BOOLOP, EX_TUPLE, EX_LIST, EX_SET */
 		struct { Expr *cond, *then_e, *else_e; };               /* EX_IFEXP */
 		struct { Expr **keys, **values; int nkeys; };           /* EX_DICT */
-		struct { Param *lparams; int nlparams; Expr *lbody; };  /* EX_LAMBDA */
+		struct { Param *lparams; int nlparams, lnpos; Expr *lbody; const char *lstar, *lkwstar; }; /* EX_LAMBDA */
 		struct { Expr *elt; CompClause *comps; int ncomps; bool is_gen; }; /* EX_LISTCOMP */
 	};
 };

@@ -213,11 +213,18 @@ static void dump_expr(StrBuf *b, const Expr *e)
 		break;
 	case EX_LAMBDA:
 		sb_puts(b, "(lambda (");
-		for (int i = 0; i < e->nlparams; i++) {
-			sb_printf(b, "%s%s", i ? " " : "", e->lparams[i].name);
+		for (int i = 0; i <= e->nlparams; i++) {
+			if (i == e->lnpos && (e->lstar || e->lnpos < e->nlparams))
+				sb_printf(b, "%s*%s", i ? " " : "", e->lstar ? e->lstar : "");
+			if (i == e->nlparams)
+				break;
+			sb_printf(b, "%s%s", i || (i == e->lnpos && (e->lstar || e->lnpos < e->nlparams)) ? " " : "",
+				  e->lparams[i].name);
 			if (e->lparams[i].default_val)
 				sb_putc(b, '='), dump_expr(b, e->lparams[i].default_val);
 		}
+		if (e->lkwstar)
+			sb_printf(b, "%s**%s", e->nlparams || e->lstar ? " " : "", e->lkwstar);
 		sb_puts(b, ") ");
 		dump_expr(b, e->lbody);
 		sb_putc(b, ')');

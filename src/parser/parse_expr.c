@@ -599,28 +599,56 @@ static Expr *parse_ifexp(Parser *p, Expr *then_e)
 }
 
 /* 'lambda' [params] ':' expression. Parameters are names with optional
- * defaults (no annotations, no *args / **kwargs / markers). */
+ * defaults (no annotations), then optionally *args (or a bare '*') followed by
+ * keyword-only parameters, then optionally **kwargs, as in Python: Triton's
+ * heuristics are often written `lambda args, **meta: ...`. */
 static Expr *parse_lambda(Parser *p)
 {
 	Expr *e = ps_new_expr(p, EX_LAMBDA, ps_advance(p).loc);
 	AVEC(Param) v = {0};
 	NameSet seen = {0};
-	bool seen_default = false;
+	bool seen_default = false, star = false, bare_star = false;
+	SrcLoc star_loc = e->loc;
+	int npos = -1;
 	int h = 0;
 	while (!at(p, TK_COLON) && !p->failed) {
 		TokKind k = kind(p);
-		if (k == TK_STAR && (ps_peek(p, 1)->kind == TK_COMMA || ps_peek(p, 1)->kind == TK_COLON)) {
-			ps_err_unsupported(p, "keyword-only parameters ('*') are not supported");
-			break;
-		} else if (k == TK_STAR) {
-			ps_err_unsupported(p, "variadic parameters (*args) are not supported");
-			break;
-		} else if (k == TK_POW) {
-			ps_err_unsupported(p, "variadic keyword parameters (**kwargs) are not supported");
-			break;
-		} else if (k == TK_SLASH) {
+		if (k == TK_SLASH) {
 			ps_err_unsupported(p, "positional-only parameters ('/') are not supported");
 			break;
+		}
+		if (e->lkwstar) {
+			ps_err_at(p, here(p), "arguments cannot follow var-keyword argument");
+			break;
+		}
+		if (k == TK_STAR || k == TK_POW) {
+			SrcLoc at_star = here(p);
+			ps_advance(p);
+			if (k == TK_STAR && star) {
+				ps_err_at(p, at_star, "* argument may appear only once");
+				break;
+			}
+			const char *name = NULL;
+			if (k == TK_POW || kind(p) == TK_NAME) {
+				SrcLoc nloc = here(p);
+				name = ps_expect_name(p);
+				if (p->failed)
+					break;
+				if (!ps_nameset_add(p->arena, &seen, name))
+					ps_err_at(p, nloc, "duplicate argument '%s' in function definition", name);
+			}
+			if (k == TK_STAR) {
+				star = true;
+				bare_star = name == NULL;
+				star_loc = at_star;
+				npos = v.n;
+				e->lstar = name;
+			} else {
+				e->lkwstar = name;
+			}
+			if (!ps_accept(p, TK_COMMA))
+				break;
+			continue;
 		}
 		Param prm = {.loc = here(p)};
 		prm.name = ps_expect_name(p);
@@ -631,17 +659,21 @@ static Expr *parse_lambda(Parser *p)
 			          prm.name);
 		if (ps_accept(p, TK_ASSIGN))
 			prm.default_val = kid(p, &h, ps_expr(p));
-		else if (seen_default)
+		else if (seen_default && !star)
 			ps_err_at(p, prm.loc,
 			          "parameter without a default follows parameter with a default");
 		seen_default = prm.default_val != NULL;
+		bare_star = false;
 		avec_push(p, &v, prm);
 		if (!ps_accept(p, TK_COMMA))
 			break;
 	}
+	if (bare_star && !p->failed)
+		ps_err_at(p, star_loc, "named arguments must follow bare *");
 	ps_expect(p, TK_COLON);
 	e->lparams = v.items;
 	e->nlparams = v.n;
+	e->lnpos = npos < 0 ? v.n : npos;
 	e->lbody = kid(p, &h, ps_expr(p));
 	return done(p, e, h);
 }

@@ -358,8 +358,9 @@ Value call_lambda(Sema *s, Value lam, const Value *args, int nargs, const char *
 		diag_error(s->d, loc, "lambda calls nested more than %d deep", LAMBDA_DEPTH_LIMIT);
 		return v_err();
 	}
-	if (nargs > e->nlparams) {
-		diag_error(s->d, loc, "lambda takes %d argument%s, got %d", e->nlparams, e->nlparams == 1 ? "" : "s", nargs);
+	int npos = e->lnpos;
+	if (nargs > npos && !e->lstar) {
+		diag_error(s->d, loc, "lambda takes %d positional argument%s, got %d", npos, npos == 1 ? "" : "s", nargs);
 		return v_err();
 	}
 	Fn f;
@@ -367,13 +368,19 @@ Value call_lambda(Sema *s, Value lam, const Value *args, int nargs, const char *
 	for (int i = 0; i < lam.ncap; i++) vec_push(&f.env, lam.cap[i]);
 	Value *vals = ARENA_NEWN(s->a, Value, e->nlparams + 1);
 	bool *bound = ARENA_NEWN(s->a, bool, e->nlparams + 1);
+	/* what *args and **kwargs collect */
+	Value *keys = ARENA_NEWN(s->a, Value, nkw + 1), *extra = ARENA_NEWN(s->a, Value, nkw + 1);
+	int nextra = 0;
 	bool ok = true;
-	for (int i = 0; i < nargs; i++) vals[i] = args[i], bound[i] = true;
+	for (int i = 0; i < nargs && i < npos; i++) vals[i] = args[i], bound[i] = true;
 	for (int k = 0; k < nkw && ok; k++) {
 		int slot = -1;
 		for (int i = 0; i < e->nlparams; i++)
 			if (!strcmp(e->lparams[i].name, kwn[k])) slot = i;
-		if (slot < 0 || bound[slot]) {
+		if (slot < 0 && e->lkwstar) {
+			keys[nextra] = v_str(kwn[k]);
+			extra[nextra++] = kw[k];
+		} else if (slot < 0 || bound[slot]) {
 			diag_error(s->d, loc, slot < 0 ? "unexpected keyword argument '%s' for lambda"
 							: "lambda got multiple values for argument '%s'",
 				   kwn[k]);
@@ -385,7 +392,8 @@ Value call_lambda(Sema *s, Value lam, const Value *args, int nargs, const char *
 	}
 	for (int i = 0; i < e->nlparams && ok; i++) {
 		if (!bound[i] && !e->lparams[i].default_val) {
-			diag_error(s->d, loc, "missing argument '%s' in call to lambda", e->lparams[i].name);
+			diag_error(s->d, loc, "missing %sargument '%s' in call to lambda", i >= npos ? "keyword-only " : "",
+				   e->lparams[i].name);
 			ok = false;
 		} else if (!bound[i]) {
 			vals[i] = eval(s, &f, e->lparams[i].default_val);
@@ -393,6 +401,8 @@ Value call_lambda(Sema *s, Value lam, const Value *args, int nargs, const char *
 		}
 	}
 	for (int i = 0; i < e->nlparams && ok; i++) env_set(&f.env, e->lparams[i].name, vals[i]);
+	if (ok && e->lstar) env_set(&f.env, e->lstar, v_tuple(s, nargs > npos ? args + npos : NULL, nargs > npos ? nargs - npos : 0));
+	if (ok && e->lkwstar) env_set(&f.env, e->lkwstar, v_dict(s, keys, extra, nextra));
 	Value r = v_err();
 	if (ok) {
 		s->depth++;

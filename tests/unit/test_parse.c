@@ -284,7 +284,11 @@ static void test_parse_errors(void)
 	EXPECT("f(): int\n", "error: 1:1: illegal target for annotation");
 	EXPECT("x = lambda y: y\n", "(module\n  (assign 1:1 x = (lambda (y) y)))\n");
 	EXPECT("f(lambda: 0)\n", "(module\n  (expr 1:1 (call f (lambda () 0))))\n");
-	EXPECT_UNSUPPORTED("x = lambda *a: a\n", 1, 12, "variadic parameters (*args) are not supported");
+	EXPECT("x = lambda *a, **k: a\n", "(module\n  (assign 1:1 x = (lambda (*a **k) a)))\n");
+	EXPECT("x = lambda *a, *b: a\n", "error: 1:16: * argument may appear only once");
+	EXPECT("x = lambda a, **k, **j: a\n", "error: 1:20: arguments cannot follow var-keyword argument");
+	EXPECT("x = lambda a, **a: a\n", "error: 1:17: duplicate argument 'a' in function definition");
+	EXPECT_UNSUPPORTED("x = lambda a, /: a\n", 1, 15, "positional-only parameters ('/') are not supported");
 	EXPECT("x = lambda a, a: a\n", "error: 1:15: duplicate argument 'a' in function definition");
 	EXPECT("x = -lambda: 0\n", "error: 1:6: invalid syntax");
 	EXPECT("lambda: 0 = 1\n", "error: 1:1: cannot assign to lambda");
