@@ -329,6 +329,7 @@ static void compilation_init(Compilation *c, const CompileRequest *req, DiagSink
 	c->sema.target = &req->target;
 	c->sema.opts = &req->opts;
 	c->sema.load_module = source_find_import;
+	c->sema.package_name = source_package_name;
 	c->sema.loader_user = req->src;
 }
 
@@ -416,6 +417,7 @@ int source_list_kernels(SourceModule *m, DiagSink *diags, KernelInfo **out)
 	sc.names = &m->names;
 	sc.diags = diags;
 	sc.load_module = source_find_import;
+	sc.package_name = source_package_name;
 	sc.loader_user = m;
 	return sema_list_kernels(&sc, m->ast, out);
 }

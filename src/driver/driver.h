@@ -90,6 +90,10 @@ bool parse_const_literal(const char *text, Arena *a, ConstVal *out);
 /* The ModuleLoader given to sema (user = the root SourceModule). */
 Module *source_find_import(void *user, const Module *importer, const char *name, SrcLoc loc);
 
+/* The PackageNamer given to sema: a module inside a directory named triton
+ * (triton's own package) is in "triton.<dirs below it>"; NULL elsewhere. */
+char *source_package_name(void *user, const Module *importer, int level);
+
 /* The kernels of a loaded file (uses a scratch SemaCtx; arena = the module's). */
 int source_list_kernels(SourceModule *m, DiagSink *diags, KernelInfo **out);
 

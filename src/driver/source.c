@@ -249,28 +249,80 @@ void source_free(SourceModule *m)
 	free(m);
 }
 
-/* The ModuleLoader sema calls for `import NAME`: modules were loaded above. */
-Module *source_find_import(void *user, const Module *importer, const char *name, SrcLoc loc)
+/* The loaded module whose AST is `ast`, searched breadth first over the closure. */
+static SourceModule *owner_of(SourceModule *root, const Module *ast)
 {
-	(void)loc;
-	SourceModule *root = user;
-	/* search the module that owns `importer`, breadth first over the closure */
 	VEC(SourceModule *) work = {0};
 	vec_push(&work, root);
-	Module *found = NULL;
+	SourceModule *found = NULL;
 	for (size_t w = 0; w < work.len && !found; w++) {
 		SourceModule *m = work.data[w];
-		if (m->ast == importer) {
-			char *path = resolve_import(m, name);
-			for (size_t i = 0; path && i < m->imports.len; i++)
-				if (strcmp(m->imports.data[i]->file.name, path) == 0)
-					found = m->imports.data[i]->ast;
-			free(path);
-			break;
-		}
+		if (m->ast == ast)
+			found = m;
 		for (size_t i = 0; i < m->imports.len; i++)
 			vec_push(&work, m->imports.data[i]);
 	}
 	vec_free(&work);
 	return found;
+}
+
+/* The ModuleLoader sema calls for `import NAME`: modules were loaded above. */
+Module *source_find_import(void *user, const Module *importer, const char *name, SrcLoc loc)
+{
+	(void)loc;
+	SourceModule *m = owner_of(user, importer);
+	if (!m)
+		return NULL;
+	Module *found = NULL;
+	char *path = resolve_import(m, name);
+	for (size_t i = 0; path && i < m->imports.len; i++)
+		if (strcmp(m->imports.data[i]->file.name, path) == 0)
+			found = m->imports.data[i]->ast;
+	free(path);
+	return found;
+}
+
+/* Python names a package by the directories from the top of the package tree;
+ * the top is known here only when it is triton itself: the modules of
+ * triton's own package (triton/ops/matmul.py and the like) import
+ * `from .. import language as tl`, which is triton.language. Walks up from
+ * the package directory `level` dots above the importer to the nearest
+ * directory named triton. */
+char *source_package_name(void *user, const Module *importer, int level)
+{
+	SourceModule *m = owner_of(user, importer);
+	if (!m || level < 1)
+		return NULL;
+	char *dir = realpath(m->dir, NULL);
+	if (!dir)
+		dir = xstrdup(m->dir);
+	for (int up = 1; up < level; up++) {
+		char *parent = dir_of(dir);
+		free(dir);
+		dir = parent;
+	}
+	/* the directory names from dir up to (and including) triton, innermost first */
+	const char *parts[MAX_ANCESTORS + 1];
+	int nparts = 0;
+	char *name = NULL;
+	for (char *d = dir; nparts <= MAX_ANCESTORS;) {
+		const char *base = strrchr(d, '/');
+		base = base ? base + 1 : d;
+		if (!*base || !strcmp(base, ".") || !strcmp(base, ".."))
+			break;
+		parts[nparts++] = base;
+		if (!strcmp(base, "triton")) {
+			StrBuf b = {0};
+			for (int i = nparts; i-- > 0;)
+				sb_printf(&b, "%s%s", i == nparts - 1 ? "" : ".", parts[i]);
+			name = sb_take(&b);
+			break;
+		}
+		char *slash = strrchr(d, '/');
+		if (!slash || slash == d)
+			break;
+		*slash = 0; /* the parent, in place: the parts above stay valid */
+	}
+	free(dir);
+	return name;
 }

@@ -448,6 +448,20 @@ static ModScope *package_scope(Sema *s, ModScope *from, const char *name)
 	return m;
 }
 
+/* A relative import that names no file, in a module whose package the driver
+ * knows (triton/ops/matmul.py: `from .. import language as tl`), is the
+ * absolute import of the same name: *out is what that resolves to. */
+static bool relative_in_package(Sema *s, ModScope *from, const char *rel, int level, SrcLoc loc, Value *out)
+{
+	if (!s->c->package_name || !from || !from->ast) return false;
+	char *pkg = s->c->package_name(s->c->loader_user, from->ast, level);
+	if (!pkg) return false;
+	const char *abs = istr(s, *rel ? arena_printf(s->a, "%s.%s", pkg, rel) : pkg);
+	free(pkg);
+	*out = resolve_module_path(s, from, abs, 0, loc);
+	return true;
+}
+
 Value resolve_module_path(Sema *s, ModScope *from, const char *dotted, int level, SrcLoc loc)
 {
 	StrBuf full = {0};
@@ -510,6 +524,8 @@ Value resolve_module_path(Sema *s, ModScope *from, const char *dotted, int level
 				}
 				m = package_scope(s, from, istr(s, arena_strndup(s->a, rel, rootlen)));
 				rest = rel + rootlen;
+			} else if (level && relative_in_package(s, from, rel, level, loc, &cur)) {
+				return cur;
 			} else {
 				find_user_module(s, from, name, loc, false); /* reports it */
 				return v_err();

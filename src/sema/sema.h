@@ -92,6 +92,11 @@ typedef struct KernelInfo {
  * the importing file, parses it and returns it (NULL after a diagnostic). */
 typedef Module *(*ModuleLoader)(void *user, const Module *importer, const char *name, SrcLoc loc);
 
+/* The absolute dotted name of the package `level` dots above `importer`, when
+ * the driver can tell it (a module of triton's own package, triton/ops/x.py,
+ * is in "triton.ops"), as a heap string the caller frees; NULL otherwise. */
+typedef char *(*PackageNamer)(void *user, const Module *importer, int level);
+
 typedef struct SemaCtx {
 	Arena *arena;
 	Interner *names;
@@ -100,6 +105,7 @@ typedef struct SemaCtx {
 	const CompileOptions *opts;
 	ModuleLoader load_module;
 	void *loader_user;
+	PackageNamer package_name; /* may be NULL (also gets loader_user) */
 } SemaCtx;
 
 /* The @jit functions of a module (kernels and helpers), in source order. */

@@ -63,7 +63,7 @@ static char *compile(const char *src, const char *kernel, const char *sig)
 	TargetDesc t;
 	target_from_name("cpu", &t);
 	CompileOptions o = {.num_warps = 4, .num_stages = 1};
-	SemaCtx c = {&a, &in, &d, &t, &o, load_sibling, NULL};
+	SemaCtx c = {&a, &in, &d, &t, &o, load_sibling, NULL, NULL};
 	c.loader_user = &c;
 	StrBuf b = {0};
 	Module *m = parse_module(&a, &in, &d, &f);
@@ -391,7 +391,7 @@ static void test_autotune_info(void)
 	TargetDesc t;
 	target_from_name("cpu", &t);
 	CompileOptions o = {.num_warps = 4, .num_stages = 1};
-	SemaCtx c = {&a, &in, &d, &t, &o, NULL, NULL};
+	SemaCtx c = {&a, &in, &d, &t, &o, NULL, NULL, NULL};
 	Module *m = parse_module(&a, &in, &d, &f);
 	CHECK(m != NULL);
 	KernelInfo *ks = NULL;

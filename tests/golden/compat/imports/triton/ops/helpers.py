@@ -1,0 +1,6 @@
+from .. import jit
+
+
+@jit
+def twice(x):
+    return x * 2
