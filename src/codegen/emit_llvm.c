@@ -706,7 +706,7 @@ static bool backend(Em *e, EmitWhat what, DiagSink *diags, EmitResult *out)
 	LLVMDisposeMessage(dl);
 	LLVMDisposeTargetData(td);
 	LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
-	LLVMErrorRef perr = LLVMRunPasses(e->M, CPU_PASSES, tm, po);
+	LLVMErrorRef perr = LLVMRunPasses(e->M, getenv("XP") ? getenv("XP") : CPU_PASSES, tm, po);
 	LLVMDisposePassBuilderOptions(po);
 	if (perr) {
 		char *m = LLVMGetErrorMessage(perr);
@@ -784,6 +784,10 @@ bool emit_llvm(const TpFunc *f, EmitWhat what, DiagSink *diags, EmitResult *out)
 	e.f = f;
 	e.lanes = f->lanes_per_warp > 0 ? f->lanes_per_warp : 1;
 	e.T = (f->num_warps > 0 ? f->num_warps : 1) * e.lanes;
+	e.lane_calls = em_wants_lane_calls(f);
+	char *feat = LLVMGetHostCPUFeatures();
+	e.native_scatter = feat && strstr(feat, "+avx512f");
+	LLVMDisposeMessage(feat);
 	double t0 = now_seconds();
 	e.C = LLVMContextCreate();
 	e.M = LLVMModuleCreateWithNameInContext(f->name, e.C);

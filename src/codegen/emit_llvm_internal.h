@@ -47,6 +47,8 @@ typedef struct Em {
 		LLVMValueRef a; /* [T x t] */
 	} ll_val[32];
 	int n_ll_val;
+	bool lane_calls; /* lane loops run in libtile (em_wants_lane_calls) */
+	bool native_scatter; /* the host has 32/64-bit scatters (x86: AVX-512F) */
 	/* cp.async (emit_llvm_mem.c): this instance's queue header as i8* (NULL
 	 * when the function has no CP_ASYNC), per-thread argument arrays */
 	LLVMValueRef cpa_q, cpa_off, cpa_src, cpa_flags;
@@ -96,5 +98,9 @@ void em_cp_async_fini(Em *e);
 LLVMValueRef em_to_f32(Em *e, LLVMValueRef x, DType d);             /* any float dtype -> f32 */
 LLVMValueRef em_from_f32(Em *e, LLVMValueRef x, DType d, bool rtz); /* f32 -> float dtype */
 LLVMValueRef em_cast(Em *e, LLVMValueRef x, DType from, DType to, bool rtz, LLVMTypeRef to_scalar);
+
+/* emit_llvm_mem.c: whether f has so many global accesses that its lane
+ * loops should be calls into libtile rather than inline (compile time) */
+bool em_wants_lane_calls(const TpFunc *f);
 
 #endif

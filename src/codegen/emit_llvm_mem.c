@@ -216,16 +216,44 @@ static void aligned_store(Em *e, LLVMValueRef v, LLVMValueRef p, unsigned align)
  * A gather/scatter over <T x ...> with T in the hundreds becomes huge unrolled
  * machine code on which LLVM's backend (register allocation above all) takes
  * minutes. Past LANE_LOOP_MIN_T lanes, as ISPC does for gathers it cannot map
- * to hardware, such an access is a compact loop over the lanes instead: the
- * addresses (as i64) and the mask (as i8) are spilled to stack arrays, lane t
- * accesses memory when its mask is set, and the loaded values are read back
- * as a vector. The arrays live in the entry block and are shared by every
- * such access (one per storage type and element index k). */
+ * to hardware, such an access is a loop over the lanes instead: the
+ * addresses (as i64), the mask (as i8) and the values are spilled to stack
+ * arrays (in the entry block, shared by every such access: one per storage
+ * type and element index k) and a loop runs over them. The loop is inline,
+ * unless the kernel has more than LANE_CALLS_OVER accesses that may need one
+ * (Em.lane_calls): then libtile's tile_rt_lanes_load/store (jit/rt_lanes.c)
+ * run it. Thousands of inline loops were most of a big kernel's compile time
+ * (their blocks, and GVN's queries through them for reloads of the arrays);
+ * in a small kernel the inline loop runs faster (a 1024^3 fp16 matmul on the
+ * FMA path took 1.7x as long with calls, which keep LLVM from seeing what
+ * memory they touch). */
 enum { LANE_LOOP_MIN_T = 16 };
 
 static bool use_lane_loop(Em *e)
 {
 	return e->T > LANE_LOOP_MIN_T;
+}
+
+enum { LANE_CALLS_OVER = 1024 };
+
+static int count_varying_accesses(const TpFunc *f, const TpBlock *b)
+{
+	int n = 0;
+	for (int i = 0; i < b->nops; i++) {
+		const TpOp *op = b->ops[i];
+		if (op->kind == TP_LOAD && !tp_uniform(f, op->results[0]))
+			n += op->nout;
+		else if (op->kind == TP_STORE && !tp_uniform(f, op->operands[0]))
+			n += op->nin - 2;
+		for (int r = 0; r < op->nregions; r++)
+			n += count_varying_accesses(f, &op->regions[r]);
+	}
+	return n;
+}
+
+bool em_wants_lane_calls(const TpFunc *f)
+{
+	return count_varying_accesses(f, f->body) > LANE_CALLS_OVER;
 }
 
 static LLVMValueRef ll_arr(Em *e, LLVMTypeRef t, int k)
@@ -247,13 +275,6 @@ static LLVMValueRef ll_arr(Em *e, LLVMTypeRef t, int k)
 static LLVMValueRef arr_vptr(Em *e, LLVMValueRef arr, LLVMTypeRef t)
 {
 	return LLVMBuildBitCast(e->B, arr, LLVMPointerType(em_vec(e, t), 0), "");
-}
-
-/* &arr[i] */
-static LLVMValueRef arr_elt(Em *e, LLVMValueRef arr, LLVMTypeRef t, LLVMValueRef i)
-{
-	LLVMValueRef idx[2] = {ci32(e, 0), i};
-	return LLVMBuildInBoundsGEP2(e->B, LLVMArrayType(t, (unsigned)e->T), arr, idx, 2, "");
 }
 
 static void vstore_arr(Em *e, LLVMValueRef v, LLVMValueRef arr, LLVMTypeRef t)
@@ -285,6 +306,13 @@ static void ll_spill(Em *e, LLVMValueRef p, LLVMValueRef m)
 		vstore_arr(e, LLVMBuildZExt(e->B, m, em_vec(e, e->t_i8), ""), e->ll_mask,
 		           e->t_i8);
 	}
+}
+
+/* &arr[i] */
+static LLVMValueRef arr_elt(Em *e, LLVMValueRef arr, LLVMTypeRef t, LLVMValueRef i)
+{
+	LLVMValueRef idx[2] = {ci32(e, 0), i};
+	return LLVMBuildInBoundsGEP2(e->B, LLVMArrayType(t, (unsigned)e->T), arr, idx, 2, "");
 }
 
 typedef struct LaneLoop {
@@ -338,6 +366,25 @@ static void ll_end(Em *e, LaneLoop *L)
 	LLVMPositionBuilderAtEnd(B, exit);
 }
 
+/* tile_rt_lanes_load/store(vals, addr, base, stride, off, mask, T, size) for
+ * element k: lane t at addr[t] + k*size, or (coalesced, base given) at
+ * base + (t*vec + k)*size */
+static void ll_call(Em *e, bool store, MemAcc *a, LLVMValueRef base, bool masked, int k)
+{
+	LLVMTypeRef i8p = e->t_i8p, i64p = LLVMPointerType(e->t_i64, 0);
+	LLVMTypeRef ps[8] = {i8p, i64p, i8p, e->t_i64, e->t_i64, i8p, e->t_i32, e->t_i32};
+	int64_t size = a->dt == DT_PTR ? 8 : dtype_bytes(a->dt); /* bytes of a->st */
+	LLVMValueRef args[8] = {
+	        LLVMBuildBitCast(e->B, ll_arr(e, a->st, k), i8p, ""),
+	        base ? LLVMConstNull(i64p) : LLVMBuildBitCast(e->B, e->ll_addr, i64p, ""),
+	        base ? LLVMBuildBitCast(e->B, base, i8p, "") : LLVMConstNull(i8p),
+	        LLVMConstInt(e->t_i64, (unsigned long long)(base ? size * a->vec : 0), 0),
+	        LLVMConstInt(e->t_i64, (unsigned long long)(size * k), 0),
+	        masked ? LLVMBuildBitCast(e->B, e->ll_mask, i8p, "") : LLVMConstNull(i8p),
+	        ci32(e, e->T), ci32(e, size)};
+	em_call(e, store ? "tile_rt_lanes_store" : "tile_rt_lanes_load", e->t_void, ps, 8, args);
+}
+
 /* gather as a lane loop: out[k][t] = mask[t] ? p[t][k] : other[k][t]; with
  * base (a coalesced access), p[t] = base + t * vec and p is unused */
 static void ll_gather(Em *e, MemAcc *a, LLVMValueRef p, LLVMValueRef base, LLVMValueRef m,
@@ -346,13 +393,18 @@ static void ll_gather(Em *e, MemAcc *a, LLVMValueRef p, LLVMValueRef base, LLVMV
 	for (int k = 0; k < a->vec; k++)
 		vstore_arr(e, em_splat(e, other[k]), ll_arr(e, a->st, k), a->st);
 	ll_spill(e, base ? NULL : p, m);
-	LaneLoop L;
-	ll_begin(e, a, m != NULL, base, &L);
-	for (int k = 0; k < a->vec; k++) {
-		LLVMValueRef v = aligned_load(e, a->st, scalar_ptr(e, a, L.ptr, k), a->align);
-		LLVMBuildStore(e->B, v, arr_elt(e, ll_arr(e, a->st, k), a->st, L.i));
+	if (e->lane_calls) {
+		for (int k = 0; k < a->vec; k++)
+			ll_call(e, false, a, base, m != NULL, k);
+	} else {
+		LaneLoop L;
+		ll_begin(e, a, m != NULL, base, &L);
+		for (int k = 0; k < a->vec; k++) {
+			LLVMValueRef v = aligned_load(e, a->st, scalar_ptr(e, a, L.ptr, k), a->align);
+			LLVMBuildStore(e->B, v, arr_elt(e, ll_arr(e, a->st, k), a->st, L.i));
+		}
+		ll_end(e, &L);
 	}
-	ll_end(e, &L);
 	for (int k = 0; k < a->vec; k++)
 		out[k] = vload_arr(e, ll_arr(e, a->st, k), a->st);
 }
@@ -366,6 +418,10 @@ static void ll_scatter(Em *e, MemAcc *a, LLVMValueRef p, LLVMValueRef base, LLVM
 		vstore_arr(e, v[k], ll_arr(e, a->st, k), a->st);
 	ll_spill(e, base ? NULL : p, m);
 	for (int k = 0; k < a->vec; k++) {
+		if (e->lane_calls) {
+			ll_call(e, true, a, base, m != NULL, k);
+			continue;
+		}
 		LaneLoop L;
 		ll_begin(e, a, m != NULL, base, &L);
 		LLVMValueRef x = LLVMBuildLoad2(e->B, a->st,
@@ -383,10 +439,24 @@ static void ll_scatter(Em *e, MemAcc *a, LLVMValueRef p, LLVMValueRef base, LLVM
  * spent 35 s there). Their masked path is a lane loop instead, up to 64
  * lanes: measured, the loop's spills of the whole vector cost more than the
  * expansion at 256 lanes (Liger's bf16 softmax at BLOCK 65536: 31 s vs 14 s). */
+static bool narrow_elems(const MemAcc *a)
+{
+	return LLVMGetTypeKind(a->st) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(a->st) < 32;
+}
+
 static bool masked_by_lanes(Em *e, const MemAcc *a)
 {
-	return use_lane_loop(e) && e->T <= 64 && LLVMGetTypeKind(a->st) == LLVMIntegerTypeKind &&
-	       LLVMGetIntTypeWidth(a->st) < 32;
+	return use_lane_loop(e) && e->T <= 64 && narrow_elems(a);
+}
+
+/* A gather/scatter under a mask not known at compile time that the host
+ * has no instruction for (x86: 8/16-bit elements; scatters before AVX-512):
+ * LLVM expands it into a branch per lane. kernl's fp16 linear kernel (16
+ * lanes, 520 such accesses) spent 16 s of its compile there. A lane loop is
+ * 3 blocks. */
+static bool expanded_per_lane(Em *e, const MemAcc *a, LLVMValueRef m, bool store)
+{
+	return m && !LLVMIsConstant(m) && (narrow_elems(a) || (store && !e->native_scatter));
 }
 
 
@@ -466,7 +536,7 @@ static void load_elems(Em *e, MemAcc *a, LLVMValueRef p, TpVal mask, const LLVMV
 			out[k] = deinterleave(e, wide, a->vec, k);
 		return;
 	}
-	if (use_lane_loop(e)) {
+	if (use_lane_loop(e) || expanded_per_lane(e, a, m, false)) {
 		ll_gather(e, a, p, NULL, m, other, out);
 		return;
 	}
@@ -535,7 +605,7 @@ static void store_elems(Em *e, MemAcc *a, LLVMValueRef p, TpVal mask, LLVMValueR
 		}
 		return;
 	}
-	if (use_lane_loop(e)) {
+	if (use_lane_loop(e) || expanded_per_lane(e, a, m, true)) {
 		ll_scatter(e, a, p, NULL, m, v);
 		return;
 	}

@@ -96,6 +96,8 @@ static const HostSym host_syms[] = {
         {"tile_rt_mma_tf32_f32", (void *)tile_rt_mma_tf32_f32},
         {"tile_rt_mma_s8_s32", (void *)tile_rt_mma_s8_s32},
         {"tile_rt_ldmatrix", (void *)tile_rt_ldmatrix},
+        {"tile_rt_lanes_load", (void *)tile_rt_lanes_load},
+        {"tile_rt_lanes_store", (void *)tile_rt_lanes_store},
         {"tile_rt_cp_async_issue", (void *)tile_rt_cp_async_issue},
         {"tile_rt_cp_async_commit", (void *)tile_rt_cp_async_commit},
         {"tile_rt_cp_async_wait", (void *)tile_rt_cp_async_wait},

@@ -81,4 +81,12 @@ void tile_rt_mma_s8_s32(int32_t *d, const int8_t *a, const int8_t *b, const int3
 void tile_rt_ldmatrix(uint16_t *out, const uint8_t *smem, const int32_t *off, int32_t nmat,
                       int32_t trans, int32_t nthreads);
 
+/* Lane loops of gathers/scatters (rt_lanes.c): lane t's `size`-byte element
+ * is at addr[t] + off (addr NULL: base + t * stride + off); lanes with a zero
+ * mask byte are skipped (mask NULL: none). out/in hold nlanes elements. */
+void tile_rt_lanes_load(uint8_t *out, const uint64_t *addr, uint8_t *base, int64_t stride,
+                        int64_t off, const uint8_t *mask, int32_t nlanes, int32_t size);
+void tile_rt_lanes_store(const uint8_t *in, const uint64_t *addr, uint8_t *base, int64_t stride,
+                         int64_t off, const uint8_t *mask, int32_t nlanes, int32_t size);
+
 #endif

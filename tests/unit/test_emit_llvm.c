@@ -294,28 +294,44 @@ static void test_gather(void)
 	arena_free(&b.arena);
 }
 
-/* ---- lane loops (T = 128): masked 16-bit vec-2 gather with `other`, scatter with
- * overlapping addresses (last lane wins), shared-memory round trip ------------------------- */
+/* ---- lane loops: masked 16-bit vec-2 gather with `other`, scatter with overlapping
+ * addresses (last lane wins), shared-memory round trip. At 128 lanes these are lane
+ * loops; with `pad` more masked gathers (past LANE_CALLS_OVER) the loops run in
+ * libtile (rt_lanes.c); at 16 lanes the 16-bit accesses under a runtime mask take
+ * lane loops rather than LLVM's per-lane expansion. ------------------------------------- */
 
-static void test_lane_loop(void)
+static void test_lane_loop(const char *target, int warps, int pad)
 {
 	B b;
-	b_init(&b, "lane_loop", "cuda-emu", 4);
-	int T = 4 * b.f->lanes_per_warp; /* 128 */
-	b.f->smem_bytes = 128 * 4;
-	Type ts[4] = {type_ptr(DT_I16), type_ptr(DT_I16), type_ptr(DT_I32), type_ptr(DT_I32)};
-	b_params(&b, 4, ts);
-	TpVal x = param(&b, 0), out = param(&b, 1), sc = param(&b, 2), o2 = param(&b, 3);
+	b_init(&b, "lane_loop", target, warps);
+	int T = warps * b.f->lanes_per_warp, L = T / 2 + 3; /* lanes 0..L are enabled */
+	b.f->smem_bytes = T * 4;
+	Type ts[5] = {type_ptr(DT_I16), type_ptr(DT_I16), type_ptr(DT_I32), type_ptr(DT_I32),
+	              type_ptr(DT_I32)};
+	b_params(&b, 5, ts);
+	TpVal x = param(&b, 0), out = param(&b, 1), sc = param(&b, 2), o2 = param(&b, 3),
+	      o3 = param(&b, 4);
 	TpVal t = tid(&b), two = cint(&b, DT_I32, 2);
-	TpVal src = bin(&b, TP_SUB, cint(&b, DT_I32, 99), t); /* 99-t */
+	TpVal src = bin(&b, TP_SUB, cint(&b, DT_I32, L), t); /* L-t */
 	TpVal mask = cmpv(&b, PRED_GE, src, cint(&b, DT_I32, 0));
 	TpVal other[2] = {cint(&b, DT_I16, -1), cint(&b, DT_I16, -2)}, v[2];
 	load(&b, ptr_add(&b, x, bin(&b, TP_MUL, src, two)), mask, other, 2, 0, v);
 	store(&b, ptr_add(&b, out, bin(&b, TP_MUL, t, two)), ctrue(&b), v, 2, TP_COALESCED);
-	/* sc[t % 8] = t for t < 100 */
-	TpVal m100 = cmpv(&b, PRED_LT, t, cint(&b, DT_I32, 100));
-	st1(&b, ptr_add(&b, sc, bin(&b, TP_REM, t, cint(&b, DT_I32, 8))), m100, t, 0);
-	/* smem[127 - t] = t * 3; barrier; o2[t] = smem[t] (word offsets * 4) */
+	/* sc[t % 8] = t for t <= L */
+	TpVal mL = cmpv(&b, PRED_LE, t, cint(&b, DT_I32, L));
+	st1(&b, ptr_add(&b, sc, bin(&b, TP_REM, t, cint(&b, DT_I32, 8))), mL, t, 0);
+	/* o3[t] = sum over j < pad of (t <= L ? x[(7t + j) % 200] : 0) */
+	TpVal acc = cint(&b, DT_I32, 0), z16 = cint(&b, DT_I16, 0);
+	for (int j = 0; j < pad; j++) {
+		TpVal i = bin(&b, TP_REM, bin(&b, TP_ADD, bin(&b, TP_MUL, t, cint(&b, DT_I32, 7)),
+		                              cint(&b, DT_I32, j)),
+		              cint(&b, DT_I32, 200));
+		TpVal xv;
+		load(&b, ptr_add(&b, x, i), mL, &z16, 1, 0, &xv);
+		acc = bin(&b, TP_ADD, acc, un(&b, TP_CAST, xv, type_scalar(DT_I32)));
+	}
+	st1(&b, ptr_add(&b, o3, t), ctrue(&b), acc, TP_COALESCED);
+	/* smem[T-1 - t] = t * 3; barrier; o2[t] = smem[t] (word offsets * 4) */
 	TpVal four = cint(&b, DT_I32, 4);
 	TpVal rev = bin(&b, TP_SUB, cint(&b, DT_I32, T - 1), t);
 	TpVal in[3] = {bin(&b, TP_MUL, rev, four), ctrue(&b), bin(&b, TP_MUL, t, cint(&b, DT_I32, 3))};
@@ -330,28 +346,33 @@ static void test_lane_loop(void)
 	KernelFn fn = compile(&b, NULL);
 	if (fn) {
 		int16_t xs[256], o[256];
-		int32_t s[8], r[128];
+		int32_t s[8], r[128], q[128];
 		for (int i = 0; i < 256; i++)
 			xs[i] = (int16_t)(1000 + i);
 		for (int i = 0; i < 8; i++)
 			s[i] = -5;
 		_Alignas(16) unsigned char smem[512];
 		int16_t *px = xs, *po = o;
-		int32_t *ps = s, *pr = r;
-		void *args[4] = {&px, &po, &ps, &pr};
+		int32_t *ps = s, *pr = r, *pq = q;
+		void *args[5] = {&px, &po, &ps, &pr, &pq};
 		run_grid(fn, args, 1, smem, NULL);
 		for (int i = 0; i < T; i++)
 			for (int k = 0; k < 2; k++) {
-				int want = 99 - i >= 0 ? 1000 + 2 * (99 - i) + k : -1 - k;
+				int want = L - i >= 0 ? 1000 + 2 * (L - i) + k : -1 - k;
 				if (o[2 * i + k] != want)
-					fprintf(stderr, "lane_loop o[%d] = %d, want %d\n", 2 * i + k,
-					        o[2 * i + k], want);
+					fprintf(stderr, "lane_loop[%s] o[%d] = %d, want %d\n", target,
+					        2 * i + k, o[2 * i + k], want);
 				CHECK(o[2 * i + k] == want);
 			}
 		for (int j = 0; j < 8; j++)
-			CHECK(s[j] == j + 8 * ((99 - j) / 8));
-		for (int i = 0; i < T; i++)
+			CHECK(s[j] == j + 8 * ((L - j) / 8));
+		for (int i = 0; i < T; i++) {
 			CHECK(r[i] == (T - 1 - i) * 3);
+			int32_t want = 0;
+			for (int j = 0; j < pad && i <= L; j++)
+				want += xs[(7 * i + j) % 200];
+			CHECK(q[i] == want);
+		}
 	}
 	arena_free(&b.arena);
 }
@@ -2178,7 +2199,9 @@ int main(void)
 	test_vadd("cuda-emu", 4, 2, TP_COALESCED);
 	test_vadd("cuda-emu", 4, 2, 0);
 	test_gather();
-	test_lane_loop();
+	test_lane_loop("cuda-emu", 4, 0);
+	test_lane_loop("cuda-emu", 4, 1030);
+	test_lane_loop("cpu", 2, 4);
 	test_shfl();
 	test_smem();
 	test_control();
