@@ -1010,27 +1010,107 @@ static const FuncDef *kernel_at(Sema *s, const Module *m, int idx)
 	return call_form_kernel(s, m, idx);
 }
 
-/* Index of the module statement that binds `name` last (a def or an
- * assignment to it), or -1. */
-static int last_binding(const Module *m, const char *name)
+/* The module's statements where kernels may be defined, in source order:
+ * the top level, and the branches of module-level if/try spliced in
+ * (bitsandbytes defines its kernels under `if not is_triton_available():
+ * <host stubs> else: <kernels>`). A branch whose condition is a constexpr
+ * that rules it out is left out. grp: 0 at the top level, else the
+ * outermost if/try the statement is in; br: the branch it is in. */
+typedef struct Flat {
+	Module mod;
+	int *grp, *br;
+	int ngrp, nbr;
+} Flat;
+
+typedef VEC(Stmt *) StmtVec;
+typedef VEC(int) IntVec;
+
+/* 1 or 0 when a module-level condition is a constexpr, -1 when it is host
+ * Python that sema cannot evaluate */
+static int module_cond(Sema *s, ModScope *ms, const Expr *cond)
+{
+	Quiet q;
+	quiet_begin(s, &q);
+	Fn tmp;
+	fn_init(s, &tmp, NULL, ms, false);
+	Value c = eval(s, &tmp, cond);
+	fn_free(&tmp);
+	bool known = !quiet_end(s, &q, NULL) && c.kind == V_CONST;
+	return known ? const_truthy(c.c) : -1;
+}
+
+static void flatten_stmts(Sema *s, ModScope *ms, Flat *f, StmtList body, int grp, int br, StmtVec *st, IntVec *g,
+			  IntVec *b)
+{
+	for (int i = 0; i < body.n; i++) {
+		Stmt *x = body.items[i];
+		int xg = grp ? grp : ++f->ngrp;
+		if (x->kind == ST_IF) {
+			int t = module_cond(s, ms, x->cond);
+			int bthen = ++f->nbr, belse = ++f->nbr;
+			if (t != 0) flatten_stmts(s, ms, f, x->body, xg, bthen, st, g, b);
+			if (t != 1) flatten_stmts(s, ms, f, x->orelse, xg, belse, st, g, b);
+		} else if (x->kind == ST_TRY) {
+			int bt = ++f->nbr;
+			flatten_stmts(s, ms, f, x->try_body, xg, bt, st, g, b);
+			flatten_stmts(s, ms, f, x->try_else, xg, bt, st, g, b);
+			for (int h = 0; h < x->nhandlers; h++) flatten_stmts(s, ms, f, x->handlers[h], xg, ++f->nbr, st, g, b);
+			flatten_stmts(s, ms, f, x->try_final, grp, br, st, g, b);
+		} else {
+			vec_push(st, x);
+			vec_push(g, grp);
+			vec_push(b, br);
+		}
+	}
+}
+
+static void flatten_module(Sema *s, ModScope *ms, const Module *m, Flat *f)
+{
+	memset(f, 0, sizeof *f);
+	StmtVec st = {0};
+	IntVec g = {0}, b = {0};
+	flatten_stmts(s, ms, f, m->body, 0, 0, &st, &g, &b);
+	f->mod.file = m->file;
+	f->mod.body.n = (int)st.len;
+	f->mod.body.items = st.len ? vec_to_arena(s->a, &st) : NULL;
+	f->grp = g.len ? vec_to_arena(s->a, &g) : NULL;
+	f->br = b.len ? vec_to_arena(s->a, &b) : NULL;
+	vec_free(&st);
+	vec_free(&g);
+	vec_free(&b);
+}
+
+static bool binds_name(const Stmt *st, const char *name)
+{
+	return (st->kind == ST_FUNCDEF && !strcmp(st->func->name, name)) ||
+	       (st->kind == ST_ASSIGN && st->ntargets == 1 && st->targets[0]->kind == EX_NAME &&
+		!strcmp(st->targets[0]->name, name));
+}
+
+/* Index of the statement that binds `name` for good (a def or an assignment
+ * to it), or -1: the last one, except that branches of one module-level
+ * if/try are alternatives, and there the first branch that makes it a
+ * kernel wins (`if HAS_TRITON: @triton.jit def k ... else: def k: <stub>`),
+ * as Python takes one branch and tile takes the one that compiles. */
+static int last_binding(Sema *s, const Flat *f, const char *name)
 {
 	int found = -1;
-	for (int i = 0; i < m->body.n; i++) {
-		const Stmt *st = m->body.items[i];
-		if ((st->kind == ST_FUNCDEF && !strcmp(st->func->name, name)) ||
-		    (st->kind == ST_ASSIGN && st->ntargets == 1 && st->targets[0]->kind == EX_NAME &&
-		     !strcmp(st->targets[0]->name, name)))
-			found = i;
+	for (int i = 0; i < f->mod.body.n; i++) {
+		if (!binds_name(f->mod.body.items[i], name)) continue;
+		if (found >= 0 && f->grp[i] && f->grp[i] == f->grp[found] && f->br[i] != f->br[found] &&
+		    kernel_at(s, &f->mod, found))
+			continue;
+		found = i;
 	}
 	return found;
 }
 
-static const FuncDef *find_kernel(Sema *s, const Module *m, const char *name)
+static const FuncDef *find_kernel(Sema *s, const Flat *f, const char *name)
 {
-	int i = last_binding(m, name);
+	int i = last_binding(s, f, name);
 	if (i < 0) return NULL;
-	const Stmt *st = m->body.items[i];
-	return st->kind == ST_FUNCDEF ? st->func : kernel_at(s, m, i);
+	const Stmt *st = f->mod.body.items[i];
+	return st->kind == ST_FUNCDEF ? st->func : kernel_at(s, &f->mod, i);
 }
 
 static void do_not_specialize_list(Sema *s, const FuncDef *fn, KernelParamInfo *ps, int n)
@@ -1062,11 +1142,13 @@ int sema_list_kernels(SemaCtx *c, const Module *m, KernelInfo **out)
 	s.blk = s.f->entry;
 	ModScope *ms = modscope_new(&s, m, "__main__");
 	s.main_mod = ms;
+	Flat flat;
+	flatten_module(&s, ms, m, &flat);
 	VEC(KernelInfo) ks = {0};
-	for (int i = 0; i < m->body.n; i++) {
-		const Stmt *st = m->body.items[i];
-		const FuncDef *fn = kernel_at(&s, m, i);
-		if (!fn || last_binding(m, fn->name) != i) continue; /* rebound later: the last one counts */
+	for (int i = 0; i < flat.mod.body.n; i++) {
+		const Stmt *st = flat.mod.body.items[i];
+		const FuncDef *fn = kernel_at(&s, &flat.mod, i);
+		if (!fn || last_binding(&s, &flat, fn->name) != i) continue; /* rebound later: the last one counts */
 		KernelInfo k = {.name = fn->name, .nparams = fn->nparams, .loc = st->loc};
 		k.params = ARENA_NEWN(c->arena, KernelParamInfo, fn->nparams ? fn->nparams : 1);
 		for (int p = 0; p < fn->nparams; p++) {
@@ -1339,7 +1421,9 @@ TirFunc *sema_kernel(SemaCtx *c, const Module *m, const char *kernel, const Spec
 	int errs0 = c->diags->nerrors;
 	ModScope *ms = modscope_new(&s, m, "__main__");
 	s.main_mod = ms;
-	const FuncDef *def = find_kernel(&s, m, kernel);
+	Flat flat;
+	flatten_module(&s, ms, m, &flat);
+	const FuncDef *def = find_kernel(&s, &flat, kernel);
 	if (!def) {
 		SrcLoc top = {.file = m->file, .line = 1, .col = 1};
 		diag_error(c->diags, top, "no kernel named '%s'", kernel);
