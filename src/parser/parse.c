@@ -456,6 +456,7 @@ static void parse_simple_stmts(Parser *p, StmtVec *out)
 /* ---- compound statements ---------------------------------------------------------- */
 
 static void parse_statement(Parser *p, StmtVec *out);
+static void parse_toplevel(Parser *p, StmtVec *out);
 
 static StmtList to_list(StmtVec *v) { return (StmtList){v->items, v->n}; }
 
@@ -473,8 +474,15 @@ static StmtList parse_block(Parser *p, const char *after, int line)
 		ps_unexpected(p, "expected an indented block after %s on line %d", after, line);
 		return to_list(&v);
 	}
-	while (!at(p, TK_DEDENT) && !at(p, TK_EOF))
-		parse_statement(p, &v);
+	/* the branches of a module-level if/try are module level too: host code
+	 * there is skipped statement by statement, as at the top */
+	bool module_level = p->func_depth == 0 && p->loop_depth == 0;
+	while (!at(p, TK_DEDENT) && !at(p, TK_EOF)) {
+		if (module_level)
+			parse_toplevel(p, &v);
+		else
+			parse_statement(p, &v);
+	}
 	ps_accept(p, TK_DEDENT);
 	return to_list(&v);
 }
@@ -783,7 +791,7 @@ static void parse_statement(Parser *p, StmtVec *out)
 /* ---- host code around the kernels ------------------------------------------------ */
 
 /* A .py file holds the host program too (wrappers with **kwargs, f-strings,
- * classes, ...). At module level, a statement that uses valid Python outside
+ * classes, ...). At module level (in the branches of a module-level if/try too), a statement that uses valid Python outside
  * the subset and is not a @jit/@autotune/@heuristics function is skipped and
  * recorded: sema reports it only if a kernel uses the name it defines.
  * Syntax errors are still errors. */
