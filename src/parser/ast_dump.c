@@ -135,6 +135,11 @@ static void dump_expr(StrBuf *b, const Expr *e)
 	case EX_BOOL: sb_puts(b, e->ival ? "True" : "False"); break;
 	case EX_NONE: sb_puts(b, "None"); break;
 	case EX_ELLIPSIS: sb_puts(b, "..."); break;
+	case EX_STARRED:
+		sb_puts(b, "(* ");
+		dump_expr(b, e->lhs);
+		sb_putc(b, ')');
+		break;
 	case EX_ATTR:
 		sb_puts(b, "(. ");
 		dump_expr(b, e->obj);

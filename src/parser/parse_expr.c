@@ -283,7 +283,18 @@ static Expr *parse_atom(Parser *p)
 	case TK_LPAR: return parse_paren(p);
 	case TK_LSQB: return parse_list(p);
 	case TK_LBRACE: return parse_brace(p);
-	case TK_STAR: ps_err_unsupported(p, "starred expressions are not supported"); break;
+	case TK_STAR:
+		if (p->in_decorator) {
+			/* @triton.autotune(configs=[..., *get_configs()]): host Python
+			 * sema does not evaluate; kept so the decorator parses */
+			Expr *e = ps_new_expr(p, EX_STARRED, ps_advance(p).loc);
+			int h = 0;
+			e->lhs = kid(p, &h, enter(p) ? parse_bitor(p) : dummy(p));
+			leave(p);
+			return done(p, e, h);
+		}
+		ps_err_unsupported(p, "starred expressions are not supported");
+		break;
 	case TK_YIELD: ps_err_unsupported(p, "yield is not supported"); break;
 	case TK_AWAIT: ps_err_unsupported(p, "await is not supported"); break;
 	case TK_LAMBDA: ps_unexpected(p, "invalid syntax"); break;

@@ -727,6 +727,7 @@ Value eval(Sema *s, Fn *fn, const Expr *e)
 	case EX_SET:
 		diag_error(s->d, e->loc, "set displays are only supported on the right of 'in' (use a tuple)");
 		return v_err();
+	case EX_STARRED: diag_error(s->d, e->loc, "unpacking ('*') is host Python that tile does not evaluate"); return v_err();
 	}
 	diag_error(s->d, e->loc, "unsupported expression");
 	return v_err();
