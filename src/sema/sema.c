@@ -127,10 +127,29 @@ static void add_binding(Sema *s, ModScope *m, const Scan *sc, Global g)
 	vec_push(&m->globals, g);
 }
 
+/* `NAME = value`, and the unpacking `A, B = 0.9, 0.999` (or `A, B = f()`:
+ * each name is bound to value[i]) */
 static void scan_assign_target(Sema *s, ModScope *m, const Scan *sc, const Stmt *st, const Expr *t, const Expr *value)
 {
-	if (t->kind == EX_NAME)
+	if (t->kind == EX_NAME) {
 		add_binding(s, m, sc, (Global){.name = t->name, .kind = GB_EXPR, .stmt = st, .expr = value, .loc = t->loc});
+		return;
+	}
+	if (t->kind != EX_TUPLE && t->kind != EX_LIST) return;
+	bool literal = (value->kind == EX_TUPLE || value->kind == EX_LIST) && value->nitems == t->nitems;
+	for (int i = 0; i < t->nitems; i++) {
+		const Expr *v = literal ? value->items[i] : NULL;
+		if (!v) {
+			Expr *idx = ARENA_NEW(s->a, Expr);
+			*idx = (Expr){.kind = EX_INT, .loc = t->items[i]->loc, .ival = i};
+			Expr *sub = ARENA_NEW(s->a, Expr);
+			*sub = (Expr){.kind = EX_SUBSCRIPT, .loc = t->items[i]->loc, .base = (Expr *)value, .nindex = 1};
+			sub->index = ARENA_NEWN(s->a, Expr *, 1);
+			sub->index[0] = idx;
+			v = sub;
+		}
+		scan_assign_target(s, m, sc, st, t->items[i], v);
+	}
 }
 
 static void scan_stmts(Sema *s, ModScope *m, const Scan *sc, StmtList body);
