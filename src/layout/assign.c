@@ -19,8 +19,9 @@
  *    the wanted layout; elementwise ops keep their operands' layout when they
  *    agree; reductions slice; views transform. Where a consumer needs another
  *    layout, a cheap producer chain (arange/splat/constant and elementwise or
- *    view ops over them) is cloned in the needed layout, anything else gets a
- *    CONVERT_LAYOUT (cached per block).
+ *    view ops over them) is cloned in the needed layout, a broadcast is redone
+ *    from its source in the needed layout (converting the smaller tile),
+ *    anything else gets a CONVERT_LAYOUT (cached per block).
  * 5. Dead pure ops left behind by rematerialization are removed.
  */
 #include "layout/assign.h"
@@ -410,7 +411,17 @@ static bool cheap(const Assign *A, ValId v, int depth)
 	return true;
 }
 
-/* Clone the cheap op defining v, producing layout l, before the cursor. */
+/* v is a broadcast: converting its (smaller) source and broadcasting again
+ * moves fewer elements than converting the broadcast tile (Triton's
+ * remove-layout-conversions rematerializes it the same way). */
+static bool is_broadcast(const Assign *A, ValId v)
+{
+	const TirOp *op = A->f->vals.data[v].def;
+	return op && op->kind == TOP_BROADCAST && op->nout == 1 && !op->nregions;
+}
+
+/* Clone the cheap op (or broadcast) defining v, producing layout l, before
+ * the cursor. */
 static ValId remat(Assign *A, Cursor *c, ValId v, const LinearLayout *l, int depth)
 {
 	const TirOp *op = A->f->vals.data[v].def;
@@ -454,7 +465,7 @@ static ValId need(Assign *A, Cursor *c, ValId v, const LinearLayout *l, int dept
 			return e->to;
 	}
 	ValId r = 0;
-	if (depth < 6 && cheap(A, v, 0))
+	if (depth < 6 && (cheap(A, v, 0) || is_broadcast(A, v)))
 		r = remat(A, c, v, l, depth);
 	if (!r) {
 		Type t = vty(A, v);

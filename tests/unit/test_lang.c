@@ -1056,6 +1056,43 @@ static void test_long_block(void)
 	free(y);
 }
 
+/* ---- an outer comparison x[:, None] > cut[None, :] summed over the cuts ---------- */
+
+/* x and cut come in different layouts: the conversion goes on the small
+ * [1, NB] operand before the broadcast (a [512, 256] tile converted through
+ * shared memory would need 512 KiB, more than a GPU has) */
+static const char bucketize_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(x_ptr, cut_ptr, q_ptr, B: tl.constexpr, NB: tl.constexpr):\n"
+	"    x = tl.load(x_ptr + tl.arange(0, B))\n"
+	"    cut = tl.load(cut_ptr + tl.arange(0, NB))\n"
+	"    q = (tl.reshape(x, (B, 1)) > cut).to(tl.uint8)\n"
+	"    tl.store(q_ptr + tl.arange(0, B), tl.sum(q, axis=1).to(tl.int32))\n";
+
+static void test_bucketize(void)
+{
+	enum { B = 512, NB = 256 };
+	float x[B], cut[NB];
+	int32_t q[B];
+	for (int i = 0; i < NB; i++)
+		cut[i] = (float)i / NB - 0.5f;
+	for (int i = 0; i < B; i++)
+		x[i] = (float)((i * 37) % 101) / 100.0f - 0.5f, q[i] = -1;
+	tile_arg args[] = {tile_arg_ptr(x, TILE_FP32), tile_arg_ptr(cut, TILE_FP32), tile_arg_ptr(q, TILE_I32)};
+	if (RUN(bucketize_src, "k", "*fp32,*fp32,*i32,512,256", 1, args)) {
+		bool ok = true;
+		for (int i = 0; i < B; i++) {
+			int want = 0;
+			for (int j = 0; j < NB; j++)
+				want += x[i] > cut[j];
+			ok &= q[i] == want;
+		}
+		CHECK(ok);
+	}
+}
+
 int main(void)
 {
 	static const char *const targets[] = {"cpu", "cuda-emu"};
@@ -1080,6 +1117,7 @@ int main(void)
 		test_small_dot();
 		test_legacy_trans();
 		test_long_block();
+		test_bucketize();
 	}
 	printf("test_lang: %d checks, %d failed\n", checks, failures);
 	return failures ? 1 : 0;
