@@ -584,6 +584,7 @@ static const char *ns_prefix(int ns)
 	case NS_LIBDEVICE: return "libdevice";
 	case NS_TILE: return "tile";
 	case NS_TORCH: return "torch";
+	case NS_TORCH_VERSION: return "torch.version";
 	case NS_PYMATH: return "math";
 	case NS_IMPORTLIB: return "importlib";
 	case NS_IMPORTLIB_UTIL: return "importlib.util";
@@ -645,9 +646,16 @@ Value ns_attr(Sema *s, int ns, const char *name, SrcLoc loc)
 			if (!strcmp(name, alias[i][0])) n = alias[i][1];
 		if (dtype_from_name(n, &dt) && strcmp(n, "pointer")) return v_dtype(type_scalar(dt));
 		if ((id = builtin_find(name, BF_TORCH)) >= 0) return v_builtin(id, NULL);
+		if (!strcmp(name, "version")) return (Value){.kind = V_NS, .ns = NS_TORCH_VERSION};
 		diag_error(s->d, loc, "'torch.%s' is not available: kernels see torch's dtypes and finfo/iinfo only", name);
 		return v_err();
 	}
+	case NS_TORCH_VERSION:
+		/* `torch.version.hip is not None` picks AMD code paths; what tile
+		 * compiles is never for ROCm. The CUDA version is the host's. */
+		if (!strcmp(name, "hip")) return (Value){.kind = V_CONST, .c = {.kind = CV_NONE}};
+		diag_error(s->d, loc, "'torch.version.%s' is not available: kernels see torch.version.hip (None) only", name);
+		return v_err();
 	case NS_PYMATH: {
 		static const struct {
 			const char *name;

@@ -51,6 +51,7 @@ typedef enum {
 typedef enum {
 	NS_TRITON, NS_TL, NS_MATH, NS_EXTRA, NS_EXTRA_CUDA, NS_LIBDEVICE, NS_TILE, NS_TL_CORE, NS_PROPNAN,
 	NS_TORCH, /* torch's dtypes and finfo/iinfo, for module-level constants */
+	NS_TORCH_VERSION, /* torch.version.hip: None, tile targets no ROCm */
 	NS_PYMATH, /* Python's math module, on constexpr numbers */
 	NS_IMPORTLIB, NS_IMPORTLIB_UTIL, /* importlib.util.find_spec, for "is triton installed" */
 } Namespace;
