@@ -164,8 +164,10 @@ struct Stmt {
 		struct { const char **gnames; int ngnames; };           /* ST_GLOBAL */
 		/* ST_UNSUPPORTED: what = "class definition", "with statement", ...; at module
 		 * level also Python the parser skipped (host code), host_name = the name
-		 * it defines, if it is a def, class or assignment, else NULL */
-		struct { const char *what, *host_name; };
+		 * it defines, if it is a def, class or assignment, else NULL; host_def:
+		 * a skipped def parsed again with the host code in its body skipped
+		 * statement by statement, for the kernels defined inside it */
+		struct { const char *what, *host_name; FuncDef *host_def; };
 	};
 };
 

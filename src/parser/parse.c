@@ -474,9 +474,10 @@ static StmtList parse_block(Parser *p, const char *after, int line)
 		ps_unexpected(p, "expected an indented block after %s on line %d", after, line);
 		return to_list(&v);
 	}
-	/* the branches of a module-level if/try are module level too: host code
-	 * there is skipped statement by statement, as at the top */
-	bool module_level = p->func_depth == 0 && p->loop_depth == 0;
+	/* the branches of a module-level if/try are module level too, and the
+	 * body of a host function parsed again for the kernels inside it: host
+	 * code there is skipped statement by statement, as at the top */
+	bool module_level = (p->func_depth == 0 && p->loop_depth == 0) || p->host_mode;
 	while (!at(p, TK_DEDENT) && !at(p, TK_EOF)) {
 		if (module_level)
 			parse_toplevel(p, &v);
@@ -850,18 +851,40 @@ static Stmt *skip_host(Parser *p, const char *err, SrcLoc errloc)
 	return s;
 }
 
+/* A host def (skipped for host code in it) parsed again in host mode, so
+ * that the kernels defined inside it are seen (torchao builds its kernels
+ * in a function that imports triton lazily); NULL if that fails too. */
+static FuncDef *reparse_host_def(Parser *snap)
+{
+	int k = at(snap, TK_ASYNC) ? 1 : 0;
+	if (!at(snap, TK_AT) && ps_peek(snap, k)->kind != TK_DEF)
+		return NULL;
+	Parser q = *snap;
+	q.host_mode = true;
+	StmtVec v = {0};
+	parse_statement(&q, &v);
+	return !q.failed && v.n == 1 && v.items[0]->kind == ST_FUNCDEF ? v.items[0]->func : NULL;
+}
+
 static void parse_toplevel(Parser *p, StmtVec *out)
 {
 	Parser snap = *p;
 	int n = out->n;
+	bool kernel = kernel_ahead(&snap);
+	if (kernel)
+		p->host_mode = false; /* a kernel's body is never host code */
 	parse_statement(p, out);
-	if (!p->failed || !p->err_unsupported || kernel_ahead(&snap))
+	p->host_mode = snap.host_mode;
+	if (!p->failed || !p->err_unsupported || kernel)
 		return;
 	const char *err = p->err_msg ? p->err_msg : "invalid syntax";
 	SrcLoc errloc = p->err_loc;
 	*p = snap;
 	out->n = n;
-	avec_push(p, out, skip_host(p, err, errloc));
+	FuncDef *host_def = reparse_host_def(&snap);
+	Stmt *s = skip_host(p, err, errloc);
+	s->host_def = host_def;
+	avec_push(p, out, s);
 }
 
 Module *parse_module(Arena *arena, Interner *names, DiagSink *diags, const SrcFile *file)

@@ -50,6 +50,7 @@ typedef struct Parser {
 	bool failed, err_generic;
 	bool err_unsupported; /* the error is valid Python outside the subset */
 	bool in_decorator;    /* parsing a decorator: `**kwargs` arguments are kept, unread */
+	bool host_mode;       /* in a host function: host code is skipped per statement */
 	SrcLoc err_loc;
 	const char *err_msg;
 	int depth, func_depth, loop_depth;

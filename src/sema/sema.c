@@ -404,6 +404,10 @@ Value global_get(Sema *s, ModScope *m, const char *name, SrcLoc loc, bool *found
 		if (m->globals.data[i].alt) return eval_alternatives(s, m, i, loc);
 		return eval_global(s, m, i, loc);
 	}
+	/* a kernel defined in a host function sees that function's locals (its
+	 * lazily imported triton), then the module's names, as Triton's capture
+	 * scope (globals and nonlocals) has them */
+	if (m->parent) return global_get(s, m->parent, name, loc, found);
 	return v_err();
 }
 
@@ -1038,19 +1042,38 @@ static const FuncDef *kernel_at(Sema *s, const Module *m, int idx)
 }
 
 /* The module's statements where kernels may be defined, in source order:
- * the top level, and the branches of module-level if/try spliced in
+ * the top level, the branches of module-level if/try spliced in
  * (bitsandbytes defines its kernels under `if not is_triton_available():
- * <host stubs> else: <kernels>`). A branch whose condition is a constexpr
- * that rules it out is left out. grp: 0 at the top level, else the
- * outermost if/try the statement is in; br: the branch it is in. */
+ * <host stubs> else: <kernels>`), and the kernels defined in host functions
+ * (torchao builds its kernels in a function that imports triton lazily).
+ * A branch whose condition is a constexpr that rules it out is left out.
+ * grp: 0 at the top level, else the outermost if/try the statement is in;
+ * br: the branch it is in; scope: where its names resolve (a host
+ * function's locals, then the module, for a kernel defined in one). */
 typedef struct Flat {
 	Module mod;
 	int *grp, *br;
+	ModScope **scope;
 	int ngrp, nbr;
 } Flat;
 
 typedef VEC(Stmt *) StmtVec;
 typedef VEC(int) IntVec;
+typedef VEC(ModScope *) ScopeVec;
+
+typedef struct FlatBuild {
+	StmtVec st;
+	IntVec g, b;
+	ScopeVec sc;
+} FlatBuild;
+
+static void flat_push(FlatBuild *fb, Stmt *x, int grp, int br, ModScope *sc)
+{
+	vec_push(&fb->st, x);
+	vec_push(&fb->g, grp);
+	vec_push(&fb->b, br);
+	vec_push(&fb->sc, sc);
+}
 
 /* 1 or 0 when a module-level condition is a constexpr, -1 when it is host
  * Python that sema cannot evaluate */
@@ -1066,8 +1089,73 @@ static int module_cond(Sema *s, ModScope *ms, const Expr *cond)
 	return known ? const_truthy(c.c) : -1;
 }
 
-static void flatten_stmts(Sema *s, ModScope *ms, Flat *f, StmtList body, int grp, int br, StmtVec *st, IntVec *g,
-			  IntVec *b)
+static bool kernel_def_syntax(const FuncDef *f)
+{
+	for (int i = 0; i < f->ndecorators; i++)
+		if (is_kernel_decorator_name(expr_last_name(f->decorators[i]))) return true;
+	return false;
+}
+
+/* whether a kernel is defined anywhere in body (a def decorated @jit,
+ * @autotune or @heuristics, in nested blocks too) */
+static bool defines_kernel(StmtList body)
+{
+	for (int i = 0; i < body.n; i++) {
+		const Stmt *x = body.items[i];
+		switch (x->kind) {
+		case ST_FUNCDEF:
+			if (kernel_def_syntax(x->func) || defines_kernel(x->func->body)) return true;
+			break;
+		case ST_IF:
+		case ST_WHILE:
+			if (defines_kernel(x->body) || defines_kernel(x->orelse)) return true;
+			break;
+		case ST_FOR:
+			if (defines_kernel(x->for_body) || defines_kernel(x->for_orelse)) return true;
+			break;
+		case ST_TRY:
+			if (defines_kernel(x->try_body) || defines_kernel(x->try_else) || defines_kernel(x->try_final))
+				return true;
+			for (int h = 0; h < x->nhandlers; h++)
+				if (defines_kernel(x->handlers[h])) return true;
+			break;
+		default: break;
+		}
+	}
+	return false;
+}
+
+static void flatten_stmts(Sema *s, ModScope *ms, Flat *f, StmtList body, int grp, int br, FlatBuild *fb);
+
+/* The kernels defined in host function def (its other statements bind only
+ * its locals): each is its own alternative, resolving names in a scope of
+ * the function's locals whose parent is the enclosing scope. */
+static void flatten_host_def(Sema *s, ModScope *ms, Flat *f, const FuncDef *def, FlatBuild *fb)
+{
+	if (!defines_kernel(def->body)) return;
+	Module *m = ARENA_NEW(s->a, Module);
+	m->file = ms->ast ? ms->ast->file : NULL;
+	m->body = def->body;
+	ModScope *fs = modscope_new(s, m, def->name);
+	fs->parent = ms;
+	fs->importer = ms->importer;
+	FlatBuild inner = {0};
+	Flat tmp = *f;
+	flatten_stmts(s, fs, &tmp, def->body, 0, 0, &inner);
+	f->ngrp = tmp.ngrp;
+	f->nbr = tmp.nbr;
+	for (size_t i = 0; i < inner.st.len; i++) {
+		Stmt *x = inner.st.data[i];
+		if (x->kind == ST_FUNCDEF && kernel_def_syntax(x->func))
+			flat_push(fb, x, ++f->ngrp, ++f->nbr, inner.sc.data[i]);
+	}
+	vec_free(&inner.st);
+	vec_free(&inner.g);
+	vec_free(&inner.b);
+	vec_free(&inner.sc);
+}
+
+static void flatten_stmts(Sema *s, ModScope *ms, Flat *f, StmtList body, int grp, int br, FlatBuild *fb)
 {
 	for (int i = 0; i < body.n; i++) {
 		Stmt *x = body.items[i];
@@ -1075,18 +1163,18 @@ static void flatten_stmts(Sema *s, ModScope *ms, Flat *f, StmtList body, int grp
 		if (x->kind == ST_IF) {
 			int t = module_cond(s, ms, x->cond);
 			int bthen = ++f->nbr, belse = ++f->nbr;
-			if (t != 0) flatten_stmts(s, ms, f, x->body, xg, bthen, st, g, b);
-			if (t != 1) flatten_stmts(s, ms, f, x->orelse, xg, belse, st, g, b);
+			if (t != 0) flatten_stmts(s, ms, f, x->body, xg, bthen, fb);
+			if (t != 1) flatten_stmts(s, ms, f, x->orelse, xg, belse, fb);
 		} else if (x->kind == ST_TRY) {
 			int bt = ++f->nbr;
-			flatten_stmts(s, ms, f, x->try_body, xg, bt, st, g, b);
-			flatten_stmts(s, ms, f, x->try_else, xg, bt, st, g, b);
-			for (int h = 0; h < x->nhandlers; h++) flatten_stmts(s, ms, f, x->handlers[h], xg, ++f->nbr, st, g, b);
-			flatten_stmts(s, ms, f, x->try_final, grp, br, st, g, b);
+			flatten_stmts(s, ms, f, x->try_body, xg, bt, fb);
+			flatten_stmts(s, ms, f, x->try_else, xg, bt, fb);
+			for (int h = 0; h < x->nhandlers; h++) flatten_stmts(s, ms, f, x->handlers[h], xg, ++f->nbr, fb);
+			flatten_stmts(s, ms, f, x->try_final, grp, br, fb);
 		} else {
-			vec_push(st, x);
-			vec_push(g, grp);
-			vec_push(b, br);
+			flat_push(fb, x, grp, br, ms);
+			if (x->kind == ST_FUNCDEF && !kernel_def_syntax(x->func)) flatten_host_def(s, ms, f, x->func, fb);
+			else if (x->kind == ST_UNSUPPORTED && x->host_def) flatten_host_def(s, ms, f, x->host_def, fb);
 		}
 	}
 }
@@ -1094,17 +1182,18 @@ static void flatten_stmts(Sema *s, ModScope *ms, Flat *f, StmtList body, int grp
 static void flatten_module(Sema *s, ModScope *ms, const Module *m, Flat *f)
 {
 	memset(f, 0, sizeof *f);
-	StmtVec st = {0};
-	IntVec g = {0}, b = {0};
-	flatten_stmts(s, ms, f, m->body, 0, 0, &st, &g, &b);
+	FlatBuild fb = {0};
+	flatten_stmts(s, ms, f, m->body, 0, 0, &fb);
 	f->mod.file = m->file;
-	f->mod.body.n = (int)st.len;
-	f->mod.body.items = st.len ? vec_to_arena(s->a, &st) : NULL;
-	f->grp = g.len ? vec_to_arena(s->a, &g) : NULL;
-	f->br = b.len ? vec_to_arena(s->a, &b) : NULL;
-	vec_free(&st);
-	vec_free(&g);
-	vec_free(&b);
+	f->mod.body.n = (int)fb.st.len;
+	f->mod.body.items = fb.st.len ? vec_to_arena(s->a, &fb.st) : NULL;
+	f->grp = fb.g.len ? vec_to_arena(s->a, &fb.g) : NULL;
+	f->br = fb.b.len ? vec_to_arena(s->a, &fb.b) : NULL;
+	f->scope = fb.sc.len ? vec_to_arena(s->a, &fb.sc) : NULL;
+	vec_free(&fb.st);
+	vec_free(&fb.g);
+	vec_free(&fb.b);
+	vec_free(&fb.sc);
 }
 
 static bool binds_name(const Stmt *st, const char *name)
@@ -1132,11 +1221,12 @@ static int last_binding(Sema *s, const Flat *f, const char *name)
 	return found;
 }
 
-static const FuncDef *find_kernel(Sema *s, const Flat *f, const char *name)
+static const FuncDef *find_kernel(Sema *s, const Flat *f, const char *name, ModScope **scope)
 {
 	int i = last_binding(s, f, name);
 	if (i < 0) return NULL;
 	const Stmt *st = f->mod.body.items[i];
+	*scope = f->scope[i];
 	return st->kind == ST_FUNCDEF ? st->func : kernel_at(s, &f->mod, i);
 }
 
@@ -1188,7 +1278,7 @@ int sema_list_kernels(SemaCtx *c, const Module *m, KernelInfo **out)
 				 * matters only if the caller leaves the parameter unbound, and
 				 * then sema reports it when it specializes */
 				Fn tmp;
-				fn_init(&s, &tmp, NULL, ms, false);
+				fn_init(&s, &tmp, NULL, flat.scope[i], false);
 				Quiet q;
 				quiet_begin(&s, &q);
 				Value v = eval(&s, &tmp, fn->params[p].default_val);
@@ -1221,7 +1311,7 @@ int sema_list_kernels(SemaCtx *c, const Module *m, KernelInfo **out)
 		Quiet q;
 		Diag first;
 		quiet_begin(&s, &q);
-		bool deco_ok = kernel_decorators(&s, ms, fn, &kd);
+		bool deco_ok = kernel_decorators(&s, flat.scope[i], fn, &kd);
 		if (quiet_end(&s, &q, &first)) {
 			deco_ok = false;
 			k.deco_error = arena_printf(c->arena, "%s:%d:%d: %s", first.loc.file ? first.loc.file->name : "?",
@@ -1450,7 +1540,7 @@ TirFunc *sema_kernel(SemaCtx *c, const Module *m, const char *kernel, const Spec
 	s.main_mod = ms;
 	Flat flat;
 	flatten_module(&s, ms, m, &flat);
-	const FuncDef *def = find_kernel(&s, &flat, kernel);
+	const FuncDef *def = find_kernel(&s, &flat, kernel, &ms);
 	if (!def) {
 		SrcLoc top = {.file = m->file, .line = 1, .col = 1};
 		diag_error(c->diags, top, "no kernel named '%s'", kernel);

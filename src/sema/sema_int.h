@@ -122,6 +122,7 @@ struct ModScope {
 	VEC(Global) globals;
 	ModScope *next; /* list of loaded modules */
 	ModScope *importer; /* the module whose import loaded it (names resolve from its file) */
+	ModScope *parent;   /* a host function's locals, for kernels defined in it: its module */
 	size_t limit;   /* while evaluating global k: only globals before k are visible (0 = all) */
 	int nalts;      /* module-level if/try groups so far */
 	bool is_prelude;
