@@ -620,6 +620,7 @@ bool ec_arith(Ec *e, const TpOp *op)
 		return true;
 	case TP_CAST: emit_cast(e, op); return true;
 	case TP_BITCAST: emit_bitcast(e, op); return true;
+	case TP_UNIFORM: ec_decl(e, op->results[0], "v%u", op->operands[0]); return true; /* every thread holds it */
 	case TP_PTR_ADD:
 	case TP_PTR_TO_INT:
 	case TP_INT_TO_PTR: emit_ptr_op(e, op); return true;

@@ -923,6 +923,15 @@ bool em_arith(Em *e, const TpOp *op)
 	}
 	case TP_PTR_ADD: emit_ptr_add(e, op); return true;
 	case TP_MATH: emit_math(e, op); return true;
+	case TP_UNIFORM: { /* every lane holds the value: lane 0's */
+		LLVMValueRef x = em_lane0(e, op->operands[0]);
+		if (!x) {
+			x = em_get(e, op->operands[0]);
+			if (em_is_vec(x)) x = LLVMBuildExtractElement(e->B, x, LLVMConstInt(LLVMInt32TypeInContext(e->C), 0, 0), "");
+		}
+		em_set(e, r, x);
+		return true;
+	}
 	default: return false;
 	}
 }

@@ -90,6 +90,16 @@ static void set_results_uniform(Lower *L, TpOp *t, const bool *uni)
 		L->f->vals.data[t->results[i]].uniform = uni[i];
 }
 
+/* A scalar of the Tile IR that control flow needs as a uniform value: every
+ * thread holds the same copy (a full reduction's result, say), so thread 0's
+ * is it. */
+static TpVal uniform(Lower *L, TpVal v, SrcLoc loc)
+{
+	if (tp_uniform(L->f, v)) return v;
+	Type t = tp_type(L->f, v);
+	return lw_op(L, TP_UNIFORM, loc, &v, 1, &t, 1)->results[0];
+}
+
 static void lower_for(Lower *L, const TirOp *op)
 {
 	int ninit = op->nin - 3;
@@ -97,7 +107,7 @@ static void lower_for(Lower *L, const TirOp *op)
 	int n = count_regs(L, op->operands + 3, ninit);
 	TpVal *in = ARENA_NEWN(L->arena, TpVal, n + 3);
 	for (int i = 0; i < 3; i++)
-		in[i] = lw_get(L, op->operands[i]).r[0];
+		in[i] = uniform(L, lw_get(L, op->operands[i]).r[0], op->loc);
 	flatten(L, op->operands + 3, ninit, in + 3);
 	Type *rt = flat_types(L, op->operands + 3, ninit, n);
 	Type *at = ARENA_NEWN(L->arena, Type, n + 1);
@@ -132,7 +142,7 @@ static void lower_for(Lower *L, const TirOp *op)
 
 static void lower_if(Lower *L, const TirOp *op)
 {
-	TpVal c = lw_get(L, op->operands[0]).r[0];
+	TpVal c = uniform(L, lw_get(L, op->operands[0]).r[0], op->loc);
 	int n = count_regs(L, op->results, op->nout);
 	Type *rt = flat_types(L, op->results, op->nout, n);
 	TpOp *t = lw_op(L, TP_IF, op->loc, &c, 1, rt, n);
@@ -194,6 +204,7 @@ static void lower_term(Lower *L, const TirOp *op, TpOpKind k)
 	int n = count_regs(L, op->operands, op->nin);
 	TpVal *in = ARENA_NEWN(L->arena, TpVal, n + 1);
 	flatten(L, op->operands, op->nin, in);
+	if (k == TP_CONDITION && n) in[0] = uniform(L, in[0], op->loc);
 	lw_op(L, k, op->loc, in, n, NULL, 0);
 }
 

@@ -96,7 +96,7 @@ TpOp *tp_op(TpFunc *f, TpBlock *b, TpOpKind k, SrcLoc loc, const TpVal *in, int 
 	op->operands = nin ? arena_dup(f->arena, in, sizeof(TpVal) * (size_t)nin) : NULL;
 	bool uni = !kind_varies(k) &&
 	           ((tp_op_flags(k) & TF_PURE) || k == TP_LOAD || k == TP_SMEM_LOAD);
-	for (int i = 0; i < nin && uni; i++)
+	for (int i = 0; i < nin && uni && k != TP_UNIFORM; i++)
 		if (in[i] && !f->vals.data[in[i]].uniform)
 			uni = false;
 	op->nout = nout;
@@ -444,6 +444,11 @@ static void check_types(Verifier *v, const TpOp *op)
 		break;
 	case TP_SHFL_XOR: need_n(op, 1, 1); break;
 	case TP_SHFL_IDX: need_n(op, 2, 1); break;
+	case TP_UNIFORM:
+		need_n(op, 1, 1);
+		if (!type_eq(vty(v, op->operands[0]), vty(v, op->results[0])))
+			vfail(op, "type changes");
+		break;
 	case TP_SMEM_LOAD:
 		if (op->attr.i < 1 || op->nout != op->attr.i || op->nin != 2)
 			vfail(op, "vector width does not match");
@@ -493,7 +498,7 @@ static void check_types(Verifier *v, const TpOp *op)
 	}
 	default: break;
 	}
-	if ((tp_op_flags(k) & TF_PURE) && k != TP_MMA && !kind_varies(k) && op->nout == 1 &&
+	if ((tp_op_flags(k) & TF_PURE) && k != TP_MMA && k != TP_UNIFORM && !kind_varies(k) && op->nout == 1 &&
 	    f->vals.data[op->results[0]].uniform)
 		for (int i = 0; i < op->nin; i++)
 			if (op->operands[i] && !f->vals.data[op->operands[i]].uniform)

@@ -55,6 +55,7 @@ typedef uint32_t TpVal;
 	X(ATOMIC_CAS, "atomic_cas", TF_MEM) /* (ptr, cmp, val, mask) result old value */ \
 	X(SHFL_XOR, "shfl_xor", TF_PURE)    /* (val) attr.i = lane mask: value of lane (lane ^ mask) in the same warp */ \
 	X(SHFL_IDX, "shfl_idx", TF_PURE)    /* (val, src_lane i32) value of lane src_lane in the same warp */ \
+	X(UNIFORM, "uniform", TF_PURE)      /* (val) val as a uniform value: thread 0's, which every thread holds (a scalar of the Tile IR, e.g. a full reduction, kept in every thread) */ \
 	X(SMEM_LOAD, "smem_load", TF_MEM)   /* (byte_off i32, mask) attr.i = vec, results vec; result dtype = element */ \
 	X(SMEM_STORE, "smem_store", TF_MEM) /* (byte_off i32, mask, vals[vec]) attr.i = vec */ \
 	X(BARRIER, "barrier", TF_MEM)       /* all threads of the program instance */ \
@@ -141,7 +142,7 @@ typedef struct TpFunc {
 
 /* Construction (src/codegen/tp.c). tp_op computes `uniform` for results:
  * uniform iff the op is pure or a load, not LANE_ID, WARP_ID, SHFL_XOR, SHFL_IDX, MMA, LDMATRIX,
- * and all operands are uniform. */
+ * and all operands are uniform; UNIFORM's result always is. */
 TpFunc *tp_func_new(Arena *a, const char *name, const TargetDesc *t, int num_warps);
 TpVal tp_new_val(TpFunc *f, Type t, bool uniform);
 TpBlock *tp_block_new(TpFunc *f);

@@ -114,6 +114,52 @@ static void test_scalar_index(void)
 	CHECK(ok);
 }
 
+/* ---- a reduction's scalar as a loop bound, an if condition and a while condition --- */
+
+static const char reduce_control_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(x_ptr, out_ptr, BLOCK: tl.constexpr):\n"
+	"    pid = tl.program_id(0)\n"
+	"    v = tl.load(x_ptr + pid * BLOCK + tl.arange(0, BLOCK))\n"
+	"    n = tl.sum(v)\n"
+	"    m = tl.max(v * tl.arange(0, BLOCK))\n"
+	"    acc = 0\n"
+	"    for i in range(max(n - 3, 0), n):\n"
+	"        acc += i\n"
+	"    if m > 4:\n"
+	"        acc += 1000\n"
+	"    j = 0\n"
+	"    while j < tl.min(v + 2):\n"
+	"        j += 1\n"
+	"    tl.store(out_ptr + pid, acc + 10000 * j)\n";
+
+static void test_reduce_control(void)
+{
+	enum { B = 8, G = 5 }; /* a tile smaller than the threads: the reduction stays in shuffles */
+	int32_t x[B * G], out[G];
+	for (int i = 0; i < B * G; i++)
+		x[i] = (i / B == 2) ? 1 : ((i * 7 + i / B) % 3 == 0); /* program 2: all ones */
+	tile_arg args[] = {tile_arg_ptr(x, TILE_I32), tile_arg_ptr(out, TILE_I32)};
+	if (!RUN(reduce_control_src, "k", "*i32,*i32,8", G, args))
+		return;
+	bool ok = true;
+	for (int g = 0; g < G; g++) {
+		int n = 0, m = 0, mn = 1;
+		for (int i = 0; i < B; i++) {
+			int v = x[g * B + i];
+			n += v, m = v && i > m ? i : m, mn = v < mn ? v : mn;
+		}
+		int acc = 0;
+		for (int i = n - 3 > 0 ? n - 3 : 0; i < n; i++)
+			acc += i;
+		acc += m > 4 ? 1000 : 0;
+		ok &= out[g] == acc + 10000 * (mn + 2);
+	}
+	CHECK(ok);
+}
+
 /* ---- tl.uint_to_uniform_float on 64-bit integers (Triton's 2**-63 scale) ----------- */
 
 static const char u2f_src[] =
@@ -1100,6 +1146,7 @@ int main(void)
 		target = targets[t];
 		test_logical();
 		test_scalar_index();
+		test_reduce_control();
 		test_uint_to_uniform_float();
 		test_down_loops();
 		test_descriptors();
