@@ -417,52 +417,44 @@ Value call_lambda(Sema *s, Value lam, const Value *args, int nargs, const char *
 
 static bool is_full_slice(const Expr *e) { return e->kind == EX_SLICE && !e->lo && !e->hi && !e->step; }
 
+/* Triton's tensor.__getitem__: the index at position d is None (expand_dims at axis d) or
+ * ':' (nothing: Triton never checks it against the rank, so x[:, None] of a scalar is a
+ * 1-element tile, as splat inserts the new dimension where Python's list.insert would). */
 static Value subscript_tensor(Sema *s, Value base, const Expr *e)
 {
-	Type t = base.ty;
-	int nkeep = 0;
 	for (int i = 0; i < e->nindex; i++) {
 		const Expr *ix = e->index[i];
-		if (ix->kind == EX_NONE) continue;
-		if (is_full_slice(ix)) {
-			nkeep++;
-			continue;
+		if (ix->kind != EX_NONE && !is_full_slice(ix)) {
+			diag_error(s->d, ix->loc, "only None and ':' are supported in tensor indices");
+			return v_err();
 		}
-		diag_error(s->d, ix->loc, "only None and ':' are supported in tensor indices");
-		return v_err();
-	}
-	if (nkeep > t.rank) {
-		diag_error(s->d, e->loc, "too many indices for a tensor of rank %d", t.rank);
-		return v_err();
 	}
 	ValId x = base.id;
-	int src = 0, dst = 0;
-	for (int i = 0; i < e->nindex; i++) {
-		const Expr *ix = e->index[i];
-		if (ix->kind == EX_NONE) {
-			Type cur = vtype(s, x);
-			if (cur.rank + 1 > TIR_MAX_RANK) {
-				diag_error(s->d, ix->loc, "tiles of rank %d are not supported", cur.rank + 1);
-				return v_err();
-			}
-			Type r = cur;
-			r.rank++;
-			for (int d = r.rank - 1; d > dst; d--) r.shape[d] = cur.shape[d - 1];
-			r.shape[dst] = 1;
-			if (cur.rank == 0) { /* a scalar: x[None] is a 1-element tile, as in Triton */
-				x = emit(s, TOP_SPLAT, ix->loc, &x, 1, r);
-			} else {
-				TirOp *op = emit_op(s, TOP_EXPAND_DIMS, ix->loc, &x, 1, r);
-				op->attr.axis = dst;
-				x = op->results[0];
-			}
-			dst++;
+	for (int dst = 0; dst < e->nindex; dst++) {
+		const Expr *ix = e->index[dst];
+		if (ix->kind != EX_NONE) continue;
+		Type cur = vtype(s, x);
+		if (cur.rank > 0 && dst > cur.rank) {
+			diag_error(s->d, e->loc, "too many indices for a tensor of rank %d", base.ty.rank);
+			return v_err();
+		}
+		if (cur.rank + 1 > TIR_MAX_RANK) {
+			diag_error(s->d, ix->loc, "tiles of rank %d are not supported", cur.rank + 1);
+			return v_err();
+		}
+		int axis = dst < cur.rank ? dst : cur.rank;
+		Type r = cur;
+		r.rank++;
+		for (int d = r.rank - 1; d > axis; d--) r.shape[d] = cur.shape[d - 1];
+		r.shape[axis] = 1;
+		if (cur.rank == 0) {
+			x = emit(s, TOP_SPLAT, ix->loc, &x, 1, r);
 		} else {
-			src++;
-			dst++;
+			TirOp *op = emit_op(s, TOP_EXPAND_DIMS, ix->loc, &x, 1, r);
+			op->attr.axis = axis;
+			x = op->results[0];
 		}
 	}
-	(void)src;
 	return v_tensor(s, x);
 }
 

@@ -87,7 +87,7 @@ static void test_logical(void)
 	CHECK(ok);
 }
 
-/* ---- x[None] on a scalar: a 1-element tile (Triton splats it) ------------------- */
+/* ---- x[None] / x[:, None] on a scalar: a 1-element tile (Triton splats it) -------- */
 
 static const char scalar_index_src[] =
 	"import triton\n"
@@ -97,7 +97,7 @@ static const char scalar_index_src[] =
 	"    pid = tl.program_id(0)\n"
 	"    offs = (pid[None] * BLOCK)[:, None] + tl.arange(0, BLOCK)[None, :]\n" /* [1, BLOCK] */
 	"    v = tl.load(x_ptr + offs) * s[None][:, None]\n"
-	"    tl.store(out_ptr + offs, v + pid[None, None])\n";
+	"    tl.store(out_ptr + offs, v + pid[None, None] + pid[:, None])\n"; /* ':' of a scalar: no dim */
 
 static void test_scalar_index(void)
 {
@@ -110,7 +110,7 @@ static void test_scalar_index(void)
 		return;
 	bool ok = true;
 	for (int i = 0; i < B * G; i++)
-		ok &= out[i] == x[i] * 3.0f + (float)(i / B);
+		ok &= out[i] == x[i] * 3.0f + 2.0f * (float)(i / B);
 	CHECK(ok);
 }
 
