@@ -759,6 +759,26 @@ static bool is_jit_decorated(Sema *s, const FuncDef *fn)
 	return false;
 }
 
+static int last_binding(const Module *m, const char *name);
+
+/* A decorator written as a name bound at module level to a decorator call,
+ * `my_autotune = triton.autotune(configs=[...], key=[...])` then `@my_autotune` or
+ * `k = my_autotune(k)` (sglang's rmsnorm_autotune): that call; else d itself. */
+static const Expr *deco_alias(const Module *m, const Expr *d)
+{
+	for (int depth = 0; m && d->kind == EX_NAME && depth < 8; depth++) {
+		int i = last_binding(m, d->name);
+		if (i < 0) break;
+		const Stmt *st = m->body.items[i];
+		if (st->kind != ST_ASSIGN || st->assign_value->kind != EX_CALL) break;
+		const Expr *v = st->assign_value;
+		const char *n = expr_last_name(v->func);
+		if (!is_kernel_decorator_name(n) || v->nargs > 0) break;
+		d = v;
+	}
+	return d;
+}
+
 /* ---- @triton.autotune / @triton.heuristics ------------------------------------------- */
 
 typedef struct Heur {
@@ -926,7 +946,7 @@ static bool kernel_decorators(Sema *s, ModScope *ms, const FuncDef *def, KDeco *
 	Fn tmp;
 	fn_init(s, &tmp, NULL, ms, false);
 	for (int i = 0; i < def->ndecorators && ok; i++) {
-		const Expr *d = def->decorators[i];
+		const Expr *d = deco_alias(ms->ast, def->decorators[i]);
 		const char *n = expr_last_name(d);
 		if (!n) continue;
 		if (!strcmp(n, "autotune")) ok = deco_autotune(s, &tmp, def, d, out);
@@ -993,6 +1013,8 @@ static const FuncDef *call_form_kernel(Sema *s, const Module *m, int idx)
 	while (e->kind == EX_CALL && e->nargs >= 1) {
 		if (e->func->kind == EX_CALL && e->nargs == 1 && !e->nkwargs) {
 			vec_push(&decos, e->func); /* heuristics(d)(x): the decorator is the inner call */
+		} else if (e->func->kind == EX_NAME && e->nargs == 1 && !e->nkwargs && deco_alias(m, e->func) != e->func) {
+			vec_push(&decos, (Expr *)deco_alias(m, e->func)); /* my_autotune(f) */
 		} else if ((e->func->kind == EX_NAME || e->func->kind == EX_ATTR) && !strcmp(expr_last_name(e->func), "jit") &&
 			   e->nargs == 1) {
 			Expr *d = e->func; /* jit(f, do_not_specialize=...) is @jit(do_not_specialize=...) */
