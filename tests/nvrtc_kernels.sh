@@ -57,4 +57,36 @@ elif ! grep -q "cp\.async\.c[ag]\.shared\.global" "$out/matmul.ptx" ||
 	echo "FAIL: the sm_80 PTX of matmul.tile (num_stages=3) has no cp.async copies or wait_group 1"
 	fail=1
 fi
+# fp8 tl.dot (e4m3 x e5m2, fp32 accumulator): mma.sync m16n8k32 on sm_90a (PTX 8.4,
+# sm_89+), the FMA path on sm_80; both to cubins.
+cat >"$out/fp8.py" <<'EOF'
+import triton
+import triton.language as tl
+@triton.jit
+def fp8_dot(A, B, C, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k0 in range(0, K, BK):
+        a = tl.load(A + rm[:, None] * K + (k0 + rk)[None, :])
+        b = tl.load(B + (k0 + rk)[:, None] * BN + rn[None, :])
+        acc += tl.dot(a, b)
+    tl.store(C + rm[:, None] * BN + rn[None, :], acc)
+EOF
+sig="*fp8e4nv:16,*fp8e5:16,*fp32:16,i32:16,64,64,128"
+for arch in sm_80 sm_90a; do
+	if ! $tile compile "$out/fp8.py" fp8_dot --signature "$sig" --target "$arch" \
+		--emit cubin -o "$out/fp8.$arch.cubin" >"$out/log" 2>&1; then
+		echo "FAIL: fp8 tl.dot for $arch:"
+		cat "$out/log"
+		fail=1
+	fi
+done
+if ! $tile compile "$out/fp8.py" fp8_dot --signature "$sig" --target sm_90a --emit ptx \
+	-o "$out/fp8.ptx" >"$out/log" 2>&1 ||
+	! grep -q "mma\.sync\.aligned\.m16n8k32\.row\.col\.f32\.e4m3\.e5m2\.f32" "$out/fp8.ptx"; then
+	echo "FAIL: the sm_90a PTX of an fp8 tl.dot has no mma.sync m16n8k32 .e4m3.e5m2"
+	fail=1
+fi
 exit $fail

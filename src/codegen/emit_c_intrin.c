@@ -50,30 +50,42 @@ static void emit_shfl(Ec *e, const TpOp *op)
 
 typedef struct MmaShape {
 	const char *ptx;
-	int na, nb;   /* unpacked operand counts */
-	int per_reg;  /* a/b elements per 32-bit register */
-	bool int_acc; /* s32 accumulators */
+	int na, nb;    /* unpacked operand counts */
+	int per_reg;   /* a/b elements per 32-bit register */
+	bool int_acc;  /* s32 accumulators */
+	DType da, db;  /* the fragments' element types (DT_I8: whatever lowering gave) */
 } MmaShape;
 
+#define MMA_K32(ta, tb) "mma.sync.aligned.m16n8k32.row.col.f32." ta "." tb ".f32"
 static const MmaShape mma_shapes[] = {
         [MMA_M16N8K16_F16_F32] = {"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", 8, 4, 2,
-                                  false},
+                                  false, DT_F16, DT_F16},
         [MMA_M16N8K16_BF16_F32] = {"mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", 8, 4, 2,
-                                   false},
+                                   false, DT_BF16, DT_BF16},
         [MMA_M16N8K8_TF32_F32] = {"mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32", 4, 2, 1,
-                                  false},
-        [MMA_M16N8K32_S8_S32] = {"mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32", 16, 8, 4, true},
+                                  false, DT_F32, DT_F32},
+        [MMA_M16N8K32_S8_S32] = {"mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32", 16, 8, 4, true,
+                                 DT_I8, DT_I8},
+        /* PTX ISA 8.4, sm_89+ */
+        [MMA_M16N8K32_E4M3_E4M3_F32] = {MMA_K32("e4m3", "e4m3"), 16, 8, 4, false, DT_F8E4M3,
+                                        DT_F8E4M3},
+        [MMA_M16N8K32_E4M3_E5M2_F32] = {MMA_K32("e4m3", "e5m2"), 16, 8, 4, false, DT_F8E4M3,
+                                        DT_F8E5M2},
+        [MMA_M16N8K32_E5M2_E4M3_F32] = {MMA_K32("e5m2", "e4m3"), 16, 8, 4, false, DT_F8E5M2,
+                                        DT_F8E4M3},
+        [MMA_M16N8K32_E5M2_E5M2_F32] = {MMA_K32("e5m2", "e5m2"), 16, 8, 4, false, DT_F8E5M2,
+                                        DT_F8E5M2},
 };
 
-/* Bits of one a/b operand of an mma of `kind`, as a uint32_t expression:
- * converted to the fragment's type when lowering handed another one, and
- * rounded to tf32 (nearest even, as the CPU emulation does) for tf32. */
-static void mma_elem(Ec *e, StrBuf *b, TpVal v, int kind)
+/* Bits of one a/b operand (element type `want`) of an mma of `kind`, as a
+ * uint32_t expression: converted to `want` when lowering handed another
+ * type, and rounded to tf32 (nearest even, as the CPU emulation does) for
+ * tf32. */
+static void mma_elem(Ec *e, StrBuf *b, TpVal v, int kind, DType want)
 {
-	DType d = dt_of(e, v), want = kind == MMA_M16N8K16_F16_F32    ? DT_F16
-	                              : kind == MMA_M16N8K16_BF16_F32 ? DT_BF16
-	                              : kind == MMA_M16N8K8_TF32_F32  ? DT_F32
-	                                                              : d;
+	DType d = dt_of(e, v);
+	if (want == DT_I8)
+		want = d;
 	char x[16];
 	snprintf(x, sizeof x, "v%u", v);
 	char *s = ec_convert(e, x, d, want, false);
@@ -89,7 +101,7 @@ static void mma_elem(Ec *e, StrBuf *b, TpVal v, int kind)
 }
 
 /* The 32-bit register holding elements vals[0..per) (lowest bits first). */
-static void pack_reg(Ec *e, StrBuf *b, const TpVal *vals, int per, int kind)
+static void pack_reg(Ec *e, StrBuf *b, const TpVal *vals, int per, int kind, DType want)
 {
 	int bits = 32 / per;
 	for (int j = 0; j < per; j++) {
@@ -97,7 +109,7 @@ static void pack_reg(Ec *e, StrBuf *b, const TpVal *vals, int per, int kind)
 			sb_puts(b, " | ");
 		if (j)
 			sb_putc(b, '(');
-		mma_elem(e, b, vals[j], kind);
+		mma_elem(e, b, vals[j], kind, want);
 		if (j)
 			sb_printf(b, " << %d)", bits * j);
 	}
@@ -114,7 +126,7 @@ static void emit_mma(Ec *e, const TpOp *op)
 		sb_puts(&b, i ? ", " : "");
 		const TpVal *src = i < ra ? op->operands + i * s->per_reg
 		                          : op->operands + s->na + (i - ra) * s->per_reg;
-		pack_reg(e, &b, src, s->per_reg, (int)op->attr.i);
+		pack_reg(e, &b, src, s->per_reg, (int)op->attr.i, i < ra ? s->da : s->db);
 	}
 	ec_line(e, "uint32_t t%d[%d] = {%s};", tmp, ra + rb, b.s);
 	sb_free(&b);

@@ -9,7 +9,7 @@
  * by ORC like tile_rt_print: operands go through stack scratch, one row of T
  * values per fragment register. Fragment layouts follow the PTX ISA
  * ("Matrix Fragments for mma.m16n8k16", "... m16n8k8" (.tf32), "... m16n8k32"
- * (.s8)).
+ * (.s8, .e4m3, .e5m2)).
  */
 #include "codegen/emit_llvm_internal.h"
 #include "jit/orc.h"
@@ -141,8 +141,15 @@ static LLVMValueRef as_i8p(Em *e, LLVMValueRef p)
 	return LLVMBuildBitCast(e->B, p, e->t_i8p, "");
 }
 
-/* operand i of an mma in the helper's input representation */
-static LLVMValueRef mma_operand(Em *e, int kind, TpVal v)
+/* The fp8 element type of operand `b_side` (0: a, 1: b) of an fp8 kind. */
+static DType mma_fp8_type(int kind, int b_side)
+{
+	int bits = kind - MMA_M16N8K32_E4M3_E4M3_F32; /* 2 * (a is e5m2) + (b is e5m2) */
+	return (bits >> (1 - b_side)) & 1 ? DT_F8E5M2 : DT_F8E4M3;
+}
+
+/* operand v (of side b_side) of an mma in the helper's input representation */
+static LLVMValueRef mma_operand(Em *e, int kind, TpVal v, int b_side)
 {
 	LLVMValueRef x = em_getv(e, v);
 	DType d = (DType)tp_type(e->f, v).dt;
@@ -152,30 +159,36 @@ static LLVMValueRef mma_operand(Em *e, int kind, TpVal v)
 	case MMA_M16N8K16_BF16_F32:
 		return d == DT_BF16 ? x : em_from_f32(e, em_to_f32(e, x, d), DT_BF16, false);
 	case MMA_M16N8K8_TF32_F32: return em_to_f32(e, x, d);
-	default: return LLVMBuildIntCast2(e->B, x, em_vec(e, e->t_i8), 1, "");
+	case MMA_M16N8K32_S8_S32: return LLVMBuildIntCast2(e->B, x, em_vec(e, e->t_i8), 1, "");
+	default: { /* fp8: the bits (carried as i8) */
+		DType want = mma_fp8_type(kind, b_side);
+		return d == want ? x : em_from_f32(e, em_to_f32(e, x, d), want, false);
+	}
 	}
 }
 
 static void emit_mma(Em *e, const TpOp *op)
 {
-	static const int NA[] = {8, 8, 4, 16}, NB[] = {4, 4, 2, 8};
-	static const char *const FN[] = {"tile_rt_mma_f16_f32", "tile_rt_mma_bf16_f32",
-	                                 "tile_rt_mma_tf32_f32", "tile_rt_mma_s8_s32"};
+	static const char *const FN[] = {
+	        "tile_rt_mma_f16_f32",       "tile_rt_mma_bf16_f32",      "tile_rt_mma_tf32_f32",
+	        "tile_rt_mma_s8_s32",        "tile_rt_mma_e4m3_e4m3_f32", "tile_rt_mma_e4m3_e5m2_f32",
+	        "tile_rt_mma_e5m2_e4m3_f32", "tile_rt_mma_e5m2_e5m2_f32"};
+	_Static_assert(sizeof FN / sizeof *FN == MMA_KIND_COUNT, "one helper per MmaKind");
 	int kind = (int)op->attr.i;
-	if (kind < 0 || kind > MMA_M16N8K32_S8_S32)
+	if (kind < 0 || kind >= MMA_KIND_COUNT)
 		ice(PASS, "bad mma kind %d", kind);
 	if (e->lanes != 32)
 		ice(PASS, "mma emulation needs 32-lane warps (got %d)", e->lanes);
-	int na = NA[kind], nb = NB[kind], np = na + nb + 4;
+	int na = mma_kind_na(kind), nb = na / 2, np = na + nb + 4;
 	if (op->nin != np || op->nout != 4)
 		ice(PASS, "mma kind %d needs %d operands and 4 results", kind, np);
 	bool integer = kind == MMA_M16N8K32_S8_S32;
 	LLVMTypeRef acc = integer ? e->t_i32 : e->t_f32;
 	LLVMValueRef pa = scratch(e, 0), pb = scratch(e, 1), pc = scratch(e, 2), pd = scratch(e, 3);
 	for (int i = 0; i < na; i++)
-		scratch_store(e, pa, i, mma_operand(e, kind, op->operands[i]));
+		scratch_store(e, pa, i, mma_operand(e, kind, op->operands[i], 0));
 	for (int i = 0; i < nb; i++)
-		scratch_store(e, pb, i, mma_operand(e, kind, op->operands[na + i]));
+		scratch_store(e, pb, i, mma_operand(e, kind, op->operands[na + i], 1));
 	for (int i = 0; i < 4; i++) {
 		LLVMValueRef c = em_getv(e, op->operands[na + nb + i]);
 		if (LLVMGetElementType(LLVMTypeOf(c)) != acc)

@@ -1,8 +1,9 @@
 /* lower_dot.c: tl.dot (a [M,K], b [K,N], acc [M,N]).
  *
  * The layouts decide the path:
- * - mma.sync (target has_mma_sync; f16/bf16 -> f32, tf32, int8 -> i32; an f16
- *   accumulator is carried in f32 and rounded back after the last k step): the
+ * - mma.sync (target has_mma_sync; f16/bf16 -> f32, tf32, int8 -> i32, and
+ *   with has_mma_fp8 e4m3/e5m2 in any pairing -> f32; an f16 accumulator is
+ *   carried in f32 and rounded back after the last k step): the
  *   accumulator is ll_mma_acc-shaped and the operands ll_mma_operand-shaped.
  *   Every 16x8 accumulator tile gets one TP MMA per k step, its operands
  *   listed in PTX fragment order (unpacked). Which register holds which
@@ -441,9 +442,14 @@ typedef struct MmaShape {
 static bool mma_shape(const Dot *D, MmaShape *s)
 {
 	DType a = (DType)D->ta.dt, b = (DType)D->tb.dt, c = (DType)D->tc.dt;
-	if (a != b)
+	bool fp8 = (a == DT_F8E4M3 || a == DT_F8E5M2) && (b == DT_F8E4M3 || b == DT_F8E5M2);
+	if (a != b && !fp8)
 		return false;
-	if (a == DT_F16 && (c == DT_F32 || c == DT_F16))
+	if (fp8 && D->L->t->has_mma_fp8 && (c == DT_F32 || c == DT_F16))
+		*s = (MmaShape){(MmaKind)(MMA_M16N8K32_E4M3_E4M3_F32 + 2 * (a == DT_F8E5M2) +
+		                          (b == DT_F8E5M2)),
+		                32, 16, 8};
+	else if (a == DT_F16 && (c == DT_F32 || c == DT_F16))
 		*s = (MmaShape){MMA_M16N8K16_F16_F32, 16, 8, 4};
 	else if (a == DT_BF16 && c == DT_F32)
 		*s = (MmaShape){MMA_M16N8K16_BF16_F32, 16, 8, 4};
@@ -463,7 +469,7 @@ static void frag_a(MmaKind k, int j, int lane, int *row, int *col)
 	if (k == MMA_M16N8K8_TF32_F32) {
 		*row = g + 8 * (j & 1);
 		*col = t + 4 * (j >> 1);
-	} else if (k == MMA_M16N8K32_S8_S32) {
+	} else if (mma_kind_is_k32(k)) {
 		int p = j >> 2;
 		*row = g + 8 * (p & 1);
 		*col = 4 * t + (j & 3) + 16 * (p >> 1);
@@ -480,7 +486,7 @@ static void frag_b(MmaKind k, int j, int lane, int *kk, int *n)
 	*n = g;
 	if (k == MMA_M16N8K8_TF32_F32)
 		*kk = t + 4 * j;
-	else if (k == MMA_M16N8K32_S8_S32)
+	else if (mma_kind_is_k32(k))
 		*kk = 4 * t + (j & 3) + 16 * (j >> 2);
 	else
 		*kk = 2 * t + (j & 1) + 8 * (j >> 1);

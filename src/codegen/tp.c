@@ -489,11 +489,10 @@ static void check_types(Verifier *v, const TpOp *op)
 			vfail(op, "negative group count %" PRId64, op->attr.i);
 		break;
 	case TP_MMA: {
-		static const int na[] = {8, 8, 4, 16}, nb[] = {4, 4, 2, 8};
-		if (op->attr.i < 0 || op->attr.i > 3)
+		if (op->attr.i < 0 || op->attr.i >= MMA_KIND_COUNT)
 			vfail(op, "bad mma kind");
-		int ka = na[op->attr.i], kb = nb[op->attr.i];
-		need_n(op, ka + kb + 4, 4);
+		int ka = mma_kind_na((int)op->attr.i);
+		need_n(op, ka + ka / 2 + 4, 4);
 		break;
 	}
 	default: break;

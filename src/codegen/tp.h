@@ -93,7 +93,26 @@ typedef enum {
 	MMA_M16N8K16_BF16_F32, /* a: 8 x bf16, b: 4 x bf16, c/d: 4 x f32 */
 	MMA_M16N8K8_TF32_F32,  /* a: 4 x f32 (as tf32), b: 2 x f32, c/d: 4 x f32 */
 	MMA_M16N8K32_S8_S32,   /* a: 16 x i8, b: 8 x i8, c/d: 4 x i32 */
+	/* fp8 (sm_89+): a: 16 x 8-bit, b: 8 x 8-bit (the s8 fragment layout), c/d: 4 x f32 */
+	MMA_M16N8K32_E4M3_E4M3_F32,
+	MMA_M16N8K32_E4M3_E5M2_F32, /* a e4m3, b e5m2 */
+	MMA_M16N8K32_E5M2_E4M3_F32,
+	MMA_M16N8K32_E5M2_E5M2_F32,
+	MMA_KIND_COUNT
 } MmaKind;
+
+/* The fp8 kinds are E4M3_E4M3 + 2 * (a is e5m2) + (b is e5m2). m16n8k32 kinds
+ * share one fragment layout (PTX ISA "Matrix Fragments for mma.m16n8k32"). */
+static inline bool mma_kind_is_k32(int k)
+{
+	return k == MMA_M16N8K32_S8_S32 || (k >= MMA_M16N8K32_E4M3_E4M3_F32 && k < MMA_KIND_COUNT);
+}
+
+/* Unpacked a operands per lane of an mma of kind k (b has half as many). */
+static inline int mma_kind_na(int k)
+{
+	return mma_kind_is_k32(k) ? 16 : k == MMA_M16N8K8_TF32_F32 ? 4 : 8;
+}
 
 typedef struct TpOp TpOp;
 typedef struct TpBlock {

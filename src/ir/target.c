@@ -30,6 +30,7 @@ bool target_from_name(const char *name, TargetDesc *t)
 		t->max_shared_bytes = 227 * 1024;
 		t->emulate = true;
 		t->has_mma_sync = t->has_ldmatrix = t->has_cp_async = true;
+		t->has_mma_fp8 = true; /* runs the thread program of sm_90a */
 		return true;
 	}
 	if (!strncmp(name, "sm_", 3)) {
@@ -47,6 +48,7 @@ bool target_from_name(const char *name, TargetDesc *t)
 		else if (arch == 80 || arch == 87) t->max_shared_bytes = 163 * 1024;
 		else t->max_shared_bytes = 99 * 1024;
 		t->has_mma_sync = t->has_ldmatrix = t->has_cp_async = true;
+		t->has_mma_fp8 = arch >= 89;
 		return true;
 	}
 	return false;

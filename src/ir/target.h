@@ -17,6 +17,7 @@ typedef struct TargetDesc {
 	int max_shared_bytes;   /* per program instance */
 	bool emulate;           /* CPU target executing GPU-shaped layouts (--emulate=cuda) */
 	bool has_mma_sync;      /* mma.sync m16n8k16 (sm_80+, and its lane-exact emulation) */
+	bool has_mma_fp8;       /* mma.sync m16n8k32 on e4m3/e5m2 (sm_89+, PTX 8.4; cuda-emu) */
 	bool has_ldmatrix;
 	bool has_cp_async;
 } TargetDesc;

@@ -66,8 +66,9 @@ void tile_rt_assert(void *rt, const char *msg, int32_t pid_x, int32_t pid_y, int
 /* mma.sync / ldmatrix emulation (rt_mma.c) for cuda-emu kernels. Operands are
  * per-thread registers stored row-wise, x[i * nthreads + t] = register i of
  * thread t; nthreads is a multiple of 32, warps are consecutive threads.
- * MMA: a/b/c/d hold na/nb/4/4 registers (f16, bf16: 8/4; tf32: 4/2; s8: 16/8)
- * in the PTX fragment layouts; d may not alias a or b. */
+ * MMA: a/b/c/d hold na/nb/4/4 registers (f16, bf16: 8/4; tf32: 4/2; s8 and
+ * fp8: 16/8) in the PTX fragment layouts; d may not alias a or b. fp8 operands
+ * are the float8 bits (e4m3fn or e5m2, as the helper's name says for a, b). */
 void tile_rt_mma_f16_f32(float *d, const uint16_t *a, const uint16_t *b, const float *c,
                          int32_t nthreads);
 void tile_rt_mma_bf16_f32(float *d, const uint16_t *a, const uint16_t *b, const float *c,
@@ -76,6 +77,14 @@ void tile_rt_mma_tf32_f32(float *d, const float *a, const float *b, const float 
                           int32_t nthreads);
 void tile_rt_mma_s8_s32(int32_t *d, const int8_t *a, const int8_t *b, const int32_t *c,
                         int32_t nthreads);
+void tile_rt_mma_e4m3_e4m3_f32(float *d, const uint8_t *a, const uint8_t *b, const float *c,
+                               int32_t nthreads);
+void tile_rt_mma_e4m3_e5m2_f32(float *d, const uint8_t *a, const uint8_t *b, const float *c,
+                               int32_t nthreads);
+void tile_rt_mma_e5m2_e4m3_f32(float *d, const uint8_t *a, const uint8_t *b, const float *c,
+                               int32_t nthreads);
+void tile_rt_mma_e5m2_e5m2_f32(float *d, const uint8_t *a, const uint8_t *b, const float *c,
+                               int32_t nthreads);
 /* ldmatrix.x{nmat}[.trans].b16: off[t] = byte offset into smem of the row
  * thread t supplies; writes out[(2*nmat) * nthreads]. */
 void tile_rt_ldmatrix(uint16_t *out, const uint8_t *smem, const int32_t *off, int32_t nmat,

@@ -8,16 +8,28 @@
  *
  * MMA: per warp, the A (16 x K) and B (K x 8) tiles are gathered from the
  * fragments (PTX ISA "Matrix Fragments for mma.m16n8k16" / "m16n8k8" (.tf32) /
- * "m16n8k32" (.s8)), then D[r][c] = C[r][c] + A[r][0]*B[0][c] + ... in k order,
- * each product and sum rounded to fp32 (products of f16 / bf16 / tf32 values
- * are exact in fp32, so an fma would give the same bits) or wrapping int32.
- * tf32 inputs are rounded to 10 mantissa bits, nearest even (inf/nan kept).
+ * "m16n8k32" (.s8, .e4m3, .e5m2)), then D[r][c] = C[r][c] + A[r][0]*B[0][c] +
+ * ... in k order, each product and sum rounded to fp32 (products of f16 /
+ * bf16 / tf32 / fp8 values are exact in fp32, so an fma would give the same
+ * bits) or wrapping int32. tf32 inputs are rounded to 10 mantissa bits,
+ * nearest even (inf/nan kept). fp8 inputs are decoded exactly: e4m3 ("fn":
+ * no infinities, 0x7f/0xff are NaN, subnormals m * 2^-9) and e5m2 (IEEE-like:
+ * exponent 31 is inf/NaN, subnormals m * 2^-16).
+ *
+ * Rounding order: the PTX ISA leaves the order and internal precision of the
+ * k sum of one mma to the hardware (fp8 tensor cores are known to add with
+ * fewer than fp32's bits before the result is rounded). The emulation adds
+ * in k order in fp32, so results agree with a GPU exactly only when the
+ * partial sums are exact (as in the tests); otherwise to within the
+ * accumulation error of a length-K fp32 dot.
  */
 #include "jit/orc.h"
 
 #include <string.h>
 
-enum { K_F16, K_BF16, K_TF32, K_S8 }; /* = MmaKind order (codegen/tp.h) */
+/* = MmaKind order (codegen/tp.h); the fp8 kinds are K_E4M3_E4M3 + 2 * (a is
+ * e5m2) + (b is e5m2) */
+enum { K_F16, K_BF16, K_TF32, K_S8, K_E4M3_E4M3, K_E4M3_E5M2, K_E5M2_E4M3, K_E5M2_E5M2 };
 
 static void frag_a(int kind, int l, int i, int *r, int *c)
 {
@@ -28,6 +40,10 @@ static void frag_a(int kind, int l, int i, int *r, int *c)
 		*c = t + (i >= 2 ? 4 : 0);
 		return;
 	case K_S8:
+	case K_E4M3_E4M3:
+	case K_E4M3_E5M2:
+	case K_E5M2_E4M3:
+	case K_E5M2_E5M2:
 		*r = g + (((i >> 2) & 1) ? 8 : 0);
 		*c = t * 4 + (i & 3) + (i >= 8 ? 16 : 0);
 		return;
@@ -44,7 +60,11 @@ static void frag_b(int kind, int l, int i, int *r, int *c)
 	*c = g;
 	switch (kind) {
 	case K_TF32: *r = t + (i >= 1 ? 4 : 0); return;
-	case K_S8: *r = t * 4 + (i & 3) + (i >= 4 ? 16 : 0); return;
+	case K_S8:
+	case K_E4M3_E4M3:
+	case K_E4M3_E5M2:
+	case K_E5M2_E4M3:
+	case K_E5M2_E5M2: *r = t * 4 + (i & 3) + (i >= 4 ? 16 : 0); return;
 	default: *r = t * 2 + (i & 1) + (i >= 2 ? 8 : 0); return;
 	}
 }
@@ -90,29 +110,53 @@ static float to_tf32(float x)
 	return bits_f32(u);
 }
 
-static float in_f(int kind, const void *p, size_t at)
+/* float8 e4m3fn: bias 7, no infinities, S.1111.111 is NaN */
+static float e4m3_to_f32(uint8_t x)
+{
+	uint32_t s = (uint32_t)(x & 0x80) << 24, ex = (x >> 3) & 15, m = x & 7;
+	if (ex == 15 && m == 7)
+		return bits_f32(s | 0x7fc00000u);
+	if (ex == 0) {
+		float v = (float)m * 0x1p-9f; /* subnormal: exact */
+		return s ? -v : v;
+	}
+	return bits_f32(s | ((ex + 120) << 23) | (m << 20));
+}
+
+/* float8 e5m2: bias 15, IEEE-like (exponent 31: inf if m == 0, else NaN) */
+static float e5m2_to_f32(uint8_t x)
+{
+	return f16_to_f32((uint16_t)((uint16_t)x << 8));
+}
+
+/* element `at` of operand side (0: a, 1: b) of an mma of `kind`, as f32 */
+static float in_f(int kind, int side, const void *p, size_t at)
 {
 	switch (kind) {
 	case K_F16: return f16_to_f32(((const uint16_t *)p)[at]);
 	case K_BF16: return bf16_to_f32(((const uint16_t *)p)[at]);
-	default: return to_tf32(((const float *)p)[at]);
+	case K_TF32: return to_tf32(((const float *)p)[at]);
+	default: { /* fp8 */
+		uint8_t x = ((const uint8_t *)p)[at];
+		return ((kind - K_E4M3_E4M3) >> (1 - side)) & 1 ? e5m2_to_f32(x) : e4m3_to_f32(x);
+	}
 	}
 }
 
 static void mma_float(int kind, float *d, const void *a, const void *b, const float *c, int T)
 {
-	int na = kind == K_TF32 ? 4 : 8, nb = kind == K_TF32 ? 2 : 4, K = kind == K_TF32 ? 8 : 16;
-	float A[16][16], B[16][8];
+	int na = kind == K_TF32 ? 4 : kind >= K_E4M3_E4M3 ? 16 : 8, nb = na / 2, K = 2 * na;
+	float A[16][32], B[32][8];
 	for (int w = 0; w + 32 <= T; w += 32) {
 		for (int l = 0; l < 32; l++) {
 			int r, cc;
 			for (int i = 0; i < na; i++) {
 				frag_a(kind, l, i, &r, &cc);
-				A[r][cc] = in_f(kind, a, (size_t)i * (size_t)T + (size_t)(w + l));
+				A[r][cc] = in_f(kind, 0, a, (size_t)i * (size_t)T + (size_t)(w + l));
 			}
 			for (int i = 0; i < nb; i++) {
 				frag_b(kind, l, i, &r, &cc);
-				B[r][cc] = in_f(kind, b, (size_t)i * (size_t)T + (size_t)(w + l));
+				B[r][cc] = in_f(kind, 1, b, (size_t)i * (size_t)T + (size_t)(w + l));
 			}
 		}
 		for (int i = 0; i < 4; i++)
@@ -146,6 +190,30 @@ void tile_rt_mma_tf32_f32(float *d, const float *a, const float *b, const float 
                           int32_t nthreads)
 {
 	mma_float(K_TF32, d, a, b, c, nthreads);
+}
+
+void tile_rt_mma_e4m3_e4m3_f32(float *d, const uint8_t *a, const uint8_t *b, const float *c,
+                               int32_t nthreads)
+{
+	mma_float(K_E4M3_E4M3, d, a, b, c, nthreads);
+}
+
+void tile_rt_mma_e4m3_e5m2_f32(float *d, const uint8_t *a, const uint8_t *b, const float *c,
+                               int32_t nthreads)
+{
+	mma_float(K_E4M3_E5M2, d, a, b, c, nthreads);
+}
+
+void tile_rt_mma_e5m2_e4m3_f32(float *d, const uint8_t *a, const uint8_t *b, const float *c,
+                               int32_t nthreads)
+{
+	mma_float(K_E5M2_E4M3, d, a, b, c, nthreads);
+}
+
+void tile_rt_mma_e5m2_e5m2_f32(float *d, const uint8_t *a, const uint8_t *b, const float *c,
+                               int32_t nthreads)
+{
+	mma_float(K_E5M2_E5M2, d, a, b, c, nthreads);
 }
 
 void tile_rt_mma_s8_s32(int32_t *d, const int8_t *a, const int8_t *b, const int32_t *c,

@@ -230,11 +230,16 @@ int layout_dot_mma_bits(const TargetDesc *t, const TirFunc *f, const TirOp *dot)
 		return 0;
 	Type a = f->vals.data[dot->operands[0]].ty, b = f->vals.data[dot->operands[1]].ty;
 	Type c = f->vals.data[dot->operands[2]].ty;
-	if (a.rank != 2 || b.rank != 2 || c.rank != 2 || a.dt != b.dt)
+	if (a.rank != 2 || b.rank != 2 || c.rank != 2)
+		return 0;
+	bool fp8 = (a.dt == DT_F8E4M3 || a.dt == DT_F8E5M2) && (b.dt == DT_F8E4M3 || b.dt == DT_F8E5M2);
+	if (a.dt != b.dt && !fp8)
 		return 0;
 	int bits = 0;
 	if ((a.dt == DT_F16 || a.dt == DT_BF16) && (c.dt == DT_F32 || (c.dt == DT_F16 && a.dt == DT_F16)))
 		bits = 16;
+	else if (fp8 && t->has_mma_fp8 && (c.dt == DT_F32 || c.dt == DT_F16))
+		bits = 8;
 	else if (a.dt == DT_F32 && c.dt == DT_F32 && dot->attr.i != PREC_IEEE)
 		bits = 32;
 	else if (a.dt == DT_I8 && c.dt == DT_I32)

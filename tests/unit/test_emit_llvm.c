@@ -609,7 +609,8 @@ static void ref_a(int kind, int lane, int i, int *r, int *c)
 	if (kind == MMA_M16N8K8_TF32_F32) {
 		*r = (i == 0 || i == 2) ? g : g + 8;
 		*c = (i == 0 || i == 1) ? t : t + 4;
-	} else if (kind == MMA_M16N8K32_S8_S32) {
+	} else if (kind == MMA_M16N8K32_S8_S32 || kind >= MMA_M16N8K32_E4M3_E4M3_F32) {
+		/* m16n8k32 .s8/.u8/.e4m3/.e5m2 */
 		*r = (i < 4 || (i >= 8 && i < 12)) ? g : g + 8;
 		*c = i < 8 ? t * 4 + (i & 3) : t * 4 + (i & 3) + 16;
 	} else {
@@ -624,7 +625,7 @@ static void ref_b(int kind, int lane, int i, int *r, int *c)
 	*c = g;
 	if (kind == MMA_M16N8K8_TF32_F32)
 		*r = i == 0 ? t : t + 4;
-	else if (kind == MMA_M16N8K32_S8_S32)
+	else if (kind == MMA_M16N8K32_S8_S32 || kind >= MMA_M16N8K32_E4M3_E4M3_F32)
 		*r = i < 4 ? t * 4 + (i & 3) : t * 4 + (i & 3) + 16;
 	else
 		*r = i < 2 ? t * 2 + (i & 1) : t * 2 + (i & 1) + 8;
@@ -645,15 +646,38 @@ static uint16_t f32_to_bf16_bits(float f) /* exact for the small integers used h
 	return (uint16_t)(u >> 16);
 }
 
+/* float8 value of code x (e5m2 or e4m3fn), straight from the formats' definitions */
+static double f8_ref(unsigned x, bool e5)
+{
+	int eb = e5 ? 5 : 4, mb = 7 - eb, bias = e5 ? 15 : 7;
+	unsigned e = (x >> mb) & ((1u << eb) - 1), m = x & ((1u << mb) - 1);
+	double mag = e ? ldexp(1.0 + (double)m / (1 << mb), (int)e - bias)
+	               : ldexp((double)m / (1 << mb), 1 - bias);
+	return (x & 0x80) ? -mag : mag;
+}
+
+/* the float8 code of a value it represents exactly */
+static uint8_t f8_code(double v, bool e5)
+{
+	for (unsigned x = 0; x < 256; x++)
+		if (f8_ref(x, e5) == v)
+			return (uint8_t)x;
+	return 0xff;
+}
+
 static void test_mma(int kind)
 {
-	static const int NA[] = {8, 8, 4, 16}, NB[] = {4, 4, 2, 8}, KK[] = {16, 16, 8, 32};
-	static const DType IN[] = {DT_F16, DT_BF16, DT_F32, DT_I8};
+	static const int NA[] = {8, 8, 4, 16, 16, 16, 16, 16}, NB[] = {4, 4, 2, 8, 8, 8, 8, 8},
+	                 KK[] = {16, 16, 8, 32, 32, 32, 32, 32};
+	static const DType IN[] = {DT_F16,    DT_BF16,   DT_F32,    DT_I8,
+	                           DT_F8E4M3, DT_F8E4M3, DT_F8E5M2, DT_F8E5M2},
+	                   INB[] = {DT_F16,    DT_BF16,   DT_F32,    DT_I8,
+	                            DT_F8E4M3, DT_F8E5M2, DT_F8E4M3, DT_F8E5M2};
 	int na = NA[kind], nb = NB[kind], K = KK[kind], W = 2, T = 64;
-	DType in = IN[kind], acc = kind == MMA_M16N8K32_S8_S32 ? DT_I32 : DT_F32;
+	DType in = IN[kind], inb = INB[kind], acc = kind == MMA_M16N8K32_S8_S32 ? DT_I32 : DT_F32;
 	B b;
 	b_init(&b, "mma", "cuda-emu", W);
-	Type ts[4] = {type_ptr(in), type_ptr(in), type_ptr(acc), type_ptr(acc)};
+	Type ts[4] = {type_ptr(in), type_ptr(inb), type_ptr(acc), type_ptr(acc)};
 	b_params(&b, 4, ts);
 	TpVal pa = param(&b, 0), pb = param(&b, 1), pc = param(&b, 2), pd = param(&b, 3);
 	TpVal t = tid(&b), ops[32];
@@ -684,7 +708,8 @@ static void test_mma(int kind)
 		for (int w = 0; w < W; w++) {
 			for (int r = 0; r < 16; r++)
 				for (int k = 0; k < K; k++)
-					A[w][r][k] = (double)((r * 7 + k * 3 + w * 5) % 9 - 4);
+					A[w][r][k] = ldexp((double)((r * 7 + k * 3 + w * 5) % 9 - 4),
+					                   kind >= MMA_M16N8K32_E4M3_E4M3_F32 ? -(k % 4) : 0);
 			for (int k = 0; k < K; k++)
 				for (int c = 0; c < 8; c++)
 					Bm[w][k][c] = (double)((k * 5 + c * 11 + w) % 7 - 3);
@@ -705,8 +730,10 @@ static void test_mma(int kind)
 						((uint16_t *)abuf)[at] = f32_to_bf16_bits(v);
 					else if (in == DT_F32)
 						((float *)abuf)[at] = v;
-					else
+					else if (in == DT_I8)
 						((int8_t *)abuf)[at] = (int8_t)v;
+					else
+						abuf[at] = f8_code(v, in == DT_F8E5M2);
 				}
 				for (int i = 0; i < nb; i++) {
 					ref_b(kind, l, i, &r, &c);
@@ -718,8 +745,10 @@ static void test_mma(int kind)
 						((uint16_t *)bbuf)[at] = f32_to_bf16_bits(v);
 					else if (in == DT_F32)
 						((float *)bbuf)[at] = v;
-					else
+					else if (inb == DT_I8)
 						((int8_t *)bbuf)[at] = (int8_t)v;
+					else
+						bbuf[at] = f8_code(v, inb == DT_F8E5M2);
 				}
 				for (int i = 0; i < 4; i++) {
 					r = l / 4 + (i >= 2 ? 8 : 0);
@@ -2206,7 +2235,7 @@ int main(void)
 	test_smem();
 	test_control();
 	test_long_block();
-	for (int k = 0; k < 4; k++)
+	for (int k = 0; k < MMA_KIND_COUNT; k++)
 		test_mma(k);
 	test_mma_tf32_rounding();
 	test_ldmatrix(1, false);

@@ -1021,6 +1021,93 @@ static void test_small_dot(void)
 	CHECK(ok);
 }
 
+/* ---- fp8 tl.dot (e4m3 / e5m2, mixed) with fp32 accumulation, masked edges -------- */
+
+static const char fp8_dot_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(A, B, C, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):\n"
+	"    nn = tl.cdiv(N, BN)\n"
+	"    rm = tl.program_id(0) // nn * BM + tl.arange(0, BM)\n"
+	"    rn = tl.program_id(0) % nn * BN + tl.arange(0, BN)\n"
+	"    rk = tl.arange(0, BK)\n"
+	"    acc = tl.zeros((BM, BN), dtype=tl.float32)\n"
+	"    for k0 in range(0, K, BK):\n"
+	"        ka = k0 + rk\n"
+	"        a = tl.load(A + rm[:, None] * K + ka[None, :], mask=(rm[:, None] < M) & (ka[None, :] < K), other=0.0)\n"
+	"        b = tl.load(B + ka[:, None] * N + rn[None, :], mask=(ka[:, None] < K) & (rn[None, :] < N), other=0.0)\n"
+	"        acc = tl.dot(a, b, acc)\n"
+	"    tl.store(C + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))\n";
+
+/* float8 value of code x: e4m3fn (bias 7, no inf, S.1111.111 NaN) or e5m2
+ * (bias 15, exponent 31 inf/NaN), from the formats' definitions */
+static float f8_value(unsigned x, bool e5)
+{
+	int eb = e5 ? 5 : 4, mb = 7 - eb, bias = e5 ? 15 : 7;
+	unsigned e = (x >> mb) & ((1u << eb) - 1), m = x & ((1u << mb) - 1);
+	if (e5 ? e == 31 : (e == 15 && m == 7))
+		return e5 && !m ? ((x & 0x80) ? -INFINITY : INFINITY) : NAN;
+	float mag = e ? ldexpf(1.0f + (float)m / (float)(1 << mb), (int)e - bias)
+		      : ldexpf((float)m / (float)(1 << mb), 1 - bias);
+	return (x & 0x80) ? -mag : mag;
+}
+
+static uint8_t f8_finite(uint32_t *seed, bool e5)
+{
+	for (;;) {
+		*seed = *seed * 1103515245u + 12345u;
+		uint8_t x = (uint8_t)(*seed >> 16);
+		if (isfinite(f8_value(x, e5)))
+			return x;
+	}
+}
+
+static void test_fp8_dot(void)
+{
+	enum { M = 40, N = 24, K = 100 };
+	static const struct { bool ea, eb; const char *sig; } cases[] = {
+		{false, false, "*fp8e4nv,*fp8e4nv,*fp32,i32,i32,i32,32,16,64"},
+		{true, true, "*fp8e5,*fp8e5,*fp32,i32,i32,i32,32,16,64"},
+		{false, true, "*fp8e4nv,*fp8e5,*fp32,i32,i32,i32,16,8,32"},
+		{true, false, "*fp8e5,*fp8e4nv,*fp32,i32,i32,i32,32,32,32"},
+	};
+	for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+		static uint8_t a[M * K], b[K * N];
+		static float out[M * N];
+		uint32_t seed = 7 + (uint32_t)c;
+		for (int i = 0; i < M * K; i++)
+			a[i] = f8_finite(&seed, cases[c].ea);
+		for (int i = 0; i < K * N; i++)
+			b[i] = f8_finite(&seed, cases[c].eb);
+		if (c == 0)
+			a[5 * K + 7] = 0x7f; /* e4m3 NaN: row 5 is NaN */
+		tile_dtype ta = cases[c].ea ? TILE_FP8E5M2 : TILE_FP8E4M3;
+		tile_dtype tb = cases[c].eb ? TILE_FP8E5M2 : TILE_FP8E4M3;
+		int bm = c == 2 ? 16 : 32, bn = c == 2 ? 8 : c == 3 ? 32 : 16;
+		uint32_t grid = (uint32_t)(((M + bm - 1) / bm) * ((N + bn - 1) / bn));
+		tile_arg args[] = {tile_arg_ptr(a, ta), tile_arg_ptr(b, tb), tile_arg_ptr(out, TILE_FP32),
+				   tile_arg_i32(M), tile_arg_i32(N), tile_arg_i32(K)};
+		if (!RUN(fp8_dot_src, "k", cases[c].sig, grid, args))
+			return;
+		/* Products of fp8 values are exact in fp32; both the FMA path (cpu)
+		 * and the mma emulation (cuda-emu) add them in k order in fp32, so
+		 * the result is bit-exact against this order. */
+		int bad = 0;
+		for (int i = 0; i < M; i++)
+			for (int j = 0; j < N; j++) {
+				float want = 0;
+				for (int q = 0; q < K; q++)
+					want += f8_value(a[i * K + q], cases[c].ea) * f8_value(b[q * N + j], cases[c].eb);
+				float got = out[i * N + j];
+				if (!(got == want || (isnan(got) && isnan(want))) && bad++ < 3)
+					fprintf(stderr, "fp8 dot case %zu: C[%d][%d] = %.9g, want %.9g\n", c, i, j,
+						(double)got, (double)want);
+			}
+		CHECK(bad == 0);
+	}
+}
+
 /* ---- Triton 2.0's tl.dot(a, b, trans_a=..., trans_b=...) -------------------------- */
 
 static const char legacy_trans_src[] =
@@ -1162,6 +1249,7 @@ int main(void)
 		test_tuple_params();
 		test_spec_keys();
 		test_small_dot();
+		test_fp8_dot();
 		test_legacy_trans();
 		test_long_block();
 		test_bucketize();
