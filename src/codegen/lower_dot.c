@@ -12,9 +12,10 @@
  * - FMA (always; any operand layouts): A and B go through shared memory once
  *   (src/layout/smem.c: layout_dot_fma_smem), then a uniform loop over k
  *   (unrolled by 4) loads, per distinct row m / column n of the thread's
- *   accumulator registers, A[m, k] and B[k, n] (staged already converted to
- *   the accumulator type), and accumulates register-wise in increasing k order. The register
- *   count no longer grows with K.
+ *   accumulator registers, A[m, k] and B[k, n] (staged in their own dtype on
+ *   GPUs and cuda-emu and converted at the read, in the accumulator's on the
+ *   native CPU: layout_dot_fma_stage_dt), and accumulates register-wise in
+ *   increasing k order. The register count no longer grows with K.
  */
 #include "codegen/lower_internal.h"
 #include "layout/assign.h"
@@ -266,6 +267,7 @@ typedef struct FmaCtx {
 	Keys ka, kb;
 	int unroll, va; /* k steps per iteration; A elements per load (along k) */
 	int eba, ebb;
+	Type sta, stb;   /* staged dtypes (layout_dot_fma_stage_dt) */
 	int64_t bstride; /* bytes between B rows (k) */
 } FmaCtx;
 
@@ -283,13 +285,13 @@ static void fma_steps(FmaCtx *X, TpVal k0, TpVal *acc, int nc)
 	for (int u = 0; u < U; u += X->va) {
 		TpVal ko = u ? lw_bin(L, TP_ADD, ka0, lw_i32(L, (int64_t)u * X->eba)) : ka0;
 		for (int j = 0; j < X->va; j++)
-			outs[j] = D->tc;
+			outs[j] = X->sta;
 		for (int i = 0; i < X->ka.n; i++) {
 			TpVal in[2] = {lw_bin(L, TP_ADD, X->ka.off[i], ko), lw_true(L)};
 			TpOp *t = lw_op(L, TP_SMEM_LOAD, D->op->loc, in, 2, outs, X->va);
 			t->attr.i = X->va;
 			for (int j = 0; j < X->va; j++)
-				av[i * U + u + j] = t->results[j];
+				av[i * U + u + j] = lw_cast(L, t->results[j], D->tc);
 		}
 	}
 	for (int u = 0; u < U; u++) {
@@ -299,12 +301,12 @@ static void fma_steps(FmaCtx *X, TpVal k0, TpVal *acc, int nc)
 			if (!v)
 				continue;
 			for (int j = 0; j < v; j++)
-				outs[j] = D->tc;
+				outs[j] = X->stb;
 			TpVal in[2] = {lw_bin(L, TP_ADD, X->kb.off[i], ko), lw_true(L)};
 			TpOp *t = lw_op(L, TP_SMEM_LOAD, D->op->loc, in, 2, outs, v);
 			t->attr.i = v;
 			for (int j = 0; j < v; j++)
-				bv[(i + j) * U + u] = t->results[j];
+				bv[(i + j) * U + u] = lw_cast(L, t->results[j], D->tc);
 		}
 	}
 	bool is_f = dtype_is_float((DType)D->tc.dt);
@@ -323,7 +325,7 @@ static void fma_steps(FmaCtx *X, TpVal k0, TpVal *acc, int nc)
 /* FMA path, any operand layouts: (1) the owners write A and B to shared
  * memory (layout_dot_fma_smem), barrier; (2) a uniform loop over k whose
  * body loads A[m, k] for every distinct row m and B[k, n] for every distinct
- * column n of this thread's accumulator registers (staged in the
+ * column n of this thread's accumulator registers (converted to the
  * accumulator type) and accumulates in increasing k order; (3) barrier. */
 static void fma_lower(const Dot *D, LVal a, LVal b, LVal c, LVal out)
 {
@@ -333,19 +335,24 @@ static void fma_lower(const Dot *D, LVal a, LVal b, LVal c, LVal out)
 	int rank = D->lc->n_out, dm = rank - 2, dn = rank - 1;
 	int64_t pad_a, off_b;
 	Type tcc = tf->vals.data[D->op->operands[2]].ty;
-	int64_t bytes = layout_dot_fma_smem(ta, tb, tcc, &pad_a, &off_b);
+	int64_t bytes = layout_dot_fma_smem(L->t, ta, tb, tcc, &pad_a, &off_b);
 	if (bytes > INT32_MAX)
 		lw_ice("dot: %lld bytes of shared memory", (long long)bytes);
 	int base = lw_scratch(L, D->op, (int)bytes);
 	FmaCtx X = {0};
 	X.D = D;
-	X.eba = X.ebb = MAXOF(1, dtype_bytes((DType)D->tc.dt));
-	/* staged in the accumulator type: convert once, at the write */
+	DType tcd = (DType)D->tc.dt;
+	X.sta = type_scalar(layout_dot_fma_stage_dt(L->t, (DType)D->ta.dt, tcd));
+	X.stb = type_scalar(layout_dot_fma_stage_dt(L->t, (DType)D->tb.dt, tcd));
+	X.eba = MAXOF(1, dtype_bytes((DType)X.sta.dt));
+	X.ebb = MAXOF(1, dtype_bytes((DType)X.stb.dt));
+	/* staged in the operand's own type (converted to the accumulator's at
+	 * each read) or the accumulator's (converted once, here) */
 	LVal ca = lw_alloc(L, a.n), cb = lw_alloc(L, b.n);
 	for (int r = 0; r < a.n; r++)
-		ca.r[r] = lw_cast(L, a.r[r], D->tc);
+		ca.r[r] = lw_cast(L, a.r[r], X.sta);
 	for (int r = 0; r < b.n; r++)
-		cb.r[r] = lw_cast(L, b.r[r], D->tc);
+		cb.r[r] = lw_cast(L, b.r[r], X.stb);
 	a = ca;
 	b = cb;
 	/* row-major byte strides */

@@ -53,11 +53,16 @@ int64_t layout_reduce_smem_bytes(const struct LinearLayout *in, int axis, Type e
 /* FMA-path dot staging (lower_dot.c; sized by smem.c): A [batch.., M, K] is
  * stored row-major with each K row padded by *pad_a elements (16 bytes when a
  * row is a multiple of 16 bytes: conflict-free row reads), then B
- * [batch.., K, N] unpadded at byte *off_b (16-byte aligned), both already
- * converted to the accumulator's dtype `acc` (exact for fp16/bf16/int8
- * inputs; each element is converted once, and no 16-bit gathers on the CPU).
- * Returns the total bytes. */
-int64_t layout_dot_fma_smem(Type a, Type b, Type acc, int64_t *pad_a, int64_t *off_b);
+ * [batch.., K, N] unpadded at byte *off_b (16-byte aligned), each in
+ * layout_dot_fma_stage_dt. Returns the total bytes. */
+int64_t layout_dot_fma_smem(const TargetDesc *t, Type a, Type b, Type acc, int64_t *pad_a,
+			    int64_t *off_b);
+/* The dtype an FMA-path operand of dtype `in` is staged in: its own on GPUs
+ * and cuda-emu (converted to `acc` when read, as Triton's FMA dot does; fp8
+ * and fp16 tiles take a quarter and half the bytes of fp32), the
+ * accumulator's on the native CPU (each element converted once, and no 8-
+ * or 16-bit gathers in the k loop). */
+DType layout_dot_fma_stage_dt(const TargetDesc *t, DType in, DType acc);
 /* Shared-memory sizing pass (smem.c), run at the end of layout_assign. */
 bool layout_smem(LayoutCtx *lc, TirFunc *f);
 /* Software pipelining (pipeline.c), run after layout_assign on targets with

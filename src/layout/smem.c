@@ -67,9 +67,17 @@ int64_t layout_reduce_smem_bytes(const LinearLayout *in, int axis, Type elem, bo
 	return lines * ((int64_t)1 << wb) * elem_bytes(elem);
 }
 
-int64_t layout_dot_fma_smem(Type a, Type b, Type acc, int64_t *pad_a, int64_t *off_b)
+DType layout_dot_fma_stage_dt(const TargetDesc *t, DType in, DType acc)
 {
-	int ea = elem_bytes(acc), eb = ea;
+	bool simd = t->kind == TARGET_CPU && !t->emulate;
+	return !simd && dtype_bytes(in) > 0 && dtype_bytes(in) <= dtype_bytes(acc) ? in : acc;
+}
+
+int64_t layout_dot_fma_smem(const TargetDesc *t, Type a, Type b, Type acc, int64_t *pad_a,
+			    int64_t *off_b)
+{
+	int ea = elem_bytes(type_scalar(layout_dot_fma_stage_dt(t, (DType)a.dt, (DType)acc.dt)));
+	int eb = elem_bytes(type_scalar(layout_dot_fma_stage_dt(t, (DType)b.dt, (DType)acc.dt)));
 	int64_t k = a.rank ? a.shape[a.rank - 1] : 1;
 	int64_t pad = (k * ea) % 16 == 0 ? 16 / ea : 0;
 	int64_t na = 1, nb = 1;
@@ -89,7 +97,7 @@ static int64_t op_scratch(const LayoutCtx *lc, const TirFunc *f, const TirOp *op
 {
 	int64_t bytes = 0;
 	if (op->kind == TOP_DOT && op->nin >= 2 && !layout_dot_mma_bits(lc->target, f, op)) {
-		bytes = layout_dot_fma_smem(f->vals.data[op->operands[0]].ty,
+		bytes = layout_dot_fma_smem(lc->target, f->vals.data[op->operands[0]].ty,
 					    f->vals.data[op->operands[1]].ty,
 					    f->vals.data[op->operands[2]].ty, NULL, NULL);
 	} else if (op->kind == TOP_CONVERT_LAYOUT && op->nin == 1 && op->nout == 1) {

@@ -406,7 +406,9 @@ static void test_dot_loop(const char *target, int warps, bool expect_mma)
 	} else {
 		CHECK(d->operands[0] == av && d->operands[1] == bv, "FMA operands are the loads");
 		/* A [64, 32 + 4 pad] + B [32, 64], staged as f32 */
-		int64_t need = layout_dot_fma_smem(f->vals.data[av].ty, f->vals.data[bv].ty, acct,
+		TargetDesc td;
+		target_from_name(target, &td);
+		int64_t need = layout_dot_fma_smem(&td, f->vals.data[av].ty, f->vals.data[bv].ty, acct,
 		                                   NULL, NULL);
 		CHECK(need == (64 * 36 + 32 * 64) * 4 && f->smem_bytes >= need,
 		      "dot staging in smem_bytes: %d (need %lld)", f->smem_bytes, (long long)need);
