@@ -759,16 +759,7 @@ static bool is_jit_decorated(Sema *s, const FuncDef *fn)
 	return false;
 }
 
-static bool binds_name(const Stmt *st, const char *name);
-
-/* the last top-level statement of m that binds name, or -1 */
-static int top_level_binding(const Module *m, const char *name)
-{
-	int found = -1;
-	for (int i = 0; i < m->body.n; i++)
-		if (binds_name(m->body.items[i], name)) found = i;
-	return found;
-}
+static int last_binding(const Module *m, const char *name);
 
 /* A decorator written as a name bound at module level to a decorator call,
  * `my_autotune = triton.autotune(configs=[...], key=[...])` then `@my_autotune` or
@@ -776,7 +767,7 @@ static int top_level_binding(const Module *m, const char *name)
 static const Expr *deco_alias(const Module *m, const Expr *d)
 {
 	for (int depth = 0; m && d->kind == EX_NAME && depth < 8; depth++) {
-		int i = top_level_binding(m, d->name);
+		int i = last_binding(m, d->name);
 		if (i < 0) break;
 		const Stmt *st = m->body.items[i];
 		if (st->kind != ST_ASSIGN || st->assign_value->kind != EX_CALL) break;
