@@ -759,7 +759,12 @@ static bool is_jit_decorated(Sema *s, const FuncDef *fn)
 	return false;
 }
 
-static int last_binding(const Module *m, const char *name);
+static bool binds_name(const Stmt *st, const char *name)
+{
+	return (st->kind == ST_FUNCDEF && !strcmp(st->func->name, name)) ||
+	       (st->kind == ST_ASSIGN && st->ntargets == 1 && st->targets[0]->kind == EX_NAME &&
+		!strcmp(st->targets[0]->name, name));
+}
 
 /* A decorator written as a name bound at module level to a decorator call,
  * `my_autotune = triton.autotune(configs=[...], key=[...])` then `@my_autotune` or
@@ -767,10 +772,10 @@ static int last_binding(const Module *m, const char *name);
 static const Expr *deco_alias(const Module *m, const Expr *d)
 {
 	for (int depth = 0; m && d->kind == EX_NAME && depth < 8; depth++) {
-		int i = last_binding(m, d->name);
-		if (i < 0) break;
-		const Stmt *st = m->body.items[i];
-		if (st->kind != ST_ASSIGN || st->assign_value->kind != EX_CALL) break;
+		const Stmt *st = NULL; /* the name's last binding */
+		for (int i = 0; i < m->body.n; i++)
+			if (binds_name(m->body.items[i], d->name)) st = m->body.items[i];
+		if (!st || st->kind != ST_ASSIGN || st->assign_value->kind != EX_CALL) break;
 		const Expr *v = st->assign_value;
 		const char *n = expr_last_name(v->func);
 		if (!is_kernel_decorator_name(n) || v->nargs > 0) break;
@@ -1216,13 +1221,6 @@ static void flatten_module(Sema *s, ModScope *ms, const Module *m, Flat *f)
 	vec_free(&fb.g);
 	vec_free(&fb.b);
 	vec_free(&fb.sc);
-}
-
-static bool binds_name(const Stmt *st, const char *name)
-{
-	return (st->kind == ST_FUNCDEF && !strcmp(st->func->name, name)) ||
-	       (st->kind == ST_ASSIGN && st->ntargets == 1 && st->targets[0]->kind == EX_NAME &&
-		!strcmp(st->targets[0]->name, name));
 }
 
 /* Index of the statement that binds `name` for good (a def or an assignment
