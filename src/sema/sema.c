@@ -1224,17 +1224,21 @@ static void flatten_module(Sema *s, ModScope *ms, const Module *m, Flat *f)
 }
 
 /* Index of the statement that binds `name` for good (a def or an assignment
- * to it), or -1: the last one, except that branches of one module-level
- * if/try are alternatives, and there the first branch that makes it a
- * kernel wins (`if HAS_TRITON: @triton.jit def k ... else: def k: <stub>`),
- * as Python takes one branch and tile takes the one that compiles. */
+ * to it), or -1: the last one, except that a binding in a branch of a
+ * module-level if/try does not displace a kernel when it is an alternative
+ * to it (the branches of one if/try: the first branch that makes the name a
+ * kernel wins, `if HAS_TRITON: @triton.jit def k ... else: def k: <stub>`)
+ * or when it is no kernel itself (`if HAS_X: k = torch.compile(k)`, the
+ * kernel before the if stands), as Python takes one branch and tile takes
+ * the one that compiles. A branch that rebinds the kernel to a kernel
+ * (`if not _is_cpu: k = my_autotune(k)`) displaces it. */
 static int last_binding(Sema *s, const Flat *f, const char *name)
 {
 	int found = -1;
 	for (int i = 0; i < f->mod.body.n; i++) {
 		if (!binds_name(f->mod.body.items[i], name)) continue;
-		if (found >= 0 && f->grp[i] && f->grp[i] == f->grp[found] && f->br[i] != f->br[found] &&
-		    kernel_at(s, &f->mod, found))
+		if (found >= 0 && f->grp[i] && kernel_at(s, &f->mod, found) &&
+		    ((f->grp[i] == f->grp[found] && f->br[i] != f->br[found]) || !kernel_at(s, &f->mod, i)))
 			continue;
 		found = i;
 	}
