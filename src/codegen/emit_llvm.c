@@ -585,13 +585,15 @@ static size_t count_instructions(LLVMModuleRef M)
 	return n;
 }
 
-/* Straight-line code longer than this is cut into blocks of about
- * SPLIT_CHUNK instructions before machine code generation: instruction
+/* Straight-line code longer than this (in machine operations: a vector
+ * counts once per 8 lanes) is cut into blocks of about SPLIT_CHUNK before
+ * machine code generation: instruction
  * selection works one block at a time and both register allocators are
  * superlinear in block size. A kernel unrolled over its registers is one
  * block of up to ~100k instructions (lightllm's fp16 rotary: 88k, 24 s of
  * llc -O0, half of it in the fast register allocator). */
 enum { SPLIT_OVER = 4000, SPLIT_CHUNK = 1500 };
+
 
 /* successors' phis name `from` as a predecessor: rebuild them with `to` (the C
  * API cannot change a phi's incoming block) */
@@ -644,27 +646,37 @@ static bool split_big_blocks(LLVMContextRef C, LLVMModuleRef M)
 	for (LLVMValueRef f = LLVMGetFirstFunction(M); f; f = LLVMGetNextFunction(f)) {
 		LLVMBasicBlockRef entry = LLVMCountBasicBlocks(f) ? LLVMGetEntryBasicBlock(f) : NULL;
 		for (LLVMBasicBlockRef bb = entry; bb; bb = LLVMGetNextBasicBlock(bb)) {
-			int n = 0, first = 0; /* instructions; index after the last phi/alloca */
-			for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i), n++) {
+			/* machine operations after the last phi/alloca, and the first
+			 * instruction there */
+			size_t n = 0;
+			LLVMValueRef at = NULL;
+			for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
 				LLVMOpcode o = LLVMGetInstructionOpcode(i);
-				if (o == LLVMPHI || o == LLVMAlloca)
-					first = n + 1;
+				if (o == LLVMPHI || o == LLVMAlloca) {
+					n = 0;
+					at = NULL;
+				} else {
+					n += machine_ops(LLVMTypeOf(i));
+					if (!at)
+						at = i;
+				}
 			}
-			if (n - first <= SPLIT_OVER)
+
+			if (n <= SPLIT_OVER)
 				continue;
 			/* every chunk after bb's own first moves once, in order, into
 			 * a new block that the previous one branches to (moving the
 			 * whole tail again per chunk was quadratic) */
-			LLVMValueRef at = LLVMGetFirstInstruction(bb);
-			for (int k = 0; k < first + SPLIT_CHUNK; k++)
-				at = LLVMGetNextInstruction(at);
+			for (size_t k = 0; k < SPLIT_CHUNK; at = LLVMGetNextInstruction(at))
+				k += machine_ops(LLVMTypeOf(at));
 			LLVMBasicBlockRef last = bb;
 			while (at) {
 				LLVMBasicBlockRef blk = LLVMAppendBasicBlockInContext(C, f, "");
 				LLVMMoveBasicBlockAfter(blk, last);
 				LLVMPositionBuilderAtEnd(B, blk);
-				for (int k = 0; at && k < SPLIT_CHUNK; k++) {
+				for (size_t k = 0; at && k < SPLIT_CHUNK;) {
 					LLVMValueRef next = LLVMGetNextInstruction(at);
+					k += machine_ops(LLVMTypeOf(at));
 					LLVMInstructionRemoveFromParent(at);
 					LLVMInsertIntoBuilder(B, at);
 					at = next;
@@ -706,7 +718,7 @@ static bool backend(Em *e, EmitWhat what, DiagSink *diags, EmitResult *out)
 	LLVMDisposeMessage(dl);
 	LLVMDisposeTargetData(td);
 	LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
-	LLVMErrorRef perr = LLVMRunPasses(e->M, getenv("XP") ? getenv("XP") : CPU_PASSES, tm, po);
+	LLVMErrorRef perr = LLVMRunPasses(e->M, CPU_PASSES, tm, po);
 	LLVMDisposePassBuilderOptions(po);
 	if (perr) {
 		char *m = LLVMGetErrorMessage(perr);

@@ -340,22 +340,32 @@ static LLVMValueRef safe_divisor(Em *e, LLVMValueRef b)
 }
 
 /* Integer division without x86 traps: x/0 gives x/-1 (GPUs give an
- * unspecified value, never a trap) and INT_MIN/-1 wraps. */
+ * unspecified value, never a trap) and INT_MIN/-1 wraps. Signed 8-32 bit
+ * division runs in 64 bits, where INT_MIN/-1 cannot overflow and the
+ * truncation wraps as wanted; only 64-bit division needs a select per op
+ * (hundreds of cmovs between idivs, both touching EFLAGS, sent LLVM's list
+ * scheduler into a 25 s search on attorch's conv kernel). */
 static LLVMValueRef int_div(Em *e, bool rem, bool sgn, LLVMValueRef a, LLVMValueRef b)
 {
 	LLVMBuilderRef B = e->B;
 	b = safe_divisor(e, b);
 	if (!sgn)
 		return rem ? LLVMBuildURem(B, a, b, "") : LLVMBuildUDiv(B, a, b, "");
+	LLVMTypeRef t = LLVMTypeOf(a);
+	LLVMTypeRef st = vec_of(a) ? LLVMGetElementType(t) : t;
+	if (LLVMGetIntTypeWidth(st) < 64) {
+		LLVMTypeRef wt = shaped(e, e->t_i64, a);
+		LLVMValueRef wa = LLVMBuildSExt(B, a, wt, ""), wb = LLVMBuildSExt(B, b, wt, "");
+		LLVMValueRef w = rem ? LLVMBuildSRem(B, wa, wb, "") : LLVMBuildSDiv(B, wa, wb, "");
+		return LLVMBuildTrunc(B, w, t, "");
+	}
 	LLVMValueRef m1 = LLVMBuildICmp(B, LLVMIntEQ, b, LLVMConstAllOnes(LLVMTypeOf(b)), "");
-	LLVMValueRef one = LLVMConstInt(LLVMGetTypeKind(LLVMTypeOf(b)) == LLVMVectorTypeKind
-	                                        ? LLVMGetElementType(LLVMTypeOf(b))
-	                                        : LLVMTypeOf(b),
-	                                1, 0);
+	LLVMValueRef one = LLVMConstInt(st, 1, 0);
 	LLVMValueRef bs = LLVMBuildSelect(B, m1, vec_of(b) ? em_splat(e, one) : one, b, "");
-	LLVMValueRef q = rem ? LLVMBuildSRem(B, a, bs, "") : LLVMBuildSDiv(B, a, bs, "");
-	LLVMValueRef alt = rem ? LLVMConstNull(LLVMTypeOf(a)) : LLVMBuildNeg(B, a, "");
-	return LLVMBuildSelect(B, m1, alt, q, "");
+	if (rem) /* x % 1 is already the 0 that x % -1 wants */
+		return LLVMBuildSRem(B, a, bs, "");
+	LLVMValueRef q = LLVMBuildSDiv(B, a, bs, "");
+	return LLVMBuildSelect(B, m1, LLVMBuildNeg(B, a, ""), q, "");
 }
 
 static LLVMValueRef fminmax(Em *e, bool max, bool nanprop, LLVMValueRef a, LLVMValueRef b)

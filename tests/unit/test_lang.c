@@ -1229,12 +1229,76 @@ static void test_bucketize(void)
 	}
 }
 
+/* Integer // and % (C semantics, as Triton's sdiv/srem) at the edges: INT_MIN / -1
+ * wraps, x % -1 is 0, and a zero divisor gives some value without trapping. Tile
+ * divisors and a uniform scalar one, at 32 and 64 bits. */
+static const char int_div_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(a_ptr, b_ptr, q_ptr, r_ptr, qs_ptr, rs_ptr, d, N: tl.constexpr):\n"
+	"    o = tl.arange(0, N)\n"
+	"    a = tl.load(a_ptr + o)\n"
+	"    b = tl.load(b_ptr + o)\n"
+	"    tl.store(q_ptr + o, a // b)\n"
+	"    tl.store(r_ptr + o, a % b)\n"
+	"    tl.store(qs_ptr + o, a // d)\n"
+	"    tl.store(rs_ptr + o, a % d)\n";
+
+static void test_int_division(void)
+{
+	enum { N = 16 };
+	for (int w = 32; w <= 64; w += 32) {
+		int64_t a[N] = {7, -7, 7, -7, 0, 1, -1, 100, -100, 12345, INT64_MIN, INT64_MIN, 5, -5, 9, 3};
+		int64_t b[N] = {2, 2, -2, -2, 3, -1, -1, 7, 7, -10, -1, 1, 0, 0, -1, 3};
+		if (w == 32) /* the INT_MIN of the width */
+			a[10] = a[11] = INT32_MIN;
+		for (int d = -1; d <= 3; d += 4) { /* scalar divisors -1 and 3 */
+			int64_t q[N], r[N], qs[N], rs[N];
+			int32_t a32[N], b32[N], q32[N], r32[N], qs32[N], rs32[N];
+			for (int i = 0; i < N; i++)
+				a32[i] = (int32_t)a[i], b32[i] = (int32_t)b[i];
+			tile_dtype t = w == 32 ? TILE_I32 : TILE_I64;
+			tile_arg args[] = {
+			        tile_arg_ptr(w == 32 ? (void *)a32 : (void *)a, t),
+			        tile_arg_ptr(w == 32 ? (void *)b32 : (void *)b, t),
+			        tile_arg_ptr(w == 32 ? (void *)q32 : (void *)q, t),
+			        tile_arg_ptr(w == 32 ? (void *)r32 : (void *)r, t),
+			        tile_arg_ptr(w == 32 ? (void *)qs32 : (void *)qs, t),
+			        tile_arg_ptr(w == 32 ? (void *)rs32 : (void *)rs, t),
+			        w == 32 ? tile_arg_i32(d) : tile_arg_i64(d)};
+			if (!RUN(int_div_src, "k", w == 32 ? "*i32,*i32,*i32,*i32,*i32,*i32,i32,16"
+			                                   : "*i64,*i64,*i64,*i64,*i64,*i64,i64,16",
+			         1, args))
+				continue;
+			bool ok = true;
+			for (int i = 0; i < N; i++) {
+				int64_t x = w == 32 ? a32[i] : a[i], y = w == 32 ? b32[i] : b[i];
+				int64_t gq = w == 32 ? q32[i] : q[i], gr = w == 32 ? r32[i] : r[i];
+				int64_t gqs = w == 32 ? qs32[i] : qs[i], grs = w == 32 ? rs32[i] : rs[i];
+				int64_t min = w == 32 ? INT32_MIN : INT64_MIN;
+				if (y != 0) { /* zero divisors: any value, but the kernel ran */
+					int64_t wq = y == -1 ? (x == min ? min : -x) : x / y;
+					int64_t wr = y == -1 ? 0 : x % y;
+					ok &= gq == wq && gr == wr;
+				}
+				int64_t wqs = d == -1 ? (x == min ? min : -x) : x / d;
+				ok &= gqs == wqs && grs == (d == -1 ? 0 : x % d);
+			}
+			if (!ok)
+				fprintf(stderr, "int division: wrong at %d bits, scalar divisor %d\n", w, d);
+			CHECK(ok);
+		}
+	}
+}
+
 int main(void)
 {
 	static const char *const targets[] = {"cpu", "cuda-emu"};
 	for (int t = 0; t < 2; t++) {
 		target = targets[t];
 		test_logical();
+		test_int_division();
 		test_scalar_index();
 		test_reduce_control();
 		test_uint_to_uniform_float();
