@@ -323,11 +323,14 @@ bool broadcast_pair(Sema *s, ValId *a, ValId *b, SrcLoc loc)
 
 /* ---- computation types ------------------------------------------------------------ */
 
+/* Triton's dtype.kind(): bool < integer < floating; signed and unsigned
+ * integers are the same kind, so a weak int constant next to an unsigned
+ * tensor takes the tensor's type (x_u8 % 3 is a uint8 op). */
 static int kind_rank(DType d)
 {
 	if (d == DT_I1) return 0;
-	if (dtype_is_int(d)) return dtype_is_signed(d) ? 2 : 1;
-	return 3;
+	if (dtype_is_int(d)) return 1;
+	return 2;
 }
 
 static DType integer_promote(DType a, DType b)

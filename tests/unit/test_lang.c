@@ -1292,6 +1292,43 @@ static void test_int_division(void)
 	}
 }
 
+/* ---- mixed-signedness integer ops: a weak int constant takes an unsigned tensor's type */
+
+static const char mixed_int_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(a_ptr, b_ptr, o_ptr, BLOCK: tl.constexpr):\n"
+	"    o = tl.arange(0, BLOCK)\n"
+	"    a = tl.load(a_ptr + o)\n" /* int8 */
+	"    b = tl.load(b_ptr + o)\n" /* uint8 */
+	"    tl.store(o_ptr + BLOCK + o, (b % 7).to(tl.int32))\n"
+	"    tl.store(o_ptr + 2 * BLOCK + o, (b + 200).to(tl.int32))\n"
+	"    tl.store(o_ptr + 3 * BLOCK + o, (b // 3).to(tl.int32))\n"
+	"    tl.store(o_ptr + o, a.to(tl.int32))\n";
+
+static void test_mixed_int(void)
+{
+	enum { B = 64 };
+	int8_t a[B];
+	uint8_t b[B];
+	int32_t out[4 * B];
+	for (int i = 0; i < B; i++)
+		a[i] = (int8_t)(i * 37 - 100), b[i] = (uint8_t)(i * 53 + 7), out[i] = -1;
+	tile_arg args[] = {tile_arg_ptr(a, TILE_I8), tile_arg_ptr(b, TILE_U8), tile_arg_ptr(out, TILE_I32)};
+	if (!RUN(mixed_int_src, "k", "*i8,*u8,*i32,64", 1, args))
+		return;
+	bool ok_mod = true, ok_add = true, ok_div = true;
+	for (int i = 0; i < B; i++) {
+		ok_mod &= out[B + i] == b[i] % 7;
+		ok_add &= out[2 * B + i] == (uint8_t)(b[i] + 200);
+		ok_div &= out[3 * B + i] == b[i] / 3;
+	}
+	CHECK(ok_mod);
+	CHECK(ok_add);
+	CHECK(ok_div);
+}
+
 int main(void)
 {
 	static const char *const targets[] = {"cpu", "cuda-emu"};
@@ -1320,6 +1357,7 @@ int main(void)
 		test_legacy_trans();
 		test_long_block();
 		test_bucketize();
+		test_mixed_int();
 	}
 	printf("test_lang: %d checks, %d failed\n", checks, failures);
 	return failures ? 1 : 0;
