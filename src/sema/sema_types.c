@@ -543,7 +543,24 @@ Value binop(Sema *s, AstOp op, Value a, Value b, SrcLoc loc)
 		return v_tensor(s, op2->results[0]);
 	}
 	case OP_LSHIFT: return emit_binary(s, TOP_SHL, x, y, loc, 0);
-	case OP_RSHIFT: return emit_binary(s, TOP_SHR, x, y, loc, 0);
+	case OP_RSHIFT: {
+		/* Triton picks ashr or lshr from the tensor operand's own dtype (the
+		 * left one, else the right one), before promotion: int8 >> uint8
+		 * shifts the uint8 bits arithmetically. */
+		DType own = (DType)(a.kind == V_TENSOR ? a.ty.dt : b.ty.dt);
+		if (own == DT_I1 || dtype_is_signed(own) == dtype_is_signed(dt))
+			return emit_binary(s, TOP_SHR, x, y, loc, 0);
+		static const DType flip[][2] = {{DT_I8, DT_U8}, {DT_I16, DT_U16}, {DT_I32, DT_U32}, {DT_I64, DT_U64}};
+		DType sd = dt;
+		for (int i = 0; i < 4; i++)
+			if (flip[i][0] == dt || flip[i][1] == dt) sd = flip[i][0] == dt ? flip[i][1] : flip[i][0];
+		x = cast_val(s, x, type_scalar(sd), true, 0, loc);
+		y = cast_val(s, y, type_scalar(sd), true, 0, loc);
+		if (!x || !y) return v_err();
+		Value r = emit_binary(s, TOP_SHR, x, y, loc, 0);
+		if (r.kind == V_ERR) return r;
+		return v_tensor(s, cast_val(s, r.id, type_scalar(dt), true, 0, loc));
+	}
 	case OP_BITAND: return emit_binary(s, TOP_AND, x, y, loc, 0);
 	case OP_BITOR: return emit_binary(s, TOP_OR, x, y, loc, 0);
 	case OP_BITXOR: return emit_binary(s, TOP_XOR, x, y, loc, 0);

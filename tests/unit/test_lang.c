@@ -1192,6 +1192,7 @@ static void test_long_block(void)
 	free(y);
 }
 
+<<<<<<< HEAD
 /* ---- an outer comparison x[:, None] > cut[None, :] summed over the cuts ---------- */
 
 /* x and cut come in different layouts: the conversion goes on the small
@@ -1293,6 +1294,10 @@ static void test_int_division(void)
 }
 
 /* ---- mixed-signedness integer ops: a weak int constant takes an unsigned tensor's type */
+=======
+/* ---- mixed-signedness integer ops: >> keeps the left tensor's signedness, a weak
+ * int constant takes an unsigned tensor's type ------------------------------------ */
+>>>>>>> 812b762 (sema: >> shifts arithmetically when the tensor operand is signed, as Triton does)
 
 static const char mixed_int_src[] =
 	"import triton\n"
@@ -1302,31 +1307,40 @@ static const char mixed_int_src[] =
 	"    o = tl.arange(0, BLOCK)\n"
 	"    a = tl.load(a_ptr + o)\n" /* int8 */
 	"    b = tl.load(b_ptr + o)\n" /* uint8 */
+	"    tl.store(o_ptr + o, (a >> (b & 7)).to(tl.int32))\n"
 	"    tl.store(o_ptr + BLOCK + o, (b % 7).to(tl.int32))\n"
 	"    tl.store(o_ptr + 2 * BLOCK + o, (b + 200).to(tl.int32))\n"
 	"    tl.store(o_ptr + 3 * BLOCK + o, (b // 3).to(tl.int32))\n"
-	"    tl.store(o_ptr + o, a.to(tl.int32))\n";
+	"    tl.store(o_ptr + 4 * BLOCK + o, ((b & 7) >> a.to(tl.int32)).to(tl.int32))\n";
 
 static void test_mixed_int(void)
 {
 	enum { B = 64 };
 	int8_t a[B];
 	uint8_t b[B];
-	int32_t out[4 * B];
+	int32_t out[5 * B];
 	for (int i = 0; i < B; i++)
 		a[i] = (int8_t)(i * 37 - 100), b[i] = (uint8_t)(i * 53 + 7), out[i] = -1;
+	for (int i = 0; i < B; i++)
+		if (i % 4 == 0) a[i] = (int8_t)(i % 3); /* small non-negative shift amounts for the last store */
 	tile_arg args[] = {tile_arg_ptr(a, TILE_I8), tile_arg_ptr(b, TILE_U8), tile_arg_ptr(out, TILE_I32)};
 	if (!RUN(mixed_int_src, "k", "*i8,*u8,*i32,64", 1, args))
 		return;
-	bool ok_mod = true, ok_add = true, ok_div = true;
+	bool ok_shr = true, ok_mod = true, ok_add = true, ok_div = true, ok_rshr = true;
 	for (int i = 0; i < B; i++) {
+		/* int8 >> uint8: both become uint8, shifted arithmetically (a is the tensor on the left) */
+		uint8_t sh = (uint8_t)((int8_t)a[i] >> (b[i] & 7));
+		ok_shr &= out[i] == sh;
 		ok_mod &= out[B + i] == b[i] % 7;
 		ok_add &= out[2 * B + i] == (uint8_t)(b[i] + 200);
 		ok_div &= out[3 * B + i] == b[i] / 3;
+		if (i % 4 == 0) ok_rshr &= out[4 * B + i] == ((b[i] & 7) >> a[i]);
 	}
+	CHECK(ok_shr);
 	CHECK(ok_mod);
 	CHECK(ok_add);
 	CHECK(ok_div);
+	CHECK(ok_rshr);
 }
 
 int main(void)
