@@ -364,7 +364,7 @@ static Value b_static_assert(Sema *s, Call *c, int extra)
 		diag_error(s->d, c->at[0], "tl.static_assert needs a constexpr condition");
 		return v_err();
 	}
-	bool ok = v.kind == V_CONST ? const_truthy(v.c) : true;
+	bool ok = value_truthy(v);
 	if (!ok) {
 		const char *msg = c->has[1] ? arg_str(s, c, 1) : "";
 		if (msg && *msg) diag_error(s->d, c->at[0], "static assertion failed: %s", msg);
@@ -861,7 +861,7 @@ static Value b_py_conv(Sema *s, Call *c, int extra)
 		if (*t && !*end) return v_float(d);
 	}
 	if (v.kind != V_CONST || v.c.kind == CV_STR || v.c.kind == CV_NONE || v.c.kind == CV_DTYPE) {
-		if (extra == 2 && v.kind != V_TENSOR) return v_bool(v.kind != V_CONST || const_truthy(v.c));
+		if (extra == 2 && v.kind != V_TENSOR) return v_bool(value_truthy(v));
 		diag_error(s->d, c->at[0], "'%s' needs a constexpr number, got %s", c->name, v_describe(s, v));
 		return v_err();
 	}
@@ -926,7 +926,7 @@ static Value b_py_anyall(Sema *s, Call *c, int extra)
 	int n;
 	if (!const_iter_items(s, c->a[0], c->at[0], &items, &n)) return v_err();
 	for (int i = 0; i < n; i++) {
-		bool t = items[i].kind != V_CONST || const_truthy(items[i].c);
+		bool t = value_truthy(items[i]);
 		if (t == (extra == 0)) return v_bool(extra == 0);
 	}
 	return v_bool(extra != 0);

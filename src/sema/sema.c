@@ -38,6 +38,15 @@ Value v_tuple(Sema *s, const Value *items, int n)
 
 bool v_is_const(Value v, ConstKind k) { return v.kind == V_CONST && v.c.kind == k; }
 bool v_is_none(Value v) { return v_is_const(v, CV_NONE); }
+
+/* Python's truth value of a compile-time value: constants as Python has them,
+ * empty tuples and dicts false, anything else (functions, dtypes...) true. */
+bool value_truthy(Value v)
+{
+	if (v.kind == V_CONST) return const_truthy(v.c);
+	if (v.kind == V_TUPLE || v.kind == V_DICT) return v.n > 0;
+	return true;
+}
 bool v_is_intlike(Value v) { return v.kind == V_CONST && (v.c.kind == CV_INT || v.c.kind == CV_BOOL); }
 
 const char *v_describe(Sema *s, Value v)

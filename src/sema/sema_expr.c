@@ -298,7 +298,7 @@ static bool comp_clause(Sema *s, Fn *fn, const Expr *e, int ci, ValueVec *out, i
 				comp_runtime_err(s, c->ifs[j]->loc);
 				return false;
 			}
-			keep = cv.kind != V_CONST || const_truthy(cv.c);
+			keep = value_truthy(cv);
 		}
 		if (keep && !comp_clause(s, fn, e, ci + 1, out, errs0)) return false;
 	}
@@ -565,7 +565,7 @@ static Value eval_boolop(Sema *s, Fn *fn, const Expr *e)
 		if (acc.kind == V_ERR) return acc;
 		if (acc.kind == V_RTARG) return rtarg_needed(s, acc, e->items[i - 1]->loc);
 		if (acc.kind != V_TENSOR) {
-			bool t = acc.kind == V_CONST ? const_truthy(acc.c) : true;
+			bool t = value_truthy(acc);
 			if (e->bool_op == OP_AND ? !t : t) return acc; /* short circuit, Python-style */
 			acc = eval(s, fn, e->items[i]);
 			continue;
@@ -659,7 +659,7 @@ static Value eval_ifexp(Sema *s, Fn *fn, const Expr *e)
 	if (c.kind == V_ERR) return c;
 	if (c.kind == V_RTARG) return rtarg_needed(s, c, e->cond->loc);
 	if (c.kind != V_TENSOR) {
-		bool t = c.kind == V_CONST ? const_truthy(c.c) : true;
+		bool t = value_truthy(c);
 		return eval(s, fn, t ? e->then_e : e->else_e);
 	}
 	if (c.ty.rank) {

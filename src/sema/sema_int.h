@@ -198,6 +198,7 @@ Value v_tensor(Sema *s, ValId id);
 Value v_tuple(Sema *s, const Value *items, int n);
 bool v_is_const(Value v, ConstKind k);
 bool v_is_none(Value v);
+bool value_truthy(Value v); /* Python truth of a non-tensor value */
 bool v_is_intlike(Value v); /* CV_INT or CV_BOOL */
 const char *v_describe(Sema *s, Value v); /* "int32 scalar", "<128xfp32> tile", "constexpr 3", ... */
 

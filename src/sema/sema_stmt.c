@@ -445,7 +445,7 @@ static Flow exec_if(Sema *s, Fn *fn, const Stmt *st, const Seq *rest, bool tail,
 		ValId cond = to_bool(s, c.id, st->cond->loc);
 		return exec_rt_if(s, fn, st, cond, rest, tail, consumed);
 	}
-	bool t = c.kind == V_CONST ? const_truthy(c.c) : true;
+	bool t = value_truthy(c);
 	*consumed = true;
 	Seq q = {t ? &st->body : &st->orelse, 0, rest};
 	return exec_seq(s, fn, &q, tail);

@@ -580,7 +580,7 @@ Value unop(Sema *s, AstOp op, Value a, SrcLoc loc)
 {
 	if (a.kind == V_ERR) return a;
 	if (a.kind == V_CONST) return const_unop(s, op, a, loc);
-	if (op == OP_NOT && a.kind != V_TENSOR) return v_bool(a.kind == V_POISON);
+	if (op == OP_NOT && a.kind != V_TENSOR) return v_bool(a.kind == V_POISON || !value_truthy(a));
 	if (a.kind != V_TENSOR) {
 		diag_error(s->d, loc, "bad operand type for unary operator: %s", v_describe(s, a));
 		return v_err();
