@@ -894,6 +894,7 @@ static Value b_py_tuple(Sema *s, Call *c, int extra)
 {
 	(void)extra;
 	if (!c->has[0]) return v_tuple(s, NULL, 0);
+	if (c->a[0].kind == V_TUPLE) return c->a[0]; /* its items may be runtime values */
 	const Value *items;
 	int n;
 	if (!const_iter_items(s, c->a[0], c->at[0], &items, &n)) return v_err();
@@ -1116,6 +1117,7 @@ const Builtin builtins_core[] = {
     {"tensor_descriptor", "*args", b_class, 0, BF_TL},
     {"tensor_descriptor_base", "*args", b_class, 0, BF_TL},
     {"tuple", "iterable=None", b_py_tuple, 0, BF_PY},
+    {"tuple", "args=None,type=None", b_py_tuple, 0, BF_TL}, /* tl.tuple(iterable) */
     {"list", "iterable=None", b_py_tuple, 1, BF_PY},
     {"sum", "iterable,start=0", b_py_sum, 0, BF_PY},
     {"any", "iterable", b_py_anyall, 0, BF_PY},

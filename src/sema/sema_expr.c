@@ -268,10 +268,6 @@ static bool comp_clause(Sema *s, Fn *fn, const Expr *e, int ci, ValueVec *out, i
 	if (ci == e->ncomps) {
 		Value v = eval(s, fn, e->elt);
 		if (v.kind == V_ERR) return false;
-		if (comp_runtime(v)) {
-			comp_runtime_err(s, e->loc);
-			return false;
-		}
 		if (out->len >= COMP_MAX_ITEMS) {
 			diag_error(s->d, e->loc, "comprehension yields more than %d items", COMP_MAX_ITEMS);
 			return false;
@@ -282,7 +278,13 @@ static bool comp_clause(Sema *s, Fn *fn, const Expr *e, int ci, ValueVec *out, i
 	const CompClause *c = &e->comps[ci];
 	const Value *items;
 	int n;
-	if (!const_iter_items(s, eval(s, fn, c->iter), c->iter->loc, &items, &n)) return false;
+	Value it = eval(s, fn, c->iter);
+	if (it.kind == V_TUPLE) { /* unrolled: its items may be runtime values, as in Triton */
+		items = it.items;
+		n = it.n;
+	} else if (!const_iter_items(s, it, c->iter->loc, &items, &n)) {
+		return false;
+	}
 	for (int k = 0; k < n; k++) {
 		assign_target(s, fn, c->target, items[k], c->loc);
 		if (s->d->nerrors > errs0) return false;
@@ -305,8 +307,9 @@ static bool comp_clause(Sema *s, Fn *fn, const Expr *e, int ci, ValueVec *out, i
 	return true;
 }
 
-/* [elt for ...] and (elt for ...): evaluated at compile time to a tuple. The
- * targets are local to the comprehension, as in Python 3. */
+/* [elt for ...] and (elt for ...): unrolled at compile time to a tuple (the
+ * iterables are constexprs or tuples, the conditions constexprs; the items may
+ * be runtime values). The targets are local to the comprehension, as in Python 3. */
 static Value eval_listcomp(Sema *s, Fn *fn, const Expr *e)
 {
 	Env saved = {0};
