@@ -640,7 +640,7 @@ Value ns_attr(Sema *s, int ns, const char *name, SrcLoc loc)
 	case NS_TL_CORE:
 		if (!strcmp(name, "math")) return (Value){.kind = V_NS, .ns = NS_MATH};
 		if (!strcmp(name, "extra")) return (Value){.kind = V_NS, .ns = NS_EXTRA};
-		if (!strcmp(name, "core") || !strcmp(name, "standard") || !strcmp(name, "language"))
+		if (!strcmp(name, "core") || !strcmp(name, "standard") || !strcmp(name, "language") || !strcmp(name, "random"))
 			return (Value){.kind = V_NS, .ns = NS_TL};
 		if (!strcmp(name, "libdevice")) return (Value){.kind = V_NS, .ns = NS_LIBDEVICE};
 		if (!strcmp(name, "PropagateNan")) return (Value){.kind = V_NS, .ns = NS_PROPNAN};
