@@ -1192,7 +1192,6 @@ static void test_long_block(void)
 	free(y);
 }
 
-<<<<<<< HEAD
 /* ---- an outer comparison x[:, None] > cut[None, :] summed over the cuts ---------- */
 
 /* x and cut come in different layouts: the conversion goes on the small
@@ -1293,11 +1292,8 @@ static void test_int_division(void)
 	}
 }
 
-/* ---- mixed-signedness integer ops: a weak int constant takes an unsigned tensor's type */
-=======
 /* ---- mixed-signedness integer ops: >> keeps the left tensor's signedness, a weak
  * int constant takes an unsigned tensor's type ------------------------------------ */
->>>>>>> 812b762 (sema: >> shifts arithmetically when the tensor operand is signed, as Triton does)
 
 static const char mixed_int_src[] =
 	"import triton\n"
