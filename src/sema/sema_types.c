@@ -481,6 +481,26 @@ Value binop(Sema *s, AstOp op, Value a, Value b, SrcLoc loc)
 		memcpy(items + a.n, b.items, sizeof(Value) * (size_t)b.n);
 		return v_tuple(s, items, a.n + b.n);
 	}
+	if (op == OP_MUL && (a.kind == V_TUPLE || b.kind == V_TUPLE)) {
+		/* Python's sequence repetition: [1] * n, n * (a, b); a count <= 0 gives () */
+		Value t = a.kind == V_TUPLE ? a : b, c = a.kind == V_TUPLE ? b : a;
+		if (c.kind != V_CONST || (c.c.kind != CV_INT && c.c.kind != CV_BOOL)) {
+			diag_error(s->d, loc, "can't multiply a tuple by %s: the count must be a constexpr integer",
+				   v_describe(s, c));
+			return v_err();
+		}
+		int64_t n = c.c.u64 ? INT64_MAX : c.c.i < 0 ? 0 : c.c.i;
+		if (!t.n) return t;
+		if (n > 4096 / t.n) {
+			diag_error(s->d, loc, "tuple repetition gives %lld items, more than 4096", (long long)n * t.n);
+			return v_err();
+		}
+		int len = (int)n * t.n;
+		Value *items = ARENA_NEWN(s->a, Value, len + 1);
+		for (int i = 0; i < (int)n; i++)
+			memcpy(items + (size_t)i * (size_t)t.n, t.items, sizeof(Value) * (size_t)t.n);
+		return v_tuple(s, items, len);
+	}
 	if (op == OP_MATMUL) {
 		int id = builtin_find("dot", BF_TL);
 		Call c = {.name = "tl.dot", .loc = loc};
