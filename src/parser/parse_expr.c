@@ -88,36 +88,202 @@ bool ps_starts_expr(TokKind k)
 static Expr *parse_factor(Parser *p);
 static Expr *parse_bitor(Parser *p);
 
+/* ---- strings and f-strings -------------------------------------------------------
+ * Adjacent literals concatenate. An f-string is desugared to
+ * "lit" + str(expr) + "lit" ..., as Triton evaluates one (its values must be
+ * constexprs); each {expr} is parsed from the source text by a parser over the
+ * braces. Conversions (!r), format specs and the `=` form are not supported. */
+
+/* Appends the decoded literal text [a, b) of an f-string (escapes, {{ and }}). */
+static bool fstr_literal(Parser *p, SrcLoc loc, const char *a, const char *b, bool raw, StrBuf *out)
+{
+	for (const char *q = a; q < b; q++) {
+		if ((*q == '{' || *q == '}') && q + 1 < b && q[1] == *q) {
+			sb_putc(out, *q++);
+			continue;
+		}
+		if (*q == '}') {
+			ps_err_at(p, loc, "f-string: single '}' is not allowed");
+			return false;
+		}
+		if (*q != '\\' || raw) {
+			sb_putc(out, *q);
+			continue;
+		}
+		static const char esc[] = "\\\\''\"\"n\nt\tr\r0\0";
+		const char *e = q + 1 < b ? memchr(esc, q[1], sizeof esc - 1) : NULL;
+		if (!e || (e - esc) % 2) {
+			ps_err_at(p, loc, "f-string: this escape sequence is not supported");
+			p->err_unsupported = true;
+			return false;
+		}
+		sb_putc(out, e[1]);
+		q++;
+	}
+	return true;
+}
+
+/* Where the {expr} starting at q ends: the '}' (or '!', ':', at bracket depth 0). */
+static const char *fstr_expr_end(const char *q, const char *b)
+{
+	int depth = 0;
+	for (; q < b; q++) {
+		char c = *q;
+		if (c == '\'' || c == '"') {
+			const char *r = q + 1;
+			while (r < b && *r != c)
+				r += *r == '\\' ? 2 : 1;
+			q = r;
+		} else if (c == '(' || c == '[' || c == '{') {
+			depth++;
+		} else if ((c == ')' || c == ']' || c == '}') && depth > 0) {
+			depth--;
+		} else if (depth == 0 && (c == '}' || c == ':' || (c == '!' && (q + 1 >= b || q[1] != '=')))) {
+			return q;
+		}
+	}
+	return b;
+}
+
+/* Parses the expression source [a, b) of the file with a parser of its own. */
+static Expr *fstr_expr(Parser *p, Token t, const char *a, const char *b)
+{
+	const SrcFile *f = p->lx.file;
+	Parser *sp = ARENA_NEW(p->arena, Parser);
+	sp->arena = p->arena;
+	sp->names = p->names;
+	sp->diags = p->diags;
+	sp->s_match = p->s_match;
+	lex_init(&sp->lx, p->arena, p->names, f);
+	const char *tok = f->text + t.loc.offset;
+	sp->lx.line = t.loc.line;
+	sp->lx.line_start = tok - (t.loc.col - 1);
+	for (const char *q = tok; q < a; q++)
+		if (*q == '\n') {
+			sp->lx.line++;
+			sp->lx.line_start = q + 1;
+		}
+	sp->lx.p = a;
+	sp->lx.end = b;
+	sp->lx.at_bol = false;
+	sp->depth = p->depth;
+	Expr *e = ps_expr(sp);
+	if (!sp->failed && !at(sp, TK_NEWLINE) && !at(sp, TK_EOF))
+		ps_unexpected(sp, "f-string: expecting '}'");
+	if (sp->failed) {
+		/* the lexer took the f-string, so this is Python tile does not parse */
+		if (!p->failed) {
+			ps_err_at(p, sp->err_loc, "%s", sp->err_msg);
+			p->err_unsupported = true;
+		}
+		return NULL;
+	}
+	return e;
+}
+
+static Expr *str_expr(Parser *p, SrcLoc loc, const char *str, size_t len)
+{
+	Expr *e = ps_new_expr(p, EX_STR, loc);
+	e->str = str;
+	e->slen = len;
+	return e;
+}
+
+/* The parts of f-string token t (literals as EX_STR, values as str(expr)). */
+static bool fstr_parts(Parser *p, Token t, ExprVec *parts)
+{
+	const char *src = p->lx.file->text + t.loc.offset, *end = src + t.len, *q = src;
+	bool raw = false;
+	for (; *q != '\'' && *q != '"'; q++)
+		raw |= (*q | 0x20) == 'r';
+	int nq = end - q >= 6 && q[1] == *q && q[2] == *q ? 3 : 1;
+	const char *b = end - nq;
+	q += nq;
+	while (q < b) {
+		const char *open = q;
+		while (open < b && !(*open == '{' && !(open + 1 < b && open[1] == '{')))
+			open += *open == '{' ? 2 : 1;
+		if (open > q) {
+			StrBuf lit = {0};
+			bool ok = fstr_literal(p, t.loc, q, open, raw, &lit);
+			if (ok)
+				avec_push(p, parts, str_expr(p, t.loc, arena_strndup(p->arena, lit.s ? lit.s : "", lit.len), lit.len));
+			sb_free(&lit);
+			if (!ok)
+				return false;
+		}
+		if (open >= b)
+			break;
+		const char *xe = fstr_expr_end(open + 1, b);
+		const char *te = xe;
+		while (te > open + 1 && (te[-1] == ' ' || te[-1] == '\t'))
+			te--;
+		if (xe >= b || *xe != '}' || (te > open + 1 && te[-1] == '=' &&
+		                               !(te - 2 > open && strchr("=!<>", te[-2])))) {
+			ps_err_at(p, t.loc, xe < b && *xe != '}' ? "f-string: conversions and format specs are not supported"
+			                                         : xe >= b ? "f-string: expecting '}'"
+			                                                   : "f-string: the '=' form is not supported");
+			p->err_unsupported = xe < b;
+			return false;
+		}
+		Expr *x = fstr_expr(p, t, open + 1, xe);
+		if (!x)
+			return false;
+		Expr *call = ps_new_expr(p, EX_CALL, x->loc);
+		call->func = ps_new_expr(p, EX_NAME, x->loc);
+		call->func->name = intern_cstr(p->names, "str");
+		call->args = ARENA_NEWN(p->arena, Expr *, 1);
+		call->args[0] = x;
+		call->nargs = 1;
+		avec_push(p, parts, call);
+		q = xe + 1;
+	}
+	return true;
+}
+
 static Expr *parse_strings(Parser *p)
 {
-	if (cur(p)->strkind != TOKSTR_PLAIN) {
-		ps_err_unsupported(p, "%s are not supported", cur(p)->strkind == TOKSTR_FSTRING ? "f-strings" : "bytes literals");
-		return ps_new_expr(p, EX_STR, here(p));
-	}
-	Token first = ps_advance(p);
-	Expr *e = ps_new_expr(p, EX_STR, first.loc);
-	e->str = first.str;
-	e->slen = first.slen;
-	if (!at(p, TK_STRING))
-		return e;
-	AVEC(Token) parts = {0};
-	avec_push(p, &parts, first);
-	size_t total = first.slen;
+	SrcLoc loc = here(p);
+	ExprVec parts = {0};
 	while (at(p, TK_STRING)) {
-		if (cur(p)->strkind != TOKSTR_PLAIN)
-			return parse_strings(p); /* reports it */
-		Token t = ps_advance(p);
-		total += t.slen;
-		avec_push(p, &parts, t);
+		Token t = *cur(p);
+		if (t.strkind == TOKSTR_BYTES) {
+			ps_err_unsupported(p, "bytes literals are not supported");
+			return str_expr(p, loc, "", 0);
+		}
+		if (t.strkind == TOKSTR_FSTRING) {
+			if (!fstr_parts(p, t, &parts))
+				return str_expr(p, loc, "", 0);
+		} else {
+			avec_push(p, &parts, str_expr(p, t.loc, t.str, t.slen));
+		}
+		ps_advance(p);
 	}
-	char *buf = arena_alloc(p->arena, total + 1), *o = buf;
+	/* adjacent literals merge; the rest joins with + */
+	Expr *acc = NULL;
 	for (int i = 0; i < parts.n; i++) {
-		memcpy(o, parts.items[i].str, parts.items[i].slen);
-		o += parts.items[i].slen;
+		Expr *e = parts.items[i];
+		if (acc && acc->kind == EX_STR && e->kind == EX_STR) {
+			char *buf = arena_alloc(p->arena, acc->slen + e->slen + 1);
+			memcpy(buf, acc->str, acc->slen);
+			memcpy(buf + acc->slen, e->str, e->slen);
+			buf[acc->slen + e->slen] = 0;
+			acc = str_expr(p, acc->loc, buf, acc->slen + e->slen);
+			continue;
+		}
+		if (!acc && e->kind != EX_STR)
+			acc = str_expr(p, loc, "", 0);
+		if (!acc) {
+			acc = e;
+			continue;
+		}
+		Expr *add = ps_new_expr(p, EX_BINOP, loc);
+		add->op = OP_ADD;
+		add->lhs = acc;
+		add->rhs = e;
+		acc = add;
 	}
-	e->str = buf;
-	e->slen = total;
-	return e;
+	return acc ? acc : str_expr(p, loc, "", 0);
 }
 
 static Expr *finish_seq(Parser *p, ExprKind k, SrcLoc loc, ExprVec *v, int h)

@@ -981,6 +981,7 @@ static Value b_py_str(Sema *s, Call *c, int extra)
 	(void)extra;
 	Value v = c->a[0];
 	if (v.kind == V_ERR) return v;
+	if (v.kind == V_CONST && v.c.kind == CV_STR) return v; /* str('x') is 'x', unquoted */
 	char buf[256];
 	if (v.kind == V_CONST) const_str(v.c, buf, sizeof buf);
 	else if (v.kind == V_DTYPE) snprintf(buf, sizeof buf, "%s", dt_name(s, v.ty));
@@ -996,6 +997,19 @@ static Value b_class(Sema *s, Call *c, int extra)
 {
 	(void)extra;
 	diag_error(s->d, c->loc, "'%s' is a class for isinstance and cannot be called in a kernel", c->name);
+	return v_err();
+}
+
+/* tl.dtype("uint32"): the dtype of one of Triton's names (int1 ... uint64, fp8e4nv,
+ * fp8e5, fp16, bf16, fp32, fp64); otherwise a class for isinstance */
+static Value b_dtype(Sema *s, Call *c, int extra)
+{
+	if (c->nrest != 1 || c->rest[0].kind != V_CONST || c->rest[0].c.kind != CV_STR) return b_class(s, c, extra);
+	const char *n = c->rest[0].c.s ? c->rest[0].c.s : "";
+	for (int d = DT_I1; d < DT_PTR; d++)
+		if (!strcmp(n, dtype_is_float((DType)d) ? dtype_short((DType)d) : dtype_name((DType)d)))
+			return v_dtype(type_scalar((DType)d));
+	diag_error(s->d, c->rest_at[0], "tl.dtype: unknown dtype name '%s'", n);
 	return v_err();
 }
 
@@ -1113,7 +1127,7 @@ const Builtin builtins_core[] = {
     {"isinstance", "x,t", b_isinstance, 0, BF_PY},
     {"str", "object=''", b_py_str, 0, BF_PY},
     {"tensor", "*args", b_class, 0, BF_TL},
-    {"dtype", "*args", b_class, 0, BF_TL},
+    {"dtype", "*args", b_dtype, 0, BF_TL},
     {"tensor_descriptor", "*args", b_class, 0, BF_TL},
     {"tensor_descriptor_base", "*args", b_class, 0, BF_TL},
     {"tuple", "iterable=None", b_py_tuple, 0, BF_PY},

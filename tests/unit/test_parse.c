@@ -212,7 +212,10 @@ static void test_lex_errors(void)
 	EXPECT("x = \xe2\x82\xac\n", "error: 1:5: invalid character '\xe2\x82\xac' (U+20AC)");
 	EXPECT("x = \xff\n", "error: 1:5: invalid utf-8 byte 0xff");
 	EXPECT("x = 1\x01\n", "error: 1:6: invalid non-printable character U+0001");
-	EXPECT_UNSUPPORTED("x = f'{a}'\n", 1, 5, "f-strings are not supported");
+	EXPECT("x = f'{a}'\n", "(module\n  (assign 1:1 x = (+ \"\" (call str a))))\n");
+	EXPECT_UNSUPPORTED("x = f'{a:3}'\n", 1, 5, "f-string: conversions and format specs are not supported");
+	EXPECT_UNSUPPORTED("x = f'{a!r}'\n", 1, 5, "f-string: conversions and format specs are not supported");
+	EXPECT_UNSUPPORTED("x = f'{a +}'\n", 1, 11, "invalid syntax");
 	EXPECT_UNSUPPORTED("x = b'a'\n", 1, 5, "bytes literals are not supported");
 	EXPECT("x = 99999999999999999999\n", "error: 1:5: integer literal is too large");
 	EXPECT("x = 18446744073709551616\n", "error: 1:5: integer literal is too large");
