@@ -397,6 +397,27 @@ static Value b_noop(Sema *s, Call *c, int extra)
 	return v_none();
 }
 
+/* tl.target_info (constexpr functions of the compile target). tile compiles
+ * Triton's NVIDIA dialect on every target (inline PTX is translated), so
+ * is_cuda() holds everywhere and the is_hip*() queries are False; the CPU
+ * targets have the sm_80 feature level they emulate (mma.sync, cp.async). */
+static Value b_target_is(Sema *s, Call *c, int cuda)
+{
+	(void)s;
+	(void)c;
+	return v_bool(cuda);
+}
+
+static Value b_target_cc_geq(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	int64_t major, minor = 0;
+	if (!arg_const_int(s, c, 0, &major) || (c->has[1] && !arg_const_int(s, c, 1, &minor))) return v_err();
+	const TargetDesc *t = s->c->target;
+	int arch = t && t->kind == TARGET_CUDA && !t->emulate ? t->arch : 80;
+	return v_bool(arch >= major * 10 + minor);
+}
+
 /* range(...) / tl.static_range(...) outside a for statement: with constexpr
  * bounds, the tuple of its values (comprehensions, tuple(range(4)), len, in). */
 static Value b_loop_only(Sema *s, Call *c, int extra)
@@ -1045,6 +1066,13 @@ const Builtin builtins_core[] = {
     {"device_assert", "cond,msg='',mask=None", b_device_assert, 0, BF_TL},
     {"debug_barrier", "", b_barrier, 0, BF_TL},
     {"_gdc_noop", "", b_noop, 0, BF_TL},
+    {"_target_is_cuda", "", b_target_is, 1, BF_TL},
+    {"_target_is_hip", "", b_target_is, 0, BF_TL},
+    {"_target_is_hip_cdna3", "", b_target_is, 0, BF_TL},
+    {"_target_is_hip_cdna4", "", b_target_is, 0, BF_TL},
+    {"_target_is_hip_gfx12", "", b_target_is, 0, BF_TL},
+    {"_target_is_hip_gfx1250", "", b_target_is, 0, BF_TL},
+    {"_target_cuda_capability_geq", "major,minor=0", b_target_cc_geq, 0, BF_TL},
     {"static_range", "*args", b_loop_only, 0, BF_TL},
     {"range", "*args", b_loop_only, 0, BF_TL | BF_PY},
     {"cdiv", "x,div", b_cdiv, 0, BF_TL | BF_TRITON | BF_MATH | BF_METHOD},

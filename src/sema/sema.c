@@ -601,6 +601,7 @@ static const char *ns_prefix(int ns)
 	case NS_PYMATH: return "math";
 	case NS_IMPORTLIB: return "importlib";
 	case NS_IMPORTLIB_UTIL: return "importlib.util";
+	case NS_TARGET_INFO: return "tl.target_info";
 	default: return "tl";
 	}
 }
@@ -644,6 +645,7 @@ Value ns_attr(Sema *s, int ns, const char *name, SrcLoc loc)
 			return (Value){.kind = V_NS, .ns = NS_TL};
 		if (!strcmp(name, "libdevice")) return (Value){.kind = V_NS, .ns = NS_LIBDEVICE};
 		if (!strcmp(name, "PropagateNan")) return (Value){.kind = V_NS, .ns = NS_PROPNAN};
+		if (!strcmp(name, "target_info")) return (Value){.kind = V_NS, .ns = NS_TARGET_INFO};
 		if (strcmp(name, "pointer") && dtype_from_name(name, &dt) && strcmp(name, "int") && strcmp(name, "float") &&
 		    strcmp(name, "double") && strcmp(name, "half"))
 			return v_dtype(type_scalar(dt));
@@ -686,6 +688,9 @@ Value ns_attr(Sema *s, int ns, const char *name, SrcLoc loc)
 		break;
 	case NS_IMPORTLIB_UTIL:
 		if ((id = builtin_find(name, BF_IMPORTLIB)) >= 0) return v_builtin(id, NULL);
+		break;
+	case NS_TARGET_INFO:
+		if ((id = builtin_find(arena_printf(s->a, "_target_%s", name), BF_TL)) >= 0) return v_builtin(id, NULL);
 		break;
 	case NS_PROPNAN:
 		if (!strcmp(name, "ALL")) return v_int(0xffff);

@@ -54,6 +54,7 @@ typedef enum {
 	NS_TORCH_VERSION, /* torch.version.hip: None, tile targets no ROCm */
 	NS_PYMATH, /* Python's math module, on constexpr numbers */
 	NS_IMPORTLIB, NS_IMPORTLIB_UTIL, /* importlib.util.find_spec, for "is triton installed" */
+	NS_TARGET_INFO, /* tl.target_info: is_cuda(), cuda_capability_geq(), is_hip*() */
 } Namespace;
 
 typedef struct BlockPtr BlockPtr;
