@@ -202,6 +202,15 @@ static const char prelude_text[] =
     "        x = _sort_merge(x, i, 2 if i < n_dims else descending, n_dims)\n"
     "    return x\n"
     "\n"
+    /* tl.bitonic_merge: the last stage of the sort, a bitonic sequence (rising
+     * then falling, or the reverse) merged into ascending or descending order */
+    "def bitonic_merge(x, dim: tl.constexpr = None, descending: tl.constexpr = 0):\n"
+    "    last: tl.constexpr = len(x.shape) - 1\n"
+    "    d: tl.constexpr = last if dim is None else (dim + len(x.shape) if dim < 0 else dim)\n"
+    "    tl.static_assert(d == last, \"tl.bitonic_merge merges along the last dimension only\")\n"
+    "    n_dims: tl.constexpr = tl._log2(x.shape[last])\n"
+    "    return _sort_merge(x, n_dims, 1 if descending else 0, n_dims)\n"
+    "\n"
     "# ---- libdevice functions without a single op (tl.extra.cuda.libdevice.*) ----\n"
     "\n"
     "def _add_rn(x, y):\n"
@@ -533,6 +542,7 @@ const Builtin builtins_prelude[] = {
      BF_TL | BF_MATH | BF_METHOD | BF_PRELUDE},
     {"swizzle2d", "i,j,size_i,size_j,size_g", NULL, 0, BF_TL | BF_PRELUDE},
     {"sort", "x,dim=None,descending=0", NULL, 0, BF_TL | BF_METHOD | BF_PRELUDE},
+    {"bitonic_merge", "x,dim=None,descending=0", NULL, 0, BF_TL | BF_METHOD | BF_PRELUDE},
     {"histogram", "input,num_bins,mask=None", NULL, 0, BF_TL | BF_METHOD | BF_PRELUDE},
     {"gather", "src,index,axis", NULL, 0, BF_TL | BF_METHOD | BF_PRELUDE},
     {"topk", "x,k,dim=None", NULL, 0, BF_TL | BF_METHOD | BF_PRELUDE},

@@ -8,7 +8,7 @@
 
 #include "sema/sema_int.h"
 
-typedef enum { CMB_ADD, CMB_MUL, CMB_MAX, CMB_MIN, CMB_XOR, CMB_ARGMAX, CMB_ARGMIN, CMB_USER } Combiner;
+typedef enum { CMB_ADD, CMB_MUL, CMB_MAX, CMB_MIN, CMB_XOR, CMB_OR, CMB_ARGMAX, CMB_ARGMIN, CMB_USER } Combiner;
 
 typedef struct Comb {
 	Combiner kind;
@@ -47,6 +47,7 @@ static bool combine_body(Sema *s, const Comb *cb, const ValId *args, int n, ValI
 	case CMB_MAX: out[0] = bin(s, TOP_MAX, acc[0], x[0], loc); return true;
 	case CMB_MIN: out[0] = bin(s, TOP_MIN, acc[0], x[0], loc); return true;
 	case CMB_XOR: out[0] = bin(s, TOP_XOR, acc[0], x[0], loc); return true;
+	case CMB_OR: out[0] = bin(s, TOP_OR, acc[0], x[0], loc); return true;
 	case CMB_ARGMAX:
 	case CMB_ARGMIN: {
 		ValId better = cmp(s, cb->kind == CMB_ARGMAX ? PRED_GT : PRED_LT, acc[0], x[0], loc);
@@ -236,7 +237,7 @@ static Value b_sum(Sema *s, Call *c, int kind)
 		} else {
 			x = widen(s, x, true, c->loc);
 		}
-	} else if (kind == CMB_XOR) {
+	} else if (kind == CMB_XOR || kind == CMB_OR) {
 		if (!dtype_is_int(d)) {
 			diag_error(s->d, c->at[0], "'%s' is only supported for integers, got %s", c->name, dtype_name(d));
 			return v_err();
@@ -413,6 +414,7 @@ static Value b_assoc_scan(Sema *s, Call *c, int extra)
 const Builtin builtins_reduce[] = {
     {"sum", "input,axis=None,keep_dims=False,dtype=None", b_sum, CMB_ADD, BF_TL | BF_METHOD},
     {"xor_sum", "input,axis=None,keep_dims=False", b_sum, CMB_XOR, BF_TL | BF_METHOD},
+    {"reduce_or", "input,axis,keep_dims=False", b_sum, CMB_OR, BF_TL | BF_METHOD},
     {"max", "input,axis=None,return_indices=False,return_indices_tie_break_left=True,keep_dims=False", b_max, 1,
      BF_TL | BF_METHOD},
     {"min", "input,axis=None,return_indices=False,return_indices_tie_break_left=True,keep_dims=False", b_max, 0,

@@ -1337,6 +1337,51 @@ static void test_mixed_int(void)
 	CHECK(ok_add);
 	CHECK(ok_div);
 	CHECK(ok_rshr);
+/* ---- tl.bitonic_merge of bitonic rows; tl.reduce_or of one-hot bits ------------- */
+
+static const char bitonic_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(x_ptr, asc_ptr, desc_ptr, bits_ptr, R: tl.constexpr, C: tl.constexpr):\n"
+	"    offs = tl.arange(0, R)[:, None] * C + tl.arange(0, C)[None, :]\n"
+	"    x = tl.load(x_ptr + offs)\n"
+	"    tl.store(asc_ptr + offs, tl.bitonic_merge(x))\n"
+	"    tl.store(desc_ptr + offs, x.bitonic_merge(descending=True))\n"
+	"    hot = (1 << (x.to(tl.uint32) % 32))\n"
+	"    tl.store(bits_ptr + tl.arange(0, R), tl.reduce_or(hot, axis=1))\n";
+
+static int cmp_i32(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+	return (x > y) - (x < y);
+}
+
+static void test_bitonic_merge(void)
+{
+	enum { R = 4, C = 16 };
+	int32_t x[R * C], asc[R * C], desc[R * C];
+	uint32_t bits[R];
+	for (int r = 0; r < R; r++)
+		for (int c = 0; c < C; c++) /* rising then falling, peak placed per row */
+			x[r * C + c] = c <= 3 + 3 * r ? 5 * c - 7 * r : 5 * (3 + 3 * r) - 7 * r - 3 * (c - 3 - 3 * r);
+	tile_arg args[] = {tile_arg_ptr(x, TILE_I32), tile_arg_ptr(asc, TILE_I32), tile_arg_ptr(desc, TILE_I32),
+			   tile_arg_ptr(bits, TILE_U32)};
+	if (!RUN(bitonic_src, "k", "*i32,*i32,*i32,*u32,4,16", 1, args))
+		return;
+	bool ok = true;
+	for (int r = 0; r < R; r++) {
+		int32_t want[C];
+		uint32_t wb = 0;
+		memcpy(want, x + r * C, sizeof want);
+		qsort(want, C, sizeof *want, cmp_i32);
+		for (int c = 0; c < C; c++) {
+			ok &= asc[r * C + c] == want[c] && desc[r * C + c] == want[C - 1 - c];
+			wb |= 1u << ((uint32_t)x[r * C + c] % 32);
+		}
+		ok &= bits[r] == wb;
+	}
+	CHECK(ok);
 }
 
 int main(void)
@@ -1368,6 +1413,8 @@ int main(void)
 		test_long_block();
 		test_bucketize();
 		test_mixed_int();
+		test_reduce_cond();
+		test_bitonic_merge();
 	}
 	printf("test_lang: %d checks, %d failed\n", checks, failures);
 	return failures ? 1 : 0;
