@@ -1074,6 +1074,8 @@ static Value b_inline_asm(Sema *s, Call *c, int extra)
 	Value result = v_err();
 	snprintf(a->insn, sizeof a->insn, "%s", c->a[1].c.s);
 	int first_reg[ASM_MAX_OPNDS * 2];
+	bool is_imm[64] = {false};
+	uint64_t imm_val[64];
 	for (int i = 0, ci = 0; i < nout + na; i++) {
 		bool out = i < nout;
 		DType d = (DType)et[i].dt;
@@ -1087,17 +1089,29 @@ static Value b_inline_asm(Sema *s, Call *c, int extra)
 		first_reg[i] = a->nregs;
 		for (int j = 0; j < pack / per[i]; j++, ci++) {
 			const char *k = cons[ci] + (cons[ci][0] == '=');
-			int bits = strlen(k) == 1 ? constraint_bits(k[0]) : 0;
+			/* "n": an immediate, from a constexpr integer argument */
+			bool imm = !out && !strcmp(k, "n");
+			int bits = imm ? (width > 32 ? 64 : 32) : strlen(k) == 1 ? constraint_bits(k[0]) : 0;
 			if (out != (cons[ci][0] == '=') || !bits) {
 				diag_error(s->d, c->at[1],
-					   "%s: constraint \"%s\" is not one of =r =h =l =f =d =b (results, first) or r h l f d b",
+					   "%s: constraint \"%s\" is not one of =r =h =l =f =d =b (results, first) or r h l f d b n",
 					   c->name, cons[ci]);
+				goto done;
+			}
+			if (imm && (aitems[i - nout].kind != V_CONST || !v_is_intlike(aitems[i - nout]))) {
+				diag_error(s->d, c->at[2], "%s: argument %d has constraint \"n\" (an immediate), so it must be a constexpr integer",
+					   c->name, i - nout);
 				goto done;
 			}
 			if (bits < width || (bits == 1) != (width == 1)) {
 				diag_error(s->d, c->at[1], "%s: constraint \"%s\" is a %d-bit register, but it must hold %d %s (%d bits)",
 					   c->name, cons[ci], bits, per[i], dt_name(s, et[i]), width);
 				goto done;
+			}
+			if (imm) { /* substituted into the text as a literal, below */
+				is_imm[ci] = true;
+				imm_val[ci] = (uint64_t)aitems[i - nout].c.i & (bits == 64 ? ~0ull : 0xffffffffull);
+				continue;
 			}
 			char name[16];
 			snprintf(name, sizeof name, "$%d", ci);
@@ -1108,7 +1122,20 @@ static Value b_inline_asm(Sema *s, Call *c, int extra)
 			}
 		}
 	}
-	if (!translate_all(a, c->a[0].c.s)) goto done;
+	StrBuf text = {0};
+	for (const char *q = c->a[0].c.s; *q;) {
+		char *e;
+		long n = *q == '$' && isdigit((unsigned char)q[1]) ? strtol(q + 1, &e, 10) : -1;
+		if (n >= 0 && n < ncons && is_imm[n]) {
+			sb_printf(&text, "0x%llx", (unsigned long long)imm_val[n]);
+			q = e;
+		} else {
+			sb_putc(&text, *q++);
+		}
+	}
+	bool translated = translate_all(a, text.s ? text.s : "");
+	sb_free(&text);
+	if (!translated) goto done;
 	Value outs[ASM_MAX_OPNDS];
 	for (int i = 0; i < nout; i++) {
 		DType d = (DType)rt[i].dt;

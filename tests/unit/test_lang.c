@@ -1384,6 +1384,35 @@ static void test_bitonic_merge(void)
 	CHECK(ok);
 }
 
+/* ---- inline asm "n" constraints: constexpr integers as immediates --------------- */
+
+static const char asm_imm_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(x_ptr, out_ptr, BLOCK: tl.constexpr):\n"
+	"    offs = tl.arange(0, BLOCK)\n"
+	"    x = tl.load(x_ptr + offs)\n"
+	"    LUT: tl.constexpr = (0xf0 & 0xcc) | 0xaa\n"
+	"    y = tl.inline_asm_elementwise('lop3.b32 $0, $1, $2, $3, $4; // $4 = (a & b) | c',\n"
+	"        '=r,r,n,n,n', args=[x, 0x00ff00ff, 0xd400d400, LUT], dtype=tl.uint32, is_pure=True, pack=1)\n"
+	"    tl.store(out_ptr + offs, y)\n";
+
+static void test_asm_imm(void)
+{
+	enum { B = 32 };
+	uint32_t x[B], out[B];
+	for (int i = 0; i < B; i++)
+		x[i] = 0x9e3779b9u * (uint32_t)(i + 1), out[i] = 0;
+	tile_arg args[] = {tile_arg_ptr(x, TILE_U32), tile_arg_ptr(out, TILE_U32)};
+	if (!RUN(asm_imm_src, "k", "*u32,*u32,32", 1, args))
+		return;
+	bool ok = true;
+	for (int i = 0; i < B; i++)
+		ok &= out[i] == ((x[i] & 0x00ff00ffu) | 0xd400d400u);
+	CHECK(ok);
+}
+
 int main(void)
 {
 	static const char *const targets[] = {"cpu", "cuda-emu"};
@@ -1415,6 +1444,7 @@ int main(void)
 		test_mixed_int();
 		test_reduce_cond();
 		test_bitonic_merge();
+		test_asm_imm();
 	}
 	printf("test_lang: %d checks, %d failed\n", checks, failures);
 	return failures ? 1 : 0;
