@@ -1337,6 +1337,8 @@ static void test_mixed_int(void)
 	CHECK(ok_add);
 	CHECK(ok_div);
 	CHECK(ok_rshr);
+}
+
 /* ---- tl.bitonic_merge of bitonic rows; tl.reduce_or of one-hot bits ------------- */
 
 static const char bitonic_src[] =
@@ -1442,7 +1444,6 @@ int main(void)
 		test_long_block();
 		test_bucketize();
 		test_mixed_int();
-		test_reduce_cond();
 		test_bitonic_merge();
 		test_asm_imm();
 	}
