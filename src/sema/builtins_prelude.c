@@ -1,5 +1,6 @@
 /* builtins_prelude.c: builtins written in the kernel language itself, as
- * triton/language/random.py and standard.py are: Philox 4x32-10 random
+ * triton/language/random.py and standard.py are: Philox 4x32-10 (4x64-10
+ * for 64-bit offsets) random
  * numbers with Triton's constants and output (randint, randint4x, rand,
  * rand4x, randn, randn4x), sigmoid, softmax, swizzle2d, sort, topk,
  * histogram, gather, and the libdevice functions that are compositions
@@ -13,14 +14,24 @@ static const char prelude_text[] =
     "import triton.language as tl\n"
     "\n"
     "def philox_impl(c0, c1, c2, c3, k0, k1, n_rounds: tl.constexpr = 10):\n"
+    "    if c0.dtype == tl.uint32:\n"
+    "        KEY_A = 0x9E3779B9\n"
+    "        KEY_B = 0xBB67AE85\n"
+    "        ROUND_A = 0xD2511F53\n"
+    "        ROUND_B = 0xCD9E8D57\n"
+    "    else:\n"
+    "        KEY_A = 0x9E3779B97F4A7C15\n"
+    "        KEY_B = 0xBB67AE8584CAA73B\n"
+    "        ROUND_A = 0xD2E7470EE14C6C93\n"
+    "        ROUND_B = 0xCA5A826395121157\n"
     "    for _ in tl.static_range(n_rounds):\n"
     "        _c0, _c2 = c0, c2\n"
-    "        c0 = tl.umulhi(0xCD9E8D57, _c2) ^ c1 ^ k0\n"
-    "        c2 = tl.umulhi(0xD2511F53, _c0) ^ c3 ^ k1\n"
-    "        c1 = 0xCD9E8D57 * _c2\n"
-    "        c3 = 0xD2511F53 * _c0\n"
-    "        k0 = k0 + 0x9E3779B9\n"
-    "        k1 = k1 + 0xBB67AE85\n"
+    "        c0 = tl.umulhi(ROUND_B, _c2) ^ c1 ^ k0\n"
+    "        c2 = tl.umulhi(ROUND_A, _c0) ^ c3 ^ k1\n"
+    "        c1 = ROUND_B * _c2\n"
+    "        c3 = ROUND_A * _c0\n"
+    "        k0 = k0 + KEY_A\n"
+    "        k1 = k1 + KEY_B\n"
     "    return c0, c1, c2, c3\n"
     "\n"
     "def philox(seed, c0, c1, c2, c3, n_rounds: tl.constexpr = 10):\n"
@@ -29,14 +40,20 @@ static const char prelude_text[] =
     "    c1 = tl.to_tensor(c1)\n"
     "    c2 = tl.to_tensor(c2)\n"
     "    c3 = tl.to_tensor(c3)\n"
-    "    tl.static_assert(c0.dtype.primitive_bitwidth == 32, \"random offsets must be 32-bit integers\")\n"
     "    seed = seed.to(tl.uint64)\n"
-    "    seed_hi = ((seed >> 32) & 0xffffffff).to(tl.uint32)\n"
-    "    seed_lo = (seed & 0xffffffff).to(tl.uint32)\n"
-    "    c0 = c0.to(tl.uint32, bitcast=True)\n"
-    "    c1 = c1.to(tl.uint32, bitcast=True)\n"
-    "    c2 = c2.to(tl.uint32, bitcast=True)\n"
-    "    c3 = c3.to(tl.uint32, bitcast=True)\n"
+    "    if c0.dtype.primitive_bitwidth == 32:\n"
+    "        int_dtype = tl.uint32\n"
+    "        seed_hi = ((seed >> 32) & 0xffffffff).to(tl.uint32)\n"
+    "        seed_lo = (seed & 0xffffffff).to(tl.uint32)\n"
+    "    else:\n"
+    "        tl.static_assert(c0.dtype.primitive_bitwidth == 64, \"random offsets must be 32- or 64-bit integers\")\n"
+    "        int_dtype = tl.uint64\n"
+    "        seed_hi = tl.full((1,), 0, dtype=tl.uint64)\n"
+    "        seed_lo = seed\n"
+    "    c0 = c0.to(int_dtype, bitcast=True)\n"
+    "    c1 = c1.to(int_dtype, bitcast=True)\n"
+    "    c2 = c2.to(int_dtype, bitcast=True)\n"
+    "    c3 = c3.to(int_dtype, bitcast=True)\n"
     "    return philox_impl(c0, c1, c2, c3, seed_lo, seed_hi, n_rounds)\n"
     "\n"
     "def randint4x(seed, offset, n_rounds: tl.constexpr = 10):\n"
@@ -477,8 +494,8 @@ static Value check_random(Sema *s, Call *c, int n)
 		diag_error(s->d, c->loc, "the offset of '%s' must be an integer tensor, got %s", c->name, v_describe(s, off));
 		return v_err();
 	}
-	if (off.kind == V_TENSOR && dtype_bits((DType)off.ty.dt) != 32) {
-		diag_error(s->d, c->loc, "the offset of '%s' must be a 32-bit integer tensor, got %s", c->name,
+	if (off.kind == V_TENSOR && dtype_bits((DType)off.ty.dt) != 32 && dtype_bits((DType)off.ty.dt) != 64) {
+		diag_error(s->d, c->loc, "the offset of '%s' must be a 32- or 64-bit integer tensor, got %s", c->name,
 			   dtype_name((DType)off.ty.dt));
 		return v_err();
 	}

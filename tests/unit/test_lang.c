@@ -1415,6 +1415,56 @@ static void test_asm_imm(void)
 	CHECK(ok);
 }
 
+/* tl.randint / tl.rand with 64-bit offsets: Philox 4x64-10 with Triton's constants
+ * (random.py: seed_lo = the seed, seed_hi = 0), checked against a C Philox. */
+static const char philox64_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(out_ptr, f_ptr, seed, base, N: tl.constexpr):\n"
+	"    o = tl.arange(0, N)\n"
+	"    offs = o.to(tl.int64) + base\n"
+	"    tl.store(out_ptr + o, tl.randint(seed, offs))\n"
+	"    tl.store(f_ptr + o, tl.rand(seed, offs))\n";
+
+static uint64_t mulhi64(uint64_t a, uint64_t b)
+{
+	uint64_t al = a & 0xffffffffu, ah = a >> 32, bl = b & 0xffffffffu, bh = b >> 32;
+	uint64_t ll = al * bl, lh = al * bh, hl = ah * bl, hh = ah * bh;
+	uint64_t mid = (ll >> 32) + (lh & 0xffffffffu) + (hl & 0xffffffffu);
+	return hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+}
+
+static void test_philox64(void)
+{
+	enum { N = 16 };
+	uint64_t seed = 0x1234567890abcdefull;
+	int64_t base = 5000000000ll; /* past 2^32: the offsets need 64 bits */
+	uint64_t out[N];
+	float f[N];
+	tile_arg args[] = {tile_arg_ptr(out, TILE_U64), tile_arg_ptr(f, TILE_FP32), tile_arg_u64(seed),
+	                   tile_arg_i64(base)};
+	if (!RUN(philox64_src, "k", "*u64,*fp32,u64,i64,16", 1, args))
+		return;
+	bool ok = true;
+	for (int i = 0; i < N; i++) {
+		uint64_t c0 = (uint64_t)(base + i), c1 = 0, c2 = 0, c3 = 0, k0 = seed, k1 = 0;
+		for (int r = 0; r < 10; r++) {
+			uint64_t p0 = c0, p2 = c2;
+			c0 = mulhi64(0xCA5A826395121157ull, p2) ^ c1 ^ k0;
+			c2 = mulhi64(0xD2E7470EE14C6C93ull, p0) ^ c3 ^ k1;
+			c1 = 0xCA5A826395121157ull * p2;
+			c3 = 0xD2E7470EE14C6C93ull * p0;
+			k0 += 0x9E3779B97F4A7C15ull;
+			k1 += 0xBB67AE8584CAA73Bull;
+		}
+		int64_t x = (int64_t)c0;
+		double want = (double)(float)(x < 0 ? -x - 1 : x) * 1.0842020432385337e-19;
+		ok &= out[i] == c0 && fabs(f[i] - want) <= 1e-7 * want + 1e-12;
+	}
+	CHECK(ok);
+}
+
 int main(void)
 {
 	static const char *const targets[] = {"cpu", "cuda-emu"};
@@ -1422,6 +1472,7 @@ int main(void)
 		target = targets[t];
 		test_logical();
 		test_int_division();
+		test_philox64();
 		test_scalar_index();
 		test_reduce_control();
 		test_uint_to_uniform_float();
