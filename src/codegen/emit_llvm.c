@@ -587,13 +587,12 @@ static size_t count_instructions(LLVMModuleRef M)
 
 /* Straight-line code longer than this (in machine operations: a vector
  * counts once per 8 lanes) is cut into blocks of about SPLIT_CHUNK before
- * machine code generation: instruction
- * selection works one block at a time and both register allocators are
- * superlinear in block size. A kernel unrolled over its registers is one
- * block of up to ~100k instructions (lightllm's fp16 rotary: 88k, 24 s of
- * llc -O0, half of it in the fast register allocator). */
+ * machine code generation: instruction selection works one block at a time
+ * and both register allocators are superlinear in block size. A kernel
+ * unrolled over its registers is one block of up to ~100k instructions
+ * (lightllm's fp16 rotary: 88k, 24 s of llc -O0, half of it in the fast
+ * register allocator). */
 enum { SPLIT_OVER = 4000, SPLIT_CHUNK = 1500 };
-
 
 /* successors' phis name `from` as a predecessor: rebuild them with `to` (the C
  * API cannot change a phi's incoming block) */
