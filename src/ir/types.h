@@ -23,7 +23,7 @@ typedef enum {
 	DT_COUNT
 } DType;
 
-enum { TIR_MAX_RANK = 4 };
+enum { TIR_MAX_RANK = 24 };
 
 typedef struct Type {
 	uint8_t dt;   /* DType */

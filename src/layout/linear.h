@@ -45,7 +45,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-enum { LL_MAX_IN = 4, LL_MAX_OUT = 4, LL_MAX_BITS = 24 };
+enum { LL_MAX_IN = 4, LL_MAX_OUT = 24, LL_MAX_BITS = 24 };
 typedef enum { LL_REG, LL_LANE, LL_WARP, LL_BLOCK, LL_OFFSET } LLInDim;
 
 typedef struct LinearLayout {
