@@ -3,7 +3,9 @@
  * for 64-bit offsets) random
  * numbers with Triton's constants and output (randint, randint4x, rand,
  * rand4x, randn, randn4x), sigmoid, softmax, swizzle2d, sort, topk,
- * histogram, gather, and the libdevice functions that are compositions
+ * histogram, gather, standard.py's private helpers that kernels import
+ * (_indicator, _take_slice, the reduction combine functions), and the
+ * libdevice functions that are compositions
  * (erfinv, brev, mulhi, byte_perm, ...). The prelude is parsed
  * once per sema run, on first use. */
 #include <string.h>
@@ -227,6 +229,82 @@ static const char prelude_text[] =
     "    tl.static_assert(d == last, \"tl.bitonic_merge merges along the last dimension only\")\n"
     "    n_dims: tl.constexpr = tl._log2(x.shape[last])\n"
     "    return _sort_merge(x, n_dims, 1 if descending else 0, n_dims)\n"
+    "\n"
+    /* triton.language.standard's private helpers, which kernels import to
+     * write their own sorts: both forms of _indicator (Triton <= 3.1:
+     * (n_dims, idx, pos); later: (n_dims, j), pos 1), _take_slice (<= 3.1),
+     * the constexpr queries and the combine functions of the reductions. */
+    "def _indicator(n_dims: tl.constexpr, idx: tl.constexpr, pos: tl.constexpr = 1):\n"
+    "    tl.static_assert(idx < n_dims, \"_indicator: idx must be below n_dims\")\n"
+    "    tl.static_assert(pos == 0 or pos == 1, \"_indicator: pos must be 0 or 1\")\n"
+    "    y = tl.arange(0, 2)\n"
+    "    if pos == 0:\n"
+    "        y = 1 - y\n"
+    "    return tl.reshape(y, [1] * (n_dims - idx - 1) + [2] + [1] * idx)\n"
+    "\n"
+    "def _take_slice(x, n_dims: tl.constexpr, idx: tl.constexpr, pos: tl.constexpr, keep_dim: tl.constexpr = True):\n"
+    "    y = tl.sum(x * _indicator(n_dims, idx, pos), n_dims - 1 - idx)\n"
+    "    if keep_dim:\n"
+    "        y = tl.expand_dims(y, n_dims - 1 - idx)\n"
+    "    return y\n"
+    "\n"
+    "def _get_sort_dim(dim: tl.constexpr, shape: tl.constexpr):\n"
+    "    last: tl.constexpr = len(shape) - 1\n"
+    "    d: tl.constexpr = last if dim is None else (dim + len(shape) if dim < 0 else dim)\n"
+    "    tl.static_assert(d == last, \"only sorting along the last dimension is supported\")\n"
+    "    return d\n"
+    "\n"
+    "def _is_power_of_two(i: tl.constexpr):\n"
+    "    return i != 0 and (i & (i - 1)) == 0\n"
+    "\n"
+    "def _unwrap_if_constexpr(o):\n"
+    "    return o\n"
+    "\n"
+    "def _sum_combine(a, b):\n"
+    "    return a + b\n"
+    "\n"
+    "def _prod_combine(a, b):\n"
+    "    return a * b\n"
+    "\n"
+    "def _elementwise_max(a, b):\n"
+    "    return tl.maximum(a, b)\n"
+    "\n"
+    "def _elementwise_min(a, b):\n"
+    "    return tl.minimum(a, b)\n"
+    "\n"
+    "def _xor_combine(a, b):\n"
+    "    return a ^ b\n"
+    "\n"
+    "def _or_combine(x, y):\n"
+    "    return x | y\n"
+    "\n"
+    "def _argmax_combine(value1, index1, value2, index2, tie_break_left: tl.constexpr):\n"
+    "    if tie_break_left:\n"
+    "        tie = value1 == value2 and index1 < index2\n"
+    "    else:\n"
+    "        tie = False\n"
+    "    gt = value1 > value2 or tie\n"
+    "    return tl.where(gt, value1, value2), tl.where(gt, index1, index2)\n"
+    "\n"
+    "def _argmax_combine_tie_break_left(value1, index1, value2, index2):\n"
+    "    return _argmax_combine(value1, index1, value2, index2, True)\n"
+    "\n"
+    "def _argmax_combine_tie_break_fast(value1, index1, value2, index2):\n"
+    "    return _argmax_combine(value1, index1, value2, index2, False)\n"
+    "\n"
+    "def _argmin_combine(value1, index1, value2, index2, tie_break_left: tl.constexpr):\n"
+    "    if tie_break_left:\n"
+    "        tie = value1 == value2 and index1 < index2\n"
+    "    else:\n"
+    "        tie = False\n"
+    "    lt = value1 < value2 or tie\n"
+    "    return tl.where(lt, value1, value2), tl.where(lt, index1, index2)\n"
+    "\n"
+    "def _argmin_combine_tie_break_left(value1, index1, value2, index2):\n"
+    "    return _argmin_combine(value1, index1, value2, index2, True)\n"
+    "\n"
+    "def _argmin_combine_tie_break_fast(value1, index1, value2, index2):\n"
+    "    return _argmin_combine(value1, index1, value2, index2, False)\n"
     "\n"
     "# ---- libdevice functions without a single op (tl.extra.cuda.libdevice.*) ----\n"
     "\n"
@@ -563,6 +641,21 @@ const Builtin builtins_prelude[] = {
     {"histogram", "input,num_bins,mask=None", NULL, 0, BF_TL | BF_METHOD | BF_PRELUDE},
     {"gather", "src,index,axis", NULL, 0, BF_TL | BF_METHOD | BF_PRELUDE},
     {"topk", "x,k,dim=None", NULL, 0, BF_TL | BF_METHOD | BF_PRELUDE},
+    {"_indicator", "n_dims,idx,pos=1", NULL, 0, BF_TL | BF_PRELUDE},
+    {"_take_slice", "x,n_dims,idx,pos,keep_dim=True", NULL, 0, BF_TL | BF_PRELUDE},
+    {"_get_sort_dim", "dim,shape", NULL, 0, BF_TL | BF_PRELUDE},
+    {"_is_power_of_two", "i", NULL, 0, BF_TL | BF_PRELUDE},
+    {"_unwrap_if_constexpr", "o", NULL, 0, BF_TL | BF_PRELUDE},
+    {"_sum_combine", "a,b", NULL, 0, BF_TL | BF_PRELUDE},
+    {"_prod_combine", "a,b", NULL, 0, BF_TL | BF_PRELUDE},
+    {"_elementwise_max", "a,b", NULL, 0, BF_TL | BF_PRELUDE},
+    {"_elementwise_min", "a,b", NULL, 0, BF_TL | BF_PRELUDE},
+    {"_xor_combine", "a,b", NULL, 0, BF_TL | BF_PRELUDE},
+    {"_or_combine", "x,y", NULL, 0, BF_TL | BF_PRELUDE},
+    {"_argmax_combine_tie_break_left", "value1,index1,value2,index2", NULL, 0, BF_TL | BF_PRELUDE},
+    {"_argmax_combine_tie_break_fast", "value1,index1,value2,index2", NULL, 0, BF_TL | BF_PRELUDE},
+    {"_argmin_combine_tie_break_left", "value1,index1,value2,index2", NULL, 0, BF_TL | BF_PRELUDE},
+    {"_argmin_combine_tie_break_fast", "value1,index1,value2,index2", NULL, 0, BF_TL | BF_PRELUDE},
     {"dot_scaled",
      "lhs,lhs_scale,lhs_format,rhs,rhs_scale,rhs_format,acc=None,fast_math=False,lhs_k_pack=True,rhs_k_pack=True,"
      "out_dtype=tl.float32",

@@ -337,6 +337,11 @@ static bool combine_arg(Sema *s, Call *c, int i, Value *out)
 {
 	Value f = c->a[i];
 	if (f.kind == V_ERR) return false;
+	/* standard.py's combine functions (_sum_combine, ...) are @jit functions
+	 * there and prelude functions here */
+	if (f.kind == V_BUILTIN && !f.self && (builtin_get(f.builtin)->flags & BF_PRELUDE))
+		f = prelude_function(s, f.builtin, c->at[i]);
+	if (f.kind == V_ERR) return false;
 	if (f.kind != V_FUNC) {
 		diag_error(s->d, c->at[i], "combine_fn of '%s' must be a @jit function, got %s", c->name, v_describe(s, f));
 		return false;

@@ -229,8 +229,7 @@ Value call_user(Sema *s, Value callee, const Value *args, int nargs, const char 
 	return r;
 }
 
-static Value call_prelude(Sema *s, int id, const Value *self, const Value *args, int nargs, const char **kwn,
-			  const Value *kw, int nkw, SrcLoc loc)
+Value prelude_function(Sema *s, int id, SrcLoc loc)
 {
 	const Builtin *b = builtin_get(id);
 	ModScope *p = prelude_scope(s);
@@ -238,6 +237,15 @@ static Value call_prelude(Sema *s, int id, const Value *self, const Value *args,
 	bool found;
 	Value f = global_get(s, p, istr(s, b->params[0] == '@' ? b->params + 1 : b->name), loc, &found);
 	if (!found || f.kind != V_FUNC) ice("sema", "prelude function '%s' is missing", b->name);
+	return f;
+}
+
+static Value call_prelude(Sema *s, int id, const Value *self, const Value *args, int nargs, const char **kwn,
+			  const Value *kw, int nkw, SrcLoc loc)
+{
+	const Builtin *b = builtin_get(id);
+	Value f = prelude_function(s, id, loc);
+	if (f.kind == V_ERR) return f;
 	Value *all = ARENA_NEWN(s->a, Value, nargs + 2);
 	int n = 0;
 	if (self) all[n++] = *self;

@@ -334,6 +334,8 @@ ValId shape_reshape(Sema *s, ValId x, int rank, const int32_t *shape, SrcLoc loc
 ValId shape_join_axis(Sema *s, ValId a, ValId b, int axis, SrcLoc loc); /* new axis of size 2: a, b */
 ValId shape_pick_axis(Sema *s, ValId x, int axis, int which, SrcLoc loc); /* element 0/1 of a size-2 axis */
 ModScope *prelude_scope(Sema *s);
+/* The prelude's function behind builtin `id` (a BF_PRELUDE builtin), as a V_FUNC. */
+Value prelude_function(Sema *s, int id, SrcLoc loc);
 const SrcFile *prelude_file_of(Sema *s);
 /* blockptr.c: tl.load / tl.store on a block pointer (slots as in tl.load / tl.store) */
 Value bp_load(Sema *s, Call *c);

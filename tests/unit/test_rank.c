@@ -229,6 +229,93 @@ static void test_rank6(void)
 	CHECK(ok);
 }
 
+/* ---- triton.language.standard's private helpers ------------------------------------
+ * Kernels import them to write their own argsort (Triton <= 3.1's form:
+ * _take_slice and the three-argument _indicator) and pass its combine
+ * functions to tl.reduce. */
+
+static const char std_helpers_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"import triton.language.core as core\n"
+	"from triton.language.standard import _get_sort_dim, _indicator, _is_power_of_two, _log2, _take_slice, zeros_like\n"
+	"from triton.language.standard import _elementwise_max, _argmax_combine_tie_break_left, _sum_combine\n"
+	"\n"
+	"\n"
+	"@triton.jit\n"
+	"def cas(x, ids, desc_mask, n_dims: core.constexpr, idx: core.constexpr):\n"
+	"    l = _take_slice(x, n_dims, idx, 0)\n"
+	"    r = _take_slice(x, n_dims, idx, 1)\n"
+	"    li = _take_slice(ids, n_dims, idx, 0)\n"
+	"    ri = _take_slice(ids, n_dims, idx, 1)\n"
+	"    xi = x.to(tl.int32, bitcast=True)\n"
+	"    cond = (l > r) ^ desc_mask.to(tl.int1)\n"
+	"    y = xi ^ tl.where(cond, l.to(tl.int32, bitcast=True) ^ r.to(tl.int32, bitcast=True), zeros_like(xi))\n"
+	"    return y.to(x.dtype, bitcast=True), ids ^ tl.where(cond, li ^ ri, zeros_like(ids))\n"
+	"\n"
+	"\n"
+	"@triton.jit\n"
+	"def merge(x, ids, n_dims: core.constexpr, active: core.constexpr, order: core.constexpr):\n"
+	"    if order == 2:\n"
+	"        desc_mask = _indicator(n_dims, active, 1)\n"
+	"    else:\n"
+	"        desc_mask = tl.full([1], order, tl.int32)\n"
+	"    for i in core.static_range(active):\n"
+	"        x, ids = cas(x, ids, desc_mask, n_dims, active - 1 - i)\n"
+	"    return x, ids\n"
+	"\n"
+	"\n"
+	"@triton.jit\n"
+	"def k(x_ptr, v_ptr, i_ptr, m_ptr, N: tl.constexpr, DESC: tl.constexpr):\n"
+	"    x = tl.load(x_ptr + tl.arange(0, N))\n"
+	"    ids = tl.arange(0, N)\n"
+	"    core.static_assert(_is_power_of_two(x.shape[_get_sort_dim(None, x.shape)]))\n"
+	"    n_dims: tl.constexpr = _log2(N)\n"
+	"    y = tl.reshape(x, [2] * n_dims)\n"
+	"    yi = tl.reshape(ids, [2] * n_dims)\n"
+	"    for i in core.static_range(1, n_dims + 1):\n"
+	"        y, yi = merge(y, yi, n_dims, i, DESC if i == n_dims else 2)\n"
+	"    tl.store(v_ptr + tl.arange(0, N), tl.reshape(y, [N]))\n"
+	"    tl.store(i_ptr + tl.arange(0, N), tl.reshape(yi, [N]))\n"
+	"    mx = tl.reduce(x, 0, _elementwise_max)\n"
+	"    v, am = tl.reduce((x, ids), 0, _argmax_combine_tie_break_left)\n"
+	"    s = tl.reduce(ids, 0, _sum_combine)\n"
+	"    tl.store(m_ptr, mx)\n"
+	"    tl.store(m_ptr + 1, am.to(tl.float32))\n"
+	"    tl.store(m_ptr + 2, s.to(tl.float32))\n"
+	"\n";
+
+static void test_std_helpers(void)
+{
+	enum { N = 64 };
+	float x[N], v[N], m[3];
+	int32_t ids[N];
+	uint32_t seed = 3;
+	for (int i = 0; i < N; i++)
+		x[i] = (float)i;
+	for (int i = N - 1; i > 0; i--) {
+		int j = (int)(next(&seed) % (uint32_t)(i + 1));
+		float t = x[i];
+		x[i] = x[j];
+		x[j] = t;
+	}
+	for (int desc = 0; desc < 2; desc++) {
+		tile_arg args[] = {tile_arg_ptr(x, TILE_FP32), tile_arg_ptr(v, TILE_FP32), tile_arg_ptr(ids, TILE_I32),
+				   tile_arg_ptr(m, TILE_FP32)};
+		if (!RUN(std_helpers_src, "k", desc ? "*fp32,*fp32,*i32,*fp32,64,1" : "*fp32,*fp32,*i32,*fp32,64,0", args))
+			return;
+		bool ok = true;
+		for (int i = 0; i < N; i++) /* values 0..63, a permutation */
+			ok &= v[i] == (float)(desc ? N - 1 - i : i) && ids[i] >= 0 && ids[i] < N && x[ids[i]] == v[i];
+		CHECK(ok);
+		int argmax = 0;
+		for (int i = 1; i < N; i++)
+			if (x[i] > x[argmax])
+				argmax = i;
+		CHECK(m[0] == (float)(N - 1) && m[1] == (float)argmax && m[2] == (float)(N * (N - 1) / 2));
+	}
+}
+
 int main(void)
 {
 	static const char *targets[] = {"cpu", "cuda-emu"};
@@ -237,6 +324,7 @@ int main(void)
 		test_hypercube_sort();
 		test_join3();
 		test_rank6();
+		test_std_helpers();
 	}
 	printf("test_rank: %d checks, %d failed\n", checks, failures);
 	return failures ? 1 : 0;
