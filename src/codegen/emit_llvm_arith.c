@@ -339,8 +339,27 @@ static LLVMValueRef safe_divisor(Em *e, LLVMValueRef b)
 	return LLVMBuildSelect(e->B, isz, LLVMConstAllOnes(LLVMTypeOf(b)), b, "");
 }
 
+/* Vector division of 8-32 bit integers in double precision: x86 has no vector
+ * integer division, so LLVM would split the vector into one idiv per lane
+ * (slow to run and, for wide tiles, slow to compile). The quotient is exact:
+ * both operands are integers below 2^32, and a correctly rounded a/b lands on
+ * the wrong side of an integer only if |a| >= 2^53. Truncation toward zero
+ * is C's (and Triton's) rounding; INT_MIN / -1 gives 2^31, which wraps to
+ * INT_MIN through the 64-bit conversion. b is already safe (non-zero). */
+static LLVMValueRef vec_div_f64(Em *e, bool rem, bool sgn, LLVMValueRef a, LLVMValueRef b)
+{
+	LLVMBuilderRef B = e->B;
+	LLVMTypeRef t = LLVMTypeOf(a), dt = shaped(e, e->t_f64, a), wt = shaped(e, e->t_i64, a);
+	LLVMValueRef fa = sgn ? LLVMBuildSIToFP(B, a, dt, "") : LLVMBuildUIToFP(B, a, dt, "");
+	LLVMValueRef fb = sgn ? LLVMBuildSIToFP(B, b, dt, "") : LLVMBuildUIToFP(B, b, dt, "");
+	LLVMValueRef q = LLVMBuildTrunc(B, LLVMBuildFPToSI(B, LLVMBuildFDiv(B, fa, fb, ""), wt, ""), t, "");
+	return rem ? LLVMBuildSub(B, a, LLVMBuildMul(B, q, b, ""), "") : q;
+}
+
 /* Integer division without x86 traps: x/0 gives x/-1 (GPUs give an
- * unspecified value, never a trap) and INT_MIN/-1 wraps. Signed 8-32 bit
+ * unspecified value, never a trap) and INT_MIN/-1 wraps. Vectors of 8-32 bit
+ * integers by a varying divisor divide in double precision (vec_div_f64).
+ * Scalar signed 8-32 bit
  * division runs in 64 bits, where INT_MIN/-1 cannot overflow and the
  * truncation wraps as wanted; only 64-bit division needs a select per op
  * (hundreds of cmovs between idivs, both touching EFLAGS, sent LLVM's list
@@ -349,6 +368,9 @@ static LLVMValueRef int_div(Em *e, bool rem, bool sgn, LLVMValueRef a, LLVMValue
 {
 	LLVMBuilderRef B = e->B;
 	b = safe_divisor(e, b);
+	/* a constant divisor stays integer: LLVM multiplies by its reciprocal */
+	if (vec_of(a) && !LLVMIsConstant(b) && LLVMGetIntTypeWidth(LLVMGetElementType(LLVMTypeOf(a))) <= 32)
+		return vec_div_f64(e, rem, sgn, a, b);
 	if (!sgn)
 		return rem ? LLVMBuildURem(B, a, b, "") : LLVMBuildUDiv(B, a, b, "");
 	LLVMTypeRef t = LLVMTypeOf(a);

@@ -1292,6 +1292,91 @@ static void test_int_division(void)
 	}
 }
 
+/* The same at every width and signedness, over random operands that include
+ * each type's extremes: a vector divisor that is not a constant divides in
+ * double precision on the CPU, which must be exact for every 8-32 bit pair. */
+static const char int_div_w_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(a_ptr, b_ptr, q_ptr, r_ptr, N: tl.constexpr):\n"
+	"    o = tl.arange(0, N)\n"
+	"    a = tl.load(a_ptr + o)\n"
+	"    b = tl.load(b_ptr + o)\n"
+	"    tl.store(q_ptr + o, a // b)\n"
+	"    tl.store(r_ptr + o, a % b)\n";
+
+static int64_t wrap_to(int64_t v, int bits, bool sgn)
+{
+	uint64_t m = bits == 64 ? ~0ull : (1ull << bits) - 1, u = (uint64_t)v & m;
+	if (sgn && bits < 64 && (u >> (bits - 1)))
+		return (int64_t)(u | ~m);
+	return (int64_t)u;
+}
+
+static void test_int_division_widths(void)
+{
+	enum { N = 256 };
+	static const struct { int bits; bool sgn; tile_dtype t; const char *sig; } ty[] = {
+		{8, true, TILE_I8, "*i8,*i8,*i8,*i8,256"},       {8, false, TILE_U8, "*u8,*u8,*u8,*u8,256"},
+		{16, true, TILE_I16, "*i16,*i16,*i16,*i16,256"}, {16, false, TILE_U16, "*u16,*u16,*u16,*u16,256"},
+		{32, true, TILE_I32, "*i32,*i32,*i32,*i32,256"}, {32, false, TILE_U32, "*u32,*u32,*u32,*u32,256"},
+	};
+	uint32_t seed = 77;
+	for (size_t k = 0; k < sizeof ty / sizeof *ty; k++) {
+		int bits = ty[k].bits, bytes = bits / 8;
+		bool sgn = ty[k].sgn;
+		int64_t lo = sgn ? -((int64_t)1 << (bits - 1)) : 0, hi = sgn ? ((int64_t)1 << (bits - 1)) - 1 : ((int64_t)1 << bits) - 1;
+		int64_t a[N], b[N];
+		for (int i = 0; i < N; i++) {
+			uint32_t r_hi = seed = seed * 1664525u + 1013904223u;
+			uint32_t r_lo = seed = seed * 1664525u + 1013904223u;
+			uint64_t r = (uint64_t)r_hi << 32 | r_lo;
+			a[i] = wrap_to((int64_t)r, bits, sgn);
+			seed = seed * 1664525u + 1013904223u;
+			b[i] = wrap_to((int64_t)(seed >> (32 - bits + (i % 4) * (bits / 4))), bits, sgn); /* mixed magnitudes */
+		}
+		int64_t edge[] = {lo, hi, lo + 1, hi - 1, 0, 1, -1, 2, -2, 3};
+		for (int i = 0; i < 10; i++)
+			for (int j = 0; j < 10; j++) {
+				a[16 * i + j] = wrap_to(edge[i], bits, sgn);
+				b[16 * i + j] = wrap_to(edge[j], bits, sgn);
+			}
+		unsigned char ab[N * 4], bb[N * 4], qb[N * 4], rb[N * 4];
+		for (int i = 0; i < N; i++) {
+			if (b[i] == 0)
+				b[i] = 7;
+			for (int c = 0; c < bytes; c++) {
+				ab[i * bytes + c] = (unsigned char)((uint64_t)a[i] >> (8 * c));
+				bb[i * bytes + c] = (unsigned char)((uint64_t)b[i] >> (8 * c));
+			}
+		}
+		tile_arg args[] = {tile_arg_ptr(ab, ty[k].t), tile_arg_ptr(bb, ty[k].t), tile_arg_ptr(qb, ty[k].t),
+				   tile_arg_ptr(rb, ty[k].t)};
+		if (!RUN(int_div_w_src, "k", ty[k].sig, 1, args))
+			continue;
+		bool ok = true;
+		for (int i = 0; i < N; i++) {
+			int64_t gq = 0, gr = 0;
+			for (int c = 0; c < bytes; c++) {
+				gq |= (int64_t)qb[i * bytes + c] << (8 * c);
+				gr |= (int64_t)rb[i * bytes + c] << (8 * c);
+			}
+			gq = wrap_to(gq, bits, sgn);
+			gr = wrap_to(gr, bits, sgn);
+			int64_t wq = wrap_to(a[i] / b[i], bits, sgn), wr = wrap_to(a[i] % b[i], bits, sgn);
+			if (gq != wq || gr != wr) {
+				if (ok)
+					fprintf(stderr, "int division %s%d: %lld / %lld gave %lld r %lld, want %lld r %lld\n",
+						sgn ? "i" : "u", bits, (long long)a[i], (long long)b[i], (long long)gq,
+						(long long)gr, (long long)wq, (long long)wr);
+				ok = false;
+			}
+		}
+		CHECK(ok);
+	}
+}
+
 /* ---- mixed-signedness integer ops: >> keeps the left tensor's signedness, a weak
  * int constant takes an unsigned tensor's type ------------------------------------ */
 
@@ -1495,6 +1580,7 @@ int main(void)
 		test_long_block();
 		test_bucketize();
 		test_mixed_int();
+		test_int_division_widths();
 		test_bitonic_merge();
 		test_asm_imm();
 	}
