@@ -35,6 +35,13 @@ typedef enum { EMIT_BINARY, EMIT_LLVM_IR, EMIT_ASM, EMIT_CUDA_SRC, EMIT_PTX } Em
 
 /* CPU (src/codegen/emit_llvm.c). Returns false with a diagnostic on error. */
 bool emit_llvm(const TpFunc *f, EmitWhat what, DiagSink *diags, EmitResult *out);
+/* Choices emit_llvm otherwise makes from the host; tests force the portable
+ * paths with them. */
+typedef struct EmitCpuOptions {
+	bool soft_f16; /* narrow f32 to f16 with integer ops even where the host has F16C */
+} EmitCpuOptions;
+bool emit_llvm_with(const TpFunc *f, EmitWhat what, const EmitCpuOptions *o, DiagSink *diags,
+                    EmitResult *out);
 
 /* CUDA (src/codegen/emit_c.c). Compiles with libnvrtc loaded by dlopen; when
  * nvrtc is missing and a binary is requested, reports "libnvrtc not found"

@@ -785,6 +785,12 @@ static void emit_job(void *arg)
 
 bool emit_llvm(const TpFunc *f, EmitWhat what, DiagSink *diags, EmitResult *out)
 {
+	return emit_llvm_with(f, what, NULL, diags, out);
+}
+
+bool emit_llvm_with(const TpFunc *f, EmitWhat what, const EmitCpuOptions *o, DiagSink *diags,
+                    EmitResult *out)
+{
 	memset(out, 0, sizeof *out);
 	if (what != EMIT_BINARY && what != EMIT_LLVM_IR && what != EMIT_ASM) {
 		diag_error(diags, (SrcLoc){0}, "the cpu target cannot emit this form");
@@ -798,6 +804,7 @@ bool emit_llvm(const TpFunc *f, EmitWhat what, DiagSink *diags, EmitResult *out)
 	e.lane_calls = em_wants_lane_calls(f);
 	char *feat = LLVMGetHostCPUFeatures();
 	e.native_scatter = feat && strstr(feat, "+avx512f");
+	e.native_f16 = !(o && o->soft_f16) && feat && strstr(feat, "+f16c");
 	LLVMDisposeMessage(feat);
 	double t0 = now_seconds();
 	e.C = LLVMContextCreate();

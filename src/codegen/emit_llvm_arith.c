@@ -7,7 +7,8 @@
  * i16 storage too (LLVM 14 scalarizes wide <N x half> vectors, which made fp16
  * kernels take a minute to compile), fp8 e4m3 (the "fn" variant: no
  * infinities, 0x7f = NaN, saturating) and e5m2 are i8 storage, all converted
- * by explicit bit manipulation. f16 + - * / sqrt computed in f32 and rounded
+ * by explicit bit manipulation, except vectors f32 -> f16 on x86 hosts with
+ * F16C (Em.native_f16), which take vcvtps2ph. f16 + - * / sqrt computed in f32 and rounded
  * once more are still correctly rounded (24 >= 2*11 + 2 bits); f16 fma and
  * f64 -> narrow casts round to odd first so that the second rounding is the
  * only one that counts.
@@ -19,6 +20,8 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+
+enum { F16C_MAX_LANES = 1024 }; /* the widest vector f32_to_f16_f16c takes */
 
 static const char PASS[] = "emit_llvm";
 
@@ -125,6 +128,38 @@ static LLVMValueRef f16_to_f32(Em *e, LLVMValueRef x)
 	return LLVMBuildBitCast(B, LLVMBuildOr(B, r, sign, ""), shaped(e, e->t_f32, x), "");
 }
 
+/* f32 -> f16 bits with x86 F16C, 8 lanes per vcvtps2ph (immediate 0: round to
+ * nearest even; NaNs quieted, the top of the payload kept, as below). The
+ * intrinsic returns i16 lanes: a half-typed fptrunc would let instcombine
+ * retype the loads, stores and phis around it to <N x half>, which LLVM 14
+ * legalizes lane by lane. */
+static LLVMValueRef f32_to_f16_f16c(Em *e, LLVMValueRef x)
+{
+	LLVMBuilderRef B = e->B;
+	unsigned n = LLVMGetVectorSize(LLVMTypeOf(x));
+	LLVMTypeRef v8f = LLVMVectorType(e->t_f32, 8), v8h = LLVMVectorType(e->t_i16, 8);
+	LLVMTypeRef ft = LLVMFunctionType(v8h, (LLVMTypeRef[]){v8f, e->t_i32}, 2, 0);
+	LLVMValueRef fn = LLVMGetNamedFunction(e->M, "llvm.x86.vcvtps2ph.256");
+	if (!fn)
+		fn = LLVMAddFunction(e->M, "llvm.x86.vcvtps2ph.256", ft);
+	LLVMValueRef parts[F16C_MAX_LANES / 8], idx[F16C_MAX_LANES];
+	unsigned np = n / 8;
+	for (unsigned p = 0; p < np; p++) {
+		for (unsigned i = 0; i < 8; i++)
+			idx[i] = LLVMConstInt(e->t_i32, p * 8 + i, 0);
+		LLVMValueRef chunk = LLVMBuildShuffleVector(B, x, LLVMGetUndef(LLVMTypeOf(x)),
+		                                            LLVMConstVector(idx, 8), "");
+		parts[p] = LLVMBuildCall2(B, ft, fn, (LLVMValueRef[]){chunk, LLVMConstInt(e->t_i32, 0, 0)}, 2, "");
+	}
+	for (unsigned w = 8; np > 1; w *= 2, np /= 2) /* concatenate pairwise */
+		for (unsigned p = 0; p < np / 2; p++) {
+			for (unsigned i = 0; i < 2 * w; i++)
+				idx[i] = LLVMConstInt(e->t_i32, i, 0);
+			parts[p] = LLVMBuildShuffleVector(B, parts[2 * p], parts[2 * p + 1], LLVMConstVector(idx, 2 * w), "");
+		}
+	return parts[0];
+}
+
 /* f32 -> f16 bits (i16) with integer ops only: round to nearest even (or
  * toward zero), subnormals by a variable shift of the 24-bit significand,
  * overflow to inf (RTZ: to the largest finite), NaN quieted with the top of
@@ -132,6 +167,9 @@ static LLVMValueRef f16_to_f32(Em *e, LLVMValueRef x)
 static LLVMValueRef f32_to_f16(Em *e, LLVMValueRef x, bool rtz)
 {
 	LLVMBuilderRef B = e->B;
+	if (e->native_f16 && !rtz && em_is_vec(x) && LLVMGetVectorSize(LLVMTypeOf(x)) % 8 == 0 &&
+	    LLVMGetVectorSize(LLVMTypeOf(x)) <= F16C_MAX_LANES)
+		return f32_to_f16_f16c(e, x);
 	LLVMTypeRef it = shaped(e, e->t_i32, x);
 #define K(v) ci(e, e->t_i32, (v), x)
 	LLVMValueRef b = LLVMBuildBitCast(B, x, it, "");

@@ -144,14 +144,14 @@ static void store(B *b, TpVal p, TpVal mask, const TpVal *vals, int vec, int fla
 
 static void ret(B *b) { op(b, TP_RETURN, NULL, 0, type_scalar(DT_VOID), 0); }
 
-static KernelFn compile(B *b, double *secs)
+static KernelFn compile_with(B *b, const EmitCpuOptions *o, double *secs)
 {
 	tp_verify(b->f);
 	DiagSink ds;
 	diag_init(&ds);
 	EmitResult r;
 	KernelFn fn = NULL;
-	if (!emit_llvm(b->f, EMIT_BINARY, &ds, &r)) {
+	if (!emit_llvm_with(b->f, EMIT_BINARY, o, &ds, &r)) {
 		char *s = diag_render_all(&ds);
 		fprintf(stderr, "emit_llvm(%s) failed:\n%s\n", b->f->name, s);
 		free(s);
@@ -170,6 +170,8 @@ static KernelFn compile(B *b, double *secs)
 	diag_free(&ds);
 	return fn;
 }
+
+static KernelFn compile(B *b, double *secs) { return compile_with(b, NULL, secs); }
 
 static void run_grid(KernelFn fn, void **args, int nx, void *smem, void *rt)
 {
@@ -1028,6 +1030,82 @@ static float e5m2_ref(float f)
 	uint16_t r = (uint16_t)((u + 0x7f + ((u >> 8) & 1)) >> 8) << 8;
 	memcpy(&h, &r, 2);
 	return (float)h;
+}
+
+/* f16 <-> f32, both ways the emitter narrows: F16C's vcvtps2ph where the host
+ * has it, and integer ops (soft_f16). Every f16 code
+ * widens exactly; f32 values at the rounding edges (ties to even, the
+ * subnormal range and its bottom, overflow, infinities, NaN) narrow as C's
+ * _Float16 does. */
+static void test_f16_conversions(void)
+{
+	enum { N = 65536 };
+	static float xs[N], back[N];
+	static uint16_t codes[N], got[N];
+	for (int i = 0; i < N; i++)
+		codes[i] = (uint16_t)i;
+	uint32_t seed = 5;
+	for (int i = 0; i < N; i++) { /* f32 bit patterns around every f16 code and far away */
+		seed = seed * 1664525u + 1013904223u;
+		uint32_t u;
+		if (i % 4 == 3) {
+			u = seed;
+		} else {
+			_Float16 h;
+			uint16_t c = (uint16_t)(i >> 2);
+			memcpy(&h, &c, 2);
+			float f = (float)h;
+			memcpy(&u, &f, 4);
+			if ((c & 0x7c00) != 0x7c00) /* exactly halfway (i%4 == 1) or just above it (2) */
+				u += i % 4 == 1 ? 0x1000u : i % 4 == 2 ? 0x1001u : 0;
+		}
+		memcpy(&xs[i], &u, 4);
+	}
+	for (int soft = 0; soft < 2; soft++) {
+		EmitCpuOptions o = {.soft_f16 = soft};
+		for (int dir = 0; dir < 2; dir++) { /* 0: f16 -> f32, 1: f32 -> f16 */
+			B b;
+			b_init(&b, dir ? "f32_to_f16" : "f16_to_f32", "cpu", 1);
+			DType from = dir ? DT_F32 : DT_F16, to = dir ? DT_F16 : DT_F32;
+			Type ts[2] = {type_ptr(from), type_ptr(to)};
+			b_params(&b, 2, ts);
+			TpVal pid = op1(&b, TP_PROGRAM_ID, NULL, 0, type_scalar(DT_I32));
+			TpVal off = bin(&b, TP_ADD, bin(&b, TP_MUL, pid, cint(&b, DT_I32, 8)), tid(&b));
+			TpVal v = ld1(&b, ptr_add(&b, param(&b, 0), off), ctrue(&b), TP_COALESCED);
+			st1(&b, ptr_add(&b, param(&b, 1), off), ctrue(&b), un(&b, TP_CAST, v, type_scalar(to)),
+			    TP_COALESCED);
+			ret(&b);
+			KernelFn fn = compile_with(&b, &o, NULL);
+			if (!fn)
+				continue;
+			void *p0 = dir ? (void *)xs : (void *)codes, *p1 = dir ? (void *)got : (void *)back;
+			void *args[2] = {&p0, &p1};
+			run_grid(fn, args, N / 8, NULL, NULL);
+			int bad = 0;
+			for (int i = 0; i < N; i++) {
+				_Float16 h;
+				if (dir == 0) {
+					memcpy(&h, &codes[i], 2);
+					float want = (float)h;
+					bool ok = isnan(want) ? isnan(back[i]) : memcmp(&want, &back[i], 4) == 0;
+					if (!ok && bad++ < 3)
+						fprintf(stderr, "f16 0x%04x -> f32 %a, want %a (soft %d)\n", codes[i],
+						        back[i], want, soft);
+				} else {
+					h = (_Float16)xs[i];
+					uint16_t want;
+					memcpy(&want, &h, 2);
+					bool nan = isnan(xs[i]);
+					bool ok = nan ? (got[i] & 0x7c00) == 0x7c00 && (got[i] & 0x3ff)
+					              : got[i] == want;
+					if (!ok && bad++ < 3)
+						fprintf(stderr, "f32 %a -> f16 0x%04x, want 0x%04x (soft %d)\n", xs[i],
+						        got[i], want, soft);
+				}
+			}
+			CHECK(bad == 0);
+		}
+	}
 }
 
 static void test_casts(void)
@@ -2245,6 +2323,7 @@ int main(void)
 	test_print_assert();
 	test_atomics();
 	test_casts();
+	test_f16_conversions();
 	test_f16();
 	test_math();
 	test_vector_math();
