@@ -350,6 +350,15 @@ static bool combine_arg(Sema *s, Call *c, int i, Value *out)
 	return true;
 }
 
+/* As Triton, a reduction or scan of a tuple of tensors gives a tuple, also
+ * of one (`tmp3, = tl.associative_scan((tmp2,), 1, combine)`); of a bare
+ * tensor, a tensor. */
+static Value as_input_was(Sema *s, Value input, Value r)
+{
+	if (input.kind != V_TUPLE || r.kind == V_TUPLE || r.kind == V_ERR) return r;
+	return v_tuple(s, &r, 1);
+}
+
 /* reduce(input, axis, combine_fn, keep_dims=False) */
 static Value b_reduce(Sema *s, Call *c, int extra)
 {
@@ -363,7 +372,7 @@ static Value b_reduce(Sema *s, Call *c, int extra)
 	    !combine_arg(s, c, 2, &cb.user))
 		return v_err();
 	if (c->has[3] && !arg_bool(s, c, 3, &keep)) return v_err();
-	return reduce_with(s, ins, n, none, axis, keep, &cb, c->loc, c->at[1]);
+	return as_input_was(s, c->a[0], reduce_with(s, ins, n, none, axis, keep, &cb, c->loc, c->at[1]));
 }
 
 static Value scan_with(Sema *s, Call *c, ValId *ins, int n, int64_t axis, bool reverse, const Comb *cb)
@@ -413,7 +422,7 @@ static Value b_assoc_scan(Sema *s, Call *c, int extra)
 	    !combine_arg(s, c, 2, &cb.user))
 		return v_err();
 	if (c->has[3] && !arg_bool(s, c, 3, &reverse)) return v_err();
-	return scan_with(s, c, ins, n, axis, reverse, &cb);
+	return as_input_was(s, c->a[0], scan_with(s, c, ins, n, axis, reverse, &cb));
 }
 
 const Builtin builtins_reduce[] = {

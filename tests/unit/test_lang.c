@@ -1550,6 +1550,44 @@ static void test_philox64(void)
 	CHECK(ok);
 }
 
+/* ---- tl.reduce / tl.associative_scan of a tuple of one tensor give a tuple of one - */
+
+static const char scan_tuple1_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def add(a, b):\n"
+	"    return a + b\n"
+	"@triton.jit\n"
+	"def k(x_ptr, scan_ptr, sum_ptr, R: tl.constexpr, C: tl.constexpr):\n"
+	"    offs = tl.arange(0, R)[:, None] * C + tl.arange(0, C)[None, :]\n"
+	"    x = tl.load(x_ptr + offs)\n"
+	"    run, = tl.associative_scan((x,), 1, add)\n"
+	"    tot = tl.reduce((x * 2,), 1, add)\n"
+	"    tl.store(scan_ptr + offs, run)\n"
+	"    tl.store(sum_ptr + tl.arange(0, R), tot[0] + tl.reduce(x, 1, add))\n";
+
+static void test_scan_tuple1(void)
+{
+	enum { R = 4, C = 16 };
+	int32_t x[R * C], scan[R * C], sum[R];
+	for (int i = 0; i < R * C; i++)
+		x[i] = (i * 7) % 11 - 5;
+	tile_arg args[] = {tile_arg_ptr(x, TILE_I32), tile_arg_ptr(scan, TILE_I32), tile_arg_ptr(sum, TILE_I32)};
+	if (!RUN(scan_tuple1_src, "k", "*i32,*i32,*i32,4,16", 1, args))
+		return;
+	bool ok = true;
+	for (int r = 0; r < R; r++) {
+		int32_t acc = 0;
+		for (int c = 0; c < C; c++) {
+			acc += x[r * C + c];
+			ok &= scan[r * C + c] == acc;
+		}
+		ok &= sum[r] == 3 * acc;
+	}
+	CHECK(ok);
+}
+
 int main(void)
 {
 	static const char *const targets[] = {"cpu", "cuda-emu"};
@@ -1583,6 +1621,7 @@ int main(void)
 		test_int_division_widths();
 		test_bitonic_merge();
 		test_asm_imm();
+		test_scan_tuple1();
 	}
 	printf("test_lang: %d checks, %d failed\n", checks, failures);
 	return failures ? 1 : 0;
