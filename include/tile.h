@@ -196,6 +196,10 @@ typedef struct tile_context_options {
 	void *print_user;
 	char *errbuf;       /* when not NULL: why tile_context_create failed (there is */
 	size_t errbuf_size; /* no context to keep the message on), NUL-terminated */
+	/* NULL: $TILE_PATH. Directories, ':'-separated, where `import a.b` looks for
+	 * a/b.py (.tile, a/b/__init__.py) after the importing file's directory and
+	 * its ancestors, as Python's sys.path; "" searches none. */
+	const char *module_path;
 } tile_context_options;
 
 typedef struct tile_kernel_options {

@@ -84,6 +84,32 @@ if command -v timeout >/dev/null 2>&1; then
 		--emit thread -o /dev/null
 fi
 
+# the module path: a package found neither beside the kernel nor above it is
+# looked for in the directories of TILE_PATH (as sys.path); unknown, the error
+# names the file it looked for and TILE_PATH
+mkdir -p "$tmp/kdir" "$tmp/lib/helpers_pkg/sub"
+cat >"$tmp/lib/helpers_pkg/sub/ops.py" <<'EOF'
+import triton
+import triton.language as tl
+@triton.jit
+def twice(x):
+    return x * 2
+EOF
+cat >"$tmp/kdir/uses_path.py" <<'EOF'
+import triton
+import triton.language as tl
+from helpers_pkg.sub import ops
+from helpers_pkg.sub.ops import twice
+@triton.jit
+def k(X, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(X + offs, ops.twice(twice(tl.load(X + offs))))
+EOF
+expect 1 $TILE compile "$tmp/kdir/uses_path.py" k --signature "*fp32,64" --target cpu
+has "$tmp/err" "unknown module 'helpers_pkg.sub': no helpers_pkg/sub.py (or .tile, or helpers_pkg/sub/__init__.py) beside the importing file, in a directory above it or on the module path (TILE_PATH)"
+expect 0 env TILE_PATH="$tmp/nonexistent:$tmp/lib" $TILE compile "$tmp/kdir/uses_path.py" k --signature "*fp32,64" --target cpu
+has "$tmp/out" "compiled k"
+
 # usage errors: exit 2
 expect 2 $TILE compile
 expect 2 $TILE compile $K --emit nonsense

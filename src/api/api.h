@@ -39,6 +39,7 @@ struct tile_context {
 	int err_offset;
 	CpuPool *pool;
 	Backend *be;
+	char *module_path; /* ':'-separated import directories after the importer's ancestors, or NULL */
 };
 
 /* One declared parameter of a specialized kernel. */

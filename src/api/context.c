@@ -157,6 +157,9 @@ static tile_status ctx_init(tile_context *ctx, const tile_context_options *o)
 	tile_status st = api_resolve_target(ctx, o->target, &ctx->target);
 	if (st != TILE_OK)
 		return st;
+	const char *mp = o->module_path ? o->module_path : getenv("TILE_PATH");
+	if (mp && *mp && !(ctx->module_path = strdup(mp)))
+		return TILE_ERROR_NOMEM;
 	ctx->cache_enabled = !o->disable_cache;
 	if (ctx->cache_enabled)
 		cache_open(&ctx->cache, o->cache_dir, &ctx->diags);
@@ -194,6 +197,7 @@ void tile_context_destroy(tile_context *ctx)
 		cache_close(&ctx->cache);
 	diag_free(&ctx->diags);
 	free(ctx->errmsg);
+	free(ctx->module_path);
 	pthread_mutex_destroy(&ctx->err_mu);
 	free(ctx);
 }

@@ -30,9 +30,9 @@ static void load_protected(void *arg)
 {
 	LoadJob *j = arg;
 	if (j->path)
-		j->src = source_load_file(j->path, &j->ctx->diags);
+		j->src = source_load_file(j->path, j->ctx->module_path, &j->ctx->diags);
 	else
-		j->src = source_load_text(j->name, j->text, j->len, &j->ctx->diags);
+		j->src = source_load_text(j->name, j->text, j->len, j->ctx->module_path, &j->ctx->diags);
 	if (j->src && j->ctx->diags.nerrors == 0)
 		j->nkernels = source_list_kernels(j->src, &j->ctx->diags, &j->kernels);
 }

@@ -35,7 +35,8 @@ static const char usage_text[] =
         "  --help      show this message\n"
         "  --version   show the versions of tile, LLVM, nvrtc and the CUDA driver\n"
         "\n"
-        "environment: TILE_TARGET (cpu, cuda, cuda-emu, sm_80...), TILE_CACHE_DIR\n"
+        "environment: TILE_TARGET (cpu, cuda, cuda-emu, sm_80...), TILE_CACHE_DIR,\n"
+        "             TILE_PATH (':'-separated directories searched for imported modules)\n"
         "exit status: 0 success, 1 error in the kernel or its arguments, 2 usage error\n";
 
 /* ---- helpers ---------------------------------------------------------------------- */

@@ -22,6 +22,7 @@ typedef struct SourceModule {
 	SrcFile file;
 	Module *ast;
 	char *dir;       /* directory of the file, for `import other` */
+	char *search;    /* the module path: ':'-separated directories searched after dir's ancestors, or NULL */
 	uint8_t closure_hash[32]; /* hash of this file's text and every module it imports */
 	VEC(struct SourceModule *) imports;
 } SourceModule;
@@ -68,8 +69,9 @@ typedef struct CompileRequest {
 
 /* Parses a file (or an in-memory source with a display name). Diagnostics go
  * to `diags`; returns NULL on a syntax error. */
-SourceModule *source_load_file(const char *path, DiagSink *diags);
-SourceModule *source_load_text(const char *name, const char *text, size_t len, DiagSink *diags);
+/* search: the module path (':'-separated directories, as sys.path) or NULL */
+SourceModule *source_load_file(const char *path, const char *search, DiagSink *diags);
+SourceModule *source_load_text(const char *name, const char *text, size_t len, const char *search, DiagSink *diags);
 void source_free(SourceModule *m);
 
 /* Compiles one specialization. Returns 0 and fills *out, or -1 with

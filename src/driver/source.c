@@ -4,7 +4,7 @@
  * whole source closure (this file and everything it imports, transitively) is
  * known before any compile and goes into the cache key. `import other` finds
  * other.tile, then other.py, then other/__init__.py in the importing file's
- * directory or an ancestor (see resolve_import); names that do not resolve to
+ * directory or an ancestor, then on the module path (see resolve_import); names that do not resolve to
  * a file (triton, triton.language, ...) are left to sema.
  */
 #include <errno.h>
@@ -18,7 +18,7 @@
 enum { MAX_IMPORT_DEPTH = 16 };
 
 static SourceModule *load_any(SourceModule *root, const char *path, const char *display,
-			      const char *text, size_t len, DiagSink *diags, int depth);
+			      const char *text, size_t len, const char *search, DiagSink *diags, int depth);
 
 static char *dir_of(const char *path)
 {
@@ -43,17 +43,35 @@ static bool file_exists(const char *p)
 	return true;
 }
 
+/* NAME.tile, NAME.py or NAME/__init__.py for the dotted `rel` under dir, or NULL. */
+static char *module_file_in(const char *dir, const char *rel)
+{
+	static const char *const exts[] = {".tile", ".py", "/__init__.py"};
+	for (size_t e = 0; e < COUNTOF(exts) && *rel; e++) {
+		StrBuf b = {0};
+		sb_printf(&b, "%s/", dir);
+		for (const char *c = rel; *c; c++)
+			sb_putc(&b, *c == '.' ? '/' : *c);
+		sb_puts(&b, exts[e]);
+		if (file_exists(b.s))
+			return sb_take(&b);
+		sb_free(&b);
+	}
+	return NULL;
+}
+
 /* The file of module `name` imported from m, as Python finds it on a path of
  * the importer's directory and its ancestors (a kernel inside a package
- * imports `pkg.utils.x` from the package root): NAME.tile, NAME.py or
- * NAME/__init__.py, dots as directories. A relative name (leading dots)
- * starts in the importer's directory, one level up per further dot. Names
- * under triton and tile are sema's. Returns a heap path or NULL. */
+ * imports `pkg.utils.x` from the package root), then the module path (the
+ * context's, or $TILE_PATH: ':'-separated directories, as sys.path):
+ * NAME.tile, NAME.py or NAME/__init__.py, dots as directories. A relative
+ * name (leading dots) starts in the importer's directory, one level up per
+ * further dot, and never looks at the module path. Names under triton and
+ * tile are sema's. Returns a heap path or NULL. */
 enum { MAX_ANCESTORS = 8 };
 
 static char *resolve_import(const SourceModule *m, const char *name)
 {
-	static const char *const exts[] = {".tile", ".py", "/__init__.py"};
 	int level = 0;
 	while (name[level] == '.')
 		level++;
@@ -64,21 +82,10 @@ static char *resolve_import(const SourceModule *m, const char *name)
 	char *dir = realpath(m->dir, NULL); /* absolute, so that ancestors exist */
 	if (!dir)
 		dir = xstrdup(m->dir);
-	for (int up = 0; up <= (level ? level - 1 : MAX_ANCESTORS); up++) {
-		if (!level || up == level - 1) {
-			for (size_t e = 0; e < COUNTOF(exts) && *rel; e++) {
-				StrBuf b = {0};
-				sb_printf(&b, "%s/", dir);
-				for (const char *c = rel; *c; c++)
-					sb_putc(&b, *c == '.' ? '/' : *c);
-				sb_puts(&b, exts[e]);
-				if (file_exists(b.s)) {
-					free(dir);
-					return sb_take(&b);
-				}
-				sb_free(&b);
-			}
-		}
+	char *found = NULL;
+	for (int up = 0; up <= (level ? level - 1 : MAX_ANCESTORS) && !found; up++) {
+		if (!level || up == level - 1)
+			found = module_file_in(dir, rel);
 		char *parent = dir_of(dir);
 		bool top = !strcmp(parent, dir) || !strcmp(dir, ".");
 		free(dir);
@@ -87,7 +94,18 @@ static char *resolve_import(const SourceModule *m, const char *name)
 			break;
 	}
 	free(dir);
-	return NULL;
+	for (const char *p = m->search; !found && !level && p && *p;) {
+		size_t n = strcspn(p, ":");
+		if (n) {
+			char *d = xmalloc(n + 1);
+			memcpy(d, p, n);
+			d[n] = 0;
+			found = module_file_in(d, rel);
+			free(d);
+		}
+		p += n + (p[n] == ':');
+	}
+	return found;
 }
 
 static bool already_imported(const SourceModule *m, const char *name)
@@ -121,7 +139,7 @@ static bool load_one_import(SourceModule *root, SourceModule *m, const char *mod
 		free(path);
 		return false;
 	}
-	SourceModule *sub = load_any(root, path, path, text, len, diags, depth + 1);
+	SourceModule *sub = load_any(root, path, path, text, len, root->search, diags, depth + 1);
 	free(text);
 	free(path);
 	if (!sub)
@@ -197,9 +215,10 @@ static void hash_closure(SourceModule *m)
 /* Imported modules allocate in the root's arena and intern names in the
  * root's interner, so names compare by pointer across the whole closure. */
 static SourceModule *load_any(SourceModule *root, const char *path, const char *display,
-			      const char *text, size_t len, DiagSink *diags, int depth)
+			      const char *text, size_t len, const char *search, DiagSink *diags, int depth)
 {
 	SourceModule *m = xcalloc(1, sizeof *m);
+	m->search = search && *search ? xstrdup(search) : NULL;
 	arena_init(&m->arena);
 	interner_init(&m->names, &m->arena);
 	if (!root)
@@ -217,7 +236,7 @@ static SourceModule *load_any(SourceModule *root, const char *path, const char *
 	return m;
 }
 
-SourceModule *source_load_file(const char *path, DiagSink *diags)
+SourceModule *source_load_file(const char *path, const char *search, DiagSink *diags)
 {
 	size_t len;
 	char *text = read_file(path, &len);
@@ -226,14 +245,14 @@ SourceModule *source_load_file(const char *path, DiagSink *diags)
 		diag_error(diags, none, "cannot read '%s': %s", path, strerror(errno));
 		return NULL;
 	}
-	SourceModule *m = load_any(NULL, path, path, text, len, diags, 0);
+	SourceModule *m = load_any(NULL, path, path, text, len, search, diags, 0);
 	free(text);
 	return m;
 }
 
-SourceModule *source_load_text(const char *name, const char *text, size_t len, DiagSink *diags)
+SourceModule *source_load_text(const char *name, const char *text, size_t len, const char *search, DiagSink *diags)
 {
-	return load_any(NULL, NULL, name ? name : "<source>", text, len, diags, 0);
+	return load_any(NULL, NULL, name ? name : "<source>", text, len, search, diags, 0);
 }
 
 void source_free(SourceModule *m)
@@ -246,6 +265,7 @@ void source_free(SourceModule *m)
 	interner_free(&m->names);
 	arena_free(&m->arena);
 	free(m->dir);
+	free(m->search);
 	free(m);
 }
 

@@ -83,7 +83,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	DiagSink d;
 	diag_init(&d);
-	SourceModule *m = source_load_text("fuzz.tile", (const char *)data, size, &d);
+	SourceModule *m = source_load_text("fuzz.tile", (const char *)data, size, NULL, &d);
 	if (m) {
 		KernelInfo *ks = NULL;
 		int n = source_list_kernels(m, &d, &ks);

@@ -451,6 +451,22 @@ Value lookup_name(Sema *s, Fn *fn, const char *name, SrcLoc loc)
 
 /* The module `name` (dotted; leading dots: relative) imported from `from`, or
  * NULL (without a diagnostic when quiet). One ModScope per file. */
+/* Says where an absolute import was looked for (source.c resolve_import). */
+static void unknown_module(Sema *s, SrcLoc loc, const char *name)
+{
+	if (name[0] == '.') {
+		diag_error(s->d, loc, "unknown module '%s'", name);
+		return;
+	}
+	char *path = arena_strdup(s->a, name);
+	for (char *q = path; *q; q++)
+		if (*q == '.') *q = '/';
+	diag_error(s->d, loc,
+		   "unknown module '%s': no %s.py (or .tile, or %s/__init__.py) beside the importing "
+		   "file, in a directory above it or on the module path (TILE_PATH)",
+		   name, path, path);
+}
+
 static ModScope *find_user_module(Sema *s, ModScope *from, const char *name, SrcLoc loc, bool quiet)
 {
 	if (!s->c->load_module) {
@@ -459,7 +475,7 @@ static ModScope *find_user_module(Sema *s, ModScope *from, const char *name, Src
 	}
 	Module *ast = s->c->load_module(s->c->loader_user, from ? from->ast : NULL, name, loc);
 	if (!ast) {
-		if (!quiet && s->d->nerrors == 0) diag_error(s->d, loc, "unknown module '%s'", name);
+		if (!quiet && s->d->nerrors == 0) unknown_module(s, loc, name);
 		return NULL;
 	}
 	for (ModScope *m = s->mods; m; m = m->next)
@@ -545,13 +561,7 @@ Value resolve_module_path(Sema *s, ModScope *from, const char *dotted, int level
 					if (k == n || name[k] == '.')
 						any = find_user_module(s, from, istr(s, arena_strndup(s->a, name, k)), loc, true) != NULL;
 				if (!any) {
-					char *path = arena_strdup(s->a, rel);
-					for (char *q = path; *q; q++)
-						if (*q == '.') *q = '/';
-					diag_error(s->d, loc,
-						   "unknown module '%s': no %s.py (or .tile, or %s/__init__.py) beside the importing "
-						   "file or in a directory above it",
-						   name, path, path);
+					unknown_module(s, loc, name);
 					return v_err();
 				}
 				m = package_scope(s, from, istr(s, arena_strndup(s->a, rel, rootlen)));
