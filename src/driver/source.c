@@ -4,8 +4,10 @@
  * whole source closure (this file and everything it imports, transitively) is
  * known before any compile and goes into the cache key. `import other` finds
  * other.tile, then other.py, then other/__init__.py in the importing file's
- * directory or an ancestor, then on the module path (see resolve_import); names that do not resolve to
- * a file (triton, triton.language, ...) are left to sema.
+ * directory or an ancestor, then on the module path (see resolve_import);
+ * names that do not resolve to a file (triton, triton.language, ...) are left
+ * to sema. Each file is loaded once per closure, as sys.modules does, so
+ * modules may import each other.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,7 +17,7 @@
 #include "driver/driver.h"
 #include "util/sha256.h"
 
-enum { MAX_IMPORT_DEPTH = 16 };
+enum { MAX_IMPORT_DEPTH = 64 };
 
 static SourceModule *load_any(SourceModule *root, const char *path, const char *display,
 			      const char *text, size_t len, const char *search, DiagSink *diags, int depth);
@@ -126,9 +128,16 @@ static bool load_one_import(SourceModule *root, SourceModule *m, const char *mod
 		free(path);
 		return true;
 	}
+	/* a file already loaded for the closure (also one still loading its own
+	 * imports: a cycle) is that module again, as sys.modules makes it */
+	for (size_t i = 0; i < root->loaded.len; i++)
+		if (strcmp(root->loaded.data[i]->file.name, path) == 0) {
+			vec_push(&m->imports, root->loaded.data[i]);
+			free(path);
+			return true;
+		}
 	if (depth >= MAX_IMPORT_DEPTH) {
-		diag_error(diags, loc, "imports nested more than %d deep (an import cycle?)",
-			   MAX_IMPORT_DEPTH);
+		diag_error(diags, loc, "imports nested more than %d deep", MAX_IMPORT_DEPTH);
 		free(path);
 		return false;
 	}
@@ -143,7 +152,7 @@ static bool load_one_import(SourceModule *root, SourceModule *m, const char *mod
 	free(text);
 	free(path);
 	if (!sub)
-		return false;
+		return false; /* root->loaded owns it */
 	vec_push(&m->imports, sub);
 	/* the imported module's own imports are visible to its sema, and part of our closure */
 	return true;
@@ -200,20 +209,29 @@ static bool load_imports(SourceModule *root, SourceModule *m, DiagSink *diags, i
 	return load_imports_in(root, m, m->ast->body, diags, depth);
 }
 
-static void hash_closure(SourceModule *m)
+static void hash_text(Sha256 *h, const SourceModule *m)
+{
+	uint64_t len = m->file.len;
+	sha256_update(h, &len, sizeof len);
+	sha256_update(h, m->file.text, m->file.len);
+}
+
+/* The root's text and every imported file's, in load order (which the texts
+ * determine); imports may form cycles, so no module hashes its own imports. */
+static void hash_closure(SourceModule *root)
 {
 	Sha256 h;
 	sha256_init(&h);
-	uint64_t len = m->file.len;
-	sha256_update(&h, &len, sizeof len);
-	sha256_update(&h, m->file.text, m->file.len);
-	for (size_t i = 0; i < m->imports.len; i++)
-		sha256_update(&h, m->imports.data[i]->closure_hash, 32);
-	sha256_final(&h, m->closure_hash);
+	hash_text(&h, root);
+	for (size_t i = 0; i < root->loaded.len; i++)
+		hash_text(&h, root->loaded.data[i]);
+	sha256_final(&h, root->closure_hash);
 }
 
 /* Imported modules allocate in the root's arena and intern names in the
- * root's interner, so names compare by pointer across the whole closure. */
+ * root's interner, so names compare by pointer across the whole closure.
+ * Each file is loaded once per closure and owned by the root (`loaded`);
+ * importers only point at it. */
 static SourceModule *load_any(SourceModule *root, const char *path, const char *display,
 			      const char *text, size_t len, const char *search, DiagSink *diags, int depth)
 {
@@ -223,16 +241,20 @@ static SourceModule *load_any(SourceModule *root, const char *path, const char *
 	interner_init(&m->names, &m->arena);
 	if (!root)
 		root = m;
+	else
+		vec_push(&root->loaded, m); /* before its imports: a cycle finds it */
 	m->file.name = arena_strdup(&root->arena, display);
 	m->file.text = arena_strndup(&root->arena, text, len);
 	m->file.len = len;
 	m->dir = dir_of(path ? path : display);
 	m->ast = parse_module(&root->arena, &root->names, diags, &m->file);
 	if (!m->ast || !load_imports(root, m, diags, depth)) {
-		source_free(m);
+		if (m == root)
+			source_free(m);
 		return NULL;
 	}
-	hash_closure(m);
+	if (m == root)
+		hash_closure(m);
 	return m;
 }
 
@@ -259,8 +281,9 @@ void source_free(SourceModule *m)
 {
 	if (!m)
 		return;
-	for (size_t i = 0; i < m->imports.len; i++)
-		source_free(m->imports.data[i]);
+	for (size_t i = 0; i < m->loaded.len; i++)
+		source_free(m->loaded.data[i]);
+	vec_free(&m->loaded);
 	vec_free(&m->imports);
 	interner_free(&m->names);
 	arena_free(&m->arena);
@@ -269,21 +292,15 @@ void source_free(SourceModule *m)
 	free(m);
 }
 
-/* The loaded module whose AST is `ast`, searched breadth first over the closure. */
+/* The loaded module whose AST is `ast`. */
 static SourceModule *owner_of(SourceModule *root, const Module *ast)
 {
-	VEC(SourceModule *) work = {0};
-	vec_push(&work, root);
-	SourceModule *found = NULL;
-	for (size_t w = 0; w < work.len && !found; w++) {
-		SourceModule *m = work.data[w];
-		if (m->ast == ast)
-			found = m;
-		for (size_t i = 0; i < m->imports.len; i++)
-			vec_push(&work, m->imports.data[i]);
-	}
-	vec_free(&work);
-	return found;
+	if (root->ast == ast)
+		return root;
+	for (size_t i = 0; i < root->loaded.len; i++)
+		if (root->loaded.data[i]->ast == ast)
+			return root->loaded.data[i];
+	return NULL;
 }
 
 /* The ModuleLoader sema calls for `import NAME`: modules were loaded above. */
