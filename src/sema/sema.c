@@ -720,7 +720,11 @@ Value ns_attr(Sema *s, int ns, const char *name, SrcLoc loc)
 		break;
 	case NS_MATH:
 	case NS_LIBDEVICE: {
-		const char *n = ns == NS_LIBDEVICE ? libdevice_alias(name) : name;
+		/* Triton 2.1/2.2's tl.math.max/min(x, y[, propagate_nan]) are the
+		 * elementwise maximum/minimum (Inductor of that time emits them) */
+		const char *n = name;
+		if (ns == NS_LIBDEVICE || !strcmp(name, "max") || !strcmp(name, "min"))
+			n = libdevice_alias(name);
 		if ((id = builtin_find(n, BF_MATH)) >= 0) return v_builtin(id, NULL);
 		/* libdevice's float variants: expf, sqrtf, ... */
 		size_t len = strlen(n);

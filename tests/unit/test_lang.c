@@ -1588,6 +1588,40 @@ static void test_scan_tuple1(void)
 	CHECK(ok);
 }
 
+/* ---- Triton 2.2's tl.math.max/min(x, y, propagate_nan): elementwise, as Inductor emitted them */
+
+static const char math_minmax_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(x_ptr, y_ptr, out_ptr, idx_ptr, ks0, BLOCK: tl.constexpr):\n"
+	"    o = tl.arange(0, BLOCK)\n"
+	"    x = tl.load(x_ptr + o)\n"
+	"    y = tl.load(y_ptr + o)\n"
+	"    tl.store(out_ptr + o, tl.math.max(x, y) - 2 * tl.math.min(x, y, tl.PropagateNan.NONE))\n"
+	"    i = tl.math.min((-1) + ks0, tl.math.max(0, (-1) + o, tl.PropagateNan.NONE), tl.PropagateNan.NONE)\n"
+	"    tl.store(idx_ptr + o, i)\n";
+
+static void test_math_minmax(void)
+{
+	enum { B = 32, KS0 = 20 };
+	float x[B], y[B], out[B];
+	int32_t idx[B];
+	for (int i = 0; i < B; i++)
+		x[i] = (float)(i % 7) - 3.0f, y[i] = (float)(i % 5) - 2.5f;
+	tile_arg args[] = {tile_arg_ptr(x, TILE_FP32), tile_arg_ptr(y, TILE_FP32), tile_arg_ptr(out, TILE_FP32),
+			   tile_arg_ptr(idx, TILE_I32), tile_arg_i32(KS0)};
+	if (!RUN(math_minmax_src, "k", "*fp32,*fp32,*fp32,*i32,i32,32", 1, args))
+		return;
+	bool ok = true;
+	for (int i = 0; i < B; i++) {
+		float mx = x[i] > y[i] ? x[i] : y[i], mn = x[i] < y[i] ? x[i] : y[i];
+		int want = i - 1 < 0 ? 0 : i - 1;
+		ok &= out[i] == mx - 2 * mn && idx[i] == (want < KS0 - 1 ? want : KS0 - 1);
+	}
+	CHECK(ok);
+}
+
 int main(void)
 {
 	static const char *const targets[] = {"cpu", "cuda-emu"};
@@ -1622,6 +1656,7 @@ int main(void)
 		test_bitonic_merge();
 		test_asm_imm();
 		test_scan_tuple1();
+		test_math_minmax();
 	}
 	printf("test_lang: %d checks, %d failed\n", checks, failures);
 	return failures ? 1 : 0;
