@@ -20,7 +20,11 @@
 #include "jit/cpu_launch.h"
 #include "tile.h"
 
-enum { API_MAX_PARAMS = 64 }; /* runtime parameters a kernel may have (thunks, launch) */
+/* Runtime parameters a kernel may have (thunks, launch). TorchInductor's
+ * fused kernels take dozens of pointers and its foreach kernels up to 250; a
+ * CUDA launch passes at most 4 KB of parameters before CUDA 12.1 (32 KB since),
+ * which 512 pointers fill. */
+enum { API_MAX_PARAMS = 512 };
 
 typedef struct Backend Backend; /* backend.c */
 

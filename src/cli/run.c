@@ -127,7 +127,7 @@ typedef struct Guard {
 	size_t msglen;
 } Guard;
 
-enum { MAX_GUARDS = 64 };
+enum { MAX_GUARDS = API_MAX_PARAMS };
 static Guard guards[MAX_GUARDS];
 static volatile sig_atomic_t nguards;
 
@@ -225,6 +225,11 @@ static int load_array(tile_context *ctx, const Binding *b, BoundArg *out)
 		return EXIT_USER;
 	}
 	if (host_target(ctx)) {
+		if (nguards == MAX_GUARDS) {
+			fprintf(stderr, "tile: error: argument '%s': more than %d array arguments\n", b->name,
+			        MAX_GUARDS);
+			return EXIT_USER;
+		}
 		out->host = guarded_alloc(b->name, out->npy.nbytes);
 		if (!out->host) {
 			fprintf(stderr, "tile: error: argument '%s': cannot map %zu bytes\n", b->name,

@@ -1622,6 +1622,44 @@ static void test_math_minmax(void)
 	CHECK(ok);
 }
 
+/* ---- many pointer parameters (TorchInductor fuses kernels with dozens) ------------- */
+
+static void test_many_params(void)
+{
+	enum { NP = 80, B = 16 };
+	static char src[8192];
+	size_t n = (size_t)snprintf(src, sizeof src, "import triton\nimport triton.language as tl\n@triton.jit\ndef k(out_ptr");
+	for (int i = 0; i < NP; i++)
+		n += (size_t)snprintf(src + n, sizeof src - n, ", p%d", i);
+	n += (size_t)snprintf(src + n, sizeof src - n, ", BLOCK: tl.constexpr):\n    o = tl.arange(0, BLOCK)\n    acc = tl.zeros([BLOCK], tl.float32)\n");
+	for (int i = 0; i < NP; i++)
+		n += (size_t)snprintf(src + n, sizeof src - n, "    acc += tl.load(p%d + o) * %d\n", i, i + 1);
+	snprintf(src + n, sizeof src - n, "    tl.store(out_ptr + o, acc)\n");
+	static float in[NP][B];
+	float out[B];
+	tile_arg args[NP + 1];
+	char sig[NP * 8 + 32];
+	size_t m = (size_t)snprintf(sig, sizeof sig, "*fp32");
+	args[0] = tile_arg_ptr(out, TILE_FP32);
+	for (int i = 0; i < NP; i++) {
+		for (int j = 0; j < B; j++)
+			in[i][j] = (float)((i * 3 + j) % 5) - 2.0f;
+		args[i + 1] = tile_arg_ptr(in[i], TILE_FP32);
+		m += (size_t)snprintf(sig + m, sizeof sig - m, ",*fp32");
+	}
+	snprintf(sig + m, sizeof sig - m, ",%d", B);
+	if (!RUN(src, "k", sig, 1, args))
+		return;
+	bool ok = true;
+	for (int j = 0; j < B; j++) {
+		float want = 0;
+		for (int i = 0; i < NP; i++)
+			want += in[i][j] * (float)(i + 1);
+		ok &= out[j] == want;
+	}
+	CHECK(ok);
+}
+
 int main(void)
 {
 	static const char *const targets[] = {"cpu", "cuda-emu"};
@@ -1657,6 +1695,7 @@ int main(void)
 		test_asm_imm();
 		test_scan_tuple1();
 		test_math_minmax();
+		test_many_params();
 	}
 	printf("test_lang: %d checks, %d failed\n", checks, failures);
 	return failures ? 1 : 0;
