@@ -38,7 +38,7 @@ bool emit_llvm(const TpFunc *f, EmitWhat what, DiagSink *diags, EmitResult *out)
 /* Choices emit_llvm otherwise makes from the host; tests force the portable
  * paths with them. */
 typedef struct EmitCpuOptions {
-	bool soft_f16; /* narrow f32 to f16 with integer ops even where the host has F16C */
+	bool soft_f16; /* convert f16 <-> f32 with integer ops even where the host has instructions */
 } EmitCpuOptions;
 bool emit_llvm_with(const TpFunc *f, EmitWhat what, const EmitCpuOptions *o, DiagSink *diags,
                     EmitResult *out);

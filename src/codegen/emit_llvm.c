@@ -804,7 +804,9 @@ bool emit_llvm_with(const TpFunc *f, EmitWhat what, const EmitCpuOptions *o, Dia
 	e.lane_calls = em_wants_lane_calls(f);
 	char *feat = LLVMGetHostCPUFeatures();
 	e.native_scatter = feat && strstr(feat, "+avx512f");
-	e.native_f16 = !(o && o->soft_f16) && feat && strstr(feat, "+f16c");
+	bool soft = o && o->soft_f16;
+	e.f16_narrow_x86 = !soft && feat && strstr(feat, "+f16c");
+	e.f16_widen_x86 = !soft && e.native_scatter;
 	LLVMDisposeMessage(feat);
 	double t0 = now_seconds();
 	e.C = LLVMContextCreate();

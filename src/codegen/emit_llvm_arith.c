@@ -7,8 +7,8 @@
  * i16 storage too (LLVM 14 scalarizes wide <N x half> vectors, which made fp16
  * kernels take a minute to compile), fp8 e4m3 (the "fn" variant: no
  * infinities, 0x7f = NaN, saturating) and e5m2 are i8 storage, all converted
- * by explicit bit manipulation, except vectors f32 -> f16 on x86 hosts with
- * F16C (Em.native_f16), which take vcvtps2ph. f16 + - * / sqrt computed in f32 and rounded
+ * by explicit bit manipulation, except f16 <-> f32 vectors on x86 hosts with
+ * F16C / AVX-512F, which take vcvtps2ph / vcvtph2ps (map_x86_chunks). f16 + - * / sqrt computed in f32 and rounded
  * once more are still correctly rounded (24 >= 2*11 + 2 bits); f16 fma and
  * f64 -> narrow casts round to odd first so that the second rounding is the
  * only one that counts.
@@ -21,7 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { F16C_MAX_LANES = 1024 }; /* the widest vector f32_to_f16_f16c takes */
+enum { X86_MAX_LANES = 1024 }; /* the widest vector map_x86_chunks takes */
 
 static const char PASS[] = "emit_llvm";
 
@@ -99,12 +99,77 @@ static LLVMValueRef f32_to_e4m3(Em *e, LLVMValueRef x)
 	return LLVMBuildTrunc(B, code, shaped(e, e->t_i8, x), "");
 }
 
+/* x86 conversion intrinsics applied to a vector of any width (a multiple of
+ * the intrinsic's w lanes, at most X86_MAX_LANES): chunks of w lanes, each
+ * through `name` with the constant arguments `extra` after it, concatenated
+ * pairwise. */
+static LLVMValueRef map_x86_chunks(Em *e, LLVMValueRef x, unsigned w, const char *name, LLVMTypeRef out_elem,
+                                   LLVMValueRef *extra, unsigned nextra)
+{
+	LLVMBuilderRef B = e->B;
+	unsigned n = LLVMGetVectorSize(LLVMTypeOf(x));
+	LLVMTypeRef pt[4] = {LLVMVectorType(LLVMGetElementType(LLVMTypeOf(x)), w)};
+	for (unsigned i = 0; i < nextra; i++)
+		pt[1 + i] = LLVMTypeOf(extra[i]);
+	LLVMTypeRef ft = LLVMFunctionType(LLVMVectorType(out_elem, w), pt, 1 + nextra, 0);
+	LLVMValueRef fn = LLVMGetNamedFunction(e->M, name);
+	if (!fn)
+		fn = LLVMAddFunction(e->M, name, ft);
+	LLVMValueRef parts[X86_MAX_LANES / 8], idx[X86_MAX_LANES], args[4];
+	unsigned np = n / w;
+	for (unsigned p = 0; p < np; p++) {
+		for (unsigned i = 0; i < w; i++)
+			idx[i] = LLVMConstInt(e->t_i32, p * w + i, 0);
+		args[0] = LLVMBuildShuffleVector(B, x, LLVMGetUndef(LLVMTypeOf(x)), LLVMConstVector(idx, w), "");
+		for (unsigned i = 0; i < nextra; i++)
+			args[1 + i] = extra[i];
+		parts[p] = LLVMBuildCall2(B, ft, fn, args, 1 + nextra, "");
+	}
+	for (unsigned cw = w; np > 1; cw *= 2, np /= 2)
+		for (unsigned p = 0; p < np / 2; p++) {
+			for (unsigned i = 0; i < 2 * cw; i++)
+				idx[i] = LLVMConstInt(e->t_i32, i, 0);
+			parts[p] = LLVMBuildShuffleVector(B, parts[2 * p], parts[2 * p + 1], LLVMConstVector(idx, 2 * cw), "");
+		}
+	return parts[0];
+}
+
+static bool x86_chunkable(LLVMValueRef x, unsigned w)
+{
+	if (!em_is_vec(x))
+		return false;
+	unsigned n = LLVMGetVectorSize(LLVMTypeOf(x));
+	return n % w == 0 && n <= X86_MAX_LANES;
+}
+
+/* Hardware f16 <-> f32 on x86, through intrinsics that take and return i16
+ * lanes: a half-typed fpext/fptrunc would let instcombine retype the loads,
+ * stores and phis around it to <N x half>, which LLVM 14 legalizes lane by
+ * lane. Narrowing: F16C's vcvtps2ph, 8 lanes, immediate 0 (round to nearest
+ * even). Widening: AVX-512F's vcvtph2ps, 16 lanes (F16C's 8-lane form is not
+ * an intrinsic in LLVM 14). Both give what the integer versions below give,
+ * NaNs quieted with the top of the payload kept. */
+static LLVMValueRef f32_to_f16_x86(Em *e, LLVMValueRef x)
+{
+	LLVMValueRef imm = LLVMConstInt(e->t_i32, 0, 0);
+	return map_x86_chunks(e, x, 8, "llvm.x86.vcvtps2ph.256", e->t_i16, &imm, 1);
+}
+
+static LLVMValueRef f16_to_f32_x86(Em *e, LLVMValueRef x)
+{
+	LLVMValueRef extra[3] = {LLVMGetUndef(LLVMVectorType(e->t_f32, 16)), LLVMConstInt(e->t_i16, 0xffff, 0),
+	                         LLVMConstInt(e->t_i32, 4, 0)}; /* all lanes; the current rounding (exact anyway) */
+	return map_x86_chunks(e, x, 16, "llvm.x86.avx512.mask.vcvtph2ps.512", e->t_f32, extra, 3);
+}
+
 /* f16 bits (i16) -> f32, exact. Subnormals: the integer mantissa m < 2^10
  * converts exactly to float, then the exponent is lowered by 24 (m * 2^-24 is
  * a normal f32). NaNs are quieted, payload kept. */
 static LLVMValueRef f16_to_f32(Em *e, LLVMValueRef x)
 {
 	LLVMBuilderRef B = e->B;
+	if (e->f16_widen_x86 && x86_chunkable(x, 16))
+		return f16_to_f32_x86(e, x);
 	LLVMTypeRef it = shaped(e, e->t_i32, x);
 #define K(v) ci(e, e->t_i32, (v), x)
 	LLVMValueRef w = LLVMBuildZExt(B, x, it, "");
@@ -128,38 +193,6 @@ static LLVMValueRef f16_to_f32(Em *e, LLVMValueRef x)
 	return LLVMBuildBitCast(B, LLVMBuildOr(B, r, sign, ""), shaped(e, e->t_f32, x), "");
 }
 
-/* f32 -> f16 bits with x86 F16C, 8 lanes per vcvtps2ph (immediate 0: round to
- * nearest even; NaNs quieted, the top of the payload kept, as below). The
- * intrinsic returns i16 lanes: a half-typed fptrunc would let instcombine
- * retype the loads, stores and phis around it to <N x half>, which LLVM 14
- * legalizes lane by lane. */
-static LLVMValueRef f32_to_f16_f16c(Em *e, LLVMValueRef x)
-{
-	LLVMBuilderRef B = e->B;
-	unsigned n = LLVMGetVectorSize(LLVMTypeOf(x));
-	LLVMTypeRef v8f = LLVMVectorType(e->t_f32, 8), v8h = LLVMVectorType(e->t_i16, 8);
-	LLVMTypeRef ft = LLVMFunctionType(v8h, (LLVMTypeRef[]){v8f, e->t_i32}, 2, 0);
-	LLVMValueRef fn = LLVMGetNamedFunction(e->M, "llvm.x86.vcvtps2ph.256");
-	if (!fn)
-		fn = LLVMAddFunction(e->M, "llvm.x86.vcvtps2ph.256", ft);
-	LLVMValueRef parts[F16C_MAX_LANES / 8], idx[F16C_MAX_LANES];
-	unsigned np = n / 8;
-	for (unsigned p = 0; p < np; p++) {
-		for (unsigned i = 0; i < 8; i++)
-			idx[i] = LLVMConstInt(e->t_i32, p * 8 + i, 0);
-		LLVMValueRef chunk = LLVMBuildShuffleVector(B, x, LLVMGetUndef(LLVMTypeOf(x)),
-		                                            LLVMConstVector(idx, 8), "");
-		parts[p] = LLVMBuildCall2(B, ft, fn, (LLVMValueRef[]){chunk, LLVMConstInt(e->t_i32, 0, 0)}, 2, "");
-	}
-	for (unsigned w = 8; np > 1; w *= 2, np /= 2) /* concatenate pairwise */
-		for (unsigned p = 0; p < np / 2; p++) {
-			for (unsigned i = 0; i < 2 * w; i++)
-				idx[i] = LLVMConstInt(e->t_i32, i, 0);
-			parts[p] = LLVMBuildShuffleVector(B, parts[2 * p], parts[2 * p + 1], LLVMConstVector(idx, 2 * w), "");
-		}
-	return parts[0];
-}
-
 /* f32 -> f16 bits (i16) with integer ops only: round to nearest even (or
  * toward zero), subnormals by a variable shift of the 24-bit significand,
  * overflow to inf (RTZ: to the largest finite), NaN quieted with the top of
@@ -167,9 +200,8 @@ static LLVMValueRef f32_to_f16_f16c(Em *e, LLVMValueRef x)
 static LLVMValueRef f32_to_f16(Em *e, LLVMValueRef x, bool rtz)
 {
 	LLVMBuilderRef B = e->B;
-	if (e->native_f16 && !rtz && em_is_vec(x) && LLVMGetVectorSize(LLVMTypeOf(x)) % 8 == 0 &&
-	    LLVMGetVectorSize(LLVMTypeOf(x)) <= F16C_MAX_LANES)
-		return f32_to_f16_f16c(e, x);
+	if (e->f16_narrow_x86 && !rtz && x86_chunkable(x, 8))
+		return f32_to_f16_x86(e, x);
 	LLVMTypeRef it = shaped(e, e->t_i32, x);
 #define K(v) ci(e, e->t_i32, (v), x)
 	LLVMValueRef b = LLVMBuildBitCast(B, x, it, "");

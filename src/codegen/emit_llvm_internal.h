@@ -49,7 +49,8 @@ typedef struct Em {
 	int n_ll_val;
 	bool lane_calls; /* lane loops run in libtile (em_wants_lane_calls) */
 	bool native_scatter; /* the host has 32/64-bit scatters (x86: AVX-512F) */
-	bool native_f16;     /* the host narrows f32 to f16 in hardware (x86 F16C) */
+	bool f16_narrow_x86; /* f32 -> f16 vectors with vcvtps2ph (the host has F16C) */
+	bool f16_widen_x86;  /* f16 -> f32 vectors with vcvtph2ps (the host has AVX-512F) */
 	/* cp.async (emit_llvm_mem.c): this instance's queue header as i8* (NULL
 	 * when the function has no CP_ASYNC), per-thread argument arrays */
 	LLVMValueRef cpa_q, cpa_off, cpa_src, cpa_flags;
