@@ -16,6 +16,24 @@ has "$tmp/out" "time:"
 expect 0 $TILE compile $K add_kernel --signature "$SIG" --const BLOCK_SIZE=256 -o "$tmp/k.o"
 [ -s "$tmp/k.o" ] || fail "-o wrote nothing"
 
+# a helper passed as a value (a combine_fn) is not an entry point either
+cat >"$tmp/combine.tile" <<'EOF'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def add(a, b):
+    return a + b
+
+
+@triton.jit
+def total(X, Y, N: tl.constexpr):
+    tl.store(Y, tl.reduce(tl.load(X + tl.arange(0, N)), 0, add))
+EOF
+expect 0 $TILE compile "$tmp/combine.tile" --signature '*fp32,*fp32,64'
+has "$tmp/out" "compiled total"
+
 expect 0 $TILE compile $K --emit ast
 [ -s "$tmp/out" ] || fail "--emit ast printed nothing"
 expect 0 $TILE compile $K add_kernel --emit=tir --signature "$SIG" --const BLOCK_SIZE=256

@@ -35,7 +35,9 @@ static bool emit_kind(const char *s, DumpKind *k)
 
 static bool is_ident(char c) { return isalnum((unsigned char)c) || c == '_'; }
 
-/* True when `name(` occurs in text other than in `def name(`. */
+/* True when name is used in text other than in `def name(`: called
+ * (`name(`), launched (`name[`) or passed as a value (`name,` or `name)`,
+ * as a combine_fn is): such a function is not the kernel to default to. */
 static bool is_called(const char *text, const char *name)
 {
 	size_t n = strlen(name);
@@ -45,7 +47,7 @@ static bool is_called(const char *text, const char *name)
 		const char *q = p + n;
 		while (*q == ' ' || *q == '\t')
 			q++;
-		if (*q != '(' && *q != '[')
+		if (*q != '(' && *q != '[' && *q != ',' && *q != ')')
 			continue;
 		const char *b = p;
 		while (b > text && (b[-1] == ' ' || b[-1] == '\t'))
