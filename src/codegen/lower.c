@@ -535,6 +535,7 @@ TpFunc *lower_func(Arena *a, DiagSink *diags, const TirFunc *tf, const TargetDes
 	if (!b->nops || b->ops[b->nops - 1]->kind != TP_RETURN)
 		lw_op(&L, TP_RETURN, no_loc, NULL, 0, NULL, 0);
 	L.f->smem_bytes = MAXOF(tf->smem_bytes, tf->smem_reserved + L.smem_top);
+	tp_sink_smem_loads(L.f);
 	tp_verify(L.f);
 	return L.f;
 }

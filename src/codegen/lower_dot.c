@@ -588,12 +588,16 @@ static void mma_emit(const Dot *D, const MmaShape *s, const MmaTile *tiles, int 
 	int nk = D->K / s->kstep;
 	Type f32 = type_scalar(D->tc.dt == DT_F16 ? DT_F32 : (DType)D->tc.dt);
 	Type outs[4] = {f32, f32, f32, f32};
-	for (int i = 0; i < nt; i++) {
-		const MmaTile *t = &tiles[i];
-		TpVal acc[4];
+	TpVal *acc = ARENA_NEWN(L->arena, TpVal, 4 * nt);
+	for (int i = 0; i < nt; i++)
 		for (int j = 0; j < 4; j++) /* an f16 accumulator is carried in f32 */
-			acc[j] = lw_cast(L, c.r[t->rc[j]], f32);
-		for (int k = 0; k < nk; k++) {
+			acc[4 * i + j] = lw_cast(L, c.r[tiles[i].rc[j]], f32);
+	/* k outermost, as Triton orders them: one k step's operand fragments are
+	 * live at a time once their loads sink to their first use (tp_sched.c),
+	 * and consecutive mmas are independent */
+	for (int k = 0; k < nk; k++)
+		for (int i = 0; i < nt; i++) {
+			const MmaTile *t = &tiles[i];
 			TpVal in[16 + 8 + 4];
 			int n = 0;
 			for (int j = 0; j < s->na; j++)
@@ -601,15 +605,15 @@ static void mma_emit(const Dot *D, const MmaShape *s, const MmaTile *tiles, int 
 			for (int j = 0; j < s->nb; j++)
 				in[n++] = b.r[t->rb[k * s->nb + j]];
 			for (int j = 0; j < 4; j++)
-				in[n++] = acc[j];
+				in[n++] = acc[4 * i + j];
 			TpOp *op = lw_op(L, TP_MMA, D->op->loc, in, n, outs, 4);
 			op->attr.i = s->kind;
 			for (int j = 0; j < 4; j++)
-				acc[j] = op->results[j];
+				acc[4 * i + j] = op->results[j];
 		}
+	for (int i = 0; i < nt; i++)
 		for (int j = 0; j < 4; j++)
-			out.r[t->rc[j]] = lw_cast(L, acc[j], D->tc);
-	}
+			out.r[tiles[i].rc[j]] = lw_cast(L, acc[4 * i + j], D->tc);
 }
 
 static void lower_dot_op(Lower *L, const TirOp *op)

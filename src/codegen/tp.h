@@ -176,6 +176,9 @@ int tp_op_flags(TpOpKind k);
 
 /* --emit=thread, and the verifier run after lowering (ice() on failure). */
 void tp_print(const TpFunc *f, StrBuf *out);
+/* Moves shared-memory loads (ldmatrix, smem_load) down to their first use,
+ * past pure ops only (tp_sched.c). */
+void tp_sink_smem_loads(TpFunc *f);
 void tp_verify(const TpFunc *f);
 
 /* Lowering entry point (src/codegen/lower.c): Tile IR with layouts -> thread program. */

@@ -986,6 +986,58 @@ static void test_driver(void)
 	CHECK(nvrtc_version(&maj, &min) && maj >= 11);
 }
 
+/* ---- tp_sink_smem_loads: shared loads move to their first use, never past a barrier ------ */
+
+static int op_index(const TpBlock *b, const TpOp *o)
+{
+	for (int i = 0; i < b->nops; i++)
+		if (b->ops[i] == o)
+			return i;
+	return -1;
+}
+
+static void test_sink_loads(void)
+{
+	B b;
+	b_init(&b, "sink", "sm_80", 1);
+	Type ts[1] = {type_scalar(DT_I32)};
+	const char *names[1] = {"n"};
+	b_params(&b, 1, ts, names);
+	TpVal n = param(&b, 0), off = cint(&b, DT_I32, 0), t = ctrue(&b);
+	Type f16 = type_scalar(DT_F16), f32 = type_scalar(DT_F32);
+	/* a: smem load, then an unrelated add: a sinks below it */
+	TpVal in2[2] = {off, t};
+	TpOp *la = op(&b, TP_SMEM_LOAD, in2, 2, f32, 1);
+	la->attr.i = 1;
+	TpOp *add1 = op(&b, TP_ADD, (TpVal[]){n, n}, 2, type_scalar(DT_I32), 1);
+	/* m: ldmatrix, then a shared store (an ldmatrix may pass it), then its use */
+	TpOp *lm = op(&b, TP_LDMATRIX, &off, 1, f16, 2);
+	lm->attr.i = 1;
+	TpOp *st = op(&b, TP_SMEM_STORE, (TpVal[]){off, t, la->results[0]}, 3, type_scalar(DT_VOID), 0);
+	st->attr.i = 1;
+	/* s: smem load, then a shared store: s may not pass it */
+	TpOp *ls = op(&b, TP_SMEM_LOAD, in2, 2, f32, 1);
+	ls->attr.i = 1;
+	TpOp *st2 = op(&b, TP_SMEM_STORE, (TpVal[]){off, t, la->results[0]}, 3, type_scalar(DT_VOID), 0);
+	st2->attr.i = 1;
+	TpOp *use_m = op(&b, TP_ADD, (TpVal[]){lm->results[0], lm->results[1]}, 2, f16, 1);
+	/* l: smem load, a barrier, its use: l stays above the barrier */
+	TpOp *ll = op(&b, TP_SMEM_LOAD, in2, 2, f32, 1);
+	ll->attr.i = 1;
+	TpOp *bar = op(&b, TP_BARRIER, NULL, 0, type_scalar(DT_VOID), 0);
+	TpOp *use_l = op(&b, TP_ADD, (TpVal[]){ll->results[0], ls->results[0]}, 2, f32, 1);
+	(void)use_l;
+	ret(&b);
+	tp_sink_smem_loads(b.f);
+	tp_verify(b.f);
+	const TpBlock *bb = b.f->body;
+	CHECK(op_index(bb, la) > op_index(bb, add1) && op_index(bb, la) < op_index(bb, st));
+	CHECK(op_index(bb, lm) > op_index(bb, st2) && op_index(bb, lm) == op_index(bb, use_m) - 1);
+	CHECK(op_index(bb, ls) < op_index(bb, st2));
+	CHECK(op_index(bb, ll) < op_index(bb, bar));
+	arena_free(&b.arena);
+}
+
 /* ---- source kernels: pointer tiles through shared memory, float atomics --------------- */
 
 static const char src_kernels[] = SRC_KERNELS_SMEM_TILES
@@ -997,7 +1049,19 @@ static const char src_kernels[] = SRC_KERNELS_SMEM_TILES
                                   "    r = tl.atomic_max(X + o, tl.load(V + o), mask=m)\n"
                                   "    r2 = tl.atomic_min(X + o, tl.load(V + o), mask=m)\n"
                                   "    r3 = tl.atomic_add(X + o, tl.load(V + o), mask=m)\n"
-                                  "    tl.store(R + o, r + r2 + r3, mask=m)\n";
+                                  "    tl.store(R + o, r + r2 + r3, mask=m)\n"
+                                  "\n"
+                                  "@triton.jit\n"
+                                  "def mm_loop(A, Bm, C, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):\n"
+                                  "    rm = tl.arange(0, BM)\n"
+                                  "    rn = tl.arange(0, BN)\n"
+                                  "    rk = tl.arange(0, BK)\n"
+                                  "    acc = tl.zeros((BM, BN), tl.float32)\n"
+                                  "    for k in range(0, K, BK):\n"
+                                  "        x = tl.load(A + rm[:, None] * K + (k + rk)[None, :])\n"
+                                  "        y = tl.load(Bm + (k + rk)[:, None] * BN + rn[None, :])\n"
+                                  "        acc += tl.dot(x, y)\n"
+                                  "    tl.store(C + rm[:, None] * BN + rn[None, :], acc)\n";
 
 /* Compiles a kernel of src_kernels through the driver to `dump` (CUDA C or
  * PTX) for `target`; returns the text (heap) or NULL after reporting why. */
@@ -1061,6 +1125,10 @@ static void test_source_kernels(void)
 	        {"minmax", "*fp64:16,*fp64:16,*fp64:16,i32,16", "atom_fmin_f64"},
 	        {"minmax", "*fp16:16,*fp16:16,*fp16:16,i32,16", "atom_fmax_f32"},
 	        {"minmax", "*bf16:16,*bf16:16,*bf16:16,i32,16", "atom_fmin_f32"},
+	        /* a loop carrying a 128-register accumulator asks for all the
+	         * registers one block per SM allows; a 32-register one does not */
+	        {"mm_loop", "*fp16:16,*fp16:16,*fp32:16,i32:16,128,128,32", "__launch_bounds__(128, 1)"},
+	        {"mm_loop", "*fp16:16,*fp16:16,*fp32:16,i32:16,64,64,32", "__launch_bounds__(128) "},
 	};
 	static const char *const targets[] = {"sm_80", "sm_90a"};
 	for (int i = 0; m && i < (int)COUNTOF(ks); i++)
@@ -1105,6 +1173,7 @@ int main(void)
 	test_atomics();
 	test_elementwise();
 	test_source_kernels();
+	test_sink_loads();
 	if (have_gpu)
 		cuda_close(&gpu);
 	else

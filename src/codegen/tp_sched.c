@@ -1,0 +1,115 @@
+/* tp_sched.c: shared-memory loads sink to their first use.
+ *
+ * Lowering reads a whole dot operand out of shared memory (ldmatrix, smem
+ * loads) before the mmas that use it, and the CUDA emitter prints ldmatrix
+ * as `asm volatile`, which neither NVVM nor ptxas moves: every k step's
+ * fragments were live at once (a 128x256x64 fp16 tile over 8 warps spilled
+ * 14 KB per thread). Moving each load down to just before the first op that
+ * uses its results keeps one k step's fragments live, as Triton's operand
+ * prefetch does.
+ *
+ * A load moves only inside its block and past ops that cannot change what it
+ * reads: pure ops (arithmetic, casts, mma, shuffles) and global loads; an
+ * ldmatrix also past shared stores and async copies being issued. That rests
+ * on lowering's discipline: shared bytes one warp reads and bytes written
+ * before the next barrier are disjoint (a conversion writes, syncs, reads,
+ * and syncs before its buffer is written again; the pipeliner issues copies
+ * into a different stage's slot than the one the dot reads), so only the
+ * issuing order changes. Never past a barrier, an async-copy wait, a print
+ * or assert, a region op or a terminator. Loads keep their order among
+ * themselves where one feeds another. The CPU emitter runs the same program,
+ * so cuda-emu still executes exactly what the GPU runs.
+ */
+#include "codegen/tp.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct Sched {
+	TpFunc *f;
+	int *pending_at; /* per value: 1 + index in pend of the load defining it, or 0 */
+	TpOp **pend;
+	int npend;
+	bool *flushed;
+	TpOp **out;
+	int nout;
+} Sched;
+
+static bool sinks(const TpOp *op) { return op->kind == TP_LDMATRIX || op->kind == TP_SMEM_LOAD; }
+
+static void flush_one(Sched *s, int i)
+{
+	if (s->flushed[i])
+		return;
+	s->flushed[i] = true;
+	TpOp *op = s->pend[i];
+	for (int k = 0; k < op->nin; k++) /* a load whose address another pending load gives */
+		if (op->operands[k] && s->pending_at[op->operands[k]])
+			flush_one(s, s->pending_at[op->operands[k]] - 1);
+	for (int k = 0; k < op->nout; k++)
+		s->pending_at[op->results[k]] = 0;
+	s->out[s->nout++] = op;
+}
+
+static void flush_all(Sched *s)
+{
+	for (int i = 0; i < s->npend; i++)
+		flush_one(s, i);
+	s->npend = 0;
+}
+
+/* Whether a pending load of kind `load` may move past op. */
+static bool passes(const TpOp *op, TpOpKind load)
+{
+	if (op->nregions)
+		return false;
+	switch (op->kind) {
+	case TP_LOAD: return true;
+	case TP_SMEM_STORE:
+	case TP_CP_ASYNC:
+	case TP_CP_ASYNC_COMMIT: return load == TP_LDMATRIX;
+	default: return (tp_op_flags((TpOpKind)op->kind) & TF_PURE) != 0;
+	}
+}
+
+static void sched_block(Sched *s, TpBlock *b)
+{
+	for (int i = 0; i < b->nops; i++)
+		for (int r = 0; r < b->ops[i]->nregions; r++)
+			sched_block(s, &b->ops[i]->regions[r]);
+	s->npend = s->nout = 0;
+	s->pend = xrealloc(s->pend, sizeof *s->pend * (size_t)(b->nops + 1));
+	s->flushed = xrealloc(s->flushed, sizeof *s->flushed * (size_t)(b->nops + 1));
+	s->out = xrealloc(s->out, sizeof *s->out * (size_t)(b->nops + 1));
+	for (int i = 0; i < b->nops; i++) {
+		TpOp *op = b->ops[i];
+		if (sinks(op)) {
+			s->flushed[s->npend] = false;
+			s->pend[s->npend++] = op;
+			for (int k = 0; k < op->nout; k++)
+				s->pending_at[op->results[k]] = s->npend;
+			continue;
+		}
+		for (int k = 0; k < s->npend; k++)
+			if (!s->flushed[k] && !passes(op, (TpOpKind)s->pend[k]->kind))
+				flush_one(s, k);
+		for (int k = 0; k < op->nin; k++)
+			if (op->operands[k] && s->pending_at[op->operands[k]])
+				flush_one(s, s->pending_at[op->operands[k]] - 1);
+		s->out[s->nout++] = op;
+	}
+	flush_all(s);
+	memcpy(b->ops, s->out, sizeof *b->ops * (size_t)b->nops);
+}
+
+void tp_sink_smem_loads(TpFunc *f)
+{
+	Sched s = {0};
+	s.f = f;
+	s.pending_at = xcalloc(f->vals.len + 1, sizeof *s.pending_at);
+	sched_block(&s, f->body);
+	free(s.pending_at);
+	free(s.pend);
+	free(s.flushed);
+	free(s.out);
+}
