@@ -27,6 +27,7 @@
 typedef struct EmitResult {
 	void *binary;    /* CPU: ELF object; CUDA: cubin (heap) */
 	size_t binary_len;
+	uint64_t stack_bytes; /* CPU: an upper bound of the stack one program instance needs */
 	char *text;      /* the requested textual form (--emit=llvm/asm/cuda/ptx), heap, or NULL */
 	double seconds_codegen; /* time spent in the backend (LLVM passes+codegen, nvrtc) */
 } EmitResult;

@@ -699,6 +699,137 @@ static bool split_big_blocks(LLVMContextRef C, LLVMModuleRef M)
 	return split;
 }
 
+/* ---- the stack bound ---------------------------------------------------------- */
+
+/* Bytes of the stack slots one IR value can take in machine code: a scalar
+ * lives in one general or scalar floating-point register (8 bytes, or its
+ * size if bigger); a vector is split into register-sized parts (no bigger
+ * in total) or widened to a 16-byte register, a lane of an i1 vector (a
+ * comparison result) may be as wide as the compared elements (8 bytes at
+ * most) and a half or bfloat lane is computed as a float. */
+static uint64_t slot_bytes(LLVMTargetDataRef td, LLVMTypeRef t)
+{
+	LLVMTypeKind k = LLVMGetTypeKind(t);
+	if (k == LLVMVoidTypeKind || k == LLVMLabelTypeKind || k == LLVMTokenTypeKind ||
+	    k == LLVMMetadataTypeKind)
+		return 0;
+	if (k != LLVMVectorTypeKind) {
+		uint64_t n = LLVMStoreSizeOfType(td, t);
+		return n > 8 ? n : 8;
+	}
+	LLVMTypeRef el = LLVMGetElementType(t);
+	LLVMTypeKind ek = LLVMGetTypeKind(el);
+	uint64_t lane = LLVMStoreSizeOfType(td, el);
+	if (ek == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(el) == 1)
+		lane = 8;
+	else if (ek == LLVMHalfTypeKind || ek == LLVMBFloatTypeKind)
+		lane = 4;
+	uint64_t n = (uint64_t)LLVMGetVectorSize(t) * lane;
+	return n > 16 ? n : 16;
+}
+
+/* the stack temporary of a call argument or result of type t when it is
+ * passed in memory (vectors wider than the vector registers, aggregates) */
+static uint64_t by_memory_bytes(LLVMTargetDataRef td, LLVMTypeRef t)
+{
+	LLVMTypeKind k = LLVMGetTypeKind(t);
+	return k == LLVMVectorTypeKind || k == LLVMStructTypeKind || k == LLVMArrayTypeKind
+	               ? slot_bytes(td, t)
+	               : 0;
+}
+
+/* Bytes of stack slots that lowering instruction i (opcode op) may add
+ * beyond the slot of its result. A phi gets a second value after PHI
+ * elimination, the one the copies in its predecessors define (the per-lane
+ * code of a masked load is a phi and an insert per lane, each the whole
+ * vector). Instruction selection stores to the stack a vector that
+ * extractelement/insertelement index with a variable, or that a bitcast
+ * reinterprets. A call may pass a vector or aggregate argument or result
+ * through memory (x86-64 without AVX-512 passes a 64-byte vector by
+ * reference; intrinsics are expanded in place). An atomic may become a
+ * compare-exchange loop with a few values of its type. */
+static uint64_t temp_bytes(LLVMTargetDataRef td, LLVMValueRef i, LLVMOpcode op)
+{
+	LLVMTypeRef t0 = LLVMGetNumOperands(i) > 0 ? LLVMTypeOf(LLVMGetOperand(i, 0)) : NULL;
+	switch (op) {
+	case LLVMExtractElement:
+		return LLVMIsAConstantInt(LLVMGetOperand(i, 1)) ? 0 : slot_bytes(td, t0);
+	case LLVMInsertElement:
+		return LLVMIsAConstantInt(LLVMGetOperand(i, 2)) ? 0 : slot_bytes(td, t0);
+	case LLVMBitCast:
+		return LLVMGetTypeKind(LLVMTypeOf(i)) == LLVMVectorTypeKind ||
+		                       LLVMGetTypeKind(t0) == LLVMVectorTypeKind
+		               ? slot_bytes(td, t0)
+		               : 0;
+	case LLVMPHI: return slot_bytes(td, LLVMTypeOf(i));
+	case LLVMAtomicRMW:
+	case LLVMAtomicCmpXchg: return 4 * slot_bytes(td, LLVMTypeOf(LLVMGetOperand(i, 1)));
+	case LLVMCall: {
+		LLVMValueRef callee = LLVMGetCalledValue(i);
+		size_t len = 0;
+		const char *name = LLVMIsAFunction(callee) ? LLVMGetValueName2(callee, &len) : "";
+		if (len >= 5 && !strncmp(name, "llvm.", 5))
+			return 0;
+		uint64_t n = by_memory_bytes(td, LLVMTypeOf(i));
+		for (unsigned k = 0, na = LLVMGetNumArgOperands(i); k < na; k++)
+			n += by_memory_bytes(td, LLVMTypeOf(LLVMGetOperand(i, k)));
+		return n;
+	}
+	default: return 0;
+	}
+}
+
+/* An upper bound of the stack one call of the kernel takes, its own frame
+ * and those of the functions of M it calls (library and runtime functions
+ * are the launcher's margin: see cpu_launch.h). Computed on the module as
+ * code generation receives it (masked memory intrinsics the host has no
+ * instruction for already expanded per lane), without looking at machine
+ * code: every parameter and instruction result may get its own spill slot
+ * (the -O0 fast register allocator gives each value it spills one, and
+ * spills every value live across a call or a block boundary), every alloca
+ * its own object, and some instructions more (temp_bytes). Summed over all
+ * functions, as none recurses. */
+static uint64_t stack_bound(LLVMModuleRef M, LLVMTargetDataRef td)
+{
+	uint64_t n = 0;
+	for (LLVMValueRef f = LLVMGetFirstFunction(M); f; f = LLVMGetNextFunction(f)) {
+		if (LLVMIsDeclaration(f))
+			continue;
+		n += 256; /* return address, saved registers, alignment */
+		for (LLVMValueRef a = LLVMGetFirstParam(f); a; a = LLVMGetNextParam(a))
+			n += slot_bytes(td, LLVMTypeOf(a));
+		for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b; b = LLVMGetNextBasicBlock(b))
+			for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i)) {
+				LLVMOpcode op = LLVMGetInstructionOpcode(i);
+				if (op == LLVMAlloca) {
+					LLVMValueRef cnt = LLVMGetOperand(i, 0);
+					if (!LLVMIsAConstantInt(cnt))
+						ice(PASS, "alloca of a variable size");
+					n += LLVMABISizeOfType(td, LLVMGetAllocatedType(i)) *
+					             LLVMConstIntGetZExtValue(cnt) +
+					     LLVMGetAlignment(i);
+				}
+				n += slot_bytes(td, LLVMTypeOf(i)) + temp_bytes(td, i, op);
+			}
+	}
+	return n;
+}
+
+/* false with a diagnostic when LLVM rejects the pipeline */
+static bool run_passes(LLVMModuleRef M, const char *passes, LLVMTargetMachineRef tm,
+                       DiagSink *diags)
+{
+	LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+	LLVMErrorRef perr = LLVMRunPasses(M, passes, tm, po);
+	LLVMDisposePassBuilderOptions(po);
+	if (!perr)
+		return true;
+	char *m = LLVMGetErrorMessage(perr);
+	diag_error(diags, (SrcLoc){0}, "llvm: optimization failed: %s", m);
+	LLVMDisposeErrorMessage(m);
+	return false;
+}
+
 static bool backend(Em *e, EmitWhat what, DiagSink *diags, EmitResult *out)
 {
 	char *err = NULL;
@@ -716,13 +847,7 @@ static bool backend(Em *e, EmitWhat what, DiagSink *diags, EmitResult *out)
 	LLVMSetDataLayout(e->M, dl);
 	LLVMDisposeMessage(dl);
 	LLVMDisposeTargetData(td);
-	LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
-	LLVMErrorRef perr = LLVMRunPasses(e->M, CPU_PASSES, tm, po);
-	LLVMDisposePassBuilderOptions(po);
-	if (perr) {
-		char *m = LLVMGetErrorMessage(perr);
-		diag_error(diags, (SrcLoc){0}, "llvm: optimization failed: %s", m);
-		LLVMDisposeErrorMessage(m);
+	if (!run_passes(e->M, CPU_PASSES, tm, diags)) {
 		LLVMDisposeTargetMachine(tm);
 		return false;
 	}
@@ -734,6 +859,16 @@ static bool backend(Em *e, EmitWhat what, DiagSink *diags, EmitResult *out)
 			LLVMDisposeTargetMachine(tm);
 			tm = fast;
 		}
+	}
+	if (what != EMIT_LLVM_IR) {
+		/* what code generation does first, done here so that the stack
+		 * bound sees the per-lane code (a masked load of 64 i16 on AVX2:
+		 * 64 blocks, 16 KB of frame at -O0) */
+		if (!run_passes(e->M, "function(scalarize-masked-mem-intrin)", tm, diags)) {
+			LLVMDisposeTargetMachine(tm);
+			return false;
+		}
+		out->stack_bytes = stack_bound(e->M, LLVMGetModuleDataLayout(e->M));
 	}
 	bool ok = true;
 	if (what == EMIT_LLVM_IR) {

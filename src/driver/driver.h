@@ -42,6 +42,7 @@ typedef struct CompiledKernel {
 	int num_warps;
 	int threads;       /* num_warps * lanes_per_warp */
 	int smem_bytes;
+	uint64_t stack_bytes; /* CPU: an upper bound of one program instance's stack */
 	int nargs;
 	KernelArgDesc *args;
 	void *binary;

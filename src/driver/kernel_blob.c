@@ -1,7 +1,8 @@
 /* kernel_blob.c: (de)serialization of compiled kernels.
  *
  * Layout, little-endian: "TKRN" u32 version | name | TargetDesc fields |
- * num_warps threads smem nargs | nargs x (name, dt, elem, spec) | u64 len | binary.
+ * num_warps threads smem | u64 stack | nargs | nargs x (name, dt, elem, spec) |
+ * u64 len | binary.
  * Strings are u32 length + bytes. Decoding checks every length against the
  * remaining bytes, so a damaged payload is rejected, never over-read.
  */
@@ -10,7 +11,7 @@
 
 #include "driver/kernel_blob.h"
 
-enum { BLOB_VERSION = 1 };
+enum { BLOB_VERSION = 2 };
 
 typedef struct Reader {
 	const uint8_t *p, *end;
@@ -71,6 +72,7 @@ void *kernel_blob_encode(const CompiledKernel *k, size_t *len)
 	put_u32(&b, (uint32_t)k->num_warps);
 	put_u32(&b, (uint32_t)k->threads);
 	put_u32(&b, (uint32_t)k->smem_bytes);
+	put(&b, &k->stack_bytes, 8);
 	put_u32(&b, (uint32_t)k->nargs);
 	for (int i = 0; i < k->nargs; i++) {
 		put_str(&b, k->args[i].name);
@@ -108,6 +110,7 @@ int kernel_blob_decode(const void *data, size_t len, CompiledKernel *out)
 	out->num_warps = (int)get_u32(&r);
 	out->threads = (int)get_u32(&r);
 	out->smem_bytes = (int)get_u32(&r);
+	get(&r, &out->stack_bytes, 8);
 	uint32_t nargs = get_u32(&r);
 	if (r.bad || nargs > 4096)
 		return -1;

@@ -1302,6 +1302,14 @@ static void test_orc_and_text(void)
 	CHECK(emit_llvm(b.f, EMIT_ASM, &ds, &as));
 	CHECK(ir.text && strstr(ir.text, "define void @vadd("));
 	CHECK(as.text && strstr(as.text, "vadd:"));
+	/* the stack bound: small for a small kernel (it keeps running inline on
+	 * the launching thread, see cpu_launch.h) and no less than the frame the
+	 * machine code sets up */
+	CHECK(r.stack_bytes > 0 && r.stack_bytes < 64 * 1024);
+	CHECK(as.stack_bytes == r.stack_bytes);
+	const char *sub = as.text ? strstr(as.text, "subq\t$") : NULL;
+	if (sub)
+		CHECK(strtoull(sub + 6, NULL, 10) <= r.stack_bytes);
 	if (r.binary) {
 		char err[256];
 		enum { LOADS = 20 };
