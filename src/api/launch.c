@@ -311,7 +311,8 @@ tile_status api_launch_argv(tile_kernel *k, const uint32_t grid[3], void **argv,
 	if (k->is_cuda)
 		return backend_cuda_launch(k, grid, argv, stream);
 	int asserts = backend_assert_count(k->ctx->be);
-	int rc = cpu_launch(k->ctx->pool, k->cpu_fn, argv, grid, (size_t)k->ck.smem_bytes, k->rt);
+	int rc = cpu_launch(k->ctx->pool, k->cpu_fn, argv, grid, (size_t)k->ck.smem_bytes,
+	                    k->ck.stack_bytes, k->rt);
 	if (rc == 0 && backend_assert_count(k->ctx->be) != asserts)
 		return backend_assert_report(k, asserts);
 	if (rc == -1)
@@ -319,6 +320,11 @@ tile_status api_launch_argv(tile_kernel *k, const uint32_t grid[3], void **argv,
 		                "kernel '%s': grid %" PRIu32 "x%" PRIu32 "x%" PRIu32
 		                " is too large",
 		                k->ck.name, grid[0], grid[1], grid[2]);
+	if (rc == -3)
+		return api_fail(k->ctx, TILE_ERROR_NOMEM,
+		                "kernel '%s': cannot start a thread with %" PRIu64
+		                " bytes of stack for it",
+		                k->ck.name, k->ck.stack_bytes);
 	if (rc != 0)
 		return api_fail(
 		        k->ctx, TILE_ERROR_NOMEM,

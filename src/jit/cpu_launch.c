@@ -24,7 +24,9 @@
 enum {
 	SPIN_ITERS = 256,        /* polls with a pause instruction before yielding */
 	YIELD_ITERS = 64,        /* polls with sched_yield before sleeping */
-	WORKER_STACK = 16 << 20, /* SIMD thread programs can use a deep stack */
+	WORKER_STACK = 16 << 20, /* the least stack a worker gets */
+	CALLER_STACK_MAX = 1 << 20, /* a kernel that needs more never runs on the caller */
+	STACK_MARGIN = 1 << 20,  /* beyond a kernel's need: the functions it calls, the worker's */
 	MAX_THREADS = 256,
 	SMEM_ALIGN = 64,
 };
@@ -44,6 +46,7 @@ typedef struct Worker {
 	pthread_cond_t wake;
 	struct CpuPool *pool;
 	int id;
+	uint64_t gen0; /* the generation when it started: jobs before it are not its own */
 	void *smem;
 } Worker;
 
@@ -58,6 +61,7 @@ struct CpuPool {
 	CpuJob *job;
 	Worker *workers;
 	int nworkers;
+	size_t worker_stack; /* every worker has a stack of this many bytes */
 	size_t smem_cap; /* every worker buffer and caller_smem have this many bytes */
 	void *caller_smem;
 };
@@ -158,7 +162,7 @@ static void *worker_main(void *arg)
 {
 	Worker *w = arg;
 	CpuPool *p = w->pool;
-	uint64_t seen_gen = 0;
+	uint64_t seen_gen = w->gen0;
 	for (;;) {
 		uint64_t s = wait_new_state(w, seen_gen);
 		if ((s >> 16) == seen_gen) /* woken for stop */
@@ -176,23 +180,27 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-/* Starts the workers (launch_mu held). Fewer than asked is fine. */
-static void start_workers(CpuPool *p)
+/* Starts `want` workers with `stack` bytes of stack (launch_mu held, none
+ * running). Fewer than asked is fine. */
+static void start_workers(CpuPool *p, int want, size_t stack)
 {
 	p->started = true;
-	int want = p->nthreads - 1;
 	if (want <= 0)
-		return;
-	p->workers = calloc((size_t)want, sizeof *p->workers);
-	if (!p->workers)
 		return;
 	pthread_attr_t attr;
 	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, WORKER_STACK);
+	p->workers = calloc((size_t)want, sizeof *p->workers);
+	if (!p->workers || pthread_attr_setstacksize(&attr, stack) != 0) {
+		pthread_attr_destroy(&attr);
+		return;
+	}
+	p->worker_stack = stack;
+	uint64_t gen = atomic_load_explicit(&p->state, memory_order_relaxed) >> 16;
 	for (int i = 0; i < want; i++) {
 		Worker *w = &p->workers[i];
 		w->pool = p;
 		w->id = i;
+		w->gen0 = gen;
 		if (p->smem_cap) {
 			w->smem = aligned_alloc(SMEM_ALIGN, p->smem_cap);
 			if (!w->smem)
@@ -208,6 +216,25 @@ static void start_workers(CpuPool *p)
 		p->nworkers++;
 	}
 	pthread_attr_destroy(&attr);
+}
+
+/* Joins and frees the workers (launch_mu held, no job running). */
+static void stop_workers(CpuPool *p)
+{
+	pthread_mutex_lock(&p->mu);
+	p->stop = true;
+	for (int i = 0; i < p->nworkers; i++)
+		pthread_cond_signal(&p->workers[i].wake);
+	pthread_mutex_unlock(&p->mu);
+	for (int i = 0; i < p->nworkers; i++) {
+		pthread_join(p->workers[i].th, NULL);
+		pthread_cond_destroy(&p->workers[i].wake);
+		free(p->workers[i].smem);
+	}
+	free(p->workers);
+	p->workers = NULL;
+	p->nworkers = 0;
+	p->stop = false;
 }
 
 /* Grows every shared-memory buffer to `need` bytes (launch_mu held, workers idle). */
@@ -239,18 +266,8 @@ void cpu_pool_destroy(CpuPool *p)
 	if (!p)
 		return;
 	pthread_mutex_lock(&p->launch_mu);
-	pthread_mutex_lock(&p->mu);
-	p->stop = true;
-	for (int i = 0; i < p->nworkers; i++)
-		pthread_cond_signal(&p->workers[i].wake);
-	pthread_mutex_unlock(&p->mu);
-	for (int i = 0; i < p->nworkers; i++) {
-		pthread_join(p->workers[i].th, NULL);
-		pthread_cond_destroy(&p->workers[i].wake);
-		free(p->workers[i].smem);
-	}
+	stop_workers(p);
 	pthread_mutex_unlock(&p->launch_mu);
-	free(p->workers);
 	free(p->caller_smem);
 	pthread_cond_destroy(&p->done);
 	pthread_mutex_destroy(&p->mu);
@@ -288,14 +305,15 @@ static void wait_done(CpuPool *p)
 	pthread_mutex_unlock(&p->mu);
 }
 
-/* Runs j with the workers (launch_mu held). */
-static void run_parallel(CpuPool *p, CpuJob *j)
+/* Runs j with the workers (launch_mu held), and on the caller too when
+ * caller_helps; returns when all instances have run. */
+static void run_parallel(CpuPool *p, CpuJob *j, bool caller_helps)
 {
-	int64_t parts = (int64_t)(p->nworkers + 1) * 4;
+	int64_t parts = (int64_t)(p->nworkers + caller_helps) * 4;
 	j->chunk = j->total / parts > 0 ? j->total / parts : 1;
 	int wanted = p->nworkers;
-	if ((int64_t)wanted > j->total - 1)
-		wanted = (int)(j->total - 1);
+	if ((int64_t)wanted > j->total - caller_helps)
+		wanted = (int)(j->total - caller_helps);
 	p->job = j;
 	atomic_store_explicit(&p->active, wanted, memory_order_relaxed);
 	pthread_mutex_lock(&p->mu);
@@ -304,12 +322,91 @@ static void run_parallel(CpuPool *p, CpuJob *j)
 	for (int i = 0; i < wanted; i++)
 		pthread_cond_signal(&p->workers[i].wake);
 	pthread_mutex_unlock(&p->mu);
-	run_chunks(j, p->caller_smem);
+	if (caller_helps)
+		run_chunks(j, p->caller_smem);
 	wait_done(p);
 }
 
+/* ---- kernels with a deep stack ----------------------------------------------- */
+
+/* The stack of a thread that runs a kernel that needs `need` bytes: a
+ * quarter more, for stack temporaries of code generation that the bound
+ * does not know of (a newer LLVM, another host), and STACK_MARGIN; 0 if
+ * that does not fit a size_t. */
+static size_t deep_stack(uint64_t need)
+{
+	const uint64_t round = 1 << 16;
+	if (need > (SIZE_MAX - STACK_MARGIN - round) / 5 * 4)
+		return 0;
+	uint64_t n = (need + need / 4 + STACK_MARGIN + round - 1) & ~(round - 1);
+	return n > WORKER_STACK ? (size_t)n : WORKER_STACK;
+}
+
+typedef struct AloneJob {
+	CpuJob *j;
+	size_t smem_bytes;
+	int rc;
+} AloneJob;
+
+static void *alone_main(void *arg)
+{
+	AloneJob *a = arg;
+	a->rc = run_alone(a->j, a->smem_bytes);
+	return NULL;
+}
+
+/* The whole grid on a thread of its own with `stack` bytes of stack: for a
+ * launch without a pool, or one that finds the pool busy. */
+static int run_alone_deep(CpuJob *j, size_t smem_bytes, size_t stack)
+{
+	AloneJob a = {j, smem_bytes, 0};
+	pthread_attr_t attr;
+	pthread_t th;
+	pthread_attr_init(&attr);
+	int err = pthread_attr_setstacksize(&attr, stack) ||
+	          pthread_create(&th, &attr, alone_main, &a);
+	pthread_attr_destroy(&attr);
+	if (err)
+		return -3;
+	pthread_join(th, NULL);
+	return a.rc;
+}
+
+/* Workers with at least `stack` bytes of stack, at least one (launch_mu
+ * held): the running ones if their stack is deep enough, else new ones. */
+static bool deep_workers(CpuPool *p, size_t stack)
+{
+	if (p->nworkers > 0 && p->worker_stack >= stack)
+		return true;
+	stop_workers(p);
+	start_workers(p, p->nthreads > 1 ? p->nthreads - 1 : 1, stack);
+	return p->nworkers > 0;
+}
+
+/* A kernel that needs more than CALLER_STACK_MAX bytes of stack runs on the
+ * workers only, or on a thread of its own; never on the caller. */
+static int launch_deep(CpuPool *p, CpuJob *j, size_t smem_bytes, uint64_t need)
+{
+	size_t stack = deep_stack(need);
+	if (!stack)
+		return -3;
+	if (!p || pthread_mutex_trylock(&p->launch_mu) != 0)
+		return run_alone_deep(j, smem_bytes, stack);
+	int rc = 0;
+	if (!grow_smem(p, smem_bytes))
+		rc = -2;
+	else if (!deep_workers(p, stack))
+		rc = -3;
+	else
+		run_parallel(p, j, false);
+	pthread_mutex_unlock(&p->launch_mu);
+	return rc;
+}
+
+/* ---- the entry point ---------------------------------------------------------- */
+
 int cpu_launch(CpuPool *p, CpuKernelFn fn, void **args, const uint32_t grid[3], size_t smem_bytes,
-               void *rt)
+               uint64_t stack_bytes, void *rt)
 {
 	for (int d = 0; d < 3; d++)
 		if (grid[d] > INT32_MAX)
@@ -323,6 +420,8 @@ int cpu_launch(CpuPool *p, CpuKernelFn fn, void **args, const uint32_t grid[3], 
 		return -1;
 	j.total = (int64_t)grid[0] * grid[1] * grid[2];
 	atomic_init(&j.next, 0);
+	if (stack_bytes > CALLER_STACK_MAX)
+		return launch_deep(p, &j, smem_bytes, stack_bytes);
 	if (j.total == 1 && smem_bytes == 0) { /* the common tiny launch: a direct call */
 		static const int32_t zero[3] = {0, 0, 0};
 		fn(args, zero, j.grid, NULL, rt);
@@ -337,11 +436,11 @@ int cpu_launch(CpuPool *p, CpuKernelFn fn, void **args, const uint32_t grid[3], 
 		run_range(&j, 0, j.total, p->caller_smem);
 	} else {
 		if (!p->started)
-			start_workers(p);
+			start_workers(p, p->nthreads - 1, WORKER_STACK);
 		if (p->nworkers == 0)
 			run_range(&j, 0, j.total, p->caller_smem);
 		else
-			run_parallel(p, &j);
+			run_parallel(p, &j, true);
 	}
 	pthread_mutex_unlock(&p->launch_mu);
 	return rc;

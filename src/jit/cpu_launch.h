@@ -11,9 +11,23 @@
  * A grid of one instance runs inline on the calling thread without waking the
  * workers. Nothing is allocated per launch once the buffers are big enough.
  *
+ * Stacks: every launch passes an upper bound of the stack one instance needs
+ * (CompiledKernel.stack_bytes, from emit_llvm.c). Up to 1 MB, instances run
+ * as above, on the caller too, so a launching thread needs 1 MB of free stack
+ * (the main thread and glibc's default threads have 8 MB). A kernel that
+ * needs more (a big kernel compiled at -O0 gives every spilled value its own
+ * slot: frames of many MB) never runs on the caller: the workers run its
+ * whole grid, a grid of one included, while the caller waits. Workers have
+ * a 16 MB stack, or the kernel's need plus a quarter plus 1 MB (for the
+ * runtime and library functions it calls) when that is more: the pool then
+ * restarts them with that stack, which they keep. A pool without workers (one core) starts
+ * one for such kernels. A thread stack is reserved address space: only the
+ * pages a kernel touches cost memory.
+ *
  * Concurrency: launches from several threads on one pool are safe. The first
  * to arrive uses the workers; a launch that finds them busy runs its grid on
- * its own thread, with a temporary shared-memory buffer.
+ * its own thread, with a temporary shared-memory buffer (a deep-stack kernel:
+ * on a new thread with the stack it needs).
  */
 #ifndef TILE_JIT_CPU_LAUNCH_H
 #define TILE_JIT_CPU_LAUNCH_H
@@ -34,8 +48,10 @@ void cpu_pool_destroy(CpuPool *p); /* NULL: no-op; joins the workers */
 int cpu_pool_threads(const CpuPool *p);
 
 /* Runs fn over grid[0] x grid[1] x grid[2] instances and returns when all have
- * run. Returns 0, -1 if a dimension exceeds INT32_MAX, or -2 when out of memory. */
+ * run; each instance gets smem_bytes of shared memory and may use stack_bytes
+ * of stack. Returns 0, -1 if a dimension exceeds INT32_MAX, -2 when out of
+ * memory, or -3 when no thread with a deep enough stack can be started. */
 int cpu_launch(CpuPool *p, CpuKernelFn fn, void **args, const uint32_t grid[3], size_t smem_bytes,
-               void *rt);
+               uint64_t stack_bytes, void *rt);
 
 #endif

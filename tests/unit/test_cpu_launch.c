@@ -3,7 +3,8 @@
  * Every program instance runs exactly once with the right pid and nprog,
  * shared memory is 16-byte aligned, private to an instance while it runs and
  * big enough; grids of one instance run inline on the caller; launches from
- * several threads on one pool are all completed. */
+ * several threads on one pool are all completed. A kernel that needs a deep
+ * stack runs only on threads that have it, never on the caller. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -69,7 +70,7 @@ static void run_grid(CpuPool *p, int32_t nx, int32_t ny, int32_t nz, size_t smem
 	g.hits = calloc(total ? total : 1, sizeof *g.hits);
 	void *args[1] = {&g};
 	uint32_t grid[3] = {(uint32_t)nx, (uint32_t)ny, (uint32_t)nz};
-	CHECK(cpu_launch(p, kernel, args, grid, smem, NULL) == 0);
+	CHECK(cpu_launch(p, kernel, args, grid, smem, 0, NULL) == 0);
 	for (size_t i = 0; i < total; i++)
 		if (atomic_load(&g.hits[i]) != 1) {
 			fprintf(stderr, "grid %dx%dx%d smem %zu: instance %zu ran %d times\n", nx,
@@ -91,6 +92,98 @@ static void *concurrent(void *arg)
 	return NULL;
 }
 
+/* ---- kernels with a deep stack ---------------------------------------------------- */
+
+typedef struct Deep {
+	uint64_t need;   /* the stack_bytes passed to cpu_launch */
+	size_t use;      /* bytes of stack each instance really touches */
+	pthread_t caller;
+	atomic_int runs, on_caller, shallow;
+} Deep;
+
+/* Touches `n` bytes of this thread's stack, one byte per page. */
+static __attribute__((noinline)) int touch_stack(size_t n)
+{
+	volatile char buf[n];
+	for (size_t i = 0; i < n; i += 4096)
+		buf[i] = (char)i;
+	return buf[0] + buf[n - 1];
+}
+
+/* the size of the calling thread's stack, 0 when unknown */
+static size_t own_stack(void)
+{
+	size_t n = 0;
+	pthread_attr_t a;
+	if (pthread_getattr_np(pthread_self(), &a) == 0) {
+		pthread_attr_getstacksize(&a, &n);
+		pthread_attr_destroy(&a);
+	}
+	return n;
+}
+
+static void deep_kernel(void **args, const int32_t pid[3], const int32_t nprog[3], void *smem,
+                        void *rt)
+{
+	Deep *d = args[0];
+	(void)pid, (void)nprog, (void)smem, (void)rt;
+	if (pthread_equal(pthread_self(), d->caller))
+		atomic_fetch_add(&d->on_caller, 1);
+	else if (own_stack() < d->need)
+		atomic_fetch_add(&d->shallow, 1);
+	else if (d->use)
+		touch_stack(d->use);
+	atomic_fetch_add(&d->runs, 1);
+}
+
+/* Launches deep_kernel over nx instances; each runs once, on a thread with
+ * at least `need` bytes of stack other than the caller. */
+static void run_deep(CpuPool *p, int32_t nx, uint64_t need, size_t use)
+{
+	Deep d = {.need = need, .use = use, .caller = pthread_self()};
+	void *args[1] = {&d};
+	uint32_t grid[3] = {(uint32_t)nx, 1, 1};
+	CHECK(cpu_launch(p, deep_kernel, args, grid, 64, need, NULL) == 0);
+	CHECK(atomic_load(&d.runs) == nx);
+	CHECK(atomic_load(&d.on_caller) == 0);
+	CHECK(atomic_load(&d.shallow) == 0);
+}
+
+static void *concurrent_deep(void *arg)
+{
+	CpuPool *p = arg;
+	for (int r = 0; r < 10; r++) {
+		run_deep(p, 1 + r % 4, 3 << 20, 0);
+		run_grid(p, 5, 2, 1, 32);
+	}
+	return NULL;
+}
+
+static void test_deep(void)
+{
+	CpuPool *p = cpu_pool_create(3);
+	run_grid(p, 4, 1, 1, 0);     /* workers with the usual stack */
+	run_deep(p, 1, 2 << 20, 1 << 20); /* a grid of one: still not on the caller */
+	run_deep(p, 1, 24 << 20, 23 << 20); /* deeper than the workers' and main's stack */
+	run_deep(p, 9, 2 << 20, 1 << 20);
+	run_grid(p, 1, 1, 1, 0); /* small kernels: as before, inline for a grid of one */
+	run_grid(p, 30, 2, 1, 128);
+	uint32_t one[3] = {1, 1, 1};
+	CHECK(cpu_launch(p, deep_kernel, NULL, one, 0, UINT64_MAX, NULL) == -3); /* no such stack */
+	pthread_t th[3];
+	for (int t = 0; t < 3; t++) /* some find the pool busy: a thread of their own */
+		pthread_create(&th[t], NULL, concurrent_deep, p);
+	for (int t = 0; t < 3; t++)
+		pthread_join(th[t], NULL);
+	cpu_pool_destroy(p);
+
+	CpuPool *one_core = cpu_pool_create(1); /* no workers: one is started for it */
+	run_deep(one_core, 3, 2 << 20, 1 << 20);
+	run_grid(one_core, 4, 1, 1, 16);
+	cpu_pool_destroy(one_core);
+	run_deep(NULL, 2, 2 << 20, 1 << 20); /* no pool: a thread of its own */
+}
+
 int main(void)
 {
 	CpuPool *p = cpu_pool_create(0);
@@ -104,9 +197,9 @@ int main(void)
 	for (int r = 0; r < 200; r++) /* back-to-back launches, small and varied */
 		run_grid(p, 1 + r % 13, 1 + r % 3, 1, (size_t)(r % 4) * 48);
 	uint32_t zero[3] = {0, 4, 4};
-	CHECK(cpu_launch(p, kernel, NULL, zero, 0, NULL) == 0); /* nothing runs */
+	CHECK(cpu_launch(p, kernel, NULL, zero, 0, 0, NULL) == 0); /* nothing runs */
 	uint32_t huge[3] = {0x80000000u, 1, 1};
-	CHECK(cpu_launch(p, kernel, NULL, huge, 0, NULL) == -1);
+	CHECK(cpu_launch(p, kernel, NULL, huge, 0, 0, NULL) == -1);
 	pthread_t th[3];
 	for (int t = 0; t < 3; t++)
 		pthread_create(&th[t], NULL, concurrent, p);
@@ -118,6 +211,7 @@ int main(void)
 	CpuPool *one = cpu_pool_create(1); /* no workers: everything on the caller */
 	run_grid(one, 9, 2, 1, 32);
 	cpu_pool_destroy(one);
+	test_deep();
 	if (failures)
 		fprintf(stderr, "test_cpu_launch: %d failure(s)\n", failures);
 	return failures ? 1 : 0;
