@@ -356,6 +356,14 @@ static void emit_binary(Ec *e, const TpOp *op)
 		sb_printf(&b, "%s ^ %s", x.s, y.s); /* i1 arithmetic wraps mod 2 */
 	} else if (d == DT_I1 && k == TP_MUL) {
 		sb_printf(&b, "%s & %s", x.s, y.s);
+	} else if ((k == TP_SHL || k == TP_SHR) && d != DT_I1) {
+		/* PTX's shifts: the amount clamped to the width (C leaves it undefined) */
+		int w = int_bits(d);
+		if (k == TP_SHR && dtype_is_signed(d))
+			sb_printf(&b, "%s >> ((uint32_t)%s < %du ? %s : %d)", x.s, y.s, w, y.s, w - 1);
+		else
+			sb_printf(&b, "(uint32_t)%s < %du ? (%s)(%s %s %s) : (%s)0", y.s, w, ec_ctype(d), x.s,
+			          binop_sym(k), y.s, ec_ctype(d));
 	} else {
 		sb_printf(&b, "%s %s %s", x.s, binop_sym(k), y.s);
 	}

@@ -485,6 +485,23 @@ static LLVMValueRef umulhi(Em *e, LLVMValueRef a, LLVMValueRef b)
 	return LLVMBuildTrunc(e->B, p, t, "");
 }
 
+/* Shifts as PTX defines them, the amount read as unsigned and clamped to the
+ * width: shifting left or logically right by the width or more gives 0, an
+ * arithmetic right shift the sign. (LLVM makes such a shift poison: a uint8
+ * tile shifted by 8 gave different garbage from run to run.) */
+static LLVMValueRef shift(Em *e, bool left, bool sgn, LLVMValueRef a, LLVMValueRef b)
+{
+	LLVMBuilderRef B = e->B;
+	LLVMTypeRef t = LLVMTypeOf(a);
+	LLVMTypeRef st = vec_of(a) ? LLVMGetElementType(t) : t;
+	unsigned w = LLVMGetIntTypeWidth(st);
+	LLVMValueRef in_range = LLVMBuildICmp(B, LLVMIntULT, b, ci(e, st, w, b), "");
+	if (!left && sgn)
+		return LLVMBuildAShr(B, a, LLVMBuildSelect(B, in_range, b, ci(e, st, w - 1, b), ""), "");
+	LLVMValueRef r = left ? LLVMBuildShl(B, a, b, "") : LLVMBuildLShr(B, a, b, "");
+	return LLVMBuildSelect(B, in_range, r, LLVMConstNull(t), "");
+}
+
 static LLVMValueRef binop(Em *e, int k, DType d, LLVMValueRef a, LLVMValueRef b, int flags)
 {
 	LLVMBuilderRef B = e->B;
@@ -514,8 +531,8 @@ static LLVMValueRef binop(Em *e, int k, DType d, LLVMValueRef a, LLVMValueRef b,
 	case TP_AND: return LLVMBuildAnd(B, a, b, "");
 	case TP_OR: return LLVMBuildOr(B, a, b, "");
 	case TP_XOR: return LLVMBuildXor(B, a, b, "");
-	case TP_SHL: return LLVMBuildShl(B, a, b, "");
-	case TP_SHR: return sgn ? LLVMBuildAShr(B, a, b, "") : LLVMBuildLShr(B, a, b, "");
+	case TP_SHL:
+	case TP_SHR: return shift(e, k == TP_SHL, sgn, a, b);
 	case TP_MIN:
 	case TP_MAX: {
 		LLVMIntPredicate p = k == TP_MIN ? (sgn ? LLVMIntSLT : LLVMIntULT)

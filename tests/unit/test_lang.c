@@ -1377,6 +1377,74 @@ static void test_int_division_widths(void)
 	}
 }
 
+/* Shifts by the width or more, as PTX defines them (the amount clamped to the
+ * width): << and unsigned >> give 0, signed >> the sign. Constant amounts
+ * (a uint8 shifted by 8, as DeepSpeed's fp8 dequantization does under
+ * Triton 3's typing) and tile amounts, 8 and 32 bits. */
+static const char shift_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(a_ptr, s_ptr, o_ptr, N: tl.constexpr):\n"
+	"    o = tl.arange(0, N)\n"
+	"    a = tl.load(a_ptr + o)\n"
+	"    s = tl.load(s_ptr + o)\n"
+	"    tl.store(o_ptr + o, a << s)\n"
+	"    tl.store(o_ptr + N + o, a >> s)\n"
+	"    tl.store(o_ptr + 2 * N + o, a << 8)\n"
+	"    tl.store(o_ptr + 3 * N + o, a >> 40)\n";
+
+static int64_t ptx_shift(int64_t a, int64_t s, int bits, bool sgn, bool left)
+{
+	uint64_t m = bits == 64 ? ~0ull : (1ull << bits) - 1, ua = (uint64_t)a & m, us = (uint64_t)s & m;
+	if (us >= (uint64_t)bits) /* clamped */
+		return left || !sgn ? 0 : wrap_to((ua >> (bits - 1)) & 1 ? -1 : 0, bits, sgn);
+	uint64_t r = left ? ua << us : sgn ? (uint64_t)(wrap_to((int64_t)ua, bits, true) >> us) : ua >> us;
+	return wrap_to((int64_t)r, bits, sgn);
+}
+
+static void test_wide_shifts(void)
+{
+	enum { N = 16 };
+	static const struct { int bits; bool sgn; tile_dtype t; const char *sig; } ty[] = {
+		{8, false, TILE_U8, "*u8,*u8,*u8,16"}, {8, true, TILE_I8, "*i8,*i8,*i8,16"},
+		{32, false, TILE_U32, "*u32,*u32,*u32,16"}, {32, true, TILE_I32, "*i32,*i32,*i32,16"},
+	};
+	static const int64_t as[N] = {1, -1, 0x55, -128, 127, 3, 0x7f, -2, 1, -1, 0x40, 5, -7, 9, 100, -100};
+	static const int64_t ss[N] = {0, 1, 7, 8, 9, 31, 32, 33, 100, 255, -1, 4, 16, 2, 6, 200};
+	for (size_t k = 0; k < sizeof ty / sizeof *ty; k++) {
+		int bits = ty[k].bits, bytes = bits / 8;
+		bool sgn = ty[k].sgn;
+		unsigned char ab[N * 4], sb[N * 4], ob[4 * N * 4];
+		for (int i = 0; i < N; i++)
+			for (int c = 0; c < bytes; c++) {
+				ab[i * bytes + c] = (unsigned char)((uint64_t)as[i] >> (8 * c));
+				sb[i * bytes + c] = (unsigned char)((uint64_t)ss[i] >> (8 * c));
+			}
+		tile_arg args[] = {tile_arg_ptr(ab, ty[k].t), tile_arg_ptr(sb, ty[k].t), tile_arg_ptr(ob, ty[k].t)};
+		if (!RUN(shift_src, "k", ty[k].sig, 1, args))
+			continue;
+		bool ok = true;
+		for (int j = 0; j < 4 * N; j++) {
+			int i = j % N, part = j / N;
+			int64_t got = 0;
+			for (int c = 0; c < bytes; c++)
+				got |= (int64_t)ob[j * bytes + c] << (8 * c);
+			got = wrap_to(got, bits, sgn);
+			int64_t a = wrap_to(as[i], bits, sgn);
+			int64_t s = part == 2 ? 8 : part == 3 ? 40 : wrap_to(ss[i], bits, sgn);
+			int64_t want = ptx_shift(a, s, bits, sgn, part == 0 || part == 2);
+			if (got != want) {
+				if (ok)
+					fprintf(stderr, "shift %s%d part %d: %lld by %lld gave %lld, want %lld\n", sgn ? "i" : "u",
+						bits, part, (long long)a, (long long)s, (long long)got, (long long)want);
+				ok = false;
+			}
+		}
+		CHECK(ok);
+	}
+}
+
 /* ---- mixed-signedness integer ops: >> keeps the left tensor's signedness, a weak
  * int constant takes an unsigned tensor's type ------------------------------------ */
 
@@ -1691,6 +1759,7 @@ int main(void)
 		test_bucketize();
 		test_mixed_int();
 		test_int_division_widths();
+		test_wide_shifts();
 		test_bitonic_merge();
 		test_asm_imm();
 		test_scan_tuple1();
