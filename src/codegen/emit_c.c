@@ -353,7 +353,7 @@ static void assign_from(Ec *e, const TpVal *dst, int n, const TpOp *term, int fi
 			ec_line(e, "v%u = v%u;", dst[i], term->operands[first + i]);
 }
 
-static int64_t const_int_of(const Ec *e, TpVal v, bool *known)
+int64_t ec_const_int(const Ec *e, TpVal v, bool *known)
 {
 	const TpOp *d = e->def[v];
 	*known = d && d->kind == TP_CONST;
@@ -368,7 +368,7 @@ static void emit_for(Ec *e, const TpOp *op)
 	const TpBlock *b = &op->regions[0];
 	TpVal iv = b->args[0];
 	bool known;
-	int64_t step = const_int_of(e, op->operands[2], &known);
+	int64_t step = ec_const_int(e, op->operands[2], &known);
 	char ty[48];
 	ec_type_str(ec_ty(e, iv), ty, sizeof ty);
 	ec_line(e, "for (%s v%u = v%u; v%u %s v%u; v%u += v%u) {", ty, iv, op->operands[0], iv,

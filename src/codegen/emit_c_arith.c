@@ -337,6 +337,14 @@ static void minmax(Ec *e, StrBuf *b, const TpOp *op, const char *x, const char *
 	}
 }
 
+/* A constant shift amount below the width needs no clamp. */
+static bool shift_in_range(const Ec *e, TpVal amount, DType d)
+{
+	bool known;
+	int64_t n = ec_const_int(e, amount, &known);
+	return known && n >= 0 && n < int_bits(d);
+}
+
 static void emit_binary(Ec *e, const TpOp *op)
 {
 	TpOpKind k = (TpOpKind)op->kind;
@@ -356,7 +364,7 @@ static void emit_binary(Ec *e, const TpOp *op)
 		sb_printf(&b, "%s ^ %s", x.s, y.s); /* i1 arithmetic wraps mod 2 */
 	} else if (d == DT_I1 && k == TP_MUL) {
 		sb_printf(&b, "%s & %s", x.s, y.s);
-	} else if ((k == TP_SHL || k == TP_SHR) && d != DT_I1) {
+	} else if ((k == TP_SHL || k == TP_SHR) && d != DT_I1 && !shift_in_range(e, op->operands[1], d)) {
 		/* PTX's shifts: the amount clamped to the width (C leaves it undefined) */
 		int w = int_bits(d);
 		if (k == TP_SHR && dtype_is_signed(d))

@@ -59,6 +59,7 @@ void ec_decl(Ec *e, TpVal v, const char *fmt, ...) PRINTF_LIKE(3, 4); /* "T vN =
 Type ec_ty(const Ec *e, TpVal v);
 int ec_tmp(Ec *e);                        /* fresh temporary number */
 bool ec_const_true(const Ec *e, TpVal v); /* v is 0 (absent mask) or the constant true */
+int64_t ec_const_int(const Ec *e, TpVal v, bool *known); /* the value of a TP_CONST */
 /* Ensures a parameterized helper exists: returns true if `name` is new, in
  * which case the caller appends its text to e->helpers. */
 bool ec_want_helper(Ec *e, const char *name);
