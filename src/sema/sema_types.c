@@ -477,8 +477,8 @@ Value binop(Sema *s, AstOp op, Value a, Value b, SrcLoc loc)
 	if (is_const_like(a) && is_const_like(b)) return const_binop(s, op, a, b, loc);
 	if (a.kind == V_TUPLE && b.kind == V_TUPLE && op == OP_ADD) {
 		Value *items = ARENA_NEWN(s->a, Value, a.n + b.n + 1);
-		memcpy(items, a.items, sizeof(Value) * (size_t)a.n);
-		memcpy(items + a.n, b.items, sizeof(Value) * (size_t)b.n);
+		if (a.n) memcpy(items, a.items, sizeof(Value) * (size_t)a.n); /* () has no items array */
+		if (b.n) memcpy(items + a.n, b.items, sizeof(Value) * (size_t)b.n);
 		return v_tuple(s, items, a.n + b.n);
 	}
 	if (op == OP_MUL && (a.kind == V_TUPLE || b.kind == V_TUPLE)) {
