@@ -262,6 +262,35 @@ static Value import_root(Sema *s, ModScope *m, const char *dotted, SrcLoc loc)
 	return (Value){.kind = V_MODULE, .mod = package_scope(s, m, root)};
 }
 
+/* Module-level code runs at import time, outside every kernel: whatever IR it
+ * builds goes to a scratch function of its own, never into the kernel being
+ * compiled (which may not exist yet, or be inside a branch of it). */
+static Value eval_module_expr(Sema *s, ModScope *m, const Expr *e)
+{
+	TirFunc *f = s->f;
+	TirBlock *blk = s->blk;
+	if (!s->module_scratch) s->module_scratch = tir_func_new(s->a, "<module>");
+	s->f = s->module_scratch;
+	s->blk = s->f->entry;
+	Fn tmp;
+	fn_init(s, &tmp, NULL, m, false);
+	Value v = eval(s, &tmp, e);
+	fn_free(&tmp);
+	s->f = f;
+	s->blk = blk;
+	return v;
+}
+
+/* whether v is or holds a runtime value (a tensor, a block pointer) */
+static bool value_holds_ir(Value v)
+{
+	if (v.kind == V_TENSOR || v.kind == V_BLOCKPTR) return true;
+	if (v.kind == V_TUPLE || v.kind == V_DICT || v.kind == V_CONFIG)
+		for (int i = 0; i < v.n; i++)
+			if (value_holds_ir(v.items[i])) return true;
+	return false;
+}
+
 static Value eval_global(Sema *s, ModScope *m, size_t idx, SrcLoc use)
 {
 	Global *g = &m->globals.data[idx];
@@ -298,18 +327,11 @@ static Value eval_global(Sema *s, ModScope *m, size_t idx, SrcLoc use)
 			if (mod.kind != V_ERR) v = get_attr(s, mod, g->attr, g->loc);
 		}
 	} else {
-		Fn tmp;
-		fn_init(s, &tmp, NULL, m, false);
-		TirBlock *saved = s->blk;
-		size_t saved_len = s->blk->nops;
-		v = eval(s, &tmp, g->expr);
-		fn_free(&tmp);
-		if (v.kind == V_TENSOR || v.kind == V_BLOCKPTR) {
+		v = eval_module_expr(s, m, g->expr);
+		if (value_holds_ir(v)) {
 			diag_error(s->d, g->expr->loc, "module-level '%s' must be a constexpr", g->name);
 			v = v_err();
 		}
-		s->blk = saved;
-		(void)saved_len;
 	}
 	m->limit = saved_limit;
 	g = &m->globals.data[idx];
@@ -1136,10 +1158,7 @@ static int module_cond(Sema *s, ModScope *ms, const Expr *cond)
 {
 	Quiet q;
 	quiet_begin(s, &q);
-	Fn tmp;
-	fn_init(s, &tmp, NULL, ms, false);
-	Value c = eval(s, &tmp, cond);
-	fn_free(&tmp);
+	Value c = eval_module_expr(s, ms, cond);
 	bool known = !quiet_end(s, &q, NULL) && c.kind == V_CONST;
 	return known ? const_truthy(c.c) : -1;
 }

@@ -155,6 +155,7 @@ struct Sema {
 	DiagSink *d;
 	TirFunc *f;
 	TirBlock *blk;
+	TirFunc *module_scratch; /* where module-level code puts its IR (eval_module_expr) */
 	ModScope *mods;
 	ModScope *prelude;
 	VEC(const FuncDef *) callstack;
