@@ -396,6 +396,13 @@ tile_status api_get_spec(tile_module *m, const KernelInfo *ki, const SpecArg *ar
 
 /* ---- tile_kernel_get / tile_kernel_get_typed ------------------------------------------ */
 
+/* The kernel's decorators failed: their diagnostic, already rendered, is the
+ * error (before any argument, whose meaning the decorators decide). */
+static tile_status deco_failed(tile_module *m, const KernelInfo *ki)
+{
+	return api_fail(m->ctx, TILE_ERROR_COMPILE, "%s", ki->deco_error);
+}
+
 tile_status tile_kernel_get(tile_module *m, const char *name, const char *signature,
                             const tile_kernel_options *opt, tile_kernel **out)
 {
@@ -407,6 +414,8 @@ tile_status tile_kernel_get(tile_module *m, const char *name, const char *signat
 	const KernelInfo *ki = api_find_kernel(m, name);
 	if (!ki)
 		return not_found(m, name);
+	if (ki->deco_error)
+		return deco_failed(m, ki);
 	Arena a;
 	arena_init(&a);
 	SpecArg *args = NULL;
@@ -558,6 +567,8 @@ tile_status tile_kernel_get_typed(tile_module *m, const char *name, const tile_a
 	const KernelInfo *ki = api_find_kernel(m, name);
 	if (!ki)
 		return not_found(m, name);
+	if (ki->deco_error)
+		return deco_failed(m, ki);
 	if (nargs > (size_t)ki->nparams)
 		return api_fail(m->ctx, TILE_ERROR_INVALID_ARGUMENT,
 		                "kernel '%s' takes %d parameters, got %zu arguments", name,

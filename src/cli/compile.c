@@ -304,7 +304,11 @@ int cli_dump(tile_context *ctx, tile_module *mod, const char *kernel, const char
 	int nargs = 0, rc = 0;
 	char err[512];
 	bool *dflt = ki ? ARENA_NEWN(&a, bool, ki->nparams + 1) : NULL;
-	if (ki && (rc = merge_signature(ki, signature, consts, nconsts, &sig, dflt)) == 0 &&
+	if (ki && ki->deco_error) { /* before the signature, whose meaning it changes */
+		fputs(ki->deco_error, stderr);
+		rc = EXIT_USER;
+	}
+	if (!rc && ki && (rc = merge_signature(ki, signature, consts, nconsts, &sig, dflt)) == 0 &&
 	    parse_signature(sig.s, ki, &a, &args, &nargs, err, sizeof err) != 0) {
 		fprintf(stderr, "tile: error: %s\n", err);
 		rc = EXIT_USER;

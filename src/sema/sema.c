@@ -364,7 +364,7 @@ static bool quiet_end(Sema *s, Quiet *q, Diag *first)
 		if (q->sink.diags.len) {
 			*first = q->sink.diags.data[0];
 			first->msg = arena_strdup(s->a, first->msg);
-			first->rendered = NULL; /* freed below */
+			first->rendered = first->rendered ? arena_strdup(s->a, first->rendered) : NULL;
 		}
 	}
 	diag_free(&q->sink);
@@ -1385,8 +1385,11 @@ int sema_list_kernels(SemaCtx *c, const Module *m, KernelInfo **out)
 		bool deco_ok = kernel_decorators(&s, flat.scope[i], fn, &kd);
 		if (quiet_end(&s, &q, &first)) {
 			deco_ok = false;
-			k.deco_error = arena_printf(c->arena, "%s:%d:%d: %s", first.loc.file ? first.loc.file->name : "?",
-						   first.loc.line, first.loc.col, first.msg ? first.msg : "error");
+			k.deco_error = first.rendered ? first.rendered
+						      : arena_printf(c->arena, "%s:%d:%d: error: %s\n",
+								     first.loc.file ? first.loc.file->name : "?",
+								     first.loc.line, first.loc.col,
+								     first.msg ? first.msg : "error");
 		}
 		k.deco_note = kd.unevaluated;
 		if (deco_ok) {

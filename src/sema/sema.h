@@ -83,8 +83,9 @@ typedef struct KernelInfo {
 	/* why a decorator argument could not be evaluated (host Python), or NULL:
 	 * the parameters it would set must then be bound by the caller */
 	const char *deco_note;
-	/* an error in the kernel's decorators ("file:line:col: message"), reported
-	 * when this kernel is specialized (not when another one is), or NULL */
+	/* an error in the kernel's decorators, rendered ("file:line:col: error:
+	 * message\n", source line, caret), reported when this kernel is
+	 * specialized (not when another one is), or NULL */
 	const char *deco_error;
 } KernelInfo;
 
