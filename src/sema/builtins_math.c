@@ -119,6 +119,10 @@ static Value b_fma(Sema *s, Call *c, int extra)
 	Value zv = c->a[2];
 	DType d2 = computation_dtype(s, c->a[0], zv, false, c->loc, c->name);
 	if (d2 == DT_VOID) return v_err();
+	if (!dtype_is_float(d2)) { /* Triton's math.fma: an MLIR float op */
+		diag_error(s->d, c->loc, "'%s' expects floating-point operands, got %s", c->name, dtype_name(d2));
+		return v_err();
+	}
 	x = to_ir(s, v_tensor(s, x), d2, c->loc);
 	y = to_ir(s, v_tensor(s, y), d2, c->loc);
 	z = to_ir(s, zv, d2, c->at[2]);
