@@ -196,7 +196,7 @@ ValId cast_val(Sema *s, ValId x, Type dst, bool bitcast, int flags, SrcLoc loc)
 	Type out = with_shape(type_elem(dst), src);
 	if (type_eq(type_elem(src), type_elem(dst))) return x;
 	DType sd = (DType)src.dt, dd = (DType)dst.dt;
-	if (bitcast) {
+	if (bitcast && sd != DT_PTR && dd != DT_PTR) { /* with a pointer: a cast, as Triton's bitcast */
 		if (dtype_bits(sd) != dtype_bits(dd)) {
 			diag_error(s->d, loc, "cannot bitcast %s to %s: they differ in bit width", dt_name(s, src), dt_name(s, dst));
 			return 0;
