@@ -191,19 +191,48 @@ static bool same_template_m(Sema *s, Value a, Value b, bool materialize)
 
 bool same_template(Sema *s, Value a, Value b) { return same_template_m(s, a, b, true); }
 
+/* What a merge or a loop sees of a value, for its mismatch messages: types,
+ * the items of tuples, the block and order of block pointers. */
 static const char *value_kind_str(Sema *s, Value v)
 {
+	char buf[96];
 	if (v.kind == V_TENSOR) {
-		char buf[96];
 		type_str(v.ty, buf, sizeof buf);
 		return arena_strdup(s->a, buf);
 	}
 	if (is_num(v)) {
-		char buf[96];
 		type_str(const_natural_type(v.c), buf, sizeof buf);
 		return arena_strdup(s->a, buf);
 	}
+	if (v.kind == V_TUPLE) {
+		StrBuf b = {0};
+		sb_putc(&b, '(');
+		for (int i = 0; i < v.n && b.len < 200; i++)
+			sb_printf(&b, "%s%s", i ? ", " : "", value_kind_str(s, v.items[i]));
+		sb_puts(&b, v.n == 1 ? ",)" : ")");
+		const char *r = arena_printf(s->a, "tuple %s", b.s);
+		sb_free(&b);
+		return r;
+	}
+	if (v.kind == V_BLOCKPTR) {
+		StrBuf b = {0};
+		for (int i = 0; i < v.bp->rank; i++) sb_printf(&b, "%s%d", i ? "x" : "", (int)v.bp->block[i]);
+		sb_puts(&b, ", order (");
+		for (int i = 0; i < v.bp->rank; i++) sb_printf(&b, "%s%d", i ? ", " : "", v.bp->order[i]);
+		const char *r = arena_printf(s->a, "%s <%s)>", v_describe(s, v), b.s);
+		sb_free(&b);
+		return r;
+	}
 	return v_describe(s, v);
+}
+
+/* "X in one ... and Y in the other": when X and Y read the same, the
+ * difference is in what the descriptions leave out */
+static const char *other_kind_str(Sema *s, const char *a, Value b)
+{
+	const char *r = value_kind_str(s, b);
+	if (strcmp(a, r)) return r;
+	return arena_printf(s->a, "%s with other constant shapes, strides or offsets", r);
 }
 
 /* Flattens `v` (in the current block) and checks it against types `want`. */
@@ -311,7 +340,7 @@ static void merge_if_envs(Sema *s, Fn *fn, TirOp *op, Env *et, Env *ee, SrcLoc l
 			ye.len = e0;
 			Value p = {.kind = V_POISON,
 				   .msg = arena_printf(s->a, "'%s' is %s in one branch of an if and %s in the other", n,
-						       value_kind_str(s, *vt), value_kind_str(s, *ve))};
+						       value_kind_str(s, *vt), other_kind_str(s, value_kind_str(s, *vt), *ve))};
 			vec_push(&out, ((Binding){n, p}));
 			continue;
 		}
@@ -509,7 +538,7 @@ static void loop_yield_values(Sema *s, Fn *fn, LoopState *ls, const ValId *fallb
 			continue;
 		if (v && v->kind != V_ERR && v->kind != V_POISON)
 			diag_error(s->d, loc, "loop-carried variable '%s' changes from %s to %s inside the loop", c->name,
-				   value_kind_str(s, c->tmpl), value_kind_str(s, *v));
+				   value_kind_str(s, c->tmpl), other_kind_str(s, value_kind_str(s, c->tmpl), *v));
 		for (int k = 0; k < c->n; k++) vec_push(out, fallback[c->start + k]);
 	}
 }
