@@ -78,6 +78,11 @@ expect 1 $TILE compile $K no_such_kernel --signature "$SIG,1024"
 has "$tmp/err" "no_such_kernel"
 expect 1 $TILE compile "$tmp/absent.tile"
 has "$tmp/err" "absent.tile"
+# an endless source (or one over 64 MiB) is refused, not read until memory runs out
+if [ -r /dev/zero ] && command -v timeout >/dev/null 2>&1; then
+	expect 1 timeout 20 $TILE compile /dev/zero k
+	has "$tmp/err" "cannot read '/dev/zero': File too large"
+fi
 
 # a NUL byte: the diagnostic is rendered whole (the echoed line shows it as '?'),
 # not cut at the NUL and prefixed with a second "tile: error:"

@@ -18,6 +18,8 @@
 #include "util/sha256.h"
 
 enum { MAX_IMPORT_DEPTH = 64 };
+/* Kernel sources are kilobytes; a bigger file is a mistake (or /dev/zero) */
+#define SOURCE_MAX_BYTES ((size_t)64 << 20)
 
 static SourceModule *load_any(SourceModule *root, const char *path, const char *display,
 			      const char *text, size_t len, const char *search, DiagSink *diags, int depth);
@@ -142,7 +144,7 @@ static bool load_one_import(SourceModule *root, SourceModule *m, const char *mod
 		return false;
 	}
 	size_t len;
-	char *text = read_file(path, &len);
+	char *text = read_file_max(path, SOURCE_MAX_BYTES, &len);
 	if (!text) {
 		diag_error(diags, loc, "cannot read '%s': %s", path, strerror(errno));
 		free(path);
@@ -261,7 +263,7 @@ static SourceModule *load_any(SourceModule *root, const char *path, const char *
 SourceModule *source_load_file(const char *path, const char *search, DiagSink *diags)
 {
 	size_t len;
-	char *text = read_file(path, &len);
+	char *text = read_file_max(path, SOURCE_MAX_BYTES, &len);
 	if (!text) {
 		SrcLoc none = {0};
 		diag_error(diags, none, "cannot read '%s': %s", path, strerror(errno));

@@ -473,7 +473,9 @@ void diag_emit(DiagSink *s, DiagLevel lvl, SrcLoc loc, const char *fmt, ...)
 
 /* ---- misc ------------------------------------------------------------------- */
 
-char *read_file(const char *path, size_t *len)
+char *read_file(const char *path, size_t *len) { return read_file_max(path, SIZE_MAX - 1, len); }
+
+char *read_file_max(const char *path, size_t max, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
 	if (!f)
@@ -481,6 +483,12 @@ char *read_file(const char *path, size_t *len)
 	size_t cap = 4096, n = 0;
 	char *buf = xmalloc(cap);
 	for (;;) {
+		if (n > max) { /* a huge file, or an endless one like /dev/zero */
+			fclose(f);
+			free(buf);
+			errno = EFBIG;
+			return NULL;
+		}
 		if (cap - n < 2) {
 			cap *= 2;
 			buf = xrealloc(buf, cap);

@@ -155,6 +155,7 @@ int ice_protect(void (*fn)(void *), void *arg, char **msg);
 static inline bool is_pow2_i64(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
 static inline int log2_i64(int64_t x) { int n = 0; while ((1LL << n) < x) n++; return n; }
 char *read_file(const char *path, size_t *len); /* heap, NUL-terminated; NULL on error (errno set) */
+char *read_file_max(const char *path, size_t max, size_t *len); /* same; EFBIG past max bytes */
 double now_seconds(void);                        /* monotonic clock */
 
 #endif
