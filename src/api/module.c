@@ -147,13 +147,15 @@ static const Stmt *plain_def(const tile_module *m, const char *name)
 static tile_status not_found(tile_module *m, const char *name)
 {
 	const Stmt *def = plain_def(m, name);
-	if (def)
-		return api_fail(m->ctx, TILE_ERROR_NOT_FOUND,
-		                "'%s' (%s:%d) is not a kernel: %s", name, m->src->file.name, def->loc.line,
-		                def->func->ndecorators
-		                        ? "its decorators do not resolve to triton.jit, triton.autotune or "
-		                          "triton.heuristics (is a decorator imported from a module tile cannot find?)"
-		                        : "it has no @triton.jit decorator");
+	if (def) { /* a diagnostic at the def, rendered like any other */
+		diag_clear(&m->ctx->diags);
+		diag_error(&m->ctx->diags, def->loc, "'%s' is not a kernel: %s", name,
+		           def->func->ndecorators
+		                   ? "its decorators do not resolve to triton.jit, triton.autotune or "
+		                     "triton.heuristics (is a decorator imported from a module tile cannot find?)"
+		                   : "it has no @triton.jit decorator");
+		return api_fail_diags(m->ctx, TILE_ERROR_NOT_FOUND);
+	}
 	StrBuf b = {0};
 	for (int i = 0; i < m->nkernels; i++)
 		sb_printf(&b, "%s%s", i ? ", " : "", m->kernels[i].name);
