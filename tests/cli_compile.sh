@@ -84,6 +84,20 @@ if [ -r /dev/zero ] && command -v timeout >/dev/null 2>&1; then
 	has "$tmp/err" "cannot read '/dev/zero': File too large"
 fi
 
+# module-level names each defined by the previous one are evaluated recursively
+# (lazily, from the use): 5000 deep overflowed the stack; past 256 it is an error
+{
+	printf 'import triton\nimport triton.language as tl\nA0 = 1\n'
+	i=1
+	while [ $i -lt 5000 ]; do
+		echo "A$i = A$((i - 1)) + 1"
+		i=$((i + 1))
+	done
+	printf '@triton.jit\ndef k(Y):\n    tl.store(Y, A4999)\n'
+} >"$tmp/chain.tile"
+expect 1 $TILE compile "$tmp/chain.tile" k --signature '*i32' --emit tir
+has "$tmp/err" "module-level names are defined in terms of each other more than 256 deep"
+
 # a NUL byte: the diagnostic is rendered whole (the echoed line shows it as '?'),
 # not cut at the NUL and prefixed with a second "tile: error:"
 printf 'import triton\n\000 x\n' >"$tmp/nul.tile"

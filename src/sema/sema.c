@@ -305,8 +305,17 @@ static Value eval_global(Sema *s, ModScope *m, size_t idx, SrcLoc use)
 	case GB_FUNC: return (Value){.kind = V_FUNC, .fn = g->fn, .mod = m};
 	default: break;
 	}
+	/* each name a module-level definition uses is evaluated (lazily) inside
+	 * it: a long chain A1 = A0 + 1, A2 = A1 + 1, ... must end in an error,
+	 * not in a stack overflow */
+	if (s->global_depth >= GLOBAL_DEPTH_LIMIT) {
+		diag_error(s->d, use, "module-level names are defined in terms of each other more than %d deep "
+			   "(evaluating '%s')", GLOBAL_DEPTH_LIMIT, g->name);
+		return v_err();
+	}
 	GlobalKind kind = g->kind;
 	g->kind = GB_BUSY;
+	s->global_depth++;
 	size_t saved_limit = m->limit;
 	m->limit = idx ? idx : (size_t)-1;
 	Value v = v_err();
@@ -333,6 +342,7 @@ static Value eval_global(Sema *s, ModScope *m, size_t idx, SrcLoc use)
 			v = v_err();
 		}
 	}
+	s->global_depth--;
 	m->limit = saved_limit;
 	g = &m->globals.data[idx];
 	g->kind = GB_VALUE;

@@ -160,6 +160,7 @@ struct Sema {
 	ModScope *prelude;
 	VEC(const FuncDef *) callstack;
 	int depth;
+	int global_depth; /* module-level names being evaluated, one inside the other */
 	/* interned spellings used everywhere */
 	const char *s_constexpr;
 	ModScope *main_mod; /* the module whose kernels are listed or compiled */
@@ -172,6 +173,10 @@ struct Sema {
  * tl.static_range loops multiply, and 2^60 iterations must be an error, not
  * an out-of-memory. Real kernels have thousands. */
 enum { SEMA_MAX_VALUES = 1 << 19 };
+
+/* Module-level names evaluated one inside another (eval_global recurses):
+ * a bound well inside the stack of any thread that compiles. */
+enum { GLOBAL_DEPTH_LIMIT = 256 };
 
 /* ---- sema.c: names and modules ---- */
 ModScope *modscope_new(Sema *s, const Module *m, const char *name);
