@@ -29,11 +29,29 @@ Value v_dtype(Type t) { return (Value){.kind = V_DTYPE, .ty = type_elem(t)}; }
 Value v_tensor(Sema *s, ValId id) { return (Value){.kind = V_TENSOR, .id = id, .ty = tir_type(s->f, id)}; }
 Value v_builtin(int id, Value *self) { return (Value){.kind = V_BUILTIN, .builtin = id, .self = self}; }
 
+int value_nesting(Value v) { return v.kind == V_TUPLE || v.kind == V_DICT || v.kind == V_CONFIG ? v.depth : 0; }
+
 Value v_tuple(Sema *s, const Value *items, int n)
 {
-	Value v = {.kind = V_TUPLE, .n = n};
+	Value v = {.kind = V_TUPLE, .n = n, .depth = 1};
 	v.items = n ? arena_dup(s->a, items, sizeof(Value) * (size_t)n) : NULL;
+	for (int i = 0; i < n; i++)
+		if (value_nesting(items[i]) >= v.depth) v.depth = value_nesting(items[i]) + 1;
 	return v;
+}
+
+bool sema_work(Sema *s, int64_t n, SrcLoc loc)
+{
+	s->work += n;
+	if (s->work <= SEMA_MAX_WORK) return true;
+	if (!s->too_much_work) {
+		s->too_much_work = true;
+		diag_error(s->d, loc,
+			   "compile-time evaluation takes more than %d steps (unrolled tl.static_range iterations, "
+			   "comprehension items and tuple items built; nested loops multiply)",
+			   SEMA_MAX_WORK);
+	}
+	return false;
 }
 
 bool v_is_const(Value v, ConstKind k) { return v.kind == V_CONST && v.c.kind == k; }

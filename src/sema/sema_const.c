@@ -216,6 +216,13 @@ Value const_binop(Sema *s, AstOp op, Value av, Value bv, SrcLoc loc)
 	}
 	if (a.kind == CV_STR && b.kind == CV_STR) {
 		if (op == OP_ADD) {
+			size_t len = strlen(a.s ? a.s : "") + strlen(b.s ? b.s : "");
+			if (len > STR_MAX_LEN || !sema_work(s, (int64_t)(len / 64), loc)) {
+				if (len > STR_MAX_LEN)
+					diag_error(s->d, loc, "string concatenation gives %zu characters, more than %d", len,
+						   STR_MAX_LEN);
+				return v_err();
+			}
 			return v_str(arena_printf(s->a, "%s%s", a.s ? a.s : "", b.s ? b.s : ""));
 		}
 		if (op >= OP_LT && op <= OP_GE) return cmp_result(op, strcmp(a.s ? a.s : "", b.s ? b.s : ""));

@@ -180,9 +180,11 @@ bool eval_const_int(Sema *s, Fn *fn, const Expr *e, const char *what, int64_t *o
 
 Value v_dict(Sema *s, const Value *keys, const Value *vals, int n)
 {
-	Value v = {.kind = V_DICT, .n = n};
+	Value v = {.kind = V_DICT, .n = n, .depth = 1};
 	v.keys = n ? arena_dup(s->a, keys, sizeof(Value) * (size_t)n) : NULL;
 	v.items = n ? arena_dup(s->a, vals, sizeof(Value) * (size_t)n) : NULL;
+	for (int i = 0; i < n; i++)
+		if (value_nesting(vals[i]) >= v.depth) v.depth = value_nesting(vals[i]) + 1;
 	return v;
 }
 
@@ -267,7 +269,7 @@ static bool comp_clause(Sema *s, Fn *fn, const Expr *e, int ci, ValueVec *out, i
 {
 	if (ci == e->ncomps) {
 		Value v = eval(s, fn, e->elt);
-		if (v.kind == V_ERR) return false;
+		if (v.kind == V_ERR || !sema_work(s, 1, e->loc)) return false;
 		if (out->len >= COMP_MAX_ITEMS) {
 			diag_error(s->d, e->loc, "comprehension yields more than %d items", COMP_MAX_ITEMS);
 			return false;

@@ -75,6 +75,7 @@ struct Value {
 	int n;
 	const char *msg;
 	Value *keys;       /* V_DICT */
+	int depth;         /* V_TUPLE, V_DICT, V_CONFIG: how deeply they nest (1: no tuple inside) */
 	const Expr *lam;   /* V_LAMBDA */
 	Binding *cap;      /* V_LAMBDA */
 	int ncap;
@@ -167,6 +168,8 @@ struct Sema {
 	/* while evaluating a @triton.heuristics function: the parameter it sets */
 	const char *heuristic;
 	bool too_big; /* the kernel passed SEMA_MAX_VALUES (reported once) */
+	int64_t work; /* compile-time evaluation done so far (sema_work) */
+	bool too_much_work;
 };
 
 /* Values a kernel may have after inlining and unrolling: nested
@@ -177,6 +180,21 @@ enum { SEMA_MAX_VALUES = 1 << 19 };
 /* Module-level names evaluated one inside another (eval_global recurses):
  * a bound well inside the stack of any thread that compiles. */
 enum { GLOBAL_DEPTH_LIMIT = 256 };
+
+/* Compile-time evaluation a kernel may do: unrolled tl.static_range
+ * iterations, comprehension items and the items of tuples built by + and *,
+ * all counted together. Nested loops multiply, and 4096^3 empty iterations
+ * must be an error, not a hang (real kernels do thousands). */
+enum { SEMA_MAX_WORK = 1 << 21 };
+/* Adds n to the work done; false (after one report) past SEMA_MAX_WORK. */
+bool sema_work(Sema *s, int64_t n, SrcLoc loc);
+
+/* Tuples (and dicts) nested inside each other: the values are walked
+ * recursively, so a tuple grown as t = (t,) in a loop is an error past this. */
+enum { TUPLE_DEPTH_LIMIT = 256 };
+/* constexpr strings (names, messages) built by + at compile time */
+enum { STR_MAX_LEN = 1 << 20 };
+int value_nesting(Value v);
 
 /* ---- sema.c: names and modules ---- */
 ModScope *modscope_new(Sema *s, const Module *m, const char *name);

@@ -261,6 +261,10 @@ void assign_target(Sema *s, Fn *fn, const Expr *t, Value v, SrcLoc loc)
 {
 	switch (t->kind) {
 	case EX_NAME:
+		if (value_nesting(v) > TUPLE_DEPTH_LIMIT) { /* t = (t,) in a loop: values are walked recursively */
+			diag_error(s->d, loc, "'%s' would hold tuples nested more than %d deep", t->name, TUPLE_DEPTH_LIMIT);
+			v = v_err();
+		}
 		if (v.kind == V_TENSOR && !tir_val(s->f, v.id)->name) tir_val(s->f, v.id)->name = t->name;
 		env_set(&fn->env, t->name, v);
 		return;
@@ -576,6 +580,7 @@ static Flow exec_unrolled(Sema *s, Fn *fn, const Stmt *st, int64_t lo, int64_t h
 	int errs = s->d->nerrors;
 	ctx_push(fn, CTX_STATIC_LOOP);
 	for (int64_t k = 0; k < n; k++) {
+		if (!sema_work(s, 1, st->iter->loc)) break;
 		assign_target(s, fn, st->for_target, v_int(lo + k * step), st->loc);
 		Flow f = exec_body(s, fn, &st->for_body, false);
 		if (f == FLOW_BREAK) break;

@@ -476,6 +476,7 @@ Value binop(Sema *s, AstOp op, Value a, Value b, SrcLoc loc)
 	}
 	if (is_const_like(a) && is_const_like(b)) return const_binop(s, op, a, b, loc);
 	if (a.kind == V_TUPLE && b.kind == V_TUPLE && op == OP_ADD) {
+		if (!sema_work(s, (int64_t)a.n + b.n, loc)) return v_err();
 		Value *items = ARENA_NEWN(s->a, Value, a.n + b.n + 1);
 		if (a.n) memcpy(items, a.items, sizeof(Value) * (size_t)a.n); /* () has no items array */
 		if (b.n) memcpy(items + a.n, b.items, sizeof(Value) * (size_t)b.n);
@@ -496,6 +497,7 @@ Value binop(Sema *s, AstOp op, Value a, Value b, SrcLoc loc)
 			return v_err();
 		}
 		int len = (int)n * t.n;
+		if (!sema_work(s, len, loc)) return v_err();
 		Value *items = ARENA_NEWN(s->a, Value, len + 1);
 		for (int i = 0; i < (int)n; i++)
 			memcpy(items + (size_t)i * (size_t)t.n, t.items, sizeof(Value) * (size_t)t.n);
