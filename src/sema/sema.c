@@ -42,13 +42,14 @@ Value v_tuple(Sema *s, const Value *items, int n)
 
 bool sema_work(Sema *s, int64_t n, SrcLoc loc)
 {
+	if (s->too_big) return false; /* past the value limit (reported): no point going on */
 	s->work += n;
 	if (s->work <= SEMA_MAX_WORK) return true;
 	if (!s->too_much_work) {
 		s->too_much_work = true;
 		diag_error(s->d, loc,
 			   "compile-time evaluation takes more than %d steps (unrolled tl.static_range iterations, "
-			   "comprehension items and tuple items built; nested loops multiply)",
+			   "inlined calls, comprehension items and tuple items built; nested loops multiply)",
 			   SEMA_MAX_WORK);
 	}
 	return false;

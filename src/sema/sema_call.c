@@ -164,6 +164,7 @@ Value call_user(Sema *s, Value callee, const Value *args, int nargs, const char 
 		SrcLoc loc)
 {
 	const FuncDef *def = callee.fn;
+	if (!sema_work(s, SEMA_CALL_WORK, loc)) return v_err(); /* f calling g twice, g calling h twice, ... */
 	for (size_t i = 0; i < s->callstack.len; i++)
 		if (s->callstack.data[i] == def) {
 			diag_error(s->d, loc, "recursive call to '%s' is not supported", def->name);

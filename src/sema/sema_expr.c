@@ -359,6 +359,7 @@ Value call_lambda(Sema *s, Value lam, const Value *args, int nargs, const char *
 		  SrcLoc loc)
 {
 	const Expr *e = lam.lam;
+	if (!sema_work(s, SEMA_CALL_WORK, loc)) return v_err();
 	if (s->depth > LAMBDA_DEPTH_LIMIT) {
 		diag_error(s->d, loc, "lambda calls nested more than %d deep", LAMBDA_DEPTH_LIMIT);
 		return v_err();

@@ -182,10 +182,13 @@ enum { SEMA_MAX_VALUES = 1 << 19 };
 enum { GLOBAL_DEPTH_LIMIT = 256 };
 
 /* Compile-time evaluation a kernel may do: unrolled tl.static_range
- * iterations, comprehension items and the items of tuples built by + and *,
- * all counted together. Nested loops multiply, and 4096^3 empty iterations
- * must be an error, not a hang (real kernels do thousands). */
+ * iterations, inlined calls, comprehension items and the items of tuples
+ * built by + and *, all counted together. Nested loops multiply (and so do
+ * functions that call the next one twice), and 4096^3 empty iterations or
+ * 2^40 inlined calls must be an error, not a hang (real kernels do
+ * thousands). */
 enum { SEMA_MAX_WORK = 1 << 21 };
+enum { SEMA_CALL_WORK = 8 }; /* an inlined call: an environment and its arguments, ~1 KB */
 /* Adds n to the work done; false (after one report) past SEMA_MAX_WORK. */
 bool sema_work(Sema *s, int64_t n, SrcLoc loc);
 
