@@ -69,6 +69,14 @@ for t in cpu cuda-emu; do
 		y_ptr=@"$tmp/small.npy" output_ptr=@"$tmp/small.npy" n_elements=10 BLOCK_SIZE=256
 done
 
+# an access far from every argument (an offset of 10^8 elements) is the
+# kernel's fault too: an error, not a segfault of tile
+printf 'import triton\nimport triton.language as tl\n\n\n@triton.jit\ndef k(X, off):\n    o = tl.arange(0, 16)\n    tl.store(X + o, tl.load(X + o + off))\n' >"$tmp/far.tile"
+for t in cpu cuda-emu; do
+	expect 1 $TILE run "$tmp/far.tile" k --target $t --grid 1 X=@"$tmp/x.npy" off=100000000
+	has "$tmp/err" "the kernel accessed memory outside all of its arguments"
+done
+
 # usage errors: exit 2
 expect 2 $TILE run $K add_kernel --grid
 expect 2 $TILE run $K add_kernel --grid 0 n_elements=1

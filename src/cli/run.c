@@ -130,6 +130,11 @@ typedef struct Guard {
 enum { MAX_GUARDS = API_MAX_PARAMS };
 static Guard guards[MAX_GUARDS];
 static volatile sig_atomic_t nguards;
+/* set while a kernel runs on a host target: a fault then is the kernel's,
+ * even far from every argument (an offset of millions of elements) */
+static volatile sig_atomic_t in_launch;
+static const char wild_msg[] = "tile: error: the kernel accessed memory outside all of its arguments; "
+                               "check its offsets and masks, --grid and the sizes passed\n";
 
 static void on_fault(int sig, siginfo_t *si, void *uctx)
 {
@@ -141,6 +146,11 @@ static void on_fault(int sig, siginfo_t *si, void *uctx)
 			(void)w;
 			_exit(EXIT_USER);
 		}
+	if (in_launch) {
+		ssize_t w = write(2, wild_msg, sizeof wild_msg - 1);
+		(void)w;
+		_exit(EXIT_USER);
+	}
 	signal(sig, SIG_DFL); /* not ours: the default action when it re-faults */
 }
 
@@ -491,11 +501,13 @@ static int launch(tile_context *ctx, tile_module *mod, const char *kernel, const
 		for (int i = 0; i < nargs; i++)
 			if (tile_kernel_param_is_runtime(k, i))
 				typed[nrt++] = args[i].arg;
+		in_launch = nguards > 0; /* host arrays: the kernel runs in this process */
 		if (tile_launch(k, c->grid, typed, (size_t)nrt, NULL) != TILE_OK ||
 		    tile_synchronize(ctx) != TILE_OK) {
 			cli_report(ctx);
 			rc = EXIT_USER;
 		}
+		in_launch = 0;
 	}
 	tile_kernel_destroy(k);
 	free(typed);
