@@ -98,6 +98,36 @@ fi
 expect 1 $TILE compile "$tmp/chain.tile" k --signature '*i32' --emit tir
 has "$tmp/err" "module-level names are defined in terms of each other more than 256 deep"
 
+# an early return under a runtime if makes the rest of the function the other
+# branch: a run of 5000 nested regions that deep (a stack overflow), and an if
+# whose body only sometimes returns runs the rest in both branches (40 of them:
+# 2^40 copies, a hang). Runtime control flow nests at most 256 deep, and the
+# statements executed count against the compile-time work budget.
+{
+	printf 'import triton\nimport triton.language as tl\n@triton.jit\ndef k(Y, n):\n'
+	i=0
+	while [ $i -lt 5000 ]; do
+		printf '    if n == %d:\n        return\n' $i
+		i=$((i + 1))
+	done
+	printf '    tl.store(Y, 1)\n'
+} >"$tmp/returns.tile"
+expect 1 $TILE compile "$tmp/returns.tile" k --signature '*i32,i32' --emit tir
+has "$tmp/err" "control flow nested more than 256 deep"
+{
+	printf 'import triton\nimport triton.language as tl\n@triton.jit\ndef k(Y, n):\n'
+	i=0
+	while [ $i -lt 40 ]; do
+		printf '    if n == %d:\n        if n > 100:\n            return\n' $i
+		i=$((i + 1))
+	done
+	printf '    a = 0\n    for i in tl.static_range(100):\n        a += 1\n    tl.store(Y, a)\n'
+} >"$tmp/dup.tile"
+if command -v timeout >/dev/null 2>&1; then
+	expect 1 timeout 60 $TILE compile "$tmp/dup.tile" k --signature '*i32,i32' --emit tir
+	has "$tmp/err" "compile-time evaluation takes more than"
+fi
+
 # a NUL byte: the diagnostic is rendered whole (the echoed line shows it as '?'),
 # not cut at the NUL and prefixed with a second "tile: error:"
 printf 'import triton\n\000 x\n' >"$tmp/nul.tile"

@@ -48,8 +48,8 @@ bool sema_work(Sema *s, int64_t n, SrcLoc loc)
 	if (!s->too_much_work) {
 		s->too_much_work = true;
 		diag_error(s->d, loc,
-			   "compile-time evaluation takes more than %d steps (unrolled tl.static_range iterations, "
-			   "inlined calls, comprehension items and tuple items built; nested loops multiply)",
+			   "compile-time evaluation takes more than %d steps (statements, unrolled tl.static_range "
+			   "iterations, inlined calls, comprehension items, tuple items built; nested loops multiply)",
 			   SEMA_MAX_WORK);
 	}
 	return false;

@@ -162,6 +162,7 @@ struct Sema {
 	VEC(const FuncDef *) callstack;
 	int depth;
 	int global_depth; /* module-level names being evaluated, one inside the other */
+	int nest;         /* runtime ifs and loops open around the current statement */
 	/* interned spellings used everywhere */
 	const char *s_constexpr;
 	ModScope *main_mod; /* the module whose kernels are listed or compiled */
@@ -181,9 +182,13 @@ enum { SEMA_MAX_VALUES = 1 << 19 };
  * a bound well inside the stack of any thread that compiles. */
 enum { GLOBAL_DEPTH_LIMIT = 256 };
 
-/* Compile-time evaluation a kernel may do: unrolled tl.static_range
- * iterations, inlined calls, comprehension items and the items of tuples
- * built by + and *, all counted together. Nested loops multiply (and so do
+/* Runtime ifs and loops nested inside each other (regions of regions). */
+enum { NEST_LIMIT = 256 };
+
+/* Compile-time evaluation a kernel may do: statements executed (unrolled
+ * and inlined ones included), unrolled tl.static_range iterations, inlined
+ * calls, comprehension items and the items of tuples built by + and *, all
+ * counted together. Nested loops multiply (and so do
  * functions that call the next one twice), and 4096^3 empty iterations or
  * 2^40 inlined calls must be an error, not a hang (real kernels do
  * thousands). */

@@ -372,6 +372,22 @@ static void merge_if_envs(Sema *s, Fn *fn, TirOp *op, Env *et, Env *ee, SrcLoc l
 	vec_free(&names);
 }
 
+/* Runtime ifs and loops nest their regions, and every later pass walks them
+ * recursively: an early return under a runtime if nests the rest of the
+ * function inside it, so 5000 of them in a row overflowed the stack. */
+static bool nest_enter(Sema *s, SrcLoc loc)
+{
+	if (s->nest >= NEST_LIMIT) {
+		diag_error(s->d, loc,
+			   "control flow nested more than %d deep (an early return under a runtime if "
+			   "nests the rest of the function inside it)",
+			   NEST_LIMIT);
+		return false;
+	}
+	s->nest++;
+	return true;
+}
+
 static Flow exec_branch(Sema *s, Fn *fn, TirBlock *blk, const StmtList *body, const Seq *rest, bool tail)
 {
 	s->blk = blk;
@@ -427,7 +443,7 @@ static Flow rt_if_returning(Sema *s, Fn *fn, const Stmt *st, TirOp *op, const Se
 	return FLOW_RETURN;
 }
 
-static Flow exec_rt_if(Sema *s, Fn *fn, const Stmt *st, ValId cond, const Seq *rest, bool tail, bool *consumed)
+static Flow exec_rt_if_in(Sema *s, Fn *fn, const Stmt *st, ValId cond, const Seq *rest, bool tail, bool *consumed)
 {
 	TirOp *op = tir_op(s->f, s->blk, TOP_IF, st->loc, &cond, 1, NULL, 0);
 	tir_op_add_regions(s->f, op, 2);
@@ -464,6 +480,14 @@ static Flow exec_rt_if(Sema *s, Fn *fn, const Stmt *st, ValId cond, const Seq *r
 	s->blk = outer;
 	vec_free(&env0);
 	return flow;
+}
+
+static Flow exec_rt_if(Sema *s, Fn *fn, const Stmt *st, ValId cond, const Seq *rest, bool tail, bool *consumed)
+{
+	if (!nest_enter(s, st->loc)) return FLOW_NEXT;
+	Flow f = exec_rt_if_in(s, fn, st, cond, rest, tail, consumed);
+	s->nest--;
+	return f;
 }
 
 static Flow exec_if(Sema *s, Fn *fn, const Stmt *st, const Seq *rest, bool tail, bool *consumed)
@@ -625,7 +649,7 @@ static bool iter_call(Sema *s, Fn *fn, const Expr *it, const char **kind, Value 
 	return true;
 }
 
-static Flow exec_rt_for(Sema *s, Fn *fn, const Stmt *st, Value *b, int nb, int64_t stages)
+static Flow exec_rt_for_in(Sema *s, Fn *fn, const Stmt *st, Value *b, int nb, int64_t stages)
 {
 	Value lo = nb >= 2 ? b[0] : v_int(0), hi = nb >= 2 ? b[1] : b[0], step = nb == 3 ? b[2] : v_int(1);
 	Value vs[3] = {lo, hi, step};
@@ -705,6 +729,14 @@ static Flow exec_rt_for(Sema *s, Fn *fn, const Stmt *st, Value *b, int nb, int64
 	return FLOW_NEXT;
 }
 
+static Flow exec_rt_for(Sema *s, Fn *fn, const Stmt *st, Value *b, int nb, int64_t stages)
+{
+	if (!nest_enter(s, st->loc)) return FLOW_NEXT;
+	Flow f = exec_rt_for_in(s, fn, st, b, nb, stages);
+	s->nest--;
+	return f;
+}
+
 static Flow exec_for(Sema *s, Fn *fn, const Stmt *st)
 {
 	const char *kind = NULL;
@@ -750,7 +782,7 @@ static Flow exec_for(Sema *s, Fn *fn, const Stmt *st)
 	return FLOW_NEXT;
 }
 
-static Flow exec_while(Sema *s, Fn *fn, const Stmt *st)
+static Flow exec_while_in(Sema *s, Fn *fn, const Stmt *st)
 {
 	if (st->orelse.n) {
 		diag_error(s->d, st->loc, "'while ... else' is not supported");
@@ -801,6 +833,14 @@ static Flow exec_while(Sema *s, Fn *fn, const Stmt *st)
 	vec_free(&cv);
 	loop_free(&ls);
 	return FLOW_NEXT;
+}
+
+static Flow exec_while(Sema *s, Fn *fn, const Stmt *st)
+{
+	if (!nest_enter(s, st->loc)) return FLOW_NEXT;
+	Flow f = exec_while_in(s, fn, st);
+	s->nest--;
+	return f;
 }
 
 /* ---- simple statements ---------------------------------------------------------------------- */
@@ -869,6 +909,7 @@ static void exec_local_import(Sema *s, Fn *fn, const Stmt *st)
 
 static Flow exec_stmt(Sema *s, Fn *fn, const Stmt *st, const Seq *rest, bool tail, bool *consumed)
 {
+	if (!sema_work(s, 1, st->loc)) return FLOW_NEXT; /* also bounds code an early return duplicates */
 	switch (st->kind) {
 	case ST_EXPR:
 		if (st->value->kind != EX_STR) (void)eval(s, fn, st->value);
