@@ -187,7 +187,7 @@ static void scan_if(Sema *s, ModScope *m, const Scan *sc, const Stmt *st)
 {
 	Guard *g = ARENA_NEWN(s->a, Guard, sc->nguards + 1);
 	if (sc->nguards) memcpy(g, sc->guards, sizeof(Guard) * (size_t)sc->nguards);
-	g[sc->nguards] = (Guard){st->cond, true};
+	g[sc->nguards] = (Guard){st->cond, true, m->globals.len};
 	Scan in = {sc->alt, g, sc->nguards + 1};
 	scan_stmts(s, m, &in, st->body);
 	Guard *ge = ARENA_NEWN(s->a, Guard, sc->nguards + 1);
@@ -411,18 +411,21 @@ static Value eval_global_quiet(Sema *s, ModScope *m, size_t idx, SrcLoc use, boo
 }
 
 /* false when a guard evaluates to a constexpr of the wrong truth; a guard
- * sema cannot evaluate (host Python) does not rule the branch out */
+ * sema cannot evaluate (host Python) does not rule the branch out. A guard
+ * sees the names bound before its if, as Python evaluates it: `if X: X = ...`
+ * must not look at the X its own branch binds (an endless recursion). */
 static bool guards_allow(Sema *s, ModScope *m, const Global *g)
 {
+	const Guard *gs = g->guards;
 	for (int i = 0; i < g->nguards; i++) {
+		size_t saved_limit = m->limit;
+		m->limit = gs[i].before ? gs[i].before : (size_t)-1;
 		Quiet q;
 		quiet_begin(s, &q);
-		Fn tmp;
-		fn_init(s, &tmp, NULL, m, false);
-		Value c = eval(s, &tmp, g->guards[i].cond);
-		fn_free(&tmp);
+		Value c = eval_module_expr(s, m, gs[i].cond);
 		bool known = !quiet_end(s, &q, NULL) && c.kind == V_CONST;
-		if (known && const_truthy(c.c) != g->guards[i].want) return false;
+		m->limit = saved_limit;
+		if (known && const_truthy(c.c) != gs[i].want) return false;
 	}
 	return true;
 }

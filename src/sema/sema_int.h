@@ -95,6 +95,7 @@ struct BlockPtr {
 typedef struct Guard {
 	const Expr *cond;
 	bool want;
+	size_t before; /* the module's names bound before the if: those cond sees */
 } Guard;
 
 /* A module-level name: evaluated lazily on first use. */
