@@ -335,6 +335,7 @@ static Value eval_global(Sema *s, ModScope *m, size_t idx, SrcLoc use)
 	GlobalKind kind = g->kind;
 	g->kind = GB_BUSY;
 	s->global_depth++;
+	size_t ndiags = s->d->diags.len;
 	size_t saved_limit = m->limit;
 	m->limit = idx ? idx : (size_t)-1;
 	Value v = v_err();
@@ -366,6 +367,15 @@ static Value eval_global(Sema *s, ModScope *m, size_t idx, SrcLoc use)
 	g = &m->globals.data[idx];
 	g->kind = GB_VALUE;
 	g->val = v;
+	if (v.kind == V_ERR) {
+		/* Python would have raised here, at import: every later use fails
+		 * alike, so host code tried quietly (a decorator's configs=f(),
+		 * where f tests the name) sees the failure, not a silent V_ERR that
+		 * an `if` skips, letting f return None */
+		const char *why = s->d->diags.len > ndiags ? s->d->diags.data[ndiags].msg : "an error";
+		g->val = (Value){.kind = V_POISON,
+				 .msg = arena_printf(s->a, "'%s' could not be evaluated: %s", g->name, why)};
+	}
 	return v;
 }
 
