@@ -160,7 +160,7 @@ struct Stmt {
 		struct { Expr *test, *msg; };                           /* ST_ASSERT */
 		FuncDef *func;                                          /* ST_FUNCDEF */
 		struct { StmtList try_body, *handlers, try_else, try_final; int nhandlers; }; /* ST_TRY */
-		struct { const char *module; int level; ImportName *names; int nnames; }; /* ST_IMPORT(FROM); module NULL for ST_IMPORT */
+		struct { const char *module; int level; ImportName *names; int nnames; }; /* ST_IMPORT(FROM); module NULL for ST_IMPORT; `from M import *`: the one name "*" */
 		struct { const char **gnames; int ngnames; };           /* ST_GLOBAL */
 		/* ST_UNSUPPORTED: what = "class definition", "with statement", ...; at module
 		 * level also Python the parser skipped (host code), host_name = the name

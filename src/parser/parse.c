@@ -336,9 +336,14 @@ static Stmt *parse_import(Parser *p)
 static void parse_from_names(Parser *p, Stmt *s)
 {
 	ImportVec v = {0};
+	if (at(p, TK_STAR)) { /* from M import *: the one name "*" */
+		ImportName in = {.loc = here(p), .name = "*"};
+		ps_advance(p);
+		avec_push(p, &v, in);
+		finish_import(s, &v);
+		return;
+	}
 	bool paren = ps_accept(p, TK_LPAR);
-	if (at(p, TK_STAR))
-		ps_err_unsupported(p, "'import *' is not supported");
 	do {
 		if (paren && at(p, TK_RPAR) && v.n > 0)
 			break;

@@ -226,6 +226,11 @@ static void scan_stmts(Sema *s, ModScope *m, const Scan *sc, StmtList body)
 			}
 			break;
 		case ST_IMPORTFROM:
+			if (st->nnames == 1 && !strcmp(st->names[0].name, "*")) {
+				add_binding(s, m, sc, (Global){.name = istr(s, "*"), .kind = GB_STAR, .stmt = st,
+							      .modname = st->module, .level = st->level, .loc = st->names[0].loc});
+				break;
+			}
 			for (int k = 0; k < st->nnames; k++) {
 				const ImportName *in = &st->names[k];
 				add_binding(s, m, sc, (Global){.name = in->asname ? in->asname : in->name, .kind = GB_FROM, .stmt = st,
@@ -467,11 +472,18 @@ static Value eval_alternatives(Sema *s, ModScope *m, size_t last, SrcLoc loc)
 	return v;
 }
 
+static Value star_lookup(Sema *s, ModScope *m, size_t idx, const char *name, SrcLoc loc, bool *found);
+
 Value global_get(Sema *s, ModScope *m, const char *name, SrcLoc loc, bool *found)
 {
 	*found = false;
 	size_t end = m->limit == (size_t)-1 ? 0 : m->limit ? m->limit : m->globals.len;
 	for (size_t i = end; i-- > 0;) {
+		if (m->globals.data[i].kind == GB_STAR) {
+			Value v = star_lookup(s, m, i, name, loc, found);
+			if (*found) return v;
+			continue;
+		}
 		if (m->globals.data[i].name != name) continue;
 		*found = true;
 		if (m->globals.data[i].alt) return eval_alternatives(s, m, i, loc);
@@ -482,6 +494,63 @@ Value global_get(Sema *s, ModScope *m, const char *name, SrcLoc loc, bool *found
 	 * scope (globals and nonlocals) has them */
 	if (m->parent) return global_get(s, m->parent, name, loc, found);
 	return v_err();
+}
+
+/* Whether `from M import *` binds `name`: M's __all__ if it has one (a list
+ * or tuple of strings), else every name of M not starting with '_' */
+static bool star_exports(Sema *s, ModScope *sub, const char *name, SrcLoc loc)
+{
+	const char *all = istr(s, "__all__");
+	bool has_all = false;
+	for (size_t i = 0; i < sub->globals.len && !has_all; i++) has_all = sub->globals.data[i].name == all;
+	if (!has_all) return name[0] != '_';
+	Quiet q;
+	quiet_begin(s, &q);
+	bool found;
+	Value v = global_get(s, sub, all, loc, &found);
+	bool failed = quiet_end(s, &q, NULL);
+	if (failed || v.kind != V_TUPLE) return name[0] != '_'; /* __all__ built by host code */
+	for (int i = 0; i < v.n; i++)
+		if (v_is_const(v.items[i], CV_STR) && !strcmp(v.items[i].c.s, name)) return true;
+	return false;
+}
+
+/* `name` through the `from M import *` at globals[idx]; M may be a user
+ * module or a builtin namespace (triton.language). A module tile cannot find
+ * binds nothing here: its names are unknown, as any other host name. */
+static Value star_lookup(Sema *s, ModScope *m, size_t idx, const char *name, SrcLoc loc, bool *found)
+{
+	*found = false;
+	Global *g = &m->globals.data[idx];
+	if (g->star_busy || !g->modname) return v_err(); /* a cycle; `from . import *` binds nothing */
+	if (g->val.kind == V_POISON) return v_err(); /* its module was not found before */
+	if (g->val.kind != V_MODULE) {
+		Quiet q;
+		quiet_begin(s, &q);
+		Value mv = resolve_module_path(s, m, g->modname, g->level, g->loc);
+		bool failed = quiet_end(s, &q, NULL);
+		g = &m->globals.data[idx];
+		if (failed || (mv.kind != V_NS && (mv.kind != V_MODULE || !mv.mod->ast))) {
+			g->val = (Value){.kind = V_POISON, .msg = "unresolved import *"};
+			return v_err();
+		}
+		g->val = mv;
+	}
+	if (g->val.kind == V_NS) { /* from triton.language import *: its public attributes */
+		if (name[0] == '_') return v_err();
+		Quiet q;
+		quiet_begin(s, &q);
+		Value v = get_attr(s, g->val, name, loc);
+		bool failed = quiet_end(s, &q, NULL);
+		*found = !failed && v.kind != V_ERR;
+		return v;
+	}
+	ModScope *sub = g->val.mod;
+	g->star_busy = true;
+	Value v = v_err();
+	if (star_exports(s, sub, name, loc)) v = global_get(s, sub, name, loc, found);
+	m->globals.data[idx].star_busy = false;
+	return v;
 }
 
 static Value python_builtin(Sema *s, const char *name, bool *found)

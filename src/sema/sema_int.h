@@ -99,7 +99,8 @@ typedef struct Guard {
 } Guard;
 
 /* A module-level name: evaluated lazily on first use. */
-typedef enum { GB_FUNC, GB_EXPR, GB_IMPORT, GB_FROM, GB_VALUE, GB_BUSY } GlobalKind;
+/* GB_STAR: `from M import *` (name "*"): binds, at its place, M's public names */
+typedef enum { GB_FUNC, GB_EXPR, GB_IMPORT, GB_FROM, GB_VALUE, GB_BUSY, GB_STAR } GlobalKind;
 typedef struct Global {
 	const char *name;
 	GlobalKind kind;
@@ -116,6 +117,7 @@ typedef struct Global {
 	const Guard *guards;    /* the if-conditions that lead to it */
 	int nguards;
 	bool alt_done;          /* on the last binding of a name in a group: alt_val is the answer */
+	bool star_busy;         /* GB_STAR: a lookup through it is under way (import * cycles) */
 	Value alt_val;
 } Global;
 

@@ -882,6 +882,10 @@ static Flow exec_break(Sema *s, Fn *fn, const Stmt *st)
 
 static void exec_local_import(Sema *s, Fn *fn, const Stmt *st)
 {
+	if (st->kind == ST_IMPORTFROM && st->nnames == 1 && !strcmp(st->names[0].name, "*")) {
+		diag_error(s->d, st->loc, "'import *' is only allowed at module level");
+		return;
+	}
 	for (int k = 0; k < st->nnames; k++) {
 		const ImportName *in = &st->names[k];
 		Value v;

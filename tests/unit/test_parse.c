@@ -128,6 +128,7 @@ static void test_dumps(void)
 	       "(module\n  (import 1:1 (a.b as c) d)\n  (from 2:1 . import x)\n"
 	       "  (from 3:1 ..p.q import (y as z) w))\n");
 	EXPECT("from ... import x\n", "(module\n  (from 1:1 ... import x))\n");
+	EXPECT("from .a.b import *\n", "(module\n  (from 1:1 .a.b import *))\n");
 	EXPECT("global a, b\nnonlocal c\n", "(module\n  (global 1:1 a b)\n  (global 2:1 c))\n");
 	EXPECT("del x\nraise E()\n", "(module\n  (unsupported 1:1 \"del statement\")\n"
 	                             "  (unsupported 2:1 \"raise statement\"))\n");
@@ -338,7 +339,7 @@ static void test_parse_errors(void)
 	EXPECT("while x:\n  def f():\n    continue\n",
 	       "error: 3:5: 'continue' not properly in loop");
 	EXPECT("for x in y:\n  pass\nelse:\n  break\n", "error: 4:3: 'break' outside loop");
-	EXPECT_UNSUPPORTED("from a import *\n", 1, 15, "'import *' is not supported");
+	EXPECT("from a import (*)\n", "error: 1:16: invalid syntax");
 	EXPECT("from a import b,\n",
 	       "error: 1:17: trailing comma not allowed without surrounding parentheses");
 	EXPECT("import\n", "error: 1:7: invalid syntax");
