@@ -145,6 +145,7 @@ typedef struct FuncDef {
 	int ndecorators;
 	StmtList body;
 	const char *docstring; /* first statement's string, if any, else NULL */
+	bool variadic;         /* a host def with *args, **kwargs, '*' or '/' (left out of params) */
 } FuncDef;
 
 struct Stmt {

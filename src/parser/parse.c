@@ -645,7 +645,20 @@ static void parse_params(Parser *p, FuncDef *f)
 	bool seen_default = false;
 	NameSet seen = {0};
 	ps_expect(p, TK_LPAR);
-	while (!at(p, TK_RPAR) && !p->failed && !reject_param_marker(p)) {
+	while (!at(p, TK_RPAR) && !p->failed) {
+		if (p->host_mode && (at(p, TK_STAR) || at(p, TK_POW) || at(p, TK_SLASH))) {
+			/* a host def is only looked into (the kernels it defines, the
+			 * decorator it returns): its variadic parameters are left out */
+			f->variadic = true;
+			TokKind m = ps_advance(p).kind;
+			if (m != TK_SLASH && at(p, TK_NAME)) {
+				ps_advance(p);
+				if (ps_accept(p, TK_COLON)) ps_expr(p);
+			}
+			if (!ps_accept(p, TK_COMMA)) break;
+			continue;
+		}
+		if (reject_param_marker(p)) break;
 		Param prm = {.loc = here(p)};
 		prm.name = ps_expect_name(p);
 		if (!ps_nameset_add(p->arena, &seen, prm.name))

@@ -911,20 +911,57 @@ static bool is_kernel_decorator_name(const char *n)
 	return n && (!strcmp(n, "jit") || !strcmp(n, "autotune") || !strcmp(n, "heuristics"));
 }
 
-static bool is_jit_decorated(Sema *s, const FuncDef *fn)
-{
-	for (int i = 0; i < fn->ndecorators; i++)
-		if (is_kernel_decorator_name(expr_last_name(fn->decorators[i]))) return true;
-	for (int i = 0; i < fn->ndecorators; i++)
-		if (is_kernel_decorator_name(deco_builtin(s, fn->decorators[i]))) return true;
-	return false;
-}
-
 static bool binds_name(const Stmt *st, const char *name)
 {
 	return (st->kind == ST_FUNCDEF && !strcmp(st->func->name, name)) ||
 	       (st->kind == ST_ASSIGN && st->ntargets == 1 && st->targets[0]->kind == EX_NAME &&
 		!strcmp(st->targets[0]->name, name));
+}
+
+/* Whether every return of `body` (at least one, in its ifs too) is
+ * triton.jit: `return triton.jit(**kwargs)` */
+static bool returns_jit(Sema *s, StmtList body, int *nret)
+{
+	for (int i = 0; i < body.n; i++) {
+		const Stmt *st = body.items[i];
+		if (st->kind == ST_RETURN) {
+			const char *n = st->value ? deco_builtin(s, st->value) : NULL;
+			if (!n || strcmp(n, "jit")) return false;
+			(*nret)++;
+		} else if (st->kind == ST_IF && (!returns_jit(s, st->body, nret) || !returns_jit(s, st->orelse, nret)))
+			return false;
+	}
+	return true;
+}
+
+/* A decorator factory: `@_jit(c_cache=True)` where the main module's
+ * `def _jit(**kwargs)` returns triton.jit(**kwargs) (tritonbench's wrapper
+ * that drops the keywords an older Triton lacks): the kernel is jitted, its
+ * keywords are the host's. */
+static bool is_jit_factory(Sema *s, const Expr *d)
+{
+	if (!s->main_mod || d->kind != EX_CALL || d->func->kind != EX_NAME) return false;
+	const FuncDef *f = NULL; /* the name's last binding, if a def */
+	const StmtList *body = &s->main_mod->ast->body;
+	for (int i = 0; i < body->n; i++) {
+		const Stmt *st = body->items[i];
+		if (st->kind == ST_UNSUPPORTED && st->host_name && !strcmp(st->host_name, d->func->name))
+			f = st->host_def;
+		else if (binds_name(st, d->func->name))
+			f = st->kind == ST_FUNCDEF ? st->func : NULL;
+	}
+	int nret = 0;
+	return f && f->ndecorators == 0 && returns_jit(s, f->body, &nret) && nret > 0;
+}
+
+static bool is_jit_decorated(Sema *s, const FuncDef *fn)
+{
+	for (int i = 0; i < fn->ndecorators; i++)
+		if (is_kernel_decorator_name(expr_last_name(fn->decorators[i]))) return true;
+	for (int i = 0; i < fn->ndecorators; i++)
+		if (is_kernel_decorator_name(deco_builtin(s, fn->decorators[i])) || is_jit_factory(s, fn->decorators[i]))
+			return true;
+	return false;
 }
 
 /* A decorator written as a name bound at module level to a decorator call,

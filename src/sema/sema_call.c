@@ -165,6 +165,10 @@ Value call_user(Sema *s, Value callee, const Value *args, int nargs, const char 
 {
 	const FuncDef *def = callee.fn;
 	if (!sema_work(s, SEMA_CALL_WORK, loc)) return v_err(); /* f calling g twice, g calling h twice, ... */
+	if (def->variadic) {
+		diag_error(s->d, loc, "'%s' has variadic parameters (*args, **kwargs), which are not supported", def->name);
+		return v_err();
+	}
 	for (size_t i = 0; i < s->callstack.len; i++)
 		if (s->callstack.data[i] == def) {
 			diag_error(s->d, loc, "recursive call to '%s' is not supported", def->name);
