@@ -472,11 +472,12 @@ static Expr *parse_atom(Parser *p)
 /* One argument of a call: positional (pushed on args) or keyword. */
 static void parse_arg(Parser *p, ExprVec *args, KwVec *kws, NameSet *seen, int *h)
 {
-	if ((at(p, TK_STAR) || at(p, TK_POW)) && (p->in_decorator || p->host_mode)) {
+	if ((at(p, TK_STAR) && p->in_decorator) || (at(p, TK_POW) && (p->in_decorator || p->host_mode))) {
 		/* @triton.autotune(configs=..., **cache_kwargs): host options sema never
 		 * reads; kept as a keyword named "*" or "**" so the decorator parses
 		 * (and a host def's `return triton.jit(**kwargs)`); a call sema does
-		 * evaluate rejects the keyword */
+		 * evaluate rejects the keyword. A host call's `*x` stays positional:
+		 * `a.new_empty(*shape, N, dtype=t)` goes on with positionals. */
 		Token t = ps_advance(p);
 		Keyword kw = {intern_cstr(p->names, t.kind == TK_STAR ? "*" : "**"), kid(p, h, ps_expr(p)), t.loc};
 		avec_push(p, kws, kw);
