@@ -42,7 +42,12 @@ has() {
 # npy_f32 FILE N BYTES: a float32 .npy of shape (N,) whose every element is
 # the 4 bytes BYTES (printf escapes, e.g. '\000\000\200\077' for 1.0).
 npy_f32() {
-	dict="{'descr': '<f4', 'fortran_order': False, 'shape': ($2,), }"
+	npy_arr "$1" '<f4' "$2" "$3"
+}
+
+# npy_arr FILE DESCR N BYTES: a 1-D .npy of N elements of dtype DESCR, each BYTES.
+npy_arr() {
+	dict="{'descr': '$2', 'fortran_order': False, 'shape': ($3,), }"
 	len=$((${#dict} + 1))
 	pad=$(((64 - (10 + len) % 64) % 64))
 	hlen=$((len + pad))
@@ -51,7 +56,7 @@ npy_f32() {
 		printf "\\$(printf %03o $((hlen % 256)))\\$(printf %03o $((hlen / 256)))"
 		printf '%s' "$dict"
 		printf "%${pad}s\n" ""
-		printf "$3%.0s" $(seq 1 "$2")
+		printf "$4%.0s" $(seq 1 "$3")
 	} >"$1"
 }
 

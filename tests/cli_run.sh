@@ -26,6 +26,26 @@ else
 	fail "--out-dir did not write output_ptr.npy"
 fi
 
+# bf16 has no NumPy dtype: its bits saved as uint16 are bound with @FILE.npy:bf16
+cat >"$tmp/dbl.tile" <<'EOF'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def dbl(X, Y, N: tl.constexpr):
+    o = tl.arange(0, N)
+    tl.store(Y + o, tl.load(X + o) * 2)
+EOF
+npy_arr "$tmp/xb.npy" '<u2' 16 '\200\077'   # bf16 1.0
+npy_arr "$tmp/yb.npy" '<u2' 16 '\000\000'
+expect 0 $TILE run "$tmp/dbl.tile" dbl --grid 1 X=@"$tmp/xb.npy":bf16 Y=@"$tmp/yb.npy":tl.bfloat16 N=16 \
+	--out-dir "$tmp/resb"
+printf '\000\100%.0s' $(seq 1 16) >"$tmp/wantb.bin"  # bf16 2.0
+tail -c 32 "$tmp/resb/Y.npy" 2>/dev/null | cmp -s - "$tmp/wantb.bin" || fail "bf16 view: Y.npy has the wrong data"
+expect 1 $TILE run "$tmp/dbl.tile" dbl --grid 1 X=@"$tmp/x.npy":bf16 Y=@"$tmp/yb.npy":bf16 N=16
+has "$tmp/err" "viewing them as bf16 needs 2-byte ones (save the bits as uint16)"
+
 # a 2-D grid spelling and a num-warps option are accepted
 expect 0 $TILE run $K add_kernel --grid 4,1,1 --num-warps 2 x_ptr=@"$tmp/x.npy" \
 	y_ptr=@"$tmp/y.npy" output_ptr=@"$tmp/o.npy" n_elements=1024 BLOCK_SIZE=256

@@ -216,11 +216,42 @@ static bool host_target(tile_context *ctx)
 	return t && (strcmp(t, "cpu") == 0 || strcmp(t, "cuda-emu") == 0);
 }
 
+/* `@file.npy:bf16`: a dtype after the last ':' that names one (Triton's
+ * spelling, or tl.NAME) reinterprets the array's bits as that dtype, for the
+ * element types NumPy has none of (bf16, fp8) stored as same-width integers.
+ * Returns TILE_DTYPE_UNSPECIFIED (and leaves *path_len whole) when there is none. */
+static tile_dtype view_suffix(const char *path, size_t *path_len, int *bytes)
+{
+	*path_len = strlen(path);
+	const char *colon = strrchr(path, ':'), *name = colon ? colon + 1 : NULL;
+	if (!name)
+		return TILE_DTYPE_UNSPECIFIED;
+	if (strncmp(name, "tl.", 3) == 0)
+		name += 3;
+	else if (strncmp(name, "triton.language.", 16) == 0)
+		name += 16;
+	DType dt;
+	if (!dtype_from_name(name, &dt))
+		return TILE_DTYPE_UNSPECIFIED;
+	tile_dtype d = api_dt_to_dtype(dt);
+	if (d != TILE_DTYPE_UNSPECIFIED) {
+		*path_len = (size_t)(colon - path);
+		*bytes = dtype_bytes(dt);
+	}
+	return d;
+}
+
 static int load_array(tile_context *ctx, const Binding *b, BoundArg *out)
 {
 	char err[256];
-	const char *path = b->value + 1;
-	if (npy_read(path, &out->npy, err, sizeof err) != 0) {
+	size_t plen;
+	int want = 0;
+	tile_dtype view = view_suffix(b->value + 1, &plen, &want);
+	char *path = xstrdup(b->value + 1);
+	path[plen] = 0;
+	int rc = npy_read(path, &out->npy, err, sizeof err);
+	free(path);
+	if (rc != 0) {
 		fprintf(stderr, "tile: error: argument '%s': %s\n", b->name, err);
 		return EXIT_USER;
 	}
@@ -229,9 +260,21 @@ static int load_array(tile_context *ctx, const Binding *b, BoundArg *out)
 	for (size_t i = 0; i < COUNTOF(npy_types); i++)
 		if (strcmp(npy_types[i].descr, out->npy.dtype) == 0)
 			d = npy_types[i].d;
-	if (d == TILE_DTYPE_UNSPECIFIED) {
-		fprintf(stderr, "tile: error: argument '%s': dtype '%s' of '%s' is not supported\n",
-		        b->name, out->npy.dtype, path);
+	if (view != TILE_DTYPE_UNSPECIFIED) {
+		if (out->npy.elem_size != want) {
+			fprintf(stderr,
+			        "tile: error: argument '%s': '%s' holds %d-byte elements ('%s'); viewing them as %s "
+			        "needs %d-byte ones (save the bits as %s)\n",
+			        b->name, b->value + 1, out->npy.elem_size, out->npy.dtype, tile_dtype_name(view), want,
+			        want == 1 ? "uint8" : want == 2 ? "uint16" : want == 4 ? "uint32" : "uint64");
+			return EXIT_USER;
+		}
+		d = view;
+	} else if (d == TILE_DTYPE_UNSPECIFIED) {
+		fprintf(stderr,
+		        "tile: error: argument '%s': dtype '%s' of '%s' is not supported (for bf16 or fp8 data, "
+		        "save the bits as unsigned integers and bind NAME=@FILE.npy:bf16)\n",
+		        b->name, out->npy.dtype, b->value + 1);
 		return EXIT_USER;
 	}
 	if (host_target(ctx)) {
