@@ -33,6 +33,7 @@ typedef struct Sched {
 	bool *flushed;
 	TpOp **out;
 	int nout;
+	int live_smem; /* pending smem_loads not yet flushed */
 } Sched;
 
 static bool sinks(const TpOp *op) { return op->kind == TP_LDMATRIX || op->kind == TP_SMEM_LOAD; }
@@ -43,6 +44,7 @@ static void flush_one(Sched *s, int i)
 		return;
 	s->flushed[i] = true;
 	TpOp *op = s->pend[i];
+	s->live_smem -= op->kind == TP_SMEM_LOAD;
 	for (int k = 0; k < op->nin; k++) /* a load whose address another pending load gives */
 		if (op->operands[k] && s->pending_at[op->operands[k]])
 			flush_one(s, s->pending_at[op->operands[k]] - 1);
@@ -77,7 +79,7 @@ static void sched_block(Sched *s, TpBlock *b)
 	for (int i = 0; i < b->nops; i++)
 		for (int r = 0; r < b->ops[i]->nregions; r++)
 			sched_block(s, &b->ops[i]->regions[r]);
-	s->npend = s->nout = 0;
+	s->npend = s->nout = s->live_smem = 0;
 	s->pend = xrealloc(s->pend, sizeof *s->pend * (size_t)(b->nops + 1));
 	s->flushed = xrealloc(s->flushed, sizeof *s->flushed * (size_t)(b->nops + 1));
 	s->out = xrealloc(s->out, sizeof *s->out * (size_t)(b->nops + 1));
@@ -86,13 +88,18 @@ static void sched_block(Sched *s, TpBlock *b)
 		if (sinks(op)) {
 			s->flushed[s->npend] = false;
 			s->pend[s->npend++] = op;
+			s->live_smem += op->kind == TP_SMEM_LOAD;
 			for (int k = 0; k < op->nout; k++)
 				s->pending_at[op->results[k]] = s->npend;
 			continue;
 		}
-		for (int k = 0; k < s->npend; k++)
-			if (!s->flushed[k] && !passes(op, (TpOpKind)s->pend[k]->kind))
-				flush_one(s, k);
+		/* most ops are pure and pass every load: no scan of the pending ones */
+		if (!passes(op, TP_LDMATRIX))
+			flush_all(s);
+		else if (s->live_smem && !passes(op, TP_SMEM_LOAD))
+			for (int k = 0; k < s->npend; k++)
+				if (!s->flushed[k] && s->pend[k]->kind == TP_SMEM_LOAD)
+					flush_one(s, k);
 		for (int k = 0; k < op->nin; k++)
 			if (op->operands[k] && s->pending_at[op->operands[k]])
 				flush_one(s, s->pending_at[op->operands[k]] - 1);
