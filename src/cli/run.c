@@ -55,19 +55,26 @@ static const struct {
         {"<u2", TILE_U16},  {"<u4", TILE_U32},  {"<u8", TILE_U64},  {"|b1", TILE_BOOL},
 };
 
-static bool parse_dtype_literal(const char *s, tile_dtype *out)
+/* A dtype name, after a `tl.` or `triton.language.` prefix (required when
+ * `need_prefix`): `bf16`, `tl.float16`. */
+static bool dtype_spelling(const char *s, bool need_prefix, DType *out)
 {
 	if (strncmp(s, "tl.", 3) == 0)
 		s += 3;
 	else if (strncmp(s, "triton.language.", 16) == 0)
 		s += 16;
-	else
+	else if (need_prefix)
 		return false;
+	return dtype_from_name(s, out) && api_dt_to_dtype(*out) != TILE_DTYPE_UNSPECIFIED;
+}
+
+static bool parse_dtype_literal(const char *s, tile_dtype *out)
+{
 	DType dt;
-	if (!dtype_from_name(s, &dt))
+	if (!dtype_spelling(s, true, &dt))
 		return false;
 	*out = api_dt_to_dtype(dt);
-	return *out != TILE_DTYPE_UNSPECIFIED;
+	return true;
 }
 
 /* A Python literal. Returns false if s is not one. */
@@ -223,22 +230,13 @@ static bool host_target(tile_context *ctx)
 static tile_dtype view_suffix(const char *path, size_t *path_len, int *bytes)
 {
 	*path_len = strlen(path);
-	const char *colon = strrchr(path, ':'), *name = colon ? colon + 1 : NULL;
-	if (!name)
-		return TILE_DTYPE_UNSPECIFIED;
-	if (strncmp(name, "tl.", 3) == 0)
-		name += 3;
-	else if (strncmp(name, "triton.language.", 16) == 0)
-		name += 16;
+	const char *colon = strrchr(path, ':');
 	DType dt;
-	if (!dtype_from_name(name, &dt))
+	if (!colon || !dtype_spelling(colon + 1, false, &dt))
 		return TILE_DTYPE_UNSPECIFIED;
-	tile_dtype d = api_dt_to_dtype(dt);
-	if (d != TILE_DTYPE_UNSPECIFIED) {
-		*path_len = (size_t)(colon - path);
-		*bytes = dtype_bytes(dt);
-	}
-	return d;
+	*path_len = (size_t)(colon - path);
+	*bytes = dtype_bytes(dt);
+	return api_dt_to_dtype(dt);
 }
 
 static int load_array(tile_context *ctx, const Binding *b, BoundArg *out)
