@@ -98,12 +98,24 @@ static int64_t elem_div(const AxisInfo *a)
 
 static bool known_is(const AxisInfo *a, int64_t v) { return a->known && a->value == v; }
 
-static AxisInfo meet(const AxisInfo *a, const AxisInfo *b)
+/* Bytes per element step of v's div (pointers count bytes), else 1. */
+static int64_t div_unit(const Axis *x, ValId v)
+{
+	Type t = vtype(x, v);
+	int eb = t.dt == DT_PTR ? dtype_bytes((DType)t.elem) : 1;
+	return eb > 0 ? eb : 1;
+}
+
+static AxisInfo meet(const AxisInfo *a, const AxisInfo *b, int64_t unit)
 {
 	AxisInfo r = *a;
 	for (int d = 0; d < TIR_MAX_RANK; d++) {
 		r.contig[d] = min64(a->contig[d], b->contig[d]);
 		r.div[d] = min64(a->div[d], b->div[d]);
+		/* the longer runs split into groups of the shorter: their inner
+		 * group starts are only as aligned as the group size */
+		if (a->contig[d] != b->contig[d])
+			r.div[d] = min64(r.div[d], r.contig[d] * unit);
 		r.cnst[d] = min64(a->cnst[d], b->cnst[d]);
 	}
 	r.known = a->known && b->known && a->value == b->value;
@@ -145,7 +157,8 @@ static void apply_hints(Axis *x, ValId v)
 
 /* ---- per-op rules --------------------------------------------------------- */
 
-static AxisInfo rule_add(const AxisInfo *l, const AxisInfo *r, bool sub)
+/* unit: bytes per element step for pointers (div is in bytes), else 1. */
+static AxisInfo rule_add(const AxisInfo *l, const AxisInfo *r, bool sub, int64_t unit)
 {
 	AxisInfo o;
 	memset(&o, 0, sizeof o);
@@ -154,6 +167,10 @@ static AxisInfo rule_add(const AxisInfo *l, const AxisInfo *r, bool sub)
 		if (!sub)
 			o.contig[d] = max64(o.contig[d], min64(l->cnst[d], r->contig[d]));
 		o.div[d] = min64(l->div[d], r->div[d]);
+		/* an operand's runs split into shorter groups: those groups
+		 * start only group-size aligned */
+		if (l->contig[d] > o.contig[d] || r->contig[d] > o.contig[d])
+			o.div[d] = min64(o.div[d], o.contig[d] * unit);
 		o.cnst[d] = min64(l->cnst[d], r->cnst[d]);
 	}
 	if (l->known && r->known) {
@@ -203,18 +220,20 @@ static AxisInfo rule_cmp(const AxisInfo *l, const AxisInfo *r, int pred)
 {
 	AxisInfo o;
 	memset(&o, 0, sizeof o);
-	bool ordered = pred != PRED_EQ && pred != PRED_NE;
+	/* lhs = D*k + [0, C), rhs constant n divisible by D': a group of
+	 * g = min(C, D, D') values starting at a multiple of g lies wholly
+	 * below n or wholly at or above it, so lhs < n and lhs >= n are
+	 * constant over it; lhs > n and lhs <= n are not (n itself is the
+	 * first value of a group). Mirrored for a contiguous rhs. */
+	bool lhs_run = pred == PRED_LT || pred == PRED_GE;
+	bool rhs_run = pred == PRED_GT || pred == PRED_LE;
 	for (int d = 0; d < TIR_MAX_RANK; d++) {
 		o.contig[d] = o.div[d] = 1;
 		o.cnst[d] = min64(l->cnst[d], r->cnst[d]);
-		if (!ordered)
-			continue;
-		/* lhs = D*k + [0, C), rhs constant and divisible by D': lhs < rhs is
-		 * constant in aligned groups of min(C, D, D'). */
-		if (l->contig[d] > 1)
+		if (lhs_run && l->contig[d] > 1)
 			o.cnst[d] = max64(o.cnst[d], min64(min64(l->contig[d], l->div[d]),
 							   min64(r->div[d], r->cnst[d])));
-		if (r->contig[d] > 1)
+		if (rhs_run && r->contig[d] > 1)
 			o.cnst[d] = max64(o.cnst[d], min64(min64(r->contig[d], r->div[d]),
 							   min64(l->div[d], l->cnst[d])));
 	}
@@ -255,7 +274,7 @@ static void solve_loop(Axis *x, const TirOp *op, const TirBlock *body, int first
 		for (int i = 0; y && i < n && i < y->nin && arg0 + i < body->nargs; i++) {
 			ValId a = body->args[arg0 + i];
 			AxisInfo cur = get(x, a), yv = get(x, y->operands[i]);
-			AxisInfo m = meet(&cur, &yv);
+			AxisInfo m = meet(&cur, &yv, div_unit(x, a));
 			if (round == nrounds)
 				trivial(&m, vtype(x, a));
 			if (!same_info(&m, &cur)) {
@@ -291,7 +310,7 @@ static void control_rule(Axis *x, const TirOp *op)
 			AxisInfo a = t && i < t->nin ? get(x, t->operands[i]) : get(x, 0);
 			if (e && i < e->nin) {
 				AxisInfo b = get(x, e->operands[i]);
-				a = meet(&a, &b);
+				a = meet(&a, &b, div_unit(x, op->results[i]));
 			}
 			put(x, op->results[i], a);
 		}
@@ -404,7 +423,7 @@ static void op_rule(Axis *x, const TirOp *op)
 		break;
 	case TOP_ADD:
 	case TOP_SUB:
-		o = rule_add(&a, &b, op->kind == TOP_SUB);
+		o = rule_add(&a, &b, op->kind == TOP_SUB, 1);
 		break;
 	case TOP_PTR_ADD: {
 		int eb = dtype_bytes((DType)rt.elem);
@@ -412,7 +431,7 @@ static void op_rule(Axis *x, const TirOp *op)
 		for (int d = 0; d < TIR_MAX_RANK; d++)
 			bb.div[d] = min64(b.div[d] * (eb > 0 ? eb : 1), AXIS_MAX_DIV);
 		bb.known = false;
-		o = rule_add(&a, &bb, false);
+		o = rule_add(&a, &bb, false, eb > 0 ? eb : 1);
 		o.known = false;
 		break;
 	}
@@ -420,23 +439,43 @@ static void op_rule(Axis *x, const TirOp *op)
 		o = rule_mul(&a, &b);
 		break;
 	case TOP_DIV:
-	case TOP_SHR:
-		if (dtype_is_int(rt.dt) && b.known && b.value >= 0) {
-			int64_t v = op->kind == TOP_SHR ? (b.value < 31 ? (int64_t)1 << b.value : 0)
-							: b.value;
-			if (v > 0 && (v & (v - 1)) == 0)
-				o = rule_div_pow2(&a, &b, v);
-		} else {
-			for (int d = 0; d < TIR_MAX_RANK; d++)
-				o.cnst[d] = min64(a.cnst[d], b.cnst[d]);
+	case TOP_SHR: {
+		int64_t v = 0;
+		if (dtype_is_int(rt.dt) && b.known && b.value >= 0)
+			v = op->kind == TOP_SHR ? (b.value < 31 ? (int64_t)1 << b.value : 0) : b.value;
+		if (v > 0 && (v & (v - 1)) == 0) {
+			o = rule_div_pow2(&a, &b, v);
+			break;
 		}
-		break;
-	case TOP_REM:
+		/* x // n with n constant along a run of x: as for x % n, an aligned
+		 * group of min(contig, div(x), div(n)) never straddles a multiple
+		 * of n (Inductor's `xindex // ks0`, `xindex // 768`). */
+		bool runs = op->kind == TOP_DIV && dtype_is_int(rt.dt) && !(b.known && b.value == 0);
 		for (int d = 0; d < TIR_MAX_RANK; d++) {
 			o.cnst[d] = min64(a.cnst[d], b.cnst[d]);
-			if (b.known && b.value > 0 && (b.value & (b.value - 1)) == 0 && a.contig[d] > 1)
-				o.contig[d] = min64(min64(a.contig[d], b.value), a.div[d] >= b.value ? b.value : a.div[d]);
-			o.div[d] = b.known ? min64(a.div[d], pow2_div(b.value)) : 1;
+			if (runs && a.contig[d] > 1 && b.contig[d] == 1) {
+				int64_t nd = b.known ? pow2_div(b.value) : min64(b.div[d], b.cnst[d]);
+				o.cnst[d] = max64(o.cnst[d], min64(min64(a.contig[d], a.div[d]), nd));
+			}
+		}
+		break;
+	}
+	case TOP_REM:
+		/* A run of c values starting at a multiple of c never strictly
+		 * contains a multiple of the divisor when c divides it, so x % n
+		 * keeps the run: contig = min(contig(x), div(x), div(n)), with n
+		 * constant along the run (the tutorial's `(off + arange) % N`
+		 * with N divisible by 16). Also x % n = x - q*n keeps gcd(div). */
+		for (int d = 0; d < TIR_MAX_RANK; d++) {
+			int64_t nd = b.known ? (b.value ? pow2_div(b.value) : 1) : b.div[d];
+			o.cnst[d] = min64(a.cnst[d], b.cnst[d]);
+			if (a.contig[d] > 1 && (b.known || b.contig[d] == 1)) {
+				int64_t c = min64(min64(a.contig[d], a.div[d]), nd);
+				o.contig[d] = b.known ? c : min64(c, b.cnst[d]);
+			}
+			o.div[d] = b.contig[d] == 1 ? min64(a.div[d], nd) : 1;
+			if (a.contig[d] > o.contig[d]) /* groups split a's runs */
+				o.div[d] = min64(o.div[d], o.contig[d]);
 		}
 		break;
 	case TOP_SHL:
@@ -458,6 +497,8 @@ static void op_rule(Axis *x, const TirOp *op)
 			o.cnst[d] = min64(a.cnst[d], min64(b.cnst[d], c.cnst[d]));
 			o.contig[d] = min64(a.cnst[d], min64(b.contig[d], c.contig[d]));
 			o.div[d] = min64(b.div[d], c.div[d]);
+			if (b.contig[d] > o.contig[d] || c.contig[d] > o.contig[d])
+				o.div[d] = min64(o.div[d], o.contig[d] * div_unit(x, res));
 		}
 		break;
 	}

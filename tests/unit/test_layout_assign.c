@@ -462,9 +462,76 @@ static void test_axis_loop_hints(void)
 	arena_free(&a);
 }
 
+/* x % n keeps runs of x that start at multiples of the divisor's alignment
+ * (the matmul tutorial's `(pid * BN + arange) % N`); a varying divisor or
+ * an unaligned one does not. */
+static void test_axis_rem(void)
+{
+	Arena a;
+	arena_init(&a);
+	TirFunc *f = tir_func_new(&a, "rem");
+	B x = {f, f->entry};
+	ValId ph = param(&x, type_ptr(DT_F16), SPEC_DIV16);
+	ValId n16 = param(&x, type_scalar(DT_I32), SPEC_DIV16), n1 = param(&x, type_scalar(DT_I32), 0);
+	Type ti = tile(DT_I32, 1, 1024, 0);
+	ValId pid = op1(&x, TOP_PROGRAM_ID, type_scalar(DT_I32), 0, 0, 0);
+	ValId base = op1(&x, TOP_MUL, type_scalar(DT_I32), pid, cst(&x, type_scalar(DT_I32), 1024), 0);
+	ValId offs = op1(&x, TOP_ADD, ti, splat(&x, base, ti), arange(&x, 1024), 0);
+	ValId r16 = op1(&x, TOP_REM, ti, offs, splat(&x, n16, ti), 0);
+	ValId r1 = op1(&x, TOP_REM, ti, offs, splat(&x, n1, ti), 0);
+	ValId r1000 = op1(&x, TOP_REM, ti, offs, cst(&x, ti, 1000), 0);
+	ValId r64 = op1(&x, TOP_REM, ti, offs, cst(&x, ti, 64), 0);
+	ValId rvar = op1(&x, TOP_REM, ti, offs, arange(&x, 1024), 0);
+	ValId odd = op1(&x, TOP_ADD, ti, offs, cst(&x, ti, 4), 0);
+	ValId rodd = op1(&x, TOP_REM, ti, odd, splat(&x, n16, ti), 0);
+	ValId gt = op1(&x, TOP_CMP, tile(DT_I1, 1, 1024, 0), offs, splat(&x, n16, ti), 0);
+	f->entry->ops[f->entry->nops - 1]->attr.pred = PRED_GT;
+	ValId ge = op1(&x, TOP_CMP, tile(DT_I1, 1, 1024, 0), offs, splat(&x, n16, ti), 0);
+	f->entry->ops[f->entry->nops - 1]->attr.pred = PRED_GE;
+	ValId nlt = op1(&x, TOP_CMP, tile(DT_I1, 1, 1024, 0), splat(&x, n16, ti), offs, 0);
+	f->entry->ops[f->entry->nops - 1]->attr.pred = PRED_LT;
+	ValId ngt = op1(&x, TOP_CMP, tile(DT_I1, 1, 1024, 0), splat(&x, n16, ti), offs, 0);
+	f->entry->ops[f->entry->nops - 1]->attr.pred = PRED_GT;
+	ValId q768 = op1(&x, TOP_DIV, ti, offs, cst(&x, ti, 768), 0);
+	ValId qn = op1(&x, TOP_DIV, ti, offs, splat(&x, n16, ti), 0);
+	ValId pairs = op1(&x, TOP_MUL, ti, op1(&x, TOP_DIV, ti, arange(&x, 1024), cst(&x, ti, 2), 0),
+	                  cst(&x, ti, 32), 0);
+	ValId split = op1(&x, TOP_ADD, ti, offs, pairs, 0);
+	ValId v = load(&x, ptrs(&x, ph, r16), 0);
+	store(&x, ptrs(&x, ph, offs), v, 0);
+	ret(&x);
+	AxisInfo *ax = axis_analyze(&a, f);
+#define RUN(v, c, d) CHECK(ax[v].contig[0] == (c) && ax[v].div[0] == (d), #v ": contig %lld div %lld", \
+                           (long long)ax[v].contig[0], (long long)ax[v].div[0])
+	RUN(r16, 16, 16);
+	RUN(r1, 1, 1);
+	RUN(r1000, 8, 8);
+	RUN(r64, 64, 64);
+	RUN(rvar, 1, 1);
+	RUN(rodd, 4, 4); /* runs of 4 from x = 4 (mod 8) on, each a multiple of 4 */
+#undef RUN
+	/* offs >= n and n > offs hold from n on, in whole groups; offs > n and
+	 * n < offs change inside the group that starts at n */
+	CHECK(ax[ge].cnst[0] == 16 && ax[ngt].cnst[0] == 16, "ge/ngt constancy %lld %lld",
+	      (long long)ax[ge].cnst[0], (long long)ax[ngt].cnst[0]);
+	CHECK(ax[gt].cnst[0] == 1 && ax[nlt].cnst[0] == 1, "gt/nlt constancy %lld %lld",
+	      (long long)ax[gt].cnst[0], (long long)ax[nlt].cnst[0]);
+	CHECK(ax[q768].cnst[0] == 256 && ax[qn].cnst[0] == 16, "x // n constancy %lld %lld",
+	      (long long)ax[q768].cnst[0], (long long)ax[qn].cnst[0]);
+	/* [0, 1, 34, 35, 68, ...]: pairs, whose starts are only even */
+	CHECK(ax[split].contig[0] == 2 && ax[split].div[0] == 2, "split runs: contig %lld div %lld",
+	      (long long)ax[split].contig[0], (long long)ax[split].div[0]);
+	CHECK(run_assign(f, &a, "sm_80", 4), "assign");
+	const TirOp *ld = find_op(f->entry, TOP_LOAD, 0);
+	CHECK(ld && ld->attr.i2 == 8, "fp16 load through x %% N: 16 bytes (vec %lld)",
+	      ld ? (long long)ld->attr.i2 : -1LL);
+	arena_free(&a);
+}
+
 int main(void)
 {
 	test_axis_loop_hints();
+	test_axis_rem();
 	test_vector_add("cpu", 1);
 	test_vector_add("sm_80", 4);
 	test_transpose("cpu", 1);
