@@ -295,6 +295,21 @@ static int loop_carried_words(const TpFunc *f, const TpBlock *b)
  * kernels keep ptxas's own budget, which favours occupancy. */
 enum { HEAVY_LOOP_WORDS = 128 };
 
+/* Does the block (or a nested one) address shared memory through PTX
+ * (ldmatrix, cp.async), which wants 32-bit shared-window addresses? */
+static bool uses_shared_window(const TpBlock *b)
+{
+	for (int i = 0; i < b->nops; i++) {
+		const TpOp *op = b->ops[i];
+		if (op->kind == TP_LDMATRIX || op->kind == TP_CP_ASYNC)
+			return true;
+		for (int r = 0; r < op->nregions; r++)
+			if (uses_shared_window(&op->regions[r]))
+				return true;
+	}
+	return false;
+}
+
 static void print_signature(const Ec *e, StrBuf *o)
 {
 	const TpFunc *f = e->f;
@@ -317,6 +332,10 @@ static void print_signature(const Ec *e, StrBuf *o)
 		        f->smem_bytes);
 	else if (f->smem_bytes > 0)
 		sb_printf(o, "\t__shared__ __align__(16) unsigned char smem[%d];\n", f->smem_bytes);
+	/* once, so each access is one 32-bit add (not a 64-bit generic
+	 * address converted per access) */
+	if (f->smem_bytes > 0 && uses_shared_window(f->body))
+		sb_puts(o, "\tconst uint32_t smem_s = (uint32_t)__cvta_generic_to_shared(smem);\n");
 }
 
 /* ---- control flow --------------------------------------------------------------------- */

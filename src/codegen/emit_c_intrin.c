@@ -176,7 +176,7 @@ static void emit_ldmatrix(Ec *e, const TpOp *op)
 	ec_line(e, "asm volatile(\"ldmatrix.sync.aligned.m8n8.x%d%s.shared.b16 {%s}, [%%%d];\"", n,
 	        trans ? ".trans" : "", regs.s, n);
 	ec_line(e, "\t     : %s", outs.s);
-	ec_line(e, "\t     : \"r\"((uint32_t)__cvta_generic_to_shared(smem + v%u)) : \"memory\");",
+	ec_line(e, "\t     : \"r\"(smem_s + (uint32_t)v%u) : \"memory\");",
 	        op->operands[0]);
 	for (int j = 0; j < op->nout && j < 2 * n; j++) {
 		char bits[32];

@@ -623,10 +623,9 @@ static void emit_cp_async(Ec *e, const TpOp *op)
 	sprintf(name, "cp_async_%s%d", q, bytes);
 	if (ec_want_helper(e, name))
 		sb_printf(&e->helpers,
-		          "DEVFN void %s(unsigned char *dst, const void *src, bool m)\n{\n"
-		          "\tuint32_t s = (uint32_t)__cvta_generic_to_shared(dst);\n"
+		          "DEVFN void %s(uint32_t dst, const void *src, bool m)\n{\n"
 		          "\tasm volatile(\"cp.async.%s.shared.global [%%0], [%%1], %d, %%2;\"\n"
-		          "\t\t     :: \"r\"(s), \"l\"(src), \"r\"(m ? %d : 0) : \"memory\");\n}\n",
+		          "\t\t     :: \"r\"(dst), \"l\"(src), \"r\"(m ? %d : 0) : \"memory\");\n}\n",
 		          name, q, bytes, bytes);
 	mask_str(e, opnd(op, 2), m);
 	/* pred (4th operand) false: the thread issues nothing, its smem stays as is */
@@ -634,7 +633,7 @@ static void emit_cp_async(Ec *e, const TpOp *op)
 	char guard[24] = "";
 	if (!ec_const_true(e, pred))
 		sprintf(guard, "if (v%u) ", pred);
-	ec_line(e, "%s%s(smem + v%u, v%u, %s);", guard, name, op->operands[1], op->operands[0],
+	ec_line(e, "%s%s(smem_s + (uint32_t)v%u, v%u, %s);", guard, name, op->operands[1], op->operands[0],
 	        m);
 }
 

@@ -142,6 +142,7 @@ typedef struct SmemAccess {
 	LinearLayout w;
 	int vec;
 	TpVal hw;
+	int32_t hw_bits; /* offset bits the lane/warp part can set */
 	uint32_t reg_free, lane_free, warp_free;
 } SmemAccess;
 void lw_smem_plan(Lower *L, const SmemTile *t, const LinearLayout *l, SmemAccess *a);

@@ -45,29 +45,70 @@ static void hw_to_offset(const SmemTile *t, const LinearLayout *l, LinearLayout 
 		lw_ice("shared tile: the shared layout does not cover the register layout");
 }
 
+static int ilog2(int64_t v)
+{
+	int k = 0;
+	while (((int64_t)1 << k) < v)
+		k++;
+	return k;
+}
+
+/* pad(x) = x + sum over intervals of (x >> log2 interval) << log2 pad. */
+static TpVal padded_expr(Lower *L, TpVal off, const PaddedShared *pad)
+{
+	TpVal padded = off;
+	for (int k = 0; k < pad->n; k++) {
+		TpVal t = lw_bin(L, TP_SHR, off, lw_i32(L, ilog2(pad->interval[k])));
+		if (pad->pad[k] > 1)
+			t = lw_bin(L, TP_SHL, t, lw_i32(L, ilog2(pad->pad[k])));
+		padded = lw_bin(L, TP_ADD, padded, t);
+	}
+	return padded;
+}
+
+static int64_t padded_const(int64_t off, const PaddedShared *pad)
+{
+	int64_t padded = off;
+	for (int k = 0; k < pad->n; k++)
+		padded += (off >> ilog2(pad->interval[k])) << ilog2(pad->pad[k]);
+	return padded;
+}
+
 /* Byte offset of the element hw location (r, lane, warp) has in the buffer:
- * w maps hw -> linear offset (hwpart: its lane/warp part); then padding. */
-static TpVal smem_offset(Lower *L, const LinearLayout *w, TpVal hwpart, int r,
+ * w maps hw -> linear offset (hwpart: its lane/warp part, which only sets
+ * bits in hw_bits); then padding. Register r's constant splits in two: the
+ * bits hwpart may share are XORed in, the rest cannot carry and are added
+ * after padding (padding is additive over disjoint bits). So registers that
+ * differ only in the added bits share one address register and a constant
+ * offset, as ptxas's [reg+imm] wants: a 128x256 mma tile's ldmatrix
+ * addresses take 8 registers, not 32. */
+static TpVal smem_offset(Lower *L, const LinearLayout *w, TpVal hwpart, int32_t hw_bits, int r,
                          const PaddedShared *pad, int eb, TpVal base)
 {
 	int32_t out[LL_MAX_OUT];
 	ll_apply_hw(w, (uint32_t)r, 0, 0, out);
-	TpVal off = out[0] ? lw_bin(L, TP_XOR, hwpart, lw_i32(L, out[0])) : hwpart;
-	TpVal padded = off;
-	for (int k = 0; k < pad->n; k++) {
-		int li = 0, lp = 0;
-		while ((1 << li) < pad->interval[k])
-			li++;
-		while ((1 << lp) < pad->pad[k])
-			lp++;
-		TpVal t = lw_bin(L, TP_SHR, off, lw_i32(L, li));
-		if (lp)
-			t = lw_bin(L, TP_SHL, t, lw_i32(L, lp));
-		padded = lw_bin(L, TP_ADD, padded, t);
-	}
+	int32_t cx = out[0] & hw_bits, ca = out[0] & ~hw_bits;
+	TpVal off = cx ? lw_bin(L, TP_XOR, hwpart, lw_i32(L, cx)) : hwpart;
+	TpVal padded = padded_expr(L, off, pad);
 	if (eb > 1)
 		padded = lw_bin(L, TP_MUL, padded, lw_i32(L, eb));
-	return base ? lw_bin(L, TP_ADD, padded, base) : padded;
+	if (base)
+		padded = lw_bin(L, TP_ADD, padded, base);
+	if (ca)
+		padded = lw_bin(L, TP_ADD, padded, lw_i32(L, (int32_t)(padded_const(ca, pad) * eb)));
+	return padded;
+}
+
+/* OR of the offsets lane and warp bases map to: every bit the lane/warp
+ * part of an address can set. */
+static int32_t hw_image_bits(const int32_t *lane, int nl, const int32_t *warp, int nw)
+{
+	int32_t m = 0;
+	for (int b = 0; b < nl; b++)
+		m |= lane[b];
+	for (int b = 0; b < nw; b++)
+		m |= warp[b];
+	return m;
 }
 
 /* Widest v: registers g..g+v-1 go to consecutive offsets for aligned g. */
@@ -98,7 +139,7 @@ static int smem_vec(const LinearLayout *w, const PaddedShared *pad, int eb)
 	return v;
 }
 
-static TpVal hw_linear(Lower *L, const LinearLayout *w)
+static TpVal hw_linear(Lower *L, const LinearLayout *w, int32_t *bits)
 {
 	int32_t li[LL_MAX_BITS], wi[LL_MAX_BITS];
 	int nl = lw_bits(w, LL_LANE), nw = lw_bits(w, LL_WARP);
@@ -106,6 +147,7 @@ static TpVal hw_linear(Lower *L, const LinearLayout *w)
 		li[b] = lw_basis(w, LL_LANE, b)[0];
 	for (int b = 0; b < nw; b++)
 		wi[b] = lw_basis(w, LL_WARP, b)[0];
+	*bits = hw_image_bits(li, nl, wi, nw);
 	return lw_linear_lane_warp(L, li, nl, wi, nw);
 }
 
@@ -122,12 +164,12 @@ static void plan_w(Lower *L, const SmemTile *t, const LinearLayout *l, SmemAcces
 void lw_smem_plan(Lower *L, const SmemTile *t, const LinearLayout *l, SmemAccess *a)
 {
 	plan_w(L, t, l, a);
-	a->hw = hw_linear(L, &a->w);
+	a->hw = hw_linear(L, &a->w, &a->hw_bits);
 }
 
 TpVal lw_smem_addr(Lower *L, const SmemAccess *a, int r, TpVal base)
 {
-	return smem_offset(L, &a->w, a->hw, r, &a->t->pad, a->t->eb, base);
+	return smem_offset(L, &a->w, a->hw, a->hw_bits, r, &a->t->pad, a->t->eb, base);
 }
 
 void lw_smem_write(Lower *L, SrcLoc loc, const SmemTile *t, TpVal base, const LinearLayout *l,
@@ -166,12 +208,13 @@ static bool read_ldmatrix(Lower *L, SrcLoc loc, const SmemAccess *a, TpVal base,
 	for (int b = 0; b < nw; b++)
 		wi[b] = lw_basis(&a->w, LL_WARP, b)[0];
 	TpVal hw = lw_linear_lane_warp(L, p.lane_img, 5, wi, nw);
+	int32_t hw_bits = hw_image_bits(p.lane_img, 5, wi, nw);
 	int n = 2 * p.nmat;
 	Type outs[8];
 	for (int j = 0; j < n; j++)
 		outs[j] = t->et;
 	for (int g = 0; g < out.n; g += n) {
-		TpVal addr = smem_offset(L, &a->w, hw, g, &t->pad, t->eb, base);
+		TpVal addr = smem_offset(L, &a->w, hw, hw_bits, g, &t->pad, t->eb, base);
 		TpOp *op = lw_op(L, TP_LDMATRIX, loc, &addr, 1, outs, n);
 		op->attr.i = p.nmat;
 		if (p.trans)
@@ -189,7 +232,7 @@ void lw_smem_read(Lower *L, SrcLoc loc, const SmemTile *t, TpVal base, const Lin
 	plan_w(L, t, l, &a);
 	if (read_ldmatrix(L, loc, &a, base, out))
 		return;
-	a.hw = hw_linear(L, &a.w);
+	a.hw = hw_linear(L, &a.w, &a.hw_bits);
 	Type outs[16];
 	for (int j = 0; j < a.vec; j++)
 		outs[j] = t->et;
