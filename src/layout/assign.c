@@ -46,6 +46,7 @@ typedef struct Assign {
 	size_t nvals0; /* values existing before the pass (axis info, wants) */
 	int lanes, warps;
 	const LinearLayout **want;
+	uint8_t *chained; /* per ValId < nvals0: the dot defining it is chained */
 	VEC(const LinearLayout *) interned;
 	VEC(CvtEntry) cache;
 } Assign;
@@ -224,6 +225,90 @@ static void mma_warps(int64_t m, int64_t n, int num_warps, int32_t w[2])
 	}
 }
 
+/* A dot chained to another (flash attention's Q K^T feeding P V) puts every
+ * warp along M, like Triton's warpsPerTileV2: each warp then owns whole rows
+ * of the first dot's result, the row split the second dot's A operand needs,
+ * so the softmax between them stays in registers. Triton picks M or N by the
+ * first dot's shape and lets the others copy it; the rows are what chained
+ * dots share, so M for every one of them here. Falls back to the balanced
+ * split where M is too short. */
+static void mma_warps_chained(int64_t m, int64_t n, int num_warps, int32_t w[2])
+{
+	if (m / 16 < num_warps) {
+		mma_warps(m, n, num_warps, w);
+		return;
+	}
+	w[0] = num_warps;
+	w[1] = 1;
+}
+
+/* Marks, in A->chained, the results of dots of block b (and nested blocks)
+ * that share a def-use component of b with another dot, transpositions
+ * excluded (Triton's multiRootGetSlice over the dot's region). */
+static void mark_chained_dots(Assign *A, const TirBlock *b)
+{
+	int n = b->nops, ndots = 0;
+	for (int i = 0; i < n; i++) {
+		const TirOp *op = b->ops[i];
+		for (int r = 0; r < op->nregions; r++)
+			mark_chained_dots(A, &op->regions[r]);
+		ndots += op->kind == TOP_DOT;
+	}
+	if (ndots < 2)
+		return;
+	/* producer index in b of each value defined here, -1 elsewhere */
+	int *at = calloc(A->nvals0 + 1, sizeof *at);
+	uint8_t *comp = calloc((size_t)n + 1, 1);
+	for (int i = 0; i < n; i++)
+		for (int k = 0; k < b->ops[i]->nout; k++)
+			if (b->ops[i]->results[k] < A->nvals0)
+				at[b->ops[i]->results[k]] = i + 1;
+	for (int d = 0; d < n; d++) {
+		if (b->ops[d]->kind != TOP_DOT || A->chained[b->ops[d]->results[0]])
+			continue;
+		memset(comp, 0, (size_t)n);
+		comp[d] = 1;
+		for (bool grew = true; grew;) {
+			grew = false;
+			for (int i = 0; i < n; i++) { /* forward: users of the component */
+				const TirOp *op = b->ops[i];
+				if (comp[i] || op->kind == TOP_TRANS)
+					continue;
+				for (int k = 0; k < op->nin; k++) {
+					ValId u = op->operands[k];
+					if (u < A->nvals0 && at[u] && comp[at[u] - 1]) {
+						comp[i] = 1;
+						grew = true;
+						break;
+					}
+				}
+			}
+			for (int i = n - 1; i >= 0; i--) { /* backward: their producers */
+				if (!comp[i])
+					continue;
+				const TirOp *op = b->ops[i];
+				for (int k = 0; k < op->nin; k++) {
+					ValId u = op->operands[k];
+					int j = u < A->nvals0 ? at[u] - 1 : -1;
+					if (j >= 0 && !comp[j] && b->ops[j]->kind != TOP_TRANS) {
+						comp[j] = 1;
+						grew = true;
+					}
+				}
+			}
+		}
+		int in = 0;
+		for (int i = 0; i < n; i++)
+			in += comp[i] && b->ops[i]->kind == TOP_DOT;
+		if (in > 1)
+			for (int i = 0; i < n; i++)
+				if (comp[i] && b->ops[i]->kind == TOP_DOT)
+					A->chained[b->ops[i]->results[0]] = 1;
+	}
+	free(comp);
+	free(at);
+}
+
 int layout_dot_mma_bits(const TargetDesc *t, const TirFunc *f, const TirOp *dot)
 {
 	if (!t->has_mma_sync || t->lanes_per_warp != 32 || dot->nin < 3)
@@ -266,7 +351,11 @@ static bool dot_layouts(Assign *A, const TirOp *op, LinearLayout *la, LinearLayo
 	if (bits) {
 		int32_t sc[2] = {ct.shape[0], ct.shape[1]}, sa[2] = {at.shape[0], at.shape[1]};
 		int32_t sb[2] = {(int32_t)k, ct.shape[1]}, w[2];
-		mma_warps(sc[0], sc[1], A->warps, w);
+		ValId r = op->results[0];
+		if (r < A->nvals0 && A->chained[r])
+			mma_warps_chained(sc[0], sc[1], A->warps, w);
+		else
+			mma_warps(sc[0], sc[1], A->warps, w);
 		ll_mma_acc(lc, sc, w);
 		ll_mma_operand(la, 0, sa, w, bits);
 		ll_mma_operand(lb, 1, sb, w, bits);
@@ -319,6 +408,37 @@ static bool operand_layout_for(Assign *A, const TirOp *op, ValId u, const Linear
 	}
 }
 
+static bool cheap(const Assign *A, ValId v, int depth);
+
+/* The layout v will come out in when nothing asks otherwise, as far as the
+ * forward pass is predictable: a dot's accumulator, a reduction's slice of
+ * its input, an elementwise op's non-constant operand. false if unknown. */
+static bool natural_layout(Assign *A, ValId v, int depth, LinearLayout *out)
+{
+	const TirOp *op = v < A->nvals0 ? A->f->vals.data[v].def : NULL;
+	if (!op || depth > 8 || !is_tile(A, v))
+		return false;
+	LinearLayout la, lb, l;
+	switch (op->kind) {
+	case TOP_DOT:
+		dot_layouts(A, op, &la, &lb, out);
+		return true;
+	case TOP_REDUCE:
+		if (op->nin < 1 || !natural_layout(A, op->operands[0], depth + 1, &l))
+			return false;
+		ll_slice(out, &l, op->attr.axis);
+		return true;
+	default:
+		if (!is_elementwise(op->kind) || op->kind == TOP_CONVERT_LAYOUT)
+			return false;
+		for (int i = 0; i < op->nin; i++)
+			if (is_tile(A, op->operands[i]) && !cheap(A, op->operands[i], 0) &&
+			    natural_layout(A, op->operands[i], depth + 1, out))
+				return true;
+		return false;
+	}
+}
+
 static void want_op(Assign *A, const TirOp *op)
 {
 	LinearLayout l, la, lb, lc;
@@ -351,6 +471,14 @@ static void want_op(Assign *A, const TirOp *op)
 				want_block(A, &op->regions[k]);
 			for (int i = 0; i < op->nout && arg0 + i < body->nargs; i++) {
 				ValId arg = body->args[arg0 + i];
+				/* nothing in the loop asks: carry what the body yields
+				 * (flash attention's row sum l_i stays in the slice of
+				 * the dot's layout), converting once after the loop
+				 * rather than twice per iteration */
+				LinearLayout nl;
+				if (!wanted(A, arg) && y && i < y->nin &&
+				    natural_layout(A, y->operands[i], 0, &nl))
+					set_want(A, arg, &nl);
 				set_want(A, arg, wanted(A, op->results[i]));
 				if (y && i < y->nin)
 					set_want(A, y->operands[i], wanted(A, arg));
@@ -855,6 +983,8 @@ bool layout_assign(LayoutCtx *lc, TirFunc *f)
 	A.nvals0 = f->vals.len;
 	A.ax = axis_analyze(lc->arena, f);
 	A.want = arena_alloc(lc->arena, sizeof(void *) * (A.nvals0 + 1));
+	A.chained = arena_alloc(lc->arena, A.nvals0 + 1);
+	mark_chained_dots(&A, f->entry);
 	want_block(&A, f->entry);
 	assign_block(&A, f->entry, NULL, 0, 0);
 	hoist_converts(&A, f->entry);

@@ -755,6 +755,12 @@ static void test_attention(T *t)
 			test_attention_shape(t, &seed, seqs[i], 64, 32, 32);
 		test_attention_shape(t, &seed, 75, 32, 16, 16);
 	}
+	/* BLOCK_M = 64 over 4 warps: the two dots are chained, so every warp
+	 * takes 16 whole rows of both (assign.c, mma_warps_chained) */
+	if (strcmp(t->target, "cpu")) {
+		uint64_t seed = 37;
+		test_attention_shape(t, &seed, 100, 64, 64, 32);
+	}
 	/* big enough (~37k LLVM instructions) that the CPU backend generates its
 	 * machine code at -O0 (emit_llvm.c, BIG_KERNEL_INSTRS): still right */
 	if (!strcmp(t->target, "cpu")) {
