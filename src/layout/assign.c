@@ -592,6 +592,14 @@ static ValId need(Assign *A, Cursor *c, ValId v, const LinearLayout *l, int dept
 	l = lay_intern(A, l);
 	if (lay(A, v) == l)
 		return v;
+	/* a conversion's value is wanted elsewhere: start from its source
+	 * (no chains of conversions; none at all if the source has l) */
+	const TirOp *d = A->f->vals.data[v].def;
+	if (d && d->kind == TOP_CONVERT_LAYOUT && d->nin == 1 && is_tile(A, d->operands[0])) {
+		v = d->operands[0];
+		if (lay(A, v) == l)
+			return v;
+	}
 	for (size_t i = 0; i < A->cache.len; i++) {
 		CvtEntry *e = &A->cache.data[i];
 		if (e->from == v && e->l == l && e->block == c->b)
@@ -638,9 +646,18 @@ static void assign_elementwise(Assign *A, Cursor *c, TirOp *op)
 	ValId res = op->results[0];
 	const LinearLayout *common = NULL, *first = NULL, *w = wanted(A, res);
 	bool agree = true, w_is_operand = false;
+	/* cheap operands follow the others, and so do broadcasts when some
+	 * operand is not one: a broadcast is redone from its smaller source
+	 * (need), so `acc / l[:, None]` keeps acc where it is rather than
+	 * converting the whole tile */
+	bool skip_bcast = false;
 	for (int i = 0; i < op->nin; i++) {
 		ValId u = op->operands[i];
-		if (!is_tile(A, u) || cheap(A, u, 0))
+		skip_bcast |= is_tile(A, u) && !cheap(A, u, 0) && !is_broadcast(A, u);
+	}
+	for (int i = 0; i < op->nin; i++) {
+		ValId u = op->operands[i];
+		if (!is_tile(A, u) || cheap(A, u, 0) || (skip_bcast && is_broadcast(A, u)))
 			continue;
 		const LinearLayout *ul = lay(A, u);
 		if (!first)
