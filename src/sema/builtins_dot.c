@@ -9,6 +9,18 @@
 
 static bool is_fp8(DType d) { return d == DT_F8E4M3 || d == DT_F8E5M2; }
 
+static ValId emit_dot(Sema *s, ValId a, ValId b, ValId acc, int prec, SrcLoc loc)
+{
+	TirOp *op = emit_op(s, TOP_DOT, loc, (ValId[]){a, b, acc}, 3, vtype(s, acc));
+	op->attr.i = prec;
+	return op->results[0];
+}
+
+static bool tensor_core_target(Sema *s)
+{
+	return s->c->target && (s->c->target->kind == TARGET_CUDA || s->c->target->emulate);
+}
+
 /* Triton pads small M and N onto the tensor cores; only K has a lower bound. */
 static bool check_k(Sema *s, Call *c, DType in, int32_t M, int32_t N, int32_t K)
 {
@@ -23,8 +35,7 @@ static bool check_k(Sema *s, Call *c, DType in, int32_t M, int32_t N, int32_t K)
 
 static bool precision(Sema *s, Call *c, DType in, int *out)
 {
-	bool cuda = s->c->target && (s->c->target->kind == TARGET_CUDA || s->c->target->emulate);
-	*out = in == DT_F32 && cuda ? PREC_TF32 : PREC_IEEE;
+	*out = in == DT_F32 && tensor_core_target(s) ? PREC_TF32 : PREC_IEEE;
 	bool has_p = c->has[3] && !v_is_none(c->a[3]);
 	bool has_a = c->has[4] && !v_is_none(c->a[4]);
 	if (has_p && has_a) {
@@ -112,6 +123,35 @@ static Value batched_dot(Sema *s, Call *c, ValId a, ValId b)
 	if (c->has[6] && !v_is_none(c->a[6]) && !arg_dtype(s, c, 6, &od)) return v_err();
 	if (dtype_is_float(da) && od.dt == DT_F16) out = v_tensor(s, cast_val(s, out.id, od, false, 0, c->loc));
 	return out;
+}
+
+/* x rounded to tf32 (cvt.rna.tf32.f32: nearest, ties away from zero), as f32. */
+static Value tf32_big(Sema *s, ValId x, SrcLoc loc)
+{
+	Value u = v_tensor(s, cast_val(s, x, type_scalar(DT_U32), true, 0, loc));
+	u = binop(s, OP_BITAND, binop(s, OP_ADD, u, v_int(0x1000), loc), v_uint64(0xffffe000u), loc);
+	if (u.kind != V_TENSOR) return u;
+	return v_tensor(s, cast_val(s, u.id, type_scalar(DT_F32), true, 0, loc));
+}
+
+/* input_precision="tf32x3" on tensor cores, as Triton's F32DotTC pass rewrites it
+ * (the 3xTF32 trick): with x = big(x) + small(x), big the tf32 rounding,
+ * a @ b = small(a) @ big(b) + big(a) @ small(b) + big(a) @ big(b), each a tf32
+ * dot, the small products first; NaNs of the small products are zeroed, so an
+ * infinite operand times a zero small part does not poison the result. */
+static Value dot_tf32x3(Sema *s, ValId a, ValId b, ValId acc, SrcLoc loc)
+{
+	Value ab = tf32_big(s, a, loc), bb = tf32_big(s, b, loc);
+	if (ab.kind != V_TENSOR || bb.kind != V_TENSOR) return v_err();
+	Value as = binop(s, OP_SUB, v_tensor(s, a), ab, loc), bs = binop(s, OP_SUB, v_tensor(s, b), bb, loc);
+	if (as.kind != V_TENSOR || bs.kind != V_TENSOR) return v_err();
+	ValId zero = emit_const(s, vtype(s, acc), 0, 0.0, loc);
+	ValId d = emit_dot(s, as.id, bb.id, zero, PREC_TF32, loc);
+	Value small = v_tensor(s, emit_dot(s, ab.id, bs.id, d, PREC_TF32, loc));
+	small = make_where(s, binop(s, OP_NE, small, small, loc), v_float(0.0), small, loc);
+	if (small.kind != V_TENSOR) return v_err();
+	Value big = v_tensor(s, emit_dot(s, ab.id, bb.id, small.id, PREC_TF32, loc));
+	return binop(s, OP_ADD, big, v_tensor(s, acc), loc);
 }
 
 /* Triton 2.0's tl.dot(input, other, trans_a=False, trans_b=False, ...) transposes
@@ -205,10 +245,9 @@ static Value b_dot(Sema *s, Call *c, int extra)
 	} else {
 		acc = emit_const(s, type_tile(type_scalar(ret), 2, mn), 0, 0.0, c->loc);
 	}
-	ValId in[3] = {a, b, acc};
-	TirOp *op = emit_op(s, TOP_DOT, c->loc, in, 3, type_tile(type_scalar(ret), 2, mn));
-	op->attr.i = prec;
-	return v_tensor(s, op->results[0]);
+	if (prec == PREC_TF32X3 && tensor_core_target(s))
+		return dot_tf32x3(s, a, b, acc, c->loc);
+	return v_tensor(s, emit_dot(s, a, b, acc, prec, c->loc));
 }
 
 const Builtin builtins_dot[] = {

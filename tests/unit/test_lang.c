@@ -1779,6 +1779,43 @@ static void test_axis_masks(void)
 		}
 		CHECK(ok);
 	}
+/* ---- input_precision="tf32x3": fp32 accuracy from three tf32 dots ---------------- */
+
+static const char tf32x3_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(A, B, C, N: tl.constexpr):\n"
+	"    r = tl.arange(0, N)\n"
+	"    a = tl.load(A + r[:, None] * N + r[None, :])\n"
+	"    b = tl.load(B + r[:, None] * N + r[None, :])\n"
+	"    acc = tl.full((N, N), 0.25, tl.float32)\n"
+	"    tl.store(C + r[:, None] * N + r[None, :], tl.dot(a, b, acc, input_precision='tf32x3'))\n";
+
+static void test_tf32x3(void)
+{
+	enum { N = 32 };
+	static float a[N * N], b[N * N], c[N * N];
+	uint32_t seed = 7;
+	for (int i = 0; i < N * N; i++) {
+		seed = seed * 1103515245u + 12345u;
+		a[i] = (float)(seed >> 8) / 16777216.0f - 0.5f; /* 24 significant bits */
+		seed = seed * 1103515245u + 12345u;
+		b[i] = (float)(seed >> 8) / 16777216.0f - 0.5f;
+	}
+	tile_arg args[] = {tile_arg_ptr(a, TILE_FP32), tile_arg_ptr(b, TILE_FP32), tile_arg_ptr(c, TILE_FP32)};
+	if (!RUN(tf32x3_src, "k", "*fp32,*fp32,*fp32,32", 1, args))
+		return;
+	/* one tf32 dot is off by ~1e-3 here; three are within a few fp32 ulps */
+	double worst = 0;
+	for (int i = 0; i < N; i++)
+		for (int j = 0; j < N; j++) {
+			double want = 0.25;
+			for (int q = 0; q < N; q++)
+				want += (double)a[i * N + q] * b[q * N + j];
+			worst = fmax(worst, fabs(c[i * N + j] - want));
+		}
+	CHECK(worst < 1e-5);
 }
 
 int main(void)
@@ -1819,6 +1856,7 @@ int main(void)
 		test_math_minmax();
 		test_many_params();
 		test_axis_masks();
+		test_tf32x3();
 	}
 	printf("test_lang: %d checks, %d failed\n", checks, failures);
 	return failures ? 1 : 0;
