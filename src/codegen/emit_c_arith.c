@@ -261,8 +261,8 @@ static void convert_to(Ec *e, StrBuf *b, const char *x, DType from, DType to, bo
 		sb_printf(b, "f64_to_f16(%s)", x);
 	} else { /* to a narrow float: through f32 (exact from narrower floats) */
 		StrBuf t = {0};
-		if (from == DT_F64)
-			sb_printf(&t, "(float)%s", x);
+		if (from == DT_F64) /* toward zero twice is toward zero once */
+			sb_printf(&t, rtz ? "__double2float_rz(%s)" : "(float)%s", x);
 		else
 			as_f32(e, &t, x, from);
 		sb_printf(b, "%s(%s)", from_f32_fn(e, to, rtz), t.s);

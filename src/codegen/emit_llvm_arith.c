@@ -277,19 +277,28 @@ static LLVMValueRef e5m2_to_f32(Em *e, LLVMValueRef x)
 	return f16_to_f32(e, w);
 }
 
-/* f32 -> f16 (RNE) -> e5m2 (RNE on the 8 dropped bits). Double rounding can
- * differ from a direct conversion for values within 2^-24 relative of a tie. */
+/* f32 -> e5m2 as PTX's cvt.rn.satfinite: |x| is clamped to 57344, the largest
+ * finite e5m2 (infinities too), then rounded to f16 to odd (truncate, set the
+ * last bit if inexact) and to e5m2 to nearest even on the 8 dropped bits: 11
+ * bits >= 3 + 2, so this is the single correct rounding. NaN stays NaN. */
 static LLVMValueRef f32_to_e5m2(Em *e, LLVMValueRef x)
 {
 	LLVMBuilderRef B = e->B;
-	LLVMValueRef b = f32_to_f16(e, x, false);
+	LLVMTypeRef ft = LLVMTypeOf(x), ht = shaped(e, e->t_i16, x);
+	LLVMValueRef a = em_intrinsic(e, "llvm.fabs", &ft, 1, &x, 1);
+	LLVMValueRef mx[2] = {a, cf(e, e->t_f32, 57344.0, x)};
+	LLVMValueRef cs[2] = {em_intrinsic(e, "llvm.minnum", &ft, 1, mx, 2), x};
+	LLVMValueRef xc = em_intrinsic(e, "llvm.copysign", &ft, 1, cs, 2);
+	LLVMValueRef b = f32_to_f16(e, xc, true);
+	LLVMValueRef inexact = LLVMBuildFCmp(B, LLVMRealUNE, f16_to_f32(e, b), xc, "");
+	b = LLVMBuildOr(B, b, LLVMBuildZExt(B, inexact, ht, ""), "");
 	LLVMValueRef odd = LLVMBuildAnd(B, LLVMBuildLShr(B, b, ci(e, e->t_i16, 8, x), ""),
 	                                ci(e, e->t_i16, 1, x), "");
 	LLVMValueRef r = LLVMBuildAdd(B, b, LLVMBuildAdd(B, odd, ci(e, e->t_i16, 0x7f, x), ""), "");
 	r = LLVMBuildLShr(B, r, ci(e, e->t_i16, 8, x), "");
 	LLVMValueRef isnan = LLVMBuildFCmp(B, LLVMRealUNO, x, x, "");
-	LLVMValueRef nan = LLVMBuildOr(B, LLVMBuildLShr(B, b, ci(e, e->t_i16, 8, x), ""),
-	                               ci(e, e->t_i16, 0x02, x), "");
+	LLVMValueRef nan = LLVMBuildOr(B, LLVMBuildAnd(B, r, ci(e, e->t_i16, 0x80, x), ""),
+	                               ci(e, e->t_i16, 0x7f, x), "");
 	r = LLVMBuildSelect(B, isnan, nan, r, "");
 	return LLVMBuildTrunc(B, r, shaped(e, e->t_i8, x), "");
 }
@@ -344,6 +353,22 @@ LLVMValueRef em_from_f32(Em *e, LLVMValueRef x, DType d, bool rtz)
 	}
 }
 
+/* f64 -> f32 toward zero: the nearest f32, one step toward zero where it is
+ * farther from zero than x (overflow to inf becomes the largest finite). */
+static LLVMValueRef f64_to_f32_rz(Em *e, LLVMValueRef x)
+{
+	LLVMBuilderRef B = e->B;
+	LLVMTypeRef it = shaped(e, e->t_i32, x), dt = LLVMTypeOf(x);
+	LLVMValueRef f = LLVMBuildFPTrunc(B, x, shaped(e, e->t_f32, x), "");
+	LLVMValueRef fa = LLVMBuildFPExt(B, f, dt, "");
+	LLVMValueRef ax = em_intrinsic(e, "llvm.fabs", &dt, 1, &x, 1);
+	fa = em_intrinsic(e, "llvm.fabs", &dt, 1, &fa, 1);
+	LLVMValueRef over = LLVMBuildFCmp(B, LLVMRealOGT, fa, ax, "");
+	LLVMValueRef bits = LLVMBuildBitCast(B, f, it, "");
+	bits = LLVMBuildSub(B, bits, LLVMBuildZExt(B, over, it, ""), "");
+	return LLVMBuildBitCast(B, bits, LLVMTypeOf(f), "");
+}
+
 /* compute domain of a float dtype: native LLVM type, or f32 */
 static LLVMValueRef fin(Em *e, LLVMValueRef x, DType d)
 {
@@ -380,6 +405,8 @@ LLVMValueRef em_cast(Em *e, LLVMValueRef x, DType from, DType to, bool rtz, LLVM
 		return LLVMBuildIntCast2(B, x, dt, from != DT_I1 && dtype_is_signed(from), "");
 	}
 	if (!fi && !ti) {
+		if (from == DT_F64 && to == DT_F32 && rtz)
+			return f64_to_f32_rz(e, x);
 		if (native_float(from) && native_float(to))
 			return LLVMBuildFPCast(B, x, dt, "");
 		LLVMValueRef f = from == DT_F64 ? f64_to_f32_odd(e, x) : em_to_f32(e, x, from);

@@ -1024,9 +1024,17 @@ static float e4m3_ref(float f)
 
 static float e5m2_ref(float f)
 {
-	_Float16 h = (_Float16)f; /* f32 -> f16 RNE */
+	if (isnan(f))
+		return f;
+	f = fmaxf(-57344.0f, fminf(f, 57344.0f)); /* cvt.rn.satfinite */
+	_Float16 h = (_Float16)f;
 	uint16_t u;
 	memcpy(&u, &h, 2);
+	if ((float)h != f) { /* f32 -> f16 rounding to odd, so that the RNE below is the only rounding */
+		if (fabsf((float)h) > fabsf(f))
+			u--;
+		u |= 1;
+	}
 	uint16_t r = (uint16_t)((u + 0x7f + ((u >> 8) & 1)) >> 8) << 8;
 	memcpy(&h, &r, 2);
 	return (float)h;

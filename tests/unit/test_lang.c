@@ -1818,6 +1818,72 @@ static void test_tf32x3(void)
 	CHECK(worst < 1e-5);
 }
 
+/* ---- float casts: f32 -> e5m2 saturates (cvt.rn.satfinite) and rounds once;
+ * f64 -> f32 / f16 with fp_downcast_rounding='rtz' ------------------------------ */
+
+static const char fp_cast_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(X, E5, D, Z32, Z16, N: tl.constexpr):\n"
+	"    o = tl.arange(0, N)\n"
+	"    x = tl.load(X + o)\n"
+	"    tl.store(E5 + o, x.to(tl.float8e5).to(tl.uint8, bitcast=True))\n"
+	"    d = tl.load(D + o)\n"
+	"    tl.store(Z32 + o, d.to(tl.float32, fp_downcast_rounding='rtz'))\n"
+	"    tl.store(Z16 + o, d.to(tl.float16, fp_downcast_rounding='rtz').to(tl.float32))\n";
+
+/* the e5m2 code nearest to v (ties to the even code), saturating to +-57344 */
+static unsigned e5m2_of(float v)
+{
+	if (isnan(v))
+		return 0x7f;
+	v = fmaxf(-57344.0f, fminf(v, 57344.0f));
+	unsigned best = 0;
+	double bd = INFINITY;
+	for (unsigned c = 0; c < 256; c++) {
+		float f = f8_value(c, true);
+		if (!isfinite(f) || signbit(f) != signbit(v))
+			continue;
+		double d = fabs((double)f - (double)v);
+		if (d < bd || (d == bd && !(c & 1)))
+			bd = d, best = c;
+	}
+	return best;
+}
+
+static void test_fp_casts(void)
+{
+	enum { N = 64 };
+	static const float special[] = {1.125f + 0x1p-13f, 1.125f - 0x1p-13f, 1.125f, 1.375f, 61440.0f, 1e6f,
+					-INFINITY, INFINITY, 0x1p-17f, 0x1.8p-17f, 0x1p-16f + 0x1p-30f, -0x1.4p-15f};
+	float x[N], z32[N], z16[N];
+	double d[N];
+	uint8_t e5[N];
+	int ns = (int)(sizeof special / sizeof *special);
+	for (int i = 0; i < N; i++) {
+		x[i] = i < ns ? special[i] : ldexpf(1.0f + (float)(i * 37 % 64) / 64.0f + 0x1p-20f, i % 20 - 10) * (i & 1 ? -1.0f : 1.0f);
+		d[i] = (1.0 + 0x1p-24 + 0x1p-40 * i) * ldexp(1.0, i % 30 - 15) * (i & 2 ? -1.0 : 1.0);
+	}
+	d[0] = 1e300, d[1] = -1e300, d[2] = 65519.99;
+	tile_arg args[] = {tile_arg_ptr(x, TILE_FP32), tile_arg_ptr(e5, TILE_U8), tile_arg_ptr(d, TILE_FP64),
+			   tile_arg_ptr(z32, TILE_FP32), tile_arg_ptr(z16, TILE_FP32)};
+	if (!RUN(fp_cast_src, "k", "*fp32,*u8,*fp64,*fp32,*fp32,64", 1, args))
+		return;
+	bool ok5 = true, ok32 = true, ok16 = true;
+	for (int i = 0; i < N; i++) {
+		ok5 &= e5[i] == e5m2_of(x[i]);
+		/* toward zero: not above |d|, and the next value away from zero is */
+		double a = fabs(d[i]);
+		ok32 &= fabs((double)z32[i]) <= a && (isinf(a) || fabs((double)nextafterf(z32[i], z32[i] < 0 ? -INFINITY : INFINITY)) > a);
+		double h = fabs((double)z16[i]);
+		ok16 &= h <= a && (h == 65504.0 || h + ldexp(1.0, ilogb(h > 0x1p-14 ? h : 0x1p-14) - 10) > a);
+	}
+	CHECK(ok5);
+	CHECK(ok32);
+	CHECK(ok16);
+}
+
 int main(void)
 {
 	static const char *const targets[] = {"cpu", "cuda-emu"};
@@ -1857,6 +1923,7 @@ int main(void)
 		test_many_params();
 		test_axis_masks();
 		test_tf32x3();
+		test_fp_casts();
 	}
 	printf("test_lang: %d checks, %d failed\n", checks, failures);
 	return failures ? 1 : 0;
