@@ -298,6 +298,14 @@ static Value b_cast(Sema *s, Call *c, int extra)
 		return v_tensor(s, to_ir(s, v, (DType)dt.dt, c->loc));
 	ValId x;
 	if (!arg_tensor(s, c, 0, &x)) return v_err();
+	DType from = (DType)vtype(s, x).dt;
+	if (flags == TIR_RTZ && !bitcast && (dt.dt == DT_F8E4M3 || dt.dt == DT_F8E5M2) && dtype_is_float(from) &&
+	    from != dt.dt) {
+		/* Triton's NVIDIA backend converts to fp8 with rtne only */
+		diag_error(s->d, c->at[2], "fp_downcast_rounding='rtz' is not supported for a cast from %s to %s (only 'rtne')",
+			   dtype_name(from), dtype_name((DType)dt.dt));
+		return v_err();
+	}
 	ValId r = cast_val(s, x, dt, bitcast, flags, c->loc);
 	return r ? v_tensor(s, r) : v_err();
 }
