@@ -363,9 +363,11 @@ DType computation_dtype(Sema *s, Value a, Value b, bool div_or_mod, SrcLoc loc, 
 	}
 	if (ta == DT_F64 || tb == DT_F64) return DT_F64;
 	if (ta == DT_F32 || tb == DT_F32) return DT_F32;
-	if ((ta == DT_F16 && tb == DT_BF16) || (ta == DT_BF16 && tb == DT_F16)) return DT_F32;
+	/* Triton's order: fp16 with anything below fp32 (bf16 too) is fp16; bf16 stays
+	 * bf16 only with bf16, and is fp32 with anything else (fp8, integers) */
 	if (ta == DT_F16 || tb == DT_F16) return div_or_mod ? DT_F32 : DT_F16;
-	if (ta == DT_BF16 || tb == DT_BF16) return div_or_mod ? DT_F32 : DT_BF16;
+	if (ta == DT_BF16 && tb == DT_BF16) return div_or_mod ? DT_F32 : DT_BF16;
+	if (ta == DT_BF16 || tb == DT_BF16) return DT_F32;
 	if (is_fp8(ta) && is_fp8(tb)) return ta == tb ? ta : DT_F16;
 	if (is_fp8(ta) || is_fp8(tb)) return is_fp8(ta) ? ta : tb;
 	if (div_or_mod && dtype_is_signed(ta) != dtype_is_signed(tb) && ta != DT_I1 && tb != DT_I1) {
