@@ -1012,13 +1012,9 @@ static Value b_py_str(Sema *s, Call *c, int extra)
 	if (v.kind == V_ERR) return v;
 	if (v.kind == V_CONST && v.c.kind == CV_STR) return v; /* str('x') is 'x', unquoted */
 	char buf[256];
-	/* a dtype's str() is Triton's name, which tl.dtype() takes back: fp32, bf16, int32,
-	 * pointer<fp16> */
-	DType e = v.kind == V_DTYPE ? (DType)(v.ty.dt == DT_PTR ? v.ty.elem : v.ty.dt) : DT_VOID;
-	const char *tn = dtype_is_float(e) ? dtype_short(e) : dtype_name(e);
+	/* a dtype's str() is Triton's name, which tl.dtype() takes back */
+	if (v.kind == V_DTYPE) return v_str(dtype_triton_name(s, v.ty));
 	if (v.kind == V_CONST) const_str(v.c, buf, sizeof buf);
-	else if (v.kind == V_DTYPE && v.ty.dt == DT_PTR) snprintf(buf, sizeof buf, "pointer<%s>", tn);
-	else if (v.kind == V_DTYPE) snprintf(buf, sizeof buf, "%s", tn);
 	else {
 		diag_error(s->d, c->at[0], "'str' needs a constexpr, got %s", v_describe(s, v));
 		return v_err();

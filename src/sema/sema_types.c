@@ -64,6 +64,18 @@ void type_name(Type t, char *buf, size_t n)
 	}
 }
 
+/* Triton's name of a dtype (its str() and .name): fp32, bf16, fp8e4nv, int32,
+ * pointer<fp16> */
+const char *dtype_triton_name(Sema *s, Type t)
+{
+	DType e = (DType)(t.dt == DT_PTR ? t.elem : t.dt);
+	const char *tn = dtype_is_float(e) ? dtype_short(e) : dtype_name(e);
+	if (t.dt != DT_PTR) return tn;
+	char buf[64];
+	snprintf(buf, sizeof buf, "pointer<%s>", tn);
+	return arena_strdup(s->a, buf);
+}
+
 const char *dt_name(Sema *s, Type t)
 {
 	char buf[64];
