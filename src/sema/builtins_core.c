@@ -310,6 +310,15 @@ static Value b_cast(Sema *s, Call *c, int extra)
 	return r ? v_tensor(s, r) : v_err();
 }
 
+/* while tl.condition(c, disable_licm=True): the condition c; the hint is for
+ * Triton's loop-invariant code motion, which tile's loops do not need told */
+static Value b_condition(Sema *s, Call *c, int extra)
+{
+	(void)s;
+	(void)extra;
+	return c->a[0];
+}
+
 static Value b_to_tensor(Sema *s, Call *c, int extra)
 {
 	(void)extra;
@@ -1063,6 +1072,7 @@ const Builtin builtins_core[] = {
     {"cast", "input,dtype,fp_downcast_rounding=None,bitcast=False", b_cast, 0, BF_TL | BF_METHOD},
     {"to", "input,dtype,fp_downcast_rounding=None,bitcast=False", b_cast, 0, BF_METHOD},
     {"to_tensor", "x", b_to_tensor, 0, BF_TL},
+    {"condition", "arg1,disable_licm=False", b_condition, 0, BF_TL},
     {"pointer_type", "element_ty,address_space=1", b_pointer_type, 0, BF_TL},
     {"multiple_of", "input,values", b_hint, HINT_MULTIPLE_OF, BF_TL | BF_METHOD},
     {"max_contiguous", "input,values", b_hint, HINT_MAX_CONTIGUOUS, BF_TL | BF_METHOD},

@@ -639,7 +639,7 @@ static bool iter_call(Sema *s, Fn *fn, const Expr *it, const char **kind, Value 
 		if (!strcmp(k, "num_stages")) {
 			if (!eval_const_int(s, fn, it->kwargs[i].value, "num_stages", stages)) *nb = -1;
 		} else if (!strcmp(k, "loop_unroll_factor") || !strcmp(k, "warp_specialize") || !strcmp(k, "flatten") ||
-			   !strcmp(k, "disallow_acc_multi_buffer")) {
+			   !strcmp(k, "disallow_acc_multi_buffer") || !strcmp(k, "disable_licm")) {
 			(void)eval(s, fn, it->kwargs[i].value);
 		} else {
 			diag_error(s->d, it->kwargs[i].loc, "unexpected keyword argument '%s' for '%s'", k, name);
