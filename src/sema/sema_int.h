@@ -166,6 +166,9 @@ struct Sema {
 	int depth;
 	int global_depth; /* module-level names being evaluated, one inside the other */
 	int nest;         /* runtime ifs and loops open around the current statement */
+	/* inside tl.map_elementwise's function (builtins_map.c): an if on a tile is
+	 * if-converted (sema_stmt.c) */
+	int map_depth;
 	/* interned spellings used everywhere */
 	const char *s_constexpr;
 	ModScope *main_mod; /* the module whose kernels are listed or compiled */
@@ -364,7 +367,7 @@ Value v_builtin(int id, Value *self);
 
 /* builtin family tables (each NULL-terminated) */
 extern const Builtin builtins_core[], builtins_math[], builtins_mem[], builtins_reduce[], builtins_dot[],
-    builtins_prelude[], builtins_blockptr[], builtins_shape[], builtins_asm[];
+    builtins_prelude[], builtins_blockptr[], builtins_shape[], builtins_asm[], builtins_map[];
 /* builtins_shape.c: the view ops join/split are built from (also used by builtins_asm.c) */
 ValId shape_reshape(Sema *s, ValId x, int rank, const int32_t *shape, SrcLoc loc); /* row-major */
 ValId shape_join_axis(Sema *s, ValId a, ValId b, int axis, SrcLoc loc); /* new axis of size 2: a, b */

@@ -490,11 +490,124 @@ static Flow exec_rt_if(Sema *s, Fn *fn, const Stmt *st, ValId cond, const Seq *r
 	return f;
 }
 
+/* ---- ifs on an element, inside tl.map_elementwise's function (builtins_map.c) ---- */
+
+/* Both branches of an if-converted if run for every element: a memory access
+ * (or a print, an assert) under one would happen where the branch is not taken. */
+static bool map_branch_pure(Sema *s, const TirBlock *b, int from, SrcLoc loc)
+{
+	for (int i = from; i < b->nops; i++) {
+		const TirOp *op = b->ops[i];
+		if (tir_op_flags((TirOpKind)op->kind) & TF_MEM) {
+			diag_error(s->d, op->loc.line ? op->loc : loc,
+				   "tl.map_elementwise: '%s' under an if on the element is not supported (tile runs both branches "
+				   "for every element)",
+				   tir_op_name((TirOpKind)op->kind));
+			return false;
+		}
+		for (int r = 0; r < op->nregions; r++)
+			if (!map_branch_pure(s, &op->regions[r], 0, loc)) return false;
+	}
+	return true;
+}
+
+/* where(cond, a, b), item by item for tuples */
+static Value map_merge(Sema *s, ValId cond, Value a, Value b, const char *name, SrcLoc loc)
+{
+	if (a.kind == V_ERR || b.kind == V_ERR) return v_err();
+	if (values_identical(a, b)) return a;
+	if (a.kind == V_TUPLE && b.kind == V_TUPLE && a.n == b.n) {
+		Value *items = ARENA_NEWN(s->a, Value, a.n + 1);
+		for (int i = 0; i < a.n; i++) {
+			items[i] = map_merge(s, cond, a.items[i], b.items[i], name, loc);
+			if (items[i].kind == V_ERR) return v_err();
+		}
+		return v_tuple(s, items, a.n);
+	}
+	bool na = a.kind == V_TENSOR || (a.kind == V_CONST && a.c.kind != CV_STR && a.c.kind != CV_NONE);
+	bool nb = b.kind == V_TENSOR || (b.kind == V_CONST && b.c.kind != CV_STR && b.c.kind != CV_NONE);
+	if (!na || !nb) {
+		diag_error(s->d, loc, "tl.map_elementwise: %s is %s in one branch of this if and %s in the other", name,
+			   v_describe(s, a), v_describe(s, b));
+		return v_err();
+	}
+	return make_where(s, v_tensor(s, cond), a, b, loc);
+}
+
+static Flow exec_map_if(Sema *s, Fn *fn, const Stmt *st, ValId cond, const Seq *rest, bool tail, bool *consumed)
+{
+	TirBlock *blk = s->blk;
+	int op0 = blk->nops;
+	Env env0 = {0};
+	env_copy(&env0, &fn->env);
+	Flow flow = FLOW_NEXT;
+	if (contains_return(&st->body) || contains_return(&st->orelse)) {
+		*consumed = true;
+		if (!tail || in_loop(fn)) {
+			diag_error(s->d, st->loc, "return inside a runtime branch is not supported here");
+		} else {
+			Value rv[2];
+			for (int b = 0; b < 2; b++) {
+				env_copy(&fn->env, &env0);
+				fn->has_ret = false;
+				fn->retval = v_none();
+				const StmtList *body = b == 0 ? &st->body : &st->orelse;
+				Seq q = {body, 0, always_returns(body) ? NULL : rest};
+				s->blk = blk;
+				exec_seq(s, fn, &q, true);
+				rv[b] = fn->has_ret ? fn->retval : v_none();
+			}
+			s->blk = blk;
+			fn->has_ret = true;
+			fn->retval = map_merge(s, cond, rv[0], rv[1], "the return value", st->loc);
+			flow = FLOW_RETURN;
+		}
+	} else {
+		Env et = {0}, out = {0};
+		NameVec names = {0};
+		Seq q = {&st->body, 0, NULL};
+		exec_seq(s, fn, &q, false);
+		env_copy(&et, &fn->env);
+		env_copy(&fn->env, &env0);
+		q = (Seq){&st->orelse, 0, NULL};
+		s->blk = blk;
+		exec_seq(s, fn, &q, false);
+		s->blk = blk;
+		for (size_t i = 0; i < et.len; i++) add_name(&names, et.data[i].name);
+		for (size_t i = 0; i < fn->env.len; i++) add_name(&names, fn->env.data[i].name);
+		for (size_t i = 0; i < names.len; i++) {
+			const char *n = names.data[i];
+			Value *vt = env_find(&et, n), *ve = env_find(&fn->env, n);
+			Value v;
+			if (!vt || !ve)
+				v = (Value){.kind = V_POISON, .msg = arena_printf(s->a, "'%s' is defined in only one branch of an if", n)};
+			else
+				v = map_merge(s, cond, *vt, *ve, arena_printf(s->a, "'%s'", n), st->loc);
+			vec_push(&out, ((Binding){n, v}));
+		}
+		env_copy(&fn->env, &out);
+		vec_free(&et);
+		vec_free(&out);
+		vec_free(&names);
+	}
+	s->blk = blk;
+	map_branch_pure(s, blk, op0, st->loc);
+	vec_free(&env0);
+	return flow;
+}
+
 static Flow exec_if(Sema *s, Fn *fn, const Stmt *st, const Seq *rest, bool tail, bool *consumed)
 {
 	Value c = eval(s, fn, st->cond);
 	if (c.kind == V_ERR) return FLOW_NEXT;
 	if (c.kind == V_TENSOR) {
+		if (c.ty.rank && s->map_depth) {
+			ValId cond = to_bool(s, c.id, st->cond->loc);
+			if (!nest_enter(s, st->loc)) return FLOW_NEXT;
+			Flow f = exec_map_if(s, fn, st, cond, rest, tail, consumed);
+			s->nest--;
+			return f;
+		}
 		if (c.ty.rank) {
 			diag_error(s->d, st->cond->loc, "a tile cannot be used as a branch condition; use tl.where");
 			return FLOW_NEXT;
@@ -804,7 +917,10 @@ static Flow exec_while_in(Sema *s, Fn *fn, const Stmt *st)
 	loop_bind(s, fn, &ls, bargs);
 	Value c = eval(s, fn, st->cond);
 	ValId cond = 0;
-	if (c.kind == V_TENSOR && c.ty.rank) diag_error(s->d, st->cond->loc, "a tile cannot be used as a loop condition");
+	if (c.kind == V_TENSOR && c.ty.rank)
+		diag_error(s->d, st->cond->loc,
+			   s->map_depth ? "tl.map_elementwise: a loop whose condition depends on the element is not supported"
+					: "a tile cannot be used as a loop condition");
 	else if (c.kind == V_TENSOR) cond = to_bool(s, c.id, st->cond->loc);
 	else if (c.kind == V_CONST) cond = emit_const(s, type_scalar(DT_I1), const_truthy(c.c), 0, st->cond->loc);
 	else if (c.kind != V_ERR) diag_error(s->d, st->cond->loc, "bad loop condition: %s", v_describe(s, c));

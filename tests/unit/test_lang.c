@@ -1884,6 +1884,69 @@ static void test_fp_casts(void)
 	CHECK(ok16);
 }
 
+/* ---- tl.map_elementwise: a scalar function with branches, run per element ------ */
+
+static const char map_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def _cmp(a, b):\n"
+	"    if a > b:\n"
+	"        return 1\n"
+	"    elif a < b:\n"
+	"        return -1\n"
+	"    return 0\n"
+	"@triton.jit\n"
+	"def _step(a, lim):\n"
+	"    r = a - 1\n"
+	"    if a % 2 == 0:\n"
+	"        r = a * 2\n"
+	"        if a > lim:\n"
+	"            return -r\n"
+	"    return r + lim\n"
+	"@triton.jit\n"
+	"def _pair(a0, a1):\n"
+	"    if a0 > a1:\n"
+	"        return a1, a0, a0 - a1, a1 - a0\n"
+	"    return a0, a1, a0 + a1, a1 + a0\n"
+	"@triton.jit\n"
+	"def k(X, Y, O, N: tl.constexpr):\n"
+	"    o = tl.arange(0, N)\n"
+	"    x = tl.load(X + o)\n"
+	"    y = tl.load(Y + o)\n"
+	"    tl.store(O + o, tl.map_elementwise(_cmp, x, y))\n"
+	"    tl.store(O + N + o, tl.map_elementwise(_step, x, 4))\n"
+	"    lo, d = tl.map_elementwise(_pair, x, pack=2)\n"
+	"    tl.store(O + 2 * N + o, lo)\n"
+	"    tl.store(O + 3 * N + o, d)\n";
+
+static void test_map_elementwise(void)
+{
+	enum { N = 16 };
+	int32_t x[N], y[N], o[4 * N];
+	for (int i = 0; i < N; i++)
+		x[i] = (i * 7) % 11 - 3, y[i] = (i * 5) % 7 - 2;
+	tile_arg args[] = {tile_arg_ptr(x, TILE_I32), tile_arg_ptr(y, TILE_I32), tile_arg_ptr(o, TILE_I32)};
+	if (!RUN(map_src, "k", "*i32,*i32,*i32,16", 1, args))
+		return;
+	bool ok = true;
+	for (int i = 0; i < N; i++) {
+		int a = x[i], want = a > y[i] ? 1 : a < y[i] ? -1 : 0;
+		ok &= o[i] == want;
+		int r = a - 1;
+		if (a % 2 == 0) {
+			r = a * 2;
+			r = a > 4 ? -r - 4 : r;
+		}
+		ok &= o[N + i] == r + 4;
+		int a0 = x[i & ~1], a1 = x[i | 1], j = i & 1; /* one call per pair of elements */
+		int lo[2] = {a0 > a1 ? a1 : a0, a0 > a1 ? a0 : a1};
+		int d[2] = {a0 > a1 ? a0 - a1 : a0 + a1, a0 > a1 ? a1 - a0 : a1 + a0};
+		ok &= o[2 * N + i] == lo[j] && o[3 * N + i] == d[j];
+	}
+	CHECK(ok);
+}
+
 int main(void)
 {
 	static const char *const targets[] = {"cpu", "cuda-emu"};
@@ -1924,6 +1987,7 @@ int main(void)
 		test_axis_masks();
 		test_tf32x3();
 		test_fp_casts();
+		test_map_elementwise();
 	}
 	printf("test_lang: %d checks, %d failed\n", checks, failures);
 	return failures ? 1 : 0;
