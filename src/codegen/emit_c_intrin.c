@@ -241,26 +241,36 @@ static void print_arg(Ec *e, TpVal v, bool hex, StrBuf *fmt, StrBuf *args)
 	}
 }
 
-/* One line per value: "pid (x, y, z) idx (tid) PREFIX: value". */
+/* One line per value: "pid (x, y, z) idx (i, j) PREFIX: value", the element's
+ * coordinates in its tile when the first attr.i operands hold them, else
+ * "idx (tid)" for each operand. */
 static void emit_print(Ec *e, const TpOp *op)
 {
-	StrBuf pre = {0};
+	StrBuf pre = {0}, ifmt = {0}, iargs = {0};
 	if (op->attr.str && *op->attr.str) {
 		sb_putc(&pre, ' ');
 		c_escape(&pre, op->attr.str, true);
 	}
-	for (int i = 0; i < op->nin; i++) {
+	int nc = op->attr.i > 0 && op->attr.i < op->nin ? (int)op->attr.i : 0;
+	for (int d = 0; d < nc; d++) {
+		sb_printf(&ifmt, "%s%%d", d ? ", " : "");
+		sb_printf(&iargs, "(int)v%u, ", op->operands[d]);
+	}
+	if (!nc) {
+		sb_puts(&ifmt, "%d");
+		sb_puts(&iargs, "(int)threadIdx.x, ");
+	}
+	for (int i = nc; i < op->nin; i++) {
 		StrBuf fmt = {0}, args = {0};
 		print_arg(e, op->operands[i], op->attr.flags & TIR_HEX, &fmt, &args);
-		ec_line(e,
-		        "printf(\"pid (%%d, %%d, %%d) idx (%%d)%s: %s\\n\", blockIdx.x, "
-		        "blockIdx.y, "
-		        "blockIdx.z, threadIdx.x, %s);",
-		        pre.s ? pre.s : "", fmt.s, args.s);
+		ec_line(e, "printf(\"pid (%%d, %%d, %%d) idx (%s)%s: %s\\n\", blockIdx.x, blockIdx.y, blockIdx.z, %s%s);",
+		        ifmt.s, pre.s ? pre.s : "", fmt.s, iargs.s, args.s);
 		sb_free(&fmt);
 		sb_free(&args);
 	}
 	sb_free(&pre);
+	sb_free(&ifmt);
+	sb_free(&iargs);
 }
 
 /* attr.str = "file:line: message" */

@@ -288,25 +288,38 @@ static void print_one(Em *e, const TpOp *op, TpVal v, LLVMValueRef x, LLVMValueR
 		                                  : RT_PRINT_UINT;
 		iv = LLVMBuildIntCast2(B, x, e->t_i64, sg, "");
 	}
-	LLVMTypeRef ps[9] = {e->t_i8p, e->t_i32, e->t_i32, e->t_i32, e->t_i32,
-	                     e->t_i8p, e->t_i32, e->t_i64, e->t_f64};
-	LLVMValueRef args[9];
-	memcpy(args, pre_args, sizeof(LLVMValueRef) * 6);
-	args[6] = ci32(e, kind);
-	args[7] = iv;
-	args[8] = fv;
-	em_call(e, "tile_rt_print", e->t_void, ps, 9, args);
+	LLVMTypeRef ps[11] = {e->t_i8p, e->t_i32, e->t_i32, e->t_i32, e->t_i32, e->t_i8p,
+	                      e->t_i32, e->t_i8p, e->t_i32, e->t_i64, e->t_f64};
+	LLVMValueRef args[11];
+	memcpy(args, pre_args, sizeof(LLVMValueRef) * 8);
+	args[8] = ci32(e, kind);
+	args[9] = iv;
+	args[10] = fv;
+	em_call(e, "tile_rt_print", e->t_void, ps, 11, args);
 }
 
+/* attr.i > 0: the first attr.i operands are the element's coordinates in its
+ * tile and the last is its value (one line, "idx (i, j)"); otherwise each
+ * operand is a line of its own, "idx (tid)". */
 static void emit_print(Em *e, const TpOp *op)
 {
 	LLVMValueRef pid[3];
 	load_pids(e, pid);
 	LLVMValueRef prefix = LLVMBuildGlobalStringPtr(e->B, op->attr.str ? op->attr.str : "", "");
+	int nc = op->attr.i > 0 && op->attr.i < op->nin ? (int)op->attr.i : 0;
+	LLVMValueRef idx = nc ? em_entry_alloca(e, LLVMArrayType(e->t_i32, (unsigned)nc), 4)
+	                      : LLVMConstNull(e->t_i8p);
 	LaneLoop lp;
 	lane_loop_begin(e, &lp);
-	LLVMValueRef pre[6] = {e->a_rt, pid[0], pid[1], pid[2], lp.i, prefix};
-	for (int i = 0; i < op->nin; i++) {
+	for (int d = 0; d < nc; d++) {
+		LLVMValueRef gi[2] = {ci32(e, 0), ci32(e, d)};
+		LLVMValueRef p = LLVMBuildGEP2(e->B, LLVMArrayType(e->t_i32, (unsigned)nc), idx, gi, 2, "");
+		LLVMValueRef c = lane_value(e, em_get(e, op->operands[d]), lp.i);
+		LLVMBuildStore(e->B, LLVMBuildIntCast2(e->B, c, e->t_i32, 1, ""), p);
+	}
+	LLVMValueRef pre[8] = {e->a_rt, pid[0], pid[1], pid[2], lp.i,
+	                       nc ? LLVMBuildBitCast(e->B, idx, e->t_i8p, "") : idx, ci32(e, nc), prefix};
+	for (int i = nc; i < op->nin; i++) {
 		TpVal v = op->operands[i];
 		if (v)
 			print_one(e, op, v, lane_value(e, em_get(e, v), lp.i), pre);

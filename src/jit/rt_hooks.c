@@ -6,15 +6,19 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-void tile_rt_print(void *rt, int32_t px, int32_t py, int32_t pz, int32_t tid, const char *prefix,
-                   int32_t kind, int64_t ival, double fval)
+void tile_rt_print(void *rt, int32_t px, int32_t py, int32_t pz, int32_t tid, const int32_t *idx, int32_t nidx,
+                   const char *prefix, int32_t kind, int64_t ival, double fval)
 {
 	TileRuntimeHooks *h = rt;
 	if (!h)
 		return;
-	char line[256];
-	int n = snprintf(line, sizeof line, "pid (%d, %d, %d) idx (%d)%s%s: ", px, py, pz, tid,
-	                 prefix && *prefix ? " " : "", prefix ? prefix : "");
+	char line[512];
+	int n = snprintf(line, sizeof line, "pid (%d, %d, %d) idx (", px, py, pz);
+	if (nidx <= 0)
+		n += snprintf(line + n, sizeof line - (size_t)n, "%d", tid);
+	for (int32_t d = 0; d < nidx && n < 256; d++)
+		n += snprintf(line + n, sizeof line - (size_t)n, "%s%d", d ? ", " : "", idx[d]);
+	n += snprintf(line + n, sizeof line - (size_t)n, ")%s%s: ", prefix && *prefix ? " " : "", prefix ? prefix : "");
 	if (n < 0 || n >= (int)sizeof line)
 		n = 0;
 	char *v = line + n;

@@ -762,8 +762,8 @@ static Value b_device_print(Sema *s, Call *c, int extra)
 	(void)extra;
 	const char *prefix = arg_str(s, c, 0);
 	if (!prefix) return v_err();
-	bool hex = false;
-	if (c->has[1] && !arg_bool(s, c, 1, &hex)) return v_err();
+	bool hex = false; /* slot 2: slot 1 is *args */
+	if (c->has[2] && !arg_bool(s, c, 2, &hex)) return v_err();
 	return emit_print(s, c, prefix, c->rest, c->rest_at, c->nrest, hex);
 }
 

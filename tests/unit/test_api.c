@@ -300,12 +300,16 @@ static const char print_src[] = "import triton\n"
                                 "def show(x_ptr, BLOCK: tl.constexpr):\n"
                                 "    x = tl.load(x_ptr + tl.arange(0, BLOCK))\n"
                                 "    tl.device_print(\"val\", x)\n"
-                                "    tl.device_assert(x < 100.0, \"too big\")\n";
+                                "    tl.device_assert(x < 100.0, \"too big\")\n"
+                                "@triton.jit\n"
+                                "def grid2():\n"
+                                "    r = tl.arange(0, 4)[:, None] * 4 + tl.arange(0, 4)[None, :]\n"
+                                "    tl.device_print(\"m\", r, hex=True)\n";
 
 typedef struct PrintLog {
 	pthread_mutex_t mu;
 	int lines;
-	bool saw_val;
+	bool saw_val, saw_coord;
 } PrintLog;
 
 static void on_print(void *user, const char *text, size_t len)
@@ -315,13 +319,16 @@ static void on_print(void *user, const char *text, size_t len)
 	l->lines++;
 	if (memmem(text, len, "val", 3))
 		l->saw_val = true;
+	/* element (2, 1) of a 4x4 tile holding 9: its coordinates and hex=True */
+	if (memmem(text, len, "idx (2, 1) m: 0x9\n", 18))
+		l->saw_coord = true;
 	pthread_mutex_unlock(&l->mu);
 }
 
 /* device_print reaches the host's callback; a failed device_assert fails the launch. */
 static void test_print_assert(void)
 {
-	PrintLog log = {PTHREAD_MUTEX_INITIALIZER, 0, false};
+	PrintLog log = {PTHREAD_MUTEX_INITIALIZER, 0, false, false};
 	tile_context_options o = {0};
 	o.target = "cpu";
 	o.disable_cache = 1;
@@ -345,6 +352,15 @@ static void test_print_assert(void)
 		v[3] = 1000.0f;
 		CHECK_ST(tile_launch(k, grid, &a, 1, NULL), TILE_ERROR_LAUNCH);
 		CHECK_MSG("too big");
+	}
+	tile_kernel_destroy(k);
+	k = NULL;
+	if (m)
+		CHECK_ST(tile_kernel_get(m, "grid2", "", NULL, &k), TILE_OK);
+	if (k) {
+		uint32_t grid[3] = {1, 1, 1};
+		CHECK_ST(tile_launch(k, grid, NULL, 0, NULL), TILE_OK);
+		CHECK(log.saw_coord);
 	}
 	tile_kernel_destroy(k);
 	tile_module_destroy(m);
