@@ -133,6 +133,22 @@ static Value b_fma(Sema *s, Call *c, int extra)
 	return v_tensor(s, emit(s, TOP_FMA, c->loc, in, 3, vtype(s, x)));
 }
 
+/* tl.add / tl.sub / tl.mul (x, y, sanitize_overflow=True): the operators; tile has
+ * no overflow sanitizer (Triton's runs only in debug mode) */
+static Value b_arith(Sema *s, Call *c, int extra)
+{
+	return binop(s, (AstOp)extra, c->a[0], c->a[1], c->loc);
+}
+
+/* x.logical_and(y) / x.logical_or(y): elementwise on x != 0 and y != 0 */
+static Value b_logical(Sema *s, Call *c, int extra)
+{
+	ValId x, y;
+	if (!arg_tensor(s, c, 0, &x) || !arg_tensor(s, c, 1, &y)) return v_err();
+	Value bx = v_tensor(s, to_bool(s, x, c->at[0])), by = v_tensor(s, to_bool(s, y, c->at[1]));
+	return binop(s, extra ? OP_BITOR : OP_BITAND, bx, by, c->loc);
+}
+
 static Value b_umulhi(Sema *s, Call *c, int extra)
 {
 	(void)extra;
@@ -328,6 +344,11 @@ const Builtin builtins_math[] = {
     {"div_rn", "x,y", b_fdiv, 1, BF_TL | BF_MATH | BF_METHOD},
     {"fma", "x,y,z", b_fma, 0, BF_TL | BF_MATH | BF_METHOD},
     {"umulhi", "x,y", b_umulhi, 0, BF_TL | BF_MATH | BF_METHOD},
+    {"add", "x,y,sanitize_overflow=True", b_arith, OP_ADD, BF_TL},
+    {"sub", "x,y,sanitize_overflow=True", b_arith, OP_SUB, BF_TL},
+    {"mul", "x,y,sanitize_overflow=True", b_arith, OP_MUL, BF_TL},
+    {"logical_and", "self,other", b_logical, 0, BF_METHOD},
+    {"logical_or", "self,other", b_logical, 1, BF_METHOD},
     {"minimum", "x,y,propagate_nan=0", b_minmax, 0, BF_TL | BF_MATH},
     {"maximum", "x,y,propagate_nan=0", b_minmax, 1, BF_TL | BF_MATH},
     {"clamp", "x,min,max,propagate_nan=0", b_clamp, 0, BF_TL | BF_MATH},

@@ -264,14 +264,16 @@ static Value b_atomic_cas(Sema *s, Call *c, int extra)
 	return v_tensor(s, op->results[0]);
 }
 
-#define ATOMIC(name, op) {name, "pointer,val,mask=None,sem=None,scope=None", b_atomic, op, BF_TL}
+/* also methods of a pointer tile, as in Triton: (ptr + offs).atomic_add(v) */
+#define ATOMIC(name, op) {name, "pointer,val,mask=None,sem=None,scope=None", b_atomic, op, BF_TL | BF_METHOD}
 
 const Builtin builtins_mem[] = {
     {"load",
      "pointer,mask=None,other=None,boundary_check=(),padding_option='',cache_modifier='',eviction_policy='',"
      "volatile=False",
      b_load, 0, BF_TL},
-    {"store", "pointer,value,mask=None,boundary_check=(),cache_modifier='',eviction_policy=''", b_store, 0, BF_TL},
+    {"store", "pointer,value,mask=None,boundary_check=(),cache_modifier='',eviction_policy=''", b_store, 0,
+     BF_TL | BF_METHOD},
     ATOMIC("atomic_add", ATOM_ADD),
     ATOMIC("atomic_max", ATOM_MAX),
     ATOMIC("atomic_min", ATOM_MIN),
@@ -279,6 +281,6 @@ const Builtin builtins_mem[] = {
     ATOMIC("atomic_and", ATOM_AND),
     ATOMIC("atomic_or", ATOM_OR),
     ATOMIC("atomic_xor", ATOM_XOR),
-    {"atomic_cas", "pointer,cmp,val,sem=None,scope=None", b_atomic_cas, 0, BF_TL},
+    {"atomic_cas", "pointer,cmp,val,sem=None,scope=None", b_atomic_cas, 0, BF_TL | BF_METHOD},
     {NULL, NULL, NULL, 0, 0},
 };
