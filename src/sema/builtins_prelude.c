@@ -471,6 +471,23 @@ static const char prelude_text[] =
     "    low = x & -x\n"
     "    return tl.where(x == 0, 0, x.dtype.primitive_bitwidth - tl.math.clz(low)).to(tl.int32)\n"
     "\n"
+    "def double2hiint(x):\n"
+    "    return (x.to(tl.float64).to(tl.int64, bitcast=True) >> 32).to(tl.int32)\n"
+    "\n"
+    "def double2loint(x):\n"
+    "    return x.to(tl.float64).to(tl.int64, bitcast=True).to(tl.int32)\n"
+    "\n"
+    "def hiloint2double(hi, lo):\n"
+    "    v = (hi.to(tl.int64) << 32) | lo.to(tl.uint32, bitcast=True).to(tl.int64)\n"
+    "    return v.to(tl.float64, bitcast=True)\n"
+    "\n"
+    "# 1/sqrt(x) of an f32 in f64, rounded once more: correctly rounded (an f32's\n"
+    "# rsqrt is a power of two or irrational, and no such case is that close to a tie)\n"
+    "def rsqrt_rn(x):\n"
+    "    if x.dtype == tl.float64:\n"
+    "        return 1.0 / tl.sqrt_rn(x)\n"
+    "    return (1.0 / tl.sqrt_rn(x.to(tl.float64))).to(x.dtype)\n"
+    "\n"
     "def byte_perm(x, y, s):\n"
     "    v = (y.to(tl.uint32, bitcast=True).to(tl.uint64) << 32) | x.to(tl.uint32, bitcast=True).to(tl.uint64)\n"
     "    s = tl.to_tensor(s).to(tl.uint32, bitcast=True)\n"
@@ -693,6 +710,10 @@ const Builtin builtins_prelude[] = {
     {"brev", "x", check_ints, 0, BF_MATH | BF_PRELUDE},
     {"ffs", "x", check_ints, 0, BF_MATH | BF_PRELUDE},
     {"byte_perm", "x,y,s", check_ints, 0, BF_MATH | BF_PRELUDE},
+    {"double2hiint", "x", check_floats, 0, BF_MATH | BF_PRELUDE},
+    {"double2loint", "x", check_floats, 0, BF_MATH | BF_PRELUDE},
+    {"hiloint2double", "hi,lo", check_ints, 0, BF_MATH | BF_PRELUDE},
+    {"rsqrt_rn", "x", check_floats, 0, BF_MATH | BF_PRELUDE},
     {"_add_rn", "x,y", NULL, 0, BF_MATH | BF_PRELUDE},
     {"_sub_rn", "x,y", NULL, 0, BF_MATH | BF_PRELUDE},
     {"_mul_rn", "x,y", NULL, 0, BF_MATH | BF_PRELUDE},

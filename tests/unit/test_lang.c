@@ -1947,6 +1947,50 @@ static void test_map_elementwise(void)
 	CHECK(ok);
 }
 
+/* ---- libdevice double2hiint / double2loint / hiloint2double, rsqrt_rn ----------- */
+
+static const char ld_bits_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"from triton.language.extra.cuda import libdevice\n"
+	"@triton.jit\n"
+	"def k(D, F, HI, LO, BACK, R, N: tl.constexpr):\n"
+	"    o = tl.arange(0, N)\n"
+	"    d = tl.load(D + o)\n"
+	"    hi = libdevice.double2hiint(d)\n"
+	"    lo = libdevice.double2loint(d)\n"
+	"    tl.store(HI + o, hi)\n"
+	"    tl.store(LO + o, lo)\n"
+	"    tl.store(BACK + o, libdevice.hiloint2double(hi, lo ^ 1))\n"
+	"    tl.store(R + o, libdevice.rsqrt_rn(tl.load(F + o)))\n";
+
+static void test_libdevice_bits(void)
+{
+	enum { N = 16 };
+	double d[N], back[N];
+	float f[N], r[N];
+	int32_t hi[N], lo[N];
+	for (int i = 0; i < N; i++) {
+		d[i] = (i - 7.5) * 1.0e10 / (i + 1);
+		f[i] = ldexpf(1.0f + (float)i / 7.0f, i - 8);
+	}
+	d[0] = -0.0, d[1] = INFINITY;
+	tile_arg args[] = {tile_arg_ptr(d, TILE_FP64), tile_arg_ptr(f, TILE_FP32), tile_arg_ptr(hi, TILE_I32),
+			   tile_arg_ptr(lo, TILE_I32), tile_arg_ptr(back, TILE_FP64), tile_arg_ptr(r, TILE_FP32)};
+	if (!RUN(ld_bits_src, "k", "*fp64,*fp32,*i32,*i32,*fp64,*fp32,16", 1, args))
+		return;
+	bool ok = true, okr = true;
+	for (int i = 0; i < N; i++) {
+		uint64_t u, b;
+		memcpy(&u, &d[i], 8);
+		memcpy(&b, &back[i], 8);
+		ok &= (uint32_t)hi[i] == (uint32_t)(u >> 32) && (uint32_t)lo[i] == (uint32_t)u && b == (u ^ 1);
+		okr &= r[i] == (float)(1.0 / sqrt((double)f[i]));
+	}
+	CHECK(ok);
+	CHECK(okr);
+}
+
 int main(void)
 {
 	static const char *const targets[] = {"cpu", "cuda-emu"};
@@ -1988,6 +2032,7 @@ int main(void)
 		test_tf32x3();
 		test_fp_casts();
 		test_map_elementwise();
+		test_libdevice_bits();
 	}
 	printf("test_lang: %d checks, %d failed\n", checks, failures);
 	return failures ? 1 : 0;
