@@ -773,11 +773,31 @@ static Value b_print(Sema *s, Call *c, int extra)
 	return emit_print(s, c, "", c->rest, c->rest_at, c->nrest, false);
 }
 
+/* tl.static_print(*values, sep=" "): a note at compile time (Triton prints to
+ * stdout when it compiles; the library never prints, so the note goes to the
+ * diagnostic callback, which the CLI prints). Constexprs print as str() does,
+ * tensors as their type. */
 static Value b_static_print(Sema *s, Call *c, int extra)
 {
-	(void)s;
-	(void)c;
 	(void)extra;
+	const char *sep = c->has[1] && !v_is_none(c->a[1]) ? arg_str(s, c, 1) : " ";
+	if (!sep) return v_err();
+	StrBuf b = {0};
+	for (int i = 0; i < c->nrest; i++) {
+		Value v = c->rest[i];
+		char buf[256];
+		if (v.kind == V_ERR) {
+			sb_free(&b);
+			return v;
+		}
+		if (i) sb_puts(&b, sep);
+		if (v.kind == V_CONST && v.c.kind == CV_STR) sb_puts(&b, v.c.s);
+		else if (v.kind == V_CONST) const_str(v.c, buf, sizeof buf), sb_puts(&b, buf);
+		else if (v.kind == V_DTYPE) sb_puts(&b, dtype_triton_name(s, v.ty));
+		else sb_puts(&b, v_describe(s, v));
+	}
+	diag_emit(s->d, DIAG_NOTE, c->loc, "static_print: %s", b.s ? b.s : "");
+	sb_free(&b);
 	return v_none();
 }
 
@@ -1080,7 +1100,7 @@ const Builtin builtins_core[] = {
     {"constexpr", "value", b_constexpr, 0, BF_TL},
     {"static_assert", "cond,msg=''", b_static_assert, 0, BF_TL},
     {"assume", "cond", b_assume, 0, BF_TL},
-    {"static_print", "*values", b_static_print, 0, BF_TL},
+    {"static_print", "*values,sep=None,end=None,file=None,flush=False", b_static_print, 0, BF_TL},
     {"device_print", "prefix,*args,hex=False", b_device_print, 0, BF_TL},
     {"device_assert", "cond,msg='',mask=None", b_device_assert, 0, BF_TL},
     {"debug_barrier", "", b_barrier, 0, BF_TL},
