@@ -96,6 +96,12 @@ Value get_attr(Sema *s, Value obj, const char *name, SrcLoc loc)
 		if (obj.bp->desc) return desc_attr(s, obj, name, loc);
 		/* p.dtype.element_ty: FLA's spelling of the element type before a store */
 		if (!strcmp(name, "dtype") || !strcmp(name, "type")) return v_dtype(obj.bp->base.ty);
+		/* the tensor member functions that take a block pointer: p.advance(offs), p.store(v) */
+		if (!strcmp(name, "advance") || !strcmp(name, "store")) {
+			Value *self = ARENA_NEW(s->a, Value);
+			*self = obj;
+			return v_builtin(builtin_find(name, BF_METHOD), self);
+		}
 		break;
 	case V_DICT:
 		if (obj.msg) { /* torch.finfo / iinfo: an object whose attributes are the keys */
