@@ -319,6 +319,15 @@ static Value b_condition(Sema *s, Call *c, int extra)
 	return c->a[0];
 }
 
+/* tl.extra.cuda.num_warps() / num_threads(): constexprs of the compile options
+ * (a heuristic's num_warps included); a warp is 32 threads, as on CUDA, on
+ * every target */
+static Value b_num_warps(Sema *s, Call *c, int extra)
+{
+	(void)c;
+	return v_int((int64_t)s->f->num_warps * (extra ? 32 : 1));
+}
+
 static Value b_to_tensor(Sema *s, Call *c, int extra)
 {
 	(void)extra;
@@ -1105,6 +1114,8 @@ const Builtin builtins_core[] = {
     {"device_assert", "cond,msg='',mask=None", b_device_assert, 0, BF_TL},
     {"debug_barrier", "", b_barrier, 0, BF_TL},
     {"_gdc_noop", "", b_noop, 0, BF_TL},
+    {"_num_warps", "", b_num_warps, 0, BF_TL},
+    {"_num_threads", "", b_num_warps, 1, BF_TL},
     {"_target_is_cuda", "", b_target_is, 1, BF_TL},
     {"_target_is_hip", "", b_target_is, 0, BF_TL},
     {"_target_is_hip_cdna3", "", b_target_is, 0, BF_TL},

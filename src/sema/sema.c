@@ -850,6 +850,8 @@ Value ns_attr(Sema *s, int ns, const char *name, SrcLoc loc)
 		 * for the previous grid and releasing the next are no-ops */
 		if (!strcmp(name, "gdc_wait") || !strcmp(name, "gdc_launch_dependents"))
 			return v_builtin(builtin_find("_gdc_noop", BF_TL), NULL);
+		if (!strcmp(name, "num_warps") || !strcmp(name, "num_threads"))
+			return v_builtin(builtin_find(name[4] == 'w' ? "_num_warps" : "_num_threads", BF_TL), NULL);
 		break;
 	case NS_MATH:
 	case NS_LIBDEVICE: {
