@@ -282,7 +282,7 @@ static void indent(Printer *p, int depth)
 
 static const char *pred_names[] = {"eq", "ne", "lt", "le", "gt", "ge"};
 static const char *atomic_names[] = {"add", "max", "min", "xchg", "and", "or", "xor"};
-static const char *prec_names[] = {"ieee", "tf32", "tf32x3"};
+static const char *prec_names[] = {"ieee", "tf32", "tf32x3", "bf16x3", "bf16x6"};
 static const char *cache_names[] = {"", ".ca", ".cg", ".cv", ".wb", ".cs", ".wt"};
 static const char *evict_names[] = {"", "evict_first", "evict_last"};
 static const char *sem_names[] = {"acq_rel", "relaxed", "acquire", "release"};

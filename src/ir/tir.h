@@ -124,7 +124,9 @@ typedef enum {
 } MathFn;
 
 typedef enum { ATOM_ADD, ATOM_MAX, ATOM_MIN, ATOM_XCHG, ATOM_AND, ATOM_OR, ATOM_XOR } AtomicOp;
-typedef enum { PREC_IEEE, PREC_TF32, PREC_TF32X3 } InputPrecision;
+/* BF16X3/BF16X6 never reach a DOT: sema splits the operands into bf16 parts
+ * (builtins_dot.c); TF32X3 does on targets without tensor cores (as IEEE) */
+typedef enum { PREC_IEEE, PREC_TF32, PREC_TF32X3, PREC_BF16X3, PREC_BF16X6 } InputPrecision;
 
 typedef struct TirOp TirOp;
 typedef struct TirBlock TirBlock;

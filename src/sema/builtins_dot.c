@@ -47,9 +47,12 @@ static bool precision(Sema *s, Call *c, DType in, int *out)
 		if (!p) return false;
 		if (!strcmp(p, "tf32")) *out = PREC_TF32;
 		else if (!strcmp(p, "tf32x3")) *out = PREC_TF32X3;
+		else if (!strcmp(p, "bf16x3")) *out = PREC_BF16X3;
+		else if (!strcmp(p, "bf16x6")) *out = PREC_BF16X6;
 		else if (!strcmp(p, "ieee")) *out = PREC_IEEE;
 		else {
-			diag_error(s->d, c->at[3], "input_precision must be 'tf32', 'tf32x3' or 'ieee', got '%s'", p);
+			diag_error(s->d, c->at[3],
+				   "input_precision must be 'tf32', 'tf32x3', 'bf16x3', 'bf16x6' or 'ieee', got '%s'", p);
 			return false;
 		}
 	} else if (has_a) {
@@ -57,7 +60,7 @@ static bool precision(Sema *s, Call *c, DType in, int *out)
 		if (!arg_bool(s, c, 4, &t)) return false;
 		*out = t ? PREC_TF32 : PREC_IEEE;
 	}
-	if (in != DT_F32) *out = PREC_IEEE;
+	if (in != DT_F32 || (*out >= PREC_BF16X3 && !tensor_core_target(s))) *out = PREC_IEEE;
 	return true;
 }
 
@@ -154,6 +157,43 @@ static Value dot_tf32x3(Sema *s, ValId a, ValId b, ValId acc, SrcLoc loc)
 	return binop(s, OP_ADD, big, v_tensor(s, acc), loc);
 }
 
+/* x as the sum of n bf16 parts, largest first (each the nearest bf16 to what the
+ * ones before it leave), as f32 -> bf16 -> f32 round trips */
+static bool bf16_parts(Sema *s, ValId x, int n, ValId *parts, SrcLoc loc)
+{
+	Value rest = v_tensor(s, x);
+	for (int i = 0; i < n; i++) {
+		parts[i] = cast_val(s, rest.id, type_scalar(DT_BF16), false, 0, loc);
+		if (!parts[i]) return false;
+		if (i + 1 < n) {
+			rest = binop(s, OP_SUB, rest, v_tensor(s, cast_val(s, parts[i], type_scalar(DT_F32), false, 0, loc)), loc);
+			if (rest.kind != V_TENSOR) return false;
+		}
+	}
+	return true;
+}
+
+/* input_precision="bf16x3" / "bf16x6" on tensor cores, as Triton's NVIDIA backend
+ * emulates an fp32 dot: each operand split into 2 (3) bf16 parts and the 3 (6)
+ * most significant products summed by bf16 dots with fp32 accumulation, the
+ * small ones first; NaNs of the small products are zeroed as for tf32x3. */
+static Value dot_bf16xn(Sema *s, ValId a, ValId b, ValId acc, bool six, SrcLoc loc)
+{
+	ValId ap[3], bp[3];
+	int n = six ? 3 : 2;
+	if (!bf16_parts(s, a, n, ap, loc) || !bf16_parts(s, b, n, bp, loc)) return v_err();
+	static const int t3[][2] = {{1, 0}, {0, 1}}, t6[][2] = {{2, 0}, {1, 1}, {0, 2}, {1, 0}, {0, 1}};
+	const int(*t)[2] = six ? t6 : t3;
+	int nt = six ? 5 : 2;
+	ValId d = emit_const(s, vtype(s, acc), 0, 0.0, loc);
+	for (int i = 0; i < nt; i++) d = emit_dot(s, ap[t[i][0]], bp[t[i][1]], d, PREC_IEEE, loc);
+	Value small = v_tensor(s, d);
+	small = make_where(s, binop(s, OP_NE, small, small, loc), v_float(0.0), small, loc);
+	if (small.kind != V_TENSOR) return v_err();
+	Value big = v_tensor(s, emit_dot(s, ap[0], bp[0], small.id, PREC_IEEE, loc));
+	return binop(s, OP_ADD, big, v_tensor(s, acc), loc);
+}
+
 /* Triton 2.0's tl.dot(input, other, trans_a=False, trans_b=False, ...) transposes
  * an operand first; the keywords (not positions: those are acc and
  * input_precision now) are accepted so kernels written for it keep working. */
@@ -247,6 +287,8 @@ static Value b_dot(Sema *s, Call *c, int extra)
 	}
 	if (prec == PREC_TF32X3 && tensor_core_target(s))
 		return dot_tf32x3(s, a, b, acc, c->loc);
+	if (prec == PREC_BF16X3 || prec == PREC_BF16X6)
+		return dot_bf16xn(s, a, b, acc, prec == PREC_BF16X6, c->loc);
 	return v_tensor(s, emit_dot(s, a, b, acc, prec, c->loc));
 }
 

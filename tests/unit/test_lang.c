@@ -1780,17 +1780,18 @@ static void test_axis_masks(void)
 		CHECK(ok);
 	}
 /* ---- input_precision="tf32x3": fp32 accuracy from three tf32 dots ---------------- */
+/* ---- input_precision tf32x3 / bf16x3 / bf16x6: fp32 from tf32 or bf16 dots ------- */
 
 static const char tf32x3_src[] =
 	"import triton\n"
 	"import triton.language as tl\n"
 	"@triton.jit\n"
-	"def k(A, B, C, N: tl.constexpr):\n"
+	"def k(A, B, C, N: tl.constexpr, P: tl.constexpr):\n"
 	"    r = tl.arange(0, N)\n"
 	"    a = tl.load(A + r[:, None] * N + r[None, :])\n"
 	"    b = tl.load(B + r[:, None] * N + r[None, :])\n"
 	"    acc = tl.full((N, N), 0.25, tl.float32)\n"
-	"    tl.store(C + r[:, None] * N + r[None, :], tl.dot(a, b, acc, input_precision='tf32x3'))\n";
+	"    tl.store(C + r[:, None] * N + r[None, :], tl.dot(a, b, acc, input_precision=P))\n";
 
 static void test_tf32x3(void)
 {
@@ -1804,18 +1805,24 @@ static void test_tf32x3(void)
 		b[i] = (float)(seed >> 8) / 16777216.0f - 0.5f;
 	}
 	tile_arg args[] = {tile_arg_ptr(a, TILE_FP32), tile_arg_ptr(b, TILE_FP32), tile_arg_ptr(c, TILE_FP32)};
-	if (!RUN(tf32x3_src, "k", "*fp32,*fp32,*fp32,32", 1, args))
-		return;
-	/* one tf32 dot is off by ~1e-3 here; three are within a few fp32 ulps */
-	double worst = 0;
-	for (int i = 0; i < N; i++)
-		for (int j = 0; j < N; j++) {
-			double want = 0.25;
-			for (int q = 0; q < N; q++)
-				want += (double)a[i * N + q] * b[q * N + j];
-			worst = fmax(worst, fabs(c[i * N + j] - want));
-		}
-	CHECK(worst < 1e-5);
+	/* one tf32 (bf16) dot is off by ~1e-3 (~1e-2) here; tf32x3 and bf16x6 are
+	 * within a few fp32 ulps, bf16x3 within ~2^-16 */
+	static const struct { const char *sig; double tol; } p[] = {
+		{"*fp32,*fp32,*fp32,32,'tf32x3'", 1e-5}, {"*fp32,*fp32,*fp32,32,'bf16x6'", 1e-5},
+		{"*fp32,*fp32,*fp32,32,'bf16x3'", 2e-4}};
+	for (size_t k = 0; k < sizeof p / sizeof *p; k++) {
+		if (!RUN(tf32x3_src, "k", p[k].sig, 1, args))
+			return;
+		double worst = 0;
+		for (int i = 0; i < N; i++)
+			for (int j = 0; j < N; j++) {
+				double want = 0.25;
+				for (int q = 0; q < N; q++)
+					want += (double)a[i * N + q] * b[q * N + j];
+				worst = fmax(worst, fabs(c[i * N + j] - want));
+			}
+		CHECK(worst < p[k].tol);
+	}
 }
 
 /* ---- float casts: f32 -> e5m2 saturates (cvt.rn.satfinite) and rounds once;
