@@ -149,9 +149,23 @@ static Value reshape_to(Sema *s, ValId x, int rank, const int32_t *shape, SrcLoc
 		diag_error(s->d, loc, "cannot reshape a tile of shape %s to %s: sizes differ", a, b);
 		return v_err();
 	}
-	if (type_eq(r, t)) return v_tensor(s, x);
-	if (t.rank == 0) return v_tensor(s, emit(s, TOP_SPLAT, loc, &x, 1, r));
-	return v_tensor(s, emit(s, TOP_RESHAPE, loc, &x, 1, r));
+	return v_tensor(s, shape_reshape(s, x, rank, shape, loc));
+}
+
+/* x.item(): the element of a one-element tensor, as a scalar */
+static Value b_item(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	ValId x;
+	if (!arg_tensor(s, c, 0, &x)) return v_err();
+	Type t = vtype(s, x);
+	if (type_numel(t) != 1) {
+		char a[64];
+		shape_str(t, a, sizeof a);
+		diag_error(s->d, c->loc, "item() needs a tensor of one element, got shape %s", a);
+		return v_err();
+	}
+	return v_tensor(s, shape_reshape(s, x, 0, NULL, c->loc));
 }
 
 static Value b_reshape(Sema *s, Call *c, int extra)
@@ -1094,6 +1108,7 @@ const Builtin builtins_core[] = {
     {"reshape", "input,*shape,can_reorder=False", b_reshape, 0, BF_TL | BF_METHOD},
     {"view", "input,*shape", b_reshape, 0, BF_TL | BF_METHOD},
     {"ravel", "input,can_reorder=False", b_ravel, 0, BF_TL | BF_METHOD},
+    {"item", "self", b_item, 0, BF_METHOD},
     {"trans", "input,*dims", b_trans, 0, BF_TL | BF_METHOD},
     {"permute", "input,*dims", b_trans, 1, BF_TL | BF_METHOD},
     {"expand_dims", "input,axis", b_expand_dims, 0, BF_TL | BF_METHOD},

@@ -31,6 +31,10 @@ ValId shape_reshape(Sema *s, ValId x, int rank, const int32_t *shape, SrcLoc loc
 	Type t = vtype(s, x), r = with_shape(t, rank, shape);
 	if (type_eq(r, t)) return x;
 	if (t.rank == 0) return emit(s, TOP_SPLAT, loc, &x, 1, r);
+	if (rank == 0) { /* a one-element tile to its scalar: the element of a [1] view */
+		int32_t one = 1;
+		return shape_pick_axis(s, t.rank == 1 ? x : emit(s, TOP_RESHAPE, loc, &x, 1, with_shape(t, 1, &one)), 0, 0, loc);
+	}
 	return emit(s, TOP_RESHAPE, loc, &x, 1, r);
 }
 

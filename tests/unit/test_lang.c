@@ -1998,6 +1998,29 @@ static void test_libdevice_bits(void)
 	CHECK(okr);
 }
 
+/* ---- a one-element tile to its scalar: reshape(x, ()) and x.item() --------------- */
+
+static const char item_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(X, O):\n"
+	"    x = tl.load(X + tl.arange(0, 1)[:, None] + tl.arange(0, 1)[None, :])\n"
+	"    n = tl.reshape(tl.max(x, 1), ())\n"
+	"    acc = 0.0\n"
+	"    for i in range(n.to(tl.int32)):\n"
+	"        acc += x.item()\n"
+	"    tl.store(O, acc)\n";
+
+static void test_item(void)
+{
+	float x = 3.0f, o = 0;
+	tile_arg args[] = {tile_arg_ptr(&x, TILE_FP32), tile_arg_ptr(&o, TILE_FP32)};
+	if (!RUN(item_src, "k", "*fp32,*fp32", 1, args))
+		return;
+	CHECK(o == 9.0f);
+}
+
 int main(void)
 {
 	static const char *const targets[] = {"cpu", "cuda-emu"};
@@ -2040,6 +2063,7 @@ int main(void)
 		test_fp_casts();
 		test_map_elementwise();
 		test_libdevice_bits();
+		test_item();
 	}
 	printf("test_lang: %d checks, %d failed\n", checks, failures);
 	return failures ? 1 : 0;
