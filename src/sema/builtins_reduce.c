@@ -206,8 +206,8 @@ static ValId widen(Sema *s, ValId x, bool for_sum, SrcLoc loc)
 	if (for_sum) {
 		if ((dtype_is_signed(d) || d == DT_I1) && dtype_bits(d) < 32) to = DT_I32;
 		else if (dtype_is_int(d) && dtype_bits(d) < 32) to = DT_U32;
-	} else if (dtype_bits(d) < 32) {
-		to = dtype_is_float(d) ? DT_F32 : (dtype_is_signed(d) || d == DT_I1) ? DT_I32 : DT_U32;
+	} else if (dtype_bits(d) < 32) { /* tl.max / tl.min: Triton widens every narrow integer to int32 */
+		to = dtype_is_float(d) ? DT_F32 : DT_I32;
 	}
 	return to == d ? x : cast_val(s, x, type_scalar(to), false, 0, loc);
 }
@@ -219,6 +219,10 @@ static Value b_sum(Sema *s, Call *c, int kind)
 	int64_t axis = 0;
 	if (!arg_tensor(s, c, 0, &x) || !axis_arg(s, c, 1, &none, &axis)) return v_err();
 	if (c->has[2] && !arg_bool(s, c, 2, &keep)) return v_err();
+	if (vtype(s, x).rank == 0 && none) { /* axis=None reduces the [numel] view, as Triton: a scalar too */
+		int32_t one = 1;
+		x = shape_reshape(s, x, 1, &one, c->at[0]);
+	}
 	if (vtype(s, x).rank == 0) {
 		diag_error(s->d, c->at[0], "'%s' expects a tile, got a scalar", c->name);
 		return v_err();
