@@ -1728,58 +1728,6 @@ static void test_many_params(void)
 	CHECK(ok);
 }
 
-/* ---- masks and indices that axis analysis reasons about: every comparison
- * direction against a bound divisible by 16 (only < and >= are constant over
- * an aligned group), and x % n, x // n by a runtime n divisible by 16 ------- */
-
-static const char axis_mask_src[] =
-	"import triton\n"
-	"import triton.language as tl\n"
-	"@triton.jit\n"
-	"def k(x_ptr, o_ptr, n, BLOCK: tl.constexpr):\n"
-	"    offs = tl.arange(0, BLOCK)\n"
-	"    base = o_ptr + offs\n"
-	"    tl.store(base, tl.load(x_ptr + offs, mask=offs > n, other=-1.0))\n"
-	"    tl.store(base + BLOCK, tl.load(x_ptr + offs, mask=offs <= n, other=-1.0))\n"
-	"    tl.store(base + 2 * BLOCK, tl.load(x_ptr + offs, mask=n < offs, other=-1.0))\n"
-	"    tl.store(base + 3 * BLOCK, tl.load(x_ptr + offs, mask=n >= offs, other=-1.0))\n"
-	"    tl.store(base + 4 * BLOCK, tl.load(x_ptr + offs, mask=offs >= n, other=-1.0))\n"
-	"    tl.store(base + 5 * BLOCK, tl.load(x_ptr + offs, mask=offs < n, other=-1.0))\n"
-	"    col = offs % n\n"
-	"    row = offs // n\n"
-	"    tl.store(base + 6 * BLOCK, tl.load(x_ptr + row * n + col))\n"
-	"    tl.store(base + 7 * BLOCK, tl.load(x_ptr + col) + row.to(tl.float32))\n";
-
-static void test_axis_masks(void)
-{
-	enum { B = 1024, PARTS = 8 };
-	static float x[B], out[PARTS * B];
-	for (int i = 0; i < B; i++)
-		x[i] = (float)i;
-	static const int32_t ns[] = {16, 48, 512};
-	for (size_t t = 0; t < sizeof ns / sizeof *ns; t++) {
-		int32_t n = ns[t];
-		for (int i = 0; i < PARTS * B; i++)
-			out[i] = -7.0f;
-		tile_arg args[] = {tile_arg_ptr(x, TILE_FP32), tile_arg_ptr(out, TILE_FP32), tile_arg_i32(n)};
-		if (!RUN(axis_mask_src, "k", "*fp32:16,*fp32:16,i32:16,1024", 1, args))
-			continue;
-		bool ok = true;
-		for (int i = 0; i < B && ok; i++) {
-			bool m[6] = {i > n, i <= n, n < i, n >= i, i >= n, i < n};
-			for (int p = 0; p < 6; p++)
-				if (out[p * B + i] != (m[p] ? x[i] : -1.0f)) {
-					fprintf(stderr, "n=%d part %d elem %d: %g\n", n, p, i, out[p * B + i]);
-					ok = false;
-				}
-			if (out[6 * B + i] != x[i] || out[7 * B + i] != x[i % n] + (float)(i / n)) {
-				fprintf(stderr, "n=%d index parts elem %d: %g %g\n", n, i, out[6 * B + i], out[7 * B + i]);
-				ok = false;
-			}
-		}
-		CHECK(ok);
-	}
-/* ---- input_precision="tf32x3": fp32 accuracy from three tf32 dots ---------------- */
 /* ---- input_precision tf32x3 / bf16x3 / bf16x6: fp32 from tf32 or bf16 dots ------- */
 
 static const char tf32x3_src[] =
@@ -2019,6 +1967,59 @@ static void test_item(void)
 	if (!RUN(item_src, "k", "*fp32,*fp32", 1, args))
 		return;
 	CHECK(o == 9.0f);
+}
+
+/* ---- masks and indices that axis analysis reasons about: every comparison
+ * direction against a bound divisible by 16 (only < and >= are constant over
+ * an aligned group), and x % n, x // n by a runtime n divisible by 16 ------- */
+
+static const char axis_mask_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(x_ptr, o_ptr, n, BLOCK: tl.constexpr):\n"
+	"    offs = tl.arange(0, BLOCK)\n"
+	"    base = o_ptr + offs\n"
+	"    tl.store(base, tl.load(x_ptr + offs, mask=offs > n, other=-1.0))\n"
+	"    tl.store(base + BLOCK, tl.load(x_ptr + offs, mask=offs <= n, other=-1.0))\n"
+	"    tl.store(base + 2 * BLOCK, tl.load(x_ptr + offs, mask=n < offs, other=-1.0))\n"
+	"    tl.store(base + 3 * BLOCK, tl.load(x_ptr + offs, mask=n >= offs, other=-1.0))\n"
+	"    tl.store(base + 4 * BLOCK, tl.load(x_ptr + offs, mask=offs >= n, other=-1.0))\n"
+	"    tl.store(base + 5 * BLOCK, tl.load(x_ptr + offs, mask=offs < n, other=-1.0))\n"
+	"    col = offs % n\n"
+	"    row = offs // n\n"
+	"    tl.store(base + 6 * BLOCK, tl.load(x_ptr + row * n + col))\n"
+	"    tl.store(base + 7 * BLOCK, tl.load(x_ptr + col) + row.to(tl.float32))\n";
+
+static void test_axis_masks(void)
+{
+	enum { B = 1024, PARTS = 8 };
+	static float x[B], out[PARTS * B];
+	for (int i = 0; i < B; i++)
+		x[i] = (float)i;
+	static const int32_t ns[] = {16, 48, 512};
+	for (size_t t = 0; t < sizeof ns / sizeof *ns; t++) {
+		int32_t n = ns[t];
+		for (int i = 0; i < PARTS * B; i++)
+			out[i] = -7.0f;
+		tile_arg args[] = {tile_arg_ptr(x, TILE_FP32), tile_arg_ptr(out, TILE_FP32), tile_arg_i32(n)};
+		if (!RUN(axis_mask_src, "k", "*fp32:16,*fp32:16,i32:16,1024", 1, args))
+			continue;
+		bool ok = true;
+		for (int i = 0; i < B && ok; i++) {
+			bool m[6] = {i > n, i <= n, n < i, n >= i, i >= n, i < n};
+			for (int p = 0; p < 6; p++)
+				if (out[p * B + i] != (m[p] ? x[i] : -1.0f)) {
+					fprintf(stderr, "n=%d part %d elem %d: %g\n", n, p, i, out[p * B + i]);
+					ok = false;
+				}
+			if (out[6 * B + i] != x[i] || out[7 * B + i] != x[i % n] + (float)(i / n)) {
+				fprintf(stderr, "n=%d index parts elem %d: %g %g\n", n, i, out[6 * B + i], out[7 * B + i]);
+				ok = false;
+			}
+		}
+		CHECK(ok);
+	}
 }
 
 int main(void)
