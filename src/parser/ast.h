@@ -43,7 +43,7 @@ typedef enum {
 	               * lstar / lkwstar name *args / **kwargs (NULL when absent) */
 	EX_SET,       /* {a, b}: items[] (sema decides where it can use one) */
 	EX_LISTCOMP,  /* [elt for t in it if c ...] / (elt for ...): elt, comps[ncomps]; is_gen for a generator */
-	EX_STARRED,   /* *lhs: only in decorator arguments (configs=[..., *more()]), host Python */
+	EX_STARRED,   /* *lhs: a call's `*args`; in decorators (configs=[..., *more()]) host Python */
 } ExprKind;
 
 typedef enum {

@@ -483,8 +483,16 @@ static void parse_arg(Parser *p, ExprVec *args, KwVec *kws, NameSet *seen, int *
 		avec_push(p, kws, kw);
 		return;
 	}
-	if (at(p, TK_STAR) || at(p, TK_POW)) {
-		ps_err_unsupported(p, "argument unpacking ('%s') is not supported", tok_kind_str(kind(p)));
+	if (at(p, TK_STAR)) {
+		/* f(x, *args): sema splices the tuple's items in, as Triton's
+		 * visit_Starred does; Python allows it after keywords too */
+		Expr *st = ps_new_expr(p, EX_STARRED, ps_advance(p).loc);
+		st->lhs = kid(p, h, ps_expr(p));
+		avec_push(p, args, st);
+		return;
+	}
+	if (at(p, TK_POW)) {
+		ps_err_unsupported(p, "argument unpacking ('**') is not supported");
 		return;
 	}
 	if (at(p, TK_NAME) && ps_peek(p, 1)->kind == TK_ASSIGN) {

@@ -536,18 +536,38 @@ static Value eval_call(Sema *s, Fn *fn, const Expr *e)
 {
 	Value callee = eval(s, fn, e->func);
 	if (callee.kind == V_ERR) return callee;
-	int na = e->nargs, nk = e->nkwargs;
+	int nk = e->nkwargs;
+	/* positionals first: a `*t` argument stands for the items of tuple t */
+	Value *pos = ARENA_NEWN(s->a, Value, e->nargs + 1);
+	int na = 0;
+	bool bad = false;
+	for (int i = 0; i < e->nargs; i++) {
+		const Expr *x = e->args[i];
+		pos[i] = eval(s, fn, x->kind == EX_STARRED ? x->lhs : x);
+		bad |= pos[i].kind == V_ERR;
+		if (x->kind != EX_STARRED || pos[i].kind == V_ERR) {
+			na++;
+		} else if (pos[i].kind != V_TUPLE) {
+			diag_error(s->d, x->loc, "'*' unpacks a tuple, got %s", v_describe(s, pos[i]));
+			bad = true;
+		} else {
+			na += pos[i].n;
+		}
+	}
+	if (bad) return v_err();
 	Value *args = ARENA_NEWN(s->a, Value, na + 1);
 	SrcLoc *locs = ARENA_NEWN(s->a, SrcLoc, na + nk + 1);
 	Value *kw = ARENA_NEWN(s->a, Value, nk + 1);
 	const Expr **exs = ARENA_NEWN(s->a, const Expr *, na + nk + 1);
 	const char **kwn = ARENA_NEWN(s->a, const char *, nk + 1);
-	bool bad = false;
-	for (int i = 0; i < na; i++) {
-		args[i] = eval(s, fn, e->args[i]);
-		locs[i] = e->args[i]->loc;
-		exs[i] = e->args[i];
-		bad |= args[i].kind == V_ERR;
+	for (int i = 0, j = 0; i < e->nargs; i++) {
+		const Expr *x = e->args[i];
+		int n = x->kind == EX_STARRED ? pos[i].n : 1;
+		for (int k = 0; k < n; k++, j++) {
+			args[j] = x->kind == EX_STARRED ? pos[i].items[k] : pos[i];
+			locs[j] = x->loc;
+			exs[j] = x->kind == EX_STARRED ? NULL : x;
+		}
 	}
 	for (int i = 0; i < nk; i++) {
 		kw[i] = eval(s, fn, e->kwargs[i].value);

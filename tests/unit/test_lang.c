@@ -2022,6 +2022,44 @@ static void test_axis_masks(void)
 	}
 }
 
+/* ---- f(x, *args): a tuple's items as positional arguments ------------------------ */
+
+static const char star_args_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def affine(x, a, b):\n"
+	"    return x * a + b\n"
+	"@triton.jit\n"
+	"def apply(fn: tl.constexpr, x, fn_args):\n"
+	"    return fn(x, *fn_args)\n"
+	"@triton.jit\n"
+	"def k(x_ptr, out_ptr, BLOCK: tl.constexpr):\n"
+	"    offs = tl.arange(0, BLOCK)\n"
+	"    x = tl.load(x_ptr + offs)\n"
+	"    args = (3.0, x)\n"
+	"    y = apply(affine, x, args)\n"
+	"    count = lambda *r: len(r)\n"
+	"    z = tl.maximum(*(y, x * 5))\n"
+	"    tl.store(out_ptr + offs, y + z + count(*args, *(), 1))\n";
+
+static void test_star_args(void)
+{
+	enum { B = 32 };
+	float x[B], out[B];
+	for (int i = 0; i < B; i++)
+		x[i] = (float)(i - 12) * 0.5f, out[i] = 0;
+	tile_arg args[] = {tile_arg_ptr(x, TILE_FP32), tile_arg_ptr(out, TILE_FP32)};
+	if (!RUN(star_args_src, "k", "*fp32,*fp32,32", 1, args))
+		return;
+	bool ok = true;
+	for (int i = 0; i < B; i++) {
+		float y = x[i] * 3 + x[i], z = y > x[i] * 5 ? y : x[i] * 5;
+		ok &= out[i] == y + z + 3;
+	}
+	CHECK(ok);
+}
+
 int main(void)
 {
 	static const char *const targets[] = {"cpu", "cuda-emu"};
@@ -2065,6 +2103,7 @@ int main(void)
 		test_map_elementwise();
 		test_libdevice_bits();
 		test_item();
+		test_star_args();
 	}
 	printf("test_lang: %d checks, %d failed\n", checks, failures);
 	return failures ? 1 : 0;

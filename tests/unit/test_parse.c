@@ -300,7 +300,7 @@ static void test_parse_errors(void)
 	EXPECT_UNSUPPORTED("x = await y\n", 1, 5, "await is not supported");
 	EXPECT_UNSUPPORTED("x = (a := 3)\n", 1, 8, "assignment expressions (':=') are not supported");
 	EXPECT_UNSUPPORTED("*a, b = x\n", 1, 1, "starred expressions are not supported");
-	EXPECT_UNSUPPORTED("f(*a)\n", 1, 3, "argument unpacking ('*') is not supported");
+	EXPECT("f(*a)\n", "(module\n  (expr 1:1 (call f (* a))))\n");
 	EXPECT_UNSUPPORTED("f(**a)\n", 1, 3, "argument unpacking ('**') is not supported");
 	EXPECT("f(a=1, b)\n", "error: 1:8: positional argument follows keyword argument");
 	EXPECT("f(a=1, a=2)\n", "error: 1:8: keyword argument repeated: a");
