@@ -209,7 +209,9 @@ static void key_const(StrBuf *b, const ConstVal *v)
 
 static void key_spec(StrBuf *b, const SpecArg *a)
 {
-	if (a->is_const)
+	if (a->empty_tuple)
+		sb_puts(b, "()");
+	else if (a->is_const)
 		key_const(b, &a->cval);
 	else
 		sb_printf(b, "t%d.%d:%d", a->ty.dt, a->ty.elem, a->spec);

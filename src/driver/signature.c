@@ -241,6 +241,13 @@ int parse_signature(const char *sig, const KernelInfo *k, Arena *a, SpecArg **ou
 			return -1;
 		}
 		size_t len = strlen(e);
+		if (e[0] == '(' && e[len - 1] == ')' && !*trim(arena_strndup(a, e + 1, len - 2))) {
+			/* `()`: an empty tuple has no runtime element, so it is a constant */
+			memset(&args[i], 0, sizeof args[i]);
+			args[i].is_const = true;
+			args[i].empty_tuple = true;
+			continue;
+		}
 		if (!p->is_constexpr && e[0] == '(' && e[len - 1] == ')') {
 			if (!parse_tuple_entry(e, a, p->name, &args[i], err, errlen))
 				return -1;

@@ -1708,7 +1708,7 @@ static bool bind_kernel_params(Sema *s, Fn *fn, const FuncDef *def, const SpecAr
 			pending[i] = true; /* computed below, once the other parameters are bound */
 			continue;
 		} else if (i < nargs && args[i].is_const) {
-			v = const_to_value(args[i].cval);
+			v = args[i].empty_tuple ? v_tuple(s, NULL, 0) : const_to_value(args[i].cval);
 		} else if (i < nargs) {
 			if (cexpr) {
 				diag_error(s->d, p->loc, "'%s' is a constexpr parameter but got a runtime argument", p->name);

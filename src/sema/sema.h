@@ -28,6 +28,7 @@ typedef struct ConstVal {
 typedef struct SpecArg {
 	bool is_const;  /* true: folded as the constant cval (constexpr, or None) */
 	ConstVal cval;
+	bool empty_tuple; /* is_const: the empty tuple `()` (Triton's `fn_args=()`), not cval */
 	Type ty;        /* runtime: scalar or pointer type */
 	int spec;       /* SPEC_* flags for runtime args */
 	/* > 0: a host tensor descriptor (`tensordesc<fp16[64,64]>`) of this rank; ty is the

@@ -2060,6 +2060,34 @@ static void test_star_args(void)
 	CHECK(ok);
 }
 
+/* ---- an empty tuple argument `()` in a signature (triton_kernels' fn_args=()) ----- */
+
+static const char empty_tuple_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(x_ptr, out_ptr, fn_args, n, BLOCK: tl.constexpr):\n"
+	"    offs = tl.arange(0, BLOCK)\n"
+	"    x = tl.load(x_ptr + offs, mask=offs < n)\n"
+	"    if len(fn_args) == 0:\n"
+	"        x = tl.maximum(x, *fn_args, 0.0)\n"
+	"    tl.store(out_ptr + offs, x, mask=offs < n)\n";
+
+static void test_empty_tuple_arg(void)
+{
+	enum { B = 16 };
+	float x[B], out[B];
+	for (int i = 0; i < B; i++)
+		x[i] = (float)(i - 6), out[i] = -1;
+	tile_arg args[] = {tile_arg_ptr(x, TILE_FP32), tile_arg_ptr(out, TILE_FP32), tile_arg_i32(B)};
+	if (!RUN(empty_tuple_src, "k", "*fp32,*fp32,(),i32,16", 1, args))
+		return;
+	bool ok = true;
+	for (int i = 0; i < B; i++)
+		ok &= out[i] == (x[i] > 0 ? x[i] : 0);
+	CHECK(ok);
+}
+
 int main(void)
 {
 	static const char *const targets[] = {"cpu", "cuda-emu"};
@@ -2104,6 +2132,7 @@ int main(void)
 		test_libdevice_bits();
 		test_item();
 		test_star_args();
+		test_empty_tuple_arg();
 	}
 	printf("test_lang: %d checks, %d failed\n", checks, failures);
 	return failures ? 1 : 0;
