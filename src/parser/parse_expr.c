@@ -214,29 +214,40 @@ static bool fstr_parts(Parser *p, Token t, ExprVec *parts)
 		}
 		if (open >= b)
 			break;
+		/* {expr[=][!conv][:spec]}; `expr=` is the expression's text, then its repr */
 		const char *xe = fstr_expr_end(open + 1, b);
 		const char *te = xe;
 		while (te > open + 1 && (te[-1] == ' ' || te[-1] == '\t'))
 			te--;
-		if (xe >= b || *xe != '}' || (te > open + 1 && te[-1] == '=' &&
-		                               !(te - 2 > open && strchr("=!<>", te[-2])))) {
-			ps_err_at(p, t.loc, xe < b && *xe != '}' ? "f-string: conversions and format specs are not supported"
-			                                         : xe >= b ? "f-string: expecting '}'"
-			                                                   : "f-string: the '=' form is not supported");
-			p->err_unsupported = xe < b;
+		bool self_doc = te > open + 1 && te[-1] == '=' && !(te - 2 > open && strchr("=!<>", te[-2]));
+		const char *close = xe;
+		char conv = self_doc ? 'r' : 's';
+		if (close < b && *close == '!') {
+			conv = close + 1 < b ? close[1] : 0;
+			close += 2;
+		}
+		if (close >= b || *close != '}' || !strchr("rsa", conv ? conv : '?')) {
+			ps_err_at(p, t.loc, close < b && *close == ':' ? "f-string: format specs are not supported"
+			                    : xe < b && *xe == '!' && !strchr("rsa", conv ? conv : '?')
+			                          ? "f-string: invalid conversion character: expected 's', 'r', or 'a'"
+			                          : "f-string: expecting '}'");
+			p->err_unsupported = close < b && *close == ':';
 			return false;
 		}
-		Expr *x = fstr_expr(p, t, open + 1, xe);
+		if (self_doc)
+			avec_push(p, parts, str_expr(p, t.loc, arena_strndup(p->arena, open + 1, (size_t)(xe - open - 1)),
+			                             (size_t)(xe - open - 1)));
+		Expr *x = fstr_expr(p, t, open + 1, self_doc ? te - 1 : xe);
 		if (!x)
 			return false;
 		Expr *call = ps_new_expr(p, EX_CALL, x->loc);
 		call->func = ps_new_expr(p, EX_NAME, x->loc);
-		call->func->name = intern_cstr(p->names, "str");
+		call->func->name = intern_cstr(p->names, conv == 's' ? "str" : "repr");
 		call->args = ARENA_NEWN(p->arena, Expr *, 1);
 		call->args[0] = x;
 		call->nargs = 1;
 		avec_push(p, parts, call);
-		q = xe + 1;
+		q = close + 1;
 	}
 	return true;
 }

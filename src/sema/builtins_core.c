@@ -1057,22 +1057,48 @@ static Value b_isinstance(Sema *s, Call *c, int extra)
 }
 
 /* str(x) of a constexpr */
-static Value b_py_str(Sema *s, Call *c, int extra)
+/* repr('x'): quoted as Python quotes it */
+static Value py_repr_str(Sema *s, const char *str)
 {
-	(void)extra;
-	Value v = c->a[0];
+	char qc = strchr(str, '\'') && !strchr(str, '"') ? '"' : '\'';
+	StrBuf b = {0};
+	sb_putc(&b, qc);
+	for (const char *p = str; *p; p++) {
+		if (*p == '\\' || *p == qc) sb_printf(&b, "\\%c", *p);
+		else if (*p == '\n') sb_puts(&b, "\\n");
+		else if (*p == '\t') sb_puts(&b, "\\t");
+		else if (*p == '\r') sb_puts(&b, "\\r");
+		else sb_putc(&b, *p);
+	}
+	sb_putc(&b, qc);
+	Value r = v_str(arena_strdup(s->a, b.s));
+	sb_free(&b);
+	return r;
+}
+
+/* str(v) (repr false) or repr(v) of a constexpr; repr of a dtype is Triton's
+ * `triton.language.fp32` */
+Value py_str_value(Sema *s, Value v, bool repr, SrcLoc loc)
+{
 	if (v.kind == V_ERR) return v;
-	if (v.kind == V_CONST && v.c.kind == CV_STR) return v; /* str('x') is 'x', unquoted */
+	if (v.kind == V_CONST && v.c.kind == CV_STR) /* str('x') is 'x', unquoted */
+		return repr ? py_repr_str(s, v.c.s ? v.c.s : "") : v;
+	if (repr && v.kind == V_DTYPE && v.ty.dt != DT_PTR) {
+		Value n = py_str_value(s, v, false, loc);
+		return n.kind == V_ERR ? n : v_str(arena_printf(s->a, "triton.language.%s", n.c.s));
+	}
 	char buf[256];
 	/* a dtype's str() is Triton's name, which tl.dtype() takes back */
 	if (v.kind == V_DTYPE) return v_str(dtype_triton_name(s, v.ty));
 	if (v.kind == V_CONST) const_str(v.c, buf, sizeof buf);
 	else {
-		diag_error(s->d, c->at[0], "'str' needs a constexpr, got %s", v_describe(s, v));
+		diag_error(s->d, loc, "'%s' needs a constexpr, got %s", repr ? "repr" : "str", v_describe(s, v));
 		return v_err();
 	}
 	return v_str(arena_strdup(s->a, buf));
 }
+
+static Value b_py_str(Sema *s, Call *c, int extra) { return py_str_value(s, c->a[0], extra, c->at[0]); }
 
 /* tl.tensor, tl.dtype, tl.tensor_descriptor: classes for isinstance, not callable */
 static Value b_class(Sema *s, Call *c, int extra)
@@ -1219,6 +1245,7 @@ const Builtin builtins_core[] = {
     {"print", "*args", b_print, 0, BF_PY},
     {"isinstance", "x,t", b_isinstance, 0, BF_PY},
     {"str", "object=''", b_py_str, 0, BF_PY},
+    {"repr", "obj", b_py_str, 1, BF_PY},
     {"tensor", "*args", b_class, 0, BF_TL},
     {"dtype", "*args", b_dtype, 0, BF_TL},
     {"tensor_descriptor", "*args", b_class, 0, BF_TL},

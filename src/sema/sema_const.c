@@ -58,6 +58,91 @@ void const_str(ConstVal c, char *buf, size_t n)
 	}
 }
 
+/* One %-conversion of `fmt % args`: spec is "%[flags][width][.prec]" and conv its
+ * letter. Appends to b; false (with a message) if v does not fit. */
+static bool percent_one(Sema *s, StrBuf *b, const char *spec, char conv, Value v, SrcLoc loc)
+{
+	char f[48], out[512];
+	if (strchr("sra", conv)) {
+		Value t = py_str_value(s, v, conv != 's', loc);
+		if (t.kind == V_ERR) return false;
+		snprintf(f, sizeof f, "%ss", spec);
+		snprintf(out, sizeof out, f, t.c.s ? t.c.s : "");
+	} else {
+		bool num = v.kind == V_CONST && (v.c.kind == CV_INT || v.c.kind == CV_BOOL || v.c.kind == CV_FLOAT);
+		bool intlike = num && v.c.kind != CV_FLOAT;
+		if (!num || (strchr("oxXc", conv) && !intlike)) {
+			diag_error(s->d, loc, "%%%c format: a %s is required, not %s", conv,
+				   strchr("oxXc", conv) ? "integer" : "real number", v_describe(s, v));
+			return false;
+		}
+		double d = v.c.kind == CV_FLOAT ? v.c.f : v.c.u64 ? (double)(uint64_t)v.c.i : (double)v.c.i;
+		if (strchr("diu", conv)) {
+			snprintf(f, sizeof f, "%slld", spec);
+			snprintf(out, sizeof out, f, intlike ? (long long)v.c.i : (long long)d);
+		} else if (strchr("oxX", conv)) {
+			snprintf(f, sizeof f, "%sll%c", spec, conv);
+			snprintf(out, sizeof out, f, (unsigned long long)v.c.i);
+		} else if (conv == 'c') {
+			snprintf(f, sizeof f, "%sc", spec);
+			snprintf(out, sizeof out, f, (int)v.c.i);
+		} else {
+			snprintf(f, sizeof f, "%s%c", spec, conv);
+			snprintf(out, sizeof out, f, d);
+		}
+	}
+	sb_puts(b, out);
+	return true;
+}
+
+/* 'fmt' % args: Python's printf-style formatting on constexprs, as Triton evaluates it
+ * (`tl.static_assert(c, "got %d" % tl.extra.cuda.num_warps())`); args is one value or
+ * a tuple of them. */
+Value str_percent(Sema *s, const char *fmt, Value args, SrcLoc loc)
+{
+	const Value *items = args.kind == V_TUPLE ? args.items : &args;
+	int n = args.kind == V_TUPLE ? args.n : 1, k = 0;
+	StrBuf b = {0};
+	const char *err = NULL;
+	for (const char *p = fmt; *p && !err; p++) {
+		if (*p != '%') {
+			sb_putc(&b, *p);
+			continue;
+		}
+		if (p[1] == '%') {
+			sb_putc(&b, '%');
+			p++;
+			continue;
+		}
+		const char *st = p++;
+		while (*p && strchr("-+ #0", *p)) p++;
+		while (*p >= '0' && *p <= '9') p++;
+		if (*p == '.')
+			for (p++; *p >= '0' && *p <= '9'; p++) {}
+		if (!*p || !strchr("diouxXeEfFgGcrsa", *p) || p - st > 16) {
+			err = "unsupported format character in '%' formatting";
+		} else if (k >= n) {
+			err = "not enough arguments for format string";
+		} else {
+			char spec[24];
+			snprintf(spec, sizeof spec, "%.*s", (int)(p - st), st);
+			if (!percent_one(s, &b, spec, *p, items[k++], loc)) {
+				sb_free(&b);
+				return v_err();
+			}
+		}
+	}
+	if (!err && k < n) err = "not all arguments converted during string formatting";
+	if (err) {
+		diag_error(s->d, loc, "%s", err);
+		sb_free(&b);
+		return v_err();
+	}
+	Value r = v_str(arena_strdup(s->a, b.s ? b.s : ""));
+	sb_free(&b);
+	return r;
+}
+
 static const char *op_spelling(AstOp op)
 {
 	static const char *tab[] = {

@@ -250,6 +250,8 @@ Value const_binop(Sema *s, AstOp op, Value a, Value b, SrcLoc loc);
 Value const_unop(Sema *s, AstOp op, Value a, SrcLoc loc);
 bool values_identical(Value a, Value b);
 void const_str(ConstVal c, char *buf, size_t n);
+Value py_str_value(Sema *s, Value v, bool repr, SrcLoc loc);
+Value str_percent(Sema *s, const char *fmt, Value args, SrcLoc loc);
 
 /* ---- sema_types.c ---- */
 ValId emit(Sema *s, TirOpKind k, SrcLoc loc, const ValId *in, int nin, Type out);

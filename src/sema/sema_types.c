@@ -488,6 +488,7 @@ Value binop(Sema *s, AstOp op, Value a, Value b, SrcLoc loc)
 		bool same = values_identical(a, b);
 		return v_bool(op == OP_IS ? same : !same);
 	}
+	if (op == OP_MOD && a.kind == V_CONST && a.c.kind == CV_STR) return str_percent(s, a.c.s ? a.c.s : "", b, loc);
 	if (is_const_like(a) && is_const_like(b)) return const_binop(s, op, a, b, loc);
 	if (a.kind == V_TUPLE && b.kind == V_TUPLE && op == OP_ADD) {
 		if (!sema_work(s, (int64_t)a.n + b.n, loc)) return v_err();

@@ -214,8 +214,11 @@ static void test_lex_errors(void)
 	EXPECT("x = \xff\n", "error: 1:5: invalid utf-8 byte 0xff");
 	EXPECT("x = 1\x01\n", "error: 1:6: invalid non-printable character U+0001");
 	EXPECT("x = f'{a}'\n", "(module\n  (assign 1:1 x = (+ \"\" (call str a))))\n");
-	EXPECT_UNSUPPORTED("x = f'{a:3}'\n", 1, 5, "f-string: conversions and format specs are not supported");
-	EXPECT_UNSUPPORTED("x = f'{a!r}'\n", 1, 5, "f-string: conversions and format specs are not supported");
+	EXPECT_UNSUPPORTED("x = f'{a:3}'\n", 1, 5, "f-string: format specs are not supported");
+	EXPECT_UNSUPPORTED("x = f'{a!r:3}'\n", 1, 5, "f-string: format specs are not supported");
+	EXPECT("x = f'{a!r}'\n", "(module\n  (assign 1:1 x = (+ \"\" (call repr a))))\n");
+	EXPECT("x = f'{a = }'\n", "(module\n  (assign 1:1 x = (+ \"a = \" (call repr a))))\n");
+	EXPECT("x = f'{a==b}'\n", "(module\n  (assign 1:1 x = (+ \"\" (call str (cmp a == b)))))\n");
 	EXPECT_UNSUPPORTED("x = f'{a +}'\n", 1, 11, "invalid syntax");
 	EXPECT_UNSUPPORTED("x = b'a'\n", 1, 5, "bytes literals are not supported");
 	EXPECT("x = 99999999999999999999\n", "error: 1:5: integer literal is too large");
