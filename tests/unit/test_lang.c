@@ -2088,6 +2088,33 @@ static void test_empty_tuple_arg(void)
 	CHECK(ok);
 }
 
+/* ---- tl.core.add / sub / mul(x, y, sanitize_overflow=) (triton_kernels' mxfp) ----- */
+
+static const char core_arith_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(x_ptr, out_ptr, BLOCK: tl.constexpr):\n"
+	"    offs = tl.arange(0, BLOCK)\n"
+	"    x = tl.load(x_ptr + offs)\n"
+	"    d = tl.core.sub(127, x + 1, sanitize_overflow=False)\n"
+	"    tl.store(out_ptr + offs, tl.core.add(tl.core.mul(d, 3), x))\n";
+
+static void test_core_arith(void)
+{
+	enum { B = 16 };
+	uint32_t x[B], out[B];
+	for (int i = 0; i < B; i++)
+		x[i] = (uint32_t)(i * 20), out[i] = 0;
+	tile_arg args[] = {tile_arg_ptr(x, TILE_U32), tile_arg_ptr(out, TILE_U32)};
+	if (!RUN(core_arith_src, "k", "*u32,*u32,16", 1, args))
+		return;
+	bool ok = true;
+	for (int i = 0; i < B; i++)
+		ok &= out[i] == (127u - (x[i] + 1u)) * 3u + x[i];
+	CHECK(ok);
+}
+
 int main(void)
 {
 	static const char *const targets[] = {"cpu", "cuda-emu"};
@@ -2133,6 +2160,7 @@ int main(void)
 		test_item();
 		test_star_args();
 		test_empty_tuple_arg();
+		test_core_arith();
 	}
 	printf("test_lang: %d checks, %d failed\n", checks, failures);
 	return failures ? 1 : 0;
