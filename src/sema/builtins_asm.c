@@ -401,6 +401,22 @@ static ValId shift(Asm *a, bool left, DType dt, ValId x, ValId amount)
 	return r;
 }
 
+/* min/max, with .NaN (a NaN operand gives NaN, not the other operand) and
+ * .xorsign.abs (of |x| and |y|, the result's sign the xor of theirs) */
+static ValId minmax(Asm *a, const Insn *in, bool is_max, DType dt, ValId *x)
+{
+	bool xs = dtype_is_float(dt) && has_mod(in, "xorsign");
+	ValId in2[2] = {xs ? math1(a, MATH_ABS, x[0]) : x[0], xs ? math1(a, MATH_ABS, x[1]) : x[1]};
+	TirOp *op = emit_op(a->s, is_max ? TOP_MAX : TOP_MIN, a->loc, in2, 2, vtype(a->s, x[0]));
+	if (dtype_is_float(dt) && has_mod(in, "NaN")) op->attr.flags |= TIR_PROPAGATE_NAN;
+	ValId r = op->results[0];
+	if (!xs) return r;
+	DType it = dtype_bits(dt) == 64 ? DT_U64 : dtype_bits(dt) == 32 ? DT_U32 : DT_U16;
+	ValId sign = op2(a, TOP_AND, op2(a, TOP_XOR, bitc(a, x[0], it), bitc(a, x[1], it)),
+			 k_int(a, it, (int64_t)1 << (dtype_bits(dt) - 1)));
+	return bitc(a, op2(a, TOP_OR, bitc(a, r, it), sign), dt);
+}
+
 static ValId arith(Asm *a, const Insn *in, DType dt, ValId *x)
 {
 	const char *b = in->base;
@@ -408,8 +424,7 @@ static ValId arith(Asm *a, const Insn *in, DType dt, ValId *x)
 	if (!strcmp(b, "add")) return op2(a, TOP_ADD, x[0], x[1]);
 	if (!strcmp(b, "sub")) return op2(a, TOP_SUB, x[0], x[1]);
 	if (!strcmp(b, "mul") && (fl || has_mod(in, "lo"))) return op2(a, TOP_MUL, x[0], x[1]);
-	if (!strcmp(b, "min")) return op2(a, TOP_MIN, x[0], x[1]);
-	if (!strcmp(b, "max")) return op2(a, TOP_MAX, x[0], x[1]);
+	if (!strcmp(b, "min") || !strcmp(b, "max")) return minmax(a, in, b[1] == 'a', dt, x);
 	if (!strcmp(b, "neg")) return op1(a, TOP_NEG, x[0]);
 	if (!strcmp(b, "abs")) return math1(a, MATH_ABS, x[0]);
 	if (!strcmp(b, "and")) return op2(a, TOP_AND, x[0], x[1]);

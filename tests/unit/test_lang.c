@@ -2115,6 +2115,61 @@ static void test_core_arith(void)
 	CHECK(ok);
 }
 
+/* ---- inline PTX min/max with .NaN and .xorsign.abs (triton_kernels' flexpoint) ---- */
+
+static const char asm_minmax_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(x_ptr, y_ptr, out_ptr, BLOCK: tl.constexpr):\n"
+	"    offs = tl.arange(0, BLOCK)\n"
+	"    x = tl.load(x_ptr + offs)\n"
+	"    y = tl.load(y_ptr + offs)\n"
+	"    a = tl.inline_asm_elementwise('max.NaN.xorsign.abs.f32 $0, $1, $2;', '=r,r,r', [x, y],\n"
+	"                                  dtype=tl.float32, is_pure=True, pack=1)\n"
+	"    b = tl.inline_asm_elementwise('min.xorsign.abs.f32 $0, $1, $2;', '=r,r,r', [x, y],\n"
+	"                                  dtype=tl.float32, is_pure=True, pack=1)\n"
+	"    c = tl.inline_asm_elementwise('min.NaN.f32 $0, $1, $2;', '=r,r,r', [x, y],\n"
+	"                                  dtype=tl.float32, is_pure=True, pack=1)\n"
+	"    d = tl.inline_asm_elementwise('max.f32 $0, $1, $2;', '=r,r,r', [x, y],\n"
+	"                                  dtype=tl.float32, is_pure=True, pack=1)\n"
+	"    tl.store(out_ptr + offs, a)\n"
+	"    tl.store(out_ptr + BLOCK + offs, b)\n"
+	"    tl.store(out_ptr + 2 * BLOCK + offs, c)\n"
+	"    tl.store(out_ptr + 3 * BLOCK + offs, d)\n";
+
+/* the value with |.| chosen by is_max (NaN if either is and nan), sign of x xor y */
+static float xorsign_ref(float x, float y, bool is_max, bool nan)
+{
+	if (isnan(x) || isnan(y))
+		return nan ? NAN : fabsf(isnan(x) ? y : x) * (signbit(x) != signbit(y) ? -1.0f : 1.0f);
+	float m = is_max ? fmaxf(fabsf(x), fabsf(y)) : fminf(fabsf(x), fabsf(y));
+	return signbit(x) != signbit(y) ? -m : m;
+}
+
+static bool same_float(float a, float b) { return (isnan(a) && isnan(b)) || a == b; }
+
+static void test_asm_minmax(void)
+{
+	enum { B = 8 };
+	float x[B] = {1, -2, 3, -4, NAN, 5, -0.5f, 2}, y[B] = {-1.5f, -1, 2, 8, 1, NAN, 0.25f, -3}, out[4 * B];
+	tile_arg args[] = {tile_arg_ptr(x, TILE_FP32), tile_arg_ptr(y, TILE_FP32), tile_arg_ptr(out, TILE_FP32)};
+	if (!RUN(asm_minmax_src, "k", "*fp32,*fp32,*fp32,8", 1, args))
+		return;
+	bool ok_a = true, ok_b = true, ok_c = true, ok_d = true;
+	for (int i = 0; i < B; i++) {
+		bool n = isnan(x[i]) || isnan(y[i]);
+		ok_a &= same_float(out[i], xorsign_ref(x[i], y[i], true, true));
+		ok_b &= n || same_float(out[B + i], xorsign_ref(x[i], y[i], false, false));
+		ok_c &= same_float(out[2 * B + i], n ? NAN : fminf(x[i], y[i]));
+		ok_d &= same_float(out[3 * B + i], fmaxf(x[i], y[i]));
+	}
+	CHECK(ok_a);
+	CHECK(ok_b);
+	CHECK(ok_c);
+	CHECK(ok_d);
+}
+
 int main(void)
 {
 	static const char *const targets[] = {"cpu", "cuda-emu"};
@@ -2161,6 +2216,7 @@ int main(void)
 		test_star_args();
 		test_empty_tuple_arg();
 		test_core_arith();
+		test_asm_minmax();
 	}
 	printf("test_lang: %d checks, %d failed\n", checks, failures);
 	return failures ? 1 : 0;
