@@ -333,15 +333,6 @@ static Value b_condition(Sema *s, Call *c, int extra)
 	return c->a[0];
 }
 
-/* tl.extra.cuda.num_warps() / num_threads(): constexprs of the compile options
- * (a heuristic's num_warps included); a warp is 32 threads, as on CUDA, on
- * every target */
-static Value b_num_warps(Sema *s, Call *c, int extra)
-{
-	(void)c;
-	return v_int((int64_t)s->f->num_warps * (extra ? 32 : 1));
-}
-
 static Value b_to_tensor(Sema *s, Call *c, int extra)
 {
 	(void)extra;
@@ -456,6 +447,14 @@ static Value b_target_cc_geq(Sema *s, Call *c, int extra)
 	const TargetDesc *t = s->c->target;
 	int arch = t && t->kind == TARGET_CUDA && !t->emulate ? t->arch : 80;
 	return v_bool(arch >= major * 10 + minor);
+}
+
+/* tl.extra.cuda.num_warps() / num_threads(): the kernel's launch option, a constexpr
+ * (a heuristic that sets num_warps has run before the body) */
+static Value b_cuda_num_warps(Sema *s, Call *c, int extra)
+{
+	(void)c;
+	return v_int((int64_t)s->f->num_warps * (extra ? 32 : 1));
 }
 
 /* range(...) / tl.static_range(...) outside a for statement: with constexpr
@@ -1155,8 +1154,6 @@ const Builtin builtins_core[] = {
     {"device_assert", "cond,msg='',mask=None", b_device_assert, 0, BF_TL},
     {"debug_barrier", "", b_barrier, 0, BF_TL},
     {"_gdc_noop", "", b_noop, 0, BF_TL},
-    {"_num_warps", "", b_num_warps, 0, BF_TL},
-    {"_num_threads", "", b_num_warps, 1, BF_TL},
     {"_target_is_cuda", "", b_target_is, 1, BF_TL},
     {"_target_is_hip", "", b_target_is, 0, BF_TL},
     {"_target_is_hip_cdna3", "", b_target_is, 0, BF_TL},
@@ -1164,6 +1161,8 @@ const Builtin builtins_core[] = {
     {"_target_is_hip_gfx12", "", b_target_is, 0, BF_TL},
     {"_target_is_hip_gfx1250", "", b_target_is, 0, BF_TL},
     {"_target_cuda_capability_geq", "major,minor=0", b_target_cc_geq, 0, BF_TL},
+    {"_cuda_num_warps", "", b_cuda_num_warps, 0, BF_TL},
+    {"_cuda_num_threads", "", b_cuda_num_warps, 1, BF_TL},
     {"static_range", "*args", b_loop_only, 0, BF_TL},
     {"range", "*args", b_loop_only, 0, BF_TL | BF_PY},
     {"cdiv", "x,div", b_cdiv, 0, BF_TL | BF_TRITON | BF_MATH | BF_METHOD},

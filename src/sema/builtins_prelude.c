@@ -115,6 +115,23 @@ static const char prelude_text[] =
     "    den = tl.sum(num, _dim, keep_dims=keep_dims)\n"
     "    return tl.fdiv(num, den, ieee_rounding)\n"
     "\n"
+    /* tl.extra.cuda's min/max.NaN.xorsign.abs.f32: the min/max of |a| and |b|, NaN if
+     * either is, with the xor of the signs of a and b */
+    "def _cuda_xorsign_abs(a, b, is_max: tl.constexpr):\n"
+    "    tl.static_assert(a.dtype == tl.float32 and b.dtype == tl.float32, \"xorsign_abs_f32 takes float32\")\n"
+    "    if is_max:\n"
+    "        m = tl.maximum(tl.abs(a), tl.abs(b), propagate_nan=tl.PropagateNan.ALL)\n"
+    "    else:\n"
+    "        m = tl.minimum(tl.abs(a), tl.abs(b), propagate_nan=tl.PropagateNan.ALL)\n"
+    "    sign = (a.to(tl.uint32, bitcast=True) ^ b.to(tl.uint32, bitcast=True)) & 0x80000000\n"
+    "    return (m.to(tl.uint32, bitcast=True) | sign).to(tl.float32, bitcast=True)\n"
+    "\n"
+    "def _cuda_min_nan_xorsign_abs_f32(a, b):\n"
+    "    return _cuda_xorsign_abs(a, b, False)\n"
+    "\n"
+    "def _cuda_max_nan_xorsign_abs_f32(a, b):\n"
+    "    return _cuda_xorsign_abs(a, b, True)\n"
+    "\n"
     "def swizzle2d(i, j, size_i, size_j, size_g):\n"
     "    ij = i * size_j + j\n"
     "    size_gj = size_g * size_j\n"
@@ -653,6 +670,8 @@ const Builtin builtins_prelude[] = {
     {"softmax", "x,dim=None,keep_dims=False,ieee_rounding=False", check_float_tile, 0,
      BF_TL | BF_MATH | BF_METHOD | BF_PRELUDE},
     {"swizzle2d", "i,j,size_i,size_j,size_g", NULL, 0, BF_TL | BF_PRELUDE},
+    {"_cuda_min_nan_xorsign_abs_f32", "a,b", NULL, 0, BF_TL | BF_PRELUDE},
+    {"_cuda_max_nan_xorsign_abs_f32", "a,b", NULL, 0, BF_TL | BF_PRELUDE},
     {"sort", "x,dim=None,descending=0", NULL, 0, BF_TL | BF_METHOD | BF_PRELUDE},
     {"bitonic_merge", "x,dim=None,descending=0", NULL, 0, BF_TL | BF_METHOD | BF_PRELUDE},
     {"histogram", "input,num_bins,mask=None", NULL, 0, BF_TL | BF_METHOD | BF_PRELUDE},

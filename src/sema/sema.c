@@ -850,8 +850,8 @@ Value ns_attr(Sema *s, int ns, const char *name, SrcLoc loc)
 		 * for the previous grid and releasing the next are no-ops */
 		if (!strcmp(name, "gdc_wait") || !strcmp(name, "gdc_launch_dependents"))
 			return v_builtin(builtin_find("_gdc_noop", BF_TL), NULL);
-		if (!strcmp(name, "num_warps") || !strcmp(name, "num_threads"))
-			return v_builtin(builtin_find(name[4] == 'w' ? "_num_warps" : "_num_threads", BF_TL), NULL);
+		/* num_warps, num_threads, min/max_nan_xorsign_abs_f32 */
+		if ((id = builtin_find(arena_printf(s->a, "_cuda_%s", name), BF_TL)) >= 0) return v_builtin(id, NULL);
 		break;
 	case NS_MATH:
 	case NS_LIBDEVICE: {

@@ -2170,6 +2170,47 @@ static void test_asm_minmax(void)
 	CHECK(ok_d);
 }
 
+/* ---- tl.extra.cuda: num_warps(), num_threads(), min/max_nan_xorsign_abs_f32 ------- */
+
+static const char extra_cuda_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def absmax(a, b):\n"
+	"    return tl.extra.cuda.max_nan_xorsign_abs_f32(a, b)\n"
+	"@triton.jit\n"
+	"def k(x_ptr, y_ptr, out_ptr, w_ptr, BLOCK: tl.constexpr):\n"
+	"    offs = tl.arange(0, BLOCK)\n"
+	"    x = tl.load(x_ptr + offs)\n"
+	"    y = tl.load(y_ptr + offs)\n"
+	"    tl.store(out_ptr + offs, absmax(x, y))\n"
+	"    tl.store(out_ptr + BLOCK + offs, tl.extra.cuda.min_nan_xorsign_abs_f32(x, y))\n"
+	"    r = tl.reduce(y, 0, absmax).to(tl.uint32, bitcast=True) & 0x7FFFFFFF\n"
+	"    tl.store(out_ptr + 2 * BLOCK, r.to(tl.float32, bitcast=True))\n"
+	"    nw: tl.constexpr = tl.extra.cuda.num_warps()\n"
+	"    tl.static_assert(tl.extra.cuda.num_threads() == 32 * nw)\n"
+	"    tl.store(w_ptr, nw)\n";
+
+static void test_extra_cuda(void)
+{
+	enum { B = 8 };
+	float x[B] = {1, -2, 3, -4, NAN, 5, -0.5f, 2}, y[B] = {-1.5f, -1, 2, 8, 1, -7, 0.25f, -3}, out[3 * B];
+	int32_t w = 0;
+	tile_arg args[] = {tile_arg_ptr(x, TILE_FP32), tile_arg_ptr(y, TILE_FP32), tile_arg_ptr(out, TILE_FP32),
+			   tile_arg_ptr(&w, TILE_I32)};
+	if (!RUN(extra_cuda_src, "k", "*fp32,*fp32,*fp32,*i32,8", 1, args))
+		return;
+	bool ok_max = true, ok_min = true;
+	for (int i = 0; i < B; i++) {
+		ok_max &= same_float(out[i], xorsign_ref(x[i], y[i], true, true));
+		ok_min &= same_float(out[B + i], xorsign_ref(x[i], y[i], false, true));
+	}
+	CHECK(ok_max);
+	CHECK(ok_min);
+	CHECK(out[2 * B] == 8.0f);
+	CHECK(w == 4);
+}
+
 int main(void)
 {
 	static const char *const targets[] = {"cpu", "cuda-emu"};
@@ -2217,6 +2258,7 @@ int main(void)
 		test_empty_tuple_arg();
 		test_core_arith();
 		test_asm_minmax();
+		test_extra_cuda();
 	}
 	printf("test_lang: %d checks, %d failed\n", checks, failures);
 	return failures ? 1 : 0;
