@@ -927,6 +927,27 @@ static Value b_py_abs(Sema *s, Call *c, int extra)
 	return builtin_get(id)->fn(s, c, builtin_get(id)->extra);
 }
 
+/* bin(n) / oct(n) / hex(n) (extra: bits per digit 1, 3, 4) of a constexpr integer, with
+ * Python's prefix and sign: bin(-5) is '-0b101' */
+static Value b_py_radix(Sema *s, Call *c, int extra)
+{
+	Value v = c->a[0];
+	if (v.kind == V_ERR) return v;
+	if (!v_is_intlike(v)) {
+		diag_error(s->d, c->at[0], "'%s' needs a constexpr integer, got %s", c->name, v_describe(s, v));
+		return v_err();
+	}
+	bool neg = !v.c.u64 && v.c.i < 0;
+	uint64_t m = neg ? (uint64_t)0 - (uint64_t)v.c.i : (uint64_t)v.c.i;
+	char digits[72], *d = digits + sizeof digits;
+	*--d = 0;
+	do {
+		*--d = "0123456789abcdef"[m & ((1u << extra) - 1)];
+		m >>= extra;
+	} while (m);
+	return v_str(arena_printf(s->a, "%s0%c%s", neg ? "-" : "", extra == 1 ? 'b' : extra == 3 ? 'o' : 'x', d));
+}
+
 static Value b_py_conv(Sema *s, Call *c, int extra)
 {
 	Value v = c->a[0];
@@ -1241,6 +1262,9 @@ const Builtin builtins_core[] = {
     {"float", "x", b_py_conv, 1, BF_PY},
     {"bool", "x", b_py_conv, 2, BF_PY},
     {"len", "x", b_len, 0, BF_PY},
+    {"bin", "x", b_py_radix, 1, BF_PY},
+    {"oct", "x", b_py_radix, 3, BF_PY},
+    {"hex", "x", b_py_radix, 4, BF_PY},
     {"print", "*args", b_print, 0, BF_PY},
     {"isinstance", "x,t", b_isinstance, 0, BF_PY},
     {"str", "object=''", b_py_str, 0, BF_PY},
