@@ -67,6 +67,16 @@ static Value dtype_attr(Sema *s, Value obj, const char *name, SrcLoc loc)
 	return v_err();
 }
 
+/* a tuple of constexprs only (nested tuples too): what tl.constexpr can wrap */
+static bool tuple_is_const(Value v)
+{
+	for (int i = 0; i < v.n; i++) {
+		Value x = v.items[i];
+		if (x.kind == V_TUPLE ? !tuple_is_const(x) : x.kind != V_CONST && x.kind != V_DTYPE) return false;
+	}
+	return true;
+}
+
 Value get_attr(Sema *s, Value obj, const char *name, SrcLoc loc)
 {
 	switch (obj.kind) {
@@ -91,6 +101,10 @@ Value get_attr(Sema *s, Value obj, const char *name, SrcLoc loc)
 		break;
 	case V_FUNC:
 		if (!strcmp(name, "fn")) return obj;
+		break;
+	case V_TUPLE:
+		/* a constexpr_function's tuple result is a tl.constexpr: .value is the tuple */
+		if (!strcmp(name, "value") && tuple_is_const(obj)) return obj;
 		break;
 	case V_BLOCKPTR:
 		if (obj.bp->desc) return desc_attr(s, obj, name, loc);
