@@ -22,6 +22,7 @@ bool const_truthy(ConstVal c)
 }
 
 static bool is_num(ConstVal c) { return c.kind == CV_INT || c.kind == CV_BOOL || c.kind == CV_FLOAT; }
+static bool is_int(ConstVal c) { return c.kind == CV_INT || c.kind == CV_BOOL; }
 static double as_f(ConstVal c)
 {
 	if (c.kind == CV_FLOAT) return c.f;
@@ -311,6 +312,22 @@ Value const_binop(Sema *s, AstOp op, Value av, Value bv, SrcLoc loc)
 			return v_str(arena_printf(s->a, "%s%s", a.s ? a.s : "", b.s ? b.s : ""));
 		}
 		if (op >= OP_LT && op <= OP_GE) return cmp_result(op, strcmp(a.s ? a.s : "", b.s ? b.s : ""));
+	}
+	if (op == OP_MUL && ((a.kind == CV_STR && is_int(b)) || (is_int(a) && b.kind == CV_STR))) {
+		/* 'ab' * 3: repetition (a count below 1 gives '') */
+		const char *str = a.kind == CV_STR ? a.s : b.s;
+		int64_t n = a.kind == CV_STR ? b.i : a.i;
+		size_t len = strlen(str ? str : "");
+		if (n <= 0 || !len) return v_str("");
+		if ((uint64_t)n > STR_MAX_LEN / len) {
+			diag_error(s->d, loc, "string repetition gives more than %d characters", STR_MAX_LEN);
+			return v_err();
+		}
+		if (!sema_work(s, (int64_t)(len * (size_t)n / 64), loc)) return v_err();
+		char *out = arena_alloc(s->a, len * (size_t)n + 1);
+		for (int64_t i = 0; i < n; i++) memcpy(out + (size_t)i * len, str, len);
+		out[len * (size_t)n] = 0;
+		return v_str(out);
 	}
 	if (!is_num(a) || !is_num(b)) {
 		diag_error(s->d, loc, "unsupported operand types for %s: %s and %s", op_spelling(op), v_describe(s, av),
