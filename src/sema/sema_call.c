@@ -160,6 +160,18 @@ static bool bind_builtin(Sema *s, int id, Call *c, const Value *self, const Valu
 
 /* ---- user functions --------------------------------------------------------------------- */
 
+/* @triton.constexpr_function / @tl.constexpr_function: a function Triton runs as Python */
+static bool is_constexpr_function(const FuncDef *def)
+{
+	for (int i = 0; i < def->ndecorators; i++) {
+		const Expr *d = def->decorators[i];
+		if (d->kind == EX_CALL) d = d->func;
+		const char *n = d->kind == EX_NAME ? d->name : d->kind == EX_ATTR ? d->attr : NULL;
+		if (n && !strcmp(n, "constexpr_function")) return true;
+	}
+	return false;
+}
+
 Value call_user(Sema *s, Value callee, const Value *args, int nargs, const char **kwn, const Value *kw, int nkw,
 		SrcLoc loc)
 {
@@ -225,9 +237,12 @@ Value call_user(Sema *s, Value callee, const Value *args, int nargs, const char 
 	}
 	Value r = v_err();
 	if (ok) {
+		bool host = is_constexpr_function(def);
+		s->host_fn += host;
 		vec_push(&s->callstack, def);
 		exec_body(s, &fn, &def->body, true);
 		s->callstack.len--;
+		s->host_fn -= host;
 		r = fn.has_ret ? fn.retval : v_none();
 	}
 	fn_free(&fn);

@@ -169,6 +169,7 @@ struct Sema {
 	/* inside tl.map_elementwise's function (builtins_map.c): an if on a tile is
 	 * if-converted (sema_stmt.c) */
 	int map_depth;
+	int host_fn;      /* > 0 inside a @constexpr_function: Python, its range loops run at compile time */
 	/* interned spellings used everywhere */
 	const char *s_constexpr;
 	ModScope *main_mod; /* the module whose kernels are listed or compiled */

@@ -301,6 +301,14 @@ static bool in_loop(Fn *fn)
 	return false;
 }
 
+/* Python's return from compile-time loops: a constexpr_function's loops all unroll */
+static bool in_static_loops_only(Sema *s, Fn *fn)
+{
+	for (size_t i = 0; i < fn->ctx.len; i++)
+		if (fn->ctx.data[i] != CTX_STATIC_LOOP) return false;
+	return s->host_fn > 0;
+}
+
 typedef struct Merge {
 	const char *name;
 	Value tmpl;
@@ -858,7 +866,10 @@ static Flow exec_for(Sema *s, Fn *fn, const Stmt *st)
 	int64_t stages = 0;
 	if (iter_call(s, fn, st->iter, &kind, b, &nb, &stages)) {
 		if (nb < 0) return FLOW_NEXT;
-		if (!strcmp(kind, "static_range")) {
+		/* a constexpr_function is Python: its range loops run at compile time */
+		bool host_range = s->host_fn > 0 && !strcmp(kind, "range");
+		for (int i = 0; i < nb && host_range; i++) host_range = v_is_intlike(b[i]);
+		if (!strcmp(kind, "static_range") || host_range) {
 			int64_t v[3] = {0, 0, 1};
 			for (int i = 0; i < nb; i++)
 				if (!as_const_int(s, b[i], st->iter->args[i]->loc, "static_range bound", &v[i])) return FLOW_NEXT;
@@ -1053,7 +1064,7 @@ static Flow exec_stmt(Sema *s, Fn *fn, const Stmt *st, const Seq *rest, bool tai
 		return FLOW_NEXT;
 	}
 	case ST_RETURN:
-		if (in_loop(fn)) {
+		if (in_loop(fn) && !in_static_loops_only(s, fn)) {
 			diag_error(s->d, st->loc, "return inside a loop is not supported");
 			return FLOW_NEXT;
 		}
