@@ -449,6 +449,18 @@ static Value b_target_cc_geq(Sema *s, Call *c, int extra)
 	return v_bool(arch >= major * 10 + minor);
 }
 
+/* triton.constexpr_function(f), the call form of the decorator (TE wraps
+ * core.get_int_dtype with it on Triton 3.5+): f itself, since tile evaluates a call on
+ * constexprs at compile time anyway */
+static Value b_constexpr_function(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	Value f = c->a[0];
+	if (f.kind == V_ERR || f.kind == V_FUNC || f.kind == V_BUILTIN || f.kind == V_LAMBDA) return f;
+	diag_error(s->d, c->at[0], "constexpr_function takes a function, got %s", v_describe(s, f));
+	return v_err();
+}
+
 /* tl.extra.cuda.num_warps() / num_threads(): the kernel's launch option, a constexpr
  * (a heuristic that sets num_warps has run before the body) */
 static Value b_cuda_num_warps(Sema *s, Call *c, int extra)
@@ -1182,6 +1194,7 @@ const Builtin builtins_core[] = {
     {"_target_is_hip_gfx12", "", b_target_is, 0, BF_TL},
     {"_target_is_hip_gfx1250", "", b_target_is, 0, BF_TL},
     {"_target_cuda_capability_geq", "major,minor=0", b_target_cc_geq, 0, BF_TL},
+    {"constexpr_function", "fn", b_constexpr_function, 0, BF_TL | BF_TRITON},
     {"_cuda_num_warps", "", b_cuda_num_warps, 0, BF_TL},
     {"_cuda_num_threads", "", b_cuda_num_warps, 1, BF_TL},
     {"static_range", "*args", b_loop_only, 0, BF_TL},
