@@ -793,7 +793,13 @@ Value ns_attr(Sema *s, int ns, const char *name, SrcLoc loc)
 		    strcmp(name, "double") && strcmp(name, "half"))
 			return v_dtype(type_scalar(dt));
 		if ((id = builtin_find(name, BF_TL)) >= 0) return v_builtin(id, NULL);
-		diag_error(s->d, loc, "'tl.%s' is not a supported builtin", name);
+		if (!strncmp(name, "_experimental_descriptor_", 25))
+			diag_error(s->d, loc,
+				   "'tl.%s' (Triton 3.2's access through TMA descriptor bytes the host fills, removed in "
+				   "Triton 3.4) is not supported: pass a tensordesc parameter or use tl.make_tensor_descriptor",
+				   name);
+		else
+			diag_error(s->d, loc, "'tl.%s' is not a supported builtin", name);
 		return v_err();
 	case NS_TORCH: {
 		static const char *const alias[][2] = {{"half", "float16"}, {"float", "float32"}, {"double", "float64"},
