@@ -302,6 +302,19 @@ static void emit_smem_load(Ec *e, const TpOp *op)
 			unpack_elem(e, op->results[j], c, eb, tmp, j);
 		return;
 	}
+	if (vec > 1 && (total == 4 || total == 2)) {
+		/* one 32- or 16-bit word (4 fp8 of an mma operand register) */
+		Chunk c = chunk_of(total);
+		int tmp = ec_tmp(e);
+		if (masked)
+			ec_line(e, "%s t%d[1] = {v%u ? *(const %s *)(smem + v%u) : (%s)0};", c.ctype, tmp,
+			        mask, c.ctype, off, c.ctype);
+		else
+			ec_line(e, "%s t%d[1] = {*(const %s *)(smem + v%u)};", c.ctype, tmp, c.ctype, off);
+		for (int j = 0; j < vec; j++)
+			unpack_elem(e, op->results[j], c, eb, tmp, j);
+		return;
+	}
 	/* bool is a byte and a pointer a uint64_t in shared memory */
 	const char *st = ec_storage(d);
 	for (int j = 0; j < vec; j++) {
@@ -346,6 +359,12 @@ static void emit_smem_store(Ec *e, const TpOp *op)
 		}
 		ec_line(e, "%s*(%s *)(smem + v%u) = make_%s(%s);", g,
 		        total == 16 ? "uint4" : "uint2", off, total == 16 ? "uint4" : "uint2", b.s);
+		sb_free(&b);
+	} else if (vec > 1 && (total == 4 || total == 2)) {
+		Chunk c = chunk_of(total);
+		StrBuf b = {0};
+		pack_word(e, &b, c, eb, op->operands + 2, vec, 0);
+		ec_line(e, "%s*(%s *)(smem + v%u) = (%s)(%s);", g, c.ctype, off, c.ctype, b.s);
 		sb_free(&b);
 	} else {
 		const char *st = ec_storage(d), *cast = d == DT_PTR ? "(uint64_t)" : "";

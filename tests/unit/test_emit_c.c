@@ -1061,6 +1061,18 @@ static const char src_kernels[] = SRC_KERNELS_SMEM_TILES
                                   "        x = tl.load(A + rm[:, None] * K + (k + rk)[None, :])\n"
                                   "        y = tl.load(Bm + (k + rk)[:, None] * BN + rn[None, :])\n"
                                   "        acc += tl.dot(x, y)\n"
+                                  "    tl.store(C + rm[:, None] * BN + rn[None, :], acc)\n"
+                                  "\n"
+                                  "@triton.jit\n"
+                                  "def mm_kmajor(A, Bt, C, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):\n"
+                                  "    rm = tl.arange(0, BM)\n"
+                                  "    rn = tl.arange(0, BN)\n"
+                                  "    rk = tl.arange(0, BK)\n"
+                                  "    acc = tl.zeros((BM, BN), tl.float32)\n"
+                                  "    for k in range(0, K, BK):\n"
+                                  "        x = tl.load(A + rm[:, None] * K + (k + rk)[None, :])\n"
+                                  "        y = tl.load(Bt + rn[None, :] * K + (k + rk)[:, None])\n"
+                                  "        acc += tl.dot(x, y)\n"
                                   "    tl.store(C + rm[:, None] * BN + rn[None, :], acc)\n";
 
 /* Compiles a kernel of src_kernels through the driver to `dump` (CUDA C or
@@ -1129,6 +1141,9 @@ static void test_source_kernels(void)
 	         * registers one block per SM allows; a 32-register one does not */
 	        {"mm_loop", "*fp16:16,*fp16:16,*fp32:16,i32:16,128,128,32", "__launch_bounds__(128, 1)"},
 	        {"mm_loop", "*fp16:16,*fp16:16,*fp32:16,i32:16,64,64,32", "__launch_bounds__(128) "},
+	        /* an 8-bit mma operand register (4 consecutive k) is one 32-bit
+	         * shared load, not four byte loads */
+	        {"mm_kmajor", "*fp8e4nv:16,*fp8e4nv:16,*fp32:16,i32:16,64,64,64", "[1] = {*(const uint32_t *)(smem + v"},
 	};
 	static const char *const targets[] = {"sm_80", "sm_90a"};
 	for (int i = 0; m && i < (int)COUNTOF(ks); i++)
