@@ -171,7 +171,7 @@ static char *relative_name(int level, const char *name)
 }
 
 /* Every module-level `import x` / `from x import y` (also inside module-level
- * if/try, as sema looks there too) that names a file: x, and x.y where y is
+ * if/try and class bodies, as sema looks there too) that names a file: x, and x.y where y is
  * a submodule. */
 static bool load_imports_in(SourceModule *root, SourceModule *m, StmtList body, DiagSink *diags, int depth)
 {
@@ -195,6 +195,8 @@ static bool load_imports_in(SourceModule *root, SourceModule *m, StmtList body, 
 		} else if (s->kind == ST_IF) {
 			ok &= load_imports_in(root, m, s->body, diags, depth);
 			ok &= load_imports_in(root, m, s->orelse, diags, depth);
+		} else if (s->kind == ST_CLASS) {
+			ok &= load_imports_in(root, m, s->cls->body, diags, depth);
 		} else if (s->kind == ST_TRY) {
 			ok &= load_imports_in(root, m, s->try_body, diags, depth);
 			for (int h = 0; h < s->nhandlers; h++)

@@ -116,6 +116,7 @@ typedef enum {
 	ST_GLOBAL,    /* global/nonlocal names (rejected by sema) */
 	ST_TRY,       /* try: body; except [E [as n]]: handlers[i]; else: try_else; finally: try_final */
 	ST_UNSUPPORTED, /* class/with/lambda/...: parsed enough to report; what names it */
+	ST_CLASS,     /* class name(bases): body (at module level; elsewhere ST_UNSUPPORTED) */
 } StmtKind;
 
 typedef struct StmtList {
@@ -148,6 +149,16 @@ typedef struct FuncDef {
 	bool variadic;         /* a host def with *args, **kwargs, '*' or '/' (left out of params) */
 } FuncDef;
 
+/* A module-level class: its body is module-level code (host statements the
+ * parser cannot read are skipped one by one, as at the top); the keyword
+ * arguments of its header (metaclass=...) and its decorators are dropped. */
+typedef struct ClassDef {
+	const char *name;
+	Expr **bases; /* the positional expressions in the header's parentheses */
+	int nbases;
+	StmtList body;
+} ClassDef;
+
 struct Stmt {
 	StmtKind kind;
 	SrcLoc loc;
@@ -160,6 +171,7 @@ struct Stmt {
 		struct { Expr *for_target, *iter; StmtList for_body, for_orelse; }; /* ST_FOR */
 		struct { Expr *test, *msg; };                           /* ST_ASSERT */
 		FuncDef *func;                                          /* ST_FUNCDEF */
+		ClassDef *cls;                                          /* ST_CLASS */
 		struct { StmtList try_body, *handlers, try_else, try_final; int nhandlers; }; /* ST_TRY */
 		struct { const char *module; int level; ImportName *names; int nnames; }; /* ST_IMPORT(FROM); module NULL for ST_IMPORT; `from M import *`: the one name "*" */
 		struct { const char **gnames; int ngnames; };           /* ST_GLOBAL */

@@ -407,6 +407,7 @@ static const char *stmt_head(StmtKind k)
 	        [ST_GLOBAL] = "global",
 	        [ST_TRY] = "try",
 	        [ST_UNSUPPORTED] = "unsupported",
+	        [ST_CLASS] = "class",
 	};
 	return (unsigned)k < COUNTOF(h) && h[k] ? h[k] : "?";
 }
@@ -434,6 +435,17 @@ static void dump_stmt(StrBuf *b, const Stmt *s, int ind)
 		sb_putc(b, '\n');
 		dump_body(b, s->for_body, ind + 1);
 		dump_else(b, s->for_orelse, ind + 1);
+		close_line(b);
+		return;
+	case ST_CLASS:
+		open_stmt(b, "class", s->loc, ind);
+		sb_printf(b, " %s", s->cls->name);
+		for (int i = 0; i < s->cls->nbases; i++) {
+			sb_putc(b, ' ');
+			dump_expr(b, s->cls->bases[i]);
+		}
+		sb_putc(b, '\n');
+		dump_body(b, s->cls->body, ind + 1);
 		close_line(b);
 		return;
 	case ST_TRY:

@@ -704,6 +704,37 @@ static Stmt *parse_funcdef(Parser *p, ExprVec *decorators)
 	return s;
 }
 
+/* class NAME[(bases, keyword=value...)]: body, at module level (classes hold
+ * kernels as static methods); inside a function a class is skipped. */
+static Stmt *parse_class(Parser *p)
+{
+	Token kw = ps_advance(p);
+	Stmt *s = new_stmt(p, ST_CLASS, kw.loc);
+	ClassDef *c = s->cls = ARENA_NEW(p->arena, ClassDef);
+	c->name = ps_expect_name(p);
+	ExprVec bases = {0};
+	if (ps_accept(p, TK_LPAR)) {
+		while (!at(p, TK_RPAR) && !p->failed) {
+			if (at(p, TK_NAME) && ps_peek(p, 1)->kind == TK_ASSIGN) { /* metaclass=...: host only */
+				ps_advance(p);
+				ps_advance(p);
+				ps_expr(p);
+			} else {
+				avec_push(p, &bases, ps_expr(p));
+			}
+			if (!ps_accept(p, TK_COMMA))
+				break;
+		}
+		ps_expect(p, TK_RPAR);
+	}
+	c->bases = bases.items;
+	c->nbases = bases.n;
+	c->body = parse_block(p, "class definition", kw.loc.line);
+	return s;
+}
+
+static bool class_allowed(const Parser *p) { return p->func_depth == 0 && p->loop_depth == 0; }
+
 /* class/with/try/match/async: recorded as ST_UNSUPPORTED; the header line
  * and its block (and a try's except/else/finally clauses) are skipped. */
 static Stmt *skip_compound(Parser *p, const char *what)
@@ -745,7 +776,7 @@ static Stmt *parse_decorated(Parser *p)
 	if (at(p, TK_DEF))
 		return parse_funcdef(p, &decos);
 	if (at(p, TK_CLASS))
-		return skip_compound(p, "class definition");
+		return class_allowed(p) ? parse_class(p) : skip_compound(p, "class definition");
 	if (at(p, TK_ASYNC))
 		return skip_compound(p, "async function");
 	ps_unexpected(p, "invalid syntax");
@@ -782,7 +813,7 @@ static Stmt *parse_compound(Parser *p)
 	case TK_IF: return parse_if(p);
 	case TK_FOR: return parse_for(p);
 	case TK_WHILE: return parse_while(p);
-	case TK_CLASS: return skip_compound(p, "class definition");
+	case TK_CLASS: return class_allowed(p) ? parse_class(p) : skip_compound(p, "class definition");
 	case TK_WITH: return skip_compound(p, "with statement");
 	case TK_TRY: return parse_try(p);
 	case TK_ASYNC:
@@ -893,7 +924,8 @@ static void parse_toplevel(Parser *p, StmtVec *out)
 		p->host_mode = false; /* a kernel's body is never host code */
 	parse_statement(p, out);
 	p->host_mode = snap.host_mode;
-	if (!p->failed || !p->err_unsupported || kernel)
+	p->err_kernel |= p->failed && kernel;
+	if (!p->failed || !p->err_unsupported || p->err_kernel)
 		return;
 	const char *err = p->err_msg ? p->err_msg : "invalid syntax";
 	SrcLoc errloc = p->err_loc;

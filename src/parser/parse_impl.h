@@ -49,6 +49,7 @@ typedef struct Parser {
 	Token eof; /* what the parser sees after an error */
 	bool failed, err_generic;
 	bool err_unsupported; /* the error is valid Python outside the subset */
+	bool err_kernel;      /* the error is in a @jit function (a class holding it is not skipped) */
 	bool in_decorator;    /* parsing a decorator: `**kwargs` arguments are kept, unread */
 	bool host_mode;       /* in a host function: host code is skipped per statement */
 	SrcLoc err_loc;

@@ -86,8 +86,8 @@ const char *v_describe(Sema *s, Value v)
 	case V_TENSOR: type_name(v.ty, buf, sizeof buf); return arena_strdup(s->a, buf);
 	case V_FUNC: return "function";
 	case V_BUILTIN: return "builtin function";
-	case V_NS:
-	case V_MODULE: return "module";
+	case V_NS: return "module";
+	case V_MODULE: return v.mod->cls ? "class" : "module";
 	case V_BLOCKPTR: return v.bp->desc ? "tensor descriptor" : "block pointer";
 	case V_TUPLE: return "tuple";
 	case V_DICT: return "dict";
@@ -182,6 +182,36 @@ static void scan_assign_target(Sema *s, ModScope *m, const Scan *sc, const Stmt 
 
 static void scan_stmts(Sema *s, ModScope *m, const Scan *sc, StmtList body);
 
+/* A class defined at module level: a scope of its own for its body (the
+ * class value is a V_MODULE of that scope). A class nested in a class is
+ * host code kernels cannot use. */
+static void scan_class(Sema *s, ModScope *m, const Scan *sc, const Stmt *st)
+{
+	const ClassDef *cd = st->cls;
+	if (m->cls) {
+		Value pv = {.kind = V_POISON,
+			    .msg = arena_printf(s->a, "'%s.%s' is a class nested in class '%s': host code, which kernels "
+					      "cannot use", m->name, cd->name, m->name)};
+		add_binding(s, m, sc, (Global){.name = cd->name, .kind = GB_VALUE, .stmt = st, .val = pv, .loc = st->loc});
+		return;
+	}
+	Module *body = ARENA_NEW(s->a, Module);
+	body->file = m->ast ? m->ast->file : NULL;
+	body->body = cd->body;
+	ModScope *cs = ARENA_NEW(s->a, ModScope);
+	cs->ast = body;
+	cs->name = cd->name;
+	cs->cls = cd;
+	cs->parent = m;
+	cs->importer = m->importer;
+	Scan top = {0, NULL, 0};
+	scan_stmts(s, cs, &top, cd->body);
+	cs->next = s->mods;
+	s->mods = cs;
+	Value v = {.kind = V_MODULE, .mod = cs};
+	add_binding(s, m, sc, (Global){.name = cd->name, .kind = GB_VALUE, .stmt = st, .val = v, .loc = st->loc});
+}
+
 /* The branches of an if/elif/else chain, each with its guards */
 static void scan_if(Sema *s, ModScope *m, const Scan *sc, const Stmt *st)
 {
@@ -240,12 +270,14 @@ static void scan_stmts(Sema *s, ModScope *m, const Scan *sc, StmtList body)
 		case ST_UNSUPPORTED:
 			if (st->host_name) {
 				Value pv = {.kind = V_POISON,
-					    .msg = arena_printf(s->a, "'%s' is defined by %s", st->host_name, st->what)};
+					    .msg = arena_printf(s->a, "'%s%s%s' is defined by %s", m->cls ? m->name : "",
+							       m->cls ? "." : "", st->host_name, st->what)};
 				add_binding(s, m, sc, (Global){.name = st->host_name, .kind = GB_VALUE, .stmt = st, .val = pv,
 							      .loc = st->loc});
 			}
 			break;
 		case ST_IF: scan_if(s, m, &nested, st); break;
+		case ST_CLASS: scan_class(s, m, sc, st); break;
 		case ST_TRY:
 			/* the body (and its else) first, then each handler; finally binds for all */
 			scan_stmts(s, m, &nested, st->try_body);
@@ -315,6 +347,21 @@ static bool value_holds_ir(Value v)
 	return false;
 }
 
+static bool is_jit_decorated(Sema *s, const FuncDef *fn);
+
+/* A function defined in a class body: a @jit one is a function whose body
+ * sees the module's names (not the class's, as in Python); any other is a
+ * host method kernels cannot call. */
+static Value class_func(Sema *s, ModScope *m, const Global *g, SrcLoc use)
+{
+	if (!is_jit_decorated(s, g->fn)) {
+		diag_error(s->d, use, "'%s.%s' is a method of class '%s' without @triton.jit: host code, which kernels "
+			   "cannot use", m->name, g->name, m->name);
+		return v_err();
+	}
+	return (Value){.kind = V_FUNC, .fn = g->fn, .mod = m->parent};
+}
+
 static Value eval_global(Sema *s, ModScope *m, size_t idx, SrcLoc use)
 {
 	Global *g = &m->globals.data[idx];
@@ -326,7 +373,7 @@ static Value eval_global(Sema *s, ModScope *m, size_t idx, SrcLoc use)
 		}
 		return g->val;
 	case GB_BUSY: diag_error(s->d, use, "'%s' is defined in terms of itself", g->name); return v_err();
-	case GB_FUNC: return (Value){.kind = V_FUNC, .fn = g->fn, .mod = m};
+	case GB_FUNC: return m->cls ? class_func(s, m, g, use) : (Value){.kind = V_FUNC, .fn = g->fn, .mod = m};
 	default: break;
 	}
 	/* each name a module-level definition uses is evaluated (lazily) inside
@@ -474,7 +521,8 @@ static Value eval_alternatives(Sema *s, ModScope *m, size_t last, SrcLoc loc)
 
 static Value star_lookup(Sema *s, ModScope *m, size_t idx, const char *name, SrcLoc loc, bool *found);
 
-Value global_get(Sema *s, ModScope *m, const char *name, SrcLoc loc, bool *found)
+/* `name` bound in scope m itself (its enclosing scopes not asked) */
+static Value scope_get(Sema *s, ModScope *m, const char *name, SrcLoc loc, bool *found)
 {
 	*found = false;
 	size_t end = m->limit == (size_t)-1 ? 0 : m->limit ? m->limit : m->globals.len;
@@ -489,6 +537,13 @@ Value global_get(Sema *s, ModScope *m, const char *name, SrcLoc loc, bool *found
 		if (m->globals.data[i].alt) return eval_alternatives(s, m, i, loc);
 		return eval_global(s, m, i, loc);
 	}
+	return v_err();
+}
+
+Value global_get(Sema *s, ModScope *m, const char *name, SrcLoc loc, bool *found)
+{
+	Value v = scope_get(s, m, name, loc, found);
+	if (*found) return v;
 	/* a kernel defined in a host function sees that function's locals (its
 	 * lazily imported triton), then the module's names, as Triton's capture
 	 * scope (globals and nonlocals) has them */
@@ -718,9 +773,45 @@ Value resolve_module_path(Sema *s, ModScope *from, const char *dotted, int level
 	return cur;
 }
 
+/* The base classes of class scope c that are classes tile knows (a base
+ * from host code, torch.autograd.Function, is left out): *out, at most max. */
+static int class_bases(Sema *s, ModScope *c, ModScope **out, int max)
+{
+	int n = 0;
+	for (int i = 0; i < c->cls->nbases && n < max; i++) {
+		Quiet q;
+		quiet_begin(s, &q);
+		Value b = eval_module_expr(s, c->parent, c->cls->bases[i]);
+		bool failed = quiet_end(s, &q, NULL);
+		if (!failed && b.kind == V_MODULE && b.mod->cls && b.mod != c) out[n++] = b.mod;
+	}
+	return n;
+}
+
+/* `name` of class scope c: bound in its body, else in its bases, depth
+ * first from the left (Python's MRO for single inheritance and for base
+ * classes that share no ancestor) */
+static Value class_get(Sema *s, ModScope *c, const char *name, SrcLoc loc, bool *found)
+{
+	Value v = scope_get(s, c, name, loc, found);
+	if (*found || c->mro_busy) return v;
+	ModScope *bases[16];
+	int n = class_bases(s, c, bases, 16);
+	c->mro_busy = true;
+	for (int i = 0; i < n && !*found; i++) v = class_get(s, bases[i], name, loc, found);
+	c->mro_busy = false;
+	return v;
+}
+
 Value module_attr(Sema *s, ModScope *m, const char *name, SrcLoc loc)
 {
 	bool found = false;
+	if (m->cls) {
+		Value v = class_get(s, m, name, loc, &found);
+		if (found) return v;
+		diag_error(s->d, loc, "class '%s' has no attribute '%s'", m->name, name);
+		return v_err();
+	}
 	Value v = m->ast ? global_get(s, m, name, loc, &found) : v_err();
 	if (found) return v;
 	/* a submodule: pkg.sub imported by the module that imported pkg */
@@ -1157,7 +1248,9 @@ static bool kernel_decorators(Sema *s, ModScope *ms, const FuncDef *def, KDeco *
 	Fn tmp;
 	fn_init(s, &tmp, NULL, ms, false);
 	for (int i = 0; i < def->ndecorators && ok; i++) {
-		const Expr *d = deco_alias(ms->ast, def->decorators[i]);
+		const Expr *d = def->decorators[i];
+		for (ModScope *sc = ms; sc && d == def->decorators[i]; sc = sc->cls ? sc->parent : NULL)
+			d = deco_alias(sc->ast, d); /* in a class: the class's names, then the module's */
 		const char *n = expr_last_name(d);
 		if (!n) continue;
 		if (!strcmp(n, "autotune")) ok = deco_autotune(s, &tmp, def, d, out);
@@ -1385,6 +1478,47 @@ static void flatten_host_def(Sema *s, ModScope *ms, Flat *f, const FuncDef *def,
 	vec_free(&inner.sc);
 }
 
+/* The class scope that module statement st (an ST_CLASS) made */
+static ModScope *class_scope_of(ModScope *ms, const Stmt *st)
+{
+	for (size_t i = 0; i < ms->globals.len; i++) {
+		const Global *g = &ms->globals.data[i];
+		if (g->stmt == st && g->kind == GB_VALUE && g->val.kind == V_MODULE) return g->val.mod;
+	}
+	return NULL;
+}
+
+typedef VEC(const char *) NameVec;
+
+/* The kernels of class `cls` that class scope c (cls or one of its bases,
+ * in MRO order) defines, those of a name seen before left out: each as a
+ * def named Class.name, its names resolving in c. */
+static void flatten_class(Sema *s, ModScope *cls, ModScope *c, int grp, int br, FlatBuild *fb, NameVec *seen, int depth)
+{
+	if (depth > 16 || c->mro_busy) return;
+	for (size_t i = 0; i < c->globals.len; i++) {
+		const Global *g = &c->globals.data[i];
+		bool dup = false;
+		for (size_t k = 0; k < seen->len && !dup; k++) dup = seen->data[k] == g->name;
+		for (size_t k = i + 1; k < c->globals.len && !dup; k++) dup = c->globals.data[k].name == g->name;
+		if (dup) continue;
+		vec_push(seen, g->name);
+		if (g->kind != GB_FUNC || !is_jit_decorated(s, g->fn)) continue;
+		FuncDef *fn = ARENA_NEW(s->a, FuncDef);
+		*fn = *g->fn;
+		fn->name = istr(s, arena_printf(s->a, "%s.%s", cls->name, g->fn->name));
+		Stmt *x = ARENA_NEW(s->a, Stmt);
+		*x = *g->stmt;
+		x->func = fn;
+		flat_push(fb, x, grp, br, c);
+	}
+	ModScope *bases[16];
+	int n = class_bases(s, c, bases, 16);
+	c->mro_busy = true;
+	for (int i = 0; i < n; i++) flatten_class(s, cls, bases[i], grp, br, fb, seen, depth + 1);
+	c->mro_busy = false;
+}
+
 static void flatten_stmts(Sema *s, ModScope *ms, Flat *f, StmtList body, int grp, int br, FlatBuild *fb)
 {
 	for (int i = 0; i < body.n; i++) {
@@ -1405,6 +1539,12 @@ static void flatten_stmts(Sema *s, ModScope *ms, Flat *f, StmtList body, int grp
 			flat_push(fb, x, grp, br, ms);
 			if (x->kind == ST_FUNCDEF && !kernel_def_syntax(x->func)) flatten_host_def(s, ms, f, x->func, fb);
 			else if (x->kind == ST_UNSUPPORTED && x->host_def) flatten_host_def(s, ms, f, x->host_def, fb);
+			ModScope *cs = x->kind == ST_CLASS ? class_scope_of(ms, x) : NULL;
+			if (cs) {
+				NameVec seen = {0};
+				flatten_class(s, cs, cs, grp, br, fb, &seen, 0);
+				vec_free(&seen);
+			}
 		}
 	}
 }
@@ -1777,11 +1917,16 @@ TirFunc *sema_kernel(SemaCtx *c, const Module *m, const char *kernel, const Spec
 		sema_teardown(&s);
 		return NULL;
 	}
-	s.f = tir_func_new(c->arena, def->name);
+	/* the symbol: Class.name (a kernel defined in a class) as Class_name */
+	char *sym = arena_strdup(c->arena, def->name);
+	for (char *q = sym; *q; q++)
+		if (*q == '.') *q = '_';
+	s.f = tir_func_new(c->arena, sym);
 	if (c->opts && c->opts->num_warps > 0) s.f->num_warps = c->opts->num_warps;
 	s.blk = s.f->entry;
 	Fn fn;
-	fn_init(&s, &fn, def, ms, true);
+	/* a class's kernel: its decorators see the class's names, its body the module's */
+	fn_init(&s, &fn, def, ms->cls ? ms->parent : ms, true);
 	vec_push(&s.callstack, def);
 	KDeco kd;
 	if (kernel_decorators(&s, ms, def, &kd) && bind_kernel_params(&s, &fn, def, args, nargs, &kd))

@@ -317,7 +317,11 @@ Value call_value(Sema *s, Fn *fn, Value callee, const Value *args, int nargs, co
 		return b->fn(s, &c, b->extra);
 	}
 	default:
-		diag_error(s->d, loc, "%s is not callable", v_describe(s, callee));
+		if (callee.kind == V_MODULE && callee.mod->cls)
+			diag_error(s->d, loc, "class '%s' cannot be instantiated in a kernel (its @triton.jit functions are "
+				   "called as '%s.name(...)')", callee.mod->name, callee.mod->name);
+		else
+			diag_error(s->d, loc, "%s is not callable", v_describe(s, callee));
 		return v_err();
 	}
 }

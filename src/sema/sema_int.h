@@ -127,7 +127,12 @@ struct ModScope {
 	VEC(Global) globals;
 	ModScope *next; /* list of loaded modules */
 	ModScope *importer; /* the module whose import loaded it (names resolve from its file) */
-	ModScope *parent;   /* a host function's locals, for kernels defined in it: its module */
+	ModScope *parent;   /* a host function's locals, for kernels defined in it: its module;
+			     * a class body: the module that defines the class */
+	const ClassDef *cls; /* a class body (a V_MODULE value is then the class): its names
+			      * resolve there, then in parent; the bodies of its functions see
+			      * parent's names only, as Python's do */
+	bool mro_busy;       /* a lookup through its bases is under way (class A(A)) */
 	size_t limit;   /* while evaluating global k: only globals before k are visible (0 = all) */
 	int nalts;      /* module-level if/try groups so far */
 	bool is_prelude;

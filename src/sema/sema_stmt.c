@@ -1090,6 +1090,7 @@ static Flow exec_stmt(Sema *s, Fn *fn, const Stmt *st, const Seq *rest, bool tai
 		diag_error(s->d, st->loc, "%s is not supported in kernels", st->what ? st->what : "this statement");
 		return FLOW_NEXT;
 	case ST_TRY: diag_error(s->d, st->loc, "try statement is not supported in kernels"); return FLOW_NEXT;
+	case ST_CLASS: diag_error(s->d, st->loc, "class definition is not supported in kernels"); return FLOW_NEXT;
 	}
 	return FLOW_NEXT;
 }

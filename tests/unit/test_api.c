@@ -326,6 +326,92 @@ static void on_print(void *user, const char *text, size_t len)
 }
 
 /* device_print reaches the host's callback; a failed device_assert fails the launch. */
+/* Kernels defined in classes (static methods, as kakaobrain's trident writes
+ * them): named Class.name, two classes' `fwd` kept apart by the in-memory
+ * table and the disk cache, a helper and a constant reached through a base. */
+static const char class_src[] = "import triton\n"
+                                "import triton.language as tl\n"
+                                "\n"
+                                "class Base:\n"
+                                "    K = 3.0\n"
+                                "\n"
+                                "    @staticmethod\n"
+                                "    @triton.jit\n"
+                                "    def twice(x):\n"
+                                "        return x * 2.0\n"
+                                "\n"
+                                "class A(Base):\n"
+                                "    @staticmethod\n"
+                                "    @triton.jit\n"
+                                "    def fwd(x_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
+                                "        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+                                "        x = tl.load(x_ptr + offs, mask=offs < n)\n"
+                                "        tl.store(out_ptr + offs, A.twice(x) + A.K, mask=offs < n)\n"
+                                "\n"
+                                "class B:\n"
+                                "    @staticmethod\n"
+                                "    @triton.jit\n"
+                                "    def fwd(x_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
+                                "        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+                                "        x = tl.load(x_ptr + offs, mask=offs < n)\n"
+                                "        tl.store(out_ptr + offs, x - 1.0, mask=offs < n)\n";
+
+static void run_class_kernels(tile_context *ctx)
+{
+	tile_module *m = NULL;
+	CHECK_ST(tile_module_load_source(ctx, "classes.py", class_src, sizeof class_src - 1, &m), TILE_OK);
+	if (!m)
+		return;
+	bool listed = false;
+	for (int i = 0; i < tile_module_num_kernels(m); i++)
+		listed |= strcmp(tile_module_kernel_name(m, i), "B.fwd") == 0;
+	CHECK(listed);
+	tile_kernel *ka = NULL, *kb = NULL, *none = NULL;
+	const char *sig = "*fp32:16,*fp32:16,i32,128";
+	CHECK_ST(tile_kernel_get(m, "A.fwd", sig, NULL, &ka), TILE_OK);
+	CHECK_ST(tile_kernel_get(m, "B.fwd", sig, NULL, &kb), TILE_OK);
+	CHECK_ST(tile_kernel_get(m, "fwd", sig, NULL, &none), TILE_ERROR_NOT_FOUND);
+	CHECK(ka && kb && ka != kb);
+	float *out = falloc(N);
+	uint32_t grid[3] = {(N + BLOCK - 1) / BLOCK, 1, 1};
+	tile_arg a[3] = {tile_arg_ptr(X, TILE_FP32), tile_arg_ptr(out, TILE_FP32), tile_arg_i32(N)};
+	bool ok = true;
+	if (ka) {
+		CHECK_ST(tile_launch(ka, grid, a, 3, NULL), TILE_OK);
+		for (int i = 0; i < N; i++)
+			ok &= out[i] == X[i] * 2.0f + 3.0f;
+	}
+	if (kb) {
+		CHECK_ST(tile_launch(kb, grid, a, 3, NULL), TILE_OK);
+		for (int i = 0; i < N; i++)
+			ok &= out[i] == X[i] - 1.0f;
+	}
+	CHECK(ok);
+	free(out);
+	tile_kernel_destroy(ka);
+	tile_kernel_destroy(kb);
+	tile_module_destroy(m);
+}
+
+static void test_class_kernels(void)
+{
+	/* twice: without the disk cache, then with it (a fresh context per run,
+	 * so the second context reads what the first wrote, if caching works) */
+	for (int cached = 0; cached < 2; cached++) {
+		for (int round = 0; round < 1 + cached; round++) {
+			tile_context_options o = {0};
+			o.target = "cpu";
+			o.disable_cache = !cached;
+			tile_context *ctx = NULL;
+			CHECK_ST(tile_context_create(&ctx, &o), TILE_OK);
+			if (!ctx)
+				return;
+			run_class_kernels(ctx);
+			tile_context_destroy(ctx);
+		}
+	}
+}
+
 static void test_print_assert(void)
 {
 	PrintLog log = {PTHREAD_MUTEX_INITIALIZER, 0, false, false};
@@ -497,6 +583,7 @@ int main(void)
 		tile_kernel_destroy(k);
 	}
 	tile_context_destroy(ctx);
+	test_class_kernels();
 	test_print_assert();
 	if (failures)
 		fprintf(stderr, "test_api: %d check(s) failed\n", failures);

@@ -133,19 +133,25 @@ static void test_dumps(void)
 	EXPECT("del x\nraise E()\n", "(module\n  (unsupported 1:1 \"del statement\")\n"
 	                             "  (unsupported 2:1 \"raise statement\"))\n");
 	EXPECT("class A(B):\n    def f(self):\n        pass\nx = 1\n",
-	       "(module\n  (unsupported 1:1 \"class definition\")\n  (assign 4:1 x = 1))\n");
+	       "(module\n  (class 1:1 A B\n    (def 2:5 f\n      (param self)\n      (pass 3:9)))\n"
+	       "  (assign 4:1 x = 1))\n");
+	EXPECT("def g():\n    class A:\n        pass\n",
+	       "(module\n  (def 1:1 g\n    (unsupported 2:5 \"class definition\")))\n");
 	EXPECT("with a as b:\n    pass\ntry:\n    x\nexcept E:\n    y\nelse:\n    z\nfinally:\n"
 	       "    w\nclass C: pass\n",
 	       "(module\n  (unsupported 1:1 \"with statement\")\n"
 	       "  (try 3:1\n    (expr 4:5 x)\n    (except\n      (expr 6:5 y))\n    (else\n      (expr 8:5 z))\n"
-	       "    (finally\n      (expr 10:5 w)))\n  (unsupported 11:1 \"class definition\"))\n");
+	       "    (finally\n      (expr 10:5 w)))\n  (class 11:1 C\n    (pass 11:10)))\n");
 	EXPECT("try:\n    x\n", "error: 3:1: expected 'except' or 'finally' block");
 	EXPECT("match x:\n    case 1:\n        pass\nmatch = 3\nmatch(x)\n",
 	       "(module\n  (unsupported 1:1 \"match statement\")\n  (assign 4:1 match = 3)\n"
 	       "  (expr 5:1 (call match x)))\n");
 	EXPECT("async def f():\n    pass\n", "(module\n  (unsupported 1:1 \"async function\"))\n");
 	EXPECT("@a\n@b.c(d=[\"n\"])\nclass K:\n    pass\n",
-	       "(module\n  (unsupported 3:1 \"class definition\"))\n");
+	       "(module\n  (class 3:1 K\n    (pass 4:5)))\n");
+	/* an error in a @jit function of a class is reported, not skipped with the class */
+	EXPECT("class K:\n    @triton.jit\n    def f(x):\n        return {**x}\n",
+	       "error: 4:17: dict unpacking ('**') is not supported");
 }
 
 static void test_dump_defs(void)
