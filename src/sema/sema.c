@@ -958,9 +958,12 @@ Value ns_attr(Sema *s, int ns, const char *name, SrcLoc loc)
 		if (ns == NS_LIBDEVICE || !strcmp(name, "max") || !strcmp(name, "min"))
 			n = libdevice_alias(name);
 		if ((id = builtin_find(n, BF_MATH)) >= 0) return v_builtin(id, NULL);
+		/* Triton 2.1's tl.math was libdevice (trident writes tl.math.fast_expf):
+		 * a name tl.math lacks is looked up as libdevice's */
+		if (ns == NS_MATH && (id = builtin_find(n = libdevice_alias(name), BF_MATH)) >= 0) return v_builtin(id, NULL);
 		/* libdevice's float variants: expf, sqrtf, ... */
 		size_t len = strlen(n);
-		if (ns == NS_LIBDEVICE && len > 1 && n[len - 1] == 'f') {
+		if (len > 1 && n[len - 1] == 'f') {
 			char buf[64];
 			snprintf(buf, sizeof buf, "%.*s", (int)(len - 1), n);
 			if ((id = builtin_find(libdevice_alias(buf), BF_MATH)) >= 0) return v_builtin(id, NULL);
