@@ -348,18 +348,17 @@ static bool value_holds_ir(Value v)
 }
 
 static bool is_jit_decorated(Sema *s, const FuncDef *fn);
+bool sema_is_jit(Sema *s, const FuncDef *fn) { return is_jit_decorated(s, fn); }
 
-/* A function defined in a class body: a @jit one is a function whose body
- * sees the module's names (not the class's, as in Python); any other is a
- * host method kernels cannot call. */
-static Value class_func(Sema *s, ModScope *m, const Global *g, SrcLoc use)
+/* A function defined in a class body: its body sees the module's names (not
+ * the class's), as in Python. One without @jit is a host method: host code
+ * may call it (`@triton.autotune(configs(), ...)` in the class body), a
+ * kernel may not (msg names it for call_value). */
+static Value class_func(Sema *s, ModScope *m, const Global *g)
 {
-	if (!is_jit_decorated(s, g->fn)) {
-		diag_error(s->d, use, "'%s.%s' is a method of class '%s' without @triton.jit: host code, which kernels "
-			   "cannot use", m->name, g->name, m->name);
-		return v_err();
-	}
-	return (Value){.kind = V_FUNC, .fn = g->fn, .mod = m->parent};
+	Value v = {.kind = V_FUNC, .fn = g->fn, .mod = m->parent};
+	if (!is_jit_decorated(s, g->fn)) v.msg = arena_printf(s->a, "%s.%s", m->name, g->name);
+	return v;
 }
 
 static Value eval_global(Sema *s, ModScope *m, size_t idx, SrcLoc use)
@@ -373,7 +372,7 @@ static Value eval_global(Sema *s, ModScope *m, size_t idx, SrcLoc use)
 		}
 		return g->val;
 	case GB_BUSY: diag_error(s->d, use, "'%s' is defined in terms of itself", g->name); return v_err();
-	case GB_FUNC: return m->cls ? class_func(s, m, g, use) : (Value){.kind = V_FUNC, .fn = g->fn, .mod = m};
+	case GB_FUNC: return m->cls ? class_func(s, m, g) : (Value){.kind = V_FUNC, .fn = g->fn, .mod = m};
 	default: break;
 	}
 	/* each name a module-level definition uses is evaluated (lazily) inside

@@ -307,7 +307,13 @@ Value call_value(Sema *s, Fn *fn, Value callee, const Value *args, int nargs, co
 {
 	switch (callee.kind) {
 	case V_ERR: return callee;
-	case V_FUNC: return call_user(s, callee, args, nargs, kwn, kw, nkw, loc);
+	case V_FUNC:
+		if (callee.msg && fn && fn->def && sema_is_jit(s, fn->def)) {
+			diag_error(s->d, loc, "'%s' is a method without @triton.jit: host code, which a kernel cannot call",
+				   callee.msg);
+			return v_err();
+		}
+		return call_user(s, callee, args, nargs, kwn, kw, nkw, loc);
 	case V_LAMBDA: return call_lambda(s, callee, args, nargs, kwn, kw, nkw, loc);
 	case V_BUILTIN: {
 		const Builtin *b = builtin_get(callee.builtin);

@@ -35,7 +35,7 @@ typedef enum {
 	V_CONST,    /* constexpr: c */
 	V_DTYPE,    /* dtype object: ty (scalar type; DT_PTR with elem for pointer types) */
 	V_TENSOR,   /* IR value: id, ty (rank 0 = scalar) */
-	V_FUNC,     /* user function: fn, mod */
+	V_FUNC,     /* user function: fn, mod; msg: "Class.name" for a method without @jit */
 	V_BUILTIN,  /* builtin: builtin id, self (bound receiver, may be NULL) */
 	V_NS,       /* builtin namespace: ns */
 	V_MODULE,   /* user module: mod */
@@ -224,6 +224,7 @@ Value lookup_name(Sema *s, Fn *fn, const char *name, SrcLoc loc);
 Value global_get(Sema *s, ModScope *m, const char *name, SrcLoc loc, bool *found);
 Value ns_attr(Sema *s, int ns, const char *name, SrcLoc loc);
 Value module_attr(Sema *s, ModScope *m, const char *name, SrcLoc loc);
+bool sema_is_jit(Sema *s, const FuncDef *fn); /* decorated @jit/@autotune/@heuristics (or an alias) */
 Value resolve_module_path(Sema *s, ModScope *from, const char *dotted, int level, SrcLoc loc);
 Value *env_find(Env *e, const char *name);
 void env_set(Env *e, const char *name, Value v);
