@@ -30,7 +30,13 @@
  * from several threads at once while nothing else uses its context; on the CPU
  * concurrent launches share the context's worker threads (a launch that finds
  * them busy runs its grid on the calling thread). A kernel stays valid after
- * its module is destroyed, until tile_kernel_destroy and while its context lives.
+ * its module is destroyed, until tile_kernel_destroy.
+ *
+ * Lifetimes. Objects may be destroyed in any order: a context destroyed while
+ * modules, kernels or buffers made from it live is only marked, and freed with
+ * the last of them (which keep working until then). Using an object after
+ * destroying it is undefined (a kernel the module's table still holds may
+ * even seem to work); tile cannot detect it.
  *
  * Targets. "cpu" (the host, through LLVM), "cuda-emu" (the CPU running the
  * 32-lane thread program a GPU would run), "cuda" (the current device's
@@ -214,7 +220,8 @@ typedef struct tile_kernel_options {
 /* *out is set to NULL on failure; opt->errbuf, when given, receives the reason
  * ("unknown target 'x' ...", "no CUDA driver found ..."). opt may be NULL. */
 TILE_API tile_status tile_context_create(tile_context **out, const tile_context_options *opt);
-TILE_API void tile_context_destroy(tile_context *ctx); /* NULL: no-op */
+/* NULL: no-op. What was made from ctx stays valid (see "Lifetimes"). */
+TILE_API void tile_context_destroy(tile_context *ctx);
 /* The message of the last failed call on ctx ("" if none). Valid until the
  * next call on ctx. tile_errmsg(NULL) returns a generic message. */
 TILE_API const char *tile_errmsg(const tile_context *ctx);

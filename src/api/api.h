@@ -29,6 +29,10 @@ enum { API_MAX_PARAMS = 512 };
 typedef struct Backend Backend; /* backend.c */
 
 struct tile_context {
+	/* 1 while the host holds it (until tile_context_destroy), plus one per live
+	 * module, kernel and buffer: the context is freed with the last of them, so
+	 * objects may be destroyed in any order (sqlite3_close_v2's "zombie"). */
+	_Atomic int refs;
 	TargetDesc target; /* the default target, resolved ("auto" -> cpu or sm_XX) */
 	int num_warps, num_stages;
 	bool cache_enabled;
@@ -106,6 +110,9 @@ struct tile_buffer {
 };
 
 /* ---- context.c ---- */
+/* A reference for a module, kernel or buffer made from ctx; released with it. */
+void api_ctx_retain(tile_context *ctx);
+void api_ctx_release(tile_context *ctx);
 tile_status api_fail(tile_context *ctx, tile_status st, const char *fmt, ...) PRINTF_LIKE(3, 4);
 /* Records the rendered diagnostics of ctx->diags as the error. */
 tile_status api_fail_diags(tile_context *ctx, tile_status st);

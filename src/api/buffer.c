@@ -39,6 +39,7 @@ tile_status tile_buffer_alloc(tile_context *ctx, size_t bytes, tile_buffer **out
 		}
 		memset(b->ptr, 0, cap);
 	}
+	api_ctx_retain(ctx);
 	*out = b;
 	return TILE_OK;
 }
@@ -51,6 +52,7 @@ void tile_buffer_free(tile_buffer *b)
 		backend_cuda_free(b->ctx, b->ptr);
 	else
 		free(b->ptr);
+	api_ctx_release(b->ctx);
 	free(b);
 }
 

@@ -5,6 +5,7 @@
  * pool and the JIT engines (backend.c). No globals: two contexts share nothing.
  */
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,6 +167,27 @@ static tile_status ctx_init(tile_context *ctx, const tile_context_options *o)
 	return TILE_OK;
 }
 
+static void ctx_free(tile_context *ctx)
+{
+	cpu_pool_destroy(ctx->pool);
+	backend_destroy(ctx->be);
+	if (ctx->cache_enabled)
+		cache_close(&ctx->cache);
+	diag_free(&ctx->diags);
+	free(ctx->errmsg);
+	free(ctx->module_path);
+	pthread_mutex_destroy(&ctx->err_mu);
+	free(ctx);
+}
+
+void api_ctx_retain(tile_context *ctx) { atomic_fetch_add(&ctx->refs, 1); }
+
+void api_ctx_release(tile_context *ctx)
+{
+	if (atomic_fetch_sub(&ctx->refs, 1) == 1)
+		ctx_free(ctx);
+}
+
 tile_status tile_context_create(tile_context **out, const tile_context_options *opt)
 {
 	if (!out)
@@ -175,6 +197,7 @@ tile_status tile_context_create(tile_context **out, const tile_context_options *
 	tile_context *ctx = calloc(1, sizeof *ctx);
 	if (!ctx)
 		return TILE_ERROR_NOMEM;
+	atomic_init(&ctx->refs, 1);
 	tile_status st = ctx_init(ctx, opt ? opt : &defaults);
 	if (st != TILE_OK) {
 		if (opt && opt->errbuf && opt->errbuf_size)
@@ -189,15 +212,6 @@ tile_status tile_context_create(tile_context **out, const tile_context_options *
 
 void tile_context_destroy(tile_context *ctx)
 {
-	if (!ctx)
-		return;
-	cpu_pool_destroy(ctx->pool);
-	backend_destroy(ctx->be);
-	if (ctx->cache_enabled)
-		cache_close(&ctx->cache);
-	diag_free(&ctx->diags);
-	free(ctx->errmsg);
-	free(ctx->module_path);
-	pthread_mutex_destroy(&ctx->err_mu);
-	free(ctx);
+	if (ctx)
+		api_ctx_release(ctx);
 }

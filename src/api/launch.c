@@ -388,6 +388,7 @@ void api_kernel_free(tile_kernel *k)
 	free(k->slots);
 	free(k->key);
 	compiled_kernel_free(&k->ck);
+	api_ctx_release(k->ctx);
 	free(k);
 }
 

@@ -59,6 +59,7 @@ static tile_status load_module(tile_context *ctx, LoadJob *j, tile_module **out)
 		return api_fail(ctx, TILE_ERROR_NOMEM, "out of memory");
 	}
 	m->ctx = ctx;
+	api_ctx_retain(ctx);
 	m->src = j->src;
 	m->kernels = j->kernels;
 	m->nkernels = j->nkernels;
@@ -111,6 +112,7 @@ void tile_module_destroy(tile_module *m)
 		free(m->pinfo[i]);
 	free(m->pinfo);
 	source_free(m->src);
+	api_ctx_release(m->ctx);
 	free(m);
 }
 
@@ -347,7 +349,6 @@ static tile_status build_kernel(tile_module *m, const KernelInfo *ki, const Comp
 {
 	tile_context *ctx = m->ctx;
 	tile_kernel *k = xcalloc(1, sizeof *k);
-	k->ctx = ctx;
 	k->refs = 1;
 	k->registers = -1;
 	diag_clear(&ctx->diags);
@@ -355,6 +356,8 @@ static tile_status build_kernel(tile_module *m, const KernelInfo *ki, const Comp
 		free(k);
 		return api_fail_diags(ctx, TILE_ERROR_COMPILE);
 	}
+	k->ctx = ctx;
+	api_ctx_retain(ctx);
 	tile_status st = fill_params(k, ki, req->args, req->nargs);
 	if (st == TILE_OK)
 		st = backend_load(ctx, k);
