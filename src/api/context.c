@@ -147,10 +147,15 @@ static tile_status ctx_init(tile_context *ctx, const tile_context_options *o)
 	ctx->diag_user = o->diagnostic_user;
 	ctx->on_print = o->on_print ? o->on_print : default_print;
 	ctx->print_user = o->on_print ? o->print_user : NULL;
-	ctx->num_warps = o->num_warps > 0 ? o->num_warps : 4;
-	ctx->num_stages = o->num_stages > 0 ? o->num_stages : 3; /* Triton's default */
-	if (o->num_warps < 0 || o->num_stages < 0)
-		return TILE_ERROR_INVALID_ARGUMENT;
+	ctx->num_warps = o->num_warps ? o->num_warps : 4;
+	ctx->num_stages = o->num_stages ? o->num_stages : 3; /* Triton's default */
+	char why[96];
+	if (options_problem(ctx->num_warps, ctx->num_stages, why, sizeof why))
+		return api_fail(ctx, TILE_ERROR_INVALID_ARGUMENT, "%s", why);
+	if (o->num_threads < 0)
+		return api_fail(ctx, TILE_ERROR_INVALID_ARGUMENT,
+		                "num_threads must not be negative, got %d",
+		                o->num_threads);
 	ctx->be = backend_create(ctx);
 	ctx->pool = cpu_pool_create(o->num_threads);
 	if (!ctx->be || !ctx->pool)

@@ -316,12 +316,12 @@ static tile_status resolve_options(tile_context *ctx, const tile_kernel_options 
                                    CompileOptions *o)
 {
 	memset(o, 0, sizeof *o);
-	o->num_warps = opt && opt->num_warps > 0 ? opt->num_warps : ctx->num_warps;
-	o->num_stages = opt && opt->num_stages > 0 ? opt->num_stages : ctx->num_stages;
+	o->num_warps = opt && opt->num_warps ? opt->num_warps : ctx->num_warps;
+	o->num_stages = opt && opt->num_stages ? opt->num_stages : ctx->num_stages;
 	o->debug = opt && opt->debug;
-	if (opt && (opt->num_warps < 0 || opt->num_stages < 0))
-		return api_fail(ctx, TILE_ERROR_INVALID_ARGUMENT,
-		                "num_warps and num_stages must not be negative");
+	char why[96];
+	if (options_problem(o->num_warps, o->num_stages, why, sizeof why))
+		return api_fail(ctx, TILE_ERROR_INVALID_ARGUMENT, "%s", why);
 	if (opt && opt->target)
 		return api_resolve_target(ctx, opt->target, t);
 	*t = ctx->target;

@@ -185,13 +185,9 @@ static bool check_options(const CompileRequest *r, DiagSink *diags)
 {
 	SrcLoc none = {0};
 	const CompileOptions *o = &r->opts;
-	if (o->num_warps < 1 || o->num_warps > 32 || !is_pow2_i64(o->num_warps)) {
-		diag_error(diags, none, "num_warps must be a power of two between 1 and 32, got %d",
-			   o->num_warps);
-		return false;
-	}
-	if (o->num_stages < 1 || o->num_stages > 8) {
-		diag_error(diags, none, "num_stages must be between 1 and 8, got %d", o->num_stages);
+	char why[96];
+	if (options_problem(o->num_warps, o->num_stages, why, sizeof why)) {
+		diag_error(diags, none, "%s", why);
 		return false;
 	}
 	int threads = o->num_warps * r->target.lanes_per_warp;

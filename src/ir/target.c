@@ -10,6 +10,17 @@ static void set_name(TargetDesc *t, const char *name)
 	snprintf(t->name, sizeof t->name, "%s", name);
 }
 
+const char *options_problem(int num_warps, int num_stages, char *buf, size_t n)
+{
+	if (num_warps < 1 || num_warps > 32 || (num_warps & (num_warps - 1)))
+		snprintf(buf, n, "num_warps must be a power of two between 1 and 32, got %d", num_warps);
+	else if (num_stages < 1 || num_stages > 8)
+		snprintf(buf, n, "num_stages must be between 1 and 8, got %d", num_stages);
+	else
+		return NULL;
+	return buf;
+}
+
 bool target_from_name(const char *name, TargetDesc *t)
 {
 	if (!name || !t) return false;

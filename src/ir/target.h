@@ -5,6 +5,7 @@
 #define TILE_TARGET_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 typedef enum { TARGET_CPU, TARGET_CUDA, TARGET_HIP } TargetKind;
 
@@ -32,5 +33,8 @@ typedef struct CompileOptions {
 /* Fill `t` for a named target: "cpu", "cuda-emu" (CPU running 32-lane warps),
  * "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", ... Returns false if unknown. */
 bool target_from_name(const char *name, TargetDesc *t);
+/* Triton's rules for the launch options: num_warps a power of two from 1 to
+ * 32, num_stages from 1 to 8. NULL when both hold, else the message, in buf. */
+const char *options_problem(int num_warps, int num_stages, char *buf, size_t n);
 
 #endif
