@@ -237,16 +237,19 @@ static tile_status conv_desc(const tile_kernel *k, const ApiParam *p, const tile
 			           n < 0 ? "negative" : "too large", "");
 		vals[s + 1 + d].i32 = (int32_t)n;
 	}
-	int64_t stride = 1;
+	int64_t stride = 1; /* of a contiguous tensor, while it fits (shapes are < 2^31) */
 	for (int d = r - 1; d >= 0; d--) {
 		int64_t sd = t->strides ? t->strides[d] : stride;
-		stride *= t->shape[d];
+		stride = t->shape[d] && stride > INT64_MAX / t->shape[d] ? INT64_MAX : stride * t->shape[d];
 		if (d == r - 1) {
 			if (sd != 1)
 				return bad(k, s, "the last dimension of the DLTensor is not contiguous (stride %s)%s",
 				           sd == 0 ? "0" : "not 1", "");
 			continue;
 		}
+		if (sd < 0 || sd > INT64_MAX / 16)
+			return bad(k, s, "a leading stride of the DLTensor is %s%s",
+			           sd < 0 ? "negative (tensor descriptors take strides >= 0)" : "too large", "");
 		if ((sd * (int64_t)es) % 16 != 0)
 			return bad(k, s, "a leading stride of the DLTensor is not a multiple of 16 bytes%s%s",
 			           " (tensor descriptors require it)", "");

@@ -65,6 +65,19 @@ const char *tile_dtype_name(tile_dtype d)
 	return api_dtype_to_dt(d, &dt) ? dtype_short(dt) : "?";
 }
 
+/* Memory a kernel on the host can address: host memory, pinned or managed.
+ * 0 is no device type at all (a zero-initialized DLDevice): not checked. */
+static bool device_on_host(DLDeviceType d)
+{
+	return d == 0 || d == kDLCPU || d == kDLCUDAHost || d == kDLCUDAManaged || d == kDLROCMHost;
+}
+
+/* Memory a kernel on an NVIDIA GPU can address (pinned host memory is mapped). */
+static bool device_on_gpu(DLDeviceType d)
+{
+	return d == 0 || d == kDLCUDA || d == kDLCUDAHost || d == kDLCUDAManaged;
+}
+
 const char *api_dltensor_problem(const DLTensor *t, int cuda)
 {
 	if (!t)
@@ -85,10 +98,18 @@ const char *api_dltensor_problem(const DLTensor *t, int cuda)
 		return "the DLTensor's dtype (code, bits, lanes) is not one tile supports";
 	if (n > 0 && !t->data)
 		return "the DLTensor has elements but its data is NULL";
-	if (cuda > 0 && t->device.device_type == kDLCPU)
-		return "the DLTensor is in host memory (kDLCPU) but the kernel runs on the GPU";
-	if (cuda == 0 && t->device.device_type == kDLCUDA)
-		return "the DLTensor is in GPU memory (kDLCUDA) but the kernel runs on the host";
+	if (t->byte_offset > UINTPTR_MAX - (uintptr_t)t->data)
+		return "the DLTensor's data + byte_offset is beyond the address space";
+	if (cuda > 0 && !device_on_gpu(t->device.device_type))
+		return t->device.device_type == kDLCPU
+		               ? "the DLTensor is in host memory (kDLCPU) but the kernel runs on the GPU"
+		               : "the DLTensor is on a device the CUDA GPU cannot address (kDLCUDA, "
+		                 "kDLCUDAHost and kDLCUDAManaged can be)";
+	if (cuda == 0 && !device_on_host(t->device.device_type))
+		return t->device.device_type == kDLCUDA
+		               ? "the DLTensor is in GPU memory (kDLCUDA) but the kernel runs on the host"
+		               : "the DLTensor is on a device the host cannot address (kDLCPU, "
+		                 "kDLCUDAHost, kDLCUDAManaged and kDLROCMHost can be)";
 	return NULL;
 }
 
