@@ -347,7 +347,11 @@ TILE_API int tile_kernel_param_is_runtime(const tile_kernel *k, int i);
  * decides. Each argument is checked against the specialization (kind, pointee
  * dtype, :16 alignment/divisibility, :1) and a mismatch is reported naming the
  * parameter. On the CPU the call returns when the grid has run; on a GPU the
- * launch is queued on `stream` (a CUstream, NULL = the default stream). */
+ * launch is queued on `stream` (a CUstream, NULL = the default stream). A grid
+ * with a 0 dimension runs nothing (as Triton's launcher); one beyond the
+ * target's limits is TILE_ERROR_LAUNCH. A DLTensor must be in memory the
+ * kernel can address: kDLCPU, kDLCUDAHost, kDLCUDAManaged or kDLROCMHost on
+ * the CPU; kDLCUDA, kDLCUDAHost or kDLCUDAManaged on a GPU. */
 TILE_API tile_status tile_launch(tile_kernel *k, const uint32_t grid[3], const tile_arg *args,
                                  size_t nargs, void *stream);
 
