@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "api/api.h"
 
@@ -79,7 +80,11 @@ tile_status tile_module_load_file(tile_context *ctx, const char *path, tile_modu
 	FILE *f = fopen(path, "rb");
 	if (!f)
 		return api_fail(ctx, TILE_ERROR_IO, "cannot open '%s': %s", path, strerror(errno));
+	struct stat sb;
+	bool is_dir = fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode);
 	fclose(f);
+	if (is_dir)
+		return api_fail(ctx, TILE_ERROR_IO, "cannot open '%s': %s", path, strerror(EISDIR));
 	LoadJob j = {.ctx = ctx, .path = path};
 	return load_module(ctx, &j, out);
 }
