@@ -1,0 +1,636 @@
+/* test_api_hostile.c: the public C API (include/tile.h) given bad input.
+ *
+ * Every call with NULL handles and pointers, argument kinds and dtypes that
+ * do not match the specialization, scalars out of range, inconsistent
+ * DLTensors, empty and oversized grids, bad options, objects destroyed in the
+ * "wrong" order, and errors raised from several threads at once. Each must be
+ * a status and a message, never a crash: build with --enable-sanitizers to
+ * look for memory errors and undefined behaviour too. CPU target only. */
+#include <math.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tile.h"
+
+static int failures;
+
+#define CHECK(cond)                                                                                \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);   \
+			failures++;                                                                \
+		}                                                                                  \
+	} while (0)
+#define CHECK_ST(expr, want)                                                                       \
+	do {                                                                                       \
+		tile_status st_ = (expr);                                                          \
+		if (st_ != (want)) {                                                               \
+			fprintf(stderr, "%s:%d: %s gave '%s', expected '%s'\n  errmsg: %s\n",      \
+			        __FILE__, __LINE__, #expr, tile_status_string(st_),                \
+			        tile_status_string(want), ctx ? tile_errmsg(ctx) : "");            \
+			failures++;                                                                \
+		}                                                                                  \
+	} while (0)
+#define CHECK_MSG(needle)                                                                          \
+	do {                                                                                       \
+		if (!strstr(tile_errmsg(ctx), (needle))) {                                         \
+			fprintf(stderr, "%s:%d: errmsg lacks '%s': %s\n", __FILE__, __LINE__,      \
+			        (needle), tile_errmsg(ctx));                                       \
+			failures++;                                                                \
+		}                                                                                  \
+	} while (0)
+
+/* One kernel with every kind of parameter a launch checks. */
+static const char src[] = "import triton\n"
+                          "import triton.language as tl\n"
+                          "\n"
+                          "@triton.jit\n"
+                          "def fill(out_ptr, n, v8, vf, flag, BLOCK: tl.constexpr):\n"
+                          "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+                          "    x = vf + v8.to(tl.float32)\n"
+                          "    if flag:\n"
+                          "        x = x * 2.0\n"
+                          "    tl.store(out_ptr + offs, x, mask=offs < n)\n";
+
+enum { N = 256, BLOCK = 64 };
+static _Alignas(64) float OUT[N];
+
+static tile_context *make_ctx(void)
+{
+	tile_context_options o = {0};
+	o.target = "cpu";
+	o.disable_cache = 1;
+	o.num_threads = 2;
+	tile_context *c = NULL;
+	if (tile_context_create(&c, &o) != TILE_OK)
+		return NULL;
+	return c;
+}
+
+/* ---- calls with no context ------------------------------------------------------------ */
+
+static void test_null_handles(void)
+{
+	tile_context *ctx = NULL;
+	CHECK(tile_errmsg(NULL) != NULL);
+	CHECK(tile_error_offset(NULL) == -1);
+	CHECK(tile_context_target(NULL) != NULL);
+	CHECK(strcmp(tile_status_string((tile_status)1000), "") != 0);
+	CHECK(strcmp(tile_dtype_name((tile_dtype)1000), "?") == 0);
+	CHECK(strcmp(tile_dtype_name((tile_dtype)-1), "?") == 0);
+	tile_context_destroy(NULL);
+	tile_module_destroy(NULL);
+	tile_kernel_destroy(NULL);
+	tile_buffer_free(NULL);
+	tile_module *m = (tile_module *)1;
+	CHECK_ST(tile_module_load_source(NULL, "x", src, (size_t)-1, &m), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK(m == NULL);
+	CHECK_ST(tile_module_load_file(NULL, "x.tile", NULL), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK(tile_module_num_kernels(NULL) == 0);
+	CHECK(tile_module_kernel_name(NULL, 0) == NULL);
+	const tile_param_info *p = NULL;
+	int np = 0;
+	CHECK_ST(tile_module_kernel_params(NULL, "k", &p, &np), TILE_ERROR_INVALID_ARGUMENT);
+	tile_kernel *k = (tile_kernel *)1;
+	CHECK_ST(tile_kernel_get(NULL, "k", "", NULL, &k), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK(k == NULL);
+	CHECK_ST(tile_kernel_get_typed(NULL, "k", NULL, 0, NULL, &k), TILE_ERROR_INVALID_ARGUMENT);
+	tile_kernel_info info;
+	CHECK_ST(tile_kernel_get_info(NULL, &info), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK(tile_kernel_param_name(NULL, 0) == NULL);
+	CHECK(tile_kernel_param_is_runtime(NULL, 0) == 0);
+	void (*fn)(void) = NULL;
+	CHECK_ST(tile_kernel_thunk(NULL, &fn), TILE_ERROR_INVALID_ARGUMENT);
+	uint32_t grid[3] = {1, 1, 1};
+	CHECK_ST(tile_launch(NULL, grid, NULL, 0, NULL), TILE_ERROR_INVALID_ARGUMENT);
+	tile_buffer *b = (tile_buffer *)1;
+	CHECK_ST(tile_buffer_alloc(NULL, 16, &b), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK(b == NULL);
+	CHECK(tile_buffer_ptr(NULL) == NULL && tile_buffer_size(NULL) == 0);
+	char byte;
+	CHECK_ST(tile_buffer_upload(NULL, 0, &byte, 1), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_ST(tile_buffer_download(NULL, 0, &byte, 1), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_ST(tile_synchronize(NULL), TILE_ERROR_INVALID_ARGUMENT);
+}
+
+/* ---- context options ------------------------------------------------------------------ */
+
+static void test_bad_options(void)
+{
+	tile_context *ctx = NULL;
+	char why[256];
+	tile_context_options o = {0};
+	o.target = "cpu";
+	o.errbuf = why;
+	o.errbuf_size = sizeof why;
+	static const int warps[] = {3, 64, -1};
+	for (size_t i = 0; i < sizeof warps / sizeof *warps; i++) {
+		why[0] = 0;
+		o.num_warps = warps[i];
+		CHECK_ST(tile_context_create(&ctx, &o), TILE_ERROR_INVALID_ARGUMENT);
+		CHECK(ctx == NULL && strstr(why, "num_warps") != NULL);
+	}
+	o.num_warps = 0;
+	o.num_stages = -2;
+	why[0] = 0;
+	CHECK_ST(tile_context_create(&ctx, &o), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK(ctx == NULL && strstr(why, "num_stages") != NULL);
+	o.num_stages = 0;
+	o.num_threads = -3;
+	why[0] = 0;
+	CHECK_ST(tile_context_create(&ctx, &o), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK(ctx == NULL && strstr(why, "num_threads") != NULL);
+	o.num_threads = 0;
+	o.target = "";
+	CHECK_ST(tile_context_create(&ctx, &o), TILE_OK); /* "" is "auto" */
+	tile_context_destroy(ctx);
+	ctx = NULL;
+	/* a cache directory that is a file: the cache is off, the context works */
+	char path[] = "/tmp/tile-hostile-XXXXXX";
+	int fd = mkstemp(path);
+	CHECK(fd >= 0);
+	if (fd >= 0)
+		close(fd);
+	o.target = "cpu";
+	o.cache_dir = path;
+	CHECK_ST(tile_context_create(&ctx, &o), TILE_OK);
+	if (ctx) {
+		tile_module *m = NULL;
+		tile_kernel *k = NULL;
+		CHECK_ST(tile_module_load_source(ctx, "fill.tile", src, (size_t)-1, &m), TILE_OK);
+		CHECK_ST(tile_kernel_get(m, "fill", "*fp32:16,i32,i8,fp32,i1,64", NULL, &k), TILE_OK);
+		tile_kernel_destroy(k);
+		tile_module_destroy(m);
+	}
+	tile_context_destroy(ctx);
+	unlink(path);
+}
+
+/* ---- modules and signatures ------------------------------------------------------------ */
+
+static void test_bad_sources(tile_context *ctx)
+{
+	tile_module *m = NULL;
+	/* a length shorter than the string: only that prefix is source */
+	CHECK_ST(tile_module_load_source(ctx, NULL, src, 20, &m), TILE_ERROR_COMPILE);
+	CHECK(m == NULL);
+	/* zero-length and NUL bytes inside */
+	CHECK_ST(tile_module_load_source(ctx, "empty", "", 0, &m), TILE_OK);
+	CHECK(tile_module_num_kernels(m) == 0);
+	tile_kernel *k = NULL;
+	CHECK_ST(tile_kernel_get(m, "fill", "", NULL, &k), TILE_ERROR_NOT_FOUND);
+	tile_module_destroy(m);
+	m = NULL;
+	static const char nul[] = "@triton.jit\ndef k(x):\n    pass\0garbage\n";
+	tile_status st = tile_module_load_source(ctx, "nul", nul, sizeof nul - 1, &m);
+	CHECK(st == TILE_OK || st == TILE_ERROR_COMPILE);
+	tile_module_destroy(m);
+	m = NULL;
+	CHECK_ST(tile_module_load_file(ctx, "/", &m), TILE_ERROR_IO); /* a directory */
+	CHECK(m == NULL);
+}
+
+static void test_bad_signatures(tile_context *ctx, tile_module *m)
+{
+	static const char *const sigs[] = {
+	        "*fp99,i32,i8,fp32,i1,64", "*fp32:17,i32,i8,fp32,i1,64", "*fp32,i32:16:16,i8,fp32,i1,64",
+	        "*fp32,i32,i8,fp32,i1,64,1", "*fp32,,i8,fp32,i1,64", ",,,,,,,,,,,,,,,,,,,,,,,,,,,,",
+	        "*fp32,i32,i8,fp32,i1,abc", "*fp32,i32,i8,fp32,i1,99999999999999999999999",
+	        "*fp32,i32,i8,fp32,i1,'unterminated", "(((((,i32", "*fp32,i32,i8,fp32,i1,tl.float99",
+	        "*fp32:1,i32,i8,fp32,i1,64", "*fp32,fp32:16,i8,fp32,i1,64", "tensordesc<fp32[3]>,i32",
+	        "tensordesc<fp32[0]>", "tensordesc<fp32[64,64,64,64,64,64,64,64,64,64]>"};
+	for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+		tile_kernel *k = (tile_kernel *)1;
+		CHECK_ST(tile_kernel_get(m, "fill", sigs[i], NULL, &k), TILE_ERROR_INVALID_ARGUMENT);
+		CHECK(k == NULL);
+		CHECK(*tile_errmsg(ctx) != 0);
+	}
+	/* a very long signature: many entries, and one very long entry */
+	size_t len = 1 << 20;
+	char *big = malloc(len + 1);
+	for (size_t i = 0; i < len; i++)
+		big[i] = i % 2 ? ',' : '1';
+	big[len] = 0;
+	tile_kernel *k = NULL;
+	CHECK_ST(tile_kernel_get(m, "fill", big, NULL, &k), TILE_ERROR_INVALID_ARGUMENT);
+	memset(big, ' ', len);
+	memcpy(big, "*fp32", 5);
+	memcpy(big + len - 3, ":16", 3);
+	CHECK_ST(tile_kernel_get(m, "fill", big, NULL, &k), TILE_ERROR_INVALID_ARGUMENT);
+	free(big);
+	tile_kernel_options o = {0};
+	o.num_warps = 3;
+	CHECK_ST(tile_kernel_get(m, "fill", "*fp32:16,i32,i8,fp32,i1,64", &o, &k),
+	         TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_MSG("num_warps");
+	o.num_warps = 0;
+	o.num_stages = 100;
+	CHECK_ST(tile_kernel_get(m, "fill", "*fp32:16,i32,i8,fp32,i1,64", &o, &k),
+	         TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_MSG("num_stages");
+}
+
+/* ---- tile_kernel_get_typed ------------------------------------------------------------- */
+
+static void test_bad_typed(tile_context *ctx, tile_module *m)
+{
+	tile_kernel *k = NULL;
+	tile_arg a[6] = {tile_arg_ptr(OUT, TILE_FP32), tile_arg_i32(N),      tile_arg_i32(1),
+	                 tile_arg_f32(1.0f),           tile_arg_bool(0),     tile_arg_i32(BLOCK)};
+	CHECK_ST(tile_kernel_get_typed(m, "fill", NULL, 6, NULL, &k), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_ST(tile_kernel_get_typed(m, "fill", a, 7, NULL, &k), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_ST(tile_kernel_get_typed(m, "fill", a, 3, NULL, &k), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_MSG("'vf'");
+	tile_arg w[6];
+	memcpy(w, a, sizeof w);
+	w[0] = tile_arg_ptr(OUT, (tile_dtype)77); /* no such dtype */
+	CHECK_ST(tile_kernel_get_typed(m, "fill", w, 6, NULL, &k), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_MSG("out_ptr");
+	memcpy(w, a, sizeof w);
+	w[1].kind = (tile_arg_kind)99; /* no such kind */
+	CHECK_ST(tile_kernel_get_typed(m, "fill", w, 6, NULL, &k), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_MSG("'n'");
+	memcpy(w, a, sizeof w);
+	w[5] = tile_arg_ptr(OUT, TILE_FP32); /* a pointer for a constexpr */
+	CHECK_ST(tile_kernel_get_typed(m, "fill", w, 6, NULL, &k), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_MSG("BLOCK");
+	memcpy(w, a, sizeof w);
+	w[5] = tile_arg_u64(UINT64_MAX);
+	CHECK_ST(tile_kernel_get_typed(m, "fill", w, 6, NULL, &k), TILE_ERROR_INVALID_ARGUMENT);
+	memcpy(w, a, sizeof w);
+	w[5] = tile_arg_dtype((tile_dtype)1000);
+	CHECK_ST(tile_kernel_get_typed(m, "fill", w, 6, NULL, &k), TILE_ERROR_INVALID_ARGUMENT);
+	memcpy(w, a, sizeof w);
+	w[5] = tile_arg_str(NULL); /* NULL string: "" */
+	CHECK(tile_kernel_get_typed(m, "fill", w, 6, NULL, &k) != TILE_OK);
+	memcpy(w, a, sizeof w);
+	w[3] = tile_arg_str("x"); /* a string for a runtime parameter */
+	CHECK_ST(tile_kernel_get_typed(m, "fill", w, 6, NULL, &k), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_MSG("'vf'");
+	memcpy(w, a, sizeof w);
+	w[0] = tile_arg_dltensor(NULL);
+	CHECK_ST(tile_kernel_get_typed(m, "fill", w, 6, NULL, &k), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_MSG("NULL");
+	CHECK(k == NULL);
+}
+
+/* ---- launches ---------------------------------------------------------------------------- */
+
+static bool filled(float want)
+{
+	for (int i = 0; i < N; i++)
+		if (OUT[i] != want)
+			return false;
+	return true;
+}
+
+static void launch_args(tile_arg a[5])
+{
+	a[0] = tile_arg_ptr(OUT, TILE_FP32);
+	a[1] = tile_arg_i32(N);
+	a[2] = tile_arg_i32(3);
+	a[3] = tile_arg_f32(0.5f);
+	a[4] = tile_arg_bool(0);
+}
+
+static void test_bad_launch(tile_context *ctx, tile_kernel *k)
+{
+	uint32_t grid[3] = {N / BLOCK, 1, 1};
+	tile_arg a[5], w[5];
+	launch_args(a);
+	memset(OUT, 0, sizeof OUT);
+	CHECK_ST(tile_launch(k, grid, a, 5, NULL), TILE_OK);
+	CHECK(filled(3.5f));
+	CHECK_ST(tile_launch(k, NULL, a, 5, NULL), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_ST(tile_launch(k, grid, NULL, 5, NULL), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_ST(tile_launch(k, grid, a, 0, NULL), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_ST(tile_launch(k, grid, a, 4, NULL), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_ST(tile_launch(k, grid, a, (size_t)-1, NULL), TILE_ERROR_INVALID_ARGUMENT);
+	/* scalars out of range of the parameter's dtype */
+	static const struct {
+		int slot;
+		tile_arg arg;
+		const char *msg;
+	} bad[] = {
+	        {1, {.kind = TILE_ARG_I64, .i64 = INT64_C(1) << 40}, "does not fit"},
+	        {1, {.kind = TILE_ARG_U64, .u64 = UINT64_MAX}, "does not fit"},
+	        {1, {.kind = TILE_ARG_U32, .u32 = UINT32_MAX}, "does not fit"},
+	        {2, {.kind = TILE_ARG_I32, .i32 = 128}, "does not fit"},
+	        {2, {.kind = TILE_ARG_I32, .i32 = -129}, "does not fit"},
+	        {4, {.kind = TILE_ARG_I32, .i32 = 2}, "does not fit"},
+	        {3, {.kind = TILE_ARG_I32, .i32 = 1}, "expected fp32"},
+	        {1, {.kind = TILE_ARG_F32, .f32 = 1.0f}, "expected i32"},
+	        {0, {.kind = TILE_ARG_I64, .i64 = 0}, "expected a pointer"},
+	        {0, {.kind = TILE_ARG_NONE}, "expected a pointer"},
+	        {1, {.kind = (tile_arg_kind)99}, "unknown kind"},
+	        {0, {.kind = (tile_arg_kind)-7}, "unknown kind"},
+	        {0, {.kind = TILE_ARG_PTR, .dtype = TILE_FP64, .ptr = OUT}, "pointer to fp64"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		memcpy(w, a, sizeof w);
+		w[bad[i].slot] = bad[i].arg;
+		CHECK_ST(tile_launch(k, grid, w, 5, NULL), TILE_ERROR_INVALID_ARGUMENT);
+		CHECK_MSG(bad[i].msg);
+	}
+	/* an fp32 parameter given a double beyond its range: inf, as a C cast would
+	 * give on IEEE hardware, never undefined behaviour */
+	memcpy(w, a, sizeof w);
+	w[3] = tile_arg_f64(1e300);
+	w[2] = tile_arg_i32(0);
+	CHECK_ST(tile_launch(k, grid, w, 5, NULL), TILE_OK);
+	CHECK(isinf(OUT[0]) && OUT[0] > 0);
+	w[3] = tile_arg_f64(NAN);
+	CHECK_ST(tile_launch(k, grid, w, 5, NULL), TILE_OK);
+	CHECK(isnan(OUT[0]));
+	/* the pointee dtype unspecified: not checked */
+	memcpy(w, a, sizeof w);
+	w[0] = tile_arg_ptr(OUT, TILE_DTYPE_UNSPECIFIED);
+	CHECK_ST(tile_launch(k, grid, w, 5, NULL), TILE_OK);
+	/* all parameters, with the constexpr wrong */
+	tile_arg all[6];
+	memcpy(all, a, sizeof a);
+	all[5] = tile_arg_str("64");
+	CHECK_ST(tile_launch(k, grid, all, 6, NULL), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_MSG("BLOCK");
+	all[5] = tile_arg_str(NULL);
+	CHECK_ST(tile_launch(k, grid, all, 6, NULL), TILE_ERROR_INVALID_ARGUMENT);
+	all[5] = tile_arg_i64(BLOCK);
+	CHECK_ST(tile_launch(k, grid, all, 6, NULL), TILE_OK);
+}
+
+static void test_grids(tile_context *ctx, tile_kernel *k)
+{
+	tile_arg a[5];
+	launch_args(a);
+	/* an empty grid runs nothing (Triton's launcher skips it) */
+	static const uint32_t empty[][3] = {{0, 1, 1}, {1, 0, 1}, {1, 1, 0}, {0, 0, 0}};
+	for (size_t i = 0; i < sizeof empty / sizeof *empty; i++) {
+		memset(OUT, 0, sizeof OUT);
+		CHECK_ST(tile_launch(k, empty[i], a, 5, NULL), TILE_OK);
+		CHECK(filled(0.0f));
+	}
+	/* more program instances than int32 program ids can count: refused */
+	static const uint32_t huge[][3] = {{UINT32_MAX, 1, 1}, {1, 0x80000000u, 1}, {1, 1, UINT32_MAX}};
+	for (size_t i = 0; i < sizeof huge / sizeof *huge; i++) {
+		CHECK_ST(tile_launch(k, huge[i], a, 5, NULL), TILE_ERROR_LAUNCH);
+		CHECK_MSG("too large");
+	}
+}
+
+static void test_bad_dlpack(tile_context *ctx, tile_kernel *k)
+{
+	uint32_t grid[3] = {N / BLOCK, 1, 1};
+	tile_arg a[5];
+	launch_args(a);
+	int64_t shape[1] = {N};
+	int64_t neg_stride[1] = {-1};
+	DLTensor good = {OUT, {kDLCPU, 0}, 1, {kDLFloat, 32, 1}, shape, NULL, 0};
+	a[0] = tile_arg_dltensor(&good);
+	CHECK_ST(tile_launch(k, grid, a, 5, NULL), TILE_OK);
+	/* strides are the kernel's business (it takes them as arguments, as in
+	 * Triton): a non-contiguous or negative-stride tensor passes its data pointer */
+	DLTensor t = good;
+	t.strides = neg_stride;
+	a[0] = tile_arg_dltensor(&t);
+	CHECK_ST(tile_launch(k, grid, a, 5, NULL), TILE_OK);
+	/* a 0-d tensor is one element */
+	t = good;
+	t.ndim = 0;
+	t.shape = NULL;
+	CHECK_ST(tile_launch(k, grid, a, 5, NULL), TILE_OK);
+	/* byte_offset moving the pointer off the 16-byte alignment the kernel assumes */
+	t = good;
+	t.byte_offset = 4;
+	CHECK_ST(tile_launch(k, grid, a, 5, NULL), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_MSG("16-byte");
+	/* byte_offset wrapping the address space */
+	t = good;
+	t.byte_offset = UINT64_MAX - 15;
+	CHECK_ST(tile_launch(k, grid, a, 5, NULL), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_MSG("byte_offset");
+	/* huge shapes whose element count overflows */
+	int64_t huge[3] = {INT64_MAX / 2, 4, 0};
+	t = good;
+	t.ndim = 2;
+	t.shape = huge;
+	CHECK_ST(tile_launch(k, grid, a, 5, NULL), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_MSG("64 bits");
+	int64_t zhuge[3] = {0, INT64_MAX, INT64_MAX};
+	t.ndim = 3;
+	t.shape = zhuge; /* zero elements: fine, the kernel may not touch it */
+	CHECK_ST(tile_launch(k, grid, a, 5, NULL), TILE_OK);
+	/* dtypes tile cannot take, and one that mismatches */
+	static const DLDataType dts[] = {{kDLFloat, 8, 1}, {kDLComplex, 64, 1}, {kDLOpaqueHandle, 64, 1},
+	                                 {kDLFloat, 32, 0}, {kDLInt, 7, 1},     {kDLBfloat, 32, 1}};
+	for (size_t i = 0; i < sizeof dts / sizeof *dts; i++) {
+		t = good;
+		t.dtype = dts[i];
+		CHECK_ST(tile_launch(k, grid, a, 5, NULL), TILE_ERROR_INVALID_ARGUMENT);
+		CHECK_MSG("dtype");
+	}
+	t = good;
+	t.dtype = (DLDataType){kDLInt, 32, 1};
+	CHECK_ST(tile_launch(k, grid, a, 5, NULL), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_MSG("pointer to i32");
+	/* devices the host cannot address */
+	static const DLDeviceType devs[] = {kDLCUDA, kDLOpenCL, kDLVulkan, kDLMetal, kDLROCM,
+	                                    kDLExtDev, kDLOneAPI, kDLWebGPU, kDLHexagon, (DLDeviceType)99};
+	for (size_t i = 0; i < sizeof devs / sizeof *devs; i++) {
+		t = good;
+		t.device.device_type = devs[i];
+		CHECK_ST(tile_launch(k, grid, a, 5, NULL), TILE_ERROR_INVALID_ARGUMENT);
+		CHECK_MSG("host");
+	}
+	/* host-accessible memory of other kinds is fine on the CPU, and a DLDevice
+	 * left zero-initialized is not checked */
+	static const DLDeviceType host_ok[] = {kDLCUDAHost, kDLCUDAManaged, kDLROCMHost, (DLDeviceType)0};
+	for (size_t i = 0; i < sizeof host_ok / sizeof *host_ok; i++) {
+		t = good;
+		t.device.device_type = host_ok[i];
+		CHECK_ST(tile_launch(k, grid, a, 5, NULL), TILE_OK);
+	}
+}
+
+/* A host tensor descriptor from a DLTensor: its strides become kernel
+ * arguments, so absurd ones are refused, never overflowed. */
+static const char desc_src[] = "import triton\n"
+                               "import triton.language as tl\n"
+                               "@triton.jit\n"
+                               "def k(a_desc, B: tl.constexpr):\n"
+                               "    a_desc.store([0, 0], a_desc.load([0, 0]) + 1)\n";
+
+static void test_bad_descriptor(tile_context *ctx)
+{
+	tile_module *m = NULL;
+	tile_kernel *k = NULL;
+	CHECK_ST(tile_module_load_source(ctx, "desc.tile", desc_src, (size_t)-1, &m), TILE_OK);
+	CHECK_ST(tile_kernel_get(m, "k", "tensordesc<fp32[8, 8]>,8", NULL, &k), TILE_OK);
+	if (k) {
+		static _Alignas(64) float a[64];
+		int64_t shape[2] = {8, 8}, strides[2] = {8, 1};
+		DLTensor t = {a, {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, shape, strides, 0};
+		tile_arg args[2] = {tile_arg_dltensor(&t), tile_arg_i32(8)};
+		uint32_t grid[3] = {1, 1, 1};
+		CHECK_ST(tile_launch(k, grid, args, 2, NULL), TILE_OK);
+		CHECK(a[0] == 1.0f && a[63] == 1.0f);
+		static const int64_t lead[] = {INT64_MAX, INT64_MIN, -16, INT64_MAX / 4 + 12};
+		for (size_t i = 0; i < sizeof lead / sizeof *lead; i++) {
+			strides[0] = lead[i];
+			CHECK_ST(tile_launch(k, grid, args, 2, NULL), TILE_ERROR_INVALID_ARGUMENT);
+			CHECK_MSG("stride");
+		}
+		strides[0] = 8;
+		int64_t big[2] = {INT64_C(1) << 31, 8};
+		t.shape = big;
+		CHECK_ST(tile_launch(k, grid, args, 2, NULL), TILE_ERROR_INVALID_ARGUMENT);
+		CHECK_MSG("too large");
+		t.shape = shape;
+		t.ndim = 1;
+		CHECK_ST(tile_launch(k, grid, args, 2, NULL), TILE_ERROR_INVALID_ARGUMENT);
+		CHECK_MSG("rank");
+		t.ndim = 2;
+		args[0] = tile_arg_ptr(a, TILE_FP32);
+		CHECK_ST(tile_launch(k, grid, args, 2, NULL), TILE_ERROR_INVALID_ARGUMENT);
+		CHECK_MSG("DLTensor");
+	}
+	tile_kernel_destroy(k);
+	tile_module_destroy(m);
+}
+
+/* ---- threads ------------------------------------------------------------------------------ */
+
+typedef struct Job {
+	tile_kernel *k;
+	int idx;
+	int bad; /* launch with a wrong argument */
+	int errors;
+} Job;
+
+static void *hammer(void *arg)
+{
+	Job *j = arg;
+	static _Alignas(64) float scratch[8][N];
+	uint32_t grid[3] = {N / BLOCK, 1, 1};
+	tile_arg a[5];
+	launch_args(a);
+	a[0] = tile_arg_ptr(scratch[j->idx & 7], TILE_FP32);
+	if (j->bad)
+		a[1] = tile_arg_i64(INT64_C(1) << 40);
+	for (int r = 0; r < 200; r++)
+		if (tile_launch(j->k, grid, a, 5, NULL) != TILE_OK)
+			j->errors++;
+	return NULL;
+}
+
+/* Launches of one kernel from several threads, half of them failing: the
+ * failures record their message on the context concurrently. */
+static void test_threads(tile_context *ctx, tile_kernel *k)
+{
+	enum { T = 6 };
+	pthread_t th[T];
+	Job jobs[T];
+	for (int t = 0; t < T; t++) {
+		jobs[t] = (Job){k, t, t & 1, 0};
+		pthread_create(&th[t], NULL, hammer, &jobs[t]);
+	}
+	for (int t = 0; t < T; t++) {
+		pthread_join(th[t], NULL);
+		CHECK(jobs[t].errors == (t & 1 ? 200 : 0));
+	}
+	CHECK_MSG("'n'");
+}
+
+/* ---- lifetimes --------------------------------------------------------------------------- */
+
+/* The context destroyed first: what was made from it is released afterwards
+ * (the context is freed with the last of them). */
+static void test_destroy_order(void)
+{
+	for (int order = 0; order < 3; order++) {
+		tile_context *ctx = make_ctx();
+		CHECK(ctx != NULL);
+		if (!ctx)
+			return;
+		tile_module *m = NULL;
+		tile_kernel *k = NULL;
+		tile_buffer *b = NULL;
+		CHECK_ST(tile_module_load_source(ctx, "fill.tile", src, (size_t)-1, &m), TILE_OK);
+		CHECK_ST(tile_kernel_get(m, "fill", "*fp32:16,i32,i8,fp32,i1,64", NULL, &k), TILE_OK);
+		CHECK_ST(tile_buffer_alloc(ctx, N * sizeof(float), &b), TILE_OK);
+		void (*fn)(void) = NULL;
+		CHECK_ST(tile_kernel_thunk(k, &fn), TILE_OK);
+		tile_context_destroy(ctx);
+		ctx = NULL;
+		if (order == 0) {
+			tile_module_destroy(m);
+			tile_kernel_destroy(k);
+			tile_buffer_free(b);
+		} else if (order == 1) {
+			tile_kernel_destroy(k);
+			tile_buffer_free(b);
+			tile_module_destroy(m);
+		} else {
+			tile_buffer_free(b);
+			tile_module_destroy(m);
+			tile_kernel_destroy(k);
+		}
+	}
+	/* a kernel used after its module and context are gone: still valid until destroyed */
+	tile_context *ctx = make_ctx();
+	tile_module *m = NULL;
+	tile_kernel *k = NULL;
+	CHECK_ST(tile_module_load_source(ctx, "fill.tile", src, (size_t)-1, &m), TILE_OK);
+	CHECK_ST(tile_kernel_get(m, "fill", "*fp32:16,i32,i8,fp32,i1,64", NULL, &k), TILE_OK);
+	tile_module_destroy(m);
+	tile_context_destroy(ctx);
+	ctx = NULL;
+	if (k) {
+		uint32_t grid[3] = {N / BLOCK, 1, 1};
+		tile_arg a[5];
+		launch_args(a);
+		memset(OUT, 0, sizeof OUT);
+		CHECK(tile_launch(k, grid, a, 5, NULL) == TILE_OK);
+		CHECK(filled(3.5f));
+		a[1] = tile_arg_f32(1.0f);
+		CHECK(tile_launch(k, grid, a, 5, NULL) == TILE_ERROR_INVALID_ARGUMENT);
+	}
+	tile_kernel_destroy(k);
+}
+
+int main(void)
+{
+	test_null_handles();
+	test_bad_options();
+	test_destroy_order();
+	tile_context *ctx = make_ctx();
+	CHECK(ctx != NULL);
+	if (!ctx)
+		return 1;
+	test_bad_sources(ctx);
+	tile_module *m = NULL;
+	CHECK_ST(tile_module_load_source(ctx, "fill.tile", src, (size_t)-1, &m), TILE_OK);
+	if (m) {
+		test_bad_signatures(ctx, m);
+		test_bad_typed(ctx, m);
+		tile_kernel *k = NULL;
+		CHECK_ST(tile_kernel_get(m, "fill", "*fp32:16,i32,i8,fp32,i1,64", NULL, &k), TILE_OK);
+		if (k) {
+			test_bad_launch(ctx, k);
+			test_grids(ctx, k);
+			test_bad_dlpack(ctx, k);
+			test_threads(ctx, k);
+		}
+		test_bad_descriptor(ctx);
+		tile_kernel_destroy(k);
+	}
+	tile_module_destroy(m);
+	tile_context_destroy(ctx);
+	if (failures)
+		fprintf(stderr, "test_api_hostile: %d check(s) failed\n", failures);
+	return failures ? 1 : 0;
+}
