@@ -262,7 +262,19 @@ static bool read_all(int fd, void *buf, size_t n)
 
 /* 1 = valid (payload returned), 0 = absent or another format version,
  * -1 = damaged. */
-static int read_entry(const char *path, void **payload, size_t *len)
+/* The entry's checksum covers its key too: an entry copied or renamed to
+ * another key's file name (or a shared directory mixing them up) is damaged,
+ * never another kernel's code run in place of this one. */
+static void entry_sum(const uint8_t key[32], const void *payload, size_t n, uint8_t out[32])
+{
+	Sha256 s;
+	sha256_init(&s);
+	sha256_update(&s, key, 32);
+	sha256_update(&s, payload, n);
+	sha256_final(&s, out);
+}
+
+static int read_entry(const char *path, const uint8_t key[32], void **payload, size_t *len)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -285,7 +297,7 @@ static int read_entry(const char *path, void **payload, size_t *len)
 	if (!buf || !read_all(fd, buf, (size_t)n))
 		goto out;
 	uint8_t sum[32];
-	sha256(buf, (size_t)n, sum);
+	entry_sum(key, buf, (size_t)n, sum);
 	if (memcmp(sum, hdr + 20, 32) != 0)
 		goto out;
 	*payload = buf;
@@ -307,7 +319,7 @@ bool cache_get(Cache *c, const uint8_t key[32], void **payload, size_t *len)
 		return false;
 	}
 	char *path = entry_path(c, key);
-	int r = read_entry(path, payload, len);
+	int r = read_entry(path, key, payload, len);
 	if (r < 0) {
 		warn_damaged(c, path, strrchr(path, '/') + 1);
 		unlink(path);
@@ -362,7 +374,7 @@ bool cache_put(Cache *c, const uint8_t key[32], const void *payload, size_t len)
 	memcpy(hdr, magic, 8);
 	put_le(hdr + 8, CACHE_FORMAT_VERSION, 4);
 	put_le(hdr + 12, len, 8);
-	sha256(payload, len, hdr + 20);
+	entry_sum(key, payload, len, hdr + 20);
 
 	StrBuf tmp = {0};
 	sb_printf(&tmp, "%s/" TMP_PREFIX "%ld.%016llx.%u", c->dir, (long)getpid(),

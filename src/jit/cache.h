@@ -9,7 +9,7 @@
  * field so that ("ab","c") and ("a","bc") differ.
  *
  * Entry: ONE file per key, HEX(key).tc, holding
- *   "TILECACH" | u32 format version | u64 payload length | SHA-256(payload) | payload
+ *   "TILECACH" | u32 format version | u64 payload length | SHA-256(key, payload) | payload
  * (integers little-endian). It is written to a unique temporary name in the same
  * directory and rename()d into place, so readers see a whole entry or none and
  * concurrent writers of the same key are harmless.
@@ -34,7 +34,7 @@
 #include "util/sha256.h"
 #include "util/util.h"
 
-#define CACHE_FORMAT_VERSION 1u
+#define CACHE_FORMAT_VERSION 2u /* 2: the checksum covers the key */
 #define CACHE_HEADER_SIZE    52 /* 8 magic + 4 version + 8 length + 32 checksum */
 
 typedef struct Cache {
