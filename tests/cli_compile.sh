@@ -182,5 +182,12 @@ expect 2 $TILE compile
 expect 2 $TILE compile $K --emit nonsense
 expect 2 $TILE compile $K --bogus-option
 expect 2 $TILE compile $K add_kernel --num-warps x
+# an option given twice is refused, not "the last wins"
+expect 2 $TILE compile $K add_kernel --signature '*fp32,*fp32,*fp32,i32,64' --signature '*fp16,*fp16,*fp16,i32,64'
+has "$tmp/err" "--signature is given twice"
+expect 2 $TILE compile $K add_kernel --emit tir --emit llvm
+expect 2 $TILE compile $K add_kernel -o "$tmp/a" -o "$tmp/b"
+expect 1 $TILE compile $K add_kernel --signature '*fp32,*fp32,*fp32,i32' --const BLOCK_SIZE=64 --const BLOCK_SIZE=128
+has "$tmp/err" "parameter 'BLOCK_SIZE' is given twice"
 
 finish

@@ -157,6 +157,12 @@ static int check_consts(const KernelInfo *ki, const char **consts, int nconsts)
 			        consts[c], ki->name, (int)(eq - consts[c]), consts[c]);
 			return EXIT_USER;
 		}
+		for (int d = 0; d < c; d++)
+			if (strncmp(consts[d], consts[c], (size_t)(eq - consts[c]) + 1) == 0) {
+				fprintf(stderr, "tile: error: --const %s: parameter '%.*s' is given twice\n",
+				        consts[c], (int)(eq - consts[c]), consts[c]);
+				return EXIT_USER;
+			}
 	}
 	return 0;
 }
@@ -343,6 +349,17 @@ int cli_dump(tile_context *ctx, tile_module *mod, const char *kernel, const char
 	return rc;
 }
 
+/* An option that takes one value: given twice is a usage error, not "the last wins". */
+static int once(const char *name, const char **slot, const char *v)
+{
+	if (*slot) {
+		cli_usage_error("%s is given twice ('%s' and '%s')", name, *slot, v);
+		return EXIT_USAGE;
+	}
+	*slot = v;
+	return 0;
+}
+
 int cmd_compile(int argc, char **argv)
 {
 	CommonOpts co = {0};
@@ -356,13 +373,13 @@ int cmd_compile(int argc, char **argv)
 		if ((r = cli_common_opt(argc, argv, &i, &co)) != 0)
 			rc = r < 0 ? EXIT_USAGE : 0;
 		else if ((r = cli_opt_value(argc, argv, &i, "--emit", &v)) != 0)
-			rc = r < 0 ? EXIT_USAGE : (emit = v, 0);
+			rc = r < 0 ? EXIT_USAGE : once("--emit", &emit, v);
 		else if ((r = cli_opt_value(argc, argv, &i, "--signature", &v)) != 0)
-			rc = r < 0 ? EXIT_USAGE : (sig = v, 0);
+			rc = r < 0 ? EXIT_USAGE : once("--signature", &sig, v);
 		else if ((r = cli_opt_value(argc, argv, &i, "--const", &v)) != 0)
 			rc = r < 0 ? EXIT_USAGE : (consts[nconsts++] = v, 0);
 		else if ((r = cli_opt_value(argc, argv, &i, "-o", &v)) != 0)
-			rc = r < 0 ? EXIT_USAGE : (out = v, 0);
+			rc = r < 0 ? EXIT_USAGE : once("-o", &out, v);
 		else if (strcmp(argv[i], "--time") == 0)
 			timing = true;
 		else if (argv[i][0] == '-') {
