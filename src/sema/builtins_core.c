@@ -516,7 +516,8 @@ static Value b_jit(Sema *s, Call *c, int extra)
 	return v_builtin(builtin_find("jit", BF_TRITON), NULL);
 }
 
-/* triton.Config(kwargs, num_warps=None, num_stages=None, ...): V_CONFIG */
+/* triton.Config(kwargs, num_warps=None, num_stages=None, ...): V_CONFIG (checked by
+ * @triton.autotune, which knows where each Config is) */
 static Value b_config(Sema *s, Call *c, int extra)
 {
 	(void)extra;
@@ -538,10 +539,11 @@ static Value b_config(Sema *s, Call *c, int extra)
 			return v_err();
 		}
 	}
-	Value items[3] = {kw, v_int(0), v_int(0)};
+	Value items[3] = {kw, v_none(), v_none()}; /* None: the Config does not say */
 	for (int k = 1; k <= 2; k++) {
 		int64_t n = 0;
-		if (c->has[k] && !v_is_none(c->a[k]) && !arg_const_int(s, c, k, &n)) return v_err();
+		if (!c->has[k] || v_is_none(c->a[k])) continue;
+		if (!arg_const_int(s, c, k, &n)) return v_err();
 		items[k] = v_int(n);
 	}
 	Value r = v_tuple(s, items, 3);

@@ -1135,6 +1135,38 @@ static const Expr *deco_arg(const Expr *d, const char *kw, int pos)
 	return pos < d->nargs ? d->args[pos] : NULL;
 }
 
+/* Where triton.Config number i of n sets a launch option: the keyword's value
+ * when the configs are a list of Config(...) calls in the source, else the list. */
+static SrcLoc config_opt_loc(const Expr *ce, int n, int i, const char *kw, int pos)
+{
+	if ((ce->kind != EX_LIST && ce->kind != EX_TUPLE) || ce->nitems != n || ce->items[i]->kind != EX_CALL)
+		return ce->loc;
+	const Expr *call = ce->items[i];
+	for (int k = 0; k < call->nkwargs; k++)
+		if (!strcmp(call->kwargs[k].name, kw)) return call->kwargs[k].value->loc;
+	return pos < call->nargs ? call->args[pos]->loc : call->loc;
+}
+
+/* A Config's num_warps and num_stages, checked as Triton's backend does: the
+ * launch has num_warps * 32 threads, a power of two up to 1024. */
+static bool config_launch_opts(Sema *s, const Expr *ce, int n, int i, Value c, KernelConfig *cf)
+{
+	cf->num_warps = v_is_none(c.items[1]) ? 0 : (int)c.items[1].c.i;
+	cf->num_stages = v_is_none(c.items[2]) ? 0 : (int)c.items[2].c.i;
+	int64_t w = v_is_none(c.items[1]) ? 4 : c.items[1].c.i, st = v_is_none(c.items[2]) ? 3 : c.items[2].c.i;
+	if (w < 1 || w > 32 || (w & (w - 1))) {
+		diag_error(s->d, config_opt_loc(ce, n, i, "num_warps", 1),
+			   "num_warps of a triton.Config must be a power of two from 1 to 32, got %lld", (long long)w);
+		return false;
+	}
+	if (st < 0) {
+		diag_error(s->d, config_opt_loc(ce, n, i, "num_stages", 2),
+			   "num_stages of a triton.Config must not be negative, got %lld", (long long)st);
+		return false;
+	}
+	return true;
+}
+
 static int param_index(const FuncDef *def, const char *name)
 {
 	for (int i = 0; i < def->nparams; i++)
@@ -1184,8 +1216,7 @@ static bool deco_autotune(Sema *s, Fn *tmp, const FuncDef *def, const Expr *d, K
 		}
 		Value kw = c.items[0];
 		cf[i].loc = ce->loc;
-		cf[i].num_warps = (int)c.items[1].c.i;
-		cf[i].num_stages = (int)c.items[2].c.i;
+		if (!config_launch_opts(s, ce, v.n, i, c, &cf[i])) return false;
 		cf[i].nkwargs = kw.n;
 		cf[i].kwargs = ARENA_NEWN(s->a, KernelConfigArg, kw.n + 1);
 		for (int k = 0; k < kw.n; k++) {

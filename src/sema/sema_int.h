@@ -45,7 +45,7 @@ typedef enum {
 	V_DICT,     /* constexpr dict: keys[n] -> items[n] */
 	V_LAMBDA,   /* lambda: lam (EX_LAMBDA), mod, captured bindings cap[ncap] */
 	V_RTARG,    /* a runtime kernel argument seen by a heuristic: msg = name, ty, c.i = SPEC_* */
-	V_CONFIG,   /* triton.Config: items[0] = dict of kwargs, items[1] num_warps, items[2] num_stages */
+	V_CONFIG,   /* triton.Config: items[0] = dict of kwargs, items[1] num_warps, items[2] num_stages (None: not given) */
 } VKind;
 
 typedef enum {
