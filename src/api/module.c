@@ -432,12 +432,10 @@ tile_status tile_kernel_get(tile_module *m, const char *name, const char *signat
 	arena_init(&a);
 	SpecArg *args = NULL;
 	int nargs = 0;
-	char err[512];
 	tile_status st;
-	if (parse_signature(signature ? signature : "", ki, &a, &args, &nargs, err, sizeof err) !=
-	    0)
-		st = api_fail(m->ctx, TILE_ERROR_INVALID_ARGUMENT, "bad signature for '%s': %s",
-		              name, err);
+	diag_clear(&m->ctx->diags);
+	if (parse_signature_diag(signature ? signature : "", ki, &a, &args, &nargs, &m->ctx->diags) != 0)
+		st = api_fail_diags(m->ctx, TILE_ERROR_INVALID_ARGUMENT);
 	else
 		st = api_get_spec(m, ki, args, nargs, opt, out);
 	arena_free(&a);

@@ -170,9 +170,10 @@ static int check_consts(const KernelInfo *ki, const char **consts, int nconsts)
 /* The full signature: --const values in their positions, --signature entries elsewhere.
  * A parameter before the last one that gets an entry, that has neither and has a
  * default (an autotuned or heuristic parameter included), gets a placeholder entry
- * and is marked in `dflt`: the caller binds it to its default after parsing. */
+ * and is marked in `dflt`: the caller binds it to its default after parsing. Errors
+ * about a parameter go to d at that parameter, about the whole signature at the def. */
 static int merge_signature(const KernelInfo *ki, const char *sig, const char **consts, int nconsts,
-                           StrBuf *out, bool *dflt)
+                           StrBuf *out, bool *dflt, DiagSink *d)
 {
 	int rc = check_consts(ki, consts, nconsts);
 	if (rc)
@@ -189,11 +190,11 @@ static int merge_signature(const KernelInfo *ki, const char *sig, const char **c
 	if (!sig) {
 		for (int i = 0; i < ki->nparams; i++)
 			if (!const_for(consts, nconsts, ki->params[i].name) && !ki->params[i].has_default) {
-				fprintf(stderr,
-					"tile: error: parameter '%s' of '%s' needs a type: give --signature "
-					"with one entry per parameter that --const does not set (like "
-					"'*fp32:16,i32')\n",
-					ki->params[i].name, ki->name);
+				diag_error(d, ki->params[i].loc,
+				           "parameter '%s' of '%s' needs a type: give --signature "
+				           "with one entry per parameter that --const does not set (like "
+				           "'*fp32:16,i32')",
+				           ki->params[i].name, ki->name);
 				return EXIT_USER;
 			}
 	}
@@ -207,21 +208,19 @@ static int merge_signature(const KernelInfo *ki, const char *sig, const char **c
 			dflt[i] = true;
 		}
 		if (!v) {
-			fprintf(stderr,
-			        "tile: error: parameter '%s' of '%s' has no entry: give its type "
-			        "in "
-			        "--signature (like *fp32:16 or i32) or its value with --const "
-			        "%s=V\n",
-			        ki->params[i].name, ki->name, ki->params[i].name);
+			diag_error(d, ki->params[i].loc,
+			           "parameter '%s' of '%s' has no entry: give its type in --signature "
+			           "(like *fp32:16 or i32) or its value with --const %s=V",
+			           ki->params[i].name, ki->name, ki->params[i].name);
 			rc = EXIT_USER;
 		}
 		sb_printf(out, "%s%s", i ? "," : "", v ? v : "");
 	}
 	if (!rc && next < ne) {
-		fprintf(stderr,
-		        "tile: error: --signature has %d entries but only %d parameters of '%s' "
-		        "are left after --const\n",
-		        ne, next, ki->name);
+		diag_error(d, ki->loc,
+		           "--signature has %d entries but only %d parameters of '%s' are left after "
+		           "--const",
+		           ne, next, ki->name);
 		rc = EXIT_USER;
 	}
 	for (int i = 0; i < ne; i++)
@@ -308,16 +307,20 @@ int cli_dump(tile_context *ctx, tile_module *mod, const char *kernel, const char
 	arena_init(&a);
 	SpecArg *args = NULL;
 	int nargs = 0, rc = 0;
-	char err[512];
 	bool *dflt = ki ? ARENA_NEWN(&a, bool, ki->nparams + 1) : NULL;
 	if (ki && ki->deco_error) { /* before the signature, whose meaning it changes */
 		fputs(ki->deco_error, stderr);
 		rc = EXIT_USER;
 	}
-	if (!rc && ki && (rc = merge_signature(ki, signature, consts, nconsts, &sig, dflt)) == 0 &&
-	    parse_signature(sig.s, ki, &a, &args, &nargs, err, sizeof err) != 0) {
-		fprintf(stderr, "tile: error: %s\n", err);
-		rc = EXIT_USER;
+	if (!rc && ki) {
+		diag_clear(&ctx->diags);
+		rc = merge_signature(ki, signature, consts, nconsts, &sig, dflt, &ctx->diags);
+		if (!rc && parse_signature_diag(sig.s, ki, &a, &args, &nargs, &ctx->diags) != 0)
+			rc = EXIT_USER;
+		if (rc && ctx->diags.nerrors) {
+			api_fail_diags(ctx, TILE_ERROR_INVALID_ARGUMENT);
+			cli_report(ctx);
+		}
 	}
 	for (int i = 0; !rc && ki && i < nargs; i++)
 		if (dflt[i]) { /* bound to its default, as if left out */

@@ -86,6 +86,10 @@ void compiled_kernel_free(CompiledKernel *k);
  * the kernel's parameters into SpecArgs (constexpr entries are constants). */
 int parse_signature(const char *sig, const KernelInfo *k, Arena *a, SpecArg **out, int *nout,
 		    char *err, size_t errlen);
+/* The same, reporting an error on d at the parameter its entry is for (the
+ * kernel's def for the signature as a whole): file:line:col and the caret. */
+int parse_signature_diag(const char *sig, const KernelInfo *k, Arena *a, SpecArg **out, int *nout,
+			 DiagSink *d);
 
 /* A Python literal as a constant: 12, 0x10, 0.5, True, None, "s", 'relu',
  * tl.float16. Used for signature entries and `tile run NAME=VALUE`. */

@@ -213,9 +213,11 @@ static bool parse_tuple_entry(char *e, Arena *a, const char *pname, SpecArg *out
 	return true;
 }
 
-int parse_signature(const char *sig, const KernelInfo *k, Arena *a, SpecArg **out, int *nout,
-		    char *err, size_t errlen)
+/* *at: the parameter an error concerns, -1 for the signature as a whole */
+static int parse_sig(const char *sig, const KernelInfo *k, Arena *a, SpecArg **out, int *nout, char *err,
+		     size_t errlen, int *at)
 {
+	*at = -1;
 	if (k->deco_error) {
 		snprintf(err, errlen, "%s", k->deco_error);
 		return -1;
@@ -227,14 +229,19 @@ int parse_signature(const char *sig, const KernelInfo *k, Arena *a, SpecArg **ou
 	if (*trim(copy))
 		n = split_entries(copy, entries, MAX_ENTRIES);
 	if (n < 0 || n > k->nparams) {
-		snprintf(err, errlen, "signature has %d entries but kernel '%s' has %d parameters",
-			 n < 0 ? MAX_ENTRIES : n, k->name, k->nparams);
+		if (n < 0)
+			snprintf(err, errlen, "signature has more than %d entries but kernel '%s' has %d parameters",
+				 MAX_ENTRIES, k->name, k->nparams);
+		else
+			snprintf(err, errlen, "signature has %d entries but kernel '%s' has %d parameters", n, k->name,
+				 k->nparams);
 		return -1;
 	}
 	SpecArg *args = ARENA_NEWN(a, SpecArg, k->nparams > 0 ? k->nparams : 1);
 	for (int i = 0; i < n; i++) {
 		const KernelParamInfo *p = &k->params[i];
 		char *e = trim(entries[i]);
+		*at = i;
 		if (!*e) {
 			snprintf(err, errlen, "signature entry %d (parameter '%s') is empty", i + 1,
 				 p->name);
@@ -268,6 +275,7 @@ int parse_signature(const char *sig, const KernelInfo *k, Arena *a, SpecArg **ou
 		args[i].is_const = true;
 	}
 	for (int i = n; i < k->nparams; i++) {
+		*at = i;
 		if (!k->params[i].has_default) {
 			snprintf(err, errlen, "signature gives no entry for parameter '%s' of '%s'%s%s",
 				 k->params[i].name, k->name, k->deco_note ? "; " : "", k->deco_note ? k->deco_note : "");
@@ -277,4 +285,27 @@ int parse_signature(const char *sig, const KernelInfo *k, Arena *a, SpecArg **ou
 	*out = args;
 	*nout = n;
 	return 0;
+}
+
+int parse_signature(const char *sig, const KernelInfo *k, Arena *a, SpecArg **out, int *nout,
+		    char *err, size_t errlen)
+{
+	int at;
+	return parse_sig(sig, k, a, out, nout, err, errlen, &at);
+}
+
+int parse_signature_diag(const char *sig, const KernelInfo *k, Arena *a, SpecArg **out, int *nout,
+			 DiagSink *d)
+{
+	char err[1024];
+	int at;
+	if (parse_sig(sig, k, a, out, nout, err, sizeof err, &at) == 0)
+		return 0;
+	if (k->deco_error) { /* already rendered, with its location */
+		SrcLoc none = {0};
+		diag_error(d, none, "%s", err);
+		return -1;
+	}
+	diag_error(d, at >= 0 && k->params[at].loc.file ? k->params[at].loc : k->loc, "%s", err);
+	return -1;
 }

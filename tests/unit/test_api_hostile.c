@@ -210,7 +210,13 @@ static void test_bad_signatures(tile_context *ctx, tile_module *m)
 		CHECK(k == NULL);
 		CHECK(*tile_errmsg(ctx) != 0);
 	}
-	/* a very long signature: many entries, and one very long entry */
+	/* reported at the parameter the entry is for, as a compile error is */
+	tile_kernel *k0 = NULL;
+	CHECK_ST(tile_kernel_get(m, "fill", "*fp32:16,i32,i8,fp32,i1,BLOCK", NULL, &k0),
+	         TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_MSG("fill.tile:5:");
+	CHECK(tile_error_offset(ctx) == (int)(strstr(src, "BLOCK:") - src));
+		/* a very long signature: many entries, and one very long entry */
 	size_t len = 1 << 20;
 	char *big = malloc(len + 1);
 	for (size_t i = 0; i < len; i++)
