@@ -35,4 +35,20 @@ printf ':run nothing --grid 1\n:quit\n' >"$tmp/s2"
 expect 1 $TILE repl <"$tmp/s2"
 has "$tmp/err" "nothing is defined"
 
+# a signature quoted as in a shell is the same signature
+{ sed -n '1,9p' "$tmp/script"; echo ":emit tir double --signature '*fp32:16,*fp32:16,i32,32'"; } >"$tmp/s3"
+expect 0 $TILE repl <"$tmp/s3"
+has "$tmp/out" "arange {start=0, end=32}"
+# a NUL byte is never dropped silently: in source the lexer reports it, a
+# command with one is refused; so is a command of too many words
+printf 'import triton\n@triton.jit\ndef k(x):\000\n    pass\n\n' >"$tmp/s4"
+expect 1 $TILE repl <"$tmp/s4"
+has "$tmp/err" "cannot contain null bytes"
+printf ':help\000 more\n' >"$tmp/s5"
+expect 1 $TILE repl <"$tmp/s5"
+has "$tmp/err" "a NUL byte in the command"
+{ printf ':run double --grid 1'; for i in $(seq 1 1100); do printf ' A%d=1' "$i"; done; echo; } >"$tmp/s6"
+expect 1 $TILE repl <"$tmp/s6"
+has "$tmp/err" "more than 1024 words"
+
 finish

@@ -31,15 +31,18 @@ static const char repl_help[] = "type kernel source, then a blank line to define
                                 "FORM: ast tir layout thread llvm asm cuda ptx\n"
                                 "  :kernels   :source   :reset   :help   :quit\n";
 
-/* Splits at blanks; quotes keep blanks inside a token and are kept in it. */
+/* Splits at blanks; quotes keep blanks inside a token and are kept in it.
+ * Returns -1 when there are more than max tokens. */
 static int tokenize(char *s, char **tok, int max)
 {
 	int n = 0;
-	while (*s && n < max) {
+	while (*s) {
 		while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
 			s++;
 		if (!*s)
 			break;
+		if (n == max)
+			return -1;
 		tok[n++] = s;
 		char quote = 0;
 		for (; *s; s++) {
@@ -61,7 +64,8 @@ static int tokenize(char *s, char **tok, int max)
 static void define(Repl *r)
 {
 	StrBuf all = {0};
-	sb_printf(&all, "%s%s", r->source.s ? r->source.s : "", r->pending.s);
+	sb_putn(&all, r->source.s ? r->source.s : "", r->source.len);
+	sb_putn(&all, r->pending.s, r->pending.len); /* with any NUL byte, for the lexer to report */
 	tile_module *m = NULL;
 	if (tile_module_load_source(r->ctx, "<repl>", all.s, all.len, &m) != TILE_OK) {
 		cli_report(r->ctx);
@@ -82,6 +86,19 @@ static void define(Repl *r)
 	sb_free(&r->pending);
 }
 
+/* A value quoted as a shell would ('*fp32,i32' typed as in `tile compile`):
+ * the quotes go, unless the value holds other quotes of that kind ('a',i32,'b'). */
+static char *unquote(char *v)
+{
+	size_t n = strlen(v);
+	if (n >= 2 && (v[0] == '\'' || v[0] == '"') && v[n - 1] == v[0] &&
+	    !memchr(v + 1, v[0], n - 2)) {
+		v[n - 1] = 0;
+		return v + 1;
+	}
+	return v;
+}
+
 static int cmd_emit(Repl *r, char **tok, int n)
 {
 	const char *kernel = NULL, *sig = NULL;
@@ -93,11 +110,19 @@ static int cmd_emit(Repl *r, char **tok, int n)
 		if ((k = cli_opt_value(n, tok, &i, "--signature", &v)) != 0) {
 			if (k < 0)
 				return EXIT_USAGE;
-			sig = v;
-		} else if ((k = cli_opt_value(n, tok, &i, "--const", &v)) != 0) {
-			if (k < 0 || nconsts == 64)
+			if (sig) {
+				cli_usage_error(":emit: --signature is given twice");
 				return EXIT_USAGE;
-			consts[nconsts++] = v;
+			}
+			sig = unquote((char *)v);
+		} else if ((k = cli_opt_value(n, tok, &i, "--const", &v)) != 0) {
+			if (k < 0)
+				return EXIT_USAGE;
+			if (nconsts == (int)COUNTOF(consts)) {
+				cli_usage_error(":emit: more than %d --const options", (int)COUNTOF(consts));
+				return EXIT_USAGE;
+			}
+			consts[nconsts++] = unquote((char *)v);
 		} else if (tok[i][0] != '-' && !kernel) {
 			kernel = tok[i];
 		} else {
@@ -113,8 +138,13 @@ static int cmd_emit(Repl *r, char **tok, int n)
 /* Returns false on :quit. */
 static bool command(Repl *r, char *line)
 {
-	char *tok[256];
-	int n = tokenize(line, tok, 256);
+	char *tok[1024];
+	int n = tokenize(line, tok, (int)COUNTOF(tok));
+	if (n < 0) {
+		fprintf(stderr, "tile: error: a command of more than %d words\n", (int)COUNTOF(tok));
+		r->failures++;
+		return true;
+	}
 	if (n == 0)
 		return true;
 	const char *c = tok[0];
@@ -195,16 +225,22 @@ int cmd_repl(int argc, char **argv)
 			fputs(r.pending.len ? "...> " : "tile> ", stdout);
 			fflush(stdout);
 		}
-		if (getline(&line, &cap, stdin) < 0)
+		ssize_t len = getline(&line, &cap, stdin);
+		if (len < 0)
 			break;
+		bool nul = memchr(line, 0, (size_t)len) != NULL;
 		if (r.pending.len == 0 && line[0] == ':') {
-			if (!command(&r, line))
+			if (nul) { /* the words after it would be lost */
+				fprintf(stderr, "tile: error: a NUL byte in the command\n");
+				r.failures++;
+			} else if (!command(&r, line)) {
 				break;
-		} else if (blank(line)) {
+			}
+		} else if (blank(line) && !nul) {
 			if (r.pending.len)
 				define(&r);
 		} else {
-			sb_puts(&r.pending, line);
+			sb_putn(&r.pending, line, (size_t)len); /* a NUL too: the lexer reports it */
 		}
 	}
 	if (r.pending.len)
