@@ -158,25 +158,21 @@ static uint64_t parse_size(const char *s, uint64_t dflt)
 	char *end;
 	errno = 0;
 	unsigned long long v = strtoull(s, &end, 10);
-	if (errno || end == s)
+	if (errno || end == s || strchr(s, '-')) /* strtoull takes "-1" as 2^64 - 1 */
 		return dflt;
+	int shift = 0;
 	switch (*end) {
 	case 'k':
-	case 'K':
-		v <<= 10;
-		end++;
-		break;
+	case 'K': shift = 10; break;
 	case 'm':
-	case 'M':
-		v <<= 20;
-		end++;
-		break;
+	case 'M': shift = 20; break;
 	case 'g':
-	case 'G':
-		v <<= 30;
-		end++;
-		break;
+	case 'G': shift = 30; break;
 	default: break;
+	}
+	if (shift) {
+		end++;
+		v = v > (UINT64_MAX >> shift) ? UINT64_MAX : v << shift; /* never wraps to a tiny cap */
 	}
 	if (*end == 'i')
 		end++;

@@ -374,7 +374,21 @@ static void test_eviction(void)
 	cache_open(&c, subdir("cap"), NULL);
 	CHECK(c.max_bytes == 2u << 20);
 	cache_close(&c);
-	setenv("TILE_CACHE_MAX_BYTES", "12345", 1);
+	/* a size too large for 64 bits saturates (it wrapped to a cap of 0 or a few
+	 * bytes); a negative one is ignored */
+	setenv("TILE_CACHE_MAX_BYTES", "17179869184G", 1);
+	cache_open(&c, subdir("cap"), NULL);
+	CHECK(c.max_bytes == UINT64_MAX);
+	cache_close(&c);
+	setenv("TILE_CACHE_MAX_BYTES", "17179869185G", 1);
+	cache_open(&c, subdir("cap"), NULL);
+	CHECK(c.max_bytes == UINT64_MAX);
+	cache_close(&c);
+	setenv("TILE_CACHE_MAX_BYTES", "-5", 1);
+	cache_open(&c, subdir("cap"), NULL);
+	CHECK(c.max_bytes == 1u << 30);
+	cache_close(&c);
+		setenv("TILE_CACHE_MAX_BYTES", "12345", 1);
 	cache_open(&c, subdir("cap"), NULL);
 	CHECK(c.max_bytes == 12345);
 	cache_close(&c);
