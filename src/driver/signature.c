@@ -222,19 +222,16 @@ static int parse_sig(const char *sig, const KernelInfo *k, Arena *a, SpecArg **o
 		snprintf(err, errlen, "%s", k->deco_error);
 		return -1;
 	}
-	enum { MAX_ENTRIES = 256 };
-	char *entries[MAX_ENTRIES];
+	/* one entry per parameter at most: room for one more to tell "too many" */
+	int max = k->nparams + 1;
+	char **entries = ARENA_NEWN(a, char *, max);
 	char *copy = arena_strdup(a, sig ? sig : "");
 	int n = 0;
 	if (*trim(copy))
-		n = split_entries(copy, entries, MAX_ENTRIES);
+		n = split_entries(copy, entries, max);
 	if (n < 0 || n > k->nparams) {
-		if (n < 0)
-			snprintf(err, errlen, "signature has more than %d entries but kernel '%s' has %d parameters",
-				 MAX_ENTRIES, k->name, k->nparams);
-		else
-			snprintf(err, errlen, "signature has %d entries but kernel '%s' has %d parameters", n, k->name,
-				 k->nparams);
+		snprintf(err, errlen, "signature has %s%d entries but kernel '%s' has %d parameters",
+			 n < 0 ? "more than " : "", n < 0 ? max : n, k->name, k->nparams);
 		return -1;
 	}
 	SpecArg *args = ARENA_NEWN(a, SpecArg, k->nparams > 0 ? k->nparams : 1);

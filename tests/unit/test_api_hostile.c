@@ -241,6 +241,41 @@ static void test_bad_signatures(tile_context *ctx, tile_module *m)
 	CHECK_MSG("num_stages");
 }
 
+/* Kernels of many parameters (TorchInductor's foreach kernels take hundreds):
+ * a signature entry for each, up to the launch limit of 512 runtime arguments. */
+static void test_many_params(tile_context *ctx)
+{
+	for (int np = 300; np <= 600; np += 300) {
+		char *text = malloc((size_t)np * 24 + 256), *sig = malloc((size_t)np * 8 + 1);
+		int n = sprintf(text, "import triton\nimport triton.language as tl\n@triton.jit\ndef k(");
+		for (int i = 0; i < np; i++)
+			n += sprintf(text + n, "%sp%d", i ? ", " : "", i);
+		sprintf(text + n, "):\n    tl.store(p%d, 1.0)\n", np - 1);
+		sig[0] = 0;
+		for (int i = 0, m = 0; i < np; i++)
+			m += sprintf(sig + m, "%s*fp32", i ? "," : "");
+		tile_module *m = NULL;
+		tile_kernel *k = NULL;
+		CHECK_ST(tile_module_load_source(ctx, "many.tile", text, (size_t)-1, &m), TILE_OK);
+		CHECK_ST(tile_kernel_get(m, "k", sig, NULL, &k), np <= 512 ? TILE_OK : TILE_ERROR_RESOURCES);
+		if (k) {
+			static _Alignas(64) float cell;
+			tile_arg *a = calloc((size_t)np, sizeof *a);
+			for (int i = 0; i < np; i++)
+				a[i] = tile_arg_ptr(&cell, TILE_FP32);
+			uint32_t grid[3] = {1, 1, 1};
+			cell = 0;
+			CHECK_ST(tile_launch(k, grid, a, (size_t)np, NULL), TILE_OK);
+			CHECK(cell == 1.0f);
+			free(a);
+		}
+		tile_kernel_destroy(k);
+		tile_module_destroy(m);
+		free(text);
+		free(sig);
+	}
+}
+
 /* ---- tile_kernel_get_typed ------------------------------------------------------------- */
 
 static void test_bad_typed(tile_context *ctx, tile_module *m)
@@ -632,6 +667,7 @@ int main(void)
 			test_threads(ctx, k);
 		}
 		test_bad_descriptor(ctx);
+		test_many_params(ctx);
 		tile_kernel_destroy(k);
 	}
 	tile_module_destroy(m);
