@@ -194,8 +194,7 @@ static bool parse_tuple_entry(char *e, Arena *a, const char *pname, SpecArg *out
 	SpecArg *items = ARENA_NEWN(a, SpecArg, ne);
 	for (int j = 0; j < ne; j++) {
 		char *el = trim(elems[j]);
-		char typebuf[64];
-		snprintf(typebuf, sizeof typebuf, "%s", el);
+		char *typebuf = arena_strdup(a, el); /* parse_type_entry writes into it */
 		if (*el != '(' && strncmp(el, "tensordesc", 10) != 0 && parse_type_entry(typebuf, &items[j]))
 			continue;
 		if (*el == '(' || !parse_const_literal(el, a, &items[j].cval)) {
@@ -257,8 +256,7 @@ static int parse_sig(const char *sig, const KernelInfo *k, Arena *a, SpecArg **o
 				return -1;
 			continue;
 		}
-		char typebuf[64];
-		snprintf(typebuf, sizeof typebuf, "%s", e);
+		char *typebuf = arena_strdup(a, e); /* parse_type_entry writes into it */
 		if (!p->is_constexpr && parse_type_entry(typebuf, &args[i]))
 			continue;
 		if (!parse_const_literal(e, a, &args[i].cval)) {

@@ -229,6 +229,19 @@ static void test_bad_signatures(tile_context *ctx, tile_module *m)
 	memcpy(big + len - 3, ":16", 3);
 	CHECK_ST(tile_kernel_get(m, "fill", big, NULL, &k), TILE_ERROR_INVALID_ARGUMENT);
 	free(big);
+	/* a long entry is read whole, never cut at some length (here losing its :16) */
+	char spaced[128];
+	snprintf(spaced, sizeof spaced, "*fp32%70s,i32,i8,fp32,i1,64", ":16");
+	CHECK_ST(tile_kernel_get(m, "fill", spaced, NULL, &k), TILE_OK);
+	if (k) {
+		uint32_t grid[3] = {1, 1, 1};
+		tile_arg a[5] = {tile_arg_ptr(OUT + 1, TILE_FP32), tile_arg_i32(N), tile_arg_i32(0),
+		                 tile_arg_f32(0.0f), tile_arg_bool(0)};
+		CHECK_ST(tile_launch(k, grid, a, 5, NULL), TILE_ERROR_INVALID_ARGUMENT);
+		CHECK_MSG("16-byte");
+	}
+	tile_kernel_destroy(k);
+	k = NULL;
 	tile_kernel_options o = {0};
 	o.num_warps = 3;
 	CHECK_ST(tile_kernel_get(m, "fill", "*fp32:16,i32,i8,fp32,i1,64", &o, &k),
