@@ -349,9 +349,11 @@ TILE_API int tile_kernel_param_is_runtime(const tile_kernel *k, int i);
  * parameter. On the CPU the call returns when the grid has run; on a GPU the
  * launch is queued on `stream` (a CUstream, NULL = the default stream). A grid
  * with a 0 dimension runs nothing (as Triton's launcher); one beyond the
- * target's limits is TILE_ERROR_LAUNCH. A DLTensor must be in memory the
+ * target's limits is TILE_ERROR_LAUNCH (cuda-emu has a GPU's: y and z at most
+ * 65535). A DLTensor must be in memory the
  * kernel can address: kDLCPU, kDLCUDAHost, kDLCUDAManaged or kDLROCMHost on
- * the CPU; kDLCUDA, kDLCUDAHost or kDLCUDAManaged on a GPU. */
+ * the CPU; kDLCUDA, kDLCUDAHost or kDLCUDAManaged on a GPU (a device_type
+ * of 0, a DLDevice left zero-initialized, is not checked). */
 TILE_API tile_status tile_launch(tile_kernel *k, const uint32_t grid[3], const tile_arg *args,
                                  size_t nargs, void *stream);
 

@@ -315,6 +315,14 @@ tile_status api_launch_argv(tile_kernel *k, const uint32_t grid[3], void **argv,
 		return TILE_OK; /* an empty grid runs nothing, as Triton's launcher does */
 	if (k->is_cuda)
 		return backend_cuda_launch(k, grid, argv, stream);
+	/* cuda-emu runs what a GPU would, so it refuses the grids a GPU refuses */
+	static const uint32_t gpu_max[3] = {0x7fffffffu, 65535, 65535};
+	for (int d = 0; k->ck.target.emulate && d < 3; d++)
+		if (grid[d] > gpu_max[d])
+			return api_fail(k->ctx, TILE_ERROR_LAUNCH,
+			                "kernel '%s': grid %c dimension %" PRIu32
+			                " is out of range (1 to %" PRIu32 " on a GPU)",
+			                k->ck.name, "xyz"[d], grid[d], gpu_max[d]);
 	int asserts = backend_assert_count(k->ctx->be);
 	int rc = cpu_launch(k->ctx->pool, k->cpu_fn, argv, grid, (size_t)k->ck.smem_bytes,
 	                    k->ck.stack_bytes, k->rt);

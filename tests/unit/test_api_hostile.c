@@ -436,6 +436,37 @@ static void test_grids(tile_context *ctx, tile_kernel *k)
 	}
 }
 
+/* cuda-emu runs the program a GPU would: it refuses the grids a GPU refuses
+ * (y and z at most 65535), rather than run what the GPU would not */
+static void test_emu_grid(void)
+{
+	tile_context_options o = {0};
+	o.target = "cuda-emu";
+	o.disable_cache = 1;
+	tile_context *ctx = NULL;
+	tile_module *m = NULL;
+	tile_kernel *k = NULL;
+	CHECK_ST(tile_context_create(&ctx, &o), TILE_OK);
+	CHECK_ST(tile_module_load_source(ctx, "fill.tile", src, (size_t)-1, &m), TILE_OK);
+	CHECK_ST(tile_kernel_get(m, "fill", "*fp32:16,i32,i8,fp32,i1,64", NULL, &k), TILE_OK);
+	if (k) {
+		tile_arg a[5];
+		launch_args(a);
+		static const uint32_t bad[][3] = {{1, 65536, 1}, {1, 1, 70000}, {0x80000000u, 1, 1}};
+		for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+			CHECK_ST(tile_launch(k, bad[i], a, 5, NULL), TILE_ERROR_LAUNCH);
+			CHECK_MSG("out of range");
+		}
+		uint32_t grid[3] = {N / BLOCK, 1, 1};
+		memset(OUT, 0, sizeof OUT);
+		CHECK_ST(tile_launch(k, grid, a, 5, NULL), TILE_OK);
+		CHECK(filled(3.5f));
+	}
+	tile_kernel_destroy(k);
+	tile_module_destroy(m);
+	tile_context_destroy(ctx);
+}
+
 static void test_bad_dlpack(tile_context *ctx, tile_kernel *k)
 {
 	uint32_t grid[3] = {N / BLOCK, 1, 1};
@@ -661,6 +692,7 @@ int main(void)
 	test_null_handles();
 	test_bad_options();
 	test_destroy_order();
+	test_emu_grid();
 	tile_context *ctx = make_ctx();
 	CHECK(ctx != NULL);
 	if (!ctx)
