@@ -182,6 +182,20 @@ expect 2 $TILE compile
 expect 2 $TILE compile $K --emit nonsense
 expect 2 $TILE compile $K --bogus-option
 expect 2 $TILE compile $K add_kernel --num-warps x
+# the binary on stdout is only the binary: the report goes to stderr
+expect 0 $TILE compile $K add_kernel --signature '*fp32,*fp32,*fp32,i32,64' --target cpu -o - --time
+head -c 4 "$tmp/out" | od -c | grep -q 'E   L   F' || fail "-o - does not write an ELF object to stdout"
+grep -q "compiled add_kernel" "$tmp/out" && fail "-o - mixed the report into the binary"
+has "$tmp/err" "compiled add_kernel"
+# output that cannot be written is an error that says why
+expect 1 $TILE compile $K add_kernel --signature '*fp32,*fp32,*fp32,i32,64' --target cpu -o "$tmp/no/such/dir/k.o"
+has "$tmp/err" "No such file or directory"
+if [ -w /dev/full ]; then
+	expect 1 sh -c "$TILE compile $K add_kernel --signature '*fp32,*fp32,*fp32,i32,64' --target cpu --emit tir >/dev/full"
+	has "$tmp/err" "cannot write the output"
+fi
+expect 1 $TILE compile $K add_kernel --signature '*fp32,*fp32,*fp32,i32,64' --target cpu --emit cubin -o "$tmp/k.cubin"
+has "$tmp/err" "--emit=cubin is not available for target 'cpu'"
 # an option given twice is refused, not "the last wins"
 expect 2 $TILE compile $K add_kernel --signature '*fp32,*fp32,*fp32,i32,64' --signature '*fp16,*fp16,*fp16,i32,64'
 has "$tmp/err" "--signature is given twice"

@@ -6,6 +6,7 @@
  * of --signature go, in order, to the parameters that no --const names.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -240,18 +241,22 @@ static int write_out(const char *path, const void *data, size_t len)
 		return 0;
 	}
 	FILE *f = fopen(path, "wb");
-	if (!f || fwrite(data, 1, len, f) != len || fclose(f) != 0) {
-		fprintf(stderr, "tile: error: cannot write '%s'\n", path);
-		if (f)
-			fclose(f);
+	bool ok = f && fwrite(data, 1, len, f) == len;
+	int err = errno;
+	if (f && fclose(f) != 0 && ok) { /* closed once, whatever happened */
+		ok = false;
+		err = errno;
+	}
+	if (!ok) {
+		fprintf(stderr, "tile: error: cannot write '%s': %s\n", path, strerror(err ? err : EIO));
 		return EXIT_USER;
 	}
 	return 0;
 }
 
-static void print_times(const CompiledKernel *ck)
+static void print_times(FILE *to, const CompiledKernel *ck)
 {
-	printf("time: sema %.2f ms, layout %.2f ms, lower %.2f ms, codegen %.2f ms, total %.2f "
+	fprintf(to, "time: sema %.2f ms, layout %.2f ms, lower %.2f ms, codegen %.2f ms, total %.2f "
 	       "ms%s\n",
 	       ck->t_sema * 1e3, ck->t_layout * 1e3, ck->t_lower * 1e3, ck->t_codegen * 1e3,
 	       ck->t_total * 1e3, ck->from_cache ? " (from cache)" : "");
@@ -261,6 +266,8 @@ static int report_result(const CompiledKernel *ck, DumpKind kind, const char *du
                          const char *out_path, bool timing)
 {
 	int rc = 0;
+	/* the binary on stdout (-o -): the report goes to stderr, not into the binary */
+	FILE *report = out_path && strcmp(out_path, "-") == 0 ? stderr : stdout;
 	if (kind == DUMP_CUBIN || kind == DUMP_NONE) {
 		if (kind == DUMP_CUBIN && !out_path && !dump) {
 			cli_usage_error("--emit cubin writes a binary: give -o FILE");
@@ -271,15 +278,15 @@ static int report_result(const CompiledKernel *ck, DumpKind kind, const char *du
 		else if (out_path)
 			rc = write_out(out_path, ck->binary, ck->binary_len);
 		if (kind == DUMP_NONE && !rc)
-			printf("compiled %s for %s: %zu bytes, %d threads, %d bytes of shared "
-			       "memory%s\n",
-			       ck->name, ck->target.name, ck->binary_len, ck->threads,
-			       ck->smem_bytes, ck->from_cache ? " (cached)" : "");
+			fprintf(report, "compiled %s for %s: %zu bytes, %d threads, %d bytes of shared "
+			        "memory%s\n",
+			        ck->name, ck->target.name, ck->binary_len, ck->threads,
+			        ck->smem_bytes, ck->from_cache ? " (cached)" : "");
 	} else if (dump) {
 		rc = write_out(out_path, dump, strlen(dump));
 	}
 	if (timing && !rc && kind == DUMP_NONE)
-		print_times(ck);
+		print_times(report, ck);
 	return rc;
 }
 

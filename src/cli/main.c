@@ -185,7 +185,7 @@ static int print_version(void)
 	return 0;
 }
 
-int main(int argc, char **argv)
+static int run_command(int argc, char **argv)
 {
 	if (argc < 2) {
 		fputs(usage_text, stderr);
@@ -208,4 +208,18 @@ int main(int argc, char **argv)
 		return cmd_cache(argc - 2, argv + 2);
 	cli_usage_error("unknown command '%s'", cmd);
 	return EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+	int rc = run_command(argc, argv);
+	/* output that could not be written (a full disk, a closed pipe) is an error,
+	 * not a success with the dump or the binary lost */
+	errno = 0;
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "tile: error: cannot write the output: %s\n",
+		        strerror(errno ? errno : EIO));
+		return rc ? rc : EXIT_USER;
+	}
+	return rc;
 }

@@ -133,11 +133,11 @@ static bool stage_emit(Compilation *c)
 	default: break;
 	}
 	bool cpu = r->target.kind == TARGET_CPU;
-	if ((cpu && (what == EMIT_CUDA_SRC || what == EMIT_PTX)) ||
+	if ((cpu && (what == EMIT_CUDA_SRC || what == EMIT_PTX || r->dump == DUMP_CUBIN)) ||
 	    (!cpu && (what == EMIT_LLVM_IR || what == EMIT_ASM))) {
 		SrcLoc none = {0};
 		diag_error(c->diags, none, "--emit=%s is not available for target '%s'",
-			   what == EMIT_CUDA_SRC ? "cuda" : what == EMIT_PTX ? "ptx"
+			   r->dump == DUMP_CUBIN ? "cubin" : what == EMIT_CUDA_SRC ? "cuda" : what == EMIT_PTX ? "ptx"
 			   : what == EMIT_LLVM_IR ? "llvm" : "asm", r->target.name);
 		return false;
 	}
