@@ -99,6 +99,20 @@ done
 
 # usage errors: exit 2
 expect 2 $TILE run $K add_kernel --grid
+# a float literal is a Python float: a constexpr keeps its double value (0.1,
+# not fp32's 0.100000001...), a runtime parameter gets fp32
+cat >"$tmp/cf.py" <<'EOF'
+import triton
+import triton.language as tl
+@triton.jit
+def k(out_ptr, s, SCALE: tl.constexpr, OFF: tl.constexpr = 0.1):
+    tl.store(out_ptr + tl.arange(0, 2), tl.full([2], SCALE, tl.float64) + tl.full([2], OFF, tl.float64) + s)
+EOF
+npy_arr "$tmp/z8.npy" '<f8' 2 '\000\000\000\000\000\000\000\000'
+expect 0 $TILE run "$tmp/cf.py" k --target cpu out_ptr=@"$tmp/z8.npy" s=0.0 SCALE=0.1 --out-dir "$tmp/cf"
+printf '\232\231\231\231\231\231\311\077%.0s' 1 2 >"$tmp/want.bin" # 0.1 + 0.1 in doubles
+tail -c 16 "$tmp/cf/out_ptr.npy" | cmp -s - "$tmp/want.bin" || fail "a constexpr float lost its double precision"
+
 expect 2 $TILE run $K add_kernel --grid 0 n_elements=1
 expect 2 $TILE run $K add_kernel --grid 1 --frobnicate
 expect 2 $TILE run

@@ -4,7 +4,8 @@
  *
  * Every kernel parameter is bound by name. Pointers are .npy files
  * (NAME=@file.npy; the pointee dtype is the array's), everything else a Python
- * literal: 123 (i32 if it fits, else i64), 0.5 (fp32), True/False, None,
+ * literal: 123 (i32 if it fits, else i64), 0.5 (fp32; a constexpr keeps the
+ * double), True/False, None,
  * 'str' or "str", tl.float16. The kernel is specialized from the values the
  * way Triton's launcher does it (tile_kernel_get_typed), launched, and with
  * --out-dir every pointer argument is written back as DIR/NAME.npy.
@@ -113,7 +114,7 @@ static bool parse_literal(const char *s, tile_arg *a)
 	errno = 0;
 	double fv = strtod(s, &end);
 	if (*end == 0 && errno == 0 && strchr(s, 'x') == NULL && strchr(s, 'X') == NULL) {
-		*a = tile_arg_f32((float)fv);
+		*a = tile_arg_f64(fv); /* fp32 for a runtime parameter: see as_python_float */
 		return true;
 	}
 	return false;
@@ -337,7 +338,7 @@ static tile_arg arg_from_default(const ConstVal *v)
 	case CV_INT:
 		return v->i >= INT32_MIN && v->i <= INT32_MAX ? tile_arg_i32((int32_t)v->i)
 		                                              : tile_arg_i64(v->i);
-	case CV_FLOAT: return tile_arg_f32((float)v->f);
+	case CV_FLOAT: return tile_arg_f64(v->f);
 	case CV_BOOL: return tile_arg_bool((int)v->i);
 	case CV_STR: return tile_arg_str(v->s);
 	case CV_DTYPE: return tile_arg_dtype(api_dt_to_dtype(v->dtype));
@@ -458,6 +459,14 @@ static const Binding *find_binding(const RunCfg *c, const char *name)
 	return NULL;
 }
 
+/* A Python float is a double: a constexpr keeps all of it (Triton specializes on
+ * the value), a runtime parameter gets it as fp32, as Triton's launcher passes it. */
+static void as_python_float(tile_arg *a, bool is_constexpr)
+{
+	if (a->kind == TILE_ARG_F64 && !is_constexpr)
+		*a = tile_arg_f32((float)a->f64);
+}
+
 /* Fills args[0..*nargs) from the bindings; defaults fill gaps before the last bound one. */
 static int bind_all(tile_context *ctx, tile_module *mod, const char *kernel, const RunCfg *c,
                     BoundArg *args, int *nargs)
@@ -488,6 +497,7 @@ static int bind_all(tile_context *ctx, tile_module *mod, const char *kernel, con
 			rc = bind_value(ctx, b, &args[i]);
 		else
 			args[i].arg = arg_from_default(&ki->params[i].default_val);
+		as_python_float(&args[i].arg, p[i].is_constexpr);
 	}
 	*nargs = last;
 	return rc;
