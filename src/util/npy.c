@@ -252,6 +252,17 @@ int npy_read(const char *path, NpyArray *out, char *err, size_t errlen)
 		return read_fail(f, out, hdr, errf(err, errlen, "%s: out of memory", path));
 	if (fread(out->data, 1, out->nbytes, f) != out->nbytes)
 		return read_fail(f, out, hdr, errf(err, errlen, "%s is truncated", path));
+	/* more data than the shape says: the header is wrong, and the rest would be
+	 * dropped without a word (and missing from what --out-dir writes back) */
+	if (fgetc(f) != EOF) {
+		long long extra = fsize >= 0 ? fsize - (long long)(hstart + hlen + out->nbytes) : -1;
+		char what[48] = "data";
+		if (extra > 0)
+			snprintf(what, sizeof what, "%lld bytes", extra);
+		return read_fail(f, out, hdr,
+		                 errf(err, errlen, "%s has %s after the %zu bytes its header's shape and dtype describe",
+		                      path, what, out->nbytes));
+	}
 	fclose(f);
 	free(hdr);
 	return 0;

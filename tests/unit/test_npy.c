@@ -159,6 +159,8 @@ static void test_handwritten(void)
 	        "{'descr': '>f4', 'fortran_order': False, 'shape': (3, 4), }",
 	        "{'descr': '<c8', 'fortran_order': False, 'shape': (3, 4), }",
 	        "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 40), }", /* short data */
+	        "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 3), }",  /* data left over */
+	        "{'descr': '<f4', 'fortran_order': False, 'shape': (0,), }",    /* all of it */
 	        "{'descr': '<f4', 'fortran_order': False, 'shape': (-3, 4), }",
 	        "{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999, 99999999999, "
 	        "99999999999), }",
