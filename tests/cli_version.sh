@@ -11,6 +11,11 @@ expect 0 $TILE --help
 has "$tmp/out" "usage: tile"
 has "$tmp/out" "compile"
 has "$tmp/out" "repl"
+# --help after a command shows the usage too (not "missing FILE.tile")
+for cmd in compile run repl cache; do
+	expect 0 $TILE $cmd --help
+	has "$tmp/out" "usage: tile"
+done
 expect 2 $TILE
 expect 2 $TILE frobnicate
 has "$tmp/err" "frobnicate"

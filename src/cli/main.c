@@ -198,6 +198,11 @@ static int run_command(int argc, char **argv)
 	}
 	if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0)
 		return print_version();
+	for (int i = 2; i < argc; i++) /* `tile run --help`: the usage, not "missing FILE" */
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			fputs(usage_text, stdout);
+			return 0;
+		}
 	if (strcmp(cmd, "compile") == 0)
 		return cmd_compile(argc - 2, argv + 2);
 	if (strcmp(cmd, "run") == 0)
