@@ -171,6 +171,32 @@ static void test_bad_options(void)
 	unlink(path);
 }
 
+/* ---- buffers ------------------------------------------------------------------------- */
+
+static void test_bad_buffers(tile_context *ctx)
+{
+	tile_buffer *b = (tile_buffer *)1;
+	CHECK_ST(tile_buffer_alloc(ctx, SIZE_MAX, &b), TILE_ERROR_NOMEM);
+	CHECK(b == NULL);
+	CHECK_ST(tile_buffer_alloc(ctx, SIZE_MAX - 10, &b), TILE_ERROR_NOMEM);
+	CHECK_ST(tile_buffer_alloc(ctx, 16, NULL), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_ST(tile_buffer_alloc(ctx, 0, &b), TILE_OK);
+	CHECK(tile_buffer_size(b) == 0 && tile_buffer_ptr(b) != NULL);
+	tile_buffer_free(b);
+	CHECK_ST(tile_buffer_alloc(ctx, 100, &b), TILE_OK);
+	char host[200] = {0};
+	CHECK_ST(tile_buffer_upload(b, 0, host, 101), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_ST(tile_buffer_upload(b, 101, host, 0), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_ST(tile_buffer_upload(b, SIZE_MAX, host, 2), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_ST(tile_buffer_upload(b, 1, host, SIZE_MAX), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_ST(tile_buffer_upload(b, 0, NULL, 4), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_ST(tile_buffer_download(b, 99, host, 2), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_ST(tile_buffer_download(b, 100, host, 0), TILE_OK);
+	CHECK_ST(tile_buffer_download(b, 0, NULL, 0), TILE_OK);
+	tile_buffer_free(b);
+	CHECK_ST(tile_synchronize(ctx), TILE_OK);
+}
+
 /* ---- modules and signatures ------------------------------------------------------------ */
 
 static void test_bad_sources(tile_context *ctx)
@@ -698,6 +724,7 @@ int main(void)
 	if (!ctx)
 		return 1;
 	test_bad_sources(ctx);
+	test_bad_buffers(ctx);
 	tile_module *m = NULL;
 	CHECK_ST(tile_module_load_source(ctx, "fill.tile", src, (size_t)-1, &m), TILE_OK);
 	if (m) {
