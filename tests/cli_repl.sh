@@ -50,5 +50,8 @@ has "$tmp/err" "a NUL byte in the command"
 { printf ':run double --grid 1'; for i in $(seq 1 1100); do printf ' A%d=1' "$i"; done; echo; } >"$tmp/s6"
 expect 1 $TILE repl <"$tmp/s6"
 has "$tmp/err" "more than 1024 words"
+# input that cannot be read is an error, not an empty session
+expect 1 sh -c "$TILE repl </"
+has "$tmp/err" "cannot read the input"
 
 finish

@@ -8,6 +8,7 @@
  * Reads stdin to its end (prompts only on a terminal). Exits 0, or 1 when
  * any definition or command failed (useful when it is fed a script).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -225,9 +226,16 @@ int cmd_repl(int argc, char **argv)
 			fputs(r.pending.len ? "...> " : "tile> ", stdout);
 			fflush(stdout);
 		}
+		errno = 0;
 		ssize_t len = getline(&line, &cap, stdin);
-		if (len < 0)
+		if (len < 0) {
+			if (ferror(stdin)) { /* not the end of the input: it could not be read */
+				fprintf(stderr, "tile: error: cannot read the input: %s\n",
+				        strerror(errno ? errno : EIO));
+				r.failures++;
+			}
 			break;
+		}
 		bool nul = memchr(line, 0, (size_t)len) != NULL;
 		if (r.pending.len == 0 && line[0] == ':') {
 			if (nul) { /* the words after it would be lost */
