@@ -204,6 +204,8 @@ int npy_read(const char *path, NpyArray *out, char *err, size_t errlen)
 	long long fsize = -1; /* known only for regular files */
 	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode))
 		fsize = (long long)st.st_size;
+	else if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) /* fopen takes one */
+		return read_fail(f, out, NULL, errf(err, errlen, "cannot open %s: %s", path, strerror(EISDIR)));
 	unsigned char pre[12];
 	if (fread(pre, 1, 8, f) != 8 || memcmp(pre, "\x93NUMPY", 6) != 0)
 		return read_fail(f, out, NULL,

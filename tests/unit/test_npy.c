@@ -214,6 +214,7 @@ static void test_handwritten(void)
 			npy_free(&a);
 		}
 	}
+	CHECK(npy_read(dir, &a, err, sizeof err) == -1 && strstr(err, "Is a directory"));
 	CHECK(npy_read("/nonexistent/x.npy", &a, err, sizeof err) == -1 &&
 	      strstr(err, "cannot open"));
 }
