@@ -148,6 +148,8 @@ tile_dtype api_dtype_from_dlpack(DLDataType t);
  * kernel on the GPU if cuda > 0, on the host if 0, unchecked if < 0); else
  * what is wrong, one phrase. */
 const char *api_dltensor_problem(const DLTensor *t, int cuda);
+/* data + byte_offset, computed on addresses: data may be NULL for an empty tensor. */
+void *api_dltensor_data(const DLTensor *t);
 
 /* ---- backend.c ---- */
 Backend *

@@ -90,7 +90,7 @@ static tile_status conv_ptr(const tile_kernel *k, int s, const tile_arg *a, ArgV
 		const char *why = api_dltensor_problem(a->dl, k->is_cuda);
 		if (why)
 			return bad(k, s, "%s%s", why, "");
-		p = (char *)a->dl->data + a->dl->byte_offset;
+		p = api_dltensor_data(a->dl);
 		d = api_dtype_from_dlpack(a->dl->dtype);
 	} else {
 		return bad(k, s, "expected a pointer to %s, got %s", dtype_short(sl->elem),

@@ -113,6 +113,11 @@ const char *api_dltensor_problem(const DLTensor *t, int cuda)
 	return NULL;
 }
 
+void *api_dltensor_data(const DLTensor *t)
+{
+	return (void *)((uintptr_t)t->data + (uintptr_t)t->byte_offset);
+}
+
 tile_dtype api_dtype_from_dlpack(DLDataType t)
 {
 	if (t.lanes != 1)

@@ -552,7 +552,7 @@ tile_status api_spec_from_arg(tile_context *ctx, const KernelParamInfo *p, const
 		const char *why = api_dltensor_problem(a->dl, -1); /* the device: at launch */
 		if (why)
 			return api_fail(ctx, TILE_ERROR_INVALID_ARGUMENT, "argument '%s': %s", p->name, why);
-		return ptr_spec(ctx, p, (const char *)a->dl->data + a->dl->byte_offset,
+		return ptr_spec(ctx, p, api_dltensor_data(a->dl),
 		                api_dtype_from_dlpack(a->dl->dtype), out);
 	}
 	case TILE_ARG_F32: out->ty = type_scalar(DT_F32); return TILE_OK;

@@ -531,7 +531,20 @@ static void test_bad_dlpack(tile_context *ctx, tile_kernel *k)
 	t.shape = huge;
 	CHECK_ST(tile_launch(k, grid, a, 5, NULL), TILE_ERROR_INVALID_ARGUMENT);
 	CHECK_MSG("64 bits");
-	int64_t zhuge[3] = {0, INT64_MAX, INT64_MAX};
+	/* an empty tensor may have no data, and still a byte_offset */
+	int64_t none[1] = {0};
+	t = good;
+	t.data = NULL;
+	t.shape = none;
+	t.byte_offset = 64;
+	uint32_t one[3] = {1, 1, 1};
+	tile_arg e[5];
+	launch_args(e);
+	e[0] = tile_arg_dltensor(&t);
+	e[1] = tile_arg_i32(0);
+	CHECK_ST(tile_launch(k, one, e, 5, NULL), TILE_OK);
+		int64_t zhuge[3] = {0, INT64_MAX, INT64_MAX};
+	t = good;
 	t.ndim = 3;
 	t.shape = zhuge; /* zero elements: fine, the kernel may not touch it */
 	CHECK_ST(tile_launch(k, grid, a, 5, NULL), TILE_OK);
