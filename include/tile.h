@@ -185,6 +185,9 @@ typedef struct tile_diagnostic {
 	const char *rendered; /* "file:line:col: error: ...\n" + source line + caret */
 } tile_diagnostic;
 
+/* Callbacks run while the context is in use (during a compile or a launch):
+ * they must not call tile functions on that context, nor on what was made
+ * from it. */
 typedef void (*tile_diag_fn)(void *user, const tile_diagnostic *d);
 /* device_print output: text (not NUL-terminated) of len bytes. */
 typedef void (*tile_print_fn)(void *user, const char *text, size_t len);
