@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "util/util.h"
 
@@ -312,16 +313,11 @@ int npy_write(const char *path, const NpyArray *a, char *err, size_t errlen)
 	                         0,
 	                         (unsigned char)(hlen & 0xff),
 	                         (unsigned char)(hlen >> 8)};
-	FILE *f = fopen(path, "wb");
-	if (!f)
+	/* written beside it and renamed over it: a failed write (a full disk) leaves
+	 * the file as it was, never a truncated array in its place */
+	FilePart parts[3] = {{pre, 10}, {hdr, hlen}, {a->data, nbytes}};
+	if (write_file_parts(path, parts, 3) != 0)
 		return errf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-	bool ok = fwrite(pre, 1, 10, f) == 10 && fwrite(hdr, 1, hlen, f) == hlen &&
-	          (nbytes == 0 || fwrite(a->data, 1, nbytes, f) == nbytes);
-	if (fclose(f) != 0)
-		ok = false;
-	if (!ok)
-		return errf(err, errlen, "cannot write %s: %s", path,
-		            strerror(errno ? errno : EIO));
 	return 0;
 }
 

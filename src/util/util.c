@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* ---- internal errors -------------------------------------------------------- */
 
@@ -474,6 +476,52 @@ void diag_emit(DiagSink *s, DiagLevel lvl, SrcLoc loc, const char *fmt, ...)
 /* ---- misc ------------------------------------------------------------------- */
 
 char *read_file(const char *path, size_t *len) { return read_file_max(path, SIZE_MAX - 1, len); }
+
+static int write_parts(FILE *f, const FilePart *parts, int n)
+{
+	errno = 0;
+	bool ok = true;
+	for (int i = 0; ok && i < n; i++)
+		ok = parts[i].len == 0 || fwrite(parts[i].data, 1, parts[i].len, f) == parts[i].len;
+	int e = errno;
+	if (fclose(f) != 0 && ok) {
+		ok = false;
+		e = errno;
+	}
+	errno = ok ? 0 : e ? e : EIO;
+	return ok ? 0 : -1;
+}
+
+int write_file_parts(const char *path, const FilePart *parts, int n)
+{
+	struct stat st;
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		/* /dev/null, a FIFO, a symlink: written through, never replaced */
+		FILE *f = fopen(path, "wb");
+		return f ? write_parts(f, parts, n) : -1;
+	}
+	size_t plen = strlen(path);
+	char *tmp = xmalloc(plen + 32);
+	snprintf(tmp, plen + 32, "%s.tmp.%ld", path, (long)getpid());
+	FILE *f = fopen(tmp, "wb");
+	if (!f) {
+		int e = errno;
+		free(tmp);
+		errno = e;
+		return -1;
+	}
+	bool ok = write_parts(f, parts, n) == 0;
+	int e = errno;
+	if (ok && rename(tmp, path) != 0) {
+		ok = false;
+		e = errno;
+	}
+	if (!ok)
+		unlink(tmp);
+	free(tmp);
+	errno = ok ? 0 : e ? e : EIO;
+	return ok ? 0 : -1;
+}
 
 char *read_file_max(const char *path, size_t max, size_t *len)
 {

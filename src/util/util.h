@@ -156,6 +156,12 @@ static inline bool is_pow2_i64(int64_t x) { return x > 0 && (x & (x - 1)) == 0; 
 static inline int log2_i64(int64_t x) { int n = 0; while ((1LL << n) < x) n++; return n; }
 char *read_file(const char *path, size_t *len); /* heap, NUL-terminated; NULL on error (errno set) */
 char *read_file_max(const char *path, size_t max, size_t *len); /* same; EFBIG past max bytes */
+/* Writes the n parts, in order, to a file beside path and renames it over
+ * path: a failed write (a full disk) leaves what path held as it was. A path
+ * that exists and is no regular file (/dev/null, a FIFO, a symlink) is written
+ * through instead. 0, or -1 with errno set. */
+typedef struct FilePart { const void *data; size_t len; } FilePart;
+int write_file_parts(const char *path, const FilePart *parts, int n);
 double now_seconds(void);                        /* monotonic clock */
 
 #endif

@@ -2,9 +2,13 @@
  * and malformed files (which must be errors, never crashes). */
 #include "util/npy.h"
 
+#include <dirent.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static int failures;
@@ -219,6 +223,51 @@ static void test_handwritten(void)
 	      strstr(err, "cannot open"));
 }
 
+/* A write that fails part way (here: past a file-size limit, as a full disk
+ * would) leaves the file it replaces as it was, and no temporary file. */
+static void test_failed_write(void)
+{
+	char err[256];
+	float small[4] = {1, 2, 3, 4};
+	NpyArray a = {.dtype = "<f4", .ndim = 1, .shape = {4}, .nbytes = sizeof small, .data = small};
+	CHECK(npy_write(path, &a, err, sizeof err) == 0);
+	size_t n0;
+	unsigned char before[256];
+	const unsigned char *was = slurp(&n0);
+	CHECK(n0 <= sizeof before);
+	memcpy(before, was, n0 < sizeof before ? n0 : sizeof before);
+	static float big[4096];
+	NpyArray b = {.dtype = "<f4", .ndim = 1, .shape = {4096}, .nbytes = sizeof big, .data = big};
+	struct rlimit old, lim;
+	getrlimit(RLIMIT_FSIZE, &old);
+	lim = old;
+	lim.rlim_cur = 1024;
+	void (*prev)(int) = signal(SIGXFSZ, SIG_IGN);
+	CHECK(setrlimit(RLIMIT_FSIZE, &lim) == 0);
+	int r = npy_write(path, &b, err, sizeof err);
+	setrlimit(RLIMIT_FSIZE, &old);
+	signal(SIGXFSZ, prev);
+	CHECK(r == -1 && strstr(err, "cannot write"));
+	size_t n1;
+	unsigned char *after = slurp(&n1);
+	CHECK(n1 == n0 && memcmp(after, before, n0) == 0);
+	int files = 0;
+	DIR *d = opendir(dir);
+	for (struct dirent *e; d && (e = readdir(d));)
+		files += e->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	CHECK(files == 1);
+	/* a symlink is written through, not replaced by a file */
+	char link[300];
+	snprintf(link, sizeof link, "%s/link.npy", dir);
+	CHECK(symlink(path, link) == 0);
+	CHECK(npy_write(link, &a, err, sizeof err) == 0);
+	struct stat st;
+	CHECK(lstat(link, &st) == 0 && S_ISLNK(st.st_mode));
+	unlink(link);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir)) {
@@ -228,6 +277,7 @@ int main(void)
 	snprintf(path, sizeof path, "%s/a.npy", dir);
 	test_roundtrip();
 	test_handwritten();
+	test_failed_write();
 	unlink(path);
 	rmdir(dir);
 	if (failures) {
