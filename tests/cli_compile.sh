@@ -194,6 +194,13 @@ if [ -w /dev/full ]; then
 	expect 1 sh -c "$TILE compile $K add_kernel --signature '*fp32,*fp32,*fp32,i32,64' --target cpu --emit tir >/dev/full"
 	has "$tmp/err" "cannot write the output"
 fi
+# a failed write leaves the previous OUT whole; /dev/null stays a device
+printf 'previous' >"$tmp/k.o"
+expect 1 sh -c "trap '' XFSZ; ulimit -f 1; exec $TILE compile $K add_kernel --signature '*fp32,*fp32,*fp32,i32,64' --target cpu -o '$tmp/k.o'"
+[ "$(cat "$tmp/k.o")" = previous ] || fail "a failed -o write destroyed the previous file"
+ls "$tmp" | grep -q 'k.o.tmp' && fail "a failed -o write left its temporary file"
+expect 0 $TILE compile $K add_kernel --signature '*fp32,*fp32,*fp32,i32,64' --target cpu -o /dev/null
+[ -c /dev/null ] || fail "-o /dev/null replaced /dev/null"
 expect 1 $TILE compile $K add_kernel --signature '*fp32,*fp32,*fp32,i32,64' --target cpu --emit cubin -o "$tmp/k.cubin"
 has "$tmp/err" "--emit=cubin is not available for target 'cpu'"
 # an option given twice is refused, not "the last wins"

@@ -240,15 +240,9 @@ static int write_out(const char *path, const void *data, size_t len)
 		fwrite(data, 1, len, stdout);
 		return 0;
 	}
-	FILE *f = fopen(path, "wb");
-	bool ok = f && fwrite(data, 1, len, f) == len;
-	int err = errno;
-	if (f && fclose(f) != 0 && ok) { /* closed once, whatever happened */
-		ok = false;
-		err = errno;
-	}
-	if (!ok) {
-		fprintf(stderr, "tile: error: cannot write '%s': %s\n", path, strerror(err ? err : EIO));
+	FilePart part = {data, len}; /* a failed write leaves an existing OUT as it was */
+	if (write_file_parts(path, &part, 1) != 0) {
+		fprintf(stderr, "tile: error: cannot write '%s': %s\n", path, strerror(errno));
 		return EXIT_USER;
 	}
 	return 0;
