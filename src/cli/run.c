@@ -144,12 +144,20 @@ static volatile sig_atomic_t in_launch;
 static const char wild_msg[] = "tile: error: the kernel accessed memory outside all of its arguments; "
                                "check its offsets and masks, --grid and the sizes passed\n";
 
+/* Whether address a lies in g's mapping (an emptied slot has none). Compared as
+ * integers: the addresses belong to different objects, and map may be NULL. */
+static bool in_guard(const Guard *g, uintptr_t a)
+{
+	uintptr_t lo = (uintptr_t)g->map;
+	return lo && a >= lo && a - lo < g->maplen;
+}
+
 static void on_fault(int sig, siginfo_t *si, void *uctx)
 {
 	(void)uctx;
-	char *a = si->si_addr;
+	uintptr_t a = (uintptr_t)si->si_addr;
 	for (int i = 0; i < nguards; i++)
-		if (a >= guards[i].map && a < guards[i].map + guards[i].maplen) {
+		if (in_guard(&guards[i], a)) {
 			ssize_t w = write(2, guards[i].msg, guards[i].msglen);
 			(void)w;
 			_exit(EXIT_USER);
@@ -211,7 +219,7 @@ static void *guarded_alloc(const char *name, size_t bytes)
 static void guarded_free(void *p)
 {
 	for (int i = 0; i < nguards; i++)
-		if ((char *)p > guards[i].map && (char *)p < guards[i].map + guards[i].maplen) {
+		if (in_guard(&guards[i], (uintptr_t)p)) {
 			munmap(guards[i].map, guards[i].maplen);
 			guards[i].map = NULL;
 			guards[i].maplen = 0;
