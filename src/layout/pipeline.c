@@ -691,13 +691,19 @@ static void transform(Pipe *P, int S, int64_t step)
 	I.iv = binop(P, &I, TOP_ADD, body->args[0], konst(P, &I, ivt, (S - 1) * step));
 	ValId one = konst(P, &I, i32, 1), sv = konst(P, &I, i32, S);
 	ValId wr = binop(P, &I, TOP_ADD, r, konst(P, &I, i32, S - 1));
-	wr = select_(P, &I, cmp(P, &I, PRED_GE, wr, sv), binop(P, &I, TOP_SUB, wr, sv), wr);
+	/* one emitting call per statement: C leaves the order of arguments open, and
+	 * clang numbers the values differently from gcc */
+	ValId wrap = binop(P, &I, TOP_SUB, wr, sv);
+	ValId past = cmp(P, &I, PRED_GE, wr, sv);
+	wr = select_(P, &I, past, wrap, wr);
 	for (int i = 0; i < P->nld; i++)
 		emit_copy(P, &I, &P->ld[i], wr);
 	emit_op(P, &I, TOP_ASYNC_COMMIT, NULL, 0);
 	advance(P, &I, nxt);
 	ValId r1 = binop(P, &I, TOP_ADD, r, one);
-	ValId rn = select_(P, &I, cmp(P, &I, PRED_EQ, r1, sv), konst(P, &I, i32, 0), r1);
+	ValId zero = konst(P, &I, i32, 0);
+	ValId at_end = cmp(P, &I, PRED_EQ, r1, sv);
+	ValId rn = select_(P, &I, at_end, zero, r1);
 	int a = 0;
 	for (int k = 0; k < n; k++)
 		if (P->used[k])
