@@ -66,7 +66,17 @@ static Value full_impl(Sema *s, int rank, const int32_t *shape, Value v, Type dt
 		}
 		Type t = shaped((DType)dt.dt, rank, shape);
 		double f = v.c.kind == CV_FLOAT ? v.c.f : (double)v.c.i;
-		int64_t i = v.c.kind == CV_FLOAT ? (int64_t)v.c.f : v.c.i;
+		int64_t i = v.c.i;
+		if (v.c.kind == CV_FLOAT && !dtype_is_int((DType)dt.dt)) {
+			i = 0; /* a float tile: only f is used */
+		} else if (v.c.kind == CV_FLOAT) {
+			/* inf, nan or beyond int64 has no integer value (the C cast is undefined) */
+			if (!(f >= -9223372036854775808.0 && f < 9223372036854775808.0)) {
+				diag_error(s->d, loc, "cannot fill an integer tile with %g", f);
+				return v_err();
+			}
+			i = dt.dt == DT_I1 ? f != 0 : (int64_t)f;
+		}
 		if (dt.dt == DT_I1) i = i != 0;
 		return v_tensor(s, emit_const(s, t, i, f, loc));
 	}
