@@ -510,6 +510,66 @@ static void lower_params(Lower *L)
 	}
 }
 
+/* ---- dead code ---------------------------------------------------------------------- */
+
+/* Pure ops whose results nothing uses are dropped: a pattern lowered as a
+ * whole (the one-hot gather in lower_reduce.c) leaves the ops of its parts
+ * behind, and so may views and conversions whose results only fed it.
+ * PARAM, LANE_ID and WARP_ID stay (the top of every thread program). */
+static void count_uses(const TpBlock *b, int *uses)
+{
+	for (int i = 0; i < b->nops; i++) {
+		const TpOp *op = b->ops[i];
+		for (int k = 0; k < op->nin; k++)
+			uses[op->operands[k]]++;
+		for (int k = 0; k < op->nregions; k++)
+			count_uses(&op->regions[k], uses);
+	}
+}
+
+static bool removable(const TpOp *op, const int *uses)
+{
+	TpOpKind k = (TpOpKind)op->kind;
+	if (!(tp_op_flags(k) & TF_PURE) || op->nregions || k == TP_PARAM || k == TP_LANE_ID ||
+	    k == TP_WARP_ID)
+		return false;
+	for (int i = 0; i < op->nout; i++)
+		if (uses[op->results[i]])
+			return false;
+	return true;
+}
+
+/* Backwards over the block, entering regions where they stand: every use
+ * follows its definition, so one pass removes whole dead chains. */
+static void drop_dead(TpBlock *b, int *uses)
+{
+	int n = b->nops;
+	for (int i = b->nops - 1; i >= 0; i--) {
+		TpOp *op = b->ops[i];
+		for (int k = op->nregions - 1; k >= 0; k--)
+			drop_dead(&op->regions[k], uses);
+		if (!removable(op, uses))
+			continue;
+		for (int k = 0; k < op->nin; k++)
+			uses[op->operands[k]]--;
+		b->ops[i] = NULL;
+		n--;
+	}
+	int j = 0;
+	for (int i = 0; i < b->nops; i++)
+		if (b->ops[i])
+			b->ops[j++] = b->ops[i];
+	b->nops = n;
+}
+
+static void remove_dead_code(TpFunc *f)
+{
+	int *uses = xcalloc(f->vals.len + 1, sizeof *uses);
+	count_uses(f->body, uses);
+	drop_dead(f->body, uses);
+	free(uses);
+}
+
 TpFunc *lower_func(Arena *a, DiagSink *diags, const TirFunc *tf, const TargetDesc *t,
                    const CompileOptions *o)
 {
@@ -535,6 +595,7 @@ TpFunc *lower_func(Arena *a, DiagSink *diags, const TirFunc *tf, const TargetDes
 	if (!b->nops || b->ops[b->nops - 1]->kind != TP_RETURN)
 		lw_op(&L, TP_RETURN, no_loc, NULL, 0, NULL, 0);
 	L.f->smem_bytes = MAXOF(tf->smem_bytes, tf->smem_reserved + L.smem_top);
+	remove_dead_code(L.f);
 	tp_sink_smem_loads(L.f);
 	tp_verify(L.f);
 	return L.f;
