@@ -398,10 +398,228 @@ static void reduce_results(Red *R, Group *g, int ng)
 		lw_set(L, op->results[i], x[i]);
 }
 
+/* ---- one-hot gather --------------------------------------------------------------------- */
+
+/* A sum along the axis of where(I == K, V, 0) with integer elements, where
+ * K is arange(0, n) along the axis and I does not vary along it, picks V at
+ * axis coordinate I (0 when I is outside [0, n)): tl.gather's one-hot form,
+ * n times the work of the gather itself (a 512-row gather: 512 x 512
+ * compares, selects and adds, seconds of C/LLVM compile time). When V is a
+ * broadcast of a tile S, S goes to shared memory and each result element is
+ * one load of S at its coordinates with the axis one replaced by I. */
+
+static const TirOp *def_of(Lower *L, ValId v)
+{
+	return L->tf->vals.data[v].def;
+}
+
+static Type type_of(Lower *L, ValId v)
+{
+	return L->tf->vals.data[v].ty;
+}
+
+/* v is the constant 0 (through splat, broadcast, expand_dims) */
+static bool is_zero(Lower *L, ValId v)
+{
+	for (int depth = 0; depth < 16; depth++) {
+		const TirOp *d = def_of(L, v);
+		if (!d)
+			return false;
+		switch ((TirOpKind)d->kind) {
+		case TOP_CONST: return d->attr.i == 0 && dtype_is_int((DType)type_of(L, v).dt);
+		case TOP_SPLAT:
+		case TOP_BROADCAST:
+		case TOP_EXPAND_DIMS:
+		case TOP_CONVERT_LAYOUT: v = d->operands[0]; break;
+		default: return false;
+		}
+	}
+	return false;
+}
+
+/* v[..., c_dim, ...] == c_dim for every element: arange(0, n) placed along
+ * dim by expand_dims and broadcast, through widening integer casts. */
+static bool is_axis_iota(Lower *L, ValId v, int dim)
+{
+	for (int depth = 0; depth < 16; depth++) {
+		const TirOp *d = def_of(L, v);
+		Type t = type_of(L, v);
+		if (!d || !dtype_is_int((DType)t.dt))
+			return false;
+		switch ((TirOpKind)d->kind) {
+		case TOP_ARANGE: return dim == 0 && d->attr.i == 0 && t.rank == 1;
+		case TOP_CONVERT_LAYOUT: v = d->operands[0]; break;
+		case TOP_CAST: {
+			Type from = type_of(L, d->operands[0]);
+			if (!dtype_is_int((DType)from.dt) || dtype_bits((DType)t.dt) < 32 ||
+			    dtype_bits((DType)t.dt) < dtype_bits((DType)from.dt))
+				return false;
+			v = d->operands[0];
+			break;
+		}
+		case TOP_BROADCAST: {
+			Type st = type_of(L, d->operands[0]);
+			if (st.rank != t.rank || st.shape[dim] != t.shape[dim])
+				return false;
+			v = d->operands[0];
+			break;
+		}
+		case TOP_EXPAND_DIMS:
+			if (dim == d->attr.axis)
+				return false;
+			dim = dim > d->attr.axis ? dim - 1 : dim;
+			v = d->operands[0];
+			break;
+		default: return false;
+		}
+	}
+	return false;
+}
+
+typedef struct OneHot {
+	ValId index; /* I, in the operand's layout */
+	ValId src;   /* S: V = broadcast(S) */
+	int64_t n;   /* size of the axis */
+} OneHot;
+
+static bool match_one_hot(Red *R, OneHot *m)
+{
+	Lower *L = R->L;
+	const TirOp *op = R->op;
+	const TirBlock *b = R->region;
+	if (R->n != 1 || !R->commutative || b->ops[0]->kind != TOP_ADD ||
+	    !dtype_is_int((DType)R->et[0].dt) || dtype_bits((DType)R->et[0].dt) < 8)
+		return false;
+	ValId x = op->operands[0];
+	Type xt = type_of(L, x);
+	const TirOp *sel = def_of(L, x);
+	if (!sel || sel->kind != TOP_SELECT || !is_zero(L, sel->operands[2]))
+		return false;
+	const TirOp *eq = def_of(L, sel->operands[0]);
+	const TirOp *bc = def_of(L, sel->operands[1]);
+	if (!eq || eq->kind != TOP_CMP || eq->attr.pred != PRED_EQ || !bc ||
+	    bc->kind != TOP_BROADCAST)
+		return false;
+	Type st = type_of(L, bc->operands[0]);
+	if (st.rank != xt.rank || !lw_layout(L, bc->operands[0]))
+		return false;
+	for (int k = 0; k < 2; k++) {
+		ValId i = eq->operands[k], a = eq->operands[1 - k];
+		if (!is_axis_iota(L, a, R->axis) || lw_stride_along(L->tf, i, R->axis) != 0)
+			continue;
+		const LinearLayout *li = lw_layout(L, i);
+		if (!li || (li != R->l && !ll_equal(li, R->l)))
+			return false;
+		m->index = i;
+		m->src = bc->operands[0];
+		m->n = xt.shape[R->axis];
+		/* S in shared memory must not grow the kernel's past what it
+		 * already needs or 32 KB */
+		int64_t bytes = type_numel(st) * dtype_bytes((DType)R->et[0].dt);
+		return L->tf->smem_reserved + bytes <= MAXOF(L->tf->smem_bytes, 32768);
+	}
+	return false;
+}
+
+/* Row-major element offset (i32) into S of register r of layout l, whose
+ * dims match S's; the axis coordinate is `along` when given. Dims where S
+ * has size 1 contribute nothing. */
+static TpVal src_offset(Lower *L, Type st, const LinearLayout *l, int r, int axis, TpVal along)
+{
+	TpVal off = 0;
+	int64_t stride = 1;
+	for (int d = st.rank - 1; d >= 0; d--) {
+		if (st.shape[d] > 1) {
+			TpVal c = d == axis && along ? along : lw_coord(L, l, r, d);
+			if (stride > 1)
+				c = lw_bin(L, TP_MUL, c, lw_i32(L, stride));
+			off = off ? lw_bin(L, TP_ADD, off, c) : c;
+		}
+		stride *= st.shape[d];
+	}
+	return off ? off : lw_i32(L, 0);
+}
+
+static TpVal byte_off(Lower *L, TpVal elem, int eb, int base)
+{
+	return lw_bin(L, TP_ADD, lw_bin(L, TP_MUL, elem, lw_i32(L, eb)), lw_i32(L, base));
+}
+
+static bool lower_one_hot(Red *R)
+{
+	OneHot m;
+	if (!match_one_hot(R, &m))
+		return false;
+	Lower *L = R->L;
+	const TirOp *op = R->op;
+	Type et = R->et[0], st = type_of(L, m.src);
+	int eb = dtype_bytes((DType)et.dt);
+	int base = lw_scratch(L, op, (int)(type_numel(st) * eb));
+	/* S -> shared memory, row-major, one writer per element; stored as the
+	 * tile it was expanded from (same row-major offsets), not as S, whose
+	 * layout may hold copies in every thread */
+	ValId from = m.src;
+	for (const TirOp *d = def_of(L, from);
+	     d && (d->kind == TOP_EXPAND_DIMS || d->kind == TOP_CONVERT_LAYOUT) &&
+	     lw_layout(L, d->operands[0]);
+	     d = def_of(L, from))
+		from = d->operands[0];
+	Type ft = type_of(L, from);
+	const LinearLayout *ls = lw_layout(L, from);
+	LVal sv = lw_get(L, from);
+	uint32_t rf, lf, wf;
+	lw_free(L, ls, &rf, &lf, &wf);
+	TpVal wr = lw_owner_pred(L, lf, wf);
+	if (!wr)
+		wr = lw_true(L);
+	for (int r = 0; r < sv.n; r++) {
+		if (r & (int)rf)
+			continue;
+		TpVal in[3] = {byte_off(L, src_offset(L, ft, ls, r, -1, 0), eb, base), wr, sv.r[r]};
+		lw_op(L, TP_SMEM_STORE, op->loc, in, 3, NULL, 0)->attr.i = 1;
+	}
+	lw_barrier(L);
+	/* one load per key: S at the key's coordinates, axis coordinate I */
+	LVal iv = lw_get(L, m.index);
+	Type it = lw_elem_type(L, m.index);
+	DType idt = (DType)it.dt;
+	int nr = 1 << lw_bits(R->l, LL_REG), ng = 0;
+	Group *g = ARENA_NEWN(L->arena, Group, nr);
+	for (int r = 0; r < nr; r++) {
+		if (r & (int)R->rf)
+			continue;
+		int32_t k[LL_MAX_OUT];
+		key_of(R, r, k);
+		int q = 0;
+		while (q < ng && memcmp(g[q].key, k, sizeof k))
+			q++;
+		if (q < ng)
+			continue;
+		memcpy(g[ng].key, k, sizeof k);
+		g[ng].rep = r;
+		TpVal i = iv.r[r];
+		TpVal ok = lw_cmp(L, PRED_LT, i, lw_const_i(L, idt, m.n));
+		if (dtype_is_signed(idt))
+			ok = lw_and1(L, ok, lw_cmp(L, PRED_GE, i, lw_const_i(L, idt, 0)));
+		TpVal at = lw_select(L, ok, lw_cast(L, i, type_scalar(DT_I32)), lw_i32(L, 0));
+		TpVal in[2] = {byte_off(L, src_offset(L, st, R->l, r, R->axis, at), eb, base),
+		               lw_true(L)};
+		TpOp *t = lw_op(L, TP_SMEM_LOAD, op->loc, in, 2, &et, 1);
+		t->attr.i = 1;
+		g[ng].acc[0] = lw_select(L, ok, t->results[0], lw_const_i(L, (DType)et.dt, 0));
+		ng++;
+	}
+	lw_barrier(L);
+	reduce_results(R, g, ng);
+	return true;
+}
+
 static void lower_reduce_op(Lower *L, const TirOp *op)
 {
 	Red R;
 	red_init(&R, L, op, "reduce");
+	if (lower_one_hot(&R))
+		return;
 	LVal in[8];
 	for (int i = 0; i < R.n; i++)
 		in[i] = lw_get(L, op->operands[i]);

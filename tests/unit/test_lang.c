@@ -425,6 +425,58 @@ static void test_gather(void)
 	}
 }
 
+/* ---- a hand-written one-hot sum: sum(where(i == arange, x, 0)) along the
+ * arange picks x at i, 0 for i outside the axis (i64 indices past 2^32
+ * included); lowered as a shared-memory gather. When i varies along the
+ * summed axis it is an ordinary sum. */
+
+static const char one_hot_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(x_ptr, i_ptr, j_ptr, y_ptr, z_ptr):\n"
+	"    r = tl.arange(0, 8)\n"
+	"    c = tl.arange(0, 16)\n"
+	"    q = tl.arange(0, 4)\n"
+	"    x = tl.load(x_ptr + r[:, None] * 16 + c[None, :])\n"
+	"    i = tl.load(i_ptr + r[:, None] * 4 + q[None, :])\n"
+	"    k = c.to(tl.int64)\n"
+	"    y = tl.sum(tl.where(i[:, :, None] == k[None, None, :], x[:, None, :], 0), 2)\n"
+	"    tl.store(y_ptr + r[:, None] * 4 + q[None, :], y)\n"
+	"    j = tl.load(j_ptr + r[:, None] * 16 + c[None, :])\n"
+	"    z = tl.sum(tl.where(j == c[None, :], x, 0), 1)\n"
+	"    tl.store(z_ptr + r, z)\n";
+
+static void test_one_hot_sum(void)
+{
+	int32_t x[128], j[128], y[32], z[8];
+	int64_t idx[32];
+	static const int64_t odd[] = {-1, 16, 17, (int64_t)1 << 40, -((int64_t)1 << 40) + 3};
+	for (int e = 0; e < 128; e++) {
+		x[e] = e * 7 - 300;
+		j[e] = (e * 5) % 16;
+	}
+	for (int e = 0; e < 32; e++)
+		idx[e] = e % 3 == 2 ? odd[e % 5] : (e * 11) % 16;
+	tile_arg args[] = {tile_arg_ptr(x, TILE_I32), tile_arg_ptr(idx, TILE_I64),
+	                   tile_arg_ptr(j, TILE_I32), tile_arg_ptr(y, TILE_I32),
+	                   tile_arg_ptr(z, TILE_I32)};
+	if (!RUN(one_hot_src, "k", "*i32,*i64,*i32,*i32,*i32", 1, args))
+		return;
+	bool ok = true;
+	for (int r = 0; r < 8; r++) {
+		int32_t zs = 0;
+		for (int c = 0; c < 16; c++)
+			zs += j[r * 16 + c] == c ? x[r * 16 + c] : 0;
+		ok &= z[r] == zs;
+		for (int q = 0; q < 4; q++) {
+			int64_t i = idx[r * 4 + q];
+			ok &= y[r * 4 + q] == (i >= 0 && i < 16 ? x[r * 16 + i] : 0);
+		}
+	}
+	CHECK(ok);
+}
+
 /* ---- batched (3-D) tl.dot ----------------------------------------------------- */
 
 static const char bdot_src[] =
@@ -2227,6 +2279,7 @@ int main(void)
 		test_sort();
 		test_histogram();
 		test_gather();
+		test_one_hot_sum();
 		test_batched_dot();
 		test_host_descriptors();
 		test_inline_asm();
