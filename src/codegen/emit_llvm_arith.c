@@ -145,12 +145,23 @@ static bool x86_chunkable(LLVMValueRef x, unsigned w)
 /* Hardware f16 <-> f32 on x86, through intrinsics that take and return i16
  * lanes: a half-typed fpext/fptrunc would let instcombine retype the loads,
  * stores and phis around it to <N x half>, which LLVM 14 legalizes lane by
- * lane. Narrowing: F16C's vcvtps2ph, 8 lanes, immediate 0 (round to nearest
- * even). Widening: AVX-512F's vcvtph2ps, 16 lanes (F16C's 8-lane form is not
- * an intrinsic in LLVM 14). Both give what the integer versions below give,
- * NaNs quieted with the top of the payload kept. */
+ * lane. Narrowing: vcvtps2ph, immediate 0 (round to nearest even), 16 lanes
+ * with AVX-512F, else F16C's 8. Widening: AVX-512F's vcvtph2ps, 16 lanes
+ * (F16C's 8-lane form is not an intrinsic in LLVM 14). Both give what the
+ * integer versions below give, NaNs quieted with the top of the payload
+ * kept. The 16-lane narrowing halves the calls and the shuffles that split
+ * and join a wide vector around them: lightllm's token_att2_int8v at
+ * BLOCK_N=512 (2048 fp16 registers per thread, 32 threads) had 32768 of
+ * them. */
 static LLVMValueRef f32_to_f16_x86(Em *e, LLVMValueRef x)
 {
+	if (e->f16_widen_x86 && x86_chunkable(x, 16)) {
+		LLVMValueRef extra[3] = {LLVMConstInt(e->t_i32, 0, 0),
+		                         LLVMGetUndef(LLVMVectorType(e->t_i16, 16)),
+		                         LLVMConstInt(e->t_i16, 0xffff, 0)}; /* all lanes */
+		return map_x86_chunks(e, x, 16, "llvm.x86.avx512.mask.vcvtps2ph.512", e->t_i16,
+		                      extra, 3);
+	}
 	LLVMValueRef imm = LLVMConstInt(e->t_i32, 0, 0);
 	return map_x86_chunks(e, x, 8, "llvm.x86.vcvtps2ph.256", e->t_i16, &imm, 1);
 }

@@ -1041,11 +1041,11 @@ static float e5m2_ref(float f)
 }
 
 /* f16 <-> f32, both ways the emitter converts: x86 instructions where the host
- * has them (vcvtps2ph with F16C, vcvtph2ps with AVX-512F), and integer ops
- * (soft_f16). Every f16 code
- * widens exactly; f32 values at the rounding edges (ties to even, the
- * subnormal range and its bottom, overflow, infinities, NaN) narrow as C's
- * _Float16 does. */
+ * has them (vcvtps2ph: 16 lanes with AVX-512F, else 8 with F16C; vcvtph2ps
+ * with AVX-512F), and integer ops (soft_f16). Every f16 code widens
+ * exactly; f32 values at the rounding edges (ties to even, the subnormal
+ * range and its bottom, overflow, infinities, NaN) narrow as C's _Float16
+ * does. */
 static void test_f16_conversions(void)
 {
 	enum { N = 65536 };
