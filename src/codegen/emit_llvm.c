@@ -950,7 +950,8 @@ bool emit_llvm_with(const TpFunc *f, EmitWhat what, const EmitCpuOptions *o, Dia
 	e.f = f;
 	e.lanes = f->lanes_per_warp > 0 ? f->lanes_per_warp : 1;
 	e.T = (f->num_warps > 0 ? f->num_warps : 1) * e.lanes;
-	e.lane_calls = em_wants_lane_calls(f);
+	e.lane_calls = em_wants_lane_calls(f, false);
+	e.smem_lane_calls = em_wants_lane_calls(f, true);
 	char *feat = LLVMGetHostCPUFeatures();
 	e.native_scatter = feat && strstr(feat, "+avx512f");
 	bool soft = o && o->soft_f16;

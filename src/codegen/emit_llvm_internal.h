@@ -47,7 +47,8 @@ typedef struct Em {
 		LLVMValueRef a; /* [T x t] */
 	} ll_val[32];
 	int n_ll_val;
-	bool lane_calls; /* lane loops run in libtile (em_wants_lane_calls) */
+	bool lane_calls;      /* lane loops run in libtile (em_wants_lane_calls) */
+	bool smem_lane_calls; /* the same for shared-memory accesses */
 	bool native_scatter; /* the host has 32/64-bit scatters (x86: AVX-512F) */
 	bool f16_narrow_x86; /* f32 -> f16 vectors with vcvtps2ph (the host has F16C) */
 	bool f16_widen_x86;  /* f16 -> f32 vectors with vcvtph2ps (the host has AVX-512F) */
@@ -101,8 +102,9 @@ LLVMValueRef em_to_f32(Em *e, LLVMValueRef x, DType d);             /* any float
 LLVMValueRef em_from_f32(Em *e, LLVMValueRef x, DType d, bool rtz); /* f32 -> float dtype */
 LLVMValueRef em_cast(Em *e, LLVMValueRef x, DType from, DType to, bool rtz, LLVMTypeRef to_scalar);
 
-/* emit_llvm_mem.c: whether f has so many global accesses that its lane
- * loops should be calls into libtile rather than inline (compile time) */
-bool em_wants_lane_calls(const TpFunc *f);
+/* emit_llvm_mem.c: whether f has so many global (smem: shared-memory)
+ * accesses that their lane loops should be calls into libtile rather than
+ * inline (compile time) */
+bool em_wants_lane_calls(const TpFunc *f, bool smem);
 
 #endif

@@ -26,6 +26,7 @@ typedef struct MemAcc {
 	LLVMTypeRef st; /* storage type */
 	unsigned align;
 	int vec;
+	bool smem; /* a shared-memory access */
 } MemAcc;
 
 enum { MAX_VEC = 32 };
@@ -36,7 +37,7 @@ static MemAcc mem_acc(Em *e, DType d, int vec)
 		ice(PASS, "bad vector width %d", vec);
 	/* pointers move as i64: the value's type (elem*) differs from i8* storage */
 	LLVMTypeRef st = d == DT_PTR ? e->t_i64 : em_storage_type(e, d);
-	MemAcc a = {d, st, (unsigned)dtype_bytes(d), vec > 0 ? vec : 1};
+	MemAcc a = {d, st, (unsigned)dtype_bytes(d), vec > 0 ? vec : 1, false};
 	if (a.align == 0)
 		a.align = 1;
 	return a;
@@ -221,8 +222,8 @@ static void aligned_store(Em *e, LLVMValueRef v, LLVMValueRef p, unsigned align)
  * arrays (in the entry block, shared by every such access: one per storage
  * type and element index k) and a loop runs over them. The loop is inline,
  * unless the kernel has more than LANE_CALLS_OVER accesses that may need one
- * (Em.lane_calls): then libtile's tile_rt_lanes_load/store (jit/rt_lanes.c)
- * run it. Thousands of inline loops were most of a big kernel's compile time
+ * (Em.lane_calls; shared-memory ones counted apart, Em.smem_lane_calls):
+ * then libtile's tile_rt_lanes_load/store (jit/rt_lanes.c) run it. Thousands of inline loops were most of a big kernel's compile time
  * (their blocks, and GVN's queries through them for reloads of the arrays);
  * in a small kernel the inline loop runs faster (a 1024^3 fp16 matmul on the
  * FMA path took 1.7x as long with calls, which keep LLVM from seeing what
@@ -236,24 +237,30 @@ static bool use_lane_loop(Em *e)
 
 enum { LANE_CALLS_OVER = 1024 };
 
-static int count_varying_accesses(const TpFunc *f, const TpBlock *b)
+/* Accesses with a varying address, global ones or (smem) shared-memory
+ * ones: each is a lane loop past LANE_LOOP_MIN_T threads. The two kinds are
+ * counted apart, so that the shared-memory traffic of a big sort (5000
+ * conversion loads at BLOCK 512) does not turn a matmul's global accesses
+ * into calls. */
+static int count_varying_accesses(const TpFunc *f, const TpBlock *b, bool smem)
 {
 	int n = 0;
+	TpOpKind ld = smem ? TP_SMEM_LOAD : TP_LOAD, st = smem ? TP_SMEM_STORE : TP_STORE;
 	for (int i = 0; i < b->nops; i++) {
 		const TpOp *op = b->ops[i];
-		if (op->kind == TP_LOAD && !tp_uniform(f, op->results[0]))
+		if (op->kind == ld && !tp_uniform(f, op->results[0]))
 			n += op->nout;
-		else if (op->kind == TP_STORE && !tp_uniform(f, op->operands[0]))
+		else if (op->kind == st && !tp_uniform(f, op->operands[0]))
 			n += op->nin - 2;
 		for (int r = 0; r < op->nregions; r++)
-			n += count_varying_accesses(f, &op->regions[r]);
+			n += count_varying_accesses(f, &op->regions[r], smem);
 	}
 	return n;
 }
 
-bool em_wants_lane_calls(const TpFunc *f)
+bool em_wants_lane_calls(const TpFunc *f, bool smem)
 {
-	return count_varying_accesses(f, f->body) > LANE_CALLS_OVER;
+	return count_varying_accesses(f, f->body, smem) > LANE_CALLS_OVER;
 }
 
 static LLVMValueRef ll_arr(Em *e, LLVMTypeRef t, int k)
@@ -393,7 +400,7 @@ static void ll_gather(Em *e, MemAcc *a, LLVMValueRef p, LLVMValueRef base, LLVMV
 	for (int k = 0; k < a->vec; k++)
 		vstore_arr(e, em_splat(e, other[k]), ll_arr(e, a->st, k), a->st);
 	ll_spill(e, base ? NULL : p, m);
-	if (e->lane_calls) {
+	if (a->smem ? e->smem_lane_calls : e->lane_calls) {
 		for (int k = 0; k < a->vec; k++)
 			ll_call(e, false, a, base, m != NULL, k);
 	} else {
@@ -418,7 +425,7 @@ static void ll_scatter(Em *e, MemAcc *a, LLVMValueRef p, LLVMValueRef base, LLVM
 		vstore_arr(e, v[k], ll_arr(e, a->st, k), a->st);
 	ll_spill(e, base ? NULL : p, m);
 	for (int k = 0; k < a->vec; k++) {
-		if (e->lane_calls) {
+		if (a->smem ? e->smem_lane_calls : e->lane_calls) {
 			ll_call(e, true, a, base, m != NULL, k);
 			continue;
 		}
@@ -686,6 +693,7 @@ static void emit_smem_load(Em *e, const TpOp *op)
 	int vec = op->nout;
 	DType d = (DType)tp_type(e->f, op->results[0]).dt;
 	MemAcc a = mem_acc(e, d, vec);
+	a.smem = true;
 	bool uni = all_uniform(e, op->operands, op->nin) && tp_uniform(e->f, op->results[0]);
 	LLVMValueRef other[MAX_VEC] = {0}, out[MAX_VEC];
 	for (int k = 0; k < vec; k++)
@@ -703,6 +711,7 @@ static void emit_smem_store(Em *e, const TpOp *op)
 		ice(PASS, "smem_store without values");
 	DType d = (DType)tp_type(e->f, op->operands[2]).dt;
 	MemAcc a = mem_acc(e, d, vec);
+	a.smem = true;
 	bool uni = all_uniform(e, op->operands, op->nin);
 	LLVMValueRef v[MAX_VEC];
 	for (int k = 0; k < vec; k++)

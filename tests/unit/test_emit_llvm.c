@@ -299,10 +299,11 @@ static void test_gather(void)
 /* ---- lane loops: masked 16-bit vec-2 gather with `other`, scatter with overlapping
  * addresses (last lane wins), shared-memory round trip. At 128 lanes these are lane
  * loops; with `pad` more masked gathers (past LANE_CALLS_OVER) the loops run in
- * libtile (rt_lanes.c); at 16 lanes the 16-bit accesses under a runtime mask take
- * lane loops rather than LLVM's per-lane expansion. ------------------------------------- */
+ * libtile (rt_lanes.c), and with `spad` more shared-memory gathers those do (counted
+ * apart from the global ones); at 16 lanes the 16-bit accesses under a runtime mask
+ * take lane loops rather than LLVM's per-lane expansion. -------------------------------- */
 
-static void test_lane_loop(const char *target, int warps, int pad)
+static void test_lane_loop(const char *target, int warps, int pad, int spad)
 {
 	B b;
 	b_init(&b, "lane_loop", target, warps);
@@ -343,7 +344,16 @@ static void test_lane_loop(const char *target, int warps, int pad)
 	TpVal in2[2] = {bin(&b, TP_MUL, t, four), ctrue(&b)};
 	TpOp *lo = op(&b, TP_SMEM_LOAD, in2, 2, type_scalar(DT_I32), 1);
 	lo->attr.i = 1;
-	st1(&b, ptr_add(&b, o2, t), ctrue(&b), lo->results[0], TP_COALESCED);
+	/* + sum over j < spad of smem[(t + j) % T] */
+	TpVal sacc = lo->results[0];
+	for (int j = 0; j < spad; j++) {
+		TpVal w = bin(&b, TP_REM, bin(&b, TP_ADD, t, cint(&b, DT_I32, j)), cint(&b, DT_I32, T));
+		TpVal in3[2] = {bin(&b, TP_MUL, w, four), ctrue(&b)};
+		TpOp *lj = op(&b, TP_SMEM_LOAD, in3, 2, type_scalar(DT_I32), 1);
+		lj->attr.i = 1;
+		sacc = bin(&b, TP_ADD, sacc, lj->results[0]);
+	}
+	st1(&b, ptr_add(&b, o2, t), ctrue(&b), sacc, TP_COALESCED);
 	ret(&b);
 	KernelFn fn = compile(&b, NULL);
 	if (fn) {
@@ -369,7 +379,10 @@ static void test_lane_loop(const char *target, int warps, int pad)
 		for (int j = 0; j < 8; j++)
 			CHECK(s[j] == j + 8 * ((L - j) / 8));
 		for (int i = 0; i < T; i++) {
-			CHECK(r[i] == (T - 1 - i) * 3);
+			int32_t rw = (T - 1 - i) * 3;
+			for (int j = 0; j < spad; j++)
+				rw += (T - 1 - (i + j) % T) * 3;
+			CHECK(r[i] == rw);
 			int32_t want = 0;
 			for (int j = 0; j < pad && i <= L; j++)
 				want += xs[(7 * i + j) % 200];
@@ -2323,9 +2336,10 @@ int main(void)
 	test_vadd("cuda-emu", 4, 2, TP_COALESCED);
 	test_vadd("cuda-emu", 4, 2, 0);
 	test_gather();
-	test_lane_loop("cuda-emu", 4, 0);
-	test_lane_loop("cuda-emu", 4, 1030);
-	test_lane_loop("cpu", 2, 4);
+	test_lane_loop("cuda-emu", 4, 0, 0);
+	test_lane_loop("cuda-emu", 4, 1030, 0);
+	test_lane_loop("cuda-emu", 4, 0, 1030);
+	test_lane_loop("cpu", 2, 4, 0);
 	test_shfl();
 	test_smem();
 	test_control();
