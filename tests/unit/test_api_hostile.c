@@ -19,31 +19,7 @@
 
 static int failures;
 
-#define CHECK(cond)                                                                                \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);   \
-			failures++;                                                                \
-		}                                                                                  \
-	} while (0)
-#define CHECK_ST(expr, want)                                                                       \
-	do {                                                                                       \
-		tile_status st_ = (expr);                                                          \
-		if (st_ != (want)) {                                                               \
-			fprintf(stderr, "%s:%d: %s gave '%s', expected '%s'\n  errmsg: %s\n",      \
-			        __FILE__, __LINE__, #expr, tile_status_string(st_),                \
-			        tile_status_string(want), ctx ? tile_errmsg(ctx) : "");            \
-			failures++;                                                                \
-		}                                                                                  \
-	} while (0)
-#define CHECK_MSG(needle)                                                                          \
-	do {                                                                                       \
-		if (!strstr(tile_errmsg(ctx), (needle))) {                                         \
-			fprintf(stderr, "%s:%d: errmsg lacks '%s': %s\n", __FILE__, __LINE__,      \
-			        (needle), tile_errmsg(ctx));                                       \
-			failures++;                                                                \
-		}                                                                                  \
-	} while (0)
+#include "api_checks.h"
 
 /* One kernel with every kind of parameter a launch checks. */
 static const char src[] = "import triton\n"
