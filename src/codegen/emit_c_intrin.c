@@ -178,12 +178,15 @@ static void emit_ldmatrix(Ec *e, const TpOp *op)
 	ec_line(e, "\t     : %s", outs.s);
 	ec_line(e, "\t     : \"r\"(smem_s + (uint32_t)v%u) : \"memory\");",
 	        op->operands[0]);
-	for (int j = 0; j < op->nout && j < 2 * n; j++) {
-		char bits[32];
-		if (j % 2)
-			snprintf(bits, sizeof bits, "t%d[%d] >> 16", tmp, j / 2);
+	/* each word holds epr values, lowest first */
+	int eb = dtype_bytes(dt_of(e, op->results[0])), epr = 4 / eb;
+	for (int j = 0; j < op->nout && j < epr * n; j++) {
+		char bits[48];
+		int sh = 8 * eb * (j % epr);
+		if (sh)
+			snprintf(bits, sizeof bits, "t%d[%d] >> %d", tmp, j / epr, sh);
 		else
-			snprintf(bits, sizeof bits, "t%d[%d]", tmp, j / 2);
+			snprintf(bits, sizeof bits, "t%d[%d]", tmp, j / epr);
 		StrBuf x = {0};
 		ec_from_bits(e, &x, dt_of(e, op->results[j]), bits);
 		ec_decl(e, op->results[j], "%s", x.s);

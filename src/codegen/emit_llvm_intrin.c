@@ -209,19 +209,20 @@ static void emit_ldmatrix(Em *e, const TpOp *op)
 	bool trans = op->attr.flags & TP_TRANS;
 	if (e->lanes != 32)
 		ice(PASS, "ldmatrix emulation needs 32-lane warps (got %d)", e->lanes);
-	if (nm < 1 || nm > 4 || op->nout != 2 * nm)
-		ice(PASS, "ldmatrix.x%d needs %d results", nm, 2 * nm);
+	Type rt = tp_type(e->f, op->results[0]);
+	int eb = dtype_bytes((DType)rt.dt), epr = eb >= 1 && eb <= 4 ? 4 / eb : 0;
+	if (nm < 1 || nm > 4 || !epr || op->nout != epr * nm)
+		ice(PASS, "ldmatrix.x%d of %d-byte values has %d results", nm, eb, op->nout);
 	LLVMValueRef off = LLVMBuildIntCast2(e->B, em_getv(e, op->operands[0]),
 	                                     em_vec(e, e->t_i32), 1, "");
-	Type rt = tp_type(e->f, op->results[0]);
 	LLVMTypeRef st = em_storage_type(e, (DType)rt.dt);
 	LLVMValueRef po = scratch(e, 0), poff = scratch(e, 1);
 	scratch_store(e, poff, 0, off);
-	LLVMTypeRef ps[6] = {e->t_i8p, e->t_i8p, e->t_i8p, e->t_i32, e->t_i32, e->t_i32};
-	LLVMValueRef args[6] = {as_i8p(e, po), as_i8p(e, e->a_smem), as_i8p(e, poff), ci32(e, nm),
-	                        ci32(e, trans), ci32(e, e->T)};
-	em_call(e, "tile_rt_ldmatrix", e->t_void, ps, 6, args);
-	for (int j = 0; j < 2 * nm; j++)
+	LLVMTypeRef ps[7] = {e->t_i8p, e->t_i8p, e->t_i8p, e->t_i32, e->t_i32, e->t_i32, e->t_i32};
+	LLVMValueRef args[7] = {as_i8p(e, po), as_i8p(e, e->a_smem), as_i8p(e, poff), ci32(e, nm),
+	                        ci32(e, trans), ci32(e, eb), ci32(e, e->T)};
+	em_call(e, "tile_rt_ldmatrix", e->t_void, ps, 7, args);
+	for (int j = 0; j < op->nout; j++)
 		em_set(e, op->results[j], scratch_load(e, po, st, j));
 }
 

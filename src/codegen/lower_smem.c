@@ -12,8 +12,9 @@
  * consecutive offsets (up to 16 bytes). Stores are predicated on the canonical
  * owner, so a broadcast element is written once.
  *
- * Reads of 16-bit elements use ldmatrix (8x8 matrices of 16-byte rows, up to
- * 4 per instruction) whenever W has its structure (ll_ldmatrix_plan): this is
+ * Reads use ldmatrix (8x8 matrices of 16-byte rows, up to 4 per instruction;
+ * 8-, 16- and 32-bit elements, .trans for 16-bit) whenever W has its
+ * structure (ll_ldmatrix_plan): this is
  * how mma.sync operands come out of shared memory, but nothing here knows
  * about mma; the shared layout was chosen knowing ldmatrix would be used.
  */
@@ -194,8 +195,9 @@ void lw_smem_write(Lower *L, SrcLoc loc, const SmemTile *t, TpVal base, const Li
 }
 
 /* ldmatrix.x{nmat}: lane l addresses row l%8 of matrix l/8 of each
- * instruction (plan.lane_img), register group g adds w(g); results 2i, 2i+1
- * are registers g + 2i, g + 2i + 1. False when ldmatrix does not apply. */
+ * instruction (plan.lane_img), register group g adds w(g); result j is
+ * register g + j (epr of them per 32-bit word, nmat words). False when
+ * ldmatrix does not apply. */
 static bool read_ldmatrix(Lower *L, SrcLoc loc, const SmemAccess *a, TpVal base, LVal out)
 {
 	LdmatrixPlan p;
@@ -209,8 +211,8 @@ static bool read_ldmatrix(Lower *L, SrcLoc loc, const SmemAccess *a, TpVal base,
 		wi[b] = lw_basis(&a->w, LL_WARP, b)[0];
 	TpVal hw = lw_linear_lane_warp(L, p.lane_img, 5, wi, nw);
 	int32_t hw_bits = hw_image_bits(p.lane_img, 5, wi, nw);
-	int n = 2 * p.nmat;
-	Type outs[8];
+	int n = p.elems_per_reg * p.nmat;
+	Type outs[16];
 	for (int j = 0; j < n; j++)
 		outs[j] = t->et;
 	for (int g = 0; g < out.n; g += n) {

@@ -471,16 +471,25 @@ static void check_types(Verifier *v, const TpOp *op)
 			vfail(op, "copies %" PRId64 " bytes, expected 4, 8 or 16", op->attr.i);
 		break;
 	}
-	case TP_LDMATRIX:
+	case TP_LDMATRIX: {
 		if (op->attr.i != 1 && op->attr.i != 2 && op->attr.i != 4)
 			vfail(op, "ldmatrix of %" PRId64 " matrices", op->attr.i);
-		need_n(op, 1, 2 * (int)op->attr.i);
+		if (op->nout < 1)
+			vfail(op, "ldmatrix without results");
+		/* one 32-bit word per matrix: 2 16-bit, 4 8-bit or 1 32-bit values */
+		int eb = dtype_bytes((DType)vty(v, op->results[0]).dt);
+		if (eb != 1 && eb != 2 && eb != 4)
+			vfail(op, "ldmatrix of %d-byte elements", eb);
+		if ((op->attr.flags & TP_TRANS) && eb != 2)
+			vfail(op, "ldmatrix.trans of %d-byte elements", eb);
+		need_n(op, 1, (4 / eb) * (int)op->attr.i);
 		if (vty(v, op->operands[0]).dt != DT_I32)
 			vfail(op, "ldmatrix offset is not i32");
-		for (int i = 0; i < op->nout; i++) /* b16: f16, bf16 or 16-bit ints, as bits */
-			if (dtype_bytes((DType)vty(v, op->results[i]).dt) != 2)
-				vfail(op, "ldmatrix result %d is not a 16-bit scalar", i);
+		for (int i = 0; i < op->nout; i++) /* as bits */
+			if (dtype_bytes((DType)vty(v, op->results[i]).dt) != eb)
+				vfail(op, "ldmatrix result %d is not a %d-byte scalar", i, eb);
 		break;
+	}
 	case TP_BARRIER:
 	case TP_CP_ASYNC_COMMIT: need_n(op, 0, 0); break;
 	case TP_CP_ASYNC_WAIT:

@@ -88,9 +88,9 @@ void tile_rt_mma_e5m2_e4m3_f32(float *d, const uint8_t *a, const uint8_t *b, con
 void tile_rt_mma_e5m2_e5m2_f32(float *d, const uint8_t *a, const uint8_t *b, const float *c,
                                int32_t nthreads);
 /* ldmatrix.x{nmat}[.trans].b16: off[t] = byte offset into smem of the row
- * thread t supplies; writes out[(2*nmat) * nthreads]. */
-void tile_rt_ldmatrix(uint16_t *out, const uint8_t *smem, const int32_t *off, int32_t nmat,
-                      int32_t trans, int32_t nthreads);
+ * thread t supplies; writes (4/eb)*nmat rows of nthreads eb-byte values. */
+void tile_rt_ldmatrix(uint8_t *out, const uint8_t *smem, const int32_t *off, int32_t nmat,
+                      int32_t trans, int32_t eb, int32_t nthreads);
 
 /* Lane loops of gathers/scatters (rt_lanes.c): lane t's `size`-byte element
  * is at addr[t] + off (addr NULL: base + t * stride + off); lanes with a zero

@@ -247,21 +247,23 @@ void tile_rt_mma_s8_s32(int32_t *d, const int8_t *a, const int8_t *b, const int3
 }
 
 /* ldmatrix.x{nm}[.trans].b16: thread t of a warp supplies the byte offset of
- * row (t % 8) of matrix (t / 8); result j of matrix m, for lane l, is element
- * (r, c) of that matrix with r = l/4, c = 2*(l%4)+j (transposed: swapped). */
-void tile_rt_ldmatrix(uint16_t *out, const uint8_t *smem, const int32_t *off, int32_t nm,
-                      int32_t trans, int32_t nthreads)
+ * row (t % 8) of matrix (t / 8); lane l receives the 32-bit word l%4 of row
+ * l/4 of each matrix, split into 4/eb results of eb bytes (lowest first);
+ * transposed (eb = 2), result j is 16-bit element (2*(l%4)+j, l/4). Result
+ * j of matrix m is row (4/eb)*m + j of out, eb bytes per thread. */
+void tile_rt_ldmatrix(uint8_t *out, const uint8_t *smem, const int32_t *off, int32_t nm,
+                      int32_t trans, int32_t eb, int32_t nthreads)
 {
-	int T = nthreads;
+	int T = nthreads, epr = 4 / eb;
 	for (int w = 0; w + 32 <= T; w += 32)
 		for (int m = 0; m < nm; m++)
-			for (int j = 0; j < 2; j++)
+			for (int j = 0; j < epr; j++)
 				for (int l = 0; l < 32; l++) {
 					int r = trans ? 2 * (l % 4) + j : l / 4;
-					int c = trans ? l / 4 : 2 * (l % 4) + j;
-					uint32_t o = (uint32_t)off[w + m * 8 + r] + 2u * (uint32_t)c;
-					uint16_t v;
-					memcpy(&v, smem + o, 2);
-					out[(size_t)(2 * m + j) * (size_t)T + (size_t)(w + l)] = v;
+					int c = trans ? 2 * (l / 4) : 4 * (l % 4) + eb * j; /* bytes */
+					uint32_t o = (uint32_t)off[w + m * 8 + r] + (uint32_t)c;
+					size_t row = (size_t)(epr * m + j) * (size_t)T;
+					memcpy(out + (row + (size_t)(w + l)) * (size_t)eb, smem + o,
+					       (size_t)eb);
 				}
 }

@@ -254,20 +254,23 @@ void ll_choose_conversion_smem_ldm(const LinearLayout *src, const LinearLayout *
 
 /* ldmatrix.m8n8[.trans].b16 (NVIDIA, 32-lane warps) loading register layout
  * reg from shared layout smem (+ padding). c = smem^-1 o reg maps (register,
- * lane, warp) to the element offset. Lane l receives elements (l/4,
- * 2(l%4)+j) (.trans: (2(l%4)+j, l/4)) of an 8x8 matrix of 16-bit elements
- * whose 8 rows are 16 contiguous, 16-byte aligned bytes; j is register bit 0.
- * So plain ldmatrix applies when c(reg bit 0, lane bit 0, lane bit 1) =
- * 1, 2, 4 and .trans when c(lane bits 2, 3, 4) = 1, 2, 4; in both cases every
- * other basis must be a multiple of 8 elements, and padding must keep rows
- * whole and aligned (interval >= 8, pad * 2 a multiple of 16). Register bits
- * 1 and 2 then select up to 4 matrices per instruction: results 2i, 2i+1 are
- * registers g + 2i + {0,1} of register group g. Lane l supplies the address
- * of row l%8 of matrix l/8: offset = XOR of lane_img[b] over the set bits b
- * of l, XOR c(g, 0, warp). */
+ * lane, warp) to the element offset. An 8x8 matrix of 16-bit values is 8 rows
+ * of 16 contiguous, 16-byte aligned bytes; lane l receives the 32-bit word
+ * l%4 of row l/4 (.trans: 16-bit values (2(l%4)+j, l/4), j = 0, 1). For
+ * elements of e bytes (1, 2 or 4; .trans needs 2) a word holds epr = 4/e of
+ * them, on the low log2(epr) register bits. So plain ldmatrix applies when
+ * c(those register bits, lane bit 0, lane bit 1) = 1, 2, 4, ... (one row of
+ * 16/e elements) and .trans when c(lane bits 2, 3, 4) = 1, 2, 4; in both
+ * cases every other basis must be a multiple of a row, and padding must keep
+ * rows whole and aligned (interval >= a row, pad * e a multiple of 16). The
+ * next two register bits select up to 4 matrices per instruction: results
+ * epr*i .. epr*i + epr-1 are registers g + epr*i + (0..epr-1) of register
+ * group g. Lane l supplies the address of row l%8 of matrix l/8: offset = XOR
+ * of lane_img[b] over the set bits b of l, XOR c(g, 0, warp). */
 typedef struct LdmatrixPlan {
 	bool trans;
 	int nmat;            /* matrices per instruction: 1, 2 or 4 */
+	int elems_per_reg;   /* elements in one 32-bit result register: 4/e */
 	int32_t lane_img[5]; /* offset contributed by bit b of the address lane */
 } LdmatrixPlan;
 bool ll_ldmatrix_plan(const LinearLayout *c, const PaddedShared *pad_or_null, int elem_bytes,

@@ -212,26 +212,26 @@ int ll_smem_vec(const LinearLayout *reg, const LinearLayout *smem,
 
 /* ---- ldmatrix reads ---------------------------------------------------------- */
 
-enum { LDM_ROW_ELEMS = 8 }; /* one matrix row: 8 x 16 bits = 16 bytes */
+enum { LDM_ROW_BYTES = 16 }; /* one matrix row: 8 x 16 bits */
 
 static int32_t basis0(const LinearLayout *c, int slot, int b)
 {
 	return slot >= 0 && b < c->in_bits[slot] ? c->basis[slot][b][0] : 0;
 }
 
-/* Does the layout hold the three in-row bits (slot, bit) = 1, 2, 4, every
- * other basis keeping rows aligned? */
-static bool ldm_form(const LinearLayout *c, const int slots[3], const int bits[3])
+/* Does the layout hold the n in-row bits (slot, bit) = 1, 2, 4, ..., every
+ * other basis keeping rows (row elements apart) aligned? */
+static bool ldm_form(const LinearLayout *c, const int *slots, const int *bits, int n, int row)
 {
-	for (int k = 0; k < 3; k++)
+	for (int k = 0; k < n; k++)
 		if (basis0(c, slots[k], bits[k]) != 1 << k)
 			return false;
 	for (int i = 0; i < c->n_in; i++)
 		for (int b = 0; b < c->in_bits[i]; b++) {
 			bool in_row = false;
-			for (int k = 0; k < 3; k++)
+			for (int k = 0; k < n; k++)
 				in_row = in_row || (i == slots[k] && b == bits[k]);
-			if (!in_row && (c->basis[i][b][0] % LDM_ROW_ELEMS))
+			if (!in_row && (c->basis[i][b][0] % row))
 				return false;
 		}
 	return true;
@@ -242,28 +242,39 @@ bool ll_ldmatrix_plan(const LinearLayout *c, const PaddedShared *pad, int elem_b
 {
 	int rs = ll_find_slot(c, LL_REG), ls = ll_find_slot(c, LL_LANE);
 	memset(plan, 0, sizeof *plan);
-	if (elem_bytes != 2 || slot_bits(c, rs) < 1 || slot_bits(c, ls) > 5)
+	if ((elem_bytes != 1 && elem_bytes != 2 && elem_bytes != 4) || slot_bits(c, ls) > 5)
+		return false;
+	/* a 32-bit result register holds epr elements: its low register bits,
+	 * then lane bits 0 and 1, walk one 16-byte row */
+	int epr = WORD / elem_bytes, wbits = ilog2(epr), row = LDM_ROW_BYTES / elem_bytes;
+	if (slot_bits(c, rs) < wbits)
 		return false;
 	for (int j = 0; pad && j < pad->n; j++)
-		if (pad->interval[j] < LDM_ROW_ELEMS || (pad->pad[j] * elem_bytes) % MAX_VEC_BYTES)
+		if (pad->interval[j] < row || (pad->pad[j] * elem_bytes) % MAX_VEC_BYTES)
 			return false;
-	/* plain: the row is (reg 0, lane 0, lane 1), the row index lanes 2..4;
-	 * .trans: the other way round */
-	const int plain_s[3] = {rs, ls, ls}, plain_b[3] = {0, 0, 1};
+	/* plain: the row is (reg 0.., lane 0, lane 1), the row index lanes 2..4;
+	 * .trans (16-bit only): the row is lanes 2..4, reg 0 and lanes 0, 1 the
+	 * row index */
+	int plain_s[4], plain_b[4], nrow = wbits + 2;
+	for (int k = 0; k < wbits; k++)
+		plain_s[k] = rs, plain_b[k] = k;
+	plain_s[wbits] = plain_s[wbits + 1] = ls;
+	plain_b[wbits] = 0, plain_b[wbits + 1] = 1;
 	const int trans_s[3] = {ls, ls, ls}, trans_b[3] = {2, 3, 4};
-	if (ldm_form(c, plain_s, plain_b))
+	if (ldm_form(c, plain_s, plain_b, nrow, row))
 		plan->trans = false;
-	else if (ldm_form(c, trans_s, trans_b))
+	else if (elem_bytes == 2 && ldm_form(c, trans_s, trans_b, 3, row))
 		plan->trans = true;
 	else
 		return false;
-	int rb = c->in_bits[rs];
-	plan->nmat = rb >= 3 ? 4 : rb == 2 ? 2 : 1;
+	int mb = c->in_bits[rs] - wbits; /* register bits left to select matrices */
+	plan->nmat = mb >= 2 ? 4 : mb == 1 ? 2 : 1;
+	plan->elems_per_reg = epr;
 	for (int k = 0; k < 3; k++)
 		plan->lane_img[k] = plan->trans ? basis0(c, plain_s[k], plain_b[k])
 						: basis0(c, trans_s[k], trans_b[k]);
-	plan->lane_img[3] = plan->nmat >= 2 ? basis0(c, rs, 1) : 0;
-	plan->lane_img[4] = plan->nmat >= 4 ? basis0(c, rs, 2) : 0;
+	plan->lane_img[3] = plan->nmat >= 2 ? basis0(c, rs, wbits) : 0;
+	plan->lane_img[4] = plan->nmat >= 4 ? basis0(c, rs, wbits + 1) : 0;
 	return true;
 }
 
@@ -291,7 +302,7 @@ static int64_t ldm_row_byte(const Access *a, const LdmatrixPlan *p, uint32_t g, 
  * instruction is evaluated and scaled unless brute. *worst = worst phase. */
 static int64_t ldm_cost(const Access *a, const LdmatrixPlan *p, bool brute, int *worst)
 {
-	int gbits = ilog2(2 * p->nmat);
+	int gbits = ilog2(p->elems_per_reg * p->nmat);
 	int rb = slot_bits(&a->c, a->rs), wb = slot_bits(&a->c, a->ws);
 	int64_t groups = (int64_t)1 << (rb - gbits), warps = (int64_t)1 << wb;
 	bool all = brute || a->pad;
@@ -300,7 +311,7 @@ static int64_t ldm_cost(const Access *a, const LdmatrixPlan *p, bool brute, int 
 	for (int64_t w = 0; w < (all ? warps : 1); w++)
 		for (int64_t g = 0; g < (all ? groups : 1); g++)
 			for (int m = 0; m < p->nmat; m++) {
-				uint32_t words[LDM_ROW_ELEMS * 4];
+				uint32_t words[8 * (LDM_ROW_BYTES / WORD)];
 				int n = 0;
 				for (int r = 0; r < 8; r++) {
 					int64_t byte = ldm_row_byte(a, p, (uint32_t)(g << gbits),

@@ -1141,9 +1141,11 @@ static void test_source_kernels(void)
 	         * registers one block per SM allows; a 32-register one does not */
 	        {"mm_loop", "*fp16:16,*fp16:16,*fp32:16,i32:16,128,128,32", "__launch_bounds__(128, 1)"},
 	        {"mm_loop", "*fp16:16,*fp16:16,*fp32:16,i32:16,64,64,32", "__launch_bounds__(128) "},
-	        /* an 8-bit mma operand register (4 consecutive k) is one 32-bit
-	         * shared load, not four byte loads */
-	        {"mm_kmajor", "*fp8e4nv:16,*fp8e4nv:16,*fp32:16,i32:16,64,64,64", "[1] = {*(const uint32_t *)(smem + v"},
+	        /* 8-bit mma operands (4 consecutive k per register), A and a
+	         * K-major B, come out of shared memory with ldmatrix, 4 values
+	         * per word (int8: both targets have its mma) */
+	        {"mm_kmajor", "*i8:16,*i8:16,*i32:16,i32:16,64,64,64", "ldmatrix.sync.aligned.m8n8.x4.shared.b16"},
+	        {"mm_kmajor", "*i8:16,*i8:16,*i32:16,i32:16,64,64,64", "(int8_t)(t0[3] >> 24)"},
 	};
 	static const char *const targets[] = {"sm_80", "sm_90a"};
 	for (int i = 0; m && i < (int)COUNTOF(ks); i++)

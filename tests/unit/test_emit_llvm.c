@@ -844,47 +844,53 @@ static void test_mma_tf32_rounding(void)
 
 /* ---- ldmatrix emulation ---------------------------------------------------------------------- */
 
-static void test_ldmatrix(int nm, bool trans)
+static void test_ldmatrix(int nm, bool trans, int eb)
 {
 	B b;
 	b_init(&b, "ldmatrix", "cuda-emu", 1);
 	b.f->smem_bytes = 4 * 128;
-	Type ts[1] = {type_ptr(DT_I16)};
+	DType dt = eb == 1 ? DT_I8 : eb == 2 ? DT_I16 : DT_I32;
+	int epr = 4 / eb;
+	Type ts[1] = {type_ptr(dt)};
 	b_params(&b, 1, ts);
 	TpVal out = param(&b, 0);
 	TpVal lane = op1(&b, TP_LANE_ID, NULL, 0, type_scalar(DT_I32));
-	/* lane l gives row (l % 8) of matrix (l / 8); matrices stored 8x8 row-major
-	 * at a 128-byte stride, rows in reverse order to make addresses non-trivial */
+	/* lane l gives row (l % 8) of matrix (l / 8); matrices of 16-byte rows
+	 * stored at a 128-byte stride, rows in reverse order to make addresses
+	 * non-trivial */
 	TpVal mat = bin(&b, TP_DIV, lane, cint(&b, DT_I32, 8));
 	TpVal row =
 	        bin(&b, TP_SUB, cint(&b, DT_I32, 7), bin(&b, TP_REM, lane, cint(&b, DT_I32, 8)));
 	TpVal off = bin(&b, TP_ADD, bin(&b, TP_MUL, mat, cint(&b, DT_I32, 128)),
 	                bin(&b, TP_MUL, row, cint(&b, DT_I32, 16)));
-	TpOp *m = op(&b, TP_LDMATRIX, &off, 1, type_scalar(DT_I16), 2 * nm);
+	TpOp *m = op(&b, TP_LDMATRIX, &off, 1, type_scalar(dt), epr * nm);
 	m->attr.i = nm;
 	m->attr.flags = trans ? TP_TRANS : 0;
-	for (int j = 0; j < 2 * nm; j++)
+	for (int j = 0; j < epr * nm; j++)
 		st1(&b, ptr_add(&b, out, bin(&b, TP_ADD, lane, cint(&b, DT_I32, 32 * j))),
 		    ctrue(&b), m->results[j], TP_COALESCED);
 	ret(&b);
 	KernelFn fn = compile(&b, NULL);
 	if (fn) {
-		_Alignas(16) int16_t smem[4 * 64];
-		for (int i = 0; i < 4 * 64; i++)
-			smem[i] = (int16_t)(i * 3 + 1);
-		int16_t o[8 * 32];
-		int16_t *po = o;
+		_Alignas(16) uint8_t smem[4 * 128];
+		for (int i = 0; i < 4 * 128; i++)
+			smem[i] = (uint8_t)(i * 7 + 1);
+		_Alignas(16) uint8_t o[16 * 32 * 4];
+		uint8_t *po = o;
 		void *args[1] = {&po};
 		run_grid(fn, args, 1, smem, NULL);
 		for (int mm = 0; mm < nm; mm++)
 			for (int l = 0; l < 32; l++)
-				for (int j = 0; j < 2; j++) {
-					/* element (r, c) of matrix mm: row r supplied by lane
-					 * mm*8+r, which points at stored row 7 - r */
+				for (int j = 0; j < epr; j++) {
+					/* row r, byte c of matrix mm: row r supplied by lane
+					 * mm*8+r, which points at stored row 7 - r; lane l
+					 * holds word l%4 of row l/4 (.trans: 16-bit element
+					 * (2(l%4)+j, l/4)) */
 					int r = trans ? 2 * (l % 4) + j : l / 4,
-					    c = trans ? l / 4 : 2 * (l % 4) + j;
-					int16_t want = smem[mm * 64 + (7 - r) * 8 + c];
-					CHECK(o[(2 * mm + j) * 32 + l] == want);
+					    c = trans ? 2 * (l / 4) : 4 * (l % 4) + eb * j;
+					const uint8_t *want = smem + mm * 128 + (7 - r) * 16 + c;
+					const uint8_t *got = o + ((epr * mm + j) * 32 + l) * eb;
+					CHECK(!memcmp(got, want, (size_t)eb));
 				}
 	}
 	arena_free(&b.arena);
@@ -2347,10 +2353,12 @@ int main(void)
 	for (int k = 0; k < MMA_KIND_COUNT; k++)
 		test_mma(k);
 	test_mma_tf32_rounding();
-	test_ldmatrix(1, false);
-	test_ldmatrix(2, true);
-	test_ldmatrix(4, false);
-	test_ldmatrix(4, true);
+	test_ldmatrix(1, false, 2);
+	test_ldmatrix(2, true, 2);
+	test_ldmatrix(4, false, 2);
+	test_ldmatrix(4, true, 2);
+	test_ldmatrix(4, false, 1);
+	test_ldmatrix(2, false, 4);
 	test_print_assert();
 	test_atomics();
 	test_casts();

@@ -871,22 +871,25 @@ static void test_bank_conflicts(void)
 }
 
 /* Simulate the ldmatrix instructions ll_ldmatrix_plan describes, from the
- * PTX definition (row r of matrix m = 8 elements at the address lane 8m + r
- * gives; lane l gets (l/4, 2(l%4)+j), .trans (2(l%4)+j, l/4)), and count the
- * registers that do not receive the element reg assigns them. */
-static int ldmatrix_wrong(const LinearLayout *reg, const LinearLayout *smem)
+ * PTX definition (row r of matrix m = 16 bytes at the address lane 8m + r
+ * gives; lane l gets the 32-bit word l%4 of row l/4: elements (l/4,
+ * epr*(l%4)+j) of eb bytes, epr = 4/eb; .trans (16-bit): (2(l%4)+j, l/4)),
+ * and count the registers that do not receive the element reg assigns them. */
+static int ldmatrix_wrong_eb(const LinearLayout *reg, const LinearLayout *smem, int eb)
 {
 	LinearLayout c;
 	LdmatrixPlan p;
-	if (!ll_invert_and_compose(reg, smem, &c) || !ll_ldmatrix_plan(&c, NULL, 2, &p))
+	if (!ll_invert_and_compose(reg, smem, &c) || !ll_ldmatrix_plan(&c, NULL, eb, &p))
 		return -1;
 	int rs = ll_find_slot(&c, LL_REG), ws = ll_find_slot(&c, LL_WARP);
 	int nreg = 1 << c.in_bits[rs], nwarp = ws >= 0 ? 1 << c.in_bits[ws] : 1;
-	int wrong = 0;
+	int epr = 4 / eb, row = 16 / eb, wrong = 0;
+	if (p.elems_per_reg != epr)
+		return -1;
 	for (int w = 0; w < nwarp; w++)
-		for (int g = 0; g < nreg; g += 2 * p.nmat)
+		for (int g = 0; g < nreg; g += epr * p.nmat)
 			for (int m = 0; m < p.nmat; m++) {
-				int32_t mat[8][8][LL_MAX_OUT];
+				int32_t mat[8][16][LL_MAX_OUT];
 				for (int r = 0; r < 8; r++) {
 					uint32_t in[LL_MAX_IN] = {0};
 					int32_t o[LL_MAX_OUT];
@@ -898,22 +901,27 @@ static int ldmatrix_wrong(const LinearLayout *reg, const LinearLayout *smem)
 					for (int b = 0; b < 5; b++)
 						if (lane >> b & 1)
 							o[0] ^= p.lane_img[b];
-					for (int e = 0; e < 8; e++) {
+					for (int e = 0; e < row; e++) {
 						uint32_t off[LL_MAX_IN] = {(uint32_t)(o[0] + e)};
 						ll_apply(smem, off, mat[r][e]);
 					}
 				}
 				for (int l = 0; l < 32; l++)
-					for (int j = 0; j < 2; j++) {
-						int a = l / 4, b = 2 * (l % 4) + j;
+					for (int j = 0; j < epr; j++) {
+						int a = l / 4, b = epr * (l % 4) + j;
 						const int32_t *got = p.trans ? mat[b][a] : mat[a][b];
 						int32_t want[LL_MAX_OUT];
-						ll_apply_hw(reg, (uint32_t)(g + 2 * m + j), (uint32_t)l,
+						ll_apply_hw(reg, (uint32_t)(g + epr * m + j), (uint32_t)l,
 							    (uint32_t)w, want);
 						wrong += memcmp(got, want, sizeof(int32_t) * reg->n_out) != 0;
 					}
 			}
 	return wrong;
+}
+
+static int ldmatrix_wrong(const LinearLayout *reg, const LinearLayout *smem)
+{
+	return ldmatrix_wrong_eb(reg, smem, 2);
 }
 
 static void test_ldmatrix(void)
@@ -991,8 +999,9 @@ static void test_ldmatrix(void)
 	      "8x8: x1");
 	CHECK(ldmatrix_wrong(&one, &sm) == 0, "8x8: elements");
 	CHECK(ll_ldmatrix_conflicts(&one, &sm, NULL, 2) == 1, "8x8: conflict-free");
-	/* not 16-bit, or no matrix structure */
-	CHECK(ll_ldmatrix_conflicts(&one, &sm, NULL, 4) == -1, "32-bit elements");
+	CHECK(ll_ldmatrix_conflicts(&one, &sm, NULL, 4) == -1, "32-bit elements, 16-bit form");
+	/* 8 bytes, or no matrix structure */
+	CHECK(ll_ldmatrix_conflicts(&one, &sm, NULL, 8) == -1, "64-bit elements");
 	LinearLayout blk;
 	int32_t spt[2] = {1, 1}, tpw[2] = {32, 1}, wpc[2] = {1, 2};
 	ll_blocked(&blk, 2, s64, spt, tpw, wpc, row);
@@ -1007,6 +1016,33 @@ static void test_ldmatrix(void)
 	CHECK(ll_bank_conflicts(&blk, &sm, &pad, 2) == 1 && ll_ldmatrix_conflicts(&a, &sm, &pad, 2) == 1,
 	      "chosen for ldmatrix: write %d read %d", ll_bank_conflicts(&blk, &sm, &pad, 2),
 	      ll_ldmatrix_conflicts(&a, &sm, &pad, 2));
+	/* 8-bit operands (m16n8k32): A [M, K] K-contiguous and B [K, N]
+	 * K-contiguous read plain, 4 values per word; N-contiguous B has no
+	 * byte transpose */
+	int32_t s8a[2] = {64, 64}, s8b[2] = {64, 64};
+	ll_mma_operand(&a, 0, s8a, w22, 8);
+	ll_swizzled_shared(&sm, 2, s8a, 16, 2, 4, row);
+	CHECK(ll_invert_and_compose(&a, &sm, &c) && ll_ldmatrix_plan(&c, NULL, 1, &p) &&
+		      !p.trans && p.nmat == 4 && p.elems_per_reg == 4,
+	      "8-bit A row-major: plain x4, 4 per word");
+	CHECK(ldmatrix_wrong_eb(&a, &sm, 1) == 0, "8-bit A: elements");
+	CHECK(ll_ldmatrix_conflicts(&a, &sm, NULL, 1) == 1, "8-bit A swizzled: %d",
+	      ll_ldmatrix_conflicts(&a, &sm, NULL, 1));
+	ll_mma_operand(&b, 1, s8b, w22, 8);
+	ll_swizzled_shared(&sm, 2, s8b, 16, 1, 4, col);
+	CHECK(ll_invert_and_compose(&b, &sm, &c) && ll_ldmatrix_plan(&c, NULL, 1, &p) && !p.trans,
+	      "8-bit B K-contiguous: plain");
+	CHECK(ldmatrix_wrong_eb(&b, &sm, 1) == 0, "8-bit B K-contiguous: elements");
+	ll_swizzled_shared(&sm, 2, s8b, 1, 1, 1, row);
+	CHECK(ll_ldmatrix_conflicts(&b, &sm, NULL, 1) == -1, "8-bit B N-contiguous: no ldmatrix");
+	/* 32-bit (tf32, m16n8k8): A K-contiguous, one value per word */
+	int32_t s32[2] = {32, 32};
+	ll_mma_operand(&a, 0, s32, w22, 32);
+	ll_swizzled_shared(&sm, 2, s32, 4, 1, 8, row);
+	CHECK(ll_invert_and_compose(&a, &sm, &c) && ll_ldmatrix_plan(&c, NULL, 4, &p) &&
+		      !p.trans && p.elems_per_reg == 1,
+	      "tf32 A: plain, 1 per word");
+	CHECK(ldmatrix_wrong_eb(&a, &sm, 4) == 0, "tf32 A: elements");
 }
 
 int main(void)

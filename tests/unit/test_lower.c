@@ -424,29 +424,32 @@ static void exec_mma(Interp *I, const TpOp *op)
  * thread l receives in its result pair of matrix m the elements (l/4,
  * 2*(l%4)) and (l/4, 2*(l%4)+1); with .trans the matrix is transposed on the
  * way: (2*(l%4), l/4) and (2*(l%4)+1, l/4). */
+/* ldmatrix from the PTX definition: 8 rows of 16 bytes per matrix, lane l
+ * receives the 32-bit word l%4 of row l/4 as 4/eb values (.trans, 16-bit:
+ * element (2(l%4)+j, l/4) of the 8x8 matrix) */
 static void exec_ldmatrix(Interp *I, const TpOp *op)
 {
 	int nm = (int)op->attr.i;
 	bool trans = op->attr.flags & TP_TRANS;
 	DType rt = dt_of(I, op->results[0]);
+	int eb = dtype_bytes(rt), epr = 4 / eb, per_row = 16 / eb;
 	for (int w = 0; w < I->nt / 32; w++)
 		for (int m = 0; m < nm; m++) {
-			Cell mat[8][8];
+			Cell mat[8][16];
 			for (int r = 0; r < 8; r++) {
 				int t = w * 32 + m * 8 + r;
 				int64_t row = V(I, op->operands[0], t).i;
 				if (row % 16)
 					I->oob++; /* rows must be 16-byte aligned */
 				smem_access(I, t, row, 16, false);
-				for (int c = 0; c < 8; c++)
-					mat[r][c] = smem_rd(I, row + 2 * c, rt);
+				for (int c = 0; c < per_row; c++)
+					mat[r][c] = smem_rd(I, row + eb * c, rt);
 			}
 			for (int l = 0; l < 32; l++)
-				for (int j = 0; j < 2; j++) {
-					int a = l / 4, b = 2 * (l % 4) + j;
-					V(I, op->results[2 * m + j], w * 32 + l) =
-					        trans ? mat[b][a] : mat[a][b];
-				}
+				for (int j = 0; j < epr; j++)
+					V(I, op->results[epr * m + j], w * 32 + l) =
+					        trans ? mat[2 * (l % 4) + j][l / 4]
+					              : mat[l / 4][epr * (l % 4) + j];
 		}
 }
 
@@ -1405,20 +1408,21 @@ static void test_convert16(const char *name, int num_warps, const int32_t *shape
 	if (f) {
 		Interp I;
 		run_copy(f, name, shape[0] * shape[1], fill_small, &I);
-		int nregs = 1 << dl->in_bits[LL_REG];
+		int nregs = 1 << dl->in_bits[LL_REG], eb = dtype_bytes(dt);
+		int per_x4 = 4 * (4 / eb); /* registers one ldmatrix.x4 fills */
 		if (ldm) {
 			CHECK(I.n_smem_loads == 0, "%s: %d smem loads besides ldmatrix", name,
 			      I.n_smem_loads);
-			CHECK(I.n_ldmatrix == (nregs >= 8 ? nregs / 8 : 1),
+			CHECK(I.n_ldmatrix == (nregs >= per_x4 ? nregs / per_x4 : 1),
 			      "%s: %d ldmatrix for %d registers", name, I.n_ldmatrix, nregs);
 			CHECK(I.n_ldmatrix_trans == (ldm == 2 ? I.n_ldmatrix : 0),
 			      "%s: %d of %d ldmatrix are .trans", name, I.n_ldmatrix_trans,
 			      I.n_ldmatrix);
 			LinearLayout m;
 			PaddedShared pad;
-			ll_choose_conversion_smem_ldm(sl, dl, 2, true, &m, &pad);
-			int cw = ll_bank_conflicts(sl, &m, &pad, 2),
-			    cr = ll_ldmatrix_conflicts(dl, &m, &pad, 2);
+			ll_choose_conversion_smem_ldm(sl, dl, eb, true, &m, &pad);
+			int cw = ll_bank_conflicts(sl, &m, &pad, eb),
+			    cr = ll_ldmatrix_conflicts(dl, &m, &pad, eb);
 			CHECK(cw >= 1 && cr >= 1 && cw + cr <= waves,
 			      "%s: bank conflicts write %d ldmatrix read %d", name, cw, cr);
 		} else {
@@ -1469,10 +1473,22 @@ static void test_convert_ldmatrix(void)
 		snprintf(name, sizeof name, "no ldmatrix %s: lanes down the rows", dn);
 		test_convert16(name, 4, sa, &a_row, &plain, dts[i], 0, 0);
 	}
-	/* 32-bit elements: no ldmatrix (tf32 operand) */
+	/* 8-bit operands (int8 m16n8k32): A and a K-contiguous B with ldmatrix,
+	 * 4 values per word; an N-contiguous B has no byte transpose */
+	int32_t s8[2] = {64, 64}, spt16_r[2] = {1, 16}, spt16_c[2] = {16, 1};
+	LinearLayout opa8, opb8, a8_row, b8_col, b8_row;
+	ll_mma_operand(&opa8, 0, s8, wm, 8);
+	ll_mma_operand(&opb8, 1, s8, wn, 8);
+	blocked(&a8_row, 2, s8, spt16_r, t84, w4r, row); /* K contiguous */
+	blocked(&b8_col, 2, s8, spt16_c, t2_16, w4c, col); /* K contiguous */
+	blocked(&b8_row, 2, s8, spt16_r, t84, w4r, row); /* N contiguous */
+	test_convert16("ldmatrix int8: A from K-contiguous", 4, s8, &a8_row, &opa8, DT_I8, 1, 2);
+	test_convert16("ldmatrix int8: B from K-contiguous", 4, s8, &b8_col, &opb8, DT_I8, 1, 3);
+	test_convert16("no ldmatrix int8: B from N-contiguous", 4, s8, &b8_row, &opb8, DT_I8, 0, 0);
+	/* 32-bit elements (a tf32 operand): ldmatrix, one value per word */
 	LinearLayout ta;
 	ll_mma_operand(&ta, 0, sa, wm, 32);
-	test_convert("no ldmatrix: f32 to tf32 operand", 4, sa, &a_row, &ta, 2);
+	test_convert("ldmatrix: f32 to tf32 operand", 4, sa, &a_row, &ta, 2);
 }
 
 /* C = A @ B + C0 with A [M,K], B [K,N] given layouts; f32, or f16 operands
