@@ -727,11 +727,15 @@ static LLVMValueRef vexp_f32(Em *e, LLVMValueRef x, bool base2)
 	LLVMTypeRef ft = LLVMTypeOf(x), it = em_vec(e, e->t_i32);
 #define CF(v) em_const_f(e, e->t_f32, (v), true)
 #define CI(v) em_const_int(e, e->t_i32, (v), true)
+	/* a*b + c, fused where the CPU has FMA */
+#define FMA(a, b, c) (fma3[0] = (a), fma3[1] = (b), fma3[2] = (c), \
+		      em_intrinsic(e, "llvm.fmuladd", &ft, 1, fma3, 3))
+	LLVMValueRef fma3[3];
 	LLVMValueRef lo = base2 ? CF(-151.0) : CF(-104.0), hi = base2 ? CF(128.0) : CF(88.8);
-	LLVMValueRef mm[2] = {x, lo};
-	LLVMValueRef xc = em_intrinsic(e, "llvm.maxnum", &ft, 1, mm, 2);
-	mm[0] = xc, mm[1] = hi;
-	xc = em_intrinsic(e, "llvm.minnum", &ft, 1, mm, 2);
+	/* clamp as compare-and-select, one max/min instruction each: NaN
+	 * becomes lo (the result is x itself below), never a poison fptosi */
+	LLVMValueRef xc = LLVMBuildSelect(B, LLVMBuildFCmp(B, LLVMRealOGT, x, lo, ""), x, lo, "");
+	xc = LLVMBuildSelect(B, LLVMBuildFCmp(B, LLVMRealOLT, xc, hi, ""), xc, hi, "");
 	LLVMValueRef n, r;
 	if (base2) {
 		n = em_intrinsic(e, "llvm.rint", &ft, 1, &xc, 1);
@@ -739,16 +743,16 @@ static LLVMValueRef vexp_f32(Em *e, LLVMValueRef x, bool base2)
 	} else {
 		LLVMValueRef q = LLVMBuildFMul(B, xc, CF(1.44269504088896341), "");
 		n = em_intrinsic(e, "llvm.rint", &ft, 1, &q, 1);
-		r = LLVMBuildFSub(B, xc, LLVMBuildFMul(B, n, CF(0.693359375), ""), "");
-		r = LLVMBuildFSub(B, r, LLVMBuildFMul(B, n, CF(-2.12194440e-4), ""), "");
+		r = FMA(n, CF(-0.693359375), xc); /* exact: the constant has 9 bits */
+		r = FMA(n, CF(2.12194440e-4), r);
 	}
 	static const double c[] = {1.9875691500E-4, 1.3981999507E-3, 8.3334519073E-3,
 	                           4.1665795894E-2, 1.6666665459E-1, 5.0000001201E-1};
 	LLVMValueRef p = CF(c[0]);
 	for (int i = 1; i < 6; i++)
-		p = LLVMBuildFAdd(B, LLVMBuildFMul(B, p, r, ""), CF(c[i]), "");
+		p = FMA(p, r, CF(c[i]));
 	LLVMValueRef r2 = LLVMBuildFMul(B, r, r, "");
-	p = LLVMBuildFAdd(B, LLVMBuildFAdd(B, LLVMBuildFMul(B, p, r2, ""), r, ""), CF(1.0), "");
+	p = LLVMBuildFAdd(B, FMA(p, r2, r), CF(1.0), "");
 	LLVMValueRef ni = LLVMBuildFPToSI(B, n, it, "");
 	LLVMValueRef n1 = LLVMBuildAShr(B, ni, CI(1), ""), n2 = LLVMBuildSub(B, ni, n1, "");
 	LLVMValueRef s1 = LLVMBuildBitCast(
@@ -764,6 +768,7 @@ static LLVMValueRef vexp_f32(Em *e, LLVMValueRef x, bool base2)
 	LLVMValueRef nan = LLVMBuildFCmp(B, LLVMRealUNO, x, x, "");
 #undef CF
 #undef CI
+#undef FMA
 	return LLVMBuildSelect(B, nan, x, y, "");
 }
 
