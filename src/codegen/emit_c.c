@@ -292,7 +292,8 @@ static int loop_carried_words(const TpFunc *f, const TpBlock *b)
  * accumulator tile and up) are declared to need one block per SM only: left to itself,
  * ptxas gave a 128x256x64 fp16 matmul tile over 8 warps 32 registers and
  * 10 KB of spills per thread (255 and under 1 KB with the minimum). Smaller
- * kernels keep ptxas's own budget, which favours occupancy. */
+ * kernels keep ptxas's own budget, which favours occupancy; when that spills
+ * anyway, compile_source tries again with the minimum (spill_retry). */
 enum { HEAVY_LOOP_WORDS = 128 };
 
 /* Does the block (or a nested one) address shared memory through PTX
@@ -314,7 +315,7 @@ static void print_signature(const Ec *e, StrBuf *o)
 {
 	const TpFunc *f = e->f;
 	int nthreads = f->num_warps * 32;
-	if (loop_carried_words(f, f->body) >= HEAVY_LOOP_WORDS)
+	if (e->one_block || loop_carried_words(f, f->body) >= HEAVY_LOOP_WORDS)
 		sb_printf(o, "\nextern \"C\" __global__ void __launch_bounds__(%d, 1) %s(", nthreads, f->name);
 	else
 		sb_printf(o, "\nextern \"C\" __global__ void __launch_bounds__(%d) %s(", nthreads, f->name);
@@ -475,11 +476,13 @@ static void index_defs(Ec *e, const TpBlock *b)
 	}
 }
 
-/* The whole translation unit (heap string). */
-static char *emit_source(const TpFunc *f)
+/* The whole translation unit (heap string). one_block: declare one block
+ * per SM in the launch bounds even for a light kernel. */
+static char *emit_source(const TpFunc *f, bool one_block)
 {
 	Ec e = {0};
 	e.f = f;
+	e.one_block = one_block;
 	e.arch = f->target.arch ? f->target.arch : 80;
 	e.depth = 1;
 	e.def = xcalloc(f->vals.len + 1, sizeof *e.def);
@@ -525,7 +528,63 @@ static void report_nvrtc(DiagSink *diags, const char *err, const char *log)
 	sb_free(&b);
 }
 
-static bool compile_source(const TpFunc *f, const char *src, bool want_ptx, DiagSink *diags,
+/* Spill bytes (stores) ptxas reported in a `-v` log; -1 when it says none. */
+static long log_spill_bytes(const char *log)
+{
+	const char *p = log ? strstr(log, " bytes spill stores") : NULL;
+	if (!p)
+		return -1;
+	const char *q = p;
+	while (q > log && q[-1] >= '0' && q[-1] <= '9')
+		q--;
+	return q < p ? strtol(q, NULL, 10) : -1;
+}
+
+/* One nvrtc run of src; the cubin's spill bytes in *spill when asked. */
+static bool run_nvrtc(const Nvrtc *nv, const TpFunc *f, const char *src, bool want_ptx,
+                      long *spill, NvrtcOutput *o, char *err, size_t errlen)
+{
+	const char *name = f->target.name;
+	size_t len = strlen(name);
+	const char *suffix = len && name[len - 1] == 'a' ? "a" : "";
+	char file[160];
+	snprintf(file, sizeof file, "%s.cu", f->name);
+	const char *verbose[1] = {"--ptxas-options=-v"};
+	bool ok = nvrtc_compile(nv, src, file, f->target.arch, suffix, want_ptx, verbose,
+	                        spill ? 1 : 0, o, err, errlen);
+	if (spill)
+		*spill = ok ? log_spill_bytes(o->log) : -1;
+	return ok;
+}
+
+/* ptxas budgets registers for occupancy unless the launch bounds ask for one
+ * block per SM, and where that budget spills it can do far worse than a
+ * full register file: an unrolled fp8 GEMM got 32 registers and 17 KB of
+ * spills per thread (255 and 4.5 KB with one block). So a cubin that spills
+ * is compiled again with __launch_bounds__(threads, 1), and that one is
+ * kept if it spills at least a tenth less. PTX is chosen the same way, so
+ * --emit ptx shows what the cubin was built from. */
+static bool spill_retry(const Nvrtc *nv, const TpFunc *f, char **src, long spill, double *secs,
+                        char *err, size_t errlen)
+{
+	if (spill <= 0 || loop_carried_words(f, f->body) >= HEAVY_LOOP_WORDS)
+		return false;
+	char *alt = emit_source(f, true);
+	NvrtcOutput o;
+	long spill1 = -1;
+	bool ok = run_nvrtc(nv, f, alt, false, &spill1, &o, err, errlen);
+	*secs += o.seconds;
+	nvrtc_output_free(&o);
+	if (!ok || spill1 < 0 || spill1 * 10 > spill * 9) {
+		free(alt);
+		return false;
+	}
+	free(*src);
+	*src = alt;
+	return true;
+}
+
+static bool compile_source(const TpFunc *f, char **src, bool want_ptx, DiagSink *diags,
                            EmitResult *out)
 {
 	Nvrtc nv;
@@ -535,15 +594,20 @@ static bool compile_source(const TpFunc *f, const char *src, bool want_ptx, Diag
 		diag_error(diags, none, "%s", err);
 		return false;
 	}
-	const char *name = f->target.name;
-	size_t len = strlen(name);
-	const char *suffix = len && name[len - 1] == 'a' ? "a" : "";
-	char file[160];
-	snprintf(file, sizeof file, "%s.cu", f->name);
 	NvrtcOutput o;
-	bool ok = nvrtc_compile(&nv, src, file, f->target.arch, suffix, want_ptx, NULL, 0, &o, err,
-	                        sizeof err);
+	long spill = -1;
+	/* PTX: decide the launch bounds on a cubin first */
+	bool ok = run_nvrtc(&nv, f, *src, false, &spill, &o, err, sizeof err);
 	out->seconds_codegen += o.seconds;
+	if (ok && spill_retry(&nv, f, src, spill, &out->seconds_codegen, err, sizeof err)) {
+		nvrtc_output_free(&o);
+		ok = run_nvrtc(&nv, f, *src, want_ptx, NULL, &o, err, sizeof err);
+		out->seconds_codegen += o.seconds;
+	} else if (ok && want_ptx) {
+		nvrtc_output_free(&o);
+		ok = run_nvrtc(&nv, f, *src, true, NULL, &o, err, sizeof err);
+		out->seconds_codegen += o.seconds;
+	}
 	if (!ok) {
 		report_nvrtc(diags, err, o.log);
 	} else if (want_ptx) {
@@ -577,12 +641,12 @@ bool emit_cuda(const TpFunc *f, EmitWhat what, DiagSink *diags, EmitResult *out)
 	if (f->lanes_per_warp != 32)
 		ice("emit_cuda", "CUDA needs 32 lanes per warp, the thread program has %d",
 		    f->lanes_per_warp);
-	char *src = emit_source(f);
+	char *src = emit_source(f, false);
 	if (what == EMIT_CUDA_SRC) {
 		out->text = src;
 		return true;
 	}
-	bool ok = compile_source(f, src, what == EMIT_PTX || what == EMIT_ASM, diags, out);
+	bool ok = compile_source(f, &src, what == EMIT_PTX || what == EMIT_ASM, diags, out);
 	free(src);
 	return ok;
 }

@@ -48,6 +48,7 @@ typedef struct Ec {
 	int arch;         /* 80, 90, ... */
 	int ntemps;       /* counter for t<N> temporaries */
 	const TpOp **def; /* TpVal -> defining op (NULL for block args / none) */
+	bool one_block;   /* declare __launch_bounds__(threads, 1) whatever the kernel */
 } Ec;
 
 /* ---- emit_c.c ---- */

@@ -1,4 +1,5 @@
-/* tp_sched.c: shared-memory loads sink to their first use.
+/* tp_sched.c: shared-memory loads, and the pure ops computed from them,
+ * sink to their first use.
  *
  * Lowering reads a whole dot operand out of shared memory (ldmatrix, smem
  * loads) before the mmas that use it, and the CUDA emitter prints ldmatrix
@@ -19,6 +20,13 @@
  * or assert, a region op or a terminator. Loads keep their order among
  * themselves where one feeds another. The CPU emitter runs the same program,
  * so cuda-emu still executes exactly what the GPU runs.
+ *
+ * Pure ops other than mma (the anchor) and the leaves (constants, ids) sink
+ * too, past anything but region ops and terminators: a dot operand computed
+ * from shared memory or a carried value (an int4 or fp8 dequantization, a
+ * scale) is then produced k step by k step next to the mmas that use it, not
+ * for the whole tile at once: an AWQ GEMM's B operand held 256 fp16 values
+ * per thread before its first mma (13.9 KB of spills, 1.9 KB after).
  */
 #include "codegen/tp.h"
 
@@ -36,7 +44,26 @@ typedef struct Sched {
 	int live_smem; /* pending smem_loads not yet flushed */
 } Sched;
 
-static bool sinks(const TpOp *op) { return op->kind == TP_LDMATRIX || op->kind == TP_SMEM_LOAD; }
+static bool is_load(const TpOp *op) { return op->kind == TP_LDMATRIX || op->kind == TP_SMEM_LOAD; }
+
+/* Pending: a shared load, or a pure op other than mma (the anchor) and the
+ * leaves (constants, ids), which sink to their first use as well. */
+static bool sinks(const Sched *s, const TpOp *op)
+{
+	(void)s;
+	if (is_load(op))
+		return true;
+	switch (op->kind) {
+	case TP_MMA:
+	case TP_CONST:
+	case TP_PARAM:
+	case TP_LANE_ID:
+	case TP_WARP_ID:
+	case TP_PROGRAM_ID:
+	case TP_NUM_PROGRAMS: return false;
+	default: return !op->nregions && (tp_op_flags((TpOpKind)op->kind) & TF_PURE);
+	}
+}
 
 static void flush_one(Sched *s, int i)
 {
@@ -58,6 +85,15 @@ static void flush_all(Sched *s)
 	for (int i = 0; i < s->npend; i++)
 		flush_one(s, i);
 	s->npend = 0;
+}
+
+/* Flushes the pending loads of kind `load` (TP_LDMATRIX: every load). */
+static void flush_kind(Sched *s, TpOpKind load)
+{
+	for (int k = 0; k < s->npend; k++)
+		if (!s->flushed[k] && is_load(s->pend[k]) &&
+		    (load == TP_LDMATRIX || s->pend[k]->kind == load))
+			flush_one(s, k);
 }
 
 /* Whether a pending load of kind `load` may move past op. */
@@ -85,7 +121,7 @@ static void sched_block(Sched *s, TpBlock *b)
 	s->out = xrealloc(s->out, sizeof *s->out * (size_t)(b->nops + 1));
 	for (int i = 0; i < b->nops; i++) {
 		TpOp *op = b->ops[i];
-		if (sinks(op)) {
+		if (sinks(s, op)) {
 			s->flushed[s->npend] = false;
 			s->pend[s->npend++] = op;
 			s->live_smem += op->kind == TP_SMEM_LOAD;
@@ -93,13 +129,14 @@ static void sched_block(Sched *s, TpBlock *b)
 				s->pending_at[op->results[k]] = s->npend;
 			continue;
 		}
-		/* most ops are pure and pass every load: no scan of the pending ones */
-		if (!passes(op, TP_LDMATRIX))
+		/* most ops are pure and pass every load: no scan of the pending ones.
+		 * Pending pure ops pass everything but region ops and terminators. */
+		if (op->nregions || (tp_op_flags((TpOpKind)op->kind) & TF_TERM))
 			flush_all(s);
+		else if (!passes(op, TP_LDMATRIX))
+			flush_kind(s, TP_LDMATRIX);
 		else if (s->live_smem && !passes(op, TP_SMEM_LOAD))
-			for (int k = 0; k < s->npend; k++)
-				if (!s->flushed[k] && s->pend[k]->kind == TP_SMEM_LOAD)
-					flush_one(s, k);
+			flush_kind(s, TP_SMEM_LOAD);
 		for (int k = 0; k < op->nin; k++)
 			if (op->operands[k] && s->pending_at[op->operands[k]])
 				flush_one(s, s->pending_at[op->operands[k]] - 1);

@@ -1005,14 +1005,18 @@ static void test_sink_loads(void)
 	b_params(&b, 1, ts, names);
 	TpVal n = param(&b, 0), off = cint(&b, DT_I32, 0), t = ctrue(&b);
 	Type f16 = type_scalar(DT_F16), f32 = type_scalar(DT_F32);
-	/* a: smem load, then an unrelated add: a sinks below it */
+	/* a: smem load, then an unrelated add whose use comes later: a sinks
+	 * to its use (the store st), the add toward its own */
 	TpVal in2[2] = {off, t};
 	TpOp *la = op(&b, TP_SMEM_LOAD, in2, 2, f32, 1);
 	la->attr.i = 1;
 	TpOp *add1 = op(&b, TP_ADD, (TpVal[]){n, n}, 2, type_scalar(DT_I32), 1);
+	/* p: pure math on the ldmatrix results, computed early, used late */
+	TpOp *lm0 = NULL;
 	/* m: ldmatrix, then a shared store (an ldmatrix may pass it), then its use */
 	TpOp *lm = op(&b, TP_LDMATRIX, &off, 1, f16, 2);
 	lm->attr.i = 1;
+	lm0 = op(&b, TP_MUL, (TpVal[]){lm->results[0], lm->results[1]}, 2, f16, 1);
 	TpOp *st = op(&b, TP_SMEM_STORE, (TpVal[]){off, t, la->results[0]}, 3, type_scalar(DT_VOID), 0);
 	st->attr.i = 1;
 	/* s: smem load, then a shared store: s may not pass it */
@@ -1020,19 +1024,25 @@ static void test_sink_loads(void)
 	ls->attr.i = 1;
 	TpOp *st2 = op(&b, TP_SMEM_STORE, (TpVal[]){off, t, la->results[0]}, 3, type_scalar(DT_VOID), 0);
 	st2->attr.i = 1;
-	TpOp *use_m = op(&b, TP_ADD, (TpVal[]){lm->results[0], lm->results[1]}, 2, f16, 1);
+	TpOp *use_m = op(&b, TP_SMEM_STORE, (TpVal[]){off, t, lm0->results[0]}, 3, type_scalar(DT_VOID), 0);
+	use_m->attr.i = 1;
 	/* l: smem load, a barrier, its use: l stays above the barrier */
 	TpOp *ll = op(&b, TP_SMEM_LOAD, in2, 2, f32, 1);
 	ll->attr.i = 1;
 	TpOp *bar = op(&b, TP_BARRIER, NULL, 0, type_scalar(DT_VOID), 0);
 	TpOp *use_l = op(&b, TP_ADD, (TpVal[]){ll->results[0], ls->results[0]}, 2, f32, 1);
+	TpOp *use_add = op(&b, TP_SMEM_STORE, (TpVal[]){off, t, add1->results[0]}, 3, type_scalar(DT_VOID), 0);
+	use_add->attr.i = 1;
 	(void)use_l;
 	ret(&b);
 	tp_sink_smem_loads(b.f);
 	tp_verify(b.f);
 	const TpBlock *bb = b.f->body;
-	CHECK(op_index(bb, la) > op_index(bb, add1) && op_index(bb, la) < op_index(bb, st));
-	CHECK(op_index(bb, lm) > op_index(bb, st2) && op_index(bb, lm) == op_index(bb, use_m) - 1);
+	CHECK(op_index(bb, la) == op_index(bb, st) - 1);
+	/* the add sinks past the barrier (loads do not) to its use */
+	CHECK(op_index(bb, add1) == op_index(bb, use_add) - 1 && op_index(bb, add1) > op_index(bb, bar));
+	CHECK(op_index(bb, lm) > op_index(bb, st2) && op_index(bb, lm) == op_index(bb, lm0) - 1 &&
+	      op_index(bb, lm0) == op_index(bb, use_m) - 1);
 	CHECK(op_index(bb, ls) < op_index(bb, st2));
 	CHECK(op_index(bb, ll) < op_index(bb, bar));
 	arena_free(&b.arena);
@@ -1165,6 +1175,57 @@ static void test_source_kernels(void)
 	tile_context_destroy(ctx);
 }
 
+/* A kernel whose default launch bounds make ptxas spill (four dots per
+ * iteration: ptxas chose 32 registers and 7 KB of spills per thread) is
+ * compiled again with one block per SM, and its PTX says so; kernels that
+ * do not spill keep ptxas's budget. */
+static const char spill_kernels[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def mm4(A, B, C, S, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):\n"
+	"    rm = tl.arange(0, BM)\n"
+	"    rn = tl.arange(0, BN)\n"
+	"    rk = tl.arange(0, BK)\n"
+	"    acc = tl.zeros((BM, BN), tl.float32)\n"
+	"    a_ptrs = A + rm[:, None] * K + rk[None, :]\n"
+	"    b_ptrs = B + rk[:, None] + rn[None, :] * K\n"
+	"    for k in range(0, K, 4 * BK):\n"
+	"        for i in tl.static_range(4):\n"
+	"            s = tl.load(S + k + i * BK + rn)\n"
+	"            acc += tl.dot(tl.load(a_ptrs), tl.load(b_ptrs)) * s[None, :]\n"
+	"            a_ptrs += BK\n"
+	"            b_ptrs += BK\n"
+	"    tl.store(C + rm[:, None] * BN + rn[None, :], acc)\n"
+	"@triton.jit\n"
+	"def flip(X, Y, B: tl.constexpr):\n"
+	"    o = tl.arange(0, B)\n"
+	"    tl.store(Y + B - 1 - o, tl.load(X + o))\n";
+
+static void test_spill_retry(void)
+{
+	tile_context_options o = {0};
+	o.target = "cpu";
+	o.disable_cache = 1;
+	tile_context *ctx = NULL;
+	tile_module *m = NULL;
+	CHECK(tile_context_create(&ctx, &o) == TILE_OK);
+	if (ctx)
+		CHECK(tile_module_load_source(ctx, "s.tile", spill_kernels, (size_t)-1, &m) ==
+		      TILE_OK);
+	if (m) {
+		char *p = src_dump(m, "mm4", "*fp16:16,*fp16:16,*fp32:16,*fp32:16,i32:16,64,128,32",
+		                   "sm_90a", DUMP_PTX);
+		CHECK(p && strstr(p, ".minnctapersm 1")); /* mm4 was compiled again with one block */
+		free(p);
+		p = src_dump(m, "flip", "*fp32:16,*fp32:16,128", "sm_90a", DUMP_PTX);
+		CHECK(p && strstr(p, ".entry") && !strstr(p, ".minnctapersm"));
+		free(p);
+	}
+	tile_module_destroy(m);
+	tile_context_destroy(ctx);
+}
+
 int main(void)
 {
 	Nvrtc nv;
@@ -1190,6 +1251,7 @@ int main(void)
 	test_atomics();
 	test_elementwise();
 	test_source_kernels();
+	test_spill_retry();
 	test_sink_loads();
 	if (have_gpu)
 		cuda_close(&gpu);
