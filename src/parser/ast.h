@@ -151,11 +151,13 @@ typedef struct FuncDef {
 
 /* A module-level class: its body is module-level code (host statements the
  * parser cannot read are skipped one by one, as at the top); the keyword
- * arguments of its header (metaclass=...) and its decorators are dropped. */
+ * arguments of its header (metaclass=...) are dropped. */
 typedef struct ClassDef {
 	const char *name;
 	Expr **bases; /* the positional expressions in the header's parentheses */
 	int nbases;
+	Expr **decorators; /* @aggregate makes it a value type; others are host code */
+	int ndecorators;
 	StmtList body;
 } ClassDef;
 

@@ -706,7 +706,7 @@ static Stmt *parse_funcdef(Parser *p, ExprVec *decorators)
 
 /* class NAME[(bases, keyword=value...)]: body, at module level (classes hold
  * kernels as static methods); inside a function a class is skipped. */
-static Stmt *parse_class(Parser *p)
+static Stmt *parse_class(Parser *p, ExprVec *decorators)
 {
 	Token kw = ps_advance(p);
 	Stmt *s = new_stmt(p, ST_CLASS, kw.loc);
@@ -729,6 +729,8 @@ static Stmt *parse_class(Parser *p)
 	}
 	c->bases = bases.items;
 	c->nbases = bases.n;
+	c->decorators = decorators->items;
+	c->ndecorators = decorators->n;
 	c->body = parse_block(p, "class definition", kw.loc.line);
 	return s;
 }
@@ -776,7 +778,7 @@ static Stmt *parse_decorated(Parser *p)
 	if (at(p, TK_DEF))
 		return parse_funcdef(p, &decos);
 	if (at(p, TK_CLASS))
-		return class_allowed(p) ? parse_class(p) : skip_compound(p, "class definition");
+		return class_allowed(p) ? parse_class(p, &decos) : skip_compound(p, "class definition");
 	if (at(p, TK_ASYNC))
 		return skip_compound(p, "async function");
 	ps_unexpected(p, "invalid syntax");
@@ -813,7 +815,10 @@ static Stmt *parse_compound(Parser *p)
 	case TK_IF: return parse_if(p);
 	case TK_FOR: return parse_for(p);
 	case TK_WHILE: return parse_while(p);
-	case TK_CLASS: return class_allowed(p) ? parse_class(p) : skip_compound(p, "class definition");
+	case TK_CLASS: {
+		ExprVec none = {0};
+		return class_allowed(p) ? parse_class(p, &none) : skip_compound(p, "class definition");
+	}
 	case TK_WITH: return skip_compound(p, "with statement");
 	case TK_TRY: return parse_try(p);
 	case TK_ASYNC:

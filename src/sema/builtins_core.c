@@ -471,6 +471,17 @@ static Value b_constexpr_function(Sema *s, Call *c, int extra)
 	return v_err();
 }
 
+/* triton.aggregate / tl.core._aggregate: a class decorator (class_aggregate
+ * in sema.c looks for it); called on a class, it gives the class back */
+static Value b_aggregate(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	Value v = c->a[0];
+	if (v.kind == V_ERR || (v.kind == V_MODULE && v.mod->cls)) return v;
+	diag_error(s->d, c->at[0], "aggregate takes a class, got %s", v_describe(s, v));
+	return v_err();
+}
+
 /* tl.extra.cuda.num_warps() / num_threads(): the kernel's launch option, a constexpr
  * (a heuristic that sets num_warps has run before the body) */
 static Value b_cuda_num_warps(Sema *s, Call *c, int extra)
@@ -1207,6 +1218,8 @@ const Builtin builtins_core[] = {
     {"_target_is_hip_gfx1250", "", b_target_is, 0, BF_TL},
     {"_target_cuda_capability_geq", "major,minor=0", b_target_cc_geq, 0, BF_TL},
     {"constexpr_function", "fn", b_constexpr_function, 0, BF_TL | BF_TRITON},
+    {"_aggregate", "cls", b_aggregate, 0, BF_TL},
+    {"aggregate", "cls", b_aggregate, 0, BF_TRITON},
     {"_cuda_num_warps", "", b_cuda_num_warps, 0, BF_TL},
     {"_cuda_num_threads", "", b_cuda_num_warps, 1, BF_TL},
     {"static_range", "*args", b_loop_only, 0, BF_TL},

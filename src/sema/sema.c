@@ -29,7 +29,10 @@ Value v_dtype(Type t) { return (Value){.kind = V_DTYPE, .ty = type_elem(t)}; }
 Value v_tensor(Sema *s, ValId id) { return (Value){.kind = V_TENSOR, .id = id, .ty = tir_type(s->f, id)}; }
 Value v_builtin(int id, Value *self) { return (Value){.kind = V_BUILTIN, .builtin = id, .self = self}; }
 
-int value_nesting(Value v) { return v.kind == V_TUPLE || v.kind == V_DICT || v.kind == V_CONFIG ? v.depth : 0; }
+int value_nesting(Value v)
+{
+	return v.kind == V_TUPLE || v.kind == V_DICT || v.kind == V_CONFIG || v.kind == V_AGG ? v.depth : 0;
+}
 
 Value v_tuple(Sema *s, const Value *items, int n)
 {
@@ -94,6 +97,7 @@ const char *v_describe(Sema *s, Value v)
 	case V_LAMBDA: return "lambda";
 	case V_RTARG: return arena_printf(s->a, "runtime argument '%s'", v.msg);
 	case V_CONFIG: return "triton.Config";
+	case V_AGG: return agg_describe(s, v);
 	case V_POISON:
 	case V_ERR: return "error";
 	}
@@ -341,7 +345,7 @@ static Value eval_module_expr(Sema *s, ModScope *m, const Expr *e)
 static bool value_holds_ir(Value v)
 {
 	if (v.kind == V_TENSOR || v.kind == V_BLOCKPTR) return true;
-	if (v.kind == V_TUPLE || v.kind == V_DICT || v.kind == V_CONFIG)
+	if (v.kind == V_TUPLE || v.kind == V_DICT || v.kind == V_CONFIG || v.kind == V_AGG)
 		for (int i = 0; i < v.n; i++)
 			if (value_holds_ir(v.items[i])) return true;
 	return false;
@@ -357,7 +361,11 @@ bool sema_is_jit(Sema *s, const FuncDef *fn) { return is_jit_decorated(s, fn); }
 static Value class_func(Sema *s, ModScope *m, const Global *g)
 {
 	Value v = {.kind = V_FUNC, .fn = g->fn, .mod = m->parent};
-	if (!is_jit_decorated(s, g->fn)) v.msg = arena_printf(s->a, "%s.%s", m->name, g->name);
+	if (is_jit_decorated(s, g->fn)) return v;
+	/* an aggregate's methods without @jit are Python that Triton runs when a
+	 * kernel calls them (constexpr arithmetic, building the aggregate) */
+	if (class_aggregate(s, m)) v.ns = VF_HOST;
+	else v.msg = arena_printf(s->a, "%s.%s", m->name, g->name);
 	return v;
 }
 
@@ -800,6 +808,63 @@ static Value class_get(Sema *s, ModScope *c, const char *name, SrcLoc loc, bool 
 	for (int i = 0; i < n && !*found; i++) v = class_get(s, bases[i], name, loc, found);
 	c->mro_busy = false;
 	return v;
+}
+
+Value class_member(Sema *s, ModScope *c, const char *name, SrcLoc loc, bool *found)
+{
+	*found = false;
+	return class_get(s, c, istr(s, name), loc, found);
+}
+
+/* whether decorator d of class c is triton.aggregate / tl.core._aggregate */
+static bool is_aggregate_decorator(Sema *s, ModScope *c, const Expr *d)
+{
+	Quiet q;
+	quiet_begin(s, &q);
+	Value v = eval_module_expr(s, c->parent, d);
+	bool failed = quiet_end(s, &q, NULL);
+	if (failed || v.kind != V_BUILTIN) return false;
+	return builtin_get(v.builtin)->fn == builtin_get(builtin_find("_aggregate", BF_TL))->fn;
+}
+
+/* Adds the annotated names of class c (after those of its aggregate bases). */
+typedef VEC(AggField) AggFieldVec;
+
+static void agg_collect(Sema *s, ModScope *c, AggFieldVec *out, int depth)
+{
+	ModScope *bases[16];
+	int nb = depth < 16 ? class_bases(s, c, bases, 16) : 0;
+	for (int i = 0; i < nb; i++)
+		if (class_aggregate(s, bases[i])) agg_collect(s, bases[i], out, depth + 1);
+	for (int i = 0; i < c->cls->body.n; i++) {
+		const Stmt *st = c->cls->body.items[i];
+		if (st->kind != ST_ANNASSIGN || st->ann_target->kind != EX_NAME) continue;
+		const char *an = agg_ann_name(st->annotation);
+		AggField f = {.name = st->ann_target->name, .ann = st->annotation, .has_default = st->ann_value != NULL,
+			      .is_const = an && !strcmp(an, "constexpr"), .owner = c};
+		size_t k = 0;
+		while (k < out->len && out->data[k].name != f.name) k++;
+		if (k < out->len) out->data[k] = f; /* redeclared: keeps its place, as a dataclass's field */
+		else vec_push(out, f);
+	}
+}
+
+const AggInfo *class_aggregate(Sema *s, ModScope *c)
+{
+	if (!c->cls) return NULL;
+	if (c->agg_state == 0) {
+		c->agg_state = 1;
+		for (int i = 0; i < c->cls->ndecorators; i++)
+			if (is_aggregate_decorator(s, c, c->cls->decorators[i])) c->agg_state = 2;
+		if (c->agg_state == 2) {
+			AggFieldVec fs = {0};
+			agg_collect(s, c, &fs, 0);
+			c->agg.n = (int)fs.len;
+			c->agg.fields = fs.len ? vec_to_arena(s->a, &fs) : NULL;
+			vec_free(&fs);
+		}
+	}
+	return c->agg_state == 2 ? &c->agg : NULL;
 }
 
 Value module_attr(Sema *s, ModScope *m, const char *name, SrcLoc loc)

@@ -131,6 +131,9 @@ static bool bind_builtin(Sema *s, int id, Call *c, const Value *self, const Valu
 	vec_free(&rest_at);
 	for (int k = 0; k < nkw; k++) {
 		int slot = -1;
+		/* Triton's builtins take the code generator's state as keywords,
+		 * which Python code (an aggregate's __init__) passes along */
+		if (!strcmp(kwn[k], "_semantic") || !strcmp(kwn[k], "_generator") || !strcmp(kwn[k], "_builder")) continue;
 		for (int i = 0; i < np; i++)
 			if (!ps[i].vararg && !strcmp(ps[i].name, kwn[k])) slot = i;
 		SrcLoc at = locs ? locs[nargs + k] : c->loc;
@@ -160,22 +163,35 @@ static bool bind_builtin(Sema *s, int id, Call *c, const Value *self, const Valu
 
 /* ---- user functions --------------------------------------------------------------------- */
 
-/* @triton.constexpr_function / @tl.constexpr_function: a function Triton runs as Python */
-static bool is_constexpr_function(const FuncDef *def)
+bool has_decorator(const FuncDef *def, const char *name)
 {
 	for (int i = 0; i < def->ndecorators; i++) {
 		const Expr *d = def->decorators[i];
 		if (d->kind == EX_CALL) d = d->func;
 		const char *n = d->kind == EX_NAME ? d->name : d->kind == EX_ATTR ? d->attr : NULL;
-		if (n && !strcmp(n, "constexpr_function")) return true;
+		if (n && !strcmp(n, name)) return true;
 	}
 	return false;
 }
 
-Value call_user(Sema *s, Value callee, const Value *args, int nargs, const char **kwn, const Value *kw, int nkw,
-		SrcLoc loc)
+/* @triton.constexpr_function / @tl.constexpr_function: a function Triton runs as Python */
+static bool is_constexpr_function(const FuncDef *def) { return has_decorator(def, "constexpr_function"); }
+
+/* Inlines callee's body with args bound to its parameters; *self_out (when
+ * given): the first parameter's binding at the end (an aggregate's __init__
+ * builds `self`). */
+static Value call_user_impl(Sema *s, Value callee, const Value *args, int nargs, const char **kwn, const Value *kw,
+			    int nkw, SrcLoc loc, Value *self_out)
 {
 	const FuncDef *def = callee.fn;
+	if (callee.self) { /* a method bound to its aggregate: self comes first */
+		Value *all = ARENA_NEWN(s->a, Value, nargs + 2);
+		all[0] = *callee.self;
+		for (int i = 0; i < nargs; i++) all[i + 1] = args[i];
+		args = all;
+		nargs++;
+		callee.self = NULL;
+	}
 	if (!sema_work(s, SEMA_CALL_WORK, loc)) return v_err(); /* f calling g twice, g calling h twice, ... */
 	if (def->variadic) {
 		diag_error(s->d, loc, "'%s' has variadic parameters (*args, **kwargs), which are not supported", def->name);
@@ -237,16 +253,42 @@ Value call_user(Sema *s, Value callee, const Value *args, int nargs, const char 
 	}
 	Value r = v_err();
 	if (ok) {
-		bool host = is_constexpr_function(def);
+		bool host = is_constexpr_function(def) || callee.ns == VF_HOST;
 		s->host_fn += host;
 		vec_push(&s->callstack, def);
 		exec_body(s, &fn, &def->body, true);
 		s->callstack.len--;
 		s->host_fn -= host;
 		r = fn.has_ret ? fn.retval : v_none();
+		if (self_out) {
+			Value *v = def->nparams ? env_find(&fn.env, def->params[0].name) : NULL;
+			*self_out = v ? *v : v_err();
+		}
 	}
 	fn_free(&fn);
 	return r;
+}
+
+Value call_user(Sema *s, Value callee, const Value *args, int nargs, const char **kwn, const Value *kw, int nkw,
+		SrcLoc loc)
+{
+	return call_user_impl(s, callee, args, nargs, kwn, kw, nkw, loc, NULL);
+}
+
+Value call_init(Sema *s, Value init, Value self, const Value *args, int nargs, const char **kwn, const Value *kw,
+		int nkw, SrcLoc loc)
+{
+	Value out = v_err();
+	Value *all = ARENA_NEWN(s->a, Value, nargs + 2);
+	all[0] = self;
+	for (int i = 0; i < nargs; i++) all[i + 1] = args[i];
+	if (!init.fn->nparams) {
+		diag_error(s->d, loc, "'__init__' of '%s' takes no 'self' parameter", agg_describe(s, self));
+		return v_err();
+	}
+	Value r = call_user_impl(s, init, all, nargs + 1, kwn, kw, nkw, loc, &out);
+	if (r.kind == V_ERR) return r;
+	return out;
 }
 
 Value prelude_function(Sema *s, int id, SrcLoc loc)
@@ -323,6 +365,8 @@ Value call_value(Sema *s, Fn *fn, Value callee, const Value *args, int nargs, co
 		return b->fn(s, &c, b->extra);
 	}
 	default:
+		if (callee.kind == V_MODULE && class_aggregate(s, callee.mod))
+			return agg_construct(s, callee.mod, args, nargs, kwn, kw, nkw, loc);
 		if (callee.kind == V_MODULE && callee.mod->cls)
 			diag_error(s->d, loc, "class '%s' cannot be instantiated in a kernel (its @triton.jit functions are "
 				   "called as '%s.name(...)')", callee.mod->name, callee.mod->name);

@@ -441,10 +441,16 @@ bool values_identical(Value a, Value b)
 	case V_CONST: return a.c.kind == b.c.kind && const_eq(a.c, b.c);
 	case V_DTYPE: return type_eq(a.ty, b.ty);
 	case V_TENSOR: return a.id == b.id;
-	case V_FUNC: return a.fn == b.fn;
+	case V_FUNC: /* a method bound to an aggregate: the same receiver too */
+		if (a.fn != b.fn || a.ns != b.ns) return false;
+		return a.self == b.self || (a.self && b.self && values_identical(*a.self, *b.self));
 	case V_BUILTIN: return a.builtin == b.builtin && !a.self && !b.self;
 	case V_NS: return a.ns == b.ns;
 	case V_MODULE: return a.mod == b.mod;
+	case V_POISON: return a.msg == b.msg;
+	case V_AGG:
+		if (a.mod != b.mod || a.ns != b.ns) return false;
+		/* fallthrough */
 	case V_TUPLE:
 		if (a.n != b.n) return false;
 		for (int i = 0; i < a.n; i++)

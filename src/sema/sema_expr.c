@@ -123,6 +123,7 @@ Value get_attr(Sema *s, Value obj, const char *name, SrcLoc loc)
 				if (v_is_const(obj.keys[i], CV_STR) && !strcmp(obj.keys[i].c.s, name)) return obj.items[i];
 		}
 		break;
+	case V_AGG: return agg_attr(s, obj, name, loc);
 	case V_RTARG:
 		if (!strcmp(name, "dtype"))
 			return v_dtype(obj.ty.dt == DT_PTR ? type_scalar((DType)obj.ty.elem) : obj.ty);
@@ -511,6 +512,12 @@ static Value subscript(Sema *s, Fn *fn, const Expr *e)
 		else
 			diag_error(s->d, e->index[0]->loc, "key %s is not in the dict", buf);
 		return v_err();
+	}
+	if (base.kind == V_AGG && e->nindex == 1) { /* its __getitem__ method */
+		Value m = agg_attr(s, base, "__getitem__", e->loc);
+		Value ix = eval(s, fn, e->index[0]);
+		if (m.kind == V_ERR || ix.kind == V_ERR) return v_err();
+		return call_value(s, fn, m, &ix, 1, NULL, NULL, 0, e->loc, &e->index[0]->loc, (const Expr *const *)e->index);
 	}
 	if (base.kind == V_TUPLE && e->nindex == 1) {
 		const Expr *ix = e->index[0];

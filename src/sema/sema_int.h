@@ -35,7 +35,9 @@ typedef enum {
 	V_CONST,    /* constexpr: c */
 	V_DTYPE,    /* dtype object: ty (scalar type; DT_PTR with elem for pointer types) */
 	V_TENSOR,   /* IR value: id, ty (rank 0 = scalar) */
-	V_FUNC,     /* user function: fn, mod; msg: "Class.name" for a method without @jit */
+	V_FUNC,     /* user function: fn, mod; msg: "Class.name" for a method without @jit;
+		     * self: the bound receiver of an aggregate's method; ns == VF_HOST:
+		     * an aggregate's method without @jit, which runs as Python does */
 	V_BUILTIN,  /* builtin: builtin id, self (bound receiver, may be NULL) */
 	V_NS,       /* builtin namespace: ns */
 	V_MODULE,   /* user module: mod */
@@ -46,7 +48,13 @@ typedef enum {
 	V_LAMBDA,   /* lambda: lam (EX_LAMBDA), mod, captured bindings cap[ncap] */
 	V_RTARG,    /* a runtime kernel argument seen by a heuristic: msg = name, ty, c.i = SPEC_* */
 	V_CONFIG,   /* triton.Config: items[0] = dict of kwargs, items[1] num_warps, items[2] num_stages (None: not given) */
+	V_AGG,      /* an instance of an @aggregate class: mod = the class, items[n] = its fields in
+		     * declaration order (V_POISON: not assigned yet); ns == AGG_BUILDING while its
+		     * __init__ runs, the only time its fields may be assigned */
 } VKind;
+
+enum { VF_HOST = 1 };      /* V_FUNC.ns */
+enum { AGG_BUILDING = 1 }; /* V_AGG.ns */
 
 typedef enum {
 	NS_TRITON, NS_TL, NS_MATH, NS_EXTRA, NS_EXTRA_CUDA, NS_LIBDEVICE, NS_TILE, NS_TL_CORE, NS_PROPNAN,
@@ -121,6 +129,20 @@ typedef struct Global {
 	Value alt_val;
 } Global;
 
+/* The fields of an @aggregate class: its annotated names (`x: tl.tensor`,
+ * `n: tl.constexpr = 4`), those of its aggregate bases first. */
+typedef struct AggField {
+	const char *name;
+	const Expr *ann;
+	bool has_default; /* `name: ann = value`: the class attribute `name` is the default */
+	bool is_const;    /* annotated tl.constexpr: part of the type, never a runtime value */
+	ModScope *owner;  /* the class that declares it */
+} AggField;
+typedef struct AggInfo {
+	AggField *fields;
+	int n;
+} AggInfo;
+
 struct ModScope {
 	const Module *ast;
 	const char *name;
@@ -133,6 +155,8 @@ struct ModScope {
 			      * resolve there, then in parent; the bodies of its functions see
 			      * parent's names only, as Python's do */
 	bool mro_busy;       /* a lookup through its bases is under way (class A(A)) */
+	signed char agg_state; /* 0: not known yet, 1: a plain class, 2: an @aggregate (agg) */
+	AggInfo agg;
 	size_t limit;   /* while evaluating global k: only globals before k are visible (0 = all) */
 	int nalts;      /* module-level if/try groups so far */
 	bool is_prelude;
@@ -224,6 +248,13 @@ Value lookup_name(Sema *s, Fn *fn, const char *name, SrcLoc loc);
 Value global_get(Sema *s, ModScope *m, const char *name, SrcLoc loc, bool *found);
 Value ns_attr(Sema *s, int ns, const char *name, SrcLoc loc);
 Value module_attr(Sema *s, ModScope *m, const char *name, SrcLoc loc);
+/* `name` of class c, through its bases (found: whether it is there) */
+Value class_member(Sema *s, ModScope *c, const char *name, SrcLoc loc, bool *found);
+/* The fields of class c if it is an @aggregate (decorated with
+ * triton.aggregate / tl.core._aggregate), else NULL. */
+const AggInfo *class_aggregate(Sema *s, ModScope *c);
+/* whether def has a decorator named `name` (staticmethod, constexpr_function) */
+bool has_decorator(const FuncDef *def, const char *name);
 bool sema_is_jit(Sema *s, const FuncDef *fn); /* decorated @jit/@autotune/@heuristics (or an alias) */
 Value resolve_module_path(Sema *s, ModScope *from, const char *dotted, int level, SrcLoc loc);
 Value *env_find(Env *e, const char *name);
@@ -320,6 +351,19 @@ bool const_iter_items(Sema *s, Value v, SrcLoc loc, const Value **items, int *n)
 Value call_lambda(Sema *s, Value lam, const Value *args, int nargs, const char **kwn, const Value *kw, int nkw,
 		  SrcLoc loc);
 
+/* ---- sema_agg.c: @aggregate classes ---- */
+Value v_agg(Sema *s, ModScope *cls, const Value *items, int n, int ns);
+/* cls(args...): runs its __init__ (as Python) or binds the fields in order */
+Value agg_construct(Sema *s, ModScope *cls, const Value *args, int nargs, const char **kwn, const Value *kw, int nkw,
+		    SrcLoc loc);
+Value agg_attr(Sema *s, Value obj, const char *name, SrcLoc loc);
+/* `target.name = v` in a function whose local `target` holds an aggregate */
+void agg_assign_field(Sema *s, Fn *fn, const Expr *t, Value v, SrcLoc loc);
+const char *agg_describe(Sema *s, Value v);
+const char *agg_ann_name(const Expr *ann); /* `tl.constexpr` -> "constexpr" */
+/* whether item i of v (a V_AGG) is a constexpr field, which stays a constexpr when carried */
+bool agg_item_const(Value v, int i);
+
 /* ---- sema_cleanup.c ---- */
 void sema_cleanup(TirFunc *f);
 
@@ -328,6 +372,9 @@ void sema_cleanup(TirFunc *f);
 Value call_value(Sema *s, Fn *fn, Value callee, const Value *args, int nargs, const char **kwnames,
 		 const Value *kwargs, int nkw, SrcLoc loc, const SrcLoc *arglocs, const Expr *const *argexprs);
 Value call_user(Sema *s, Value callee, const Value *args, int nargs, const char **kwnames, const Value *kwargs,
+		int nkw, SrcLoc loc);
+/* An aggregate's __init__ on `self` (under construction): the `self` it leaves */
+Value call_init(Sema *s, Value init, Value self, const Value *args, int nargs, const char **kwn, const Value *kw,
 		int nkw, SrcLoc loc);
 void fn_init(Sema *s, Fn *fn, const FuncDef *def, ModScope *mod, bool is_kernel);
 void fn_free(Fn *fn);

@@ -111,8 +111,10 @@ bool flatten_value(Sema *s, Value v, IdVec *out, bool materialize, SrcLoc loc)
 		}
 		return true;
 	case V_TUPLE:
+	case V_AGG:
 		for (int i = 0; i < v.n; i++)
-			if (!flatten_value(s, v.items[i], out, materialize, loc)) return false;
+			if (!flatten_value(s, v.items[i], out, materialize && !(v.kind == V_AGG && agg_item_const(v, i)), loc))
+				return false;
 		return true;
 	case V_BLOCKPTR: {
 		const BlockPtr *bp = v.bp;
@@ -136,10 +138,12 @@ static Value unflatten_m(Sema *s, Value t, const ValId *ids, int *pos, bool mate
 	case V_CONST:
 		if (materialize && is_num(t)) return v_tensor(s, ids[(*pos)++]);
 		return t;
-	case V_TUPLE: {
+	case V_TUPLE:
+	case V_AGG: {
 		Value *items = ARENA_NEWN(s->a, Value, t.n + 1);
-		for (int i = 0; i < t.n; i++) items[i] = unflatten_m(s, t.items[i], ids, pos, materialize);
-		return v_tuple(s, items, t.n);
+		for (int i = 0; i < t.n; i++)
+			items[i] = unflatten_m(s, t.items[i], ids, pos, materialize && !(t.kind == V_AGG && agg_item_const(t, i)));
+		return t.kind == V_AGG ? v_agg(s, t.mod, items, t.n, t.ns) : v_tuple(s, items, t.n);
 	}
 	case V_BLOCKPTR: {
 		BlockPtr *bp = ARENA_NEW(s->a, BlockPtr);
@@ -167,10 +171,15 @@ static bool same_template_m(Sema *s, Value a, Value b, bool materialize)
 	if (la || lb) return la && lb;
 	if (a.kind != b.kind) return false;
 	switch (a.kind) {
+	case V_AGG:
+		if (a.mod != b.mod || a.ns != b.ns) return false;
+		/* fallthrough */
 	case V_TUPLE:
 		if (a.n != b.n) return false;
 		for (int i = 0; i < a.n; i++)
-			if (!same_template_m(s, a.items[i], b.items[i], materialize)) return false;
+			if (!same_template_m(s, a.items[i], b.items[i],
+					     materialize && !(a.kind == V_AGG && agg_item_const(a, i))))
+				return false;
 		return true;
 	case V_BLOCKPTR:
 		if (a.bp->rank != b.bp->rank || a.bp->desc != b.bp->desc || a.bp->pad_nan != b.bp->pad_nan) return false;
@@ -204,13 +213,18 @@ static const char *value_kind_str(Sema *s, Value v)
 		type_str(const_natural_type(v.c), buf, sizeof buf);
 		return arena_strdup(s->a, buf);
 	}
-	if (v.kind == V_TUPLE) {
+	if (v.kind == V_TUPLE || v.kind == V_AGG) {
 		StrBuf b = {0};
 		sb_putc(&b, '(');
-		for (int i = 0; i < v.n && b.len < 200; i++)
-			sb_printf(&b, "%s%s", i ? ", " : "", value_kind_str(s, v.items[i]));
-		sb_puts(&b, v.n == 1 ? ",)" : ")");
-		const char *r = arena_printf(s->a, "tuple %s", b.s);
+		for (int i = 0; i < v.n && b.len < 200; i++) {
+			char cs[64];
+			bool fixed = v.kind == V_AGG && agg_item_const(v, i) && v.items[i].kind == V_CONST; /* constexpr field */
+			if (fixed) const_str(v.items[i].c, cs, sizeof cs);
+			sb_printf(&b, "%s%s%s", i ? ", " : "", fixed ? "constexpr " : "", fixed ? cs : value_kind_str(s, v.items[i]));
+		}
+		sb_puts(&b, v.n == 1 && v.kind == V_TUPLE ? ",)" : ")");
+		const char *r = v.kind == V_AGG ? arena_printf(s->a, "%s %s", v.mod->name, b.s)
+						: arena_printf(s->a, "tuple %s", b.s);
 		sb_free(&b);
 		return r;
 	}
@@ -284,7 +298,7 @@ void assign_target(Sema *s, Fn *fn, const Expr *t, Value v, SrcLoc loc)
 		for (int i = 0; i < t->nitems; i++) assign_target(s, fn, t->items[i], v.items[i], loc);
 		return;
 	case EX_SUBSCRIPT: diag_error(s->d, t->loc, "assignment to a subscript is not supported (tensors are values)"); return;
-	case EX_ATTR: diag_error(s->d, t->loc, "assignment to an attribute is not supported"); return;
+	case EX_ATTR: agg_assign_field(s, fn, t, v, loc); return;
 	default: diag_error(s->d, t->loc, "cannot assign to this expression"); return;
 	}
 }
@@ -524,13 +538,13 @@ static Value map_merge(Sema *s, ValId cond, Value a, Value b, const char *name, 
 {
 	if (a.kind == V_ERR || b.kind == V_ERR) return v_err();
 	if (values_identical(a, b)) return a;
-	if (a.kind == V_TUPLE && b.kind == V_TUPLE && a.n == b.n) {
+	if (a.kind == b.kind && (a.kind == V_TUPLE || (a.kind == V_AGG && a.mod == b.mod)) && a.n == b.n) {
 		Value *items = ARENA_NEWN(s->a, Value, a.n + 1);
 		for (int i = 0; i < a.n; i++) {
 			items[i] = map_merge(s, cond, a.items[i], b.items[i], name, loc);
 			if (items[i].kind == V_ERR) return v_err();
 		}
-		return v_tuple(s, items, a.n);
+		return a.kind == V_AGG ? v_agg(s, a.mod, items, a.n, a.ns) : v_tuple(s, items, a.n);
 	}
 	bool na = a.kind == V_TENSOR || (a.kind == V_CONST && a.c.kind != CV_STR && a.c.kind != CV_NONE);
 	bool nb = b.kind == V_TENSOR || (b.kind == V_CONST && b.c.kind != CV_STR && b.c.kind != CV_NONE);
@@ -1054,7 +1068,7 @@ static Flow exec_stmt(Sema *s, Fn *fn, const Stmt *st, const Seq *rest, bool tai
 		if (st->ann_value) assign_target(s, fn, st->ann_target, eval(s, fn, st->ann_value), st->loc);
 		return FLOW_NEXT;
 	case ST_AUGASSIGN: {
-		if (st->aug_target->kind != EX_NAME) {
+		if (st->aug_target->kind != EX_NAME && st->aug_target->kind != EX_ATTR) {
 			diag_error(s->d, st->aug_target->loc, "augmented assignment needs a plain name");
 			return FLOW_NEXT;
 		}

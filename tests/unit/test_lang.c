@@ -2263,6 +2263,84 @@ static void test_extra_cuda(void)
 	CHECK(w == 4);
 }
 
+/* ---- @aggregate classes: built by a Python __init__ or from their fields, nested,
+ * carried through for/while loops and runtime ifs, passed to and returned from
+ * functions, with @jit, static, Python and __getitem__ methods ------------------------- */
+
+static const char aggregate_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"from triton.language.core import _aggregate as aggregate\n"
+	"@aggregate\n"
+	"class Window:\n"
+	"    base: tl.tensor\n"
+	"    size: tl.constexpr\n"
+	"    @triton.constexpr_function\n"
+	"    def __init__(self, base, size):\n"
+	"        self.base = base\n"
+	"        self.size = tl.constexpr(size)\n"
+	"    @triton.jit\n"
+	"    def offsets(self):\n"
+	"        return self.base + tl.arange(0, self.size)\n"
+	"    def half(self):\n"
+	"        return self.size // 2\n"
+	"@aggregate\n"
+	"class Stats:\n"
+	"    total: tl.tensor\n"
+	"    hits: tl.tensor\n"
+	"    win: Window\n"
+	"    pair: tl.tuple\n"
+	"    weight: tl.constexpr = 3\n"
+	"    @triton.jit\n"
+	"    def add(self, x):\n"
+	"        return Stats(self.total + x * self.weight, self.hits + 1, self.win, (self.pair[1], self.pair[0]))\n"
+	"    @staticmethod\n"
+	"    @triton.jit\n"
+	"    def start(win):\n"
+	"        return Stats(tl.zeros([win.size], tl.float32), 0, win, pair=(1, 2))\n"
+	"    @triton.jit\n"
+	"    def __getitem__(self, i):\n"
+	"        return self.pair[i]\n"
+	"@triton.jit\n"
+	"def step(st, x):\n"
+	"    return st.add(x)\n"
+	"@triton.jit\n"
+	"def k(x_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
+	"    pid = tl.program_id(0)\n"
+	"    win = Window(pid * BLOCK, BLOCK)\n"
+	"    st = Stats.start(win)\n"
+	"    for i in range(n):\n"
+	"        st = step(st, tl.load(x_ptr + st.win.offsets()) + i)\n"
+	"    j = 0\n"
+	"    while j < n:\n"
+	"        if j % 3 == 0:\n"
+	"            st = st.add(1.0)\n"
+	"        j += 1\n"
+	"    tl.static_assert(win.half() * 2 == BLOCK)\n"
+	"    tl.store(out_ptr + win.offsets(), st.total + st.hits * 100 + st[0] * 10000)\n";
+
+static void test_aggregate(void)
+{
+	enum { B = 16, G = 3, N = 5 };
+	float x[B * G], out[B * G];
+	for (int i = 0; i < B * G; i++)
+		x[i] = (float)(i % 9) - 3.5f, out[i] = -1;
+	tile_arg args[] = {tile_arg_ptr(x, TILE_FP32), tile_arg_ptr(out, TILE_FP32), tile_arg_i32(N)};
+	if (!RUN(aggregate_src, "k", "*fp32,*fp32,i32,16", G, args))
+		return;
+	int hits = N + (N + 2) / 3;
+	float pair0 = hits % 2 ? 2.0f : 1.0f;
+	bool ok = true;
+	for (int i = 0; i < B * G; i++) {
+		float total = 0;
+		for (int it = 0; it < N; it++)
+			total += (x[i] + (float)it) * 3.0f;
+		total += 3.0f * (float)((N + 2) / 3);
+		ok &= fabsf(out[i] - (total + (float)hits * 100.0f + pair0 * 10000.0f)) < 1e-3f;
+	}
+	CHECK(ok);
+}
+
 int main(void)
 {
 	static const char *const targets[] = {"cpu", "cuda-emu"};
@@ -2312,6 +2390,7 @@ int main(void)
 		test_core_arith();
 		test_asm_minmax();
 		test_extra_cuda();
+		test_aggregate();
 	}
 	printf("test_lang: %d checks, %d failed\n", checks, failures);
 	return failures ? 1 : 0;
