@@ -325,7 +325,7 @@ TILE_API tile_status tile_kernel_get_typed(tile_module *mod, const char *name, c
 TILE_API void tile_kernel_destroy(tile_kernel *k); /* NULL: no-op */
 
 typedef struct tile_kernel_info {
-	const char *name;
+	const char *name;     /* the symbol in the binary: Class_name for a kernel Class.name */
 	const char *target;   /* "cpu", "sm_80", ... */
 	int num_params;       /* declared parameters, constexprs included */
 	int num_runtime_args; /* what the launch ABI / thunk takes */

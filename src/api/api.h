@@ -73,6 +73,7 @@ struct tile_kernel {
 	tile_context *ctx;
 	int refs;
 	CompiledKernel ck;
+	char name[128]; /* as the user names it (Class.name), for messages; ck.name is its symbol */
 	char *key;   /* the specialization key in the module's table */
 	int nparams; /* declared */
 	ApiParam *params;

@@ -95,7 +95,7 @@ tile_status backend_assert_report(tile_kernel *k, int before)
 	b->assert_msg[0] = 0;
 	pthread_mutex_unlock(&b->assert_mu);
 	return api_fail(k->ctx, TILE_ERROR_LAUNCH,
-	                "kernel '%s': device_assert failed in %d thread%s: %s", k->ck.name, n,
+	                "kernel '%s': device_assert failed in %d thread%s: %s", k->name, n,
 	                n == 1 ? "" : "s", msg);
 }
 
@@ -114,7 +114,7 @@ static tile_status load_cpu(tile_context *ctx, tile_kernel *k)
 	void *fn = orc_load(b->orc, k->ck.binary, k->ck.binary_len, k->ck.name, err, sizeof err);
 	if (!fn)
 		return api_fail(ctx, TILE_ERROR_INTERNAL,
-		                "cannot load kernel '%s' into the JIT: %s", k->ck.name, err);
+		                "cannot load kernel '%s' into the JIT: %s", k->name, err);
 	memcpy(&k->cpu_fn, &fn, sizeof fn);
 	k->rt = &b->hooks;
 	return TILE_OK;

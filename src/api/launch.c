@@ -41,7 +41,7 @@ static tile_status bad(const tile_kernel *k, int slot, const char *fmt, const ch
 	char msg[256];
 	snprintf(msg, sizeof msg, fmt, a, b);
 	return api_fail(k->ctx, TILE_ERROR_INVALID_ARGUMENT, "kernel '%s', argument '%s': %s",
-	                k->ck.name, pname, msg);
+	                k->name, pname, msg);
 }
 
 /* ---- half-precision conversions (round to nearest even) -------------------------- */
@@ -304,7 +304,7 @@ static tile_status check_const(const tile_kernel *k, int i, const tile_arg *a)
 	return api_fail(k->ctx, TILE_ERROR_INVALID_ARGUMENT,
 	                "kernel '%s', argument '%s': the kernel was specialized with %s=%s; got a "
 	                "different %s (get another specialization for it)",
-	                k->ck.name, p->name, p->name, want, kind_name(a->kind));
+	                k->name, p->name, p->name, want, kind_name(a->kind));
 }
 
 /* ---- launching ---------------------------------------------------------------------- */
@@ -322,7 +322,7 @@ tile_status api_launch_argv(tile_kernel *k, const uint32_t grid[3], void **argv,
 			return api_fail(k->ctx, TILE_ERROR_LAUNCH,
 			                "kernel '%s': grid %c dimension %" PRIu32
 			                " is out of range (1 to %" PRIu32 " on a GPU)",
-			                k->ck.name, "xyz"[d], grid[d], gpu_max[d]);
+			                k->name, "xyz"[d], grid[d], gpu_max[d]);
 	int asserts = backend_assert_count(k->ctx->be);
 	int rc = cpu_launch(k->ctx->pool, k->cpu_fn, argv, grid, (size_t)k->ck.smem_bytes,
 	                    k->ck.stack_bytes, k->rt);
@@ -332,17 +332,17 @@ tile_status api_launch_argv(tile_kernel *k, const uint32_t grid[3], void **argv,
 		return api_fail(k->ctx, TILE_ERROR_LAUNCH,
 		                "kernel '%s': grid %" PRIu32 "x%" PRIu32 "x%" PRIu32
 		                " is too large",
-		                k->ck.name, grid[0], grid[1], grid[2]);
+		                k->name, grid[0], grid[1], grid[2]);
 	if (rc == -3)
 		return api_fail(k->ctx, TILE_ERROR_NOMEM,
 		                "kernel '%s': cannot start a thread with %" PRIu64
 		                " bytes of stack for it",
-		                k->ck.name, k->ck.stack_bytes);
+		                k->name, k->ck.stack_bytes);
 	if (rc != 0)
 		return api_fail(
 		        k->ctx, TILE_ERROR_NOMEM,
 		        "kernel '%s': out of memory for %d bytes of shared memory per worker",
-		        k->ck.name, k->ck.smem_bytes);
+		        k->name, k->ck.smem_bytes);
 	return TILE_OK;
 }
 
@@ -368,7 +368,7 @@ tile_status tile_launch(tile_kernel *k, const uint32_t grid[3], const tile_arg *
 				return api_fail(k->ctx, TILE_ERROR_INVALID_ARGUMENT,
 				                "kernel '%s': parameter '%s' is a tuple; launch with the "
 				                "%d runtime arguments, a tuple's runtime elements in order",
-				                k->ck.name, p->name, k->nslots);
+				                k->name, p->name, k->nslots);
 			st = p->desc_rank ? conv_desc(k, p, &args[i], vals)
 			     : p->runtime ? conv_slot(k, p->slot, &args[i], &vals[p->slot])
 			                  : check_const(k, i, &args[i]);
@@ -381,7 +381,7 @@ tile_status tile_launch(tile_kernel *k, const uint32_t grid[3], const tile_arg *
 		return api_fail(
 		        k->ctx, TILE_ERROR_INVALID_ARGUMENT,
 		        "kernel '%s' takes %d runtime arguments (or all %d parameters), got %zu",
-		        k->ck.name, k->nslots, k->nparams, nargs);
+		        k->name, k->nslots, k->nparams, nargs);
 	}
 	return api_launch_argv(k, grid, argv, stream);
 }

@@ -362,6 +362,7 @@ static tile_status build_kernel(tile_module *m, const KernelInfo *ki, const Comp
 		return api_fail_diags(ctx, TILE_ERROR_COMPILE);
 	}
 	k->ctx = ctx;
+	snprintf(k->name, sizeof k->name, "%s", ki->name);
 	api_ctx_retain(ctx);
 	tile_status st = fill_params(k, ki, req->args, req->nargs);
 	if (st == TILE_OK)

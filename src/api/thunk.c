@@ -73,7 +73,7 @@ static tile_status check_spec(tile_kernel *k, void **argv)
 			return api_fail(k->ctx, TILE_ERROR_INVALID_ARGUMENT,
 			                "kernel '%s', argument '%s': %s, but the kernel was "
 			                "specialized for :16",
-			                k->ck.name, name,
+			                k->name, name,
 			                sl->dt == DT_PTR ? "pointer is not 16-byte aligned"
 			                                 : "value is not divisible by 16");
 		if ((sl->spec & SPEC_EQ1) && v != 1)
@@ -81,7 +81,7 @@ static tile_status check_spec(tile_kernel *k, void **argv)
 			        k->ctx, TILE_ERROR_INVALID_ARGUMENT,
 			        "kernel '%s', argument '%s': value is not 1, but the kernel was "
 			        "specialized for :1",
-			        k->ck.name, name);
+			        k->name, name);
 	}
 	return TILE_OK;
 }
@@ -122,7 +122,7 @@ static tile_status thunk_create(tile_kernel *k, ApiThunk **out)
 			return api_fail(
 			        k->ctx, TILE_ERROR_INVALID_ARGUMENT,
 			        "kernel '%s': parameter '%s' has a type with no C equivalent",
-			        k->ck.name, k->params[k->slots[s].param].name);
+			        k->name, k->params[k->slots[s].param].name);
 		}
 	}
 	t->types[n] = t->types[n + 1] = t->types[n + 2] = &ffi_type_uint32;
@@ -131,14 +131,14 @@ static tile_status thunk_create(tile_kernel *k, ApiThunk **out)
 	    FFI_OK) {
 		free(t);
 		return api_fail(k->ctx, TILE_ERROR_INTERNAL, "ffi_prep_cif failed for kernel '%s'",
-		                k->ck.name);
+		                k->name);
 	}
 	t->closure = ffi_closure_alloc(sizeof(ffi_closure), &t->code);
 	if (!t->closure ||
 	    ffi_prep_closure_loc(t->closure, &t->cif, thunk_handler, k, t->code) != FFI_OK) {
 		api_thunk_free(t);
 		return api_fail(k->ctx, TILE_ERROR_RESOURCES,
-		                "cannot create a libffi closure for kernel '%s'", k->ck.name);
+		                "cannot create a libffi closure for kernel '%s'", k->name);
 	}
 	*out = t;
 	return TILE_OK;

@@ -256,7 +256,8 @@ static void print_times(FILE *to, const CompiledKernel *ck)
 	       ck->t_total * 1e3, ck->from_cache ? " (from cache)" : "");
 }
 
-static int report_result(const CompiledKernel *ck, DumpKind kind, const char *dump,
+/* name: the kernel as the user wrote it (Class.name; ck->name is its symbol) */
+static int report_result(const CompiledKernel *ck, const char *name, DumpKind kind, const char *dump,
                          const char *out_path, bool timing)
 {
 	int rc = 0;
@@ -274,7 +275,7 @@ static int report_result(const CompiledKernel *ck, DumpKind kind, const char *du
 		if (kind == DUMP_NONE && !rc)
 			fprintf(report, "compiled %s for %s: %zu bytes, %d threads, %d bytes of shared "
 			        "memory%s\n",
-			        ck->name, ck->target.name, ck->binary_len, ck->threads,
+			        name, ck->target.name, ck->binary_len, ck->threads,
 			        ck->smem_bytes, ck->from_cache ? " (cached)" : "");
 	} else if (dump) {
 		rc = write_out(out_path, dump, strlen(dump));
@@ -343,7 +344,7 @@ int cli_dump(tile_context *ctx, tile_module *mod, const char *kernel, const char
 			cli_report(ctx);
 			rc = EXIT_USER;
 		} else {
-			rc = report_result(&ck, kind, dump, out_path, timing);
+			rc = report_result(&ck, ki ? ki->name : ck.name, kind, dump, out_path, timing);
 			compiled_kernel_free(&ck);
 		}
 		free(dump);

@@ -288,7 +288,7 @@ void tp_print(const TpFunc *f, StrBuf *out)
 {
 	Printer p = {f, out, xcalloc(f->vals.len + 1, sizeof(uint32_t)), 0};
 	char tb[48];
-	sb_printf(out, "thread_program @%s(", f->name);
+	sb_printf(out, "thread_program @%s(", f->display ? f->display : f->name);
 	for (int i = 0; i < f->nparams; i++) {
 		type_s(f->params[i].ty, tb, sizeof tb);
 		sb_printf(out, "%s%s: %s", i ? ", " : "",

@@ -149,6 +149,7 @@ typedef struct TpParam {
 typedef struct TpFunc {
 	Arena *arena;
 	const char *name; /* the kernel's name: the symbol the emitters define */
+	const char *display; /* the user's name when it differs (Class.name), for listings */
 	VEC(TpValInfo) vals;
 	TpBlock *body;
 	TpParam *params;  /* runtime parameters in order (args[i] in the launch ABI) */

@@ -210,7 +210,7 @@ static bool check_resources(const CompileRequest *r, const TirFunc *f, const TpF
 		diag_error(diags, f->smem_loc,
 			   "kernel '%s' needs %d bytes of shared memory; target '%s' allows %d "
 			   "(use smaller blocks, fewer stages or fewer warps)",
-			   f->name, smem, r->target.name, r->target.max_shared_bytes);
+			   tir_func_label(f), smem, r->target.name, r->target.max_shared_bytes);
 		return false;
 	}
 	return true;

@@ -458,7 +458,7 @@ static void print_bufs(const TirFunc *f, StrBuf *out, bool with_layouts)
 void tir_print(const TirFunc *f, StrBuf *out, bool with_layouts)
 {
 	Printer p = {f, out, with_layouts, xcalloc(f->vals.len + 1, sizeof(uint32_t)), 0};
-	sb_printf(out, "func @%s(", f->name ? f->name : "?");
+	sb_printf(out, "func @%s(", f->name ? tir_func_label(f) : "?");
 	const TirBlock *e = f->entry;
 	for (int i = 0; i < e->nargs; i++) {
 		ValId v = e->args[i];

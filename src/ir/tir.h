@@ -212,7 +212,8 @@ typedef struct TirSmemBuf {
 
 typedef struct TirFunc {
 	Arena *arena;
-	const char *name;
+	const char *name;    /* the symbol the emitters define */
+	const char *display; /* the user's name when it differs (Class.name), for listings and messages */
 	VEC(TirVal) vals; /* vals.data[0] is unused ("no value") */
 	TirBlock *entry;  /* args = runtime params, in order */
 	TirParam *params; /* runtime params only (constexprs are folded away) */
@@ -227,6 +228,9 @@ typedef struct TirFunc {
 	TirHint *hints;   /* arena array (tir_add_hint) */
 	int nhints, cap_hints;
 } TirFunc;
+
+/* The kernel's name as the user writes it (Class.name), for listings and messages */
+static inline const char *tir_func_label(const TirFunc *f) { return f->display ? f->display : f->name; }
 
 /* Construction (src/ir/tir.c) */
 TirFunc *tir_func_new(Arena *a, const char *name);

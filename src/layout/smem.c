@@ -147,7 +147,7 @@ bool layout_smem(LayoutCtx *lc, TirFunc *f)
 	if (top > INT32_MAX) {
 		diag_error(lc->diags, f->smem_loc,
 			   "kernel '%s' needs %lld bytes of shared memory for layout conversions",
-			   f->name, (long long)top);
+			   tir_func_label(f), (long long)top);
 		return false;
 	}
 	f->smem_bytes = (int)top;

@@ -2020,6 +2020,7 @@ TirFunc *sema_kernel(SemaCtx *c, const Module *m, const char *kernel, const Spec
 	for (char *q = sym; *q; q++)
 		if (*q == '.') *q = '_';
 	s.f = tir_func_new(c->arena, sym);
+	if (strcmp(sym, def->name)) s.f->display = def->name;
 	if (c->opts && c->opts->num_warps > 0) s.f->num_warps = c->opts->num_warps;
 	s.blk = s.f->entry;
 	Fn fn;

@@ -16,7 +16,7 @@ TirOp *emit_op(Sema *s, TirOpKind k, SrcLoc loc, const ValId *in, int nin, Type 
 	if (s->f->vals.len > SEMA_MAX_VALUES && !s->too_big) {
 		s->too_big = true;
 		diag_error(s->d, loc, "kernel '%s' is too large: more than %d values after inlining and unrolling",
-			   s->f->name, SEMA_MAX_VALUES);
+			   tir_func_label(s->f), SEMA_MAX_VALUES);
 	}
 	return tir_op(s->f, s->blk, k, loc, in, nin, &out, has_out ? 1 : 0);
 }

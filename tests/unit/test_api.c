@@ -363,6 +363,13 @@ static void run_class_kernels(tile_context *ctx)
 			ok &= out[i] == X[i] - 1.0f;
 	}
 	CHECK(ok);
+	if (ka) { /* messages name the kernel as the user does; the symbol stays Class_name */
+		CHECK_ST(tile_launch(ka, grid, a, 2, NULL), TILE_ERROR_INVALID_ARGUMENT);
+		CHECK_MSG("kernel 'A.fwd'");
+		tile_kernel_info info;
+		CHECK_ST(tile_kernel_get_info(ka, &info), TILE_OK);
+		CHECK(strcmp(info.name, "A_fwd") == 0);
+	}
 	free(out);
 	tile_kernel_destroy(ka);
 	tile_kernel_destroy(kb);
