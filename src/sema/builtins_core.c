@@ -1074,6 +1074,8 @@ static Value b_py_anyall(Sema *s, Call *c, int extra)
  * tl.tensor_descriptor (tl.tensor_descriptor_base); T may be a tuple of them. */
 static int isinstance_one(Sema *s, Value x, Value t, SrcLoc loc)
 {
+	if (t.kind == V_MODULE && class_aggregate(s, t.mod)) /* an @aggregate class, or one derived from it */
+		return x.kind == V_AGG && class_derives(s, x.mod, t.mod);
 	if (t.kind != V_BUILTIN || t.self) {
 		diag_error(s->d, loc, "the second argument of isinstance must be a class or a tuple of classes, got %s",
 			   v_describe(s, t));

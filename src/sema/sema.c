@@ -810,6 +810,19 @@ static Value class_get(Sema *s, ModScope *c, const char *name, SrcLoc loc, bool 
 	return v;
 }
 
+bool class_derives(Sema *s, ModScope *c, ModScope *base)
+{
+	if (c == base) return true;
+	if (c->mro_busy) return false;
+	ModScope *bases[16];
+	int n = class_bases(s, c, bases, 16);
+	bool r = false;
+	c->mro_busy = true;
+	for (int i = 0; i < n && !r; i++) r = class_derives(s, bases[i], base);
+	c->mro_busy = false;
+	return r;
+}
+
 Value class_member(Sema *s, ModScope *c, const char *name, SrcLoc loc, bool *found)
 {
 	*found = false;

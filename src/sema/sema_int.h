@@ -248,6 +248,8 @@ Value lookup_name(Sema *s, Fn *fn, const char *name, SrcLoc loc);
 Value global_get(Sema *s, ModScope *m, const char *name, SrcLoc loc, bool *found);
 Value ns_attr(Sema *s, int ns, const char *name, SrcLoc loc);
 Value module_attr(Sema *s, ModScope *m, const char *name, SrcLoc loc);
+/* whether class c is base or derives from it (Python's issubclass) */
+bool class_derives(Sema *s, ModScope *c, ModScope *base);
 /* `name` of class c, through its bases (found: whether it is there) */
 Value class_member(Sema *s, ModScope *c, const char *name, SrcLoc loc, bool *found);
 /* The fields of class c if it is an @aggregate (decorated with
