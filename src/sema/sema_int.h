@@ -12,10 +12,11 @@
  *   builtins_asm.c    tl.inline_asm_elementwise: the PTX translated into Tile IR ops
  *   blockptr.c        make_block_ptr / advance / block-pointer loads and stores;
  *                     make_tensor_descriptor and descriptor loads, stores, atomics
+ *   sema_agg.c        @aggregate classes: construction, fields, bound methods
  *
  * A sema Value is a tagged union: a constexpr (ConstVal), a dtype, an IR value
  * (tensor or scalar), a function, a builtin (maybe bound to a receiver), a
- * namespace or module, a block pointer, a tuple. V_ERR propagates silently
+ * namespace or module, a block pointer, a tuple, an aggregate. V_ERR propagates silently
  * after a diagnostic, so one mistake yields one message.
  */
 #ifndef TILE_SEMA_INT_H
