@@ -158,7 +158,8 @@ Value agg_construct(Sema *s, ModScope *cls, const Value *args, int nargs, const 
 		return v_err();
 	}
 	if (sema_is_jit(s, init.fn)) {
-		diag_error(s->d, loc, "'%s.__init__' cannot be a @triton.jit function (Triton runs it as Python)", cls->name);
+		diag_error(s->d, loc, "'%s.__init__' cannot be a @triton.jit function (Triton runs it as Python)",
+			   cls->name);
 		return v_err();
 	}
 	init.ns = VF_HOST;

@@ -133,7 +133,8 @@ static bool bind_builtin(Sema *s, int id, Call *c, const Value *self, const Valu
 		int slot = -1;
 		/* Triton's builtins take the code generator's state as keywords,
 		 * which Python code (an aggregate's __init__) passes along */
-		if (!strcmp(kwn[k], "_semantic") || !strcmp(kwn[k], "_generator") || !strcmp(kwn[k], "_builder")) continue;
+		if (!strcmp(kwn[k], "_semantic") || !strcmp(kwn[k], "_generator") || !strcmp(kwn[k], "_builder"))
+			continue;
 		for (int i = 0; i < np; i++)
 			if (!ps[i].vararg && !strcmp(ps[i].name, kwn[k])) slot = i;
 		SrcLoc at = locs ? locs[nargs + k] : c->loc;

@@ -517,7 +517,8 @@ static Value subscript(Sema *s, Fn *fn, const Expr *e)
 		Value m = agg_attr(s, base, "__getitem__", e->loc);
 		Value ix = eval(s, fn, e->index[0]);
 		if (m.kind == V_ERR || ix.kind == V_ERR) return v_err();
-		return call_value(s, fn, m, &ix, 1, NULL, NULL, 0, e->loc, &e->index[0]->loc, (const Expr *const *)e->index);
+		return call_value(s, fn, m, &ix, 1, NULL, NULL, 0, e->loc, &e->index[0]->loc,
+				  (const Expr *const *)e->index);
 	}
 	if (base.kind == V_TUPLE && e->nindex == 1) {
 		const Expr *ix = e->index[0];

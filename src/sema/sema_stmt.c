@@ -97,6 +97,13 @@ static void assigned_names(const StmtList *l, NameVec *out)
 
 static bool is_num(Value v) { return v.kind == V_CONST && (v.c.kind == CV_INT || v.c.kind == CV_BOOL || v.c.kind == CV_FLOAT); }
 
+/* Whether item i of tuple or aggregate v is materialized with it: an
+ * aggregate's constexpr field stays a constant (part of its type). */
+static bool item_materialize(Value v, int i, bool materialize)
+{
+	return materialize && !(v.kind == V_AGG && agg_item_const(v, i));
+}
+
 bool flatten_value(Sema *s, Value v, IdVec *out, bool materialize, SrcLoc loc)
 {
 	switch (v.kind) {
@@ -113,8 +120,7 @@ bool flatten_value(Sema *s, Value v, IdVec *out, bool materialize, SrcLoc loc)
 	case V_TUPLE:
 	case V_AGG:
 		for (int i = 0; i < v.n; i++)
-			if (!flatten_value(s, v.items[i], out, materialize && !(v.kind == V_AGG && agg_item_const(v, i)), loc))
-				return false;
+			if (!flatten_value(s, v.items[i], out, item_materialize(v, i, materialize), loc)) return false;
 		return true;
 	case V_BLOCKPTR: {
 		const BlockPtr *bp = v.bp;
@@ -142,7 +148,7 @@ static Value unflatten_m(Sema *s, Value t, const ValId *ids, int *pos, bool mate
 	case V_AGG: {
 		Value *items = ARENA_NEWN(s->a, Value, t.n + 1);
 		for (int i = 0; i < t.n; i++)
-			items[i] = unflatten_m(s, t.items[i], ids, pos, materialize && !(t.kind == V_AGG && agg_item_const(t, i)));
+			items[i] = unflatten_m(s, t.items[i], ids, pos, item_materialize(t, i, materialize));
 		return t.kind == V_AGG ? v_agg(s, t.mod, items, t.n, t.ns) : v_tuple(s, items, t.n);
 	}
 	case V_BLOCKPTR: {
@@ -177,9 +183,7 @@ static bool same_template_m(Sema *s, Value a, Value b, bool materialize)
 	case V_TUPLE:
 		if (a.n != b.n) return false;
 		for (int i = 0; i < a.n; i++)
-			if (!same_template_m(s, a.items[i], b.items[i],
-					     materialize && !(a.kind == V_AGG && agg_item_const(a, i))))
-				return false;
+			if (!same_template_m(s, a.items[i], b.items[i], item_materialize(a, i, materialize))) return false;
 		return true;
 	case V_BLOCKPTR:
 		if (a.bp->rank != b.bp->rank || a.bp->desc != b.bp->desc || a.bp->pad_nan != b.bp->pad_nan) return false;
@@ -217,10 +221,10 @@ static const char *value_kind_str(Sema *s, Value v)
 		StrBuf b = {0};
 		sb_putc(&b, '(');
 		for (int i = 0; i < v.n && b.len < 200; i++) {
-			char cs[64];
-			bool fixed = v.kind == V_AGG && agg_item_const(v, i) && v.items[i].kind == V_CONST; /* constexpr field */
-			if (fixed) const_str(v.items[i].c, cs, sizeof cs);
-			sb_printf(&b, "%s%s%s", i ? ", " : "", fixed ? "constexpr " : "", fixed ? cs : value_kind_str(s, v.items[i]));
+			char cs[64] = "constexpr ";
+			bool fixed = !item_materialize(v, i, true) && v.items[i].kind == V_CONST; /* its value is its type */
+			if (fixed) const_str(v.items[i].c, cs + 10, sizeof cs - 10);
+			sb_printf(&b, "%s%s", i ? ", " : "", fixed ? cs : value_kind_str(s, v.items[i]));
 		}
 		sb_puts(&b, v.n == 1 && v.kind == V_TUPLE ? ",)" : ")");
 		const char *r = v.kind == V_AGG ? arena_printf(s->a, "%s %s", v.mod->name, b.s)
