@@ -231,6 +231,37 @@ static void prelude_f8_from_f32(const Ec *e, StrBuf *o)
 	}
 }
 
+/* fp8 -> f16, exact, one value or a pair packed as f16x2 (an f16 mma
+ * register on targets without fp8 mma.sync). e5m2 is the high byte of an
+ * f16. e4m3: cvt on sm_89+; before that its bits are moved into an f16
+ * (exponent bias 7 read as 15, subnormals too) and scaled by 2^8, with NaN
+ * (S.1111.111) put back. */
+static void prelude_f8_to_f16(const Ec *e, StrBuf *o)
+{
+	if (e->fixed & (1u << H_F8E5M2_F16))
+		sb_puts(o, "DEVFN f16_t f8e5m2_to_f16(f8e5m2_t x) { return (f16_t)((uint32_t)x << 8); }\n"
+		           "DEVFN uint32_t f8e5m2x2_to_f16x2(uint32_t lo, uint32_t hi)\n"
+		           "{ return (lo & 0xffu) << 8 | (hi & 0xffu) << 24; }\n");
+	if (!(e->fixed & (1u << H_F8E4M3_F16)))
+		return;
+	if (e->arch >= 89) {
+		sb_puts(o, "DEVFN uint32_t f8e4m3x2_to_f16x2(uint32_t lo, uint32_t hi)\n{\n"
+		           "\tuint32_t r;\n"
+		           "\tasm(\"cvt.rn.f16x2.e4m3x2 %0, %1;\" : \"=r\"(r) : "
+		           "\"h\"((uint16_t)((lo & 0xffu) | (hi & 0xffu) << 8)));\n"
+		           "\treturn r;\n}\n");
+	} else {
+		sb_puts(o, "DEVFN uint32_t f8e4m3x2_to_f16x2(uint32_t lo, uint32_t hi)\n{\n"
+		           "\tuint32_t w = (lo & 0xffu) | (hi & 0xffu) << 16;\n"
+		           "\tuint32_t r = (w & 0x00800080u) << 8 | (w & 0x007f007fu) << 7;\n"
+		           "\tasm(\"mul.rn.f16x2 %0, %0, %1;\" : \"+r\"(r) : \"r\"(0x5c005c00u));\n"
+		           "\tuint32_t nan = (((w & 0x007f007fu) + 0x00010001u) & 0x00800080u) >> 7;\n"
+		           "\tnan *= 0xffffu;\n"
+		           "\treturn (r & ~nan) | (0x7e007e00u & nan);\n}\n");
+	}
+	sb_puts(o, "DEVFN f16_t f8e4m3_to_f16(f8e4m3_t x) { return (f16_t)f8e4m3x2_to_f16x2(x, 0); }\n");
+}
+
 static void print_prelude(const Ec *e, StrBuf *o)
 {
 	const TpFunc *f = e->f;
@@ -241,9 +272,10 @@ static void print_prelude(const Ec *e, StrBuf *o)
 	if ((fixed & ((1u << H_F8E4M3) | (1u << H_F8E5M2))) && e->arch < 89)
 		fixed |= 1u << H_F32_F8;
 	for (int h = 0; h < H_COUNT; h++)
-		if (fixed & (1u << h))
+		if ((fixed & (1u << h)) && prelude_fixed[h])
 			sb_puts(o, prelude_fixed[h]);
 	prelude_f8_from_f32(e, o);
+	prelude_f8_to_f16(e, o);
 	if (e->helpers.len)
 		sb_puts(o, e->helpers.s);
 }

@@ -256,6 +256,10 @@ static void convert_to(Ec *e, StrBuf *b, const char *x, DType from, DType to, bo
 			as_f32(e, b, x, from);
 		} else
 			sb_printf(b, "(double)%s", x);
+	} else if (to == DT_F16 && (from == DT_F8E4M3 || from == DT_F8E5M2)) {
+		bool e4 = from == DT_F8E4M3;
+		ec_need(e, e4 ? H_F8E4M3_F16 : H_F8E5M2_F16);
+		sb_printf(b, "%s(%s)", e4 ? "f8e4m3_to_f16" : "f8e5m2_to_f16", x);
 	} else if (to == DT_F16 && from == DT_F64 && !rtz) {
 		ec_need(e, H_F64_F16);
 		sb_printf(b, "f64_to_f16(%s)", x);

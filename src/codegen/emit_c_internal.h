@@ -33,6 +33,8 @@ typedef enum {
 	H_F64_F16,
 	H_FMIN_NAN,
 	H_TF32,
+	H_F8E4M3_F16, /* f8e4m3_to_f16, f8e4m3x2_to_f16x2 (prelude_f8_to_f16: by arch) */
+	H_F8E5M2_F16, /* f8e5m2_to_f16, f8e5m2x2_to_f16x2 */
 	H_COUNT
 } EcHelper;
 

@@ -103,6 +103,15 @@ static void mma_elem(Ec *e, StrBuf *b, TpVal v, int kind, DType want)
 /* The 32-bit register holding elements vals[0..per) (lowest bits first). */
 static void pack_reg(Ec *e, StrBuf *b, const TpVal *vals, int per, int kind, DType want)
 {
+	DType d = dt_of(e, vals[0]);
+	if (per == 2 && want == DT_F16 && (d == DT_F8E4M3 || d == DT_F8E5M2) &&
+	    dt_of(e, vals[1]) == d) { /* fp8 upcast for an f16 mma: a pair at a time */
+		bool e4 = d == DT_F8E4M3;
+		ec_need(e, e4 ? H_F8E4M3_F16 : H_F8E5M2_F16);
+		sb_printf(b, "%s((uint32_t)v%u, (uint32_t)v%u)",
+		          e4 ? "f8e4m3x2_to_f16x2" : "f8e5m2x2_to_f16x2", vals[0], vals[1]);
+		return;
+	}
 	int bits = 32 / per;
 	for (int j = 0; j < per; j++) {
 		if (j)

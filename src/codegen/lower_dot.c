@@ -2,7 +2,9 @@
  *
  * The layouts decide the path:
  * - mma.sync (target has_mma_sync; f16/bf16 -> f32, tf32, int8 -> i32, and
- *   with has_mma_fp8 e4m3/e5m2 in any pairing -> f32; an f16 accumulator is
+ *   e4m3/e5m2 in any pairing -> f32: m16n8k32 with has_mma_fp8, else
+ *   m16n8k16 f16 on operands the emitters convert to f16, exactly, as
+ *   Triton upcasts for sm_80; an f16 accumulator is
  *   carried in f32 and rounded back after the last k step): the
  *   accumulator is ll_mma_acc-shaped and the operands ll_mma_operand-shaped.
  *   Every 16x8 accumulator tile gets one TP MMA per k step, its operands
@@ -456,7 +458,7 @@ static bool mma_shape(const Dot *D, MmaShape *s)
 		*s = (MmaShape){(MmaKind)(MMA_M16N8K32_E4M3_E4M3_F32 + 2 * (a == DT_F8E5M2) +
 		                          (b == DT_F8E5M2)),
 		                32, 16, 8};
-	else if (a == DT_F16 && (c == DT_F32 || c == DT_F16))
+	else if ((a == DT_F16 || fp8) && (c == DT_F32 || c == DT_F16))
 		*s = (MmaShape){MMA_M16N8K16_F16_F32, 16, 8, 4};
 	else if (a == DT_BF16 && c == DT_F32)
 		*s = (MmaShape){MMA_M16N8K16_BF16_F32, 16, 8, 4};

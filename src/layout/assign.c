@@ -323,8 +323,8 @@ int layout_dot_mma_bits(const TargetDesc *t, const TirFunc *f, const TirOp *dot)
 	int bits = 0;
 	if ((a.dt == DT_F16 || a.dt == DT_BF16) && (c.dt == DT_F32 || (c.dt == DT_F16 && a.dt == DT_F16)))
 		bits = 16;
-	else if (fp8 && t->has_mma_fp8 && (c.dt == DT_F32 || c.dt == DT_F16))
-		bits = 8;
+	else if (fp8 && (c.dt == DT_F32 || c.dt == DT_F16))
+		bits = t->has_mma_fp8 ? 8 : 16; /* else upcast to f16, exactly (lower_dot.c) */
 	else if (a.dt == DT_F32 && c.dt == DT_F32 && dot->attr.i != PREC_IEEE)
 		bits = 32;
 	else if (a.dt == DT_I8 && c.dt == DT_I32)

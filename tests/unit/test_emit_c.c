@@ -1171,6 +1171,17 @@ static void test_source_kernels(void)
 			CHECK(p && strstr(p, ".entry"));
 			free(p);
 		}
+	/* fp8 dots: m16n8k32 where the target has it (sm_89+), else f16 mma on
+	 * operands converted a register (two values) at a time */
+	static const char *const f8sig = "*fp8e4nv:16,*fp8e5:16,*fp32:16,i32:16,64,64,64";
+	char *c80 = m ? src_dump(m, "mm_kmajor", f8sig, "sm_80", DUMP_CUDA) : NULL;
+	char *c90 = m ? src_dump(m, "mm_kmajor", f8sig, "sm_90a", DUMP_CUDA) : NULL;
+	CHECK(c80 && strstr(c80, "m16n8k16.row.col.f32.f16.f16.f32") &&
+	      strstr(c80, "f8e4m3x2_to_f16x2((uint32_t)v") && strstr(c80, "f8e5m2x2_to_f16x2((uint32_t)v") &&
+	      strstr(c80, "mul.rn.f16x2") && !strstr(c80, "e4m3.e5m2"));
+	CHECK(c90 && strstr(c90, "m16n8k32.row.col.f32.e4m3.e5m2.f32") && !strstr(c90, "f16x2("));
+	free(c80);
+	free(c90);
 	tile_module_destroy(m);
 	tile_context_destroy(ctx);
 }

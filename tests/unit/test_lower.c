@@ -919,7 +919,11 @@ static void lower_job(void *p)
 static TpFunc *do_lower(B *b, const char *target, const char *name)
 {
 	LowerJob j = {b->a, b->f, {0}, NULL};
-	target_from_name(target, &j.t);
+	/* "cuda-emu-nofp8": the emulation of a GPU without fp8 mma (sm_80) */
+	bool nofp8 = !strcmp(target, "cuda-emu-nofp8");
+	target_from_name(nofp8 ? "cuda-emu" : target, &j.t);
+	if (nofp8)
+		j.t.has_mma_fp8 = false;
 	char *msg = NULL;
 	if (ice_protect(lower_job, &j, &msg)) {
 		CHECK(0, "%s: lowering failed: %s", name, msg);
@@ -2009,6 +2013,11 @@ int main(void)
 		         true);
 		test_dot("dot mma bf16", "cuda-emu", 4, M, N, K, &ma, &mb, &mc, DT_BF16, PREC_IEEE,
 		         true);
+		/* fp8 without fp8 mma (sm_80): f16 mma on operands converted exactly */
+		test_dot("dot mma fp8 as f16", "cuda-emu-nofp8", 4, M, N, K, &ma, &mb, &mc,
+		         DT_F8E4M3, PREC_IEEE, true);
+		test_dot("dot mma fp8e5 as f16", "cuda-emu-nofp8", 4, M, N, K, &ma, &mb, &mc,
+		         DT_F8E5M2, PREC_IEEE, true);
 		LinearLayout ta, tb;
 		ll_mma_operand(&ta, 0, sa2, wm, 32);
 		ll_mma_operand(&tb, 1, sb2, wm, 32);
