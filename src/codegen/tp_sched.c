@@ -22,7 +22,8 @@
  * so cuda-emu still executes exactly what the GPU runs.
  *
  * Pure ops other than mma (the anchor) and the leaves (constants, ids) sink
- * too, past anything but region ops and terminators: a dot operand computed
+ * too when that frees more registers than it holds (sinks()), past anything
+ * but region ops and terminators: a dot operand computed
  * from shared memory or a carried value (an int4 or fp8 dequantization, a
  * scale) is then produced k step by k step next to the mmas that use it, not
  * for the whole tile at once: an AWQ GEMM's B operand held 256 fp16 values
@@ -42,15 +43,29 @@ typedef struct Sched {
 	TpOp **out;
 	int nout;
 	int live_smem; /* pending smem_loads not yet flushed */
+	/* per value, for the block being scheduled (stamp == serial): index of
+	 * its last use in the block (a use inside a region op counts at the op),
+	 * and whether the block defines it (constants aside) */
+	int *last_use, *stamp, serial;
+	bool *defined_here;
 } Sched;
 
 static bool is_load(const TpOp *op) { return op->kind == TP_LDMATRIX || op->kind == TP_SMEM_LOAD; }
 
-/* Pending: a shared load, or a pure op other than mma (the anchor) and the
- * leaves (constants, ids), which sink to their first use as well. */
-static bool sinks(const Sched *s, const TpOp *op)
+static int words(const Sched *s, TpVal v)
 {
-	(void)s;
+	DType d = (DType)tp_type(s->f, v).dt;
+	return d == DT_PTR || dtype_bytes(d) > 4 ? 2 : 1;
+}
+
+/* Pending: a shared load, or a pure op other than mma (the anchor) and the
+ * leaves (constants, ids) whose sinking shortens more live ranges than it
+ * lengthens: its results (not live until the use) outweigh the operands it
+ * is the last use of (live until the use instead), pending operands and
+ * constants not counted. So a dequantization (one packed word in, several
+ * values out) sinks; `a + b` where both die does not. i: op's index. */
+static bool sinks(const Sched *s, const TpOp *op, int i)
+{
 	if (is_load(op))
 		return true;
 	switch (op->kind) {
@@ -61,8 +76,62 @@ static bool sinks(const Sched *s, const TpOp *op)
 	case TP_WARP_ID:
 	case TP_PROGRAM_ID:
 	case TP_NUM_PROGRAMS: return false;
-	default: return !op->nregions && (tp_op_flags((TpOpKind)op->kind) & TF_PURE);
+	default: break;
 	}
+	if (op->nregions || !(tp_op_flags((TpOpKind)op->kind) & TF_PURE))
+		return false;
+	int gain = 0;
+	for (int k = 0; k < op->nout; k++)
+		gain += words(s, op->results[k]);
+	for (int k = 0; k < op->nin; k++) {
+		TpVal v = op->operands[k];
+		bool dup = false;
+		for (int j = 0; j < k && !dup; j++)
+			dup = op->operands[j] == v;
+		if (v && !dup && !s->pending_at[v] && s->stamp[v] == s->serial &&
+		    s->defined_here[v] && s->last_use[v] == i)
+			gain -= words(s, v);
+	}
+	return gain > 0;
+}
+
+/* Uses of values by the ops of block b (and their regions) at index `at`. */
+static void mark_uses(Sched *s, const TpBlock *b, int at)
+{
+	for (int i = 0; i < b->nops; i++) {
+		const TpOp *op = b->ops[i];
+		int pos = at >= 0 ? at : i;
+		for (int k = 0; k < op->nin; k++) {
+			TpVal v = op->operands[k];
+			if (!v)
+				continue;
+			if (s->stamp[v] != s->serial) {
+				s->stamp[v] = s->serial;
+				s->defined_here[v] = false;
+				s->last_use[v] = -1;
+			}
+			if (pos > s->last_use[v])
+				s->last_use[v] = pos;
+		}
+		for (int r = 0; r < op->nregions; r++)
+			mark_uses(s, &op->regions[r], pos);
+	}
+}
+
+static void mark_block(Sched *s, const TpBlock *b)
+{
+	s->serial++;
+	mark_uses(s, b, -1);
+	for (int i = 0; i < b->nops; i++)
+		for (int k = 0; k < b->ops[i]->nout; k++) {
+			TpVal v = b->ops[i]->results[k];
+			if (s->stamp[v] != s->serial) {
+				s->stamp[v] = s->serial;
+				s->last_use[v] = -1;
+			}
+			/* a constant is an immediate: never a register freed */
+			s->defined_here[v] = b->ops[i]->kind != TP_CONST;
+		}
 }
 
 static void flush_one(Sched *s, int i)
@@ -116,12 +185,13 @@ static void sched_block(Sched *s, TpBlock *b)
 		for (int r = 0; r < b->ops[i]->nregions; r++)
 			sched_block(s, &b->ops[i]->regions[r]);
 	s->npend = s->nout = s->live_smem = 0;
+	mark_block(s, b);
 	s->pend = xrealloc(s->pend, sizeof *s->pend * (size_t)(b->nops + 1));
 	s->flushed = xrealloc(s->flushed, sizeof *s->flushed * (size_t)(b->nops + 1));
 	s->out = xrealloc(s->out, sizeof *s->out * (size_t)(b->nops + 1));
 	for (int i = 0; i < b->nops; i++) {
 		TpOp *op = b->ops[i];
-		if (sinks(s, op)) {
+		if (sinks(s, op, i)) {
 			s->flushed[s->npend] = false;
 			s->pend[s->npend++] = op;
 			s->live_smem += op->kind == TP_SMEM_LOAD;
@@ -151,8 +221,14 @@ void tp_sink_smem_loads(TpFunc *f)
 	Sched s = {0};
 	s.f = f;
 	s.pending_at = xcalloc(f->vals.len + 1, sizeof *s.pending_at);
+	s.last_use = xcalloc(f->vals.len + 1, sizeof *s.last_use);
+	s.stamp = xcalloc(f->vals.len + 1, sizeof *s.stamp);
+	s.defined_here = xcalloc(f->vals.len + 1, sizeof *s.defined_here);
 	sched_block(&s, f->body);
 	free(s.pending_at);
+	free(s.last_use);
+	free(s.stamp);
+	free(s.defined_here);
 	free(s.pend);
 	free(s.flushed);
 	free(s.out);

@@ -1031,9 +1031,9 @@ static void test_sink_loads(void)
 	ll->attr.i = 1;
 	TpOp *bar = op(&b, TP_BARRIER, NULL, 0, type_scalar(DT_VOID), 0);
 	TpOp *use_l = op(&b, TP_ADD, (TpVal[]){ll->results[0], ls->results[0]}, 2, f32, 1);
-	TpOp *use_add = op(&b, TP_SMEM_STORE, (TpVal[]){off, t, add1->results[0]}, 3, type_scalar(DT_VOID), 0);
+	/* n is still used here, so the add frees nothing where it stands and sinks */
+	TpOp *use_add = op(&b, TP_SMEM_STORE, (TpVal[]){n, t, add1->results[0]}, 3, type_scalar(DT_VOID), 0);
 	use_add->attr.i = 1;
-	(void)use_l;
 	ret(&b);
 	tp_sink_smem_loads(b.f);
 	tp_verify(b.f);
@@ -1045,6 +1045,9 @@ static void test_sink_loads(void)
 	      op_index(bb, lm0) == op_index(bb, use_m) - 1);
 	CHECK(op_index(bb, ls) < op_index(bb, st2));
 	CHECK(op_index(bb, ll) < op_index(bb, bar));
+	/* use_l is the last use of two loaded values: sinking it would keep two
+	 * registers live instead of one, so it stays right after the barrier */
+	CHECK(op_index(bb, use_l) == op_index(bb, bar) + 1);
 	arena_free(&b.arena);
 }
 
