@@ -584,6 +584,11 @@ static bool run_nvrtc(const Nvrtc *nv, const TpFunc *f, const char *src, bool wa
 	const char *verbose[1] = {"--ptxas-options=-v"};
 	bool ok = nvrtc_compile(nv, src, file, f->target.arch, suffix, want_ptx, verbose,
 	                        spill ? 1 : 0, o, err, errlen);
+	if (!ok && spill) { /* an nvrtc without --ptxas-options: compile as before */
+		nvrtc_output_free(o);
+		ok = nvrtc_compile(nv, src, file, f->target.arch, suffix, want_ptx, NULL, 0, o, err,
+		                   errlen);
+	}
 	if (spill)
 		*spill = ok ? log_spill_bytes(o->log) : -1;
 	return ok;
