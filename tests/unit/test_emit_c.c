@@ -1129,17 +1129,24 @@ static char *src_dump(tile_module *m, const char *kernel, const char *sig, const
 	return text;
 }
 
-static void test_source_kernels(void)
+/* A cpu context (no cache) and the module of `src`; *m is NULL on failure. */
+static void load_module(const char *name, const char *src, tile_context **ctx, tile_module **m)
 {
 	tile_context_options o = {0};
 	o.target = "cpu";
 	o.disable_cache = 1;
-	tile_context *ctx = NULL;
-	tile_module *m = NULL;
-	CHECK(tile_context_create(&ctx, &o) == TILE_OK);
-	if (ctx)
-		CHECK(tile_module_load_source(ctx, "k.tile", src_kernels, (size_t)-1, &m) ==
-		      TILE_OK);
+	*ctx = NULL;
+	*m = NULL;
+	CHECK(tile_context_create(ctx, &o) == TILE_OK);
+	if (*ctx)
+		CHECK(tile_module_load_source(*ctx, name, src, (size_t)-1, m) == TILE_OK);
+}
+
+static void test_source_kernels(void)
+{
+	tile_context *ctx;
+	tile_module *m;
+	load_module("k.tile", src_kernels, &ctx, &m);
 	static const struct {
 		const char *kernel, *sig, *has; /* has: in the CUDA C */
 	} ks[] = {
@@ -1218,15 +1225,9 @@ static const char spill_kernels[] =
 
 static void test_spill_retry(void)
 {
-	tile_context_options o = {0};
-	o.target = "cpu";
-	o.disable_cache = 1;
-	tile_context *ctx = NULL;
-	tile_module *m = NULL;
-	CHECK(tile_context_create(&ctx, &o) == TILE_OK);
-	if (ctx)
-		CHECK(tile_module_load_source(ctx, "s.tile", spill_kernels, (size_t)-1, &m) ==
-		      TILE_OK);
+	tile_context *ctx;
+	tile_module *m;
+	load_module("s.tile", spill_kernels, &ctx, &m);
 	if (m) {
 		char *p = src_dump(m, "mm4", "*fp16:16,*fp16:16,*fp32:16,*fp32:16,i32:16,64,128,32",
 		                   "sm_90a", DUMP_PTX);
