@@ -518,9 +518,14 @@ static Value b_loop_only(Sema *s, Call *c, int extra)
 				   (long long)n);
 			return v_err();
 		}
-		Value *items = ARENA_NEWN(s->a, Value, n + 1);
-		for (int64_t i = 0; i < n; i++) items[i] = v_int(v[0] + i * v[2]);
-		return v_tuple(s, items, (int)n);
+		/* each item is a tuple item built: charged, so a range re-evaluated in a
+		 * nested comprehension cannot fill memory faster than the work limit allows */
+		if (!sema_work(s, n, c->loc)) return v_err();
+		Value r = v_tuple(s, NULL, 0);
+		r.n = (int)n;
+		r.items = n ? ARENA_NEWN(s->a, Value, n) : NULL;
+		for (int64_t i = 0; i < n; i++) r.items[i] = v_int(v[0] + i * v[2]);
+		return r;
 	}
 	diag_error(s->d, c->loc, "'%s' can only be used as the iterable of a for loop", c->name);
 	return v_err();
