@@ -46,6 +46,7 @@ typedef struct Assign {
 	size_t nvals0; /* values existing before the pass (axis info, wants) */
 	int lanes, warps;
 	const LinearLayout **want;
+	size_t nwants; /* wants set so far: they are only ever added */
 	uint8_t *chained; /* per ValId < nvals0: the dot defining it is chained */
 	VEC(const LinearLayout *) interned;
 	VEC(CvtEntry) cache;
@@ -80,8 +81,10 @@ static const LinearLayout *wanted(const Assign *A, ValId v)
 
 static void set_want(Assign *A, ValId v, const LinearLayout *l)
 {
-	if (l && is_tile(A, v) && v < A->nvals0 && !A->want[v])
+	if (l && is_tile(A, v) && v < A->nvals0 && !A->want[v]) {
 		A->want[v] = lay_intern(A, l);
+		A->nwants++;
+	}
 }
 
 static void shape_of(const Assign *A, ValId v, int32_t shape[])
@@ -466,7 +469,11 @@ static void want_op(Assign *A, const TirOp *op)
 		int first = op->kind == TOP_FOR ? 3 : 0, arg0 = op->kind == TOP_FOR ? 1 : 0;
 		const TirBlock *yb = op->kind == TOP_FOR ? body : &op->regions[op->nregions - 1];
 		const TirOp *y = terminator(yb);
-		for (int pass = 0; pass < 2; pass++) {
+		/* A pass that sets no want leaves the next one nothing new to start
+		 * from: skipped, so loops nested n deep cost n^2 passes, not 2^n. */
+		size_t nwants0 = (size_t)-1;
+		for (int pass = 0; pass < 2 && A->nwants != nwants0; pass++) {
+			nwants0 = A->nwants;
 			for (int k = op->nregions - 1; k >= 0; k--)
 				want_block(A, &op->regions[k]);
 			for (int i = 0; i < op->nout && arg0 + i < body->nargs; i++) {
