@@ -6,7 +6,11 @@
  * All facts are powers of two, so Triton's gcd() is min() here. One forward
  * walk in program order computes every value from its operands; loops are
  * re-walked until their carried values stop changing (a few rounds, then the
- * carried values drop to the trivial info).
+ * carried values drop to the trivial info). Each round of a loop re-walks the
+ * loops nested in it, so the walks multiply with the depth (2^n for n nested
+ * loops whose carried values change once); past AXIS_MAX_VISITS op visits a
+ * loop's carried values start trivial, which holds for any iteration, and its
+ * body is walked once.
  */
 #include "layout/axis.h"
 
@@ -17,7 +21,10 @@ typedef struct Axis {
 	AxisInfo *info;
 	size_t n;
 	bool changed;
+	int64_t visits; /* ops walked so far */
 } Axis;
+
+enum { AXIS_MAX_VISITS = 1 << 20 };
 
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
@@ -244,6 +251,7 @@ static void op_rule(Axis *x, const TirOp *op);
 
 static void walk_block(Axis *x, const TirBlock *b)
 {
+	x->visits += b->nops;
 	for (int i = 0; i < b->nops; i++)
 		op_rule(x, b->ops[i]);
 }
@@ -258,6 +266,23 @@ static const TirOp *terminator(const TirBlock *b)
 	return b->nops ? b->ops[b->nops - 1] : NULL;
 }
 
+/* One walk of a loop's regions. A while's after-region takes the condition's
+ * operands (the before-region's terminator) as its args, set in between. */
+static void walk_loop(Axis *x, const TirOp *op)
+{
+	if (op->kind == TOP_WHILE && op->nregions == 2) {
+		walk_block(x, &op->regions[0]);
+		const TirOp *c = terminator(&op->regions[0]);
+		const TirBlock *after = &op->regions[1];
+		for (int i = 0; c && i + 1 < c->nin && i < after->nargs; i++)
+			put(x, after->args[i], get(x, c->operands[i + 1]));
+		walk_block(x, after);
+		return;
+	}
+	for (int k = 0; k < op->nregions; k++)
+		walk_block(x, &op->regions[k]);
+}
+
 /* Region args = meet(inits, yielded) until stable. first_init: index of
  * the first init operand; arg0: first carried block arg. */
 static void solve_loop(Axis *x, const TirOp *op, const TirBlock *body, int first_init, int arg0,
@@ -266,9 +291,17 @@ static void solve_loop(Axis *x, const TirOp *op, const TirBlock *body, int first
 	int n = op->nin - first_init;
 	for (int i = 0; i < n && arg0 + i < body->nargs; i++)
 		put(x, body->args[arg0 + i], opinfo(x, op, first_init + i));
+	if (x->visits > AXIS_MAX_VISITS) {
+		for (int i = 0; i < n && arg0 + i < body->nargs; i++) {
+			AxisInfo t;
+			trivial(&t, vtype(x, body->args[arg0 + i]));
+			put(x, body->args[arg0 + i], t);
+		}
+		walk_loop(x, op);
+		return;
+	}
 	for (int round = 0; round <= nrounds; round++) {
-		for (int k = 0; k < op->nregions; k++)
-			walk_block(x, &op->regions[k]);
+		walk_loop(x, op);
 		const TirOp *y = terminator(yield_block);
 		bool changed = false;
 		for (int i = 0; y && i < n && i < y->nin && arg0 + i < body->nargs; i++) {
@@ -285,8 +318,7 @@ static void solve_loop(Axis *x, const TirOp *op, const TirBlock *body, int first
 		if (!changed)
 			return;
 	}
-	for (int k = 0; k < op->nregions; k++)
-		walk_block(x, &op->regions[k]);
+	walk_loop(x, op);
 }
 
 static void control_rule(Axis *x, const TirOp *op)
@@ -315,16 +347,12 @@ static void control_rule(Axis *x, const TirOp *op)
 			put(x, op->results[i], a);
 		}
 	} else if (op->kind == TOP_WHILE && op->nregions == 2) {
+		/* the last walk saw the final carried values: the results are
+		 * the condition's operands then */
 		solve_loop(x, op, &op->regions[0], 0, 0, &op->regions[1], 3);
 		const TirOp *c = terminator(&op->regions[0]);
-		const TirBlock *after = &op->regions[1];
-		for (int i = 0; c && i + 1 < c->nin; i++) {
-			if (i < after->nargs)
-				put(x, after->args[i], get(x, c->operands[i + 1]));
-			if (i < op->nout)
-				put(x, op->results[i], get(x, c->operands[i + 1]));
-		}
-		walk_block(x, after);
+		for (int i = 0; c && i + 1 < c->nin && i < op->nout; i++)
+			put(x, op->results[i], get(x, c->operands[i + 1]));
 	} else {
 		for (int k = 0; k < op->nregions; k++) {
 			const TirBlock *b = &op->regions[k];
@@ -567,7 +595,7 @@ static void init_params(Axis *x)
 
 AxisInfo *axis_analyze(Arena *arena, const TirFunc *f)
 {
-	Axis x = {f, NULL, f->vals.len, false};
+	Axis x = {f, NULL, f->vals.len, false, 0};
 	x.info = ARENA_NEWN(arena, AxisInfo, x.n ? x.n : 1);
 	for (size_t v = 0; v < x.n; v++)
 		trivial(&x.info[v], f->vals.data[v].ty);
