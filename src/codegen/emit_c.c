@@ -314,8 +314,10 @@ static int loop_carried_words(const TpFunc *f, const TpBlock *b)
 			}
 			most = MAXOF(most, w);
 		}
-		for (int r = 0; r < op->nregions; r++)
-			most = MAXOF(most, loop_carried_words(f, &op->regions[r]));
+		for (int r = 0; r < op->nregions; r++) {
+			int inner = loop_carried_words(f, &op->regions[r]); /* once: not in MAXOF */
+			most = MAXOF(most, inner);
+		}
 	}
 	return most;
 }
