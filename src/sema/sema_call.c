@@ -41,17 +41,23 @@ int builtin_find(const char *name, unsigned flag)
 	return -1;
 }
 
+/* Interned: it names every builtin call (messages), so one copy per builtin,
+ * not one per call of an unrolled loop. */
 const char *builtin_display(Sema *s, int id)
 {
 	const Builtin *b = builtin_get(id);
-	if (b->flags & BF_PY) return b->name;
-	if (b->flags & (BF_TL | BF_METHOD)) return arena_printf(s->a, "tl.%s", b->name);
-	if (b->flags & BF_MATH) return arena_printf(s->a, "libdevice.%s", b->name); /* libdevice-only */
-	if (b->flags & BF_TRITON) return arena_printf(s->a, "triton.%s", b->name);
-	if (b->flags & BF_DTYPE) return arena_printf(s->a, "dtype.%s", b->name);
-	if (b->flags & BF_DESC) return arena_printf(s->a, "tensor_descriptor.%s", b->name);
-	if (b->flags & BF_PYMATH) return arena_printf(s->a, "math.%s", b->name);
-	return b->name;
+	const char *prefix = b->flags & BF_PY                ? NULL
+	                     : b->flags & (BF_TL | BF_METHOD) ? "tl"
+	                     : b->flags & BF_MATH             ? "libdevice" /* libdevice-only */
+	                     : b->flags & BF_TRITON           ? "triton"
+	                     : b->flags & BF_DTYPE            ? "dtype"
+	                     : b->flags & BF_DESC             ? "tensor_descriptor"
+	                     : b->flags & BF_PYMATH           ? "math"
+	                                                      : NULL;
+	if (!prefix) return b->name;
+	char buf[128];
+	snprintf(buf, sizeof buf, "%s.%s", prefix, b->name);
+	return istr(s, buf);
 }
 
 /* ---- binding builtin arguments -------------------------------------------------------- */

@@ -554,13 +554,16 @@ static Value subscript(Sema *s, Fn *fn, const Expr *e)
 
 /* ---- calls --------------------------------------------------------------------------------- */
 
+/* The argument arrays live for the call only, so they are on the heap, not in the
+ * arena (every callee copies what it keeps): a call in an unrolled loop left
+ * about 2 KB per iteration there, most of a big kernel's memory. */
 static Value eval_call(Sema *s, Fn *fn, const Expr *e)
 {
 	Value callee = eval(s, fn, e->func);
 	if (callee.kind == V_ERR) return callee;
 	int nk = e->nkwargs;
 	/* positionals first: a `*t` argument stands for the items of tuple t */
-	Value *pos = ARENA_NEWN(s->a, Value, e->nargs + 1);
+	Value *pos = xmalloc(sizeof(Value) * (size_t)(e->nargs + 1));
 	int na = 0;
 	bool bad = false;
 	for (int i = 0; i < e->nargs; i++) {
@@ -576,12 +579,16 @@ static Value eval_call(Sema *s, Fn *fn, const Expr *e)
 			na += pos[i].n;
 		}
 	}
-	if (bad) return v_err();
-	Value *args = ARENA_NEWN(s->a, Value, na + 1);
-	SrcLoc *locs = ARENA_NEWN(s->a, SrcLoc, na + nk + 1);
-	Value *kw = ARENA_NEWN(s->a, Value, nk + 1);
-	const Expr **exs = ARENA_NEWN(s->a, const Expr *, na + nk + 1);
-	const char **kwn = ARENA_NEWN(s->a, const char *, nk + 1);
+	if (bad) {
+		free(pos);
+		return v_err();
+	}
+	size_t nall = (size_t)(na + nk + 1);
+	Value *args = xmalloc(sizeof(Value) * nall); /* positionals, then keywords */
+	Value *kw = args + na;
+	SrcLoc *locs = xmalloc(sizeof(SrcLoc) * nall);
+	const Expr **exs = xmalloc(sizeof(const Expr *) * nall);
+	const char **kwn = xmalloc(sizeof(const char *) * nall);
 	for (int i = 0, j = 0; i < e->nargs; i++) {
 		const Expr *x = e->args[i];
 		int n = x->kind == EX_STARRED ? pos[i].n : 1;
@@ -591,6 +598,7 @@ static Value eval_call(Sema *s, Fn *fn, const Expr *e)
 			exs[j] = x->kind == EX_STARRED ? NULL : x;
 		}
 	}
+	free(pos);
 	for (int i = 0; i < nk; i++) {
 		kw[i] = eval(s, fn, e->kwargs[i].value);
 		kwn[i] = e->kwargs[i].name;
@@ -598,12 +606,18 @@ static Value eval_call(Sema *s, Fn *fn, const Expr *e)
 		exs[na + i] = e->kwargs[i].value;
 		bad |= kw[i].kind == V_ERR;
 	}
-	if (bad) return v_err();
-	for (int i = 0; i < na + nk; i++) {
-		Value a = i < na ? args[i] : kw[i - na];
-		if (a.kind == V_RTARG) return rtarg_needed(s, a, locs[i]);
-	}
-	return call_value(s, fn, callee, args, na, kwn, kw, nk, e->loc, locs, exs);
+	Value r = v_err();
+	for (int i = 0; !bad && i < na + nk; i++)
+		if (args[i].kind == V_RTARG) {
+			r = rtarg_needed(s, args[i], locs[i]);
+			bad = true;
+		}
+	if (!bad) r = call_value(s, fn, callee, args, na, kwn, kw, nk, e->loc, locs, exs);
+	free(args);
+	free(locs);
+	free(exs);
+	free(kwn);
+	return r;
 }
 
 /* ---- boolean operators ------------------------------------------------------------------------ */
