@@ -2,7 +2,8 @@
 # fuzz_smoke.sh: a short libFuzzer run of each fuzz target, seeded with the
 # kernels and every golden .tile file:
 #   fuzz_parse    10 s  lexer and parser
-#   fuzz_compile  15 s  parse -> sema -> layout -> lower (src/fuzz/fuzz_compile.c)
+#   fuzz_compile  15 s  parse -> sema -> layout -> lower -> emit: LLVM IR for cpu,
+#                       CUDA C for sm_90a (src/fuzz/fuzz_compile.c)
 # Needs build/fuzz/ (`make fuzz`, clang; `make check` builds it when clang is
 # there); skips (exit 77) without it. The deterministic mutation smoke test
 # that always runs lives in tests/unit/test_parse.c.
