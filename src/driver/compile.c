@@ -23,6 +23,7 @@
 #include "jit/cache.h"
 #include "jit/nvrtc.h"
 #include "layout/assign.h"
+#include "layout/linear.h"
 
 #include <llvm-c/Core.h>
 #include <llvm-c/TargetMachine.h>
@@ -48,6 +49,7 @@ static bool stage_sema(Compilation *c);
 static bool stage_layout(Compilation *c);
 static bool check_resources(const CompileRequest *r, const TirFunc *f, const TpFunc *tp,
 			    DiagSink *diags);
+static bool check_size(const TirFunc *f, DiagSink *diags);
 static bool stage_lower(Compilation *c);
 static bool stage_emit(Compilation *c);
 
@@ -95,7 +97,7 @@ static bool stage_layout(Compilation *c)
 	tir_verify(c->tir, "pipeline", true);
 	/* The layout's estimate is a lower bound of what lowering needs: a kernel
 	 * over the target's limit stops here, before lowering a huge tile. */
-	if (!check_resources(c->req, c->tir, NULL, c->diags))
+	if (!check_resources(c->req, c->tir, NULL, c->diags) || !check_size(c->tir, c->diags))
 		return false;
 	if (c->req->dump == DUMP_LAYOUT) {
 		StrBuf b = {0};
@@ -214,6 +216,37 @@ static bool check_resources(const CompileRequest *r, const TirFunc *f, const TpF
 		return false;
 	}
 	return true;
+}
+
+/* The thread program is unrolled over each thread's registers: every tile value
+ * becomes 2^(its layout's register bits) values per thread, about 600 bytes of
+ * compiler memory each, and far more LLVM or nvrtc time. The largest real
+ * kernels we compile have under 300k (a bitonic top-k on the CPU); a kernel over
+ * the limit (3000 ops on 16384-element tiles: 10 s and 3.6 GB just to lower,
+ * a 65536-element version over 14 GB) is an error here, before lowering. */
+enum { MAX_THREAD_REGS = 1 << 21 };
+
+static bool check_size(const TirFunc *f, DiagSink *diags)
+{
+	int64_t total = 0, most = 0;
+	SrcLoc at = {0}; /* the first of the largest tiles */
+	for (size_t v = 1; v < f->vals.len; v++) {
+		const TirVal *tv = &f->vals.data[v];
+		int s = tv->layout ? ll_find_slot(tv->layout, LL_REG) : -1;
+		int64_t regs = (int64_t)1 << (s < 0 ? 0 : tv->layout->in_bits[s]);
+		total += regs;
+		if (regs > most && tv->def) {
+			most = regs;
+			at = tv->def->loc;
+		}
+	}
+	if (total <= MAX_THREAD_REGS)
+		return true;
+	diag_error(diags, at,
+		   "kernel '%s' is too large: its tile values need %lld registers per thread in all, "
+		   "more than %d (use smaller blocks or more warps)",
+		   f->name, (long long)total, MAX_THREAD_REGS);
+	return false;
 }
 
 /* ---- the cache key: everything that changes the output --------------------- */
