@@ -211,4 +211,10 @@ expect 2 $TILE compile $K add_kernel -o "$tmp/a" -o "$tmp/b"
 expect 1 $TILE compile $K add_kernel --signature '*fp32,*fp32,*fp32,i32' --const BLOCK_SIZE=64 --const BLOCK_SIZE=128
 has "$tmp/err" "parameter 'BLOCK_SIZE' is given twice"
 
+# an architecture the loaded nvrtc does not know is a plain error (it was an
+# "internal compiler error" quoting nvrtc's invalid-option message)
+expect 1 $TILE compile $K add_kernel --signature '*fp32,*fp32,*fp32,i32' --const BLOCK_SIZE=64 \
+	--target sm_999 --emit ptx -o /dev/null
+if grep -q "internal compiler error" "$tmp/err"; then fail "sm_999: $(cat "$tmp/err")"; fi
+
 finish

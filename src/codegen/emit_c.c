@@ -633,6 +633,13 @@ static bool compile_source(const TpFunc *f, char **src, bool want_ptx, DiagSink 
 		diag_error(diags, none, "%s", err);
 		return false;
 	}
+	char known[256];
+	if (!nvrtc_supports_arch(&nv, f->target.arch, known, sizeof known)) {
+		diag_error(diags, none, "target '%s': nvrtc %d.%d does not compile for it (it knows %s)",
+		           f->target.name, nv.major, nv.minor, known);
+		nvrtc_close(&nv);
+		return false;
+	}
 	NvrtcOutput o;
 	long spill = -1;
 	/* PTX: decide the launch bounds on a cubin first */

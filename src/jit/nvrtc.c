@@ -70,7 +70,31 @@ static bool resolve(Nvrtc *nv, char *err, size_t errlen)
 			return false;
 		}
 	}
+	*(void **)&nv->GetNumSupportedArchs = dlsym(nv->handle, "nvrtcGetNumSupportedArchs");
+	*(void **)&nv->GetSupportedArchs = dlsym(nv->handle, "nvrtcGetSupportedArchs");
 	return true;
+}
+
+bool nvrtc_supports_arch(const Nvrtc *nv, int sm, char *known, size_t knownlen)
+{
+	int n = 0;
+	if (!nv->GetNumSupportedArchs || !nv->GetSupportedArchs ||
+	    nv->GetNumSupportedArchs(&n) != 0 || n <= 0 || n > 1024)
+		return true;
+	int *archs = xmalloc(sizeof(int) * (size_t)n);
+	bool found = nv->GetSupportedArchs(archs) != 0; /* cannot say: as if found */
+	size_t at = 0;
+	if (knownlen)
+		known[0] = 0;
+	for (int i = 0; i < n && !found; i++) {
+		found = archs[i] == sm;
+		if (at < knownlen) {
+			int w = snprintf(known + at, knownlen - at, "%ssm_%d", i ? ", " : "", archs[i]);
+			at += w > 0 ? (size_t)w : 0;
+		}
+	}
+	free(archs);
+	return found;
 }
 
 bool nvrtc_open(Nvrtc *nv, char *err, size_t errlen)

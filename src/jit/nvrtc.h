@@ -39,6 +39,9 @@ typedef struct Nvrtc {
 	NvrtcResult (*DestroyProgram)(NvrtcProgram *prog);
 	NvrtcResult (*Version)(int *major, int *minor);
 	const char *(*GetErrorString)(NvrtcResult r);
+	/* optional (CUDA 11.2+): NULL when this libnvrtc lacks them */
+	NvrtcResult (*GetNumSupportedArchs)(int *n);
+	NvrtcResult (*GetSupportedArchs)(int *archs);
 } Nvrtc;
 
 /* The message used when no libnvrtc can be loaded. */
@@ -54,6 +57,10 @@ void nvrtc_close(Nvrtc *nv); /* no-op on a zeroed or closed Nvrtc */
 /* The version of the libnvrtc that nvrtc_open would load (for `tile
  * --version` and the cache key). False when there is none. */
 bool nvrtc_version(int *major, int *minor);
+
+/* Whether nv compiles for sm_<sm>: true when it does, or cannot say (an nvrtc
+ * older than 11.2); else false with the ones it does in `known` ("sm_75, sm_80, ..."). */
+bool nvrtc_supports_arch(const Nvrtc *nv, int sm, char *known, size_t knownlen);
 
 /* The outcome of one compilation. */
 typedef struct NvrtcOutput {
