@@ -1009,11 +1009,18 @@ static Value b_py_conv(Sema *s, Call *c, int extra)
 	double f = v.c.kind == CV_FLOAT ? v.c.f : (double)v.c.i;
 	switch (extra) {
 	case 0:
-		if (v.c.kind == CV_FLOAT && !isfinite(f)) {
+		if (v.c.kind != CV_FLOAT) return v_int(v.c.i);
+		if (!isfinite(f)) {
 			diag_error(s->d, c->at[0], "cannot convert %g to int", f);
 			return v_err();
 		}
-		return v_int(v.c.kind == CV_FLOAT ? (int64_t)f : v.c.i);
+		/* the constexpr range (the C cast is undefined outside it) */
+		if (f >= 9223372036854775808.0 && f < 18446744073709551616.0) return v_uint64((uint64_t)f);
+		if (!(f >= -9223372036854775808.0 && f < 9223372036854775808.0)) {
+			diag_error(s->d, c->at[0], "int(%g) is outside [-2**63, 2**64)", f);
+			return v_err();
+		}
+		return v_int((int64_t)f);
 	case 1: return v_float(f);
 	default: return v_bool(const_truthy(v.c));
 	}

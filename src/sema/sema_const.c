@@ -60,39 +60,43 @@ void const_str(ConstVal c, char *buf, size_t n)
 }
 
 /* One %-conversion of `fmt % args`: spec is "%[flags][width][.prec]" and conv its
- * letter. Appends to b; false (with a message) if v does not fit. */
+ * letter (width and precision checked by the caller). Appends to b; false (with
+ * a message) if v does not fit. */
 static bool percent_one(Sema *s, StrBuf *b, const char *spec, char conv, Value v, SrcLoc loc)
 {
-	char f[48], out[512];
+	char f[48];
 	if (strchr("sra", conv)) {
 		Value t = py_str_value(s, v, conv != 's', loc);
 		if (t.kind == V_ERR) return false;
 		snprintf(f, sizeof f, "%ss", spec);
-		snprintf(out, sizeof out, f, t.c.s ? t.c.s : "");
-	} else {
-		bool num = v.kind == V_CONST && (v.c.kind == CV_INT || v.c.kind == CV_BOOL || v.c.kind == CV_FLOAT);
-		bool intlike = num && v.c.kind != CV_FLOAT;
-		if (!num || (strchr("oxXc", conv) && !intlike)) {
-			diag_error(s->d, loc, "%%%c format: a %s is required, not %s", conv,
-				   strchr("oxXc", conv) ? "integer" : "real number", v_describe(s, v));
+		sb_printf(b, f, t.c.s ? t.c.s : "");
+		return true;
+	}
+	bool num = v.kind == V_CONST && (v.c.kind == CV_INT || v.c.kind == CV_BOOL || v.c.kind == CV_FLOAT);
+	bool intlike = num && v.c.kind != CV_FLOAT;
+	if (!num || (strchr("oxXc", conv) && !intlike)) {
+		diag_error(s->d, loc, "%%%c format: a %s is required, not %s", conv,
+			   strchr("oxXc", conv) ? "integer" : "real number", v_describe(s, v));
+		return false;
+	}
+	double d = v.c.kind == CV_FLOAT ? v.c.f : v.c.u64 ? (double)(uint64_t)v.c.i : (double)v.c.i;
+	if (strchr("diu", conv)) {
+		if (!intlike && !(d >= -9223372036854775808.0 && d < 9223372036854775808.0)) {
+			diag_error(s->d, loc, "%%%c format of %g: tile's integers have 64 bits", conv, d);
 			return false;
 		}
-		double d = v.c.kind == CV_FLOAT ? v.c.f : v.c.u64 ? (double)(uint64_t)v.c.i : (double)v.c.i;
-		if (strchr("diu", conv)) {
-			snprintf(f, sizeof f, "%slld", spec);
-			snprintf(out, sizeof out, f, intlike ? (long long)v.c.i : (long long)d);
-		} else if (strchr("oxX", conv)) {
-			snprintf(f, sizeof f, "%sll%c", spec, conv);
-			snprintf(out, sizeof out, f, (unsigned long long)v.c.i);
-		} else if (conv == 'c') {
-			snprintf(f, sizeof f, "%sc", spec);
-			snprintf(out, sizeof out, f, (int)v.c.i);
-		} else {
-			snprintf(f, sizeof f, "%s%c", spec, conv);
-			snprintf(out, sizeof out, f, d);
-		}
+		snprintf(f, sizeof f, v.c.u64 ? "%sllu" : "%slld", spec);
+		sb_printf(b, f, intlike ? (long long)v.c.i : (long long)d);
+	} else if (strchr("oxX", conv)) {
+		snprintf(f, sizeof f, "%sll%c", spec, conv);
+		sb_printf(b, f, (unsigned long long)v.c.i);
+	} else if (conv == 'c') {
+		snprintf(f, sizeof f, "%sc", spec);
+		sb_printf(b, f, (int)v.c.i);
+	} else {
+		snprintf(f, sizeof f, "%s%c", spec, conv);
+		sb_printf(b, f, d);
 	}
-	sb_puts(b, out);
 	return true;
 }
 
@@ -117,11 +121,16 @@ Value str_percent(Sema *s, const char *fmt, Value args, SrcLoc loc)
 		}
 		const char *st = p++;
 		while (*p && strchr("-+ #0", *p)) p++;
-		while (*p >= '0' && *p <= '9') p++;
+		long width = 0, prec = 0;
+		for (; *p >= '0' && *p <= '9'; p++) width = width > STR_MAX_LEN ? width : width * 10 + (*p - '0');
 		if (*p == '.')
-			for (p++; *p >= '0' && *p <= '9'; p++) {}
+			for (p++; *p >= '0' && *p <= '9'; p++) prec = prec > STR_MAX_LEN ? prec : prec * 10 + (*p - '0');
 		if (!*p || !strchr("diouxXeEfFgGcrsa", *p) || p - st > 16) {
 			err = "unsupported format character in '%' formatting";
+		} else if (width > STR_MAX_LEN || prec > STR_MAX_LEN || b.len > STR_MAX_LEN) {
+			diag_error(s->d, loc, "'%%' formatting gives more than %d characters", STR_MAX_LEN);
+			sb_free(&b);
+			return v_err();
 		} else if (k >= n) {
 			err = "not enough arguments for format string";
 		} else {
@@ -134,6 +143,11 @@ Value str_percent(Sema *s, const char *fmt, Value args, SrcLoc loc)
 		}
 	}
 	if (!err && k < n) err = "not all arguments converted during string formatting";
+	if (!err && b.len > STR_MAX_LEN) {
+		diag_error(s->d, loc, "'%%' formatting gives more than %d characters", STR_MAX_LEN);
+		sb_free(&b);
+		return v_err();
+	}
 	if (err) {
 		diag_error(s->d, loc, "%s", err);
 		sb_free(&b);
