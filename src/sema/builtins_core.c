@@ -902,6 +902,7 @@ static Value b_barrier(Sema *s, Call *c, int extra)
 static Value b_dtype_is(Sema *s, Call *c, int extra)
 {
 	Type t;
+	if (extra == 13) return v_bool(c->a[0].kind == V_DTYPE && c->a[0].n > 0); /* is_block: x.type of a block */
 	if (!arg_dtype(s, c, 0, &t)) return v_err();
 	DType d = (DType)t.dt;
 	switch (extra) {
@@ -1292,6 +1293,7 @@ const Builtin builtins_core[] = {
     {"is_ptr", "self", b_dtype_is, 10, BF_DTYPE},
     {"is_scalar", "self", b_dtype_is, 11, BF_DTYPE},
     {"is_standard_floating", "self", b_dtype_is, 12, BF_DTYPE},
+    {"is_block", "self", b_dtype_is, 13, BF_DTYPE},
     {"is_int1", "self", b_dtype_is, DTYPE_IS(DT_I1), BF_DTYPE},
     {"is_int8", "self", b_dtype_is, DTYPE_IS(DT_I8), BF_DTYPE},
     {"is_int16", "self", b_dtype_is, DTYPE_IS(DT_I16), BF_DTYPE},

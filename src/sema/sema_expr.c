@@ -6,14 +6,27 @@
 
 /* ---- attributes ----------------------------------------------------------------- */
 
+static Value shape_tuple(Sema *s, Type t)
+{
+	Value items[TIR_MAX_RANK];
+	for (int i = 0; i < t.rank; i++) items[i] = v_int(t.shape[i]);
+	return v_tuple(s, items, t.rank);
+}
+
 static Value tensor_attr(Sema *s, Value obj, const char *name, SrcLoc loc)
 {
-	if (!strcmp(name, "dtype") || !strcmp(name, "type")) return v_dtype(obj.ty);
-	if (!strcmp(name, "shape")) {
-		Value items[TIR_MAX_RANK];
-		for (int i = 0; i < obj.ty.rank; i++) items[i] = v_int(obj.ty.shape[i]);
-		return v_tuple(s, items, obj.ty.rank);
+	if (!strcmp(name, "dtype")) return v_dtype(obj.ty);
+	/* x.type: a block's type is Triton's block_type (element_ty, shape, scalar), a scalar's its dtype */
+	if (!strcmp(name, "type")) {
+		Value t = v_dtype(obj.ty);
+		if (obj.ty.rank > 0) {
+			Value shape = shape_tuple(s, obj.ty);
+			t.n = shape.n;
+			t.items = shape.items;
+		}
+		return t;
 	}
+	if (!strcmp(name, "shape")) return shape_tuple(s, obj.ty);
 	if (!strcmp(name, "numel")) return v_int(type_numel(obj.ty));
 	if (!strcmp(name, "ndim")) return v_int(obj.ty.rank);
 	if (!strcmp(name, "T")) {
@@ -38,6 +51,15 @@ static Value tensor_attr(Sema *s, Value obj, const char *name, SrcLoc loc)
 
 static Value dtype_attr(Sema *s, Value obj, const char *name, SrcLoc loc)
 {
+	if (obj.n > 0) { /* a block type (x.type of a block x): its element type and shape */
+		if (!strcmp(name, "element_ty") || !strcmp(name, "scalar")) return v_dtype(obj.ty);
+		if (!strcmp(name, "shape")) return v_tuple(s, obj.items, obj.n);
+		if (!strcmp(name, "numel")) {
+			int64_t numel = 1;
+			for (int i = 0; i < obj.n; i++) numel *= obj.items[i].c.i;
+			return v_int(numel);
+		}
+	}
 	if (!strcmp(name, "element_ty")) {
 		if (obj.ty.dt != DT_PTR) {
 			diag_error(s->d, loc, "'element_ty' of %s: not a pointer type", dt_name(s, obj.ty));

@@ -34,7 +34,8 @@ typedef struct Fn Fn;
 typedef enum {
 	V_ERR,      /* an error was reported; propagate silently */
 	V_CONST,    /* constexpr: c */
-	V_DTYPE,    /* dtype object: ty (scalar type; DT_PTR with elem for pointer types) */
+	V_DTYPE,    /* dtype object: ty (scalar type; DT_PTR with elem for pointer types); n > 0: a block
+	               type of element type ty and shape items[n] (x.type of a block x) */
 	V_TENSOR,   /* IR value: id, ty (rank 0 = scalar) */
 	V_FUNC,     /* user function: fn, mod; msg: "Class.name" for a method without @jit;
 		     * self: the bound receiver of an aggregate's method; ns == VF_HOST:
