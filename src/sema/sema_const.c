@@ -272,6 +272,15 @@ static Value big_value(Sema *s, BigInt x, bool ovf, AstOp op, SrcLoc loc)
 	return v_err();
 }
 
+/* dtypes compare by type; a block type (n > 0) also by its shape, and never equals a scalar dtype */
+static bool dtypes_equal(Value a, Value b)
+{
+	if (!type_eq(a.ty, b.ty) || a.n != b.n) return false;
+	for (int i = 0; i < a.n; i++)
+		if (a.items[i].c.i != b.items[i].c.i) return false;
+	return true;
+}
+
 static Value const_of(Value v)
 {
 	if (v.kind == V_DTYPE && v.ty.dt != DT_PTR) return (Value){.kind = V_CONST, .c = {.kind = CV_DTYPE, .dtype = (DType)v.ty.dt}};
@@ -292,9 +301,9 @@ static Value cmp_result(AstOp op, int c)
 
 Value const_binop(Sema *s, AstOp op, Value av, Value bv, SrcLoc loc)
 {
-	/* dtypes (including pointer dtypes) compare by type */
+	/* dtypes (including pointer dtypes) compare by type, block types by shape too */
 	if (av.kind == V_DTYPE || bv.kind == V_DTYPE) {
-		bool eq = av.kind == bv.kind && type_eq(av.ty, bv.ty);
+		bool eq = av.kind == bv.kind && dtypes_equal(av, bv);
 		if (op == OP_EQ || op == OP_IS) return v_bool(eq);
 		if (op == OP_NE || op == OP_ISNOT) return v_bool(!eq);
 	}
@@ -453,7 +462,7 @@ bool values_identical(Value a, Value b)
 	if (a.kind != b.kind) return false;
 	switch (a.kind) {
 	case V_CONST: return a.c.kind == b.c.kind && const_eq(a.c, b.c);
-	case V_DTYPE: return type_eq(a.ty, b.ty);
+	case V_DTYPE: return dtypes_equal(a, b);
 	case V_TENSOR: return a.id == b.id;
 	case V_FUNC: /* a method bound to an aggregate: the same receiver too */
 		if (a.fn != b.fn || a.ns != b.ns) return false;
