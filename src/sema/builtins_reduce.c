@@ -203,8 +203,8 @@ static ValId widen(Sema *s, ValId x, bool for_sum, SrcLoc loc)
 {
 	DType d = (DType)vtype(s, x).dt;
 	DType to = d;
-	if (for_sum) {
-		if ((dtype_is_signed(d) || d == DT_I1) && dtype_bits(d) < 32) to = DT_I32;
+	if (for_sum) { /* Triton's _pick_sum_dtype: int1 is unsigned (UINT_TYPES), so a sum of bools is uint32 */
+		if (dtype_is_signed(d) && dtype_bits(d) < 32) to = DT_I32;
 		else if (dtype_is_int(d) && dtype_bits(d) < 32) to = DT_U32;
 	} else if (dtype_bits(d) < 32) { /* tl.max / tl.min: Triton widens every narrow integer to int32 */
 		to = dtype_is_float(d) ? DT_F32 : DT_I32;

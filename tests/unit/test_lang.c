@@ -160,6 +160,42 @@ static void test_reduce_control(void)
 	CHECK(ok);
 }
 
+/* ---- tl.sum / tl.cumsum of bools are uint32, as Triton's _pick_sum_dtype (int1 is unsigned) -- */
+
+static const char sum_bool_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(x_ptr, out_ptr, BLOCK: tl.constexpr):\n"
+	"    pid = tl.program_id(0)\n"
+	"    o = tl.arange(0, BLOCK)\n"
+	"    m = tl.load(x_ptr + pid * BLOCK + o) > 0\n"
+	"    n = tl.sum(m, 0)\n"
+	"    c = tl.cumsum(m, 0)\n"
+	"    tl.static_assert(n.dtype == tl.uint32 and c.dtype == tl.uint32)\n"
+	"    tl.store(out_ptr + pid * (BLOCK + 1) + o, (c - 1).to(tl.int64))\n"
+	"    tl.store(out_ptr + pid * (BLOCK + 1) + BLOCK, (n - 1).to(tl.int64))\n";
+
+static void test_sum_bool(void)
+{
+	enum { B = 8, G = 2 }; /* program 1: no true at all, so every count - 1 wraps around in uint32 */
+	int32_t x[B * G] = {0, 1, 0, 0, 1, 1, 0, 1};
+	int64_t out[(B + 1) * G];
+	tile_arg args[] = {tile_arg_ptr(x, TILE_I32), tile_arg_ptr(out, TILE_I64)};
+	if (!RUN(sum_bool_src, "k", "*i32,*i64,8", G, args))
+		return;
+	bool ok = true;
+	for (int g = 0; g < G; g++) {
+		uint32_t c = 0;
+		for (int i = 0; i < B; i++) {
+			c += x[g * B + i] > 0;
+			ok &= out[g * (B + 1) + i] == (int64_t)(uint32_t)(c - 1u);
+		}
+		ok &= out[g * (B + 1) + B] == (int64_t)(uint32_t)(c - 1u);
+	}
+	CHECK(ok);
+}
+
 /* ---- tl.uint_to_uniform_float on 64-bit integers (Triton's 2**-63 scale) ----------- */
 
 static const char u2f_src[] =
@@ -2351,6 +2387,7 @@ int main(void)
 		test_philox64();
 		test_scalar_index();
 		test_reduce_control();
+		test_sum_bool();
 		test_uint_to_uniform_float();
 		test_down_loops();
 		test_descriptors();
