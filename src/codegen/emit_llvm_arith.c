@@ -390,10 +390,25 @@ static LLVMValueRef fout(Em *e, LLVMValueRef x, DType d)
 	return native_float(d) ? x : em_from_f32(e, x, d, false);
 }
 
+/* float -> int, saturating (NaN -> 0), as llvm.fpto[su]i.sat, spelled as a clamp and a plain
+ * conversion: x86 legalizes the .sat intrinsics on wide vectors lane by lane, which made one
+ * 8K-element conversion cost LLVM seconds */
 static LLVMValueRef fp_to_int_sat(Em *e, LLVMValueRef f, LLVMTypeRef it, bool sgn)
 {
-	LLVMTypeRef ovl[2] = {it, LLVMTypeOf(f)};
-	return em_intrinsic(e, sgn ? "llvm.fptosi.sat" : "llvm.fptoui.sat", ovl, 2, &f, 1);
+	LLVMBuilderRef B = e->B;
+	LLVMTypeRef ft = LLVMTypeOf(f), fs = vec_of(f) ? LLVMGetElementType(ft) : ft;
+	LLVMTypeRef is = vec_of(f) ? LLVMGetElementType(it) : it;
+	int bits = (int)LLVMGetIntTypeWidth(is);
+	double hi = ldexp(1.0, sgn ? bits - 1 : bits); /* the first value past the range */
+	double below = LLVMGetTypeKind(fs) == LLVMDoubleTypeKind ? nextafter(hi, 0.0) : (double)nextafterf((float)hi, 0.0f);
+	LLVMValueRef a[2] = {f, cf(e, fs, sgn ? -hi : 0.0, f)};
+	LLVMValueRef c = em_intrinsic(e, "llvm.maxnum", &ft, 1, a, 2);
+	a[0] = c, a[1] = cf(e, fs, below, f);
+	c = em_intrinsic(e, "llvm.minnum", &ft, 1, a, 2);
+	LLVMValueRef r = sgn ? LLVMBuildFPToSI(B, c, it, "") : LLVMBuildFPToUI(B, c, it, "");
+	LLVMValueRef top = ci(e, is, sgn ? (int64_t)(~0ull >> (65 - bits)) : -1, f);
+	r = LLVMBuildSelect(B, LLVMBuildFCmp(B, LLVMRealOGE, f, cf(e, fs, hi, f), ""), top, r, "");
+	return LLVMBuildSelect(B, LLVMBuildFCmp(B, LLVMRealUNO, f, f, ""), LLVMConstNull(it), r, "");
 }
 
 LLVMValueRef em_cast(Em *e, LLVMValueRef x, DType from, DType to, bool rtz, LLVMTypeRef to_scalar)

@@ -196,6 +196,54 @@ static void test_sum_bool(void)
 	CHECK(ok);
 }
 
+/* ---- float -> int conversions saturate, NaN -> 0 (what PTX cvt.rzi does and Triton shows) ---- */
+
+static const char f2i_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(x_ptr, a_ptr, b_ptr, c_ptr, d_ptr, BLOCK: tl.constexpr):\n"
+	"    o = tl.arange(0, BLOCK)\n"
+	"    x = tl.load(x_ptr + o)\n"
+	"    tl.store(a_ptr + o, x.to(tl.int8))\n"
+	"    tl.store(b_ptr + o, x.to(tl.int32))\n"
+	"    tl.store(c_ptr + o, x.to(tl.uint32))\n"
+	"    tl.store(d_ptr + o, x.to(tl.int64))\n";
+
+/* the saturating conversion to a signed type of range [lo, hi) (hi <= 2**31), NaN -> 0 */
+static int64_t sat(double v, double lo, double hi)
+{
+	if (v != v) return 0;
+	if (v >= hi) return (int64_t)hi - 1;
+	if (v <= lo) return (int64_t)lo;
+	return (int64_t)v;
+}
+
+static void test_float_to_int(void)
+{
+	enum { B = 32 };
+	float x[B] = {NAN, INFINITY, -INFINITY, 0.f, -0.5f, 0.99f, -1.5f, 127.9f, 128.f, -128.f, -129.f, 255.5f,
+		      2147483520.f, 2147483648.f, -2147483648.f, -2147483904.f, 4294967040.f, 4294967296.f,
+		      9.2233715e18f, 9.223372e18f, -9.223372e18f, -1e30f, 1e30f, 3.75f, -3.75f, 1e-30f, -7.f,
+		      65535.9f, 100000.f, -100000.f, 42.f, -42.f};
+	int8_t a[B];
+	int32_t b[B];
+	uint32_t c[B];
+	int64_t d[B];
+	tile_arg args[] = {tile_arg_ptr(x, TILE_FP32), tile_arg_ptr(a, TILE_I8), tile_arg_ptr(b, TILE_I32),
+			   tile_arg_ptr(c, TILE_U32), tile_arg_ptr(d, TILE_I64)};
+	if (!RUN(f2i_src, "k", "*fp32,*i8,*i32,*u32,*i64,32", 1, args))
+		return;
+	bool ok = true;
+	for (int i = 0; i < B; i++) {
+		ok &= a[i] == sat(x[i], -128, 128);
+		ok &= b[i] == sat(x[i], -2147483648.0, 2147483648.0);
+		ok &= c[i] == (uint32_t)(x[i] != x[i] || x[i] <= 0 ? 0 : x[i] >= 4294967296.0 ? 4294967295u : (uint32_t)x[i]);
+		ok &= d[i] == (x[i] != x[i] ? 0 : x[i] >= 9223372036854775808.0 ? INT64_MAX : x[i] <= -9223372036854775808.0 ? INT64_MIN : (int64_t)x[i]);
+	}
+	CHECK(ok);
+}
+
 /* ---- tl.uint_to_uniform_float on 64-bit integers (Triton's 2**-63 scale) ----------- */
 
 static const char u2f_src[] =
@@ -2388,6 +2436,7 @@ int main(void)
 		test_scalar_index();
 		test_reduce_control();
 		test_sum_bool();
+		test_float_to_int();
 		test_uint_to_uniform_float();
 		test_down_loops();
 		test_descriptors();
