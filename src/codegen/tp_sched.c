@@ -1,4 +1,4 @@
-/* tp_sched.c: shared-memory loads, and the pure ops computed from them,
+/* tp_sched.c: shared-memory loads, and pure ops where that saves registers,
  * sink to their first use.
  *
  * Lowering reads a whole dot operand out of shared memory (ldmatrix, smem
@@ -23,11 +23,11 @@
  *
  * Pure ops other than mma (the anchor) and the leaves (constants, ids) sink
  * too when that frees more registers than it holds (sinks()), past anything
- * but region ops and terminators: a dot operand computed
- * from shared memory or a carried value (an int4 or fp8 dequantization, a
- * scale) is then produced k step by k step next to the mmas that use it, not
- * for the whole tile at once: an AWQ GEMM's B operand held 256 fp16 values
- * per thread before its first mma (13.9 KB of spills, 1.9 KB after).
+ * but region ops and terminators: a dot operand computed from shared memory
+ * or a carried value (an int4 or fp8 dequantization, a scale) is then
+ * produced k step by k step next to the mmas that use it, not for the whole
+ * tile at once: an AWQ GEMM's B operand held 256 fp16 values per thread
+ * before its first mma (13.9 KB of spills, 1.8 KB after).
  */
 #include "codegen/tp.h"
 
