@@ -649,7 +649,7 @@ static bool compile_source(const TpFunc *f, char **src, bool want_ptx, DiagSink 
 		nvrtc_output_free(&o);
 		ok = run_nvrtc(&nv, f, *src, want_ptx, NULL, &o, err, sizeof err);
 		out->seconds_codegen += o.seconds;
-	} else if (ok && want_ptx) {
+	} else if (want_ptx) { /* PTX even where ptxas failed: it shows why */
 		nvrtc_output_free(&o);
 		ok = run_nvrtc(&nv, f, *src, true, NULL, &o, err, sizeof err);
 		out->seconds_codegen += o.seconds;
