@@ -271,8 +271,23 @@ typedef enum tile_arg_kind {
 	TILE_ARG_NONE,    /* Python's None (specializes a pointer away, as Triton does) */
 	TILE_ARG_STR,     /* str: a constexpr string */
 	TILE_ARG_DTYPE,   /* dtype: a constexpr dtype (tl.float16) */
-	TILE_ARG_DLTENSOR /* dl: data + byte_offset, dtype from the tensor */
+	TILE_ARG_DLTENSOR, /* dl: data + byte_offset, dtype from the tensor */
+	TILE_ARG_TENSORDESC /* desc: a host tensor descriptor (Triton's TensorDescriptor) */
 } tile_arg_kind;
+
+/* A host tensor descriptor: a tensor (contiguous last dimension, 16-byte
+ * aligned base, leading strides of whole 16 bytes) and the block shape the
+ * kernel moves (powers of two), as Triton's TensorDescriptor(base, shape,
+ * strides, block_shape). dtype, when not TILE_DTYPE_UNSPECIFIED, is the
+ * element type, overriding the tensor's (fp8 data held as uint8). The kernel
+ * is specialized on the block shape and the element type. */
+#define TILE_MAX_DESC_RANK 5
+typedef struct tile_tensordesc {
+	const DLTensor *tensor;
+	tile_dtype dtype;
+	int block_rank;
+	int32_t block_shape[TILE_MAX_DESC_RANK];
+} tile_tensordesc;
 
 typedef struct tile_arg {
 	tile_arg_kind kind;
@@ -288,6 +303,7 @@ typedef struct tile_arg {
 		int b;
 		const char *str;
 		const DLTensor *dl;
+		const tile_tensordesc *desc;
 	}; /* anonymous (C11) */
 } tile_arg;
 
@@ -303,6 +319,7 @@ TILE_API tile_arg tile_arg_none(void);
 TILE_API tile_arg tile_arg_str(const char *s);
 TILE_API tile_arg tile_arg_dtype(tile_dtype d);
 TILE_API tile_arg tile_arg_dltensor(const DLTensor *t);
+TILE_API tile_arg tile_arg_tensordesc(const tile_tensordesc *d); /* d must outlive the call */
 
 /* ---- kernels --------------------------------------------------------------------- */
 

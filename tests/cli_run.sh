@@ -46,6 +46,35 @@ tail -c 32 "$tmp/resb/Y.npy" 2>/dev/null | cmp -s - "$tmp/wantb.bin" || fail "bf
 expect 1 $TILE run "$tmp/dbl.tile" dbl --grid 1 X=@"$tmp/x.npy":bf16 Y=@"$tmp/yb.npy":bf16 N=16
 has "$tmp/err" "viewing them as bf16 needs 2-byte ones (save the bits as uint16)"
 
+# a host tensor descriptor over an array: NAME=@FILE.npy:desc[BLOCK]; loads past
+# the array's end read zeros (40 elements, blocks of 32)
+cat >"$tmp/desc.tile" <<'EOF'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def dbl_desc(D, Y, B: tl.constexpr):
+    pid = tl.program_id(0)
+    x = D.load([pid * B])
+    tl.store(Y + pid * B + tl.arange(0, B), x * 2)
+EOF
+npy_f32 "$tmp/d.npy" 40 "$ONE"
+npy_f32 "$tmp/yd.npy" 64 "$ZERO"
+for t in cpu cuda-emu; do
+	expect 0 $TILE run "$tmp/desc.tile" dbl_desc --target $t --grid 2 D=@"$tmp/d.npy":desc[32] \
+		Y=@"$tmp/yd.npy" B=32 --out-dir "$tmp/resd_$t"
+	{ f32_pattern 40 "$TWO"; f32_pattern 24 "$ZERO"; } >"$tmp/wantd.bin"
+	tail -c 256 "$tmp/resd_$t/Y.npy" 2>/dev/null | cmp -s - "$tmp/wantd.bin" ||
+		fail "descriptor on $t: Y.npy has the wrong data"
+done
+expect 1 $TILE run "$tmp/desc.tile" dbl_desc --grid 2 D=@"$tmp/d.npy":desc[24] Y=@"$tmp/yd.npy" B=32
+has "$tmp/err" "power of two"
+expect 1 $TILE run "$tmp/desc.tile" dbl_desc --grid 2 D=@"$tmp/d.npy":desc[32,32] Y=@"$tmp/yd.npy" B=32
+has "$tmp/err" "the descriptor's block has 2 dimensions, the array 1"
+expect 1 $TILE run "$tmp/desc.tile" dbl_desc --grid 2 D=@"$tmp/d.npy":desc[32 Y=@"$tmp/yd.npy" B=32
+has "$tmp/err" "bad descriptor block shape"
+
 # a 2-D grid spelling and a num-warps option are accepted
 expect 0 $TILE run $K add_kernel --grid 4,1,1 --num-warps 2 x_ptr=@"$tmp/x.npy" \
 	y_ptr=@"$tmp/y.npy" output_ptr=@"$tmp/o.npy" n_elements=1024 BLOCK_SIZE=256

@@ -56,6 +56,7 @@ typedef struct ApiParam {
 	bool runtime;  /* has a slot in the launch ABI */
 	int slot;      /* index among runtime args when runtime (the first, for a descriptor) */
 	int desc_rank; /* > 0: a host tensor descriptor, 2 * desc_rank slots (base, shapes, strides) */
+	int32_t desc_block[TIR_MAX_RANK]; /* its block shape */
 	bool tuple;    /* a tuple parameter: one slot per runtime element */
 	int nslots;    /* slots it takes when runtime */
 	ConstVal cval; /* when !runtime: the value it was specialized to (cval.s heap) */

@@ -29,8 +29,10 @@ typedef union ArgVal {
 
 static const char *kind_name(tile_arg_kind k)
 {
-	static const char *const names[] = {"pointer", "i32",  "i64",  "u32", "u64",   "f32",
-	                                    "f64",     "bool", "None", "str", "dtype", "DLTensor"};
+	static const char *const names[] = {"pointer", "i32",   "i64",      "u32",
+	                                    "u64",     "f32",   "f64",      "bool",
+	                                    "None",    "str",   "dtype",    "DLTensor",
+	                                    "tensor descriptor"};
 	return (unsigned)k < COUNTOF(names) ? names[k] : "unknown kind";
 }
 
@@ -215,6 +217,25 @@ static tile_status conv_slot(const tile_kernel *k, int s, const tile_arg *a, Arg
 static tile_status conv_desc(const tile_kernel *k, const ApiParam *p, const tile_arg *a, ArgVal *vals)
 {
 	int s = p->slot, r = p->desc_rank;
+	tile_arg as_dl, base;
+	const tile_arg *base_arg = a;
+	if (a->kind == TILE_ARG_TENSORDESC) { /* its tensor, with the element type it names */
+		const tile_tensordesc *td = a->desc;
+		if (!td || !td->tensor)
+			return bad(k, s, "the tensor descriptor has no tensor%s%s", "", "");
+		bool same = td->block_rank == r;
+		for (int d = 0; same && d < r; d++)
+			same = td->block_shape[d] == p->desc_block[d];
+		if (!same)
+			return bad(k, s, "the descriptor's block shape is not the one the kernel was "
+			                 "specialized for%s%s", "", "");
+		as_dl = tile_arg_dltensor(td->tensor);
+		base = td->dtype != TILE_DTYPE_UNSPECIFIED
+		               ? tile_arg_ptr(api_dltensor_data(td->tensor), td->dtype)
+		               : as_dl;
+		a = &as_dl;
+		base_arg = &base;
+	}
 	if (a->kind != TILE_ARG_DLTENSOR)
 		return bad(k, s, "expected a DLTensor for this tensor descriptor, got %s%s", kind_name(a->kind), "");
 	const char *why = api_dltensor_problem(a->dl, k->is_cuda);
@@ -226,7 +247,7 @@ static tile_status conv_desc(const tile_kernel *k, const ApiParam *p, const tile
 	if (t->ndim != r)
 		return bad(k, s, "the descriptor has rank %s, the DLTensor %s", want,
 		           t->ndim == 1 ? "1 dimension" : "another number of dimensions");
-	tile_status st = conv_ptr(k, s, a, &vals[s]);
+	tile_status st = conv_ptr(k, s, base_arg, &vals[s]);
 	if (st != TILE_OK)
 		return st;
 	size_t es = (size_t)(dtype_bits((DType)k->slots[s].elem) / 8);
@@ -355,7 +376,13 @@ tile_status tile_launch(tile_kernel *k, const uint32_t grid[3], const tile_arg *
 	ArgVal vals[API_MAX_PARAMS];
 	void *argv[API_MAX_PARAMS];
 	tile_status st;
-	if (nargs == (size_t)k->nslots) {
+	/* as many runtime slots as parameters: a descriptor given as a whole
+	 * (DLTensor or tile_tensordesc) says which */
+	bool whole_desc = false;
+	for (int i = 0; nargs == (size_t)k->nparams && i < k->nparams; i++)
+		whole_desc = whole_desc || (k->params[i].desc_rank && (args[i].kind == TILE_ARG_DLTENSOR ||
+		                                                       args[i].kind == TILE_ARG_TENSORDESC));
+	if (nargs == (size_t)k->nslots && !whole_desc) {
 		for (int s = 0; s < k->nslots; s++) {
 			if ((st = conv_slot(k, s, &args[s], &vals[s])) != TILE_OK)
 				return st;

@@ -177,6 +177,7 @@ SCALAR_CTOR(tile_arg_f64, double, TILE_ARG_F64, f64)
 SCALAR_CTOR(tile_arg_bool, int, TILE_ARG_BOOL, b)
 SCALAR_CTOR(tile_arg_str, const char *, TILE_ARG_STR, str)
 SCALAR_CTOR(tile_arg_dltensor, const DLTensor *, TILE_ARG_DLTENSOR, dl)
+SCALAR_CTOR(tile_arg_tensordesc, const tile_tensordesc *, TILE_ARG_TENSORDESC, desc)
 #undef SCALAR_CTOR
 
 tile_arg tile_arg_none(void)

@@ -281,6 +281,8 @@ static tile_status fill_params(tile_kernel *k, const KernelInfo *ki, const SpecA
 		p->name = xstrdup(ki->params[i].name);
 		p->runtime = i < nargs && !args[i].is_const;
 		p->desc_rank = p->runtime ? args[i].desc_rank : 0;
+		for (int d = 0; d < p->desc_rank; d++)
+			p->desc_block[d] = args[i].desc_block[d];
 		p->tuple = p->runtime && args[i].tuple_len > 0;
 		if (p->runtime) {
 			p->slot = slot;
@@ -531,6 +533,43 @@ static tile_status ptr_spec(tile_context *ctx, const KernelParamInfo *p, const v
 	return TILE_OK;
 }
 
+/* A host tensor descriptor argument: the signature entry
+ * tensordesc<dtype[block_shape]> (checked here; the tensor itself at launch). */
+static tile_status desc_spec(tile_context *ctx, const KernelParamInfo *p, const tile_tensordesc *d,
+                             SpecArg *out)
+{
+	if (!d || !d->tensor)
+		return api_fail(ctx, TILE_ERROR_INVALID_ARGUMENT,
+		                "argument '%s': a tensor descriptor needs a tensor", p->name);
+	if (d->block_rank < 1 || d->block_rank > TILE_MAX_DESC_RANK ||
+	    d->block_rank != d->tensor->ndim)
+		return api_fail(ctx, TILE_ERROR_INVALID_ARGUMENT,
+		                "argument '%s': the descriptor's block has %d dimensions, its tensor %d "
+		                "(they must agree, 1 to %d)",
+		                p->name, d->block_rank, d->tensor->ndim, TILE_MAX_DESC_RANK);
+	for (int i = 0; i < d->block_rank; i++) {
+		int32_t b = d->block_shape[i];
+		if (b < 1 || b > (1 << 20) || (b & (b - 1)))
+			return api_fail(ctx, TILE_ERROR_INVALID_ARGUMENT,
+			                "argument '%s': block dimension %d is %d; it must be a power "
+			                "of two from 1 to 2^20",
+			                p->name, i, (int)b);
+	}
+	tile_dtype td = d->dtype != TILE_DTYPE_UNSPECIFIED ? d->dtype
+	                                                  : api_dtype_from_dlpack(d->tensor->dtype);
+	DType dt;
+	if (td == TILE_DTYPE_UNSPECIFIED || !api_dtype_to_dt(td, &dt) || dt == DT_I1)
+		return api_fail(ctx, TILE_ERROR_INVALID_ARGUMENT,
+		                "argument '%s': the descriptor's element type is not one tile supports",
+		                p->name);
+	out->ty = type_ptr(dt);
+	out->spec = SPEC_DIV16; /* the descriptor contract: a 16-byte aligned base */
+	out->desc_rank = d->block_rank;
+	for (int i = 0; i < d->block_rank; i++)
+		out->desc_block[i] = d->block_shape[i];
+	return TILE_OK;
+}
+
 tile_status api_spec_from_arg(tile_context *ctx, const KernelParamInfo *p, const tile_arg *a,
                               Arena *arena, SpecArg *out)
 {
@@ -556,6 +595,7 @@ tile_status api_spec_from_arg(tile_context *ctx, const KernelParamInfo *p, const
 		return ptr_spec(ctx, p, api_dltensor_data(a->dl),
 		                api_dtype_from_dlpack(a->dl->dtype), out);
 	}
+	case TILE_ARG_TENSORDESC: return desc_spec(ctx, p, a->desc, out);
 	case TILE_ARG_F32: out->ty = type_scalar(DT_F32); return TILE_OK;
 	case TILE_ARG_F64: out->ty = type_scalar(DT_F64); return TILE_OK;
 	case TILE_ARG_BOOL: out->ty = type_scalar(DT_I1); return TILE_OK;

@@ -3,7 +3,8 @@
  *   tile run FILE.tile KERNEL --grid X[,Y[,Z]] [--out-dir DIR] NAME=VALUE...
  *
  * Every kernel parameter is bound by name. Pointers are .npy files
- * (NAME=@file.npy; the pointee dtype is the array's), everything else a Python
+ * (NAME=@file.npy; the pointee dtype is the array's; NAME=@file.npy:desc[64,64]
+ * a host tensor descriptor over it with that block shape), everything else a Python
  * literal: 123 (i32 if it fits, else i64), 0.5 (fp32; a constexpr keeps the
  * double), True/False, None,
  * 'str' or "str", tl.float16. The kernel is specialized from the values the
@@ -35,6 +36,10 @@ typedef struct BoundArg {
 	NpyArray npy;
 	tile_buffer *buf;  /* GPU targets */
 	void *host;        /* host targets: the array in a guarded mapping */
+	/* NAME=@file.npy:desc[B0,B1]: the array as a host tensor descriptor */
+	tile_tensordesc desc;
+	DLTensor dl;
+	int64_t dl_shape[TILE_MAX_DESC_RANK];
 } BoundArg;
 
 typedef struct RunCfg {
@@ -248,12 +253,88 @@ static tile_dtype view_suffix(const char *path, size_t *path_len, int *bytes)
 	return api_dt_to_dtype(dt);
 }
 
+/* `@file.npy:desc[64,64]` (after any dtype view): the block shape of a host
+ * tensor descriptor over the array. Returns 0 without one (*len whole), 1
+ * with one (*len cut before it), -1 on a malformed one. */
+static int desc_suffix(const char *v, size_t *len, tile_tensordesc *d)
+{
+	*len = strlen(v);
+	const char *at = strstr(v, ":desc[");
+	if (!at)
+		return 0;
+	const char *p = at + 6;
+	d->block_rank = 0;
+	while (*p && *p != ']') {
+		char *end;
+		long n = strtol(p, &end, 10);
+		if (end == p || n < 1 || n > (1 << 20) || d->block_rank == TILE_MAX_DESC_RANK)
+			return -1;
+		d->block_shape[d->block_rank++] = (int32_t)n;
+		p = end;
+		while (*p == ' ')
+			p++;
+		if (*p == ',')
+			p++;
+	}
+	if (*p != ']' || p[1] || !d->block_rank)
+		return -1;
+	*len = (size_t)(at - v);
+	return 1;
+}
+
+/* The DLPack type of an array as NumPy stores it (the view, if any, is the
+ * descriptor's dtype). */
+static DLDataType npy_dlpack_type(const NpyArray *a)
+{
+	char kind = a->dtype[1];
+	DLDataType t = {kind == 'f' ? kDLFloat : kind == 'i' ? kDLInt : kDLUInt,
+	                (uint8_t)(8 * a->elem_size), 1};
+	if (kind == 'b')
+		t.code = kDLBool;
+	return t;
+}
+
+/* out->arg as a descriptor over the loaded array at `data`. */
+static int make_desc(const Binding *b, BoundArg *out, void *data, bool on_gpu, tile_dtype view)
+{
+	if (out->npy.ndim != out->desc.block_rank) {
+		fprintf(stderr,
+		        "tile: error: argument '%s': the descriptor's block has %d dimensions, the array "
+		        "%d\n",
+		        b->name, out->desc.block_rank, out->npy.ndim);
+		return EXIT_USER;
+	}
+	for (int i = 0; i < out->npy.ndim; i++)
+		out->dl_shape[i] = out->npy.shape[i];
+	out->dl.data = data;
+	out->dl.device.device_type = on_gpu ? kDLCUDA : kDLCPU;
+	out->dl.ndim = out->npy.ndim;
+	out->dl.dtype = npy_dlpack_type(&out->npy);
+	out->dl.shape = out->dl_shape;
+	out->dl.strides = NULL; /* C order */
+	out->desc.tensor = &out->dl;
+	out->desc.dtype = view;
+	out->arg = tile_arg_tensordesc(&out->desc);
+	return 0;
+}
+
 static int load_array(tile_context *ctx, const Binding *b, BoundArg *out)
 {
 	char err[256];
 	size_t plen;
 	int want = 0;
-	tile_dtype view = view_suffix(b->value + 1, &plen, &want);
+	int has_desc = desc_suffix(b->value + 1, &plen, &out->desc);
+	if (has_desc < 0) {
+		fprintf(stderr,
+		        "tile: error: argument '%s': bad descriptor block shape in '%s' (expected "
+		        ":desc[B0,B1,...], 1 to %d powers of two)\n",
+		        b->name, b->value, TILE_MAX_DESC_RANK);
+		return EXIT_USER;
+	}
+	char *spec = xstrdup(b->value + 1);
+	spec[plen] = 0; /* the path and its dtype view */
+	tile_dtype view = view_suffix(spec, &plen, &want);
+	free(spec);
 	char *path = xstrdup(b->value + 1);
 	path[plen] = 0;
 	int rc = npy_read(path, &out->npy, err, sizeof err);
@@ -298,6 +379,8 @@ static int load_array(tile_context *ctx, const Binding *b, BoundArg *out)
 		}
 		if (out->npy.nbytes)
 			memcpy(out->host, out->npy.data, out->npy.nbytes);
+		if (has_desc)
+			return make_desc(b, out, out->host, false, view);
 		out->arg = tile_arg_ptr(out->host, d);
 		return 0;
 	}
@@ -306,6 +389,8 @@ static int load_array(tile_context *ctx, const Binding *b, BoundArg *out)
 		cli_report(ctx);
 		return EXIT_USER;
 	}
+	if (has_desc)
+		return make_desc(b, out, tile_buffer_ptr(out->buf), true, view);
 	out->arg = tile_arg_ptr(tile_buffer_ptr(out->buf), d);
 	return 0;
 }
@@ -499,6 +584,12 @@ static int bind_all(tile_context *ctx, tile_module *mod, const char *kernel, con
 			rc = EXIT_USER;
 		}
 	}
+	/* a host descriptor is launched with every parameter: defaults to the end */
+	for (int i = 0; i < np; i++) {
+		const Binding *b = find_binding(c, p[i].name);
+		if (b && b->value[0] == '@' && strstr(b->value, ":desc["))
+			last = np;
+	}
 	for (int i = 0; i < last && !rc; i++) {
 		const Binding *b = find_binding(c, p[i].name);
 		if (b)
@@ -556,9 +647,14 @@ static int launch(tile_context *ctx, tile_module *mod, const char *kernel, const
 		cli_report(ctx);
 		rc = EXIT_USER;
 	} else {
+		/* runtime arguments only; a host descriptor is given with all the
+		 * parameters (the launch then takes its DLTensor) */
+		bool desc = false;
+		for (int i = 0; i < nargs; i++)
+			desc = desc || args[i].arg.kind == TILE_ARG_TENSORDESC;
 		int nrt = 0;
 		for (int i = 0; i < nargs; i++)
-			if (tile_kernel_param_is_runtime(k, i))
+			if (desc || tile_kernel_param_is_runtime(k, i))
 				typed[nrt++] = args[i].arg;
 		in_launch = nguards > 0; /* host arrays: the kernel runs in this process */
 		if (tile_launch(k, c->grid, typed, (size_t)nrt, NULL) != TILE_OK ||

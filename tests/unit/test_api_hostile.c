@@ -602,6 +602,55 @@ static void test_bad_descriptor(tile_context *ctx)
 	tile_module_destroy(m);
 }
 
+/* tile_arg_tensordesc: the kernel specialized from the descriptor (its block
+ * shape and element type, uint8 data viewed as another type), launched with
+ * all parameters; a block shape other than the one compiled, a bad block and
+ * a rank mismatch are errors. */
+static void test_typed_descriptor(tile_context *ctx)
+{
+	tile_module *m = NULL;
+	tile_kernel *k = NULL;
+	CHECK_ST(tile_module_load_source(ctx, "desc2.tile", desc_src, (size_t)-1, &m), TILE_OK);
+	static _Alignas(64) float a[64];
+	int64_t shape[2] = {8, 8};
+	DLTensor t = {a, {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, shape, NULL, 0};
+	tile_tensordesc d = {&t, TILE_DTYPE_UNSPECIFIED, 2, {8, 8}};
+	tile_arg args[2] = {tile_arg_tensordesc(&d), tile_arg_i32(8)};
+	CHECK_ST(tile_kernel_get_typed(m, "k", args, 2, NULL, &k), TILE_OK);
+	if (k) {
+		uint32_t grid[3] = {1, 1, 1};
+		CHECK_ST(tile_launch(k, grid, args, 2, NULL), TILE_OK);
+		CHECK(a[0] == 1.0f && a[63] == 1.0f);
+		d.block_shape[1] = 4; /* not what k was compiled for */
+		CHECK_ST(tile_launch(k, grid, args, 2, NULL), TILE_ERROR_INVALID_ARGUMENT);
+		CHECK_MSG("block shape");
+		d.block_shape[1] = 8;
+	}
+	tile_kernel_destroy(k);
+	k = NULL;
+	d.block_shape[0] = 6;
+	CHECK_ST(tile_kernel_get_typed(m, "k", args, 2, NULL, &k), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_MSG("power of two");
+	d.block_shape[0] = 8;
+	d.block_rank = 1;
+	CHECK_ST(tile_kernel_get_typed(m, "k", args, 2, NULL, &k), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_MSG("dimensions");
+	d.block_rank = 2;
+	/* bf16 data held as uint16: the descriptor's dtype names the elements */
+	static _Alignas(64) uint16_t h[64];
+	DLTensor th = {h, {kDLCPU, 0}, 2, {kDLUInt, 16, 1}, shape, NULL, 0};
+	tile_tensordesc dh = {&th, TILE_BF16, 2, {8, 8}};
+	tile_arg hargs[2] = {tile_arg_tensordesc(&dh), tile_arg_i32(8)};
+	CHECK_ST(tile_kernel_get_typed(m, "k", hargs, 2, NULL, &k), TILE_OK);
+	if (k) {
+		uint32_t grid[3] = {1, 1, 1};
+		CHECK_ST(tile_launch(k, grid, hargs, 2, NULL), TILE_OK);
+		CHECK(h[0] == 0x3f80 && h[63] == 0x3f80); /* bf16 1.0 */
+	}
+	tile_kernel_destroy(k);
+	tile_module_destroy(m);
+}
+
 /* ---- threads ------------------------------------------------------------------------------ */
 
 typedef struct Job {
@@ -728,6 +777,7 @@ int main(void)
 			test_threads(ctx, k);
 		}
 		test_bad_descriptor(ctx);
+		test_typed_descriptor(ctx);
 		test_many_params(ctx);
 		tile_kernel_destroy(k);
 	}
