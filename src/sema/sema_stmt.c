@@ -1056,12 +1056,48 @@ static void exec_local_import(Sema *s, Fn *fn, const Stmt *st)
 	}
 }
 
+/* `xs.append(v)` / `xs.extend(seq)` on a local list: lists are tuples here
+ * (immutable values), so the name is rebound to the longer one. That is
+ * Python's result whenever the list is not also reachable under another
+ * name, as in the autotune config builders of real projects
+ * (`configs = []`, `for ...: configs.append(triton.Config(...))`). False
+ * when e is not such a call. */
+static bool exec_list_method(Sema *s, Fn *fn, const Expr *e)
+{
+	if (e->kind != EX_CALL || e->func->kind != EX_ATTR || e->func->obj->kind != EX_NAME || e->nkwargs ||
+	    (strcmp(e->func->attr, "append") && strcmp(e->func->attr, "extend")))
+		return false;
+	const Expr *name = e->func->obj;
+	const Value *bound = env_find(&fn->env, name->name);
+	if (!bound || bound->kind != V_TUPLE)
+		return false;
+	Value cur = *bound;
+	bool append = !strcmp(e->func->attr, "append");
+	if (e->nargs != 1) {
+		diag_error(s->d, e->loc, "list.%s takes one argument, got %d", e->func->attr, e->nargs);
+		return true;
+	}
+	Value arg = eval(s, fn, e->args[0]);
+	if (arg.kind == V_ERR) return true;
+	if (!append && arg.kind != V_TUPLE) {
+		diag_error(s->d, e->args[0]->loc, "list.extend takes a list or tuple here, got %s", v_describe(s, arg));
+		return true;
+	}
+	int n = append ? 1 : arg.n;
+	if (!sema_work(s, cur.n + n, e->loc)) return true;
+	Value *items = ARENA_NEWN(s->a, Value, (size_t)(cur.n + n) + 1);
+	for (int i = 0; i < cur.n; i++) items[i] = cur.items[i];
+	for (int i = 0; i < n; i++) items[cur.n + i] = append ? arg : arg.items[i];
+	assign_target(s, fn, name, v_tuple(s, items, cur.n + n), e->loc);
+	return true;
+}
+
 static Flow exec_stmt(Sema *s, Fn *fn, const Stmt *st, const Seq *rest, bool tail, bool *consumed)
 {
 	if (!sema_work(s, 1, st->loc)) return FLOW_NEXT; /* also bounds code an early return duplicates */
 	switch (st->kind) {
 	case ST_EXPR:
-		if (st->value->kind != EX_STR) (void)eval(s, fn, st->value);
+		if (st->value->kind != EX_STR && !exec_list_method(s, fn, st->value)) (void)eval(s, fn, st->value);
 		return FLOW_NEXT;
 	case ST_ASSIGN: {
 		Value v = eval(s, fn, st->assign_value);
