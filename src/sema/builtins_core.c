@@ -1050,6 +1050,58 @@ static Value b_py_tuple(Sema *s, Call *c, int extra)
 	return v_tuple(s, items, n);
 }
 
+/* itertools.product(*iterables, repeat=1) and itertools.chain(*iterables)
+ * on constexpr sequences: a list of tuples / of items, as Python iterates
+ * them (product varies the last iterable fastest). */
+static Value b_itertools(Sema *s, Call *c, int chain)
+{
+	enum { MAX_SEQS = 16 };
+	const Value *items[MAX_SEQS];
+	int len[MAX_SEQS], nseq = c->nrest;
+	int64_t repeat = 1;
+	if (!chain && c->has[1] && !v_is_const(c->a[1], CV_NONE)) { /* slot 0 is *args */
+		if (!v_is_const(c->a[1], CV_INT) || c->a[1].c.i < 0 || c->a[1].c.i > MAX_SEQS) {
+			diag_error(s->d, c->at[1], "itertools.product: repeat must be a constexpr int from 0 to %d", MAX_SEQS);
+			return v_err();
+		}
+		repeat = c->a[1].c.i;
+	}
+	if (nseq * repeat > MAX_SEQS) {
+		diag_error(s->d, c->loc, "%s of more than %d sequences", c->name, MAX_SEQS);
+		return v_err();
+	}
+	for (int i = 0; i < nseq; i++)
+		if (!const_iter_items(s, c->rest[i], c->rest_at[i], &items[i], &len[i])) return v_err();
+	int64_t total = chain ? 0 : 1;
+	for (int r = 0; r < repeat; r++)
+		for (int i = 0; i < nseq; i++) {
+			total = chain ? total + len[i] : total * len[i];
+			if (total > (1 << 20) || !sema_work(s, total, c->loc)) {
+				if (total > (1 << 20)) diag_error(s->d, c->loc, "%s: more than 2^20 items", c->name);
+				return v_err();
+			}
+		}
+	Value *out = ARENA_NEWN(s->a, Value, (size_t)total + 1);
+	if (chain) {
+		int64_t k = 0;
+		for (int i = 0; i < nseq; i++)
+			for (int j = 0; j < len[i]; j++) out[k++] = items[i][j];
+		return v_tuple(s, out, (int)total);
+	}
+	int ns = (int)(nseq * repeat);
+	Value tup[MAX_SEQS];
+	for (int64_t t = 0; t < total; t++) {
+		int64_t rem = t;
+		for (int d = ns - 1; d >= 0; d--) { /* the last sequence varies fastest */
+			int i = d % (nseq ? nseq : 1);
+			tup[d] = items[i][rem % len[i]];
+			rem /= len[i];
+		}
+		out[t] = v_tuple(s, tup, ns);
+	}
+	return v_tuple(s, out, (int)total);
+}
+
 /* sum(iterable, start=0) on constexprs: Python's left fold with +. */
 static Value b_py_sum(Sema *s, Call *c, int extra)
 {
@@ -1330,6 +1382,8 @@ const Builtin builtins_core[] = {
     {"tuple", "iterable=None", b_py_tuple, 0, BF_PY},
     {"tuple", "args=None,type=None", b_py_tuple, 0, BF_TL}, /* tl.tuple(iterable) */
     {"list", "iterable=None", b_py_tuple, 1, BF_PY},
+    {"product", "*args,repeat=None", b_itertools, 0, BF_ITERTOOLS},
+    {"chain", "*args", b_itertools, 1, BF_ITERTOOLS},
     {"sum", "iterable,start=0", b_py_sum, 0, BF_PY},
     {"any", "iterable", b_py_anyall, 0, BF_PY},
     {"all", "iterable", b_py_anyall, 1, BF_PY},

@@ -732,6 +732,11 @@ Value resolve_module_path(Sema *s, ModScope *from, const char *dotted, int level
 		/* no torch here, but module constants use its dtypes and finfo/iinfo */
 		cur = (Value){.kind = V_NS, .ns = NS_TORCH};
 		rest = rel + rootlen;
+	} else if (!level && rootlen == 9 && !strncmp(rel, "itertools", 9) && !rel[9] &&
+		   !find_user_module(s, from, name, loc, true)) {
+		/* autotune config builders: itertools.product(BLOCKS, WARPS) */
+		cur = (Value){.kind = V_NS, .ns = NS_ITERTOOLS};
+		rest = rel + rootlen;
 	} else if (!level && rootlen == 4 && !strncmp(rel, "math", 4) && !rel[4] &&
 		   !find_user_module(s, from, name, loc, true)) {
 		/* Python's math: module constants such as math.sqrt(2.0 / math.pi) */
@@ -912,6 +917,7 @@ static const char *ns_prefix(int ns)
 	case NS_PYMATH: return "math";
 	case NS_IMPORTLIB: return "importlib";
 	case NS_IMPORTLIB_UTIL: return "importlib.util";
+	case NS_ITERTOOLS: return "itertools";
 	case NS_TARGET_INFO: return "tl.target_info";
 	default: return "tl";
 	}
@@ -1006,6 +1012,10 @@ Value ns_attr(Sema *s, int ns, const char *name, SrcLoc loc)
 	case NS_IMPORTLIB_UTIL:
 		if ((id = builtin_find(name, BF_IMPORTLIB)) >= 0) return v_builtin(id, NULL);
 		break;
+	case NS_ITERTOOLS:
+		if ((id = builtin_find(name, BF_ITERTOOLS)) >= 0) return v_builtin(id, NULL);
+		diag_error(s->d, loc, "'itertools.%s' is not supported (product and chain are)", name);
+		return v_err();
 	case NS_TARGET_INFO:
 		if ((id = builtin_find(arena_printf(s->a, "_target_%s", name), BF_TL)) >= 0) return v_builtin(id, NULL);
 		break;

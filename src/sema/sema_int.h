@@ -64,6 +64,7 @@ typedef enum {
 	NS_TORCH_VERSION, /* torch.version.hip: None, tile targets no ROCm */
 	NS_PYMATH, /* Python's math module, on constexpr numbers */
 	NS_IMPORTLIB, NS_IMPORTLIB_UTIL, /* importlib.util.find_spec, for "is triton installed" */
+	NS_ITERTOOLS, /* Python's itertools (product, chain), on constexpr lists: config builders */
 	NS_TARGET_INFO, /* tl.target_info: is_cuda(), cuda_capability_geq(), is_hip*() */
 } Namespace;
 
@@ -418,6 +419,7 @@ enum {
 	BF_TORCH = 256,  /* torch.NAME (finfo, iinfo) */
 	BF_PYMATH = 512, /* Python's math.NAME (sqrt, log2, ...) on constexprs */
 	BF_IMPORTLIB = 1024, /* importlib.util.NAME (find_spec) */
+	BF_ITERTOOLS = 2048, /* itertools.NAME (product, chain) */
 };
 extern const Builtin *const builtin_tables[];
 const Builtin *builtin_get(int id);
