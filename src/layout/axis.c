@@ -34,10 +34,8 @@ static int64_t pow2_div(int64_t v)
 {
 	if (v == 0)
 		return AXIS_MAX_DIV;
-	int64_t p = v & -v;
-	if (p < 0 || p > AXIS_MAX_DIV)
-		return AXIS_MAX_DIV;
-	return p;
+	uint64_t u = (uint64_t)v, p = u & (~u + 1); /* unsigned: -INT64_MIN overflows */
+	return p > AXIS_MAX_DIV ? AXIS_MAX_DIV : (int64_t)p;
 }
 
 /* Largest power of two <= v (v >= 1). */
