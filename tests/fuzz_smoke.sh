@@ -12,6 +12,10 @@ if [ ! -x build/fuzz/fuzz_parse ] || [ ! -x build/fuzz/fuzz_compile ]; then
 	echo "skip: fuzz targets not built (make fuzz)"
 	exit 77
 fi
+# undefined behaviour stops the run (UBSan only prints it by default), so a
+# seed that reaches some fails the test
+UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}
+export UBSAN_OPTIONS
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tile-fuzz.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/corpus"
