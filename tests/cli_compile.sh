@@ -217,4 +217,26 @@ expect 1 $TILE compile $K add_kernel --signature '*fp32,*fp32,*fp32,i32' --const
 	--target sm_999 --emit ptx -o /dev/null
 if grep -q "internal compiler error" "$tmp/err"; then fail "sm_999: $(cat "$tmp/err")"; fi
 
+# kernels named like what the generated code uses (a C++ keyword, libm's sinf,
+# main) get the symbol tile_k_NAME: the plain name was an invalid LLVM module
+# (sinf called with the kernel's type), a duplicate JIT symbol (sin) or a
+# CUDA C error from nvrtc (int, main)
+for name in int main sinf sin; do
+	cat >"$tmp/named.py" <<EOF
+import triton
+import triton.language as tl
+@triton.jit
+def $name(X):
+    x = tl.arange(0, 64)
+    tl.store(X + x, tl.sin(tl.load(X + x)))
+EOF
+	expect 0 $TILE compile "$tmp/named.py" $name --signature '*fp32:16' --target cpu -o /dev/null
+	expect 0 $TILE compile "$tmp/named.py" $name --signature '*fp32:16' --target sm_90a --emit cuda
+	has "$tmp/out" "void __launch_bounds__(128) tile_k_$name("
+	if $TILE --version | grep -q 'nvrtc: [0-9]'; then
+		expect 0 $TILE compile "$tmp/named.py" $name --signature '*fp32:16' --target sm_90a \
+			--emit ptx -o /dev/null
+	fi
+done
+
 finish

@@ -64,3 +64,77 @@ bool target_from_name(const char *name, TargetDesc *t)
 	}
 	return false;
 }
+
+static bool in_list(const char *name, const char *const *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(name, list[i]))
+			return true;
+	return false;
+}
+
+static bool starts_with(const char *s, const char *p) { return !strncmp(s, p, strlen(p)); }
+
+/* f32_to_f16, bf16_to_f32, f8e4m3_to_f32, ...: emit_c's conversion helpers */
+static bool conversion_helper(const char *name)
+{
+	static const char *const from[] = {"f16_", "bf16_", "f32_", "f64_", "f8", "tf32_"};
+	for (size_t i = 0; i < sizeof from / sizeof from[0]; i++)
+		if (starts_with(name, from[i]) && strstr(name, "_to_"))
+			return true;
+	return false;
+}
+
+bool target_symbol_reserved(const char *name)
+{
+	static const char *const words[] = {
+	        /* C and C++ keywords and alternative tokens a Python name can spell */
+	        "alignas", "alignof", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "case",
+	        "catch", "char", "char8_t", "char16_t", "char32_t", "compl", "concept", "const",
+	        "consteval", "constexpr", "constinit", "const_cast", "decltype", "default",
+	        "delete", "do", "double", "dynamic_cast", "enum", "explicit", "export", "extern",
+	        "float", "friend", "goto", "inline", "int", "long", "mutable", "namespace", "new",
+	        "noexcept", "not_eq", "nullptr", "operator", "or_eq", "private", "protected",
+	        "public", "register", "reinterpret_cast", "requires", "restrict", "short", "signed",
+	        "sizeof", "static", "static_assert", "static_cast", "struct", "switch", "template",
+	        "this", "thread_local", "throw", "typedef", "typeid", "typename", "union",
+	        "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "xor_eq", "true",
+	        "false", "main",
+	        /* CUDA */
+	        "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "half", "dim3",
+	        "uint3", "DEVFN", "smem", "smem_s",
+	        /* C library */
+	        "printf", "malloc", "calloc", "realloc", "free", "memcpy", "memset", "memmove",
+	        "memcmp", "strlen", "abort", "exit", "assert", "atexit", "puts", "vprintf",
+	        /* math (each also with an f suffix, below) */
+	        "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh",
+	        "asinh", "acosh", "atanh", "exp", "exp2", "exp10", "expm1", "log", "log2", "log10",
+	        "log1p", "logb", "ilogb", "pow", "sqrt", "rsqrt", "cbrt", "rcbrt", "hypot", "erf",
+	        "erfc", "erfinv", "erfcinv", "erfcx", "lgamma", "tgamma", "floor", "ceil", "trunc",
+	        "round", "rint", "nearbyint", "lrint", "llrint", "lround", "llround", "fabs", "abs",
+	        "labs", "llabs", "fmod", "remainder", "remquo", "fmin", "fmax", "min", "max", "fdim",
+	        "fma", "copysign", "nextafter", "frexp", "ldexp", "modf", "scalbn", "scalbln",
+	        "j0", "j1", "jn", "y0", "y1", "yn", "nan", "isnan", "isinf", "isfinite", "signbit",
+	        "sincos", "sincospi", "sinpi", "cospi", "normcdf", "normcdfinv", "norm3d", "rhypot",
+	        "saturate", "umin", "umax", "llmin", "llmax", "ullmin", "ullmax",
+	};
+	size_t n = strlen(name);
+	if (in_list(name, words, sizeof words / sizeof words[0]))
+		return true;
+	if (n > 1 && name[n - 1] == 'f') { /* sinf, expf, ... */
+		char base[64];
+		if (n - 1 < sizeof base) {
+			memcpy(base, name, n - 1);
+			base[n - 1] = 0;
+			if (in_list(base, words, sizeof words / sizeof words[0]))
+				return true;
+		}
+	}
+	/* reserved to the implementation in C and C++; POSIX types; emit_c's helpers */
+	return starts_with(name, "__") || (name[0] == '_' && name[1] >= 'A' && name[1] <= 'Z') ||
+	       (n > 2 && !strcmp(name + n - 2, "_t")) || starts_with(name, "tile_rt") ||
+	       starts_with(name, "ld_global") || starts_with(name, "st_global") ||
+	       starts_with(name, "atom_") || starts_with(name, "atomic_") ||
+	       starts_with(name, "cp_async") || conversion_helper(name) ||
+	       (strstr(name, "_nan") && (starts_with(name, "fmax") || starts_with(name, "fmin")));
+}

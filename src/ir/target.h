@@ -33,6 +33,13 @@ typedef struct CompileOptions {
 /* Fill `t` for a named target: "cpu", "cuda-emu" (CPU running 32-lane warps),
  * "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", ... Returns false if unknown. */
 bool target_from_name(const char *name, TargetDesc *t);
+
+/* Whether a kernel named `name` would clash, as the symbol of its function in
+ * LLVM IR or CUDA C, with a C/C++ keyword, a CUDA builtin, a C library or math
+ * function that the generated code calls or the JIT resolves (int, main,
+ * threadIdx, sinf, memcpy), or a helper the CUDA C emitter defines (f32_to_f16,
+ * st_global_b32: emit_c*.c). Such a kernel's symbol is tile_k_NAME. */
+bool target_symbol_reserved(const char *name);
 /* Triton's rules for the launch options: num_warps a power of two from 1 to
  * 32, num_stages from 1 to 8. NULL when both hold, else the message, in buf. */
 const char *options_problem(int num_warps, int num_stages, char *buf, size_t n);

@@ -2038,10 +2038,12 @@ TirFunc *sema_kernel(SemaCtx *c, const Module *m, const char *kernel, const Spec
 		sema_teardown(&s);
 		return NULL;
 	}
-	/* the symbol: Class.name (a kernel defined in a class) as Class_name */
+	/* the symbol: Class.name (a kernel defined in a class) as Class_name, and
+	 * tile_k_NAME for a name the generated code or its libraries use (int, sinf) */
 	char *sym = arena_strdup(c->arena, def->name);
 	for (char *q = sym; *q; q++)
 		if (*q == '.') *q = '_';
+	if (target_symbol_reserved(sym)) sym = arena_printf(c->arena, "tile_k_%s", sym);
 	s.f = tir_func_new(c->arena, sym);
 	if (strcmp(sym, def->name)) s.f->display = def->name;
 	if (c->opts && c->opts->num_warps > 0) s.f->num_warps = c->opts->num_warps;
