@@ -268,6 +268,8 @@ static Value b_dot(Sema *s, Call *c, int extra)
 	int prec;
 	if (!precision(s, c, da, &prec)) return v_err();
 	int32_t mn[2] = {M, N};
+	/* the result is a new tile, M x N: [4096, 16] x [16, 4096] is 16M elements */
+	if (!check_tile_shape(s, 2, mn, c->loc)) return v_err();
 	ValId acc;
 	if (c->has[2] && !v_is_none(c->a[2])) {
 		if (!arg_tensor(s, c, 2, &acc)) return v_err();
