@@ -25,4 +25,14 @@ has "$tmp/err" "is too large: more than 524288 values"
 limited tests/golden/sema/err_range_work.tile k '*i32'
 has "$tmp/err" "compile-time evaluation takes more than"
 
+# a module with 100000 kernels: finding each one's last binding scanned every
+# statement, so listing them was quadratic (minutes; now about a second)
+awk 'BEGIN { print "import triton"; print "import triton.language as tl";
+	for (i = 0; i < 100000; i++) printf "@triton.jit\ndef f%d(X):\n    tl.store(X, %d)\n", i, i }' \
+	>"$tmp/many.py"
+if command -v timeout >/dev/null 2>&1; then
+	expect 0 timeout 30 $TILE compile "$tmp/many.py" f99999 --signature '*i32' --target cpu --emit tir
+	has "$tmp/out" "store"
+fi
+
 [ "$nfail" = 0 ]

@@ -1497,11 +1497,18 @@ static const FuncDef *kernel_at(Sema *s, const Module *m, int idx)
  * grp: 0 at the top level, else the outermost if/try the statement is in;
  * br: the branch it is in; scope: where its names resolve (a host
  * function's locals, then the module, for a kernel defined in one). */
+typedef struct NameAt {
+	const char *name;
+	int idx;
+} NameAt;
+
 typedef struct Flat {
 	Module mod;
 	int *grp, *br;
 	ModScope **scope;
 	int ngrp, nbr;
+	NameAt *binds; /* the statements that bind a name, by name then index */
+	int nbinds;
 } Flat;
 
 typedef VEC(Stmt *) StmtVec;
@@ -1670,6 +1677,35 @@ static void flatten_stmts(Sema *s, ModScope *ms, Flat *f, StmtList body, int grp
 	}
 }
 
+static int cmp_name_at(const void *a, const void *b)
+{
+	const NameAt *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+	return c ? c : (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* What binds_name tests: the one name a def or a plain assignment binds. */
+static const char *bound_name(const Stmt *st)
+{
+	if (st->kind == ST_FUNCDEF) return st->func->name;
+	if (st->kind == ST_ASSIGN && st->ntargets == 1 && st->targets[0]->kind == EX_NAME) return st->targets[0]->name;
+	return NULL;
+}
+
+/* f->binds, so that last_binding looks at the statements binding its name only
+ * (scanning all of them for each kernel was quadratic: 200k kernels in one
+ * file took minutes to list) */
+static void index_bindings(Sema *s, Flat *f)
+{
+	f->binds = ARENA_NEWN(s->a, NameAt, f->mod.body.n + 1);
+	f->nbinds = 0;
+	for (int i = 0; i < f->mod.body.n; i++) {
+		const char *n = bound_name(f->mod.body.items[i]);
+		if (n) f->binds[f->nbinds++] = (NameAt){n, i};
+	}
+	qsort(f->binds, (size_t)f->nbinds, sizeof *f->binds, cmp_name_at);
+}
+
 static void flatten_module(Sema *s, ModScope *ms, const Module *m, Flat *f)
 {
 	memset(f, 0, sizeof *f);
@@ -1685,6 +1721,7 @@ static void flatten_module(Sema *s, ModScope *ms, const Module *m, Flat *f)
 	vec_free(&fb.g);
 	vec_free(&fb.b);
 	vec_free(&fb.sc);
+	index_bindings(s, f);
 }
 
 /* Index of the statement that binds `name` for good (a def or an assignment
@@ -1698,9 +1735,14 @@ static void flatten_module(Sema *s, ModScope *ms, const Module *m, Flat *f)
  * (`if not _is_cpu: k = my_autotune(k)`) displaces it. */
 static int last_binding(Sema *s, const Flat *f, const char *name)
 {
-	int found = -1;
-	for (int i = 0; i < f->mod.body.n; i++) {
-		if (!binds_name(f->mod.body.items[i], name)) continue;
+	int lo = 0, hi = f->nbinds, found = -1;
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+		if (strcmp(f->binds[mid].name, name) < 0) lo = mid + 1;
+		else hi = mid;
+	}
+	for (int k = lo; k < f->nbinds && !strcmp(f->binds[k].name, name); k++) {
+		int i = f->binds[k].idx;
 		if (found >= 0 && f->grp[i] && kernel_at(s, &f->mod, found) &&
 		    ((f->grp[i] == f->grp[found] && f->br[i] != f->br[found]) || !kernel_at(s, &f->mod, i)))
 			continue;
