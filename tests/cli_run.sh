@@ -75,6 +75,29 @@ has "$tmp/err" "the descriptor's block has 2 dimensions, the array 1"
 expect 1 $TILE run "$tmp/desc.tile" dbl_desc --grid 2 D=@"$tmp/d.npy":desc[32 Y=@"$tmp/yd.npy" B=32
 has "$tmp/err" "bad descriptor block shape"
 
+# Python number literals: underscores, base prefixes, a float that overflows
+# to inf; 010 is no Python literal
+cat >"$tmp/lit.tile" <<'EOF'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def lit(Y, a, b: tl.constexpr):
+    tl.store(Y + tl.arange(0, 4), tl.full((4,), a, tl.float32) + b)
+EOF
+npy_f32 "$tmp/y4.npy" 4 "$ZERO"
+expect 0 $TILE run "$tmp/lit.tile" lit --grid 1 Y=@"$tmp/y4.npy" a=1_000 b=0b10 --out-dir "$tmp/resl"
+f32_pattern 4 '\000\200\172\104' >"$tmp/wantl.bin" # 1002.0
+tail -c 16 "$tmp/resl/Y.npy" 2>/dev/null | cmp -s - "$tmp/wantl.bin" || fail "1_000 + 0b10 is not 1002"
+expect 0 $TILE run "$tmp/lit.tile" lit --grid 1 Y=@"$tmp/y4.npy" a=1e999 b=0x_0 --out-dir "$tmp/resi"
+f32_pattern 4 '\000\000\200\177' >"$tmp/wanti.bin" # inf
+tail -c 16 "$tmp/resi/Y.npy" 2>/dev/null | cmp -s - "$tmp/wanti.bin" || fail "1e999 is not inf"
+expect 1 $TILE run "$tmp/lit.tile" lit --grid 1 Y=@"$tmp/y4.npy" a=010 b=1
+has "$tmp/err" "cannot parse '010'"
+expect 1 $TILE run "$tmp/lit.tile" lit --grid 1 Y=@"$tmp/y4.npy" a=1__0 b=1
+has "$tmp/err" "cannot parse '1__0'"
+
 # a 2-D grid spelling and a num-warps option are accepted
 expect 0 $TILE run $K add_kernel --grid 4,1,1 --num-warps 2 x_ptr=@"$tmp/x.npy" \
 	y_ptr=@"$tmp/y.npy" output_ptr=@"$tmp/o.npy" n_elements=1024 BLOCK_SIZE=256

@@ -11,6 +11,7 @@
  * way Triton's launcher does it (tile_kernel_get_typed), launched, and with
  * --out-dir every pointer argument is written back as DIR/NAME.npy.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -105,10 +106,35 @@ static bool parse_literal(const char *s, tile_arg *a)
 		*a = tile_arg_dtype(d);
 		return true;
 	}
-	if (!n)
+	if (!n || n >= 128)
 		return false;
+	/* Python's numbers: underscores between digits, 0x/0o/0b prefixes, no
+	 * leading zeros on a decimal int, and floats that overflow are inf */
+	char buf[128];
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] != '_') {
+			buf[k++] = s[i];
+			continue;
+		}
+		/* one underscore between digits, or after a base prefix (0x_ff) */
+		if (!i || i + 1 >= n || !isxdigit((unsigned char)s[i + 1]) ||
+		    !(isxdigit((unsigned char)s[i - 1]) || strchr("xXoObB", s[i - 1])))
+			return false;
+	}
+	buf[k] = 0;
+	char *digits = buf + (buf[0] == '-' || buf[0] == '+');
+	int base = 10;
+	if (digits[0] == '0' && digits[1] && strchr("xXoObB", digits[1])) {
+		base = digits[1] == 'x' || digits[1] == 'X' ? 16 : digits[1] == 'o' || digits[1] == 'O' ? 8 : 2;
+		memmove(digits, digits + 2, strlen(digits + 2) + 1);
+		if (!*digits || *digits == '-' || *digits == '+')
+			return false;
+	}
 	errno = 0;
-	long long iv = strtoll(s, &end, 0);
+	long long iv = strtoll(buf, &end, base);
+	if (*end == 0 && base == 10 && digits[0] == '0' && strspn(digits, "0") != strlen(digits))
+		return false; /* 010: Python has no such literal */
 	if (*end == 0 && errno == ERANGE)
 		return false; /* an integer, but not one of 64 bits: not a float either */
 	if (*end == 0 && errno == 0) {
@@ -116,9 +142,12 @@ static bool parse_literal(const char *s, tile_arg *a)
 		                                        : tile_arg_i64(iv);
 		return true;
 	}
+	if (base != 10)
+		return false;
 	errno = 0;
-	double fv = strtod(s, &end);
-	if (*end == 0 && errno == 0 && strchr(s, 'x') == NULL && strchr(s, 'X') == NULL) {
+	double fv = strtod(buf, &end);
+	if (*end == 0 && (errno == 0 || errno == ERANGE) && strchr(buf, 'x') == NULL &&
+	    strchr(buf, 'X') == NULL) {
 		*a = tile_arg_f64(fv); /* fp32 for a runtime parameter: see as_python_float */
 		return true;
 	}
