@@ -549,7 +549,7 @@ static tile_status desc_spec(tile_context *ctx, const KernelParamInfo *p, const 
 		                p->name, d->block_rank, d->tensor->ndim, TILE_MAX_DESC_RANK);
 	for (int i = 0; i < d->block_rank; i++) {
 		int32_t b = d->block_shape[i];
-		if (b < 1 || b > (1 << 20) || (b & (b - 1)))
+		if (!desc_block_dim_ok(b))
 			return api_fail(ctx, TILE_ERROR_INVALID_ARGUMENT,
 			                "argument '%s': block dimension %d is %d; it must be a power "
 			                "of two from 1 to 2^20",

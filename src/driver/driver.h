@@ -82,6 +82,9 @@ int compile_kernel(const CompileRequest *req, DiagSink *diags, CompiledKernel *o
 		   char **dump_text);
 void compiled_kernel_free(CompiledKernel *k);
 
+/* A host descriptor's block dimension: a power of two from 1 to 2^20
+ * (`tensordesc<fp16[64, 64]>` and tile_tensordesc alike). */
+bool desc_block_dim_ok(int64_t v);
 /* Parses a Triton signature string ("*fp32:16,*fp32:16,i32,1024") against
  * the kernel's parameters into SpecArgs (constexpr entries are constants). */
 int parse_signature(const char *sig, const KernelInfo *k, Arena *a, SpecArg **out, int *nout,

@@ -108,6 +108,8 @@ bool parse_const_literal(const char *e, Arena *a, ConstVal *cv)
 	return false;
 }
 
+bool desc_block_dim_ok(int64_t v) { return v >= 1 && v <= (1 << 20) && !(v & (v - 1)); }
+
 /* `tensordesc<fp16[64, 64]>`: a host tensor descriptor with that block shape */
 static bool parse_desc_entry(char *e, SpecArg *out)
 {
@@ -130,7 +132,7 @@ static bool parse_desc_entry(char *e, SpecArg *out)
 	for (char *p = lb + 1; *trim(p);) {
 		char *end;
 		long v = strtol(p, &end, 10);
-		if (end == p || v < 1 || v > (1 << 20) || (v & (v - 1)) || out->desc_rank == TIR_MAX_RANK)
+		if (end == p || !desc_block_dim_ok(v) || out->desc_rank == TIR_MAX_RANK)
 			return false;
 		out->desc_block[out->desc_rank++] = (int32_t)v;
 		p = trim(end);
