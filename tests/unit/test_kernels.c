@@ -7,7 +7,8 @@
  * Run as a unit test it covers the native `cpu` target; the `cuda-emu` runs are
  * split by kernel group into tests/kernels_emu_*.sh so each stays well inside
  * the runner's per-test time limit. TILE_TEST_TARGETS="cpu,cuda-emu" (a comma
- * list) picks targets,
+ * list) picks targets; "cuda" (or an architecture, "sm_90a") runs them on the
+ * GPU, each launch's buffers copied to the device and back (launch_mirrored),
  * TILE_TEST_ONLY=SUBSTRING (e.g. "matmul fp32") to run a subset of kernels,
  * TILE_TEST_NUM_STAGES="1,2,3,4" (a comma list; default: the context's) runs
  * the matmul kernels once per num_stages (software pipelining on cuda-emu).
@@ -22,6 +23,8 @@
 
 #include "tile.h"
 
+#define MAX_HOST_BUFS 64
+
 typedef struct T {
 	tile_context *ctx;
 	const char *target;
@@ -29,6 +32,11 @@ typedef struct T {
 	int num_stages; /* 0 = the context's default */
 	int failures, checks;
 	const char *what; /* current test, for messages */
+	struct {
+		void *p;
+		size_t bytes;
+	} bufs[MAX_HOST_BUFS]; /* live kalloc buffers, mirrored to a GPU at launches */
+	int nbufs;
 } T;
 
 /* ---- helpers --------------------------------------------------------------- */
@@ -156,9 +164,80 @@ static tile_kernel *get_kernel(T *t, const char *file, const char *name, const c
 	return k;
 }
 
+/* Kernel buffers live in host memory (kalloc). On a GPU target each launch
+ * copies the buffers its pointer arguments point into to device memory and
+ * back, so the tests and their references stay the same on every target. */
+static void *kalloc(T *t, size_t bytes)
+{
+	bytes = (bytes + 63) / 64 * 64; /* aligned_alloc wants a multiple of the alignment */
+	void *p = aligned_alloc(64, bytes);
+	if (!p || t->nbufs == MAX_HOST_BUFS) {
+		fprintf(stderr, "test_kernels: out of memory or host buffer slots\n");
+		exit(1);
+	}
+	t->bufs[t->nbufs].p = p;
+	t->bufs[t->nbufs++].bytes = bytes;
+	return p;
+}
+
+static void kfree(T *t, void *p)
+{
+	for (int i = t->nbufs; i-- > 0;)
+		if (t->bufs[i].p == p) {
+			t->bufs[i] = t->bufs[--t->nbufs];
+			break;
+		}
+	free(p);
+}
+
+static bool gpu_target(const T *t) { return strcmp(t->target, "cpu") && strcmp(t->target, "cuda-emu"); }
+
+static void launch_mirrored(T *t, tile_kernel *k, const uint32_t grid[3], const tile_arg *args, size_t n)
+{
+	tile_arg dargs[32];
+	tile_buffer *dev[MAX_HOST_BUFS] = {0};
+	tile_status s = n <= 32 ? TILE_OK : TILE_ERROR_INVALID_ARGUMENT;
+	for (size_t i = 0; i < n && s == TILE_OK; i++) {
+		dargs[i] = args[i];
+		if (args[i].kind != TILE_ARG_PTR || !args[i].ptr)
+			continue;
+		int b = t->nbufs;
+		while (b-- > 0 && !((char *)args[i].ptr >= (char *)t->bufs[b].p &&
+				    (char *)args[i].ptr < (char *)t->bufs[b].p + t->bufs[b].bytes))
+			;
+		if (b < 0) {
+			check(t, false, "argument %zu points outside every kalloc buffer", i);
+			return;
+		}
+		if (!dev[b]) {
+			s = tile_buffer_alloc(t->ctx, t->bufs[b].bytes, &dev[b]);
+			if (s == TILE_OK)
+				s = tile_buffer_upload(dev[b], 0, t->bufs[b].p, t->bufs[b].bytes);
+		}
+		if (s == TILE_OK)
+			dargs[i].ptr = (char *)tile_buffer_ptr(dev[b]) + ((char *)args[i].ptr - (char *)t->bufs[b].p);
+	}
+	if (s == TILE_OK)
+		s = tile_launch(k, grid, dargs, n, NULL);
+	if (s == TILE_OK)
+		s = tile_synchronize(t->ctx);
+	check(t, s == TILE_OK, "launch: %s", tile_errmsg(t->ctx));
+	for (int b = 0; b < t->nbufs; b++) {
+		if (dev[b] && s == TILE_OK) {
+			s = tile_buffer_download(dev[b], 0, t->bufs[b].p, t->bufs[b].bytes);
+			check(t, s == TILE_OK, "download: %s", tile_errmsg(t->ctx));
+		}
+		tile_buffer_free(dev[b]);
+	}
+}
+
 static void launch(T *t, tile_kernel *k, uint32_t gx, uint32_t gy, const tile_arg *args, size_t n)
 {
 	uint32_t grid[3] = {gx, gy, 1};
+	if (gpu_target(t)) {
+		launch_mirrored(t, k, grid, args, n);
+		return;
+	}
 	tile_status s = tile_launch(k, grid, args, n, NULL);
 	check(t, s == TILE_OK, "launch: %s", tile_errmsg(t->ctx));
 }
@@ -199,8 +278,8 @@ static void test_vector_add(T *t, bool fp16, int block)
 	for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
 		int n = sizes[si];
 		size_t es = fp16 ? 2 : 4;
-		void *x = aligned_alloc(64, (n * es + 63) / 64 * 64), *y = aligned_alloc(64, (n * es + 63) / 64 * 64);
-		void *o = aligned_alloc(64, (n * es + 63) / 64 * 64 + 64);
+		void *x = kalloc(t, (n * es + 63) / 64 * 64), *y = kalloc(t, (n * es + 63) / 64 * 64);
+		void *o = kalloc(t, (n * es + 63) / 64 * 64 + 64);
 		float *want = malloc(n * sizeof(float)), *got = malloc(n * sizeof(float));
 		memset(o, 0xAB, (n * es + 63) / 64 * 64 + 64);
 		for (int i = 0; i < n; i++) {
@@ -224,7 +303,7 @@ static void test_vector_add(T *t, bool fp16, int block)
 		check_floats(t, "out", got, want, (size_t)n, 0, 0);
 		/* the masked tail must not write past n */
 		check(t, ((unsigned char *)o)[n * es] == 0xAB, "wrote past the end (n=%d)", n);
-		free(x), free(y), free(o), free(want), free(got);
+		kfree(t, x), kfree(t, y), kfree(t, o), kfree(t, want), kfree(t, got);
 	}
 	tile_kernel_destroy(k);
 }
@@ -245,8 +324,8 @@ static void test_softmax(T *t, bool fp16)
 		if (!k)
 			return;
 		size_t es = fp16 ? 2 : 4, n = (size_t)rows * cols;
-		void *in = aligned_alloc(64, (n * es + 63) / 64 * 64 + 64);
-		void *out = aligned_alloc(64, (n * es + 63) / 64 * 64 + 64);
+		void *in = kalloc(t, (n * es + 63) / 64 * 64 + 64);
+		void *out = kalloc(t, (n * es + 63) / 64 * 64 + 64);
 		float *x = malloc(n * 4), *want = malloc(n * 4), *got = malloc(n * 4);
 		for (size_t i = 0; i < n; i++) {
 			x[i] = rnd(&seed) * 5;
@@ -273,7 +352,7 @@ static void test_softmax(T *t, bool fp16)
 		for (size_t i = 0; i < n; i++)
 			got[i] = fp16 ? h2f(((uint16_t *)out)[i]) : ((float *)out)[i];
 		check_floats(t, "softmax", got, want, n, fp16 ? 2e-3 : 1e-5, fp16 ? 1e-4 : 1e-7);
-		free(in), free(out), free(x), free(want), free(got);
+		kfree(t, in), kfree(t, out), kfree(t, x), kfree(t, want), kfree(t, got);
 		tile_kernel_destroy(k);
 	}
 }
@@ -293,9 +372,9 @@ static void test_layer_norm(T *t)
 		if (!k)
 			return;
 		size_t n = (size_t)M * N;
-		float *x = aligned_alloc(64, n * 4 + 64), *y = aligned_alloc(64, n * 4 + 64);
-		float *w = aligned_alloc(64, N * 4 + 64), *b = aligned_alloc(64, N * 4 + 64);
-		float *mean = aligned_alloc(64, 64 + M * 4), *rstd = aligned_alloc(64, 64 + M * 4);
+		float *x = kalloc(t, n * 4 + 64), *y = kalloc(t, n * 4 + 64);
+		float *w = kalloc(t, N * 4 + 64), *b = kalloc(t, N * 4 + 64);
+		float *mean = kalloc(t, 64 + M * 4), *rstd = kalloc(t, 64 + M * 4);
 		float *want = malloc(n * 4), *wmean = malloc(M * 4), *wrstd = malloc(M * 4);
 		for (size_t i = 0; i < n; i++)
 			x[i] = rnd(&seed) * 3 + 0.5f;
@@ -322,7 +401,7 @@ static void test_layer_norm(T *t)
 		check_floats(t, "y", y, want, n, 1e-4, 1e-5);
 		check_floats(t, "mean", mean, wmean, (size_t)M, 1e-5, 1e-6);
 		check_floats(t, "rstd", rstd, wrstd, (size_t)M, 1e-4, 1e-6);
-		free(x), free(y), free(w), free(b), free(mean), free(rstd), free(want), free(wmean), free(wrstd);
+		kfree(t, x), kfree(t, y), kfree(t, w), kfree(t, b), kfree(t, mean), kfree(t, rstd), kfree(t, want), kfree(t, wmean), kfree(t, wrstd);
 		tile_kernel_destroy(k);
 	}
 }
@@ -341,8 +420,8 @@ static void test_rms_norm(T *t, bool fp16)
 		if (!k)
 			return;
 		size_t n = (size_t)M * N, es = fp16 ? 2 : 4;
-		void *x = aligned_alloc(64, n * es + 64), *w = aligned_alloc(64, N * es + 64);
-		void *y = aligned_alloc(64, n * es + 64);
+		void *x = kalloc(t, n * es + 64), *w = kalloc(t, N * es + 64);
+		void *y = kalloc(t, n * es + 64);
 		float *xf = malloc(n * 4), *wf = malloc(N * 4), *want = malloc(n * 4), *got = malloc(n * 4);
 		for (size_t i = 0; i < n; i++)
 			xf[i] = rnd(&seed) * 2;
@@ -375,7 +454,7 @@ static void test_rms_norm(T *t, bool fp16)
 		for (size_t i = 0; i < n; i++)
 			got[i] = fp16 ? h2f(((uint16_t *)y)[i]) : ((float *)y)[i];
 		check_floats(t, "y", got, want, n, fp16 ? 2e-3 : 1e-5, fp16 ? 2e-3 : 1e-6);
-		free(x), free(w), free(y), free(xf), free(wf), free(want), free(got);
+		kfree(t, x), kfree(t, w), kfree(t, y), kfree(t, xf), kfree(t, wf), kfree(t, want), kfree(t, got);
 		tile_kernel_destroy(k);
 	}
 }
@@ -407,12 +486,12 @@ static float tf32_round(float f)
 	return f;
 }
 
-static void fill_operands(uint64_t *seed, bool fp16, int M, int N, int K, void **a, void **b,
+static void fill_operands(T *t, uint64_t *seed, bool fp16, int M, int N, int K, void **a, void **b,
 			  float **af, float **bf)
 {
 	size_t es = fp16 ? 2 : 4;
-	*a = aligned_alloc(64, (size_t)M * K * es + 64);
-	*b = aligned_alloc(64, (size_t)K * N * es + 64);
+	*a = kalloc(t, (size_t)M * K * es + 64);
+	*b = kalloc(t, (size_t)K * N * es + 64);
 	*af = malloc((size_t)M * K * 4);
 	*bf = malloc((size_t)K * N * 4);
 	for (int i = 0; i < M * K; i++) {
@@ -473,8 +552,8 @@ static void test_matmul_shape(T *t, bool fp16, MmKind kind, uint64_t *seed, int 
 			return;
 		void *a, *b;
 		float *af, *bf;
-		fill_operands(seed, fp16, M, N, K, &a, &b, &af, &bf);
-		float *c = aligned_alloc(64, (size_t)M * N * 4 + 64), *want = malloc((size_t)M * N * 4);
+		fill_operands(t, seed, fp16, M, N, K, &a, &b, &af, &bf);
+		float *c = kalloc(t, (size_t)M * N * 4 + 64), *want = malloc((size_t)M * N * 4);
 		memset(c, 0, (size_t)M * N * 4);
 		if (!fp16 && strcmp(t->target, "cpu") != 0) {
 			for (int i = 0; i < M * K; i++)
@@ -498,7 +577,7 @@ static void test_matmul_shape(T *t, bool fp16, MmKind kind, uint64_t *seed, int 
 		else
 			launch(t, k, gm * gn, 1, args, 12);
 		check_floats(t, "c", c, want, (size_t)M * N, 1e-4, 1e-4);
-		free(a), free(b), free(af), free(bf), free(c), free(want);
+		kfree(t, a), kfree(t, b), kfree(t, af), kfree(t, bf), kfree(t, c), kfree(t, want);
 		tile_kernel_destroy(k);
 	}
 }
@@ -561,7 +640,7 @@ static void test_dropout(T *t)
 	uint64_t s = 3;
 	for (size_t si = 0; si < 3; si++) {
 		int n = sizes[si];
-		float *x = aligned_alloc(64, n * 4 + 64), *o = aligned_alloc(64, n * 4 + 64),
+		float *x = kalloc(t, n * 4 + 64), *o = kalloc(t, n * 4 + 64),
 		      *want = malloc(n * 4);
 		for (int i = 0; i < n; i++)
 			x[i] = rnd(&s);
@@ -577,7 +656,7 @@ static void test_dropout(T *t)
 				   tile_arg_i32(n), tile_arg_f32(p), tile_arg_i32(seed)};
 		launch(t, k, (uint32_t)((n + 1023) / 1024), 1, args, 5);
 		check_floats(t, "dropout", o, want, (size_t)n, 1e-6, 0);
-		free(x), free(o), free(want);
+		kfree(t, x), kfree(t, o), kfree(t, want);
 	}
 	tile_kernel_destroy(k);
 }
@@ -597,9 +676,9 @@ static void test_row_reduce(T *t)
 		tile_kernel *k = get_kernel(t, "row_reduce.tile", "row_reduce_kernel", sig);
 		if (!k)
 			return;
-		float *x = aligned_alloc(64, (size_t)M * N * 4 + 64);
-		float *sum = aligned_alloc(64, M * 4 + 64), *mx = aligned_alloc(64, M * 4 + 64);
-		int32_t *am = aligned_alloc(64, M * 4 + 64);
+		float *x = kalloc(t, (size_t)M * N * 4 + 64);
+		float *sum = kalloc(t, M * 4 + 64), *mx = kalloc(t, M * 4 + 64);
+		int32_t *am = kalloc(t, M * 4 + 64);
 		float *wsum = malloc(M * 4), *wmx = malloc(M * 4), *gam = malloc(M * 4), *wam = malloc(M * 4);
 		for (int i = 0; i < M * N; i++)
 			x[i] = (float)(rng_next(&seed) % 16); /* small integers: ties for argmax */
@@ -623,7 +702,7 @@ static void test_row_reduce(T *t)
 		check_floats(t, "sum", sum, wsum, (size_t)M, 1e-6, 0);
 		check_floats(t, "max", mx, wmx, (size_t)M, 0, 0);
 		check_floats(t, "argmax", gam, wam, (size_t)M, 0, 0);
-		free(x), free(sum), free(mx), free(am), free(wsum), free(wmx), free(gam), free(wam);
+		kfree(t, x), kfree(t, sum), kfree(t, mx), kfree(t, am), kfree(t, wsum), kfree(t, wmx), kfree(t, gam), kfree(t, wam);
 		tile_kernel_destroy(k);
 	}
 }
@@ -643,7 +722,7 @@ static void test_cumsum(T *t, bool ints)
 		tile_kernel *k = get_kernel(t, "cumsum.tile", "cumsum_kernel", sig);
 		if (!k)
 			return;
-		void *x = aligned_alloc(64, (size_t)M * N * 4 + 64), *y = aligned_alloc(64, (size_t)M * N * 4 + 64);
+		void *x = kalloc(t, (size_t)M * N * 4 + 64), *y = kalloc(t, (size_t)M * N * 4 + 64);
 		float *want = malloc((size_t)M * N * 4), *got = malloc((size_t)M * N * 4);
 		for (int r = 0; r < M; r++) {
 			double acc = 0;
@@ -664,7 +743,7 @@ static void test_cumsum(T *t, bool ints)
 		for (int i = 0; i < M * N; i++)
 			got[i] = ints ? (float)((int32_t *)y)[i] : ((float *)y)[i];
 		check_floats(t, "cumsum", got, want, (size_t)M * N, 0, 0);
-		free(x), free(y), free(want), free(got);
+		kfree(t, x), kfree(t, y), kfree(t, want), kfree(t, got);
 		tile_kernel_destroy(k);
 	}
 }
@@ -718,10 +797,10 @@ static void test_attention_shape(T *t, uint64_t *seed, int n, int d, int bm, int
 	if (!kern)
 		return;
 	size_t cnt = (size_t)heads * n * d;
-	uint16_t *q = aligned_alloc(64, cnt * 2 + 64), *k = aligned_alloc(64, cnt * 2 + 64),
-		 *v = aligned_alloc(64, cnt * 2 + 64);
+	uint16_t *q = kalloc(t, cnt * 2 + 64), *k = kalloc(t, cnt * 2 + 64),
+		 *v = kalloc(t, cnt * 2 + 64);
 	float *qf = malloc(cnt * 4), *kf = malloc(cnt * 4), *vf = malloc(cnt * 4);
-	float *o = aligned_alloc(64, cnt * 4 + 64), *want = malloc(cnt * 4);
+	float *o = kalloc(t, cnt * 4 + 64), *want = malloc(cnt * 4);
 	for (size_t i = 0; i < cnt; i++) {
 		q[i] = f2h(rnd(seed)), qf[i] = h2f(q[i]);
 		k[i] = f2h(rnd(seed)), kf[i] = h2f(k[i]);
@@ -737,7 +816,7 @@ static void test_attention_shape(T *t, uint64_t *seed, int n, int d, int bm, int
 			   tile_arg_i32(sh), tile_arg_i32(d), tile_arg_i32(sh), tile_arg_i32(d)};
 	launch(t, kern, (uint32_t)((n + bm - 1) / bm), heads, args, 14);
 	check_floats(t, "o", o, want, cnt, 1e-2, 2e-3);
-	free(q), free(k), free(v), free(qf), free(kf), free(vf), free(o), free(want);
+	kfree(t, q), kfree(t, k), kfree(t, v), kfree(t, qf), kfree(t, kf), kfree(t, vf), kfree(t, o), kfree(t, want);
 	tile_kernel_destroy(kern);
 }
 
@@ -786,7 +865,7 @@ static void test_swiglu(T *t, bool fp16)
 	for (size_t si = 0; si < 3; si++) {
 		int n = sizes[si];
 		size_t es = fp16 ? 2 : 4;
-		void *g = aligned_alloc(64, n * es + 64), *u = aligned_alloc(64, n * es + 64), *o = aligned_alloc(64, n * es + 64);
+		void *g = kalloc(t, n * es + 64), *u = kalloc(t, n * es + 64), *o = kalloc(t, n * es + 64);
 		float *want = malloc(n * 4), *got = malloc(n * 4);
 		for (int i = 0; i < n; i++) {
 			float gv = rnd(&seed) * 4, uv = rnd(&seed);
@@ -804,7 +883,7 @@ static void test_swiglu(T *t, bool fp16)
 		for (int i = 0; i < n; i++)
 			got[i] = fp16 ? h2f(((uint16_t *)o)[i]) : ((float *)o)[i];
 		check_floats(t, "swiglu", got, want, (size_t)n, fp16 ? 2e-3 : 1e-5, fp16 ? 1e-3 : 1e-6);
-		free(g), free(u), free(o), free(want), free(got);
+		kfree(t, g), kfree(t, u), kfree(t, o), kfree(t, want), kfree(t, got);
 	}
 	tile_kernel_destroy(k);
 }
