@@ -60,7 +60,9 @@ class ContextOptions(ctypes.Structure):
                 ("num_stages", ctypes.c_int), ("cache_dir", ctypes.c_char_p),
                 ("disable_cache", ctypes.c_int), ("num_threads", ctypes.c_int),
                 ("on_diagnostic", ctypes.c_void_p), ("diagnostic_user", ctypes.c_void_p),
-                ("on_print", ctypes.c_void_p), ("print_user", ctypes.c_void_p)]
+                ("on_print", ctypes.c_void_p), ("print_user", ctypes.c_void_p),
+                ("errbuf", ctypes.c_char_p), ("errbuf_size", ctypes.c_size_t),
+                ("module_path", ctypes.c_char_p)]
 
 
 class KernelOptions(ctypes.Structure):
@@ -644,12 +646,16 @@ def parse_cache_entry(path):
         raise ValueError("not a kernel blob")
     off = 4
     ver = u32()
+    if ver != 2:
+        raise ValueError("kernel blob version %d; this parser reads version 2" % ver)
     name = sstr()
     u32()       # target kind
     tname = sstr()
     for _ in range(5):  # arch, lanes, max_threads, max_shared, flags
         u32()
-    num_warps, threads, smem, nargs = u32(), u32(), u32(), u32()
+    num_warps, threads, smem = u32(), u32(), u32()
+    off += 8    # stack bytes (u64)
+    nargs = u32()
     for _ in range(nargs):
         sstr()
         off += 3
