@@ -358,6 +358,15 @@ static void emit_binary(Ec *e, const TpOp *op)
 	operand(e, &y, op->operands[1]);
 	if (k == TP_MIN || k == TP_MAX) {
 		minmax(e, &b, op, x.s, y.s);
+	} else if (k == TP_DIV && d == DT_F32 && !(op->attr.flags & TIR_DIV_RN)) {
+		/* Triton's f32 `/` is div.full.f32 (2 ulp, no slow path); div_rn and
+		 * fdiv(ieee_rounding=True) keep IEEE division */
+		if (ec_want_helper(e, "div_full_f32"))
+			sb_puts(&e->helpers, "DEVFN float div_full_f32(float x, float y)\n{\n"
+			                     "\tfloat r;\n"
+			                     "\tasm(\"div.full.f32 %0, %1, %2;\" : \"=f\"(r) : \"f\"(x), \"f\"(y));\n"
+			                     "\treturn r;\n}\n");
+		sb_printf(&b, "div_full_f32(%s, %s)", x.s, y.s);
 	} else if (k == TP_REM && dtype_is_float(d)) {
 		sb_printf(&b, "%s(%s, %s)", d == DT_F64 ? "fmod" : "fmodf", x.s, y.s);
 	} else if (k == TP_UMULHI) {

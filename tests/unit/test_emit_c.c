@@ -555,10 +555,12 @@ static void test_mma_f16(void)
 	TpVal ca[3] = {ptr_add(&b, pa, bin(&b, TP_MUL, l, cint(&b, DT_I32, 8))),
 	               bin(&b, TP_MUL, l, i16), ctrue(&b)};
 	op(&b, TP_CP_ASYNC, ca, 3, type_scalar(DT_VOID), 0)->attr.i = 16;
-	TpVal cb[3] = {ptr_add(&b, pb, bin(&b, TP_MUL, l, cint(&b, DT_I32, 8))),
-	               bin(&b, TP_ADD, cint(&b, DT_I32, 512), bin(&b, TP_MUL, l, i16)),
+	/* lanes 16..31 issue nothing (pred): a false mask would still write 16
+	 * zero bytes, past the 768 bytes of shared memory */
+	TpVal cb[4] = {ptr_add(&b, pb, bin(&b, TP_MUL, l, cint(&b, DT_I32, 8))),
+	               bin(&b, TP_ADD, cint(&b, DT_I32, 512), bin(&b, TP_MUL, l, i16)), ctrue(&b),
 	               cmpv(&b, PRED_LT, l, i16)};
-	op(&b, TP_CP_ASYNC, cb, 3, type_scalar(DT_VOID), 0)->attr.i = 16;
+	op(&b, TP_CP_ASYNC, cb, 4, type_scalar(DT_VOID), 0)->attr.i = 16;
 	op(&b, TP_CP_ASYNC_COMMIT, NULL, 0, type_scalar(DT_VOID), 0);
 	op(&b, TP_CP_ASYNC_WAIT, NULL, 0, type_scalar(DT_VOID), 0)->attr.i = 0;
 	op(&b, TP_BARRIER, NULL, 0, type_scalar(DT_VOID), 0);
@@ -1086,7 +1088,15 @@ static const char src_kernels[] = SRC_KERNELS_SMEM_TILES
                                   "        x = tl.load(A + rm[:, None] * K + (k + rk)[None, :])\n"
                                   "        y = tl.load(Bt + rn[None, :] * K + (k + rk)[:, None])\n"
                                   "        acc += tl.dot(x, y)\n"
-                                  "    tl.store(C + rm[:, None] * BN + rn[None, :], acc)\n";
+                                  "    tl.store(C + rm[:, None] * BN + rn[None, :], acc)\n"
+                                  "\n"
+                                  "@triton.jit\n"
+                                  "def divs(X, Y, Q, R, B: tl.constexpr):\n"
+                                  "    o = tl.arange(0, B)\n"
+                                  "    x = tl.load(X + o)\n"
+                                  "    y = tl.load(Y + o)\n"
+                                  "    tl.store(Q + o, x / y)\n"
+                                  "    tl.store(R + o, tl.div_rn(x, y))\n";
 
 /* Compiles a kernel of src_kernels through the driver to `dump` (CUDA C or
  * PTX) for `target`; returns the text (heap) or NULL after reporting why. */
@@ -1166,6 +1176,9 @@ static void test_source_kernels(void)
 	         * per word (int8: both targets have its mma) */
 	        {"mm_kmajor", "*i8:16,*i8:16,*i32:16,i32:16,64,64,64", "ldmatrix.sync.aligned.m8n8.x4.shared.b16"},
 	        {"mm_kmajor", "*i8:16,*i8:16,*i32:16,i32:16,64,64,64", "(int8_t)(t0[3] >> 24)"},
+	        /* f32 `/` is div.full.f32 as in Triton; div_rn stays IEEE */
+	        {"divs", "*fp32:16,*fp32:16,*fp32:16,*fp32:16,128", "div.full.f32"},
+	        {"divs", "*fp32:16,*fp32:16,*fp32:16,*fp32:16,128", "= v13 / v15;"},
 	};
 	static const char *const targets[] = {"sm_80", "sm_90a"};
 	for (int i = 0; m && i < (int)COUNTOF(ks); i++)
