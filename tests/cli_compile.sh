@@ -40,6 +40,17 @@ expect 0 $TILE compile $K add_kernel --emit=tir --signature "$SIG" --const BLOCK
 [ -s "$tmp/out" ] || fail "--emit tir printed nothing"
 expect 0 $TILE compile $K add_kernel --emit llvm --signature "$SIG" --const BLOCK_SIZE=256 -o "$tmp/k.ll"
 [ -s "$tmp/k.ll" ] || fail "--emit llvm -o wrote nothing"
+# without --target the form picks the kind: llvm/asm the CPU (also on a GPU
+# machine), cuda/ptx the GPU here, or an error naming the fix when there is none
+expect 0 $TILE compile $K add_kernel --emit asm --signature "$SIG" --const BLOCK_SIZE=256
+has "$tmp/out" "add_kernel"
+if $TILE --version | grep -q "^GPU: .*(sm_"; then
+	expect 0 $TILE compile $K add_kernel --emit cuda --signature "$SIG" --const BLOCK_SIZE=256
+	has "$tmp/out" '__global__'
+else
+	expect 1 $TILE compile $K add_kernel --emit cuda --signature "$SIG" --const BLOCK_SIZE=256
+	has "$tmp/err" "--emit cuda without --target compiles for this machine's GPU, and it has none: name an architecture, e.g. --target sm_90a"
+fi
 
 # --const after autotuned, heuristic and defaulted parameters: those take their
 # defaults (the first config, the heuristic, the declared default)

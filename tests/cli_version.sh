@@ -7,6 +7,7 @@ has "$tmp/out" "tile 0.1.0"
 has "$tmp/out" "LLVM "
 has "$tmp/out" "nvrtc"
 has "$tmp/out" "CUDA driver"
+has "$tmp/out" "GPU: " # the device and its architecture, or "none (why)"
 expect 0 $TILE --help
 has "$tmp/out" "usage: tile"
 has "$tmp/out" "compile"

@@ -32,6 +32,34 @@ static bool emit_kind(const char *s, DumpKind *k)
 	return false;
 }
 
+/* Without --target, the form asked for picks the kind of target: LLVM IR and
+ * assembly exist only for the CPU, CUDA C, PTX and cubins only for a GPU (the
+ * one here; without one, the user must name the architecture). */
+static int target_for_emit(CommonOpts *co, const char *emit)
+{
+	DumpKind k;
+	if ((co->target && strcmp(co->target, "auto") != 0) || co->emulate_cuda || !emit ||
+	    !emit_kind(emit, &k))
+		return 0;
+	if (k == DUMP_LLVM || k == DUMP_ASM) {
+		co->target = "cpu";
+		return 0;
+	}
+	if (k != DUMP_CUDA && k != DUMP_PTX && k != DUMP_CUBIN)
+		return 0;
+	tile_context *probe = NULL;
+	tile_context_options opt = {0};
+	opt.target = "cuda";
+	if (tile_context_create(&probe, &opt) != TILE_OK) {
+		fprintf(stderr, "tile: error: --emit %s without --target compiles for this machine's "
+		        "GPU, and it has none: name an architecture, e.g. --target sm_90a\n", emit);
+		return EXIT_USER;
+	}
+	tile_context_destroy(probe);
+	co->target = "cuda";
+	return 0;
+}
+
 /* ---- the default kernel ----------------------------------------------------------------- */
 
 static bool is_ident(char c) { return isalnum((unsigned char)c) || c == '_'; }
@@ -403,6 +431,8 @@ int cmd_compile(int argc, char **argv)
 		cli_usage_error("compile: missing FILE.tile");
 		rc = EXIT_USAGE;
 	}
+	if (!rc)
+		rc = target_for_emit(&co, emit);
 	tile_context *ctx = NULL;
 	tile_module *mod = NULL;
 	if (!rc && cli_context(&co, &ctx) != TILE_OK)

@@ -8,6 +8,7 @@
 
 #include "cli/cli.h"
 #include "config.h"
+#include "jit/cuda.h"
 #include "jit/nvrtc.h"
 
 static const char usage_text[] =
@@ -172,6 +173,24 @@ static void print_driver_version(void)
 	printf("CUDA driver: no driver\n");
 }
 
+/* The device --target auto compiles for, with the architecture that goes into
+ * cache keys (sm_90a on Hopper). */
+static void print_gpu(void)
+{
+	CudaDriver d;
+	char err[512];
+	if (!cuda_open(&d, err, sizeof err)) {
+		printf("GPU: none (%s)\n", err);
+		return;
+	}
+	char arch[16];
+	int major, minor;
+	cuda_target_name(&d, arch, sizeof arch);
+	cuda_device_arch(&d, &major, &minor);
+	printf("GPU: %s (%s, compute capability %d.%d)\n", d.device_name, arch, major, minor);
+	cuda_close(&d);
+}
+
 static int print_version(void)
 {
 	printf("tile %s\n", tile_version());
@@ -182,6 +201,7 @@ static int print_version(void)
 	else
 		printf("nvrtc: not found\n");
 	print_driver_version();
+	print_gpu();
 	return 0;
 }
 
