@@ -186,6 +186,22 @@ static void scan_assign_target(Sema *s, ModScope *m, const Scan *sc, const Stmt 
 
 static void scan_stmts(Sema *s, ModScope *m, const Scan *sc, StmtList body);
 
+/* A top-level statement Python runs at import that rebinds names: a `for`
+ * loop building a config list, `configs += [...]`, `configs.append(...)`.
+ * Each name it binds gets a GB_STMT binding. Inside a module-level if/try
+ * such statements stay unrun: a branch whose host-only condition sema cannot
+ * decide would append configs Python might not. */
+static void scan_host_stmt(Sema *s, ModScope *m, const Scan *sc, const Stmt *st)
+{
+	if (sc->alt || m->cls) return;
+	NameList names = {0};
+	StmtList one = {.n = 1, .items = (Stmt **)&st};
+	host_bound_names(&one, &names);
+	for (size_t i = 0; i < names.len; i++)
+		add_binding(s, m, sc, (Global){.name = names.data[i], .kind = GB_STMT, .stmt = st, .loc = st->loc});
+	vec_free(&names);
+}
+
 /* A class defined at module level: a scope of its own for its body (the
  * class value is a V_MODULE of that scope). A class nested in a class is
  * host code kernels cannot use. */
@@ -280,6 +296,10 @@ static void scan_stmts(Sema *s, ModScope *m, const Scan *sc, StmtList body)
 							      .loc = st->loc});
 			}
 			break;
+		case ST_FOR:
+		case ST_WHILE:
+		case ST_AUGASSIGN:
+		case ST_EXPR: scan_host_stmt(s, m, sc, st); break;
 		case ST_IF: scan_if(s, m, &nested, st); break;
 		case ST_CLASS: scan_class(s, m, sc, st); break;
 		case ST_TRY:
@@ -341,6 +361,73 @@ static Value eval_module_expr(Sema *s, ModScope *m, const Expr *e)
 	return v;
 }
 
+/* Diagnostics collected aside while sema tries something that may fail
+ * (host Python in decorators and defaults, module-level alternatives). */
+typedef struct Quiet {
+	DiagSink sink, *saved;
+} Quiet;
+
+static void quiet_begin(Sema *s, Quiet *q)
+{
+	diag_init(&q->sink);
+	q->saved = s->d;
+	s->d = &q->sink;
+}
+
+/* Restores the real sink; true if anything failed, *first (if given) the
+ * first diagnostic, in the arena. */
+static bool quiet_end(Sema *s, Quiet *q, Diag *first)
+{
+	s->d = q->saved;
+	bool failed = q->sink.nerrors > 0;
+	if (first) {
+		*first = (Diag){0};
+		if (q->sink.diags.len) {
+			*first = q->sink.diags.data[0];
+			first->msg = arena_strdup(s->a, first->msg);
+			first->rendered = first->rendered ? arena_strdup(s->a, first->rendered) : NULL;
+		}
+	}
+	diag_free(&q->sink);
+	return failed;
+}
+
+/* A GB_STMT binding of `name`: st run as host Python (in the module's
+ * scratch function, as eval_module_expr) on the values its names had before
+ * it; what name is bound to afterwards. Diagnostics go to the caller's sink. */
+static Value exec_module_stmt(Sema *s, ModScope *m, const Stmt *st, const char *name)
+{
+	TirFunc *f = s->f;
+	TirBlock *blk = s->blk;
+	if (!s->module_scratch) s->module_scratch = tir_func_new(s->a, "<module>");
+	s->f = s->module_scratch;
+	s->blk = s->f->entry;
+	Fn tmp;
+	fn_init(s, &tmp, NULL, m, false);
+	NameList names = {0};
+	StmtList one = {.n = 1, .items = (Stmt **)&st};
+	host_bound_names(&one, &names);
+	for (size_t i = 0; i < names.len; i++) { /* one that fails (unused, or a loop target) stays unbound */
+		bool found = false;
+		Quiet q;
+		quiet_begin(s, &q);
+		Value before = global_get(s, m, names.data[i], st->loc, &found);
+		if (!quiet_end(s, &q, NULL) && found && before.kind != V_ERR) env_set(&tmp.env, names.data[i], before);
+	}
+	vec_free(&names);
+	s->host_fn++;
+	exec_body(s, &tmp, &one, false);
+	s->host_fn--;
+	const Value *after = env_find(&tmp.env, name);
+	Value v = after ? *after : v_err();
+	if (!after) /* `for x in []:` leaves x unbound, as in Python */
+		diag_error(s->d, st->loc, "name '%s' is not defined: this statement did not bind it", name);
+	fn_free(&tmp);
+	s->f = f;
+	s->blk = blk;
+	return v;
+}
+
 /* whether v is or holds a runtime value (a tensor, a block pointer) */
 static bool value_holds_ir(Value v)
 {
@@ -368,6 +455,8 @@ static Value class_func(Sema *s, ModScope *m, const Global *g)
 	else v.msg = arena_printf(s->a, "%s.%s", m->name, g->name);
 	return v;
 }
+
+static Value eval_stmt_binding(Sema *s, ModScope *m, size_t idx);
 
 static Value eval_global(Sema *s, ModScope *m, size_t idx, SrcLoc use)
 {
@@ -414,6 +503,8 @@ static Value eval_global(Sema *s, ModScope *m, size_t idx, SrcLoc use)
 			Value mod = resolve_module_path(s, m, g->modname, g->level, g->loc);
 			if (mod.kind != V_ERR) v = get_attr(s, mod, g->attr, g->loc);
 		}
+	} else if (kind == GB_STMT) {
+		v = eval_stmt_binding(s, m, idx);
 	} else {
 		v = eval_module_expr(s, m, g->expr);
 		if (value_holds_ir(v)) {
@@ -438,37 +529,6 @@ static Value eval_global(Sema *s, ModScope *m, size_t idx, SrcLoc use)
 	return v;
 }
 
-/* Diagnostics collected aside while sema tries something that may fail
- * (host Python in decorators and defaults, module-level alternatives). */
-typedef struct Quiet {
-	DiagSink sink, *saved;
-} Quiet;
-
-static void quiet_begin(Sema *s, Quiet *q)
-{
-	diag_init(&q->sink);
-	q->saved = s->d;
-	s->d = &q->sink;
-}
-
-/* Restores the real sink; true if anything failed, *first (if given) the
- * first diagnostic, in the arena. */
-static bool quiet_end(Sema *s, Quiet *q, Diag *first)
-{
-	s->d = q->saved;
-	bool failed = q->sink.nerrors > 0;
-	if (first) {
-		*first = (Diag){0};
-		if (q->sink.diags.len) {
-			*first = q->sink.diags.data[0];
-			first->msg = arena_strdup(s->a, first->msg);
-			first->rendered = first->rendered ? arena_strdup(s->a, first->rendered) : NULL;
-		}
-	}
-	diag_free(&q->sink);
-	return failed;
-}
-
 /* eval_global with diagnostics collected aside: *ok says whether it worked */
 static Value eval_global_quiet(Sema *s, ModScope *m, size_t idx, SrcLoc use, bool *ok)
 {
@@ -477,6 +537,31 @@ static Value eval_global_quiet(Sema *s, ModScope *m, size_t idx, SrcLoc use, boo
 	Value v = eval_global(s, m, idx, use);
 	*ok = !quiet_end(s, &q, NULL) && v.kind != V_ERR;
 	return v;
+}
+
+/* A GB_STMT binding (m->limit already hides it and what follows). Host code
+ * sema cannot run (a loop over os.environ, a call into torch) leaves the
+ * name as it was before the statement, as it was read before statements
+ * were run at all; with no earlier binding, the failure is reported. */
+static Value eval_stmt_binding(Sema *s, ModScope *m, size_t idx)
+{
+	const Global g = m->globals.data[idx];
+	Quiet q;
+	quiet_begin(s, &q);
+	Value v = exec_module_stmt(s, m, g.stmt, g.name);
+	bool failed = quiet_end(s, &q, NULL) || v.kind == V_ERR;
+	if (!failed && value_holds_ir(v)) failed = true;
+	if (!failed) return v;
+	bool found = false;
+	Quiet q2;
+	quiet_begin(s, &q2);
+	Value before = global_get(s, m, g.name, g.loc, &found);
+	bool before_failed = quiet_end(s, &q2, NULL);
+	if (found && !before_failed && before.kind != V_ERR) return before;
+	v = exec_module_stmt(s, m, g.stmt, g.name); /* again, reporting why */
+	if (v.kind != V_ERR) /* it ran: what it bound holds a tensor */
+		diag_error(s->d, g.loc, "module-level '%s' must be a constexpr", g.name);
+	return v_err();
 }
 
 /* false when a guard evaluates to a constexpr of the wrong truth; a guard

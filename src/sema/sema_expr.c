@@ -145,6 +145,15 @@ Value get_attr(Sema *s, Value obj, const char *name, SrcLoc loc)
 				if (v_is_const(obj.keys[i], CV_STR) && !strcmp(obj.keys[i].c.s, name)) return obj.items[i];
 		}
 		break;
+	case V_CONFIG:
+		/* what config pruners and builders read (triton.Config's defaults:
+		 * num_warps 4, num_stages 3, num_ctas 1) */
+		if (!strcmp(name, "kwargs")) return obj.items[0];
+		if (!strcmp(name, "num_warps")) return v_is_none(obj.items[1]) ? v_int(4) : obj.items[1];
+		if (!strcmp(name, "num_stages")) return v_is_none(obj.items[2]) ? v_int(3) : obj.items[2];
+		if (!strcmp(name, "num_ctas")) return v_int(1);
+		if (!strcmp(name, "maxnreg") || !strcmp(name, "pre_hook")) return v_none();
+		break;
 	case V_AGG: return agg_attr(s, obj, name, loc);
 	case V_RTARG:
 		if (!strcmp(name, "dtype"))

@@ -110,8 +110,11 @@ typedef struct Guard {
 } Guard;
 
 /* A module-level name: evaluated lazily on first use. */
-/* GB_STAR: `from M import *` (name "*"): binds, at its place, M's public names */
-typedef enum { GB_FUNC, GB_EXPR, GB_IMPORT, GB_FROM, GB_VALUE, GB_BUSY, GB_STAR } GlobalKind;
+/* GB_STAR: `from M import *` (name "*"): binds, at its place, M's public names.
+ * GB_STMT: a top-level statement that rebinds the name when run as Python
+ * (a `for` loop, `NAME += ...`, `NAME.append(...)`): the name's value is
+ * what running stmt leaves, starting from the names bound before it. */
+typedef enum { GB_FUNC, GB_EXPR, GB_IMPORT, GB_FROM, GB_VALUE, GB_BUSY, GB_STAR, GB_STMT } GlobalKind;
 typedef struct Global {
 	const char *name;
 	GlobalKind kind;
@@ -338,6 +341,11 @@ bool as_int_list(Sema *s, Value v, SrcLoc loc, const char *what, int32_t *out, i
 /* ---- sema_stmt.c ---- */
 typedef enum { FLOW_NEXT, FLOW_RETURN, FLOW_BREAK, FLOW_CONTINUE } Flow;
 Flow exec_body(Sema *s, Fn *fn, const StmtList *body, bool tail);
+typedef VEC(const char *) NameList;
+/* The names running l as host Python binds or rebinds: assignment and loop
+ * targets, and NAME of `NAME.append(...)` / `NAME.extend(...)` (which
+ * exec_body runs by rebinding NAME to the longer list). */
+void host_bound_names(const StmtList *l, NameList *out);
 void assign_target(Sema *s, Fn *fn, const Expr *target, Value v, SrcLoc loc);
 /* Flattening structured values (tuples, block pointers) into IR leaves. */
 typedef VEC(ValId) IdVec;

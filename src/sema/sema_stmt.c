@@ -93,6 +93,40 @@ static void assigned_names(const StmtList *l, NameVec *out)
 	}
 }
 
+static bool is_list_method_call(const Expr *e)
+{
+	return e->kind == EX_CALL && e->func->kind == EX_ATTR && e->func->obj->kind == EX_NAME &&
+	       (!strcmp(e->func->attr, "append") || !strcmp(e->func->attr, "extend"));
+}
+
+static void push_unique(NameList *out, const char *n)
+{
+	for (size_t k = 0; k < out->len; k++)
+		if (out->data[k] == n) return;
+	vec_push(out, n);
+}
+
+void host_bound_names(const StmtList *l, NameList *out)
+{
+	NameVec v = {0};
+	assigned_names(l, &v);
+	for (size_t i = 0; i < v.len; i++) push_unique(out, v.data[i]);
+	vec_free(&v);
+	for (int i = 0; i < l->n; i++) {
+		const Stmt *st = l->items[i];
+		const StmtList *sub[2] = {NULL, NULL};
+		if (st->kind == ST_EXPR && is_list_method_call(st->value)) {
+			push_unique(out, st->value->func->obj->name);
+		} else if (st->kind == ST_IF || st->kind == ST_WHILE) {
+			sub[0] = &st->body, sub[1] = &st->orelse;
+		} else if (st->kind == ST_FOR) {
+			sub[0] = &st->for_body, sub[1] = &st->for_orelse;
+		}
+		for (int k = 0; k < 2; k++)
+			if (sub[k]) host_bound_names(sub[k], out);
+	}
+}
+
 /* ---- flattening ------------------------------------------------------------------------ */
 
 static bool is_num(Value v) { return v.kind == V_CONST && (v.c.kind == CV_INT || v.c.kind == CV_BOOL || v.c.kind == CV_FLOAT); }
