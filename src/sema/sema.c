@@ -345,19 +345,35 @@ static Value import_root(Sema *s, ModScope *m, const char *dotted, SrcLoc loc)
 /* Module-level code runs at import time, outside every kernel: whatever IR it
  * builds goes to a scratch function of its own, never into the kernel being
  * compiled (which may not exist yet, or be inside a branch of it). */
-static Value eval_module_expr(Sema *s, ModScope *m, const Expr *e)
+typedef struct ModuleCode {
+	TirFunc *f;    /* where IR went before */
+	TirBlock *blk;
+	Fn fn;         /* the host code's locals */
+} ModuleCode;
+
+static void module_code_begin(Sema *s, ModScope *m, ModuleCode *mc)
 {
-	TirFunc *f = s->f;
-	TirBlock *blk = s->blk;
+	mc->f = s->f;
+	mc->blk = s->blk;
 	if (!s->module_scratch) s->module_scratch = tir_func_new(s->a, "<module>");
 	s->f = s->module_scratch;
 	s->blk = s->f->entry;
-	Fn tmp;
-	fn_init(s, &tmp, NULL, m, false);
-	Value v = eval(s, &tmp, e);
-	fn_free(&tmp);
-	s->f = f;
-	s->blk = blk;
+	fn_init(s, &mc->fn, NULL, m, false);
+}
+
+static void module_code_end(Sema *s, ModuleCode *mc)
+{
+	fn_free(&mc->fn);
+	s->f = mc->f;
+	s->blk = mc->blk;
+}
+
+static Value eval_module_expr(Sema *s, ModScope *m, const Expr *e)
+{
+	ModuleCode mc;
+	module_code_begin(s, m, &mc);
+	Value v = eval(s, &mc.fn, e);
+	module_code_end(s, &mc);
 	return v;
 }
 
@@ -397,13 +413,9 @@ static bool quiet_end(Sema *s, Quiet *q, Diag *first)
  * it; what name is bound to afterwards. Diagnostics go to the caller's sink. */
 static Value exec_module_stmt(Sema *s, ModScope *m, const Stmt *st, const char *name)
 {
-	TirFunc *f = s->f;
-	TirBlock *blk = s->blk;
-	if (!s->module_scratch) s->module_scratch = tir_func_new(s->a, "<module>");
-	s->f = s->module_scratch;
-	s->blk = s->f->entry;
-	Fn tmp;
-	fn_init(s, &tmp, NULL, m, false);
+	ModuleCode mc;
+	module_code_begin(s, m, &mc);
+	Fn *fn = &mc.fn;
 	NameList names = {0};
 	StmtList one = {.n = 1, .items = (Stmt **)&st};
 	host_bound_names(&one, &names);
@@ -412,19 +424,17 @@ static Value exec_module_stmt(Sema *s, ModScope *m, const Stmt *st, const char *
 		Quiet q;
 		quiet_begin(s, &q);
 		Value before = global_get(s, m, names.data[i], st->loc, &found);
-		if (!quiet_end(s, &q, NULL) && found && before.kind != V_ERR) env_set(&tmp.env, names.data[i], before);
+		if (!quiet_end(s, &q, NULL) && found && before.kind != V_ERR) env_set(&fn->env, names.data[i], before);
 	}
 	vec_free(&names);
 	s->host_fn++;
-	exec_body(s, &tmp, &one, false);
+	exec_body(s, fn, &one, false);
 	s->host_fn--;
-	const Value *after = env_find(&tmp.env, name);
+	const Value *after = env_find(&fn->env, name);
 	Value v = after ? *after : v_err();
 	if (!after) /* `for x in []:` leaves x unbound, as in Python */
 		diag_error(s->d, st->loc, "name '%s' is not defined: this statement did not bind it", name);
-	fn_free(&tmp);
-	s->f = f;
-	s->blk = blk;
+	module_code_end(s, &mc);
 	return v;
 }
 
