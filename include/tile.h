@@ -352,6 +352,8 @@ typedef struct tile_kernel_info {
 	int registers;    /* per thread on a GPU; -1 when unknown or on the CPU */
 	int from_cache;   /* the binary came from the disk cache */
 	double compile_seconds;
+	int spill_bytes;  /* spill stores per thread on a GPU (as ptxas reported them; Triton's
+	                     n_spills); -1 when unknown or on the CPU */
 } tile_kernel_info;
 
 TILE_API tile_status tile_kernel_get_info(const tile_kernel *k, tile_kernel_info *out);

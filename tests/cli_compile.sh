@@ -40,6 +40,14 @@ expect 0 $TILE compile $K add_kernel --emit=tir --signature "$SIG" --const BLOCK
 [ -s "$tmp/out" ] || fail "--emit tir printed nothing"
 expect 0 $TILE compile $K add_kernel --emit llvm --signature "$SIG" --const BLOCK_SIZE=256 -o "$tmp/k.ll"
 [ -s "$tmp/k.ll" ] || fail "--emit llvm -o wrote nothing"
+# the report of a GPU compile gives ptxas's registers and spills (nvrtc needed);
+# a CPU one has no such numbers
+if $TILE --version | grep -q "^nvrtc: [0-9]"; then
+	expect 0 $TILE compile $K add_kernel --signature "$SIG" --const BLOCK_SIZE=1024 --target sm_90a
+	has "$tmp/out" "registers, 0 bytes spilled per thread"
+fi
+expect 0 $TILE compile $K add_kernel --signature "$SIG" --const BLOCK_SIZE=1024 --target cpu
+grep -q "registers" "$tmp/out" && fail "a CPU report names registers"
 # without --target the form picks the kind: llvm/asm the CPU (also on a GPU
 # machine), cuda/ptx the GPU here, or an error naming the fix when there is none
 expect 0 $TILE compile $K add_kernel --emit asm --signature "$SIG" --const BLOCK_SIZE=256

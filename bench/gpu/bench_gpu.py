@@ -87,7 +87,8 @@ class KernelInfo(ctypes.Structure):
                 ("num_params", ctypes.c_int), ("num_runtime_args", ctypes.c_int),
                 ("num_warps", ctypes.c_int), ("threads", ctypes.c_int),
                 ("shared_bytes", ctypes.c_int), ("registers", ctypes.c_int),
-                ("from_cache", ctypes.c_int), ("compile_seconds", ctypes.c_double)]
+                ("from_cache", ctypes.c_int), ("compile_seconds", ctypes.c_double),
+                ("spill_bytes", ctypes.c_int)]
 
 
 def find_libtile(explicit=None):
@@ -646,8 +647,8 @@ def parse_cache_entry(path):
         raise ValueError("not a kernel blob")
     off = 4
     ver = u32()
-    if ver != 2:
-        raise ValueError("kernel blob version %d; this parser reads version 2" % ver)
+    if ver != 3:
+        raise ValueError("kernel blob version %d; this parser reads version 3" % ver)
     name = sstr()
     u32()       # target kind
     tname = sstr()
@@ -655,6 +656,8 @@ def parse_cache_entry(path):
         u32()
     num_warps, threads, smem = u32(), u32(), u32()
     off += 8    # stack bytes (u64)
+    u32()       # registers (ptxas; -1 unknown)
+    u32()       # spill bytes
     nargs = u32()
     for _ in range(nargs):
         sstr()

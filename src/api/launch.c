@@ -450,7 +450,8 @@ tile_status tile_kernel_get_info(const tile_kernel *k, tile_kernel_info *out)
 	out->num_warps = k->ck.num_warps;
 	out->threads = k->ck.threads;
 	out->shared_bytes = k->ck.smem_bytes;
-	out->registers = k->registers;
+	out->registers = k->registers >= 0 ? k->registers : k->ck.registers; /* the driver's, else ptxas's */
+	out->spill_bytes = k->ck.spill_bytes;
 	out->from_cache = k->ck.from_cache;
 	out->compile_seconds = k->ck.t_total;
 	return TILE_OK;

@@ -300,11 +300,16 @@ static int report_result(const CompiledKernel *ck, const char *name, DumpKind ki
 			rc = write_out(out_path, dump, strlen(dump));
 		else if (out_path)
 			rc = write_out(out_path, ck->binary, ck->binary_len);
-		if (kind == DUMP_NONE && !rc)
+		if (kind == DUMP_NONE && !rc) {
+			char regs[64] = "";
+			if (ck->registers >= 0)
+				snprintf(regs, sizeof regs, ", %d registers, %d bytes spilled per thread",
+				         ck->registers, ck->spill_bytes);
 			fprintf(report, "compiled %s for %s: %zu bytes, %d threads, %d bytes of shared "
-			        "memory%s\n",
-			        name, ck->target.name, ck->binary_len, ck->threads,
-			        ck->smem_bytes, ck->from_cache ? " (cached)" : "");
+			        "memory%s%s\n",
+			        name, ck->target.name, ck->binary_len, ck->threads, ck->smem_bytes, regs,
+			        ck->from_cache ? " (cached)" : "");
+		}
 	} else if (dump) {
 		rc = write_out(out_path, dump, strlen(dump));
 	}

@@ -574,6 +574,18 @@ static long log_spill_bytes(const char *log)
 	return q < p ? strtol(q, NULL, 10) : -1;
 }
 
+/* Registers per thread ptxas reported in a `-v` log ("Used N registers"); -1
+ * when it says none. */
+static int log_registers(const char *log)
+{
+	const char *p = log ? strstr(log, "Used ") : NULL;
+	if (!p)
+		return -1;
+	char *end;
+	long n = strtol(p + 5, &end, 10);
+	return end > p + 5 && strncmp(end, " registers", 10) == 0 ? (int)n : -1;
+}
+
 /* One nvrtc run of src; the cubin's spill bytes in *spill when asked. */
 static bool run_nvrtc(const Nvrtc *nv, const TpFunc *f, const char *src, bool want_ptx,
                       long *spill, NvrtcOutput *o, char *err, size_t errlen)
@@ -602,22 +614,25 @@ static bool run_nvrtc(const Nvrtc *nv, const TpFunc *f, const char *src, bool wa
  * spills per thread (255 and 4.5 KB with one block). So a cubin that spills
  * is compiled again with __launch_bounds__(threads, 1), and that one is
  * kept if it spills at least a tenth less. PTX is chosen the same way, so
- * --emit ptx shows what the cubin was built from. */
-static bool spill_retry(const Nvrtc *nv, const TpFunc *f, char **src, long spill, double *secs,
-                        char *err, size_t errlen)
+ * --emit ptx shows what the cubin was built from. When it is kept, *o is
+ * its cubin (the first one freed). */
+static bool spill_retry(const Nvrtc *nv, const TpFunc *f, char **src, long spill, NvrtcOutput *o,
+                        double *secs, char *err, size_t errlen)
 {
 	if (spill <= 0 || loop_carried_words(f, f->body) >= HEAVY_LOOP_WORDS)
 		return false;
 	char *alt = emit_source(f, true);
-	NvrtcOutput o;
+	NvrtcOutput o1;
 	long spill1 = -1;
-	bool ok = run_nvrtc(nv, f, alt, false, &spill1, &o, err, errlen);
-	*secs += o.seconds;
-	nvrtc_output_free(&o);
+	bool ok = run_nvrtc(nv, f, alt, false, &spill1, &o1, err, errlen);
+	*secs += o1.seconds;
 	if (!ok || spill1 < 0 || spill1 * 10 > spill * 9) {
+		nvrtc_output_free(&o1);
 		free(alt);
 		return false;
 	}
+	nvrtc_output_free(o);
+	*o = o1;
 	free(*src);
 	*src = alt;
 	return true;
@@ -645,11 +660,14 @@ static bool compile_source(const TpFunc *f, char **src, bool want_ptx, DiagSink 
 	/* PTX: decide the launch bounds on a cubin first */
 	bool ok = run_nvrtc(&nv, f, *src, false, &spill, &o, err, sizeof err);
 	out->seconds_codegen += o.seconds;
-	if (ok && spill_retry(&nv, f, src, spill, &out->seconds_codegen, err, sizeof err)) {
-		nvrtc_output_free(&o);
-		ok = run_nvrtc(&nv, f, *src, want_ptx, NULL, &o, err, sizeof err);
-		out->seconds_codegen += o.seconds;
-	} else if (want_ptx) { /* PTX even where ptxas failed: it shows why */
+	if (ok)
+		spill_retry(&nv, f, src, spill, &o, &out->seconds_codegen, err, sizeof err);
+	if (ok && !want_ptx) { /* the cubin kept: what ptxas said of it */
+		out->registers = log_registers(o.log);
+		long sp = log_spill_bytes(o.log);
+		out->spill_bytes = sp >= 0 ? (int)sp : o.log && strstr(o.log, "registers") ? 0 : -1;
+	}
+	if (want_ptx) { /* PTX of the source chosen, even where ptxas failed: it shows why */
 		nvrtc_output_free(&o);
 		ok = run_nvrtc(&nv, f, *src, true, NULL, &o, err, sizeof err);
 		out->seconds_codegen += o.seconds;
@@ -672,6 +690,7 @@ static bool compile_source(const TpFunc *f, char **src, bool want_ptx, DiagSink 
 bool emit_cuda(const TpFunc *f, EmitWhat what, DiagSink *diags, EmitResult *out)
 {
 	memset(out, 0, sizeof *out);
+	out->registers = out->spill_bytes = -1;
 	SrcLoc none = {0};
 	if (what == EMIT_LLVM_IR) {
 		diag_error(diags, none, "--emit=llvm is not available for CUDA targets");

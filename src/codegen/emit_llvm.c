@@ -941,6 +941,7 @@ bool emit_llvm_with(const TpFunc *f, EmitWhat what, const EmitCpuOptions *o, Dia
                     EmitResult *out)
 {
 	memset(out, 0, sizeof *out);
+	out->registers = out->spill_bytes = -1;
 	if (what != EMIT_BINARY && what != EMIT_LLVM_IR && what != EMIT_ASM) {
 		diag_error(diags, (SrcLoc){0}, "the cpu target cannot emit this form");
 		return false;

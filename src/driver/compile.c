@@ -341,6 +341,8 @@ static void fill_result(const Compilation *c, CompiledKernel *out)
 	out->binary = c->emitted.binary;
 	out->binary_len = c->emitted.binary_len;
 	out->stack_bytes = c->emitted.stack_bytes;
+	out->registers = c->emitted.binary ? c->emitted.registers : -1;
+	out->spill_bytes = c->emitted.binary ? c->emitted.spill_bytes : -1;
 	out->t_sema = c->t_stage[0];
 	out->t_layout = c->t_stage[1];
 	out->t_lower = c->t_stage[2];

@@ -43,6 +43,8 @@ typedef struct CompiledKernel {
 	int threads;       /* num_warps * lanes_per_warp */
 	int smem_bytes;
 	uint64_t stack_bytes; /* CPU: an upper bound of one program instance's stack */
+	int registers;        /* GPU: per thread, from ptxas at compile time; -1 unknown */
+	int spill_bytes;      /* GPU: spill stores per thread (ptxas); -1 unknown */
 	int nargs;
 	KernelArgDesc *args;
 	void *binary;

@@ -11,7 +11,7 @@
 
 #include "driver/kernel_blob.h"
 
-enum { BLOB_VERSION = 2 };
+enum { BLOB_VERSION = 3 };
 
 typedef struct Reader {
 	const uint8_t *p, *end;
@@ -73,6 +73,8 @@ void *kernel_blob_encode(const CompiledKernel *k, size_t *len)
 	put_u32(&b, (uint32_t)k->threads);
 	put_u32(&b, (uint32_t)k->smem_bytes);
 	put(&b, &k->stack_bytes, 8);
+	put_u32(&b, (uint32_t)k->registers);
+	put_u32(&b, (uint32_t)k->spill_bytes);
 	put_u32(&b, (uint32_t)k->nargs);
 	for (int i = 0; i < k->nargs; i++) {
 		put_str(&b, k->args[i].name);
@@ -111,6 +113,8 @@ int kernel_blob_decode(const void *data, size_t len, CompiledKernel *out)
 	out->threads = (int)get_u32(&r);
 	out->smem_bytes = (int)get_u32(&r);
 	get(&r, &out->stack_bytes, 8);
+	out->registers = (int)get_u32(&r);
+	out->spill_bytes = (int)get_u32(&r);
 	uint32_t nargs = get_u32(&r);
 	if (r.bad || nargs > 4096)
 		return -1;

@@ -249,6 +249,7 @@ static void test_typed(tile_context *ctx, tile_module *m, tile_kernel *by_sig)
 	tile_kernel_info info;
 	CHECK_ST(tile_kernel_get_info(k, &info), TILE_OK);
 	CHECK(info.num_params == 6 && info.num_runtime_args == 5 && strcmp(info.name, "axpy") == 0);
+	CHECK(info.registers == -1 && info.spill_bytes == -1); /* GPU numbers only */
 	CHECK(strcmp(tile_kernel_param_name(k, 5), "BLOCK") == 0);
 	CHECK(!tile_kernel_param_is_runtime(k, 5) && tile_kernel_param_is_runtime(k, 0));
 	uint32_t grid[3] = {(N + BLOCK - 1) / BLOCK, 1, 1};

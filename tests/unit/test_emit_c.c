@@ -1099,9 +1099,11 @@ static const char src_kernels[] = SRC_KERNELS_SMEM_TILES
                                   "    tl.store(R + o, tl.div_rn(x, y))\n";
 
 /* Compiles a kernel of src_kernels through the driver to `dump` (CUDA C or
- * PTX) for `target`; returns the text (heap) or NULL after reporting why. */
-static char *src_dump(tile_module *m, const char *kernel, const char *sig, const char *target,
-                      DumpKind dump)
+ * PTX; DUMP_NONE: a cubin) for `target`; returns the text (heap) or NULL
+ * after reporting why; *regs and *spill (when given) get what ptxas said of
+ * the cubin. */
+static char *src_compile(tile_module *m, const char *kernel, const char *sig, const char *target,
+                         DumpKind dump, int *regs, int *spill)
 {
 	const KernelInfo *ki = api_find_kernel(m, kernel);
 	CHECK(ki != NULL);
@@ -1131,12 +1133,22 @@ static char *src_dump(tile_module *m, const char *kernel, const char *sig, const
 			free(s);
 			failures++;
 		} else {
+			if (regs)
+				*regs = ck.registers;
+			if (spill)
+				*spill = ck.spill_bytes;
 			compiled_kernel_free(&ck);
 		}
 		diag_free(&ds);
 	}
 	arena_free(&a);
 	return text;
+}
+
+static char *src_dump(tile_module *m, const char *kernel, const char *sig, const char *target,
+                      DumpKind dump)
+{
+	return src_compile(m, kernel, sig, target, dump, NULL, NULL);
 }
 
 /* A cpu context (no cache) and the module of `src`; *m is NULL on failure. */
@@ -1246,6 +1258,15 @@ static void test_spill_retry(void)
 		                   "sm_90a", DUMP_PTX);
 		CHECK(p && strstr(p, ".minnctapersm 1")); /* mm4 was compiled again with one block */
 		free(p);
+		/* the cubin's registers and spills as ptxas reported them (tile
+		 * compile's report, tile_kernel_info): the retry's, 7 KB of spills
+		 * under ptxas's own budget of 32 registers */
+		int regs = -1, spill = -1;
+		free(src_compile(m, "mm4", "*fp16:16,*fp16:16,*fp32:16,*fp32:16,i32:16,64,128,32", "sm_90a",
+		                 DUMP_NONE, &regs, &spill));
+		CHECK(regs > 128 && regs <= 255 && spill >= 0 && spill < 7000);
+		free(src_compile(m, "flip", "*fp32:16,*fp32:16,128", "sm_90a", DUMP_NONE, &regs, &spill));
+		CHECK(regs > 0 && regs < 64 && spill == 0);
 		p = src_dump(m, "flip", "*fp32:16,*fp32:16,128", "sm_90a", DUMP_PTX);
 		CHECK(p && strstr(p, ".entry") && !strstr(p, ".minnctapersm"));
 		free(p);
