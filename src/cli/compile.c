@@ -32,14 +32,17 @@ static bool emit_kind(const char *s, DumpKind *k)
 	return false;
 }
 
-/* Without --target, the form asked for picks the kind of target: LLVM IR and
- * assembly exist only for the CPU, CUDA C, PTX and cubins only for a GPU (the
- * one here; without one, the user must name the architecture). */
+/* Without --target (or TILE_TARGET), the form asked for picks the kind of
+ * target: LLVM IR and assembly exist only for the CPU, CUDA C, PTX and cubins
+ * only for a GPU (the one here; without one, the user must name the
+ * architecture). */
 static int target_for_emit(CommonOpts *co, const char *emit)
 {
 	DumpKind k;
-	if ((co->target && strcmp(co->target, "auto") != 0) || co->emulate_cuda || !emit ||
-	    !emit_kind(emit, &k))
+	const char *env = getenv("TILE_TARGET");
+	bool named = (co->target && strcmp(co->target, "auto") != 0) ||
+	             (!co->target && env && *env && strcmp(env, "auto") != 0);
+	if (named || co->emulate_cuda || !emit || !emit_kind(emit, &k))
 		return 0;
 	if (k == DUMP_LLVM || k == DUMP_ASM) {
 		co->target = "cpu";
