@@ -294,6 +294,7 @@ static bool const_matches(const ConstVal *c, const tile_arg *a)
 		       (a->kind == TILE_ARG_F64 && a->f64 == c->f);
 	case CV_NONE: return a->kind == TILE_ARG_NONE;
 	case CV_STR: return a->kind == TILE_ARG_STR && a->str && strcmp(a->str, c->s) == 0;
+	case CV_NAME: return false; /* a module's object: no tile_arg stands for one */
 	case CV_DTYPE: {
 		DType dt;
 		return a->kind == TILE_ARG_DTYPE && api_dtype_to_dt(a->dtype, &dt) &&
@@ -312,6 +313,7 @@ static void const_str(const ConstVal *c, char *buf, size_t n)
 	case CV_NONE: snprintf(buf, n, "None"); break;
 	case CV_STR: snprintf(buf, n, "'%s'", c->s); break;
 	case CV_DTYPE: snprintf(buf, n, "tl.%s", dtype_name(c->dtype)); break;
+	case CV_NAME: snprintf(buf, n, "%s", c->s); break;
 	}
 }
 

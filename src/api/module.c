@@ -211,6 +211,7 @@ static void key_const(StrBuf *b, const ConstVal *v)
 	case CV_STR: sb_printf(b, "s%zu:%s", strlen(v->s), v->s); break;
 	case CV_NONE: sb_puts(b, "N"); break;
 	case CV_DTYPE: sb_printf(b, "d%d", (int)v->dtype); break;
+	case CV_NAME: sb_printf(b, "n%zu:%s", strlen(v->s), v->s); break;
 	}
 }
 

@@ -464,7 +464,8 @@ static tile_arg arg_from_default(const ConstVal *v)
 	case CV_BOOL: return tile_arg_bool((int)v->i);
 	case CV_STR: return tile_arg_str(v->s);
 	case CV_DTYPE: return tile_arg_dtype(api_dt_to_dtype(v->dtype));
-	case CV_NONE: break;
+	case CV_NONE:
+	case CV_NAME: break;
 	}
 	return tile_arg_none();
 }

@@ -258,7 +258,7 @@ static void key_add_const(CacheKey *k, const ConstVal *v)
 	uint64_t fbits;
 	memcpy(&fbits, &v->f, sizeof fbits);
 	cache_key_add_u64(k, fbits);
-	cache_key_add_str(k, v->kind == CV_STR ? v->s : NULL);
+	cache_key_add_str(k, v->kind == CV_STR || v->kind == CV_NAME ? v->s : NULL);
 	cache_key_add_u64(k, (uint64_t)v->dtype);
 }
 

@@ -66,7 +66,25 @@ static bool parse_dtype_word(const char *w, DType *dt)
 	return dtype_from_name(w, dt) && *dt != DT_PTR && *dt != DT_VOID;
 }
 
-/* A Python-literal constant. Returns false if the entry is not one. */
+/* `Name.attr` or `Name.attr.attr`: Python identifiers joined by dots (a bare
+ * word is more likely a mistyped type than a module's object) */
+static bool is_dotted_name(const char *e)
+{
+	for (int n = 0;; n++) {
+		if (!isalpha((unsigned char)*e) && *e != '_')
+			return false;
+		while (isalnum((unsigned char)*e) || *e == '_')
+			e++;
+		if (!*e)
+			return n > 0;
+		if (*e++ != '.')
+			return false;
+	}
+}
+
+/* A Python-literal constant, or the name of a module-level object (CV_NAME, looked
+ * up in the kernel's module when the parameter is bound). Returns false if the
+ * entry is neither. */
 bool parse_const_literal(const char *e, Arena *a, ConstVal *cv)
 {
 	memset(cv, 0, sizeof *cv);
@@ -103,6 +121,11 @@ bool parse_const_literal(const char *e, Arena *a, ConstVal *cv)
 	if (*e && *end == 0) {
 		cv->kind = CV_FLOAT;
 		cv->f = fv;
+		return true;
+	}
+	if (is_dotted_name(e)) {
+		cv->kind = CV_NAME;
+		cv->s = arena_strdup(a, e);
 		return true;
 	}
 	return false;

@@ -83,6 +83,7 @@ const char *v_describe(Sema *s, Value v)
 		case CV_STR: return "str";
 		case CV_NONE: return "None";
 		case CV_DTYPE: return "dtype";
+		case CV_NAME: return "name";
 		}
 		return "constexpr";
 	case V_DTYPE: return "dtype";
@@ -1978,6 +1979,38 @@ static Value const_to_value(ConstVal cv)
 	return (Value){.kind = V_CONST, .c = cv};
 }
 
+/* The value a specialization binds parameter p to: a constant, or for CV_NAME the
+ * object that name (`Dtype.FP32`) denotes in the kernel's module, as the host's
+ * Python passes it. */
+static Value spec_const_value(Sema *s, Fn *fn, const Param *p, ConstVal cv)
+{
+	if (cv.kind != CV_NAME) return const_to_value(cv);
+	const char *dot = strchr(cv.s, '.');
+	const char *head = istr(s, dot ? arena_strndup(s->a, cv.s, (size_t)(dot - cv.s)) : cv.s);
+	bool found;
+	Value v = global_get(s, fn->mod, head, p->loc, &found);
+	if (!found) v = python_builtin(s, head, &found);
+	if (!found) {
+		if (is_constexpr_annotation(p->annotation))
+			diag_error(s->d, p->loc,
+				   "'%s' given for constexpr parameter '%s' is neither a constant nor a name "
+				   "of the kernel's module",
+				   cv.s, p->name);
+		else
+			diag_error(s->d, p->loc,
+				   "'%s' given for parameter '%s' is neither a type (like i32 or *fp32:16), a "
+				   "constant nor a name of the kernel's module",
+				   cv.s, p->name);
+		return v_err();
+	}
+	while (dot && v.kind != V_ERR) {
+		const char *name = dot + 1;
+		dot = strchr(name, '.');
+		v = get_attr(s, v, istr(s, dot ? arena_strndup(s->a, name, (size_t)(dot - name)) : name), p->loc);
+	}
+	return v;
+}
+
 /* Runs the @triton.heuristics whose parameters the caller left unbound, in
  * order, each seeing the parameters bound so far as a dict `args`. */
 static bool run_heuristics(Sema *s, Fn *fn, const FuncDef *def, const KDeco *kd, const bool *pending,
@@ -2080,12 +2113,12 @@ static Value bind_scalar_param(Sema *s, const char *name, const SpecArg *a, Para
 
 /* A tuple parameter: a tuple of its elements, the runtime ones bound to the runtime
  * arguments NAME.0, NAME.1, ... in order (Triton flattens tuples the same way). */
-static Value bind_tuple_param(Sema *s, const Param *p, const SpecArg *a, ParamVec *params)
+static Value bind_tuple_param(Sema *s, Fn *fn, const Param *p, const SpecArg *a, ParamVec *params)
 {
 	Value *items = ARENA_NEWN(s->a, Value, a->tuple_len);
 	for (int j = 0; j < a->tuple_len; j++) {
 		const SpecArg *e = &a->tuple[j];
-		items[j] = e->is_const ? const_to_value(e->cval)
+		items[j] = e->is_const ? spec_const_value(s, fn, p, e->cval)
 				       : bind_scalar_param(s, arena_printf(s->a, "%s.%d", p->name, j), e, params);
 	}
 	return v_tuple(s, items, a->tuple_len);
@@ -2112,7 +2145,11 @@ static bool bind_kernel_params(Sema *s, Fn *fn, const FuncDef *def, const SpecAr
 			pending[i] = true; /* computed below, once the other parameters are bound */
 			continue;
 		} else if (i < nargs && args[i].is_const) {
-			v = args[i].empty_tuple ? v_tuple(s, NULL, 0) : const_to_value(args[i].cval);
+			v = args[i].empty_tuple ? v_tuple(s, NULL, 0) : spec_const_value(s, fn, p, args[i].cval);
+			if (v.kind == V_ERR) {
+				ok = false;
+				continue;
+			}
 		} else if (i < nargs) {
 			if (cexpr) {
 				diag_error(s->d, p->loc, "'%s' is a constexpr parameter but got a runtime argument", p->name);
@@ -2126,7 +2163,7 @@ static bool bind_kernel_params(Sema *s, Fn *fn, const FuncDef *def, const SpecAr
 				continue;
 			}
 			if (args[i].tuple_len) {
-				env_set(&fn->env, p->name, bind_tuple_param(s, p, &args[i], &params));
+				env_set(&fn->env, p->name, bind_tuple_param(s, fn, p, &args[i], &params));
 				continue;
 			}
 			specs[i] = args[i].spec;

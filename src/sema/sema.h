@@ -12,13 +12,16 @@
 #include "parser/ast.h"
 
 /* A compile-time value: what a constexpr parameter is bound to. */
-typedef enum { CV_INT, CV_FLOAT, CV_BOOL, CV_STR, CV_NONE, CV_DTYPE } ConstKind;
+/* CV_NAME: a name of the kernel's module, dotted for attributes (`Dtype.FP32`, an
+ * Enum member): the host's way to bind a constexpr to a Python object of the
+ * module, which sema looks up when it binds the parameter; s is the text. */
+typedef enum { CV_INT, CV_FLOAT, CV_BOOL, CV_STR, CV_NONE, CV_DTYPE, CV_NAME } ConstKind;
 typedef struct ConstVal {
 	ConstKind kind;
 	int64_t i;     /* CV_INT, CV_BOOL */
 	bool u64;      /* CV_INT: i is a uint64 in [2**63, 2**64) (a Python int Triton types uint64) */
 	double f;      /* CV_FLOAT */
-	const char *s; /* CV_STR */
+	const char *s; /* CV_STR, CV_NAME */
 	DType dtype;   /* CV_DTYPE */
 } ConstVal;
 

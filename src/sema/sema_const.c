@@ -16,7 +16,8 @@ bool const_truthy(ConstVal c)
 	case CV_FLOAT: return c.f != 0.0;
 	case CV_STR: return c.s && c.s[0];
 	case CV_NONE: return false;
-	case CV_DTYPE: return true;
+	case CV_DTYPE:
+	case CV_NAME: return true;
 	}
 	return false;
 }
@@ -37,7 +38,8 @@ bool const_eq(ConstVal a, ConstVal b)
 	}
 	if (a.kind != b.kind) return false;
 	switch (a.kind) {
-	case CV_STR: return !strcmp(a.s ? a.s : "", b.s ? b.s : "");
+	case CV_STR:
+	case CV_NAME: return !strcmp(a.s ? a.s : "", b.s ? b.s : "");
 	case CV_NONE: return true;
 	case CV_DTYPE: return a.dtype == b.dtype;
 	default: return false;
@@ -56,6 +58,7 @@ void const_str(ConstVal c, char *buf, size_t n)
 	case CV_STR: snprintf(buf, n, "'%s'", c.s ? c.s : ""); break;
 	case CV_NONE: snprintf(buf, n, "None"); break;
 	case CV_DTYPE: snprintf(buf, n, "%s", dtype_name(c.dtype)); break;
+	case CV_NAME: snprintf(buf, n, "%s", c.s ? c.s : ""); break;
 	}
 }
 
