@@ -1374,6 +1374,14 @@ static bool value_to_const(Value v, ConstVal *out)
 static bool deco_autotune(Sema *s, Fn *tmp, const FuncDef *def, const Expr *d, KDeco *out)
 {
 	const Expr *ce = deco_arg(d, "configs", 0);
+	if (!ce && !deco_builtin(s, d)) {
+		/* another library's autotune (triton_dejavu's, with config_space=): its tuning
+		 * space is host code tile does not run, so the decorator sets nothing */
+		if (!out->unevaluated)
+			out->unevaluated = arena_printf(s->a, "the autotune decorator at line %d has no configs= tile can read",
+							d->loc.line);
+		return true;
+	}
 	if (!ce) {
 		diag_error(s->d, d->loc, "@triton.autotune needs configs=[triton.Config(...), ...]");
 		return false;
