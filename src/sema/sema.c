@@ -597,7 +597,8 @@ static bool guards_allow(Sema *s, ModScope *m, const Global *g)
 
 /* The alternatives of a module-level if/try bound to the same name, in
  * source order: the first allowed one that evaluates; errors are reported
- * for the last one tried. */
+ * for the last one tried; with every one ruled out, the binding before the
+ * if/try. */
 static Value eval_alternatives(Sema *s, ModScope *m, size_t last, SrcLoc loc)
 {
 	Global *g = &m->globals.data[last];
@@ -613,8 +614,19 @@ static Value eval_alternatives(Sema *s, ModScope *m, size_t last, SrcLoc loc)
 	bool ok = false;
 	for (size_t k = 0; k + 1 < cand.len && !ok; k++) v = eval_global_quiet(s, m, cand.data[k], loc, &ok);
 	if (!ok && cand.len) v = eval_global(s, m, cand.data[cand.len - 1], loc); /* reports why, if it fails */
-	else if (!cand.len)
-		diag_error(s->d, loc, "'%s' is bound only in branches of a module-level 'if' that are not taken", name);
+	else if (!cand.len) {
+		/* every branch that binds the name is ruled out (`if not HAVE_TRITON:
+		 * tl = MagicMock()`): as in Python, the name keeps what it was bound
+		 * to before the if */
+		size_t saved_limit = m->limit;
+		m->limit = first ? first : (size_t)-1;
+		bool found = false;
+		v = global_get(s, m, name, loc, &found);
+		m->limit = saved_limit;
+		if (!found)
+			diag_error(s->d, loc, "'%s' is bound only in branches of a module-level 'if' that are not taken",
+				   name);
+	}
 	vec_free(&cand);
 	g = &m->globals.data[last]; /* evaluation may have grown the vector */
 	g->alt_done = v.kind != V_ERR;
