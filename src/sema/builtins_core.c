@@ -1,6 +1,7 @@
 /* builtins_core.c: program ids, arange, tile construction and views, casts,
  * hints, compile-time helpers, prints/asserts, dtype methods, and the Python
  * builtins kernels use (min, max, len, range, ...). */
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -783,6 +784,96 @@ static Value b_find_spec(Sema *s, Call *c, int extra)
 	return r;
 }
 
+/* packaging.version.parse(s) / Version(s): the PEP 440 versions projects
+ * compare with triton.__version__: [v]N(.N)*[{a|b|rc}N][.postN][.devN]. An
+ * object with major, minor, micro, release, is_prerelease, is_devrelease,
+ * base_version; the hidden _pre, _post and _dev hold packaging's sort key. */
+const char VERSION_OBJ[] = "packaging.version.Version";
+
+static bool version_num(const char **p, int64_t *out)
+{
+	if (!isdigit((unsigned char)**p)) return false;
+	int64_t v = 0;
+	while (isdigit((unsigned char)**p) && v < INT64_MAX / 10) v = v * 10 + (*(*p)++ - '0');
+	*out = v;
+	return !isdigit((unsigned char)**p);
+}
+
+static Value b_version_parse(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	const char *str = arg_str(s, c, 0);
+	if (!str) return v_err();
+	const char *p = str;
+	if (*p == 'v' || *p == 'V') p++;
+	Value rel[16];
+	int n = 0;
+	int64_t x, pre = INT64_MAX, post = -1, dev = INT64_MAX;
+	bool ok = version_num(&p, &x);
+	if (ok) rel[n++] = v_int(x);
+	while (ok && *p == '.' && isdigit((unsigned char)p[1]) && n < 16) {
+		p++;
+		ok = version_num(&p, &x);
+		rel[n++] = v_int(x);
+	}
+	static const char *const pre_kinds[] = {"a", "b", "rc"};
+	for (int k = 2; ok && k >= 0; k--) {
+		size_t len = strlen(pre_kinds[k]);
+		if (strncmp(p, pre_kinds[k], len) || !isdigit((unsigned char)p[len])) continue;
+		p += len;
+		ok = version_num(&p, &x);
+		pre = ((int64_t)k << 40) + x;
+		break;
+	}
+	if (ok && !strncmp(p, ".post", 5)) p += 5, ok = version_num(&p, &post);
+	if (ok && !strncmp(p, ".dev", 4)) p += 4, ok = version_num(&p, &dev);
+	if (!ok || *p || n == 16) {
+		diag_error(s->d, c->at[0],
+			   "version '%s' is not one tile compares (N(.N)* with an optional aN/bN/rcN, .postN, .devN)", str);
+		return v_err();
+	}
+	if (pre == INT64_MAX && post < 0 && dev != INT64_MAX) pre = -1; /* 1.0.dev0 sorts before 1.0a0 */
+	StrBuf base = {0};
+	for (int i = 0; i < n; i++) sb_printf(&base, "%s%lld", i ? "." : "", (long long)rel[i].c.i);
+	static const char *const names[] = {"major", "minor", "micro", "release", "is_prerelease", "is_devrelease",
+					    "base_version", "_pre", "_post", "_dev"};
+	Value keys[10], vals[10];
+	for (int i = 0; i < 10; i++) keys[i] = v_str(names[i]);
+	for (int i = 0; i < 3; i++) vals[i] = i < n ? rel[i] : v_int(0);
+	vals[3] = v_tuple(s, rel, n);
+	vals[4] = v_bool((pre != INT64_MAX && pre != -1) || dev != INT64_MAX);
+	vals[5] = v_bool(dev != INT64_MAX);
+	vals[6] = v_str(arena_strndup(s->a, base.s, base.len));
+	sb_free(&base);
+	vals[7] = v_int(pre), vals[8] = v_int(post), vals[9] = v_int(dev);
+	Value r = v_dict(s, keys, vals, 10);
+	r.msg = VERSION_OBJ;
+	return r;
+}
+
+static Value version_field(Value v, const char *name)
+{
+	for (int i = 0; i < v.n; i++)
+		if (!strcmp(v.keys[i].c.s, name)) return v.items[i];
+	return v_int(0);
+}
+
+int versions_compare(Value a, Value b)
+{
+	Value ra = version_field(a, "release"), rb = version_field(b, "release");
+	int n = ra.n > rb.n ? ra.n : rb.n;
+	for (int i = 0; i < n; i++) { /* trailing zeros do not count: 3.0 == 3.0.0 */
+		int64_t x = i < ra.n ? ra.items[i].c.i : 0, y = i < rb.n ? rb.items[i].c.i : 0;
+		if (x != y) return x < y ? -1 : 1;
+	}
+	static const char *const key[] = {"_pre", "_post", "_dev"};
+	for (int i = 0; i < 3; i++) {
+		int64_t x = version_field(a, key[i]).c.i, y = version_field(b, key[i]).c.i;
+		if (x != y) return x < y ? -1 : 1;
+	}
+	return 0;
+}
+
 /* ---- prints and asserts --------------------------------------------------------------------- */
 
 static Value emit_print(Sema *s, Call *c, const char *prefix, const Value *vals, const SrcLoc *at, int n, bool hex)
@@ -1323,6 +1414,8 @@ const Builtin builtins_core[] = {
     {"isfinite", "x", b_pymath, PM_ISFINITE, BF_PYMATH},
     {"copysign", "x,y", b_pymath, PM_COPYSIGN, BF_PYMATH},
     {"find_spec", "name", b_find_spec, 0, BF_IMPORTLIB},
+    {"parse", "version", b_version_parse, 0, BF_PACKAGING},
+    {"Version", "version", b_version_parse, 0, BF_PACKAGING},
     {"jit", "fn=None,do_not_specialize=None,debug=None,noinline=None,repr=None,launch_metadata=None", b_jit, 0,
      BF_TRITON | BF_TL},
     {"autotune", "configs=None,key=None,prune_configs_by=None,reset_to_zero=None,restore_value=None,warmup=None,rep=None",

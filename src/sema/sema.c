@@ -845,6 +845,11 @@ Value resolve_module_path(Sema *s, ModScope *from, const char *dotted, int level
 		/* autotune config builders: itertools.product(BLOCKS, WARPS) */
 		cur = (Value){.kind = V_NS, .ns = NS_ITERTOOLS};
 		rest = rel + rootlen;
+	} else if (!level && rootlen == 9 && !strncmp(rel, "packaging", 9) &&
+		   !find_user_module(s, from, istr(s, "packaging"), loc, true)) {
+		/* version checks: version.parse(triton.__version__) >= version.parse("3.0") */
+		cur = (Value){.kind = V_NS, .ns = NS_PACKAGING};
+		rest = rel + rootlen;
 	} else if (!level && rootlen == 4 && !strncmp(rel, "math", 4) && !rel[4] &&
 		   !find_user_module(s, from, name, loc, true)) {
 		/* Python's math: module constants such as math.sqrt(2.0 / math.pi) */
@@ -1027,6 +1032,8 @@ static const char *ns_prefix(int ns)
 	case NS_IMPORTLIB_UTIL: return "importlib.util";
 	case NS_ITERTOOLS: return "itertools";
 	case NS_TARGET_INFO: return "tl.target_info";
+	case NS_PACKAGING: return "packaging";
+	case NS_PACKAGING_VERSION: return "packaging.version";
 	default: return "tl";
 	}
 }
@@ -1060,6 +1067,8 @@ Value ns_attr(Sema *s, int ns, const char *name, SrcLoc loc)
 		if (!strcmp(name, "language")) return (Value){.kind = V_NS, .ns = NS_TL};
 		if ((id = builtin_find(name, BF_TRITON)) >= 0) return v_builtin(id, NULL);
 		if (ns == NS_TILE) return ns_attr(s, NS_TL, name, loc);
+		/* the Triton whose language tile implements, for version checks */
+		if (!strcmp(name, "__version__")) return v_str(TILE_TRITON_VERSION);
 		diag_error(s->d, loc, "'triton.%s' is not supported", name);
 		return v_err();
 	case NS_TL:
@@ -1127,6 +1136,14 @@ Value ns_attr(Sema *s, int ns, const char *name, SrcLoc loc)
 	case NS_TARGET_INFO:
 		if ((id = builtin_find(arena_printf(s->a, "_target_%s", name), BF_TL)) >= 0) return v_builtin(id, NULL);
 		break;
+	case NS_PACKAGING:
+		if (!strcmp(name, "version")) return (Value){.kind = V_NS, .ns = NS_PACKAGING_VERSION};
+		diag_error(s->d, loc, "'packaging.%s' is not supported (packaging.version is)", name);
+		return v_err();
+	case NS_PACKAGING_VERSION:
+		if ((id = builtin_find(name, BF_PACKAGING)) >= 0) return v_builtin(id, NULL);
+		diag_error(s->d, loc, "'packaging.version.%s' is not supported (parse and Version are)", name);
+		return v_err();
 	case NS_PROPNAN:
 		if (!strcmp(name, "ALL")) return v_int(0xffff);
 		if (!strcmp(name, "NONE")) return v_int(0);

@@ -53,6 +53,7 @@ const char *builtin_display(Sema *s, int id)
 	                     : b->flags & BF_DTYPE            ? "dtype"
 	                     : b->flags & BF_DESC             ? "tensor_descriptor"
 	                     : b->flags & BF_PYMATH           ? "math"
+	                     : b->flags & BF_PACKAGING        ? "packaging.version"
 	                                                      : NULL;
 	if (!prefix) return b->name;
 	char buf[128];

@@ -716,6 +716,13 @@ static Value compare_one(Sema *s, AstOp op, Value a, Value b, SrcLoc loc)
 		}
 		return v_bool(op == OP_IN ? found : !found);
 	}
+	if (a.kind == V_DICT && b.kind == V_DICT && a.msg == VERSION_OBJ && b.msg == VERSION_OBJ &&
+	    (op == OP_LT || op == OP_LE || op == OP_GT || op == OP_GE || op == OP_EQ || op == OP_NE)) {
+		int r = versions_compare(a, b);
+		bool t = op == OP_LT ? r < 0 : op == OP_LE ? r <= 0 : op == OP_GT ? r > 0 : op == OP_GE ? r >= 0
+		       : op == OP_EQ ? r == 0 : r != 0;
+		return v_bool(t);
+	}
 	if ((op == OP_EQ || op == OP_NE) && a.kind == V_TUPLE && b.kind == V_TUPLE) {
 		bool eq = a.n == b.n;
 		for (int i = 0; eq && i < a.n; i++) {

@@ -66,6 +66,7 @@ typedef enum {
 	NS_IMPORTLIB, NS_IMPORTLIB_UTIL, /* importlib.util.find_spec, for "is triton installed" */
 	NS_ITERTOOLS, /* Python's itertools (product, chain), on constexpr lists: config builders */
 	NS_TARGET_INFO, /* tl.target_info: is_cuda(), cuda_capability_geq(), is_hip*() */
+	NS_PACKAGING, NS_PACKAGING_VERSION, /* packaging.version: parse/Version, for triton.__version__ checks */
 } Namespace;
 
 typedef struct BlockPtr BlockPtr;
@@ -355,6 +356,13 @@ bool same_template(Sema *s, Value a, Value b);
 
 /* ---- sema_expr.c: dicts, lambdas, heuristic arguments ---- */
 Value v_dict(Sema *s, const Value *keys, const Value *vals, int n);
+/* The Triton whose language tile implements: triton.__version__, for the version
+ * checks projects make with packaging.version. */
+#define TILE_TRITON_VERSION "3.6.0"
+/* A packaging.version.Version object (a V_DICT with this msg): versions_compare
+ * orders two as packaging does (release, then pre-, post- and dev-release). */
+extern const char VERSION_OBJ[];
+int versions_compare(Value a, Value b);
 /* d[key]; false (no diagnostic) when absent */
 bool dict_get(Value d, Value key, Value *out);
 /* The error for a heuristic that needs a runtime argument's value (V_ERR). */
@@ -428,6 +436,7 @@ enum {
 	BF_PYMATH = 512, /* Python's math.NAME (sqrt, log2, ...) on constexprs */
 	BF_IMPORTLIB = 1024, /* importlib.util.NAME (find_spec) */
 	BF_ITERTOOLS = 2048, /* itertools.NAME (product, chain) */
+	BF_PACKAGING = 4096, /* packaging.version.NAME (parse, Version) */
 };
 extern const Builtin *const builtin_tables[];
 const Builtin *builtin_get(int id);
