@@ -813,6 +813,30 @@ static bool relative_in_package(Sema *s, ModScope *from, const char *rel, int le
 	return true;
 }
 
+/* Modules sema provides itself. whole: only the module, not its submodules
+ * (`import torch`, not `torch.cuda`); user_may_shadow: a project file of
+ * that name wins. */
+typedef struct HostModule {
+	const char *name;
+	Namespace ns;
+	bool whole, user_may_shadow;
+} HostModule;
+
+static const HostModule host_modules[] = {
+        {"triton", NS_TRITON, false, false},
+        {"tile", NS_TILE, false, false},
+        /* projects test whether triton is installed: find_spec("triton") */
+        {"importlib", NS_IMPORTLIB, false, true},
+        /* no torch here, but module constants use its dtypes and finfo/iinfo */
+        {"torch", NS_TORCH, true, true},
+        /* autotune config builders: itertools.product(BLOCKS, WARPS) */
+        {"itertools", NS_ITERTOOLS, true, true},
+        /* version checks: version.parse(triton.__version__) >= version.parse("3.0") */
+        {"packaging", NS_PACKAGING, false, true},
+        /* Python's math: module constants such as math.sqrt(2.0 / math.pi) */
+        {"math", NS_PYMATH, true, true},
+};
+
 Value resolve_module_path(Sema *s, ModScope *from, const char *dotted, int level, SrcLoc loc)
 {
 	StrBuf full = {0};
@@ -824,36 +848,15 @@ Value resolve_module_path(Sema *s, ModScope *from, const char *dotted, int level
 	size_t rootlen = strcspn(rel, ".");
 	Value cur;
 	const char *rest;
-	if (!level && rootlen == 6 && !strncmp(rel, "triton", 6)) {
-		cur = (Value){.kind = V_NS, .ns = NS_TRITON};
-		rest = rel + rootlen;
-	} else if (!level && rootlen == 4 && !strncmp(rel, "tile", 4)) {
-		cur = (Value){.kind = V_NS, .ns = NS_TILE};
-		rest = rel + rootlen;
-	} else if (!level && rootlen == 9 && !strncmp(rel, "importlib", 9) &&
-		   !find_user_module(s, from, istr(s, "importlib"), loc, true)) {
-		/* projects test whether triton is installed: find_spec("triton") */
-		cur = (Value){.kind = V_NS, .ns = NS_IMPORTLIB};
-		rest = rel + rootlen;
-	} else if (!level && rootlen == 5 && !strncmp(rel, "torch", 5) && !rel[5] &&
-		   !find_user_module(s, from, name, loc, true)) {
-		/* no torch here, but module constants use its dtypes and finfo/iinfo */
-		cur = (Value){.kind = V_NS, .ns = NS_TORCH};
-		rest = rel + rootlen;
-	} else if (!level && rootlen == 9 && !strncmp(rel, "itertools", 9) && !rel[9] &&
-		   !find_user_module(s, from, name, loc, true)) {
-		/* autotune config builders: itertools.product(BLOCKS, WARPS) */
-		cur = (Value){.kind = V_NS, .ns = NS_ITERTOOLS};
-		rest = rel + rootlen;
-	} else if (!level && rootlen == 9 && !strncmp(rel, "packaging", 9) &&
-		   !find_user_module(s, from, istr(s, "packaging"), loc, true)) {
-		/* version checks: version.parse(triton.__version__) >= version.parse("3.0") */
-		cur = (Value){.kind = V_NS, .ns = NS_PACKAGING};
-		rest = rel + rootlen;
-	} else if (!level && rootlen == 4 && !strncmp(rel, "math", 4) && !rel[4] &&
-		   !find_user_module(s, from, name, loc, true)) {
-		/* Python's math: module constants such as math.sqrt(2.0 / math.pi) */
-		cur = (Value){.kind = V_NS, .ns = NS_PYMATH};
+	const HostModule *hm = NULL;
+	for (size_t i = 0; !level && i < COUNTOF(host_modules) && !hm; i++) {
+		const HostModule *h = &host_modules[i];
+		if (strlen(h->name) == rootlen && !strncmp(rel, h->name, rootlen) && (!h->whole || !rel[rootlen]) &&
+		    (!h->user_may_shadow || !find_user_module(s, from, istr(s, h->name), loc, true)))
+			hm = h;
+	}
+	if (hm) {
+		cur = (Value){.kind = V_NS, .ns = hm->ns};
 		rest = rel + rootlen;
 	} else {
 		/* the longest prefix that is a module; the rest are attributes */
