@@ -272,11 +272,14 @@ static void emit_print(Ec *e, const TpOp *op)
 		sb_puts(&ifmt, "%d");
 		sb_puts(&iargs, "(int)threadIdx.x, ");
 	}
+	char label[32] = ""; /* a print of several values names each, as Triton's does */
+	if (op->attr.i2 > 0)
+		snprintf(label, sizeof label, "(operand %d) ", (int)op->attr.i2 - 1);
 	for (int i = nc; i < op->nin; i++) {
 		StrBuf fmt = {0}, args = {0};
 		print_arg(e, op->operands[i], op->attr.flags & TIR_HEX, &fmt, &args);
-		ec_line(e, "printf(\"pid (%%d, %%d, %%d) idx (%s)%s: %s\\n\", blockIdx.x, blockIdx.y, blockIdx.z, %s%s);",
-		        ifmt.s, pre.s ? pre.s : "", fmt.s, iargs.s, args.s);
+		ec_line(e, "printf(\"pid (%%d, %%d, %%d) idx (%s)%s: %s%s\\n\", blockIdx.x, blockIdx.y, blockIdx.z, %s%s);",
+		        ifmt.s, pre.s ? pre.s : "", label, fmt.s, iargs.s, args.s);
 		sb_free(&fmt);
 		sb_free(&args);
 	}

@@ -289,14 +289,15 @@ static void print_one(Em *e, const TpOp *op, TpVal v, LLVMValueRef x, LLVMValueR
 		                                  : RT_PRINT_UINT;
 		iv = LLVMBuildIntCast2(B, x, e->t_i64, sg, "");
 	}
-	LLVMTypeRef ps[11] = {e->t_i8p, e->t_i32, e->t_i32, e->t_i32, e->t_i32, e->t_i8p,
-	                      e->t_i32, e->t_i8p, e->t_i32, e->t_i64, e->t_f64};
-	LLVMValueRef args[11];
+	LLVMTypeRef ps[12] = {e->t_i8p, e->t_i32, e->t_i32, e->t_i32, e->t_i32, e->t_i8p,
+	                      e->t_i32, e->t_i8p, e->t_i32, e->t_i32, e->t_i64, e->t_f64};
+	LLVMValueRef args[12];
 	memcpy(args, pre_args, sizeof(LLVMValueRef) * 8);
-	args[8] = ci32(e, kind);
-	args[9] = iv;
-	args[10] = fv;
-	em_call(e, "tile_rt_print", e->t_void, ps, 11, args);
+	args[8] = ci32(e, op->attr.i2 > 0 ? (int)op->attr.i2 - 1 : -1);
+	args[9] = ci32(e, kind);
+	args[10] = iv;
+	args[11] = fv;
+	em_call(e, "tile_rt_print", e->t_void, ps, 12, args);
 }
 
 /* attr.i > 0: the first attr.i operands are the element's coordinates in its

@@ -228,6 +228,7 @@ static void lower_print(Lower *L, const TirOp *op)
 			t->attr.str = op->attr.str;
 			t->attr.flags = op->attr.flags;
 			t->attr.i = l ? l->n_out : 0;
+			t->attr.i2 = op->nin > 1 ? i + 1 : 0;
 		}
 	}
 	if (op->nin == 0) {

@@ -64,7 +64,7 @@ typedef uint32_t TpVal;
 	X(CP_ASYNC, "cp_async", TF_MEM)     /* (global ptr, byte_off i32, mask, [pred]) attr.i = bytes (4, 8, 16); copies global->shared, zero-filling when mask is false; with pred false the thread issues nothing; the data lands by the CP_ASYNC_WAIT that covers its group */ \
 	X(CP_ASYNC_COMMIT, "cp_async_commit", TF_MEM) \
 	X(CP_ASYNC_WAIT, "cp_async_wait", TF_MEM) /* attr.i = groups allowed in flight */ \
-	X(PRINT, "print", TF_MEM)           /* (values...) attr.str prefix; prints pid, tid and values; attr.i = k > 0: the first k operands are the element's coordinates (tile print, one op per register), the last the value */ \
+	X(PRINT, "print", TF_MEM)           /* (values...) attr.str prefix; prints pid, tid and values; attr.i = k > 0: the first k operands are the element's coordinates (tile print, one op per register), the last the value; attr.i2 = n > 0: it is operand n-1 of a print of several, labelled "(operand n-1)" as Triton does */ \
 	X(ASSERT, "assert", TF_MEM)         /* (cond) attr.str = "file:line: message" */ \
 	X(FOR, "for", TF_REGION)            /* (lb, ub, step, inits...) region 0 args (iv, iters...); results = iters */ \
 	X(IF, "if", TF_REGION)              /* (cond) regions then/else, YIELD results */ \

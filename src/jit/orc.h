@@ -58,10 +58,11 @@ typedef struct TileRuntimeHooks {
 } TileRuntimeHooks;
 
 /* What the JIT'd code calls (the emitter declares these with the same types). */
-/* idx[nidx]: the element's coordinates in its tile ("idx (i, j)"); nidx = 0 prints tid */
+/* idx[nidx]: the element's coordinates in its tile ("idx (i, j)"); nidx = 0 prints tid;
+ * operand >= 0: the value is that operand of a print of several ("(operand i)") */
 void tile_rt_print(void *rt, int32_t pid_x, int32_t pid_y, int32_t pid_z, int32_t tid,
-                   const int32_t *idx, int32_t nidx, const char *prefix, int32_t kind, int64_t ival,
-                   double fval);
+                   const int32_t *idx, int32_t nidx, const char *prefix, int32_t operand, int32_t kind,
+                   int64_t ival, double fval);
 void tile_rt_assert(void *rt, const char *msg, int32_t pid_x, int32_t pid_y, int32_t pid_z,
                     int32_t tid);
 

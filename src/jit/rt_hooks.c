@@ -7,7 +7,7 @@
 #include <stdio.h>
 
 void tile_rt_print(void *rt, int32_t px, int32_t py, int32_t pz, int32_t tid, const int32_t *idx, int32_t nidx,
-                   const char *prefix, int32_t kind, int64_t ival, double fval)
+                   const char *prefix, int32_t operand, int32_t kind, int64_t ival, double fval)
 {
 	TileRuntimeHooks *h = rt;
 	if (!h)
@@ -19,6 +19,8 @@ void tile_rt_print(void *rt, int32_t px, int32_t py, int32_t pz, int32_t tid, co
 	for (int32_t d = 0; d < nidx && n < 256; d++)
 		n += snprintf(line + n, sizeof line - (size_t)n, "%s%d", d ? ", " : "", idx[d]);
 	n += snprintf(line + n, sizeof line - (size_t)n, ")%s%s: ", prefix && *prefix ? " " : "", prefix ? prefix : "");
+	if (operand >= 0 && n > 0 && n < (int)sizeof line)
+		n += snprintf(line + n, sizeof line - (size_t)n, "(operand %d) ", operand);
 	if (n < 0 || n >= (int)sizeof line)
 		n = 0;
 	char *v = line + n;

@@ -281,12 +281,13 @@ static const char print_src[] = "import triton\n"
                                 "@triton.jit\n"
                                 "def grid2():\n"
                                 "    r = tl.arange(0, 4)[:, None] * 4 + tl.arange(0, 4)[None, :]\n"
-                                "    tl.device_print(\"m\", r, hex=True)\n";
+                                "    tl.device_print(\"m\", r, hex=True)\n"
+                                "    tl.device_print(\"two\", r, r * 10)\n";
 
 typedef struct PrintLog {
 	pthread_mutex_t mu;
 	int lines;
-	bool saw_val, saw_coord;
+	bool saw_val, saw_coord, saw_operand;
 } PrintLog;
 
 static void on_print(void *user, const char *text, size_t len)
@@ -299,6 +300,9 @@ static void on_print(void *user, const char *text, size_t len)
 	/* element (2, 1) of a 4x4 tile holding 9: its coordinates and hex=True */
 	if (memmem(text, len, "idx (2, 1) m: 0x9\n", 18))
 		l->saw_coord = true;
+	/* a print of several values labels each, as Triton does */
+	if (memmem(text, len, "idx (2, 1) two: (operand 1) 90\n", 31))
+		l->saw_operand = true;
 	pthread_mutex_unlock(&l->mu);
 }
 
@@ -398,7 +402,7 @@ static void test_class_kernels(void)
 
 static void test_print_assert(void)
 {
-	PrintLog log = {PTHREAD_MUTEX_INITIALIZER, 0, false, false};
+	PrintLog log = {PTHREAD_MUTEX_INITIALIZER, 0, false, false, false};
 	tile_context_options o = {0};
 	o.target = "cpu";
 	o.disable_cache = 1;
@@ -430,7 +434,7 @@ static void test_print_assert(void)
 	if (k) {
 		uint32_t grid[3] = {1, 1, 1};
 		CHECK_ST(tile_launch(k, grid, NULL, 0, NULL), TILE_OK);
-		CHECK(log.saw_coord);
+		CHECK(log.saw_coord && log.saw_operand);
 	}
 	tile_kernel_destroy(k);
 	tile_module_destroy(m);
