@@ -716,6 +716,21 @@ static bool pymath_arg(Sema *s, Call *c, int i, double *out)
 	return false;
 }
 
+/* A constexpr number's own Python methods: Triton reads an attribute of a
+ * tl.constexpr off the value it wraps, so `ITERS: tl.constexpr = N.bit_length()`
+ * is Python's int.bit_length. extra: 0 bit_length, 1 bit_count, 2 is_integer. */
+static Value b_pynum(Sema *s, Call *c, int extra)
+{
+	(void)s;
+	ConstVal v = c->a[0].c;
+	if (extra == 2) return v_bool(v.kind != CV_FLOAT || (isfinite(v.f) && floor(v.f) == v.f));
+	uint64_t m = v.u64 || v.i >= 0 ? (uint64_t)v.i : 0 - (uint64_t)v.i;
+	int n = 0;
+	for (; m; m >>= 1)
+		n += extra == 0 ? 1 : (int)(m & 1);
+	return v_int(n);
+}
+
 static Value b_pymath(Sema *s, Call *c, int op)
 {
 	double x, y = 0;
@@ -1384,6 +1399,9 @@ const Builtin builtins_core[] = {
     {"range", "*args", b_loop_only, 0, BF_TL | BF_PY},
     {"cdiv", "x,div", b_cdiv, 0, BF_TL | BF_TRITON | BF_MATH | BF_METHOD},
     {"next_power_of_2", "n", b_next_pow2, 0, BF_TRITON},
+    {"bit_length", "self", b_pynum, 0, BF_PYNUM},
+    {"bit_count", "self", b_pynum, 1, BF_PYNUM},
+    {"is_integer", "self", b_pynum, 2, BF_PYNUM},
     {"_log2", "i", b_log2_const, 0, BF_TL},
     {"get_int_dtype", "bitwidth,signed", b_get_int_dtype, 0, BF_TL},
     {"finfo", "type", b_torch_info, 1, BF_TORCH},

@@ -109,6 +109,16 @@ Value get_attr(Sema *s, Value obj, const char *name, SrcLoc loc)
 	case V_DTYPE: return dtype_attr(s, obj, name, loc);
 	case V_CONST:
 		if (!strcmp(name, "value")) return obj;
+		/* a number's own Python methods (int.bit_length, float.is_integer) */
+		if (obj.c.kind == CV_INT || obj.c.kind == CV_FLOAT || obj.c.kind == CV_BOOL) {
+			int id = builtin_find(name, BF_PYNUM);
+			/* bit_length and bit_count are int's (bool's) only; is_integer is both's */
+			if (id >= 0 && (obj.c.kind != CV_FLOAT || builtin_get(id)->extra == 2)) {
+				Value *self = ARENA_NEW(s->a, Value);
+				*self = obj;
+				return v_builtin(id, self);
+			}
+		}
 		/* a number bound to a local is a tensor in Triton: it has a dtype */
 		if (!strcmp(name, "dtype") && (obj.c.kind == CV_INT || obj.c.kind == CV_FLOAT || obj.c.kind == CV_BOOL))
 			return v_dtype(const_natural_type(obj.c));

@@ -437,6 +437,7 @@ enum {
 	BF_IMPORTLIB = 1024, /* importlib.util.NAME (find_spec) */
 	BF_ITERTOOLS = 2048, /* itertools.NAME (product, chain) */
 	BF_PACKAGING = 4096, /* packaging.version.NAME (parse, Version) */
+	BF_PYNUM = 8192, /* a constexpr number's Python methods (N.bit_length()) */
 };
 extern const Builtin *const builtin_tables[];
 const Builtin *builtin_get(int id);
