@@ -45,6 +45,13 @@ expect 0 $TILE compile $K add_kernel --emit llvm --signature "$SIG" --const BLOC
 if $TILE --version | grep -q "^nvrtc: [0-9]"; then
 	expect 0 $TILE compile $K add_kernel --signature "$SIG" --const BLOCK_SIZE=1024 --target sm_90a
 	has "$tmp/out" "registers, 0 bytes spilled per thread"
+	# TILE_NVRTC_LOG shows each nvrtc run's options and ptxas's log
+	expect 0 env TILE_NVRTC_LOG=1 $TILE compile $K add_kernel --signature "$SIG" \
+		--const BLOCK_SIZE=1024 --target sm_80 --time
+	has "$tmp/err" "tile: nvrtc add_kernel.cu: --gpu-architecture=sm_80"
+	has "$tmp/err" "Used "
+	expect 0 $TILE compile $K add_kernel --signature "$SIG" --const BLOCK_SIZE=1024 --target sm_80
+	[ -s "$tmp/err" ] && fail "nvrtc's log is printed without TILE_NVRTC_LOG"
 fi
 expect 0 $TILE compile $K add_kernel --signature "$SIG" --const BLOCK_SIZE=1024 --target cpu
 grep -q "registers" "$tmp/out" && fail "a CPU report names registers"

@@ -208,5 +208,12 @@ bool nvrtc_compile(const Nvrtc *nv, const char *src, const char *name, int sm,
 	else
 		ok = take_code(nv, prog, want_ptx, out, err, errlen);
 	nv->DestroyProgram(&prog);
+	if (getenv("TILE_NVRTC_LOG")) { /* a diagnosis aid: what nvrtc was asked and said */
+		fprintf(stderr, "tile: nvrtc %s:", name);
+		for (int i = 0; i < nopts; i++)
+			fprintf(stderr, " %s", opts[i]);
+		fprintf(stderr, ": %s\n%s%s", ok ? "ok" : err, out->log ? out->log : "(no log)\n",
+		        out->log && *out->log && out->log[strlen(out->log) - 1] != '\n' ? "\n" : "");
+	}
 	return ok;
 }
