@@ -496,7 +496,7 @@ def triton_tutorial_matmul():
     return run
 
 
-def cmp_matmul(T, rep, quick, dtype_name):
+def cmp_matmul(T, rep, quick, dtype_name, variant=""):
     import torch
     dt = {"fp16": torch.float16, "bf16": torch.bfloat16}[dtype_name]
     reps = 10 if quick else 30
@@ -550,12 +550,12 @@ def cmp_matmul(T, rep, quick, dtype_name):
         torch.cuda.synchronize()
         t_tri = tfl(bench(lambda: tri(a, b, c), reps))
         if best is not None:
-            rep.row("tile matmul %s %d^3 (TFLOP/s) [%s]" % (dtype_name, S, best_cfg), best, "TFLOP/s",
-                    "cuBLAS", t_cublas)
-            rep.row("tile matmul %s %d^3 vs Triton tutorial" % (dtype_name, S), best, "TFLOP/s",
+            rep.row("tile%s matmul %s %d^3 (TFLOP/s) [%s]" % (variant, dtype_name, S, best_cfg), best,
+                    "TFLOP/s", "cuBLAS", t_cublas)
+            rep.row("tile%s matmul %s %d^3 vs Triton tutorial" % (variant, dtype_name, S), best, "TFLOP/s",
                     "Triton tutorial", t_tri)
         else:
-            rep.row("tile matmul %s %d^3 (TFLOP/s)" % (dtype_name, S), None, "TFLOP/s")
+            rep.row("tile%s matmul %s %d^3 (TFLOP/s)" % (variant, dtype_name, S), None, "TFLOP/s")
         rep.row("cuBLAS torch.matmul %s %d^3 (TFLOP/s)" % (dtype_name, S), t_cublas, "TFLOP/s")
         rep.row("Triton tutorial matmul %s %d^3 (TFLOP/s)" % (dtype_name, S), t_tri, "TFLOP/s",
                 "cuBLAS", t_cublas)
@@ -568,6 +568,13 @@ def cmp_matmul_fp16(T, rep, quick):
 
 def cmp_matmul_bf16(T, rep, quick):
     cmp_matmul(T, rep, quick, "bf16")
+
+
+def cmp_matmul_fp16_noprefetch(T, rep, quick):
+    """The same, with the first k step's operands not read ahead (TILE_MMA_PREFETCH=0,
+    read by libtile when it compiles: this comparison has its own process)."""
+    os.environ["TILE_MMA_PREFETCH"] = "0"
+    cmp_matmul(T, rep, quick, "fp16", " (no prefetch)")
 
 
 def cmp_compile(T, rep, quick):
@@ -788,6 +795,7 @@ COMPARISONS = [
     ("layer_norm", cmp_layer_norm),
     ("matmul_fp16", cmp_matmul_fp16),
     ("matmul_bf16", cmp_matmul_bf16),
+    ("matmul_fp16_noprefetch", cmp_matmul_fp16_noprefetch),
     ("compile", cmp_compile),
     ("launch", cmp_launch),
 ]

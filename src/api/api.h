@@ -35,6 +35,7 @@ struct tile_context {
 	_Atomic int refs;
 	TargetDesc target; /* the default target, resolved ("auto" -> cpu or sm_XX) */
 	int num_warps, num_stages;
+	bool no_mma_prefetch; /* TILE_MMA_PREFETCH=0 when the context was made */
 	bool cache_enabled;
 	Cache cache;
 	DiagSink diags; /* reused by every compile; cleared first */

@@ -598,6 +598,10 @@ TpFunc *lower_func(Arena *a, DiagSink *diags, const TirFunc *tf, const TargetDes
 	L.f->smem_bytes = MAXOF(tf->smem_bytes, tf->smem_reserved + L.smem_top);
 	remove_dead_code(L.f);
 	tp_sink_smem_loads(L.f);
+	if (!(o && o->no_mma_prefetch)) {
+		tp_prefetch_dot_operands(L.f);
+		remove_dead_code(L.f);
+	}
 	tp_verify(L.f);
 	return L.f;
 }

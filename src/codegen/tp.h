@@ -180,6 +180,9 @@ void tp_print(const TpFunc *f, StrBuf *out);
 /* Moves shared-memory loads (ldmatrix, smem_load) down to their first use,
  * past pure ops only (tp_sched.c). */
 void tp_sink_smem_loads(TpFunc *f);
+/* Reads the first k step of a pipelined dot loop's operands one iteration
+ * ahead, carried into the next (tp_prefetch.c). */
+void tp_prefetch_dot_operands(TpFunc *f);
 void tp_verify(const TpFunc *f);
 
 /* Lowering entry point (src/codegen/lower.c): Tile IR with layouts -> thread program. */

@@ -28,6 +28,9 @@ typedef struct CompileOptions {
 	int num_warps;  /* threads per program = num_warps * lanes_per_warp */
 	int num_stages; /* software pipelining depth for loops feeding tl.dot (1 = off) */
 	bool debug;     /* keep device_assert, verify after every pass */
+	/* TILE_MMA_PREFETCH=0 in the environment: dot loops do not read their
+	 * operands one iteration ahead (src/codegen/tp_prefetch.c); to measure it */
+	bool no_mma_prefetch;
 } CompileOptions;
 
 /* Fill `t` for a named target: "cpu", "cuda-emu" (CPU running 32-lane warps),

@@ -909,7 +909,7 @@ typedef struct LowerJob {
 static void lower_job(void *p)
 {
 	LowerJob *j = p;
-	CompileOptions o = {j->f->num_warps, 1, false};
+	CompileOptions o = {.num_warps = j->f->num_warps, .num_stages = 1};
 	DiagSink d;
 	diag_init(&d);
 	j->out = lower_func(j->a, &d, j->f, &j->t, &o);

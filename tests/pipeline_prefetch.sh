@@ -1,0 +1,56 @@
+#!/bin/sh
+# pipeline_prefetch.sh: a pipelined dot loop reads its first k step's operands
+# one iteration ahead (src/codegen/tp_prefetch.c): in the thread program the
+# loop body starts with the mmas of that step, and ends with the wait, the
+# barrier and the next iteration's ldmatrix ops; TILE_MMA_PREFETCH=0 keeps the
+# wait and barrier at the top. Results: kernels_emu_matmul.sh (both ways here).
+. "$(dirname "$0")/cli_lib.sh"
+
+cat >"$tmp/mm.tile" <<'EOT'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def mm(a_ptr, b_ptr, c_ptr, K):
+    rm = tl.arange(0, 16)
+    rn = tl.arange(0, 16)
+    rk = tl.arange(0, 32)
+    a_ptrs = a_ptr + rm[:, None] * K + rk[None, :]
+    b_ptrs = b_ptr + rk[:, None] * 16 + rn[None, :]
+    acc = tl.zeros((16, 16), dtype=tl.float32)
+    for k in tl.range(0, K, 32, num_stages=3):
+        acc = tl.dot(tl.load(a_ptrs), tl.load(b_ptrs), acc)
+        a_ptrs += 32
+        b_ptrs += 32 * 16
+    tl.store(c_ptr + rm[:, None] * 16 + rn[None, :], acc)
+EOT
+SIG='*fp16:16,*fp16:16,*fp32:16,i32:16'
+
+# the loop body's ops, one name per line ("for" ... its "yield")
+body() {
+	awk '/ = for /{inside=1; next} inside && /yield/{print "yield"; exit}
+	     inside {for (i = 1; i <= NF; i++) if ($i ~ /^(mma|ldmatrix|barrier|cp_async_wait|cp_async)$/) {print $i; break}}' "$1"
+}
+
+expect 0 $TILE compile "$tmp/mm.tile" mm --signature "$SIG" --target sm_80 --num-warps 1 --emit thread
+body "$tmp/out" | uniq >"$tmp/on"
+# the second k step's A operand is still read in the body, after the first's mmas
+printf 'cp_async\nmma\nldmatrix\nmma\ncp_async_wait\nbarrier\nldmatrix\nyield\n' >"$tmp/want"
+cmp -s "$tmp/on" "$tmp/want" || { fail "prefetched loop body"; sed 's/^/    /' "$tmp/on"; }
+# before the loop: the first iteration's wait, barrier and ldmatrix ops
+awk '/ = for /{exit} {print}' "$tmp/out" | grep -q "ldmatrix" || fail "no ldmatrix before the loop"
+
+expect 0 env TILE_MMA_PREFETCH=0 $TILE compile "$tmp/mm.tile" mm --signature "$SIG" --target sm_80 \
+	--num-warps 1 --emit thread
+body "$tmp/out" | uniq >"$tmp/off"
+printf 'cp_async_wait\nbarrier\ncp_async\nldmatrix\nmma\nldmatrix\nmma\nldmatrix\nmma\nyield\n' >"$tmp/want"
+cmp -s "$tmp/off" "$tmp/want" || { fail "loop body with TILE_MMA_PREFETCH=0"; sed 's/^/    /' "$tmp/off"; }
+
+# both ways compute the same product on the CPU running the GPU's program
+[ -x build/tests/test_kernels ] || { echo "skip: build/tests/test_kernels is not built"; exit 77; }
+for pf in 1 0; do
+	TILE_MMA_PREFETCH=$pf TILE_TEST_TARGETS=cuda-emu TILE_TEST_NUM_STAGES=3 TILE_TEST_ONLY="matmul fp16" \
+		build/tests/test_kernels >"$tmp/k.out" 2>&1 || { fail "matmul fp16, TILE_MMA_PREFETCH=$pf"; tail -n 5 "$tmp/k.out"; }
+done
+finish
