@@ -569,13 +569,20 @@ static LLVMTargetMachineRef host_tm(LLVMCodeGenOptLevel level, char **err)
  * (460k) 5.0 s -> 3.4 s, both with the same object code size. */
 #define CPU_PASSES_BIG CPU_PASSES_GVN("gvn<no-memdep>")
 
-/* Above this many machine operations (IR instructions after CPU_PASSES, a
- * vector counted once per 8 lanes) the machine code is generated at -O0:
- * instruction selection and the greedy register allocator are superlinear
- * in block size. Measured on 2 cores: a softmax at BLOCK 16384 (21k) takes
- * 1.9 s at -O2; Liger's jsd at BLOCK 32768 and 256 lanes (137k) took 19.6 s
- * at -O2 and takes 2.7 s at -O0, running perhaps 2x slower. */
+/* Over BIG_KERNEL_INSTRS machine operations (IR instructions, a vector
+ * counted once per 8 lanes) the passes are the lighter list (above). */
 enum { BIG_KERNEL_INSTRS = 50000 };
+
+/* Over this many machine operations after the passes the machine code is
+ * generated at -O0 (FastISel and the fast register allocator): the greedy
+ * allocator's spill placement is superlinear in the values live across the
+ * kernel. CPU seconds at -O2 / -O0 (user time, 2 cores), sglang kernels:
+ * 13.6k ops 0.38 / 0.14, 21k 0.96 / 0.25, 34k 2.6 / 0.43, 44k 4.1 / 0.51,
+ * a LoRA shrink of 42k 8.1 / 0.47; Liger's jsd (137k) 19.6 / 2.7 s wall. The
+ * -O0 code runs about 2x slower (an fp16 matmul of 64x64x32 tiles, 23k: 0.84
+ * vs 0.38 s at 1536^3), which the CPU target, there to develop and check
+ * kernels, takes for compiles that stay near a second. */
+enum { FAST_CODEGEN_INSTRS = 16000 };
 
 /* About how many machine instructions one IR instruction of this result type
  * becomes: a vector wider than 8 lanes is split into 8-lane pieces. */
@@ -867,7 +874,7 @@ static bool backend(Em *e, EmitWhat what, DiagSink *diags, EmitResult *out)
 	}
 	if (what != EMIT_LLVM_IR && split_big_blocks(e->C, e->M))
 		verify_module(e->M, "after block splitting");
-	if (what != EMIT_LLVM_IR && count_instructions(e->M) > BIG_KERNEL_INSTRS) {
+	if (what != EMIT_LLVM_IR && count_instructions(e->M) > FAST_CODEGEN_INSTRS) {
 		LLVMTargetMachineRef fast = host_tm(LLVMCodeGenLevelNone, &err);
 		if (fast) {
 			LLVMDisposeTargetMachine(tm);
