@@ -47,6 +47,20 @@ body "$tmp/out" | uniq >"$tmp/off"
 printf 'cp_async_wait\nbarrier\ncp_async\nldmatrix\nmma\nldmatrix\nmma\nldmatrix\nmma\nyield\n' >"$tmp/want"
 cmp -s "$tmp/off" "$tmp/want" || { fail "loop body with TILE_MMA_PREFETCH=0"; sed 's/^/    /' "$tmp/off"; }
 
+# where the prefetch makes ptxas spill, the program is lowered again without
+# it and the one that spills less is kept: never more spills than without
+if $TILE --version | grep -q "^nvrtc: [0-9]"; then
+	msig="*fp16:16,*fp16:16,*fp16:16,i32,i32,i32,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1,128,128,32,8,''"
+	spills() { sed -n 's/.*registers, \([0-9]*\) bytes spilled.*/\1/p' "$tmp/out"; }
+	expect 0 env TILE_MMA_PREFETCH=0 $TILE compile kernels/matmul.tile matmul_kernel --signature "$msig" \
+		--target sm_90a
+	off=$(spills)
+	expect 0 $TILE compile kernels/matmul.tile matmul_kernel --signature "$msig" --target sm_90a
+	on=$(spills)
+	[ -n "$on" ] && [ -n "$off" ] && [ "$on" -le "$off" ] ||
+		fail "spills with the prefetch ($on) above those without ($off)"
+fi
+
 # both ways compute the same product on the CPU running the GPU's program
 [ -x build/tests/test_kernels ] || { echo "skip: build/tests/test_kernels is not built"; exit 77; }
 for pf in 1 0; do

@@ -30,8 +30,9 @@ typedef struct EmitResult {
 	uint64_t stack_bytes; /* CPU: an upper bound of the stack one program instance needs */
 	char *text;      /* the requested textual form (--emit=llvm/asm/cuda/ptx), heap, or NULL */
 	double seconds_codegen; /* time spent in the backend (LLVM passes+codegen, nvrtc) */
-	int registers;   /* CUDA binary: per thread, as ptxas reported; -1 unknown (CPU, PTX) */
-	int spill_bytes; /* CUDA binary: spill stores per thread (ptxas); -1 unknown */
+	int registers;   /* CUDA binary and PTX: per thread, as ptxas reported of the cubin
+	                  * (for PTX: the one it was chosen on); -1 unknown (CPU) */
+	int spill_bytes; /* CUDA binary and PTX: spill stores per thread (ptxas); -1 unknown */
 } EmitResult;
 
 typedef enum { EMIT_BINARY, EMIT_LLVM_IR, EMIT_ASM, EMIT_CUDA_SRC, EMIT_PTX } EmitWhat;

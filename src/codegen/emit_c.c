@@ -662,7 +662,7 @@ static bool compile_source(const TpFunc *f, char **src, bool want_ptx, DiagSink 
 	out->seconds_codegen += o.seconds;
 	if (ok)
 		spill_retry(&nv, f, src, spill, &o, &out->seconds_codegen, err, sizeof err);
-	if (ok && !want_ptx) { /* the cubin kept: what ptxas said of it */
+	if (ok) { /* the cubin kept (or the PTX is chosen on): what ptxas said of it */
 		out->registers = log_registers(o.log);
 		long sp = log_spill_bytes(o.log);
 		out->spill_bytes = sp >= 0 ? (int)sp : o.log && strstr(o.log, "registers") ? 0 : -1;

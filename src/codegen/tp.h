@@ -157,6 +157,7 @@ typedef struct TpFunc {
 	int num_warps;
 	int lanes_per_warp;
 	int smem_bytes;
+	bool prefetched; /* tp_prefetch_dot_operands changed a loop */
 	TargetDesc target;
 } TpFunc;
 

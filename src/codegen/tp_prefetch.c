@@ -299,6 +299,7 @@ static void prefetch_loop(TpFunc *f, TpBlock *parent, int idx, Tables *t)
 	memcpy(pops + idx + pre.nops, parent->ops + idx, sizeof *pops * (size_t)(parent->nops - idx));
 	parent->ops = pops;
 	parent->nops = parent->cap = parent->nops + pre.nops;
+	f->prefetched = true;
 	free(res);
 	free(args);
 	free(inits);

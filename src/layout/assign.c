@@ -414,8 +414,9 @@ static bool operand_layout_for(Assign *A, const TirOp *op, ValId u, const Linear
 static bool cheap(const Assign *A, ValId v, int depth);
 
 /* The layout v will come out in when nothing asks otherwise, as far as the
- * forward pass is predictable: a dot's accumulator, a reduction's slice of
- * its input, an elementwise op's non-constant operand. false if unknown. */
+ * forward pass is predictable: a load's coalesced layout, a dot's
+ * accumulator, a reduction's slice of its input, an elementwise op's
+ * non-constant operand. false if unknown. */
 static bool natural_layout(Assign *A, ValId v, int depth, LinearLayout *out)
 {
 	const TirOp *op = v < A->nvals0 ? A->f->vals.data[v].def : NULL;
@@ -423,6 +424,11 @@ static bool natural_layout(Assign *A, ValId v, int depth, LinearLayout *out)
 		return false;
 	LinearLayout la, lb, l;
 	switch (op->kind) {
+	case TOP_LOAD:
+		if (!op->nin || !is_tile(A, op->operands[0]))
+			return false;
+		mem_layout(A, op, out);
+		return true;
 	case TOP_DOT:
 		dot_layouts(A, op, &la, &lb, out);
 		return true;
