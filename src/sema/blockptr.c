@@ -428,6 +428,155 @@ static Value b_desc_store(Sema *s, Call *c, int extra)
 	return r.kind == V_ERR ? r : v_none();
 }
 
+/* ---- Triton 3.2's device-made TMA descriptors ---------------------------------------
+ * tl.extra.cuda.experimental_device_tensormap_create1d/2d(desc_ptr, global_address,
+ * load_size, global_size, element_ty) fills the TMA descriptor at desc_ptr for a
+ * row-major tensor at global_address of dims global_size (each row
+ * global_size[-1] elements); tl._experimental_descriptor_load(desc_ptr, offsets,
+ * shape, dtype) and _store(desc_ptr, value, offsets) then access blocks of it
+ * through desc_ptr, elements outside the tensor reading as zero and not written.
+ * Here the descriptor is the tensor descriptor it describes, found again by the
+ * pointer it was made at (no bytes are written at desc_ptr), so an access
+ * through a pointer no create call of this kernel wrote is reported: it reads
+ * bytes the host filled (Triton 3.2's create_2d_tma_descriptor), which tile
+ * cannot interpret. */
+
+/* The name the kernel wrote: tl.extra.cuda.NAME for the builtins registered as _cuda_NAME. */
+static const char *tma_name(Sema *s, const Call *c)
+{
+	return !strncmp(c->name, "tl._cuda_", 9) ? arena_printf(s->a, "tl.extra.cuda.%s", c->name + 9) : c->name;
+}
+
+static bool scalar_pointer(Sema *s, Call *c, int i, const char *what)
+{
+	Value v = c->a[i];
+	if (v.kind == V_ERR) return false;
+	if (v.kind == V_TENSOR && v.ty.dt == DT_PTR && !v.ty.rank) return true;
+	diag_error(s->d, c->at[i], "%s of '%s' must be a scalar pointer, got %s", what, tma_name(s, c), v_describe(s, v));
+	return false;
+}
+
+/* Is `inner` the block `outer` or one nested in it? */
+static bool block_within(const TirBlock *inner, const TirBlock *outer)
+{
+	for (const TirBlock *b = inner; b; b = b->parent ? b->parent->block : NULL)
+		if (b == outer) return true;
+	return false;
+}
+
+static Value b_tensormap_create(Sema *s, Call *c, int rank)
+{
+	if (!scalar_pointer(s, c, 0, "desc_ptr") || !scalar_pointer(s, c, 1, "global_address")) return v_err();
+	BlockPtr *bp = ARENA_NEW(s->a, BlockPtr);
+	bp->base = c->a[1];
+	Value et = c->a[4];
+	if (et.kind == V_ERR) return et;
+	if (et.kind != V_DTYPE || et.n || et.ty.dt == DT_PTR) {
+		diag_error(s->d, c->at[4], "element_ty of '%s' must be a dtype, got %s", tma_name(s, c), v_describe(s, et));
+		return v_err();
+	}
+	if (et.ty.dt != bp->base.ty.elem) {
+		diag_error(s->d, c->at[4], "element_ty %s of '%s' differs from the element type of global_address (%s)",
+			   dtype_name((DType)et.ty.dt), tma_name(s, c), dtype_name((DType)bp->base.ty.elem));
+		return v_err();
+	}
+	int n;
+	if (!arg_shape(s, c, 2, bp->block, &n)) return v_err();
+	if (n != rank) {
+		diag_error(s->d, c->at[2], "load_size of '%s' has %d entr%s, expected %d", tma_name(s, c), n,
+			   n == 1 ? "y" : "ies", rank);
+		return v_err();
+	}
+	bp->rank = rank;
+	if (!tuple_arg(s, c, 3, rank, bp->shape, "global_size")) return v_err();
+	/* rows of global_size[-1] elements, one after the other */
+	bp->strides[rank - 1] = v_int(1);
+	if (rank == 2) bp->strides[0] = bp->shape[1];
+	Value d = finish_descriptor(s, bp, c->at[3], c->at[2]);
+	if (d.kind == V_ERR) return d;
+	TmaDesc t = {.at = c->a[0].id, .f = s->f, .blk = s->blk, .desc = d};
+	vec_push(&s->tma_descs, t);
+	return v_none();
+}
+
+static Value b_tensormap_fence(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	return scalar_pointer(s, c, 0, "desc_ptr") ? v_none() : v_err();
+}
+
+/* The descriptor made at the pointer c->a[0], or an error. */
+static bool tma_desc_at(Sema *s, Call *c, Value *desc)
+{
+	if (!scalar_pointer(s, c, 0, "the descriptor pointer")) return false;
+	for (size_t i = s->tma_descs.len; i-- > 0;) {
+		const TmaDesc *t = &s->tma_descs.data[i];
+		if (t->at != c->a[0].id || t->f != s->f) continue;
+		if (!block_within(s->blk, t->blk)) {
+			diag_error(s->d, c->loc,
+				   "'%s' outside the runtime if or loop that made its TMA descriptor "
+				   "(experimental_device_tensormap_create*)",
+				   c->name);
+			return false;
+		}
+		*desc = t->desc;
+		return true;
+	}
+	diag_error(s->d, c->loc,
+		   "'%s' (Triton 3.2's access through TMA descriptor bytes the host fills, removed in Triton 3.4) is not "
+		   "supported: pass a tensordesc parameter or use tl.make_tensor_descriptor",
+		   c->name);
+	return false;
+}
+
+static Value b_exp_desc_load(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	Value desc;
+	if (!tma_desc_at(s, c, &desc)) return v_err();
+	const BlockPtr *bp = desc.bp;
+	int32_t shape[TIR_MAX_RANK];
+	int rank;
+	if (!arg_shape(s, c, 2, shape, &rank)) return v_err();
+	bool same = rank == bp->rank;
+	for (int i = 0; same && i < rank; i++) same = shape[i] == bp->block[i];
+	if (!same) {
+		diag_error(s->d, c->at[2], "shape of '%s' differs from the load_size its descriptor was made with", c->name);
+		return v_err();
+	}
+	Value dt = c->a[3];
+	if (dt.kind == V_ERR) return dt;
+	if (dt.kind != V_DTYPE || dt.n || dt.ty.dt != bp->base.ty.elem) {
+		diag_error(s->d, c->at[3], "dtype of '%s' must be the descriptor's element type %s, got %s", c->name,
+			   dtype_name((DType)bp->base.ty.elem),
+			   dt.kind == V_DTYPE && !dt.n ? dtype_name((DType)dt.ty.dt) : v_describe(s, dt));
+		return v_err();
+	}
+	Call l = *c;
+	memset(l.has, 0, sizeof l.has);
+	l.a[0] = desc;
+	l.a[1] = c->a[1];
+	l.at[1] = c->at[1];
+	l.has[0] = l.has[1] = true;
+	return b_desc_load(s, &l, 0);
+}
+
+static Value b_exp_desc_store(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	Value desc;
+	if (!tma_desc_at(s, c, &desc)) return v_err();
+	Call l = *c;
+	memset(l.has, 0, sizeof l.has);
+	l.a[0] = desc;
+	l.a[1] = c->a[2];
+	l.at[1] = c->at[2];
+	l.a[2] = c->a[1];
+	l.at[2] = c->at[1];
+	l.has[0] = l.has[1] = l.has[2] = true;
+	return b_desc_store(s, &l, -1);
+}
+
 static Value b_desc_unsupported(Sema *s, Call *c, int extra)
 {
 	(void)extra;
@@ -478,6 +627,13 @@ const Builtin builtins_blockptr[] = {
     {"atomic_and", "self,offsets,value", b_desc_store, 3, BF_DESC},
     {"atomic_or", "self,offsets,value", b_desc_store, 4, BF_DESC},
     {"atomic_xor", "self,offsets,value", b_desc_store, 5, BF_DESC},
+    {"_cuda_experimental_device_tensormap_create1d", "desc_ptr,global_address,load_size,global_size,element_ty",
+     b_tensormap_create, 1, BF_TL},
+    {"_cuda_experimental_device_tensormap_create2d", "desc_ptr,global_address,load_size,global_size,element_ty",
+     b_tensormap_create, 2, BF_TL},
+    {"_cuda_experimental_tensormap_fenceproxy_acquire", "desc_ptr", b_tensormap_fence, 0, BF_TL},
+    {"_experimental_descriptor_load", "desc_pointer,offsets,shape,dtype", b_exp_desc_load, 0, BF_TL},
+    {"_experimental_descriptor_store", "desc_pointer,value,offsets", b_exp_desc_store, 0, BF_TL},
     {"gather", "self,*args", b_desc_unsupported, 0, BF_DESC},
     {"scatter", "self,*args", b_desc_unsupported, 0, BF_DESC},
     {NULL, NULL, NULL, 0, 0},

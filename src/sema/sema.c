@@ -1555,6 +1555,7 @@ static void sema_setup(Sema *s, SemaCtx *c)
 static void sema_teardown(Sema *s)
 {
 	vec_free(&s->callstack);
+	vec_free(&s->tma_descs);
 	for (ModScope *m = s->mods; m; m = m->next) vec_free(&m->globals);
 	s->mods = NULL;
 	s->prelude = NULL;

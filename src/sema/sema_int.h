@@ -189,6 +189,17 @@ struct Fn {
 	Fn *caller;
 };
 
+/* A TMA descriptor a kernel builds in memory with Triton 3.2's
+ * tl.extra.cuda.experimental_device_tensormap_create1d/2d: the pointer it was
+ * written at (desc_ptr) names it for tl._experimental_descriptor_load/_store,
+ * which read it back as the tensor descriptor it describes (blockptr.c). */
+typedef struct {
+	ValId at;       /* desc_ptr */
+	TirFunc *f;     /* the kernel being compiled */
+	TirBlock *blk;  /* the region it was made in: uses must be inside it */
+	Value desc;     /* V_BLOCKPTR, a tensor descriptor */
+} TmaDesc;
+
 struct Sema {
 	SemaCtx *c;
 	Arena *a;
@@ -199,6 +210,7 @@ struct Sema {
 	ModScope *mods;
 	ModScope *prelude;
 	VEC(const FuncDef *) callstack;
+	VEC(TmaDesc) tma_descs; /* device-made TMA descriptors, newest last */
 	int depth;
 	int global_depth; /* module-level names being evaluated, one inside the other */
 	int nest;         /* runtime ifs and loops open around the current statement */

@@ -364,6 +364,68 @@ static void test_descriptors(void)
 		}
 }
 
+/* ---- Triton 3.2's device-made TMA descriptors (experimental_device_tensormap_create*):
+ * descriptor loads read zeros outside [M, N], stores write only inside it; the 1-D
+ * form bounds one dimension; a runtime if may make one and use it inside -------- */
+
+static const char tma_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(ws, x_ptr, y_ptr, blk_ptr, v_ptr, M, N, om, on, L):\n"
+	"    dx = ws\n"
+	"    dy = ws + 128\n"
+	"    tl.extra.cuda.experimental_device_tensormap_create2d(desc_ptr=dx, global_address=x_ptr,\n"
+	"        load_size=[8, 8], global_size=[M, N], element_ty=x_ptr.dtype.element_ty)\n"
+	"    tl.extra.cuda.experimental_tensormap_fenceproxy_acquire(dx)\n"
+	"    tl.extra.cuda.experimental_device_tensormap_create2d(dy, y_ptr, [8, 8], [M, N], tl.float32)\n"
+	"    tl.extra.cuda.experimental_tensormap_fenceproxy_acquire(dy)\n"
+	"    t = tl._experimental_descriptor_load(dx, [om, on], [8, 8], tl.float32)\n"
+	"    tl._experimental_descriptor_store(dy, t * 2.0, [om, on])\n"
+	"    r = tl.arange(0, 8)\n"
+	"    tl.store(blk_ptr + r[:, None] * 8 + r[None, :], t)\n"
+	"    if L > 0:\n"
+	"        dv = ws + 256\n"
+	"        tl.extra.cuda.experimental_device_tensormap_create1d(dv, v_ptr, [16], L, tl.float32)\n"
+	"        tl.extra.cuda.experimental_tensormap_fenceproxy_acquire(dv)\n"
+	"        w = tl._experimental_descriptor_load(dv, [0], [16], tl.float32)\n"
+	"        tl._experimental_descriptor_store(dv, w + 1.0, [0])\n";
+
+static void test_device_tma(void)
+{
+	enum { M = 12, N = 8 };
+	static const int offs[][2] = {{0, 0}, {-3, 2}, {6, -4}, {10, 5}};
+	for (int c = 0; c < 4; c++) {
+		uint8_t ws[384] = {0};
+		float x[M * N], y[M * N], blk[64], v[16];
+		for (int i = 0; i < M * N; i++)
+			x[i] = (float)(i + 1), y[i] = -5.0f;
+		for (int i = 0; i < 16; i++)
+			v[i] = (float)i;
+		int om = offs[c][0], on = offs[c][1], len = 3 * c;
+		tile_arg args[] = {tile_arg_ptr(ws, TILE_U8), tile_arg_ptr(x, TILE_FP32), tile_arg_ptr(y, TILE_FP32),
+				   tile_arg_ptr(blk, TILE_FP32), tile_arg_ptr(v, TILE_FP32), tile_arg_i32(M),
+				   tile_arg_i32(N), tile_arg_i32(om), tile_arg_i32(on), tile_arg_i32(len)};
+		if (!RUN(tma_src, "k", "*u8:16,*fp32:16,*fp32:16,*fp32:16,*fp32:16,i32,i32,i32,i32,i32", 1, args))
+			return;
+		bool ok = true;
+		for (int i = 0; i < M; i++)
+			for (int j = 0; j < N; j++) {
+				bool in = i >= om && i < om + 8 && j >= on && j < on + 8;
+				ok &= y[i * N + j] == (in ? 2.0f * x[i * N + j] : -5.0f);
+			}
+		for (int r = 0; r < 8; r++)
+			for (int q = 0; q < 8; q++) {
+				int i = om + r, j = on + q;
+				bool in = i >= 0 && i < M && j >= 0 && j < N;
+				ok &= blk[r * 8 + q] == (in ? x[i * N + j] : 0.0f);
+			}
+		for (int i = 0; i < 16; i++)
+			ok &= v[i] == (float)i + (i < len ? 1.0f : 0.0f);
+		CHECK(ok);
+	}
+}
+
 /* ---- tl.sort: along the last dimension, both directions, fp32 and int16 ------------ */
 
 static const char sort_src[] =
@@ -2440,6 +2502,7 @@ int main(void)
 		test_uint_to_uniform_float();
 		test_down_loops();
 		test_descriptors();
+		test_device_tma();
 		test_sort();
 		test_histogram();
 		test_gather();
