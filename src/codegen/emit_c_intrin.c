@@ -324,6 +324,19 @@ static void emit_assert(Ec *e, const TpOp *op)
 	sb_free(&fn);
 }
 
+/* %globaltimer (u64 ns) / %smid: volatile, so each call is a fresh reading */
+static void emit_sreg(Ec *e, const TpOp *op)
+{
+	TpVal r = op->results[0];
+	if (op->attr.i == SREG_SMID) {
+		ec_line(e, "int32_t v%u;", r);
+		ec_line(e, "asm volatile(\"mov.u32 %%0, %%%%smid;\" : \"=r\"(v%u));", r);
+	} else {
+		ec_line(e, "uint64_t v%u;", r);
+		ec_line(e, "asm volatile(\"mov.u64 %%0, %%%%globaltimer;\" : \"=l\"(v%u));", r);
+	}
+}
+
 bool ec_intrin(Ec *e, const TpOp *op)
 {
 	switch ((TpOpKind)op->kind) {
@@ -332,6 +345,7 @@ bool ec_intrin(Ec *e, const TpOp *op)
 	case TP_MMA: emit_mma(e, op); return true;
 	case TP_LDMATRIX: emit_ldmatrix(e, op); return true;
 	case TP_BARRIER: ec_line(e, "__syncthreads();"); return true;
+	case TP_SREG: emit_sreg(e, op); return true;
 	case TP_PRINT: emit_print(e, op); return true;
 	case TP_ASSERT: emit_assert(e, op); return true;
 	default: return false;

@@ -366,6 +366,16 @@ static bool emit_basic(Em *e, const TpOp *op)
 	}
 	case TP_BARRIER:
 		return true; /* lock-step: ops already run in program order for all lanes */
+	case TP_SREG: { /* one reading for the program's lanes (rt_hooks.c) */
+		LLVMTypeRef ps[1] = {e->t_i32};
+		LLVMValueRef a[1] = {em_const_int(e, e->t_i32, op->attr.i, false)};
+		LLVMValueRef v = em_call(e, "tile_rt_sreg", e->t_i64, ps, 1, a);
+		LLVMTypeRef rt = em_scalar_type(e, tp_type(e->f, op->results[0]));
+		if (rt != e->t_i64)
+			v = LLVMBuildTrunc(e->B, v, rt, "");
+		em_set(e, op->results[0], em_splat(e, v));
+		return true;
+	}
 	case TP_CP_ASYNC_COMMIT:
 	case TP_CP_ASYNC_WAIT: em_cp_async_sync(e, op); return true;
 	case TP_FOR: emit_for(e, op); return true;

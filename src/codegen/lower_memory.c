@@ -368,6 +368,22 @@ static void lower_atomic(Lower *L, const TirOp *op)
 	lw_set(L, res, x);
 }
 
+/* A special register (globaltimer, smid): thread 0's reading, shared with
+ * every thread, so that a loop may wait on the clock (control flow is
+ * uniform) and one call is one reading for the whole program. */
+static void lower_sreg(Lower *L, const TirOp *op)
+{
+	Type et = lw_elem_type(L, op->results[0]);
+	TpOp *t = lw_op(L, TP_SREG, op->loc, NULL, 0, &et, 1);
+	t->attr.i = op->attr.i;
+	LVal x = lw_alloc(L, 1);
+	x.r[0] = t->results[0];
+	LinearLayout one;
+	ll_init_hw(&one, 0);
+	share_from_owners(L, op, &one, x, et, thread0_pred(L), 0);
+	lw_set(L, op->results[0], x);
+}
+
 bool lw_memory(Lower *L, const TirOp *op)
 {
 	switch ((TirOpKind)op->kind) {
@@ -375,6 +391,7 @@ bool lw_memory(Lower *L, const TirOp *op)
 	case TOP_STORE: lower_store(L, op); return true;
 	case TOP_ATOMIC:
 	case TOP_ATOMIC_CAS: lower_atomic(L, op); return true;
+	case TOP_SREG: lower_sreg(L, op); return true;
 	default: return false;
 	}
 }

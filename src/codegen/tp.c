@@ -198,6 +198,7 @@ static void pr_attrs(Printer *p, const TpOp *op)
 	case TP_CP_ASYNC:
 	case TP_CP_ASYNC_WAIT:
 	case TP_MMA: sb_printf(o, " %" PRId64, a->i); break;
+	case TP_SREG: sb_puts(o, a->i == SREG_SMID ? " smid" : " globaltimer"); break;
 	case TP_SHFL_XOR: sb_printf(o, " %" PRId64, a->i); break;
 	default: break;
 	}
@@ -364,6 +365,7 @@ static void check_types(Verifier *v, const TpOp *op)
 	case TP_WARP_ID:
 	case TP_PROGRAM_ID:
 	case TP_NUM_PROGRAMS:
+	case TP_SREG:
 		need_n(op, 0, 1);
 		if (k == TP_PARAM && (op->attr.i < 0 || op->attr.i >= f->nparams))
 			vfail(op, "parameter index %" PRId64 " out of range", op->attr.i);

@@ -59,6 +59,7 @@ typedef uint32_t TpVal;
 	X(SMEM_LOAD, "smem_load", TF_MEM)   /* (byte_off i32, mask) attr.i = vec, results vec; result dtype = element */ \
 	X(SMEM_STORE, "smem_store", TF_MEM) /* (byte_off i32, mask, vals[vec]) attr.i = vec */ \
 	X(BARRIER, "barrier", TF_MEM)       /* all threads of the program instance */ \
+	X(SREG, "sreg", TF_MEM)             /* attr.i = TirSreg: this thread's special register (globaltimer u64, smid i32) */ \
 	X(MMA, "mma", TF_PURE)              /* attr.i = MmaKind; operands a[], b[], c[] (unpacked scalars); results d[] */ \
 	X(LDMATRIX, "ldmatrix", TF_MEM)     /* (byte_off i32 of this lane's row) attr.i = number of 8x8 matrices (1,2,4), attr.flags & TP_TRANS; results attr.i 32-bit words as 2 16-bit, 4 8-bit or 1 32-bit values each (TRANS: 16-bit) */ \
 	X(CP_ASYNC, "cp_async", TF_MEM)     /* (global ptr, byte_off i32, mask, [pred]) attr.i = bytes (4, 8, 16); copies global->shared, zero-filling when mask is false; with pred false the thread issues nothing; the data lands by the CP_ASYNC_WAIT that covers its group */ \

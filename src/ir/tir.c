@@ -297,6 +297,7 @@ static void put_op_word(Printer *p, const TirOp *op)
 	case TOP_CMP: sb_printf(p->out, " %s", NAME_AT(pred_names, op->attr.pred)); break;
 	case TOP_MATH: sb_printf(p->out, " %s", math_fn_name((MathFn)op->attr.math)); break;
 	case TOP_ATOMIC: sb_printf(p->out, " %s", NAME_AT(atomic_names, op->attr.atomic)); break;
+	case TOP_SREG: sb_puts(p->out, op->attr.i == SREG_SMID ? " smid" : " globaltimer"); break;
 	default: break;
 	}
 }

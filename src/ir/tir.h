@@ -68,6 +68,7 @@ enum { TF_PURE = 1, TF_TERM = 2, TF_REGION = 4, TF_MEM = 8 };
 	X(PRINT, "print", TF_MEM)              /* (values...) attr.str = prefix, attr.flags & TIR_HEX */ \
 	X(ASSERT, "assert", TF_MEM)            /* (cond) attr.str = message; loc = the source assert */ \
 	X(BARRIER, "barrier", TF_MEM) \
+	X(SREG, "sreg", TF_MEM)                /* attr.i = TirSreg; a scalar read anew each time (never merged or moved) */ \
 	X(ASYNC_COPY, "async_copy", TF_MEM)    /* (ptr tile, mask i1 tile, slot i32) attr.i = buffer (TirFunc.bufs); attr.i2 = vector width as on LOAD: copies the pointed-to elements into slot `slot`, 0 where mask is false; the data is only there after an ASYNC_WAIT that covers its group and a BARRIER */ \
 	X(ASYNC_COMMIT, "async_commit", TF_MEM) /* closes the group of the ASYNC_COPYs issued since the last commit */ \
 	X(ASYNC_WAIT, "async_wait", TF_MEM)    /* attr.i = groups allowed to stay in flight (the newest ones) */ \
@@ -124,6 +125,9 @@ typedef enum {
 } MathFn;
 
 typedef enum { ATOM_ADD, ATOM_MAX, ATOM_MIN, ATOM_XCHG, ATOM_AND, ATOM_OR, ATOM_XOR } AtomicOp;
+/* SREG: tl.extra.cuda.globaltimer() (u64 nanoseconds: %globaltimer on NVIDIA,
+ * the real-time clock on the CPU) and smid() (i32: %smid; the CPU core on the CPU) */
+typedef enum { SREG_GLOBALTIMER, SREG_SMID } TirSreg;
 /* BF16X3/BF16X6 never reach a DOT: sema splits the operands into bf16 parts
  * (builtins_dot.c); TF32X3 does on targets without tensor cores (as IEEE) */
 typedef enum { PREC_IEEE, PREC_TF32, PREC_TF32X3, PREC_BF16X3, PREC_BF16X6 } InputPrecision;

@@ -127,6 +127,10 @@ static void check_op_types(Verifier *v, const TirOp *op)
 	case TOP_CONST:
 	case TOP_PROGRAM_ID:
 	case TOP_NUM_PROGRAMS: check_counts(v, op, 0, 0, 1); break;
+	case TOP_SREG:
+		check_counts(v, op, 0, 0, 1);
+		expect(v, op, ty(v, op->results[0]).rank == 0, "sreg gives a scalar");
+		break;
 	case TOP_ARANGE: {
 		check_counts(v, op, 0, 0, 1);
 		Type r = ty(v, op->results[0]);

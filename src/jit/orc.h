@@ -65,6 +65,9 @@ void tile_rt_print(void *rt, int32_t pid_x, int32_t pid_y, int32_t pid_z, int32_
                    int64_t ival, double fval);
 void tile_rt_assert(void *rt, const char *msg, int32_t pid_x, int32_t pid_y, int32_t pid_z,
                     int32_t tid);
+/* tl.extra.cuda.globaltimer() / smid() on the CPU (which = TirSreg): the
+ * real-time clock in nanoseconds / the CPU core running the program */
+int64_t tile_rt_sreg(int32_t which);
 
 /* mma.sync / ldmatrix emulation (rt_mma.c) for cuda-emu kernels. Operands are
  * per-thread registers stored row-wise, x[i * nthreads + t] = register i of

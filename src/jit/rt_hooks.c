@@ -1,10 +1,25 @@
-/* rt_hooks.c: the functions JIT'd CPU kernels call for device_print and
- * device_assert. `rt` is the launcher's TileRuntimeHooks (or NULL); nothing
- * here touches globals. */
+/* rt_hooks.c: the functions JIT'd CPU kernels call for device_print,
+ * device_assert and the special registers. `rt` is the launcher's
+ * TileRuntimeHooks (or NULL); nothing here touches globals. */
 #include "jit/orc.h"
 
 #include <inttypes.h>
+#include <sched.h>
 #include <stdio.h>
+#include <time.h>
+
+#include "ir/tir.h"
+
+int64_t tile_rt_sreg(int32_t which)
+{
+	if (which == SREG_SMID) {
+		int cpu = sched_getcpu();
+		return cpu >= 0 ? cpu : 0;
+	}
+	struct timespec ts; /* %globaltimer counts nanoseconds of wall time too */
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
 
 void tile_rt_print(void *rt, int32_t px, int32_t py, int32_t pz, int32_t tid, const int32_t *idx, int32_t nidx,
                    const char *prefix, int32_t operand, int32_t kind, int64_t ival, double fval)

@@ -491,6 +491,15 @@ static Value b_cuda_num_warps(Sema *s, Call *c, int extra)
 	return v_int((int64_t)s->f->num_warps * (extra ? 32 : 1));
 }
 
+/* tl.extra.cuda.globaltimer() (uint64 nanoseconds) / smid() (int32): read
+ * anew at each call, the same value in every thread of the program */
+static Value b_cuda_sreg(Sema *s, Call *c, int extra)
+{
+	TirOp *op = emit_op(s, TOP_SREG, c->loc, NULL, 0, type_scalar(extra == SREG_SMID ? DT_I32 : DT_U64));
+	op->attr.i = extra;
+	return v_tensor(s, op->results[0]);
+}
+
 /* range(...) / tl.static_range(...) outside a for statement: with constexpr
  * bounds, the tuple of its values (comprehensions, tuple(range(4)), len, in). */
 static Value b_loop_only(Sema *s, Call *c, int extra)
@@ -1395,6 +1404,8 @@ const Builtin builtins_core[] = {
     {"aggregate", "cls", b_aggregate, 0, BF_TRITON},
     {"_cuda_num_warps", "", b_cuda_num_warps, 0, BF_TL},
     {"_cuda_num_threads", "", b_cuda_num_warps, 1, BF_TL},
+    {"_cuda_globaltimer", "", b_cuda_sreg, SREG_GLOBALTIMER, BF_TL},
+    {"_cuda_smid", "", b_cuda_sreg, SREG_SMID, BF_TL},
     {"static_range", "*args", b_loop_only, 0, BF_TL},
     {"range", "*args", b_loop_only, 0, BF_TL | BF_PY},
     {"cdiv", "x,div", b_cdiv, 0, BF_TL | BF_TRITON | BF_MATH | BF_METHOD},

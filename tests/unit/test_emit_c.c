@@ -1096,7 +1096,14 @@ static const char src_kernels[] = SRC_KERNELS_SMEM_TILES
                                   "    x = tl.load(X + o)\n"
                                   "    y = tl.load(Y + o)\n"
                                   "    tl.store(Q + o, x / y)\n"
-                                  "    tl.store(R + o, tl.div_rn(x, y))\n";
+                                  "    tl.store(R + o, tl.div_rn(x, y))\n"
+                                  "\n"
+                                  "@triton.jit\n"
+                                  "def sregs(Out, NS):\n"
+                                  "    t0 = tl.extra.cuda.globaltimer()\n"
+                                  "    while tl.extra.cuda.globaltimer() - t0 < NS:\n"
+                                  "        pass\n"
+                                  "    tl.store(Out, tl.extra.cuda.smid())\n";
 
 /* Compiles a kernel of src_kernels through the driver to `dump` (CUDA C or
  * PTX; DUMP_NONE: a cubin) for `target`; returns the text (heap) or NULL
@@ -1191,6 +1198,9 @@ static void test_source_kernels(void)
 	        /* f32 `/` is div.full.f32 as in Triton; div_rn stays IEEE */
 	        {"divs", "*fp32:16,*fp32:16,*fp32:16,*fp32:16,128", "div.full.f32"},
 	        {"divs", "*fp32:16,*fp32:16,*fp32:16,*fp32:16,128", "= v13 / v15;"},
+	        /* special registers: volatile reads, a fresh one per call */
+	        {"sregs", "*i32:16,u64", "asm volatile(\"mov.u64 %0, %%globaltimer;\""},
+	        {"sregs", "*i32:16,u64", "asm volatile(\"mov.u32 %0, %%smid;\""},
 	};
 	static const char *const targets[] = {"sm_80", "sm_90a"};
 	for (int i = 0; m && i < (int)COUNTOF(ks); i++)

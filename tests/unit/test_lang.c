@@ -312,6 +312,38 @@ static void test_down_loops(void)
 	}
 }
 
+/* ---- tl.extra.cuda.globaltimer() / smid(): a loop waiting on the clock ----------- */
+
+static const char sreg_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(out_ptr, NS):\n"
+	"    t0 = tl.extra.cuda.globaltimer()\n"
+	"    t = t0\n"
+	"    n = 0\n"
+	"    while t - t0 < NS:\n" /* a runtime loop on the clock: one value for all threads */
+	"        t = tl.extra.cuda.globaltimer()\n"
+	"        n += 1\n"
+	"    tl.store(out_ptr, (t - t0).to(tl.int64))\n"
+	"    tl.store(out_ptr + 1, n.to(tl.int64))\n"
+	"    tl.store(out_ptr + 2, tl.extra.cuda.smid().to(tl.int64))\n"
+	"    tl.store(out_ptr + 3, t0.to(tl.int64))\n";
+
+static void test_sreg(void)
+{
+	int64_t out[4] = {-1, -1, -1, -1};
+	tile_arg args[] = {tile_arg_ptr(out, TILE_I64), tile_arg_i64(300000)};
+	if (!RUN(sreg_src, "k", "*i64,i64", 1, args))
+		return;
+	/* 0.3 ms waited, in several readings (each call reads the clock anew);
+	 * the timer counts wall-clock nanoseconds (after 2020-01-01) */
+	CHECK(out[0] >= 300000 && out[0] < 60000000000LL);
+	CHECK(out[1] >= 2);
+	CHECK(out[2] >= 0 && out[2] < 65536);
+	CHECK(out[3] > 1577836800LL * 1000000000LL);
+}
+
 /* ---- tensor descriptors: every dimension bounds-checked, padding, atomics -------- */
 
 static const char desc_src[] =
@@ -2501,6 +2533,7 @@ int main(void)
 		test_float_to_int();
 		test_uint_to_uniform_float();
 		test_down_loops();
+		test_sreg();
 		test_descriptors();
 		test_device_tma();
 		test_sort();
