@@ -1077,7 +1077,11 @@ static Value b_py_abs(Sema *s, Call *c, int extra)
 {
 	(void)extra;
 	Value v = c->a[0];
-	if (v.kind == V_CONST && (v.c.kind == CV_INT || v.c.kind == CV_BOOL)) return v_int(v.c.i < 0 ? -v.c.i : v.c.i);
+	if (v.kind == V_CONST && (v.c.kind == CV_INT || v.c.kind == CV_BOOL)) {
+		/* a uint64 value (u64) is never negative; abs(-2**63) is 2**63, a uint64 */
+		if (v.c.u64 || v.c.i >= 0) return v.c.kind == CV_BOOL ? v_int(v.c.i) : v;
+		return const_unop(s, OP_NEG, v, c->loc);
+	}
 	if (v.kind == V_CONST && v.c.kind == CV_FLOAT) return v_float(fabs(v.c.f));
 	int id = builtin_find("abs", BF_TL);
 	return builtin_get(id)->fn(s, c, builtin_get(id)->extra);
