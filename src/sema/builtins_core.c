@@ -505,36 +505,38 @@ static Value b_cuda_sreg(Sema *s, Call *c, int extra)
 static Value b_loop_only(Sema *s, Call *c, int extra)
 {
 	(void)extra;
-	int64_t v[3] = {0, 0, 1};
+	Value v[3] = {v_int(0), v_int(0), v_int(1)};
 	bool all_const = c->nrest >= 1 && c->nrest <= 3;
 	for (int i = 0; all_const && i < c->nrest; i++) {
 		if (c->rest[i].kind == V_ERR) return v_err();
 		if (!v_is_intlike(c->rest[i])) all_const = false;
-		else v[i] = c->rest[i].c.i;
+		else {
+			v[i] = c->rest[i];
+			v[i].c.kind = CV_INT; /* range(True) is range(1) */
+		}
 	}
 	if (all_const) {
 		if (c->nrest == 1) {
 			v[1] = v[0];
-			v[0] = 0;
+			v[0] = v_int(0);
 		}
-		if (c->nrest == 3 && v[2] == 0) {
+		if (c->nrest == 3 && v[2].c.i == 0) {
 			diag_error(s->d, c->loc, "'%s' step must not be zero", c->name);
 			return v_err();
 		}
-		int64_t n = v[2] > 0 ? (v[1] > v[0] ? (v[1] - v[0] + v[2] - 1) / v[2] : 0)
-				     : (v[0] > v[1] ? (v[0] - v[1] - v[2] - 1) / -v[2] : 0);
+		uint64_t n = const_range_len(v[0].c, v[1].c, v[2].c);
 		if (n > 65536) {
-			diag_error(s->d, c->loc, "'%s' with %lld values is too long to evaluate at compile time", c->name,
-				   (long long)n);
+			diag_error(s->d, c->loc, "'%s' with %llu values is too long to evaluate at compile time", c->name,
+				   (unsigned long long)n);
 			return v_err();
 		}
 		/* each item is a tuple item built: charged, so a range re-evaluated in a
 		 * nested comprehension cannot fill memory faster than the work limit allows */
-		if (!sema_work(s, n, c->loc)) return v_err();
+		if (!sema_work(s, (int64_t)n, c->loc)) return v_err();
 		Value r = v_tuple(s, NULL, 0);
 		r.n = (int)n;
 		r.items = n ? ARENA_NEWN(s->a, Value, n) : NULL;
-		for (int64_t i = 0; i < n; i++) r.items[i] = v_int(v[0] + i * v[2]);
+		for (uint64_t i = 0; i < n; i++) r.items[i] = i ? const_range_next(r.items[i - 1], v[2]) : v[0];
 		return r;
 	}
 	diag_error(s->d, c->loc, "'%s' can only be used as the iterable of a for loop", c->name);

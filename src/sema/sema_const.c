@@ -275,6 +275,44 @@ static Value big_value(Sema *s, BigInt x, bool ovf, AstOp op, SrcLoc loc)
 	return v_err();
 }
 
+static uint64_t sat_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+
+/* len(range(lo, hi, step)) as Python counts it (step != 0), exact over
+ * [-2**63, 2**64) however far apart the bounds are; saturates at UINT64_MAX. */
+uint64_t const_range_len(ConstVal lo, ConstVal hi, ConstVal step)
+{
+	BigInt a = big_of(lo), b = big_of(hi), st = big_of(step);
+	if (st.neg) { /* counting down from lo to hi counts up from hi to lo */
+		BigInt t = a;
+		a = b;
+		b = t;
+	}
+	if (st.mag == 0 || big_cmp(b, a) <= 0) return 0;
+	bool wide = false; /* b - a >= 2**64: it is 2**64 + d.mag */
+	BigInt d = big_add(b, big_neg(a), &wide);
+	uint64_t sz = st.mag;
+	if (!wide) return (d.mag - 1) / sz + 1;
+	if (d.mag == 0) return sat_add(UINT64_MAX / sz, 1);
+	if (sz == 1) return UINT64_MAX;
+	/* (2**64 + low) / sz + 1 with low = d.mag - 1 and 2**64 = q * sz + r */
+	uint64_t low = d.mag - 1, q = UINT64_MAX / sz, r = UINT64_MAX % sz + 1;
+	if (r == sz) {
+		q++;
+		r = 0;
+	}
+	uint64_t quot = sat_add(q, low / sz);
+	if (r && low % sz >= sz - r) quot = sat_add(quot, 1);
+	return sat_add(quot, 1);
+}
+
+/* the item after v in a range of step `step`: exact where it lies in the range */
+Value const_range_next(Value v, Value step)
+{
+	bool ovf = false;
+	BigInt r = big_add(big_of(v.c), big_of(step.c), &ovf);
+	return r.neg ? v_int((int64_t)(0 - r.mag)) : v_uint64(r.mag);
+}
+
 /* dtypes compare by type; a block type (n > 0) also by its shape, and never equals a scalar dtype */
 static bool dtypes_equal(Value a, Value b)
 {

@@ -307,6 +307,8 @@ bool const_eq(ConstVal a, ConstVal b);
  * Returns V_ERR after a diagnostic. */
 Value const_binop(Sema *s, AstOp op, Value a, Value b, SrcLoc loc);
 Value const_unop(Sema *s, AstOp op, Value a, SrcLoc loc);
+uint64_t const_range_len(ConstVal lo, ConstVal hi, ConstVal step); /* Python's len(range(...)), saturated */
+Value const_range_next(Value v, Value step); /* v + step, for a range's items */
 bool values_identical(Value a, Value b);
 void const_str(ConstVal c, char *buf, size_t n);
 Value py_str_value(Sema *s, Value v, bool repr, SrcLoc loc);

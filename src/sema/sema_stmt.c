@@ -767,18 +767,22 @@ static void loop_free(LoopState *ls)
 	vec_free(&ls->inits);
 }
 
-static Flow exec_unrolled(Sema *s, Fn *fn, const Stmt *st, int64_t lo, int64_t hi, int64_t step)
+/* lo, hi, step: constexpr ints (step != 0) */
+static Flow exec_unrolled(Sema *s, Fn *fn, const Stmt *st, Value lo, Value hi, Value step)
 {
-	int64_t n = step > 0 ? (hi > lo ? (hi - lo + step - 1) / step : 0) : (lo > hi ? (lo - hi - step - 1) / -step : 0);
+	uint64_t n = const_range_len(lo.c, hi.c, step.c);
 	if (n > 4096) {
-		diag_error(s->d, st->iter->loc, "static_range with %lld iterations exceeds the unroll limit of 4096", (long long)n);
+		diag_error(s->d, st->iter->loc, "static_range with %llu iterations exceeds the unroll limit of 4096",
+			   (unsigned long long)n);
 		return FLOW_NEXT;
 	}
 	int errs = s->d->nerrors;
 	ctx_push(fn, CTX_STATIC_LOOP);
-	for (int64_t k = 0; k < n; k++) {
+	Value item = lo;
+	for (uint64_t k = 0; k < n; k++) {
 		if (!sema_work(s, 1, st->iter->loc)) break;
-		assign_target(s, fn, st->for_target, v_int(lo + k * step), st->loc);
+		if (k) item = const_range_next(item, step);
+		assign_target(s, fn, st->for_target, item, st->loc);
 		Flow f = exec_body(s, fn, &st->for_body, false);
 		if (f == FLOW_BREAK) break;
 		if (f == FLOW_RETURN) {
@@ -837,6 +841,15 @@ static Flow exec_rt_for_in(Sema *s, Fn *fn, const Stmt *st, Value *b, int nb, in
 			if (dtype_bits((DType)vs[i].ty.dt) == 64) dt = DT_I64;
 		} else if (!v_is_intlike(vs[i])) {
 			diag_error(s->d, st->iter->loc, "range bounds must be integers, got %s", v_describe(s, vs[i]));
+			return FLOW_NEXT;
+		} else if (vs[i].c.u64 || (i == 2 && vs[i].c.i == INT64_MIN)) {
+			/* the loop counts in int64, and a negative step is negated */
+			char num[32];
+			const_str(vs[i].c, num, sizeof num);
+			if (vs[i].c.u64)
+				diag_error(s->d, st->iter->loc, "range %s %s is out of range for a loop: it counts in int64",
+					   i == 2 ? "step" : "bound", num);
+			else diag_error(s->d, st->iter->loc, "range step -2**63 is not supported: a negative step is negated in int64");
 			return FLOW_NEXT;
 		} else if (!const_fits(vs[i].c, DT_I32)) dt = DT_I64;
 	}
@@ -922,14 +935,18 @@ static Flow exec_for(Sema *s, Fn *fn, const Stmt *st)
 		bool host_range = s->host_fn > 0 && !strcmp(kind, "range");
 		for (int i = 0; i < nb && host_range; i++) host_range = v_is_intlike(b[i]);
 		if (!strcmp(kind, "static_range") || host_range) {
-			int64_t v[3] = {0, 0, 1};
-			for (int i = 0; i < nb; i++)
-				if (!as_const_int(s, b[i], st->iter->args[i]->loc, "static_range bound", &v[i])) return FLOW_NEXT;
+			Value v[3] = {v_int(0), v_int(0), v_int(1)};
+			for (int i = 0; i < nb; i++) {
+				int64_t unused;
+				if (!as_const_int(s, b[i], st->iter->args[i]->loc, "static_range bound", &unused)) return FLOW_NEXT;
+				v[i] = b[i];
+				v[i].c.kind = CV_INT; /* static_range(True) is static_range(1) */
+			}
 			if (nb == 1) {
 				v[1] = v[0];
-				v[0] = 0;
+				v[0] = v_int(0);
 			}
-			if (v[2] == 0) {
+			if (v[2].c.i == 0) {
 				diag_error(s->d, st->iter->loc, "static_range step must not be zero");
 				return FLOW_NEXT;
 			}
