@@ -162,6 +162,16 @@ static void apply_hints(Axis *x, ValId v)
 
 /* ---- per-op rules --------------------------------------------------------- */
 
+/* a known integer as a value of type dt holds it: two's complement, wrapped */
+static int64_t wrap_int(int64_t v, DType dt)
+{
+	int bits = dtype_bits(dt);
+	if (bits <= 0 || bits >= 64) return v;
+	uint64_t m = ((uint64_t)1 << bits) - 1, u = (uint64_t)v & m;
+	if (dtype_is_signed(dt) && (u >> (bits - 1))) u |= ~m;
+	return (int64_t)u;
+}
+
 /* unit: bytes per element step for pointers (div is in bytes), else 1. */
 static AxisInfo rule_add(const AxisInfo *l, const AxisInfo *r, bool sub, int64_t unit)
 {
@@ -180,7 +190,8 @@ static AxisInfo rule_add(const AxisInfo *l, const AxisInfo *r, bool sub, int64_t
 	}
 	if (l->known && r->known) {
 		o.known = true;
-		o.value = sub ? l->value - r->value : l->value + r->value;
+		/* wrapped as the machine does (op_rule truncates to the result type) */
+		o.value = (int64_t)(sub ? (uint64_t)l->value - (uint64_t)r->value : (uint64_t)l->value + (uint64_t)r->value);
 	}
 	return o;
 }
@@ -198,7 +209,7 @@ static AxisInfo rule_mul(const AxisInfo *l, const AxisInfo *r)
 	}
 	if (l->known && r->known) {
 		o.known = true;
-		o.value = l->value * r->value;
+		o.value = (int64_t)((uint64_t)l->value * (uint64_t)r->value);
 	}
 	return o;
 }
@@ -564,6 +575,7 @@ static void op_rule(Axis *x, const TirOp *op)
 	default:
 		break;
 	}
+	if (o.known && dtype_is_int(rt.dt)) o.value = wrap_int(o.value, rt.dt); /* i32 65536 * 65536 is 0 */
 	for (int i = 0; i < op->nout; i++) {
 		put(x, op->results[i], o);
 		apply_hints(x, op->results[i]);

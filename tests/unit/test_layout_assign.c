@@ -528,8 +528,38 @@ static void test_axis_rem(void)
 	arena_free(&a);
 }
 
+/* known constants fold as the machine computes them: wrapped to the result
+ * type, never a signed overflow in the analysis itself */
+static void test_axis_wrap(void)
+{
+	Arena a;
+	arena_init(&a);
+	TirFunc *f = tir_func_new(&a, "wrap");
+	B x = {f, f->entry};
+	Type i32 = type_scalar(DT_I32), i64 = type_scalar(DT_I64), u8 = type_scalar(DT_U8);
+	ValId sq = op1(&x, TOP_MUL, i32, cst(&x, i32, 65536), cst(&x, i32, 65536), 0);
+	ValId inc = op1(&x, TOP_ADD, i32, cst(&x, i32, INT32_MAX), cst(&x, i32, 1), 0);
+	ValId big = op1(&x, TOP_MUL, i64, cst(&x, i64, INT64_MAX), cst(&x, i64, 7), 0);
+	ValId dec = op1(&x, TOP_SUB, i64, cst(&x, i64, INT64_MIN), cst(&x, i64, 1), 0);
+	ValId byte = op1(&x, TOP_ADD, u8, cst(&x, u8, 255), cst(&x, u8, 2), 0);
+	ValId narrow = op1(&x, TOP_CAST, i32, cst(&x, i64, ((int64_t)1 << 32) + 5), 0, 0);
+	ret(&x);
+	AxisInfo *ax = axis_analyze(&a, f);
+#define KNOWN(v, want) CHECK(ax[v].known && ax[v].value == (want), #v ": known %d value %lld", ax[v].known, \
+			     (long long)ax[v].value)
+	KNOWN(sq, 0);
+	KNOWN(inc, INT32_MIN);
+	KNOWN(big, INT64_MAX - 6); /* 7 * (2**63 - 1) mod 2**64 */
+	KNOWN(dec, INT64_MAX);
+	KNOWN(byte, 1);
+	KNOWN(narrow, 5);
+#undef KNOWN
+	arena_free(&a);
+}
+
 int main(void)
 {
+	test_axis_wrap();
 	test_axis_loop_hints();
 	test_axis_rem();
 	test_vector_add("cpu", 1);
