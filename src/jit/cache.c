@@ -272,7 +272,9 @@ static void entry_sum(const uint8_t key[32], const void *payload, size_t n, uint
 
 static int read_entry(const char *path, const uint8_t key[32], void **payload, size_t *len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO in the entry's place opens without waiting for a
+	 * writer, and is then rejected as not a regular file */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return 0;
 	struct stat st;
