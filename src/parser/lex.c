@@ -466,26 +466,6 @@ static const char *scan_string(Lexer *lx, const char *q, char quote, bool triple
 	}
 }
 
-static char *put_utf8(char *o, uint32_t cp)
-{
-	if (cp < 0x80) {
-		*o++ = (char)cp;
-	} else if (cp < 0x800) {
-		*o++ = (char)(0xc0 | (cp >> 6));
-		*o++ = (char)(0x80 | (cp & 0x3f));
-	} else if (cp < 0x10000) {
-		*o++ = (char)(0xe0 | (cp >> 12));
-		*o++ = (char)(0x80 | ((cp >> 6) & 0x3f));
-		*o++ = (char)(0x80 | (cp & 0x3f));
-	} else {
-		*o++ = (char)(0xf0 | (cp >> 18));
-		*o++ = (char)(0x80 | ((cp >> 12) & 0x3f));
-		*o++ = (char)(0x80 | ((cp >> 6) & 0x3f));
-		*o++ = (char)(0x80 | (cp & 0x3f));
-	}
-	return o;
-}
-
 /* Reads exactly n hex digits at *q; -1 if there are fewer. */
 static long hex_n(const char *q, const char *e, int n)
 {
@@ -530,7 +510,7 @@ static const char *decode_escape(const char *q, const char *e, char **o, const c
 		int n = 0;
 		for (; n < 3 && q < e && *q >= '0' && *q <= '7'; n++, q++)
 			v = v * 8 + (uint32_t)(*q - '0');
-		*o = put_utf8(*o, v);
+		*o = utf8_put(*o, v);
 		return q;
 	}
 	int n = c == 'x' ? 2 : c == 'u' ? 4 : c == 'U' ? 8 : 0;
@@ -543,7 +523,7 @@ static const char *decode_escape(const char *q, const char *e, char **o, const c
 			             : "illegal Unicode character in \\U escape";
 			return NULL;
 		}
-		*o = put_utf8(*o, (uint32_t)v);
+		*o = utf8_put(*o, (uint32_t)v);
 		return q + 1 + n;
 	}
 	if (c == 'N') {

@@ -62,6 +62,61 @@ void const_str(ConstVal c, char *buf, size_t n)
 	}
 }
 
+/* the flags, width and precision of a %-conversion's spec "%[flags][width][.prec]" */
+typedef struct PctSpec {
+	bool minus, plus, space, alt, zero;
+	int width, prec; /* prec -1: none */
+} PctSpec;
+
+static PctSpec pct_spec(const char *spec)
+{
+	PctSpec ps = {.prec = -1};
+	const char *p = spec + 1;
+	for (; *p && strchr("-+ #0", *p); p++) {
+		ps.minus |= *p == '-';
+		ps.plus |= *p == '+';
+		ps.space |= *p == ' ';
+		ps.alt |= *p == '#';
+		ps.zero |= *p == '0';
+	}
+	ps.width = atoi(p);
+	const char *dot = strchr(p, '.');
+	if (dot) ps.prec = atoi(dot + 1);
+	return ps;
+}
+
+/* head + body padded to the width as Python pads: zeros after the head with
+ * the '0' flag (numbers only), else spaces on the left, or on the right with '-' */
+static void pct_pad(StrBuf *b, PctSpec ps, const char *head, const char *body, int chars, bool number)
+{
+	int pad = ps.width > chars ? ps.width - chars : 0;
+	bool zeros = number && ps.zero && !ps.minus;
+	for (int i = 0; !ps.minus && !zeros && i < pad; i++) sb_putc(b, ' ');
+	sb_puts(b, head);
+	for (int i = 0; zeros && i < pad; i++) sb_putc(b, '0');
+	sb_puts(b, body);
+	for (int i = 0; ps.minus && i < pad; i++) sb_putc(b, ' ');
+}
+
+/* %o %x %X of an integer as Python writes them: a '-' for a negative number (or
+ * '+' / ' ' by the flags), the '#' prefix 0o / 0x / 0X, then the digits at
+ * least `.prec` long (C's %x would print a negative number's two's complement) */
+static void percent_radix(StrBuf *b, const char *spec, char conv, ConstVal c)
+{
+	PctSpec ps = pct_spec(spec);
+	bool neg = !c.u64 && c.i < 0;
+	unsigned long long mag = neg ? 0 - (uint64_t)c.i : (uint64_t)c.i;
+	char head[8], digits[32];
+	snprintf(head, sizeof head, "%s%s", neg ? "-" : ps.plus ? "+" : ps.space ? " " : "",
+		 !ps.alt ? "" : conv == 'o' ? "0o" : conv == 'x' ? "0x" : "0X");
+	snprintf(digits, sizeof digits, conv == 'o' ? "%llo" : conv == 'x' ? "%llx" : "%llX", mag);
+	StrBuf body = {0};
+	for (int i = (int)strlen(digits); i < ps.prec; i++) sb_putc(&body, '0');
+	sb_puts(&body, digits);
+	pct_pad(b, ps, head, body.s, (int)(strlen(head) + body.len), true);
+	sb_free(&body);
+}
+
 /* One %-conversion of `fmt % args`: spec is "%[flags][width][.prec]" and conv its
  * letter (width and precision checked by the caller). Appends to b; false (with
  * a message) if v does not fit. */
@@ -91,11 +146,16 @@ static bool percent_one(Sema *s, StrBuf *b, const char *spec, char conv, Value v
 		snprintf(f, sizeof f, v.c.u64 ? "%sllu" : "%slld", spec);
 		sb_printf(b, f, intlike ? (long long)v.c.i : (long long)d);
 	} else if (strchr("oxX", conv)) {
-		snprintf(f, sizeof f, "%sll%c", spec, conv);
-		sb_printf(b, f, (unsigned long long)v.c.i);
+		percent_radix(b, spec, conv, v.c);
 	} else if (conv == 'c') {
-		snprintf(f, sizeof f, "%sc", spec);
-		sb_printf(b, f, (int)v.c.i);
+		if (v.c.u64 || v.c.i <= 0 || v.c.i >= 0x110000) {
+			diag_error(s->d, loc, v.c.i == 0 && !v.c.u64 ? "%%c of 0: tile's strings cannot hold a NUL character"
+								     : "%%c arg not in range(0x110000)");
+			return false;
+		}
+		char u[8];
+		*utf8_put(u, (uint32_t)v.c.i) = 0;
+		pct_pad(b, pct_spec(spec), "", u, 1, false); /* the width counts characters, not bytes */
 	} else {
 		snprintf(f, sizeof f, "%s%c", spec, conv);
 		sb_printf(b, f, d);

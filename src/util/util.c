@@ -243,6 +243,27 @@ void sb_putn(StrBuf *b, const char *s, size_t n)
 	b->s[b->len] = 0;
 }
 
+/* writes code point cp (< 0x110000) as UTF-8 at o; returns the end */
+char *utf8_put(char *o, uint32_t cp)
+{
+	if (cp < 0x80) {
+		*o++ = (char)cp;
+	} else if (cp < 0x800) {
+		*o++ = (char)(0xc0 | (cp >> 6));
+		*o++ = (char)(0x80 | (cp & 0x3f));
+	} else if (cp < 0x10000) {
+		*o++ = (char)(0xe0 | (cp >> 12));
+		*o++ = (char)(0x80 | ((cp >> 6) & 0x3f));
+		*o++ = (char)(0x80 | (cp & 0x3f));
+	} else {
+		*o++ = (char)(0xf0 | (cp >> 18));
+		*o++ = (char)(0x80 | ((cp >> 12) & 0x3f));
+		*o++ = (char)(0x80 | ((cp >> 6) & 0x3f));
+		*o++ = (char)(0x80 | (cp & 0x3f));
+	}
+	return o;
+}
+
 void sb_putc(StrBuf *b, char c) { sb_putn(b, &c, 1); }
 
 void sb_puts(StrBuf *b, const char *s) { sb_putn(b, s, strlen(s)); }

@@ -79,6 +79,7 @@ void sb_printf(StrBuf *b, const char *fmt, ...) PRINTF_LIKE(2, 3);
 void sb_vprintf(StrBuf *b, const char *fmt, va_list ap);
 void sb_free(StrBuf *b);
 char *sb_take(StrBuf *b); /* returns the heap string (never NULL), resets b */
+char *utf8_put(char *o, uint32_t cp); /* cp < 0x110000 as UTF-8 (1 to 4 bytes); returns the end */
 
 /* ---- interned strings ------------------------------------------------------ */
 
