@@ -43,6 +43,17 @@ Value v_tuple(Sema *s, const Value *items, int n)
 	return v;
 }
 
+/* Keeps the report just made of a limit sema stops at (s->limit_diag) */
+void sema_note_limit(Sema *s)
+{
+	if (s->limit_diag || !s->d->diags.len) return;
+	Diag *d = ARENA_NEW(s->a, Diag);
+	*d = s->d->diags.data[s->d->diags.len - 1];
+	d->msg = arena_strdup(s->a, d->msg);
+	d->rendered = d->rendered ? arena_strdup(s->a, d->rendered) : NULL;
+	s->limit_diag = d;
+}
+
 bool sema_work(Sema *s, int64_t n, SrcLoc loc)
 {
 	if (s->too_big) return false; /* past the value limit (reported): no point going on */
@@ -54,6 +65,7 @@ bool sema_work(Sema *s, int64_t n, SrcLoc loc)
 			   "compile-time evaluation takes more than %d steps (statements, unrolled tl.static_range "
 			   "iterations, inlined calls, comprehension items, tuple items built; nested loops multiply)",
 			   SEMA_MAX_WORK);
+		sema_note_limit(s);
 	}
 	return false;
 }
@@ -382,12 +394,14 @@ static Value eval_module_expr(Sema *s, ModScope *m, const Expr *e)
  * (host Python in decorators and defaults, module-level alternatives). */
 typedef struct Quiet {
 	DiagSink sink, *saved;
+	const Diag *limit; /* s->limit_diag at the start */
 } Quiet;
 
 static void quiet_begin(Sema *s, Quiet *q)
 {
 	diag_init(&q->sink);
 	q->saved = s->d;
+	q->limit = s->limit_diag;
 	s->d = &q->sink;
 }
 
@@ -397,6 +411,8 @@ static bool quiet_end(Sema *s, Quiet *q, Diag *first)
 {
 	s->d = q->saved;
 	bool failed = q->sink.nerrors > 0;
+	/* a limit passed in here stops all further work: reported, not set aside */
+	if (s->limit_diag != q->limit) diag_emit(s->d, DIAG_ERROR, s->limit_diag->loc, "%s", s->limit_diag->msg);
 	if (first) {
 		*first = (Diag){0};
 		if (q->sink.diags.len) {
@@ -428,12 +444,13 @@ static Value exec_module_stmt(Sema *s, ModScope *m, const Stmt *st, const char *
 		if (!quiet_end(s, &q, NULL) && found && before.kind != V_ERR) env_set(&fn->env, names.data[i], before);
 	}
 	vec_free(&names);
+	int errs = s->d->nerrors;
 	s->host_fn++;
 	exec_body(s, fn, &one, false);
 	s->host_fn--;
 	const Value *after = env_find(&fn->env, name);
 	Value v = after ? *after : v_err();
-	if (!after) /* `for x in []:` leaves x unbound, as in Python */
+	if (!after && s->d->nerrors == errs) /* `for x in []:` leaves x unbound, as in Python */
 		diag_error(s->d, st->loc, "name '%s' is not defined: this statement did not bind it", name);
 	module_code_end(s, &mc);
 	return v;

@@ -226,6 +226,10 @@ struct Sema {
 	bool too_big; /* the kernel passed SEMA_MAX_VALUES (reported once) */
 	int64_t work; /* compile-time evaluation done so far (sema_work) */
 	bool too_much_work;
+	/* the first report of too_big or too_much_work: a limit passed while
+	 * diagnostics were set aside (host code tried quietly) still fails the
+	 * compile, since sema stops doing work past it */
+	const Diag *limit_diag;
 };
 
 /* Values a kernel may have after inlining and unrolling: nested
@@ -248,6 +252,7 @@ enum { NEST_LIMIT = 256 };
  * 2^40 inlined calls must be an error, not a hang (real kernels do
  * thousands). */
 enum { SEMA_MAX_WORK = 1 << 21 };
+void sema_note_limit(Sema *s); /* the report just made of too_big / too_much_work is kept */
 enum { SEMA_CALL_WORK = 8 }; /* an inlined call: an environment and its arguments, ~1 KB */
 /* Adds n to the work done; false (after one report) past SEMA_MAX_WORK. */
 bool sema_work(Sema *s, int64_t n, SrcLoc loc);

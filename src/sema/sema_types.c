@@ -17,6 +17,7 @@ TirOp *emit_op(Sema *s, TirOpKind k, SrcLoc loc, const ValId *in, int nin, Type 
 		s->too_big = true;
 		diag_error(s->d, loc, "kernel '%s' is too large: more than %d values after inlining and unrolling",
 			   tir_func_label(s->f), SEMA_MAX_VALUES);
+		sema_note_limit(s);
 	}
 	return tir_op(s->f, s->blk, k, loc, in, nin, &out, has_out ? 1 : 0);
 }
