@@ -767,11 +767,12 @@ static void loop_free(LoopState *ls)
 	vec_free(&ls->inits);
 }
 
-/* lo, hi, step: constexpr ints (step != 0) */
+/* lo, hi, step: constexpr ints (step != 0). In host code (a constexpr_function,
+ * module-level statements) the loop is Python's: only the work limit bounds it. */
 static Flow exec_unrolled(Sema *s, Fn *fn, const Stmt *st, Value lo, Value hi, Value step)
 {
 	uint64_t n = const_range_len(lo.c, hi.c, step.c);
-	if (n > 4096) {
+	if (n > 4096 && !s->host_fn) {
 		diag_error(s->d, st->iter->loc, "static_range with %llu iterations exceeds the unroll limit of 4096",
 			   (unsigned long long)n);
 		return FLOW_NEXT;
@@ -779,12 +780,13 @@ static Flow exec_unrolled(Sema *s, Fn *fn, const Stmt *st, Value lo, Value hi, V
 	int errs = s->d->nerrors;
 	ctx_push(fn, CTX_STATIC_LOOP);
 	Value item = lo;
-	for (uint64_t k = 0; k < n; k++) {
+	bool broke = false;
+	for (uint64_t k = 0; k < n && !broke; k++) {
 		if (!sema_work(s, 1, st->iter->loc)) break;
 		if (k) item = const_range_next(item, step);
 		assign_target(s, fn, st->for_target, item, st->loc);
 		Flow f = exec_body(s, fn, &st->for_body, false);
-		if (f == FLOW_BREAK) break;
+		broke = f == FLOW_BREAK;
 		if (f == FLOW_RETURN) {
 			ctx_pop(fn);
 			return f;
@@ -792,7 +794,8 @@ static Flow exec_unrolled(Sema *s, Fn *fn, const Stmt *st, Value lo, Value hi, V
 		if (s->d->nerrors > errs) break; /* one report, not one per iteration */
 	}
 	ctx_pop(fn);
-	return FLOW_NEXT;
+	if (broke || s->d->nerrors > errs) return FLOW_NEXT;
+	return exec_body(s, fn, &st->for_orelse, false); /* for ... else: run when no break ended the loop */
 }
 
 static bool iter_call(Sema *s, Fn *fn, const Expr *it, const char **kind, Value *bounds, int *nb, int64_t *stages)
@@ -961,15 +964,50 @@ static Flow exec_for(Sema *s, Fn *fn, const Stmt *st)
 		diag_error(s->d, st->iter->loc, "only range, tl.range, tl.static_range and tuples can be iterated over");
 		return FLOW_NEXT;
 	}
+	int errs = s->d->nerrors;
 	ctx_push(fn, CTX_STATIC_LOOP);
-	for (int k = 0; k < it.n; k++) {
+	bool broke = false;
+	for (int k = 0; k < it.n && !broke; k++) {
 		assign_target(s, fn, st->for_target, it.items[k], st->loc);
 		Flow f = exec_body(s, fn, &st->for_body, false);
+		broke = f == FLOW_BREAK;
+		if (f == FLOW_RETURN) {
+			ctx_pop(fn);
+			return f;
+		}
+	}
+	ctx_pop(fn);
+	if (broke || s->d->nerrors > errs) return FLOW_NEXT;
+	return exec_body(s, fn, &st->for_orelse, false);
+}
+
+/* A while loop in host code (a constexpr_function, module-level statements)
+ * is Python run at compile time, as Triton's host runs it: the condition must
+ * be a constexpr each time; the work limit bounds a loop that never ends. */
+static Flow exec_host_while(Sema *s, Fn *fn, const Stmt *st)
+{
+	int errs = s->d->nerrors;
+	ctx_push(fn, CTX_STATIC_LOOP);
+	for (;;) {
+		if (!sema_work(s, 1, st->loc)) break;
+		Value c = eval(s, fn, st->cond);
+		if (c.kind == V_ERR) break;
+		if (c.kind == V_TENSOR || c.kind == V_BLOCKPTR) {
+			diag_error(s->d, st->cond->loc, "the condition of a while loop in host code must be a constexpr, got %s",
+				   v_describe(s, c));
+			break;
+		}
+		if (!value_truthy(c)) {
+			ctx_pop(fn);
+			return exec_body(s, fn, &st->orelse, false); /* while ... else: the condition ended the loop */
+		}
+		Flow f = exec_body(s, fn, &st->body, false);
 		if (f == FLOW_BREAK) break;
 		if (f == FLOW_RETURN) {
 			ctx_pop(fn);
 			return f;
 		}
+		if (s->d->nerrors > errs) break; /* one report, not one per iteration */
 	}
 	ctx_pop(fn);
 	return FLOW_NEXT;
@@ -1034,7 +1072,7 @@ static Flow exec_while_in(Sema *s, Fn *fn, const Stmt *st)
 static Flow exec_while(Sema *s, Fn *fn, const Stmt *st)
 {
 	if (!nest_enter(s, st->loc)) return FLOW_NEXT;
-	Flow f = exec_while_in(s, fn, st);
+	Flow f = s->host_fn ? exec_host_while(s, fn, st) : exec_while_in(s, fn, st);
 	s->nest--;
 	return f;
 }
