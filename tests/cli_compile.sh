@@ -105,6 +105,10 @@ expect 1 $TILE compile $K add_kernel --signature "$SIG" --const NOPE=1
 has "$tmp/err" "NOPE"
 expect 1 $TILE compile $K no_such_kernel --signature "$SIG,1024"
 has "$tmp/err" "no_such_kernel"
+# no --signature for a kernel with parameters: an error naming the first one
+# (in a sanitizer build, also no leak of the split signature)
+expect 1 $TILE compile $K add_kernel
+has "$tmp/err" "parameter 'x_ptr' of 'add_kernel' needs a type"
 expect 1 $TILE compile "$tmp/absent.tile"
 has "$tmp/err" "absent.tile"
 # an endless source (or one over 64 MiB) is refused, not read until memory runs out

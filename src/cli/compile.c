@@ -210,15 +210,6 @@ static int merge_signature(const KernelInfo *ki, const char *sig, const char **c
 	int rc = check_consts(ki, consts, nconsts);
 	if (rc)
 		return rc;
-	char **entries;
-	int ne = split_sig(sig ? sig : "", &entries), next = 0;
-	int last = 0; /* entries up to the last parameter that gets one */
-	for (int i = 0; i < ki->nparams; i++)
-		if (const_for(consts, nconsts, ki->params[i].name) || next < ne) {
-			if (!const_for(consts, nconsts, ki->params[i].name))
-				next++;
-			last = i + 1;
-		}
 	if (!sig) {
 		for (int i = 0; i < ki->nparams; i++)
 			if (!const_for(consts, nconsts, ki->params[i].name) && !ki->params[i].has_default) {
@@ -230,6 +221,15 @@ static int merge_signature(const KernelInfo *ki, const char *sig, const char **c
 				return EXIT_USER;
 			}
 	}
+	char **entries;
+	int ne = split_sig(sig ? sig : "", &entries), next = 0;
+	int last = 0; /* entries up to the last parameter that gets one */
+	for (int i = 0; i < ki->nparams; i++)
+		if (const_for(consts, nconsts, ki->params[i].name) || next < ne) {
+			if (!const_for(consts, nconsts, ki->params[i].name))
+				next++;
+			last = i + 1;
+		}
 	next = 0;
 	for (int i = 0; i < last && !rc; i++) {
 		const char *v = const_for(consts, nconsts, ki->params[i].name);
