@@ -99,7 +99,13 @@ static tile_status conv_ptr(const tile_kernel *k, int s, const tile_arg *a, ArgV
 		           kind_name(a->kind));
 	}
 	DType dt;
-	if (d != TILE_DTYPE_UNSPECIFIED && api_dtype_to_dt(d, &dt) && dt != sl->elem)
+	if (d != TILE_DTYPE_UNSPECIFIED && !api_dtype_to_dt(d, &dt)) { /* never an unchecked pointer */
+		char num[16];
+		snprintf(num, sizeof num, "%d", (int)d);
+		return bad(k, s, "unknown pointee dtype %s (a tile_dtype, or TILE_DTYPE_UNSPECIFIED%s)", num,
+		           " not to check it");
+	}
+	if (d != TILE_DTYPE_UNSPECIFIED && dt != sl->elem)
 		return bad(k, s, "expected a pointer to %s, got a pointer to %s",
 		           dtype_short(sl->elem), dtype_short(dt));
 	if ((sl->spec & SPEC_DIV16) && (uintptr_t)p % 16 != 0)

@@ -386,6 +386,8 @@ static void test_bad_launch(tile_context *ctx, tile_kernel *k)
 	        {1, {.kind = (tile_arg_kind)99}, "unknown kind"},
 	        {0, {.kind = (tile_arg_kind)-7}, "unknown kind"},
 	        {0, {.kind = TILE_ARG_PTR, .dtype = TILE_FP64, .ptr = OUT}, "pointer to fp64"},
+	        {0, {.kind = TILE_ARG_PTR, .dtype = (tile_dtype)999, .ptr = OUT}, "unknown pointee dtype 999"},
+	        {0, {.kind = TILE_ARG_PTR, .dtype = (tile_dtype)-3, .ptr = OUT}, "unknown pointee dtype -3"},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		memcpy(w, a, sizeof w);
