@@ -58,6 +58,15 @@ static ValId map_result(Sema *s, Value v, Type like, SrcLoc loc)
 static Value b_map_elementwise(Sema *s, Call *c, int extra)
 {
 	(void)extra;
+	Value fn = c->a[0];
+	if (fn.kind == V_BUILTIN && !fn.self && (builtin_get(fn.builtin)->flags & BF_PRELUDE))
+		fn = prelude_function(s, fn.builtin, c->at[0]); /* standard.py's @jit functions (tl.sigmoid) */
+	if (fn.kind == V_ERR) return fn;
+	if (fn.kind != V_FUNC) {
+		diag_error(s->d, c->at[0], "scalar_fn of 'tl.map_elementwise' must be a @jit function, got %s",
+			   v_describe(s, fn));
+		return v_err();
+	}
 	int64_t pack = 1;
 	if (c->has[2] && !arg_const_int(s, c, 2, &pack)) return v_err();
 	int n = c->nrest;
@@ -94,7 +103,7 @@ static Value b_map_elementwise(Sema *s, Call *c, int extra)
 			args[i * pack + j] = v_tensor(s, pack > 1 ? pack_part(s, ids[i], (int)pack, j, c->loc) : ids[i]);
 	Type part = vtype(s, args[0].id);
 	s->map_depth++;
-	Value r = call_user(s, c->a[0], args, n * (int)pack, NULL, NULL, 0, c->loc);
+	Value r = call_user(s, fn, args, n * (int)pack, NULL, NULL, 0, c->loc);
 	s->map_depth--;
 	if (r.kind == V_ERR) return r;
 	bool single = r.kind != V_TUPLE;
