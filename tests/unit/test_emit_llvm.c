@@ -1104,6 +1104,7 @@ static void test_f16_conversions(void)
 			    TP_COALESCED);
 			ret(&b);
 			KernelFn fn = compile_with(&b, &o, NULL);
+			arena_free(&b.arena); /* the kernel lives on in the JIT */
 			if (!fn)
 				continue;
 			void *p0 = dir ? (void *)xs : (void *)codes, *p1 = dir ? (void *)got : (void *)back;
