@@ -74,25 +74,49 @@ TpVal lw_cast(Lower *L, TpVal v, Type to)
 	return lw_op1(L, TP_CAST, &v, 1, to);
 }
 
+static unsigned const_slot(const Lower *L, DType dt, int64_t bits)
+{
+	uint64_t h = ((uint64_t)bits ^ ((uint64_t)dt << 56)) * 0x9E3779B97F4A7C15ull;
+	return (unsigned)(h >> 32) & (unsigned)(L->hcap - 1);
+}
+
+static void const_rehash(Lower *L)
+{
+	L->hcap = L->hcap ? 2 * L->hcap : 64;
+	L->chash = ARENA_NEWN(L->arena, int, L->hcap);
+	memset(L->chash, 0, sizeof(int) * (size_t)L->hcap);
+	for (int i = 0; i < L->nconsts; i++) {
+		unsigned h = const_slot(L, (DType)L->consts[i].dt, L->consts[i].bits);
+		while (L->chash[h])
+			h = (h + 1) & (unsigned)(L->hcap - 1);
+		L->chash[h] = i + 1;
+	}
+}
+
+/* One op per distinct constant, kept aside and placed at the top of the body
+ * when lowering ends (lower_func): found by hash, never inserted into the
+ * body one at a time (a kernel with thousands of distinct constants and a
+ * long body was quadratic). */
 static TpVal const_hoisted(Lower *L, DType dt, int64_t bits, bool is_f, int64_t iv, double fv)
 {
-	for (int i = 0; i < L->nconsts; i++)
-		if (L->consts[i].dt == dt && L->consts[i].bits == bits)
-			return L->consts[i].v;
-	TpBlock *save = L->blk;
-	L->blk = L->f->body;
+	if (2 * (L->nconsts + 1) > L->hcap)
+		const_rehash(L);
+	unsigned h = const_slot(L, dt, bits);
+	for (; L->chash[h]; h = (h + 1) & (unsigned)(L->hcap - 1)) {
+		const LConst *c = &L->consts[L->chash[h] - 1];
+		if (c->dt == dt && c->bits == bits)
+			return c->v;
+	}
+	TpBlock *save = L->blk, *b = L->f->body;
+	L->blk = b;
 	Type t = type_scalar(dt);
 	TpOp *op = lw_op(L, TP_CONST, no_loc, NULL, 0, &t, 1);
 	L->blk = save;
+	b->nops--; /* out of the body until lower_func places it */
 	if (is_f)
 		op->attr.f = fv;
 	else
 		op->attr.i = iv;
-	/* move it from the end of the body to the hoisting point */
-	TpBlock *b = L->f->body;
-	memmove(&b->ops[L->top + 1], &b->ops[L->top],
-	        sizeof(TpOp *) * (size_t)(b->nops - 1 - L->top));
-	b->ops[L->top++] = op;
 	if (L->nconsts == L->capconsts) {
 		int nc = L->capconsts ? 2 * L->capconsts : 32;
 		LConst *n = ARENA_NEWN(L->arena, LConst, nc);
@@ -101,9 +125,27 @@ static TpVal const_hoisted(Lower *L, DType dt, int64_t bits, bool is_f, int64_t 
 		L->consts = n;
 		L->capconsts = nc;
 	}
-	LConst c = {(uint8_t)dt, bits, op->results[0]};
+	LConst c = {(uint8_t)dt, bits, op->results[0], op};
 	L->consts[L->nconsts++] = c;
+	L->chash[h] = L->nconsts;
 	return c.v;
+}
+
+/* Places the hoisted constants at L->top of the body, in the order made. */
+static void place_consts(Lower *L)
+{
+	TpBlock *b = L->f->body;
+	int n = L->nconsts;
+	if (!n)
+		return;
+	TpOp **ops = ARENA_NEWN(L->arena, TpOp *, b->nops + n);
+	memcpy(ops, b->ops, sizeof(TpOp *) * (size_t)L->top);
+	for (int i = 0; i < n; i++)
+		ops[L->top + i] = L->consts[i].op;
+	memcpy(&ops[L->top + n], &b->ops[L->top], sizeof(TpOp *) * (size_t)(b->nops - L->top));
+	b->ops = ops;
+	b->nops += n;
+	b->cap = b->nops;
 }
 
 TpVal lw_const_i(Lower *L, DType dt, int64_t v)
@@ -592,6 +634,7 @@ TpFunc *lower_func(Arena *a, DiagSink *diags, const TirFunc *tf, const TargetDes
 	L.warp = lw_op(&L, TP_WARP_ID, no_loc, NULL, 0, &i32, 1)->results[0];
 	L.top = L.f->body->nops;
 	lw_block(&L, tf->entry);
+	place_consts(&L);
 	TpBlock *b = L.f->body;
 	if (!b->nops || b->ops[b->nops - 1]->kind != TP_RETURN)
 		lw_op(&L, TP_RETURN, no_loc, NULL, 0, NULL, 0);

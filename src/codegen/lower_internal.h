@@ -35,6 +35,7 @@ typedef struct LConst {
 	uint8_t dt;
 	int64_t bits;
 	TpVal v;
+	TpOp *op; /* placed at the top of the body when lowering ends */
 } LConst;
 
 typedef struct Lower {
@@ -50,6 +51,7 @@ typedef struct Lower {
 	int top;          /* insertion point for hoisted constants in the body */
 	LConst *consts;   /* arena array (an ice unwinds without leaking) */
 	int nconsts, capconsts;
+	int *chash, hcap; /* open addressing over consts: index + 1, 0 = empty */
 	int smem_top;             /* bytes of scratch shared memory this lowering needs */
 	int lane_bits, warp_bits; /* log2 of hardware lanes per warp / warps */
 } Lower;
