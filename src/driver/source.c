@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "driver/driver.h"
 #include "util/sha256.h"
@@ -38,13 +39,13 @@ static char *dir_of(const char *path)
 	return d;
 }
 
+/* A module is a regular file, as Python's importer has it (os.path.isfile):
+ * a directory or a FIFO named x.py is none (opening a FIFO waited forever
+ * for a writer). */
 static bool file_exists(const char *p)
 {
-	FILE *f = fopen(p, "rb");
-	if (!f)
-		return false;
-	fclose(f);
-	return true;
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
 /* NAME.tile, NAME.py or NAME/__init__.py for the dotted `rel` under dir, or NULL. */
