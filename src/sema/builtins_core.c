@@ -603,14 +603,26 @@ static Value b_cdiv(Sema *s, Call *c, int extra)
 	return binop(s, OP_FLOORDIV, t, d, c->loc);
 }
 
+/* triton.next_power_of_2(n), as Triton computes it (n - 1 with every lower bit
+ * set, plus 1): 0 for n <= 0, 2**63 a uint64, past it 2**64 out of range */
 static Value b_next_pow2(Sema *s, Call *c, int extra)
 {
 	(void)extra;
-	int64_t n;
-	if (!arg_const_int(s, c, 0, &n)) return v_err();
-	int64_t p = 1;
-	while (p < n && p < (1LL << 62)) p <<= 1;
-	return v_int(p);
+	ConstVal v = c->a[0].c;
+	if (c->a[0].kind == V_ERR) return c->a[0];
+	if (!v_is_intlike(c->a[0])) {
+		diag_error(s->d, c->at[0], "%s needs a constexpr int, got %s", c->name, v_describe(s, c->a[0]));
+		return v_err();
+	}
+	if (!v.u64 && v.i <= 0) return v_int(0);
+	uint64_t u = (uint64_t)v.i;
+	if (u > (UINT64_C(1) << 63)) {
+		diag_error(s->d, c->at[0], "%s(%llu) is 2**64, outside [-2**63, 2**64)", c->name, (unsigned long long)u);
+		return v_err();
+	}
+	uint64_t p = 1;
+	while (p < u) p <<= 1;
+	return v_uint64(p);
 }
 
 /* tl.core.get_int_dtype(bitwidth, signed): the integer dtype of that width

@@ -418,6 +418,10 @@ bool arg_const_int(Sema *s, Call *c, int i, int64_t *out)
 {
 	Value v = c->a[i];
 	if (v.kind == V_ERR) return false;
+	if (v_is_intlike(v) && v.c.u64) { /* its int64 would be negative */
+		diag_error(s->d, c->at[i], "%s is out of range: %llu", arg_desc(s, c, i), (unsigned long long)(uint64_t)v.c.i);
+		return false;
+	}
 	if (v_is_intlike(v)) {
 		*out = v.c.i;
 		return true;
@@ -462,13 +466,15 @@ bool arg_dtype(Sema *s, Call *c, int i, Type *out)
 }
 
 /* A shape entry, before it is narrowed to int32 (1 << 32 is not 0). */
-static bool shape_dim(Sema *s, int64_t x, SrcLoc loc, int32_t *out)
+static bool shape_dim(Sema *s, ConstVal x, SrcLoc loc, int32_t *out)
 {
-	if (x < INT32_MIN || x > INT32_MAX) {
-		diag_error(s->d, loc, "tile dimension %lld is out of range", (long long)x);
+	if (x.u64 || x.i < INT32_MIN || x.i > INT32_MAX) {
+		char num[32];
+		const_str(x, num, sizeof num);
+		diag_error(s->d, loc, "tile dimension %s is out of range", num);
 		return false;
 	}
-	*out = (int32_t)x;
+	*out = (int32_t)x.i;
 	return true;
 }
 
@@ -487,12 +493,12 @@ bool arg_shape(Sema *s, Call *c, int i, int32_t *shape, int *rank)
 					   arg_desc(s, c, i), v_describe(s, v.items[k]));
 				return false;
 			}
-			if (!shape_dim(s, v.items[k].c.i, c->at[i], &shape[k]))
+			if (!shape_dim(s, v.items[k].c, c->at[i], &shape[k]))
 				return false;
 		}
 		*rank = v.n;
 	} else if (v_is_intlike(v)) {
-		if (!shape_dim(s, v.c.i, c->at[i], &shape[0]))
+		if (!shape_dim(s, v.c, c->at[i], &shape[0]))
 			return false;
 		*rank = 1;
 	} else {

@@ -180,6 +180,10 @@ Value get_attr(Sema *s, Value obj, const char *name, SrcLoc loc)
 bool as_const_int(Sema *s, Value v, SrcLoc loc, const char *what, int64_t *out)
 {
 	if (v.kind == V_ERR) return false;
+	if (v_is_intlike(v) && v.c.u64) { /* its int64 would be negative */
+		diag_error(s->d, loc, "%s is out of range: %llu", what, (unsigned long long)(uint64_t)v.c.i);
+		return false;
+	}
 	if (v_is_intlike(v)) {
 		*out = v.c.i;
 		return true;
@@ -192,8 +196,10 @@ bool as_int_list(Sema *s, Value v, SrcLoc loc, const char *what, int32_t *out, i
 {
 	if (v.kind == V_ERR) return false;
 	if (v_is_intlike(v)) {
-		if (v.c.i < INT32_MIN || v.c.i > INT32_MAX) {
-			diag_error(s->d, loc, "%s: %lld is out of range", what, (long long)v.c.i);
+		if (v.c.u64 || v.c.i < INT32_MIN || v.c.i > INT32_MAX) {
+			char num[32];
+			const_str(v.c, num, sizeof num);
+			diag_error(s->d, loc, "%s: %s is out of range", what, num);
 			return false;
 		}
 		out[0] = (int32_t)v.c.i;
@@ -213,8 +219,10 @@ bool as_int_list(Sema *s, Value v, SrcLoc loc, const char *what, int32_t *out, i
 			diag_error(s->d, loc, "%s must be a tuple of constexpr ints, got %s", what, v_describe(s, v.items[i]));
 			return false;
 		}
-		if (v.items[i].c.i < INT32_MIN || v.items[i].c.i > INT32_MAX) {
-			diag_error(s->d, loc, "%s: %lld is out of range", what, (long long)v.items[i].c.i);
+		if (v.items[i].c.u64 || v.items[i].c.i < INT32_MIN || v.items[i].c.i > INT32_MAX) {
+			char num[32];
+			const_str(v.items[i].c, num, sizeof num);
+			diag_error(s->d, loc, "%s: %s is out of range", what, num);
 			return false;
 		}
 		out[i] = (int32_t)v.items[i].c.i;

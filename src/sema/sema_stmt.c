@@ -940,8 +940,12 @@ static Flow exec_for(Sema *s, Fn *fn, const Stmt *st)
 		if (!strcmp(kind, "static_range") || host_range) {
 			Value v[3] = {v_int(0), v_int(0), v_int(1)};
 			for (int i = 0; i < nb; i++) {
-				int64_t unused;
-				if (!as_const_int(s, b[i], st->iter->args[i]->loc, "static_range bound", &unused)) return FLOW_NEXT;
+				if (b[i].kind == V_ERR) return FLOW_NEXT;
+				if (!v_is_intlike(b[i])) { /* a uint64 bound is fine: the range counts exactly */
+					diag_error(s->d, st->iter->args[i]->loc, "static_range bound must be a constexpr int, got %s",
+						   v_describe(s, b[i]));
+					return FLOW_NEXT;
+				}
 				v[i] = b[i];
 				v[i].c.kind = CV_INT; /* static_range(True) is static_range(1) */
 			}
