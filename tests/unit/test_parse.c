@@ -443,6 +443,29 @@ static void test_limits(void)
 	expect_prefix(__LINE__, s, n, "(module\n  (assign 1:1 x = (and 1 1");
 	s = repeat("x = ''", " ''", 300000, "\n", &n);
 	expect_prefix(__LINE__, s, n, "(module\n  (assign 1:1 x = \"\"))");
+	{ /* adjacent literals merge in linear memory (each merge copied all before
+	   * it: 100000 of 'abc' took 17 GB), adjacent f-strings join as a shallow tree */
+		s = repeat("x = ''", " 'abc'", 20000, "\n", &n);
+		SrcFile f = {"t.tile", s, n};
+		Arena a;
+		Interner in;
+		DiagSink d;
+		arena_init(&a);
+		interner_init(&in, &a);
+		diag_init(&d);
+		Module *m = parse_module(&a, &in, &d, &f);
+		CHECK(m && d.nerrors == 0 && a.used_total < (64u << 20));
+		diag_free(&d);
+		interner_free(&in);
+		arena_free(&a);
+		free(s);
+		s = repeat("x = ''", " f'{a}'", 5000, "\n", &n);
+		char *dump = parse_result(s, n);
+		CHECK(strncmp(dump, "(module\n  (assign 1:1 x = (+ ", 29) == 0);
+		CHECK(!strstr(dump, "(+ (+ (+ (+ (+ (+ (+ (+ (+ (+ (+ (+ (+ (+ (+ (+ "));
+		free(dump);
+		free(s);
+	}
 	s = repeat("if x:\n  pass\n", "elif y:\n  pass\n", 5000, "", &n);
 	expect_prefix(__LINE__, s, n, "error: ");
 	s = repeat("", "x = [1, 2.5, 'abc', f(y, z=3)]  # comment\n", 50000, "", &n); /* 2 MB */
