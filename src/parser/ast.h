@@ -147,6 +147,11 @@ typedef struct FuncDef {
 	StmtList body;
 	const char *docstring; /* first statement's string, if any, else NULL */
 	bool variadic;         /* a host def with *args, **kwargs, '*' or '/' (left out of params) */
+	/* A @jit def's `*args` (Triton passes the extra positional arguments as a
+	 * tuple): its name, NULL when absent. The last nkwonly params follow
+	 * `*args` or a bare `*`: keyword-only. */
+	const char *star;
+	int nkwonly;
 } FuncDef;
 
 /* A module-level class: its body is module-level code (host statements the

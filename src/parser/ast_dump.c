@@ -282,6 +282,12 @@ static void dump_clause(StrBuf *b, const char *what, StmtList l, int ind)
 
 static void dump_else(StrBuf *b, StmtList l, int ind) { dump_clause(b, "else", l, ind); }
 
+static void dump_star_param(StrBuf *b, const FuncDef *f, int ind)
+{
+	indent(b, ind);
+	sb_printf(b, "(param *%s)\n", f->star ? f->star : "");
+}
+
 static void dump_funcdef(StrBuf *b, const Stmt *s, int ind)
 {
 	const FuncDef *f = s->func;
@@ -295,6 +301,8 @@ static void dump_funcdef(StrBuf *b, const Stmt *s, int ind)
 	}
 	for (int i = 0; i < f->nparams; i++) {
 		const Param *prm = &f->params[i];
+		if (i == f->nparams - f->nkwonly) /* keyword-only from here */
+			dump_star_param(b, f, ind + 1);
 		indent(b, ind + 1);
 		sb_printf(b, "(param %s", prm->name);
 		if (prm->annotation)
@@ -303,6 +311,8 @@ static void dump_funcdef(StrBuf *b, const Stmt *s, int ind)
 			sb_puts(b, " = "), dump_expr(b, prm->default_val);
 		sb_puts(b, ")\n");
 	}
+	if (f->star && !f->nkwonly)
+		dump_star_param(b, f, ind + 1);
 	if (f->returns) {
 		indent(b, ind + 1);
 		sb_puts(b, "(returns ");

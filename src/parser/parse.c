@@ -625,12 +625,8 @@ bool ps_nameset_add(Arena *a, NameSet *s, const char *name)
 
 static bool reject_param_marker(Parser *p)
 {
-	TokKind k = kind(p), next = ps_peek(p, 1)->kind;
-	if (k == TK_STAR && (next == TK_COMMA || next == TK_RPAR))
-		ps_err_unsupported(p, "keyword-only parameters ('*') are not supported");
-	else if (k == TK_STAR)
-		ps_err_unsupported(p, "variadic parameters (*args) are not supported");
-	else if (k == TK_POW)
+	TokKind k = kind(p);
+	if (k == TK_POW)
 		ps_err_unsupported(p, "variadic keyword parameters (**kwargs) are not supported");
 	else if (k == TK_SLASH)
 		ps_err_unsupported(p, "positional-only parameters ('/') are not supported");
@@ -639,11 +635,37 @@ static bool reject_param_marker(Parser *p)
 	return true;
 }
 
+/* `*args` or a bare `*` in a def: what follows is keyword-only (Python's
+ * rules: one star, and a bare one needs a named parameter after it).
+ * Returns false after an error. */
+static bool parse_star_param(Parser *p, FuncDef *f, NameSet *seen, bool *seen_star)
+{
+	Token star = ps_advance(p);
+	if (*seen_star) {
+		ps_err_at(p, star.loc, "* argument may appear only once");
+		return false;
+	}
+	*seen_star = true;
+	if (at(p, TK_NAME)) {
+		SrcLoc loc = here(p);
+		f->star = ps_expect_name(p);
+		if (!ps_nameset_add(p->arena, seen, f->star))
+			ps_err_at(p, loc, "duplicate argument '%s' in function definition", f->star);
+		if (ps_accept(p, TK_COLON))
+			ps_expr(p); /* an annotation on *args says nothing tile uses */
+	} else if (!at(p, TK_COMMA) || ps_peek(p, 1)->kind == TK_RPAR) {
+		ps_err_at(p, star.loc, "named arguments must follow bare *");
+		return false;
+	}
+	return true;
+}
+
 static void parse_params(Parser *p, FuncDef *f)
 {
 	AVEC(Param) v = {0};
 	bool seen_default = false;
 	NameSet seen = {0};
+	bool seen_star = false;
 	ps_expect(p, TK_LPAR);
 	while (!at(p, TK_RPAR) && !p->failed) {
 		if (p->host_mode && (at(p, TK_STAR) || at(p, TK_POW) || at(p, TK_SLASH))) {
@@ -659,6 +681,11 @@ static void parse_params(Parser *p, FuncDef *f)
 			continue;
 		}
 		if (reject_param_marker(p)) break;
+		if (at(p, TK_STAR)) {
+			if (!parse_star_param(p, f, &seen, &seen_star) || !ps_accept(p, TK_COMMA))
+				break;
+			continue;
+		}
 		Param prm = {.loc = here(p)};
 		prm.name = ps_expect_name(p);
 		if (!ps_nameset_add(p->arena, &seen, prm.name))
@@ -668,10 +695,11 @@ static void parse_params(Parser *p, FuncDef *f)
 			prm.annotation = ps_expr(p);
 		if (ps_accept(p, TK_ASSIGN))
 			prm.default_val = ps_expr(p);
-		else if (seen_default)
+		else if (seen_default && !seen_star)
 			ps_err_at(p, prm.loc,
 			          "parameter without a default follows parameter with a default");
 		seen_default = prm.default_val != NULL;
+		f->nkwonly += seen_star;
 		avec_push(p, &v, prm);
 		if (!ps_accept(p, TK_COMMA))
 			break;

@@ -2188,6 +2188,11 @@ static bool bind_kernel_params(Sema *s, Fn *fn, const FuncDef *def, const SpecAr
 	bool *pending = ARENA_NEWN(s->a, bool, def->nparams + 1);
 	int *specs = ARENA_NEWN(s->a, int, def->nparams + 1);
 	ParamVec params = {0};
+	if (def->star) { /* Triton's launcher binds a kernel's parameters one by one */
+		diag_error(s->d, def->nparams ? def->params[0].loc : (SrcLoc){0},
+			   "kernel '%s' has a *%s parameter: only the functions a kernel calls take one", def->name, def->star);
+		return false;
+	}
 	if (nargs > def->nparams) {
 		SrcLoc at = def->nparams ? def->params[0].loc : (SrcLoc){0};
 		diag_error(s->d, at, "kernel '%s' takes %d arguments, got %d", def->name, def->nparams, nargs);

@@ -214,8 +214,9 @@ static Value call_user_impl(Sema *s, Value callee, const Value *args, int nargs,
 		diag_error(s->d, loc, "calls nested more than %d deep (inline depth limit)", INLINE_DEPTH_LIMIT);
 		return v_err();
 	}
-	if (nargs > def->nparams) {
-		diag_error(s->d, loc, "'%s' takes %d argument%s, got %d", def->name, def->nparams, def->nparams == 1 ? "" : "s",
+	int npos = def->nparams - def->nkwonly; /* the rest are keyword-only */
+	if (nargs > npos && !def->star) {
+		diag_error(s->d, loc, "'%s' takes %d positional argument%s, got %d", def->name, npos, npos == 1 ? "" : "s",
 			   nargs);
 		return v_err();
 	}
@@ -224,10 +225,12 @@ static Value call_user_impl(Sema *s, Value callee, const Value *args, int nargs,
 	bool *bound = ARENA_NEWN(s->a, bool, def->nparams + 1);
 	Value *vals = ARENA_NEWN(s->a, Value, def->nparams + 1);
 	bool ok = true;
-	for (int i = 0; i < nargs; i++) {
+	for (int i = 0; i < nargs && i < npos; i++) {
 		vals[i] = args[i];
 		bound[i] = true;
 	}
+	if (def->star) /* Triton's *args: the extra positional arguments, as a tuple */
+		env_set(&fn.env, def->star, v_tuple(s, nargs > npos ? args + npos : NULL, nargs > npos ? nargs - npos : 0));
 	for (int k = 0; k < nkw && ok; k++) {
 		int slot = -1;
 		for (int i = 0; i < def->nparams; i++)

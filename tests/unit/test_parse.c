@@ -335,8 +335,15 @@ static void test_parse_errors(void)
 	EXPECT("f(i for i in y, a)\n", "error: 1:3: Generator expression must be parenthesized");
 	EXPECT("x = [i for i y]\n", "error: 1:14: expected 'in' in comprehension");
 	EXPECT_UNSUPPORTED("x = {i for i in y}\n", 1, 8, "set comprehensions are not supported");
-	EXPECT_UNSUPPORTED("def f(a, *, b):\n  pass\n", 1, 10, "keyword-only parameters ('*') are not supported");
-	EXPECT_UNSUPPORTED("def f(*args):\n  pass\n", 1, 7, "variadic parameters (*args) are not supported");
+	EXPECT("def f(a, *, b):\n  pass\n",
+	       "(module\n  (def 1:1 f\n    (param a)\n    (param *)\n    (param b)\n    (pass 2:3)))\n");
+	EXPECT("def f(a, *args, b=1, c):\n  pass\n",
+	       "(module\n  (def 1:1 f\n    (param a)\n    (param *args)\n    (param b = 1)\n    (param c)\n"
+	       "    (pass 2:3)))\n");
+	EXPECT("def f(*args):\n  pass\n", "(module\n  (def 1:1 f\n    (param *args)\n    (pass 2:3)))\n");
+	EXPECT("def f(a, *):\n  pass\n", "error: 1:10: named arguments must follow bare *");
+	EXPECT("def f(*a, *b):\n  pass\n", "error: 1:11: * argument may appear only once");
+	EXPECT("def f(a, *a):\n  pass\n", "error: 1:11: duplicate argument 'a' in function definition");
 	EXPECT_UNSUPPORTED("def f(**kw):\n  pass\n", 1, 7, "variadic keyword parameters (**kwargs) are not supported");
 	EXPECT_UNSUPPORTED("def f(a, /):\n  pass\n", 1, 10, "positional-only parameters ('/') are not supported");
 	EXPECT("def f(a, a):\n  pass\n",
