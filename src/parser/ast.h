@@ -44,6 +44,7 @@ typedef enum {
 	EX_SET,       /* {a, b}: items[] (sema decides where it can use one) */
 	EX_LISTCOMP,  /* [elt for t in it if c ...] / (elt for ...): elt, comps[ncomps]; is_gen for a generator */
 	EX_STARRED,   /* *lhs: a call's `*args`; in decorators (configs=[..., *more()]) host Python */
+	EX_NAMEDEXPR, /* lhs := rhs (lhs an EX_NAME): assigns, and is the value */
 } ExprKind;
 
 typedef enum {

@@ -140,6 +140,13 @@ static void dump_expr(StrBuf *b, const Expr *e)
 		dump_expr(b, e->lhs);
 		sb_putc(b, ')');
 		break;
+	case EX_NAMEDEXPR:
+		sb_puts(b, "(:= ");
+		dump_expr(b, e->lhs);
+		sb_putc(b, ' ');
+		dump_expr(b, e->rhs);
+		sb_putc(b, ')');
+		break;
 	case EX_ATTR:
 		sb_puts(b, "(. ");
 		dump_expr(b, e->obj);

@@ -180,7 +180,7 @@ static Stmt *new_stmt(Parser *p, StmtKind k, SrcLoc loc)
 
 /* ---- targets ---------------------------------------------------------------------- */
 
-static const char *expr_desc(const Expr *e)
+const char *ps_expr_desc(const Expr *e)
 {
 	switch (e->kind) {
 	case EX_CALL: return "function call";
@@ -192,6 +192,9 @@ static const char *expr_desc(const Expr *e)
 	case EX_NONE: return "None";
 	case EX_COMPARE: return "comparison";
 	case EX_IFEXP: return "conditional expression";
+	case EX_NAMEDEXPR: return "named expression";
+	case EX_ATTR: return "attribute";
+	case EX_SUBSCRIPT: return "subscript";
 	case EX_TUPLE: return "tuple";
 	case EX_LIST: return "list";
 	case EX_SLICE: return "slice";
@@ -217,7 +220,7 @@ static void check_target(Parser *p, const Expr *e)
 			check_target(p, e->items[i]);
 		return;
 	}
-	ps_err_at(p, e->loc, "cannot assign to %s", expr_desc(e));
+	ps_err_at(p, e->loc, "cannot assign to %s", ps_expr_desc(e));
 }
 
 /* ---- simple statements ------------------------------------------------------------- */
@@ -246,7 +249,7 @@ static Stmt *parse_annassign(Parser *p, SrcLoc loc, Expr *target)
 {
 	if (target->kind == EX_TUPLE || target->kind == EX_LIST)
 		ps_err_at(p, target->loc, "only single target (not %s) can be annotated",
-		          expr_desc(target));
+		          ps_expr_desc(target));
 	else if (!is_single_target(target))
 		ps_err_at(p, target->loc, "illegal target for annotation");
 	ps_advance(p);
@@ -287,7 +290,7 @@ static Stmt *parse_expr_stmt(Parser *p)
 		if (!is_single_target(lhs))
 			ps_err_at(p, lhs->loc,
 			          "'%s' is an illegal expression for augmented assignment",
-			          expr_desc(lhs));
+			          ps_expr_desc(lhs));
 		ps_advance(p);
 		Stmt *s = new_stmt(p, ST_AUGASSIGN, loc);
 		s->aug_target = lhs;

@@ -915,8 +915,19 @@ Expr *ps_expr(Parser *p)
 		if (at(p, TK_IF))
 			e = parse_ifexp(p, e);
 	}
-	if (at(p, TK_WALRUS))
-		ps_err_unsupported(p, "assignment expressions (':=') are not supported");
+	if (at(p, TK_WALRUS)) {
+		/* Python's named expression `name := value` (also where Python
+		 * wants parentheses around it: tile is not stricter) */
+		Token w = ps_advance(p);
+		if (e->kind != EX_NAME) {
+			ps_err_at(p, e->loc, "cannot use assignment expressions with %s", ps_expr_desc(e));
+		} else {
+			Expr *n = ps_new_expr(p, EX_NAMEDEXPR, w.loc);
+			n->lhs = e;
+			n->rhs = ps_expr(p);
+			e = n;
+		}
+	}
 	leave(p);
 	return e;
 }

@@ -76,6 +76,8 @@ void ps_err_tok(Parser *p, const char *fmt, ...) PRINTF_LIKE(2, 3);
 /* ps_err_tok for valid Python that tile does not support (host code around
  * the kernels may use it: see parse_toplevel) */
 void ps_err_unsupported(Parser *p, const char *fmt, ...) PRINTF_LIKE(2, 3);
+/* "function call", "literal", ...: what an expression is, for messages */
+const char *ps_expr_desc(const Expr *e);
 void ps_unexpected(Parser *p, const char *fmt, ...) PRINTF_LIKE(2, 3);
 
 /* ---- expressions (parse_expr.c) ---- */

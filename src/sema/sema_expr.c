@@ -851,6 +851,11 @@ Value eval(Sema *s, Fn *fn, const Expr *e)
 		diag_error(s->d, e->loc, "set displays are only supported on the right of 'in' (use a tuple)");
 		return v_err();
 	case EX_STARRED: diag_error(s->d, e->loc, "unpacking ('*') is host Python that tile does not evaluate"); return v_err();
+	case EX_NAMEDEXPR: { /* name := value: an assignment that is also the value */
+		Value v = eval(s, fn, e->rhs);
+		assign_target(s, fn, e->lhs, v, e->loc);
+		return v;
+	}
 	}
 	diag_error(s->d, e->loc, "unsupported expression");
 	return v_err();

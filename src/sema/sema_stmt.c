@@ -68,23 +68,101 @@ static void target_names(const Expr *t, NameVec *out)
 		for (int i = 0; i < t->nitems; i++) target_names(t->items[i], out);
 }
 
+static void named_expr_targets(const Expr *e, NameVec *out);
+
+static void named_expr_targets_n(Expr *const *v, int n, NameVec *out)
+{
+	for (int i = 0; i < n; i++) named_expr_targets(v[i], out);
+}
+
+/* The names `name := value` binds anywhere inside e (a lambda's body binds
+ * its own locals, as in Python; comprehensions' targets stay local). */
+static void named_expr_targets(const Expr *e, NameVec *out)
+{
+	if (!e) return;
+	switch (e->kind) {
+	case EX_NAMEDEXPR:
+		add_name(out, e->lhs->name);
+		named_expr_targets(e->rhs, out);
+		break;
+	case EX_ATTR: named_expr_targets(e->obj, out); break;
+	case EX_CALL:
+		named_expr_targets(e->func, out);
+		named_expr_targets_n(e->args, e->nargs, out);
+		for (int i = 0; i < e->nkwargs; i++) named_expr_targets(e->kwargs[i].value, out);
+		break;
+	case EX_SUBSCRIPT:
+		named_expr_targets(e->base, out);
+		named_expr_targets_n(e->index, e->nindex, out);
+		break;
+	case EX_SLICE:
+		named_expr_targets(e->lo, out);
+		named_expr_targets(e->hi, out);
+		named_expr_targets(e->step, out);
+		break;
+	case EX_BINOP:
+	case EX_UNOP:
+	case EX_STARRED:
+		named_expr_targets(e->lhs, out);
+		named_expr_targets(e->rhs, out);
+		break;
+	case EX_COMPARE: named_expr_targets_n(e->operands, e->ncmp + 1, out); break;
+	case EX_BOOLOP:
+	case EX_TUPLE:
+	case EX_LIST:
+	case EX_SET: named_expr_targets_n(e->items, e->nitems, out); break;
+	case EX_IFEXP:
+		named_expr_targets(e->cond, out);
+		named_expr_targets(e->then_e, out);
+		named_expr_targets(e->else_e, out);
+		break;
+	case EX_DICT:
+		named_expr_targets_n(e->keys, e->nkeys, out);
+		named_expr_targets_n(e->values, e->nkeys, out);
+		break;
+	case EX_LISTCOMP:
+		named_expr_targets(e->elt, out);
+		for (int i = 0; i < e->ncomps; i++) {
+			named_expr_targets(e->comps[i].iter, out);
+			named_expr_targets_n(e->comps[i].ifs, e->comps[i].nifs, out);
+		}
+		break;
+	default: break;
+	}
+}
+
 static void assigned_names(const StmtList *l, NameVec *out)
 {
 	for (int i = 0; i < l->n; i++) {
 		const Stmt *st = l->items[i];
 		switch (st->kind) {
+		case ST_EXPR:
+		case ST_RETURN: named_expr_targets(st->value, out); break;
 		case ST_ASSIGN:
 			for (int k = 0; k < st->ntargets; k++) target_names(st->targets[k], out);
+			named_expr_targets(st->assign_value, out);
 			break;
-		case ST_ANNASSIGN: target_names(st->ann_target, out); break;
-		case ST_AUGASSIGN: target_names(st->aug_target, out); break;
+		case ST_ANNASSIGN:
+			target_names(st->ann_target, out);
+			named_expr_targets(st->ann_value, out);
+			break;
+		case ST_AUGASSIGN:
+			target_names(st->aug_target, out);
+			named_expr_targets(st->aug_value, out);
+			break;
+		case ST_ASSERT:
+			named_expr_targets(st->test, out);
+			named_expr_targets(st->msg, out);
+			break;
 		case ST_IF:
 		case ST_WHILE:
+			named_expr_targets(st->cond, out);
 			assigned_names(&st->body, out);
 			assigned_names(&st->orelse, out);
 			break;
 		case ST_FOR:
 			target_names(st->for_target, out);
+			named_expr_targets(st->iter, out);
 			assigned_names(&st->for_body, out);
 			assigned_names(&st->for_orelse, out);
 			break;
@@ -696,10 +774,19 @@ typedef struct LoopState {
 } LoopState;
 
 /* Names assigned in `body` that exist before the loop become iter args. */
-static void loop_collect(Sema *s, Fn *fn, const StmtList *body, const Expr *target, LoopState *ls, SrcLoc loc)
+/* The names a loop assigns: in its body, and with := in a while's condition
+ * (evaluated on every iteration, so they are carried too). */
+static void loop_assigned_names(const StmtList *body, const Expr *cond, NameVec *out)
+{
+	assigned_names(body, out);
+	named_expr_targets(cond, out);
+}
+
+static void loop_collect(Sema *s, Fn *fn, const StmtList *body, const Expr *cond, const Expr *target, LoopState *ls,
+			 SrcLoc loc)
 {
 	NameVec names = {0}, tnames = {0};
-	assigned_names(body, &names);
+	loop_assigned_names(body, cond, &names);
 	if (target) target_names(target, &tnames);
 	for (size_t i = 0; i < names.len; i++) {
 		const char *n = names.data[i];
@@ -745,12 +832,12 @@ static void loop_yield_values(Sema *s, Fn *fn, LoopState *ls, const ValId *fallb
 }
 
 static void loop_after(Sema *s, Fn *fn, LoopState *ls, const Env *before, const ValId *results, const StmtList *body,
-		       const Expr *target)
+		       const Expr *cond, const Expr *target)
 {
 	env_copy(&fn->env, before);
 	loop_bind(s, fn, ls, results);
 	NameVec names = {0};
-	assigned_names(body, &names);
+	loop_assigned_names(body, cond, &names);
 	if (target) target_names(target, &names);
 	for (size_t i = 0; i < names.len; i++) {
 		if (env_find(&fn->env, names.data[i])) continue;
@@ -884,7 +971,7 @@ static Flow exec_rt_for_in(Sema *s, Fn *fn, const Stmt *st, Value *b, int nb, in
 	for (int i = 0; i < 3; i++)
 		if (!(in3[i] = to_ir(s, vs[i], dt, st->iter->loc))) return FLOW_NEXT;
 	LoopState ls = {0};
-	loop_collect(s, fn, &st->for_body, st->for_target, &ls, st->loc);
+	loop_collect(s, fn, &st->for_body, NULL, st->for_target, &ls, st->loc);
 	IdVec ops = {0};
 	for (int i = 0; i < 3; i++) vec_push(&ops, in3[i]);
 	for (size_t i = 0; i < ls.inits.len; i++) vec_push(&ops, ls.inits.data[i]);
@@ -910,7 +997,7 @@ static Flow exec_rt_for_in(Sema *s, Fn *fn, const Stmt *st, Value *b, int nb, in
 	loop_yield_values(s, fn, &ls, args, &ys, st->loc);
 	tir_op(s->f, s->blk, TOP_YIELD, st->loc, ys.data, (int)ys.len, NULL, 0);
 	s->blk = outer;
-	loop_after(s, fn, &ls, &before, op->results, &st->for_body, st->for_target);
+	loop_after(s, fn, &ls, &before, op->results, &st->for_body, NULL, st->for_target);
 	vec_free(&before);
 	vec_free(&ys);
 	vec_free(&ops);
@@ -1017,6 +1104,22 @@ static Flow exec_host_while(Sema *s, Fn *fn, const Stmt *st)
 	return FLOW_NEXT;
 }
 
+/* A name a while's condition binds with := and that has no value before the
+ * loop is not carried (its type is unknown when the loop starts). */
+static void poison_cond_only_names(Sema *s, Fn *fn, const Expr *cond)
+{
+	NameVec names = {0};
+	named_expr_targets(cond, &names);
+	for (size_t i = 0; i < names.len; i++) {
+		if (env_find(&fn->env, names.data[i])) continue;
+		Value p = {.kind = V_POISON,
+			   .msg = arena_printf(s->a, "'%s' is bound by := in the while condition only: assign it before "
+					      "the loop so that the loop carries it", names.data[i])};
+		env_set(&fn->env, names.data[i], p);
+	}
+	vec_free(&names);
+}
+
 static Flow exec_while_in(Sema *s, Fn *fn, const Stmt *st)
 {
 	if (st->orelse.n) {
@@ -1024,7 +1127,7 @@ static Flow exec_while_in(Sema *s, Fn *fn, const Stmt *st)
 		return FLOW_NEXT;
 	}
 	LoopState ls = {0};
-	loop_collect(s, fn, &st->body, NULL, &ls, st->loc);
+	loop_collect(s, fn, &st->body, st->cond, NULL, &ls, st->loc);
 	int n = (int)ls.inits.len;
 	TirOp *op = tir_op(s->f, s->blk, TOP_WHILE, st->loc, ls.inits.data, n, ls.types, n);
 	tir_op_add_regions(s->f, op, 2);
@@ -1049,7 +1152,8 @@ static Flow exec_while_in(Sema *s, Fn *fn, const Stmt *st)
 	if (!cond) cond = emit_const(s, type_scalar(DT_I1), 0, 0, st->cond->loc);
 	IdVec cv = {0};
 	vec_push(&cv, cond);
-	for (int i = 0; i < n; i++) vec_push(&cv, bargs[i]);
+	/* the carried values as the condition leaves them (`while (i := i + 1) < n`) */
+	loop_yield_values(s, fn, &ls, bargs, &cv, st->cond->loc);
 	tir_op(s->f, s->blk, TOP_CONDITION, st->cond->loc, cv.data, (int)cv.len, NULL, 0);
 	/* after: the body */
 	TirBlock *ab = &op->regions[1];
@@ -1058,6 +1162,7 @@ static Flow exec_while_in(Sema *s, Fn *fn, const Stmt *st)
 	s->blk = ab;
 	env_copy(&fn->env, &before);
 	loop_bind(s, fn, &ls, aargs);
+	poison_cond_only_names(s, fn, st->cond);
 	ctx_push(fn, CTX_RT_LOOP);
 	exec_body(s, fn, &st->body, false);
 	ctx_pop(fn);
@@ -1065,7 +1170,7 @@ static Flow exec_while_in(Sema *s, Fn *fn, const Stmt *st)
 	loop_yield_values(s, fn, &ls, aargs, &ys, st->loc);
 	tir_op(s->f, s->blk, TOP_YIELD, st->loc, ys.data, (int)ys.len, NULL, 0);
 	s->blk = outer;
-	loop_after(s, fn, &ls, &before, op->results, &st->body, NULL);
+	loop_after(s, fn, &ls, &before, op->results, &st->body, st->cond, NULL);
 	vec_free(&before);
 	vec_free(&ys);
 	vec_free(&cv);

@@ -2519,6 +2519,42 @@ static void test_aggregate(void)
 	CHECK(ok);
 }
 
+/* ---- named expressions (:=): a binding that is also a value, carried by loops --- */
+
+static const char walrus_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(out_ptr, n):\n"
+	"    i = 0\n"
+	"    acc = 0\n"
+	"    while (i := i + 1) <= n:\n" /* i is carried through the while: bound in its condition */
+	"        acc += i * i\n"
+	"    big = 0\n"
+	"    for j in range(n):\n"
+	"        if (t := j * 3) > n:\n" /* t is assigned in the loop body only through := */
+	"            big += t\n"
+	"    tl.store(out_ptr, acc)\n"
+	"    tl.store(out_ptr + 1, i)\n"
+	"    tl.store(out_ptr + 2, big)\n"
+	"    tl.store(out_ptr + 3, (w := n + 7) * w)\n";
+
+static void test_walrus(void)
+{
+	for (int n = 0; n <= 7; n += 7) {
+		int32_t out[4] = {-1, -1, -1, -1};
+		tile_arg args[] = {tile_arg_ptr(out, TILE_I32), tile_arg_i32(n)};
+		if (!RUN(walrus_src, "k", "*i32,i32", 1, args))
+			return;
+		int32_t acc = 0, big = 0;
+		for (int i = 1; i <= n; i++)
+			acc += i * i;
+		for (int j = 0; j < n; j++)
+			big += j * 3 > n ? j * 3 : 0;
+		CHECK(out[0] == acc && out[1] == n + 1 && out[2] == big && out[3] == (n + 7) * (n + 7));
+	}
+}
+
 int main(void)
 {
 	static const char *const targets[] = {"cpu", "cuda-emu"};
@@ -2573,6 +2609,7 @@ int main(void)
 		test_asm_minmax();
 		test_extra_cuda();
 		test_aggregate();
+		test_walrus();
 	}
 	printf("test_lang: %d checks, %d failed\n", checks, failures);
 	return failures ? 1 : 0;

@@ -307,7 +307,9 @@ static void test_parse_errors(void)
 	EXPECT("lambda: 0 = 1\n", "error: 1:1: cannot assign to lambda");
 	EXPECT_UNSUPPORTED("x = yield 1\n", 1, 5, "yield is not supported");
 	EXPECT_UNSUPPORTED("x = await y\n", 1, 5, "await is not supported");
-	EXPECT_UNSUPPORTED("x = (a := 3)\n", 1, 8, "assignment expressions (':=') are not supported");
+	EXPECT("x = (a := 3)\n", "(module\n  (assign 1:1 x = (:= a 3)))\n");
+	EXPECT("if (n := f(y)) > 5:\n  pass\n", "(module\n  (if 1:1 (cmp (:= n (call f y)) > 5)\n    (pass 2:3)))\n");
+	EXPECT("x = (a.b := 3)\n", "error: 1:6: cannot use assignment expressions with attribute");
 	EXPECT_UNSUPPORTED("*a, b = x\n", 1, 1, "starred expressions are not supported");
 	EXPECT("f(*a)\n", "(module\n  (expr 1:1 (call f (* a))))\n");
 	EXPECT_UNSUPPORTED("f(**a)\n", 1, 3, "argument unpacking ('**') is not supported");
