@@ -205,13 +205,23 @@ static Value call_user_impl(Sema *s, Value callee, const Value *args, int nargs,
 		diag_error(s->d, loc, "'%s' has variadic parameters (*args, **kwargs), which are not supported", def->name);
 		return v_err();
 	}
-	for (size_t i = 0; i < s->callstack.len; i++)
-		if (s->callstack.data[i] == def) {
-			diag_error(s->d, loc, "recursive call to '%s' is not supported", def->name);
-			return v_err();
-		}
 	if (s->callstack.len > INLINE_DEPTH_LIMIT) {
-		diag_error(s->d, loc, "calls nested more than %d deep (inline depth limit)", INLINE_DEPTH_LIMIT);
+		/* Recursion is inlined like any call, as Triton specializes it (on
+		 * shapes and constexprs, test_frontend's recursive_reduce): it must
+		 * end on a compile-time condition. */
+		bool recursive = false;
+		for (size_t i = 0; i < s->callstack.len; i++)
+			recursive |= s->callstack.data[i] == def;
+		if (recursive)
+			diag_error(s->d, loc,
+				   "recursive call to '%s' nested more than %d deep: recursion must end on a constexpr "
+				   "condition (inline depth limit)", def->name, INLINE_DEPTH_LIMIT);
+		else
+			diag_error(s->d, loc, "calls nested more than %d deep (inline depth limit)", INLINE_DEPTH_LIMIT);
+		/* stop there: each caller up the chain may call again (f calling
+		 * f twice would otherwise take 2^64 tries, one error each) */
+		s->too_much_work = true;
+		s->work = (int64_t)SEMA_MAX_WORK + 1;
 		return v_err();
 	}
 	int npos = def->nparams - def->nkwonly; /* the rest are keyword-only */

@@ -355,7 +355,8 @@ static void test_errors(void)
 	ERR(HDR "def k(x):\n    a = tl.zeros((2048, 1024), tl.float32)\n", "k", "*fp32",
 	    "5:18: tile of 2097152 elements exceeds the limit of 1048576");
 	ERR(HDR "def k(x):\n    f(1)\n@triton.jit\ndef f(n):\n    f(n)\n", "k", "*fp32",
-	    "8:5: recursive call to 'f' is not supported");
+	    "8:5: recursive call to 'f' nested more than 64 deep: recursion must end on a constexpr condition (inline "
+	    "depth limit)");
 	ERR(HDR "def k(x):\n    tl.static_assert(1 == 2, 'one is not two')\n", "k", "*fp32",
 	    "5:24: static assertion failed: one is not two");
 	ERR(HDR "def k(x, n):\n    acc = 0\n    for i in range(n):\n        acc += tl.load(x + tl.arange(0, 4))\n", "k",
