@@ -245,6 +245,16 @@ static Value b_dot(Sema *s, Call *c, int extra)
 	}
 	if (!check_k(s, c, da, M, N, K))
 		return v_err();
+	if (c->has[5] && !v_is_none(c->a[5])) {
+		/* fp8 products summed in lower precision before each fp32 add: at most K
+		 * of them (Triton's check; tile's dots accumulate in fp32 throughout) */
+		int64_t imprecise;
+		if (!arg_const_int(s, c, 5, &imprecise)) return v_err();
+		if (is_fp8(da) && is_fp8(db) && imprecise > K) {
+			diag_error(s->d, c->at[5], "max_num_imprecise_acc (%lld) must be <= K (%d)", (long long)imprecise, K);
+			return v_err();
+		}
+	}
 	Type out_dt = type_scalar(DT_F32);
 	if (c->has[6] && !v_is_none(c->a[6]) && !arg_dtype(s, c, 6, &out_dt)) return v_err();
 	DType ret;
