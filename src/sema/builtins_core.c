@@ -301,6 +301,24 @@ static Value b_where(Sema *s, Call *c, int extra)
 
 /* ---- casts ------------------------------------------------------------------------------- */
 
+/* fp32 / fp16 to float8e5 rounding toward zero, as Triton's NVIDIA backend does
+ * it: to fp16 with rtz, then the high byte (e5m2 is fp16 without its low 8
+ * mantissa bits, so dropping them truncates; fp32 past fp16's range gives
+ * fp16's largest finite value under rtz, whose high byte is e5m2's, 57344). */
+static ValId rtz_to_e5m2(Sema *s, ValId x, SrcLoc loc)
+{
+	Type t = vtype(s, x);
+	ValId v = x;
+	if (t.dt != DT_F16)
+		v = cast_val(s, x, type_scalar(DT_F16), false, TIR_RTZ, loc);
+	Type u16 = type_tile(type_scalar(DT_U16), t.rank, t.shape);
+	v = cast_val(s, v, u16, true, 0, loc);
+	ValId sh[2] = {v, emit_const(s, u16, 8, 0, loc)};
+	v = emit(s, TOP_SHR, loc, sh, 2, u16);
+	v = cast_val(s, v, type_scalar(DT_U8), false, 0, loc);
+	return cast_val(s, v, type_scalar(DT_F8E5M2), true, 0, loc);
+}
+
 static Value b_cast(Sema *s, Call *c, int extra)
 {
 	(void)extra;
@@ -326,7 +344,9 @@ static Value b_cast(Sema *s, Call *c, int extra)
 	DType from = (DType)vtype(s, x).dt;
 	if (flags == TIR_RTZ && !bitcast && (dt.dt == DT_F8E4M3 || dt.dt == DT_F8E5M2) && dtype_is_float(from) &&
 	    from != dt.dt) {
-		/* Triton's NVIDIA backend converts to fp8 with rtne only */
+		if (dt.dt == DT_F8E5M2 && (from == DT_F32 || from == DT_F16))
+			return v_tensor(s, rtz_to_e5m2(s, x, c->loc));
+		/* Triton's NVIDIA backend converts to fp8 with rtz only from fp32 and fp16 to e5m2 */
 		diag_error(s->d, c->at[2], "fp_downcast_rounding='rtz' is not supported for a cast from %s to %s (only 'rtne')",
 			   dtype_name(from), dtype_name((DType)dt.dt));
 		return v_err();

@@ -2004,19 +2004,20 @@ static void test_tf32x3(void)
 }
 
 /* ---- float casts: f32 -> e5m2 saturates (cvt.rn.satfinite) and rounds once;
- * f64 -> f32 / f16 with fp_downcast_rounding='rtz' ------------------------------ */
+ * f64 -> f32 / f16 and f32 -> e5m2 with fp_downcast_rounding='rtz' ------------- */
 
 static const char fp_cast_src[] =
 	"import triton\n"
 	"import triton.language as tl\n"
 	"@triton.jit\n"
-	"def k(X, E5, D, Z32, Z16, N: tl.constexpr):\n"
+	"def k(X, E5, D, Z32, Z16, E5Z, N: tl.constexpr):\n"
 	"    o = tl.arange(0, N)\n"
 	"    x = tl.load(X + o)\n"
 	"    tl.store(E5 + o, x.to(tl.float8e5).to(tl.uint8, bitcast=True))\n"
 	"    d = tl.load(D + o)\n"
 	"    tl.store(Z32 + o, d.to(tl.float32, fp_downcast_rounding='rtz'))\n"
-	"    tl.store(Z16 + o, d.to(tl.float16, fp_downcast_rounding='rtz').to(tl.float32))\n";
+	"    tl.store(Z16 + o, d.to(tl.float16, fp_downcast_rounding='rtz').to(tl.float32))\n"
+	"    tl.store(E5Z + o, x.to(tl.float8e5, fp_downcast_rounding='rtz').to(tl.uint8, bitcast=True))\n";
 
 /* the e5m2 code nearest to v (ties to the even code), saturating to +-57344 */
 static unsigned e5m2_of(float v)
@@ -2037,6 +2038,23 @@ static unsigned e5m2_of(float v)
 	return best;
 }
 
+/* the e5m2 code toward zero from v: the largest magnitude not above |v| (Triton
+ * truncates through fp16, so past 57344 it is 57344; infinities stay) */
+static unsigned e5m2_rtz_of(float v)
+{
+	if (isnan(v))
+		return 0x7e;
+	if (isinf(v))
+		return v < 0 ? 0xfc : 0x7c;
+	unsigned best = signbit(v) ? 0x80 : 0;
+	for (unsigned c = 0; c < 256; c++) {
+		float f = f8_value(c, true);
+		if (isfinite(f) && signbit(f) == signbit(v) && fabsf(f) <= fabsf(v) && fabsf(f) > fabsf(f8_value(best, true)))
+			best = c;
+	}
+	return best;
+}
+
 static void test_fp_casts(void)
 {
 	enum { N = 64 };
@@ -2044,7 +2062,7 @@ static void test_fp_casts(void)
 					-INFINITY, INFINITY, 0x1p-17f, 0x1.8p-17f, 0x1p-16f + 0x1p-30f, -0x1.4p-15f};
 	float x[N], z32[N], z16[N];
 	double d[N];
-	uint8_t e5[N];
+	uint8_t e5[N], e5z[N];
 	int ns = (int)(sizeof special / sizeof *special);
 	for (int i = 0; i < N; i++) {
 		x[i] = i < ns ? special[i] : ldexpf(1.0f + (float)(i * 37 % 64) / 64.0f + 0x1p-20f, i % 20 - 10) * (i & 1 ? -1.0f : 1.0f);
@@ -2052,12 +2070,13 @@ static void test_fp_casts(void)
 	}
 	d[0] = 1e300, d[1] = -1e300, d[2] = 65519.99;
 	tile_arg args[] = {tile_arg_ptr(x, TILE_FP32), tile_arg_ptr(e5, TILE_U8), tile_arg_ptr(d, TILE_FP64),
-			   tile_arg_ptr(z32, TILE_FP32), tile_arg_ptr(z16, TILE_FP32)};
-	if (!RUN(fp_cast_src, "k", "*fp32,*u8,*fp64,*fp32,*fp32,64", 1, args))
+			   tile_arg_ptr(z32, TILE_FP32), tile_arg_ptr(z16, TILE_FP32), tile_arg_ptr(e5z, TILE_U8)};
+	if (!RUN(fp_cast_src, "k", "*fp32,*u8,*fp64,*fp32,*fp32,*u8,64", 1, args))
 		return;
-	bool ok5 = true, ok32 = true, ok16 = true;
+	bool ok5 = true, ok32 = true, ok16 = true, ok5z = true;
 	for (int i = 0; i < N; i++) {
 		ok5 &= e5[i] == e5m2_of(x[i]);
+		ok5z &= e5z[i] == e5m2_rtz_of(x[i]);
 		/* toward zero: not above |d|, and the next value away from zero is */
 		double a = fabs(d[i]);
 		ok32 &= fabs((double)z32[i]) <= a && (isinf(a) || fabs((double)nextafterf(z32[i], z32[i] < 0 ? -INFINITY : INFINITY)) > a);
@@ -2065,6 +2084,7 @@ static void test_fp_casts(void)
 		ok16 &= h <= a && (h == 65504.0 || h + ldexp(1.0, ilogb(h > 0x1p-14 ? h : 0x1p-14) - 10) > a);
 	}
 	CHECK(ok5);
+	CHECK(ok5z);
 	CHECK(ok32);
 	CHECK(ok16);
 }
