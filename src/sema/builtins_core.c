@@ -1191,6 +1191,22 @@ static Value b_len(Sema *s, Call *c, int extra)
 	return v_err();
 }
 
+/* getattr(obj, name): Python's, with a constexpr name (test_libdevice's
+ * getattr(libdevice, fn)(x)); the default form would need a lookup that fails
+ * quietly, which tile does not have. */
+static Value b_getattr(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	if (c->has[2]) {
+		diag_error(s->d, c->at[2], "getattr with a default is not supported");
+		return v_err();
+	}
+	const char *name = arg_str(s, c, 1);
+	if (!name) return v_err();
+	if (c->a[0].kind == V_ERR) return v_err();
+	return get_attr(s, c->a[0], istr(s, name), c->at[1]);
+}
+
 /* tuple(it) / list(it): a constexpr iterable to a tuple (lists are tuples here). */
 static Value b_py_tuple(Sema *s, Call *c, int extra)
 {
@@ -1528,6 +1544,7 @@ const Builtin builtins_core[] = {
     {"float", "x", b_py_conv, 1, BF_PY},
     {"bool", "x", b_py_conv, 2, BF_PY},
     {"len", "x", b_len, 0, BF_PY},
+    {"getattr", "object,name,default=None", b_getattr, 0, BF_PY},
     {"bin", "x", b_py_radix, 1, BF_PY},
     {"oct", "x", b_py_radix, 3, BF_PY},
     {"hex", "x", b_py_radix, 4, BF_PY},
