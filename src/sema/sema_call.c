@@ -277,8 +277,14 @@ static Value call_user_impl(Sema *s, Value callee, const Value *args, int nargs,
 		bool host = is_constexpr_function(def) || callee.ns == VF_HOST;
 		s->host_fn += host;
 		vec_push(&s->callstack, def);
+		size_t d0 = s->d->diags.len;
+		int e0 = s->d->nerrors;
 		exec_body(s, &fn, &def->body, true);
 		s->callstack.len--;
+		/* an error inside the inlined body: where it was called from, as
+		 * Triton reports both (not for calls inside tile's own prelude) */
+		if (s->d->nerrors > e0 && !(s->prelude && s->prelude->ast && loc.file == s->prelude->ast->file))
+			diag_note_last_error(s->d, d0, loc, "in '%s', called here", def->name);
 		s->host_fn -= host;
 		r = fn.has_ret ? fn.retval : v_none();
 		if (self_out) {

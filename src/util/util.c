@@ -494,6 +494,31 @@ void diag_emit(DiagSink *s, DiagLevel lvl, SrcLoc loc, const char *fmt, ...)
 	va_end(ap);
 }
 
+void diag_note_last_error(DiagSink *s, size_t first, SrcLoc loc, const char *fmt, ...)
+{
+	Diag *err = NULL;
+	for (size_t i = first; i < s->diags.len; i++)
+		if (s->diags.data[i].level == DIAG_ERROR)
+			err = &s->diags.data[i];
+	if (!err)
+		return;
+	StrBuf b = {0};
+	va_list ap;
+	va_start(ap, fmt);
+	sb_vprintf(&b, fmt, ap);
+	va_end(ap);
+	Diag note = {.level = DIAG_NOTE, .loc = loc, .msg = sb_take(&b)};
+	char *r = diag_render(&note);
+	if (!strstr(err->rendered, r)) { /* a recursion's calls repeat one site */
+		sb_puts(&b, err->rendered);
+		sb_puts(&b, r);
+		free(err->rendered);
+		err->rendered = sb_take(&b);
+	}
+	free(r);
+	free(note.msg);
+}
+
 /* ---- misc ------------------------------------------------------------------- */
 
 char *read_file(const char *path, size_t *len) { return read_file_max(path, SIZE_MAX - 1, len); }

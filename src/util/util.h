@@ -134,6 +134,12 @@ void diag_clear(DiagSink *s);
 void diag_emit(DiagSink *s, DiagLevel lvl, SrcLoc loc, const char *fmt, ...) PRINTF_LIKE(4, 5);
 void diag_vemit(DiagSink *s, DiagLevel lvl, SrcLoc loc, const char *fmt, va_list ap);
 #define diag_error(s, loc, ...) diag_emit((s), DIAG_ERROR, (loc), __VA_ARGS__)
+/* Appends a note (rendered like a diagnostic) to the rendered text of the
+ * last error among diagnostics [first, end), so that it prints with it: the
+ * calls an error inside an inlined function came through. Nothing when they
+ * hold no error or the error already has this note; the diagnostic callback
+ * has already seen the error alone. */
+void diag_note_last_error(DiagSink *s, size_t first, SrcLoc loc, const char *fmt, ...) PRINTF_LIKE(4, 5);
 /* Render one diagnostic (cproc prefix + chibicc caret) into a heap string. */
 char *diag_render(const Diag *d);
 /* Concatenation of every rendered diagnostic so far (heap string). */
