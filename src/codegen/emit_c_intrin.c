@@ -231,16 +231,15 @@ static void print_arg(Ec *e, TpVal v, bool hex, StrBuf *fmt, StrBuf *args)
 	DType d = dt_of(e, v);
 	char x[16];
 	snprintf(x, sizeof x, "v%u", v);
-	if (d == DT_PTR || hex) {
+	if (d == DT_PTR) {
 		sb_puts(fmt, "0x%llx");
-		if (dtype_is_signed(d))
-			sb_printf(args, "(unsigned long long)(int64_t)%s", x);
-		else if (d == DT_PTR)
-			sb_printf(args, "(unsigned long long)%s", x);
-		else
-			ec_bits(e, args, v, true);
+		sb_printf(args, "(unsigned long long)%s", x);
+	} else if (hex) { /* Triton's "0x%0Nx": the bits, N hex digits for the type's width */
+		sb_printf(fmt, "0x%%0%dllx", (dtype_bits(d) + 3) / 4);
+		sb_puts(args, "(unsigned long long)");
+		ec_bits(e, args, v, true);
 	} else if (dtype_is_float(d)) {
-		sb_puts(fmt, "%.9g");
+		sb_puts(fmt, "%f");
 		char *s = ec_convert(e, x, d, DT_F64, false);
 		sb_puts(args, s);
 		free(s);
@@ -253,24 +252,28 @@ static void print_arg(Ec *e, TpVal v, bool hex, StrBuf *fmt, StrBuf *args)
 	}
 }
 
-/* One line per value: "pid (x, y, z) idx (i, j) PREFIX: value", the element's
- * coordinates in its tile when the first attr.i operands hold them, else
- * "idx (tid)" for each operand. */
+/* One line per value as Triton prints it: "pid (x, y, z) idx (i, j)PREFIX
+ * value" (sema made the prefix " x: "), the element's coordinates in its tile
+ * when the first attr.i operands hold them (padded to attr.perm[d] digits),
+ * "idx ()" for a scalar; a print without values is "pid (x, y, z)PREFIX". */
 static void emit_print(Ec *e, const TpOp *op)
 {
 	StrBuf pre = {0}, ifmt = {0}, iargs = {0};
-	if (op->attr.str && *op->attr.str) {
-		sb_putc(&pre, ' ');
+	if (op->attr.str && *op->attr.str)
 		c_escape(&pre, op->attr.str, true);
+	if (op->nin == 0) {
+		ec_line(e, "printf(\"pid (%%d, %%d, %%d)%s\\n\", blockIdx.x, blockIdx.y, blockIdx.z);", pre.s ? pre.s : "");
+		sb_free(&pre);
+		return;
 	}
 	int nc = op->attr.i > 0 && op->attr.i < op->nin ? (int)op->attr.i : 0;
 	for (int d = 0; d < nc; d++) {
-		sb_printf(&ifmt, "%s%%d", d ? ", " : "");
+		int w = d < TIR_MAX_RANK ? op->attr.perm[d] : 0;
+		if (w > 0)
+			sb_printf(&ifmt, "%s%%%dd", d ? ", " : "", w);
+		else
+			sb_printf(&ifmt, "%s%%d", d ? ", " : "");
 		sb_printf(&iargs, "(int)v%u, ", op->operands[d]);
-	}
-	if (!nc) {
-		sb_puts(&ifmt, "%d");
-		sb_puts(&iargs, "(int)threadIdx.x, ");
 	}
 	char label[32] = ""; /* a print of several values names each, as Triton's does */
 	if (op->attr.i2 > 0)
@@ -278,8 +281,8 @@ static void emit_print(Ec *e, const TpOp *op)
 	for (int i = nc; i < op->nin; i++) {
 		StrBuf fmt = {0}, args = {0};
 		print_arg(e, op->operands[i], op->attr.flags & TIR_HEX, &fmt, &args);
-		ec_line(e, "printf(\"pid (%%d, %%d, %%d) idx (%s)%s: %s%s\\n\", blockIdx.x, blockIdx.y, blockIdx.z, %s%s);",
-		        ifmt.s, pre.s ? pre.s : "", label, fmt.s, iargs.s, args.s);
+		ec_line(e, "printf(\"pid (%%d, %%d, %%d) idx (%s)%s%s%s\\n\", blockIdx.x, blockIdx.y, blockIdx.z, %s%s);",
+		        ifmt.s ? ifmt.s : "", pre.s ? pre.s : "", label, fmt.s, iargs.s ? iargs.s : "", args.s);
 		sb_free(&fmt);
 		sb_free(&args);
 	}

@@ -284,7 +284,7 @@ static void print_one(Em *e, const TpOp *op, TpVal v, LLVMValueRef x, LLVMValueR
 		iv = LLVMBuildPtrToInt(B, x, e->t_i64, "");
 	} else {
 		bool sg = t.dt != DT_I1 && dtype_is_signed(t.dt);
-		kind = (op->attr.flags & TIR_HEX) ? RT_PRINT_HEX
+		kind = (op->attr.flags & TIR_HEX) ? RT_PRINT_HEX | ((dtype_bits((DType)t.dt) + 3) / 4) << 8
 		       : sg                       ? RT_PRINT_INT
 		                                  : RT_PRINT_UINT;
 		iv = LLVMBuildIntCast2(B, x, e->t_i64, sg, "");
@@ -301,26 +301,41 @@ static void print_one(Em *e, const TpOp *op, TpVal v, LLVMValueRef x, LLVMValueR
 }
 
 /* attr.i > 0: the first attr.i operands are the element's coordinates in its
- * tile and the last is its value (one line, "idx (i, j)"); otherwise each
- * operand is a line of its own, "idx (tid)". */
+ * tile (padded to attr.perm[d] digits) and the last is its value (one line,
+ * "idx (i, j)"); otherwise each operand is a line of its own, "idx ()"; no
+ * operands: "pid (x, y, z)PREFIX" alone. */
 static void emit_print(Em *e, const TpOp *op)
 {
 	LLVMValueRef pid[3];
 	load_pids(e, pid);
 	LLVMValueRef prefix = LLVMBuildGlobalStringPtr(e->B, op->attr.str ? op->attr.str : "", "");
 	int nc = op->attr.i > 0 && op->attr.i < op->nin ? (int)op->attr.i : 0;
-	LLVMValueRef idx = nc ? em_entry_alloca(e, LLVMArrayType(e->t_i32, (unsigned)nc), 4)
-	                      : LLVMConstNull(e->t_i8p);
+	LLVMTypeRef at = LLVMArrayType(e->t_i32, (unsigned)(2 * nc));
+	LLVMValueRef idx = nc ? em_entry_alloca(e, at, 4) : LLVMConstNull(e->t_i8p);
 	LaneLoop lp;
 	lane_loop_begin(e, &lp);
 	for (int d = 0; d < nc; d++) {
 		LLVMValueRef gi[2] = {ci32(e, 0), ci32(e, d)};
-		LLVMValueRef p = LLVMBuildGEP2(e->B, LLVMArrayType(e->t_i32, (unsigned)nc), idx, gi, 2, "");
+		LLVMValueRef p = LLVMBuildGEP2(e->B, at, idx, gi, 2, "");
 		LLVMValueRef c = lane_value(e, em_get(e, op->operands[d]), lp.i);
 		LLVMBuildStore(e->B, LLVMBuildIntCast2(e->B, c, e->t_i32, 1, ""), p);
+		LLVMValueRef gw[2] = {ci32(e, 0), ci32(e, nc + d)};
+		LLVMBuildStore(e->B, ci32(e, d < TIR_MAX_RANK ? op->attr.perm[d] : 0),
+		               LLVMBuildGEP2(e->B, at, idx, gw, 2, ""));
 	}
 	LLVMValueRef pre[8] = {e->a_rt, pid[0], pid[1], pid[2], lp.i,
-	                       nc ? LLVMBuildBitCast(e->B, idx, e->t_i8p, "") : idx, ci32(e, nc), prefix};
+	                       nc ? LLVMBuildBitCast(e->B, idx, e->t_i8p, "") : idx, ci32(e, op->nin ? nc : -1), prefix};
+	if (op->nin == 0) {
+		LLVMTypeRef ps[12] = {e->t_i8p, e->t_i32, e->t_i32, e->t_i32, e->t_i32, e->t_i8p,
+		                      e->t_i32, e->t_i8p, e->t_i32, e->t_i32, e->t_i64, e->t_f64};
+		LLVMValueRef args[12];
+		memcpy(args, pre, sizeof pre);
+		args[8] = ci32(e, -1);
+		args[9] = ci32(e, RT_PRINT_NONE);
+		args[10] = LLVMConstInt(e->t_i64, 0, 0);
+		args[11] = LLVMConstReal(e->t_f64, 0);
+		em_call(e, "tile_rt_print", e->t_void, ps, 12, args);
+	}
 	for (int i = nc; i < op->nin; i++) {
 		TpVal v = op->operands[i];
 		if (v)

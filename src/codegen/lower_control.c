@@ -208,9 +208,21 @@ static void lower_term(Lower *L, const TirOp *op, TpOpKind k)
 	lw_op(L, k, op->loc, in, n, NULL, 0);
 }
 
+/* Decimal digits of n >= 0. */
+static int digits(int64_t n)
+{
+	int d = 1;
+	while (n >= 10)
+		n /= 10, d++;
+	return d;
+}
+
+/* One TP_PRINT per value element; attr.perm[d] is the width of coordinate d
+ * (the digits of the largest index, as Triton pads it: "idx (  5)" in 128). */
 static void lower_print(Lower *L, const TirOp *op)
 {
 	for (int i = 0; i < op->nin; i++) {
+		Type vt = L->tf->vals.data[op->operands[i]].ty;
 		LVal x = lw_get(L, op->operands[i]);
 		const LinearLayout *l = lw_layout(L, op->operands[i]);
 		uint32_t rf = 0, lf, wf;
@@ -229,6 +241,8 @@ static void lower_print(Lower *L, const TirOp *op)
 			t->attr.flags = op->attr.flags;
 			t->attr.i = l ? l->n_out : 0;
 			t->attr.i2 = op->nin > 1 ? i + 1 : 0;
+			for (int d = 0; l && d < l->n_out && d < vt.rank && d < TIR_MAX_RANK; d++)
+				t->attr.perm[d] = digits(vt.shape[d] - 1);
 		}
 	}
 	if (op->nin == 0) {

@@ -41,13 +41,14 @@ typedef enum {
 	RT_PRINT_INT,
 	RT_PRINT_UINT,
 	RT_PRINT_FLOAT,
-	RT_PRINT_HEX,
-	RT_PRINT_PTR
+	RT_PRINT_HEX, /* kind | (hex digits << 8): zero-padded to the type's width */
+	RT_PRINT_PTR,
+	RT_PRINT_NONE /* a print without values: "pid (x, y, z)PREFIX" */
 } RtPrintKind;
 
 typedef struct TileRuntimeHooks {
 	/* device_print: one line per thread and value, e.g.
-	 * "pid (0, 0, 0) idx (5) x: 1.5\n". NULL writes the line to stdout (the
+	 * "pid (0, 0, 0) idx (  5) x: 1.500000\n", as Triton prints. NULL writes the line to stdout (the
 	 * user asked for the output). */
 	void (*print)(void *user, const char *line);
 	/* device_assert: called for each thread whose condition is false, with
@@ -58,8 +59,11 @@ typedef struct TileRuntimeHooks {
 } TileRuntimeHooks;
 
 /* What the JIT'd code calls (the emitter declares these with the same types). */
-/* idx[nidx]: the element's coordinates in its tile ("idx (i, j)"); nidx = 0 prints tid;
- * operand >= 0: the value is that operand of a print of several ("(operand i)") */
+/* idx[2 * nidx]: the element's coordinates in its tile ("idx (i, j)"), then
+ * the width each is padded to; nidx = 0 prints "idx ()" (a scalar), nidx < 0
+ * no idx (a print without values); prefix follows as it is (sema gave it
+ * Triton's form, " x: "); operand >= 0: the value is that operand of a print
+ * of several ("(operand i)"); tid is not printed. */
 void tile_rt_print(void *rt, int32_t pid_x, int32_t pid_y, int32_t pid_z, int32_t tid,
                    const int32_t *idx, int32_t nidx, const char *prefix, int32_t operand, int32_t kind,
                    int64_t ival, double fval);

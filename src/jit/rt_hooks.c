@@ -25,27 +25,39 @@ void tile_rt_print(void *rt, int32_t px, int32_t py, int32_t pz, int32_t tid, co
                    const char *prefix, int32_t operand, int32_t kind, int64_t ival, double fval)
 {
 	TileRuntimeHooks *h = rt;
+	(void)tid;
 	if (!h)
 		return;
 	char line[512];
-	int n = snprintf(line, sizeof line, "pid (%d, %d, %d) idx (", px, py, pz);
-	if (nidx <= 0)
-		n += snprintf(line + n, sizeof line - (size_t)n, "%d", tid);
+	int n = snprintf(line, sizeof line, "pid (%d, %d, %d)", px, py, pz);
+	if (nidx >= 0)
+		n += snprintf(line + n, sizeof line - (size_t)n, " idx (");
 	for (int32_t d = 0; d < nidx && n < 256; d++)
-		n += snprintf(line + n, sizeof line - (size_t)n, "%s%d", d ? ", " : "", idx[d]);
-	n += snprintf(line + n, sizeof line - (size_t)n, ")%s%s: ", prefix && *prefix ? " " : "", prefix ? prefix : "");
+		n += snprintf(line + n, sizeof line - (size_t)n, "%s%*d", d ? ", " : "", (int)idx[nidx + d], idx[d]);
+	if (nidx >= 0 && n < 256)
+		n += snprintf(line + n, sizeof line - (size_t)n, ")");
+	if (n < 256)
+		n += snprintf(line + n, sizeof line - (size_t)n, "%.200s", prefix ? prefix : "");
 	if (operand >= 0 && n > 0 && n < (int)sizeof line)
 		n += snprintf(line + n, sizeof line - (size_t)n, "(operand %d) ", operand);
 	if (n < 0 || n >= (int)sizeof line)
 		n = 0;
 	char *v = line + n;
 	size_t left = sizeof line - (size_t)n;
-	switch ((RtPrintKind)kind) {
+	int digits = kind >> 8; /* RT_PRINT_HEX: the type's hex digits */
+	switch ((RtPrintKind)(kind & 0xff)) {
 	case RT_PRINT_INT: snprintf(v, left, "%" PRId64 "\n", ival); break;
 	case RT_PRINT_UINT: snprintf(v, left, "%" PRIu64 "\n", (uint64_t)ival); break;
-	case RT_PRINT_FLOAT: snprintf(v, left, "%.9g\n", fval); break;
-	case RT_PRINT_HEX: snprintf(v, left, "0x%" PRIx64 "\n", (uint64_t)ival); break;
+	case RT_PRINT_FLOAT: snprintf(v, left, "%f\n", fval); break;
+	case RT_PRINT_HEX: {
+		uint64_t bits = (uint64_t)ival;
+		if (digits > 0 && digits < 16)
+			bits &= ((uint64_t)1 << (4 * digits)) - 1;
+		snprintf(v, left, "0x%0*" PRIx64 "\n", digits, bits);
+		break;
+	}
 	case RT_PRINT_PTR: snprintf(v, left, "0x%" PRIx64 "\n", (uint64_t)ival); break;
+	case RT_PRINT_NONE: snprintf(v, left, "\n"); break;
 	default: snprintf(v, left, "?\n"); break;
 	}
 	if (h->print)

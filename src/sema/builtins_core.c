@@ -961,8 +961,19 @@ static Value emit_print(Sema *s, Call *c, const char *prefix, const Value *vals,
 		}
 		ids[k++] = v.id;
 	}
+	/* Triton's semantic.device_print: with values the prefix ends in ": ", and
+	 * one longer than 2 starts with a space ("x" -> " x: ", "" -> ": ") */
+	if (k && (!pre.len || pre.s[pre.len - 1] != ' '))
+		sb_putc(&pre, ' ');
+	if (k && (pre.len < 2 || pre.s[pre.len - 2] != ':')) {
+		pre.s[pre.len - 1] = ':';
+		sb_putc(&pre, ' ');
+	}
+	const char *p = pre.s ? pre.s : "";
+	if (strlen(p) > 2 && p[0] != ' ')
+		p = arena_printf(s->a, " %s", p);
 	TirOp *op = emit_op(s, TOP_PRINT, c->loc, ids, k, type_scalar(DT_VOID));
-	op->attr.str = arena_strdup(s->a, pre.s ? pre.s : "");
+	op->attr.str = arena_strdup(s->a, p);
 	if (hex) op->attr.flags |= TIR_HEX;
 	sb_free(&pre);
 	return v_none();

@@ -297,8 +297,9 @@ static void on_print(void *user, const char *text, size_t len)
 	l->lines++;
 	if (memmem(text, len, "val", 3))
 		l->saw_val = true;
-	/* element (2, 1) of a 4x4 tile holding 9: its coordinates and hex=True */
-	if (memmem(text, len, "idx (2, 1) m: 0x9\n", 18))
+	/* element (2, 1) of a 4x4 tile holding 9: its coordinates and hex=True
+	 * (zero-padded to the int32's 8 digits, as Triton prints it) */
+	if (memmem(text, len, "idx (2, 1) m: 0x00000009\n", 25))
 		l->saw_coord = true;
 	/* a print of several values labels each, as Triton does */
 	if (memmem(text, len, "idx (2, 1) two: (operand 1) 90\n", 31))

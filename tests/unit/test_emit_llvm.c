@@ -932,7 +932,7 @@ static void test_print_assert(void)
 	TpVal v = ld1(&b, ptr_add(&b, x, t), ctrue(&b), TP_COALESCED);
 	TpVal pv[2] = {t, v};
 	TpOp *p = op(&b, TP_PRINT, pv, 2, type_scalar(DT_VOID), 0);
-	p->attr.str = "x";
+	p->attr.str = " x: "; /* sema's form of Triton's prefix */
 	TpVal ok = cmpv(&b, PRED_NE, t, cint(&b, DT_I32, 5));
 	TpOp *as = op(&b, TP_ASSERT, &ok, 1, type_scalar(DT_VOID), 0);
 	as->attr.str = "k.tile:3: t != 5";
@@ -947,8 +947,8 @@ static void test_print_assert(void)
 		int32_t pid[3] = {2, 0, 0}, np[3] = {3, 1, 1};
 		fn(args, pid, np, NULL, &h);
 		CHECK(log.lines == 16);
-		CHECK(strcmp(log.first, "pid (2, 0, 0) idx (0) x: 0\n") == 0);
-		CHECK(strcmp(log.last, "pid (2, 0, 0) idx (7) x: 7.25\n") == 0);
+		CHECK(strcmp(log.first, "pid (2, 0, 0) idx () x: 0\n") == 0);
+		CHECK(strcmp(log.last, "pid (2, 0, 0) idx () x: 7.250000\n") == 0);
 		CHECK(h.assert_count == 1 && log.asserts_seen == 1 && log.last_tid == 2005);
 		CHECK(strcmp(log.msg, "k.tile:3: t != 5") == 0);
 		fn(args, pid, np, NULL, NULL); /* rt = NULL: silent */

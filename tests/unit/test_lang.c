@@ -2575,6 +2575,98 @@ static void test_walrus(void)
 	}
 }
 
+/* ---- device_print: Triton's line format (prefix " x: ", indices padded to the
+ * widest, "idx ()" for a scalar, %f floats, hex padded to the type) -------------- */
+
+static const char print_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(X):\n"
+	"    x = tl.load(X + tl.arange(0, 16))\n"
+	"    tl.device_print('x', x)\n"
+	"    print('', tl.program_id(0) + 7)\n"
+	"    tl.device_print('h: ', x.to(tl.int16), hex=True)\n"
+	"    print('m', tl.reshape(x, (2, 8)).to(tl.float32), tl.full((2, 8), 1, tl.int8))\n"
+	"    print('no arg')\n";
+
+typedef struct {
+	char *text;
+	size_t len;
+} PrintBuf;
+
+static void on_print_text(void *user, const char *text, size_t n)
+{
+	PrintBuf *b = user;
+	char *t = realloc(b->text, b->len + n + 1);
+	if (!t)
+		return;
+	memcpy(t + b->len, text, n);
+	b->len += n;
+	t[b->len] = 0;
+	b->text = t;
+}
+
+static int count_lines(const char *text, const char *line)
+{
+	int n = 0;
+	size_t k = strlen(line);
+	for (const char *p = text; p && *p;) {
+		const char *e = strchr(p, '\n');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		n += len == k && !memcmp(p, line, k);
+		p = e ? e + 1 : NULL;
+	}
+	return n;
+}
+
+static void test_print_format(void)
+{
+	PrintBuf out = {0};
+	tile_context_options o = {0};
+	o.target = target;
+	o.num_warps = 1;
+	o.on_print = on_print_text;
+	o.print_user = &out;
+	tile_context *ctx = NULL;
+	tile_module *m = NULL;
+	tile_kernel *k = NULL;
+	int32_t x[16];
+	for (int i = 0; i < 16; i++)
+		x[i] = i * 3 - 20;
+	tile_arg args[] = {tile_arg_ptr(x, TILE_I32)};
+	uint32_t g[3] = {1, 1, 1};
+	bool ok = tile_context_create(&ctx, &o) == TILE_OK &&
+		  tile_module_load_source(ctx, "t.py", print_src, strlen(print_src), &m) == TILE_OK &&
+		  tile_kernel_get(m, "k", "*i32", NULL, &k) == TILE_OK && tile_launch(k, g, args, 1, NULL) == TILE_OK;
+	if (!ok) {
+		fprintf(stderr, "test_lang.c: [%s] print: %s\n", target, ctx ? tile_errmsg(ctx) : "no context");
+		failures++;
+	} else {
+		char line[128];
+		bool all = true;
+		for (int i = 0; i < 16; i++) {
+			snprintf(line, sizeof line, "pid (0, 0, 0) idx (%2d) x: %d", i, x[i]);
+			all &= count_lines(out.text, line) >= 1; /* a thread each holding it */
+			snprintf(line, sizeof line, "pid (0, 0, 0) idx (%2d) h: 0x%04x", i, (unsigned)(uint16_t)x[i]);
+			all &= count_lines(out.text, line) >= 1; /* a thread each holding it */
+			snprintf(line, sizeof line, "pid (0, 0, 0) idx (%d, %d) m: (operand 0) %f", i / 8, i % 8, (double)x[i]);
+			all &= count_lines(out.text, line) >= 1; /* a thread each holding it */
+			snprintf(line, sizeof line, "pid (0, 0, 0) idx (%d, %d) m: (operand 1) 1", i / 8, i % 8);
+			all &= count_lines(out.text, line) >= 1; /* a thread each holding it */
+		}
+		CHECK(all);
+		/* a scalar and a print without values: once per thread (as many as
+		 * the target runs) */
+		int ns = count_lines(out.text, "pid (0, 0, 0) idx (): 7");
+		CHECK(ns > 0 && count_lines(out.text, "pid (0, 0, 0) no arg") == ns);
+	}
+	free(out.text);
+	tile_kernel_destroy(k);
+	tile_module_destroy(m);
+	tile_context_destroy(ctx);
+}
+
 int main(void)
 {
 	static const char *const targets[] = {"cpu", "cuda-emu"};
@@ -2630,6 +2722,7 @@ int main(void)
 		test_extra_cuda();
 		test_aggregate();
 		test_walrus();
+		test_print_format();
 	}
 	printf("test_lang: %d checks, %d failed\n", checks, failures);
 	return failures ? 1 : 0;
