@@ -284,7 +284,14 @@ static int parse_sig(const char *sig, const KernelInfo *k, Arena *a, SpecArg **o
 		char *typebuf = arena_strdup(a, e); /* parse_type_entry writes into it */
 		if (!p->is_constexpr && parse_type_entry(typebuf, &args[i]))
 			continue;
-		if (!parse_const_literal(e, a, &args[i].cval)) {
+		bool lit = parse_const_literal(e, a, &args[i].cval);
+		if (!lit && !strncmp(e, "tl.", 3)) {
+			/* tl.float8e4b15 & co: Triton dtypes tile does not have */
+			snprintf(err, errlen, "signature entry '%s' for parameter '%s' is not a dtype tile supports", e,
+				 p->name);
+			return -1;
+		}
+		if (!lit) {
 			snprintf(err, errlen,
 				 p->is_constexpr
 					 ? "signature entry '%s' for constexpr parameter '%s' is not a constant"
