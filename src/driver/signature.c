@@ -66,9 +66,9 @@ static bool parse_dtype_word(const char *w, DType *dt)
 	return dtype_from_name(w, dt) && *dt != DT_PTR && *dt != DT_VOID;
 }
 
-/* `Name.attr` or `Name.attr.attr`: Python identifiers joined by dots (a bare
- * word is more likely a mistyped type than a module's object) */
-static bool is_dotted_name(const char *e)
+/* `Name`, `Name.attr` or `Name.attr.attr`: Python identifiers joined by at least
+ * min_dots dots */
+static bool is_dotted_name(const char *e, int min_dots)
 {
 	for (int n = 0;; n++) {
 		if (!isalpha((unsigned char)*e) && *e != '_')
@@ -76,7 +76,7 @@ static bool is_dotted_name(const char *e)
 		while (isalnum((unsigned char)*e) || *e == '_')
 			e++;
 		if (!*e)
-			return n > 0;
+			return n >= min_dots;
 		if (*e++ != '.')
 			return false;
 	}
@@ -123,7 +123,8 @@ bool parse_const_literal(const char *e, Arena *a, ConstVal *cv)
 		cv->f = fv;
 		return true;
 	}
-	if (is_dotted_name(e)) {
+	/* a bare word is more likely a mistyped type than a module's object */
+	if (is_dotted_name(e, 1)) {
 		cv->kind = CV_NAME;
 		cv->s = arena_strdup(a, e);
 		return true;
@@ -237,6 +238,13 @@ static bool parse_tuple_entry(char *e, Arena *a, const char *pname, SpecArg *out
 	return true;
 }
 
+static bool names_in(const KernelInfo *k, const char *name)
+{
+	for (int i = 0; i < k->nscope_names; i++)
+		if (!strcmp(k->scope_names[i], name)) return true;
+	return false;
+}
+
 /* *at: the parameter an error concerns, -1 for the signature as a whole */
 static int parse_sig(const char *sig, const KernelInfo *k, Arena *a, SpecArg **out, int *nout, char *err,
 		     size_t errlen, int *at)
@@ -284,7 +292,17 @@ static int parse_sig(const char *sig, const KernelInfo *k, Arena *a, SpecArg **o
 		char *typebuf = arena_strdup(a, e); /* parse_type_entry writes into it */
 		if (!p->is_constexpr && parse_type_entry(typebuf, &args[i]))
 			continue;
-		bool lit = parse_const_literal(e, a, &args[i].cval);
+		bool lit = false;
+		if (p->is_constexpr && !strchr(e, '.') && is_dotted_name(e, 0) && names_in(k, e) &&
+		    !parse_const_literal(e, a, &args[i].cval)) {
+			/* a bare word for a constexpr that the kernel's module binds is that
+			 * object (a @jit function the kernel calls, a module constant) */
+			args[i].cval.kind = CV_NAME;
+			args[i].cval.s = arena_strdup(a, e);
+			lit = true;
+		} else {
+			lit = parse_const_literal(e, a, &args[i].cval);
+		}
 		if (!lit && !strncmp(e, "tl.", 3)) {
 			/* tl.float8e4b15 & co: Triton dtypes tile does not have */
 			snprintf(err, errlen, "signature entry '%s' for parameter '%s' is not a dtype tile supports", e,

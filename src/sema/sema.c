@@ -1935,6 +1935,31 @@ static void do_not_specialize_list(Sema *s, const FuncDef *fn, KernelParamInfo *
 	}
 }
 
+/* The names bound in scope sc and the scopes around it (a class body, a host
+ * function, the module), for KernelInfo.scope_names; kernels of one scope share
+ * the list (*last caches the previous scope's). */
+typedef struct ScopeNames {
+	const ModScope *sc;
+	const char **names;
+	int n;
+} ScopeNames;
+
+static void scope_names(SemaCtx *c, const ModScope *sc, KernelInfo *k, ScopeNames *last)
+{
+	if (last->sc != sc) {
+		size_t n = 0;
+		for (const ModScope *p = sc; p; p = p->parent) n += p->globals.len;
+		const char **names = ARENA_NEWN(c->arena, const char *, n + 1);
+		int j = 0;
+		for (const ModScope *p = sc; p; p = p->parent)
+			for (size_t g = 0; g < p->globals.len; g++)
+				if (strcmp(p->globals.data[g].name, "*")) names[j++] = p->globals.data[g].name;
+		*last = (ScopeNames){sc, names, j};
+	}
+	k->scope_names = last->names;
+	k->nscope_names = last->n;
+}
+
 int sema_list_kernels(SemaCtx *c, const Module *m, KernelInfo **out)
 {
 	Sema s;
@@ -1946,11 +1971,13 @@ int sema_list_kernels(SemaCtx *c, const Module *m, KernelInfo **out)
 	Flat flat;
 	flatten_module(&s, ms, m, &flat);
 	VEC(KernelInfo) ks = {0};
+	ScopeNames last_names = {0};
 	for (int i = 0; i < flat.mod.body.n; i++) {
 		const Stmt *st = flat.mod.body.items[i];
 		const FuncDef *fn = kernel_at(&s, &flat.mod, i);
 		if (!fn || last_binding(&s, &flat, fn->name) != i) continue; /* rebound later: the last one counts */
 		KernelInfo k = {.name = fn->name, .nparams = fn->nparams, .loc = st->loc};
+		scope_names(c, flat.scope[i], &k, &last_names);
 		k.params = ARENA_NEWN(c->arena, KernelParamInfo, fn->nparams ? fn->nparams : 1);
 		for (int p = 0; p < fn->nparams; p++) {
 			KernelParamInfo *pi = &k.params[p];

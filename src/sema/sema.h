@@ -91,6 +91,10 @@ typedef struct KernelInfo {
 	 * message\n", source line, caret), reported when this kernel is
 	 * specialized (not when another one is), or NULL */
 	const char *deco_error;
+	/* the names the kernel's module (and any class or host function around the
+	 * kernel) binds: a bare name given for a constexpr must be one of them */
+	const char *const *scope_names;
+	int nscope_names;
 } KernelInfo;
 
 /* Finds `import NAME` modules: the driver looks for NAME.tile / NAME.py beside
