@@ -57,7 +57,7 @@ static const PtxType ptx_types[] = {
     {"s8", DT_I8, 1},     {"s16", DT_I16, 1},   {"s32", DT_I32, 1},       {"s64", DT_I64, 1},
     {"u8", DT_U8, 1},     {"u16", DT_U16, 1},   {"u32", DT_U32, 1},       {"u64", DT_U64, 1},
     {"b8", DT_U8, 1},     {"b16", DT_U16, 1},   {"b32", DT_U32, 1},       {"b64", DT_U64, 1},
-    {"pred", DT_I1, 1},
+    {"pred", DT_I1, 1},   {"e2m1x2", DT_U8, 2},
 };
 
 static const PtxType *ptx_type(const char *name)
@@ -67,7 +67,13 @@ static const PtxType *ptx_type(const char *name)
 	return NULL;
 }
 
-static int type_bits(const PtxType *t) { return t->dt == DT_I1 ? 1 : dtype_bits(t->dt) * t->lanes; }
+/* e2m1x2: two 4-bit e2m1 (fp4) lanes in a byte, which no dtype holds (dt is unused) */
+static bool is_fp4(const PtxType *t) { return t->name && !strcmp(t->name, "e2m1x2"); }
+
+static int type_bits(const PtxType *t)
+{
+	return is_fp4(t) ? 4 * t->lanes : t->dt == DT_I1 ? 1 : dtype_bits(t->dt) * t->lanes;
+}
 
 static DType uint_of(int bits)
 {
@@ -544,12 +550,76 @@ static ValId to_float(Asm *a, const Insn *in, ValId x, DType to, int flags)
 	return conv(a, x, to, flags);
 }
 
+/* The e2m1 (fp4) code in the low 4 bits of the u8 tile nib as an f32: sign, 2
+ * exponent bits (bias 1) and 1 mantissa bit, so the magnitudes 0 0.5 1 1.5 2 3 4 6. */
+static ValId e2m1_decode(Asm *a, ValId nib)
+{
+	ValId mag = op2(a, TOP_AND, nib, k_int(a, DT_U8, 7));
+	ValId e = op2(a, TOP_SHR, mag, k_int(a, DT_U8, 1)), m = op2(a, TOP_AND, mag, k_int(a, DT_U8, 1));
+	ValId sub = cmp(a, PRED_EQ, e, k_int(a, DT_U8, 0));
+	/* twice the magnitude: m for a subnormal, else (2 + m) << (e - 1) */
+	ValId sh = sel(a, sub, k_int(a, DT_U8, 0), op2(a, TOP_SUB, e, k_int(a, DT_U8, 1)));
+	ValId q = sel(a, sub, m, op2(a, TOP_SHL, op2(a, TOP_ADD, m, k_int(a, DT_U8, 2)), sh));
+	ValId f = op2(a, TOP_MUL, conv(a, q, DT_F32, 0), k_flt(a, DT_F32, 0.5));
+	ValId neg = cmp(a, PRED_NE, op2(a, TOP_AND, nib, k_int(a, DT_U8, 8)), k_int(a, DT_U8, 0));
+	return sel(a, neg, op2(a, TOP_MUL, f, k_flt(a, DT_F32, -1.0)), f);
+}
+
+/* The f32 tile x as an e2m1 code (u8, low 4 bits), rounded to nearest even and
+ * saturated to +-6 (.satfinite); the format has no NaN, so NaN gives +6. */
+static ValId e2m1_encode(Asm *a, const Insn *in, ValId x)
+{
+	if (has_mod(in, "relu")) x = sel(a, cmp(a, PRED_GT, x, k_flt(a, DT_F32, 0)), x, k_flt(a, DT_F32, 0));
+	ValId ax = math1(a, MATH_ABS, x);
+	/* the halfway points between neighbouring codes; a tie goes to the even code */
+	static const struct { double at; bool tie_up; } step[] = {
+	    {0.25, false}, {0.75, true}, {1.25, false}, {1.75, true}, {2.5, false}, {3.5, true}, {5.0, false}};
+	ValId c = k_int(a, DT_U8, 0);
+	for (size_t i = 0; i < COUNTOF(step); i++) {
+		ValId up = cmp(a, step[i].tie_up ? PRED_GE : PRED_GT, ax, k_flt(a, DT_F32, step[i].at));
+		c = op2(a, TOP_ADD, c, conv(a, up, DT_U8, 0));
+	}
+	ValId sign = conv(a, op2(a, TOP_SHR, bitc(a, x, DT_U32), k_int(a, DT_U32, 31)), DT_U8, 0);
+	c = op2(a, TOP_OR, c, op2(a, TOP_SHL, sign, k_int(a, DT_U8, 3)));
+	Type bt = vtype(a->s, x);
+	TirOp *nan = emit_op(a->s, TOP_MATH, a->loc, &x, 1, type_tile(type_scalar(DT_I1), bt.rank, bt.shape));
+	nan->attr.math = MATH_ISNAN;
+	return sel(a, nan->results[0], k_int(a, DT_U8, 7), c);
+}
+
+/* cvt.rn{.relu}.f16x2.e2m1x2 d, a  and  cvt.rn.satfinite{.relu}.e2m1x2.f32 d, a, b:
+ * lane 0 is the low half (of a for the first, of d for the second, from b) */
+static bool insn_cvt_e2m1(Asm *a, const Insn *in, const PtxType *dt, const PtxType *st)
+{
+	ValId out[2];
+	if (is_fp4(st)) {
+		if (is_fp4(dt) || dt->dt != DT_F16 || dt->lanes != 2 || in->nopnd != 2)
+			return asm_error(a, "'%s': only 'cvt.rn.f16x2.e2m1x2 d, a' is translated from e2m1x2", a->insn);
+		ValId x = read_bits(a, in->opnd[1], st);
+		if (!x) return false;
+		for (int l = 0; l < 2; l++) {
+			ValId nib = l ? op2(a, TOP_SHR, x, k_int(a, DT_U8, 4)) : x;
+			out[l] = to_float(a, in, e2m1_decode(a, op2(a, TOP_AND, nib, k_int(a, DT_U8, 15))), DT_F16, 0);
+		}
+		return write_bits(a, in->opnd[0], join_lanes(a, out, 2));
+	}
+	if (st->dt != DT_F32 || st->lanes != 1 || in->nopnd != 3 || !has_mod(in, "satfinite"))
+		return asm_error(a, "'%s': only 'cvt.rn.satfinite.e2m1x2.f32 d, a, b' is translated to e2m1x2", a->insn);
+	for (int l = 0; l < 2; l++) {
+		ValId x = read_lane(a, in->opnd[2 - l], st, 0);
+		if (!x) return false;
+		out[l] = e2m1_encode(a, in, x);
+	}
+	return write_bits(a, in->opnd[0], op2(a, TOP_OR, out[0], op2(a, TOP_SHL, out[1], k_int(a, DT_U8, 4))));
+}
+
 static bool insn_cvt(Asm *a, const Insn *in)
 {
 	if (in->ntypes != 2) return asm_error(a, "'%s' needs a destination and a source type", a->insn);
 	const PtxType *dt = in->types[0], *st = in->types[1];
 	int flags;
 	if (!float_rounding(a, in, &flags)) return false;
+	if (is_fp4(dt) || is_fp4(st)) return insn_cvt_e2m1(a, in, dt, st);
 	bool df = dtype_is_float(dt->dt), sf = dtype_is_float(st->dt);
 	ValId out[2];
 	if (dt->lanes == 2 && st->lanes == 1) { /* cvt.rn.f16x2.f32 d, hi, lo */
@@ -844,6 +914,9 @@ static bool translate(Asm *a, char *t)
 	const PtxType *ty = in.ntypes ? in.types[0] : NULL;
 	const char *b = in.base;
 	bool ok;
+	for (int i = 0; i < in.ntypes; i++)
+		if (is_fp4(in.types[i]) && strcmp(b, "cvt"))
+			return asm_error(a, "'%s': e2m1x2 is translated only in cvt", a->insn);
 	if (!strcmp(b, "cvt")) ok = insn_cvt(a, &in);
 	else if (!strcmp(b, "setp")) ok = insn_setp(a, &in);
 	else if (!strcmp(b, "prmt")) ok = insn_prmt(a, &in);

@@ -896,6 +896,88 @@ static void test_inline_asm_bits(void)
 	CHECK(ok);
 }
 
+static const char asm_fp4_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(X, Y, Q, H, B, G):\n"
+	"    o = tl.arange(0, 64)\n"
+	"    x = tl.load(X + o)\n"
+	"    y = tl.load(Y + o)\n"
+	/* two f32 -> one e2m1x2 byte (x in the high nibble), widened to a u32 */
+	"    q = tl.inline_asm_elementwise('''{\n"
+	"        .reg .b8 pk;\n"
+	"        cvt.rn.satfinite.e2m1x2.f32 pk, $1, $2;\n"
+	"        cvt.u32.u8 $0, pk;\n"
+	"    }''', '=r,f,f', [x, y], dtype=tl.uint32, is_pure=True, pack=1)\n"
+	"    tl.store(Q + o, q)\n"
+	/* and back: one byte -> f16x2, the low nibble in the low half */
+	"    h = tl.inline_asm_elementwise('''{\n"
+	"        .reg .b8 pk;\n"
+	"        cvt.u8.u32 pk, $1;\n"
+	"        cvt.rn.f16x2.e2m1x2 $0, pk;\n"
+	"    }''', '=r,r', [q], dtype=tl.uint32, is_pure=True, pack=1)\n"
+	"    tl.store(H + o, h)\n"
+	/* pack=4: four bytes of one register split into .b8 temporaries, each to f16x2 */
+	"    b = tl.load(B + o)\n"
+	"    g = tl.inline_asm_elementwise('''{\n"
+	"        .reg .b8 q0, q1, q2, q3;\n"
+	"        mov.b32 {q0, q1, q2, q3}, $4;\n"
+	"        cvt.rn.f16x2.e2m1x2 $3, q3;\n"
+	"        cvt.rn.f16x2.e2m1x2 $2, q2;\n"
+	"        cvt.rn.f16x2.e2m1x2 $1, q1;\n"
+	"        cvt.rn.f16x2.e2m1x2 $0, q0;\n"
+	"    }''', '=r,=r,=r,=r,r', [b], dtype=tl.uint32, is_pure=True, pack=4)\n"
+	"    tl.store(G + o, g)\n";
+
+/* e2m1 (fp4): sign, 2 exponent bits, 1 mantissa bit */
+static float e2m1_value(unsigned code)
+{
+	static const float mag[8] = {0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f};
+	return code & 8 ? -mag[code & 7] : mag[code & 7];
+}
+
+/* round to nearest, ties to the even code, saturating at 6; NaN -> +6 */
+static unsigned e2m1_code(float f)
+{
+	if (f != f)
+		return 7;
+	float a = fabsf(f);
+	unsigned c = (unsigned)(a > 0.25f) + (a >= 0.75f) + (a > 1.25f) + (a >= 1.75f) + (a > 2.5f) +
+		     (a >= 3.5f) + (a > 5.0f);
+	return c | (signbit(f) ? 8u : 0u);
+}
+
+/* cvt between f32/f16x2 and the packed fp4 e2m1x2 (NVFP4 quantization kernels) */
+static void test_inline_asm_fp4(void)
+{
+	float x[64], y[64];
+	uint32_t q[64], h[64], g[64];
+	uint8_t b[64];
+	static const float probe[] = {0.0f, -0.0f, 0.25f, 0.26f, 0.75f, -0.74f, 1.25f, 1.75f, 2.5f, -2.6f,
+				      3.5f, 4.9f, 5.0f, 5.1f, -7.0f, 1e9f, -1e-9f, 2.0f, 3.0f, -6.0f};
+	for (int i = 0; i < 64; i++) {
+		x[i] = i < 20 ? probe[i] : (float)((i * 37) % 29 - 14) / 4.0f;
+		y[i] = i < 20 ? probe[19 - i] : (float)((i * 11) % 31 - 15) / 3.0f;
+		b[i] = (uint8_t)(i * 73 + 5);
+	}
+	x[63] = NAN;
+	tile_arg args[] = {tile_arg_ptr(x, TILE_FP32), tile_arg_ptr(y, TILE_FP32), tile_arg_ptr(q, TILE_U32),
+			   tile_arg_ptr(h, TILE_U32),  tile_arg_ptr(b, TILE_U8),   tile_arg_ptr(g, TILE_U32)};
+	if (!RUN(asm_fp4_src, "k", "*fp32,*fp32,*u32,*u32,*u8,*u32", 1, args))
+		return;
+	bool ok_enc = true, ok_dec = true, ok_pack = true;
+	for (int i = 0; i < 64; i++) {
+		unsigned want = e2m1_code(x[i]) << 4 | e2m1_code(y[i]);
+		ok_enc &= q[i] == want;
+		ok_dec &= h[i] == ((uint32_t)half_bits(e2m1_value(want >> 4)) << 16 | half_bits(e2m1_value(want & 15)));
+		ok_pack &= g[i] == ((uint32_t)half_bits(e2m1_value(b[i] >> 4u)) << 16 | half_bits(e2m1_value(b[i] & 15u)));
+	}
+	CHECK(ok_enc);
+	CHECK(ok_dec);
+	CHECK(ok_pack);
+}
+
 /* ---- libdevice functions: libm-backed, conversions, compositions ------------------- */
 
 static const char libdevice_src[] =
@@ -2692,6 +2774,7 @@ int main(void)
 		test_host_descriptors();
 		test_inline_asm();
 		test_inline_asm_bits();
+		test_inline_asm_fp4();
 		test_libdevice();
 		test_dot_scaled();
 		test_tuple_params();
