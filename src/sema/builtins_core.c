@@ -1301,6 +1301,139 @@ static Value b_py_sum(Sema *s, Call *c, int extra)
 	return acc;
 }
 
+/* The truth of what a filter/sorted key function returned, which must be known
+ * at compile time. */
+static bool py_fn_truth(Sema *s, Call *c, Value t, bool *out)
+{
+	if (t.kind == V_ERR) return false;
+	if (t.kind == V_TENSOR || t.kind == V_BLOCKPTR) {
+		diag_error(s->d, c->loc, "'%s': the function must return a constexpr, got %s", c->name, v_describe(s, t));
+		return false;
+	}
+	*out = value_truthy(t);
+	return true;
+}
+
+/* filter(function, iterable) on a constexpr sequence: the items for which the
+ * function (None: the item itself) is true, as a list. */
+static Value b_py_filter(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	const Value *items;
+	int n;
+	if (!const_iter_items(s, c->a[1], c->at[1], &items, &n)) return v_err();
+	Value *out = ARENA_NEWN(s->a, Value, (size_t)n + 1);
+	int k = 0;
+	bool ident = v_is_const(c->a[0], CV_NONE);
+	for (int i = 0; i < n; i++) {
+		Value t = ident ? items[i] : call_value(s, c->fn, c->a[0], &items[i], 1, NULL, NULL, 0, c->loc, &c->at[1], NULL);
+		bool keep;
+		if (!py_fn_truth(s, c, t, &keep)) return v_err();
+		if (keep) out[k++] = items[i];
+	}
+	return v_tuple(s, out, k);
+}
+
+/* map(function, *iterables) and zip(*iterables) on constexpr sequences: as many
+ * items as the shortest sequence has, each the function of the items at that
+ * position (zip: their tuple), as a list. */
+static Value b_py_mapzip(Sema *s, Call *c, int is_zip)
+{
+	enum { MAX_SEQS = BMAX_ARGS };
+	const Value *items[MAX_SEQS];
+	int nseq = c->nrest, n = INT32_MAX;
+	if (!is_zip && nseq == 0) {
+		diag_error(s->d, c->loc, "'map' needs at least one iterable");
+		return v_err();
+	}
+	if (nseq > MAX_SEQS) {
+		diag_error(s->d, c->loc, "'%s' of more than %d sequences", c->name, MAX_SEQS);
+		return v_err();
+	}
+	for (int i = 0; i < nseq; i++) {
+		int len;
+		if (!const_iter_items(s, c->rest[i], c->rest_at[i], &items[i], &len)) return v_err();
+		if (len < n) n = len;
+	}
+	if (nseq == 0) n = 0;
+	Value *out = ARENA_NEWN(s->a, Value, (size_t)n + 1);
+	Value row[MAX_SEQS];
+	for (int k = 0; k < n; k++) {
+		for (int i = 0; i < nseq; i++) row[i] = items[i][k];
+		out[k] = is_zip ? v_tuple(s, row, nseq)
+				: call_value(s, c->fn, c->a[0], row, nseq, NULL, NULL, 0, c->loc, c->rest_at, NULL);
+		if (out[k].kind == V_ERR) return out[k];
+	}
+	return v_tuple(s, out, n);
+}
+
+/* enumerate(iterable, start=0): (index, item) tuples, as a list */
+static Value b_py_enumerate(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	const Value *items;
+	int n;
+	if (!const_iter_items(s, c->a[0], c->at[0], &items, &n)) return v_err();
+	int64_t start = 0;
+	if (c->has[1]) {
+		if (!v_is_intlike(c->a[1])) {
+			diag_error(s->d, c->at[1], "'enumerate': start must be a constexpr int, got %s", v_describe(s, c->a[1]));
+			return v_err();
+		}
+		start = c->a[1].c.i;
+	}
+	Value *out = ARENA_NEWN(s->a, Value, (size_t)n + 1);
+	for (int i = 0; i < n; i++) {
+		Value pair[2] = {v_int(start + i), items[i]};
+		out[i] = v_tuple(s, pair, 2);
+	}
+	return v_tuple(s, out, n);
+}
+
+/* reversed(sequence), as a list */
+static Value b_py_reversed(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	const Value *items;
+	int n;
+	if (!const_iter_items(s, c->a[0], c->at[0], &items, &n)) return v_err();
+	Value *out = ARENA_NEWN(s->a, Value, (size_t)n + 1);
+	for (int i = 0; i < n; i++) out[i] = items[n - 1 - i];
+	return v_tuple(s, out, n);
+}
+
+/* sorted(iterable, key=None, reverse=False) on constexprs: a stable sort by `<`
+ * of the items (or of key(item)), as Python's. */
+static Value b_py_sorted(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	const Value *items;
+	int n;
+	if (!const_iter_items(s, c->a[0], c->at[0], &items, &n)) return v_err();
+	bool has_key = c->has[1] && !v_is_const(c->a[1], CV_NONE), rev = false;
+	if (c->has[2] && !py_fn_truth(s, c, c->a[2], &rev)) return v_err();
+	if (!sema_work(s, (int64_t)n * n, c->loc)) return v_err();
+	Value *out = ARENA_NEWN(s->a, Value, (size_t)n + 1), *keys = ARENA_NEWN(s->a, Value, (size_t)n + 1);
+	for (int i = 0; i < n; i++) {
+		Value key = has_key ? call_value(s, c->fn, c->a[1], &items[i], 1, NULL, NULL, 0, c->loc, &c->at[0], NULL) : items[i];
+		if (key.kind == V_ERR) return key;
+		/* insertion: after every item it is not less than (reverse: not greater
+		 * than), which keeps equal items in their order */
+		int j = i;
+		for (; j > 0; j--) {
+			Value lt = rev ? const_binop(s, OP_LT, keys[j - 1], key, c->loc) : const_binop(s, OP_LT, key, keys[j - 1], c->loc);
+			bool before;
+			if (!py_fn_truth(s, c, lt, &before)) return v_err();
+			if (!before) break;
+			out[j] = out[j - 1];
+			keys[j] = keys[j - 1];
+		}
+		out[j] = items[i];
+		keys[j] = key;
+	}
+	return v_tuple(s, out, n);
+}
+
 /* any(it) / all(it) on constexprs. */
 static Value b_py_anyall(Sema *s, Call *c, int extra)
 {
@@ -1575,5 +1708,11 @@ const Builtin builtins_core[] = {
     {"sum", "iterable,start=0", b_py_sum, 0, BF_PY},
     {"any", "iterable", b_py_anyall, 0, BF_PY},
     {"all", "iterable", b_py_anyall, 1, BF_PY},
+    {"filter", "function,iterable", b_py_filter, 0, BF_PY},
+    {"map", "function,*iterables", b_py_mapzip, 0, BF_PY},
+    {"zip", "*iterables", b_py_mapzip, 1, BF_PY},
+    {"enumerate", "iterable,start=0", b_py_enumerate, 0, BF_PY},
+    {"reversed", "sequence", b_py_reversed, 0, BF_PY},
+    {"sorted", "iterable,key=None,reverse=False", b_py_sorted, 0, BF_PY},
     {NULL, NULL, NULL, 0, 0},
 };
