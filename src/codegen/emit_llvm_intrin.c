@@ -222,8 +222,12 @@ static void emit_ldmatrix(Em *e, const TpOp *op)
 	LLVMValueRef args[7] = {as_i8p(e, po), as_i8p(e, e->a_smem), as_i8p(e, poff), ci32(e, nm),
 	                        ci32(e, trans), ci32(e, eb), ci32(e, e->T)};
 	em_call(e, "tile_rt_ldmatrix", e->t_void, ps, 7, args);
-	for (int j = 0; j < op->nout; j++)
-		em_set(e, op->results[j], scratch_load(e, po, st, j));
+	for (int j = 0; j < op->nout; j++) {
+		LLVMValueRef v = scratch_load(e, po, st, j);
+		if (rt.dt == DT_I1) /* a byte in memory (em_storage_type): its truth */
+			v = LLVMBuildICmp(e->B, LLVMIntNE, v, LLVMConstNull(LLVMTypeOf(v)), "");
+		em_set(e, op->results[j], v);
+	}
 }
 
 /* ---- print / assert -------------------------------------------------------------------------- */

@@ -1333,6 +1333,57 @@ static void test_small_dot(void)
 	CHECK(ok);
 }
 
+/* ---- a K-loop tl.dot whose operand masks are converted to the dot layouts ---------- */
+
+static const char masked_dot_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(a_ptr, b_ptr, out_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):\n"
+	"    rm = tl.arange(0, BM)\n"
+	"    rn = tl.arange(0, BN)\n"
+	"    rk = tl.arange(0, BK)\n"
+	"    acc = tl.zeros((BM, BN), dtype=tl.float32)\n"
+	"    for _ in range(0, tl.cdiv(K, BK)):\n"
+	"        in_k = rk < K\n"
+	"        a = tl.load(a_ptr + rm[:, None] * K + rk[None, :], mask=(rm[:, None] < M) & in_k[None, :], other=0.0)\n"
+	"        b = tl.load(b_ptr + rk[:, None] * N + rn[None, :], mask=in_k[:, None] & (rn[None, :] < N), other=0.0)\n"
+	"        acc = tl.dot(a, b, acc)\n"
+	"        rk += BK\n"
+	"    tl.store(out_ptr + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))\n";
+
+/* The boolean masks reach the mma operand layouts through shared memory (ldmatrix
+ * of i1 values, bytes in memory); M is not a multiple of the block, N and K are
+ * specialized divisible by 16 (which picks that layout conversion). */
+static void test_masked_dot(void)
+{
+	enum { M = 13, N = 48, K = 96 };
+	_Alignas(16) uint16_t a[M * K], b[K * N];
+	_Alignas(16) float out[M * N];
+	float want[M * N];
+	for (int i = 0; i < M * K; i++)
+		a[i] = half_of((i * 7) % 9 - 4);
+	for (int i = 0; i < K * N; i++)
+		b[i] = half_of((i * 5) % 7 - 3);
+	for (int i = 0; i < M * N; i++)
+		out[i] = -1.0f;
+	for (int m = 0; m < M; m++)
+		for (int n = 0; n < N; n++) {
+			float s = 0;
+			for (int kk = 0; kk < K; kk++)
+				s += (float)((((m * K + kk) * 7) % 9) - 4) * (float)((((kk * N + n) * 5) % 7) - 3);
+			want[m * N + n] = s;
+		}
+	tile_arg args[] = {tile_arg_ptr(a, TILE_FP16), tile_arg_ptr(b, TILE_FP16), tile_arg_ptr(out, TILE_FP32),
+			   tile_arg_i32(M),                 tile_arg_i32(N),                 tile_arg_i32(K)};
+	if (!RUN(masked_dot_src, "k", "*fp16:16,*fp16:16,*fp32:16,i32,i32:16,i32:16,16,64,32", 1, args))
+		return;
+	bool ok = true;
+	for (int i = 0; i < M * N; i++)
+		ok &= out[i] == want[i];
+	CHECK(ok);
+}
+
 /* ---- fp8 tl.dot (e4m3 / e5m2, mixed) with fp32 accumulation, masked edges -------- */
 
 static const char fp8_dot_src[] =
@@ -2780,6 +2831,7 @@ int main(void)
 		test_tuple_params();
 		test_spec_keys();
 		test_small_dot();
+		test_masked_dot();
 		test_fp8_dot();
 		test_legacy_trans();
 		test_long_block();
