@@ -192,7 +192,9 @@ static void emit_ldmatrix(Ec *e, const TpOp *op)
 	for (int j = 0; j < op->nout && j < epr * n; j++) {
 		char bits[48];
 		int sh = 8 * eb * (j % epr);
-		if (sh)
+		if (dt_of(e, op->results[j]) == DT_I1) /* a boolean tests its own byte alone */
+			snprintf(bits, sizeof bits, "(t%d[%d] >> %d) & 0xffu", tmp, j / epr, sh);
+		else if (sh)
 			snprintf(bits, sizeof bits, "t%d[%d] >> %d", tmp, j / epr, sh);
 		else
 			snprintf(bits, sizeof bits, "t%d[%d]", tmp, j / epr);

@@ -1091,6 +1091,20 @@ static const char src_kernels[] = SRC_KERNELS_SMEM_TILES
                                   "    tl.store(C + rm[:, None] * BN + rn[None, :], acc)\n"
                                   "\n"
                                   "@triton.jit\n"
+                                  "def mm_masked(A, Bm, C, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):\n"
+                                  "    rm = tl.arange(0, BM)\n"
+                                  "    rn = tl.arange(0, BN)\n"
+                                  "    rk = tl.arange(0, BK)\n"
+                                  "    acc = tl.zeros((BM, BN), tl.float32)\n"
+                                  "    for _ in range(0, tl.cdiv(K, BK)):\n"
+                                  "        in_k = rk < K\n"
+                                  "        x = tl.load(A + rm[:, None] * K + rk[None, :], mask=(rm[:, None] < M) & in_k[None, :], other=0.0)\n"
+                                  "        y = tl.load(Bm + rk[:, None] * N + rn[None, :], mask=in_k[:, None] & (rn[None, :] < N), other=0.0)\n"
+                                  "        acc = tl.dot(x, y, acc)\n"
+                                  "        rk += BK\n"
+                                  "    tl.store(C + rm[:, None] * N + rn[None, :], acc)\n"
+                                  "\n"
+                                  "@triton.jit\n"
                                   "def divs(X, Y, Q, R, B: tl.constexpr):\n"
                                   "    o = tl.arange(0, B)\n"
                                   "    x = tl.load(X + o)\n"
@@ -1195,6 +1209,9 @@ static void test_source_kernels(void)
 	         * per word (int8: both targets have its mma) */
 	        {"mm_kmajor", "*i8:16,*i8:16,*i32:16,i32:16,64,64,64", "ldmatrix.sync.aligned.m8n8.x4.shared.b16"},
 	        {"mm_kmajor", "*i8:16,*i8:16,*i32:16,i32:16,64,64,64", "(int8_t)(t0[3] >> 24)"},
+	        /* the operand masks of a masked K loop reach the mma layouts by
+	         * ldmatrix of booleans, a byte each: each tests its own byte */
+	        {"mm_masked", "*fp16:16,*fp16:16,*fp32:16,i32,i32:16,i32:16,16,16,32", "] >> 8) & 0xffu) != 0)"},
 	        /* f32 `/` is div.full.f32 as in Triton; div_rn stays IEEE */
 	        {"divs", "*fp32:16,*fp32:16,*fp32:16,*fp32:16,128", "div.full.f32"},
 	        {"divs", "*fp32:16,*fp32:16,*fp32:16,*fp32:16,128", "= v13 / v15;"},
