@@ -1513,6 +1513,78 @@ static bool deco_heuristics(Sema *s, Fn *tmp, const FuncDef *def, const Expr *d,
 	return true;
 }
 
+/* A decorator factory: `@conv_heuristics()` where the module's `def
+ * conv_heuristics()` builds configs in its body and ends with `return
+ * triton.autotune(configs, key, ...)` (or triton.heuristics): that return's
+ * call, *fdef the factory. Its other statements must not return. */
+static bool has_return(const StmtList *b)
+{
+	for (int i = 0; i < b->n; i++) {
+		const Stmt *st = b->items[i];
+		if (st->kind == ST_RETURN) return true;
+		if ((st->kind == ST_IF || st->kind == ST_WHILE) && (has_return(&st->body) || has_return(&st->orelse)))
+			return true;
+		if (st->kind == ST_FOR && (has_return(&st->for_body) || has_return(&st->for_orelse))) return true;
+	}
+	return false;
+}
+
+static const Expr *deco_factory(const Module *m, const Expr *d, const FuncDef **fdef)
+{
+	if (!m || d->kind != EX_CALL || d->func->kind != EX_NAME) return NULL;
+	const FuncDef *f = NULL; /* the name's last binding, if a def */
+	for (int i = 0; i < m->body.n; i++) {
+		const Stmt *st = m->body.items[i];
+		if (st->kind == ST_UNSUPPORTED && st->host_name && !strcmp(st->host_name, d->func->name))
+			f = st->host_def;
+		else if (binds_name(st, d->func->name))
+			f = st->kind == ST_FUNCDEF ? st->func : NULL;
+	}
+	if (!f || f->ndecorators || f->variadic || f->body.n == 0) return NULL;
+	const Stmt *last = f->body.items[f->body.n - 1];
+	if (last->kind != ST_RETURN || !last->value || last->value->kind != EX_CALL) return NULL;
+	const char *n = expr_last_name(last->value);
+	if (!n || (strcmp(n, "autotune") && strcmp(n, "heuristics"))) return NULL;
+	StmtList head = {f->body.items, f->body.n - 1};
+	if (has_return(&head)) return NULL;
+	*fdef = f;
+	return last->value;
+}
+
+/* Runs the factory up to its return, with the decorator call's arguments bound,
+ * in *ffn (which the caller frees); false with *why set when host Python the
+ * factory runs cannot be evaluated. */
+static bool run_deco_factory(Sema *s, Fn *tmp, ModScope *ms, const Expr *d, const FuncDef *f, Fn *ffn,
+			     const char **why)
+{
+	fn_init(s, ffn, f, ms, false);
+	Quiet q;
+	Diag first;
+	quiet_begin(s, &q);
+	bool ok = d->nargs <= f->nparams;
+	for (int i = 0; i < f->nparams && ok; i++) {
+		const Param *p = &f->params[i];
+		const Expr *a = i < d->nargs ? d->args[i] : NULL;
+		for (int k = 0; k < d->nkwargs && !a; k++)
+			if (!strcmp(d->kwargs[k].name, p->name)) a = d->kwargs[k].value;
+		Value v = a ? eval(s, tmp, a) : p->default_val ? eval(s, ffn, p->default_val) : v_err();
+		ok = v.kind != V_ERR;
+		env_set(&ffn->env, p->name, v);
+	}
+	if (ok) {
+		StmtList head = {f->body.items, f->body.n - 1};
+		s->host_fn++;
+		exec_body(s, ffn, &head, false);
+		s->host_fn--;
+	}
+	if (quiet_end(s, &q, &first) || !ok) {
+		*why = arena_printf(s->a, "the decorator factory '%s' at line %d could not be evaluated (%s)", f->name,
+				    d->loc.line, first.msg ? first.msg : "its arguments do not match its parameters");
+		return false;
+	}
+	return true;
+}
+
 /* Reads the decorators of a kernel (outermost first). Unknown decorators are ignored. */
 static bool kernel_decorators(Sema *s, ModScope *ms, const FuncDef *def, KDeco *out)
 {
@@ -1525,10 +1597,21 @@ static bool kernel_decorators(Sema *s, ModScope *ms, const FuncDef *def, KDeco *
 		const Expr *d = def->decorators[i];
 		for (ModScope *sc = ms; sc && d == def->decorators[i]; sc = sc->cls ? sc->parent : NULL)
 			d = deco_alias(sc->ast, d); /* in a class: the class's names, then the module's */
+		const FuncDef *fdef = NULL;
+		const Expr *fd = deco_factory(ms->ast, d, &fdef);
+		Fn ffn, *env = &tmp;
+		if (fd) { /* the factory's return, evaluated among the factory's locals */
+			if (!run_deco_factory(s, &tmp, ms, d, fdef, &ffn, &out->unevaluated)) {
+				fn_free(&ffn);
+				continue;
+			}
+			d = fd;
+			env = &ffn;
+		}
 		const char *n = expr_last_name(d);
-		if (!n) continue;
-		if (!strcmp(n, "autotune")) ok = deco_autotune(s, &tmp, def, d, out);
-		else if (!strcmp(n, "heuristics")) ok = deco_heuristics(s, &tmp, def, d, &hs, &out->unevaluated);
+		if (n && !strcmp(n, "autotune")) ok = deco_autotune(s, env, def, d, out);
+		else if (n && !strcmp(n, "heuristics")) ok = deco_heuristics(s, env, def, d, &hs, &out->unevaluated);
+		if (fd) fn_free(&ffn);
 	}
 	fn_free(&tmp);
 	out->nheurs = (int)hs.len;
