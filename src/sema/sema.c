@@ -1553,13 +1553,15 @@ static const Expr *deco_factory(const Module *m, const Expr *d, const FuncDef **
 
 /* Runs the factory up to its return, with the decorator call's arguments bound,
  * in *ffn (which the caller frees); false with *why set when host Python the
- * factory runs cannot be evaluated. */
+ * factory runs cannot be evaluated. A `name = value` tile cannot evaluate
+ * (`{"perf_model": estimate_conv_time}`, a host function tile cannot parse)
+ * poisons the name, which is an error only where the decorator reads it. */
 static bool run_deco_factory(Sema *s, Fn *tmp, ModScope *ms, const Expr *d, const FuncDef *f, Fn *ffn,
 			     const char **why)
 {
 	fn_init(s, ffn, f, ms, false);
 	Quiet q;
-	Diag first;
+	Diag first = {0};
 	quiet_begin(s, &q);
 	bool ok = d->nargs <= f->nparams;
 	for (int i = 0; i < f->nparams && ok; i++) {
@@ -1571,13 +1573,22 @@ static bool run_deco_factory(Sema *s, Fn *tmp, ModScope *ms, const Expr *d, cons
 		ok = v.kind != V_ERR;
 		env_set(&ffn->env, p->name, v);
 	}
-	if (ok) {
-		StmtList head = {f->body.items, f->body.n - 1};
-		s->host_fn++;
-		exec_body(s, ffn, &head, false);
-		s->host_fn--;
+	ok = !quiet_end(s, &q, &first) && ok;
+	s->host_fn++;
+	for (int i = 0; ok && i < f->body.n - 1; i++) {
+		const Stmt *st = f->body.items[i];
+		StmtList one = {&f->body.items[i], 1};
+		quiet_begin(s, &q);
+		exec_body(s, ffn, &one, false);
+		if (quiet_end(s, &q, &first)) {
+			ok = st->kind == ST_ASSIGN && st->ntargets == 1 && st->targets[0]->kind == EX_NAME;
+			if (ok)
+				env_set(&ffn->env, st->targets[0]->name,
+					(Value){.kind = V_POISON, .msg = first.msg ? first.msg : "it could not be evaluated"});
+		}
 	}
-	if (quiet_end(s, &q, &first) || !ok) {
+	s->host_fn--;
+	if (!ok) {
 		*why = arena_printf(s->a, "the decorator factory '%s' at line %d could not be evaluated (%s)", f->name,
 				    d->loc.line, first.msg ? first.msg : "its arguments do not match its parameters");
 		return false;
