@@ -199,7 +199,9 @@ typedef struct tile_context_options {
 	const char *cache_dir;      /* NULL: $TILE_CACHE_DIR, $XDG_CACHE_HOME/tile, ~/.cache/tile */
 	int disable_cache;          /* nonzero: never read or write the disk cache */
 	int num_threads;            /* CPU worker threads; 0 = the number of cores */
-	tile_diag_fn on_diagnostic; /* NULL: diagnostics only reach tile_errmsg */
+	tile_diag_fn on_diagnostic; /* every diagnostic as it is reported; tile_errmsg then
+	                             * repeats only a failure's errors. NULL: all of them
+	                             * reach tile_errmsg only */
 	void *diagnostic_user;
 	tile_print_fn on_print; /* NULL: device_print writes to stdout */
 	void *print_user;

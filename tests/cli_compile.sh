@@ -34,6 +34,21 @@ EOF
 expect 0 $TILE compile "$tmp/combine.tile" --signature '*fp32,*fp32,64'
 has "$tmp/out" "compiled total"
 
+# a note before an error (static_print) is printed once, not again with the error
+cat >"$tmp/note.tile" <<'EOF'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def k(X, B: tl.constexpr):
+    tl.static_print("B is", B)
+    tl.store(X + tl.arange(0, B), undefined_name)
+EOF
+expect 1 $TILE compile "$tmp/note.tile" k --signature '*fp32,16'
+[ "$(grep -c 'note: static_print: B is 16' "$tmp/err")" = 1 ] || fail "the static_print note is not printed once"
+[ "$(grep -c "error: unknown name 'undefined_name'" "$tmp/err")" = 1 ] || fail "the error is not printed once"
+
 expect 0 $TILE compile $K --emit ast
 [ -s "$tmp/out" ] || fail "--emit ast printed nothing"
 expect 0 $TILE compile $K add_kernel --emit=tir --signature "$SIG" --const BLOCK_SIZE=256

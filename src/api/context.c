@@ -53,7 +53,19 @@ tile_status api_fail_diags(tile_context *ctx, tile_status st)
 			break;
 		}
 	}
-	char *msg = diag_render_all(&ctx->diags);
+	/* with a diagnostic callback the notes and warnings have been seen, in
+	 * order, as they came: the message repeats only the errors (a CLI printed
+	 * each static_print note twice) */
+	char *msg;
+	if (ctx->on_diag) {
+		StrBuf b = {0};
+		for (size_t i = 0; i < ctx->diags.diags.len; i++)
+			if (ctx->diags.diags.data[i].level == DIAG_ERROR)
+				sb_puts(&b, ctx->diags.diags.data[i].rendered);
+		msg = sb_take(&b);
+	} else {
+		msg = diag_render_all(&ctx->diags);
+	}
 	if (!*msg) {
 		free(msg);
 		msg = xstrdup("compilation failed without a diagnostic (internal error)");
