@@ -127,7 +127,8 @@ static bool stage_lower(Compilation *c)
  * fragments live across the loop's back edge; where ptxas then spills, the
  * thread program is lowered again without it, and that one is kept if it
  * spills less (an fp16 matmul of 128x128x32 tiles with K not a multiple of
- * 16: 60 bytes of spills with it, none without). */
+ * 16: 60 bytes of spills with it, none without). Only the cubin and PTX forms
+ * see ptxas: --emit thread and --emit cuda show the program with the prefetch. */
 static void emit_without_prefetch(Compilation *c, EmitWhat what)
 {
 	CompileOptions o = c->opts;
