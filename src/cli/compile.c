@@ -240,10 +240,12 @@ static int merge_signature(const KernelInfo *ki, const char *sig, const char **c
 			dflt[i] = true;
 		}
 		if (!v) {
+			/* deco_note: why a decorator that would set it could not be read */
 			diag_error(d, ki->params[i].loc,
 			           "parameter '%s' of '%s' has no entry: give its type in --signature "
-			           "(like *fp32:16 or i32) or its value with --const %s=V",
-			           ki->params[i].name, ki->name, ki->params[i].name);
+			           "(like *fp32:16 or i32) or its value with --const %s=V%s%s",
+			           ki->params[i].name, ki->name, ki->params[i].name,
+			           ki->deco_note ? "; " : "", ki->deco_note ? ki->deco_note : "");
 			rc = EXIT_USER;
 		}
 		sb_printf(out, "%s%s", i ? "," : "", v ? v : "");
