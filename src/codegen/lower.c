@@ -643,7 +643,8 @@ TpFunc *lower_func(Arena *a, DiagSink *diags, const TirFunc *tf, const TargetDes
 	tp_sink_smem_loads(L.f);
 	if (!(o && o->no_mma_prefetch)) {
 		tp_prefetch_dot_operands(L.f);
-		remove_dead_code(L.f);
+		if (L.f->prefetched) /* the moved loads' address ops, now unused */
+			remove_dead_code(L.f);
 	}
 	tp_verify(L.f);
 	return L.f;
