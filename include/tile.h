@@ -354,8 +354,9 @@ typedef struct tile_kernel_info {
 	int registers;    /* per thread on a GPU; -1 when unknown or on the CPU */
 	int from_cache;   /* the binary came from the disk cache */
 	double compile_seconds;
-	int spill_bytes;  /* spill stores per thread on a GPU (as ptxas reported them; Triton's
-	                     n_spills); -1 when unknown or on the CPU */
+	int spill_bytes;  /* local memory per thread on a GPU: the stack frame ptxas gave the
+	                     kernel (spilled registers), as the cubin records it (the driver's
+	                     CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES); -1 when unknown or on the CPU */
 } tile_kernel_info;
 
 TILE_API tile_status tile_kernel_get_info(const tile_kernel *k, tile_kernel_info *out);

@@ -53,7 +53,7 @@ env_step() {
 	ls /usr/local/cuda/lib64/libnvrtc* 2>&1 | head -3
 	uname -r; nproc; cat /etc/os-release | head -2
 	tile --version
-	tile compile --target cuda kernels/softmax.tile 2>&1 | head -20
+	tile compile --target cuda kernels/softmax.tile softmax_kernel --signature '*fp32:16,*fp32:16,i32,i32,i32,i32,1024' 2>&1 | head -20
 	# test_emit_c's spill retry did not happen on the H100 in session 9: nvrtc's logs
 	TILE_NVRTC_LOG=1 tile compile bench/gpu/spill_probe.tile mm4 --target sm_90a \
 		--signature '*fp16:16,*fp16:16,*fp32:16,*fp32:16,i32:16,64,128,32' 2>&1 | tail -n 20

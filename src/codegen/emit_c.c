@@ -11,11 +11,13 @@
  * PTX JIT). nvrtc errors are internal compiler errors: the generated source
  * is ours, not the user's.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "codegen/emit_c_internal.h"
+#include "jit/cubin_info.h"
 #include "jit/nvrtc.h"
 
 /* ---- names, types, statements -------------------------------------------------- */
@@ -586,7 +588,26 @@ static int log_registers(const char *log)
 	return end > p + 5 && strncmp(end, " registers", 10) == 0 ? (int)n : -1;
 }
 
-/* One nvrtc run of src; the cubin's spill bytes in *spill when asked. */
+/* A cubin's registers and local memory (stack frame: spills) per thread, as
+ * the cubin records them. ptxas's `-v` log is only the fallback: nvrtc leaves
+ * it empty when it serves the cubin from its cache (CUDA 12.9+ with a
+ * driver), which made a spilling kernel look spill free. */
+static void cubin_usage(const TpFunc *f, const NvrtcOutput *o, int *regs, long *spill)
+{
+	int r, frame;
+	if (o->code && cubin_resources(o->code, o->code_len, f->name, &r, &frame)) {
+		*regs = r;
+		*spill = frame;
+		return;
+	}
+	*regs = log_registers(o->log);
+	*spill = log_spill_bytes(o->log);
+	if (*spill < 0 && o->log && strstr(o->log, "registers"))
+		*spill = 0;
+}
+
+/* One nvrtc run of src; for a cubin, its local memory bytes in *spill when
+ * asked (-1 when unknown). */
 static bool run_nvrtc(const Nvrtc *nv, const TpFunc *f, const char *src, bool want_ptx,
                       long *spill, NvrtcOutput *o, char *err, size_t errlen)
 {
@@ -603,8 +624,12 @@ static bool run_nvrtc(const Nvrtc *nv, const TpFunc *f, const char *src, bool wa
 		ok = nvrtc_compile(nv, src, file, f->target.arch, suffix, want_ptx, NULL, 0, o, err,
 		                   errlen);
 	}
-	if (spill)
-		*spill = ok ? log_spill_bytes(o->log) : -1;
+	if (spill) {
+		int regs;
+		*spill = -1;
+		if (ok && !want_ptx)
+			cubin_usage(f, o, &regs, spill);
+	}
 	return ok;
 }
 
@@ -662,10 +687,10 @@ static bool compile_source(const TpFunc *f, char **src, bool want_ptx, DiagSink 
 	out->seconds_codegen += o.seconds;
 	if (ok)
 		spill_retry(&nv, f, src, spill, &o, &out->seconds_codegen, err, sizeof err);
-	if (ok) { /* the cubin kept (or the PTX is chosen on): what ptxas said of it */
-		out->registers = log_registers(o.log);
-		long sp = log_spill_bytes(o.log);
-		out->spill_bytes = sp >= 0 ? (int)sp : o.log && strstr(o.log, "registers") ? 0 : -1;
+	if (ok) { /* the cubin kept (or the PTX is chosen on) */
+		long sp;
+		cubin_usage(f, &o, &out->registers, &sp);
+		out->spill_bytes = sp >= 0 && sp <= INT32_MAX ? (int)sp : -1;
 	}
 	if (want_ptx) { /* PTX of the source chosen, even where ptxas failed: it shows why */
 		nvrtc_output_free(&o);

@@ -212,8 +212,15 @@ bool nvrtc_compile(const Nvrtc *nv, const char *src, const char *name, int sm,
 		fprintf(stderr, "tile: nvrtc %s:", name);
 		for (int i = 0; i < nopts; i++)
 			fprintf(stderr, " %s", opts[i]);
-		fprintf(stderr, ": %s\n%s%s", ok ? "ok" : err, out->log ? out->log : "(no log)\n",
-		        out->log && *out->log && out->log[strlen(out->log) - 1] != '\n' ? "\n" : "");
+		bool empty = !out->log || !*out->log;
+		/* nvrtc (12.9+, with a driver) serves repeated compilations from
+		 * the driver's cache and then says nothing, ptxas's -v report included */
+		fprintf(stderr, ": %s\n%s%s", ok ? "ok" : err,
+		        !empty ? out->log
+		        : ok   ? "(empty log: nvrtc may have taken the result from its cache; "
+		                 "CUDA_CACHE_DISABLE=1 makes it compile again)\n"
+		               : "(no log)\n",
+		        !empty && out->log[strlen(out->log) - 1] != '\n' ? "\n" : "");
 	}
 	return ok;
 }
