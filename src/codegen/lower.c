@@ -481,11 +481,14 @@ int lw_scratch(Lower *L, const TirOp *op, int bytes)
 	 * barrier), so all of them start at the same offset, as src/layout/smem.c
 	 * sizes them (attr.i2 there is only an estimate: the thread program's
 	 * size is the maximum of the layout pass's and ours): right after the
-	 * pipelining buffers, which live for the whole kernel. */
+	 * pipelining buffers inside a pipelined loop, over them elsewhere. */
 	(void)op;
-	if (bytes > L->smem_top)
-		L->smem_top = bytes;
-	return L->tf->smem_reserved;
+	if (L->in_pipelined_loop) {
+		L->smem_top_pipelined = MAXOF(L->smem_top_pipelined, bytes);
+		return L->tf->smem_reserved;
+	}
+	L->smem_top = MAXOF(L->smem_top, bytes);
+	return 0;
 }
 
 /* ---- driver -------------------------------------------------------------------------- */
@@ -638,7 +641,8 @@ TpFunc *lower_func(Arena *a, DiagSink *diags, const TirFunc *tf, const TargetDes
 	TpBlock *b = L.f->body;
 	if (!b->nops || b->ops[b->nops - 1]->kind != TP_RETURN)
 		lw_op(&L, TP_RETURN, no_loc, NULL, 0, NULL, 0);
-	L.f->smem_bytes = MAXOF(tf->smem_bytes, tf->smem_reserved + L.smem_top);
+	L.f->smem_bytes = MAXOF(tf->smem_bytes, MAXOF(tf->smem_reserved + L.smem_top_pipelined,
+	                                               L.smem_top));
 	remove_dead_code(L.f);
 	tp_sink_smem_loads(L.f);
 	if (!(o && o->no_mma_prefetch)) {

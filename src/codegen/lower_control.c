@@ -123,7 +123,10 @@ static void lower_for(Lower *L, const TirOp *op)
 		TpOp *t = lw_op(L, TP_FOR, op->loc, in, n + 3, rt, n);
 		t->attr.i = op->attr.i;
 		tp_op_add_regions(L->f, t, 1);
+		bool pipelined = op->attr.flags & TIR_PIPELINED;
+		L->in_pipelined_loop += pipelined;
 		lower_region(L, body, &t->regions[0], at, uni, n + 1);
+		L->in_pipelined_loop -= pipelined;
 		const TpOp *y = term(&t->regions[0]);
 		bool again = false;
 		for (int i = 0; i < n; i++)

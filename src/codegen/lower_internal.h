@@ -52,7 +52,9 @@ typedef struct Lower {
 	LConst *consts;   /* arena array (an ice unwinds without leaking) */
 	int nconsts, capconsts;
 	int *chash, hcap; /* open addressing over consts: index + 1, 0 = empty */
-	int smem_top;             /* bytes of scratch shared memory this lowering needs */
+	int smem_top;             /* bytes of scratch shared memory this lowering needs, */
+	int smem_top_pipelined;   /* and of that inside software-pipelined loops */
+	int in_pipelined_loop;    /* > 0 while lowering the body of one */
 	int lane_bits, warp_bits; /* log2 of hardware lanes per warp / warps */
 } Lower;
 
@@ -118,7 +120,8 @@ int lw_find_reg(const LinearLayout *l, const int32_t c[], uint32_t reg_free);
 /* Scratch shared memory for one op (used between a write, a barrier and a
  * read, then released by a barrier): returns the base byte offset, the same
  * for all phases (they share the buffer, as src/layout/smem.c plans it):
- * TirFunc.smem_reserved, after the buffers of software pipelining. */
+ * TirFunc.smem_reserved, after the buffers of software pipelining, inside a
+ * pipelined loop; 0 elsewhere, where those buffers are dead (TirSmemBuf). */
 int lw_scratch(Lower *L, const TirOp *op, int bytes);
 TpVal lw_barrier(Lower *L);
 

@@ -90,6 +90,7 @@ typedef enum {
 enum { /* attr.flags */
 	TIR_HAS_MASK = 1, TIR_HAS_OTHER = 2, TIR_VOLATILE = 4, TIR_PROPAGATE_NAN = 8,
 	TIR_REVERSE = 16, TIR_HEX = 32, TIR_DIV_RN = 64, TIR_RTZ = 128,
+	TIR_PIPELINED = 256, /* FOR: software pipelined (layout/pipeline.c); its body reads bufs */
 };
 
 /* LOAD/STORE attr.i = cache modifier | eviction policy << 8 (added by sema). */
@@ -204,8 +205,11 @@ typedef struct TirHint {
  * `base` of the per-program shared memory, each holding one tile of type
  * `tile` laid out by `smem` (a LinearLayout: linear element offset -> tile
  * coordinates) plus padding (`pad`, a PaddedShared; NULL = none). Buffers
- * live for the whole kernel; scratch shared memory (conversions, reductions)
- * starts after them, at TirFunc.smem_reserved. */
+ * hold bytes [0, TirFunc.smem_reserved); scratch shared memory (conversions,
+ * reductions) used inside a pipelined loop starts after them, and elsewhere
+ * at offset 0: outside its loop a buffer is dead (the loop ends with
+ * wait(0) + barrier, and every scratch phase ends with a barrier before the
+ * next loop's first copies). */
 typedef struct TirSmemBuf {
 	Type tile;
 	const struct LinearLayout *smem;
@@ -224,7 +228,8 @@ typedef struct TirFunc {
 	int nparams;
 	int num_warps;    /* from options */
 	int num_stages;   /* set by a @triton.heuristics; 0: the options' */
-	int smem_bytes;   /* set by layout/smem allocation: smem_reserved + scratch */
+	int smem_bytes;   /* set by layout/smem allocation: max(smem_reserved + scratch in
+	                     pipelined loops, scratch elsewhere) */
 	int smem_reserved; /* bytes at offset 0 held by bufs for the whole kernel */
 	SrcLoc smem_loc;  /* the op needing the most scratch (for diagnostics) */
 	TirSmemBuf *bufs; /* arena array (software pipelining) */

@@ -63,13 +63,21 @@ int64_t layout_dot_fma_smem(const TargetDesc *t, Type a, Type b, Type acc, int64
  * accumulator's on the native CPU (each element converted once, and no 8-
  * or 16-bit gathers in the k loop). */
 DType layout_dot_fma_stage_dt(const TargetDesc *t, DType in, DType acc);
-/* Shared-memory sizing pass (smem.c), run at the end of layout_assign. */
+/* Shared-memory sizing pass (smem.c), run at the end of layout_assign and
+ * again after pipelining. */
 bool layout_smem(LayoutCtx *lc, TirFunc *f);
+/* The scratch bytes one op needs (0 = none). */
+int64_t layout_op_scratch(const LayoutCtx *lc, const TirFunc *f, const TirOp *op);
+/* The scratch bytes the ops of b need: *in inside pipelined loops (all of b
+ * when in_pipe), *out elsewhere. */
+void layout_scratch(LayoutCtx *lc, TirFunc *f, TirBlock *b, bool in_pipe, int64_t *in,
+                    int64_t *out);
 /* Software pipelining (pipeline.c), run after layout_assign on targets with
  * cp.async: loads that feed tl.dot in innermost FOR loops (num_stages >= 2,
  * constant positive step, addresses recomputable for any iteration) become
  * ASYNC_COPYs S-1 iterations ahead into S-slot shared buffers (TirFunc.bufs)
- * read by LOCAL_LOAD. Sets smem_reserved and smem_bytes = reserved + scratch. */
+ * read by LOCAL_LOAD; the loops get TIR_PIPELINED. Sets smem_reserved and
+ * smem_bytes (layout_smem). */
 bool layout_pipeline(LayoutCtx *lc, TirFunc *f);
 
 #endif

@@ -277,15 +277,39 @@ static void buf_layout(const Pipe *P, PLoad *pl)
 	pl->slot_bytes = (n * eb + 127) & ~(int64_t)127;
 }
 
-/* Largest S' in [2, S] whose buffers fit next to the scratch; 0 if none. */
+/* The scratch the body of b will need once pipelined: the conversions of the
+ * pipelined loads to their consumers' layouts go (LOCAL_LOAD reads the
+ * buffer in that layout). */
+static int64_t body_scratch(const Pipe *P, const TirBlock *b)
+{
+	int64_t top = 0;
+	for (int i = 0; i < b->nops; i++) {
+		const TirOp *op = b->ops[i];
+		bool replaced = false;
+		for (int k = 0; k < P->nld && op->kind == TOP_CONVERT_LAYOUT; k++)
+			replaced |= op->operands[0] == P->ld[k].op->results[0];
+		if (!replaced)
+			top = MAXOF(top, layout_op_scratch(P->lc, P->f, op));
+		for (int r = 0; r < op->nregions; r++)
+			top = MAXOF(top, body_scratch(P, &op->regions[r]));
+	}
+	return top;
+}
+
+/* Largest S' in [2, S] whose buffers fit next to the scratch used while they
+ * are live (in this loop and the loops pipelined before); 0 if none. Scratch
+ * outside pipelined loops overlaps the buffers (TirSmemBuf). */
 static int fit_stages(const Pipe *P, int S)
 {
-	const TirFunc *f = P->f;
+	TirFunc *f = P->f;
 	int64_t per = 0;
 	for (int i = 0; i < P->nld; i++)
 		per += P->ld[i].slot_bytes;
+	int64_t in, out;
+	layout_scratch(P->lc, f, f->entry, false, &in, &out);
+	in = MAXOF(in, body_scratch(P, P->body));
 	for (; S >= 2; S--)
-		if (f->smem_reserved + per * S + f->smem_bytes <= P->lc->target->max_shared_bytes)
+		if (f->smem_reserved + per * S + in <= P->lc->target->max_shared_bytes)
 			return S;
 	return 0;
 }
@@ -784,6 +808,7 @@ static void pipeline_loop(LayoutCtx *lc, TirFunc *f, TirOp *loop)
 	}
 	add_bufs(&P, S);
 	transform(&P, S, st->attr.i);
+	loop->attr.flags |= TIR_PIPELINED;
 }
 
 bool layout_pipeline(LayoutCtx *lc, TirFunc *f)
@@ -799,8 +824,5 @@ bool layout_pipeline(LayoutCtx *lc, TirFunc *f)
 		return true;
 	/* the conversions after the replaced loads are gone: size scratch again
 	 * (never more than the estimate the budget above was checked with) */
-	if (!layout_smem(lc, f))
-		return false;
-	f->smem_bytes += f->smem_reserved;
-	return true;
+	return layout_smem(lc, f);
 }

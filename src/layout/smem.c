@@ -2,11 +2,14 @@
  *
  * Requires: every tile value has a layout (assign.c). Guarantees: each
  * CONVERT_LAYOUT, REDUCE and SCAN carries in attr.i2 the scratch bytes it
- * needs (0 = none), and TirFunc.smem_bytes = the largest of them.
+ * needs (0 = none), and TirFunc.smem_bytes = the largest of them (after
+ * software pipelining: max(smem_reserved + the largest inside pipelined
+ * loops, the largest elsewhere)).
  *
  * Every scratch use is one self-contained phase (write, barrier, read,
- * barrier), so all of them share offset 0 of the per-program buffer and the
- * buffer is as big as the biggest phase, not the sum.
+ * barrier), so all of them share one offset and the buffer is as big as the
+ * biggest phase, not the sum. That offset is 0, except inside a pipelined
+ * loop, where the loop's buffers occupy [0, smem_reserved) (TirSmemBuf).
  *
  * Needs:
  * - CONVERT_LAYOUT through shared memory (ll_conversion_kind == CVT_SHARED):
@@ -93,7 +96,7 @@ int64_t layout_dot_fma_smem(const TargetDesc *t, Type a, Type b, Type acc, int64
 	return ob + nb * eb;
 }
 
-static int64_t op_scratch(const LayoutCtx *lc, const TirFunc *f, const TirOp *op)
+int64_t layout_op_scratch(const LayoutCtx *lc, const TirFunc *f, const TirOp *op)
 {
 	int64_t bytes = 0;
 	if (op->kind == TOP_DOT && op->nin >= 2 && !layout_dot_mma_bits(lc->target, f, op)) {
@@ -116,40 +119,50 @@ static int64_t op_scratch(const LayoutCtx *lc, const TirFunc *f, const TirOp *op
 	return bytes;
 }
 
-static int64_t block_smem(const LayoutCtx *lc, TirFunc *f, TirBlock *b)
+/* The scratch the ops of b need: *in inside software-pipelined loops, *out
+ * elsewhere (see TirSmemBuf for why the two can overlap the buffers or not). */
+static void block_smem(const LayoutCtx *lc, TirFunc *f, TirBlock *b, bool in_pipe, int64_t *in,
+                       int64_t *out, int64_t *top)
 {
-	int64_t top = 0;
 	for (int i = 0; i < b->nops; i++) {
 		TirOp *op = b->ops[i];
-		int64_t need = op_scratch(lc, f, op);
+		int64_t need = layout_op_scratch(lc, f, op);
 		if (op->kind == TOP_CONVERT_LAYOUT || op->kind == TOP_REDUCE || op->kind == TOP_SCAN ||
 		    op->kind == TOP_DOT)
 			op->attr.i2 = need;
-		if (need > top) {
-			top = need;
+		int64_t *side = in_pipe ? in : out;
+		if (need > *side)
+			*side = need;
+		if (need > *top) {
+			*top = need;
 			f->smem_loc = op->loc;
 		}
-		for (int k = 0; k < op->nregions; k++) {
-			SrcLoc outer = f->smem_loc;
-			int64_t r = block_smem(lc, f, &op->regions[k]);
-			if (r > top)
-				top = r;
-			else
-				f->smem_loc = outer;
-		}
+		bool pipe = in_pipe || (op->kind == TOP_FOR && (op->attr.flags & TIR_PIPELINED));
+		for (int k = 0; k < op->nregions; k++)
+			block_smem(lc, f, &op->regions[k], pipe, in, out, top);
 	}
-	return top;
+}
+
+void layout_scratch(LayoutCtx *lc, TirFunc *f, TirBlock *b, bool in_pipe, int64_t *in,
+                    int64_t *out)
+{
+	int64_t top = 0;
+	*in = *out = 0;
+	block_smem(lc, f, b, in_pipe, in, out, &top);
 }
 
 bool layout_smem(LayoutCtx *lc, TirFunc *f)
 {
-	int64_t top = f->entry ? block_smem(lc, f, f->entry) : 0;
+	int64_t in = 0, out = 0, top = 0;
+	if (f->entry)
+		block_smem(lc, f, f->entry, false, &in, &out, &top);
 	if (top > INT32_MAX) {
 		diag_error(lc->diags, f->smem_loc,
 			   "kernel '%s' needs %lld bytes of shared memory for layout conversions",
 			   tir_func_label(f), (long long)top);
 		return false;
 	}
-	f->smem_bytes = (int)top;
+	int64_t total = MAXOF(f->smem_reserved + in, out);
+	f->smem_bytes = (int)MINOF(total, INT32_MAX);
 	return true;
 }

@@ -693,6 +693,68 @@ static void test_batched_dot(void)
 	CHECK(ok);
 }
 
+/* ---- scratch shared memory over the pipelining buffers ------------------------------
+ * Outside a software-pipelined loop its buffers are dead, so the scratch of a
+ * cross-warp reduction before the loop and of the epilogue's layout
+ * conversion after it start at offset 0, over them (TirSmemBuf). A
+ * persistent loop runs the three phases three times: each reuse must see
+ * the previous phase finished (its barriers, the loop's final wait). */
+
+static const char alias_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(a_ptr, b_ptr, s_ptr, c_ptr, K, T: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr,\n"
+	"      BK: tl.constexpr):\n"
+	"    rm = tl.arange(0, BM)\n"
+	"    rn = tl.arange(0, BN)\n"
+	"    rk = tl.arange(0, BK)\n"
+	"    for t in range(T):\n"
+	"        s = tl.load(s_ptr + t * BM * BN + rm[:, None] * BN + rn[None, :])\n"
+	"        scale = tl.sum(s, axis=0)\n"
+	"        acc = tl.zeros((BM, BN), tl.float32)\n"
+	"        for kk in range(0, K, BK):\n"
+	"            a = tl.load(a_ptr + t * BM * K + rm[:, None] * K + (kk + rk[None, :]))\n"
+	"            b = tl.load(b_ptr + (kk + rk[:, None]) * BN + rn[None, :])\n"
+	"            acc = tl.dot(a, b, acc)\n"
+	"        tl.store(c_ptr + t * BM * BN + rm[:, None] * BN + rn[None, :], acc * scale[None, :])\n";
+
+static void test_scratch_over_pipeline_buffers(void)
+{
+	enum { T = 3, BM = 32, BN = 32, BK = 16, K = 64 };
+	static _Float16 a[T * BM * K], b[K * BN];
+	static float s[T * BM * BN], c[T * BM * BN];
+	static float af[T * BM * K], bf[K * BN];
+	for (int i = 0; i < T * BM * K; i++) {
+		af[i] = (float)((i * 7) % 5 - 2);
+		a[i] = (_Float16)af[i];
+	}
+	for (int i = 0; i < K * BN; i++) {
+		bf[i] = (float)((i * 3) % 5 - 2);
+		b[i] = (_Float16)bf[i];
+	}
+	for (int i = 0; i < T * BM * BN; i++)
+		s[i] = (float)((i * 5) % 3 - 1);
+	tile_arg args[] = {tile_arg_ptr(a, TILE_FP16), tile_arg_ptr(b, TILE_FP16), tile_arg_ptr(s, TILE_FP32),
+			   tile_arg_ptr(c, TILE_FP32), tile_arg_i32(K)};
+	if (!RUN(alias_src, "k", "*fp16:16,*fp16:16,*fp32:16,*fp32:16,i32:16,3,32,32,16", 1, args))
+		return;
+	bool ok = true; /* small integers: exact in fp32 */
+	for (int t = 0; t < T; t++)
+		for (int j = 0; j < BN; j++) {
+			float scale = 0;
+			for (int i = 0; i < BM; i++)
+				scale += s[(t * BM + i) * BN + j];
+			for (int i = 0; i < BM; i++) {
+				float acc = 0;
+				for (int k = 0; k < K; k++)
+					acc += af[(t * BM + i) * K + k] * bf[k * BN + j];
+				ok &= c[(t * BM + i) * BN + j] == acc * scale;
+			}
+		}
+	CHECK(ok);
+}
+
 /* ---- host tensor descriptors (signature tensordesc<...>, DLTensor or expanded) ------- */
 
 static const char hdesc_src[] =
@@ -2822,6 +2884,7 @@ int main(void)
 		test_gather();
 		test_one_hot_sum();
 		test_batched_dot();
+	test_scratch_over_pipeline_buffers();
 		test_host_descriptors();
 		test_inline_asm();
 		test_inline_asm_bits();
