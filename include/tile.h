@@ -274,7 +274,9 @@ typedef enum tile_arg_kind {
 	TILE_ARG_STR,     /* str: a constexpr string */
 	TILE_ARG_DTYPE,   /* dtype: a constexpr dtype (tl.float16) */
 	TILE_ARG_DLTENSOR, /* dl: data + byte_offset, dtype from the tensor */
-	TILE_ARG_TENSORDESC /* desc: a host tensor descriptor (Triton's TensorDescriptor) */
+	TILE_ARG_TENSORDESC, /* desc: a host tensor descriptor (Triton's TensorDescriptor) */
+	TILE_ARG_TUPLE    /* tuple: a tuple parameter's elements (Triton's launcher takes
+	                     x.stride() as one argument) */
 } tile_arg_kind;
 
 /* A host tensor descriptor: a tensor (contiguous last dimension, 16-byte
@@ -291,6 +293,14 @@ typedef struct tile_tensordesc {
 	int32_t block_shape[TILE_MAX_DESC_RANK];
 } tile_tensordesc;
 
+struct tile_arg;
+/* The elements of a tuple argument, each a scalar, pointer, None, string or
+ * dtype argument of its own (not a tuple). */
+typedef struct tile_tuple {
+	const struct tile_arg *elems;
+	size_t len;
+} tile_tuple;
+
 typedef struct tile_arg {
 	tile_arg_kind kind;
 	tile_dtype dtype; /* the pointee for TILE_ARG_PTR; the value for TILE_ARG_DTYPE */
@@ -306,6 +316,7 @@ typedef struct tile_arg {
 		const char *str;
 		const DLTensor *dl;
 		const tile_tensordesc *desc;
+		const tile_tuple *tuple;
 	}; /* anonymous (C11) */
 } tile_arg;
 
@@ -322,6 +333,11 @@ TILE_API tile_arg tile_arg_str(const char *s);
 TILE_API tile_arg tile_arg_dtype(tile_dtype d);
 TILE_API tile_arg tile_arg_dltensor(const DLTensor *t);
 TILE_API tile_arg tile_arg_tensordesc(const tile_tensordesc *d); /* d must outlive the call */
+/* A tuple parameter's argument: tile_kernel_get_typed specializes each
+ * element as a parameter of its own, and the all-parameters form of
+ * tile_launch passes its runtime elements in order (t and its elements must
+ * outlive the call). */
+TILE_API tile_arg tile_arg_tuple(const tile_tuple *t);
 
 /* ---- kernels --------------------------------------------------------------------- */
 
@@ -368,8 +384,10 @@ TILE_API int tile_kernel_param_is_runtime(const tile_kernel *k, int i);
 
 /* Runs the kernel over grid[0] x grid[1] x grid[2] program instances. args are
  * either ALL declared parameters in order (constexpr and specialized ones are
- * then checked against the specialization) or only the runtime ones; the count
- * decides. Each argument is checked against the specialization (kind, pointee
+ * then checked against the specialization; a tuple parameter takes a
+ * tile_arg_tuple) or only the runtime ones (a tuple's runtime elements one by
+ * one, in order); the count decides, and a tile_arg_tuple or a whole
+ * descriptor given for such a parameter means all of them. Each argument is checked against the specialization (kind, pointee
  * dtype, :16 alignment/divisibility, :1) and a mismatch is reported naming the
  * parameter. On the CPU the call returns when the grid has run; on a GPU the
  * launch is queued on `stream` (a CUstream, NULL = the default stream). A grid

@@ -26,6 +26,28 @@ else
 	fail "--out-dir did not write output_ptr.npy"
 fi
 
+# a tuple parameter (Triton's launcher takes x.stride() as one argument):
+# NAME=(1000, 3.0), each element specialized as a parameter of its own
+cat >"$tmp/tup.tile" <<'EOF'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def scale_n(X, Y, t, BLOCK: tl.constexpr):
+    o = tl.arange(0, BLOCK)
+    tl.store(Y + o, tl.load(X + o, mask=o < t[0]) * t[1], mask=o < t[0])
+EOF
+expect 0 $TILE run "$tmp/tup.tile" scale_n --grid 1 X=@"$tmp/x.npy" Y=@"$tmp/o.npy" 't=(1000, 3.0)' \
+	BLOCK=1024 --out-dir "$tmp/rest"
+tail -c 4096 "$tmp/rest/Y.npy" 2>/dev/null | cmp -s - "$tmp/want.bin" || fail "tuple argument: Y.npy has the wrong data"
+expect 1 $TILE run "$tmp/tup.tile" scale_n --grid 1 X=@"$tmp/x.npy" Y=@"$tmp/o.npy" "t=(1000, @$tmp/x.npy)" BLOCK=1024
+has "$tmp/err" "argument 't': tuple element 2"
+expect 1 $TILE run "$tmp/tup.tile" scale_n --grid 1 X=@"$tmp/x.npy" Y=@"$tmp/o.npy" 't=(1000, 3.0' BLOCK=1024
+has "$tmp/err" "has no closing ')'"
+expect 1 $TILE run "$tmp/tup.tile" scale_n --grid 1 X=@"$tmp/x.npy" Y=@"$tmp/o.npy" 't=(1000,)' BLOCK=1024
+has "$tmp/err" "tuple index 1 out of range"
+
 # bf16 has no NumPy dtype: its bits saved as uint16 are bound with @FILE.npy:bf16
 cat >"$tmp/dbl.tile" <<'EOF'
 import triton

@@ -59,6 +59,8 @@ typedef struct ApiParam {
 	int desc_rank; /* > 0: a host tensor descriptor, 2 * desc_rank slots (base, shapes, strides) */
 	int32_t desc_block[TIR_MAX_RANK]; /* its block shape */
 	bool tuple;    /* a tuple parameter: one slot per runtime element */
+	int tuple_len; /* its elements, */
+	uint64_t tuple_const; /* bit j: element j is a constant (no slot) */
 	int nslots;    /* slots it takes when runtime */
 	ConstVal cval; /* when !runtime: the value it was specialized to (cval.s heap) */
 } ApiParam;

@@ -32,7 +32,7 @@ static const char *kind_name(tile_arg_kind k)
 	static const char *const names[] = {"pointer", "i32",   "i64",      "u32",
 	                                    "u64",     "f32",   "f64",      "bool",
 	                                    "None",    "str",   "dtype",    "DLTensor",
-	                                    "tensor descriptor"};
+	                                    "tensor descriptor", "tuple"};
 	return (unsigned)k < COUNTOF(names) ? names[k] : "unknown kind";
 }
 
@@ -220,6 +220,28 @@ static tile_status conv_slot(const tile_kernel *k, int s, const tile_arg *a, Arg
  * pointer, the shape (i32) and the strides but the last (i64, elements). The
  * descriptor contract is checked: rank, element type, a contiguous last
  * dimension, a 16-byte aligned base and leading strides of whole 16 bytes. */
+/* A tuple argument (all-parameters form): its runtime elements fill the
+ * parameter's slots in order; its constant elements were specialized away. */
+static tile_status conv_tuple(const tile_kernel *k, const ApiParam *p, const tile_arg *a, ArgVal *vals)
+{
+	if (a->kind != TILE_ARG_TUPLE || !a->tuple || (a->tuple->len && !a->tuple->elems) ||
+	    a->tuple->len != (size_t)p->tuple_len)
+		return api_fail(k->ctx, TILE_ERROR_INVALID_ARGUMENT,
+		                "kernel '%s': parameter '%s' is a tuple of %d elements; pass "
+		                "tile_arg_tuple with that many",
+		                k->name, p->name, p->tuple_len);
+	int s = p->slot;
+	for (int j = 0; j < p->tuple_len; j++) {
+		if (j < 64 && (p->tuple_const >> j & 1))
+			continue;
+		tile_status st = conv_slot(k, s, &a->tuple->elems[j], &vals[s]);
+		if (st != TILE_OK)
+			return st;
+		s++;
+	}
+	return TILE_OK;
+}
+
 static tile_status conv_desc(const tile_kernel *k, const ApiParam *p, const tile_arg *a, ArgVal *vals)
 {
 	int s = p->slot, r = p->desc_rank;
@@ -385,11 +407,12 @@ tile_status tile_launch(tile_kernel *k, const uint32_t grid[3], const tile_arg *
 	void *argv[API_MAX_PARAMS];
 	tile_status st;
 	/* as many runtime slots as parameters: a descriptor given as a whole
-	 * (DLTensor or tile_tensordesc) says which */
+	 * (DLTensor or tile_tensordesc) or a tuple argument says which */
 	bool whole_desc = false;
 	for (int i = 0; nargs == (size_t)k->nparams && i < k->nparams; i++)
 		whole_desc = whole_desc || (k->params[i].desc_rank && (args[i].kind == TILE_ARG_DLTENSOR ||
-		                                                       args[i].kind == TILE_ARG_TENSORDESC));
+		                                                       args[i].kind == TILE_ARG_TENSORDESC)) ||
+		             (k->params[i].tuple && args[i].kind == TILE_ARG_TUPLE);
 	if (nargs == (size_t)k->nslots && !whole_desc) {
 		for (int s = 0; s < k->nslots; s++) {
 			if ((st = conv_slot(k, s, &args[s], &vals[s])) != TILE_OK)
@@ -399,12 +422,8 @@ tile_status tile_launch(tile_kernel *k, const uint32_t grid[3], const tile_arg *
 	} else if (nargs == (size_t)k->nparams) {
 		for (int i = 0; i < k->nparams; i++) {
 			const ApiParam *p = &k->params[i];
-			if (p->tuple)
-				return api_fail(k->ctx, TILE_ERROR_INVALID_ARGUMENT,
-				                "kernel '%s': parameter '%s' is a tuple; launch with the "
-				                "%d runtime arguments, a tuple's runtime elements in order",
-				                k->name, p->name, k->nslots);
-			st = p->desc_rank ? conv_desc(k, p, &args[i], vals)
+			st = p->tuple     ? conv_tuple(k, p, &args[i], vals)
+			     : p->desc_rank ? conv_desc(k, p, &args[i], vals)
 			     : p->runtime ? conv_slot(k, p->slot, &args[i], &vals[p->slot])
 			                  : check_const(k, i, &args[i]);
 			if (st != TILE_OK)

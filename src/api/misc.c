@@ -178,6 +178,7 @@ SCALAR_CTOR(tile_arg_bool, int, TILE_ARG_BOOL, b)
 SCALAR_CTOR(tile_arg_str, const char *, TILE_ARG_STR, str)
 SCALAR_CTOR(tile_arg_dltensor, const DLTensor *, TILE_ARG_DLTENSOR, dl)
 SCALAR_CTOR(tile_arg_tensordesc, const tile_tensordesc *, TILE_ARG_TENSORDESC, desc)
+SCALAR_CTOR(tile_arg_tuple, const tile_tuple *, TILE_ARG_TUPLE, tuple)
 #undef SCALAR_CTOR
 
 tile_arg tile_arg_none(void)

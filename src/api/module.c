@@ -285,6 +285,9 @@ static tile_status fill_params(tile_kernel *k, const KernelInfo *ki, const SpecA
 		for (int d = 0; d < p->desc_rank; d++)
 			p->desc_block[d] = args[i].desc_block[d];
 		p->tuple = p->runtime && args[i].tuple_len > 0;
+		p->tuple_len = p->tuple ? args[i].tuple_len : 0;
+		for (int j = 0; j < p->tuple_len && j < 64; j++)
+			p->tuple_const |= (uint64_t)args[i].tuple[j].is_const << j;
 		if (p->runtime) {
 			p->slot = slot;
 			p->nslots = spec_nslots(&args[i]);
@@ -572,10 +575,56 @@ static tile_status desc_spec(tile_context *ctx, const KernelParamInfo *p, const 
 	return TILE_OK;
 }
 
+/* A tuple argument: each element specialized as a runtime parameter of its own
+ * (`(i32:16, i32:1)` in a signature), None, strings and dtypes as constants. */
+static tile_status tuple_spec(tile_context *ctx, const KernelParamInfo *p, const tile_tuple *t,
+                              Arena *arena, SpecArg *out)
+{
+	enum { MAX_ELEMS = 64 }; /* as the signature parser */
+	if (!t || (t->len && !t->elems))
+		return api_fail(ctx, TILE_ERROR_INVALID_ARGUMENT,
+		                "argument '%s': a tuple argument needs its tile_tuple and elements",
+		                p->name);
+	if (p->is_constexpr)
+		return api_fail(ctx, TILE_ERROR_INVALID_ARGUMENT,
+		                "constexpr parameter '%s': tuple constants are not supported; give "
+		                "the kernel its elements as separate parameters",
+		                p->name);
+	if (t->len == 0) { /* `()`: no runtime element, a constant */
+		out->is_const = true;
+		out->empty_tuple = true;
+		return TILE_OK;
+	}
+	if (t->len > MAX_ELEMS)
+		return api_fail(ctx, TILE_ERROR_INVALID_ARGUMENT,
+		                "argument '%s': a tuple of %zu elements (at most %d)", p->name,
+		                t->len, MAX_ELEMS);
+	SpecArg *items = ARENA_NEWN(arena, SpecArg, t->len);
+	KernelParamInfo elem = *p;
+	for (size_t j = 0; j < t->len; j++) {
+		const tile_arg *e = &t->elems[j];
+		if (e->kind == TILE_ARG_TUPLE || e->kind == TILE_ARG_TENSORDESC)
+			return api_fail(ctx, TILE_ERROR_INVALID_ARGUMENT,
+			                "argument '%s': element %zu of the tuple is a %s; elements are "
+			                "scalars, pointers, None, strings or dtypes",
+			                p->name, j + 1, e->kind == TILE_ARG_TUPLE ? "tuple" : "tensor descriptor");
+		bool constant = e->kind == TILE_ARG_STR || e->kind == TILE_ARG_DTYPE;
+		elem.is_constexpr = constant;
+		tile_status st = api_spec_from_arg(ctx, &elem, e, arena, &items[j]);
+		if (st != TILE_OK)
+			return st;
+	}
+	out->tuple_len = (int)t->len;
+	out->tuple = items;
+	return TILE_OK;
+}
+
 tile_status api_spec_from_arg(tile_context *ctx, const KernelParamInfo *p, const tile_arg *a,
                               Arena *arena, SpecArg *out)
 {
 	memset(out, 0, sizeof *out);
+	if (a->kind == TILE_ARG_TUPLE)
+		return tuple_spec(ctx, p, a->tuple, arena, out);
 	if (p->is_constexpr || a->kind == TILE_ARG_NONE) {
 		out->is_const = true;
 		return const_from_arg(ctx, p, a, arena, &out->cval);

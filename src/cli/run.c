@@ -7,7 +7,7 @@
  * a host tensor descriptor over it with that block shape), everything else a Python
  * literal: 123 (i32 if it fits, else i64), 0.5 (fp32; a constexpr keeps the
  * double), True/False, None,
- * 'str' or "str", tl.float16. The kernel is specialized from the values the
+ * 'str' or "str", tl.float16; a tuple parameter takes (48, 1) (each element a literal). The kernel is specialized from the values the
  * way Triton's launcher does it (tile_kernel_get_typed), launched, and with
  * --out-dir every pointer argument is written back as DIR/NAME.npy.
  */
@@ -41,6 +41,9 @@ typedef struct BoundArg {
 	tile_tensordesc desc;
 	DLTensor dl;
 	int64_t dl_shape[TILE_MAX_DESC_RANK];
+	/* NAME=(1, 2, 3): a tuple parameter's elements (strings heap) */
+	tile_tuple tuple;
+	tile_arg *elems;
 } BoundArg;
 
 typedef struct RunCfg {
@@ -424,10 +427,80 @@ static int load_array(tile_context *ctx, const Binding *b, BoundArg *out)
 	return 0;
 }
 
+/* A quoted literal's text without the quotes, on the heap. */
+static char *unquote(const char *s)
+{
+	size_t n = strlen(s);
+	char *u = xmalloc(n - 1);
+	memcpy(u, s + 1, n - 2);
+	u[n - 2] = 0;
+	return u;
+}
+
+/* NAME=(16, 1) or ('a', 2.5,) or (): a tuple parameter's argument (Triton's
+ * launcher takes x.stride() as one), each element a literal. */
+static int bind_tuple(const Binding *b, BoundArg *out)
+{
+	enum { MAX_ELEMS = 64 };
+	size_t n = strlen(b->value);
+	if (n < 2 || b->value[n - 1] != ')') {
+		fprintf(stderr, "tile: error: argument '%s': '%s' has no closing ')'\n", b->name,
+		        b->value);
+		return EXIT_USER;
+	}
+	char *inner = xmalloc(n - 1);
+	memcpy(inner, b->value + 1, n - 2);
+	inner[n - 2] = 0;
+	out->elems = xcalloc(MAX_ELEMS, sizeof *out->elems);
+	int rc = 0, ne = 0;
+	char *p = inner;
+	for (;;) {
+		while (isspace((unsigned char)*p))
+			p++;
+		if (!*p)
+			break; /* () or a trailing comma */
+		char *start = p, quote = 0;
+		for (; *p && (quote || *p != ','); p++)
+			quote = quote ? (*p == quote ? 0 : quote) : (*p == '\'' || *p == '"' ? *p : 0);
+		char *next = *p ? p + 1 : p;
+		while (p > start && isspace((unsigned char)p[-1]))
+			p--;
+		*p = 0;
+		tile_arg a;
+		if (ne == MAX_ELEMS) {
+			fprintf(stderr, "tile: error: argument '%s': a tuple of more than %d elements\n",
+			        b->name, MAX_ELEMS);
+			rc = EXIT_USER;
+		} else if (start[0] == '@' || start[0] == '(' || !parse_literal(start, &a)) {
+			fprintf(stderr,
+			        "tile: error: argument '%s': tuple element %d ('%s') is not a number, "
+			        "True/False, None, a quoted string or tl.DTYPE\n",
+			        b->name, ne + 1, start);
+			rc = EXIT_USER;
+		} else {
+			if (a.kind == TILE_ARG_STR)
+				a.str = unquote(start);
+			if (a.kind == TILE_ARG_F64) /* a Python float: fp32 at run time */
+				a = tile_arg_f32((float)a.f64);
+			out->elems[ne++] = a;
+		}
+		if (rc)
+			break;
+		p = next;
+	}
+	free(inner);
+	out->tuple.elems = out->elems;
+	out->tuple.len = (size_t)ne;
+	out->arg = tile_arg_tuple(&out->tuple);
+	return rc;
+}
+
 static int bind_value(tile_context *ctx, const Binding *b, BoundArg *out)
 {
 	if (b->value[0] == '@')
 		return load_array(ctx, b, out);
+	if (b->value[0] == '(')
+		return bind_tuple(b, out);
 	if (!parse_literal(b->value, &out->arg)) {
 		char *end;
 		errno = 0;
@@ -444,13 +517,8 @@ static int bind_value(tile_context *ctx, const Binding *b, BoundArg *out)
 		        b->name, b->value);
 		return EXIT_USER;
 	}
-	if (out->arg.kind == TILE_ARG_STR) { /* strip the quotes */
-		size_t n = strlen(b->value);
-		char *s = xmalloc(n - 1);
-		memcpy(s, b->value + 1, n - 2);
-		s[n - 2] = 0;
-		out->arg.str = s;
-	}
+	if (out->arg.kind == TILE_ARG_STR) /* strip the quotes */
+		out->arg.str = unquote(b->value);
 	return 0;
 }
 
@@ -614,10 +682,11 @@ static int bind_all(tile_context *ctx, tile_module *mod, const char *kernel, con
 			rc = EXIT_USER;
 		}
 	}
-	/* a host descriptor is launched with every parameter: defaults to the end */
+	/* a host descriptor or a tuple is launched with every parameter: defaults
+	 * to the end */
 	for (int i = 0; i < np; i++) {
 		const Binding *b = find_binding(c, p[i].name);
-		if (b && b->value[0] == '@' && strstr(b->value, ":desc["))
+		if (b && ((b->value[0] == '@' && strstr(b->value, ":desc[")) || b->value[0] == '('))
 			last = np;
 	}
 	for (int i = 0; i < last && !rc; i++) {
@@ -677,11 +746,13 @@ static int launch(tile_context *ctx, tile_module *mod, const char *kernel, const
 		cli_report(ctx);
 		rc = EXIT_USER;
 	} else {
-		/* runtime arguments only; a host descriptor is given with all the
-		 * parameters (the launch then takes its DLTensor) */
+		/* runtime arguments only; a host descriptor or a tuple is given with
+		 * all the parameters (the launch then takes its DLTensor, or the
+		 * tuple's runtime elements) */
 		bool desc = false;
 		for (int i = 0; i < nargs; i++)
-			desc = desc || args[i].arg.kind == TILE_ARG_TENSORDESC;
+			desc = desc || args[i].arg.kind == TILE_ARG_TENSORDESC ||
+			       args[i].arg.kind == TILE_ARG_TUPLE;
 		int nrt = 0;
 		for (int i = 0; i < nargs; i++)
 			if (desc || tile_kernel_param_is_runtime(k, i))
@@ -725,6 +796,10 @@ int cli_run_kernel(tile_context *ctx, tile_module *mod, const char *kernel, int 
 	for (int i = 0; i < np; i++) {
 		if (args[i].arg.kind == TILE_ARG_STR && find_binding(&c, p[i].name))
 			free((char *)args[i].arg.str);
+		for (size_t j = 0; args[i].elems && j < args[i].tuple.len; j++)
+			if (args[i].elems[j].kind == TILE_ARG_STR)
+				free((char *)args[i].elems[j].str);
+		free(args[i].elems);
 		tile_buffer_free(args[i].buf);
 		if (args[i].host)
 			guarded_free(args[i].host);

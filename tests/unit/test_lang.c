@@ -1192,6 +1192,71 @@ static void test_tuple_params(void)
 	CHECK(ok);
 }
 
+/* The same kernel from C values: tile_arg_tuple specializes each element as a
+ * parameter of its own, and the all-parameters launch passes the runtime ones. */
+static void test_tuple_args_typed(void)
+{
+	enum { ROWS = 3, COLS = 40, LD = 48, N = 7 };
+	int32_t x[ROWS * LD], y[ROWS * LD], out[ROWS * COLS];
+	for (int i = 0; i < ROWS * LD; i++)
+		x[i] = i % 11 - 5, y[i] = i % 13;
+	for (int i = 0; i < ROWS * COLS; i++)
+		out[i] = -1;
+	tile_context_options o = {0};
+	o.target = target;
+	o.disable_cache = 1;
+	tile_context *ctx = NULL;
+	tile_module *m = NULL;
+	tile_kernel *k = NULL;
+	tile_arg src_e[] = {tile_arg_ptr(x, TILE_I32), tile_arg_ptr(y, TILE_I32)};
+	tile_arg str_e[] = {tile_arg_i32(LD), tile_arg_i32(1)};
+	tile_arg shp_e[] = {tile_arg_i32(ROWS), tile_arg_i32(COLS)};
+	tile_tuple src_t = {src_e, 2}, str_t = {str_e, 2}, shp_t = {shp_e, 2};
+	tile_arg args[] = {tile_arg_ptr(out, TILE_I32), tile_arg_tuple(&src_t), tile_arg_tuple(&str_t),
+			   tile_arg_tuple(&shp_t), tile_arg_i32(N), tile_arg_i32(64)};
+	if (tile_context_create(&ctx, &o) != TILE_OK ||
+	    tile_module_load_source(ctx, "t.py", tuple_src, strlen(tuple_src), &m) != TILE_OK ||
+	    tile_kernel_get_typed(m, "k", args, 6, NULL, &k) != TILE_OK) {
+		CHECK(!"the tuple kernel specializes from typed arguments");
+	} else {
+		/* every element a runtime slot (strides[1] == 1 is specialized, as a
+		 * parameter equal to 1 is, but keeps its slot): 1 + 2 + 2 + 2 + 1 */
+		tile_kernel_info info;
+		CHECK(tile_kernel_get_info(k, &info) == TILE_OK && info.num_runtime_args == 8);
+		uint32_t g[3] = {ROWS, 1, 1};
+		CHECK(tile_launch(k, g, args, 6, NULL) == TILE_OK);
+		bool ok = true;
+		for (int r = 0; r < ROWS; r++)
+			for (int c = 0; c < COLS; c++)
+				ok &= out[r * COLS + c] == x[r * LD + c] * 2 + y[r * LD + c] * N + ROWS;
+		CHECK(ok);
+		/* a tuple of the wrong length, and a scalar where the tuple goes */
+		tile_tuple short_t = {shp_e, 1};
+		args[3] = tile_arg_tuple(&short_t);
+		CHECK(tile_launch(k, g, args, 6, NULL) == TILE_ERROR_INVALID_ARGUMENT &&
+		      strstr(tile_errmsg(ctx), "'shape' is a tuple of 2 elements"));
+		args[3] = tile_arg_tuple(&shp_t);
+		args[2] = tile_arg_i32(LD);
+		CHECK(tile_launch(k, g, args, 6, NULL) == TILE_ERROR_INVALID_ARGUMENT &&
+		      strstr(tile_errmsg(ctx), "'strides' is a tuple"));
+		args[2] = tile_arg_tuple(&str_t);
+	}
+	/* elements are not tuples; a constexpr takes no tuple */
+	tile_kernel *bad = NULL;
+	tile_arg nested_e[] = {tile_arg_tuple(&str_t), tile_arg_i32(1)};
+	tile_tuple nested_t = {nested_e, 2};
+	args[2] = tile_arg_tuple(&nested_t);
+	CHECK(m && tile_kernel_get_typed(m, "k", args, 6, NULL, &bad) == TILE_ERROR_INVALID_ARGUMENT &&
+	      strstr(tile_errmsg(ctx), "element 1 of the tuple is a tuple"));
+	args[2] = tile_arg_tuple(&str_t);
+	args[5] = tile_arg_tuple(&shp_t);
+	CHECK(m && tile_kernel_get_typed(m, "k", args, 6, NULL, &bad) == TILE_ERROR_INVALID_ARGUMENT &&
+	      strstr(tile_errmsg(ctx), "tuple constants are not supported"));
+	tile_kernel_destroy(k);
+	tile_module_destroy(m);
+	tile_context_destroy(ctx);
+}
+
 /* ---- one module, two specializations that differ only in a descriptor's block shape
  * or a tuple element: two kernels (the module's table of specializations keys on them) -- */
 
@@ -2892,6 +2957,7 @@ int main(void)
 		test_libdevice();
 		test_dot_scaled();
 		test_tuple_params();
+	test_tuple_args_typed();
 		test_spec_keys();
 		test_small_dot();
 		test_masked_dot();
