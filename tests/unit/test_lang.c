@@ -1369,6 +1369,85 @@ static void test_dot_scaled(void)
 	CHECK(ok);
 }
 
+/* ---- tl.dot_scaled as Triton decomposes it: the group size is K over the scale's
+ * columns, an fp8 (e4m3, nvfp4) scale is a value, an e8m0 scale is the zero-extended
+ * byte (an int8 -128 is 2.0), and an fp16 operand makes fp16 the compute type ---- */
+
+static const char dot_scaled2_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(A, AS, B, C, D, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):\n"
+	"    m = tl.arange(0, M)\n"
+	"    n = tl.arange(0, N)\n"
+	"    kh = tl.arange(0, K // 2)\n"
+	"    kk = tl.arange(0, K)\n"
+	"    ks = tl.arange(0, K // 16)\n"
+	"    a = tl.load(A + m[:, None] * (K // 2) + kh[None, :])\n"
+	"    a_s = tl.load(AS + m[:, None] * (K // 16) + ks[None, :])\n"
+	"    b = tl.load(B + kk[:, None] * N + n[None, :])\n"
+	"    c = tl.dot_scaled(a, a_s, 'e2m1', b, None, 'fp16')\n"
+	"    tl.store(C + m[:, None] * N + n[None, :], c)\n"
+	"    s = tl.full((M, K // 32), -128, tl.int8)\n"
+	"    a8 = tl.load(A + m[:, None] * (K // 2) + kk[None, :] // 2)\n"
+	"    d = tl.dot_scaled(a8, s, 'e5m2', b.to(tl.float8e5), None, 'e5m2')\n"
+	"    tl.store(D + m[:, None] * N + n[None, :], d)\n";
+
+static float e5m2_value(unsigned v)
+{
+	unsigned e = (v >> 2) & 31, m = v & 3;
+	float mag = e ? ldexpf(1.0f + (float)m / 4, (int)e - 15) : ldexpf((float)m, -16);
+	return (v & 0x80) ? -mag : mag;
+}
+
+static void test_dot_scaled_groups(void)
+{
+	enum { M = 16, N = 16, K = 64 };
+	uint8_t a[M * K / 2], as[M * K / 16];
+	uint16_t b[K * N];
+	float c[M * N], d[M * N], bf[K * N];
+	for (int i = 0; i < M * K / 2; i++) {
+		a[i] = (uint8_t)(i * 37 + 11);
+		if ((a[i] & 0x7c) == 0x7c) /* no e5m2 inf/NaN */
+			a[i] ^= 0x40;
+	}
+	for (int i = 0; i < M * K / 16; i++)
+		as[i] = (uint8_t)(0x20 + (i * 7) % 32); /* e4m3 2^-3 .. 0.94 */
+	for (int i = 0; i < K * N; i++) {
+		/* fp16 values with full 11-bit significands in [-2, 2] */
+		bf[i] = (float)((i * 2654435761u) % 4093) / 1024 - 2.0f;
+		float f = bf[i];
+		uint32_t u;
+		memcpy(&u, &f, 4);
+		uint32_t e = (u >> 23) & 255;
+		b[i] = (uint16_t)(((u >> 16) & 0x8000) | (e ? ((e - 112) << 10) | ((u >> 13) & 0x3ff) : 0));
+	}
+	tile_arg args[] = {tile_arg_ptr(a, TILE_U8), tile_arg_ptr(as, TILE_FP8E4M3), tile_arg_ptr(b, TILE_FP16),
+			   tile_arg_ptr(c, TILE_FP32), tile_arg_ptr(d, TILE_FP32)};
+	if (!RUN(dot_scaled2_src, "k", "*u8,*fp8e4nv,*fp16,*fp32,*fp32,16,16,64", 1, args))
+		return;
+	bool ok = true;
+	for (int i = 0; i < M; i++)
+		for (int j = 0; j < N; j++) {
+			double want = 0, mag = 0, want8 = 0, mag8 = 0;
+			for (int kk = 0; kk < K; kk++) {
+				unsigned byte = a[i * K / 2 + kk / 2];
+				double x = fp4_value(kk % 2 ? byte >> 4 : byte & 15) * e4m3_value(as[i * K / 16 + kk / 16]);
+				want += x * bf[kk * N + j];
+				mag += fabs(x * bf[kk * N + j]);
+				/* b.to(tl.float8e5) rounds the fp16 bits to nearest even */
+				uint16_t h = b[kk * N + j];
+				unsigned r = (unsigned)(h >> 8) + (((h & 0xff) > 0x80 || ((h & 0xff) == 0x80 && (h & 0x100))) ? 1 : 0);
+				double x8 = 2.0 * e5m2_value(a[i * K / 2 + kk / 2]);
+				want8 += x8 * e5m2_value(r & 0xff);
+				mag8 += fabs(x8 * e5m2_value(r & 0xff));
+			}
+			ok &= fabs(c[i * N + j] - want) <= 1e-5 * mag + 1e-6;
+			ok &= fabs(d[i * N + j] - want8) <= 1e-5 * mag8 + 1e-6;
+		}
+	CHECK(ok);
+}
+
 /* ---- tl.dot with M or N below 16 (Triton pads them; tile takes the FMA path) ------ */
 
 static const char small_dot_src[] =
@@ -2956,6 +3035,7 @@ int main(void)
 		test_inline_asm_fp4();
 		test_libdevice();
 		test_dot_scaled();
+		test_dot_scaled_groups();
 		test_tuple_params();
 	test_tuple_args_typed();
 		test_spec_keys();
