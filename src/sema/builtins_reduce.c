@@ -63,7 +63,8 @@ static bool combine_body(Sema *s, const Comb *cb, const ValId *args, int n, ValI
 	case CMB_USER: {
 		Value *vs = ARENA_NEWN(s->a, Value, 2 * n);
 		for (int i = 0; i < 2 * n; i++) vs[i] = v_tensor(s, args[i]);
-		Value r = call_user(s, cb->user, vs, 2 * n, NULL, NULL, 0, loc);
+		Value r = cb->user.kind == V_LAMBDA ? call_lambda(s, cb->user, vs, 2 * n, NULL, NULL, 0, loc)
+						     : call_user(s, cb->user, vs, 2 * n, NULL, NULL, 0, loc);
 		if (r.kind == V_ERR) return false;
 		const Value *items = r.kind == V_TUPLE ? r.items : &r;
 		int nr = r.kind == V_TUPLE ? r.n : 1;
@@ -337,10 +338,49 @@ static Value b_argmax(Sema *s, Call *c, int is_max)
 	return r.items[1];
 }
 
+/* Whether v holds a value of the running program (a tensor, a runtime argument, a
+ * block pointer), which a combine region cannot see. */
+static bool holds_runtime(Value v)
+{
+	switch (v.kind) {
+	case V_TENSOR:
+	case V_RTARG:
+	case V_BLOCKPTR: return true;
+	case V_TUPLE:
+	case V_AGG:
+		for (int i = 0; i < v.n; i++)
+			if (holds_runtime(v.items[i])) return true;
+		return false;
+	default: return false;
+	}
+}
+
+/* As Triton, a lambda combine_fn may capture constexpr values only: its captured
+ * runtime values become names that may not be used. */
+static Value combine_lambda(Sema *s, Call *c, Value f)
+{
+	Binding *cap = f.ncap ? ARENA_NEWN(s->a, Binding, f.ncap) : NULL;
+	for (int k = 0; k < f.ncap; k++) {
+		cap[k] = f.cap[k];
+		if (holds_runtime(cap[k].v))
+			cap[k].v = (Value){.kind = V_POISON,
+					   .msg = arena_printf(s->a,
+							       "a lambda used as combine_fn of '%s' can only capture "
+							       "constexpr values; '%s' is %s",
+							       c->name, cap[k].name, v_describe(s, cap[k].v))};
+	}
+	f.cap = cap;
+	return f;
+}
+
 static bool combine_arg(Sema *s, Call *c, int i, Value *out)
 {
 	Value f = c->a[i];
 	if (f.kind == V_ERR) return false;
+	if (f.kind == V_LAMBDA) {
+		*out = combine_lambda(s, c, f);
+		return true;
+	}
 	/* standard.py's combine functions (_sum_combine, ...) are @jit functions
 	 * there and prelude functions here */
 	if (f.kind == V_BUILTIN && !f.self && (builtin_get(f.builtin)->flags & BF_PRELUDE))

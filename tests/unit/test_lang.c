@@ -2225,6 +2225,44 @@ static void test_scan_tuple1(void)
 	CHECK(ok);
 }
 
+/* ---- a lambda as combine_fn of tl.reduce / tl.associative_scan (constexpr captures) */
+
+static const char lambda_combine_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(x_ptr, scan_ptr, red_ptr, R: tl.constexpr, C: tl.constexpr, OFF: tl.constexpr):\n"
+	"    offs = tl.arange(0, R)[:, None] * C + tl.arange(0, C)[None, :]\n"
+	"    x = tl.load(x_ptr + offs)\n"
+	"    run = tl.associative_scan(x, 1, combine_fn=lambda a, b: tl.maximum(a, b) + OFF)\n"
+	"    lo, hi = tl.reduce((x, x), 1, lambda a0, a1, b0, b1: (tl.minimum(a0, b0), tl.maximum(a1, b1)))\n"
+	"    tl.store(scan_ptr + offs, run)\n"
+	"    tl.store(red_ptr + tl.arange(0, R), hi - lo)\n";
+
+static void test_lambda_combine(void)
+{
+	enum { R = 4, C = 16 };
+	int32_t x[R * C], scan[R * C], red[R];
+	for (int i = 0; i < R * C; i++)
+		x[i] = (i * 7) % 11 - 5;
+	tile_arg args[] = {tile_arg_ptr(x, TILE_I32), tile_arg_ptr(scan, TILE_I32), tile_arg_ptr(red, TILE_I32)};
+	if (!RUN(lambda_combine_src, "k", "*i32,*i32,*i32,4,16,0", 1, args))
+		return;
+	bool ok = true;
+	for (int r = 0; r < R; r++) {
+		int32_t run = x[r * C], lo = x[r * C], hi = x[r * C];
+		for (int c = 0; c < C; c++) {
+			int32_t v = x[r * C + c];
+			run = v > run ? v : run;
+			lo = v < lo ? v : lo;
+			hi = v > hi ? v : hi;
+			ok &= scan[r * C + c] == run;
+		}
+		ok &= red[r] == hi - lo;
+	}
+	CHECK(ok);
+}
+
 /* ---- Triton 2.2's tl.math.max/min(x, y, propagate_nan): elementwise, as Inductor emitted them */
 
 static const char math_minmax_src[] =
@@ -3051,6 +3089,7 @@ int main(void)
 		test_bitonic_merge();
 		test_asm_imm();
 		test_scan_tuple1();
+		test_lambda_combine();
 		test_math_minmax();
 		test_many_params();
 		test_axis_masks();
