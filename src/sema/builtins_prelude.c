@@ -102,6 +102,27 @@ static const char prelude_text[] =
     "    n3, n4 = pair_uniform_to_normal(u3, u4)\n"
     "    return n1, n2, n3, n4\n"
     "\n"
+    "# tl.math.*_f32x2: Blackwell's packed fp32 pair arithmetic, elementwise fp32 (round to nearest)\n"
+    "def _f32x2_check(*xs):\n"
+    "    for x in tl.static_range(len(xs)):\n"
+    "        tl.static_assert(xs[x].dtype == tl.float32, \"the tl.math *_f32x2 functions take float32 tensors\")\n"
+    "\n"
+    "def mul_f32x2(a, b):\n"
+    "    _f32x2_check(a, b)\n"
+    "    return a * b\n"
+    "\n"
+    "def add_f32x2(a, b):\n"
+    "    _f32x2_check(a, b)\n"
+    "    return a + b\n"
+    "\n"
+    "def sub_f32x2(a, b):\n"
+    "    _f32x2_check(a, b)\n"
+    "    return a - b\n"
+    "\n"
+    "def fma_f32x2(a, b, c):\n"
+    "    _f32x2_check(a, b, c)\n"
+    "    return tl.fma(a, b, c)\n"
+    "\n"
     "def sigmoid(x):\n"
     "    return 1 / (1 + tl.exp(-x))\n"
     "\n"
@@ -684,6 +705,10 @@ const Builtin builtins_prelude[] = {
     {"philox", "seed,c0,c1,c2,c3,n_rounds=10", NULL, 0, BF_TL | BF_PRELUDE},
     {"pair_uniform_to_normal", "u1,u2", NULL, 0, BF_TL | BF_PRELUDE},
     {"uint_to_uniform_float", "x", NULL, 0, BF_TL | BF_PRELUDE},
+    {"mul_f32x2", "a,b", NULL, 0, BF_MATH | BF_PRELUDE},
+    {"add_f32x2", "a,b", NULL, 0, BF_MATH | BF_PRELUDE},
+    {"sub_f32x2", "a,b", NULL, 0, BF_MATH | BF_PRELUDE},
+    {"fma_f32x2", "a,b,c", NULL, 0, BF_MATH | BF_PRELUDE},
     {"sigmoid", "x", check_float_tile, 0, BF_TL | BF_MATH | BF_METHOD | BF_PRELUDE},
     {"softmax", "x,dim=None,keep_dims=False,ieee_rounding=False", check_float_tile, 0,
      BF_TL | BF_MATH | BF_METHOD | BF_PRELUDE},

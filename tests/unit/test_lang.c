@@ -2225,6 +2225,43 @@ static void test_scan_tuple1(void)
 	CHECK(ok);
 }
 
+/* ---- tl.math.mul/add/sub/fma_f32x2: elementwise fp32, the fma rounded once ------- */
+
+static const char f32x2_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(a_ptr, b_ptr, c_ptr, out, N: tl.constexpr):\n"
+	"    o = tl.arange(0, N)\n"
+	"    a = tl.load(a_ptr + o)\n"
+	"    b = tl.load(b_ptr + o)\n"
+	"    c = tl.load(c_ptr + o)\n"
+	"    tl.store(out + o, tl.math.mul_f32x2(a, b))\n"
+	"    tl.store(out + N + o, tl.math.add_f32x2(a, b))\n"
+	"    tl.store(out + 2 * N + o, tl.math.sub_f32x2(a, b))\n"
+	"    tl.store(out + 3 * N + o, tl.math.fma_f32x2(a, b, c))\n";
+
+static void test_f32x2(void)
+{
+	enum { N = 64 };
+	float a[N], b[N], c[N], out[4 * N];
+	for (int i = 0; i < N; i++) {
+		a[i] = 1.0f + (float)i / 3.0f;
+		b[i] = 1.0f - (float)i / 7.0f;
+		c[i] = -a[i] * b[i]; /* the fma keeps the product's low bits */
+	}
+	tile_arg args[] = {tile_arg_ptr(a, TILE_FP32), tile_arg_ptr(b, TILE_FP32), tile_arg_ptr(c, TILE_FP32),
+			   tile_arg_ptr(out, TILE_FP32)};
+	if (!RUN(f32x2_src, "k", "*fp32,*fp32,*fp32,*fp32,64", 1, args))
+		return;
+	bool ok = true;
+	for (int i = 0; i < N; i++) {
+		ok &= out[i] == a[i] * b[i] && out[N + i] == a[i] + b[i] && out[2 * N + i] == a[i] - b[i];
+		ok &= out[3 * N + i] == fmaf(a[i], b[i], c[i]);
+	}
+	CHECK(ok);
+}
+
 /* ---- a lambda as combine_fn of tl.reduce / tl.associative_scan (constexpr captures) */
 
 static const char lambda_combine_src[] =
@@ -3090,6 +3127,7 @@ int main(void)
 		test_asm_imm();
 		test_scan_tuple1();
 		test_lambda_combine();
+		test_f32x2();
 		test_math_minmax();
 		test_many_params();
 		test_axis_masks();
