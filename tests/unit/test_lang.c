@@ -1448,6 +1448,47 @@ static void test_dot_scaled_groups(void)
 	CHECK(ok);
 }
 
+/* ---- tl.dot_scaled: an e8m0 scale of 255 is NaN unless fast_math (then 2^128, inf) - */
+
+static const char dot_scaled_nan_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(A, AS, B, C, FAST: tl.constexpr):\n"
+	"    m = tl.arange(0, 16)\n"
+	"    kk = tl.arange(0, 32)\n"
+	"    a = tl.load(A + m[:, None] * 32 + kk[None, :])\n"
+	"    a_s = tl.load(AS + m[:, None] + tl.arange(0, 1)[None, :])\n"
+	"    b = tl.load(B + kk[:, None] * 16 + m[None, :])\n"
+	"    c = tl.dot_scaled(a, a_s, 'e4m3', b, None, 'bf16', fast_math=FAST)\n"
+	"    tl.store(C + m[:, None] * 16 + m[None, :], c)\n";
+
+static void test_dot_scaled_nan(void)
+{
+	uint8_t a[16 * 32], as[16];
+	uint16_t b[32 * 16];
+	float c[2][16 * 16];
+	for (int i = 0; i < 16 * 32; i++)
+		a[i] = 0x38; /* e4m3 1.0 */
+	for (int i = 0; i < 16; i++)
+		as[i] = i == 3 ? 255 : 127;
+	for (int i = 0; i < 32 * 16; i++)
+		b[i] = 0x3f80; /* bf16 1.0 */
+	for (int f = 0; f < 2; f++) {
+		tile_arg args[] = {tile_arg_ptr(a, TILE_U8), tile_arg_ptr(as, TILE_U8), tile_arg_ptr(b, TILE_BF16),
+				   tile_arg_ptr(c[f], TILE_FP32)};
+		if (!RUN(dot_scaled_nan_src, "k", f ? "*u8,*u8,*bf16,*fp32,True" : "*u8,*u8,*bf16,*fp32,False", 1, args))
+			return;
+	}
+	bool ok = true;
+	for (int i = 0; i < 16; i++)
+		for (int j = 0; j < 16; j++) {
+			ok &= i == 3 ? isnan(c[0][i * 16 + j]) : c[0][i * 16 + j] == 32.0f;
+			ok &= i == 3 ? isinf(c[1][i * 16 + j]) && c[1][i * 16 + j] > 0 : c[1][i * 16 + j] == 32.0f;
+		}
+	CHECK(ok);
+}
+
 /* ---- tl.dot with M or N below 16 (Triton pads them; tile takes the FMA path) ------ */
 
 static const char small_dot_src[] =
@@ -3111,6 +3152,7 @@ int main(void)
 		test_libdevice();
 		test_dot_scaled();
 		test_dot_scaled_groups();
+		test_dot_scaled_nan();
 		test_tuple_params();
 	test_tuple_args_typed();
 		test_spec_keys();
