@@ -60,6 +60,15 @@ expect 0 $TILE compile $K add_kernel --emit llvm --signature "$SIG" --const BLOC
 if $TILE --version | grep -q "^nvrtc: [0-9]"; then
 	expect 0 $TILE compile $K add_kernel --signature "$SIG" --const BLOCK_SIZE=1024 --target sm_90a
 	has "$tmp/out" "registers, 0 bytes spilled per thread"
+	# line info: the PTX's .loc lines name the kernel's own file and lines
+	# (line 16 of vector_add.tile loads x); --emit cuda stays readable
+	expect 0 $TILE compile $K add_kernel --signature "$SIG" --const BLOCK_SIZE=1024 --target sm_90a --emit ptx
+	grep -q '^[[:space:]]*\.file[[:space:]]*[0-9]* ".*kernels/vector_add.tile"' "$tmp/out" ||
+		fail "the PTX has no .file for kernels/vector_add.tile"
+	fno=$(sed -n 's/^[[:space:]]*\.file[[:space:]]*\([0-9]*\) ".*kernels\/vector_add.tile".*/\1/p' "$tmp/out")
+	grep -q "^[[:space:]]*\.loc[[:space:]]*$fno 16 " "$tmp/out" || fail "the PTX has no .loc for line 16 of vector_add.tile"
+	expect 0 $TILE compile $K add_kernel --signature "$SIG" --const BLOCK_SIZE=1024 --target sm_90a --emit cuda
+	grep -q "^#line" "$tmp/out" && fail "--emit cuda shows #line directives"
 	# TILE_NVRTC_LOG shows each nvrtc run's options and ptxas's log
 	expect 0 env TILE_NVRTC_LOG=1 $TILE compile $K add_kernel --signature "$SIG" \
 		--const BLOCK_SIZE=1024 --target sm_80 --time

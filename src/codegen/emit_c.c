@@ -65,8 +65,30 @@ static void indent(StrBuf *b, int depth)
 		sb_putc(b, '\t');
 }
 
+/* `#line N "file.tile"` before a statement of the nvrtc source: nvrtc
+ * (-lineinfo) turns them into the PTX's .loc directives, so ncu's source view,
+ * compute-sanitizer's reports and cuda-gdb name the kernel's own lines, as
+ * Triton's line info does. Every statement gets one (a directive numbers the
+ * lines after it); --emit cuda shows the source without them. */
+static void line_directive(Ec *e)
+{
+	if (!e->line_info || !e->loc.file)
+		return;
+	sb_printf(&e->body, "#line %d \"", e->loc.line);
+	for (const unsigned char *p = (const unsigned char *)e->loc.file->name; p && *p; p++) {
+		if (*p == '"' || *p == '\\')
+			sb_printf(&e->body, "\\%c", *p);
+		else if (*p < 0x20 || *p >= 0x7f)
+			sb_printf(&e->body, "\\%03o", *p);
+		else
+			sb_putc(&e->body, (char)*p);
+	}
+	sb_puts(&e->body, "\"\n");
+}
+
 void ec_line(Ec *e, const char *fmt, ...)
 {
+	line_directive(e);
 	indent(&e->body, e->depth);
 	va_list ap;
 	va_start(ap, fmt);
@@ -79,6 +101,7 @@ void ec_decl(Ec *e, TpVal v, const char *fmt, ...)
 {
 	char ty[48];
 	ec_type_str(ec_ty(e, v), ty, sizeof ty);
+	line_directive(e);
 	indent(&e->body, e->depth);
 	sb_printf(&e->body, "%s%sv%u = ", ty, ty[strlen(ty) - 1] == '*' ? "" : " ", v);
 	va_list ap;
@@ -481,6 +504,8 @@ static void emit_while(Ec *e, const TpOp *op)
 
 static void emit_op(Ec *e, const TpOp *op)
 {
+	if (op->loc.file && op->loc.line > 0)
+		e->loc = op->loc;
 	switch ((TpOpKind)op->kind) {
 	case TP_FOR: emit_for(e, op); return;
 	case TP_IF: emit_if(e, op); return;
@@ -513,12 +538,14 @@ static void index_defs(Ec *e, const TpBlock *b)
 }
 
 /* The whole translation unit (heap string). one_block: declare one block
- * per SM in the launch bounds even for a light kernel. */
-static char *emit_source(const TpFunc *f, bool one_block)
+ * per SM in the launch bounds even for a light kernel; line_info: #line
+ * directives naming the kernel's source (line_directive). */
+static char *emit_source(const TpFunc *f, bool one_block, bool line_info)
 {
 	Ec e = {0};
 	e.f = f;
 	e.one_block = one_block;
+	e.line_info = line_info;
 	e.arch = f->target.arch ? f->target.arch : 80;
 	e.depth = 1;
 	e.def = xcalloc(f->vals.len + 1, sizeof *e.def);
@@ -646,7 +673,7 @@ static bool spill_retry(const Nvrtc *nv, const TpFunc *f, char **src, long spill
 {
 	if (spill <= 0 || loop_carried_words(f, f->body) >= HEAVY_LOOP_WORDS)
 		return false;
-	char *alt = emit_source(f, true);
+	char *alt = emit_source(f, true, true);
 	NvrtcOutput o1;
 	long spill1 = -1;
 	bool ok = run_nvrtc(nv, f, alt, false, &spill1, &o1, err, errlen);
@@ -731,7 +758,7 @@ bool emit_cuda(const TpFunc *f, EmitWhat what, DiagSink *diags, EmitResult *out)
 	if (f->lanes_per_warp != 32)
 		ice("emit_cuda", "CUDA needs 32 lanes per warp, the thread program has %d",
 		    f->lanes_per_warp);
-	char *src = emit_source(f, false);
+	char *src = emit_source(f, false, what != EMIT_CUDA_SRC);
 	if (what == EMIT_CUDA_SRC) {
 		out->text = src;
 		return true;

@@ -51,6 +51,8 @@ typedef struct Ec {
 	int ntemps;       /* counter for t<N> temporaries */
 	const TpOp **def; /* TpVal -> defining op (NULL for block args / none) */
 	bool one_block;   /* declare __launch_bounds__(threads, 1) whatever the kernel */
+	bool line_info;   /* each statement preceded by `#line N "file"` (for nvrtc) */
+	SrcLoc loc;       /* the source location of the op being emitted */
 } Ec;
 
 /* ---- emit_c.c ---- */
