@@ -200,24 +200,16 @@ static bool sem_scope(Sema *s, Call *c, int si, int ci, int64_t *out)
 	return true;
 }
 
+/* Triton's atom_red_typechecking_impl: fp16 and bf16 only for atomic_add,
+ * no 16-bit integers and nothing narrower than 16 bits; atomic_min/max of a
+ * float only for fp32 and fp64, the bitwise ones only for integers. */
 static bool atomic_dtype_ok(Sema *s, Call *c, AtomicOp op, DType e)
 {
 	bool ok;
-	switch (op) {
-	case ATOM_ADD:
-		ok = e == DT_I32 || e == DT_U32 || e == DT_I64 || e == DT_U64 || e == DT_F16 || e == DT_BF16 || e == DT_F32 ||
-		     e == DT_F64;
-		break;
-	case ATOM_MAX:
-	case ATOM_MIN:
-		ok = e == DT_I32 || e == DT_U32 || e == DT_I64 || e == DT_U64 || e == DT_F16 || e == DT_BF16 || e == DT_F32 ||
-		     e == DT_F64;
-		break;
-	case ATOM_AND:
-	case ATOM_OR:
-	case ATOM_XOR: ok = e == DT_I32 || e == DT_U32 || e == DT_I64 || e == DT_U64; break;
-	default: ok = dtype_bits(e) == 32 || dtype_bits(e) == 64 || e == DT_F16 || e == DT_BF16; break;
-	}
+	if ((e == DT_F16 || e == DT_BF16) && op != ATOM_ADD) ok = false;
+	else if (dtype_bits(e) < 32) ok = e == DT_F16 || e == DT_BF16;
+	else if (op == ATOM_AND || op == ATOM_OR || op == ATOM_XOR) ok = dtype_is_int(e);
+	else ok = dtype_is_int(e) || e == DT_F32 || e == DT_F64;
 	if (!ok) diag_error(s->d, c->loc, "'%s' does not support %s", c->name, dtype_name(e));
 	return ok;
 }

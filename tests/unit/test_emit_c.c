@@ -1198,8 +1198,6 @@ static void test_source_kernels(void)
 	        {"flip", "*fp32:16,*fp32:16,32", NULL},
 	        {"minmax", "*fp32:16,*fp32:16,*fp32:16,i32,16", "atom_fmax_f32"},
 	        {"minmax", "*fp64:16,*fp64:16,*fp64:16,i32,16", "atom_fmin_f64"},
-	        {"minmax", "*fp16:16,*fp16:16,*fp16:16,i32,16", "atom_fmax_f32"},
-	        {"minmax", "*bf16:16,*bf16:16,*bf16:16,i32,16", "atom_fmin_f32"},
 	        /* a loop carrying a 128-register accumulator asks for all the
 	         * registers one block per SM allows; a 32-register one does not */
 	        {"mm_loop", "*fp16:16,*fp16:16,*fp32:16,i32:16,128,128,32", "__launch_bounds__(128, 1)"},
