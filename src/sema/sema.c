@@ -492,6 +492,7 @@ static Value eval_global(Sema *s, ModScope *m, size_t idx, SrcLoc use)
 	switch (g->kind) {
 	case GB_VALUE:
 		if (g->val.kind == V_POISON) {
+			if (g->val.ns == POISON_PY) s->py_errors++;
 			diag_error(s->d, use, "%s", g->val.msg);
 			return v_err();
 		}
@@ -512,6 +513,7 @@ static Value eval_global(Sema *s, ModScope *m, size_t idx, SrcLoc use)
 	g->kind = GB_BUSY;
 	s->global_depth++;
 	size_t ndiags = s->d->diags.len;
+	unsigned py_errors = s->py_errors;
 	size_t saved_limit = m->limit;
 	m->limit = idx ? idx : (size_t)-1;
 	Value v = v_err();
@@ -552,6 +554,7 @@ static Value eval_global(Sema *s, ModScope *m, size_t idx, SrcLoc use)
 		 * an `if` skips, letting f return None */
 		const char *why = s->d->diags.len > ndiags ? s->d->diags.data[ndiags].msg : "an error";
 		g->val = (Value){.kind = V_POISON,
+				 .ns = s->py_errors != py_errors ? POISON_PY : 0,
 				 .msg = arena_printf(s->a, "'%s' could not be evaluated: %s", g->name, why)};
 	}
 	return v;
@@ -570,16 +573,23 @@ static Value eval_global_quiet(Sema *s, ModScope *m, size_t idx, SrcLoc use, boo
 /* A GB_STMT binding (m->limit already hides it and what follows). Host code
  * sema cannot run (a loop over os.environ, a call into torch) leaves the
  * name as it was before the statement, as it was read before statements
- * were run at all; with no earlier binding, the failure is reported. */
+ * were run at all; with no earlier binding, the failure is reported. So is
+ * an error Python raises too (a NameError, 1 / 0): importing the module
+ * fails there, so the earlier value is never what the kernel sees. */
 static Value eval_stmt_binding(Sema *s, ModScope *m, size_t idx)
 {
 	const Global g = m->globals.data[idx];
 	Quiet q;
 	quiet_begin(s, &q);
+	unsigned py_errors = s->py_errors;
 	Value v = exec_module_stmt(s, m, g.stmt, g.name);
 	bool failed = quiet_end(s, &q, NULL) || v.kind == V_ERR;
 	if (!failed && value_holds_ir(v)) failed = true;
 	if (!failed) return v;
+	if (s->py_errors != py_errors) {
+		exec_module_stmt(s, m, g.stmt, g.name); /* again, reporting why */
+		return v_err();
+	}
 	bool found = false;
 	Quiet q2;
 	quiet_begin(s, &q2);
@@ -740,6 +750,18 @@ static Value star_lookup(Sema *s, ModScope *m, size_t idx, const char *name, Src
 	return v;
 }
 
+/* whether m or a scope around it has a `from M import *` of a module tile
+ * could not read (star_lookup poisons it when a lookup passes through) */
+static bool unresolved_star(const ModScope *m)
+{
+	for (; m; m = m->parent)
+		for (size_t i = 0; i < m->globals.len; i++) {
+			const Global *g = &m->globals.data[i];
+			if (g->kind == GB_STAR && (!g->modname || g->val.kind == V_POISON)) return true;
+		}
+	return false;
+}
+
 static Value python_builtin(Sema *s, const char *name, bool *found)
 {
 	int id = builtin_find(name, BF_PY);
@@ -763,6 +785,7 @@ Value lookup_name(Sema *s, Fn *fn, const char *name, SrcLoc loc)
 	if (found) return v;
 	v = python_builtin(s, name, &found);
 	if (found) return v;
+	if (!unresolved_star(fn->mod)) s->py_errors++; /* the name may come from that module */
 	diag_error(s->d, loc, "unknown name '%s'", name);
 	return v_err();
 }

@@ -454,6 +454,7 @@ Value const_binop(Sema *s, AstOp op, Value av, Value bv, SrcLoc loc)
 		return v_str(out);
 	}
 	if (!is_num(a) || !is_num(b)) {
+		s->py_errors++;
 		diag_error(s->d, loc, "unsupported operand types for %s: %s and %s", op_spelling(op), v_describe(s, av),
 			   v_describe(s, bv));
 		return v_err();
@@ -509,6 +510,7 @@ Value const_binop(Sema *s, AstOp op, Value av, Value bv, SrcLoc loc)
 	case OP_BITOR:
 	case OP_BITXOR:
 		if (fl) {
+			s->py_errors++;
 			diag_error(s->d, loc, "unsupported operand types for %s: %s and %s", op_spelling(op), v_describe(s, av),
 				   v_describe(s, bv));
 			return v_err();
@@ -516,6 +518,7 @@ Value const_binop(Sema *s, AstOp op, Value av, Value bv, SrcLoc loc)
 		if (both_bool) return v_bool(op == OP_BITAND ? a.i & b.i : op == OP_BITOR ? a.i | b.i : a.i ^ b.i);
 		if (op == OP_LSHIFT || op == OP_RSHIFT) {
 			if (y.neg) {
+				s->py_errors++;
 				diag_error(s->d, loc, "negative shift count");
 				return v_err();
 			}
@@ -530,6 +533,7 @@ Value const_binop(Sema *s, AstOp op, Value av, Value bv, SrcLoc loc)
 	}
 	return big_value(s, r, ovf, op, loc);
 div_zero:
+	s->py_errors++;
 	diag_error(s->d, loc, "division by zero");
 	return v_err();
 }

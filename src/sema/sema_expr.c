@@ -592,6 +592,7 @@ static Value subscript(Sema *s, Fn *fn, const Expr *e)
 		int64_t i;
 		if (!eval_const_int(s, fn, ix, "tuple index", &i)) return v_err();
 		if (i < -(int64_t)base.n || i >= base.n) {
+			s->py_errors++;
 			diag_error(s->d, ix->loc, "tuple index %lld out of range (size %d)", (long long)i, base.n);
 			return v_err();
 		}

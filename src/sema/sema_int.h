@@ -56,6 +56,7 @@ typedef enum {
 } VKind;
 
 enum { VF_HOST = 1 };      /* V_FUNC.ns */
+enum { POISON_PY = 1 };    /* V_POISON.ns: the name failed on an error Python raises too (Sema.py_errors) */
 enum { AGG_BUILDING = 1 }; /* V_AGG.ns */
 
 typedef enum {
@@ -230,6 +231,10 @@ struct Sema {
 	 * diagnostics were set aside (host code tried quietly) still fails the
 	 * compile, since sema stops doing work past it */
 	const Diag *limit_diag;
+	/* errors Python raises too (NameError, a TypeError or ZeroDivisionError
+	 * of constants, IndexError, a failed assert), counted even when set
+	 * aside: host code that hits one is wrong, not beyond what sema runs */
+	unsigned py_errors;
 };
 
 /* Values a kernel may have after inlining and unrolling: nested

@@ -1204,6 +1204,7 @@ static void exec_assert(Sema *s, Fn *fn, const Stmt *st)
 	if (c.kind == V_ERR) return;
 	if (c.kind != V_TENSOR) {
 		if (c.kind == V_CONST && !const_truthy(c.c)) {
+			s->py_errors++;
 			if (msg) diag_error(s->d, st->test->loc, "assertion failed: %s", msg);
 			else diag_error(s->d, st->test->loc, "assertion failed");
 		}
