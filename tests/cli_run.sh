@@ -171,6 +171,19 @@ for t in cpu cuda-emu; do
 	has "$tmp/err" "the kernel accessed memory outside all of its arguments"
 done
 
+# a write just past an array's end or just before its start lands in its
+# mapping's accessible slack (no fault): still an error naming the argument,
+# not data silently lost when the array is written back
+printf 'import triton\nimport triton.language as tl\n\n\n@triton.jit\ndef k(X, off, n):\n    o = tl.arange(0, 16)\n    tl.store(X + o + off, 2.0, mask=o < n)\n' >"$tmp/slack.tile"
+npy_f32 "$tmp/three.npy" 3 "$ONE"
+for t in cpu cuda-emu; do
+	expect 1 $TILE run "$tmp/slack.tile" k --target $t --grid 1 X=@"$tmp/three.npy" off=0 n=4
+	has "$tmp/err" "the kernel wrote outside argument 'X' (12 bytes), at byte offset 12"
+	expect 1 $TILE run "$tmp/slack.tile" k --target $t --grid 1 X=@"$tmp/three.npy" off=-1 n=3
+	has "$tmp/err" "the kernel wrote outside argument 'X' (12 bytes), at byte offset -4"
+	expect 0 $TILE run "$tmp/slack.tile" k --target $t --grid 1 X=@"$tmp/three.npy" off=0 n=3
+done
+
 # usage errors: exit 2
 expect 2 $TILE run $K add_kernel --grid
 # a float literal is a Python float: a constexpr keeps its double value (0.1,

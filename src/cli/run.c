@@ -163,11 +163,18 @@ static bool parse_literal(const char *s, tile_arg *a)
  * inaccessible pages on both sides, its end (rounded up to 64 bytes) at the
  * end of its pages: a kernel that indexes past an array (a grid or size too
  * big for the data) faults at once, and the handler names the argument,
- * instead of the kernel reading or corrupting other memory silently. The CLI
- * is single-kernel and exits, so the table is a plain static. */
+ * instead of the kernel reading or corrupting other memory silently. The
+ * accessible bytes of the mapping around the array (before it in its first
+ * page, and the rounding after it) hold GUARD_FILL: a write there is lost
+ * data no fault reports, so check_guards looks for it after the launch. The
+ * CLI is single-kernel and exits, so the table is a plain static. */
+enum { GUARD_FILL = 0xa5 };
+
 typedef struct Guard {
 	char *map;
 	size_t maplen, bytes;
+	const char *name; /* the argument's */
+	char *data; /* the array; [map + page, data) and [data + bytes, map + maplen - page) hold GUARD_FILL */
 	char msg[200];
 	size_t msglen;
 } Guard;
@@ -247,10 +254,42 @@ static void *guarded_alloc(const char *name, size_t bytes)
 	                 "check --grid and the sizes passed\n",
 	                 name, bytes);
 	g->msglen = n > 0 && (size_t)n < sizeof g->msg ? (size_t)n : strlen(g->msg);
+	g->name = name;
+	g->data = map + page + pages * page - cap;
+	if (pages)
+		memset(map + page, GUARD_FILL, pages * page);
 	g->map = map;
 	if (slot == nguards)
 		nguards++;
-	return map + page + pages * page - cap;
+	return g->data;
+}
+
+/* After a launch: whether the kernel left the bytes around every array as
+ * guarded_alloc filled them; else an error naming the argument (the write
+ * landed outside the array but inside its mapping, where nothing faults,
+ * and would be lost, or on a GPU corrupt other memory). */
+static bool check_guards(void)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	for (int i = 0; i < nguards; i++) {
+		const Guard *g = &guards[i];
+		if (!g->map || g->maplen <= 2 * page)
+			continue;
+		const unsigned char *lo = (const unsigned char *)g->map + page, *hi = lo + g->maplen - 2 * page;
+		const unsigned char *d = (const unsigned char *)g->data, *e = d + g->bytes;
+		for (const unsigned char *q = lo; q < hi; q++) {
+			if (q == d)
+				q = e;
+			if (q < hi && *q != GUARD_FILL) {
+				fprintf(stderr,
+				        "tile: error: the kernel wrote outside argument '%s' (%zu bytes), at byte offset "
+				        "%td; check --grid and the sizes passed\n",
+				        g->name, g->bytes, q - d);
+				return false;
+			}
+		}
+	}
+	return true;
 }
 
 static void guarded_free(void *p)
@@ -764,6 +803,8 @@ static int launch(tile_context *ctx, tile_module *mod, const char *kernel, const
 			rc = EXIT_USER;
 		}
 		in_launch = 0;
+		if (!rc && !check_guards())
+			rc = EXIT_USER;
 	}
 	tile_kernel_destroy(k);
 	free(typed);
