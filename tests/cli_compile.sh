@@ -236,6 +236,11 @@ has "$tmp/err" "unknown module 'helpers_pkg.sub': no helpers_pkg/sub.py (or .til
 expect 0 env TILE_PATH="$tmp/nonexistent:$tmp/lib" $TILE compile "$tmp/kdir/uses_path.py" k --signature "*fp32,64" --target cpu
 has "$tmp/out" "compiled k"
 
+# a GPU older than Ampere (a T4 is sm_75) is named as too old, not as a
+# spelling tile does not know
+expect 1 $TILE compile $K add_kernel --signature "$SIG" --const BLOCK_SIZE=1024 --target sm_75
+has "$tmp/err" "unknown target 'sm_75' (expected auto, cpu, cuda, cuda-emu or sm_XX with XX >= 80"
+
 # usage errors: exit 2
 expect 2 $TILE compile
 expect 2 $TILE compile $K --emit nonsense

@@ -139,7 +139,8 @@ tile_status api_resolve_target(tile_context *ctx, const char *name, TargetDesc *
 	}
 	if (!target_from_name(name, t))
 		return api_fail(ctx, TILE_ERROR_TARGET,
-		                "unknown target '%s' (expected auto, cpu, cuda, cuda-emu or sm_XX)",
+		                "unknown target '%s' (expected auto, cpu, cuda, cuda-emu or sm_XX with XX >= 80, "
+		                "optionally ending in 'a': tile supports Ampere and newer)",
 		                name);
 	return TILE_OK;
 }
