@@ -541,11 +541,13 @@ static Value b_loop_only(Sema *s, Call *c, int extra)
 			v[0] = v_int(0);
 		}
 		if (c->nrest == 3 && v[2].c.i == 0) {
+			s->py_errors++;
 			diag_error(s->d, c->loc, "'%s' step must not be zero", c->name);
 			return v_err();
 		}
 		uint64_t n = const_range_len(v[0].c, v[1].c, v[2].c);
 		if (n > 65536) {
+			s->py_errors++;
 			diag_error(s->d, c->loc, "'%s' with %llu values is too long to evaluate at compile time", c->name,
 				   (unsigned long long)n);
 			return v_err();

@@ -574,8 +574,9 @@ static Value eval_global_quiet(Sema *s, ModScope *m, size_t idx, SrcLoc use, boo
  * sema cannot run (a loop over os.environ, a call into torch) leaves the
  * name as it was before the statement, as it was read before statements
  * were run at all; with no earlier binding, the failure is reported. So is
- * an error Python raises too (a NameError, 1 / 0): importing the module
- * fails there, so the earlier value is never what the kernel sees. */
+ * an error Python raises too (a NameError, 1 / 0), where importing the module
+ * fails, and a size limit of compile-time values, where Python goes on
+ * (Sema.py_errors): either way the earlier value is not what Python has. */
 static Value eval_stmt_binding(Sema *s, ModScope *m, size_t idx)
 {
 	const Global g = m->globals.data[idx];

@@ -191,6 +191,7 @@ Value str_percent(Sema *s, const char *fmt, Value args, SrcLoc loc)
 		if (!*p || !strchr("diouxXeEfFgGcrsa", *p) || p - st > 16) {
 			err = "unsupported format character in '%' formatting";
 		} else if (width > STR_MAX_LEN || prec > STR_MAX_LEN || b.len > STR_MAX_LEN) {
+			s->py_errors++;
 			diag_error(s->d, loc, "'%%' formatting gives more than %d characters", STR_MAX_LEN);
 			sb_free(&b);
 			return v_err();
@@ -207,11 +208,13 @@ Value str_percent(Sema *s, const char *fmt, Value args, SrcLoc loc)
 	}
 	if (!err && k < n) err = "not all arguments converted during string formatting";
 	if (!err && b.len > STR_MAX_LEN) {
+		s->py_errors++;
 		diag_error(s->d, loc, "'%%' formatting gives more than %d characters", STR_MAX_LEN);
 		sb_free(&b);
 		return v_err();
 	}
 	if (err) {
+		s->py_errors++;
 		diag_error(s->d, loc, "%s", err);
 		sb_free(&b);
 		return v_err();
@@ -331,6 +334,7 @@ static Value big_value(Sema *s, BigInt x, bool ovf, AstOp op, SrcLoc loc)
 {
 	if (!ovf && x.neg && x.mag <= (uint64_t)INT64_MAX + 1) return v_int((int64_t)(0 - x.mag));
 	if (!ovf && !x.neg) return v_uint64(x.mag);
+	s->py_errors++;
 	diag_error(s->d, loc, "integer overflow in %s: the result is outside [-2**63, 2**64)", op_spelling(op));
 	return v_err();
 }
@@ -428,9 +432,11 @@ Value const_binop(Sema *s, AstOp op, Value av, Value bv, SrcLoc loc)
 		if (op == OP_ADD) {
 			size_t len = strlen(a.s ? a.s : "") + strlen(b.s ? b.s : "");
 			if (len > STR_MAX_LEN || !sema_work(s, (int64_t)(len / 64), loc)) {
-				if (len > STR_MAX_LEN)
+				if (len > STR_MAX_LEN) {
+					s->py_errors++;
 					diag_error(s->d, loc, "string concatenation gives %zu characters, more than %d", len,
 						   STR_MAX_LEN);
+				}
 				return v_err();
 			}
 			return v_str(arena_printf(s->a, "%s%s", a.s ? a.s : "", b.s ? b.s : ""));
@@ -444,6 +450,7 @@ Value const_binop(Sema *s, AstOp op, Value av, Value bv, SrcLoc loc)
 		size_t len = strlen(str ? str : "");
 		if (n <= 0 || !len) return v_str("");
 		if ((uint64_t)n > STR_MAX_LEN / len) {
+			s->py_errors++;
 			diag_error(s->d, loc, "string repetition gives more than %d characters", STR_MAX_LEN);
 			return v_err();
 		}

@@ -348,6 +348,7 @@ static bool comp_clause(Sema *s, Fn *fn, const Expr *e, int ci, ValueVec *out, i
 		Value v = eval(s, fn, e->elt);
 		if (v.kind == V_ERR || !sema_work(s, 1, e->loc)) return false;
 		if (out->len >= COMP_MAX_ITEMS) {
+			s->py_errors++;
 			diag_error(s->d, e->loc, "comprehension yields more than %d items", COMP_MAX_ITEMS);
 			return false;
 		}

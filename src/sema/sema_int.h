@@ -231,9 +231,13 @@ struct Sema {
 	 * diagnostics were set aside (host code tried quietly) still fails the
 	 * compile, since sema stops doing work past it */
 	const Diag *limit_diag;
-	/* errors Python raises too (NameError, a TypeError or ZeroDivisionError
-	 * of constants, IndexError, a failed assert), counted even when set
-	 * aside: host code that hits one is wrong, not beyond what sema runs */
+	/* errors after which a statement's result in Python is surely not the
+	 * value its names had before it, counted even when set aside: ones Python
+	 * raises too (NameError, a TypeError or ZeroDivisionError of constants,
+	 * IndexError, a failed assert) and the size limits of compile-time values
+	 * (a 2**64 integer, a string of more than STR_MAX_LEN characters, a long
+	 * range), where Python goes on. Host data sema cannot see (os.environ,
+	 * torch.cuda) is none of these. */
 	unsigned py_errors;
 };
 

@@ -509,6 +509,7 @@ Value binop(Sema *s, AstOp op, Value a, Value b, SrcLoc loc)
 		int64_t n = c.c.u64 ? INT64_MAX : c.c.i < 0 ? 0 : c.c.i;
 		if (!t.n) return t;
 		if (n > 4096 / t.n) {
+			s->py_errors++;
 			diag_error(s->d, loc, "tuple repetition gives %lld items, more than 4096", (long long)n * t.n);
 			return v_err();
 		}
