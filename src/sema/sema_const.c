@@ -508,7 +508,21 @@ Value const_binop(Sema *s, AstOp op, Value av, Value bv, SrcLoc loc)
 		r = big_mod(x, y);
 		break;
 	case OP_POW:
-		if (fl || y.neg) return v_float(pow(as_f(a), as_f(b)));
+		if (fl || y.neg) { /* float ** float, raising as Python does */
+			double u = as_f(a), w = as_f(b), p = pow(u, w);
+			const char *why = NULL;
+			if (u == 0.0 && w < 0.0) why = "0.0 cannot be raised to a negative power";
+			else if (u < 0.0 && isfinite(w) && w != floor(w))
+				why = "a negative number raised to a fractional power is complex";
+			else if (isinf(p) && isfinite(u) && isfinite(w))
+				why = "float ** overflows: the result is out of range";
+			if (why) {
+				s->py_errors++;
+				diag_error(s->d, loc, "%s", why);
+				return v_err();
+			}
+			return v_float(p);
+		}
 		r = big_pow(x, y.mag, &ovf);
 		break;
 	case OP_LSHIFT:
