@@ -393,11 +393,17 @@ static Stmt *parse_global(Parser *p)
 	return s;
 }
 
-/* del/raise: recorded as unsupported, the rest of the statement skipped. */
+/* del/raise: recorded as unsupported, the rest of the statement skipped.
+ * `del NAME` unbinds NAME: host_name says which (a module-level use after it
+ * is an error, as Python's NameError). */
 static Stmt *skip_simple(Parser *p, const char *what)
 {
 	Stmt *s = new_stmt(p, ST_UNSUPPORTED, ps_advance(p).loc);
 	s->what = what;
+	TokKind next = ps_peek(p, 1)->kind;
+	if (!strcmp(what, "del statement") && at(p, TK_NAME) &&
+	    (next == TK_NEWLINE || next == TK_SEMI || next == TK_EOF))
+		s->host_name = cur(p)->name;
 	while (!at(p, TK_NEWLINE) && !at(p, TK_SEMI) && !at(p, TK_EOF) && !at(p, TK_ERROR))
 		ps_advance(p);
 	if (at(p, TK_ERROR))

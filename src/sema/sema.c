@@ -302,9 +302,11 @@ static void scan_stmts(Sema *s, ModScope *m, const Scan *sc, StmtList body)
 			break;
 		case ST_UNSUPPORTED:
 			if (st->host_name) {
+				bool del = !strcmp(st->what, "del statement");
 				Value pv = {.kind = V_POISON,
-					    .msg = arena_printf(s->a, "'%s%s%s' is defined by %s", m->cls ? m->name : "",
-							       m->cls ? "." : "", st->host_name, st->what)};
+					    .msg = arena_printf(s->a, "'%s%s%s' is %s %s%s", m->cls ? m->name : "",
+							       m->cls ? "." : "", st->host_name, del ? "deleted by the" : "defined by",
+							       st->what, del ? arena_printf(s->a, " at line %d", st->loc.line) : "")};
 				add_binding(s, m, sc, (Global){.name = st->host_name, .kind = GB_VALUE, .stmt = st, .val = pv,
 							      .loc = st->loc});
 			}
