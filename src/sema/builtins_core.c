@@ -792,7 +792,7 @@ static Value b_pymath(Sema *s, Call *c, int op)
 	case PM_LOG2: domain = x <= 0, r = log2(x); break;
 	case PM_LOG10: domain = x <= 0, r = log10(x); break;
 	case PM_LOG1P: domain = x <= -1, r = log1p(x); break;
-	case PM_POW: domain = x == 0 && y < 0, r = pow(x, y); break;
+	case PM_POW: domain = (x == 0 && y < 0) || (x < 0 && isfinite(y) && y != floor(y)), r = pow(x, y); break;
 	case PM_FLOOR: case PM_CEIL: case PM_TRUNC: {
 		double f = op == PM_FLOOR ? floor(x) : op == PM_CEIL ? ceil(x) : trunc(x);
 		if (!isfinite(f) || fabs(f) > 9.2e18) {
@@ -802,9 +802,9 @@ static Value b_pymath(Sema *s, Call *c, int op)
 		return v_int((int64_t)f);
 	}
 	case PM_FABS: r = fabs(x); break;
-	case PM_SIN: r = sin(x); break;
-	case PM_COS: r = cos(x); break;
-	case PM_TAN: r = tan(x); break;
+	case PM_SIN: domain = isinf(x), r = sin(x); break;
+	case PM_COS: domain = isinf(x), r = cos(x); break;
+	case PM_TAN: domain = isinf(x), r = tan(x); break;
 	case PM_ASIN: domain = x < -1 || x > 1, r = asin(x); break;
 	case PM_ACOS: domain = x < -1 || x > 1, r = acos(x); break;
 	case PM_ATAN: r = atan(x); break;
@@ -816,8 +816,16 @@ static Value b_pymath(Sema *s, Call *c, int op)
 	case PM_ISFINITE: return v_bool(isfinite(x));
 	case PM_COPYSIGN: r = copysign(x, y); break;
 	}
+	/* Python raises ValueError out of the domain, OverflowError where finite
+	 * arguments give an infinite exp, exp2 or pow */
 	if (domain) {
+		s->py_errors++;
 		diag_error(s->d, c->loc, "%s: math domain error", c->name);
+		return v_err();
+	}
+	if ((op == PM_EXP || op == PM_EXP2 || op == PM_POW) && isinf(r) && isfinite(x) && isfinite(y)) {
+		s->py_errors++;
+		diag_error(s->d, c->loc, "%s: math range error (the result overflows)", c->name);
 		return v_err();
 	}
 	return v_float(r);
