@@ -597,6 +597,30 @@ static LLVMValueRef binop(Em *e, int k, DType d, LLVMValueRef a, LLVMValueRef b,
 	}
 }
 
+/* x / b, x varying and b uniform, for Triton's f32 `/` (div.full.f32 on the
+ * GPU, 2 ulp): one scalar reciprocal and multiplies, as softmax divides a
+ * whole row by its sum (a vector division per register cost 10% of it). b is
+ * scaled by k, a power of two, into the range where 1/b' is a normal float,
+ * and the product scaled back: x * (1/(b k)) * k, within 2 ulp of x / b for
+ * every b (0, subnormal, huge, inf, NaN). */
+static LLVMValueRef div_by_uniform(Em *e, DType d, LLVMValueRef x, LLVMValueRef b)
+{
+	LLVMBuilderRef B = e->B;
+	x = fin(e, x, d);
+	b = fin(e, b, d);
+	LLVMValueRef ab = em_intrinsic(e, "llvm.fabs", &e->t_f32, 1, &b, 1);
+	LLVMValueRef big = LLVMBuildFCmp(B, LLVMRealOGT, ab, LLVMConstReal(e->t_f32, 0x1p126), "");
+	LLVMValueRef small = LLVMBuildFCmp(B, LLVMRealOLT, ab, LLVMConstReal(e->t_f32, 0x1p-126), "");
+	LLVMValueRef k = LLVMBuildSelect(B, big, LLVMConstReal(e->t_f32, 0x1p-64),
+	                                 LLVMBuildSelect(B, small, LLVMConstReal(e->t_f32, 0x1p64),
+	                                                 LLVMConstReal(e->t_f32, 1.0), ""),
+	                                 "");
+	LLVMValueRef r =
+	        LLVMBuildFDiv(B, LLVMConstReal(e->t_f32, 1.0), LLVMBuildFMul(B, b, k, ""), "");
+	LLVMValueRef y = LLVMBuildFMul(B, LLVMBuildFMul(B, x, em_splat(e, r), ""), em_splat(e, k), "");
+	return fout(e, y, d);
+}
+
 static LLVMValueRef cmp(Em *e, int pred, DType d, LLVMValueRef a, LLVMValueRef b)
 {
 	if (dtype_is_float(d)) {
@@ -734,8 +758,14 @@ static const char *const libm_name[MATH_COUNT] = {
 /* Vector f32 exp/exp2 inline (Cephes expf polynomial, about 1 ulp): LLVM 14
  * scalarizes llvm.exp on vectors into one libm call per lane, which made
  * softmax compile 10x slower and run slower. base2: exp2 instead of exp.
- * Handles overflow (inf), underflow through the subnormal range (two-step
- * scaling) and NaN. */
+ * Written for few instructions, since softmax-like kernels are bound by it:
+ * - the clamp keeps NaN (select of an ordered compare), and the clamped range
+ *   makes overflow (inf) and underflow (0, through the subnormals by a
+ *   two-step scaling) come out of the arithmetic itself, with no fix-up;
+ * - round-to-integer by adding 1.5 * 2^23: the sum's low mantissa bits are
+ *   the integer, so no fptosi (poison on NaN in LLVM IR) is needed.
+ * Kept at Cephes's accuracy (Cody-Waite reduction) rather than Triton's GPU
+ * ex2.approx(x * log2e), which loses bits for large |x|: it costs 2 FMAs. */
 static LLVMValueRef vexp_f32(Em *e, LLVMValueRef x, bool base2)
 {
 	LLVMBuilderRef B = e->B;
@@ -746,45 +776,40 @@ static LLVMValueRef vexp_f32(Em *e, LLVMValueRef x, bool base2)
 #define FMA(a, b, c) (fma3[0] = (a), fma3[1] = (b), fma3[2] = (c), \
 		      em_intrinsic(e, "llvm.fmuladd", &ft, 1, fma3, 3))
 	LLVMValueRef fma3[3];
+	/* exp(88.8) and 2^128 overflow to inf; exp(-104) and 2^-151 round to 0 */
 	LLVMValueRef lo = base2 ? CF(-151.0) : CF(-104.0), hi = base2 ? CF(128.0) : CF(88.8);
-	/* clamp as compare-and-select, one max/min instruction each: NaN
-	 * becomes lo (the result is x itself below), never a poison fptosi */
-	LLVMValueRef xc = LLVMBuildSelect(B, LLVMBuildFCmp(B, LLVMRealOGT, x, lo, ""), x, lo, "");
-	xc = LLVMBuildSelect(B, LLVMBuildFCmp(B, LLVMRealOLT, xc, hi, ""), xc, hi, "");
-	LLVMValueRef n, r;
+	LLVMValueRef xc = LLVMBuildSelect(B, LLVMBuildFCmp(B, LLVMRealOLT, x, lo, ""), lo, x, "");
+	xc = LLVMBuildSelect(B, LLVMBuildFCmp(B, LLVMRealOGT, xc, hi, ""), hi, xc, "");
+	LLVMValueRef q = base2 ? xc : LLVMBuildFMul(B, xc, CF(1.44269504088896341), "");
+	LLVMValueRef magic = CF(12582912.0); /* 1.5 * 2^23: |q| < 2^22 rounds to its unit bit */
+	LLVMValueRef t = LLVMBuildFAdd(B, q, magic, "");
+	LLVMValueRef n = LLVMBuildFSub(B, t, magic, "");
+	LLVMValueRef ni = LLVMBuildSub(B, LLVMBuildBitCast(B, t, it, ""), CI(0x4B400000), "");
+	LLVMValueRef r;
 	if (base2) {
-		n = em_intrinsic(e, "llvm.rint", &ft, 1, &xc, 1);
 		r = LLVMBuildFMul(B, LLVMBuildFSub(B, xc, n, ""), CF(0.693147180559945309), "");
 	} else {
-		LLVMValueRef q = LLVMBuildFMul(B, xc, CF(1.44269504088896341), "");
-		n = em_intrinsic(e, "llvm.rint", &ft, 1, &q, 1);
 		r = FMA(n, CF(-0.693359375), xc); /* exact: the constant has 9 bits */
 		r = FMA(n, CF(2.12194440e-4), r);
 	}
+	/* e^r = 1 + r (1 + r P(r)), P Cephes's degree-5 polynomial, by Horner */
 	static const double c[] = {1.9875691500E-4, 1.3981999507E-3, 8.3334519073E-3,
 	                           4.1665795894E-2, 1.6666665459E-1, 5.0000001201E-1};
 	LLVMValueRef p = CF(c[0]);
 	for (int i = 1; i < 6; i++)
 		p = FMA(p, r, CF(c[i]));
-	LLVMValueRef r2 = LLVMBuildFMul(B, r, r, "");
-	p = LLVMBuildFAdd(B, FMA(p, r2, r), CF(1.0), "");
-	LLVMValueRef ni = LLVMBuildFPToSI(B, n, it, "");
+	p = FMA(FMA(p, r, CF(1.0)), r, CF(1.0));
+	/* p * 2^n as p * 2^n1 * 2^n2, each factor a normal float, so that a
+	 * subnormal result is rounded once */
 	LLVMValueRef n1 = LLVMBuildAShr(B, ni, CI(1), ""), n2 = LLVMBuildSub(B, ni, n1, "");
 	LLVMValueRef s1 = LLVMBuildBitCast(
 	        B, LLVMBuildShl(B, LLVMBuildAdd(B, n1, CI(127), ""), CI(23), ""), ft, "");
 	LLVMValueRef s2 = LLVMBuildBitCast(
 	        B, LLVMBuildShl(B, LLVMBuildAdd(B, n2, CI(127), ""), CI(23), ""), ft, "");
-	LLVMValueRef y = LLVMBuildFMul(B, LLVMBuildFMul(B, p, s1, ""), s2, "");
-	LLVMValueRef over =
-	        LLVMBuildFCmp(B, LLVMRealOGT, x, base2 ? CF(127.99999) : CF(88.7228391), "");
-	y = LLVMBuildSelect(B, over, CF(INFINITY), y, "");
-	LLVMValueRef under = LLVMBuildFCmp(B, LLVMRealOLT, x, base2 ? CF(-150.0) : CF(-103.97), "");
-	y = LLVMBuildSelect(B, under, CF(0.0), y, "");
-	LLVMValueRef nan = LLVMBuildFCmp(B, LLVMRealUNO, x, x, "");
 #undef CF
 #undef CI
 #undef FMA
-	return LLVMBuildSelect(B, nan, x, y, "");
+	return LLVMBuildFMul(B, LLVMBuildFMul(B, p, s1, ""), s2, "");
 }
 
 static LLVMValueRef vexp_body(Em *e, LLVMValueRef *params, int n, const void *which)
@@ -1042,6 +1067,12 @@ bool em_arith(Em *e, const TpOp *op)
 	case TP_MAX:
 	case TP_UMULHI: {
 		DType d = (DType)tp_type(e->f, r).dt;
+		if (op->kind == TP_DIV && (d == DT_F32 || d == DT_F16 || d == DT_BF16) &&
+		    !(op->attr.flags & TIR_DIV_RN) && varying_result(e, op) &&
+		    !em_is_vec(em_get(e, op->operands[1]))) {
+			em_set(e, r, div_by_uniform(e, d, opnd(e, op, 0), em_get(e, op->operands[1])));
+			return true;
+		}
 		em_set(e, r, binop(e, op->kind, d, opnd(e, op, 0), opnd(e, op, 1), op->attr.flags));
 		return true;
 	}

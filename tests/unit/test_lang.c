@@ -1839,6 +1839,80 @@ static void test_bucketize(void)
 	}
 }
 
+/* ---- f32 `/` by a uniform divisor: Triton's div.full.f32 (within 2 ulp) ---------
+ * The CPU code takes one reciprocal of the divisor for the whole tile; it must
+ * stay within 2 ulp of x / s for every divisor (0, subnormal, huge, inf, NaN)
+ * and every dividend, and div_rn stays exact. */
+
+static const char div_uniform_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(x_ptr, out_ptr, rn_ptr, sum_ptr, s, BLOCK: tl.constexpr):\n"
+	"    offs = tl.arange(0, BLOCK)\n"
+	"    x = tl.load(x_ptr + offs)\n"
+	"    tl.store(out_ptr + offs, x / s)\n"
+	"    tl.store(rn_ptr + offs, tl.math.div_rn(x, s))\n"
+	"    d = tl.sum(tl.where(offs < 4, x, 0.0))\n" /* a reduction's result: uniform too */
+	"    tl.store(sum_ptr + offs, x / d)\n";
+
+static uint32_t f32_bits(float f)
+{
+	uint32_t u;
+	memcpy(&u, &f, 4);
+	return u;
+}
+
+/* |a - b| in units in the last place, for floats of the same sign */
+static bool within_ulps(float got, float want, uint32_t n)
+{
+	if (isnan(want))
+		return isnan(got);
+	if (isinf(want) || want == 0)
+		return f32_bits(got) == f32_bits(want);
+	if (signbit(got) != signbit(want) || isnan(got))
+		return false;
+	uint32_t a = f32_bits(got) & 0x7fffffff, b = f32_bits(want) & 0x7fffffff;
+	return (a > b ? a - b : b - a) <= n;
+}
+
+static void test_div_uniform(void)
+{
+	enum { B = 64 };
+	static const float divisors[] = {3.0f,  -7.5f,    0.0f,    -0.0f,    INFINITY, -INFINITY, NAN,
+	                                 1e-40f, -1e-45f, 0x1p126f, 0x1.8p126f, 0x1p127f, 3e38f, 0x1p-126f,
+	                                 0.1f,  1e-30f};
+	float x[B], out[B], rn[B], sum[B];
+	uint32_t seed = 7;
+	for (int i = 0; i < B; i++) {
+		seed = seed * 1664525u + 1013904223u;
+		x[i] = ldexpf(1.0f + (float)(seed >> 9) / 8388608.0f, (int)(seed % 200) - 100) *
+		       ((seed & 1) ? -1 : 1);
+	}
+	static const float special[] = {1.0f, 2.0f, 3.0f, 4.0f, 0.0f, -0.0f, INFINITY, -INFINITY,
+	                                NAN, 1e-40f, 3e38f, 0x1p-126f, 1e-45f, 0x1.fffffep127f};
+	memcpy(x, special, sizeof special);
+	for (size_t j = 0; j < sizeof divisors / sizeof *divisors; j++) {
+		float s = divisors[j];
+		tile_arg args[] = {tile_arg_ptr(x, TILE_FP32),  tile_arg_ptr(out, TILE_FP32),
+		                   tile_arg_ptr(rn, TILE_FP32), tile_arg_ptr(sum, TILE_FP32),
+		                   tile_arg_f32(s)};
+		if (!RUN(div_uniform_src, "k", "*fp32,*fp32,*fp32,*fp32,fp32,64", 1, args))
+			return;
+		int bad = 0;
+		float d = x[0] + x[1] + x[2] + x[3];
+		for (int i = 0; i < B; i++) {
+			float want = x[i] / s;
+			bool ok = within_ulps(out[i], want, 2) && f32_bits(rn[i]) == f32_bits(want) &&
+			          within_ulps(sum[i], x[i] / d, 2);
+			if (!ok && bad++ < 3)
+				fprintf(stderr, "  %a / %a: got %a (div_rn %a), want %a\n", (double)x[i],
+				        (double)s, (double)out[i], (double)rn[i], (double)want);
+		}
+		CHECK(bad == 0);
+	}
+}
+
 /* Integer // and % (C semantics, as Triton's sdiv/srem) at the edges: INT_MIN / -1
  * wraps, x % -1 is 0, and a zero divisor gives some value without trapping. Tile
  * divisors and a uniform scalar one, at 32 and 64 bits. */
@@ -3129,6 +3203,7 @@ int main(void)
 		target = targets[t];
 		test_logical();
 		test_int_division();
+		test_div_uniform();
 		test_philox64();
 		test_scalar_index();
 		test_reduce_control();
