@@ -59,6 +59,21 @@ if $TILE --version | grep -q "^nvrtc: [0-9]"; then
 	on=$(spills)
 	[ -n "$on" ] && [ -n "$off" ] && [ "$on" -le "$off" ] ||
 		fail "spills with the prefetch ($on) above those without ($off)"
+	# --emit cuda and --emit thread show the program the cubin was made from:
+	# the one without the prefetch exactly when the cubins are the same
+	expect 0 $TILE compile kernels/matmul.tile matmul_kernel --signature "$msig" --target sm_90a \
+		--emit cubin -o "$tmp/on.cubin"
+	expect 0 env TILE_MMA_PREFETCH=0 $TILE compile kernels/matmul.tile matmul_kernel --signature "$msig" \
+		--target sm_90a --emit cubin -o "$tmp/off.cubin"
+	cmp -s "$tmp/on.cubin" "$tmp/off.cubin" && fell_back=1 || fell_back=0
+	for form in cuda thread; do
+		expect 0 $TILE compile kernels/matmul.tile matmul_kernel --signature "$msig" --target sm_90a --emit $form
+		mv "$tmp/out" "$tmp/on.$form"
+		expect 0 env TILE_MMA_PREFETCH=0 $TILE compile kernels/matmul.tile matmul_kernel --signature "$msig" \
+			--target sm_90a --emit $form
+		cmp -s "$tmp/on.$form" "$tmp/out" && same=1 || same=0
+		[ $same = $fell_back ] || fail "--emit $form does not show the program of the cubin (fell back: $fell_back)"
+	done
 fi
 
 # both ways compute the same product on the CPU running the GPU's program

@@ -51,6 +51,7 @@ static bool check_resources(const CompileRequest *r, const TirFunc *f, const TpF
 			    DiagSink *diags);
 static bool check_size(const TirFunc *f, DiagSink *diags);
 static bool stage_lower(Compilation *c);
+static bool final_program_after_ptxas(const Compilation *c);
 static bool stage_emit(Compilation *c);
 
 static const struct {
@@ -114,7 +115,7 @@ static bool stage_lower(Compilation *c)
 	if (!c->tp)
 		return false;
 	tp_verify(c->tp);
-	if (c->req->dump == DUMP_THREAD) {
+	if (c->req->dump == DUMP_THREAD && !final_program_after_ptxas(c)) {
 		StrBuf b = {0};
 		tp_print(c->tp, &b);
 		c->dump = sb_take(&b);
@@ -127,8 +128,9 @@ static bool stage_lower(Compilation *c)
  * fragments live across the loop's back edge; where ptxas then spills, the
  * thread program is lowered again without it, and that one is kept if it
  * spills less (an fp16 matmul of 128x128x32 tiles with K not a multiple of
- * 16: 60 bytes of spills with it, none without). Only the cubin and PTX forms
- * see ptxas: --emit thread and --emit cuda show the program with the prefetch. */
+ * 16: 60 bytes of spills with it, none without). --emit thread and --emit
+ * cuda build the cubin first to show the program that is kept
+ * (keep_program_without_spills). */
 static void emit_without_prefetch(Compilation *c, EmitWhat what)
 {
 	CompileOptions o = c->opts;
@@ -148,6 +150,28 @@ static void emit_without_prefetch(Compilation *c, EmitWhat what)
 		}
 		c->emitted.seconds_codegen = secs;
 	}
+	diag_free(&quiet);
+}
+
+/* Whether the program to show (--emit thread, --emit cuda) is only known once
+ * ptxas has seen the prefetched one (emit_without_prefetch). */
+static bool final_program_after_ptxas(const Compilation *c)
+{
+	const CompileRequest *r = c->req;
+	return r->target.kind == TARGET_CUDA && c->tp && c->tp->prefetched &&
+	       (r->dump == DUMP_THREAD || r->dump == DUMP_CUDA);
+}
+
+/* Builds the cubin quietly and keeps in c->tp the program it was made from.
+ * Without nvrtc (--emit cuda works without it) the prefetched one stays. */
+static void keep_program_without_spills(Compilation *c)
+{
+	DiagSink quiet;
+	diag_init(&quiet);
+	if (emit_cuda(c->tp, EMIT_BINARY, &quiet, &c->emitted) && c->emitted.spill_bytes > 0)
+		emit_without_prefetch(c, EMIT_BINARY);
+	emit_result_free(&c->emitted);
+	memset(&c->emitted, 0, sizeof c->emitted);
 	diag_free(&quiet);
 }
 
@@ -175,6 +199,16 @@ static bool stage_emit(Compilation *c)
 	if (r->target.kind == TARGET_CPU)
 		ok = emit_llvm(c->tp, what, c->diags, &c->emitted);
 	else if (r->target.kind == TARGET_CUDA) {
+		if (final_program_after_ptxas(c)) {
+			keep_program_without_spills(c);
+			if (r->dump == DUMP_THREAD) {
+				StrBuf b = {0};
+				tp_print(c->tp, &b);
+				c->dump = sb_take(&b);
+				c->stop = true;
+				return true;
+			}
+		}
 		ok = emit_cuda(c->tp, what, c->diags, &c->emitted);
 		if (ok && c->tp->prefetched && c->emitted.spill_bytes > 0)
 			emit_without_prefetch(c, what);
