@@ -878,6 +878,8 @@ static const HostModule host_modules[] = {
         {"packaging", NS_PACKAGING, false, true},
         /* Python's math: module constants such as math.sqrt(2.0 / math.pi) */
         {"math", NS_PYMATH, true, true},
+        /* class T(NamedTuple): value classes of kernels (Triton's test_tuple) */
+        {"typing", NS_TYPING, true, true},
 };
 
 Value resolve_module_path(Sema *s, ModScope *from, const char *dotted, int level, SrcLoc loc)
@@ -1004,6 +1006,20 @@ static bool is_aggregate_decorator(Sema *s, ModScope *c, const Expr *d)
 	return builtin_get(v.builtin)->fn == builtin_get(builtin_find("_aggregate", BF_TL))->fn;
 }
 
+/* whether class c derives from typing.NamedTuple (a direct base, as Python
+ * allows no other way to make one) */
+static bool is_namedtuple_class(Sema *s, ModScope *c)
+{
+	for (int i = 0; i < c->cls->nbases; i++) {
+		Quiet q;
+		quiet_begin(s, &q);
+		Value b = eval_module_expr(s, c->parent, c->cls->bases[i]);
+		bool failed = quiet_end(s, &q, NULL);
+		if (!failed && b.kind == V_NS && b.ns == NS_TYPING_NAMEDTUPLE) return true;
+	}
+	return false;
+}
+
 /* Adds the annotated names of class c (after those of its aggregate bases). */
 typedef VEC(AggField) AggFieldVec;
 
@@ -1026,14 +1042,15 @@ static void agg_collect(Sema *s, ModScope *c, AggFieldVec *out, int depth)
 	}
 }
 
-const AggInfo *class_aggregate(Sema *s, ModScope *c)
+/* Classifies class c once (agg_state) and collects its fields. */
+static void classify_class(Sema *s, ModScope *c)
 {
-	if (!c->cls) return NULL;
 	if (c->agg_state == 0) {
 		c->agg_state = 1;
 		for (int i = 0; i < c->cls->ndecorators; i++)
 			if (is_aggregate_decorator(s, c, c->cls->decorators[i])) c->agg_state = 2;
-		if (c->agg_state == 2) {
+		if (c->agg_state == 1 && is_namedtuple_class(s, c)) c->agg_state = 3;
+		if (c->agg_state >= 2) {
 			AggFieldVec fs = {0};
 			agg_collect(s, c, &fs, 0);
 			c->agg.n = (int)fs.len;
@@ -1041,7 +1058,20 @@ const AggInfo *class_aggregate(Sema *s, ModScope *c)
 			vec_free(&fs);
 		}
 	}
+}
+
+const AggInfo *class_aggregate(Sema *s, ModScope *c)
+{
+	if (!c->cls) return NULL;
+	classify_class(s, c);
 	return c->agg_state == 2 ? &c->agg : NULL;
+}
+
+const AggInfo *class_namedtuple(Sema *s, ModScope *c)
+{
+	if (!c || !c->cls) return NULL;
+	classify_class(s, c);
+	return c->agg_state == 3 ? &c->agg : NULL;
 }
 
 Value module_attr(Sema *s, ModScope *m, const char *name, SrcLoc loc)
@@ -1080,6 +1110,8 @@ static const char *ns_prefix(int ns)
 	case NS_TARGET_INFO: return "tl.target_info";
 	case NS_PACKAGING: return "packaging";
 	case NS_PACKAGING_VERSION: return "packaging.version";
+	case NS_TYPING: return "typing";
+	case NS_TYPING_NAMEDTUPLE: return "typing.NamedTuple";
 	default: return "tl";
 	}
 }
@@ -1182,6 +1214,10 @@ Value ns_attr(Sema *s, int ns, const char *name, SrcLoc loc)
 	case NS_TARGET_INFO:
 		if ((id = builtin_find(arena_printf(s->a, "_target_%s", name), BF_TL)) >= 0) return v_builtin(id, NULL);
 		break;
+	case NS_TYPING:
+		if (!strcmp(name, "NamedTuple")) return (Value){.kind = V_NS, .ns = NS_TYPING_NAMEDTUPLE};
+		diag_error(s->d, loc, "'typing.%s' is not supported in kernels (typing.NamedTuple is)", name);
+		return v_err();
 	case NS_PACKAGING:
 		if (!strcmp(name, "version")) return (Value){.kind = V_NS, .ns = NS_PACKAGING_VERSION};
 		diag_error(s->d, loc, "'packaging.%s' is not supported (packaging.version is)", name);

@@ -95,13 +95,17 @@ static bool check_field(Sema *s, ModScope *cls, const AggField *f, Value v, SrcL
 	return ok;
 }
 
-/* Cls(args) without an __init__: the arguments are the fields, in order or
- * by name; an omitted field takes its default. */
+/* Cls(args) without an __init__, and a NamedTuple's Cls(args): the
+ * arguments are the fields, in order or by name; an omitted field takes its
+ * default. A NamedTuple's fields are not checked against their annotations
+ * (Python does not). */
 static Value auto_init(Sema *s, ModScope *cls, const AggInfo *ai, const Value *args, int nargs, const char **kwn,
 		       const Value *kw, int nkw, SrcLoc loc)
 {
+	bool named = cls->agg_state == 3;
+	const char *what = named ? "namedtuple" : "aggregate";
 	if (nargs > ai->n) {
-		diag_error(s->d, loc, "aggregate '%s' has %d field%s, got %d arguments", cls->name, ai->n,
+		diag_error(s->d, loc, "%s '%s' has %d field%s, got %d arguments", what, cls->name, ai->n,
 			   ai->n == 1 ? "" : "s", nargs);
 		return v_err();
 	}
@@ -114,7 +118,7 @@ static Value auto_init(Sema *s, ModScope *cls, const AggInfo *ai, const Value *a
 	for (int k = 0; k < nkw; k++) {
 		int i = field_index(ai, kwn[k]);
 		if (i < 0) {
-			diag_error(s->d, loc, "aggregate '%s' has no field '%s'", cls->name, kwn[k]);
+			diag_error(s->d, loc, "%s '%s' has no field '%s'", what, cls->name, kwn[k]);
 			return v_err();
 		}
 		if (set[i]) {
@@ -135,9 +139,34 @@ static Value auto_init(Sema *s, ModScope *cls, const AggInfo *ai, const Value *a
 				return v_err();
 			}
 		}
-		ok &= check_field(s, cls, f, items[i], loc);
+		if (!named) ok &= check_field(s, cls, f, items[i], loc);
 	}
-	return ok ? v_agg(s, cls, items, ai->n, 0) : v_err();
+	if (!ok) return v_err();
+	if (!named) return v_agg(s, cls, items, ai->n, 0);
+	Value t = v_tuple(s, items, ai->n);
+	t.mod = cls;
+	return t;
+}
+
+Value nt_construct(Sema *s, ModScope *cls, const Value *args, int nargs, const char **kwn, const Value *kw, int nkw,
+		   SrcLoc loc)
+{
+	return auto_init(s, cls, class_namedtuple(s, cls), args, nargs, kwn, kw, nkw, loc);
+}
+
+/* t.name of a NamedTuple instance: its field, or _fields (the names) */
+Value nt_attr(Sema *s, Value obj, const char *name, SrcLoc loc)
+{
+	const AggInfo *ai = class_namedtuple(s, obj.mod);
+	int i = ai ? field_index(ai, name) : -1;
+	if (i >= 0 && i < obj.n) return obj.items[i];
+	if (ai && !strcmp(name, "_fields")) {
+		Value *names = ARENA_NEWN(s->a, Value, ai->n + 1);
+		for (int k = 0; k < ai->n; k++) names[k] = v_str(ai->fields[k].name);
+		return v_tuple(s, names, ai->n);
+	}
+	diag_error(s->d, loc, "namedtuple '%s' has no attribute '%s'", obj.mod->name, name);
+	return v_err();
 }
 
 bool agg_item_const(Value v, int i)
@@ -214,6 +243,11 @@ void agg_assign_field(Sema *s, Fn *fn, const Expr *t, Value v, SrcLoc loc)
 	Value *cur = t->obj->kind == EX_NAME ? env_find(&fn->env, t->obj->name) : NULL;
 	Value obj = cur ? *cur : eval(s, fn, t->obj);
 	if (obj.kind == V_ERR || v.kind == V_ERR) return;
+	if (obj.kind == V_TUPLE && obj.mod) {
+		diag_error(s->d, t->loc, "cannot assign to field '%s' of namedtuple '%s': a tuple is immutable (build a new one)",
+			   t->attr, obj.mod->name);
+		return;
+	}
 	if (obj.kind != V_AGG) {
 		diag_error(s->d, t->loc, "assignment to an attribute is not supported");
 		return;

@@ -394,6 +394,13 @@ Value call_value(Sema *s, Fn *fn, Value callee, const Value *args, int nargs, co
 	default:
 		if (callee.kind == V_MODULE && class_aggregate(s, callee.mod))
 			return agg_construct(s, callee.mod, args, nargs, kwn, kw, nkw, loc);
+		if (callee.kind == V_MODULE && class_namedtuple(s, callee.mod))
+			return nt_construct(s, callee.mod, args, nargs, kwn, kw, nkw, loc);
+		if (callee.kind == V_NS && callee.ns == NS_TYPING_NAMEDTUPLE) {
+			diag_error(s->d, loc, "typing.NamedTuple is a class base here: write 'class Name(NamedTuple):' "
+				   "with annotated fields");
+			return v_err();
+		}
 		if (callee.kind == V_MODULE && callee.mod->cls)
 			diag_error(s->d, loc, "class '%s' cannot be instantiated in a kernel (its @triton.jit functions are "
 				   "called as '%s.name(...)')", callee.mod->name, callee.mod->name);

@@ -135,9 +135,12 @@ Value get_attr(Sema *s, Value obj, const char *name, SrcLoc loc)
 		if (!strcmp(name, "fn")) return obj;
 		break;
 	case V_TUPLE:
+		if (obj.mod) return nt_attr(s, obj, name, loc);
 		/* a constexpr_function's tuple result is a tl.constexpr: .value is the tuple */
 		if (!strcmp(name, "value") && tuple_is_const(obj)) return obj;
-		break;
+		diag_error(s->d, loc, "tuple has no attribute '%s' (a NamedTuple given to a kernel arrives as a plain "
+			   "tuple, without its field names: index it)", name);
+		return v_err();
 	case V_BLOCKPTR:
 		if (obj.bp->desc) return desc_attr(s, obj, name, loc);
 		/* p.dtype.element_ty: FLA's spelling of the element type before a store */

@@ -68,6 +68,8 @@ typedef enum {
 	NS_ITERTOOLS, /* Python's itertools (product, chain), on constexpr lists: config builders */
 	NS_TARGET_INFO, /* tl.target_info: is_cuda(), cuda_capability_geq(), is_hip*() */
 	NS_PACKAGING, NS_PACKAGING_VERSION, /* packaging.version: parse/Version, for triton.__version__ checks */
+	NS_TYPING, /* Python's typing: NamedTuple, a base of kernel value classes */
+	NS_TYPING_NAMEDTUPLE, /* typing.NamedTuple itself (a class base, never called) */
 } Namespace;
 
 typedef struct BlockPtr BlockPtr;
@@ -163,7 +165,8 @@ struct ModScope {
 			      * resolve there, then in parent; the bodies of its functions see
 			      * parent's names only, as Python's do */
 	bool mro_busy;       /* a lookup through its bases is under way (class A(A)) */
-	signed char agg_state; /* 0: not known yet, 1: a plain class, 2: an @aggregate (agg) */
+	signed char agg_state; /* 0: not known yet, 1: a plain class, 2: an @aggregate (agg),
+	                        * 3: a typing.NamedTuple (agg: its fields) */
 	AggInfo agg;
 	size_t limit;   /* while evaluating global k: only globals before k are visible (0 = all) */
 	int nalts;      /* module-level if/try groups so far */
@@ -403,6 +406,12 @@ Value call_lambda(Sema *s, Value lam, const Value *args, int nargs, const char *
 /* ---- sema_agg.c: @aggregate classes ---- */
 Value v_agg(Sema *s, ModScope *cls, const Value *items, int n, int ns);
 /* cls(args...): runs its __init__ (as Python) or binds the fields in order */
+/* typing.NamedTuple classes (sema_agg.c): an instance is a V_TUPLE whose mod
+ * is the class, so that it is a tuple everywhere and its fields have names */
+const AggInfo *class_namedtuple(Sema *s, ModScope *c);
+Value nt_construct(Sema *s, ModScope *cls, const Value *args, int nargs, const char **kwn, const Value *kw, int nkw,
+		   SrcLoc loc);
+Value nt_attr(Sema *s, Value obj, const char *name, SrcLoc loc);
 Value agg_construct(Sema *s, ModScope *cls, const Value *args, int nargs, const char **kwn, const Value *kw, int nkw,
 		    SrcLoc loc);
 Value agg_attr(Sema *s, Value obj, const char *name, SrcLoc loc);

@@ -261,7 +261,10 @@ static Value unflatten_m(Sema *s, Value t, const ValId *ids, int *pos, bool mate
 		Value *items = ARENA_NEWN(s->a, Value, t.n + 1);
 		for (int i = 0; i < t.n; i++)
 			items[i] = unflatten_m(s, t.items[i], ids, pos, item_materialize(t, i, materialize));
-		return t.kind == V_AGG ? v_agg(s, t.mod, items, t.n, t.ns) : v_tuple(s, items, t.n);
+		if (t.kind == V_AGG) return v_agg(s, t.mod, items, t.n, t.ns);
+		Value r = v_tuple(s, items, t.n);
+		r.mod = t.mod; /* a NamedTuple's class */
+		return r;
 	}
 	case V_BLOCKPTR: {
 		BlockPtr *bp = ARENA_NEW(s->a, BlockPtr);
@@ -660,7 +663,10 @@ static Value map_merge(Sema *s, ValId cond, Value a, Value b, const char *name, 
 			items[i] = map_merge(s, cond, a.items[i], b.items[i], name, loc);
 			if (items[i].kind == V_ERR) return v_err();
 		}
-		return a.kind == V_AGG ? v_agg(s, a.mod, items, a.n, a.ns) : v_tuple(s, items, a.n);
+		if (a.kind == V_AGG) return v_agg(s, a.mod, items, a.n, a.ns);
+		Value r = v_tuple(s, items, a.n);
+		r.mod = a.mod == b.mod ? a.mod : NULL; /* a NamedTuple's class */
+		return r;
 	}
 	bool na = a.kind == V_TENSOR || (a.kind == V_CONST && a.c.kind != CV_STR && a.c.kind != CV_NONE);
 	bool nb = b.kind == V_TENSOR || (b.kind == V_CONST && b.c.kind != CV_STR && b.c.kind != CV_NONE);

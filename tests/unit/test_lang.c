@@ -3068,6 +3068,68 @@ static void test_aggregate(void)
 	CHECK(ok);
 }
 
+/* ---- typing.NamedTuple: a tuple with field names, built in a kernel (Triton's
+ * test_tuple): by keyword in a helper and returned, read by name and by index,
+ * unpacked, len(), carried by a loop, merged by an if, a field's default ------ */
+
+static const char namedtuple_src[] =
+	"from typing import NamedTuple\n"
+	"import triton\n"
+	"import triton.language as tl\n"
+	"class Tensor(NamedTuple):\n"
+	"    ptr: any\n"
+	"    shape: tuple\n"
+	"    stride: tuple\n"
+	"class Pair(NamedTuple):\n"
+	"    a: tl.tensor\n"
+	"    b: tl.tensor\n"
+	"    scale: tl.constexpr = 2\n"
+	"@triton.jit\n"
+	"def make(shape, ptr, stride):\n"
+	"    return Tensor(shape=shape, ptr=ptr, stride=stride)\n"
+	"@triton.jit\n"
+	"def mask_of(T, BM: tl.constexpr, BN: tl.constexpr):\n"
+	"    om = tl.arange(0, BM)\n"
+	"    on = tl.arange(0, BN)\n"
+	"    return (om[:, None] < T.shape[0]) & (on[None, :] < T.shape[1])\n"
+	"@triton.jit\n"
+	"def k(X, Y, P, Q, M, N, sm, sn, BM: tl.constexpr, BN: tl.constexpr):\n"
+	"    T = make((M, N), X, (sm, sn))\n"
+	"    om = tl.arange(0, BM)\n"
+	"    on = tl.arange(0, BN)\n"
+	"    x = tl.load(T.ptr + om[:, None] * T.stride[0] + on[None, :] * T.stride[1], mask=mask_of(T, BM, BN), other=0.0)\n"
+	"    ptr, shape, stride = T\n"
+	"    tl.store(Y + om[:, None] * stride[0] + on[None, :] * stride[1], x * len(T), mask=mask_of(T, BM, BN))\n"
+	"    o = tl.arange(0, BN)\n"
+	"    p = Pair(tl.load(P + o), tl.load(Q + o))\n"
+	"    for i in range(3):\n"
+	"        p = Pair(p.a + p.b, p.b, p.scale)\n"
+	"    if M > 4:\n"
+	"        p = Pair(p.b, p.a)\n"
+	"    tl.static_assert(p._fields[2] == 'scale')\n"
+	"    tl.store(P + o, p.a * p.scale + p[1])\n";
+
+static void test_namedtuple(void)
+{
+	enum { B = 16, M = 10, N = 12 };
+	float x[B * B], y[B * B], p[B], q[B];
+	for (int i = 0; i < B * B; i++)
+		x[i] = (float)i, y[i] = -1;
+	for (int i = 0; i < B; i++)
+		p[i] = (float)i, q[i] = 10.0f + (float)(i % 3);
+	tile_arg args[] = {tile_arg_ptr(x, TILE_FP32), tile_arg_ptr(y, TILE_FP32), tile_arg_ptr(p, TILE_FP32),
+			   tile_arg_ptr(q, TILE_FP32), tile_arg_i32(M), tile_arg_i32(N), tile_arg_i32(B), tile_arg_i32(1)};
+	if (!RUN(namedtuple_src, "k", "*fp32,*fp32,*fp32,*fp32,i32,i32,i32,i32,16,16", 1, args))
+		return;
+	bool ok = true;
+	for (int i = 0; i < B * B; i++)
+		ok &= y[i] == (i / B < M && i % B < N ? 3.0f * x[i] : -1.0f);
+	/* a = p + 3q after the loop; the if swaps: a = q, b = p + 3q, scale 2 */
+	for (int i = 0; i < B; i++)
+		ok &= p[i] == (float)i + 5.0f * (10.0f + (float)(i % 3));
+	CHECK(ok);
+}
+
 /* ---- named expressions (:=): a binding that is also a value, carried by loops --- */
 
 static const char walrus_src[] =
@@ -3259,6 +3321,7 @@ int main(void)
 		test_asm_minmax();
 		test_extra_cuda();
 		test_aggregate();
+		test_namedtuple();
 		test_walrus();
 		test_print_format();
 	}
