@@ -1,6 +1,7 @@
 /* cache.c: the on-disk kernel cache (see cache.h for the format and rules).
  * Every failure here degrades to "no cache"; nothing is fatal. */
 #include "jit/cache.h"
+#include "util/checksum.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -256,19 +257,21 @@ static bool read_all(int fd, void *buf, size_t n)
 	return true;
 }
 
-/* 1 = valid (payload returned), 0 = absent or another format version,
- * -1 = damaged. */
-/* The entry's checksum covers its key too: an entry copied or renamed to
- * another key's file name (or a shared directory mixing them up) is damaged,
- * never another kernel's code run in place of this one. */
+/* The entry's check: the payload's checksum128, seeded with the key, and
+ * the key's first 16 bytes, so that an entry copied or renamed to another
+ * key's file name (or a shared directory mixing them up) is damaged, never
+ * another kernel's code run in place of this one. */
 static void entry_sum(const uint8_t key[32], const void *payload, size_t n, uint8_t out[32])
 {
-	Sha256 s;
-	sha256_init(&s);
-	sha256_update(&s, key, 32);
-	sha256_update(&s, payload, n);
-	sha256_final(&s, out);
+	uint64_t seed = 0;
+	for (int i = 0; i < 4; i++)
+		seed = (seed << 17 | seed >> 47) ^ get_le(key + 8 * i, 8);
+	checksum128(payload, n, seed, out);
+	memcpy(out + 16, key, 16);
 }
+
+/* 1 = valid (payload returned), 0 = absent or another format version,
+ * -1 = damaged. */
 
 static int read_entry(const char *path, const uint8_t key[32], void **payload, size_t *len)
 {

@@ -1,4 +1,4 @@
-/* sha256.h: SHA-256 (FIPS 180-4), for cache keys and entry checksums. */
+/* sha256.h: SHA-256 (FIPS 180-4), for cache keys and source hashes. */
 #ifndef TILE_SHA256_H
 #define TILE_SHA256_H
 

@@ -1,5 +1,6 @@
 /* test_util.c: arena, vectors, string buffers, interning, diagnostics,
- * ice unwinding, read_file, SHA-256 vectors. */
+ * ice unwinding, read_file, SHA-256 vectors, checksum128. */
+#include "util/checksum.h"
 #include "util/sha256.h"
 #include "util/util.h"
 
@@ -260,6 +261,48 @@ static void test_sha256(void)
 	          "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
 }
 
+/* checksum128 (cache entries): pinned values, so that a change of the
+ * function is a deliberate format change (CACHE_FORMAT_VERSION), and every
+ * damage a cache entry can suffer changes it: each bit flip of a 1000-byte
+ * buffer, each truncation, and the seed */
+static void test_checksum(void)
+{
+	static unsigned char buf[1000];
+	for (int i = 0; i < 1000; i++)
+		buf[i] = (unsigned char)(i * 131 + 7);
+	static const struct {
+		size_t n;
+		uint64_t seed;
+		const char *hex;
+	} kat[] = {{0, 0, "14fc59b73a1de1514a6bf2430b4c3fb1"},    {7, 0, "c8e24911eef93e0b4aee3421b245d73e"},
+	           {33, 0, "c561dafd768cec741f0911a7477336ca"},   {1000, 0, "300f3ac44f36f8e9ab2709a7b6e38b28"},
+	           {1000, 42, "c0e8bbea2fb0523106523bc17494749b"}};
+	for (size_t k = 0; k < sizeof kat / sizeof *kat; k++) {
+		uint8_t o[16];
+		char hex[33];
+		checksum128(buf, kat[k].n, kat[k].seed, o);
+		for (int i = 0; i < 16; i++)
+			snprintf(hex + 2 * i, 3, "%02x", o[i]);
+		CHECK_STR(hex, kat[k].hex);
+	}
+	uint8_t ref[16], o[16];
+	checksum128(buf, sizeof buf, 0, ref);
+	int same = 0;
+	for (size_t bit = 0; bit < 8 * sizeof buf; bit++) {
+		buf[bit / 8] ^= (unsigned char)(1u << (bit % 8));
+		checksum128(buf, sizeof buf, 0, o);
+		same += memcmp(o, ref, 16) == 0;
+		buf[bit / 8] ^= (unsigned char)(1u << (bit % 8));
+	}
+	for (size_t n = 0; n < sizeof buf; n++) {
+		checksum128(buf, n, 0, o);
+		same += memcmp(o, ref, 16) == 0;
+	}
+	checksum128(buf, sizeof buf, 1, o);
+	same += memcmp(o, ref, 16) == 0;
+	CHECK(same == 0);
+}
+
 int main(void)
 {
 	test_arena();
@@ -269,6 +312,7 @@ int main(void)
 	test_ice();
 	test_files();
 	test_sha256();
+	test_checksum();
 	if (failures) {
 		printf("%d checks failed\n", failures);
 		return 1;
