@@ -1,6 +1,7 @@
 #!/bin/sh
 # cli_repl.sh: `tile repl` fed a script on stdin: a definition, :emit, :run
-# with --out-dir, an error that does not end the session, :quit.
+# with --out-dir and printing its arrays, an error that does not end the
+# session, :quit.
 . "$(dirname "$0")/cli_lib.sh"
 
 npy_f32 "$tmp/x.npy" 64 '\000\000\200\077'
@@ -19,12 +20,16 @@ def double(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
 :emit tir double --signature *fp32:16,*fp32:16,i32,32
 :run double --grid 2 x_ptr=@$tmp/x.npy out_ptr=@$tmp/o.npy n=64 BLOCK=32 --out-dir $tmp/res
 :run double --grid 2 x_ptr=@$tmp/x.npy
+:run double --grid 1 x_ptr=@$tmp/x.npy out_ptr=@$tmp/o.npy n=3 BLOCK=32
 :quit
 EOT
 # one :run fails (missing arguments): exit 1, but the session goes on
 expect 1 $TILE repl <"$tmp/script"
 has "$tmp/out" "double"
 has "$tmp/err" "out_ptr"
+# :run prints the arrays after the run (a fresh o.npy each time: 3 doubled)
+has "$tmp/out" "out_ptr: fp32[64]"
+has "$tmp/out" "[2., 2., 2., 0., 0.,"
 if [ -f "$tmp/res/out_ptr.npy" ]; then
 	printf '\000\000\000\100%.0s' $(seq 1 64) >"$tmp/want.bin"
 	tail -c 256 "$tmp/res/out_ptr.npy" | cmp -s - "$tmp/want.bin" || fail "out_ptr.npy has the wrong data"

@@ -26,6 +26,21 @@ else
 	fail "--out-dir did not write output_ptr.npy"
 fi
 
+# --print: every array after the run, as NumPy prints it (past 1000
+# elements, the first and last 3)
+expect 0 $TILE run $K add_kernel --grid 4 --print x_ptr=@"$tmp/x.npy" y_ptr=@"$tmp/y.npy" \
+	output_ptr=@"$tmp/o.npy" n_elements=1000 BLOCK_SIZE=256
+printf 'x_ptr: fp32[1024]\n[1., 1., 1., ..., 1., 1., 1.]\n' >"$tmp/want.txt"
+printf 'y_ptr: fp32[1024]\n[2., 2., 2., ..., 2., 2., 2.]\n' >>"$tmp/want.txt"
+printf 'output_ptr: fp32[1024]\n[3., 3., 3., ..., 0., 0., 0.]\n' >>"$tmp/want.txt"
+cmp -s "$tmp/want.txt" "$tmp/out" || { fail "--print of 1024 elements"; sed 's/^/    /' "$tmp/out"; }
+npy_f32 "$tmp/x4.npy" 4 "$ONE"
+npy_f32 "$tmp/o4.npy" 4 "$ZERO"
+expect 0 $TILE run $K add_kernel --grid 1 --print x_ptr=@"$tmp/x4.npy" y_ptr=@"$tmp/x4.npy" \
+	output_ptr=@"$tmp/o4.npy" n_elements=3 BLOCK_SIZE=4
+has "$tmp/out" "output_ptr: fp32[4]"
+has "$tmp/out" "[2., 2., 2., 0.]"
+
 # a tuple parameter (Triton's launcher takes x.stride() as one argument):
 # NAME=(1000, 3.0), each element specialized as a parameter of its own
 cat >"$tmp/tup.tile" <<'EOF'

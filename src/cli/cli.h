@@ -4,7 +4,8 @@
  *   compile.c  tile compile (dumps and binaries, through the driver)
  *   run.c      tile run, and argument binding shared with the REPL
  *   repl.c     tile repl
- *   cache.c    tile cache ls|clear
+ *   cache_cmd.c tile cache ls|clear
+ *   print_array.c  arrays as NumPy prints them (tile run --print, :run)
  *
  * Exit status: 0 success, 1 user error (diagnostics, bad arguments or data),
  * 2 usage error (unknown option, missing operand).
@@ -14,9 +15,11 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "api/api.h"
 #include "tile.h"
+#include "util/npy.h"
 
 enum { EXIT_USER = 1, EXIT_USAGE = 2 };
 
@@ -42,10 +45,13 @@ void cli_report(tile_context *ctx);
 tile_status cli_context(const CommonOpts *o, tile_context **ctx);
 
 /* Runs KERNEL of mod with the tile-run arguments in argv[0..argc): --grid,
- * --num-warps, --num-stages, --out-dir and NAME=VALUE bindings. Returns an
- * exit status. */
+ * --num-warps, --num-stages, --out-dir, --print and NAME=VALUE bindings;
+ * print: as if --print were given. Returns an exit status. */
 int cli_run_kernel(tile_context *ctx, tile_module *mod, const char *kernel, int argc, char **argv,
-                   const CommonOpts *base);
+                   const CommonOpts *base, bool print);
+/* a as NumPy prints it, after a "NAME: dtype[shape]" line (print_array.c);
+ * view: the dtype the kernel saw its elements as */
+void cli_print_array(FILE *out, const char *name, const NpyArray *a, tile_dtype view);
 /* Compiles or dumps: the work behind `tile compile` after option parsing. */
 int cli_dump(tile_context *ctx, tile_module *mod, const char *kernel, const char *emit,
              const char *signature, const char **consts, int nconsts, const CommonOpts *o,

@@ -172,7 +172,7 @@ static bool command(Repl *r, char *line)
 		if (n < 2) {
 			cli_usage_error(":run KERNEL --grid X ARGS...");
 			rc = EXIT_USAGE;
-		} else if ((rc = cli_run_kernel(r->ctx, r->mod, tok[1], n - 2, tok + 2, &r->co)) ==
+		} else if ((rc = cli_run_kernel(r->ctx, r->mod, tok[1], n - 2, tok + 2, &r->co, true)) ==
 		                   0 &&
 		           r->tty) {
 			printf("ok\n");

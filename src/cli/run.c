@@ -35,6 +35,7 @@ typedef struct BoundArg {
 	tile_arg arg;
 	bool is_array;
 	NpyArray npy;
+	tile_dtype dtype;  /* the elements as the kernel sees them (a :bf16 view's) */
 	tile_buffer *buf;  /* GPU targets */
 	void *host;        /* host targets: the array in a guarded mapping */
 	/* NAME=@file.npy:desc[B0,B1]: the array as a host tensor descriptor */
@@ -49,6 +50,7 @@ typedef struct BoundArg {
 typedef struct RunCfg {
 	uint32_t grid[3];
 	const char *out_dir;
+	bool print; /* --print: every array after the run, on stdout */
 	tile_kernel_options kopt;
 	Binding *binds;
 	int nbinds;
@@ -436,6 +438,7 @@ static int load_array(tile_context *ctx, const Binding *b, BoundArg *out)
 		        b->name, out->npy.dtype, b->value + 1);
 		return EXIT_USER;
 	}
+	out->dtype = d;
 	if (host_target(ctx)) {
 		if (nguards == MAX_GUARDS) {
 			fprintf(stderr, "tile: error: argument '%s': more than %d array arguments\n", b->name,
@@ -621,6 +624,8 @@ static int parse_run_opts(int argc, char **argv, RunCfg *c)
 			if (r < 0)
 				return EXIT_USAGE;
 			c->out_dir = v;
+		} else if (strcmp(argv[i], "--print") == 0) {
+			c->print = true;
 		} else if ((r = cli_common_opt(argc, argv, &i, &co)) != 0) {
 			if (r < 0)
 				return EXIT_USAGE;
@@ -742,13 +747,9 @@ static int bind_all(tile_context *ctx, tile_module *mod, const char *kernel, con
 
 /* ---- running ------------------------------------------------------------------------------ */
 
-static int write_outputs(const char *dir, const tile_param_info *p, BoundArg *args, int n,
-                         tile_context *ctx)
+/* The arrays after the run, back in their NpyArray */
+static int fetch_outputs(BoundArg *args, int n, tile_context *ctx)
 {
-	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-		fprintf(stderr, "tile: error: cannot create '%s': %s\n", dir, strerror(errno));
-		return EXIT_USER;
-	}
 	for (int i = 0; i < n; i++) {
 		if (!args[i].is_array)
 			continue;
@@ -760,6 +761,19 @@ static int write_outputs(const char *dir, const tile_param_info *p, BoundArg *ar
 			cli_report(ctx);
 			return EXIT_USER;
 		}
+	}
+	return 0;
+}
+
+static int write_outputs(const char *dir, const tile_param_info *p, BoundArg *args, int n)
+{
+	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+		fprintf(stderr, "tile: error: cannot create '%s': %s\n", dir, strerror(errno));
+		return EXIT_USER;
+	}
+	for (int i = 0; i < n; i++) {
+		if (!args[i].is_array)
+			continue;
 		StrBuf path = {0};
 		sb_printf(&path, "%s/%s.npy", dir, p[i].name);
 		char err[256];
@@ -812,9 +826,9 @@ static int launch(tile_context *ctx, tile_module *mod, const char *kernel, const
 }
 
 int cli_run_kernel(tile_context *ctx, tile_module *mod, const char *kernel, int argc, char **argv,
-                   const CommonOpts *base)
+                   const CommonOpts *base, bool print)
 {
-	RunCfg c = {0};
+	RunCfg c = {.print = print};
 	if (base) {
 		c.kopt.num_warps = base->num_warps;
 		c.kopt.num_stages = base->num_stages;
@@ -832,8 +846,13 @@ int cli_run_kernel(tile_context *ctx, tile_module *mod, const char *kernel, int 
 		rc = bind_all(ctx, mod, kernel, &c, args, &nargs);
 	if (!rc)
 		rc = launch(ctx, mod, kernel, &c, args, nargs);
+	if (!rc && (c.out_dir || c.print))
+		rc = fetch_outputs(args, nargs, ctx);
+	for (int i = 0; !rc && c.print && i < nargs; i++)
+		if (args[i].is_array)
+			cli_print_array(stdout, p[i].name, &args[i].npy, args[i].dtype);
 	if (!rc && c.out_dir)
-		rc = write_outputs(c.out_dir, p, args, nargs, ctx);
+		rc = write_outputs(c.out_dir, p, args, nargs);
 	for (int i = 0; i < np; i++) {
 		if (args[i].arg.kind == TILE_ARG_STR && find_binding(&c, p[i].name))
 			free((char *)args[i].arg.str);
@@ -866,6 +885,8 @@ int cmd_run(int argc, char **argv)
 		    strncmp(a, "--emulate", 9) == 0) {
 			r = cli_common_opt(argc, argv, &i, &co);
 			rc = r < 0 ? EXIT_USAGE : 0;
+		} else if (strcmp(a, "--print") == 0) {
+			rest[nrest++] = argv[i];
 		} else if (strcmp(a, "--grid") == 0 || strcmp(a, "--out-dir") == 0 ||
 		           strcmp(a, "--num-warps") == 0 || strcmp(a, "--num-stages") == 0) {
 			rest[nrest++] = argv[i];
@@ -897,7 +918,7 @@ int cmd_run(int argc, char **argv)
 	if (!rc && !kernel && !(kernel = cli_default_kernel(mod)))
 		rc = EXIT_USAGE;
 	if (!rc)
-		rc = cli_run_kernel(ctx, mod, kernel, nrest, rest, &co);
+		rc = cli_run_kernel(ctx, mod, kernel, nrest, rest, &co, false);
 	tile_module_destroy(mod);
 	tile_context_destroy(ctx);
 	free(rest);
