@@ -2,7 +2,7 @@
  *
  * Kernel source is typed as is; a blank line ends a definition, which is
  * added to everything defined so far (so helpers stay visible). Commands:
- *   :run KERNEL --grid X[,Y[,Z]] [--out-dir DIR] NAME=VALUE...   (as tile run)
+ *   :run KERNEL --grid X[,Y[,Z]] [--out-dir DIR] NAME=VALUE...   (as tile run --print)
  *   :emit FORM [KERNEL] [--signature SIG] [--const NAME=V]...    (as tile compile --emit)
  *   :kernels   :source   :reset   :help   :quit
  * Reads stdin to its end (prompts only on a terminal). Exits 0, or 1 when
@@ -27,7 +27,7 @@ typedef struct Repl {
 } Repl;
 
 static const char repl_help[] = "type kernel source, then a blank line to define it; commands:\n"
-                                "  :run KERNEL --grid X[,Y[,Z]] [--out-dir DIR] NAME=VALUE...\n"
+                                "  :run KERNEL --grid X[,Y[,Z]] [--out-dir DIR] NAME=VALUE...   (prints the arrays after)\n"
                                 "  :emit FORM [KERNEL] [--signature SIG] [--const NAME=V]...   "
                                 "FORM: ast tir layout thread llvm asm cuda ptx\n"
                                 "  :kernels   :source   :reset   :help   :quit\n";
