@@ -576,7 +576,9 @@ static tile_status desc_spec(tile_context *ctx, const KernelParamInfo *p, const 
 }
 
 /* A tuple argument: each element specialized as a runtime parameter of its own
- * (`(i32:16, i32:1)` in a signature), None, strings and dtypes as constants. */
+ * (`(i32:16, i32:1)` in a signature), None, strings and dtypes as constants;
+ * for a constexpr parameter (Triton's `shape: tl.constexpr` given x.shape)
+ * every element is a constant. */
 static tile_status tuple_spec(tile_context *ctx, const KernelParamInfo *p, const tile_tuple *t,
                               Arena *arena, SpecArg *out)
 {
@@ -584,11 +586,6 @@ static tile_status tuple_spec(tile_context *ctx, const KernelParamInfo *p, const
 	if (!t || (t->len && !t->elems))
 		return api_fail(ctx, TILE_ERROR_INVALID_ARGUMENT,
 		                "argument '%s': a tuple argument needs its tile_tuple and elements",
-		                p->name);
-	if (p->is_constexpr)
-		return api_fail(ctx, TILE_ERROR_INVALID_ARGUMENT,
-		                "constexpr parameter '%s': tuple constants are not supported; give "
-		                "the kernel its elements as separate parameters",
 		                p->name);
 	if (t->len == 0) { /* `()`: no runtime element, a constant */
 		out->is_const = true;
@@ -608,7 +605,7 @@ static tile_status tuple_spec(tile_context *ctx, const KernelParamInfo *p, const
 			                "argument '%s': element %zu of the tuple is a %s; elements are "
 			                "scalars, pointers, None, strings or dtypes",
 			                p->name, j + 1, e->kind == TILE_ARG_TUPLE ? "tuple" : "tensor descriptor");
-		bool constant = e->kind == TILE_ARG_STR || e->kind == TILE_ARG_DTYPE;
+		bool constant = p->is_constexpr || e->kind == TILE_ARG_STR || e->kind == TILE_ARG_DTYPE;
 		elem.is_constexpr = constant;
 		tile_status st = api_spec_from_arg(ctx, &elem, e, arena, &items[j]);
 		if (st != TILE_OK)

@@ -284,9 +284,18 @@ static int parse_sig(const char *sig, const KernelInfo *k, Arena *a, SpecArg **o
 			args[i].empty_tuple = true;
 			continue;
 		}
-		if (!p->is_constexpr && e[0] == '(' && e[len - 1] == ')') {
+		if (e[0] == '(' && e[len - 1] == ')') {
 			if (!parse_tuple_entry(e, a, p->name, &args[i], err, errlen))
 				return -1;
+			/* a constexpr takes a tuple of constants (`shape: tl.constexpr` given x.shape) */
+			for (int j = 0; p->is_constexpr && j < args[i].tuple_len; j++)
+				if (!args[i].tuple[j].is_const) {
+					snprintf(err, errlen,
+						 "signature entry '%s' for constexpr parameter '%s' is not a constant "
+						 "(element %d is a type)",
+						 e, p->name, j + 1);
+					return -1;
+				}
 			continue;
 		}
 		char *typebuf = arena_strdup(a, e); /* parse_type_entry writes into it */

@@ -2397,7 +2397,10 @@ static bool bind_kernel_params(Sema *s, Fn *fn, const FuncDef *def, const SpecAr
 				continue;
 			}
 		} else if (i < nargs) {
-			if (cexpr) {
+			/* a tuple of constants is a constexpr (Triton's `shape: tl.constexpr` given x.shape) */
+			bool const_tuple = args[i].tuple_len > 0;
+			for (int j = 0; j < args[i].tuple_len; j++) const_tuple &= args[i].tuple[j].is_const;
+			if (cexpr && !const_tuple) {
 				diag_error(s->d, p->loc, "'%s' is a constexpr parameter but got a runtime argument", p->name);
 				ok = false;
 				continue;

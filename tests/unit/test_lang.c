@@ -1241,7 +1241,7 @@ static void test_tuple_args_typed(void)
 		      strstr(tile_errmsg(ctx), "'strides' is a tuple"));
 		args[2] = tile_arg_tuple(&str_t);
 	}
-	/* elements are not tuples; a constexpr takes no tuple */
+	/* elements are not tuples; a constexpr's tuple holds constants */
 	tile_kernel *bad = NULL;
 	tile_arg nested_e[] = {tile_arg_tuple(&str_t), tile_arg_i32(1)};
 	tile_tuple nested_t = {nested_e, 2};
@@ -1249,10 +1249,62 @@ static void test_tuple_args_typed(void)
 	CHECK(m && tile_kernel_get_typed(m, "k", args, 6, NULL, &bad) == TILE_ERROR_INVALID_ARGUMENT &&
 	      strstr(tile_errmsg(ctx), "element 1 of the tuple is a tuple"));
 	args[2] = tile_arg_tuple(&str_t);
-	args[5] = tile_arg_tuple(&shp_t);
+	args[5] = tile_arg_tuple(&src_t);
 	CHECK(m && tile_kernel_get_typed(m, "k", args, 6, NULL, &bad) == TILE_ERROR_INVALID_ARGUMENT &&
-	      strstr(tile_errmsg(ctx), "tuple constants are not supported"));
+	      strstr(tile_errmsg(ctx), "needs a constant"));
 	tile_kernel_destroy(k);
+	tile_module_destroy(m);
+	tile_context_destroy(ctx);
+}
+
+/* A tuple of constants for a constexpr parameter (Triton's test_tuple
+ * passing_tuple_with_constexpr: `shape: tl.constexpr` given x.shape), from C
+ * values and from a signature */
+static const char const_tuple_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(X, shape: tl.constexpr, strides, m_n):\n"
+	"    Xs = X + tl.arange(0, shape[0])[:, None] * strides[0] + tl.arange(0, shape[1])[None, :] * strides[1]\n"
+	"    data = tl.load(Xs)\n"
+	"    for i in tl.range(0, m_n[1]):\n"
+	"        data = m_n[0] * data\n"
+	"    tl.store(Xs, data)\n";
+
+static void test_const_tuple_param(void)
+{
+	enum { R = 4, C = 8 };
+	int32_t x[R * C];
+	for (int i = 0; i < R * C; i++)
+		x[i] = i - 5;
+	tile_arg shape_e[] = {tile_arg_i32(R), tile_arg_i32(C)}, str_e[] = {tile_arg_i32(C), tile_arg_i32(1)},
+		 mn_e[] = {tile_arg_i32(2), tile_arg_i32(3)};
+	tile_tuple shape_t = {shape_e, 2}, str_t = {str_e, 2}, mn_t = {mn_e, 2};
+	tile_arg args[] = {tile_arg_ptr(x, TILE_I32), tile_arg_tuple(&shape_t), tile_arg_tuple(&str_t),
+			   tile_arg_tuple(&mn_t)};
+	tile_context_options o = {0};
+	o.target = target;
+	tile_context *ctx = NULL;
+	tile_module *m = NULL;
+	tile_kernel *k = NULL;
+	uint32_t g[3] = {1, 1, 1};
+	bool ok = tile_context_create(&ctx, &o) == TILE_OK &&
+		  tile_module_load_source(ctx, "t.py", const_tuple_src, strlen(const_tuple_src), &m) == TILE_OK &&
+		  tile_kernel_get_typed(m, "k", args, 4, NULL, &k) == TILE_OK && tile_launch(k, g, args, 4, NULL) == TILE_OK;
+	if (!ok)
+		fprintf(stderr, "  %s\n", ctx ? tile_errmsg(ctx) : "no context");
+	for (int i = 0; ok && i < R * C; i++)
+		ok = x[i] == 8 * (i - 5);
+	CHECK(ok);
+	tile_kernel_destroy(k);
+	/* the same from a signature; a type among a constexpr's elements is an error */
+	tile_kernel *k2 = NULL;
+	ok = m && tile_kernel_get(m, "k", "*i32,(4,8),(i32,i32:1),(i32,i32)", NULL, &k2) == TILE_OK;
+	CHECK(ok);
+	tile_kernel_destroy(k2);
+	k2 = NULL;
+	CHECK(m && tile_kernel_get(m, "k", "*i32,(4,i32),(i32,i32:1),(i32,i32)", NULL, &k2) != TILE_OK &&
+	      strstr(tile_errmsg(ctx), "element 2 is a type"));
 	tile_module_destroy(m);
 	tile_context_destroy(ctx);
 }
@@ -3281,7 +3333,7 @@ int main(void)
 		test_gather();
 		test_one_hot_sum();
 		test_batched_dot();
-	test_scratch_over_pipeline_buffers();
+		test_scratch_over_pipeline_buffers();
 		test_host_descriptors();
 		test_inline_asm();
 		test_inline_asm_bits();
@@ -3291,7 +3343,8 @@ int main(void)
 		test_dot_scaled_groups();
 		test_dot_scaled_nan();
 		test_tuple_params();
-	test_tuple_args_typed();
+		test_tuple_args_typed();
+		test_const_tuple_param();
 		test_spec_keys();
 		test_small_dot();
 		test_masked_dot();
