@@ -13,12 +13,12 @@
  * and code generation for the host CPU.
  */
 #include "codegen/emit_llvm_internal.h"
+#include "util/llvm_targets.h"
 
 #include <llvm-c/Analysis.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
 #include <llvm-c/Transforms/PassBuilder.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -527,14 +527,6 @@ static void build_function(Em *e)
 
 /* ---- backend ------------------------------------------------------------------------ */
 
-static pthread_once_t llvm_once = PTHREAD_ONCE_INIT;
-static void llvm_init(void)
-{
-	LLVMInitializeNativeTarget();
-	LLVMInitializeNativeAsmPrinter();
-	LLVMInitializeNativeAsmParser();
-}
-
 static LLVMTargetMachineRef host_tm(LLVMCodeGenOptLevel level, char **err)
 {
 	char *triple = LLVMGetDefaultTargetTriple();
@@ -963,7 +955,7 @@ bool emit_llvm_with(const TpFunc *f, EmitWhat what, const EmitCpuOptions *o, Dia
 		diag_error(diags, (SrcLoc){0}, "the cpu target cannot emit this form");
 		return false;
 	}
-	pthread_once(&llvm_once, llvm_init);
+	llvm_targets_init();
 	Em e = {0};
 	e.f = f;
 	e.lanes = f->lanes_per_warp > 0 ? f->lanes_per_warp : 1;

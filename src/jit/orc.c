@@ -8,6 +8,7 @@
 #include "jit/orc.h"
 
 #include "jit/rt_async.h"
+#include "util/llvm_targets.h"
 #include "util/util.h"
 
 #include <llvm-c/Core.h>
@@ -28,13 +29,6 @@ struct OrcJit {
 	unsigned loads;
 };
 
-static pthread_once_t orc_once = PTHREAD_ONCE_INIT;
-static void orc_init(void)
-{
-	LLVMInitializeNativeTarget();
-	LLVMInitializeNativeAsmPrinter();
-}
-
 static void set_err(char *err, size_t n, const char *what, LLVMErrorRef e)
 {
 	char *m = e ? LLVMGetErrorMessage(e) : NULL;
@@ -46,7 +40,7 @@ static void set_err(char *err, size_t n, const char *what, LLVMErrorRef e)
 
 OrcJit *orc_create(char *err, size_t n)
 {
-	pthread_once(&orc_once, orc_init);
+	llvm_targets_init();
 	OrcJit *j = calloc(1, sizeof *j);
 	if (!j) {
 		if (err && n)
