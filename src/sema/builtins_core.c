@@ -97,11 +97,17 @@ static Value b_zeros(Sema *s, Call *c, int extra)
 	Type dt = type_scalar(DT_F32);
 	if (!arg_shape(s, c, 0, shape, &rank)) return v_err();
 	int di = extra ? 2 : 1; /* full(shape, value, dtype) */
-	if (c->has[di] && !v_is_none(c->a[di]) && !arg_dtype(s, c, di, &dt)) return v_err();
 	if (extra && !c->has[di]) {
 		diag_error(s->d, c->loc, "'tl.full' is missing argument 'dtype'");
 		return v_err();
 	}
+	/* Triton raises "dtype must be specified when value is not a tensor" */
+	if (c->has[di] && v_is_none(c->a[di])) {
+		diag_error(s->d, c->at[di], "the dtype of %s must be a dtype (tl.float32, ...), not None",
+			   extra ? "tl.full" : "tl.zeros");
+		return v_err();
+	}
+	if (c->has[di] && !arg_dtype(s, c, di, &dt)) return v_err();
 	return full_impl(s, rank, shape, extra ? c->a[1] : v_int(0), dt, c->loc);
 }
 
@@ -992,8 +998,18 @@ static Value emit_print(Sema *s, Call *c, const char *prefix, const Value *vals,
 static Value b_device_print(Sema *s, Call *c, int extra)
 {
 	(void)extra;
+	/* Triton asserts the prefix is a str of printable ASCII characters */
+	if (v_is_none(c->a[0])) {
+		diag_error(s->d, c->at[0], "the prefix of tl.device_print must be a string, not None (use '')");
+		return v_err();
+	}
 	const char *prefix = arg_str(s, c, 0);
 	if (!prefix) return v_err();
+	for (const unsigned char *p = (const unsigned char *)prefix; *p; p++)
+		if (*p > 126 || (*p < 32 && !strchr(" \t\n\r\v\f", *p))) {
+			diag_error(s->d, c->at[0], "the prefix of tl.device_print must be printable ASCII");
+			return v_err();
+		}
 	bool hex = false; /* slot 2: slot 1 is *args */
 	if (c->has[2] && !arg_bool(s, c, 2, &hex)) return v_err();
 	return emit_print(s, c, prefix, c->rest, c->rest_at, c->nrest, hex);

@@ -251,6 +251,7 @@ static const char prelude_text[] =
     "    return v.to(bits.dtype).to(x.dtype, bitcast=True)\n"
     "\n"
     "def sort(x, dim: tl.constexpr = None, descending: tl.constexpr = 0):\n"
+    "    tl.static_assert(not x.dtype.is_ptr(), \"tl.sort sorts numbers, not pointers\")\n"
     "    last: tl.constexpr = len(x.shape) - 1\n"
     "    d: tl.constexpr = last if dim is None else (dim + len(x.shape) if dim < 0 else dim)\n"
     "    tl.static_assert(d == last, \"tl.sort sorts along the last dimension only\")\n"
@@ -262,6 +263,7 @@ static const char prelude_text[] =
     /* tl.bitonic_merge: the last stage of the sort, a bitonic sequence (rising
      * then falling, or the reverse) merged into ascending or descending order */
     "def bitonic_merge(x, dim: tl.constexpr = None, descending: tl.constexpr = 0):\n"
+    "    tl.static_assert(not x.dtype.is_ptr(), \"tl.bitonic_merge merges numbers, not pointers\")\n"
     "    last: tl.constexpr = len(x.shape) - 1\n"
     "    d: tl.constexpr = last if dim is None else (dim + len(x.shape) if dim < 0 else dim)\n"
     "    tl.static_assert(d == last, \"tl.bitonic_merge merges along the last dimension only\")\n"

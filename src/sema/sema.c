@@ -1501,6 +1501,21 @@ static bool deco_autotune(Sema *s, Fn *tmp, const FuncDef *def, const Expr *d, K
 		diag_error(s->d, d->loc, "kernel '%s' has more than one @triton.autotune", def->name);
 		return false;
 	}
+	/* Triton's Autotuner calls prune_configs_by.get(...) when it is truthy: any
+	 * other value raises there (a dict of host functions tile cannot evaluate is
+	 * left alone, as it is ignored) */
+	const Expr *pe = deco_arg(d, "prune_configs_by", 2);
+	if (pe) {
+		const char *why = NULL;
+		Value pv = eval_deco_arg(s, tmp, pe, "@triton.autotune prune_configs_by", &why);
+		if (pv.kind != V_ERR && pv.kind != V_DICT && value_truthy(pv)) {
+			diag_error(s->d, pe->loc,
+				   "prune_configs_by of @triton.autotune must be a dict (perf_model, top_k, "
+				   "early_config_prune), got %s",
+				   v_describe(s, pv));
+			return false;
+		}
+	}
 	Value v = eval_deco_arg(s, tmp, ce, "@triton.autotune configs", &out->unevaluated);
 	if (v.kind == V_ERR) return true;
 	if (v.kind == V_CONFIG) v = v_tuple(s, &v, 1);
