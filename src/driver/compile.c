@@ -448,6 +448,16 @@ static int dump_ast(const CompileRequest *req, char **dump_text)
 	return 0;
 }
 
+/* The checksum shows a cache entry is whole, not that it holds this target's
+ * code: an entry of another target in this key's file (copied or renamed
+ * there, or written by a tile whose key missed a field) would be loaded as
+ * the wrong kind of binary. */
+static bool blob_fits(const CompileRequest *req, const CompiledKernel *k)
+{
+	return k->target.kind == req->target.kind && k->target.arch == req->target.arch &&
+	       k->target.emulate == req->target.emulate && !strcmp(k->target.name, req->target.name);
+}
+
 int compile_kernel(const CompileRequest *req, DiagSink *diags, CompiledKernel *out,
 		   char **dump_text)
 {
@@ -468,11 +478,13 @@ int compile_kernel(const CompileRequest *req, DiagSink *diags, CompiledKernel *o
 		if (cache_get(req->cache, key, &payload, &len)) {
 			int rc = kernel_blob_decode(payload, len, out);
 			free(payload);
-			if (rc == 0) {
+			if (rc == 0 && blob_fits(req, out)) {
 				out->from_cache = true;
 				out->t_total = now_seconds() - t0;
 				return 0;
 			}
+			compiled_kernel_free(out);
+			cache_discard(req->cache, key);
 		}
 	}
 	Compilation c;

@@ -335,6 +335,16 @@ bool cache_get(Cache *c, const uint8_t key[32], void **payload, size_t *len)
 	return r > 0;
 }
 
+void cache_discard(Cache *c, const uint8_t key[32])
+{
+	if (!c->enabled)
+		return;
+	char *path = entry_path(c, key);
+	warn_damaged(c, path, strrchr(path, '/') + 1);
+	unlink(path);
+	free(path);
+}
+
 /* ---- put ---------------------------------------------------------------------------- */
 
 static uint64_t next_random(Cache *c)

@@ -58,6 +58,9 @@ void cache_close(Cache *c);
 /* On a hit, *payload is a heap copy (free it) and *len its length. */
 bool cache_get(Cache *c, const uint8_t key[32], void **payload, size_t *len);
 bool cache_put(Cache *c, const uint8_t key[32], const void *payload, size_t len);
+/* An entry whose payload the caller cannot use (whole by its checksum, but
+ * not what the key stands for): reported as damaged, once, and deleted. */
+void cache_discard(Cache *c, const uint8_t key[32]);
 /* Calls fn for each entry, sorted by name; returns the count, or -1. */
 int cache_list(Cache *c, void (*fn)(void *user, const char *name, size_t bytes, double mtime),
                void *user);
