@@ -132,6 +132,21 @@ static int parse_shape(P *p, NpyArray *a, char *err, size_t errlen)
 	}
 }
 
+/* The error for a dtype the reader does not take, with what to do instead. */
+static int bad_dtype(const char *d, char *err, size_t errlen)
+{
+	char le[16];
+	snprintf(le, sizeof le, "<%s", d + 1);
+	if (d[0] == '>' && npy_dtype_size(le))
+		return errf(err, errlen, "its dtype '%s' is big-endian; save it little-endian "
+		            "(a.astype('%s'))", d, le);
+	if (strcmp(d, "|O") == 0)
+		return errf(err, errlen, "it is an object array (Python objects, not numbers); "
+		            "save a numeric array");
+	return errf(err, errlen, "unsupported dtype '%s' (supported: <f2 <f4 <f8 |i1 <i2 <i4 "
+	            "<i8 |u1 <u2 <u4 <u8 |b1; bf16 and fp8 as <u2 and |u1)", d);
+}
+
 int npy_parse_header(const char *hdr, size_t len, NpyArray *a, char *err, size_t errlen)
 {
 	P p = {hdr, hdr + len};
@@ -146,12 +161,17 @@ int npy_parse_header(const char *hdr, size_t len, NpyArray *a, char *err, size_t
 			return errf(err, errlen, "header dictionary is malformed");
 		if (strcmp(key, "descr") == 0) {
 			char d[16];
+			skip_ws(&p);
+			if (p.s < p.end && *p.s == '[')
+				return errf(err, errlen, "its dtype is a structured one (named fields); save "
+				            "each field as an array of its own");
 			if (!parse_str(&p, d, sizeof d))
 				return errf(err, errlen, "descr is not a simple dtype string");
-			if (strcmp(d, "<i1") == 0 || strcmp(d, "<u1") == 0 || strcmp(d, "<b1") == 0)
-				d[0] = '|';
+			if (strcmp(d, "<i1") == 0 || strcmp(d, "<u1") == 0 || strcmp(d, "<b1") == 0 ||
+			    strcmp(d, ">i1") == 0 || strcmp(d, ">u1") == 0 || strcmp(d, ">b1") == 0)
+				d[0] = '|'; /* one byte has no byte order */
 			if (!npy_dtype_size(d))
-				return errf(err, errlen, "unsupported dtype '%s'", d);
+				return bad_dtype(d, err, errlen);
 			strcpy(a->dtype, d);
 			a->elem_size = npy_dtype_size(d);
 			seen_descr = true;

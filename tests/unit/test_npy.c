@@ -193,6 +193,32 @@ static void test_handwritten(void)
 	write_bytes(buf, n);
 	npy_read(path, &a, err, sizeof err);
 	CHECK(strstr(err, "Fortran order") != NULL);
+	/* each refusal says what to save instead */
+	static const struct {
+		const char *descr, *want;
+	} why[] = {
+	        {"'>f4'", "big-endian; save it little-endian (a.astype('<f4'))"},
+	        {"'>i8'", "(a.astype('<i8'))"},
+	        {"'|O'", "object array"},
+	        {"'<c8'", "unsupported dtype '<c8' (supported: "},
+	        {"[('a', '<f4'), ('b', '<i4')]", "save each field as an array of its own"},
+	};
+	for (size_t i = 0; i < sizeof why / sizeof why[0]; i++) {
+		char dict2[160];
+		snprintf(dict2, sizeof dict2, "{'descr': %s, 'fortran_order': False, 'shape': (3, 4), }",
+		         why[i].descr);
+		n = numpy_file(buf, dict2, data, sizeof data, 1);
+		write_bytes(buf, n);
+		err[0] = 0;
+		CHECK(npy_read(path, &a, err, sizeof err) == -1 && strstr(err, why[i].want) != NULL);
+		if (!strstr(err, why[i].want))
+			fprintf(stderr, "  %s: %s\n", why[i].descr, err);
+	}
+	/* a one-byte dtype has no byte order: '>u1' is '|u1' */
+	n = numpy_file(buf, "{'descr': '>u1', 'fortran_order': False, 'shape': (4,), }", "abcd", 4, 1);
+	write_bytes(buf, n);
+	CHECK(npy_read(path, &a, err, sizeof err) == 0 && strcmp(a.dtype, "|u1") == 0);
+	npy_free(&a);
 
 	/* every truncation of a valid file is an error */
 	n = numpy_file(buf, dict, data, sizeof data, 1);
