@@ -116,8 +116,13 @@ int kernel_blob_decode(const void *data, size_t len, CompiledKernel *out)
 	out->registers = (int)get_u32(&r);
 	out->spill_bytes = (int)get_u32(&r);
 	uint32_t nargs = get_u32(&r);
-	if (r.bad || nargs > 4096)
+	/* a launch sizes its threads and shared memory from these: a negative one
+	 * (a flipped sign bit) is damage, not a request for 2^64 bytes */
+	if (r.bad || nargs > 4096 || out->num_warps < 1 || out->threads < 1 || out->smem_bytes < 0 ||
+	    out->registers < -1 || out->spill_bytes < -1) {
+		memset(out, 0, sizeof *out);
 		return -1;
+	}
 	out->nargs = (int)nargs;
 	out->args = xcalloc(nargs ? nargs : 1, sizeof *out->args);
 	for (uint32_t i = 0; i < nargs && !r.bad; i++) {

@@ -1,11 +1,13 @@
 /* test_cache_target.c: a disk cache entry that is whole (its checksum holds)
  * but holds another target's kernel is rebuilt, never loaded: here a
- * cuda-emu kernel written into the file of the same kernel for the cpu. */
+ * cuda-emu kernel written into the file of the same kernel for the cpu. And
+ * a kernel blob with negative sizes is rejected when it is decoded. */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "driver/kernel_blob.h"
 #include "jit/cache.h"
 #include "tile.h"
 
@@ -84,8 +86,35 @@ static bool entry_key(const char *dir, const char *skip, char name[80], uint8_t 
 	return found;
 }
 
+/* A blob whose sizes went negative (a flipped sign bit) is rejected. */
+static void test_blob_sizes(void)
+{
+	CompiledKernel k = {0};
+	snprintf(k.name, sizeof k.name, "k");
+	snprintf(k.target.name, sizeof k.target.name, "cpu");
+	k.num_warps = 4;
+	k.threads = 32;
+	k.registers = k.spill_bytes = -1;
+	k.binary = "elf";
+	k.binary_len = 3;
+	for (int field = 0; field < 5; field++) {
+		CompiledKernel bad = k, out;
+		int *f[] = {&bad.num_warps, &bad.threads, &bad.smem_bytes, &bad.registers, &bad.spill_bytes};
+		size_t len = 0;
+		void *blob = kernel_blob_encode(&bad, &len);
+		CHECK(kernel_blob_decode(blob, len, &out) == 0); /* as written */
+		compiled_kernel_free(&out);
+		free(blob);
+		*f[field] = -16777216;
+		blob = kernel_blob_encode(&bad, &len);
+		CHECK(kernel_blob_decode(blob, len, &out) == -1);
+		free(blob);
+	}
+}
+
 int main(void)
 {
+	test_blob_sizes();
 	char dir[] = "/tmp/tile-test-cache-target-XXXXXX";
 	if (!mkdtemp(dir))
 		return 1;
