@@ -152,10 +152,13 @@ static char *default_dir(void)
 	return sb_take(&b);
 }
 
-static uint64_t parse_size(const char *s, uint64_t dflt)
+/* *bad set when s is given but is no size */
+static uint64_t parse_size(const char *s, uint64_t dflt, bool *bad)
 {
+	*bad = false;
 	if (!s || !*s)
 		return dflt;
+	*bad = true;
 	char *end;
 	errno = 0;
 	unsigned long long v = strtoull(s, &end, 10);
@@ -179,14 +182,24 @@ static uint64_t parse_size(const char *s, uint64_t dflt)
 		end++;
 	if (*end == 'B' || *end == 'b')
 		end++;
-	return *end ? dflt : (uint64_t)v;
+	if (*end)
+		return dflt;
+	*bad = false;
+	return (uint64_t)v;
 }
 
 void cache_open(Cache *c, const char *dir_or_null, DiagSink *diags)
 {
 	memset(c, 0, sizeof *c);
 	c->diags = diags;
-	c->max_bytes = parse_size(getenv("TILE_CACHE_MAX_BYTES"), (uint64_t)1 << 30);
+	const char *cap = getenv("TILE_CACHE_MAX_BYTES");
+	bool bad_cap;
+	c->max_bytes = parse_size(cap, (uint64_t)1 << 30, &bad_cap);
+	if (bad_cap && diags) /* a typo would otherwise leave the 1 GiB default unnoticed */
+		diag_emit(diags, DIAG_WARNING, (SrcLoc){0},
+		          "TILE_CACHE_MAX_BYTES='%s' is not a size (bytes, or a number with K, M or G "
+		          "such as 512M); using 1G",
+		          cap);
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	c->rng = (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ull ^ (uint64_t)ts.tv_sec ^

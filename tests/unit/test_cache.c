@@ -392,7 +392,26 @@ static void test_eviction(void)
 	cache_open(&c, subdir("cap"), NULL);
 	CHECK(c.max_bytes == 1u << 30);
 	cache_close(&c);
-		setenv("TILE_CACHE_MAX_BYTES", "12345", 1);
+	/* a value that is no size is named in a warning, not dropped silently */
+	static const char *const not_sizes[] = {"-5", "12X", "1.5G", "G", "abc", "10MiBs"};
+	for (size_t i = 0; i < sizeof not_sizes / sizeof *not_sizes; i++) {
+		setenv("TILE_CACHE_MAX_BYTES", not_sizes[i], 1);
+		diag_init(&d);
+		cache_open(&c, subdir("cap"), &d);
+		CHECK(c.max_bytes == 1u << 30 && count_warnings(&d, "is not a size") == 1 && d.nerrors == 0);
+		cache_close(&c);
+		diag_free(&d);
+	}
+	static const char *const sizes[] = {"12345", "2M", "2MB", "2MiB", "3k", "0"};
+	for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+		setenv("TILE_CACHE_MAX_BYTES", sizes[i], 1);
+		diag_init(&d);
+		cache_open(&c, subdir("cap"), &d);
+		CHECK(d.diags.len == 0);
+		cache_close(&c);
+		diag_free(&d);
+	}
+	setenv("TILE_CACHE_MAX_BYTES", "12345", 1);
 	cache_open(&c, subdir("cap"), NULL);
 	CHECK(c.max_bytes == 12345);
 	cache_close(&c);
