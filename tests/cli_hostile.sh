@@ -19,4 +19,20 @@ for m in fifomod dirmod loopmod; do
 	has "$tmp/err" "unknown module '$m'"
 done
 
+# -o naming the kernel's own source (directly, through ./ or a symlink) is an
+# error: it replaced the kernel with its ELF object or dump
+SIG='*fp32:16,*fp32:16,*fp32:16,i32,1024'
+cp kernels/vector_add.tile "$tmp/va.tile"
+ln -s va.tile "$tmp/link.tile"
+for o in "$tmp/va.tile" "$tmp/./va.tile" "$tmp/link.tile"; do
+	for emit in "" "--emit=llvm" "--emit=ast"; do
+		expect 1 $TILE compile "$tmp/va.tile" add_kernel --signature "$SIG" --target cpu $emit -o "$o"
+		has "$tmp/err" "is the kernel's source file"
+		cmp -s kernels/vector_add.tile "$tmp/va.tile" || fail "-o $o $emit overwrote the source"
+		cp kernels/vector_add.tile "$tmp/va.tile"
+	done
+done
+expect 0 $TILE compile "$tmp/link.tile" add_kernel --signature "$SIG" --target cpu -o "$tmp/va.o"
+cmp -s kernels/vector_add.tile "$tmp/va.tile" || fail "-o va.o changed the source"
+
 finish

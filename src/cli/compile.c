@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
 
@@ -403,6 +404,14 @@ static int once(const char *name, const char **slot, const char *v)
 	return 0;
 }
 
+/* Whether a and b name one existing file (through links, ./, ..): -o onto the
+ * source would replace the kernel with its own binary or dump. */
+static bool same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 int cmd_compile(int argc, char **argv)
 {
 	CommonOpts co = {0};
@@ -440,6 +449,11 @@ int cmd_compile(int argc, char **argv)
 	if (!rc && !file) {
 		cli_usage_error("compile: missing FILE.tile");
 		rc = EXIT_USAGE;
+	}
+	if (!rc && out && strcmp(out, "-") != 0 && same_file(file, out)) {
+		fprintf(stderr, "tile: error: -o '%s' is the kernel's source file '%s'; name another output file\n",
+		        out, file);
+		rc = EXIT_USER;
 	}
 	if (!rc)
 		rc = target_for_emit(&co, emit);
