@@ -445,10 +445,42 @@ typedef struct Entry {
 
 typedef VEC(Entry) Entries;
 
-static bool is_entry_name(const char *n)
+/* Names are matched exactly, as the directory may hold other files (a
+ * TILE_CACHE_DIR set to a project's folder): clear and eviction delete only
+ * what the cache wrote. */
+static size_t hex_run(const char *s)
 {
-	size_t l = strlen(n);
-	return l > 3 && strcmp(n + l - 3, ".tc") == 0 && n[0] != '.';
+	size_t n = 0;
+	while ((s[n] >= '0' && s[n] <= '9') || (s[n] >= 'a' && s[n] <= 'f'))
+		n++;
+	return n;
+}
+
+static size_t digit_run(const char *s)
+{
+	size_t n = 0;
+	while (s[n] >= '0' && s[n] <= '9')
+		n++;
+	return n;
+}
+
+/* HEX(key).tc: 64 lowercase hex digits */
+static bool is_entry_name(const char *n) { return hex_run(n) == 64 && strcmp(n + 64, ".tc") == 0; }
+
+/* .tmp.PID.RANDOM.COUNTER as cache_put names them (RANDOM: 16 hex digits) */
+static bool is_tmp_name(const char *n)
+{
+	size_t k;
+	if (strncmp(n, TMP_PREFIX, strlen(TMP_PREFIX)) != 0)
+		return false;
+	n += strlen(TMP_PREFIX);
+	if (!(k = digit_run(n)) || n[k] != '.')
+		return false;
+	n += k + 1;
+	if (hex_run(n) != 16 || n[16] != '.')
+		return false;
+	n += 17;
+	return (k = digit_run(n)) && n[k] == 0;
 }
 
 /* Reads the entries (and, with tmps, the temporary files) of the directory. */
@@ -462,7 +494,7 @@ static int scan(Cache *c, Entries *out, bool tmps)
 	struct dirent *de;
 	StrBuf p = {0};
 	while ((de = readdir(d))) {
-		bool tmp = strncmp(de->d_name, TMP_PREFIX, strlen(TMP_PREFIX)) == 0;
+		bool tmp = is_tmp_name(de->d_name);
 		if (!is_entry_name(de->d_name) && !(tmps && tmp))
 			continue;
 		p.len = 0;
@@ -568,7 +600,7 @@ int cache_clear(Cache *c)
 	int n = 0;
 	for (size_t i = 0; i < es.len; i++) {
 		const Entry *e = &es.data[i];
-		bool tmp = strncmp(e->name, TMP_PREFIX, strlen(TMP_PREFIX)) == 0;
+		bool tmp = is_tmp_name(e->name);
 		if (tmp && (double)now.tv_sec - e->mtime < TMP_STALE_SECONDS)
 			continue; /* another process may be writing it right now */
 		if (remove_named(c, e->name) && !tmp)

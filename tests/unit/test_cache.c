@@ -154,21 +154,29 @@ static void test_list_clear(void)
 	}
 	/* a stale temp file (old mtime) and a fresh one (maybe another writer's) */
 	char path[600];
-	snprintf(path, sizeof path, "%s/.tmp.1.dead.0", c.dir);
+	snprintf(path, sizeof path, "%s/.tmp.1.00000000000dead0.0", c.dir);
 	FILE *f = fopen(path, "w");
 	CHECK(f != NULL);
 	if (f)
 		fclose(f);
 	struct timespec old[2] = {{1000000000, 0}, {1000000000, 0}};
 	utimensat(AT_FDCWD, path, old, 0);
-	snprintf(path, sizeof path, "%s/.tmp.2.live.0", c.dir);
+	snprintf(path, sizeof path, "%s/.tmp.2.00000000000001ae.0", c.dir);
 	f = fopen(path, "w");
 	if (f)
 		fclose(f);
-	snprintf(path, sizeof path, "%s/unrelated.txt", c.dir);
-	f = fopen(path, "w");
-	if (f)
-		fclose(f);
+	/* files the cache did not write, old ones too: never listed, evicted or cleared */
+	static const char *const foreign[] = {"notes.tc", "ABCDEF.tc", ".tmp.mine", ".tmp.1.dead.0",
+	                                      "unrelated.txt"};
+	for (size_t i = 0; i < sizeof foreign / sizeof *foreign; i++) {
+		snprintf(path, sizeof path, "%s/%s", c.dir, foreign[i]);
+		f = fopen(path, "w");
+		if (f) {
+			fputs("user data", f);
+			fclose(f);
+		}
+		utimensat(AT_FDCWD, path, old, 0);
+	}
 	nlisted = 0;
 	listed_bytes = 0;
 	CHECK(cache_list(&c, list_cb, NULL) == 5 && nlisted == 5);
@@ -176,10 +184,21 @@ static void test_list_clear(void)
 	CHECK(cache_total_bytes(&c) == (int64_t)listed_bytes);
 	CHECK(cache_clear(&c) == 5);
 	CHECK(cache_list(&c, list_cb, NULL) == 0);
-	CHECK(access(path, F_OK) == 0); /* only *.tc and stale temps removed */
-	snprintf(path, sizeof path, "%s/.tmp.1.dead.0", c.dir);
+	for (size_t i = 0; i < sizeof foreign / sizeof *foreign; i++) { /* only entries and stale temps removed */
+		snprintf(path, sizeof path, "%s/%s", c.dir, foreign[i]);
+		CHECK(access(path, F_OK) == 0);
+	}
+	c.max_bytes = 1; /* every put evicts all it can */
+	key_of("evictor", k);
+	CHECK(cache_put(&c, k, "x", 1) && cache_put(&c, k, "y", 1));
+	for (size_t i = 0; i < sizeof foreign / sizeof *foreign; i++) {
+		snprintf(path, sizeof path, "%s/%s", c.dir, foreign[i]);
+		CHECK(access(path, F_OK) == 0);
+	}
+	CHECK(cache_clear(&c) == 1);
+	snprintf(path, sizeof path, "%s/.tmp.1.00000000000dead0.0", c.dir);
 	CHECK(access(path, F_OK) != 0);
-	snprintf(path, sizeof path, "%s/.tmp.2.live.0", c.dir);
+	snprintf(path, sizeof path, "%s/.tmp.2.00000000000001ae.0", c.dir);
 	CHECK(access(path, F_OK) == 0);
 	CHECK(d.diags.len == 0);
 	cache_close(&c);
