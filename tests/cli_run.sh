@@ -217,6 +217,11 @@ tail -c 16 "$tmp/cf/out_ptr.npy" | cmp -s - "$tmp/want.bin" || fail "a constexpr
 
 expect 2 $TILE run $K add_kernel --grid 0 n_elements=1
 expect 2 $TILE run $K add_kernel --grid 1 --frobnicate
+# an option given twice is refused, not "the last wins"
+expect 2 $TILE run $K add_kernel --grid 4 --grid=1 n_elements=1
+has "$tmp/err" "--grid is given twice ('4' and '1')"
+expect 2 $TILE run $K add_kernel --grid 1 --out-dir a --out-dir b n_elements=1
+has "$tmp/err" "--out-dir is given twice ('a' and 'b')"
 expect 2 $TILE run
 
 finish

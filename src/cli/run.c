@@ -607,6 +607,7 @@ static int parse_run_opts(int argc, char **argv, RunCfg *c)
 {
 	c->grid[0] = c->grid[1] = c->grid[2] = 1;
 	c->binds = xcalloc((size_t)argc + 1, sizeof *c->binds);
+	const char *grid = NULL;
 	for (int i = 0; i < argc; i++) {
 		const char *v;
 		int r;
@@ -614,6 +615,11 @@ static int parse_run_opts(int argc, char **argv, RunCfg *c)
 		if ((r = cli_opt_value(argc, argv, &i, "--grid", &v)) != 0) {
 			if (r < 0)
 				return EXIT_USAGE;
+			if (grid) { /* not "the last wins": a grid left over from an edit runs part of the work */
+				cli_usage_error("--grid is given twice ('%s' and '%s')", grid, v);
+				return EXIT_USAGE;
+			}
+			grid = v;
 			if (!parse_grid(v, c->grid)) {
 				cli_usage_error(
 				        "--grid takes X[,Y[,Z]] with positive integers, got '%s'",
@@ -623,6 +629,10 @@ static int parse_run_opts(int argc, char **argv, RunCfg *c)
 		} else if ((r = cli_opt_value(argc, argv, &i, "--out-dir", &v)) != 0) {
 			if (r < 0)
 				return EXIT_USAGE;
+			if (c->out_dir) {
+				cli_usage_error("--out-dir is given twice ('%s' and '%s')", c->out_dir, v);
+				return EXIT_USAGE;
+			}
 			c->out_dir = v;
 		} else if (strcmp(argv[i], "--print") == 0) {
 			c->print = true;
