@@ -272,6 +272,12 @@ expect 2 $TILE compile $K add_kernel --signature '*fp32,*fp32,*fp32,i32,64' --si
 has "$tmp/err" "--signature is given twice"
 expect 2 $TILE compile $K add_kernel --emit tir --emit llvm
 expect 2 $TILE compile $K add_kernel -o "$tmp/a" -o "$tmp/b"
+expect 2 $TILE compile $K add_kernel --signature '*fp32,*fp32,*fp32,i32,64' --target cpu --target sm_90a
+has "$tmp/err" "--target is given twice ('cpu' and 'sm_90a')"
+expect 2 $TILE compile $K add_kernel --signature '*fp32,*fp32,*fp32,i32,64' --target cpu --num-warps 4 --num-warps=8
+has "$tmp/err" "--num-warps is given twice (4 and 8)"
+expect 2 $TILE compile $K add_kernel --signature '*fp32,*fp32,*fp32,i32,64' --target cpu --num-stages 2 --num-stages 3
+has "$tmp/err" "--num-stages is given twice"
 expect 1 $TILE compile $K add_kernel --signature '*fp32,*fp32,*fp32,i32' --const BLOCK_SIZE=64 --const BLOCK_SIZE=128
 has "$tmp/err" "parameter 'BLOCK_SIZE' is given twice"
 

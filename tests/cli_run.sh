@@ -222,6 +222,10 @@ expect 2 $TILE run $K add_kernel --grid 4 --grid=1 n_elements=1
 has "$tmp/err" "--grid is given twice ('4' and '1')"
 expect 2 $TILE run $K add_kernel --grid 1 --out-dir a --out-dir b n_elements=1
 has "$tmp/err" "--out-dir is given twice ('a' and 'b')"
+expect 2 $TILE run $K add_kernel --grid 1 --num-warps 4 --num-warps 8 n_elements=1
+has "$tmp/err" "--num-warps is given twice"
+expect 2 $TILE run $K add_kernel --target cpu --target cuda-emu --grid 1 n_elements=1
+has "$tmp/err" "--target is given twice"
 expect 2 $TILE run
 
 finish

@@ -86,10 +86,16 @@ bool cli_parse_int(const char *s, int *out)
 
 static int int_opt(const char *name, const char *v, int *out)
 {
-	if (!cli_parse_int(v, out) || *out <= 0) {
+	int n;
+	if (!cli_parse_int(v, &n) || n <= 0) {
 		cli_usage_error("%s needs a positive integer, got '%s'", name, v);
 		return -1;
 	}
+	if (*out) { /* not "the last wins", as for every other option */
+		cli_usage_error("%s is given twice (%d and %d)", name, *out, n);
+		return -1;
+	}
+	*out = n;
 	return 1;
 }
 
@@ -106,6 +112,10 @@ int cli_common_opt(int argc, char **argv, int *i, CommonOpts *o)
 		return -1;
 	}
 	if ((r = cli_opt_value(argc, argv, i, "--target", &v)) != 0) {
+		if (r > 0 && o->target) {
+			cli_usage_error("--target is given twice ('%s' and '%s')", o->target, v);
+			return -1;
+		}
 		if (r > 0)
 			o->target = v;
 		return r;

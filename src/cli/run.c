@@ -608,6 +608,7 @@ static int parse_run_opts(int argc, char **argv, RunCfg *c)
 	c->grid[0] = c->grid[1] = c->grid[2] = 1;
 	c->binds = xcalloc((size_t)argc + 1, sizeof *c->binds);
 	const char *grid = NULL;
+	int seen_warps = 0, seen_stages = 0;
 	for (int i = 0; i < argc; i++) {
 		const char *v;
 		int r;
@@ -642,6 +643,11 @@ static int parse_run_opts(int argc, char **argv, RunCfg *c)
 			if (co.target || co.emulate_cuda) {
 				cli_usage_error("--target/--emulate must come before the kernel's "
 				                "arguments");
+				return EXIT_USAGE;
+			}
+			/* these override the session's (the REPL's) options, once each */
+			if ((co.num_warps && seen_warps++) || (co.num_stages && seen_stages++)) {
+				cli_usage_error("%s is given twice", co.num_warps ? "--num-warps" : "--num-stages");
 				return EXIT_USAGE;
 			}
 			if (co.num_warps)
