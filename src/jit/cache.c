@@ -219,7 +219,13 @@ void cache_open(Cache *c, const char *dir_or_null, DiagSink *diags)
 		return;
 	}
 	if (access(c->dir, W_OK | X_OK) != 0) {
-		warn_dir(c, c->dir, strerror(errno));
+		int e = errno;
+		/* entries another user or an image put there can still be used */
+		if ((e == EACCES || e == EROFS) && access(c->dir, R_OK | X_OK) == 0) {
+			c->enabled = c->read_only = true;
+			return;
+		}
+		warn_dir(c, c->dir, strerror(e));
 		return;
 	}
 	c->enabled = true;
@@ -394,6 +400,13 @@ bool cache_put(Cache *c, const uint8_t key[32], const void *payload, size_t len)
 {
 	if (!c->enabled)
 		return false;
+	if (c->read_only) {
+		if (!c->warned_dir && c->diags)
+			diag_emit(c->diags, DIAG_WARNING, (SrcLoc){0},
+			          "cache directory %s is read-only: kernels are taken from it but not added", c->dir);
+		c->warned_dir = true;
+		return false;
+	}
 	uint8_t hdr[CACHE_HEADER_SIZE];
 	memcpy(hdr, magic, 8);
 	put_le(hdr + 8, CACHE_FORMAT_VERSION, 4);
@@ -598,14 +611,17 @@ int cache_clear(Cache *c)
 	struct timespec now;
 	clock_gettime(CLOCK_REALTIME, &now);
 	int n = 0;
+	bool failed = false;
 	for (size_t i = 0; i < es.len; i++) {
 		const Entry *e = &es.data[i];
 		bool tmp = is_tmp_name(e->name);
 		if (tmp && (double)now.tv_sec - e->mtime < TMP_STALE_SECONDS)
 			continue; /* another process may be writing it right now */
-		if (remove_named(c, e->name) && !tmp)
-			n++;
+		if (remove_named(c, e->name))
+			n += !tmp;
+		else
+			failed = true; /* a read-only directory: not "removed 0 entries" */
 	}
 	entries_free(&es);
-	return n;
+	return failed ? -1 : n;
 }

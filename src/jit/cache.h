@@ -18,6 +18,8 @@
  * Failures never fail a compile: a missing entry is a miss; a truncated or
  * damaged one is a miss, reported once as a warning on the DiagSink and
  * deleted; an unusable directory is reported once and the cache is disabled.
+ * A directory that can be read but not written (a shared or prebuilt cache)
+ * still answers gets; puts are dropped, with one warning.
  * After each put, if the entries exceed max_bytes (default 1 GiB, env
  * TILE_CACHE_MAX_BYTES, K/M/G suffixes allowed, 0 = no cap), the least recently
  * used entries (by mtime; a hit refreshes it) are deleted down to 90%.
@@ -43,6 +45,7 @@
 typedef struct Cache {
 	char *dir;          /* heap; NULL if no directory could be determined */
 	bool enabled;       /* false: every get misses and every put is dropped */
+	bool read_only;     /* the directory is readable, not writable: puts are dropped */
 	DiagSink *diags;    /* where warnings go (may be NULL) */
 	uint64_t max_bytes; /* size cap; 0 = unlimited */
 	bool warned_dir;    /* the "cannot write cache directory" warning was given */
@@ -64,7 +67,8 @@ void cache_discard(Cache *c, const uint8_t key[32]);
 /* Calls fn for each entry, sorted by name; returns the count, or -1. */
 int cache_list(Cache *c, void (*fn)(void *user, const char *name, size_t bytes, double mtime),
                void *user);
-/* Removes every entry and stale temporary file; returns the count, or -1. */
+/* Removes every entry and stale temporary file; returns the count, or -1
+ * (also when one could not be removed). */
 int cache_clear(Cache *c);
 /* Total bytes of all entries (-1 if the directory cannot be read). */
 int64_t cache_total_bytes(Cache *c);

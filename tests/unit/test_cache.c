@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static int failures;
@@ -338,11 +339,69 @@ static void test_unwritable(void)
 		cache_open(&c, ro, &d);
 		CHECK(!cache_put(&c, k, "a", 1));
 		CHECK(!cache_put(&c, k, "a", 1));
-		CHECK(count_warnings(&d, "cannot write cache directory") == 1);
+		CHECK(count_warnings(&d, "is read-only") == 1); /* readable: see test_read_only */
 		cache_close(&c);
 		diag_free(&d);
 		chmod(ro, 0700);
 	}
+}
+
+/* The checks of test_read_only, run by a user who cannot write dir. */
+static void read_only_checks(const char *dir, const uint8_t k[32])
+{
+	DiagSink d;
+	diag_init(&d);
+	Cache c;
+	cache_open(&c, dir, &d);
+	void *p = NULL;
+	size_t n = 0;
+	CHECK(c.enabled && c.read_only && d.diags.len == 0);
+	CHECK(cache_get(&c, k, &p, &n) && n == 5 && memcmp(p, "entry", 5) == 0); /* a hit */
+	free(p);
+	uint8_t k2[32];
+	key_of("ro-new", k2);
+	CHECK(!cache_put(&c, k2, "new", 3) && !cache_put(&c, k2, "new", 3));
+	CHECK(count_warnings(&d, "is read-only: kernels are taken from it but not added") == 1);
+	CHECK(!cache_get(&c, k2, &p, &n));
+	CHECK(cache_clear(&c) == -1); /* not "removed 0 entries" */
+	CHECK(cache_get(&c, k, &p, &n)); /* still there */
+	free(p);
+	CHECK(d.nerrors == 0);
+	cache_close(&c);
+	diag_free(&d);
+}
+
+/* A directory that can be read but not written (a shared or prebuilt
+ * cache) still serves its entries; it was disabled as a whole. As root, the
+ * checks run in a child that has become nobody. */
+static void test_read_only(void)
+{
+	char *dir = subdir("ro");
+	CHECK(mkdir(dir, 0755) == 0);
+	Cache c;
+	cache_open(&c, dir, NULL);
+	uint8_t k[32];
+	key_of("ro-entry", k);
+	CHECK(cache_put(&c, k, "entry", 5));
+	cache_close(&c);
+	CHECK(chmod(root, 0755) == 0 && chmod(dir, 0555) == 0);
+	if (geteuid() != 0) {
+		read_only_checks(dir, k);
+	} else {
+		pid_t pid = fork();
+		if (pid == 0) {
+			failures = 0;
+			if (setgid(65534) != 0 || setuid(65534) != 0)
+				_exit(77);
+			read_only_checks(dir, k);
+			_exit(failures ? 1 : 0);
+		}
+		int st = 0;
+		CHECK(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st));
+		CHECK(WEXITSTATUS(st) == 0 || WEXITSTATUS(st) == 77); /* 77: could not drop root */
+	}
+	chmod(dir, 0755);
+	chmod(root, 0700);
 }
 
 static void test_eviction(void)
@@ -482,6 +541,7 @@ int main(void)
 	test_list_clear();
 	test_damaged();
 	test_unwritable();
+	test_read_only();
 	test_eviction();
 	test_default_dir();
 	rm_rf(root);
