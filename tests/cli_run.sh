@@ -217,6 +217,19 @@ tail -c 16 "$tmp/cf/out_ptr.npy" | cmp -s - "$tmp/want.bin" || fail "a constexpr
 
 expect 2 $TILE run $K add_kernel --grid 0 n_elements=1
 expect 2 $TILE run $K add_kernel --grid 1 --frobnicate
+# an unusable --out-dir is found before the kernel runs, not after (when the
+# run's results were lost): here the grid is too big for the data, so a run
+# would fail on its own
+: >"$tmp/plain"
+expect 1 $TILE run $K add_kernel --grid 99 x_ptr=@"$tmp/x.npy" y_ptr=@"$tmp/y.npy" \
+	output_ptr=@"$tmp/o.npy" n_elements=99999 BLOCK_SIZE=256 --out-dir "$tmp/plain/sub"
+has "$tmp/err" "--out-dir: cannot create '$tmp/plain/sub'"
+expect 1 $TILE run $K add_kernel --grid 99 x_ptr=@"$tmp/x.npy" y_ptr=@"$tmp/y.npy" \
+	output_ptr=@"$tmp/o.npy" n_elements=99999 BLOCK_SIZE=256 --out-dir "$tmp/plain"
+has "$tmp/err" "--out-dir: '$tmp/plain' is not a directory"
+expect 1 $TILE run $K add_kernel --grid 99 x_ptr=@"$tmp/x.npy" y_ptr=@"$tmp/y.npy" \
+	output_ptr=@"$tmp/o.npy" n_elements=99999 BLOCK_SIZE=256 --out-dir "$tmp/fresh"
+has "$tmp/err" "accessed memory outside" # a usable one: the run's own error
 # an option given twice is refused, not "the last wins"
 expect 2 $TILE run $K add_kernel --grid 4 --grid=1 n_elements=1
 has "$tmp/err" "--grid is given twice ('4' and '1')"

@@ -763,6 +763,22 @@ static int bind_all(tile_context *ctx, tile_module *mod, const char *kernel, con
 
 /* ---- running ------------------------------------------------------------------------------ */
 
+/* --out-dir is made and checked before the kernel runs: found unusable
+ * after it, the run's results were lost. */
+static int make_out_dir(const char *dir)
+{
+	struct stat st;
+	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+		fprintf(stderr, "tile: error: --out-dir: cannot create '%s': %s\n", dir, strerror(errno));
+		return EXIT_USER;
+	}
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || access(dir, W_OK | X_OK) != 0) {
+		fprintf(stderr, "tile: error: --out-dir: '%s' is not a directory this user can write into\n", dir);
+		return EXIT_USER;
+	}
+	return 0;
+}
+
 /* The arrays after the run, back in their NpyArray */
 static int fetch_outputs(BoundArg *args, int n, tile_context *ctx)
 {
@@ -783,10 +799,9 @@ static int fetch_outputs(BoundArg *args, int n, tile_context *ctx)
 
 static int write_outputs(const char *dir, const tile_param_info *p, BoundArg *args, int n)
 {
-	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-		fprintf(stderr, "tile: error: cannot create '%s': %s\n", dir, strerror(errno));
-		return EXIT_USER;
-	}
+	int rc0 = make_out_dir(dir);
+	if (rc0)
+		return rc0;
 	for (int i = 0; i < n; i++) {
 		if (!args[i].is_array)
 			continue;
@@ -858,6 +873,8 @@ int cli_run_kernel(tile_context *ctx, tile_module *mod, const char *kernel, int 
 	}
 	BoundArg *args = xcalloc((size_t)np + 1, sizeof *args);
 	int nargs = 0;
+	if (!rc && c.out_dir)
+		rc = make_out_dir(c.out_dir);
 	if (!rc)
 		rc = bind_all(ctx, mod, kernel, &c, args, &nargs);
 	if (!rc)
