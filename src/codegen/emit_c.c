@@ -551,6 +551,9 @@ static char *emit_source(const TpFunc *f, bool one_block, bool line_info)
 	e.def = xcalloc(f->vals.len + 1, sizeof *e.def);
 	index_defs(&e, f->body);
 	emit_block(&e, f->body);
+	/* the closing brace (the exit) on the last statement's line, not on the
+	 * line after it, which may be blank or another function's */
+	line_directive(&e);
 
 	StrBuf out = {0};
 	print_prelude(&e, &out);
