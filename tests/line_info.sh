@@ -141,6 +141,9 @@ want kernel_call_noinline 25 26 27
 lines kernel_autotune '*fp32,*fp32,i32,128'
 want kernel_autotune 38 39 40
 absent kernel_autotune 41
+lines kernel_dot_combine 'i32'
+want kernel_dot_combine 47
+absent kernel_dot_combine 48
 lines kernel_cdiv 'i32'
 want kernel_cdiv 56
 lines kernel_while '*fp32,i32,128'

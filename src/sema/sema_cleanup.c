@@ -52,7 +52,8 @@ static bool zero_tile(const TirFunc *f, ValId v)
 }
 
 /* add(x, dot(a, b, 0)) -> dot(a, b, x), rewriting the add in place (where x
- * and the dot's operands are all available); the old dot dies. */
+ * and the dot's operands are all available); the old dot dies, its location
+ * kept: the mma instructions are the dot's line, not the add's. */
 static void fold_dot_add(TirFunc *f, TirBlock *b, uint32_t *uses)
 {
 	for (int k = 0; k < b->nops; k++) {
@@ -74,6 +75,7 @@ static void fold_dot_add(TirFunc *f, TirBlock *b, uint32_t *uses)
 			op->operands = in;
 			op->nin = 3;
 			op->attr = dot->attr;
+			op->loc = dot->loc;
 			uses[d] = 0;
 			uses[in[0]]++;
 			uses[in[1]]++;
