@@ -146,6 +146,12 @@ want kernel_dot_combine 47
 absent kernel_dot_combine 48
 lines kernel_cdiv 'i32'
 want kernel_cdiv 56
+# tile's prelude (sigmoid, softmax, sort, rand are written in the kernel
+# language) has no file: its instructions are the user's calls
+lines kernel_prelude '*fp32,*fp32,i32,128'
+want kernel_prelude 62 63 64
+grep '^[[:space:]]*\.file' "$tmp/ptx" | grep -v 'li\.py"' | grep -v '/kernel_prelude\.cu"' >"$tmp/files"
+[ -s "$tmp/files" ] && fail "kernel_prelude: the PTX names another file: $(cat "$tmp/files")"
 lines kernel_while '*fp32,i32,128'
 want kernel_while 71 72 74 76 77
 

@@ -610,7 +610,7 @@ static const char prelude_text[] =
 
 static const SrcFile prelude_file = {"<tile prelude>", prelude_text, sizeof prelude_text - 1};
 
-const SrcFile *prelude_file_of(Sema *s)
+const SrcFile *prelude_file_of(const Sema *s)
 {
 	(void)s;
 	return &prelude_file;

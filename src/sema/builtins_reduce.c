@@ -102,7 +102,7 @@ static bool build(Sema *s, TirOpKind kind, const ValId *ins, int n, int axis, in
 {
 	Type *types = ARENA_NEWN(s->a, Type, n);
 	for (int i = 0; i < n; i++) types[i] = kind == TOP_REDUCE ? drop_axis(vtype(s, ins[i]), axis) : vtype(s, ins[i]);
-	TirOp *op = tir_op(s->f, s->blk, kind, loc, ins, n, types, n);
+	TirOp *op = tir_op(s->f, s->blk, kind, op_loc(s, loc), ins, n, types, n);
 	op->attr.axis = axis;
 	op->attr.flags = flags;
 	tir_op_add_regions(s->f, op, 1);
@@ -114,7 +114,7 @@ static bool build(Sema *s, TirOpKind kind, const ValId *ins, int n, int axis, in
 	bool ok = combine_body(s, cb, args, n, out, loc);
 	if (!ok)
 		for (int i = 0; i < n; i++) out[i] = args[i];
-	tir_op(s->f, s->blk, TOP_YIELD, loc, out, n, NULL, 0);
+	tir_op(s->f, s->blk, TOP_YIELD, op_loc(s, loc), out, n, NULL, 0);
 	s->blk = outer;
 	for (int i = 0; i < n; i++) res[i] = op->results[i];
 	return ok;

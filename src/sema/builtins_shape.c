@@ -71,7 +71,7 @@ ValId shape_pick_axis(Sema *s, ValId x, int axis, int which, SrcLoc loc)
 	r.rank--;
 	for (int d = axis; d < r.rank; d++) r.shape[d] = t.shape[d + 1];
 	r.shape[r.rank] = 0;
-	TirOp *op = tir_op(s->f, s->blk, TOP_REDUCE, loc, &x, 1, &r, 1);
+	TirOp *op = tir_op(s->f, s->blk, TOP_REDUCE, op_loc(s, loc), &x, 1, &r, 1);
 	op->attr.axis = axis;
 	op->attr.flags = 0;
 	tir_op_add_regions(s->f, op, 1);
@@ -79,7 +79,7 @@ ValId shape_pick_axis(Sema *s, ValId x, int axis, int which, SrcLoc loc)
 	ValId args[2];
 	for (int i = 0; i < 2; i++) args[i] = tir_block_add_arg(s->f, reg, type_elem(t));
 	s->blk = reg;
-	tir_op(s->f, s->blk, TOP_YIELD, loc, &args[which], 1, NULL, 0);
+	tir_op(s->f, s->blk, TOP_YIELD, op_loc(s, loc), &args[which], 1, NULL, 0);
 	s->blk = outer;
 	return op->results[0];
 }

@@ -279,7 +279,10 @@ static Value call_user_impl(Sema *s, Value callee, const Value *args, int nargs,
 		vec_push(&s->callstack, def);
 		size_t d0 = s->d->diags.len;
 		int e0 = s->d->nerrors;
+		SrcLoc outer = s->user_call;
+		if (loc.file != prelude_file_of(s)) s->user_call = loc;
 		exec_body(s, &fn, &def->body, true);
+		s->user_call = outer;
 		s->callstack.len--;
 		/* an error inside the inlined body: where it was called from, as
 		 * Triton reports both (not for calls inside tile's own prelude) */

@@ -214,6 +214,10 @@ struct Sema {
 	ModScope *mods;
 	ModScope *prelude;
 	VEC(const FuncDef *) callstack;
+	/* the innermost call made from the user's code: ops of tile's prelude
+	 * (tl.sigmoid, tl.sort, ...) take its location (op_loc), as the prelude
+	 * has no file a debugger or profiler could show */
+	SrcLoc user_call;
 	VEC(TmaDesc) tma_descs; /* device-made TMA descriptors, newest last */
 	int depth;
 	int global_depth; /* module-level names being evaluated, one inside the other */
@@ -334,6 +338,9 @@ Value str_percent(Sema *s, const char *fmt, Value args, SrcLoc loc);
 /* ---- sema_types.c ---- */
 ValId emit(Sema *s, TirOpKind k, SrcLoc loc, const ValId *in, int nin, Type out);
 TirOp *emit_op(Sema *s, TirOpKind k, SrcLoc loc, const ValId *in, int nin, Type out);
+/* Where an op made at loc is said to be: loc, or inside the prelude, the
+ * user's call that led there. */
+SrcLoc op_loc(const Sema *s, SrcLoc loc);
 ValId emit_const(Sema *s, Type t, int64_t i, double f, SrcLoc loc);
 Type vtype(Sema *s, ValId v);
 void shape_str(Type t, char *buf, size_t n);   /* "[128,64]" */
@@ -492,7 +499,7 @@ ValId shape_pick_axis(Sema *s, ValId x, int axis, int which, SrcLoc loc); /* ele
 ModScope *prelude_scope(Sema *s);
 /* The prelude's function behind builtin `id` (a BF_PRELUDE builtin), as a V_FUNC. */
 Value prelude_function(Sema *s, int id, SrcLoc loc);
-const SrcFile *prelude_file_of(Sema *s);
+const SrcFile *prelude_file_of(const Sema *s);
 /* blockptr.c: tl.load / tl.store on a block pointer (slots as in tl.load / tl.store) */
 Value bp_load(Sema *s, Call *c);
 Value bp_store(Sema *s, Call *c);

@@ -493,9 +493,9 @@ static void merge_if_envs(Sema *s, Fn *fn, TirOp *op, Env *et, Env *ee, SrcLoc l
 		vec_push(&out, ((Binding){n, v_err()}));
 	}
 	s->blk = &op->regions[0];
-	tir_op(s->f, s->blk, TOP_YIELD, loc, yt.data, (int)yt.len, NULL, 0);
+	tir_op(s->f, s->blk, TOP_YIELD, op_loc(s, loc), yt.data, (int)yt.len, NULL, 0);
 	s->blk = &op->regions[1];
-	tir_op(s->f, s->blk, TOP_YIELD, loc, ye.data, (int)ye.len, NULL, 0);
+	tir_op(s->f, s->blk, TOP_YIELD, op_loc(s, loc), ye.data, (int)ye.len, NULL, 0);
 	s->blk = op->block;
 	Type *types = ARENA_NEWN(s->a, Type, yt.len + 1);
 	for (size_t k = 0; k < yt.len; k++) types[k] = vtype(s, yt.data[k]);
@@ -565,9 +565,9 @@ static Flow rt_if_returning(Sema *s, Fn *fn, const Stmt *st, TirOp *op, const Se
 				   value_kind_str(s, rv[0]), value_kind_str(s, rv[1]));
 	}
 	s->blk = &op->regions[0];
-	tir_op(s->f, s->blk, TOP_YIELD, st->loc, yt.data, (int)yt.len, NULL, 0);
+	tir_op(s->f, s->blk, TOP_YIELD, op_loc(s, st->loc), yt.data, (int)yt.len, NULL, 0);
 	s->blk = &op->regions[1];
-	tir_op(s->f, s->blk, TOP_YIELD, st->loc, ye.data, (int)ye.len, NULL, 0);
+	tir_op(s->f, s->blk, TOP_YIELD, op_loc(s, st->loc), ye.data, (int)ye.len, NULL, 0);
 	s->blk = op->block;
 	Type *types = ARENA_NEWN(s->a, Type, yt.len + 1);
 	for (size_t k = 0; k < yt.len; k++) types[k] = vtype(s, yt.data[k]);
@@ -586,7 +586,7 @@ static Flow rt_if_returning(Sema *s, Fn *fn, const Stmt *st, TirOp *op, const Se
 
 static Flow exec_rt_if_in(Sema *s, Fn *fn, const Stmt *st, ValId cond, const Seq *rest, bool tail, bool *consumed)
 {
-	TirOp *op = tir_op(s->f, s->blk, TOP_IF, st->loc, &cond, 1, NULL, 0);
+	TirOp *op = tir_op(s->f, s->blk, TOP_IF, op_loc(s, st->loc), &cond, 1, NULL, 0);
 	tir_op_add_regions(s->f, op, 2);
 	TirBlock *outer = s->blk;
 	Env env0 = {0};
@@ -599,9 +599,9 @@ static Flow exec_rt_if_in(Sema *s, Fn *fn, const Stmt *st, ValId cond, const Seq
 			diag_error(s->d, st->loc, "return inside a runtime branch is not supported here");
 			flow = FLOW_NEXT;
 			s->blk = &op->regions[0];
-			tir_op(s->f, s->blk, TOP_YIELD, st->loc, NULL, 0, NULL, 0);
+			tir_op(s->f, s->blk, TOP_YIELD, op_loc(s, st->loc), NULL, 0, NULL, 0);
 			s->blk = &op->regions[1];
-			tir_op(s->f, s->blk, TOP_YIELD, st->loc, NULL, 0, NULL, 0);
+			tir_op(s->f, s->blk, TOP_YIELD, op_loc(s, st->loc), NULL, 0, NULL, 0);
 		} else {
 			flow = rt_if_returning(s, fn, st, op, rest, &env0);
 		}
@@ -981,7 +981,8 @@ static Flow exec_rt_for_in(Sema *s, Fn *fn, const Stmt *st, Value *b, int nb, in
 	IdVec ops = {0};
 	for (int i = 0; i < 3; i++) vec_push(&ops, in3[i]);
 	for (size_t i = 0; i < ls.inits.len; i++) vec_push(&ops, ls.inits.data[i]);
-	TirOp *op = tir_op(s->f, s->blk, TOP_FOR, st->loc, ops.data, (int)ops.len, ls.types, (int)ls.inits.len);
+	TirOp *op = tir_op(s->f, s->blk, TOP_FOR, op_loc(s, st->loc), ops.data, (int)ops.len, ls.types,
+			   (int)ls.inits.len);
 	op->attr.i = stages;
 	tir_op_add_regions(s->f, op, 1);
 	TirBlock *body = &op->regions[0], *outer = s->blk;
@@ -1001,7 +1002,7 @@ static Flow exec_rt_for_in(Sema *s, Fn *fn, const Stmt *st, Value *b, int nb, in
 	ctx_pop(fn);
 	IdVec ys = {0};
 	loop_yield_values(s, fn, &ls, args, &ys, st->loc);
-	tir_op(s->f, s->blk, TOP_YIELD, st->loc, ys.data, (int)ys.len, NULL, 0);
+	tir_op(s->f, s->blk, TOP_YIELD, op_loc(s, st->loc), ys.data, (int)ys.len, NULL, 0);
 	s->blk = outer;
 	loop_after(s, fn, &ls, &before, op->results, &st->for_body, NULL, st->for_target);
 	vec_free(&before);
@@ -1135,7 +1136,7 @@ static Flow exec_while_in(Sema *s, Fn *fn, const Stmt *st)
 	LoopState ls = {0};
 	loop_collect(s, fn, &st->body, st->cond, NULL, &ls, st->loc);
 	int n = (int)ls.inits.len;
-	TirOp *op = tir_op(s->f, s->blk, TOP_WHILE, st->loc, ls.inits.data, n, ls.types, n);
+	TirOp *op = tir_op(s->f, s->blk, TOP_WHILE, op_loc(s, st->loc), ls.inits.data, n, ls.types, n);
 	tir_op_add_regions(s->f, op, 2);
 	TirBlock *outer = s->blk;
 	Env before = {0};
@@ -1160,7 +1161,7 @@ static Flow exec_while_in(Sema *s, Fn *fn, const Stmt *st)
 	vec_push(&cv, cond);
 	/* the carried values as the condition leaves them (`while (i := i + 1) < n`) */
 	loop_yield_values(s, fn, &ls, bargs, &cv, st->cond->loc);
-	tir_op(s->f, s->blk, TOP_CONDITION, st->cond->loc, cv.data, (int)cv.len, NULL, 0);
+	tir_op(s->f, s->blk, TOP_CONDITION, op_loc(s, st->cond->loc), cv.data, (int)cv.len, NULL, 0);
 	/* after: the body */
 	TirBlock *ab = &op->regions[1];
 	ValId *aargs = ARENA_NEWN(s->a, ValId, n + 1);
@@ -1174,7 +1175,7 @@ static Flow exec_while_in(Sema *s, Fn *fn, const Stmt *st)
 	ctx_pop(fn);
 	IdVec ys = {0};
 	loop_yield_values(s, fn, &ls, aargs, &ys, st->loc);
-	tir_op(s->f, s->blk, TOP_YIELD, st->loc, ys.data, (int)ys.len, NULL, 0);
+	tir_op(s->f, s->blk, TOP_YIELD, op_loc(s, st->loc), ys.data, (int)ys.len, NULL, 0);
 	s->blk = outer;
 	loop_after(s, fn, &ls, &before, op->results, &st->body, st->cond, NULL);
 	vec_free(&before);

@@ -10,6 +10,12 @@
 
 /* ---- emitting ------------------------------------------------------------------ */
 
+SrcLoc op_loc(const Sema *s, SrcLoc loc)
+{
+	if (loc.file && s->user_call.file && loc.file == prelude_file_of(s)) return s->user_call;
+	return loc;
+}
+
 TirOp *emit_op(Sema *s, TirOpKind k, SrcLoc loc, const ValId *in, int nin, Type out)
 {
 	bool has_out = out.dt != DT_VOID;
@@ -19,7 +25,7 @@ TirOp *emit_op(Sema *s, TirOpKind k, SrcLoc loc, const ValId *in, int nin, Type 
 			   tir_func_label(s->f), SEMA_MAX_VALUES);
 		sema_note_limit(s);
 	}
-	return tir_op(s->f, s->blk, k, loc, in, nin, &out, has_out ? 1 : 0);
+	return tir_op(s->f, s->blk, k, op_loc(s, loc), in, nin, &out, has_out ? 1 : 0);
 }
 
 ValId emit(Sema *s, TirOpKind k, SrcLoc loc, const ValId *in, int nin, Type out)
