@@ -3,6 +3,7 @@
  * kernel from source, runs it, and compares with what Triton computes,
  * written out here in C. (Kernels of kernels/ are in test_kernels.c; what the
  * compiler prints is in tests/golden/.) */
+#include <float.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -2733,6 +2734,74 @@ static void test_map_elementwise(void)
 	CHECK(ok);
 }
 
+/* ---- libdevice.cyl_bessel_i0 / i1 (test_libdevice.py's test_bessel) --------------- */
+
+static const char bessel_i_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"from triton.language.extra import libdevice\n"
+	"@triton.jit\n"
+	"def k(x_ptr, i0_ptr, i1_ptr, BLOCK: tl.constexpr):\n"
+	"    o = tl.arange(0, BLOCK)\n"
+	"    x = tl.load(x_ptr + o)\n"
+	"    tl.store(i0_ptr + o, libdevice.cyl_bessel_i0(x))\n"
+	"    tl.store(i1_ptr + o, libdevice.cyl_bessel_i1(x))\n";
+
+/* I_nu(|x|) by its power series in long double: positive terms, so accurate
+ * well past double's precision, up to x = 750 */
+static long double bessel_i_ref(double x, int nu)
+{
+	long double h = fabsl((long double)x) / 2, q = h * h, t = nu ? h : 1, s = t;
+	for (int k = 1; k < 4000 && t > s * 1e-22L; k++) {
+		t = t * q / ((long double)k * (k + nu));
+		s += t;
+	}
+	return nu && x < 0 ? -s : s;
+}
+
+static bool bessel_close(double got, long double want, double rel)
+{
+	if (isnan(want))
+		return isnan(got);
+	if (isinf(want) || fabsl(want) > DBL_MAX)
+		return got == (want > 0 ? INFINITY : -INFINITY);
+	return fabsl(got - want) <= rel * fabsl(want);
+}
+
+static void test_bessel_i(void)
+{
+	enum { B = 64 };
+	double d[B], d0[B], d1[B];
+	float f[B], f0[B], f1[B];
+	for (int i = 0; i < B; i++)
+		d[i] = (double)(i - 32) * 1.37 + 0.01 * i; /* both sides of the crossover at 30 */
+	d[0] = 0.0, d[1] = -0.0, d[2] = 29.999, d[3] = 30.0, d[4] = 700.5, d[5] = 713.5, d[6] = 714.5;
+	d[7] = NAN, d[8] = INFINITY, d[9] = -INFINITY, d[10] = 89.0, d[11] = 1e-30, d[12] = -5.0;
+	for (int i = 0; i < B; i++)
+		f[i] = (float)d[i];
+	tile_arg a64[] = {tile_arg_ptr(d, TILE_FP64), tile_arg_ptr(d0, TILE_FP64), tile_arg_ptr(d1, TILE_FP64)};
+	tile_arg a32[] = {tile_arg_ptr(f, TILE_FP32), tile_arg_ptr(f0, TILE_FP32), tile_arg_ptr(f1, TILE_FP32)};
+	if (!RUN(bessel_i_src, "k", "*fp64,*fp64,*fp64,64", 1, a64) ||
+	    !RUN(bessel_i_src, "k", "*fp32,*fp32,*fp32,64", 1, a32))
+		return;
+	bool ok64 = true, ok32 = true;
+	for (int i = 0; i < B; i++) {
+		long double w0 = isinf(d[i]) ? INFINITY : bessel_i_ref(d[i], 0);
+		long double w1 = isinf(d[i]) ? d[i] : bessel_i_ref(d[i], 1);
+		ok64 &= bessel_close(d0[i], w0, 4e-15) && bessel_close(d1[i], w1, 4e-15);
+		/* fp32: computed in fp64, so within an fp32 rounding */
+		long double v0 = isinf(f[i]) ? INFINITY : bessel_i_ref(f[i], 0);
+		long double v1 = isinf(f[i]) ? f[i] : bessel_i_ref(f[i], 1);
+		ok32 &= bessel_close(f0[i], (float)v0, 0) && bessel_close(f1[i], (float)v1, 0);
+		if (!bessel_close(d0[i], w0, 4e-15) || !bessel_close(d1[i], w1, 4e-15) ||
+		    !bessel_close(f0[i], (float)v0, 0) || !bessel_close(f1[i], (float)v1, 0))
+			fprintf(stderr, "bessel x=%g: i0 %.17g %.17Lg, i1 %.17g %.17Lg, fp32 %.9g %.9g\n", d[i], d0[i], w0, d1[i],
+				w1, f0[i], f1[i]);
+	}
+	CHECK(ok64);
+	CHECK(ok32);
+}
+
 /* ---- libdevice double2hiint / double2loint / hiloint2double, rsqrt_rn ----------- */
 
 static const char ld_bits_src[] =
@@ -3339,6 +3408,7 @@ int main(void)
 		test_inline_asm_bits();
 		test_inline_asm_fp4();
 		test_libdevice();
+		test_bessel_i();
 		test_dot_scaled();
 		test_dot_scaled_groups();
 		test_dot_scaled_nan();
