@@ -405,6 +405,20 @@ static Value b_desc_load(Sema *s, Call *c, int extra)
 static const char *const desc_atomic_names[] = {"atomic_add", "atomic_min", "atomic_max", "atomic_and", "atomic_or",
 						"atomic_xor"};
 
+/* Triton's descriptor_atomic_* take what TMA's reductions do, not what
+ * tl.atomic_* takes: add of 32-bit ints, u64, fp32, fp16 and bf16; min/max
+ * of 32- and 64-bit ints (and fp16/bf16 on Hopper, which tile's atomics do
+ * not have: they fail in tl.atomic_*'s check); and/or/xor of 32- and 64-bit
+ * ints. */
+static bool desc_atomic_dtype_ok(Sema *s, const Call *c, int extra, DType e)
+{
+	bool int32_64 = e == DT_I32 || e == DT_U32 || e == DT_U64;
+	bool ok = extra == 0 ? int32_64 || e == DT_F32 || e == DT_F16 || e == DT_BF16
+	                     : int32_64 || e == DT_I64 || ((extra == 1 || extra == 2) && (e == DT_F16 || e == DT_BF16));
+	if (!ok) diag_error(s->d, c->loc, "'%s' does not support %s", c->name, dtype_name(e));
+	return ok;
+}
+
 static Value b_desc_store(Sema *s, Call *c, int extra)
 {
 	Value v = c->a[2];
@@ -413,6 +427,7 @@ static Value b_desc_store(Sema *s, Call *c, int extra)
 		return v_err();
 	ValId ptrs, mask;
 	if (!desc_at(s, c, &ptrs, &mask)) return v_err();
+	if (extra >= 0 && !desc_atomic_dtype_ok(s, c, extra, (DType)vtype(s, ptrs).elem)) return v_err();
 	Call l = *c;
 	memset(l.has, 0, sizeof l.has);
 	l.a[0] = v_tensor(s, ptrs);
