@@ -155,4 +155,17 @@ grep '^[[:space:]]*\.file' "$tmp/ptx" | grep -v 'li\.py"' | grep -v '/kernel_pre
 lines kernel_while '*fp32,i32,128'
 want kernel_while 71 72 74 76 77
 
+# TILE_DISABLE_LINE_INFO=1 (Triton's TRITON_DISABLE_LINE_INFO, test_line_info_env):
+# no line info at all, in the PTX and in the cubin; a cubin compiled before
+# with line info is not what the cache gives back
+expect 0 env TILE_DISABLE_LINE_INFO=0 $TILE compile "$tmp/li.py" kernel_single --signature '*fp32,*fp32,128' \
+	--target sm_90a -o "$tmp/with.cubin"
+grep -q "li\.py" "$tmp/with.cubin" || fail "the cubin names no li.py with line info"
+expect 0 env TILE_DISABLE_LINE_INFO=1 $TILE compile "$tmp/li.py" kernel_single --signature '*fp32,*fp32,128' \
+	--target sm_90a --emit ptx
+grep -q '^[[:space:]]*\.\(loc\|file\)' "$tmp/out" && fail "TILE_DISABLE_LINE_INFO=1: the PTX has .loc or .file lines"
+expect 0 env TILE_DISABLE_LINE_INFO=1 $TILE compile "$tmp/li.py" kernel_single --signature '*fp32,*fp32,128' \
+	--target sm_90a -o "$tmp/without.cubin"
+grep -q "li\.py" "$tmp/without.cubin" && fail "TILE_DISABLE_LINE_INFO=1: the cubin names li.py"
+
 finish

@@ -164,6 +164,8 @@ static tile_status ctx_init(tile_context *ctx, const tile_context_options *o)
 	ctx->num_stages = o->num_stages ? o->num_stages : 3; /* Triton's default */
 	const char *pf = getenv("TILE_MMA_PREFETCH");
 	ctx->no_mma_prefetch = pf && strcmp(pf, "0") == 0;
+	const char *nl = getenv("TILE_DISABLE_LINE_INFO");
+	ctx->no_line_info = nl && strcmp(nl, "1") == 0;
 	char why[96];
 	if (options_problem(ctx->num_warps, ctx->num_stages, why, sizeof why))
 		return api_fail(ctx, TILE_ERROR_INVALID_ARGUMENT, "%s", why);

@@ -646,13 +646,16 @@ static bool run_nvrtc(const Nvrtc *nv, const TpFunc *f, const char *src, bool wa
 	const char *suffix = len && name[len - 1] == 'a' ? "a" : "";
 	char file[160];
 	snprintf(file, sizeof file, "%s.cu", f->name);
-	const char *verbose[1] = {"--ptxas-options=-v"};
-	bool ok = nvrtc_compile(nv, src, file, f->target.arch, suffix, want_ptx, verbose,
-	                        spill ? 1 : 0, o, err, errlen);
+	/* -lineinfo: the source's #line directives become the PTX's .loc lines */
+	const char *opts[2] = {"-lineinfo", "--ptxas-options=-v"};
+	const char *const *extra = f->line_info ? opts : opts + 1;
+	int nline = f->line_info ? 1 : 0;
+	bool ok = nvrtc_compile(nv, src, file, f->target.arch, suffix, want_ptx, extra,
+	                        nline + (spill ? 1 : 0), o, err, errlen);
 	if (!ok && spill) { /* an nvrtc without --ptxas-options: compile as before */
 		nvrtc_output_free(o);
-		ok = nvrtc_compile(nv, src, file, f->target.arch, suffix, want_ptx, NULL, 0, o, err,
-		                   errlen);
+		ok = nvrtc_compile(nv, src, file, f->target.arch, suffix, want_ptx, extra, nline, o,
+		                   err, errlen);
 	}
 	if (spill) {
 		int regs;
@@ -676,7 +679,7 @@ static bool spill_retry(const Nvrtc *nv, const TpFunc *f, char **src, long spill
 {
 	if (spill <= 0 || loop_carried_words(f, f->body) >= HEAVY_LOOP_WORDS)
 		return false;
-	char *alt = emit_source(f, true, true);
+	char *alt = emit_source(f, true, f->line_info);
 	NvrtcOutput o1;
 	long spill1 = -1;
 	bool ok = run_nvrtc(nv, f, alt, false, &spill1, &o1, err, errlen);
@@ -761,7 +764,7 @@ bool emit_cuda(const TpFunc *f, EmitWhat what, DiagSink *diags, EmitResult *out)
 	if (f->lanes_per_warp != 32)
 		ice("emit_cuda", "CUDA needs 32 lanes per warp, the thread program has %d",
 		    f->lanes_per_warp);
-	char *src = emit_source(f, false, what != EMIT_CUDA_SRC);
+	char *src = emit_source(f, false, f->line_info && what != EMIT_CUDA_SRC);
 	if (what == EMIT_CUDA_SRC) {
 		out->text = src;
 		return true;

@@ -159,6 +159,7 @@ typedef struct TpFunc {
 	int lanes_per_warp;
 	int smem_bytes;
 	bool prefetched; /* tp_prefetch_dot_operands changed a loop */
+	bool line_info;  /* emit_c: #line directives and nvrtc -lineinfo */
 	TargetDesc target;
 } TpFunc;
 

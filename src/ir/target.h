@@ -31,6 +31,9 @@ typedef struct CompileOptions {
 	/* TILE_MMA_PREFETCH=0 in the environment: dot loops do not read their
 	 * operands one iteration ahead (src/codegen/tp_prefetch.c); to measure it */
 	bool no_mma_prefetch;
+	/* TILE_DISABLE_LINE_INFO=1 (Triton's TRITON_DISABLE_LINE_INFO): no #line
+	 * directives and no nvrtc -lineinfo, so the PTX and cubin carry no .loc */
+	bool no_line_info;
 } CompileOptions;
 
 /* Fill `t` for a named target: "cpu", "cuda-emu" (CPU running 32-lane warps),

@@ -187,9 +187,8 @@ bool nvrtc_compile(const Nvrtc *nv, const char *src, const char *name, int sm,
 	snprintf(arch, sizeof arch, "--gpu-architecture=%s_%d%s", want_ptx ? "compute" : "sm", sm,
 	         arch_suffix ? arch_suffix : "");
 	/* -w: the source is generated; its warnings are noise in error reports */
-	/* -lineinfo: the source's #line directives become the PTX's .loc lines */
-	const char *opts[32] = {arch, "-default-device", "--std=c++17", "-w", "-lineinfo"};
-	int nopts = 5;
+	const char *opts[32] = {arch, "-default-device", "--std=c++17", "-w"};
+	int nopts = 4;
 	for (int i = 0; i < nextra && nopts < (int)COUNTOF(opts); i++)
 		opts[nopts++] = extra_opts[i];
 
