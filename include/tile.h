@@ -275,8 +275,11 @@ typedef enum tile_arg_kind {
 	TILE_ARG_DTYPE,   /* dtype: a constexpr dtype (tl.float16) */
 	TILE_ARG_DLTENSOR, /* dl: data + byte_offset, dtype from the tensor */
 	TILE_ARG_TENSORDESC, /* desc: a host tensor descriptor (Triton's TensorDescriptor) */
-	TILE_ARG_TUPLE    /* tuple: a tuple parameter's elements (Triton's launcher takes
+	TILE_ARG_TUPLE,   /* tuple: a tuple parameter's elements (Triton's launcher takes
 	                     x.stride() as one argument) */
+	TILE_ARG_NAME     /* str: a constexpr bound to the object a (dotted) name of the
+	                     kernel's module denotes: a @jit function (`relu`), an Enum
+	                     member (`Dtype.FP32`), as the host's Python passes it */
 } tile_arg_kind;
 
 /* A host tensor descriptor: a tensor (contiguous last dimension, 16-byte
@@ -331,6 +334,7 @@ TILE_API tile_arg tile_arg_bool(int v);
 TILE_API tile_arg tile_arg_none(void);
 TILE_API tile_arg tile_arg_str(const char *s);
 TILE_API tile_arg tile_arg_dtype(tile_dtype d);
+TILE_API tile_arg tile_arg_name(const char *name); /* TILE_ARG_NAME; name must outlive the call */
 TILE_API tile_arg tile_arg_dltensor(const DLTensor *t);
 TILE_API tile_arg tile_arg_tensordesc(const tile_tensordesc *d); /* d must outlive the call */
 /* A tuple parameter's argument: tile_kernel_get_typed specializes each

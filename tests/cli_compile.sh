@@ -287,6 +287,28 @@ expect 1 $TILE compile $K add_kernel --signature '*fp32,*fp32,*fp32,i32' --const
 	--target sm_999 --emit ptx -o /dev/null
 if grep -q "internal compiler error" "$tmp/err"; then fail "sm_999: $(cat "$tmp/err")"; fi
 
+# a constexpr whose default is a @jit function or a lambda may be left out, also
+# before a parameter --const binds (it was "signature gives no entry for 'ACT'")
+cat >"$tmp/act.py" <<'EOF'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def twice(x):
+    return x * 2
+
+
+@triton.jit
+def act(X, Y, ACT: tl.constexpr = twice, F: tl.constexpr = lambda v: v + 1, Z: tl.constexpr = 0):
+    o = tl.arange(0, 64)
+    tl.store(Y + o, F(ACT(tl.load(X + o))) + Z)
+EOF
+expect 0 $TILE compile "$tmp/act.py" act --signature '*fp32,*fp32' --target cpu
+expect 0 $TILE compile "$tmp/act.py" act --signature '*fp32,*fp32' --const Z=3 --target cpu --emit tir
+has "$tmp/out" "mul"
+expect 0 $TILE compile "$tmp/act.py" act --signature '*fp32,*fp32' --const ACT=twice --const Z=3 --target cpu
+
 # kernels named like what the generated code uses (a C++ keyword, libm's sinf,
 # main) get the symbol tile_k_NAME: the plain name was an invalid LLVM module
 # (sinf called with the kernel's type), a duplicate JIT symbol (sin) or a

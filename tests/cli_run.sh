@@ -63,6 +63,47 @@ has "$tmp/err" "has no closing ')'"
 expect 1 $TILE run "$tmp/tup.tile" scale_n --grid 1 X=@"$tmp/x.npy" Y=@"$tmp/o.npy" 't=(1000,)' BLOCK=1024
 has "$tmp/err" "tuple index 1 out of range"
 
+# a constexpr takes a name of the kernel's module (a @jit function, as --const), and
+# one whose default is a @jit function may be left out, also before a bound one
+cat >"$tmp/act.tile" <<'EOF'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def twice(x):
+    return x * 2
+
+
+@triton.jit
+def plus2(x):
+    return x + 2
+
+
+@triton.jit
+def act(X, Y, ACT: tl.constexpr = twice, K: tl.constexpr = 1, F: tl.constexpr = lambda v: v,
+        Z: tl.constexpr = 0):
+    o = tl.arange(0, 1024)
+    tl.store(Y + o, F(ACT(tl.load(X + o)) * K))
+EOF
+SIX='\000\000\300\100' # 6.0f
+f32_pattern 1024 "$TWO" >"$tmp/two.bin"
+f32_pattern 1024 "$THREE" >"$tmp/three.bin"
+f32_pattern 1024 "$SIX" >"$tmp/six.bin"
+expect 0 $TILE run "$tmp/act.tile" act X=@"$tmp/x.npy" Y=@"$tmp/o.npy" --out-dir "$tmp/ra"
+tail -c 4096 "$tmp/ra/Y.npy" 2>/dev/null | cmp -s - "$tmp/two.bin" || fail "a @jit default left out: Y.npy has the wrong data"
+expect 0 $TILE run "$tmp/act.tile" act X=@"$tmp/x.npy" Y=@"$tmp/o.npy" K=3 --out-dir "$tmp/rb"
+tail -c 4096 "$tmp/rb/Y.npy" 2>/dev/null | cmp -s - "$tmp/six.bin" || fail "a @jit default before a bound parameter: Y.npy has the wrong data"
+expect 0 $TILE run "$tmp/act.tile" act X=@"$tmp/x.npy" Y=@"$tmp/o.npy" ACT=plus2 --out-dir "$tmp/rc"
+tail -c 4096 "$tmp/rc/Y.npy" 2>/dev/null | cmp -s - "$tmp/three.bin" || fail "ACT=plus2: Y.npy has the wrong data"
+expect 1 $TILE run "$tmp/act.tile" act X=@"$tmp/x.npy" Y=@"$tmp/o.npy" ACT=nosuch
+has "$tmp/err" "'nosuch' given for constexpr parameter 'ACT' is neither a constant nor a name"
+expect 1 $TILE run "$tmp/act.tile" act X=plus2 Y=@"$tmp/o.npy"
+has "$tmp/err" "argument 'X': cannot parse 'plus2'"
+# a lambda default has no name to pass: the parameters after it must be left out too
+expect 1 $TILE run "$tmp/act.tile" act X=@"$tmp/x.npy" Y=@"$tmp/o.npy" Z=1
+has "$tmp/err" "parameter 'F' of kernel 'act' is left to its default, which no argument can stand for"
+
 # bf16 has no NumPy dtype: its bits saved as uint16 are bound with @FILE.npy:bf16
 cat >"$tmp/dbl.tile" <<'EOF'
 import triton

@@ -32,7 +32,7 @@ static const char *kind_name(tile_arg_kind k)
 	static const char *const names[] = {"pointer", "i32",   "i64",      "u32",
 	                                    "u64",     "f32",   "f64",      "bool",
 	                                    "None",    "str",   "dtype",    "DLTensor",
-	                                    "tensor descriptor", "tuple"};
+	                                    "tensor descriptor", "tuple", "name"};
 	return (unsigned)k < COUNTOF(names) ? names[k] : "unknown kind";
 }
 
@@ -322,7 +322,7 @@ static bool const_matches(const ConstVal *c, const tile_arg *a)
 		       (a->kind == TILE_ARG_F64 && a->f64 == c->f);
 	case CV_NONE: return a->kind == TILE_ARG_NONE;
 	case CV_STR: return a->kind == TILE_ARG_STR && a->str && strcmp(a->str, c->s) == 0;
-	case CV_NAME: return false; /* a module's object: no tile_arg stands for one */
+	case CV_NAME: return a->kind == TILE_ARG_NAME && a->str && strcmp(a->str, c->s) == 0;
 	case CV_DTYPE: {
 		DType dt;
 		return a->kind == TILE_ARG_DTYPE && api_dtype_to_dt(a->dtype, &dt) &&
@@ -448,7 +448,7 @@ void api_kernel_free(tile_kernel *k)
 	backend_unload(k);
 	for (int i = 0; i < k->nparams; i++) {
 		free(k->params[i].name);
-		if (k->params[i].cval.kind == CV_STR)
+		if (k->params[i].cval.kind == CV_STR || k->params[i].cval.kind == CV_NAME)
 			free((char *)k->params[i].cval.s);
 	}
 	free(k->params);

@@ -7,6 +7,7 @@
  * lookup. Kernels are reference counted: the table holds one reference, each
  * tile_kernel_get hands out another.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -217,6 +218,8 @@ static void key_const(StrBuf *b, const ConstVal *v)
 
 static void key_spec(StrBuf *b, const SpecArg *a)
 {
+	if (a->use_default)
+		sb_putc(b, 'D'); /* its default, whatever default_val says */
 	if (a->empty_tuple)
 		sb_puts(b, "()");
 	else if (a->is_const)
@@ -254,7 +257,7 @@ static char *spec_key(const KernelInfo *ki, const TargetDesc *t, const CompileOp
 static ConstVal copy_const(const ConstVal *v)
 {
 	ConstVal c = *v;
-	if (c.kind == CV_STR)
+	if (c.kind == CV_STR || c.kind == CV_NAME) /* the kernel outlives the parse's arena */
 		c.s = xstrdup(v->s ? v->s : "");
 	return c;
 }
@@ -296,7 +299,12 @@ static tile_status fill_params(tile_kernel *k, const KernelInfo *ki, const SpecA
 		}
 		else if (i < nargs)
 			p->cval = copy_const(&args[i].cval);
-		else if (ki->params[i].has_default)
+		else if (ki->params[i].default_object && ki->params[i].default_val.kind != CV_NAME) {
+			/* a lambda or tuple default: no argument stands for it, so an
+			 * all-parameters launch is refused rather than given None */
+			ConstVal unnamed = {.kind = CV_NAME, .s = "(its default)"};
+			p->cval = copy_const(&unnamed);
+		} else if (ki->params[i].has_default)
 			p->cval = copy_const(&ki->params[i].default_val);
 		else
 			p->cval.kind = CV_NONE;
@@ -475,6 +483,23 @@ static bool int_arg(const tile_arg *a, int64_t *v, DType *dt)
 	}
 }
 
+/* `name` or `a.b.c`: Python identifiers joined by dots. */
+static bool is_dotted_identifier(const char *s)
+{
+	if (!s || !*s)
+		return false;
+	for (bool start = true; *s; s++) {
+		bool alpha = isalpha((unsigned char)*s) || *s == '_';
+		if (*s == '.' && !start && s[1])
+			start = true;
+		else if (alpha || (!start && isdigit((unsigned char)*s)))
+			start = false;
+		else
+			return false;
+	}
+	return true;
+}
+
 static tile_status const_from_arg(tile_context *ctx, const KernelParamInfo *p, const tile_arg *a,
                                   Arena *arena, ConstVal *cv)
 {
@@ -508,6 +533,14 @@ static tile_status const_from_arg(tile_context *ctx, const KernelParamInfo *p, c
 	case TILE_ARG_STR:
 		cv->kind = CV_STR;
 		cv->s = arena_strdup(arena, a->str ? a->str : "");
+		return TILE_OK;
+	case TILE_ARG_NAME:
+		if (!is_dotted_identifier(a->str))
+			return api_fail(ctx, TILE_ERROR_INVALID_ARGUMENT,
+			                "constexpr parameter '%s': '%s' is not a (dotted) name", p->name,
+			                a->str ? a->str : "(null)");
+		cv->kind = CV_NAME; /* sema resolves it in the kernel's module */
+		cv->s = arena_strdup(arena, a->str);
 		return TILE_OK;
 	case TILE_ARG_DTYPE:
 		cv->kind = CV_DTYPE;
@@ -652,7 +685,7 @@ tile_status api_spec_from_arg(tile_context *ctx, const KernelParamInfo *p, const
 	default:
 		return api_fail(ctx, TILE_ERROR_INVALID_ARGUMENT,
 		                "parameter '%s' is not tl.constexpr: it cannot take a %s", p->name,
-		                a->kind == TILE_ARG_STR ? "string" : "dtype");
+		                a->kind == TILE_ARG_STR ? "string" : a->kind == TILE_ARG_NAME ? "name" : "dtype");
 	}
 }
 

@@ -365,7 +365,7 @@ int cli_dump(tile_context *ctx, tile_module *mod, const char *kernel, const char
 	}
 	for (int i = 0; !rc && ki && i < nargs; i++)
 		if (dflt[i]) { /* bound to its default, as if left out */
-			args[i] = (SpecArg){.is_const = true, .cval = ki->params[i].default_val};
+			args[i] = (SpecArg){.is_const = true, .use_default = true, .cval = ki->params[i].default_val};
 		}
 	tile_kernel_options kopt = {.num_warps = o->num_warps, .num_stages = o->num_stages};
 	CompileRequest req;

@@ -537,13 +537,32 @@ static int bind_tuple(const Binding *b, BoundArg *out)
 	return rc;
 }
 
-static int bind_value(tile_context *ctx, const Binding *b, BoundArg *out)
+/* `relu` or `Dtype.FP32`: Python identifiers joined by dots. */
+static bool is_dotted_name(const char *s)
+{
+	for (bool start = true;; s++) {
+		if (isalpha((unsigned char)*s) || *s == '_' || (!start && isdigit((unsigned char)*s)))
+			start = false;
+		else if (*s == '.' && !start)
+			start = true;
+		else
+			return !*s && !start;
+	}
+}
+
+static int bind_value(tile_context *ctx, const Binding *b, bool is_constexpr, BoundArg *out)
 {
 	if (b->value[0] == '@')
 		return load_array(ctx, b, out);
 	if (b->value[0] == '(')
 		return bind_tuple(b, out);
 	if (!parse_literal(b->value, &out->arg)) {
+		if (is_constexpr && is_dotted_name(b->value)) {
+			/* an object of the kernel's module (a @jit function, an Enum member),
+			 * as --const binds it; the kernel's module resolves it */
+			out->arg = tile_arg_name(b->value);
+			return 0;
+		}
 		char *end;
 		errno = 0;
 		(void)strtoll(b->value, &end, 0);
@@ -554,8 +573,8 @@ static int bind_value(tile_context *ctx, const Binding *b, BoundArg *out)
 		}
 		fprintf(stderr,
 		        "tile: error: argument '%s': cannot parse '%s' (expected @file.npy, a "
-		        "number, "
-		        "True/False, None, a quoted string or tl.DTYPE)\n",
+		        "number, True/False, None, a quoted string, tl.DTYPE or, for a constexpr "
+		        "parameter, a name of the kernel's module)\n",
 		        b->name, b->value);
 		return EXIT_USER;
 	}
@@ -574,8 +593,8 @@ static tile_arg arg_from_default(const ConstVal *v)
 	case CV_BOOL: return tile_arg_bool((int)v->i);
 	case CV_STR: return tile_arg_str(v->s);
 	case CV_DTYPE: return tile_arg_dtype(api_dt_to_dtype(v->dtype));
-	case CV_NONE:
-	case CV_NAME: break;
+	case CV_NAME: return tile_arg_name(v->s); /* a default that names a @jit function */
+	case CV_NONE: break;
 	}
 	return tile_arg_none();
 }
@@ -752,8 +771,15 @@ static int bind_all(tile_context *ctx, tile_module *mod, const char *kernel, con
 	for (int i = 0; i < last && !rc; i++) {
 		const Binding *b = find_binding(c, p[i].name);
 		if (b)
-			rc = bind_value(ctx, b, &args[i]);
-		else
+			rc = bind_value(ctx, b, p[i].is_constexpr, &args[i]);
+		else if (ki->params[i].default_object && ki->params[i].default_val.kind != CV_NAME) {
+			fprintf(stderr,
+			        "tile: error: parameter '%s' of kernel '%s' is left to its default, which no "
+			        "argument can stand for (not a name of the module), while a parameter "
+			        "after it is bound\n",
+			        p[i].name, kernel);
+			rc = EXIT_USER;
+		} else
 			args[i].arg = arg_from_default(&ki->params[i].default_val);
 		as_python_float(&args[i].arg, p[i].is_constexpr);
 	}

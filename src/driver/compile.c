@@ -354,7 +354,7 @@ static void key_add_backend(CacheKey *k, const TargetDesc *t)
 
 static void key_add_spec(CacheKey *k, const SpecArg *a)
 {
-	cache_key_add_u64(k, a->is_const | (uint64_t)a->empty_tuple << 1);
+	cache_key_add_u64(k, a->is_const | (uint64_t)a->empty_tuple << 1 | (uint64_t)a->use_default << 2);
 	if (a->is_const)
 		key_add_const(k, &a->cval);
 	cache_key_add_u64(k, ((uint64_t)a->ty.dt << 8) | a->ty.elem);

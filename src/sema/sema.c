@@ -1285,6 +1285,16 @@ static const char *expr_last_name(const Expr *e)
 	return NULL;
 }
 
+/* `a.b.c` as text when e is a name or a chain of attributes on one, else NULL:
+ * how a host names a module-level object (a @jit function, an Enum member). */
+static const char *dotted_name_text(Arena *a, const Expr *e)
+{
+	if (e->kind == EX_NAME) return e->name;
+	if (e->kind != EX_ATTR) return NULL;
+	const char *obj = dotted_name_text(a, e->obj);
+	return obj ? arena_printf(a, "%s.%s", obj, e->attr) : NULL;
+}
+
 /* The builtin a decorator names, if it resolves to one (an alias such as
  * `my_jit = triton.jit`), evaluated quietly in the main module; else NULL. */
 static const char *deco_builtin(Sema *s, const Expr *d)
@@ -2178,8 +2188,13 @@ int sema_list_kernels(SemaCtx *c, const Module *m, KernelInfo **out)
 					pi->default_val = (ConstVal){.kind = CV_DTYPE, .dtype = (DType)v.ty.dt};
 				} else if (v.kind == V_LAMBDA || v.kind == V_FUNC || v.kind == V_BUILTIN || v.kind == V_TUPLE ||
 					   v.kind == V_DICT) {
-					/* a compile-time default that is no ConstVal: the host must not
-					 * bind it; sema evaluates it when it specializes */
+					/* a compile-time default that is no ConstVal: sema evaluates it
+					 * when the parameter is left out; a host can name it only when
+					 * it is a name of the module */
+					pi->has_default = true;
+					pi->default_object = true;
+					const char *name = dotted_name_text(c->arena, fn->params[p].default_val);
+					pi->default_val = name ? (ConstVal){.kind = CV_NAME, .s = name} : (ConstVal){.kind = CV_NONE};
 				} else if ((size_t)c->diags->nerrors == nerr) {
 					diag_error(c->diags, fn->params[p].default_val->loc, "the default of '%s' must be a constexpr",
 						   pi->name);
@@ -2402,16 +2417,17 @@ static bool bind_kernel_params(Sema *s, Fn *fn, const FuncDef *def, const SpecAr
 		bool heur = find_heur(kd, p->name) != NULL;
 		const KernelConfigArg *ca = find_config_arg(kd, p->name);
 		Value v;
-		if (heur && (i >= nargs || (args[i].is_const && args[i].cval.kind == CV_NONE))) {
+		bool given = i < nargs && !args[i].use_default; /* else left out: its default */
+		if (heur && (!given || (args[i].is_const && args[i].cval.kind == CV_NONE))) {
 			pending[i] = true; /* computed below, once the other parameters are bound */
 			continue;
-		} else if (i < nargs && args[i].is_const) {
+		} else if (given && args[i].is_const) {
 			v = args[i].empty_tuple ? v_tuple(s, NULL, 0) : spec_const_value(s, fn, p, args[i].cval);
 			if (v.kind == V_ERR) {
 				ok = false;
 				continue;
 			}
-		} else if (i < nargs) {
+		} else if (given) {
 			/* a tuple of constants is a constexpr (Triton's `shape: tl.constexpr` given x.shape) */
 			bool const_tuple = args[i].tuple_len > 0;
 			for (int j = 0; j < args[i].tuple_len; j++) const_tuple &= args[i].tuple[j].is_const;

@@ -45,6 +45,9 @@ typedef struct SpecArg {
 	 * constant. Its runtime elements are passed as consecutive runtime arguments. */
 	int tuple_len;
 	const struct SpecArg *tuple;
+	/* is_const: bound to the parameter's default as if left out (a default no
+	 * ConstVal holds, like a @jit function, is evaluated by sema) */
+	bool use_default;
 } SpecArg;
 
 /* What the host needs to know about a kernel before specializing it. */
@@ -53,6 +56,9 @@ typedef struct KernelParamInfo {
 	bool is_constexpr;      /* annotated tl.constexpr */
 	bool has_default;
 	ConstVal default_val;   /* when has_default and the default is a constant */
+	bool default_object;    /* has_default, but the default is a compile-time object no ConstVal holds (a
+	                           @jit function, a lambda, a tuple): default_val is CV_NAME when the default is
+	                           a (dotted) name of the module, else CV_NONE; sema evaluates the default */
 	bool do_not_specialize; /* listed in @jit(do_not_specialize=...) */
 	bool autotuned;         /* a key of the @triton.autotune configs (has_default: the first config's value) */
 	bool heuristic;         /* set by @triton.heuristics: has_default with default_val None, which means

@@ -382,6 +382,76 @@ static void run_class_kernels(tile_context *ctx)
 	tile_module_destroy(m);
 }
 
+/* A constexpr bound to a @jit function: by name (tile_arg_name, as the host's
+ * Python passes the function), or left to its default when that is one. */
+static const char named_src[] = "import triton\n"
+                                "import triton.language as tl\n"
+                                "@triton.jit\n"
+                                "def twice(x):\n"
+                                "    return x * 2.0\n"
+                                "@triton.jit\n"
+                                "def neg(x):\n"
+                                "    return -x\n"
+                                "@triton.jit\n"
+                                "def act(x_ptr, out_ptr, n, BLOCK: tl.constexpr, ACT: tl.constexpr = twice,\n"
+                                "        K: tl.constexpr = 1.0):\n"
+                                "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+                                "    x = tl.load(x_ptr + offs, mask=offs < n)\n"
+                                "    tl.store(out_ptr + offs, ACT(x) * K, mask=offs < n)\n";
+
+static void test_named_constexpr(tile_context *ctx)
+{
+	tile_module *m = NULL;
+	CHECK_ST(tile_module_load_source(ctx, "named.py", named_src, sizeof named_src - 1, &m), TILE_OK);
+	if (!m)
+		return;
+	const tile_param_info *p = NULL;
+	int np = 0;
+	CHECK_ST(tile_module_kernel_params(m, "act", &p, &np), TILE_OK);
+	CHECK(np == 6 && p[4].has_default); /* ACT's default is a @jit function */
+	float *out = falloc(N);
+	uint32_t grid[3] = {(N + BLOCK - 1) / BLOCK, 1, 1};
+	tile_arg a[6] = {tile_arg_ptr(X, TILE_FP32), tile_arg_ptr(out, TILE_FP32), tile_arg_i32(N),
+	                 tile_arg_i32(BLOCK), tile_arg_name("neg"), tile_arg_f64(3.0)};
+	struct { int nargs; float mul; } cases[] = {{4, 2.0f}, {5, -1.0f}, {6, -3.0f}};
+	for (int c = 0; c < 3; c++) {
+		tile_kernel *k = NULL;
+		CHECK_ST(tile_kernel_get_typed(m, "act", a, (size_t)cases[c].nargs, NULL, &k), TILE_OK);
+		if (!k)
+			continue;
+		memset(out, 0, sizeof(float) * N);
+		CHECK_ST(tile_launch(k, grid, a, 3, NULL), TILE_OK); /* the runtime arguments */
+		bool ok = true;
+		for (int i = 0; i < N; i++)
+			ok &= out[i] == X[i] * cases[c].mul;
+		CHECK(ok);
+		/* all parameters: the launch checks a name as it checks constants, a
+		 * default that names a function included */
+		tile_arg all[6];
+		memcpy(all, a, sizeof all);
+		all[4] = tile_arg_name(cases[c].nargs == 4 ? "twice" : "neg");
+		all[5] = tile_arg_f64(cases[c].nargs == 6 ? 3.0 : 1.0);
+		CHECK_ST(tile_launch(k, grid, all, 6, NULL), TILE_OK);
+		all[4] = tile_arg_name(cases[c].nargs == 4 ? "neg" : "twice");
+		CHECK_ST(tile_launch(k, grid, all, 6, NULL), TILE_ERROR_INVALID_ARGUMENT);
+		CHECK_MSG(cases[c].nargs == 4 ? "ACT=twice" : "ACT=neg");
+		tile_kernel_destroy(k);
+	}
+	tile_kernel *k = NULL;
+	a[4] = tile_arg_name("nosuch");
+	CHECK_ST(tile_kernel_get_typed(m, "act", a, 5, NULL, &k), TILE_ERROR_COMPILE);
+	CHECK_MSG("'nosuch' given for constexpr parameter 'ACT'");
+	a[4] = tile_arg_name("neg(");
+	CHECK_ST(tile_kernel_get_typed(m, "act", a, 5, NULL, &k), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_MSG("is not a (dotted) name");
+	a[4] = tile_arg_name("neg");
+	a[2] = tile_arg_name("neg");
+	CHECK_ST(tile_kernel_get_typed(m, "act", a, 5, NULL, &k), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_MSG("parameter 'n' is not tl.constexpr: it cannot take a name");
+	free(out);
+	tile_module_destroy(m);
+}
+
 static void test_class_kernels(void)
 {
 	/* twice: without the disk cache, then with it (a fresh context per run,
@@ -554,6 +624,7 @@ int main(void)
 		if (k) {
 			test_launch(ctx, k);
 			test_typed(ctx, m, k);
+			test_named_constexpr(ctx);
 			test_concurrent(k);
 			test_dlpack(ctx, k);
 		}
