@@ -104,6 +104,38 @@ has "$tmp/err" "argument 'X': cannot parse 'plus2'"
 expect 1 $TILE run "$tmp/act.tile" act X=@"$tmp/x.npy" Y=@"$tmp/o.npy" Z=1
 has "$tmp/err" "parameter 'F' of kernel 'act' is left to its default, which no argument can stand for"
 
+# @triton.heuristics see the runtime arguments' values, as Triton's launcher
+# passes them (it was "heuristic for 'EVEN' needs the value of runtime argument 'n'")
+cat >"$tmp/heur.tile" <<'EOF'
+import triton
+import triton.language as tl
+
+
+@triton.heuristics({"EVEN": lambda args: args["n"] % args["BLOCK"] == 0,
+                    "SCALE2": lambda args: args["s"] > 1.0})
+@triton.jit
+def heur(X, Y, n, s, BLOCK: tl.constexpr, EVEN: tl.constexpr, SCALE2: tl.constexpr):
+    o = tl.arange(0, BLOCK)
+    if EVEN:
+        x = tl.load(X + o)
+    else:
+        x = tl.load(X + o, mask=o < n, other=0.0) + 1.0
+    if SCALE2:
+        x = x * 2.0
+    tl.store(Y + o, x, mask=o < n)
+EOF
+FOUR='\000\000\200\100' # 4.0f
+expect 0 $TILE run "$tmp/heur.tile" heur X=@"$tmp/x.npy" Y=@"$tmp/o.npy" n=1024 s=0.5 BLOCK=1024 --out-dir "$tmp/rh1"
+f32_pattern 1024 "$ONE" >"$tmp/one.bin"
+tail -c 4096 "$tmp/rh1/Y.npy" 2>/dev/null | cmp -s - "$tmp/one.bin" || fail "heuristics on n=1024, s=0.5: Y.npy has the wrong data"
+expect 0 $TILE run "$tmp/heur.tile" heur X=@"$tmp/x.npy" Y=@"$tmp/o.npy" n=1000 s=1.5 BLOCK=1024 --out-dir "$tmp/rh2"
+{ f32_pattern 1000 "$FOUR"; f32_pattern 24 "$ZERO"; } >"$tmp/four.bin"
+tail -c 4096 "$tmp/rh2/Y.npy" 2>/dev/null | cmp -s - "$tmp/four.bin" || fail "heuristics on n=1000, s=1.5: Y.npy has the wrong data"
+# bound by the caller, a heuristic's parameter is not computed
+expect 0 $TILE run "$tmp/heur.tile" heur X=@"$tmp/x.npy" Y=@"$tmp/o.npy" n=1024 s=0.5 BLOCK=1024 EVEN=False SCALE2=True --out-dir "$tmp/rh3"
+f32_pattern 1024 "$FOUR" >"$tmp/four1024.bin"
+tail -c 4096 "$tmp/rh3/Y.npy" 2>/dev/null | cmp -s - "$tmp/four1024.bin" || fail "bound heuristic parameters: Y.npy has the wrong data"
+
 # bf16 has no NumPy dtype: its bits saved as uint16 are bound with @FILE.npy:bf16
 cat >"$tmp/dbl.tile" <<'EOF'
 import triton

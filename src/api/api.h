@@ -64,6 +64,7 @@ typedef struct ApiParam {
 	uint64_t tuple_const; /* bit j: element j is a constant (no slot) */
 	int nslots;    /* slots it takes when runtime */
 	ConstVal cval; /* when !runtime: the value it was specialized to (cval.s heap) */
+	bool heuristic; /* set by @triton.heuristics: None at launch means "what it computed" */
 } ApiParam;
 
 /* What a launch needs, laid out for the hot path. */

@@ -284,6 +284,7 @@ static tile_status fill_params(tile_kernel *k, const KernelInfo *ki, const SpecA
 	for (int i = 0; i < ki->nparams; i++) {
 		ApiParam *p = &k->params[i];
 		p->name = xstrdup(ki->params[i].name);
+		p->heuristic = ki->params[i].heuristic;
 		p->runtime = i < nargs && !args[i].is_const;
 		p->desc_rank = p->runtime ? args[i].desc_rank : 0;
 		for (int d = 0; d < p->desc_rank; d++)
@@ -689,6 +690,71 @@ tile_status api_spec_from_arg(tile_context *ctx, const KernelParamInfo *p, const
 	}
 }
 
+/* The Python value of a runtime scalar argument, as Triton's heuristics see it. */
+static bool scalar_value(const tile_arg *a, ConstVal *v)
+{
+	int64_t iv;
+	DType dt;
+	if (a->kind == TILE_ARG_U64 && a->u64 > INT64_MAX)
+		return false;
+	if (int_arg(a, &iv, &dt)) {
+		*v = (ConstVal){.kind = CV_INT, .i = iv};
+		return true;
+	}
+	switch (a->kind) {
+	case TILE_ARG_F32: *v = (ConstVal){.kind = CV_FLOAT, .f = a->f32}; return true;
+	case TILE_ARG_F64: *v = (ConstVal){.kind = CV_FLOAT, .f = a->f64}; return true;
+	case TILE_ARG_BOOL: *v = (ConstVal){.kind = CV_BOOL, .i = a->b != 0}; return true;
+	default: return false;
+	}
+}
+
+/* Triton's launcher runs a kernel's @triton.heuristics on the actual arguments
+ * (EVEN_K from K's value): the ones the caller leaves unbound are computed here
+ * from the values and bound as constants, so the specialization and its key
+ * hold their results. One this cannot compute is left to sema, which reports it. */
+static SpecArg *with_heuristics(tile_module *m, const KernelInfo *ki, const tile_arg *args,
+                                SpecArg *spec, int *nargs, Arena *a)
+{
+	int n = *nargs, np = ki->nparams, last = -1;
+	for (int i = 0; i < np; i++)
+		if (ki->params[i].heuristic &&
+		    (i >= n || (spec[i].is_const && spec[i].cval.kind == CV_NONE)))
+			last = i;
+	if (last < 0)
+		return spec;
+	bool any_value = false;
+	SpecArg *probe = ARENA_NEWN(a, SpecArg, n ? n : 1);
+	for (int i = 0; i < n; i++) {
+		probe[i] = spec[i];
+		if (!spec[i].is_const && !spec[i].tuple_len && !spec[i].desc_rank &&
+		    scalar_value(&args[i], &probe[i].value))
+			any_value = probe[i].has_value = true;
+	}
+	if (!any_value)
+		return spec; /* nothing the specialization does not already say */
+	ConstVal *vals = ARENA_NEWN(a, ConstVal, np);
+	bool *set = ARENA_NEWN(a, bool, np);
+	DiagSink quiet; /* an error here is sema's to report, on the real compile */
+	diag_init(&quiet);
+	bool ok = source_heuristic_values(m->src, &quiet, ki->name, probe, n, vals, set, np);
+	diag_free(&quiet);
+	if (!ok)
+		return spec;
+	int nn = last + 1 > n ? last + 1 : n;
+	SpecArg *out = ARENA_NEWN(a, SpecArg, nn);
+	for (int i = 0; i < nn; i++) {
+		if (set[i])
+			out[i] = (SpecArg){.is_const = true, .cval = vals[i]};
+		else if (i < n)
+			out[i] = spec[i];
+		else
+			out[i] = (SpecArg){.is_const = true, .use_default = true, .cval = ki->params[i].default_val};
+	}
+	*nargs = nn;
+	return out;
+}
+
 tile_status tile_kernel_get_typed(tile_module *m, const char *name, const tile_arg *args,
                                   size_t nargs, const tile_kernel_options *opt, tile_kernel **out)
 {
@@ -718,8 +784,11 @@ tile_status tile_kernel_get_typed(tile_module *m, const char *name, const tile_a
 	tile_status st = TILE_OK;
 	for (size_t i = 0; i < nargs && st == TILE_OK; i++)
 		st = api_spec_from_arg(m->ctx, &ki->params[i], &args[i], &a, &spec[i]);
+	int n = (int)nargs;
 	if (st == TILE_OK)
-		st = api_get_spec(m, ki, spec, (int)nargs, opt, out);
+		spec = with_heuristics(m, ki, args, spec, &n, &a);
+	if (st == TILE_OK)
+		st = api_get_spec(m, ki, spec, n, opt, out);
 	arena_free(&a);
 	return st;
 }

@@ -530,6 +530,26 @@ void compiled_kernel_free(CompiledKernel *k)
 	memset(k, 0, sizeof *k);
 }
 
+bool source_heuristic_values(SourceModule *m, DiagSink *diags, const char *kernel, const SpecArg *args,
+                             int nargs, ConstVal *out, bool *set, int nparams)
+{
+	Arena a; /* the pass's IR is thrown away */
+	arena_init(&a);
+	SemaCtx sc = {0};
+	sc.arena = &a;
+	sc.names = &m->names;
+	sc.diags = diags;
+	sc.load_module = source_find_import;
+	sc.package_name = source_package_name;
+	sc.loader_user = m;
+	bool ok = sema_heuristic_values(&sc, m->ast, kernel, args, nargs, out, set, nparams);
+	for (int i = 0; ok && i < nparams; i++)
+		if (set[i] && (out[i].kind == CV_STR || out[i].kind == CV_NAME))
+			out[i].s = arena_strdup(&m->arena, out[i].s);
+	arena_free(&a);
+	return ok;
+}
+
 int source_list_kernels(SourceModule *m, DiagSink *diags, KernelInfo **out)
 {
 	SemaCtx sc = {0};

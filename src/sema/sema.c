@@ -2285,7 +2285,7 @@ static Value spec_const_value(Sema *s, Fn *fn, const Param *p, ConstVal cv)
 /* Runs the @triton.heuristics whose parameters the caller left unbound, in
  * order, each seeing the parameters bound so far as a dict `args`. */
 static bool run_heuristics(Sema *s, Fn *fn, const FuncDef *def, const KDeco *kd, const bool *pending,
-			   const int *specs)
+			   const int *specs, const SpecArg *bound, int nbound)
 {
 	for (int h = 0; h < kd->nheurs; h++) {
 		const Heur *hr = &kd->heurs[h];
@@ -2298,7 +2298,9 @@ static bool run_heuristics(Sema *s, Fn *fn, const FuncDef *def, const KDeco *kd,
 			Value *b = env_find(&fn->env, def->params[i].name);
 			if (!b) continue;
 			Value v = *b;
-			if (v.kind == V_TENSOR) {
+			if (v.kind == V_TENSOR && i < nbound && bound[i].has_value) {
+				v = const_to_value(bound[i].value); /* the caller's actual argument */
+			} else if (v.kind == V_TENSOR) {
 				Value r = {.kind = V_RTARG, .msg = def->params[i].name, .ty = v.ty};
 				r.c.i = specs[i];
 				v = r;
@@ -2469,11 +2471,48 @@ static bool bind_kernel_params(Sema *s, Fn *fn, const FuncDef *def, const SpecAr
 		}
 		env_set(&fn->env, p->name, v);
 	}
-	if (ok && kd->nheurs) ok = run_heuristics(s, fn, def, kd, pending, specs);
+	if (ok && kd->nheurs) ok = run_heuristics(s, fn, def, kd, pending, specs, args, nargs);
 	s->f->nparams = (int)params.len;
 	s->f->params = params.len ? vec_to_arena(s->a, &params) : NULL;
 	vec_free(&params);
 	return ok;
+}
+
+bool sema_heuristic_values(SemaCtx *c, const Module *m, const char *kernel, const SpecArg *args, int nargs,
+			   ConstVal *out, bool *set, int nparams)
+{
+	Sema s;
+	sema_setup(&s, c);
+	int errs0 = c->diags->nerrors;
+	ModScope *ms = modscope_new(&s, m, "__main__");
+	s.main_mod = ms;
+	Flat flat;
+	flatten_module(&s, ms, m, &flat);
+	const FuncDef *def = find_kernel(&s, &flat, kernel, &ms);
+	bool ok = def && def->nparams == nparams;
+	if (ok) { /* binds the parameters, as sema_kernel does, without the body */
+		s.f = tir_func_new(c->arena, def->name);
+		s.blk = s.f->entry;
+		Fn fn;
+		fn_init(&s, &fn, def, ms->cls ? ms->parent : ms, true);
+		vec_push(&s.callstack, def);
+		KDeco kd;
+		ok = kernel_decorators(&s, ms, def, &kd) && bind_kernel_params(&s, &fn, def, args, nargs, &kd);
+		for (int i = 0; ok && i < def->nparams; i++) {
+			bool unbound = i >= nargs || args[i].use_default || (args[i].is_const && args[i].cval.kind == CV_NONE);
+			Value *v = find_heur(&kd, def->params[i].name) && unbound ? env_find(&fn.env, def->params[i].name) : NULL;
+			if (v && v->kind == V_CONST) {
+				out[i] = v->c;
+				set[i] = true;
+			} else if (v && v->kind == V_DTYPE && v->ty.dt != DT_PTR) {
+				out[i] = (ConstVal){.kind = CV_DTYPE, .dtype = (DType)v->ty.dt};
+				set[i] = true;
+			}
+		}
+		fn_free(&fn);
+	}
+	sema_teardown(&s);
+	return ok && c->diags->nerrors == errs0;
 }
 
 TirFunc *sema_kernel(SemaCtx *c, const Module *m, const char *kernel, const SpecArg *args, int nargs)

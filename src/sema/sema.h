@@ -48,6 +48,10 @@ typedef struct SpecArg {
 	/* is_const: bound to the parameter's default as if left out (a default no
 	 * ConstVal holds, like a @jit function, is evaluated by sema) */
 	bool use_default;
+	/* a runtime scalar whose actual value the caller knows (tile_kernel_get_typed):
+	 * @triton.heuristics see it, as they see the launcher's arguments in Triton */
+	bool has_value;
+	ConstVal value;
 } SpecArg;
 
 /* What the host needs to know about a kernel before specializing it. */
@@ -125,6 +129,12 @@ typedef struct SemaCtx {
 
 /* The @jit functions of a module (kernels and helpers), in source order. */
 int sema_list_kernels(SemaCtx *c, const Module *m, KernelInfo **out);
+
+/* Runs the @triton.heuristics of `kernel` that args leave unbound (seeing the
+ * runtime values args carry) and stores each result in out[i] (set[i] true),
+ * i indexing the kernel's parameters (nparams entries). False on an error. */
+bool sema_heuristic_values(SemaCtx *c, const Module *m, const char *kernel, const SpecArg *args, int nargs,
+			   ConstVal *out, bool *set, int nparams);
 
 /* Specializes and lowers `kernel` to the Tile IR. args[i] binds the kernel's
  * i-th parameter; nargs may be smaller than the parameter count when the rest

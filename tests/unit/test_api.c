@@ -452,6 +452,52 @@ static void test_named_constexpr(tile_context *ctx)
 	tile_module_destroy(m);
 }
 
+/* @triton.heuristics see the actual runtime arguments (Triton's launcher runs
+ * them on each launch's values); the specialization is keyed on their results. */
+static const char heur_src[] = "import triton\n"
+                               "import triton.language as tl\n"
+                               "@triton.heuristics({'EVEN': lambda args: args['n'] % args['BLOCK'] == 0})\n"
+                               "@triton.jit\n"
+                               "def h(x_ptr, out_ptr, n, BLOCK: tl.constexpr, EVEN: tl.constexpr):\n"
+                               "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+                               "    x = tl.load(x_ptr + offs, mask=offs < n)\n"
+                               "    tl.store(out_ptr + offs, x + (1.0 if EVEN else 2.0), mask=offs < n)\n";
+
+static void test_heuristic_values(tile_context *ctx)
+{
+	tile_module *m = NULL;
+	CHECK_ST(tile_module_load_source(ctx, "heur.py", heur_src, sizeof heur_src - 1, &m), TILE_OK);
+	if (!m)
+		return;
+	float *out = falloc(N);
+	int ns[3] = {2 * BLOCK, 2 * BLOCK - 3, 4 * BLOCK}; /* even, odd, even again */
+	tile_kernel *k[3] = {NULL, NULL, NULL};
+	for (int c = 0; c < 3; c++) {
+		tile_arg a[4] = {tile_arg_ptr(X, TILE_FP32), tile_arg_ptr(out, TILE_FP32), tile_arg_i32(ns[c]),
+		                 tile_arg_i32(BLOCK)};
+		CHECK_ST(tile_kernel_get_typed(m, "h", a, 4, NULL, &k[c]), TILE_OK);
+		if (!k[c])
+			continue;
+		memset(out, 0, sizeof(float) * N);
+		uint32_t grid[3] = {(uint32_t)(ns[c] + BLOCK - 1) / BLOCK, 1, 1};
+		CHECK_ST(tile_launch(k[c], grid, a, 3, NULL), TILE_OK);
+		/* all parameters: None stands for what the heuristic computed */
+		tile_arg all[5] = {a[0], a[1], a[2], a[3], tile_arg_none()};
+		CHECK_ST(tile_launch(k[c], grid, all, 5, NULL), TILE_OK);
+		all[4] = tile_arg_bool(ns[c] % BLOCK != 0);
+		CHECK_ST(tile_launch(k[c], grid, all, 5, NULL), TILE_ERROR_INVALID_ARGUMENT);
+		bool ok = true;
+		for (int i = 0; i < ns[c]; i++)
+			ok &= out[i] == X[i] + (ns[c] % BLOCK ? 2.0f : 1.0f);
+		CHECK(ok);
+	}
+	CHECK(k[0] && k[1] && k[0] != k[1] && k[2] == k[0]);
+	for (int c = 0; c < 3; c++)
+		tile_kernel_destroy(k[c]);
+	free(out);
+	tile_module_destroy(m);
+}
+
 static void test_class_kernels(void)
 {
 	/* twice: without the disk cache, then with it (a fresh context per run,
@@ -625,6 +671,7 @@ int main(void)
 			test_launch(ctx, k);
 			test_typed(ctx, m, k);
 			test_named_constexpr(ctx);
+			test_heuristic_values(ctx);
 			test_concurrent(k);
 			test_dlpack(ctx, k);
 		}
