@@ -1475,7 +1475,8 @@ static Value b_py_anyall(Sema *s, Call *c, int extra)
 
 /* isinstance(x, T) for the classes a kernel can name: Python's int, float,
  * bool, str, tuple, list and tl.tensor, tl.constexpr, tl.dtype,
- * tl.tensor_descriptor (tl.tensor_descriptor_base); T may be a tuple of them. */
+ * tl.tensor_descriptor (tl.tensor_descriptor_base), torch.Tensor; T may be a
+ * tuple of them. */
 static int isinstance_one(Sema *s, Value x, Value t, SrcLoc loc)
 {
 	if (t.kind == V_MODULE && class_aggregate(s, t.mod)) /* an @aggregate class, or one derived from it */
@@ -1486,6 +1487,16 @@ static int isinstance_one(Sema *s, Value x, Value t, SrcLoc loc)
 		return -1;
 	}
 	const char *n = builtin_get(t.builtin)->name;
+	if (x.kind == V_RTARG) {
+		/* a heuristic's runtime argument: the launcher passes a Python number
+		 * for a scalar and the tensor for a pointer */
+		DType dt = x.ty.dt;
+		if (!strcmp(n, "int")) return dt != DT_PTR && dtype_is_int(dt);
+		if (!strcmp(n, "bool")) return dt == DT_I1;
+		if (!strcmp(n, "float")) return dtype_is_float(dt);
+		if (!strcmp(n, "Tensor")) return dt == DT_PTR;
+		return 0;
+	}
 	bool cst = x.kind == V_CONST;
 	if (!strcmp(n, "int")) return cst && (x.c.kind == CV_INT || x.c.kind == CV_BOOL);
 	if (!strcmp(n, "float")) return cst && x.c.kind == CV_FLOAT;
@@ -1497,6 +1508,7 @@ static int isinstance_one(Sema *s, Value x, Value t, SrcLoc loc)
 	if (!strcmp(n, "tensor")) return x.kind == V_TENSOR || (x.kind == V_BLOCKPTR && !x.bp->desc);
 	if (!strcmp(n, "tensor_descriptor") || !strcmp(n, "tensor_descriptor_base"))
 		return x.kind == V_BLOCKPTR && x.bp->desc;
+	if (!strcmp(n, "Tensor")) return 0; /* a kernel's own values are tl.tensors */
 	diag_error(s->d, loc, "isinstance with '%s' is not supported", builtin_display(s, t.builtin));
 	return -1;
 }
@@ -1561,7 +1573,7 @@ Value py_str_value(Sema *s, Value v, bool repr, SrcLoc loc)
 
 static Value b_py_str(Sema *s, Call *c, int extra) { return py_str_value(s, c->a[0], extra, c->at[0]); }
 
-/* tl.tensor, tl.dtype, tl.tensor_descriptor: classes for isinstance, not callable */
+/* tl.tensor, tl.dtype, tl.tensor_descriptor, torch.Tensor: classes for isinstance, not callable */
 static Value b_class(Sema *s, Call *c, int extra)
 {
 	(void)extra;
@@ -1726,6 +1738,7 @@ const Builtin builtins_core[] = {
     {"dtype", "*args", b_dtype, 0, BF_TL},
     {"tensor_descriptor", "*args", b_class, 0, BF_TL},
     {"tensor_descriptor_base", "*args", b_class, 0, BF_TL},
+    {"Tensor", "*args", b_class, 0, BF_TORCH},
     {"tuple", "iterable=None", b_py_tuple, 0, BF_PY},
     {"tuple", "args=None,type=None", b_py_tuple, 0, BF_TL}, /* tl.tuple(iterable) */
     {"list", "iterable=None", b_py_tuple, 1, BF_PY},

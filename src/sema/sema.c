@@ -1180,7 +1180,7 @@ Value ns_attr(Sema *s, int ns, const char *name, SrcLoc loc)
 		if (dtype_from_name(n, &dt) && strcmp(n, "pointer")) return v_dtype(type_scalar(dt));
 		if ((id = builtin_find(name, BF_TORCH)) >= 0) return v_builtin(id, NULL);
 		if (!strcmp(name, "version")) return (Value){.kind = V_NS, .ns = NS_TORCH_VERSION};
-		diag_error(s->d, loc, "'torch.%s' is not available: kernels see torch's dtypes and finfo/iinfo only", name);
+		diag_error(s->d, loc, "'torch.%s' is not available: kernels see torch's dtypes, finfo/iinfo and Tensor (for isinstance) only", name);
 		return v_err();
 	}
 	case NS_TORCH_VERSION:

@@ -661,7 +661,10 @@ static Value eval_call(Sema *s, Fn *fn, const Expr *e)
 		bad |= kw[i].kind == V_ERR;
 	}
 	Value r = v_err();
-	for (int i = 0; !bad && i < na + nk; i++)
+	/* isinstance(args['x'], torch.Tensor) asks only what the argument is */
+	bool kind_only = callee.kind == V_BUILTIN && !callee.self && (builtin_get(callee.builtin)->flags & BF_PY) &&
+			 !strcmp(builtin_get(callee.builtin)->name, "isinstance");
+	for (int i = 0; !bad && !kind_only && i < na + nk; i++)
 		if (args[i].kind == V_RTARG) {
 			r = rtarg_needed(s, args[i], locs[i]);
 			bad = true;
