@@ -73,7 +73,7 @@ static bool entry_key(const char *dir, const char *skip, char name[80], uint8_t 
 		size_t n = strlen(de->d_name);
 		if (n != 67 || strcmp(de->d_name + 64, ".tc") != 0 || (skip && strcmp(de->d_name, skip) == 0))
 			continue;
-		snprintf(name, 80, "%s", de->d_name);
+		memcpy(name, de->d_name, 68); /* 67 characters and the NUL, checked above */
 		for (int i = 0; i < 32; i++) {
 			unsigned v;
 			sscanf(de->d_name + 2 * i, "%2x", &v);
