@@ -135,6 +135,25 @@ tail -c 4096 "$tmp/rh2/Y.npy" 2>/dev/null | cmp -s - "$tmp/four.bin" || fail "he
 expect 0 $TILE run "$tmp/heur.tile" heur X=@"$tmp/x.npy" Y=@"$tmp/o.npy" n=1024 s=0.5 BLOCK=1024 EVEN=False SCALE2=True --out-dir "$tmp/rh3"
 f32_pattern 1024 "$FOUR" >"$tmp/four1024.bin"
 tail -c 4096 "$tmp/rh3/Y.npy" 2>/dev/null | cmp -s - "$tmp/four1024.bin" || fail "bound heuristic parameters: Y.npy has the wrong data"
+# a heuristic that fails on the arguments' values says why, where (it was
+# "needs the value of runtime argument 'n'", n being given)
+cat >"$tmp/heurbad.tile" <<'EOF'
+import triton
+import triton.language as tl
+
+
+@triton.heuristics({"Q": lambda args: 1024 // args["n"], "S": lambda args: 1 << args["k"]})
+@triton.jit
+def heurbad(X, n, k, Q: tl.constexpr, S: tl.constexpr):
+    tl.store(X, Q + S)
+EOF
+expect 1 $TILE run "$tmp/heurbad.tile" heurbad X=@"$tmp/x.npy" n=0 k=1
+has "$tmp/err" "heurbad.tile:5:44: error: division by zero"
+expect 1 $TILE run "$tmp/heurbad.tile" heurbad X=@"$tmp/x.npy" n=4 k=-1
+has "$tmp/err" "heurbad.tile:5:78: error: negative shift count"
+expect 1 $TILE run "$tmp/heurbad.tile" heurbad X=@"$tmp/x.npy" n=4 k=100
+has "$tmp/err" "heurbad.tile:5:78: error: integer overflow in <<"
+expect 0 $TILE run "$tmp/heurbad.tile" heurbad X=@"$tmp/x.npy" n=4 k=2 --out-dir "$tmp/rhb"
 
 # bf16 has no NumPy dtype: its bits saved as uint16 are bound with @FILE.npy:bf16
 cat >"$tmp/dbl.tile" <<'EOF'

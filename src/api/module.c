@@ -713,16 +713,17 @@ static bool scalar_value(const tile_arg *a, ConstVal *v)
  * (EVEN_K from K's value): the ones the caller leaves unbound are computed here
  * from the values and bound as constants, so the specialization and its key
  * hold their results. One this cannot compute is left to sema, which reports it. */
-static SpecArg *with_heuristics(tile_module *m, const KernelInfo *ki, const tile_arg *args,
-                                SpecArg *spec, int *nargs, Arena *a)
+static tile_status with_heuristics(tile_module *m, const KernelInfo *ki, const tile_arg *args,
+                                   SpecArg **specp, int *nargs, Arena *a)
 {
+	SpecArg *spec = *specp;
 	int n = *nargs, np = ki->nparams, last = -1;
 	for (int i = 0; i < np; i++)
 		if (ki->params[i].heuristic &&
 		    (i >= n || (spec[i].is_const && spec[i].cval.kind == CV_NONE)))
 			last = i;
 	if (last < 0)
-		return spec;
+		return TILE_OK;
 	bool any_value = false;
 	SpecArg *probe = ARENA_NEWN(a, SpecArg, n ? n : 1);
 	for (int i = 0; i < n; i++) {
@@ -732,15 +733,18 @@ static SpecArg *with_heuristics(tile_module *m, const KernelInfo *ki, const tile
 			any_value = probe[i].has_value = true;
 	}
 	if (!any_value)
-		return spec; /* nothing the specialization does not already say */
+		return TILE_OK; /* nothing the specialization does not already say */
 	ConstVal *vals = ARENA_NEWN(a, ConstVal, np);
 	bool *set = ARENA_NEWN(a, bool, np);
-	DiagSink quiet; /* an error here is sema's to report, on the real compile */
-	diag_init(&quiet);
-	bool ok = source_heuristic_values(m->src, &quiet, ki->name, probe, n, vals, set, np);
-	diag_free(&quiet);
+	/* an error here is reported as it is: the compile without the values
+	 * would only say "needs the value of runtime argument 'n'" where the
+	 * heuristic divided by n == 0 or shifted by a huge n */
+	diag_clear(&m->ctx->diags);
+	bool ok = source_heuristic_values(m->src, &m->ctx->diags, ki->name, probe, n, vals, set, np);
+	if (m->ctx->diags.nerrors > 0)
+		return api_fail_diags(m->ctx, TILE_ERROR_COMPILE);
 	if (!ok)
-		return spec;
+		return TILE_OK;
 	int nn = last + 1 > n ? last + 1 : n;
 	SpecArg *out = ARENA_NEWN(a, SpecArg, nn);
 	for (int i = 0; i < nn; i++) {
@@ -752,7 +756,8 @@ static SpecArg *with_heuristics(tile_module *m, const KernelInfo *ki, const tile
 			out[i] = (SpecArg){.is_const = true, .use_default = true, .cval = ki->params[i].default_val};
 	}
 	*nargs = nn;
-	return out;
+	*specp = out;
+	return TILE_OK;
 }
 
 tile_status tile_kernel_get_typed(tile_module *m, const char *name, const tile_arg *args,
@@ -786,7 +791,7 @@ tile_status tile_kernel_get_typed(tile_module *m, const char *name, const tile_a
 		st = api_spec_from_arg(m->ctx, &ki->params[i], &args[i], &a, &spec[i]);
 	int n = (int)nargs;
 	if (st == TILE_OK)
-		spec = with_heuristics(m, ki, args, spec, &n, &a);
+		st = with_heuristics(m, ki, args, &spec, &n, &a);
 	if (st == TILE_OK)
 		st = api_get_spec(m, ki, spec, n, opt, out);
 	arena_free(&a);
