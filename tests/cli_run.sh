@@ -174,6 +174,12 @@ printf '\000\100%.0s' $(seq 1 16) >"$tmp/wantb.bin"  # bf16 2.0
 tail -c 32 "$tmp/resb/Y.npy" 2>/dev/null | cmp -s - "$tmp/wantb.bin" || fail "bf16 view: Y.npy has the wrong data"
 expect 1 $TILE run "$tmp/dbl.tile" dbl --grid 1 X=@"$tmp/x.npy":bf16 Y=@"$tmp/yb.npy":bf16 N=16
 has "$tmp/err" "viewing them as bf16 needs 2-byte ones (save the bits as uint16)"
+# --print reads the elements in the view's dtype (a :fp16 or :i16 view of a
+# uint16 array printed the uint16 values under an fp16[4] header)
+npy_arr "$tmp/xh.npy" '<u2' 4 '\000\274'   # fp16 -1.0; Y = X * 2 as i16 is -2
+expect 0 $TILE run "$tmp/dbl.tile" dbl --grid 1 X=@"$tmp/xh.npy":fp16 Y=@"$tmp/xh.npy":i16 N=4 --print
+printf 'X: fp16[4]\n[-1., -1., -1., -1.]\nY: i16[4]\n[-2, -2, -2, -2]\n' >"$tmp/want.txt"
+cmp -s "$tmp/want.txt" "$tmp/out" || { fail "--print of :fp16 / :i16 views"; sed 's/^/    /' "$tmp/out"; }
 
 # a host tensor descriptor over an array: NAME=@FILE.npy:desc[BLOCK]; loads past
 # the array's end read zeros (40 elements, blocks of 32)

@@ -36,53 +36,42 @@ static double fp8_value(uint8_t b, bool e4m3)
 static void print_elem(FILE *out, const NpyArray *a, tile_dtype view, int64_t i)
 {
 	const unsigned char *p = (const unsigned char *)a->data + i * a->elem_size;
+	uint64_t u = 0;
+	for (int k = 0; k < a->elem_size && k < 8; k++)
+		u |= (uint64_t)p[k] << (8 * k);
 	double f;
+	/* the view's dtype decides (a :fp16 view of a uint16 array prints as
+	 * halves, not as the integers of the array's own dtype); sizes match */
 	switch (view) {
 	case TILE_FP8E4M3:
-	case TILE_FP8E5M2:
-		if (a->elem_size == 1) {
-			f = fp8_value(p[0], view == TILE_FP8E4M3);
-			goto flt;
-		}
-		break;
-	case TILE_BF16:
-		if (a->elem_size == 2) {
-			uint32_t u = (uint32_t)(p[0] | p[1] << 8) << 16;
-			float x;
-			memcpy(&x, &u, 4);
-			f = x;
-			goto flt;
-		}
-		break;
-	default: break;
-	}
-	const char *d = a->dtype;
-	if (d[1] == 'f') {
-		if (a->elem_size == 2) {
-			f = f16_value((uint16_t)(p[0] | p[1] << 8));
-		} else if (a->elem_size == 4) {
-			float x;
-			memcpy(&x, p, 4);
-			f = x;
-		} else {
-			memcpy(&f, p, 8);
-		}
+	case TILE_FP8E5M2: f = fp8_value((uint8_t)u, view == TILE_FP8E4M3); goto flt;
+	case TILE_FP16: f = f16_value((uint16_t)u); goto flt;
+	case TILE_BF16: {
+		uint32_t b = (uint32_t)(uint16_t)u << 16;
+		float x;
+		memcpy(&x, &b, 4);
+		f = x;
 		goto flt;
 	}
-	if (d[1] == 'b') {
-		fputs(p[0] ? "True" : "False", out);
-		return;
+	case TILE_FP32: {
+		uint32_t b = (uint32_t)u;
+		float x;
+		memcpy(&x, &b, 4);
+		f = x;
+		goto flt;
 	}
-	uint64_t u = 0;
-	for (int k = 0; k < a->elem_size; k++)
-		u |= (uint64_t)p[k] << (8 * k);
-	if (d[1] == 'i') {
+	case TILE_FP64: memcpy(&f, &u, 8); goto flt;
+	case TILE_BOOL: fputs(u ? "True" : "False", out); return;
+	case TILE_I8:
+	case TILE_I16:
+	case TILE_I32:
+	case TILE_I64: {
 		int sh = 64 - 8 * a->elem_size;
 		fprintf(out, "%lld", (long long)((int64_t)(u << sh) >> sh));
-	} else {
-		fprintf(out, "%llu", (unsigned long long)u);
+		return;
 	}
-	return;
+	default: fprintf(out, "%llu", (unsigned long long)u); return;
+	}
 flt:
 	if (isnan(f))
 		fputs("nan", out);
@@ -90,7 +79,7 @@ flt:
 		fputs(f < 0 ? "-inf" : "inf", out);
 	else {
 		char buf[40];
-		snprintf(buf, sizeof buf, "%.*g", a->elem_size >= 4 && view != TILE_BF16 ? 8 : 4, f);
+		snprintf(buf, sizeof buf, "%.*g", view == TILE_FP32 || view == TILE_FP64 ? 8 : 4, f);
 		/* "2." as NumPy writes a whole float, so floats never read as ints */
 		fprintf(out, "%s%s", buf, strpbrk(buf, ".e") ? "" : ".");
 	}
