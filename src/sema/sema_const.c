@@ -602,6 +602,9 @@ bool values_identical(Value a, Value b)
 		/* fallthrough */
 	case V_TUPLE:
 		if (a.n != b.n) return false;
+		/* the same items (an `if` merging an unchanged variable, `t is t`):
+		 * t = (t, t) in a static_range shares them, exponentially many */
+		if (a.items == b.items) return true;
 		for (int i = 0; i < a.n; i++)
 			if (!values_identical(a.items[i], b.items[i])) return false;
 		return true;

@@ -750,9 +750,13 @@ static Value compare_one(Sema *s, AstOp op, Value a, Value b, SrcLoc loc)
 		return v_bool(t);
 	}
 	if ((op == OP_EQ || op == OP_NE) && a.kind == V_TUPLE && b.kind == V_TUPLE) {
+		/* each item compared is a step: tuples that share their items
+		 * (t = (t, t) in a static_range) are exponentially large */
+		if (!sema_work(s, a.n, loc)) return v_err();
 		bool eq = a.n == b.n;
 		for (int i = 0; eq && i < a.n; i++) {
 			Value r = compare_one(s, OP_EQ, a.items[i], b.items[i], loc);
+			if (r.kind == V_ERR) return r;
 			if (r.kind != V_CONST) {
 				diag_error(s->d, loc, "tuples of tensors cannot be compared");
 				return v_err();
