@@ -24,6 +24,25 @@ has "$tmp/err" "is too large: more than 524288 values"
 # a range() rebuilt for every item of a comprehension
 limited tests/golden/sema/err_range_work.tile k '*i32'
 has "$tmp/err" "compile-time evaluation takes more than"
+# a tuple sharing its items (t = (t, t), 2^100 leaves) carried by a loop: its
+# leaves were listed before the value limit was checked (17 s, then "internal
+# compiler error in memory: out of memory"; 14 GB without a limit)
+cat >"$tmp/shared.tile" <<'EOF'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def k(Y):
+    t = (tl.load(Y),)
+    for i in tl.static_range(100):
+        t = (t, t)
+    for j in range(3):
+        t = (t[0], t[1])
+    tl.store(Y, 1)
+EOF
+limited "$tmp/shared.tile" k '*i32'
+has "$tmp/err" "shared.tile:10:5: error: kernel 'k' is too large: more than 524288 values"
 
 # a module with 100000 kernels: finding each one's last binding scanned every
 # statement, so listing them was quadratic (minutes; now about a second)

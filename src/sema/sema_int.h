@@ -272,6 +272,8 @@ void sema_note_limit(Sema *s); /* the report just made of too_big / too_much_wor
 enum { SEMA_CALL_WORK = 8 }; /* an inlined call: an environment and its arguments, ~1 KB */
 /* Adds n to the work done; false (after one report) past SEMA_MAX_WORK. */
 bool sema_work(Sema *s, int64_t n, SrcLoc loc);
+/* false (reported once) past SEMA_MAX_VALUES values */
+bool sema_values_fit(Sema *s, size_t n, SrcLoc loc);
 
 /* Tuples (and dicts) nested inside each other: the values are walked
  * recursively, so a tuple grown as t = (t,) in a loop is an error past this. */

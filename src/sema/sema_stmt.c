@@ -218,6 +218,9 @@ static bool item_materialize(Value v, int i, bool materialize)
 
 bool flatten_value(Sema *s, Value v, IdVec *out, bool materialize, SrcLoc loc)
 {
+	/* each leaf is a value of the IR op (loop, if, call) it goes to; a tuple
+	 * that shares its items (t = (t, t)) has exponentially many */
+	if (!sema_values_fit(s, out->len, loc)) return false;
 	switch (v.kind) {
 	case V_ERR:
 	case V_POISON: return false;

@@ -16,15 +16,22 @@ SrcLoc op_loc(const Sema *s, SrcLoc loc)
 	return loc;
 }
 
-TirOp *emit_op(Sema *s, TirOpKind k, SrcLoc loc, const ValId *in, int nin, Type out)
+bool sema_values_fit(Sema *s, size_t n, SrcLoc loc)
 {
-	bool has_out = out.dt != DT_VOID;
-	if (s->f->vals.len > SEMA_MAX_VALUES && !s->too_big) {
+	if (n <= SEMA_MAX_VALUES) return true;
+	if (!s->too_big) {
 		s->too_big = true;
 		diag_error(s->d, loc, "kernel '%s' is too large: more than %d values after inlining and unrolling",
 			   tir_func_label(s->f), SEMA_MAX_VALUES);
 		sema_note_limit(s);
 	}
+	return false;
+}
+
+TirOp *emit_op(Sema *s, TirOpKind k, SrcLoc loc, const ValId *in, int nin, Type out)
+{
+	bool has_out = out.dt != DT_VOID;
+	sema_values_fit(s, s->f->vals.len, loc);
 	return tir_op(s->f, s->blk, k, op_loc(s, loc), in, nin, &out, has_out ? 1 : 0);
 }
 
