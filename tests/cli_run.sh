@@ -58,6 +58,19 @@ expect 0 $TILE run "$tmp/tup.tile" scale_n --grid 1 X=@"$tmp/x.npy" Y=@"$tmp/o.n
 tail -c 4096 "$tmp/rest/Y.npy" 2>/dev/null | cmp -s - "$tmp/want.bin" || fail "tuple argument: Y.npy has the wrong data"
 expect 1 $TILE run "$tmp/tup.tile" scale_n --grid 1 X=@"$tmp/x.npy" Y=@"$tmp/o.npy" "t=(1000, @$tmp/x.npy)" BLOCK=1024
 has "$tmp/err" "argument 't': tuple element 2"
+# an empty tuple (a 0-d tensor's strides) is specialized away and launched as
+# itself (it was "the kernel was specialized with t=0; got a different tuple")
+cat >"$tmp/tup0.tile" <<'EOF'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def tup0(X, t, S: tl.constexpr):
+    tl.store(X + tl.arange(0, 4), len(t) + len(S) + 2.0)
+EOF
+expect 0 $TILE run "$tmp/tup0.tile" tup0 X=@"$tmp/x4.npy" 't=()' 'S=()' --print
+has "$tmp/out" "[2., 2., 2., 2.]"
 expect 1 $TILE run "$tmp/tup.tile" scale_n --grid 1 X=@"$tmp/x.npy" Y=@"$tmp/o.npy" 't=(1000, 3.0' BLOCK=1024
 has "$tmp/err" "has no closing ')'"
 expect 1 $TILE run "$tmp/tup.tile" scale_n --grid 1 X=@"$tmp/x.npy" Y=@"$tmp/o.npy" 't=(1000,)' BLOCK=1024

@@ -65,6 +65,7 @@ typedef struct ApiParam {
 	int nslots;    /* slots it takes when runtime */
 	ConstVal cval; /* when !runtime: the value it was specialized to (cval.s heap) */
 	bool heuristic; /* set by @triton.heuristics: None at launch means "what it computed" */
+	bool empty_tuple; /* when !runtime: specialized to `()` (cval unused) */
 } ApiParam;
 
 /* What a launch needs, laid out for the hot path. */

@@ -348,10 +348,17 @@ static void const_str(const ConstVal *c, char *buf, size_t n)
 static tile_status check_const(const tile_kernel *k, int i, const tile_arg *a)
 {
 	const ApiParam *p = &k->params[i];
-	if (const_matches(&p->cval, a) || (p->heuristic && a->kind == TILE_ARG_NONE))
+	if (p->empty_tuple) { /* `()`: no slots; the same empty tuple again */
+		if (a->kind == TILE_ARG_TUPLE && a->tuple && a->tuple->len == 0)
+			return TILE_OK;
+	} else if (const_matches(&p->cval, a) || (p->heuristic && a->kind == TILE_ARG_NONE)) {
 		return TILE_OK;
+	}
 	char want[96];
-	const_str(&p->cval, want, sizeof want);
+	if (p->empty_tuple)
+		snprintf(want, sizeof want, "()");
+	else
+		const_str(&p->cval, want, sizeof want);
 	return api_fail(k->ctx, TILE_ERROR_INVALID_ARGUMENT,
 	                "kernel '%s', argument '%s': the kernel was specialized with %s=%s; got a "
 	                "different %s (get another specialization for it)",

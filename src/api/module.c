@@ -298,6 +298,8 @@ static tile_status fill_params(tile_kernel *k, const KernelInfo *ki, const SpecA
 			p->nslots = spec_nslots(&args[i]);
 			slot += p->nslots;
 		}
+		else if (i < nargs && args[i].empty_tuple)
+			p->empty_tuple = true;
 		else if (i < nargs)
 			p->cval = copy_const(&args[i].cval);
 		else if (ki->params[i].default_object && ki->params[i].default_val.kind != CV_NAME) {
