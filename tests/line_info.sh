@@ -167,5 +167,12 @@ grep -q '^[[:space:]]*\.\(loc\|file\)' "$tmp/out" && fail "TILE_DISABLE_LINE_INF
 expect 0 env TILE_DISABLE_LINE_INFO=1 $TILE compile "$tmp/li.py" kernel_single --signature '*fp32,*fp32,128' \
 	--target sm_90a -o "$tmp/without.cubin"
 grep -q "li\.py" "$tmp/without.cubin" && fail "TILE_DISABLE_LINE_INFO=1: the cubin names li.py"
+# Triton's switches take true and on too, in any case (=True was ignored: line info stayed)
+expect 0 env TILE_DISABLE_LINE_INFO=True $TILE compile "$tmp/li.py" kernel_single --signature '*fp32,*fp32,128' \
+	--target sm_90a --emit ptx
+grep -q '^[[:space:]]*\.\(loc\|file\)' "$tmp/out" && fail "TILE_DISABLE_LINE_INFO=True: the PTX has .loc or .file lines"
+expect 0 env TILE_DISABLE_LINE_INFO=no $TILE compile "$tmp/li.py" kernel_single --signature '*fp32,*fp32,128' \
+	--target sm_90a --emit ptx
+grep -q '^[[:space:]]*\.loc' "$tmp/out" || fail "TILE_DISABLE_LINE_INFO=no: the PTX has no .loc lines"
 
 finish

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "api/api.h"
 
@@ -111,6 +112,18 @@ static void diag_bridge(void *user, const Diag *d)
 	free(r);
 }
 
+/* An environment switch as Triton's getBoolEnv reads one (TRITON_DISABLE_LINE_INFO=true
+ * is on there): 1, true or on, in any case. */
+static bool env_on(const char *name)
+{
+	static const char *const on[] = {"1", "true", "on"};
+	const char *v = getenv(name);
+	for (size_t i = 0; v && i < sizeof on / sizeof on[0]; i++)
+		if (strcasecmp(v, on[i]) == 0)
+			return true;
+	return false;
+}
+
 static void default_print(void *user, const char *text, size_t len)
 {
 	(void)user;
@@ -164,8 +177,7 @@ static tile_status ctx_init(tile_context *ctx, const tile_context_options *o)
 	ctx->num_stages = o->num_stages ? o->num_stages : 3; /* Triton's default */
 	const char *pf = getenv("TILE_MMA_PREFETCH");
 	ctx->no_mma_prefetch = pf && strcmp(pf, "0") == 0;
-	const char *nl = getenv("TILE_DISABLE_LINE_INFO");
-	ctx->no_line_info = nl && strcmp(nl, "1") == 0;
+	ctx->no_line_info = env_on("TILE_DISABLE_LINE_INFO");
 	char why[96];
 	if (options_problem(ctx->num_warps, ctx->num_stages, why, sizeof why))
 		return api_fail(ctx, TILE_ERROR_INVALID_ARGUMENT, "%s", why);
