@@ -187,6 +187,9 @@ printf '\000\100%.0s' $(seq 1 16) >"$tmp/wantb.bin"  # bf16 2.0
 tail -c 32 "$tmp/resb/Y.npy" 2>/dev/null | cmp -s - "$tmp/wantb.bin" || fail "bf16 view: Y.npy has the wrong data"
 expect 1 $TILE run "$tmp/dbl.tile" dbl --grid 1 X=@"$tmp/x.npy":bf16 Y=@"$tmp/yb.npy":bf16 N=16
 has "$tmp/err" "viewing them as bf16 needs 2-byte ones (save the bits as uint16)"
+# a suffix that names no dtype says so (it was "cannot open FILE.npy:fp8e4b15")
+expect 1 $TILE run "$tmp/dbl.tile" dbl --grid 1 X=@"$tmp/xb.npy":fp8e4b15 Y=@"$tmp/yb.npy":bf16 N=16
+has "$tmp/err" "argument 'X': 'fp8e4b15' after ':' is not a dtype to view the array as"
 # --print reads the elements in the view's dtype (a :fp16 or :i16 view of a
 # uint16 array printed the uint16 values under an fp16[4] header)
 npy_arr "$tmp/xh.npy" '<u2' 4 '\000\274'   # fp16 -1.0; Y = X * 2 as i16 is -2

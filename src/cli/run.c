@@ -411,9 +411,25 @@ static int load_array(tile_context *ctx, const Binding *b, BoundArg *out)
 	char *path = xstrdup(b->value + 1);
 	path[plen] = 0;
 	int rc = npy_read(path, &out->npy, err, sizeof err);
+	/* `@a.npy:fp8e4b15`: no such file, but a.npy is one; the suffix names no dtype */
+	const char *colon = strrchr(path, ':');
+	struct stat st;
+	bool bad_view = false;
+	if (rc != 0 && view == TILE_DTYPE_UNSPECIFIED && colon && stat(path, &st) != 0) {
+		char *file = xstrdup(path);
+		file[colon - path] = 0;
+		bad_view = stat(file, &st) == 0;
+		free(file);
+	}
+	if (bad_view)
+		fprintf(stderr,
+		        "tile: error: argument '%s': '%s' after ':' is not a dtype to view the array as "
+		        "(bf16, fp16, fp8e4nv, fp8e5, i32, ... or tl.NAME)\n",
+		        b->name, colon + 1);
 	free(path);
 	if (rc != 0) {
-		fprintf(stderr, "tile: error: argument '%s': %s\n", b->name, err);
+		if (!bad_view)
+			fprintf(stderr, "tile: error: argument '%s': %s\n", b->name, err);
 		return EXIT_USER;
 	}
 	out->is_array = true;
