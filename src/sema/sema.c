@@ -2478,17 +2478,25 @@ static bool bind_kernel_params(Sema *s, Fn *fn, const FuncDef *def, const SpecAr
 	return ok;
 }
 
+/* Sets up s for kernel `kernel` of m: its definition (NULL if there is none)
+ * and in *ms the module scope (or class) it is defined in. */
+static const FuncDef *open_kernel(Sema *s, SemaCtx *c, const Module *m, const char *kernel, ModScope **ms)
+{
+	sema_setup(s, c);
+	*ms = modscope_new(s, m, "__main__");
+	s->main_mod = *ms;
+	Flat flat;
+	flatten_module(s, *ms, m, &flat);
+	return find_kernel(s, &flat, kernel, ms);
+}
+
 bool sema_heuristic_values(SemaCtx *c, const Module *m, const char *kernel, const SpecArg *args, int nargs,
 			   ConstVal *out, bool *set, int nparams)
 {
 	Sema s;
-	sema_setup(&s, c);
 	int errs0 = c->diags->nerrors;
-	ModScope *ms = modscope_new(&s, m, "__main__");
-	s.main_mod = ms;
-	Flat flat;
-	flatten_module(&s, ms, m, &flat);
-	const FuncDef *def = find_kernel(&s, &flat, kernel, &ms);
+	ModScope *ms;
+	const FuncDef *def = open_kernel(&s, c, m, kernel, &ms);
 	bool ok = def && def->nparams == nparams;
 	if (ok) { /* binds the parameters, as sema_kernel does, without the body */
 		s.f = tir_func_new(c->arena, def->name);
@@ -2518,13 +2526,9 @@ bool sema_heuristic_values(SemaCtx *c, const Module *m, const char *kernel, cons
 TirFunc *sema_kernel(SemaCtx *c, const Module *m, const char *kernel, const SpecArg *args, int nargs)
 {
 	Sema s;
-	sema_setup(&s, c);
 	int errs0 = c->diags->nerrors;
-	ModScope *ms = modscope_new(&s, m, "__main__");
-	s.main_mod = ms;
-	Flat flat;
-	flatten_module(&s, ms, m, &flat);
-	const FuncDef *def = find_kernel(&s, &flat, kernel, &ms);
+	ModScope *ms;
+	const FuncDef *def = open_kernel(&s, c, m, kernel, &ms);
 	if (!def) {
 		SrcLoc top = {.file = m->file, .line = 1, .col = 1};
 		diag_error(c->diags, top, "no kernel named '%s'", kernel);
