@@ -1080,6 +1080,8 @@ Value module_attr(Sema *s, ModScope *m, const char *name, SrcLoc loc)
 	if (m->cls) {
 		Value v = class_get(s, m, name, loc, &found);
 		if (found) return v;
+		const AggInfo *nt = class_namedtuple(s, m);
+		if (nt && !strcmp(name, "_fields")) return nt_fields(s, nt);
 		diag_error(s->d, loc, "class '%s' has no attribute '%s'", m->name, name);
 		return v_err();
 	}

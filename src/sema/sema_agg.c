@@ -148,10 +148,38 @@ static Value auto_init(Sema *s, ModScope *cls, const AggInfo *ai, const Value *a
 	return t;
 }
 
+/* The class checks Python makes when it creates a NamedTuple class */
+static bool nt_class_ok(Sema *s, ModScope *cls, const AggInfo *ai, SrcLoc loc)
+{
+	for (int i = 0; i < ai->n; i++) {
+		const AggField *f = &ai->fields[i];
+		if (f->name[0] == '_') {
+			diag_error(s->d, loc, "namedtuple '%s': field names cannot start with an underscore ('%s')",
+				   cls->name, f->name);
+			return false;
+		}
+		if (i > 0 && ai->fields[i - 1].has_default && !f->has_default) {
+			diag_error(s->d, loc, "namedtuple '%s': field '%s' without a default follows field '%s' with one",
+				   cls->name, f->name, ai->fields[i - 1].name);
+			return false;
+		}
+	}
+	return true;
+}
+
 Value nt_construct(Sema *s, ModScope *cls, const Value *args, int nargs, const char **kwn, const Value *kw, int nkw,
 		   SrcLoc loc)
 {
-	return auto_init(s, cls, class_namedtuple(s, cls), args, nargs, kwn, kw, nkw, loc);
+	const AggInfo *ai = class_namedtuple(s, cls);
+	if (!nt_class_ok(s, cls, ai, loc)) return v_err();
+	return auto_init(s, cls, ai, args, nargs, kwn, kw, nkw, loc);
+}
+
+Value nt_fields(Sema *s, const AggInfo *ai)
+{
+	Value *names = ARENA_NEWN(s->a, Value, ai->n + 1);
+	for (int k = 0; k < ai->n; k++) names[k] = v_str(ai->fields[k].name);
+	return v_tuple(s, names, ai->n);
 }
 
 /* t.name of a NamedTuple instance: its field, or _fields (the names) */
@@ -160,11 +188,7 @@ Value nt_attr(Sema *s, Value obj, const char *name, SrcLoc loc)
 	const AggInfo *ai = class_namedtuple(s, obj.mod);
 	int i = ai ? field_index(ai, name) : -1;
 	if (i >= 0 && i < obj.n) return obj.items[i];
-	if (ai && !strcmp(name, "_fields")) {
-		Value *names = ARENA_NEWN(s->a, Value, ai->n + 1);
-		for (int k = 0; k < ai->n; k++) names[k] = v_str(ai->fields[k].name);
-		return v_tuple(s, names, ai->n);
-	}
+	if (ai && !strcmp(name, "_fields")) return nt_fields(s, ai);
 	diag_error(s->d, loc, "namedtuple '%s' has no attribute '%s'", obj.mod->name, name);
 	return v_err();
 }

@@ -421,6 +421,7 @@ const AggInfo *class_namedtuple(Sema *s, ModScope *c);
 Value nt_construct(Sema *s, ModScope *cls, const Value *args, int nargs, const char **kwn, const Value *kw, int nkw,
 		   SrcLoc loc);
 Value nt_attr(Sema *s, Value obj, const char *name, SrcLoc loc);
+Value nt_fields(Sema *s, const AggInfo *ai); /* Cls._fields: the names, a tuple of str */
 Value agg_construct(Sema *s, ModScope *cls, const Value *args, int nargs, const char **kwn, const Value *kw, int nkw,
 		    SrcLoc loc);
 Value agg_attr(Sema *s, Value obj, const char *name, SrcLoc loc);

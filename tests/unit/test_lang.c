@@ -3228,6 +3228,7 @@ static const char namedtuple_src[] =
 	"    if M > 4:\n"
 	"        p = Pair(p.b, p.a)\n"
 	"    tl.static_assert(p._fields[2] == 'scale')\n"
+	"    tl.static_assert(Pair._fields == ('a', 'b', 'scale'))\n"
 	"    tl.store(P + o, p.a * p.scale + p[1])\n";
 
 static void test_namedtuple(void)
