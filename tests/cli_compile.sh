@@ -196,18 +196,25 @@ has "$tmp/err" "    2 | ? x"
 if grep -q "tile: error" "$tmp/err"; then fail "the NUL-byte diagnostic was cut short"; fi
 
 # lowering a big tl.dot is linear in the registers per thread (a register
-# lookup scanned them all: minutes here, now seconds)
+# lookup scanned them all: minutes here, now seconds); a 1024x1024
+# accumulator (8192 registers per thread) and K = 64: 8192 mma instructions
+# per thread, the most a kernel may have. K = 1024 is over that limit and
+# stops before lowering, at once, with an error that says so.
 cat >"$tmp/bigdot.tile" <<'EOF'
 import triton
 import triton.language as tl
 @triton.jit
-def k(X):
-    a = tl.zeros([1024, 1024], tl.float16)
-    tl.store(X, tl.sum(tl.sum(tl.dot(a, a), 0), 0))
+def k(X, K: tl.constexpr):
+    a = tl.zeros([1024, K], tl.float16)
+    b = tl.zeros([K, 1024], tl.float16)
+    tl.store(X, tl.sum(tl.sum(tl.dot(a, b), 0), 0))
 EOF
 if command -v timeout >/dev/null 2>&1; then
-	expect 0 timeout 60 $TILE compile "$tmp/bigdot.tile" k --signature "*fp32" --target sm_90a \
+	expect 0 timeout 60 $TILE compile "$tmp/bigdot.tile" k --signature "*fp32,64" --target sm_90a \
 		--emit thread -o /dev/null
+	expect 1 timeout 10 $TILE compile "$tmp/bigdot.tile" k --signature "*fp32,1024" \
+		--target sm_90a --emit thread -o /dev/null
+	has "$tmp/err" "its dots unroll into 131072 mma instructions per thread, more than 8192"
 fi
 
 # the module path: a package found neither beside the kernel nor above it is

@@ -133,12 +133,6 @@ typedef struct SmemTile {
 	Type et;
 	int eb;
 } SmemTile;
-/* The shared tile a conversion src -> dst goes through
- * (ll_choose_conversion_smem_ldm, ldmatrix-aware on targets that have it,
- * as src/layout/smem.c sized it), and its size in bytes. */
-void lw_smem_tile_for(Lower *L, SmemTile *t, const LinearLayout *src, const LinearLayout *dst,
-                      Type et);
-int64_t lw_smem_tile_bytes(const SmemTile *t);
 /* How register layout l reaches shared tile t: w = hardware -> linear offset,
  * vec = registers per vector access, hw = the lane/warp part of the offset,
  * and l's free (redundant) bits. */

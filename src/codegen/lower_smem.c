@@ -24,22 +24,6 @@
 
 #include <string.h>
 
-void lw_smem_tile_for(Lower *L, SmemTile *t, const LinearLayout *src, const LinearLayout *dst,
-                      Type et)
-{
-	memset(t, 0, sizeof *t);
-	t->et = et;
-	t->eb = MAXOF(1, dtype_bytes((DType)et.dt));
-	/* the same choice as layout_convert_smem_bytes, which sized the buffer */
-	ll_choose_conversion_smem_ldm(src, dst, t->eb, layout_target_ldmatrix(L->t), &t->m,
-	                              &t->pad);
-}
-
-int64_t lw_smem_tile_bytes(const SmemTile *t)
-{
-	return ll_padded_size(&t->pad, (int64_t)1 << ll_total_in_bits(&t->m)) * t->eb;
-}
-
 static void hw_to_offset(const SmemTile *t, const LinearLayout *l, LinearLayout *w)
 {
 	if (!ll_invert_and_compose(l, &t->m, w))
@@ -131,8 +115,10 @@ static int smem_vec(const LinearLayout *w, const PaddedShared *pad, int eb)
 			ok = ok && !(lw_basis(w, LL_LANE, b)[0] & (nv - 1));
 		for (int b = 0; b < lw_bits(w, LL_WARP); b++)
 			ok = ok && !(lw_basis(w, LL_WARP, b)[0] & (nv - 1));
+		/* padding must keep groups whole and aligned (as smem_choose.c's
+		 * vector_bits assumes) */
 		for (int i = 0; i < pad->n; i++)
-			ok = ok && pad->interval[i] >= nv;
+			ok = ok && pad->interval[i] >= nv && pad->pad[i] >= nv;
 		if (!ok)
 			break;
 		v = nv;

@@ -10,9 +10,12 @@
  * permutation, warp shuffles (SHFL_IDX from the source lane; selects when the
  * source register depends on the lane) or a shared-memory round trip through
  * the layout ll_choose_conversion_smem picks (swizzled or padded), with
- * vectorized accesses where registers map to consecutive offsets.
+ * vectorized accesses where registers map to consecutive offsets; a big tile
+ * goes round in chunks (layout_plan_conversion, src/layout/smem_chunks.c).
  */
 #include "codegen/lower_internal.h"
+
+#include "layout/assign.h"
 
 #include <string.h>
 
@@ -225,16 +228,31 @@ static void cvt_shuffle(Lower *L, const TirOp *op, const LinearLayout *sl, const
 	(void)op;
 }
 
+/* Through shared memory, one chunk at a time (layout_plan_conversion, as
+ * smem.c sized the scratch): each chunk is a write, a barrier, a read and a
+ * barrier, so the next chunk (or the next scratch user) may overwrite it. */
 static void cvt_shared(Lower *L, const TirOp *op, const LinearLayout *sl, const LinearLayout *dl,
                        LVal s, LVal d, Type et)
 {
-	SmemTile t;
-	lw_smem_tile_for(L, &t, sl, dl, et);
-	TpVal base = lw_i32(L, lw_scratch(L, op, (int)lw_smem_tile_bytes(&t)));
-	lw_smem_write(L, op->loc, &t, base, sl, s, 0);
-	lw_barrier(L);
-	lw_smem_read(L, op->loc, &t, base, dl, d);
-	lw_barrier(L);
+	CvtSmemPlan *p = ARENA_NEW(L->arena, CvtSmemPlan);
+	SmemTile *t = ARENA_NEW(L->arena, SmemTile);
+	t->et = et;
+	t->eb = MAXOF(1, dtype_bytes((DType)et.dt));
+	layout_plan_conversion(L->t, sl, dl, t->eb, p);
+	t->m = p->smem;
+	t->pad = p->pad;
+	TpVal base = lw_i32(L, lw_scratch(L, op, (int)ll_plan_smem_bytes(p, t->eb)));
+	LVal cs = lw_alloc(L, s.n >> p->nbits), cd = lw_alloc(L, d.n >> p->nbits);
+	for (uint32_t c = 0; c < 1u << p->nbits; c++) {
+		for (int r = 0; r < cs.n; r++)
+			cs.r[r] = s.r[ll_plan_register(p->src_reg, p->nbits, c, (uint32_t)r)];
+		lw_smem_write(L, op->loc, t, base, &p->src, cs, 0);
+		lw_barrier(L);
+		lw_smem_read(L, op->loc, t, base, &p->dst, cd);
+		lw_barrier(L);
+		for (int r = 0; r < cd.n; r++)
+			d.r[ll_plan_register(p->dst_reg, p->nbits, c, (uint32_t)r)] = cd.r[r];
+	}
 }
 
 static void lower_convert(Lower *L, const TirOp *op)

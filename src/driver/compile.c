@@ -50,7 +50,7 @@ static bool stage_sema(Compilation *c);
 static bool stage_layout(Compilation *c);
 static bool check_resources(const CompileRequest *r, const TirFunc *f, const TpFunc *tp,
 			    DiagSink *diags);
-static bool check_size(const TirFunc *f, DiagSink *diags);
+static bool check_size(const TargetDesc *t, const TirFunc *f, DiagSink *diags);
 static bool stage_lower(Compilation *c);
 static bool final_program_after_ptxas(const Compilation *c);
 static bool stage_emit(Compilation *c);
@@ -99,7 +99,7 @@ static bool stage_layout(Compilation *c)
 	tir_verify(c->tir, "pipeline", true);
 	/* The layout's estimate is a lower bound of what lowering needs: a kernel
 	 * over the target's limit stops here, before lowering a huge tile. */
-	if (!check_resources(c->req, c->tir, NULL, c->diags) || !check_size(c->tir, c->diags))
+	if (!check_resources(c->req, c->tir, NULL, c->diags) || !check_size(&c->req->target, c->tir, c->diags))
 		return false;
 	if (c->req->dump == DUMP_LAYOUT) {
 		StrBuf b = {0};
@@ -288,30 +288,76 @@ static bool check_resources(const CompileRequest *r, const TirFunc *f, const TpF
  * compiler memory each, and far more LLVM or nvrtc time. The largest real
  * kernels we compile have under 300k (a bitonic top-k on the CPU); a kernel over
  * the limit (3000 ops on 16384-element tiles: 10 s and 3.6 GB just to lower,
- * a 65536-element version over 14 GB) is an error here, before lowering. */
-enum { MAX_THREAD_REGS = 1 << 21 };
+ * a 65536-element version over 14 GB) is an error here, before lowering.
+ *
+ * An mma.sync dot is unrolled too, into (accumulator registers / 4) x (K / the
+ * instruction's k) mma instructions per thread: 256 for a 256x256x64 tile on 8
+ * warps. A 256x256x256 dot on 4 warps (2048) takes nvrtc about a minute and a
+ * 512x512x512 one (16384) more than ten, so over MAX_MMA_PER_THREAD is an
+ * error too. */
+enum { MAX_THREAD_REGS = 1 << 21, MAX_MMA_PER_THREAD = 8192 };
 
-static bool check_size(const TirFunc *f, DiagSink *diags)
+static int64_t regs_of(const TirVal *tv)
+{
+	int s = tv->layout ? ll_find_slot(tv->layout, LL_REG) : -1;
+	return (int64_t)1 << (s < 0 ? 0 : tv->layout->in_bits[s]);
+}
+
+/* mma instructions one thread issues for the dots of b (and nested blocks) */
+static int64_t mma_per_thread(const TargetDesc *t, const TirFunc *f, const TirBlock *b,
+			      SrcLoc *at, int64_t *most)
+{
+	int64_t n = 0;
+	for (int i = 0; i < b->nops; i++) {
+		const TirOp *op = b->ops[i];
+		int bits = op->kind == TOP_DOT ? layout_dot_mma_bits(t, f, op) : 0;
+		if (bits) {
+			const TirVal *a = &f->vals.data[op->operands[0]];
+			int64_t k = a->ty.shape[a->ty.rank - 1], kinst = 256 / bits;
+			int64_t c = regs_of(&f->vals.data[op->results[0]]) / 4 * (k / kinst);
+			n += c;
+			if (c > *most) {
+				*most = c;
+				*at = op->loc;
+			}
+		}
+		for (int r = 0; r < op->nregions; r++)
+			n += mma_per_thread(t, f, &op->regions[r], at, most);
+	}
+	return n;
+}
+
+static bool check_size(const TargetDesc *t, const TirFunc *f, DiagSink *diags)
 {
 	int64_t total = 0, most = 0;
 	SrcLoc at = {0}; /* the first of the largest tiles */
 	for (size_t v = 1; v < f->vals.len; v++) {
 		const TirVal *tv = &f->vals.data[v];
-		int s = tv->layout ? ll_find_slot(tv->layout, LL_REG) : -1;
-		int64_t regs = (int64_t)1 << (s < 0 ? 0 : tv->layout->in_bits[s]);
+		int64_t regs = regs_of(tv);
 		total += regs;
 		if (regs > most && tv->def) {
 			most = regs;
 			at = tv->def->loc;
 		}
 	}
-	if (total <= MAX_THREAD_REGS)
-		return true;
-	diag_error(diags, at,
-		   "kernel '%s' is too large: its tile values need %lld registers per thread in all, "
-		   "more than %d (use smaller blocks or more warps)",
-		   f->name, (long long)total, MAX_THREAD_REGS);
-	return false;
+	if (total > MAX_THREAD_REGS) {
+		diag_error(diags, at,
+			   "kernel '%s' is too large: its tile values need %lld registers per thread "
+			   "in all, more than %d (use smaller blocks or more warps)",
+			   f->name, (long long)total, MAX_THREAD_REGS);
+		return false;
+	}
+	int64_t mma_most = 0;
+	SrcLoc mma_at = {0};
+	int64_t mma = f->entry ? mma_per_thread(t, f, f->entry, &mma_at, &mma_most) : 0;
+	if (mma > MAX_MMA_PER_THREAD) {
+		diag_error(diags, mma_at,
+			   "kernel '%s' is too large: its dots unroll into %lld mma instructions per "
+			   "thread, more than %d (use smaller blocks, a K loop or more warps)",
+			   f->name, (long long)mma, MAX_MMA_PER_THREAD);
+		return false;
+	}
+	return true;
 }
 
 /* ---- the cache key: everything that changes the output --------------------- */

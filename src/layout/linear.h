@@ -252,6 +252,29 @@ void ll_choose_conversion_smem_ldm(const LinearLayout *src, const LinearLayout *
 				   int elem_bytes, bool ldmatrix, LinearLayout *smem_out,
 				   PaddedShared *pad_out);
 
+/* A conversion src -> dst through shared memory in 2^nbits chunks
+ * (smem_chunks.c): chunk bit i is register bit src_reg[i] of src and
+ * dst_reg[i] of dst, which alone hold one coordinate bit in both layouts, so
+ * chunk c is the registers whose those bits spell c. src/dst are one chunk's
+ * layouts (those register and coordinate bits removed), smem/pad its shared
+ * layout (ll_choose_conversion_smem_ldm of the two). nbits = 0: the whole
+ * tile at once. */
+typedef struct CvtSmemPlan {
+	int nbits;
+	int src_reg[LL_MAX_BITS], dst_reg[LL_MAX_BITS];
+	LinearLayout src, dst, smem;
+	PaddedShared pad;
+} CvtSmemPlan;
+/* The fewest chunk bits that bring one chunk to at most cap_bytes (as many as
+ * there are when that is not possible). */
+void ll_plan_conversion_smem(const LinearLayout *src, const LinearLayout *dst, int elem_bytes,
+			     bool ldmatrix, int64_t cap_bytes, CvtSmemPlan *plan);
+/* Bytes of one chunk's buffer (padding included). */
+int64_t ll_plan_smem_bytes(const CvtSmemPlan *plan, int elem_bytes);
+/* The full register index of register r of a chunk layout in chunk `chunk`:
+ * r with chunk bit i inserted at bit chunk_reg[i] (src_reg or dst_reg). */
+uint32_t ll_plan_register(const int *chunk_reg, int nbits, uint32_t chunk, uint32_t r);
+
 /* ldmatrix.m8n8[.trans].b16 (NVIDIA, 32-lane warps) loading register layout
  * reg from shared layout smem (+ padding). c = smem^-1 o reg maps (register,
  * lane, warp) to the element offset. An 8x8 matrix of 16-bit values is 8 rows

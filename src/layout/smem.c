@@ -13,9 +13,10 @@
  *
  * Needs:
  * - CONVERT_LAYOUT through shared memory (ll_conversion_kind == CVT_SHARED):
- *   the buffer of the layout ll_choose_conversion_smem_ldm picks (padding
- *   included; ldmatrix-aware on targets that have it, exactly as lowering's
- *   lw_smem_tile_for), elements of the tile's dtype.
+ *   one chunk's buffer of layout_plan_conversion (smem_chunks.c: split so a
+ *   chunk is at most layout_cvt_scratch_cap where the layouts allow; padding
+ *   included; ldmatrix-aware on targets that have it, exactly as lowering
+ *   plans it), elements of the tile's dtype.
  * - REDUCE over an axis that warps split (a warp basis moves along the axis):
  *   one partial result per warp group along the axis for every result
  *   element, per operand.
@@ -28,6 +29,9 @@
 
 #include "layout/linear.h"
 
+#include <stdint.h>
+#include <stdlib.h>
+
 static int elem_bytes(Type t)
 {
 	int b = dtype_bytes((DType)t.dt);
@@ -39,15 +43,34 @@ bool layout_target_ldmatrix(const TargetDesc *t)
 	return t->has_ldmatrix && t->lanes_per_warp == 32;
 }
 
-int64_t layout_convert_smem_bytes(const LinearLayout *src, const LinearLayout *dst, int elem_bytes_,
-				  bool ldmatrix)
+/* A conversion's scratch is kept to 64 KB where it can be split (three
+ * programs of it still fit an SM), and to half of what the target has: a
+ * bigger buffer would cut occupancy for a few barriers saved. */
+int64_t layout_cvt_scratch_cap(const TargetDesc *t)
+{
+	int64_t half = t->max_shared_bytes / 2;
+	return half < 64 * 1024 ? half : 64 * 1024;
+}
+
+void layout_plan_conversion(const TargetDesc *t, const LinearLayout *src, const LinearLayout *dst,
+			    int elem_bytes_, CvtSmemPlan *plan)
+{
+	ll_plan_conversion_smem(src, dst, elem_bytes_, layout_target_ldmatrix(t),
+				layout_cvt_scratch_cap(t), plan);
+}
+
+int64_t layout_convert_smem_bytes(const TargetDesc *t, const LinearLayout *src,
+				  const LinearLayout *dst, int elem_bytes_)
 {
 	if (ll_conversion_kind(src, dst) != CVT_SHARED)
 		return 0;
-	LinearLayout s;
-	PaddedShared p;
-	ll_choose_conversion_smem_ldm(src, dst, elem_bytes_, ldmatrix, &s, &p);
-	return ll_padded_size(&p, (int64_t)1 << ll_total_out_bits(&s)) * elem_bytes_;
+	CvtSmemPlan *plan = malloc(sizeof *plan);
+	if (!plan)
+		return INT64_MAX;
+	layout_plan_conversion(t, src, dst, elem_bytes_, plan);
+	int64_t bytes = ll_plan_smem_bytes(plan, elem_bytes_);
+	free(plan);
+	return bytes;
 }
 
 /* log2 of the number of warp groups along `axis` (warp bits moving along it). */
@@ -106,8 +129,8 @@ int64_t layout_op_scratch(const LayoutCtx *lc, const TirFunc *f, const TirOp *op
 	} else if (op->kind == TOP_CONVERT_LAYOUT && op->nin == 1 && op->nout == 1) {
 		const TirVal *s = &f->vals.data[op->operands[0]], *d = &f->vals.data[op->results[0]];
 		if (s->layout && d->layout)
-			bytes = layout_convert_smem_bytes(s->layout, d->layout, elem_bytes(s->ty),
-							  layout_target_ldmatrix(lc->target));
+			bytes = layout_convert_smem_bytes(lc->target, s->layout, d->layout,
+							  elem_bytes(s->ty));
 	} else if (op->kind == TOP_REDUCE || op->kind == TOP_SCAN) {
 		for (int i = 0; i < op->nin; i++) {
 			const TirVal *s = &f->vals.data[op->operands[i]];

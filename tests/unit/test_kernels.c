@@ -605,6 +605,16 @@ static void test_matmul(T *t, bool fp16, MmKind kind)
 		t->num_stages = 4;
 		test_matmul_shape(t, fp16, kind, &seed, 1, shape, block);
 	}
+	/* a 256x256 fp32 accumulator with 8 warps: its 256 KiB conversion to the
+	 * store layout goes through shared memory in chunks (GPU layouts only) */
+	if (fp16 && kind == MM_POINTERS && strcmp(t->target, "cpu") != 0) {
+		static const int shape[3] = {300, 260, 64}, block[3] = {256, 256, 32};
+		uint64_t seed = 29;
+		int warps = t->num_warps;
+		t->num_warps = 8;
+		test_matmul_shape(t, fp16, kind, &seed, 1, shape, block);
+		t->num_warps = warps;
+	}
 	t->num_stages = save;
 }
 

@@ -27,18 +27,48 @@ static void check(bool ok, const char *what, int line)
 }
 #define CHECK(cond) check((cond), #cond, __LINE__)
 
-/* Compiles `kernel` of `src` with signature `sig` and launches it on a 1-D
- * grid; false (after reporting) on any error. */
-static bool run(const char *src, const char *kernel, const char *sig, uint32_t grid, const tile_arg *args, size_t n,
-		int line)
+/* TILE_TEST_DUMP_DIR=DIR (tests/lang_nvrtc.sh): each kernel run() compiles
+ * on the cpu target is also written to DIR/N.tile (N counts them), and a
+ * tab-separated line "N KERNEL SIGNATURE NUM_WARPS LINE" to DIR/list, so a
+ * script can compile them all for the NVIDIA targets through nvrtc. */
+static int dumped;
+static void dump_kernel(const char *src, const char *kernel, const char *sig, const tile_kernel_options *opt,
+			int line)
 {
+	const char *dir = getenv("TILE_TEST_DUMP_DIR");
+	if (!dir || !*dir || strcmp(target, "cpu") != 0)
+		return;
+	char path[512];
+	int n = ++dumped;
+	snprintf(path, sizeof path, "%s/%d.tile", dir, n);
+	FILE *f = fopen(path, "w");
+	if (f) {
+		fputs(src, f);
+		fclose(f);
+	}
+	snprintf(path, sizeof path, "%s/list", dir);
+	f = fopen(path, "a");
+	if (f) {
+		fprintf(f, "%d\t%s\t%s\t%d\t%d\n", n, kernel, sig, opt && opt->num_warps ? opt->num_warps : 4,
+			line);
+		fclose(f);
+	}
+}
+
+/* Compiles `kernel` of `src` with signature `sig` (and options opt, NULL =
+ * defaults) and launches it on a 1-D grid; false (after reporting) on any
+ * error. */
+static bool run(const char *src, const char *kernel, const char *sig, uint32_t grid, const tile_arg *args, size_t n,
+		const tile_kernel_options *opt, int line)
+{
+	dump_kernel(src, kernel, sig, opt, line);
 	tile_context_options o = {0};
 	o.target = target;
 	tile_context *ctx = NULL;
 	tile_module *m = NULL;
 	tile_kernel *k = NULL;
 	bool ok = tile_context_create(&ctx, &o) == TILE_OK && tile_module_load_source(ctx, "t.py", src, strlen(src), &m) == TILE_OK &&
-		  tile_kernel_get(m, kernel, sig, NULL, &k) == TILE_OK;
+		  tile_kernel_get(m, kernel, sig, opt, &k) == TILE_OK;
 	uint32_t g[3] = {grid, 1, 1};
 	ok = ok && tile_launch(k, g, args, n, NULL) == TILE_OK;
 	if (!ok) {
@@ -50,7 +80,9 @@ static bool run(const char *src, const char *kernel, const char *sig, uint32_t g
 	tile_context_destroy(ctx);
 	return ok;
 }
-#define RUN(src, kernel, sig, grid, args) run(src, kernel, sig, grid, args, sizeof(args) / sizeof(*(args)), __LINE__)
+#define RUN(src, kernel, sig, grid, args) run(src, kernel, sig, grid, args, sizeof(args) / sizeof(*(args)), NULL, __LINE__)
+#define RUN_OPT(src, kernel, sig, grid, args, opt) \
+	run(src, kernel, sig, grid, args, sizeof(args) / sizeof(*(args)), opt, __LINE__)
 
 /* ---- `and` / `or` on tiles: elementwise logical and/or of x != 0 ------------------ */
 
@@ -1677,6 +1709,41 @@ static void test_masked_dot(void)
 	tile_arg args[] = {tile_arg_ptr(a, TILE_FP16), tile_arg_ptr(b, TILE_FP16), tile_arg_ptr(out, TILE_FP32),
 			   tile_arg_i32(M),                 tile_arg_i32(N),                 tile_arg_i32(K)};
 	if (!RUN(masked_dot_src, "k", "*fp16:16,*fp16:16,*fp32:16,i32,i32:16,i32:16,16,64,32", 1, args))
+		return;
+	bool ok = true;
+	for (int i = 0; i < M * N; i++)
+		ok &= out[i] == want[i];
+	CHECK(ok);
+}
+
+/* ---- a 256x256 fp32 accumulator: its 256 KB conversion to the store layout ------
+ * is more shared memory than a GPU has, so it goes through in chunks (the
+ * epilogue of a 256x256 matmul tile, 8 warps; M and N masked). */
+static void test_big_accumulator(void)
+{
+	enum { M = 250, N = 200, K = 32, B = 256 };
+	static _Alignas(16) uint16_t a[M * K], b[K * N];
+	static _Alignas(16) float out[M * N], want[M * N];
+	for (int i = 0; i < M * K; i++)
+		a[i] = half_of((i * 7) % 9 - 4);
+	for (int i = 0; i < K * N; i++)
+		b[i] = half_of((i * 5) % 7 - 3);
+	for (int i = 0; i < M * N; i++)
+		out[i] = -1.0f;
+	for (int m = 0; m < M; m++)
+		for (int n = 0; n < N; n++) {
+			float s = 0;
+			for (int kk = 0; kk < K; kk++)
+				s += (float)((((m * K + kk) * 7) % 9) - 4) * (float)((((kk * N + n) * 5) % 7) - 3);
+			want[m * N + n] = s;
+		}
+	tile_arg args[] = {tile_arg_ptr(a, TILE_FP16), tile_arg_ptr(b, TILE_FP16), tile_arg_ptr(out, TILE_FP32),
+			   tile_arg_i32(M),                 tile_arg_i32(N),                 tile_arg_i32(K)};
+	tile_kernel_options o = {0};
+	o.num_warps = 8;
+	char sig[96];
+	snprintf(sig, sizeof sig, "*fp16:16,*fp16:16,*fp32:16,i32,i32,i32:16,%d,%d,%d", B, B, K);
+	if (!RUN_OPT(masked_dot_src, "k", sig, 1, args, &o))
 		return;
 	bool ok = true;
 	for (int i = 0; i < M * N; i++)
@@ -3419,6 +3486,7 @@ int main(void)
 		test_spec_keys();
 		test_small_dot();
 		test_masked_dot();
+		test_big_accumulator();
 		test_fp8_dot();
 		test_legacy_trans();
 		test_long_block();

@@ -1384,6 +1384,50 @@ static void test_convert(const char *name, int num_warps, const int32_t *shape,
 	arena_free(&a);
 }
 
+/* A conversion bigger than the scratch cap (64 KB) goes through shared memory
+ * in `chunks` pieces: every value arrives, the barriers pair up per chunk,
+ * the interpreter sees no race between one chunk's reads and the next one's
+ * writes, the scratch is one chunk, and each chunk's accesses are free of
+ * bank conflicts. chunks = 0: whatever the plan says (random layouts). */
+static void test_convert_chunked(const char *name, int num_warps, const int32_t *shape,
+                                 const LinearLayout *s0, const LinearLayout *d0, int chunks)
+{
+	Arena a;
+	arena_init(&a);
+	B b;
+	b_init(&b, &a, num_warps);
+	LinearLayout *sl = lay(&b, s0), *dl = lay(&b, d0);
+	ValId pin = param(&b, type_ptr(DT_F32)), pout = param(&b, type_ptr(DT_F32));
+	ValId offs = index2d(&b, sl, shape, shape[1], 1);
+	ValId x = load(&b, ptrs(&b, pin, offs, DT_F32, 2, shape, sl), 0, DT_F32, 2, shape, sl, 1);
+	ValId y = op1(&b, TOP_CONVERT_LAYOUT, x, tile_t(DT_F32, 2, shape), dl);
+	ValId offd = index2d(&b, dl, shape, shape[1], 1);
+	store(&b, ptrs(&b, pout, offd, DT_F32, 2, shape, dl), y, 0, 1);
+	ret(&b);
+	TpFunc *f = do_lower(&b, "cuda-emu", name);
+	if (f) {
+		Interp I;
+		run_copy(f, name, shape[0] * shape[1], fill_quarter, &I);
+		int64_t whole = (int64_t)shape[0] * shape[1] * 4;
+		CvtSmemPlan *p = malloc(sizeof *p);
+		ll_plan_conversion_smem(sl, dl, 4, true, 64 * 1024, p);
+		int n = 1 << p->nbits;
+		CHECK(I.n_barriers == 2 * n && f->smem_bytes == ll_plan_smem_bytes(p, 4) &&
+		      f->smem_bytes * n >= whole,
+		      "%s: %d barriers, %d bytes of scratch for %lld in %d chunks", name,
+		      I.n_barriers, f->smem_bytes, (long long)whole, n);
+		if (chunks > 0) {
+			int cw = ll_bank_conflicts(&p->src, &p->smem, &p->pad, 4),
+			    cr = ll_bank_conflicts(&p->dst, &p->smem, &p->pad, 4);
+			CHECK(n == chunks && f->smem_bytes <= 64 * 1024 && cw == 1 && cr == 1,
+			      "%s: %d chunks, bank conflicts write %d read %d", name, n, cw, cr);
+		}
+		free(p);
+		interp_free(&I);
+	}
+	arena_free(&a);
+}
+
 /* A 16-bit tile (f16/bf16, cast from f32) converted s0 -> d0 through shared
  * memory. ldm: 0 = read with smem loads only, 1 = ldmatrix, 2 = ldmatrix.trans
  * (no smem loads then), with worst write + ldmatrix phase wavefronts at most
@@ -1967,6 +2011,47 @@ int main(void)
 		LinearLayout m;
 		ll_mma_acc(&m, sh, w);
 		test_convert("convert mma -> blocked", 4, sh, &m, &s, 2);
+		/* too big for one buffer: 128 KB and 256 KB accumulators (the
+		 * epilogue of a 256x256 matmul tile), and two blocked layouts
+		 * that both repeat over registers */
+		int32_t big[2] = {256, 128}, huge[2] = {256, 256}, w8[2] = {4, 2};
+		int32_t bspt[2] = {1, 4}, btpw[2] = {4, 8}, bwpc[2] = {8, 1};
+		int32_t cspt[2] = {4, 1}, ctpw[2] = {8, 4}, cwpc[2] = {1, 8};
+		LinearLayout mb, bb, cb;
+		ll_mma_acc(&mb, big, w8);
+		blocked(&bb, 2, big, bspt, btpw, bwpc, ord_r);
+		blocked(&cb, 2, big, cspt, ctpw, cwpc, ord_c);
+		test_convert_chunked("convert mma -> blocked, 128 KB in chunks", 8, big, &mb, &bb, 2);
+		test_convert_chunked("convert row -> column blocked, 128 KB in chunks", 8, big, &bb,
+		                     &cb, 2);
+		ll_mma_acc(&mb, huge, w8);
+		blocked(&bb, 2, huge, bspt, btpw, bwpc, ord_r);
+		test_convert_chunked("convert mma -> blocked, 256 KB in chunks", 8, huge, &mb, &bb, 4);
+		/* random blocked pairs (replicated lanes/warps and registers included) */
+		uint32_t seed = 12345;
+		for (int c = 0; c < 24; c++) {
+			int32_t rs[2], rt[2], rw[2], ro[2], ds[2], dt[2], dw[2], dor[2];
+			int nw = 4 << (c & 1);
+			int32_t *ps[2] = {rs, ds}, *pt[2] = {rt, dt}, *pw[2] = {rw, dw}, *po[2] = {ro, dor};
+			for (int l = 0; l < 2; l++) {
+				seed = seed * 1103515245u + 12345u;
+				int t0 = (int)(seed >> 16) % 6, w0 = (int)(seed >> 20) % 4;
+				int s0 = (int)(seed >> 24) % 4, s1 = (int)(seed >> 27) % 4;
+				ps[l][0] = 1 << s0, ps[l][1] = 1 << s1;
+				pt[l][0] = 1 << t0, pt[l][1] = 32 >> t0;
+				pw[l][0] = 1 << (w0 < (c & 1) + 2 ? w0 : 0);
+				pw[l][1] = nw / pw[l][0];
+				po[l][0] = (seed >> 30) & 1, po[l][1] = !po[l][0];
+			}
+			LinearLayout rl, dl2;
+			blocked(&rl, 2, big, rs, rt, rw, ro);
+			blocked(&dl2, 2, big, ds, dt, dw, dor);
+			if (ll_conversion_kind(&rl, &dl2) != CVT_SHARED)
+				continue;
+			char name[80];
+			snprintf(name, sizeof name, "convert random blocked pair %d in chunks", c);
+			test_convert_chunked(name, nw, big, &rl, &dl2, 0);
+		}
 	}
 	/* dot: FMA and mma.sync */
 	{
