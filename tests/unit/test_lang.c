@@ -3450,7 +3450,10 @@ static void test_print_format(void)
 int main(void)
 {
 	static const char *const targets[] = {"cpu", "cuda-emu"};
-	for (int t = 0; t < 2; t++) {
+	/* dumping (tests/lang_nvrtc.sh) needs the cpu run only */
+	const char *dump = getenv("TILE_TEST_DUMP_DIR");
+	int ntargets = dump && *dump ? 1 : 2;
+	for (int t = 0; t < ntargets; t++) {
 		target = targets[t];
 		test_logical();
 		test_int_division();
