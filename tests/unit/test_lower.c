@@ -2027,9 +2027,12 @@ int main(void)
 		ll_mma_acc(&mb, huge, w8);
 		blocked(&bb, 2, huge, bspt, btpw, bwpc, ord_r);
 		test_convert_chunked("convert mma -> blocked, 256 KB in chunks", 8, huge, &mb, &bb, 4);
-		/* random blocked pairs (replicated lanes/warps and registers included) */
+		/* random blocked pairs (replicated lanes/warps and registers included:
+		 * 16 is narrower than some layouts' lanes and warps) */
 		uint32_t seed = 12345;
-		for (int c = 0; c < 24; c++) {
+		int32_t tall[2] = {2048, 16}, wide[2] = {16, 2048};
+		for (int c = 0; c < 36; c++) {
+			int32_t *shp = c < 24 ? big : c < 30 ? tall : wide;
 			int32_t rs[2], rt[2], rw[2], ro[2], ds[2], dt[2], dw[2], dor[2];
 			int nw = 4 << (c & 1);
 			int32_t *ps[2] = {rs, ds}, *pt[2] = {rt, dt}, *pw[2] = {rw, dw}, *po[2] = {ro, dor};
@@ -2044,13 +2047,14 @@ int main(void)
 				po[l][0] = (seed >> 30) & 1, po[l][1] = !po[l][0];
 			}
 			LinearLayout rl, dl2;
-			blocked(&rl, 2, big, rs, rt, rw, ro);
-			blocked(&dl2, 2, big, ds, dt, dw, dor);
+			blocked(&rl, 2, shp, rs, rt, rw, ro);
+			blocked(&dl2, 2, shp, ds, dt, dw, dor);
 			if (ll_conversion_kind(&rl, &dl2) != CVT_SHARED)
 				continue;
 			char name[80];
-			snprintf(name, sizeof name, "convert random blocked pair %d in chunks", c);
-			test_convert_chunked(name, nw, big, &rl, &dl2, 0);
+			snprintf(name, sizeof name, "convert random blocked pair %d (%dx%d) in chunks", c,
+			         shp[0], shp[1]);
+			test_convert_chunked(name, nw, shp, &rl, &dl2, 0);
 		}
 	}
 	/* dot: FMA and mma.sync */
