@@ -131,9 +131,10 @@ tile_status api_resolve_target(tile_context *ctx, const char *name, TargetDesc *
 /* ---- module.c ---- */
 const KernelInfo *api_find_kernel(const tile_module *m, const char *name);
 /* Compiles or looks up a specialization given as SpecArgs (nargs may be less
- * than the kernel's parameters; sema fills defaults). */
+ * than the kernel's parameters; sema fills defaults); launch (may be NULL):
+ * the num_warps / num_stages heuristics computed from the runtime values. */
 tile_status api_get_spec(tile_module *m, const KernelInfo *ki, const SpecArg *args, int nargs,
-                         const tile_kernel_options *opt, tile_kernel **out);
+                         const tile_kernel_options *opt, const HeurLaunch *launch, tile_kernel **out);
 /* A full compile request for the CLI's dumps: fills req from options. */
 tile_status api_make_request(tile_module *m, const char *kernel, const SpecArg *args, int nargs,
                              const tile_kernel_options *opt, CompileRequest *req);

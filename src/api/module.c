@@ -396,12 +396,18 @@ static tile_status build_kernel(tile_module *m, const KernelInfo *ki, const Comp
 }
 
 tile_status api_get_spec(tile_module *m, const KernelInfo *ki, const SpecArg *args, int nargs,
-                         const tile_kernel_options *opt, tile_kernel **out)
+                         const tile_kernel_options *opt, const HeurLaunch *launch, tile_kernel **out)
 {
 	CompileRequest req;
 	tile_status st = api_make_request(m, ki->name, args, nargs, opt, &req);
 	if (st != TILE_OK)
 		return st;
+	/* a heuristic's num_warps / num_stages (from the runtime values) win over
+	 * the caller's, as in Triton; sema checked them, and the key holds them */
+	if (launch && launch->num_warps)
+		req.opts.num_warps = launch->num_warps;
+	if (launch && launch->num_stages)
+		req.opts.num_stages = launch->num_stages;
 	char *key = spec_key(ki, &req.target, &req.opts, args, nargs);
 	for (size_t i = 0; i < m->specs.len; i++) {
 		if (strcmp(m->specs.data[i].key, key) == 0) {
@@ -458,7 +464,7 @@ tile_status tile_kernel_get(tile_module *m, const char *name, const char *signat
 	if (parse_signature_diag(signature ? signature : "", ki, &a, &args, &nargs, &m->ctx->diags) != 0)
 		st = api_fail_diags(m->ctx, TILE_ERROR_INVALID_ARGUMENT);
 	else
-		st = api_get_spec(m, ki, args, nargs, opt, out);
+		st = api_get_spec(m, ki, args, nargs, opt, NULL, out);
 	arena_free(&a);
 	return st;
 }
@@ -716,7 +722,7 @@ static bool scalar_value(const tile_arg *a, ConstVal *v)
  * from the values and bound as constants, so the specialization and its key
  * hold their results. One this cannot compute is left to sema, which reports it. */
 static tile_status with_heuristics(tile_module *m, const KernelInfo *ki, const tile_arg *args,
-                                   SpecArg **specp, int *nargs, Arena *a)
+                                   SpecArg **specp, int *nargs, Arena *a, HeurLaunch *launch)
 {
 	SpecArg *spec = *specp;
 	int n = *nargs, np = ki->nparams, last = -1;
@@ -724,7 +730,7 @@ static tile_status with_heuristics(tile_module *m, const KernelInfo *ki, const t
 		if (ki->params[i].heuristic &&
 		    (i >= n || (spec[i].is_const && spec[i].cval.kind == CV_NONE)))
 			last = i;
-	if (last < 0)
+	if (last < 0 && !ki->launch_heuristic)
 		return TILE_OK;
 	bool any_value = false;
 	SpecArg *probe = ARENA_NEWN(a, SpecArg, n ? n : 1);
@@ -742,7 +748,7 @@ static tile_status with_heuristics(tile_module *m, const KernelInfo *ki, const t
 	 * would only say "needs the value of runtime argument 'n'" where the
 	 * heuristic divided by n == 0 or shifted by a huge n */
 	diag_clear(&m->ctx->diags);
-	bool ok = source_heuristic_values(m->src, &m->ctx->diags, ki->name, probe, n, vals, set, np);
+	bool ok = source_heuristic_values(m->src, &m->ctx->diags, ki->name, probe, n, vals, set, np, launch);
 	if (m->ctx->diags.nerrors > 0)
 		return api_fail_diags(m->ctx, TILE_ERROR_COMPILE);
 	if (!ok)
@@ -792,10 +798,11 @@ tile_status tile_kernel_get_typed(tile_module *m, const char *name, const tile_a
 	for (size_t i = 0; i < nargs && st == TILE_OK; i++)
 		st = api_spec_from_arg(m->ctx, &ki->params[i], &args[i], &a, &spec[i]);
 	int n = (int)nargs;
+	HeurLaunch launch = {0, 0};
 	if (st == TILE_OK)
-		st = with_heuristics(m, ki, args, &spec, &n, &a);
+		st = with_heuristics(m, ki, args, &spec, &n, &a, &launch);
 	if (st == TILE_OK)
-		st = api_get_spec(m, ki, spec, n, opt, out);
+		st = api_get_spec(m, ki, spec, n, opt, &launch, out);
 	arena_free(&a);
 	return st;
 }

@@ -577,7 +577,7 @@ void compiled_kernel_free(CompiledKernel *k)
 }
 
 bool source_heuristic_values(SourceModule *m, DiagSink *diags, const char *kernel, const SpecArg *args,
-                             int nargs, ConstVal *out, bool *set, int nparams)
+                             int nargs, ConstVal *out, bool *set, int nparams, HeurLaunch *launch)
 {
 	Arena a; /* the pass's IR is thrown away */
 	arena_init(&a);
@@ -588,7 +588,7 @@ bool source_heuristic_values(SourceModule *m, DiagSink *diags, const char *kerne
 	sc.load_module = source_find_import;
 	sc.package_name = source_package_name;
 	sc.loader_user = m;
-	bool ok = sema_heuristic_values(&sc, m->ast, kernel, args, nargs, out, set, nparams);
+	bool ok = sema_heuristic_values(&sc, m->ast, kernel, args, nargs, out, set, nparams, launch);
 	for (int i = 0; ok && i < nparams; i++)
 		if (set[i] && (out[i].kind == CV_STR || out[i].kind == CV_NAME))
 			out[i].s = arena_strdup(&m->arena, out[i].s);

@@ -112,6 +112,6 @@ int source_list_kernels(SourceModule *m, DiagSink *diags, KernelInfo **out);
 /* sema_heuristic_values on the module: the unbound @triton.heuristics of kernel,
  * computed from args (and the runtime values they carry); strings live in m. */
 bool source_heuristic_values(SourceModule *m, DiagSink *diags, const char *kernel, const SpecArg *args,
-                             int nargs, ConstVal *out, bool *set, int nparams);
+                             int nargs, ConstVal *out, bool *set, int nparams, HeurLaunch *launch);
 
 #endif

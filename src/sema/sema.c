@@ -2223,6 +2223,8 @@ int sema_list_kernels(SemaCtx *c, const Module *m, KernelInfo **out)
 		if (deco_ok) {
 			k.nconfigs = kd.nconfigs;
 			k.configs = kd.configs;
+			for (int h = 0; h < kd.nheurs; h++)
+				k.launch_heuristic |= param_index(fn, kd.heurs[h].name) < 0 && is_launch_option(kd.heurs[h].name);
 			for (int p = 0; p < fn->nparams; p++) {
 				KernelParamInfo *pi = &k.params[p];
 				const KernelConfigArg *ca = find_config_arg(&kd, pi->name);
@@ -2493,7 +2495,7 @@ static const FuncDef *open_kernel(Sema *s, SemaCtx *c, const Module *m, const ch
 }
 
 bool sema_heuristic_values(SemaCtx *c, const Module *m, const char *kernel, const SpecArg *args, int nargs,
-			   ConstVal *out, bool *set, int nparams)
+			   ConstVal *out, bool *set, int nparams, HeurLaunch *launch)
 {
 	Sema s;
 	int errs0 = c->diags->nerrors;
@@ -2502,12 +2504,14 @@ bool sema_heuristic_values(SemaCtx *c, const Module *m, const char *kernel, cons
 	bool ok = def && def->nparams == nparams;
 	if (ok) { /* binds the parameters, as sema_kernel does, without the body */
 		s.f = tir_func_new(c->arena, def->name);
+		s.f->num_warps = 0; /* 0: no heuristic set it */
 		s.blk = s.f->entry;
 		Fn fn;
 		fn_init(&s, &fn, def, ms->cls ? ms->parent : ms, true);
 		vec_push(&s.callstack, def);
 		KDeco kd;
 		ok = kernel_decorators(&s, ms, def, &kd) && bind_kernel_params(&s, &fn, def, args, nargs, &kd);
+		*launch = (HeurLaunch){ok ? s.f->num_warps : 0, ok ? s.f->num_stages : 0};
 		for (int i = 0; ok && i < def->nparams; i++) {
 			bool unbound = i >= nargs || args[i].use_default || (args[i].is_const && args[i].cval.kind == CV_NONE);
 			Value *v = find_heur(&kd, def->params[i].name) && unbound ? env_find(&fn.env, def->params[i].name) : NULL;

@@ -105,7 +105,15 @@ typedef struct KernelInfo {
 	 * kernel) binds: a bare name given for a constexpr must be one of them */
 	const char *const *scope_names;
 	int nscope_names;
+	/* a @triton.heuristics sets num_warps or num_stages: the host runs it on
+	 * the actual arguments (sema_heuristic_values), as Triton's launcher does */
+	bool launch_heuristic;
 } KernelInfo;
+
+/* The launch options @triton.heuristics computed; 0 where none did. */
+typedef struct HeurLaunch {
+	int num_warps, num_stages;
+} HeurLaunch;
 
 /* Finds `import NAME` modules: the driver looks for NAME.tile / NAME.py beside
  * the importing file, parses it and returns it (NULL after a diagnostic). */
@@ -132,9 +140,10 @@ int sema_list_kernels(SemaCtx *c, const Module *m, KernelInfo **out);
 
 /* Runs the @triton.heuristics of `kernel` that args leave unbound (seeing the
  * runtime values args carry) and stores each result in out[i] (set[i] true),
- * i indexing the kernel's parameters (nparams entries). False on an error. */
+ * i indexing the kernel's parameters (nparams entries), and the num_warps /
+ * num_stages they set in *launch. False on an error. */
 bool sema_heuristic_values(SemaCtx *c, const Module *m, const char *kernel, const SpecArg *args, int nargs,
-			   ConstVal *out, bool *set, int nparams);
+			   ConstVal *out, bool *set, int nparams, HeurLaunch *launch);
 
 /* Specializes and lowers `kernel` to the Tile IR. args[i] binds the kernel's
  * i-th parameter; nargs may be smaller than the parameter count when the rest

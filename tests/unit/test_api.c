@@ -498,6 +498,71 @@ static void test_heuristic_values(tile_context *ctx)
 	tile_module_destroy(m);
 }
 
+/* A heuristic's num_warps computed from a runtime argument's value is applied
+ * (and keyed) by tile_kernel_get_typed, as Triton's launcher applies it; it
+ * wins over the caller's option. */
+static const char heur_warps_src[] = "import triton\n"
+                                     "import triton.language as tl\n"
+                                     "@triton.heuristics({'num_warps': lambda args: 8 if args['n'] > 512 else 2,\n"
+                                     "                    'BLOCK': lambda args: triton.next_power_of_2(args['n'])})\n"
+                                     "@triton.jit\n"
+                                     "def w(x_ptr, n, BLOCK: tl.constexpr):\n"
+                                     "    offs = tl.arange(0, BLOCK)\n"
+                                     "    x = tl.load(x_ptr + offs, mask=offs < n)\n"
+                                     "    tl.store(x_ptr + offs, x + 1.0, mask=offs < n)\n"
+                                     "@triton.heuristics({'num_warps': lambda args: 1 if args['n'] < 128 else 16})\n"
+                                     "@triton.jit\n"
+                                     "def v(x_ptr, n, BLOCK: tl.constexpr):\n"
+                                     "    w(x_ptr, n, BLOCK)\n";
+
+static void test_heuristic_launch_options(tile_context *ctx)
+{
+	tile_module *m = NULL;
+	CHECK_ST(tile_module_load_source(ctx, "heurw.py", heur_warps_src, sizeof heur_warps_src - 1, &m), TILE_OK);
+	if (!m)
+		return;
+	float *x = falloc(N);
+	int ns[3] = {N, 100, N - 1};
+	int warps[3] = {8, 2, 8};
+	tile_kernel *k[3] = {NULL, NULL, NULL};
+	tile_kernel_options opt = {.num_warps = 4};
+	for (int c = 0; c < 3; c++) {
+		tile_arg a[2] = {tile_arg_ptr(x, TILE_FP32), tile_arg_i32(ns[c])};
+		CHECK_ST(tile_kernel_get_typed(m, "w", a, 2, c == 2 ? &opt : NULL, &k[c]), TILE_OK);
+		if (!k[c])
+			continue;
+		tile_kernel_info info;
+		CHECK_ST(tile_kernel_get_info(k[c], &info), TILE_OK);
+		CHECK(info.num_warps == warps[c]);
+		memset(x, 0, sizeof(float) * N);
+		uint32_t grid[3] = {1, 1, 1};
+		CHECK_ST(tile_launch(k[c], grid, a, 2, NULL), TILE_OK);
+		bool ok = true;
+		for (int i = 0; i < N; i++)
+			ok &= x[i] == (i < ns[c] ? 1.0f : 0.0f);
+		CHECK(ok);
+	}
+	CHECK(k[0] && k[1] && k[0] != k[1]);
+	for (int c = 0; c < 3; c++) {
+		tile_kernel_destroy(k[c]);
+		k[c] = NULL;
+	}
+	/* only a launch option depends on the values: v's parameters are all bound */
+	for (int c = 0; c < 2; c++) {
+		tile_arg a[3] = {tile_arg_ptr(x, TILE_FP32), tile_arg_i32(c ? 100 : N), tile_arg_i32(1024)};
+		CHECK_ST(tile_kernel_get_typed(m, "v", a, 3, NULL, &k[c]), TILE_OK);
+		tile_kernel_info info = {0};
+		if (k[c])
+			CHECK_ST(tile_kernel_get_info(k[c], &info), TILE_OK);
+		CHECK(info.num_warps == (c ? 1 : 16));
+	}
+	CHECK(k[0] && k[1] && k[0] != k[1]);
+	for (int c = 0; c < 2; c++)
+		tile_kernel_destroy(k[c]);
+	free(x);
+	tile_module_destroy(m);
+}
+
 static void test_class_kernels(void)
 {
 	/* twice: without the disk cache, then with it (a fresh context per run,
@@ -672,6 +737,7 @@ int main(void)
 			test_typed(ctx, m, k);
 			test_named_constexpr(ctx);
 			test_heuristic_values(ctx);
+			test_heuristic_launch_options(ctx);
 			test_concurrent(k);
 			test_dlpack(ctx, k);
 		}
