@@ -171,6 +171,13 @@ Value get_attr(Sema *s, Value obj, const char *name, SrcLoc loc)
 	case V_RTARG:
 		if (!strcmp(name, "dtype"))
 			return v_dtype(obj.ty.dt == DT_PTR ? type_scalar((DType)obj.ty.elem) : obj.ty);
+		/* a tensor's element size (x.itemsize, x.element_size()) follows from its dtype */
+		if (obj.ty.dt == DT_PTR && !strcmp(name, "itemsize")) return v_int(dtype_bytes((DType)obj.ty.elem));
+		if (obj.ty.dt == DT_PTR && builtin_find(name, BF_TENSORARG) >= 0) {
+			Value *self = ARENA_NEW(s->a, Value);
+			*self = obj;
+			return v_builtin(builtin_find(name, BF_TENSORARG), self);
+		}
 		return rtarg_needed(s, obj, loc);
 	default: break;
 	}

@@ -485,6 +485,7 @@ enum {
 	BF_ITERTOOLS = 2048, /* itertools.NAME (product, chain) */
 	BF_PACKAGING = 4096, /* packaging.version.NAME (parse, Version) */
 	BF_PYNUM = 8192, /* a constexpr number's Python methods (N.bit_length()) */
+	BF_TENSORARG = 16384, /* a heuristic's tensor argument's methods (args['x'].element_size()) */
 };
 extern const Builtin *const builtin_tables[];
 const Builtin *builtin_get(int id);
