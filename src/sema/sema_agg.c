@@ -189,7 +189,23 @@ Value nt_attr(Sema *s, Value obj, const char *name, SrcLoc loc)
 	int i = ai ? field_index(ai, name) : -1;
 	if (i >= 0 && i < obj.n) return obj.items[i];
 	if (ai && !strcmp(name, "_fields")) return nt_fields(s, ai);
-	diag_error(s->d, loc, "namedtuple '%s' has no attribute '%s'", obj.mod->name, name);
+	/* Triton's tl.tuple looks its fields up and nothing else, so an instance
+	 * has none of its class's methods or attributes: the class does */
+	bool found = false;
+	Value m = class_member(s, obj.mod, name, loc, &found);
+	if (found && m.kind == V_ERR) return m;
+	if (found && (m.kind == V_FUNC || m.kind == V_POISON))
+		diag_error(s->d, loc,
+			   "namedtuple '%s' has no attribute '%s': in a kernel an instance is a tuple of its fields (Triton's "
+			   "tl.tuple) without the class's methods; call a @triton.jit method on the class, '%s.%s(instance, ...)'",
+			   obj.mod->name, name, obj.mod->name, name);
+	else if (found)
+		diag_error(s->d, loc,
+			   "namedtuple '%s' has no attribute '%s': in a kernel an instance is a tuple of its fields (Triton's "
+			   "tl.tuple); read the class attribute as '%s.%s'",
+			   obj.mod->name, name, obj.mod->name, name);
+	else
+		diag_error(s->d, loc, "namedtuple '%s' has no attribute '%s'", obj.mod->name, name);
 	return v_err();
 }
 
