@@ -577,7 +577,7 @@ static tile_status ptr_spec(tile_context *ctx, const KernelParamInfo *p, const v
 		        "pointer argument '%s' needs a pointee dtype to specialize the kernel",
 		        p->name);
 	out->ty = type_ptr(dt);
-	if (!p->do_not_specialize && (uintptr_t)ptr % 16 == 0)
+	if (!p->do_not_specialize && !p->no_align_spec && (uintptr_t)ptr % 16 == 0)
 		out->spec = SPEC_DIV16;
 	return TILE_OK;
 }
@@ -675,7 +675,7 @@ tile_status api_spec_from_arg(tile_context *ctx, const KernelParamInfo *p, const
 	if (int_arg(a, &iv, &dt)) {
 		out->ty = type_scalar(dt);
 		if (!p->do_not_specialize)
-			out->spec = iv == 1 ? SPEC_EQ1 : (iv % 16 == 0 ? SPEC_DIV16 : SPEC_NONE);
+			out->spec = iv == 1 ? SPEC_EQ1 : (iv % 16 == 0 && !p->no_align_spec ? SPEC_DIV16 : SPEC_NONE);
 		return TILE_OK;
 	}
 	switch (a->kind) {

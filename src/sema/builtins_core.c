@@ -1690,7 +1690,10 @@ const Builtin builtins_core[] = {
     {"find_spec", "name", b_find_spec, 0, BF_IMPORTLIB},
     {"parse", "version", b_version_parse, 0, BF_PACKAGING},
     {"Version", "version", b_version_parse, 0, BF_PACKAGING},
-    {"jit", "fn=None,do_not_specialize=None,debug=None,noinline=None,repr=None,launch_metadata=None", b_jit, 0,
+    {"jit",
+     "fn=None,do_not_specialize=None,do_not_specialize_on_alignment=None,debug=None,noinline=None,repr=None,"
+     "launch_metadata=None",
+     b_jit, 0,
      BF_TRITON | BF_TL},
     {"autotune", "configs=None,key=None,prune_configs_by=None,reset_to_zero=None,restore_value=None,warmup=None,rep=None",
      b_noop, 0, BF_TRITON},

@@ -2104,14 +2104,17 @@ static void do_not_specialize_list(Sema *s, const FuncDef *fn, KernelParamInfo *
 		const Expr *d = fn->decorators[i];
 		if (d->kind != EX_CALL) continue;
 		for (int k = 0; k < d->nkwargs; k++) {
-			if (strcmp(d->kwargs[k].name, "do_not_specialize")) continue;
+			bool align = !strcmp(d->kwargs[k].name, "do_not_specialize_on_alignment");
+			if (!align && strcmp(d->kwargs[k].name, "do_not_specialize")) continue;
 			const Expr *l = d->kwargs[k].value;
 			if (l->kind != EX_LIST && l->kind != EX_TUPLE) continue;
 			for (int j = 0; j < l->nitems; j++) {
 				const Expr *it = l->items[j];
 				for (int p = 0; p < n; p++) {
-					if ((it->kind == EX_STR && !strcmp(it->str, ps[p].name)) || (it->kind == EX_INT && it->ival == p))
-						ps[p].do_not_specialize = true;
+					if ((it->kind == EX_STR && !strcmp(it->str, ps[p].name)) || (it->kind == EX_INT && it->ival == p)) {
+						if (align) ps[p].no_align_spec = true;
+						else ps[p].do_not_specialize = true;
+					}
 				}
 			}
 		}

@@ -64,6 +64,8 @@ typedef struct KernelParamInfo {
 	                           @jit function, a lambda, a tuple): default_val is CV_NAME when the default is
 	                           a (dotted) name of the module, else CV_NONE; sema evaluates the default */
 	bool do_not_specialize; /* listed in @jit(do_not_specialize=...) */
+	bool no_align_spec;     /* listed in @jit(do_not_specialize_on_alignment=...): == 1 is still
+	                           folded, but no :16 (divisibility, pointer alignment) */
 	bool autotuned;         /* a key of the @triton.autotune configs (has_default: the first config's value) */
 	bool heuristic;         /* set by @triton.heuristics: has_default with default_val None, which means
 	                           "compute it"; binding any other constant overrides the heuristic */

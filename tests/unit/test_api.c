@@ -563,6 +563,108 @@ static void test_heuristic_launch_options(tile_context *ctx)
 	tile_module_destroy(m);
 }
 
+/* Triton's test_cache.py: how many specializations the launcher makes.
+ * i in 1, 2, 4, 8, 16, 32 gives 3 (i == 1, i % 16 == 0, neither); with
+ * do_not_specialize 1, with do_not_specialize_on_alignment 2 (i == 1 is still
+ * folded); an annotated `i: tl.int32` specializes as a plain one (1, 8, 16, 17:
+ * 3); a @jit function and a tuple of its arguments make one each. */
+static const char spec_src[] = "import triton\n"
+                               "import triton.language as tl\n"
+                               "@triton.jit\n"
+                               "def inc(i):\n"
+                               "    return i + 1\n"
+                               "@triton.jit\n"
+                               "def kernel(X, i, BLOCK: tl.constexpr):\n"
+                               "    tl.store(X, inc(i + 1))\n"
+                               "@triton.jit(do_not_specialize=['i'])\n"
+                               "def kernel_nospec(X, i, BLOCK: tl.constexpr):\n"
+                               "    tl.store(X, inc(i + 1))\n"
+                               "@triton.jit(do_not_specialize_on_alignment=['i'])\n"
+                               "def kernel_nospec_on_alignment(X, i, BLOCK: tl.constexpr):\n"
+                               "    tl.store(X, inc(i + 1))\n"
+                               "@triton.jit\n"
+                               "def kernel_ann(X, i: tl.int32):\n"
+                               "    tl.store(X, i)\n"
+                               "@triton.jit\n"
+                               "def func1():\n"
+                               "    return 1\n"
+                               "@triton.jit\n"
+                               "def func2():\n"
+                               "    return 2\n"
+                               "@triton.jit\n"
+                               "def func3(x):\n"
+                               "    return x\n"
+                               "@triton.jit\n"
+                               "def func4(x, y):\n"
+                               "    return x + y\n"
+                               "@triton.jit\n"
+                               "def kernel_fn(Y, fn: tl.constexpr, fn_args):\n"
+                               "    tl.store(Y, fn(*fn_args))\n";
+
+/* Specializes `name` for each i (after X, before BLOCK = 512 when block) and
+ * launches it; returns how many distinct kernels that made. */
+static int count_specs(tile_context *ctx, tile_module *m, const char *name, const int *is, int n, bool block, int32_t *x)
+{
+	tile_kernel *k[8] = {NULL};
+	int distinct = 0;
+	for (int c = 0; c < n && c < 8; c++) {
+		tile_arg a[3] = {tile_arg_ptr(x, TILE_I32), tile_arg_i32(is[c]), tile_arg_i32(512)};
+		CHECK_ST(tile_kernel_get_typed(m, name, a, block ? 3 : 2, NULL, &k[c]), TILE_OK);
+		if (!k[c])
+			continue;
+		uint32_t grid[3] = {1, 1, 1};
+		*x = -1;
+		CHECK_ST(tile_launch(k[c], grid, a, block ? 3 : 2, NULL), TILE_OK);
+		CHECK(*x == is[c] + (block ? 2 : 0));
+		bool seen = false;
+		for (int j = 0; j < c; j++)
+			seen |= k[j] == k[c];
+		distinct += !seen;
+	}
+	for (int c = 0; c < n && c < 8; c++)
+		tile_kernel_destroy(k[c]);
+	return distinct;
+}
+
+static void test_specialization_counts(tile_context *ctx)
+{
+	tile_module *m = NULL;
+	CHECK_ST(tile_module_load_source(ctx, "spec.py", spec_src, sizeof spec_src - 1, &m), TILE_OK);
+	if (!m)
+		return;
+	_Alignas(16) int32_t y[8] = {0};
+	int is[6] = {1, 2, 4, 8, 16, 32};
+	CHECK(count_specs(ctx, m, "kernel", is, 6, true, y) == 3);
+	CHECK(count_specs(ctx, m, "kernel_nospec", is, 6, true, y) == 1);
+	CHECK(count_specs(ctx, m, "kernel_nospec_on_alignment", is, 6, true, y) == 2);
+	int ann[4] = {1, 8, 16, 17};
+	CHECK(count_specs(ctx, m, "kernel_ann", ann, 4, false, y) == 3);
+	/* fn(*fn_args): y[0], y[1], y[2], y[3], y[4] as Triton's test passes them */
+	const char *fns[5] = {"func1", "func2", "func3", "func4", "func1"};
+	tile_arg three = tile_arg_i32(3), three_four[2] = {tile_arg_i32(3), tile_arg_i32(4)};
+	tile_tuple none = {NULL, 0}, one = {&three, 1}, two = {three_four, 2};
+	const tile_tuple *targs[5] = {&none, &none, &one, &two, &none};
+	tile_kernel *k[5] = {NULL};
+	int distinct = 0;
+	for (int c = 0; c < 5; c++) {
+		tile_arg a[3] = {tile_arg_ptr(&y[c], TILE_I32), tile_arg_name(fns[c]), tile_arg_tuple(targs[c])};
+		CHECK_ST(tile_kernel_get_typed(m, "kernel_fn", a, 3, NULL, &k[c]), TILE_OK);
+		if (!k[c])
+			continue;
+		uint32_t grid[3] = {1, 1, 1};
+		CHECK_ST(tile_launch(k[c], grid, a, 3, NULL), TILE_OK);
+		bool seen = false;
+		for (int j = 0; j < c; j++)
+			seen |= k[j] == k[c];
+		distinct += !seen;
+	}
+	CHECK(distinct == 4);
+	CHECK(y[0] == 1 && y[1] == 2 && y[2] == 3 && y[3] == 7 && y[4] == 1);
+	for (int c = 0; c < 5; c++)
+		tile_kernel_destroy(k[c]);
+	tile_module_destroy(m);
+}
+
 static void test_class_kernels(void)
 {
 	/* twice: without the disk cache, then with it (a fresh context per run,
@@ -738,6 +840,7 @@ int main(void)
 			test_named_constexpr(ctx);
 			test_heuristic_values(ctx);
 			test_heuristic_launch_options(ctx);
+			test_specialization_counts(ctx);
 			test_concurrent(k);
 			test_dlpack(ctx, k);
 		}
