@@ -1434,6 +1434,21 @@ static bool is_launch_option(const char *name)
 	       !strcmp(name, "maxnreg");
 }
 
+/* the options Triton's backends read from a launch's keywords (CUDAOptions,
+ * HIPOptions): a Config's kwargs may hold them, as test_override_ttir does */
+static bool is_compile_option(const char *name)
+{
+	static const char *const opts[] = {
+	    "num_warps", "num_stages", "num_ctas", "maxnreg", "ir_override", "enable_fp_fusion",
+	    "launch_cooperative_grid", "launch_pdl", "debug", "sanitize_overflow", "cluster_dims",
+	    "ptx_options", "extern_libs", "waves_per_eu", "matrix_instr_nonkdim", "kpack",
+	    "instruction_sched_variant", "num_buffers_warp_spec", "num_consumer_groups",
+	    "reg_dec_producer", "reg_inc_consumer", "minRegAutoWS", "maxRegAutoWS", "pingpongAutoWS"};
+	for (size_t i = 0; i < sizeof opts / sizeof *opts; i++)
+		if (!strcmp(name, opts[i])) return true;
+	return false;
+}
+
 static const Expr *deco_arg(const Expr *d, const char *kw, int pos)
 {
 	if (d->kind != EX_CALL) return NULL;
@@ -1549,18 +1564,27 @@ static bool deco_autotune(Sema *s, Fn *tmp, const FuncDef *def, const Expr *d, K
 		Value kw = c.items[0];
 		cf[i].loc = ce->loc;
 		if (!config_launch_opts(s, ce, v.n, i, c, &cf[i])) return false;
-		cf[i].nkwargs = kw.n;
 		cf[i].kwargs = ARENA_NEWN(s->a, KernelConfigArg, kw.n + 1);
+		int nk = 0;
 		for (int k = 0; k < kw.n; k++) {
 			const char *name = istr(s, kw.keys[k].c.s);
+			if (param_index(def, name) < 0 && is_compile_option(name)) {
+				/* Triton passes a Config's kwargs to the launch, where the
+				 * backend takes its options (ir_override) from them */
+				Value o = kw.items[k];
+				if (!strcmp(name, "num_warps") && !cf[i].num_warps && v_is_intlike(o)) cf[i].num_warps = (int)o.c.i;
+				if (!strcmp(name, "num_stages") && !cf[i].num_stages && v_is_intlike(o)) cf[i].num_stages = (int)o.c.i;
+				continue;
+			}
 			if (param_index(def, name) < 0) {
 				diag_error(s->d, ce->loc, "triton.Config sets '%s', which is not a parameter of '%s'", name,
 					   def->name);
 				return false;
 			}
-			cf[i].kwargs[k].name = name;
-			value_to_const(kw.items[k], &cf[i].kwargs[k].val);
+			cf[i].kwargs[nk].name = name;
+			value_to_const(kw.items[k], &cf[i].kwargs[nk++].val);
 		}
+		cf[i].nkwargs = nk;
 	}
 	out->configs = cf;
 	out->nconfigs = v.n;

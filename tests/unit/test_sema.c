@@ -377,7 +377,8 @@ static void test_autotune_info(void)
 {
 	const char *src = "import triton\nimport triton.language as tl\n"
 	                  "@triton.autotune(configs=[triton.Config({'BM': 128, 'DT': tl.float16}, num_warps=8, num_stages=3),\n"
-	                  "                          triton.Config({'BM': 64}, num_warps=4)], key=['n'])\n"
+	                  "                          triton.Config({'BM': 64, 'ir_override': 'k.ttir', 'num_stages': 2}, num_warps=4)],\n"
+	                  "                 key=['n'])\n"
 	                  "@triton.heuristics(values={'EVEN': lambda args: args['BM'] % 32 == 0})\n"
 	                  "@triton.jit\n"
 	                  "def k(X, n, BM: tl.constexpr, DT: tl.constexpr, EVEN: tl.constexpr):\n"
@@ -405,7 +406,9 @@ static void test_autotune_info(void)
 		CHECK(!strcmp(k->configs[0].kwargs[0].name, "BM") && k->configs[0].kwargs[0].val.kind == CV_INT &&
 		      k->configs[0].kwargs[0].val.i == 128);
 		CHECK(k->configs[0].kwargs[1].val.kind == CV_DTYPE && k->configs[0].kwargs[1].val.dtype == DT_F16);
-		CHECK(k->configs[1].nkwargs == 1 && k->configs[1].num_warps == 4 && k->configs[1].num_stages == 0);
+		/* backend options in a Config's kwargs are options, not parameters (Triton
+		 * passes them to the launch: test_autotuner.py's test_override_ttir) */
+		CHECK(k->configs[1].nkwargs == 1 && k->configs[1].num_warps == 4 && k->configs[1].num_stages == 2);
 		CHECK(k->params[2].autotuned && k->params[2].has_default && k->params[2].default_val.i == 128);
 		CHECK(k->params[3].autotuned && k->params[3].has_default);
 		CHECK(k->params[4].heuristic && k->params[4].has_default && k->params[4].default_val.kind == CV_NONE);
