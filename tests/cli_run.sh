@@ -272,6 +272,22 @@ has "$tmp/err" "x_ptr"
 expect 1 $TILE run $K add_kernel --grid 4 x_ptr=@"$tmp/x.npy" y_ptr=@"$tmp/y.npy" \
 	output_ptr=@"$tmp/o.npy" n_elements=99999999999999999999 BLOCK_SIZE=256
 has "$tmp/err" "integer 99999999999999999999 does not fit in 64 bits"
+# 2^63 .. 2^64-1 are u64, as Triton's launcher types them (test_specialize.py)
+cat >"$tmp/u64.tile" <<'EOF'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def top(X, n):
+    tl.store(X + tl.arange(0, 4), (n >> 60).to(tl.float32))
+EOF
+expect 0 $TILE run "$tmp/u64.tile" top X=@"$tmp/x4.npy" n=18446744073709551615 --print
+has "$tmp/out" "[15., 15., 15., 15.]"
+expect 0 $TILE run "$tmp/u64.tile" top X=@"$tmp/x4.npy" n=0x8000_0000_0000_0000 --print
+has "$tmp/out" "[8., 8., 8., 8.]"
+expect 1 $TILE run "$tmp/u64.tile" top X=@"$tmp/x4.npy" n=-9223372036854775809
+has "$tmp/err" "integer -9223372036854775809 does not fit in 64 bits"
 expect 1 $TILE run $K no_such_kernel --grid 1
 has "$tmp/err" "no_such_kernel"
 expect 1 $TILE run "$tmp/missing.tile" add_kernel --grid 1

@@ -140,6 +140,16 @@ static bool parse_literal(const char *s, tile_arg *a)
 	long long iv = strtoll(buf, &end, base);
 	if (*end == 0 && base == 10 && digits[0] == '0' && strspn(digits, "0") != strlen(digits))
 		return false; /* 010: Python has no such literal */
+	if (*end == 0 && errno == ERANGE && buf[0] != '-') {
+		/* 2^63 .. 2^64-1: Triton's launcher passes them as u64 */
+		errno = 0;
+		unsigned long long uv = strtoull(buf, &end, base);
+		if (*end == 0 && errno == 0) {
+			*a = tile_arg_u64(uv);
+			return true;
+		}
+		errno = ERANGE;
+	}
 	if (*end == 0 && errno == ERANGE)
 		return false; /* an integer, but not one of 64 bits: not a float either */
 	if (*end == 0 && errno == 0) {
