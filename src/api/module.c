@@ -642,6 +642,8 @@ static tile_status tuple_spec(tile_context *ctx, const KernelParamInfo *p, const
 		                t->len, MAX_ELEMS);
 	SpecArg *items = ARENA_NEWN(arena, SpecArg, t->len);
 	KernelParamInfo elem = *p;
+	/* Triton specializes a tuple's elements whatever do_not_specialize says */
+	elem.do_not_specialize = elem.no_align_spec = false;
 	for (size_t j = 0; j < t->len; j++) {
 		const tile_arg *e = &t->elems[j];
 		if (e->kind == TILE_ARG_TUPLE || e->kind == TILE_ARG_TENSORDESC)

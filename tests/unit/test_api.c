@@ -599,7 +599,10 @@ static const char spec_src[] = "import triton\n"
                                "    return x + y\n"
                                "@triton.jit\n"
                                "def kernel_fn(Y, fn: tl.constexpr, fn_args):\n"
-                               "    tl.store(Y, fn(*fn_args))\n";
+                               "    tl.store(Y, fn(*fn_args))\n"
+                               "@triton.jit(do_not_specialize=['t'])\n"
+                               "def kernel_t(X, t):\n"
+                               "    tl.store(X, t[0])\n";
 
 /* Specializes `name` for each i (after X, before BLOCK = 512 when block) and
  * launches it; returns how many distinct kernels that made. */
@@ -662,6 +665,17 @@ static void test_specialization_counts(tile_context *ctx)
 	CHECK(y[0] == 1 && y[1] == 2 && y[2] == 3 && y[3] == 7 && y[4] == 1);
 	for (int c = 0; c < 5; c++)
 		tile_kernel_destroy(k[c]);
+	/* a tuple's elements are specialized even when the tuple is listed in
+	 * do_not_specialize (test_specialize.py's reference): (1,) and (2,) differ */
+	tile_arg e[2] = {tile_arg_i32(1), tile_arg_i32(2)};
+	tile_tuple t1 = {&e[0], 1}, t2 = {&e[1], 1};
+	tile_arg a1[2] = {tile_arg_ptr(y, TILE_I32), tile_arg_tuple(&t1)};
+	tile_arg a2[2] = {tile_arg_ptr(y, TILE_I32), tile_arg_tuple(&t2)};
+	CHECK_ST(tile_kernel_get_typed(m, "kernel_t", a1, 2, NULL, &k[0]), TILE_OK);
+	CHECK_ST(tile_kernel_get_typed(m, "kernel_t", a2, 2, NULL, &k[1]), TILE_OK);
+	CHECK(k[0] && k[1] && k[0] != k[1]);
+	tile_kernel_destroy(k[0]);
+	tile_kernel_destroy(k[1]);
 	tile_module_destroy(m);
 }
 
