@@ -1763,7 +1763,8 @@ static const KernelConfigArg *find_config_arg(const KDeco *kd, const char *name)
 
 static bool is_constexpr_annotation(const Expr *ann)
 {
-	const char *n = expr_last_name(ann);
+	/* also written as a string, `BLOCK: "tl.constexpr"`, which Triton reads as text */
+	const char *n = ann && ann->kind == EX_STR ? agg_ann_name(ann) : expr_last_name(ann);
 	return ann && ann->kind != EX_CALL && n && !strcmp(n, "constexpr");
 }
 

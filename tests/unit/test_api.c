@@ -600,6 +600,9 @@ static const char spec_src[] = "import triton\n"
                                "@triton.jit\n"
                                "def kernel_fn(Y, fn: tl.constexpr, fn_args):\n"
                                "    tl.store(Y, fn(*fn_args))\n"
+                               "@triton.jit\n"
+                               "def kernel_str(X, B: 'tl.constexpr'):\n"
+                               "    tl.store(X + tl.arange(0, B), B)\n"
                                "@triton.jit(do_not_specialize=['t'])\n"
                                "def kernel_t(X, t):\n"
                                "    tl.store(X, t[0])\n";
@@ -676,6 +679,22 @@ static void test_specialization_counts(tile_context *ctx)
 	CHECK(k[0] && k[1] && k[0] != k[1]);
 	tile_kernel_destroy(k[0]);
 	tile_kernel_destroy(k[1]);
+	/* an annotation written as a string, "tl.constexpr" (Triton's test_jit.py),
+	 * is a constexpr: B takes the value 4 and is no runtime argument */
+	const tile_param_info *pi = NULL;
+	int np = 0;
+	CHECK_ST(tile_module_kernel_params(m, "kernel_str", &pi, &np), TILE_OK);
+	CHECK(np == 2 && pi && pi[1].is_constexpr);
+	tile_arg as[2] = {tile_arg_ptr(y, TILE_I32), tile_arg_i32(4)};
+	k[0] = NULL;
+	CHECK_ST(tile_kernel_get_typed(m, "kernel_str", as, 2, NULL, &k[0]), TILE_OK);
+	if (k[0]) {
+		uint32_t grid[3] = {1, 1, 1};
+		memset(y, 0, sizeof y);
+		CHECK_ST(tile_launch(k[0], grid, as, 1, NULL), TILE_OK);
+		CHECK(y[0] == 4 && y[3] == 4 && y[4] == 0);
+	}
+	tile_kernel_destroy(k[0]);
 	tile_module_destroy(m);
 }
 
