@@ -297,8 +297,8 @@ typedef struct tile_tensordesc {
 } tile_tensordesc;
 
 struct tile_arg;
-/* The elements of a tuple argument, each a scalar, pointer, None, string or
- * dtype argument of its own (not a tuple). */
+/* The elements of a tuple argument, each a scalar, pointer, None, string,
+ * dtype or tuple (up to 8 deep) argument of its own. */
 typedef struct tile_tuple {
 	const struct tile_arg *elems;
 	size_t len;

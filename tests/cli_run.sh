@@ -272,6 +272,21 @@ has "$tmp/err" "x_ptr"
 expect 1 $TILE run $K add_kernel --grid 4 x_ptr=@"$tmp/x.npy" y_ptr=@"$tmp/y.npy" \
 	output_ptr=@"$tmp/o.npy" n_elements=99999999999999999999 BLOCK_SIZE=256
 has "$tmp/err" "integer 99999999999999999999 does not fit in 64 bits"
+# nested tuples, as Triton's launcher takes them (test_jit_paths.py)
+cat >"$tmp/nest.tile" <<'EOF'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def nest(X, t):
+    tl.static_assert(len(t[1][2]) == 0 and t[1][1] == ')')
+    tl.store(X + tl.arange(0, 4), t[0][0] + t[0][1] * 10 + t[1][0] * 100 + 0.0)
+EOF
+expect 0 $TILE run "$tmp/nest.tile" nest X=@"$tmp/x4.npy" "t=((1, 2), (3, ')', ()))" --print
+has "$tmp/out" "[321., 321., 321., 321.]"
+expect 1 $TILE run "$tmp/nest.tile" nest X=@"$tmp/x4.npy" 't=((1, 2), (3, 4)'
+has "$tmp/err" "has no closing ')'"
 # 2^63 .. 2^64-1 are u64, as Triton's launcher types them (test_specialize.py)
 cat >"$tmp/u64.tile" <<'EOF'
 import triton

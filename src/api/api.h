@@ -61,7 +61,9 @@ typedef struct ApiParam {
 	int32_t desc_block[TIR_MAX_RANK]; /* its block shape */
 	bool tuple;    /* a tuple parameter: one slot per runtime element */
 	int tuple_len; /* its elements, */
-	uint64_t tuple_const; /* bit j: element j is a constant (no slot) */
+	/* and its shape in preorder: n >= 0 a tuple of n items (the first node: the
+	 * parameter's own), -1 a runtime element (one slot), -2 a constant (none) */
+	int *tnodes;
 	int nslots;    /* slots it takes when runtime */
 	ConstVal cval; /* when !runtime: the value it was specialized to (cval.s heap) */
 	bool heuristic; /* set by @triton.heuristics: None at launch means "what it computed" */

@@ -220,26 +220,42 @@ static tile_status conv_slot(const tile_kernel *k, int s, const tile_arg *a, Arg
  * pointer, the shape (i32) and the strides but the last (i64, elements). The
  * descriptor contract is checked: rank, element type, a contiguous last
  * dimension, a 16-byte aligned base and leading strides of whole 16 bytes. */
-/* A tuple argument (all-parameters form): its runtime elements fill the
- * parameter's slots in order; its constant elements were specialized away. */
-static tile_status conv_tuple(const tile_kernel *k, const ApiParam *p, const tile_arg *a, ArgVal *vals)
+/* A tuple argument (all-parameters form): its runtime elements, nested tuples'
+ * included, fill the parameter's slots in order (*s the next); its constant
+ * elements were specialized away. *node walks ApiParam.tnodes. */
+static tile_status conv_tuple_at(const tile_kernel *k, const ApiParam *p, const tile_arg *a, int *node, int *s,
+                                 ArgVal *vals)
 {
+	int n = p->tnodes[(*node)++];
 	if (a->kind != TILE_ARG_TUPLE || !a->tuple || (a->tuple->len && !a->tuple->elems) ||
-	    a->tuple->len != (size_t)p->tuple_len)
+	    a->tuple->len != (size_t)n)
 		return api_fail(k->ctx, TILE_ERROR_INVALID_ARGUMENT,
-		                "kernel '%s': parameter '%s' is a tuple of %d elements; pass "
+		                "kernel '%s': parameter '%s' is a tuple of %d elements%s; pass "
 		                "tile_arg_tuple with that many",
-		                k->name, p->name, p->tuple_len);
-	int s = p->slot;
-	for (int j = 0; j < p->tuple_len; j++) {
-		if (j < 64 && (p->tuple_const >> j & 1))
-			continue;
-		tile_status st = conv_slot(k, s, &a->tuple->elems[j], &vals[s]);
+		                k->name, p->name, n, *node > 1 ? " there" : "");
+	for (int j = 0; j < n; j++) {
+		const tile_arg *e = &a->tuple->elems[j];
+		int kind = p->tnodes[*node];
+		tile_status st = TILE_OK;
+		if (kind >= 0) {
+			st = conv_tuple_at(k, p, e, node, s, vals);
+		} else {
+			(*node)++;
+			if (kind == -1) {
+				st = conv_slot(k, *s, e, &vals[*s]);
+				(*s)++;
+			}
+		}
 		if (st != TILE_OK)
 			return st;
-		s++;
 	}
 	return TILE_OK;
+}
+
+static tile_status conv_tuple(const tile_kernel *k, const ApiParam *p, const tile_arg *a, ArgVal *vals)
+{
+	int node = 0, s = p->slot;
+	return conv_tuple_at(k, p, a, &node, &s, vals);
 }
 
 static tile_status conv_desc(const tile_kernel *k, const ApiParam *p, const tile_arg *a, ArgVal *vals)
@@ -455,6 +471,7 @@ void api_kernel_free(tile_kernel *k)
 	backend_unload(k);
 	for (int i = 0; i < k->nparams; i++) {
 		free(k->params[i].name);
+		free(k->params[i].tnodes);
 		if (k->params[i].cval.kind == CV_STR || k->params[i].cval.kind == CV_NAME)
 			free((char *)k->params[i].cval.s);
 	}

@@ -269,10 +269,27 @@ static int spec_nslots(const SpecArg *a)
 	if (a->desc_rank)
 		return 2 * a->desc_rank;
 	if (!a->tuple_len)
-		return 1;
+		return !a->is_const;
 	int n = 0;
 	for (int j = 0; j < a->tuple_len; j++)
-		n += !a->tuple[j].is_const;
+		n += spec_nslots(&a->tuple[j]);
+	return n;
+}
+
+/* A tuple argument's shape as ApiParam.tnodes lists it; returns the nodes
+ * written (out may be NULL to count them). */
+static int tuple_nodes(const SpecArg *a, int *out)
+{
+	if (!a->tuple_len) {
+		if (out)
+			*out = a->is_const ? -2 : -1;
+		return 1;
+	}
+	if (out)
+		*out = a->tuple_len;
+	int n = 1;
+	for (int j = 0; j < a->tuple_len; j++)
+		n += tuple_nodes(&a->tuple[j], out ? out + n : NULL);
 	return n;
 }
 
@@ -291,8 +308,10 @@ static tile_status fill_params(tile_kernel *k, const KernelInfo *ki, const SpecA
 			p->desc_block[d] = args[i].desc_block[d];
 		p->tuple = p->runtime && args[i].tuple_len > 0;
 		p->tuple_len = p->tuple ? args[i].tuple_len : 0;
-		for (int j = 0; j < p->tuple_len && j < 64; j++)
-			p->tuple_const |= (uint64_t)args[i].tuple[j].is_const << j;
+		if (p->tuple) {
+			p->tnodes = xcalloc((size_t)tuple_nodes(&args[i], NULL), sizeof *p->tnodes);
+			tuple_nodes(&args[i], p->tnodes);
+		}
 		if (p->runtime) {
 			p->slot = slot;
 			p->nslots = spec_nslots(&args[i]);
@@ -624,9 +643,13 @@ static tile_status desc_spec(tile_context *ctx, const KernelParamInfo *p, const 
  * for a constexpr parameter (Triton's `shape: tl.constexpr` given x.shape)
  * every element is a constant. */
 static tile_status tuple_spec(tile_context *ctx, const KernelParamInfo *p, const tile_tuple *t,
-                              Arena *arena, SpecArg *out)
+                              Arena *arena, SpecArg *out, int depth)
 {
-	enum { MAX_ELEMS = 64 }; /* as the signature parser */
+	enum { MAX_ELEMS = 64, MAX_DEPTH = 8 }; /* as the signature parser */
+	memset(out, 0, sizeof *out);
+	if (depth >= MAX_DEPTH)
+		return api_fail(ctx, TILE_ERROR_INVALID_ARGUMENT,
+		                "argument '%s': the tuple nests deeper than %d", p->name, MAX_DEPTH);
 	if (!t || (t->len && !t->elems))
 		return api_fail(ctx, TILE_ERROR_INVALID_ARGUMENT,
 		                "argument '%s': a tuple argument needs its tile_tuple and elements",
@@ -646,14 +669,16 @@ static tile_status tuple_spec(tile_context *ctx, const KernelParamInfo *p, const
 	elem.do_not_specialize = elem.no_align_spec = false;
 	for (size_t j = 0; j < t->len; j++) {
 		const tile_arg *e = &t->elems[j];
-		if (e->kind == TILE_ARG_TUPLE || e->kind == TILE_ARG_TENSORDESC)
+		if (e->kind == TILE_ARG_TENSORDESC)
 			return api_fail(ctx, TILE_ERROR_INVALID_ARGUMENT,
-			                "argument '%s': element %zu of the tuple is a %s; elements are "
-			                "scalars, pointers, None, strings or dtypes",
-			                p->name, j + 1, e->kind == TILE_ARG_TUPLE ? "tuple" : "tensor descriptor");
+			                "argument '%s': element %zu of the tuple is a tensor descriptor; "
+			                "elements are scalars, pointers, None, strings, dtypes or tuples",
+			                p->name, j + 1);
 		bool constant = p->is_constexpr || e->kind == TILE_ARG_STR || e->kind == TILE_ARG_DTYPE;
 		elem.is_constexpr = constant;
-		tile_status st = api_spec_from_arg(ctx, &elem, e, arena, &items[j]);
+		tile_status st = e->kind == TILE_ARG_TUPLE /* nested, as Triton's launcher takes them */
+		                         ? tuple_spec(ctx, &elem, e->tuple, arena, &items[j], depth + 1)
+		                         : api_spec_from_arg(ctx, &elem, e, arena, &items[j]);
 		if (st != TILE_OK)
 			return st;
 	}
@@ -667,7 +692,7 @@ tile_status api_spec_from_arg(tile_context *ctx, const KernelParamInfo *p, const
 {
 	memset(out, 0, sizeof *out);
 	if (a->kind == TILE_ARG_TUPLE)
-		return tuple_spec(ctx, p, a->tuple, arena, out);
+		return tuple_spec(ctx, p, a->tuple, arena, out, 0);
 	if (p->is_constexpr || a->kind == TILE_ARG_NONE) {
 		out->is_const = true;
 		return const_from_arg(ctx, p, a, arena, &out->cval);

@@ -505,29 +505,56 @@ static char *unquote(const char *s)
 	return u;
 }
 
-/* NAME=(16, 1) or ('a', 2.5,) or (): a tuple parameter's argument (Triton's
- * launcher takes x.stride() as one), each element a literal. */
-static int bind_tuple(const Binding *b, BoundArg *out)
+/* The elements of a tuple argument and of the tuples nested in it: strings
+ * and nested tile_tuples are on the heap. */
+static void free_tuple_elems(tile_arg *elems, size_t n)
 {
-	enum { MAX_ELEMS = 64 };
-	size_t n = strlen(b->value);
-	if (n < 2 || b->value[n - 1] != ')') {
-		fprintf(stderr, "tile: error: argument '%s': '%s' has no closing ')'\n", b->name,
-		        b->value);
-		return EXIT_USER;
+	for (size_t j = 0; elems && j < n; j++) {
+		if (elems[j].kind == TILE_ARG_STR)
+			free((char *)elems[j].str);
+		if (elems[j].kind == TILE_ARG_TUPLE && elems[j].tuple) {
+			free_tuple_elems((tile_arg *)elems[j].tuple->elems, elems[j].tuple->len);
+			free((tile_tuple *)elems[j].tuple);
+		}
 	}
-	char *inner = xmalloc(n - 1);
-	memcpy(inner, b->value + 1, n - 2);
-	inner[n - 2] = 0;
-	out->elems = xcalloc(MAX_ELEMS, sizeof *out->elems);
-	int rc = 0, ne = 0;
-	char *p = inner;
+	free(elems);
+}
+
+/* The text between '(' and its ')' in s (s[0] == '('): the ')' or NULL. */
+static char *closing_paren(char *s)
+{
+	int depth = 0;
+	char quote = 0;
+	for (char *p = s; *p; p++) {
+		if (quote)
+			quote = *p == quote ? 0 : quote;
+		else if (*p == '\'' || *p == '"')
+			quote = *p;
+		else if (*p == '(')
+			depth++;
+		else if (*p == ')' && --depth == 0)
+			return p;
+	}
+	return NULL;
+}
+
+/* `16, 1` or `'a', (2.5, 3),` or ``: the elements of a tuple, each a literal or
+ * a tuple of them (Triton's launcher takes nested tuples), into *elems / *n. */
+static int parse_tuple_elems(const char *name, char *p, int depth, tile_arg **elems, size_t *n)
+{
+	enum { MAX_ELEMS = 64, MAX_DEPTH = 8 };
+	*elems = xcalloc(MAX_ELEMS, sizeof **elems);
+	*n = 0;
 	for (;;) {
 		while (isspace((unsigned char)*p))
 			p++;
 		if (!*p)
-			break; /* () or a trailing comma */
+			return 0; /* () or a trailing comma */
 		char *start = p, quote = 0;
+		if (*p == '(') {
+			char *close = closing_paren(p);
+			p = close ? close + 1 : p + strlen(p);
+		}
 		for (; *p && (quote || *p != ','); p++)
 			quote = quote ? (*p == quote ? 0 : quote) : (*p == '\'' || *p == '"' ? *p : 0);
 		char *next = *p ? p + 1 : p;
@@ -535,30 +562,55 @@ static int bind_tuple(const Binding *b, BoundArg *out)
 			p--;
 		*p = 0;
 		tile_arg a;
-		if (ne == MAX_ELEMS) {
-			fprintf(stderr, "tile: error: argument '%s': a tuple of more than %d elements\n",
-			        b->name, MAX_ELEMS);
-			rc = EXIT_USER;
+		size_t len = strlen(start);
+		if (*n == MAX_ELEMS) {
+			fprintf(stderr, "tile: error: argument '%s': a tuple of more than %d elements\n", name,
+			        MAX_ELEMS);
+			return EXIT_USER;
+		}
+		if (start[0] == '(' && start[len - 1] == ')' && depth + 1 < MAX_DEPTH) {
+			start[len - 1] = 0;
+			tile_tuple *t = xcalloc(1, sizeof *t);
+			tile_arg *inner = NULL;
+			int rc = parse_tuple_elems(name, start + 1, depth + 1, &inner, &t->len);
+			t->elems = inner;
+			(*elems)[(*n)++] = tile_arg_tuple(t); /* freed with the rest, also on an error */
+			if (rc)
+				return rc;
 		} else if (start[0] == '@' || start[0] == '(' || !parse_literal(start, &a)) {
 			fprintf(stderr,
-			        "tile: error: argument '%s': tuple element %d ('%s') is not a number, "
-			        "True/False, None, a quoted string or tl.DTYPE\n",
-			        b->name, ne + 1, start);
-			rc = EXIT_USER;
+			        "tile: error: argument '%s': tuple element %zu ('%s') is not a number, "
+			        "True/False, None, a quoted string, tl.DTYPE or a tuple of them%s\n",
+			        name, *n + 1, start, start[0] == '(' ? " (nested at most 8 deep, closed)" : "");
+			return EXIT_USER;
 		} else {
 			if (a.kind == TILE_ARG_STR)
 				a.str = unquote(start);
 			if (a.kind == TILE_ARG_F64) /* a Python float: fp32 at run time */
 				a = tile_arg_f32((float)a.f64);
-			out->elems[ne++] = a;
+			(*elems)[(*n)++] = a;
 		}
-		if (rc)
-			break;
 		p = next;
 	}
+}
+
+/* NAME=(16, 1) or ('a', 2.5,) or () or ((1, 2), 3): a tuple parameter's argument
+ * (Triton's launcher takes x.stride() as one), each element a literal or a tuple. */
+static int bind_tuple(const Binding *b, BoundArg *out)
+{
+	size_t n = strlen(b->value);
+	char *close = closing_paren((char *)b->value);
+	if (n < 2 || close != b->value + n - 1) {
+		fprintf(stderr, "tile: error: argument '%s': '%s' has no closing ')'\n", b->name,
+		        b->value);
+		return EXIT_USER;
+	}
+	char *inner = xmalloc(n - 1);
+	memcpy(inner, b->value + 1, n - 2);
+	inner[n - 2] = 0;
+	int rc = parse_tuple_elems(b->name, inner, 0, &out->elems, &out->tuple.len);
 	free(inner);
 	out->tuple.elems = out->elems;
-	out->tuple.len = (size_t)ne;
 	out->arg = tile_arg_tuple(&out->tuple);
 	return rc;
 }
@@ -941,10 +993,7 @@ int cli_run_kernel(tile_context *ctx, tile_module *mod, const char *kernel, int 
 	for (int i = 0; i < np; i++) {
 		if (args[i].arg.kind == TILE_ARG_STR && find_binding(&c, p[i].name))
 			free((char *)args[i].arg.str);
-		for (size_t j = 0; args[i].elems && j < args[i].tuple.len; j++)
-			if (args[i].elems[j].kind == TILE_ARG_STR)
-				free((char *)args[i].elems[j].str);
-		free(args[i].elems);
+		free_tuple_elems(args[i].elems, args[i].tuple.len);
 		tile_buffer_free(args[i].buf);
 		if (args[i].host)
 			guarded_free(args[i].host);

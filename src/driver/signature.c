@@ -201,11 +201,16 @@ static bool parse_type_entry(char *e, SpecArg *out)
 }
 
 /* `(i32:16, i32:1, *fp16:16, 64)`: a tuple parameter, each element a runtime scalar or
- * pointer type or a constant. Returns false with a message in err. */
+ * pointer type, a constant or a tuple of them (`((i32, 1), ())`, as Triton's launcher
+ * takes nested tuples). Returns false with a message in err. */
 static bool parse_tuple_entry(char *e, Arena *a, const char *pname, SpecArg *out, char *err,
-			      size_t errlen)
+			      size_t errlen, int depth)
 {
-	enum { MAX_ELEMS = 64 };
+	enum { MAX_ELEMS = 64, MAX_DEPTH = 8 };
+	if (depth >= MAX_DEPTH) {
+		snprintf(err, errlen, "the tuple for parameter '%s' nests deeper than %d", pname, MAX_DEPTH);
+		return false;
+	}
 	size_t n = strlen(e);
 	char *inner = arena_strndup(a, e + 1, n - 2);
 	char *elems[MAX_ELEMS];
@@ -220,6 +225,16 @@ static bool parse_tuple_entry(char *e, Arena *a, const char *pname, SpecArg *out
 	SpecArg *items = ARENA_NEWN(a, SpecArg, ne);
 	for (int j = 0; j < ne; j++) {
 		char *el = trim(elems[j]);
+		size_t len = strlen(el);
+		if (el[0] == '(' && len >= 2 && el[len - 1] == ')') {
+			if (!*trim(arena_strndup(a, el + 1, len - 2))) { /* `()`: a constant */
+				items[j].is_const = true;
+				items[j].empty_tuple = true;
+			} else if (!parse_tuple_entry(el, a, pname, &items[j], err, errlen, depth + 1)) {
+				return false;
+			}
+			continue;
+		}
 		char *typebuf = arena_strdup(a, el); /* parse_type_entry writes into it */
 		if (*el != '(' && strncmp(el, "tensordesc", 10) != 0 && parse_type_entry(typebuf, &items[j]))
 			continue;
@@ -236,6 +251,17 @@ static bool parse_tuple_entry(char *e, Arena *a, const char *pname, SpecArg *out
 	out->tuple_len = ne;
 	out->tuple = items;
 	return true;
+}
+
+/* whether a tuple's item is, or holds, a runtime element */
+static bool tuple_item_runtime(const SpecArg *e)
+{
+	if (!e->tuple_len)
+		return !e->is_const;
+	for (int j = 0; j < e->tuple_len; j++)
+		if (tuple_item_runtime(&e->tuple[j]))
+			return true;
+	return false;
 }
 
 static bool names_in(const KernelInfo *k, const char *name)
@@ -285,11 +311,11 @@ static int parse_sig(const char *sig, const KernelInfo *k, Arena *a, SpecArg **o
 			continue;
 		}
 		if (e[0] == '(' && e[len - 1] == ')') {
-			if (!parse_tuple_entry(e, a, p->name, &args[i], err, errlen))
+			if (!parse_tuple_entry(e, a, p->name, &args[i], err, errlen, 0))
 				return -1;
 			/* a constexpr takes a tuple of constants (`shape: tl.constexpr` given x.shape) */
 			for (int j = 0; p->is_constexpr && j < args[i].tuple_len; j++)
-				if (!args[i].tuple[j].is_const) {
+				if (tuple_item_runtime(&args[i].tuple[j])) {
 					snprintf(err, errlen,
 						 "signature entry '%s' for constexpr parameter '%s' is not a constant "
 						 "(element %d is a type)",

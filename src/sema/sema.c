@@ -2419,14 +2419,19 @@ static Value bind_scalar_param(Sema *s, const char *name, const SpecArg *a, Para
 }
 
 /* A tuple parameter: a tuple of its elements, the runtime ones bound to the runtime
- * arguments NAME.0, NAME.1, ... in order (Triton flattens tuples the same way). */
-static Value bind_tuple_param(Sema *s, Fn *fn, const Param *p, const SpecArg *a, ParamVec *params)
+ * arguments NAME.0, NAME.1, NAME.2.0, ... in order (Triton flattens tuples, nested
+ * ones too, the same way). */
+static Value bind_tuple_param(Sema *s, Fn *fn, const Param *p, const char *name, const SpecArg *a,
+			      ParamVec *params)
 {
 	Value *items = ARENA_NEWN(s->a, Value, a->tuple_len);
 	for (int j = 0; j < a->tuple_len; j++) {
 		const SpecArg *e = &a->tuple[j];
-		items[j] = e->is_const ? spec_const_value(s, fn, p, e->cval)
-				       : bind_scalar_param(s, arena_printf(s->a, "%s.%d", p->name, j), e, params);
+		const char *en = arena_printf(s->a, "%s.%d", name, j);
+		items[j] = e->tuple_len    ? bind_tuple_param(s, fn, p, en, e, params)
+			   : e->empty_tuple ? v_tuple(s, NULL, 0)
+			   : e->is_const    ? spec_const_value(s, fn, p, e->cval)
+					    : bind_scalar_param(s, en, e, params);
 	}
 	return v_tuple(s, items, a->tuple_len);
 }
@@ -2479,7 +2484,7 @@ static bool bind_kernel_params(Sema *s, Fn *fn, const FuncDef *def, const SpecAr
 				continue;
 			}
 			if (args[i].tuple_len) {
-				env_set(&fn->env, p->name, bind_tuple_param(s, fn, p, &args[i], &params));
+				env_set(&fn->env, p->name, bind_tuple_param(s, fn, p, p->name, &args[i], &params));
 				continue;
 			}
 			specs[i] = args[i].spec;

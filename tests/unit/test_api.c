@@ -603,6 +603,10 @@ static const char spec_src[] = "import triton\n"
                                "@triton.jit\n"
                                "def kernel_str(X, B: 'tl.constexpr'):\n"
                                "    tl.store(X + tl.arange(0, B), B)\n"
+                               "@triton.jit\n"
+                               "def kernel_nest(X, t):\n"
+                               "    tl.static_assert(len(t[1][1]) == 0 and t[2] is None)\n"
+                               "    tl.store(X, t[0][0] + t[0][1] * 10 + t[1][0] * 100)\n"
                                "@triton.jit(do_not_specialize=['t'])\n"
                                "def kernel_t(X, t):\n"
                                "    tl.store(X, t[0])\n";
@@ -679,6 +683,32 @@ static void test_specialization_counts(tile_context *ctx)
 	CHECK(k[0] && k[1] && k[0] != k[1]);
 	tile_kernel_destroy(k[0]);
 	tile_kernel_destroy(k[1]);
+	/* nested tuples, as Triton's launcher takes them (test_jit_paths.py's
+	 * ((1, 1), (2, 1))): t = ((5, 1), (7, ()), None) has runtime elements 5,
+	 * 1 (:1) and 7, launched flat or as the tuple */
+	tile_arg in0[2] = {tile_arg_i32(5), tile_arg_i32(1)}, in1[2] = {tile_arg_i32(7), tile_arg_tuple(&none)};
+	tile_tuple t0 = {in0, 2}, t1i = {in1, 2};
+	tile_arg outer[3] = {tile_arg_tuple(&t0), tile_arg_tuple(&t1i), tile_arg_none()};
+	tile_tuple tn = {outer, 3};
+	tile_arg an[2] = {tile_arg_ptr(y, TILE_I32), tile_arg_tuple(&tn)};
+	k[0] = NULL;
+	CHECK_ST(tile_kernel_get_typed(m, "kernel_nest", an, 2, NULL, &k[0]), TILE_OK);
+	if (k[0]) {
+		tile_kernel_info info;
+		CHECK_ST(tile_kernel_get_info(k[0], &info), TILE_OK);
+		CHECK(info.num_runtime_args == 4);
+		uint32_t grid[3] = {1, 1, 1};
+		y[0] = 0;
+		CHECK_ST(tile_launch(k[0], grid, an, 2, NULL), TILE_OK);
+		CHECK(y[0] == 5 + 10 + 700);
+		tile_arg flat[4] = {an[0], tile_arg_i32(6), tile_arg_i32(1), tile_arg_i32(8)};
+		CHECK_ST(tile_launch(k[0], grid, flat, 4, NULL), TILE_OK);
+		CHECK(y[0] == 6 + 10 + 800);
+		t1i.len = 1; /* (7,) where the kernel has (7, ()) */
+		CHECK_ST(tile_launch(k[0], grid, an, 2, NULL), TILE_ERROR_INVALID_ARGUMENT);
+		CHECK_MSG("is a tuple of 2 elements there");
+	}
+	tile_kernel_destroy(k[0]);
 	/* an annotation written as a string, "tl.constexpr" (Triton's test_jit.py),
 	 * is a constexpr: B takes the value 4 and is no runtime argument */
 	const tile_param_info *pi = NULL;

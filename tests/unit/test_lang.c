@@ -1274,13 +1274,17 @@ static void test_tuple_args_typed(void)
 		      strstr(tile_errmsg(ctx), "'strides' is a tuple"));
 		args[2] = tile_arg_tuple(&str_t);
 	}
-	/* elements are not tuples; a constexpr's tuple holds constants */
+	/* elements may be tuples, 8 deep at most; a constexpr's tuple holds constants */
 	tile_kernel *bad = NULL;
-	tile_arg nested_e[] = {tile_arg_tuple(&str_t), tile_arg_i32(1)};
-	tile_tuple nested_t = {nested_e, 2};
-	args[2] = tile_arg_tuple(&nested_t);
+	tile_arg chain[9];
+	tile_tuple links[9];
+	for (int d = 0; d < 9; d++) {
+		links[d] = (tile_tuple){d ? &chain[d - 1] : &args[1], 1};
+		chain[d] = tile_arg_tuple(&links[d]);
+	}
+	args[2] = chain[8];
 	CHECK(m && tile_kernel_get_typed(m, "k", args, 6, NULL, &bad) == TILE_ERROR_INVALID_ARGUMENT &&
-	      strstr(tile_errmsg(ctx), "element 1 of the tuple is a tuple"));
+	      strstr(tile_errmsg(ctx), "the tuple nests deeper than 8"));
 	args[2] = tile_arg_tuple(&str_t);
 	args[5] = tile_arg_tuple(&src_t);
 	CHECK(m && tile_kernel_get_typed(m, "k", args, 6, NULL, &bad) == TILE_ERROR_INVALID_ARGUMENT &&
