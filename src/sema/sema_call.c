@@ -232,6 +232,8 @@ static Value call_user_impl(Sema *s, Value callee, const Value *args, int nargs,
 	}
 	Fn fn;
 	fn_init(s, &fn, def, callee.mod, false);
+	for (int i = 0; i < callee.ncap; i++) /* a closure (a def in a host function): what it sees there */
+		vec_push(&fn.env, callee.cap[i]);
 	bool *bound = ARENA_NEWN(s->a, bool, def->nparams + 1);
 	Value *vals = ARENA_NEWN(s->a, Value, def->nparams + 1);
 	bool ok = true;

@@ -39,7 +39,8 @@ typedef enum {
 	V_TENSOR,   /* IR value: id, ty (rank 0 = scalar) */
 	V_FUNC,     /* user function: fn, mod; msg: "Class.name" for a method without @jit;
 		     * self: the bound receiver of an aggregate's method; ns == VF_HOST:
-		     * an aggregate's method without @jit, which runs as Python does */
+		     * an aggregate's method without @jit, which runs as Python does;
+		     * cap[ncap]: a def in a host function, the bindings it closes over */
 	V_BUILTIN,  /* builtin: builtin id, self (bound receiver, may be NULL) */
 	V_NS,       /* builtin namespace: ns */
 	V_MODULE,   /* user module: mod */
@@ -92,7 +93,7 @@ struct Value {
 	Value *keys;       /* V_DICT */
 	int depth;         /* V_TUPLE, V_DICT, V_CONFIG: how deeply they nest (1: no tuple inside) */
 	const Expr *lam;   /* V_LAMBDA */
-	Binding *cap;      /* V_LAMBDA */
+	Binding *cap;      /* V_LAMBDA, V_FUNC (a closure) */
 	int ncap;
 };
 

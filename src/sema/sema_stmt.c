@@ -1301,6 +1301,22 @@ static bool exec_list_method(Sema *s, Fn *fn, const Expr *e)
 	return true;
 }
 
+/* `def f(...)` inside a host function (a kernel factory: `def make(v): shared =
+ * tl.constexpr(v); @triton.jit def child(): return shared; return child`) binds f
+ * to a closure over the bindings visible there, as a lambda is; a @jit function
+ * or kernel cannot define one, as in Triton. */
+static void exec_nested_def(Sema *s, Fn *fn, const Stmt *st)
+{
+	if (fn->is_kernel || !fn->def || sema_is_jit(s, fn->def)) {
+		diag_error(s->d, st->loc, "nested function definitions are not supported");
+		return;
+	}
+	Value v = {.kind = V_FUNC, .fn = st->func, .mod = fn->mod};
+	v.ncap = (int)fn->env.len;
+	v.cap = v.ncap ? arena_dup(s->a, fn->env.data, sizeof(Binding) * fn->env.len) : NULL;
+	env_set(&fn->env, st->func->name, v);
+}
+
 static Flow exec_stmt(Sema *s, Fn *fn, const Stmt *st, const Seq *rest, bool tail, bool *consumed)
 {
 	if (!sema_work(s, 1, st->loc)) return FLOW_NEXT; /* also bounds code an early return duplicates */
@@ -1345,7 +1361,7 @@ static Flow exec_stmt(Sema *s, Fn *fn, const Stmt *st, const Seq *rest, bool tai
 	case ST_CONTINUE: return exec_break(s, fn, st);
 	case ST_PASS: return FLOW_NEXT;
 	case ST_ASSERT: exec_assert(s, fn, st); return FLOW_NEXT;
-	case ST_FUNCDEF: diag_error(s->d, st->loc, "nested function definitions are not supported"); return FLOW_NEXT;
+	case ST_FUNCDEF: exec_nested_def(s, fn, st); return FLOW_NEXT;
 	case ST_IMPORT:
 	case ST_IMPORTFROM: exec_local_import(s, fn, st); return FLOW_NEXT;
 	case ST_GLOBAL: diag_error(s->d, st->loc, "'global' and 'nonlocal' are not supported in kernels"); return FLOW_NEXT;

@@ -370,6 +370,9 @@ static void test_errors(void)
 	ERR(HDR "def k(x):\n    a = tl.dot(tl.zeros((4, 16), tl.int8), tl.zeros((16, 2), tl.int8))\n", "k",
 	    "*fp32", "5:9: 'tl.dot' needs K >= 32 for 8-bit inputs, got M=4, N=2, K=16");
 	ERR(HDR "def k(x):\n    assert 1 == 2, 'bad'\n", "k", "*fp32", "5:14: assertion failed: bad");
+	/* a def in a kernel stays an error, as in Triton (a host function may hold one) */
+	ERR(HDR "def k(x):\n    def g():\n        return 1\n    tl.store(x, g())\n", "k", "*fp32",
+	    "5:5: nested function definitions are not supported");
 }
 
 /* @triton.autotune configs and @triton.heuristics parameters in KernelInfo. */
