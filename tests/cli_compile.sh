@@ -13,6 +13,13 @@ expect 0 $TILE compile $K --signature "$SIG,1024"
 has "$tmp/out" "compiled add_kernel"
 expect 0 $TILE compile $K add_kernel --signature "$SIG" --const BLOCK_SIZE=256 --time
 has "$tmp/out" "time:"
+# with --emit the times go to stderr, the dump alone to stdout, and the
+# stages that ran have times (codegen: LLVM for the IR)
+expect 0 $TILE compile $K add_kernel --signature "$SIG" --const BLOCK_SIZE=256 --target cpu \
+	--emit llvm --time
+has "$tmp/err" "time: sema"
+grep -q "time:" "$tmp/out" && fail "--time mixed the times into the dump"
+grep -q "codegen 0.00 ms" "$tmp/err" && fail "--time --emit llvm: codegen shows no time"
 expect 0 $TILE compile $K add_kernel --signature "$SIG" --const BLOCK_SIZE=256 -o "$tmp/k.o"
 [ -s "$tmp/k.o" ] || fail "-o wrote nothing"
 

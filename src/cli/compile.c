@@ -319,8 +319,9 @@ static int report_result(const CompiledKernel *ck, const char *name, DumpKind ki
 	} else if (dump) {
 		rc = write_out(out_path, dump, strlen(dump));
 	}
-	if (timing && !rc && kind == DUMP_NONE)
-		print_times(report, ck);
+	/* with --emit the dump may be on stdout: the times go to stderr */
+	if (timing && !rc)
+		print_times(kind == DUMP_NONE ? report : stderr, ck);
 	return rc;
 }
 

@@ -550,6 +550,13 @@ int compile_kernel(const CompileRequest *req, DiagSink *diags, CompiledKernel *o
 		*dump_text = c.dump;
 		c.dump = NULL;
 	}
+	if (ok) { /* the stages that ran (a dump may stop early), for --time */
+		out->t_sema = c.t_stage[0];
+		out->t_layout = c.t_stage[1];
+		out->t_lower = c.t_stage[2];
+		out->t_codegen = c.t_stage[3];
+		out->t_total = now_seconds() - t0;
+	}
 	if (ok && (req->dump == DUMP_NONE || req->dump == DUMP_CUBIN)) {
 		fill_result(&c, out);
 		c.emitted.binary = NULL;
