@@ -255,6 +255,26 @@ has "$tmp/out" "compiled k"
 expect 1 $TILE compile $K add_kernel --signature "$SIG" --const BLOCK_SIZE=1024 --target sm_75
 has "$tmp/err" "unknown target 'sm_75' (expected auto, cpu, cuda, cuda-emu or sm_XX with XX >= 80"
 
+# a kernel compiled as its first @triton.autotune config (the caller binds
+# none of its parameters) takes that config's num_warps too, unless
+# --num-warps says otherwise; binding the parameters leaves the default (4)
+cat >"$tmp/autotuned.tile" <<'EOF'
+import triton
+import triton.language as tl
+@triton.autotune(configs=[triton.Config({'BLOCK': 256}, num_warps=8, num_stages=2),
+                          triton.Config({'BLOCK': 128}, num_warps=2)], key=['n'])
+@triton.jit
+def k(x_ptr, n, BLOCK: tl.constexpr):
+    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(x_ptr + o, tl.load(x_ptr + o, mask=o < n) * 2, mask=o < n)
+EOF
+expect 0 $TILE compile "$tmp/autotuned.tile" k --signature '*fp32,i32' --target cuda-emu
+has "$tmp/out" "256 threads"
+expect 0 $TILE compile "$tmp/autotuned.tile" k --signature '*fp32,i32' --target cuda-emu --num-warps 2
+has "$tmp/out" "64 threads"
+expect 0 $TILE compile "$tmp/autotuned.tile" k --signature '*fp32,i32,128' --target cuda-emu
+has "$tmp/out" "128 threads"
+
 # usage errors: exit 2
 expect 2 $TILE compile
 expect 2 $TILE compile $K --emit nonsense

@@ -372,6 +372,26 @@ static tile_status resolve_options(tile_context *ctx, const tile_kernel_options 
 	return TILE_OK;
 }
 
+/* A kernel whose caller binds none of the first @triton.autotune config's
+ * parameters is compiled as that config (sema binds its values): its
+ * num_warps / num_stages apply too, as Triton launches a config with its own,
+ * unless the caller's kernel options say otherwise. */
+static void first_config_options(const KernelInfo *ki, const SpecArg *args, int nargs,
+                                 const tile_kernel_options *opt, CompileOptions *o)
+{
+	if (!ki || ki->nconfigs == 0 || ki->configs[0].nkwargs == 0)
+		return;
+	const KernelConfig *c = &ki->configs[0];
+	for (int k = 0; k < c->nkwargs; k++)
+		for (int i = 0; i < ki->nparams && i < nargs; i++)
+			if (!strcmp(ki->params[i].name, c->kwargs[k].name) && !args[i].use_default)
+				return; /* the caller picks its own values */
+	if (c->num_warps && !(opt && opt->num_warps))
+		o->num_warps = c->num_warps;
+	if (c->num_stages && !(opt && opt->num_stages))
+		o->num_stages = c->num_stages;
+}
+
 tile_status api_make_request(tile_module *m, const char *kernel, const SpecArg *args, int nargs,
                              const tile_kernel_options *opt, CompileRequest *req)
 {
@@ -379,6 +399,7 @@ tile_status api_make_request(tile_module *m, const char *kernel, const SpecArg *
 	tile_status st = resolve_options(m->ctx, opt, &req->target, &req->opts);
 	if (st != TILE_OK)
 		return st;
+	first_config_options(api_find_kernel(m, kernel), args, nargs, opt, &req->opts);
 	req->src = m->src;
 	req->kernel = kernel;
 	req->args = args;

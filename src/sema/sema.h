@@ -91,9 +91,10 @@ typedef struct KernelInfo {
 	int nparams;
 	SrcLoc loc;
 	/* @triton.autotune configs in source order. tile does not benchmark: a
-	 * constexpr that the caller leaves unbound takes the FIRST config's value;
-	 * a host that wants another config binds its kwargs (and passes its
-	 * num_warps / num_stages as compile options). */
+	 * constexpr that the caller leaves unbound takes the FIRST config's value,
+	 * and a caller that binds none of its kwargs gets its num_warps /
+	 * num_stages too (api_make_request); a host that wants another config
+	 * binds its kwargs (and passes its num_warps / num_stages as options). */
 	int nconfigs;
 	KernelConfig *configs;
 	/* why a decorator argument could not be evaluated (host Python), or NULL:
