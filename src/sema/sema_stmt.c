@@ -743,10 +743,26 @@ static Flow exec_map_if(Sema *s, Fn *fn, const Stmt *st, ValId cond, const Seq *
 	return flow;
 }
 
+/* An if whose condition was an error runs neither branch: the names they would
+ * bind read as errors, which are silent, so later uses do not add 'unknown name'
+ * reports to the one that matters (Triton stops at the first error). */
+static void bind_branch_names_err(Fn *fn, const Stmt *st)
+{
+	NameVec names = {0};
+	assigned_names(&st->body, &names);
+	assigned_names(&st->orelse, &names);
+	for (size_t i = 0; i < names.len; i++)
+		if (!env_find(&fn->env, names.data[i])) env_set(&fn->env, names.data[i], v_err());
+	vec_free(&names);
+}
+
 static Flow exec_if(Sema *s, Fn *fn, const Stmt *st, const Seq *rest, bool tail, bool *consumed)
 {
 	Value c = eval(s, fn, st->cond);
-	if (c.kind == V_ERR) return FLOW_NEXT;
+	if (c.kind == V_ERR) {
+		bind_branch_names_err(fn, st);
+		return FLOW_NEXT;
+	}
 	if (c.kind == V_TENSOR) {
 		if (c.ty.rank && s->map_depth) {
 			ValId cond = to_bool(s, c.id, st->cond->loc);
@@ -757,6 +773,7 @@ static Flow exec_if(Sema *s, Fn *fn, const Stmt *st, const Seq *rest, bool tail,
 		}
 		if (c.ty.rank) {
 			diag_error(s->d, st->cond->loc, "a tile cannot be used as a branch condition; use tl.where");
+			bind_branch_names_err(fn, st);
 			return FLOW_NEXT;
 		}
 		ValId cond = to_bool(s, c.id, st->cond->loc);
