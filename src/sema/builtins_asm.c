@@ -533,6 +533,8 @@ static bool float_rounding(Asm *a, const Insn *in, int *flags)
 	*flags = has_mod(in, "rz") ? TIR_RTZ : 0;
 	if (has_mod(in, "rm") || has_mod(in, "rp"))
 		return asm_error(a, "'%s': rounding toward -inf/+inf is not translated", a->insn);
+	if (has_mod(in, "rs")) /* sm_100a's random-bits operand form (cvt.rs ... e2m1x4, rbits) */
+		return asm_error(a, "'%s': stochastic rounding (.rs) is not translated", a->insn);
 	return true;
 }
 
@@ -615,10 +617,11 @@ static bool insn_cvt_e2m1(Asm *a, const Insn *in, const PtxType *dt, const PtxTy
 
 static bool insn_cvt(Asm *a, const Insn *in)
 {
+	int flags;
+	/* the rounding first: an untranslated mode is the reason, not the types it comes with */
+	if (!float_rounding(a, in, &flags)) return false;
 	if (in->ntypes != 2) return asm_error(a, "'%s' needs a destination and a source type", a->insn);
 	const PtxType *dt = in->types[0], *st = in->types[1];
-	int flags;
-	if (!float_rounding(a, in, &flags)) return false;
 	if (is_fp4(dt) || is_fp4(st)) return insn_cvt_e2m1(a, in, dt, st);
 	bool df = dtype_is_float(dt->dt), sf = dtype_is_float(st->dt);
 	ValId out[2];
