@@ -344,6 +344,15 @@ static int parse_sig(const char *sig, const KernelInfo *k, Arena *a, SpecArg **o
 				 p->name);
 			return -1;
 		}
+		DType word;
+		if (!lit && p->is_constexpr && parse_dtype_word(e, &word)) {
+			/* `--const out_dtype=fp16`: a type word where a dtype value is meant */
+			snprintf(err, errlen,
+				 "signature entry '%s' for constexpr parameter '%s' is a type, not a constant (a value like 128, "
+				 "or a dtype, written tl.%s)",
+				 e, p->name, dtype_name(word));
+			return -1;
+		}
 		if (!lit) {
 			snprintf(err, errlen,
 				 p->is_constexpr
