@@ -207,14 +207,29 @@ static const char prelude_text[] =
     "\n"
     /* tl.histogram: counts per bin as a one-hot sum (bins of width 1 from 0;
      * values outside [0, num_bins) count nowhere). N x num_bins work, where
-     * Triton uses shared-memory atomics: fine for the small bin counts kernels use. */
+     * Triton uses shared-memory atomics. The one-hot tile is at most 8192
+     * elements: larger histograms (256 values into 1024 bins) run a loop over
+     * chunks of bins, one row of a [num_bins / chunk, chunk] tile each, since one
+     * N x num_bins tile unrolls into code that nvrtc took minutes and GBs on. */
     "def histogram(input, num_bins: tl.constexpr, mask=None):\n"
     "    tl.static_assert(len(input.shape) == 1, \"tl.histogram takes a 1-D tensor\")\n"
     "    tl.static_assert(input.dtype.is_int(), \"tl.histogram takes an integer tensor\")\n"
-    "    hit = input[:, None] == tl.arange(0, num_bins)[None, :]\n"
-    "    if mask is not None:\n"
-    "        hit = hit & mask[:, None]\n"
-    "    return tl.sum(hit.to(tl.int32), 0)\n"
+    "    n: tl.constexpr = input.shape[0]\n"
+    "    ch: tl.constexpr = num_bins if n * num_bins <= 8192 else (8192 // n if n < 8192 else 1)\n"
+    "    if ch == num_bins:\n"
+    "        hit = input[:, None] == tl.arange(0, num_bins)[None, :]\n"
+    "        if mask is not None:\n"
+    "            hit = hit & mask[:, None]\n"
+    "        return tl.sum(hit.to(tl.int32), 0)\n"
+    "    rows: tl.constexpr = num_bins // ch\n"
+    "    acc = tl.zeros([rows, ch], tl.int32)\n"
+    "    r = tl.arange(0, rows)[:, None]\n"
+    "    for c in range(rows):\n"
+    "        hit = input[:, None] == (c * ch + tl.arange(0, ch))[None, :]\n"
+    "        if mask is not None:\n"
+    "            hit = hit & mask[:, None]\n"
+    "        acc = tl.where(r == c, tl.sum(hit.to(tl.int32), 0)[None, :], acc)\n"
+    "    return tl.reshape(acc, [num_bins])\n"
     "\n"
     /* tl.gather(src, index, axis): out[..i..] = src with the axis coordinate
      * taken from index, as a one-hot sum over the source axis on the integer

@@ -589,6 +589,25 @@ static void test_histogram(void)
 		CHECK(memcmp(h, want, sizeof h) == 0);
 }
 
+/* 256 values into 1024 bins (a histogram challenge's shape): more than the one-hot
+ * tile takes, so the bins are counted a chunk per loop iteration */
+static void test_histogram_many_bins(void)
+{
+	enum { B = 256, BINS = 1024, N = 250 };
+	static int32_t x[B], h[BINS], want[BINS];
+	memset(want, 0, sizeof want);
+	for (int i = 0; i < B; i++) {
+		x[i] = (i * 389 + 11) % 1031 - 3; /* -3..-1 and 1024..1027 fall outside */
+		if (i < 40)
+			x[i] = 1023 - (i % 3); /* repeats in the last chunk */
+		if (i < N && x[i] >= 0 && x[i] < BINS)
+			want[x[i]]++;
+	}
+	tile_arg args[] = {tile_arg_ptr(x, TILE_I32), tile_arg_ptr(h, TILE_I32), tile_arg_i32(N)};
+	if (RUN(hist_src, "k", "*i32,*i32,i32,256,1024", 1, args))
+		CHECK(memcmp(h, want, sizeof h) == 0);
+}
+
 /* ---- tl.gather along either axis of a 2-D tile, and 1-D ------------------------ */
 
 static const char gather_src[] =
@@ -3474,6 +3493,7 @@ int main(void)
 		test_device_tma();
 		test_sort();
 		test_histogram();
+		test_histogram_many_bins();
 		test_gather();
 		test_one_hot_sum();
 		test_batched_dot();
