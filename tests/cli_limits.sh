@@ -72,4 +72,21 @@ expect 0 $TILE compile "$tmp/hist.tile" k --signature '*i32,*i32,i32' --target s
 size=$(wc -c <"$tmp/out")
 [ "$size" -lt 300000 ] || fail "histogram into 1024 bins: $size bytes of CUDA C (expected < 300000)"
 
+# tl.sort of 4096 elements: each compare-and-swap step takes the partner with
+# one xor over the pair (50k thread-program operations per thread with two
+# masked sums, about 32k now; nvrtc's time grows faster than the size)
+cat >"$tmp/sort.tile" <<'EOF'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def k(x_ptr, y_ptr):
+    o = tl.arange(0, 4096)
+    tl.store(y_ptr + o, tl.sort(tl.load(x_ptr + o)))
+EOF
+expect 0 $TILE compile "$tmp/sort.tile" k --signature '*fp32,*fp32' --target sm_90a --emit thread
+ops=$(wc -l <"$tmp/out")
+[ "$ops" -lt 36000 ] || fail "tl.sort of 4096: $ops thread-program lines (expected < 36000)"
+
 [ "$nfail" = 0 ]
