@@ -397,7 +397,9 @@ TILE_API int tile_kernel_param_is_runtime(const tile_kernel *k, int i);
  * launch is queued on `stream` (a CUstream, NULL = the default stream). A grid
  * with a 0 dimension runs nothing (as Triton's launcher); one beyond the
  * target's limits is TILE_ERROR_LAUNCH (cuda-emu has a GPU's: y and z at most
- * 65535). A DLTensor must be in memory the
+ * 65535). On the CPU a NULL pointer is refused for a parameter the kernel
+ * reads or writes through (masked or not) and taken for one it never accesses.
+ * A DLTensor must be in memory the
  * kernel can address: kDLCPU, kDLCUDAHost, kDLCUDAManaged or kDLROCMHost on
  * the CPU; kDLCUDA, kDLCUDAHost or kDLCUDAManaged on a GPU (a device_type
  * of 0, a DLDevice left zero-initialized, is not checked). */

@@ -80,24 +80,12 @@ static uint16_t f32_to_f16(float f)
 
 /* ---- conversion of one runtime argument ------------------------------------------- */
 
-static tile_status conv_ptr(const tile_kernel *k, int s, const tile_arg *a, ArgVal *out)
+/* A pointer of pointee d for slot s. raw: given as a bare pointer, where a
+ * NULL is no empty tensor's (a DLTensor with no elements may have NULL data). */
+static tile_status check_ptr(const tile_kernel *k, int s, void *p, tile_dtype d, bool raw,
+                             ArgVal *out)
 {
 	const ApiSlot *sl = &k->slots[s];
-	void *p;
-	tile_dtype d;
-	if (a->kind == TILE_ARG_PTR) {
-		p = a->ptr;
-		d = a->dtype;
-	} else if (a->kind == TILE_ARG_DLTENSOR) {
-		const char *why = api_dltensor_problem(a->dl, k->is_cuda);
-		if (why)
-			return bad(k, s, "%s%s", why, "");
-		p = api_dltensor_data(a->dl);
-		d = api_dtype_from_dlpack(a->dl->dtype);
-	} else {
-		return bad(k, s, "expected a pointer to %s, got %s", dtype_short(sl->elem),
-		           kind_name(a->kind));
-	}
 	DType dt;
 	if (d != TILE_DTYPE_UNSPECIFIED && !api_dtype_to_dt(d, &dt)) { /* never an unchecked pointer */
 		char num[16];
@@ -108,6 +96,13 @@ static tile_status conv_ptr(const tile_kernel *k, int s, const tile_arg *a, ArgV
 	if (d != TILE_DTYPE_UNSPECIFIED && dt != sl->elem)
 		return bad(k, s, "expected a pointer to %s, got a pointer to %s",
 		           dtype_short(sl->elem), dtype_short(dt));
+	/* on the host a load through NULL would kill the process (a GPU reports
+	 * the fault instead); the kernel may still take NULL where it never
+	 * dereferences the pointer */
+	if (!p && raw && !k->is_cuda && (sl->spec & SPEC_ACCESSED))
+		return bad(k, s, "the pointer is NULL, but the kernel reads or writes through it%s%s",
+		           " (pass memory, or specialize the parameter to None:",
+		           " tile_arg_none(), 'None' in a signature)");
 	if ((sl->spec & SPEC_DIV16) && (uintptr_t)p % 16 != 0)
 		return bad(
 		        k, s,
@@ -115,6 +110,22 @@ static tile_status conv_ptr(const tile_kernel *k, int s, const tile_arg *a, ArgV
 		        "*", ":16 (pass an aligned pointer or get a kernel without :16)");
 	out->p = p;
 	return TILE_OK;
+}
+
+static tile_status conv_ptr(const tile_kernel *k, int s, const tile_arg *a, ArgVal *out)
+{
+	const ApiSlot *sl = &k->slots[s];
+	if (a->kind == TILE_ARG_PTR)
+		return check_ptr(k, s, a->ptr, a->dtype, true, out);
+	if (a->kind == TILE_ARG_DLTENSOR) {
+		const char *why = api_dltensor_problem(a->dl, k->is_cuda);
+		if (why)
+			return bad(k, s, "%s%s", why, "");
+		return check_ptr(k, s, api_dltensor_data(a->dl), api_dtype_from_dlpack(a->dl->dtype),
+		                 false, out);
+	}
+	return bad(k, s, "expected a pointer to %s, got %s", dtype_short(sl->elem),
+	           kind_name(a->kind));
 }
 
 static bool get_int(const tile_arg *a, int64_t *v, uint64_t *uv, bool *is_unsigned)
@@ -261,8 +272,8 @@ static tile_status conv_tuple(const tile_kernel *k, const ApiParam *p, const til
 static tile_status conv_desc(const tile_kernel *k, const ApiParam *p, const tile_arg *a, ArgVal *vals)
 {
 	int s = p->slot, r = p->desc_rank;
-	tile_arg as_dl, base;
-	const tile_arg *base_arg = a;
+	tile_arg as_dl;
+	tile_dtype elem = TILE_DTYPE_UNSPECIFIED; /* the tensor's */
 	if (a->kind == TILE_ARG_TENSORDESC) { /* its tensor, with the element type it names */
 		const tile_tensordesc *td = a->desc;
 		if (!td || !td->tensor)
@@ -274,11 +285,8 @@ static tile_status conv_desc(const tile_kernel *k, const ApiParam *p, const tile
 			return bad(k, s, "the descriptor's block shape is not the one the kernel was "
 			                 "specialized for%s%s", "", "");
 		as_dl = tile_arg_dltensor(td->tensor);
-		base = td->dtype != TILE_DTYPE_UNSPECIFIED
-		               ? tile_arg_ptr(api_dltensor_data(td->tensor), td->dtype)
-		               : as_dl;
+		elem = td->dtype;
 		a = &as_dl;
-		base_arg = &base;
 	}
 	if (a->kind != TILE_ARG_DLTENSOR)
 		return bad(k, s, "expected a DLTensor for this tensor descriptor, got %s%s", kind_name(a->kind), "");
@@ -291,7 +299,9 @@ static tile_status conv_desc(const tile_kernel *k, const ApiParam *p, const tile
 	if (t->ndim != r)
 		return bad(k, s, "the descriptor has rank %s, the DLTensor %s", want,
 		           t->ndim == 1 ? "1 dimension" : "another number of dimensions");
-	tile_status st = conv_ptr(k, s, base_arg, &vals[s]);
+	tile_status st = check_ptr(k, s, api_dltensor_data(t),
+	                           elem != TILE_DTYPE_UNSPECIFIED ? elem : api_dtype_from_dlpack(t->dtype),
+	                           false, &vals[s]);
 	if (st != TILE_OK)
 		return st;
 	size_t es = (size_t)(dtype_bits((DType)k->slots[s].elem) / 8);

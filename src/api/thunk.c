@@ -43,7 +43,8 @@ static ffi_type *ffi_type_of(DType dt)
 	}
 }
 
-/* The specialization promises (:16, :1) checked on the raw values. */
+/* The specialization promises (:16, :1) checked on the raw values, and no
+ * NULL for a pointer the kernel accesses on the host (launch.c's check_ptr). */
 static tile_status check_spec(tile_kernel *k, void **argv)
 {
 	for (int s = 0; s < k->nslots; s++) {
@@ -69,6 +70,12 @@ static tile_status check_spec(tile_kernel *k, void **argv)
 			                     : *(int64_t *)argv[s];
 		}
 		const char *name = k->params[sl->param].name;
+		if (sl->dt == DT_PTR && v == 0 && (sl->spec & SPEC_ACCESSED) && !k->is_cuda)
+			return api_fail(k->ctx, TILE_ERROR_INVALID_ARGUMENT,
+			                "kernel '%s', argument '%s': the pointer is NULL, but the kernel "
+			                "reads or writes through it (pass memory, or specialize the "
+			                "parameter to None: 'None' in a signature)",
+			                k->name, name);
 		if ((sl->spec & SPEC_DIV16) && v % 16 != 0)
 			return api_fail(k->ctx, TILE_ERROR_INVALID_ARGUMENT,
 			                "kernel '%s', argument '%s': %s, but the kernel was "

@@ -453,13 +453,16 @@ static void fill_result(const Compilation *c, CompiledKernel *out)
 	out->smem_bytes = c->tp ? c->tp->smem_bytes : f->smem_bytes;
 	out->nargs = f->nparams;
 	out->args = xcalloc((size_t)(f->nparams > 0 ? f->nparams : 1), sizeof *out->args);
+	bool *accessed = xcalloc((size_t)(f->nparams > 0 ? f->nparams : 1), sizeof *accessed);
+	tir_params_accessed(f, accessed);
 	for (int i = 0; i < f->nparams; i++) {
 		KernelArgDesc *a = &out->args[i];
 		snprintf(a->name, sizeof a->name, "%s", f->params[i].name);
 		a->dt = f->params[i].ty.dt;
 		a->elem = f->params[i].ty.elem;
-		a->spec = (uint8_t)f->params[i].spec;
+		a->spec = (uint8_t)(f->params[i].spec | (accessed[i] ? SPEC_ACCESSED : 0));
 	}
+	free(accessed);
 	out->binary = c->emitted.binary;
 	out->binary_len = c->emitted.binary_len;
 	out->stack_bytes = c->emitted.stack_bytes;

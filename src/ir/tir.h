@@ -179,7 +179,10 @@ typedef struct TirVal {
 } TirVal;
 
 /* How a runtime kernel parameter was specialized (Triton's launcher rules). */
-enum { SPEC_NONE = 0, SPEC_DIV16 = 1, SPEC_EQ1 = 2 };
+enum { SPEC_NONE = 0, SPEC_DIV16 = 1, SPEC_EQ1 = 2,
+       /* in KernelArgDesc only: the code accesses memory through this pointer
+        * (a CPU launch refuses NULL for it) */
+       SPEC_ACCESSED = 4 };
 
 typedef struct TirParam {
 	const char *name;
@@ -265,6 +268,10 @@ void tir_op_set_results(TirFunc *f, TirOp *op, const Type *out_types, int nout);
 void tir_add_hint(TirFunc *f, ValId v, TirHintKind kind, int rank, const int32_t *vals);
 static inline TirVal *tir_val(TirFunc *f, ValId v) { return &f->vals.data[v]; }
 static inline Type tir_type(TirFunc *f, ValId v) { return f->vals.data[v].ty; }
+/* out[i] (nparams entries): pointer parameter i may be read or written
+ * through (a load, store, atomic or async copy of an address computed from
+ * it, masked or not); false for scalars (tir_access.c). */
+void tir_params_accessed(const TirFunc *f, bool *out);
 /* Replace every use of `from` (in ops after `after`, or everywhere if NULL) with `to`. */
 void tir_replace_uses(TirFunc *f, ValId from, ValId to);
 /* uses[v] += number of operands naming v in b and its nested regions. */

@@ -558,6 +558,128 @@ static void test_bad_dlpack(tile_context *ctx, tile_kernel *k)
 	}
 }
 
+/* ---- NULL pointers on the host --------------------------------------------------- */
+
+/* A NULL pointer is refused where the kernel reads or writes through it (it
+ * would fault and kill the process), however the address gets there, and
+ * taken where the code never accesses it (an optional pointer whose uses a
+ * constexpr folded away, a pointer only compared). */
+static const char null_src[] =
+        "import triton\n"
+        "import triton.language as tl\n"
+        "@triton.jit\n"
+        "def opt(out_ptr, bias_ptr, n, HAS_BIAS: tl.constexpr, BLOCK: tl.constexpr):\n"
+        "    offs = tl.arange(0, BLOCK)\n"
+        "    x = tl.zeros([BLOCK], tl.float32) + 1.0\n"
+        "    if HAS_BIAS:\n"
+        "        x += tl.load(bias_ptr + offs, mask=offs < n)\n"
+        "    tl.store(out_ptr + offs, x, mask=offs < n)\n"
+        "@triton.jit\n"
+        "def carried(out_ptr, src_ptr, n, BLOCK: tl.constexpr):\n"
+        "    p = src_ptr\n"
+        "    acc = tl.zeros([BLOCK], tl.float32)\n"
+        "    for i in range(0, n, BLOCK):\n"
+        "        acc += tl.load(p + tl.arange(0, BLOCK))\n"
+        "        p += BLOCK\n"
+        "    tl.store(out_ptr + tl.arange(0, BLOCK), acc)\n"
+        "@triton.jit\n"
+        "def swapped(out_ptr, src_ptr, n, BLOCK: tl.constexpr):\n"
+        "    q = out_ptr\n"
+        "    r = src_ptr\n"
+        "    i = 0\n"
+        "    while i < n:\n"
+        "        q, r = r, q\n"
+        "        i += 1\n"
+        "    tl.store(q + tl.arange(0, BLOCK), tl.zeros([BLOCK], tl.float32))\n"
+        "@triton.jit\n"
+        "def as_int(out_ptr, src_ptr, BLOCK: tl.constexpr):\n"
+        "    p = (src_ptr.to(tl.int64) + 0).to(tl.pointer_type(tl.float32))\n"
+        "    tl.store(out_ptr + tl.arange(0, BLOCK), tl.load(p + tl.arange(0, BLOCK)))\n"
+        "@triton.jit\n"
+        "def tests_null(out_ptr, spare_ptr):\n"
+        "    tl.store(out_ptr, (spare_ptr.to(tl.int64) == 0).to(tl.float32))\n"
+        "@triton.jit\n"
+        "def tup(ptrs, BLOCK: tl.constexpr):\n"
+        "    offs = tl.arange(0, BLOCK)\n"
+        "    tl.store(ptrs[0] + offs, tl.load(ptrs[1] + offs) + 1)\n";
+
+/* Launches kernel `name` of m (signature sig) with a[], expecting want; a
+ * refusal names the kernel and `arg`. */
+static void null_case(tile_context *ctx, tile_module *m, const char *name, const char *sig,
+                      tile_arg *a, size_t n, tile_status want, const char *arg)
+{
+	tile_kernel *k = NULL;
+	uint32_t one[3] = {1, 1, 1};
+	CHECK_ST(tile_kernel_get(m, name, sig, NULL, &k), TILE_OK);
+	if (!k)
+		return;
+	CHECK_ST(tile_launch(k, one, a, n, NULL), want);
+	if (want != TILE_OK) {
+		char who[96];
+		snprintf(who, sizeof who, "kernel '%s', argument '%s': the pointer is NULL", name, arg);
+		CHECK_MSG(who);
+	}
+	tile_kernel_destroy(k);
+}
+
+static void test_null_pointers(tile_context *ctx)
+{
+	tile_module *m = NULL;
+	CHECK_ST(tile_module_load_source(ctx, "null.py", null_src, (size_t)-1, &m), TILE_OK);
+	if (!m)
+		return;
+	static _Alignas(64) float out[64], src2[64];
+	tile_arg a[3] = {tile_arg_ptr(out, TILE_FP32), tile_arg_ptr(NULL, TILE_FP32), tile_arg_i32(64)};
+	/* the optional pointer: taken while HAS_BIAS folds its load away */
+	memset(out, 0, sizeof out);
+	null_case(ctx, m, "opt", "*fp32:16,*fp32,i32,0,64", a, 3, TILE_OK, NULL);
+	CHECK(out[0] == 1.0f && out[63] == 1.0f);
+	null_case(ctx, m, "opt", "*fp32:16,*fp32,i32,1,64", a, 3, TILE_ERROR_INVALID_ARGUMENT, "bias_ptr");
+	/* masked off (n = 0) the load may not run, but a raw pointer has no size
+	 * to say so: refused all the same */
+	a[2] = tile_arg_i32(0);
+	null_case(ctx, m, "opt", "*fp32:16,*fp32,i32,1,64", a, 3, TILE_ERROR_INVALID_ARGUMENT, "bias_ptr");
+	/* an empty DLTensor may have NULL data: taken */
+	int64_t zero[1] = {0};
+	DLTensor empty = {NULL, {kDLCPU, 0}, 1, {kDLFloat, 32, 1}, zero, NULL, 0};
+	a[1] = tile_arg_dltensor(&empty);
+	null_case(ctx, m, "opt", "*fp32:16,*fp32,i32,1,64", a, 3, TILE_OK, NULL);
+	a[0] = tile_arg_ptr(NULL, TILE_FP32);
+	a[1] = tile_arg_ptr(src2, TILE_FP32);
+	a[2] = tile_arg_i32(64);
+	null_case(ctx, m, "opt", "*fp32,*fp32,i32,1,64", a, 3, TILE_ERROR_INVALID_ARGUMENT, "out_ptr");
+	/* through the thunk, which takes raw values */
+	tile_kernel *k = NULL;
+	CHECK_ST(tile_kernel_get(m, "opt", "*fp32:16,*fp32,i32,1,64", NULL, &k), TILE_OK);
+	void (*fn)(void) = NULL;
+	if (k && tile_kernel_thunk(k, &fn) == TILE_OK) {
+		typedef int (*opt_fn)(void *, void *, int32_t, uint32_t, uint32_t, uint32_t, void *);
+		CHECK(((opt_fn)fn)(out, NULL, 64, 1, 1, 1, NULL) == TILE_ERROR_INVALID_ARGUMENT);
+		CHECK_MSG("kernel 'opt', argument 'bias_ptr': the pointer is NULL");
+		CHECK(((opt_fn)fn)(out, src2, 64, 1, 1, 1, NULL) == TILE_OK);
+	}
+	tile_kernel_destroy(k);
+	/* the address reaches the access through a loop-carried value, values
+	 * swapped in a while loop, a round trip through an integer */
+	a[0] = tile_arg_ptr(out, TILE_FP32);
+	a[1] = tile_arg_ptr(NULL, TILE_FP32);
+	a[2] = tile_arg_i32(64);
+	null_case(ctx, m, "carried", "*fp32,*fp32,i32,16", a, 3, TILE_ERROR_INVALID_ARGUMENT, "src_ptr");
+	null_case(ctx, m, "swapped", "*fp32,*fp32,i32,16", a, 3, TILE_ERROR_INVALID_ARGUMENT, "src_ptr");
+	a[2] = tile_arg_i32(16);
+	null_case(ctx, m, "as_int", "*fp32,*fp32,16", a, 3, TILE_ERROR_INVALID_ARGUMENT, "src_ptr");
+	/* compared, never accessed: taken */
+	out[0] = 0;
+	null_case(ctx, m, "tests_null", "*fp32,*fp32", a, 2, TILE_OK, NULL);
+	CHECK(out[0] == 1.0f);
+	/* a tuple's pointer element */
+	tile_arg elems[2] = {tile_arg_ptr(out, TILE_FP32), tile_arg_ptr(NULL, TILE_FP32)};
+	tile_tuple t = {elems, 2};
+	tile_arg all[2] = {tile_arg_tuple(&t), tile_arg_i64(16)};
+	null_case(ctx, m, "tup", "(*fp32,*fp32),16", all, 2, TILE_ERROR_INVALID_ARGUMENT, "ptrs");
+	tile_module_destroy(m);
+}
+
 /* A host tensor descriptor from a DLTensor: its strides become kernel
  * arguments, so absurd ones are refused, never overflowed. */
 static const char desc_src[] = "import triton\n"
@@ -781,6 +903,7 @@ int main(void)
 		test_bad_descriptor(ctx);
 		test_typed_descriptor(ctx);
 		test_many_params(ctx);
+		test_null_pointers(ctx);
 		tile_kernel_destroy(k);
 	}
 	tile_module_destroy(m);
