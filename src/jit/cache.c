@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,15 +84,27 @@ static void warn_dir(Cache *c, const char *dir, const char *reason)
 	          "cannot write cache directory %s: %s; compiling without a cache", dir, reason);
 }
 
-static void warn_damaged(Cache *c, const char *path, const char *name)
+/* A warning about entry `name`, the first time only. */
+static void PRINTF_LIKE(3, 4) warn_once(Cache *c, const char *name, const char *fmt, ...)
 {
 	for (size_t i = 0; i < c->warned.len; i++)
 		if (strcmp(c->warned.data[i], name) == 0)
 			return;
 	vec_push(&c->warned, xstrdup(name));
-	if (c->diags)
-		diag_emit(c->diags, DIAG_WARNING, (SrcLoc){0},
-		          "cache entry %s is damaged; rebuilding", path);
+	if (!c->diags)
+		return;
+	StrBuf msg = {0};
+	va_list ap;
+	va_start(ap, fmt);
+	sb_vprintf(&msg, fmt, ap);
+	va_end(ap);
+	diag_emit(c->diags, DIAG_WARNING, (SrcLoc){0}, "%s", msg.s);
+	sb_free(&msg);
+}
+
+static void warn_damaged(Cache *c, const char *path, const char *name)
+{
+	warn_once(c, name, "cache entry %s is damaged; rebuilding", path);
 }
 
 /* ---- open / close ----------------------------------------------------------------- */
@@ -290,7 +303,8 @@ static void entry_sum(const uint8_t key[32], const void *payload, size_t n, uint
 }
 
 /* 1 = valid (payload returned), 0 = absent or another format version,
- * -1 = damaged. */
+ * -1 = damaged, -2 = a directory (which unlink cannot remove, and which
+ * cache_put cannot rename a file over). */
 
 static int read_entry(const char *path, const uint8_t key[32], void **payload, size_t *len)
 {
@@ -303,7 +317,13 @@ static int read_entry(const char *path, const uint8_t key[32], void **payload, s
 	uint8_t hdr[CACHE_HEADER_SIZE];
 	int r = -1;
 	void *buf = NULL;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < CACHE_HEADER_SIZE ||
+	if (fstat(fd, &st) != 0)
+		goto out;
+	if (S_ISDIR(st.st_mode)) {
+		r = -2;
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_size < CACHE_HEADER_SIZE ||
 	    !read_all(fd, hdr, sizeof hdr) || memcmp(hdr, magic, 8) != 0)
 		goto out;
 	if (get_le(hdr + 8, 4) != CACHE_FORMAT_VERSION) {
@@ -340,7 +360,14 @@ bool cache_get(Cache *c, const uint8_t key[32], void **payload, size_t *len)
 	}
 	char *path = entry_path(c, key);
 	int r = read_entry(path, key, payload, len);
-	if (r < 0) {
+	if (r == -2) {
+		/* an empty one is removed (the kernel is then cached as usual);
+		 * another stays, and the kernel is compiled without the cache */
+		if (rmdir(path) != 0)
+			warn_once(c, strrchr(path, '/') + 1, "cache entry %s is a directory, not a file: "
+			          "compiling this kernel without caching it (remove the directory to cache "
+			          "it again)", path);
+	} else if (r < 0) {
 		warn_damaged(c, path, strrchr(path, '/') + 1);
 		unlink(path);
 	} else if (r > 0) {

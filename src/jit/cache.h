@@ -17,7 +17,9 @@
  *
  * Failures never fail a compile: a missing entry is a miss; a truncated or
  * damaged one is a miss, reported once as a warning on the DiagSink and
- * deleted; an unusable directory is reported once and the cache is disabled.
+ * deleted; a directory in an entry's place is removed when empty, else
+ * reported once, and that key is not cached (no file can be renamed over it);
+ * an unusable directory is reported once and the cache is disabled.
  * A directory that can be read but not written (a shared or prebuilt cache)
  * still answers gets; puts are dropped, with one warning.
  * After each put, if the entries exceed max_bytes (default 1 GiB, env
@@ -49,7 +51,7 @@ typedef struct Cache {
 	DiagSink *diags;    /* where warnings go (may be NULL) */
 	uint64_t max_bytes; /* size cap; 0 = unlimited */
 	bool warned_dir;    /* the "cannot write cache directory" warning was given */
-	VEC(char *) warned; /* entry names already reported as damaged */
+	VEC(char *) warned; /* entry names already reported (damaged, a directory) */
 	uint64_t rng;       /* for temporary names */
 	uint32_t counter;   /* for temporary names */
 	/* statistics */

@@ -294,6 +294,54 @@ static void test_damaged(void)
 	diag_free(&d);
 }
 
+/* A directory in an entry's place: unlink cannot remove it and no entry
+ * can be renamed over it. An empty one is removed quietly and the kernel
+ * cached again; another is one warning saying so, and the kernel is
+ * compiled without the cache (it was "damaged; rebuilding" at every get,
+ * and never rebuilt). */
+static void test_dir_entry(void)
+{
+	DiagSink d;
+	diag_init(&d);
+	Cache c;
+	cache_open(&c, subdir("direntry"), &d);
+	uint8_t k[32];
+	key_of("in a directory's place", k);
+	char path[600], inner[700];
+	CHECK(cache_entry_path(&c, k, path, sizeof path));
+	void *p = (void *)1;
+	size_t n;
+	CHECK(mkdir(path, 0755) == 0);
+	CHECK(!cache_get(&c, k, &p, &n) && p == NULL);
+	CHECK(d.diags.len == 0);
+	CHECK(access(path, F_OK) != 0); /* removed */
+	CHECK(cache_put(&c, k, "code", 4));
+	CHECK(cache_get(&c, k, &p, &n) && n == 4);
+	free(p);
+	/* one that holds something stays: one warning, every time the same key misses */
+	CHECK(unlink(path) == 0 && mkdir(path, 0755) == 0);
+	snprintf(inner, sizeof inner, "%s/keep", path);
+	FILE *f = fopen(inner, "w");
+	CHECK(f && fclose(f) == 0);
+	for (int i = 0; i < 3; i++) {
+		CHECK(!cache_get(&c, k, &p, &n) && p == NULL);
+		CHECK(!cache_put(&c, k, "code", 4));
+	}
+	CHECK(count_warnings(&d, "is a directory, not a file") == 1);
+	CHECK(count_warnings(&d, "damaged") == 0);
+	CHECK(access(inner, F_OK) == 0);
+	CHECK(d.nerrors == 0 && d.diags.len == 1);
+	/* the other entries are cached as usual */
+	uint8_t k2[32];
+	key_of("a neighbour", k2);
+	CHECK(cache_put(&c, k2, "more", 4));
+	CHECK(cache_get(&c, k2, &p, &n) && n == 4);
+	free(p);
+	CHECK(unlink(inner) == 0 && rmdir(path) == 0);
+	cache_close(&c);
+	diag_free(&d);
+}
+
 static void test_unwritable(void)
 {
 	uint8_t k[32];
@@ -540,6 +588,7 @@ int main(void)
 	test_roundtrip();
 	test_list_clear();
 	test_damaged();
+	test_dir_entry();
 	test_unwritable();
 	test_read_only();
 	test_eviction();
