@@ -206,6 +206,20 @@ int npy_parse_header(const char *hdr, size_t len, NpyArray *a, char *err, size_t
 
 /* ---- reading ---------------------------------------------------------------------- */
 
+/* Fortran and C order lay an array out alike when at most one dimension is
+ * over 1 (or there are no elements): other writers than numpy's np.save mark
+ * such arrays fortran_order. */
+static bool same_as_c_order(const NpyArray *a)
+{
+	int big = 0;
+	for (int i = 0; i < a->ndim; i++) {
+		if (a->shape[i] == 0)
+			return true;
+		big += a->shape[i] > 1;
+	}
+	return big <= 1;
+}
+
 static int read_fail(FILE *f, NpyArray *out, char *hdr, int r)
 {
 	if (f)
@@ -261,6 +275,8 @@ int npy_read(const char *path, NpyArray *out, char *err, size_t errlen)
 	if (npy_parse_header(hdr, hlen, out, why, sizeof why) < 0)
 		return read_fail(f, out, hdr,
 		                 errf(err, errlen, "%s has a bad header: %s", path, why));
+	if (out->fortran_order && same_as_c_order(out))
+		out->fortran_order = false; /* 0-d, 1-d, (1, n): the bytes are in C order */
 	if (out->fortran_order)
 		return read_fail(
 		        f, out, hdr,

@@ -1,6 +1,7 @@
 /* npy.h: read and write NumPy .npy files (format versions 1.0, 2.0 and 3.0).
  *
- * Little-endian, C-order arrays only. Supported dtypes (numpy descr strings):
+ * Little-endian, C-order arrays only (a Fortran-order one whose layout is C
+ * order's, 0-d or 1-d, is read as C order). Supported dtypes (numpy descr strings):
  *   <f2 <f4 <f8  <i1 <i2 <i4 <i8  <u1 <u2 <u4 <u8  |b1 |i1 |u1
  * One-byte types are reported with the '|' prefix numpy writes ("|i1", "|u1",
  * "|b1"); "<i1"/"<u1" are accepted on input and normalized.

@@ -157,9 +157,34 @@ static void test_handwritten(void)
 	CHECK(npy_read(path, &a, err, sizeof err) == 0 && strcmp(a.dtype, "|u1") == 0);
 	npy_free(&a);
 
+	/* Fortran order where it lays the bytes out as C order does: 0-d, 1-d,
+	 * one dimension over 1, no elements; read as they are (and written back
+	 * in C order) */
+	static const struct {
+		const char *dict;
+		size_t bytes;
+	} same[] = {
+	        {"{'descr': '<f4', 'fortran_order': True, 'shape': (12,), }", 48},
+	        {"{'descr': '<f4', 'fortran_order': True, 'shape': (), }", 4},
+	        {"{'descr': '<f4', 'fortran_order': True, 'shape': (1, 12, 1), }", 48},
+	        {"{'descr': '<f4', 'fortran_order': True, 'shape': (0, 5), }", 0},
+	};
+	for (size_t i = 0; i < sizeof same / sizeof same[0]; i++) {
+		n = numpy_file(buf, same[i].dict, data, same[i].bytes, 1);
+		write_bytes(buf, n);
+		err[0] = 0;
+		CHECK(npy_read(path, &a, err, sizeof err) == 0 && !a.fortran_order);
+		if (err[0])
+			fprintf(stderr, "refused %s: %s\n", same[i].dict, err);
+		CHECK(a.nbytes == same[i].bytes && (!a.nbytes || memcmp(a.data, data, a.nbytes) == 0));
+		CHECK(npy_write(path, &a, err, sizeof err) == 0);
+		npy_free(&a);
+	}
+
 	/* errors: each gives -1 and a message, and leaves the array empty */
 	static const char *bad[] = {
 	        "{'descr': '<f4', 'fortran_order': True, 'shape': (3, 4), }",
+	        "{'descr': '<f4', 'fortran_order': True, 'shape': (1, 3, 1, 4), }",
 	        "{'descr': '>f4', 'fortran_order': False, 'shape': (3, 4), }",
 	        "{'descr': '<c8', 'fortran_order': False, 'shape': (3, 4), }",
 	        "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 40), }", /* short data */
