@@ -102,6 +102,10 @@ else
 	expect 1 $TILE compile $K add_kernel --emit cuda --signature "$SIG" --const BLOCK_SIZE=256
 	has "$tmp/err" "--emit cuda without --target compiles for this machine's GPU, and it has none: name an architecture, e.g. --target sm_90a"
 fi
+# a bad TILE_TARGET is named as the source of the target the user never gave
+expect 1 env TILE_TARGET=sm_79 $TILE compile $K add_kernel --signature "$SIG" --const BLOCK_SIZE=256
+has "$tmp/err" "unknown target 'sm_79' (set by TILE_TARGET)"
+expect 0 env TILE_TARGET=sm_79 $TILE compile $K add_kernel --signature "$SIG" --const BLOCK_SIZE=256 --target cpu
 
 # --const after autotuned, heuristic and defaulted parameters: those take their
 # defaults (the first config, the heuristic, the declared default)

@@ -41,11 +41,19 @@ cmp -s "$tmp/on" "$tmp/want" || { fail "prefetched loop body"; sed 's/^/    /' "
 # before the loop: the first iteration's wait, barrier and ldmatrix ops
 awk '/ = for /{exit} {print}' "$tmp/out" | grep -q "ldmatrix" || fail "no ldmatrix before the loop"
 
-expect 0 env TILE_MMA_PREFETCH=0 $TILE compile "$tmp/mm.tile" mm --signature "$SIG" --target sm_80 \
-	--num-warps 1 --emit thread
-body "$tmp/out" | uniq >"$tmp/off"
+# 0, and the other ways to say off (=off kept the prefetch)
 printf 'cp_async_wait\nbarrier\ncp_async\nldmatrix\nmma\nldmatrix\nmma\nldmatrix\nmma\nyield\n' >"$tmp/want"
-cmp -s "$tmp/off" "$tmp/want" || { fail "loop body with TILE_MMA_PREFETCH=0"; sed 's/^/    /' "$tmp/off"; }
+for v in 0 false OFF No; do
+	expect 0 env TILE_MMA_PREFETCH=$v $TILE compile "$tmp/mm.tile" mm --signature "$SIG" --target sm_80 \
+		--num-warps 1 --emit thread
+	body "$tmp/out" | uniq >"$tmp/off"
+	cmp -s "$tmp/off" "$tmp/want" || { fail "loop body with TILE_MMA_PREFETCH=$v"; sed 's/^/    /' "$tmp/off"; }
+done
+# anything else leaves it on
+expect 0 env TILE_MMA_PREFETCH=1 $TILE compile "$tmp/mm.tile" mm --signature "$SIG" --target sm_80 \
+	--num-warps 1 --emit thread
+body "$tmp/out" | uniq >"$tmp/on1"
+cmp -s "$tmp/on1" "$tmp/on" || fail "TILE_MMA_PREFETCH=1 changed the loop body"
 
 # where the prefetch makes ptxas spill, the program is lowered again without
 # it and the one that spills less is kept: never more spills than without

@@ -114,14 +114,26 @@ static void diag_bridge(void *user, const Diag *d)
 
 /* An environment switch as Triton's getBoolEnv reads one (TRITON_DISABLE_LINE_INFO=true
  * is on there): 1, true or on, in any case. */
+static bool env_is(const char *name, const char *const *words, size_t n)
+{
+	const char *v = getenv(name);
+	for (size_t i = 0; v && i < n; i++)
+		if (strcasecmp(v, words[i]) == 0)
+			return true;
+	return false;
+}
+
 static bool env_on(const char *name)
 {
 	static const char *const on[] = {"1", "true", "on"};
-	const char *v = getenv(name);
-	for (size_t i = 0; v && i < sizeof on / sizeof on[0]; i++)
-		if (strcasecmp(v, on[i]) == 0)
-			return true;
-	return false;
+	return env_is(name, on, sizeof on / sizeof on[0]);
+}
+
+/* A switch that is on unless turned off: 0, false, off or no, in any case. */
+static bool env_off(const char *name)
+{
+	static const char *const off[] = {"0", "false", "off", "no"};
+	return env_is(name, off, sizeof off / sizeof off[0]);
 }
 
 static void default_print(void *user, const char *text, size_t len)
@@ -136,25 +148,28 @@ static void default_print(void *user, const char *text, size_t len)
 tile_status api_resolve_target(tile_context *ctx, const char *name, TargetDesc *t)
 {
 	char buf[32];
+	const char *from = ""; /* where a name the caller did not give came from */
 	if (!name || !*name || strcmp(name, "auto") == 0) {
 		const char *env = getenv("TILE_TARGET");
-		if (env && *env && strcmp(env, "auto") != 0)
+		if (env && *env && strcmp(env, "auto") != 0) {
 			name = env;
-		else
+			from = " (set by TILE_TARGET)";
+		} else {
 			name = backend_cuda_present(ctx->be, buf, sizeof buf) ? "cuda" : "cpu";
+		}
 	}
 	if (strcmp(name, "cuda") == 0) {
 		if (!backend_cuda_present(ctx->be, buf, sizeof buf))
 			return api_fail(ctx, TILE_ERROR_TARGET,
-			                "target 'cuda': no usable CUDA driver and device (%s)",
+			                "target 'cuda'%s: no usable CUDA driver and device (%s)", from,
 			                backend_cuda_reason(ctx->be));
 		name = buf;
 	}
 	if (!target_from_name(name, t))
 		return api_fail(ctx, TILE_ERROR_TARGET,
-		                "unknown target '%s' (expected auto, cpu, cuda, cuda-emu or sm_XX with XX >= 80, "
+		                "unknown target '%s'%s (expected auto, cpu, cuda, cuda-emu or sm_XX with XX >= 80, "
 		                "optionally ending in 'a': tile supports Ampere and newer)",
-		                name);
+		                name, from);
 	return TILE_OK;
 }
 
@@ -175,8 +190,7 @@ static tile_status ctx_init(tile_context *ctx, const tile_context_options *o)
 	ctx->print_user = o->on_print ? o->print_user : NULL;
 	ctx->num_warps = o->num_warps ? o->num_warps : 4;
 	ctx->num_stages = o->num_stages ? o->num_stages : 3; /* Triton's default */
-	const char *pf = getenv("TILE_MMA_PREFETCH");
-	ctx->no_mma_prefetch = pf && strcmp(pf, "0") == 0;
+	ctx->no_mma_prefetch = env_off("TILE_MMA_PREFETCH");
 	ctx->no_line_info = env_on("TILE_DISABLE_LINE_INFO");
 	char why[96];
 	if (options_problem(ctx->num_warps, ctx->num_stages, why, sizeof why))
