@@ -701,6 +701,31 @@ static void test_gather(void)
 			ok &= memcmp(&y[i], &x[31 - i], 4) == 0;
 		CHECK(ok);
 	}
+	/* 16- and 8-bit elements (a NaN, -0.0 and negative integers among them),
+	 * whose one-hot sum is kept in their own width */
+	uint16_t h[32], hy[32];
+	int8_t b[32], by[32];
+	for (int i = 0; i < 32; i++) {
+		h[i] = (uint16_t)(0x8000u + (unsigned)i * 0x0411u);
+		b[i] = (int8_t)(i * 9 - 128);
+		idx[i] = (i * 7 + 3) % 32;
+	}
+	h[4] = 0x7e01; /* a NaN with a payload */
+	h[9] = 0x8000; /* -0.0 */
+	tile_arg hargs[] = {tile_arg_ptr(h, TILE_FP16), tile_arg_ptr(idx, TILE_I32), tile_arg_ptr(hy, TILE_FP16)};
+	if (RUN(gather_src, "k1", "*fp16,*i32,*fp16", 1, hargs)) {
+		bool ok = true;
+		for (int i = 0; i < 32; i++)
+			ok &= hy[i] == h[idx[i]];
+		CHECK(ok);
+	}
+	tile_arg bargs[] = {tile_arg_ptr(b, TILE_I8), tile_arg_ptr(idx, TILE_I32), tile_arg_ptr(by, TILE_I8)};
+	if (RUN(gather_src, "k1", "*i8,*i32,*i8", 1, bargs)) {
+		bool ok = true;
+		for (int i = 0; i < 32; i++)
+			ok &= by[i] == b[idx[i]];
+		CHECK(ok);
+	}
 }
 
 /* ---- a hand-written one-hot sum: sum(where(i == arange, x, 0)) along the
