@@ -196,7 +196,7 @@ typedef struct tile_context_options {
 	const char *target;         /* NULL or "auto": see "Targets" above */
 	int num_warps;              /* default for kernels; 0 = 4; a power of two <= 32 */
 	int num_stages;             /* default for kernels; 0 = 3 (as Triton); 1 to 8 */
-	const char *cache_dir;      /* NULL: $TILE_CACHE_DIR, $XDG_CACHE_HOME/tile, ~/.cache/tile */
+	const char *cache_dir;      /* NULL: $TILE_CACHE_DIR, $XDG_CACHE_HOME/tile (absolute), ~/.cache/tile */
 	int disable_cache;          /* nonzero: never read or write the disk cache */
 	int num_threads;            /* CPU worker threads; 0 = the number of cores */
 	tile_diag_fn on_diagnostic; /* every diagnostic as it is reported; tile_errmsg then

@@ -150,7 +150,8 @@ static char *default_dir(void)
 		return xstrdup(e);
 	StrBuf b = {0};
 	e = getenv("XDG_CACHE_HOME");
-	if (e && *e) {
+	if (e && *e == '/') { /* a relative one is invalid (the XDG spec): it would put
+	                        caches in whatever directory tile runs from */
 		sb_printf(&b, "%s/tile", e);
 		return sb_take(&b);
 	}

@@ -568,6 +568,17 @@ static void test_default_dir(void)
 	snprintf(want, sizeof want, "%s/.cache/tile", subdir("home"));
 	CHECK(c.enabled && strcmp(c.dir, want) == 0);
 	cache_close(&c);
+	/* a relative XDG_CACHE_HOME is invalid, as the XDG spec says: ignored, not
+	 * a cache made in the current directory */
+	char cwd[600];
+	CHECK(getcwd(cwd, sizeof cwd) != NULL && chdir(root) == 0);
+	setenv("XDG_CACHE_HOME", "relative-xdg", 1);
+	cache_open(&c, NULL, NULL);
+	CHECK(c.enabled && strcmp(c.dir, want) == 0);
+	CHECK(access("relative-xdg", F_OK) != 0);
+	cache_close(&c);
+	unsetenv("XDG_CACHE_HOME");
+	CHECK(chdir(cwd) == 0);
 }
 
 static void rm_rf(const char *path)
