@@ -1780,15 +1780,10 @@ static const char masked_dot_src[] =
 	"        rk += BK\n"
 	"    tl.store(out_ptr + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))\n";
 
-/* The boolean masks reach the mma operand layouts through shared memory (ldmatrix
- * of i1 values, bytes in memory); M is not a multiple of the block, N and K are
- * specialized divisible by 16 (which picks that layout conversion). */
-static void test_masked_dot(void)
+/* Small integers (exact in fp16 and in every fp32 sum) for A [M, K] and
+ * B [K, N], out preset to -1, and the product in want. */
+static void masked_dot_inputs(int M, int N, int K, uint16_t *a, uint16_t *b, float *out, float *want)
 {
-	enum { M = 13, N = 48, K = 96 };
-	_Alignas(16) uint16_t a[M * K], b[K * N];
-	_Alignas(16) float out[M * N];
-	float want[M * N];
 	for (int i = 0; i < M * K; i++)
 		a[i] = half_of((i * 7) % 9 - 4);
 	for (int i = 0; i < K * N; i++)
@@ -1802,6 +1797,18 @@ static void test_masked_dot(void)
 				s += (float)((((m * K + kk) * 7) % 9) - 4) * (float)((((kk * N + n) * 5) % 7) - 3);
 			want[m * N + n] = s;
 		}
+}
+
+/* The boolean masks reach the mma operand layouts through shared memory (ldmatrix
+ * of i1 values, bytes in memory); M is not a multiple of the block, N and K are
+ * specialized divisible by 16 (which picks that layout conversion). */
+static void test_masked_dot(void)
+{
+	enum { M = 13, N = 48, K = 96 };
+	_Alignas(16) uint16_t a[M * K], b[K * N];
+	_Alignas(16) float out[M * N];
+	float want[M * N];
+	masked_dot_inputs(M, N, K, a, b, out, want);
 	tile_arg args[] = {tile_arg_ptr(a, TILE_FP16), tile_arg_ptr(b, TILE_FP16), tile_arg_ptr(out, TILE_FP32),
 			   tile_arg_i32(M),                 tile_arg_i32(N),                 tile_arg_i32(K)};
 	if (!RUN(masked_dot_src, "k", "*fp16:16,*fp16:16,*fp32:16,i32,i32:16,i32:16,16,64,32", 1, args))
@@ -1820,19 +1827,7 @@ static void test_big_accumulator(void)
 	enum { M = 250, N = 200, K = 32, B = 256 };
 	static _Alignas(16) uint16_t a[M * K], b[K * N];
 	static _Alignas(16) float out[M * N], want[M * N];
-	for (int i = 0; i < M * K; i++)
-		a[i] = half_of((i * 7) % 9 - 4);
-	for (int i = 0; i < K * N; i++)
-		b[i] = half_of((i * 5) % 7 - 3);
-	for (int i = 0; i < M * N; i++)
-		out[i] = -1.0f;
-	for (int m = 0; m < M; m++)
-		for (int n = 0; n < N; n++) {
-			float s = 0;
-			for (int kk = 0; kk < K; kk++)
-				s += (float)((((m * K + kk) * 7) % 9) - 4) * (float)((((kk * N + n) * 5) % 7) - 3);
-			want[m * N + n] = s;
-		}
+	masked_dot_inputs(M, N, K, a, b, out, want);
 	tile_arg args[] = {tile_arg_ptr(a, TILE_FP16), tile_arg_ptr(b, TILE_FP16), tile_arg_ptr(out, TILE_FP32),
 			   tile_arg_i32(M),                 tile_arg_i32(N),                 tile_arg_i32(K)};
 	tile_kernel_options o = {0};

@@ -1340,6 +1340,26 @@ static void test_reduce_nc(const char *name, int num_warps, int size, const Line
 	arena_free(&a);
 }
 
+/* The kernel of the conversion tests, lowered for cuda-emu: an [M, N] f32
+ * tile loaded with s0, converted to d0, stored with d0. *sl / *dl: the two
+ * layouts as the function holds them. */
+static TpFunc *lower_convert_copy(B *b, const char *name, const int32_t *shape,
+                                  const LinearLayout *s0, const LinearLayout *d0,
+                                  LinearLayout **slp, LinearLayout **dlp)
+{
+	LinearLayout *sl = lay(b, s0), *dl = lay(b, d0);
+	ValId pin = param(b, type_ptr(DT_F32)), pout = param(b, type_ptr(DT_F32));
+	ValId offs = index2d(b, sl, shape, shape[1], 1);
+	ValId x = load(b, ptrs(b, pin, offs, DT_F32, 2, shape, sl), 0, DT_F32, 2, shape, sl, 1);
+	ValId y = op1(b, TOP_CONVERT_LAYOUT, x, tile_t(DT_F32, 2, shape), dl);
+	ValId offd = index2d(b, dl, shape, shape[1], 1);
+	store(b, ptrs(b, pout, offd, DT_F32, 2, shape, dl), y, 0, 1);
+	ret(b);
+	*slp = sl;
+	*dlp = dl;
+	return do_lower(b, "cuda-emu", name);
+}
+
 /* convert_layout src -> dst on a [M, N] f32 tile: load with src, convert,
  * store with dst. Checks the values, the mechanism used and (for shared
  * memory) that both sides of the chosen buffer are conflict-free. */
@@ -1351,15 +1371,8 @@ static void test_convert(const char *name, int num_warps, const int32_t *shape,
 	arena_init(&a);
 	B b;
 	b_init(&b, &a, num_warps);
-	LinearLayout *sl = lay(&b, s0), *dl = lay(&b, d0);
-	ValId pin = param(&b, type_ptr(DT_F32)), pout = param(&b, type_ptr(DT_F32));
-	ValId offs = index2d(&b, sl, shape, shape[1], 1);
-	ValId x = load(&b, ptrs(&b, pin, offs, DT_F32, 2, shape, sl), 0, DT_F32, 2, shape, sl, 1);
-	ValId y = op1(&b, TOP_CONVERT_LAYOUT, x, tile_t(DT_F32, 2, shape), dl);
-	ValId offd = index2d(&b, dl, shape, shape[1], 1);
-	store(&b, ptrs(&b, pout, offd, DT_F32, 2, shape, dl), y, 0, 1);
-	ret(&b);
-	TpFunc *f = do_lower(&b, "cuda-emu", name);
+	LinearLayout *sl, *dl;
+	TpFunc *f = lower_convert_copy(&b, name, shape, s0, d0, &sl, &dl);
 	if (f) {
 		Interp I;
 		run_copy(f, name, shape[0] * shape[1], fill_quarter, &I);
@@ -1396,15 +1409,8 @@ static void test_convert_chunked(const char *name, int num_warps, const int32_t 
 	arena_init(&a);
 	B b;
 	b_init(&b, &a, num_warps);
-	LinearLayout *sl = lay(&b, s0), *dl = lay(&b, d0);
-	ValId pin = param(&b, type_ptr(DT_F32)), pout = param(&b, type_ptr(DT_F32));
-	ValId offs = index2d(&b, sl, shape, shape[1], 1);
-	ValId x = load(&b, ptrs(&b, pin, offs, DT_F32, 2, shape, sl), 0, DT_F32, 2, shape, sl, 1);
-	ValId y = op1(&b, TOP_CONVERT_LAYOUT, x, tile_t(DT_F32, 2, shape), dl);
-	ValId offd = index2d(&b, dl, shape, shape[1], 1);
-	store(&b, ptrs(&b, pout, offd, DT_F32, 2, shape, dl), y, 0, 1);
-	ret(&b);
-	TpFunc *f = do_lower(&b, "cuda-emu", name);
+	LinearLayout *sl, *dl;
+	TpFunc *f = lower_convert_copy(&b, name, shape, s0, d0, &sl, &dl);
 	if (f) {
 		Interp I;
 		run_copy(f, name, shape[0] * shape[1], fill_quarter, &I);
