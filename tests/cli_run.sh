@@ -303,6 +303,23 @@ expect 0 $TILE run "$tmp/u64.tile" top X=@"$tmp/x4.npy" n=0x8000_0000_0000_0000 
 has "$tmp/out" "[8., 8., 8., 8.]"
 expect 1 $TILE run "$tmp/u64.tile" top X=@"$tmp/x4.npy" n=-9223372036854775809
 has "$tmp/err" "integer -9223372036854775809 does not fit in 64 bits"
+# a dtype annotation types a runtime argument whatever its value, as Triton's
+# binder does (triton_kernels' reduce.py: stride_xr: tl.int64): s * 1000000
+# must not wrap in 32 bits, and a value past u32 does not fit
+cat >"$tmp/ann.tile" <<'EOF'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def ann(X, s: tl.int64, u: "tl.uint32", n: int):
+    v = (s * 1000000) // 1000000000 + (u >> 31) + n
+    tl.store(X + tl.arange(0, 4), v.to(tl.float32))
+EOF
+expect 0 $TILE run "$tmp/ann.tile" ann X=@"$tmp/x4.npy" s=5000000 u=4294967295 n=2 --print
+has "$tmp/out" "[5003., 5003., 5003., 5003.]"
+expect 1 $TILE run "$tmp/ann.tile" ann X=@"$tmp/x4.npy" s=1 u=4294967296 n=2
+has "$tmp/err" "argument 'u': value does not fit in u32"
 expect 1 $TILE run $K no_such_kernel --grid 1
 has "$tmp/err" "no_such_kernel"
 expect 1 $TILE run "$tmp/missing.tile" add_kernel --grid 1

@@ -720,9 +720,15 @@ tile_status api_spec_from_arg(tile_context *ctx, const KernelParamInfo *p, const
 	}
 	int64_t iv;
 	DType dt;
+	DType ann = (DType)p->ann_dt;
 	if (int_arg(a, &iv, &dt)) {
+		/* `s: tl.int64` is i64 whatever the value, as Triton's binder types it
+		 * (the launch checks that the value fits); a bool annotation (u1) is
+		 * not specialized there */
+		if (dtype_is_int(ann))
+			dt = ann;
 		out->ty = type_scalar(dt);
-		if (!p->do_not_specialize)
+		if (!p->do_not_specialize && dt != DT_I1)
 			out->spec = iv == 1 ? SPEC_EQ1 : (iv % 16 == 0 && !p->no_align_spec ? SPEC_DIV16 : SPEC_NONE);
 		return TILE_OK;
 	}
@@ -736,8 +742,10 @@ tile_status api_spec_from_arg(tile_context *ctx, const KernelParamInfo *p, const
 		                api_dtype_from_dlpack(a->dl->dtype), out);
 	}
 	case TILE_ARG_TENSORDESC: return desc_spec(ctx, p, a->desc, out);
-	case TILE_ARG_F32: out->ty = type_scalar(DT_F32); return TILE_OK;
-	case TILE_ARG_F64: out->ty = type_scalar(DT_F64); return TILE_OK;
+	case TILE_ARG_F32:
+	case TILE_ARG_F64: /* `eps: tl.float64` is fp64 whatever the caller's width */
+		out->ty = type_scalar(dtype_is_float(ann) ? ann : a->kind == TILE_ARG_F32 ? DT_F32 : DT_F64);
+		return TILE_OK;
 	case TILE_ARG_BOOL: out->ty = type_scalar(DT_I1); return TILE_OK;
 	default:
 		return api_fail(ctx, TILE_ERROR_INVALID_ARGUMENT,

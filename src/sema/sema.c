@@ -1768,6 +1768,20 @@ static bool is_constexpr_annotation(const Expr *ann)
 	return ann && ann->kind != EX_CALL && n && !strcmp(n, "constexpr");
 }
 
+/* `s: tl.int64` (or "tl.int64"): the scalar dtype that Triton's launcher gives
+ * the argument whatever its value; only the explicit widths and bool (u1), as
+ * Triton's KernelParam.annotation_type, so `n: int` stays typed by the value. */
+static DType runtime_annotation_dtype(const Expr *ann)
+{
+	const char *n = !ann || ann->kind == EX_CALL ? NULL
+	                : ann->kind == EX_STR         ? agg_ann_name(ann)
+	                                              : expr_last_name(ann);
+	DType d;
+	if (!n || !dtype_from_name(n, &d) || d == DT_F8E4M3 || d == DT_F8E5M2)
+		return DT_VOID;
+	return strcmp(n, dtype_name(d)) == 0 || strcmp(n, "bool") == 0 ? d : DT_VOID;
+}
+
 static void sema_setup(Sema *s, SemaCtx *c)
 {
 	memset(s, 0, sizeof *s);
@@ -2197,6 +2211,8 @@ int sema_list_kernels(SemaCtx *c, const Module *m, KernelInfo **out)
 			pi->name = fn->params[p].name;
 			pi->loc = fn->params[p].loc;
 			pi->is_constexpr = is_constexpr_annotation(fn->params[p].annotation);
+			if (!pi->is_constexpr)
+				pi->ann_dt = (uint8_t)runtime_annotation_dtype(fn->params[p].annotation);
 			if (fn->params[p].default_val) {
 				/* quietly: a default built by host Python (torch.finfo(...).min)
 				 * matters only if the caller leaves the parameter unbound, and

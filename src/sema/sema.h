@@ -69,6 +69,8 @@ typedef struct KernelParamInfo {
 	bool autotuned;         /* a key of the @triton.autotune configs (has_default: the first config's value) */
 	bool heuristic;         /* set by @triton.heuristics: has_default with default_val None, which means
 	                           "compute it"; binding any other constant overrides the heuristic */
+	uint8_t ann_dt;         /* DType of a runtime parameter's dtype annotation (`s: tl.int64`), DT_VOID
+	                           if none: Triton's launcher types such an argument by it, not by its value */
 	SrcLoc loc;
 } KernelParamInfo;
 
