@@ -26,6 +26,13 @@ Value v_bool(bool b) { return (Value){.kind = V_CONST, .c = {.kind = CV_BOOL, .i
 Value v_none(void) { return (Value){.kind = V_CONST, .c = {.kind = CV_NONE}}; }
 Value v_str(const char *str) { return (Value){.kind = V_CONST, .c = {.kind = CV_STR, .s = str}}; }
 Value v_dtype(Type t) { return (Value){.kind = V_DTYPE, .ty = type_elem(t)}; }
+Value v_foreign_dtype(const char *name) { return (Value){.kind = V_DTYPE, .ty = type_scalar(DT_VOID), .msg = name}; }
+Value foreign_dtype_error(Sema *s, Value v, SrcLoc loc)
+{
+	diag_error(s->d, loc, "'tl.%s' is a Triton dtype tile does not support (it may only be named and compared)",
+		   v.msg);
+	return v_err();
+}
 Value v_tensor(Sema *s, ValId id) { return (Value){.kind = V_TENSOR, .id = id, .ty = tir_type(s->f, id)}; }
 Value v_builtin(int id, Value *self) { return (Value){.kind = V_BUILTIN, .builtin = id, .self = self}; }
 
@@ -1160,6 +1167,8 @@ Value ns_attr(Sema *s, int ns, const char *name, SrcLoc loc)
 		if (!strcmp(name, "libdevice")) return (Value){.kind = V_NS, .ns = NS_LIBDEVICE};
 		if (!strcmp(name, "PropagateNan")) return (Value){.kind = V_NS, .ns = NS_PROPNAN};
 		if (!strcmp(name, "target_info")) return (Value){.kind = V_NS, .ns = NS_TARGET_INFO};
+		if (!strcmp(name, "float8e4b15") || !strcmp(name, "float8e4b8") || !strcmp(name, "float8e5b16"))
+			return v_foreign_dtype(name); /* pre-Hopper and AMD fnuz fp8 */
 		if (strcmp(name, "pointer") && dtype_from_name(name, &dt) && strcmp(name, "int") && strcmp(name, "float") &&
 		    strcmp(name, "double") && strcmp(name, "half"))
 			return v_dtype(type_scalar(dt));
@@ -1504,7 +1513,7 @@ static bool value_to_const(Value v, ConstVal *out)
 		*out = v.c;
 		return true;
 	}
-	if (v.kind == V_DTYPE && v.ty.dt != DT_PTR) {
+	if (v_dtype_is_const(v)) {
 		*out = (ConstVal){.kind = CV_DTYPE, .dtype = (DType)v.ty.dt};
 		return true;
 	}
@@ -2231,7 +2240,7 @@ int sema_list_kernels(SemaCtx *c, const Module *m, KernelInfo **out)
 				} else if (v.kind == V_CONST) {
 					pi->has_default = true;
 					pi->default_val = v.c;
-				} else if (v.kind == V_DTYPE && v.ty.dt != DT_PTR) {
+				} else if (v_dtype_is_const(v)) {
 					pi->has_default = true;
 					pi->default_val = (ConstVal){.kind = CV_DTYPE, .dtype = (DType)v.ty.dt};
 				} else if (v.kind == V_LAMBDA || v.kind == V_FUNC || v.kind == V_BUILTIN || v.kind == V_TUPLE ||
@@ -2569,7 +2578,7 @@ bool sema_heuristic_values(SemaCtx *c, const Module *m, const char *kernel, cons
 			if (v && v->kind == V_CONST) {
 				out[i] = v->c;
 				set[i] = true;
-			} else if (v && v->kind == V_DTYPE && v->ty.dt != DT_PTR) {
+			} else if (v && v_dtype_is_const(*v)) {
 				out[i] = (ConstVal){.kind = CV_DTYPE, .dtype = (DType)v->ty.dt};
 				set[i] = true;
 			}

@@ -477,6 +477,10 @@ bool arg_dtype(Sema *s, Call *c, int i, Type *out)
 {
 	Value v = c->a[i];
 	if (v.kind == V_ERR) return false;
+	if (v_is_foreign_dtype(v)) {
+		foreign_dtype_error(s, v, c->at[i]);
+		return false;
+	}
 	if (v.kind == V_DTYPE) {
 		*out = v.ty;
 		return true;

@@ -380,6 +380,8 @@ Value const_range_next(Value v, Value step)
 /* dtypes compare by type; a block type (n > 0) also by its shape, and never equals a scalar dtype */
 static bool dtypes_equal(Value a, Value b)
 {
+	if (v_is_foreign_dtype(a) || v_is_foreign_dtype(b)) /* equal only to itself */
+		return v_is_foreign_dtype(a) && v_is_foreign_dtype(b) && !strcmp(a.msg, b.msg);
 	if (!type_eq(a.ty, b.ty) || a.n != b.n) return false;
 	for (int i = 0; i < a.n; i++)
 		if (a.items[i].c.i != b.items[i].c.i) return false;
@@ -388,7 +390,7 @@ static bool dtypes_equal(Value a, Value b)
 
 static Value const_of(Value v)
 {
-	if (v.kind == V_DTYPE && v.ty.dt != DT_PTR) return (Value){.kind = V_CONST, .c = {.kind = CV_DTYPE, .dtype = (DType)v.ty.dt}};
+	if (v_dtype_is_const(v)) return (Value){.kind = V_CONST, .c = {.kind = CV_DTYPE, .dtype = (DType)v.ty.dt}};
 	return v;
 }
 

@@ -51,6 +51,7 @@ static Value tensor_attr(Sema *s, Value obj, const char *name, SrcLoc loc)
 
 static Value dtype_attr(Sema *s, Value obj, const char *name, SrcLoc loc)
 {
+	if (v_is_foreign_dtype(obj)) return foreign_dtype_error(s, obj, loc);
 	if (obj.n > 0) { /* a block type (x.type of a block x): its element type and shape */
 		if (!strcmp(name, "element_ty") || !strcmp(name, "scalar")) return v_dtype(obj.ty);
 		if (!strcmp(name, "shape")) return v_tuple(s, obj.items, obj.n);
@@ -245,7 +246,11 @@ bool eval_const(Sema *s, Fn *fn, const Expr *e, const char *what, ConstVal *out)
 {
 	Value v = eval(s, fn, e);
 	if (v.kind == V_ERR) return false;
-	if (v.kind == V_DTYPE && v.ty.dt != DT_PTR) {
+	if (v_is_foreign_dtype(v)) {
+		foreign_dtype_error(s, v, e->loc);
+		return false;
+	}
+	if (v_dtype_is_const(v)) {
 		*out = (ConstVal){.kind = CV_DTYPE, .dtype = (DType)v.ty.dt};
 		return true;
 	}

@@ -316,6 +316,15 @@ Value v_bool(bool b);
 Value v_none(void);
 Value v_str(const char *str);
 Value v_dtype(Type t);
+/* tl.float8e4b15, tl.float8e4b8, tl.float8e5b16: Triton dtypes tile has no type for.
+ * They are V_DTYPE values of DT_VOID named by msg, so a kernel may name and
+ * compare them (`if dtype == tl.float8e4b8:` in a chain that never takes that
+ * branch); any use as a type is an error (foreign_dtype_error). */
+Value v_foreign_dtype(const char *name);
+static inline bool v_is_foreign_dtype(Value v) { return v.kind == V_DTYPE && v.ty.dt == DT_VOID && v.msg; }
+/* A dtype value a ConstVal (CV_DTYPE) can hold: not a pointer type, not a foreign one. */
+static inline bool v_dtype_is_const(Value v) { return v.kind == V_DTYPE && v.ty.dt != DT_PTR && v.ty.dt != DT_VOID; }
+Value foreign_dtype_error(Sema *s, Value v, SrcLoc loc);
 Value v_tensor(Sema *s, ValId id);
 Value v_tuple(Sema *s, const Value *items, int n);
 bool v_is_const(Value v, ConstKind k);
