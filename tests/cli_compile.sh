@@ -278,6 +278,10 @@ expect 0 $TILE compile "$tmp/autotuned.tile" k --signature '*fp32,i32' --target 
 has "$tmp/out" "64 threads"
 expect 0 $TILE compile "$tmp/autotuned.tile" k --signature '*fp32,i32,128' --target cuda-emu
 has "$tmp/out" "128 threads"
+# a first config that sets no parameters (flash-attention's layer norm) applies too
+sed 's/{.BLOCK.: 256}/{}/' "$tmp/autotuned.tile" >"$tmp/autotuned2.tile"
+expect 0 $TILE compile "$tmp/autotuned2.tile" k --signature '*fp32,i32,256' --target cuda-emu
+has "$tmp/out" "256 threads"
 
 # usage errors: exit 2
 expect 2 $TILE compile

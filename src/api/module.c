@@ -379,8 +379,8 @@ static tile_status resolve_options(tile_context *ctx, const tile_kernel_options 
 static void first_config_options(const KernelInfo *ki, const SpecArg *args, int nargs,
                                  const tile_kernel_options *opt, CompileOptions *o)
 {
-	if (!ki || ki->nconfigs == 0 || ki->configs[0].nkwargs == 0)
-		return;
+	if (!ki || ki->nconfigs == 0)
+		return; /* a config without kwargs (Config({}, num_warps=1)) still applies */
 	const KernelConfig *c = &ki->configs[0];
 	for (int k = 0; k < c->nkwargs; k++)
 		for (int i = 0; i < ki->nparams && i < nargs; i++)
