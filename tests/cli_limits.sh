@@ -89,4 +89,20 @@ expect 0 $TILE compile "$tmp/sort.tile" k --signature '*fp32,*fp32' --target sm_
 ops=$(wc -l <"$tmp/out")
 [ "$ops" -lt 36000 ] || fail "tl.sort of 4096: $ops thread-program lines (expected < 36000)"
 
+# tl.topk of 4096 -> 16: a whole sort then the first 16 (31.9k thread-program
+# operations per thread); as Triton's bitonic top-k, rounds keep the larger of
+# each pair k apart and halve the tile (about 10k)
+cat >"$tmp/topk.tile" <<'EOF'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def k(x_ptr, y_ptr):
+    tl.store(y_ptr + tl.arange(0, 16), tl.topk(tl.load(x_ptr + tl.arange(0, 4096)), 16))
+EOF
+expect 0 $TILE compile "$tmp/topk.tile" k --signature '*fp32,*fp32' --target sm_90a --emit thread
+ops=$(wc -l <"$tmp/out")
+[ "$ops" -lt 14000 ] || fail "tl.topk of 4096 -> 16: $ops thread-program lines (expected < 14000)"
+
 [ "$nfail" = 0 ]

@@ -565,6 +565,79 @@ static void test_sort_specials(uint32_t *seed)
 	}
 }
 
+/* tl.topk as Triton's bitonic top-k (the first log2(k) sort stages, then
+ * rounds that keep the larger of each pair k apart): 1-D 1024 -> 8 and k = 1,
+ * 2-D 4 x 256 -> 16 and k = the whole row, int32 1024 -> 4, with -0.0/+0.0,
+ * infinities, repeats and the integer extremes. The result is the reference's
+ * k largest, largest first, and every result's bits occur in its row. */
+static const char topk_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k1(x_ptr, y_ptr, N: tl.constexpr, K: tl.constexpr):\n"
+	"    tl.store(y_ptr + tl.arange(0, K), tl.topk(tl.load(x_ptr + tl.arange(0, N)), K, dim=0))\n"
+	"@triton.jit\n"
+	"def k2(x_ptr, y_ptr, R: tl.constexpr, C: tl.constexpr, K: tl.constexpr):\n"
+	"    o = tl.arange(0, R)[:, None] * C + tl.arange(0, C)[None, :]\n"
+	"    ok = tl.arange(0, R)[:, None] * K + tl.arange(0, K)[None, :]\n"
+	"    tl.store(y_ptr + ok, tl.topk(tl.load(x_ptr + o), K))\n";
+
+static int cmp_f32_desc(const void *a, const void *b) { return cmp_f32(b, a); }
+
+static int cmp_i32_desc(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+	return (x < y) - (x > y);
+}
+
+/* y[r*k..] == the k largest of x[r*n..] (as values), each y's bits in the row */
+static bool topk_ok(const float *x, const float *y, int rows, int n, int k)
+{
+	bool ok = true;
+	float *w = malloc((size_t)n * sizeof(float));
+	for (int r = 0; r < rows; r++) {
+		memcpy(w, x + r * n, (size_t)n * sizeof(float));
+		qsort(w, (size_t)n, sizeof(float), cmp_f32_desc);
+		for (int i = 0; i < k; i++) {
+			ok &= y[r * k + i] == w[i];
+			bool found = false;
+			for (int j = 0; j < n && !found; j++)
+				found = memcmp(&x[r * n + j], &y[r * k + i], 4) == 0;
+			ok &= found;
+		}
+	}
+	free(w);
+	return ok;
+}
+
+static void test_topk(void)
+{
+	enum { N = 1024 };
+	static float x[N], y[N];
+	static int32_t a[N], b[4], w[N];
+	static const float specials[] = {0.0f, -0.0f, INFINITY, -INFINITY, 1.5f, -1.5f};
+	uint32_t seed = 11;
+	for (int i = 0; i < N; i++) {
+		seed = seed * 1664525u + 1013904223u;
+		x[i] = (seed >> 28) < 6 ? specials[seed >> 28] : (float)((int)(seed >> 8) % 201 - 100);
+		a[i] = w[i] = (seed >> 28) < 2 ? (seed >> 28 ? INT32_MAX : INT32_MIN) : (int32_t)(seed >> 4) - (1 << 27);
+	}
+	x[700] = x[5] = 1e30f; /* a repeated maximum */
+	tile_arg args[] = {tile_arg_ptr(x, TILE_FP32), tile_arg_ptr(y, TILE_FP32)};
+	if (RUN(topk_src, "k1", "*fp32,*fp32,1024,8", 1, args))
+		CHECK(topk_ok(x, y, 1, N, 8));
+	if (RUN(topk_src, "k1", "*fp32,*fp32,1024,1", 1, args))
+		CHECK(topk_ok(x, y, 1, N, 1));
+	if (RUN(topk_src, "k2", "*fp32,*fp32,4,256,16", 1, args))
+		CHECK(topk_ok(x, y, 4, 256, 16));
+	if (RUN(topk_src, "k2", "*fp32,*fp32,8,128,128", 1, args))
+		CHECK(topk_ok(x, y, 8, 128, 128));
+	qsort(w, N, sizeof(int32_t), cmp_i32_desc);
+	tile_arg iargs[] = {tile_arg_ptr(a, TILE_I32), tile_arg_ptr(b, TILE_I32)};
+	if (RUN(topk_src, "k1", "*i32,*i32,1024,4", 1, iargs))
+		CHECK(memcmp(b, w, sizeof b) == 0);
+}
+
 static void test_sort(void)
 {
 	enum { R = 4, C = 32 };
@@ -3560,6 +3633,7 @@ int main(void)
 		test_descriptors();
 		test_device_tma();
 		test_sort();
+		test_topk();
 		test_histogram();
 		test_histogram_many_bins();
 		test_gather();
