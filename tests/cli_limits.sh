@@ -105,4 +105,22 @@ expect 0 $TILE compile "$tmp/topk.tile" k --signature '*fp32,*fp32' --target sm_
 ops=$(wc -l <"$tmp/out")
 [ "$ops" -lt 14000 ] || fail "tl.topk of 4096 -> 16: $ops thread-program lines (expected < 14000)"
 
+# tl.gather of 1024 indices from 2048 entries: its 2^21-element one-hot tile
+# passed the tile limit ('exceeds the limit of 1048576', where Triton takes
+# it); the source now goes a chunk per loop iteration (about 63 KB of CUDA C)
+cat >"$tmp/gather.tile" <<'EOF'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def k(x_ptr, i_ptr, y_ptr):
+    src = tl.load(x_ptr + tl.arange(0, 2048))
+    o = tl.arange(0, 1024)
+    tl.store(y_ptr + o, tl.gather(src, tl.load(i_ptr + o), 0))
+EOF
+expect 0 $TILE compile "$tmp/gather.tile" k --signature '*fp32,*i32,*fp32' --target sm_90a --emit cuda
+size=$(wc -c <"$tmp/out")
+[ "$size" -lt 150000 ] || fail "gather of 1024 from 2048: $size bytes of CUDA C (expected < 150000)"
+
 [ "$nfail" = 0 ]

@@ -232,7 +232,22 @@ static const char prelude_text[] =
     "\n"
     /* tl.gather(src, index, axis): out[..i..] = src with the axis coordinate
      * taken from index, as a one-hot sum over the source axis on the integer
-     * bits (exact for every value). 1-D and 2-D; K x the output's work. */
+     * bits (exact for every value). 1-D and 2-D; K x the output's work.
+     * Lowering turns each one-hot sum into a shared-memory gather, but the
+     * one-hot tile is still a tile: past Triton's 2^20 elements (1024
+     * indices into 2048 entries), a loop takes the source a chunk of ch
+     * entries at a time (a masked sum over the source seen as chunks) and
+     * adds the gather from it; an index outside a chunk picks 0 there, so
+     * each index picks once. */
+    "def _gather_one_hot(bits, index, ax: tl.constexpr):\n"
+    "    k = tl.arange(0, bits.shape[ax])\n"
+    "    if len(bits.shape) == 1:\n"
+    "        return tl.sum(tl.where(index[:, None] == k[None, :], bits[None, :], 0), 1, dtype=bits.dtype)\n"
+    "    elif ax == 0:\n"
+    "        return tl.sum(tl.where(index[:, None, :] == k[None, :, None], bits[None, :, :], 0), 1, dtype=bits.dtype)\n"
+    "    else:\n"
+    "        return tl.sum(tl.where(index[:, :, None] == k[None, None, :], bits[:, None, :], 0), 2, dtype=bits.dtype)\n"
+    "\n"
     "def gather(src, index, axis: tl.constexpr):\n"
     "    rank: tl.constexpr = len(src.shape)\n"
     "    tl.static_assert(rank == len(index.shape), \"tl.gather: src and index must have the same rank\")\n"
@@ -241,13 +256,25 @@ static const char prelude_text[] =
     "    tl.static_assert(index.dtype.is_int(), \"tl.gather: the index must be an integer tensor\")\n"
     "    ax: tl.constexpr = axis + rank if axis < 0 else axis\n"
     "    bits = _sort_bits(src)\n"
-    "    k = tl.arange(0, src.shape[ax])\n"
-    "    if rank == 1:\n"
-    "        v = tl.sum(tl.where(index[:, None] == k[None, :], bits[None, :], 0), 1, dtype=bits.dtype)\n"
-    "    elif ax == 0:\n"
-    "        v = tl.sum(tl.where(index[:, None, :] == k[None, :, None], bits[None, :, :], 0), 1, dtype=bits.dtype)\n"
+    "    n: tl.constexpr = src.shape[ax]\n"
+    "    if index.numel * n <= 1048576:\n"
+    "        v = _gather_one_hot(bits, index, ax)\n"
     "    else:\n"
-    "        v = tl.sum(tl.where(index[:, :, None] == k[None, None, :], bits[:, None, :], 0), 2, dtype=bits.dtype)\n"
+    "        big: tl.constexpr = index.numel if index.numel > src.numel else src.numel\n"
+    "        ch: tl.constexpr = 1048576 // big\n"
+    "        if rank == 1:\n"
+    "            rows = tl.reshape(bits, (n // ch, ch))\n"
+    "            at = tl.arange(0, n // ch)[:, None]\n"
+    "        elif ax == 0:\n"
+    "            rows = tl.reshape(bits, (n // ch, ch, src.shape[1]))\n"
+    "            at = tl.arange(0, n // ch)[:, None, None]\n"
+    "        else:\n"
+    "            rows = tl.reshape(bits, (src.shape[0], n // ch, ch))\n"
+    "            at = tl.arange(0, n // ch)[None, :, None]\n"
+    "        v = tl.zeros(index.shape, bits.dtype)\n"
+    "        for c in range(n // ch):\n"
+    "            part = tl.sum(tl.where(at == c, rows, 0), 1 if rank == 2 and ax == 1 else 0, dtype=bits.dtype)\n"
+    "            v += _gather_one_hot(part, index - c * ch, ax)\n"
     "    return v.to(bits.dtype).to(src.dtype, bitcast=True)\n"
     "\n"
     /* tl.topk: Triton's bitonic top-k. The first log2(k) stages of the sort

@@ -801,6 +801,83 @@ static void test_gather(void)
 	}
 }
 
+/* tl.gather whose one-hot tile would pass 2^20 elements (1024 indices into
+ * 2048 entries: Triton takes it; it was 'exceeds the limit'), which takes
+ * the source a chunk at a time in a loop: 1-D fp32 and fp16, 2-D along
+ * either axis (index rows unlike the source's), bit-exact (a NaN payload,
+ * -0.0), indices out of range (-1, n, 2^40) give 0 as an unchunked one does. */
+static const char gather_big_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k1(x_ptr, i_ptr, y_ptr, N: tl.constexpr, M: tl.constexpr):\n"
+	"    o = tl.arange(0, M)\n"
+	"    tl.store(y_ptr + o, tl.gather(tl.load(x_ptr + tl.arange(0, N)), tl.load(i_ptr + o), 0))\n"
+	"@triton.jit\n"
+	"def k2(x_ptr, i_ptr, y_ptr, R: tl.constexpr, C: tl.constexpr, IR: tl.constexpr, IC: tl.constexpr,\n"
+	"       AXIS: tl.constexpr):\n"
+	"    x = tl.load(x_ptr + tl.arange(0, R)[:, None] * C + tl.arange(0, C)[None, :])\n"
+	"    o = tl.arange(0, IR)[:, None] * IC + tl.arange(0, IC)[None, :]\n"
+	"    tl.store(y_ptr + o, tl.gather(x, tl.load(i_ptr + o), AXIS))\n";
+
+static void test_gather_big(void)
+{
+	enum { N = 2048, M = 1024 };
+	static uint32_t x[N], y[M];
+	static uint16_t h[N], hy[M];
+	static int64_t idx[M];
+	static int32_t idx32[M];
+	uint32_t seed = 5;
+	for (int i = 0; i < N; i++) {
+		seed = seed * 1664525u + 1013904223u;
+		x[i] = seed;
+		h[i] = (uint16_t)(seed >> 16);
+	}
+	x[3] = 0x7fc00123u; /* a NaN with a payload */
+	x[2047] = 0x80000000u; /* -0.0 */
+	h[1500] = 0x8000;
+	static const int64_t odd[] = {-1, N, (int64_t)1 << 40};
+	for (int i = 0; i < M; i++) {
+		idx[i] = i % 61 == 7 ? odd[i % 3] : (i * 1237 + 3) % N;
+		idx32[i] = i % 61 == 7 ? -1 : (int32_t)idx[i];
+	}
+	idx[0] = 3, idx[1] = 2047, idx[2] = 0, idx32[0] = 1500;
+	tile_arg args[] = {tile_arg_ptr(x, TILE_FP32), tile_arg_ptr(idx, TILE_I64), tile_arg_ptr(y, TILE_FP32)};
+	if (RUN(gather_big_src, "k1", "*fp32,*i64,*fp32,2048,1024", 1, args)) {
+		bool ok = true;
+		for (int i = 0; i < M; i++)
+			ok &= y[i] == (idx[i] >= 0 && idx[i] < N ? x[idx[i]] : 0u);
+		CHECK(ok);
+	}
+	tile_arg hargs[] = {tile_arg_ptr(h, TILE_FP16), tile_arg_ptr(idx32, TILE_I32), tile_arg_ptr(hy, TILE_FP16)};
+	if (RUN(gather_big_src, "k1", "*fp16,*i32,*fp16,2048,1024", 1, hargs)) {
+		bool ok = true;
+		for (int i = 0; i < M; i++)
+			ok &= hy[i] == (idx32[i] >= 0 ? h[idx32[i]] : 0u);
+		CHECK(ok);
+	}
+	/* 2-D: source 4 x 1024 with 4 x 512 indices along axis 1, source
+	 * 1024 x 4 with 512 x 4 along axis 0 (2^21-element one-hot tiles) */
+	for (int axis = 0; axis < 2; axis++) {
+		static int32_t ix[2048];
+		static uint32_t yy[2048];
+		for (int e = 0; e < 2048; e++)
+			ix[e] = e % 53 == 9 ? (e % 2 ? -1 : 1024) : (e * 389 + 11) % 1024;
+		tile_arg args2[] = {tile_arg_ptr(x, TILE_FP32), tile_arg_ptr(ix, TILE_I32), tile_arg_ptr(yy, TILE_FP32)};
+		if (!RUN(gather_big_src, "k2", axis ? "*fp32,*i32,*fp32,4,1024,4,512,1" : "*fp32,*i32,*fp32,1024,4,512,4,0",
+			 1, args2))
+			return;
+		bool ok = true;
+		for (int e = 0; e < 2048; e++) {
+			int r = axis ? e / 512 : e / 4, c = axis ? e % 512 : e % 4;
+			int32_t i = ix[e];
+			uint32_t want = i < 0 || i >= 1024 ? 0u : axis ? x[r * 1024 + i] : x[i * 4 + c];
+			ok &= yy[e] == want;
+		}
+		CHECK(ok);
+	}
+}
+
 /* ---- a hand-written one-hot sum: sum(where(i == arange, x, 0)) along the
  * arange picks x at i, 0 for i outside the axis (i64 indices past 2^32
  * included); lowered as a shared-memory gather. When i varies along the
@@ -3637,6 +3714,7 @@ int main(void)
 		test_histogram();
 		test_histogram_many_bins();
 		test_gather();
+		test_gather_big();
 		test_one_hot_sum();
 		test_batched_dot();
 		test_scratch_over_pipeline_buffers();
