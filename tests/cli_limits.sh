@@ -123,4 +123,24 @@ expect 0 $TILE compile "$tmp/gather.tile" k --signature '*fp32,*i32,*fp32' --tar
 size=$(wc -c <"$tmp/out")
 [ "$size" -lt 150000 ] || fail "gather of 1024 from 2048: $size bytes of CUDA C (expected < 150000)"
 
+# a batched tl.dot of 4 x 64x64x64 fp16: the sum of its [B, M, K, N] broadcast
+# product had K over lanes, a butterfly per output element (11.6 MB of CUDA C);
+# one 2-D dot per batch is about 290 KB, and 16 x 64x64x64 (over the 2^20
+# elements that product could have) compiles
+cat >"$tmp/bdot.tile" <<'EOF'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def k(a_ptr, b_ptr, c_ptr, B: tl.constexpr):
+    ob = tl.arange(0, B)[:, None, None] * 4096
+    o = ob + tl.arange(0, 64)[None, :, None] * 64 + tl.arange(0, 64)[None, None, :]
+    tl.store(c_ptr + o, tl.dot(tl.load(a_ptr + o), tl.load(b_ptr + o)))
+EOF
+expect 0 $TILE compile "$tmp/bdot.tile" k --signature '*fp16,*fp16,*fp32,4' --target sm_90a --emit cuda
+size=$(wc -c <"$tmp/out")
+[ "$size" -lt 600000 ] || fail "batched dot 4 x 64^3: $size bytes of CUDA C (expected < 600000)"
+expect 0 $TILE compile "$tmp/bdot.tile" k --signature '*fp16,*fp16,*fp32,16' --target sm_90a --emit thread
+
 [ "$nfail" = 0 ]

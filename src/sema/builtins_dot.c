@@ -64,9 +64,9 @@ static bool precision(Sema *s, Call *c, DType in, int *out)
 	return true;
 }
 
-/* tl.dot of [B, M, K] and [B, K, N]: per batch a @ b, as a sum over K of the
- * broadcast product [B, M, K, N] in fp32 (int32 for int8) - exact products,
- * no tensor cores; the accumulator is added, out_dtype=float16 rounds at the end. */
+/* tl.dot of [B, M, K] and [B, K, N]: per batch a @ b, one 2-D dot each (the
+ * prelude's _batched_dot) in ieee precision: exact products summed in fp32
+ * (int32 for int8); the accumulator is added, out_dtype=float16 rounds at the end. */
 static Value batched_dot(Sema *s, Call *c, ValId a, ValId b)
 {
 	Type ta = vtype(s, a), tb = vtype(s, b);
@@ -89,24 +89,15 @@ static Value batched_dot(Sema *s, Call *c, ValId a, ValId b)
 		diag_error(s->d, c->loc, "'%s' does not support %s inputs", c->name, dtype_name(da));
 		return v_err();
 	}
-	if ((int64_t)B * M * K * N > (1 << 20)) {
-		diag_error(s->d, c->loc,
-			   "a batched '%s' of %dx%dx%dx%d (batch x M x K x N) is over the 2^20 elements tile supports for it",
-			   c->name, B, M, K, N);
+	int32_t bmn[3] = {B, M, N};
+	if (!check_tile_shape(s, 3, bmn, c->loc))
 		return v_err();
-	}
 	DType comp = da == DT_I8 ? DT_I32 : da == DT_F64 ? DT_F64 : DT_F32;
-	Value va = v_tensor(s, sema_expand_dim(s, cast_val(s, a, type_scalar(comp), false, 0, c->loc), 3, c->loc));
-	Value vb = v_tensor(s, sema_expand_dim(s, cast_val(s, b, type_scalar(comp), false, 0, c->loc), 1, c->loc));
-	Value prod = binop(s, OP_MUL, va, vb, c->loc);
-	if (prod.kind == V_ERR) return prod;
-	Call r = {.name = "tl.sum", .loc = c->loc};
-	r.a[0] = prod;
-	r.a[1] = v_int(2);
-	r.has[0] = r.has[1] = true;
-	r.at[0] = r.at[1] = c->loc;
-	int id = builtin_find("sum", BF_TL);
-	Value out = builtin_get(id)->fn(s, &r, builtin_get(id)->extra);
+	bool found;
+	Value f = global_get(s, prelude_scope(s), istr(s, "_batched_dot"), c->loc, &found);
+	if (!found || f.kind != V_FUNC) ice("sema", "prelude function '_batched_dot' is missing");
+	Value ab[2] = {v_tensor(s, a), v_tensor(s, b)};
+	Value out = call_user(s, f, ab, 2, NULL, NULL, 0, c->loc);
 	if (out.kind != V_TENSOR) return out;
 	if (out.ty.dt != comp) out = v_tensor(s, cast_val(s, out.id, type_scalar(comp), false, 0, c->loc));
 	if (c->has[2] && !v_is_none(c->a[2])) {

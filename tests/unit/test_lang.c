@@ -968,6 +968,76 @@ static void test_batched_dot(void)
 	CHECK(ok);
 }
 
+/* Batched dots of 4 and 8 batches (one 2-D dot per batch, the batch split
+ * off in halves), fp16 on tensor cores and int8: each batch's own operands
+ * (distinct per batch, so a swapped or repeated batch shows), fp16 extremes
+ * (+-65504, +-2^-24, -0.0) in products exact in fp32, int8 -128 * -128 sums,
+ * and a batch of one. */
+static const char bdot2_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(a_ptr, b_ptr, c_ptr, B: tl.constexpr, M: tl.constexpr, K: tl.constexpr, N: tl.constexpr):\n"
+	"    bb = tl.arange(0, B)[:, None, None]\n"
+	"    oa = bb * M * K + tl.arange(0, M)[None, :, None] * K + tl.arange(0, K)[None, None, :]\n"
+	"    ob = bb * K * N + tl.arange(0, K)[None, :, None] * N + tl.arange(0, N)[None, None, :]\n"
+	"    oc = bb * M * N + tl.arange(0, M)[None, :, None] * N + tl.arange(0, N)[None, None, :]\n"
+	"    tl.store(c_ptr + oc, tl.dot(tl.load(a_ptr + oa), tl.load(b_ptr + ob)))\n";
+
+static void test_batched_dot_split(void)
+{
+	enum { B = 8, M = 16, K = 32, N = 32 };
+	static _Float16 a[B * M * K], b[B * K * N];
+	static float c[B * M * N];
+	static int8_t ia[B * M * K], ib[B * K * N];
+	static int32_t ic[B * M * N];
+	for (int i = 0; i < B * M * K; i++) {
+		a[i] = (_Float16)((float)((i * 7 + i / (M * K)) % 17 - 8) / 4.0f);
+		ia[i] = (int8_t)((i * 37 + 11) % 256 - 128);
+	}
+	for (int i = 0; i < B * K * N; i++) {
+		b[i] = (_Float16)((float)((i * 5 + 3 * (i / (K * N))) % 13 - 6) / 8.0f);
+		ib[i] = (int8_t)((i * 53 + 7) % 256 - 128);
+	}
+	/* batch 3: extremes whose products and sums are exact in fp32 */
+	a[3 * M * K + 0] = (_Float16)65504.0f, b[3 * K * N + 0] = (_Float16)-1.0f;
+	b[3 * K * N + N] = (_Float16)65504.0f;
+	for (int q = 0; q < K; q++) /* row 2: 2^-24 * b[1][j] alone, and a -0.0 */
+		a[3 * M * K + 2 * K + q] = (_Float16)(q == 1 ? 5.9604645e-8f : q == 2 ? -0.0f : 0.0f);
+	ia[5 * M * K] = ib[5 * K * N] = -128;
+	for (int nb = 1; nb <= B; nb *= (nb == 1 ? 4 : 2)) {
+		char sig[64];
+		snprintf(sig, sizeof sig, "*fp16,*fp16,*fp32,%d,16,32,32", nb);
+		tile_arg args[] = {tile_arg_ptr(a, TILE_FP16), tile_arg_ptr(b, TILE_FP16), tile_arg_ptr(c, TILE_FP32)};
+		if (RUN(bdot2_src, "k", sig, 1, args)) {
+			bool ok = true;
+			for (int z = 0; z < nb; z++)
+				for (int i = 0; i < M; i++)
+					for (int j = 0; j < N; j++) {
+						double want = 0.0;
+						for (int q = 0; q < K; q++)
+							want += (double)a[(z * M + i) * K + q] * (double)b[(z * K + q) * N + j];
+						ok &= c[(z * M + i) * N + j] == (float)want;
+					}
+			CHECK(ok);
+		}
+		snprintf(sig, sizeof sig, "*i8,*i8,*i32,%d,16,32,32", nb);
+		tile_arg iargs[] = {tile_arg_ptr(ia, TILE_I8), tile_arg_ptr(ib, TILE_I8), tile_arg_ptr(ic, TILE_I32)};
+		if (RUN(bdot2_src, "k", sig, 1, iargs)) {
+			bool ok = true;
+			for (int z = 0; z < nb; z++)
+				for (int i = 0; i < M; i++)
+					for (int j = 0; j < N; j++) {
+						int32_t want = 0;
+						for (int q = 0; q < K; q++)
+							want += ia[(z * M + i) * K + q] * ib[(z * K + q) * N + j];
+						ok &= ic[(z * M + i) * N + j] == want;
+					}
+			CHECK(ok);
+		}
+	}
+}
+
 /* ---- scratch shared memory over the pipelining buffers ------------------------------
  * Outside a software-pipelined loop its buffers are dead, so the scratch of a
  * cross-warp reduction before the loop and of the epilogue's layout
@@ -3717,6 +3787,7 @@ int main(void)
 		test_gather_big();
 		test_one_hot_sum();
 		test_batched_dot();
+		test_batched_dot_split();
 		test_scratch_over_pipeline_buffers();
 		test_host_descriptors();
 		test_inline_asm();
