@@ -143,4 +143,20 @@ size=$(wc -c <"$tmp/out")
 [ "$size" -lt 600000 ] || fail "batched dot 4 x 64^3: $size bytes of CUDA C (expected < 600000)"
 expect 0 $TILE compile "$tmp/bdot.tile" k --signature '*fp16,*fp16,*fp32,16' --target sm_90a --emit thread
 
+# a 64 x 1024 cumsum along its rows (warps, then registers along the axis):
+# every register's carry went to shared memory, 256 KB, over sm_90a's 227 KB;
+# one carry per 32-element block is 8 KB
+cat >"$tmp/scan.tile" <<'EOF'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def k(x_ptr, y_ptr):
+    o = tl.arange(0, 64)[:, None] * 1024 + tl.arange(0, 1024)[None, :]
+    tl.store(y_ptr + o, tl.cumsum(tl.load(x_ptr + o), 1))
+EOF
+expect 0 $TILE compile "$tmp/scan.tile" k --signature '*fp32,*fp32' --target sm_90a --emit thread
+has "$tmp/out" "smem=8192 {"
+
 [ "$nfail" = 0 ]

@@ -737,33 +737,79 @@ static void scan_low_run(Red *R, ScanSt *S, LVal *in, const Owner *own, int j0, 
 	}
 }
 
-static void scan_warp_bit(Red *R, ScanSt *S, int wb, bool rev)
+/* Row-major index of coordinates c with the axis coordinate's low j bits
+ * dropped: the slot of an aligned 2^j block along the axis. XOR-linear in
+ * c, so it maps a layout basis as it maps a coordinate. */
+static int32_t block_slot(const LinearLayout *l, int axis, int j, const int32_t *c)
+{
+	int32_t idx = 0;
+	int off = 0;
+	for (int d = l->n_out - 1; d >= 0; d--) {
+		int bits = d == axis ? l->out_bits[d] - j : l->out_bits[d];
+		idx |= (d == axis ? c[d] >> j : c[d]) << off;
+		off += bits;
+	}
+	return idx;
+}
+
+/* The merge over axis coordinate bit j, held by warp bit wb. Every element
+ * of an aligned 2^j block has the same T by now, so T goes to shared memory
+ * once per block (by the thread and register holding its first element),
+ * not once per register of every thread: a 64 x 1024 cumsum along
+ * its rows stored 256 KB, over what sm_90a has (now 8 KB). */
+static void scan_warp_bit(Red *R, ScanSt *S, int wb, int j, bool rev)
 {
 	Lower *L = R->L;
-	int nr = 1 << lw_bits(R->l, LL_REG);
-	int nthreads = L->f->num_warps * L->f->lanes_per_warp;
+	const LinearLayout *l = R->l;
+	int nr = 1 << lw_bits(l, LL_REG);
+	int64_t nslots = (int64_t)1 << (ll_total_out_bits(l) - j);
 	int base[8], total = 0;
 	for (int i = 0; i < R->n; i++) {
 		int eb = MAXOF(1, dtype_bytes((DType)R->et[i].dt));
 		total = (total + eb - 1) / eb * eb;
 		base[i] = total;
-		total += nthreads * nr * eb;
+		total += (int)(nslots * eb);
 	}
 	int b0 = lw_scratch(L, R->op, total);
-	TpVal tid = lw_bin(L, TP_ADD, lw_bin(L, TP_MUL, L->warp, lw_i32(L, L->f->lanes_per_warp)),
-	                   L->lane);
-	TpVal ptid = lw_bin(L, TP_XOR, tid, lw_i32(L, L->f->lanes_per_warp << wb));
-	TpVal mine = lw_bin(L, TP_MUL, tid, lw_i32(L, nr));
-	TpVal theirs = lw_bin(L, TP_MUL, ptid, lw_i32(L, nr));
+	int32_t li[LL_MAX_BITS], wi[LL_MAX_BITS], c[LL_MAX_OUT];
+	int nl = lw_bits(l, LL_LANE), nw = lw_bits(l, LL_WARP);
+	for (int b = 0; b < nl; b++)
+		li[b] = block_slot(l, R->axis, j, lw_basis(l, LL_LANE, b));
+	for (int b = 0; b < nw; b++)
+		wi[b] = block_slot(l, R->axis, j, lw_basis(l, LL_WARP, b));
+	TpVal hw = lw_linear_lane_warp(L, li, nl, wi, nw);
+	/* the partner block: axis coordinate bit j flipped */
+	int32_t flip = 0;
+	for (int d = l->n_out - 1; d > R->axis; d--)
+		flip += l->out_bits[d];
+	flip = 1 << flip;
+	/* one writer per slot: the block's first element (its axis bits below j
+	 * clear), in the canonical copy (free lane and warp bits clear) */
+	uint32_t reg_low = 0, lane_low = R->lf, warp_low = R->wf;
+	for (int b = 0; b < lw_bits(l, LL_REG); b++)
+		if (lw_basis(l, LL_REG, b)[R->axis] && lw_basis(l, LL_REG, b)[R->axis] < (1 << j))
+			reg_low |= 1u << b;
+	for (int b = 0; b < nl; b++)
+		if (lw_basis(l, LL_LANE, b)[R->axis] && lw_basis(l, LL_LANE, b)[R->axis] < (1 << j))
+			lane_low |= 1u << b;
+	for (int b = 0; b < nw; b++)
+		if (lw_basis(l, LL_WARP, b)[R->axis] && lw_basis(l, LL_WARP, b)[R->axis] < (1 << j))
+			warp_low |= 1u << b;
+	TpVal writer = lw_owner_pred(L, lane_low, warp_low);
+	if (!writer)
+		writer = lw_true(L);
+	TpVal *mine = ARENA_NEWN(L->arena, TpVal, nr);
 	for (int r = 0; r < nr; r++) {
 		if (r & (int)R->rf)
 			continue;
+		ll_apply_hw(l, (uint32_t)r, 0, 0, c);
+		int32_t rs = block_slot(l, R->axis, j, c);
+		mine[r] = rs ? lw_bin(L, TP_XOR, hw, lw_i32(L, rs)) : hw;
+		if (r & (int)reg_low)
+			continue;
 		for (int i = 0; i < R->n; i++) {
 			int eb = MAXOF(1, dtype_bytes((DType)R->et[i].dt));
-			TpVal s = lw_bin(L, TP_ADD, mine, lw_i32(L, r));
-			TpVal in[3] = {lw_bin(L, TP_ADD, lw_bin(L, TP_MUL, s, lw_i32(L, eb)),
-			                      lw_i32(L, b0 + base[i])),
-			               lw_true(L), S->T[i][r]};
+			TpVal in[3] = {byte_off(L, mine[r], eb, b0 + base[i]), writer, S->T[i][r]};
 			lw_op(L, TP_SMEM_STORE, R->op->loc, in, 3, NULL, 0)->attr.i = 1;
 		}
 	}
@@ -773,13 +819,11 @@ static void scan_warp_bit(Red *R, ScanSt *S, int wb, bool rev)
 	for (int r = 0; r < nr; r++) {
 		if (r & (int)R->rf)
 			continue;
+		TpVal theirs = lw_bin(L, TP_XOR, mine[r], lw_i32(L, flip));
 		TpVal pT[8];
 		for (int i = 0; i < R->n; i++) {
 			int eb = MAXOF(1, dtype_bytes((DType)R->et[i].dt));
-			TpVal s = lw_bin(L, TP_ADD, theirs, lw_i32(L, r));
-			TpVal in[2] = {lw_bin(L, TP_ADD, lw_bin(L, TP_MUL, s, lw_i32(L, eb)),
-			                      lw_i32(L, b0 + base[i])),
-			               lw_true(L)};
+			TpVal in[2] = {byte_off(L, theirs, eb, b0 + base[i]), lw_true(L)};
 			TpOp *t = lw_op(L, TP_SMEM_LOAD, R->op->loc, in, 2, &R->et[i], 1);
 			t->attr.i = 1;
 			pT[i] = t->results[0];
@@ -843,7 +887,7 @@ static void lower_scan_op(Lower *L, const TirOp *op)
 				merge(&R, &S, r, pT, second, 0);
 			}
 		} else {
-			scan_warp_bit(&R, &S, own[j].bit, rev);
+			scan_warp_bit(&R, &S, own[j].bit, j, rev);
 		}
 	}
 	for (int i = 0; i < R.n; i++) {

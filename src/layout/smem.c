@@ -20,8 +20,8 @@
  * - REDUCE over an axis that warps split (a warp basis moves along the axis):
  *   one partial result per warp group along the axis for every result
  *   element, per operand.
- * - SCAN over such an axis: one carry per warp group and scanned line, per
- *   operand.
+ * - SCAN over such an axis: one carry per aligned block of the axis below
+ *   its lowest warp bit (2^j elements) and scanned line, per operand.
  * - DOT on the FMA path (layout_dot_mma_bits == 0): A and B staged whole
  *   (layout_dot_fma_smem).
  */
@@ -88,8 +88,14 @@ int64_t layout_reduce_smem_bytes(const LinearLayout *in, int axis, Type elem, bo
 	int wb = warp_bits_along(in, axis);
 	if (!wb)
 		return 0;
+	if (scan) { /* one carry per aligned block below the lowest warp bit along the axis */
+		int s = ll_find_slot(in, LL_WARP), j = 31;
+		for (int b = 0; b < in->in_bits[s]; b++)
+			if (in->basis[s][b][axis])
+				j = MINOF(j, __builtin_ctz((unsigned)in->basis[s][b][axis]));
+		return ((int64_t)1 << (ll_total_out_bits(in) - j)) * elem_bytes(elem);
+	}
 	int64_t lines = (int64_t)1 << (ll_total_out_bits(in) - in->out_bits[axis]);
-	(void)scan;
 	return lines * ((int64_t)1 << wb) * elem_bytes(elem);
 }
 

@@ -2771,6 +2771,70 @@ static void test_scan_tuple1(void)
 	CHECK(ok);
 }
 
+/* ---- scans whose axis warps split, with registers above them -----------------------
+ * An 8 x 1024 cumsum along its rows (lanes, then warps, then registers along
+ * the axis) keeps one carry per 32-element block in shared memory, written
+ * by the block's first element (it stored every register's: 64 x 1024 needed
+ * 256 KB, cli_limits.sh). Forward and reverse, int32 wrapping, and a
+ * two-value scan (sum, max) whose carries share the buffer. */
+static const char scan_big_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def summax(a, b, c, d):\n"
+	"    return a + c, tl.maximum(b, d)\n"
+	"@triton.jit\n"
+	"def k(x_ptr, y_ptr, R: tl.constexpr, C: tl.constexpr, REV: tl.constexpr):\n"
+	"    o = tl.arange(0, R)[:, None] * C + tl.arange(0, C)[None, :]\n"
+	"    tl.store(y_ptr + o, tl.cumsum(tl.load(x_ptr + o), 1, reverse=REV))\n"
+	"@triton.jit\n"
+	"def k2(x_ptr, s_ptr, m_ptr, R: tl.constexpr, C: tl.constexpr):\n"
+	"    o = tl.arange(0, R)[:, None] * C + tl.arange(0, C)[None, :]\n"
+	"    x = tl.load(x_ptr + o)\n"
+	"    s, m = tl.associative_scan((x, x), 1, summax)\n"
+	"    tl.store(s_ptr + o, s)\n"
+	"    tl.store(m_ptr + o, m)\n";
+
+static void test_scan_big(void)
+{
+	enum { R = 8, C = 1024 };
+	static int32_t x[R * C], y[R * C], m[R * C];
+	uint32_t seed = 3;
+	for (int i = 0; i < R * C; i++) {
+		seed = seed * 1664525u + 1013904223u;
+		x[i] = i % 509 == 7 ? INT32_MAX : (int32_t)(seed >> 12) - (1 << 19);
+	}
+	for (int rev = 0; rev < 2; rev++) {
+		tile_arg args[] = {tile_arg_ptr(x, TILE_I32), tile_arg_ptr(y, TILE_I32)};
+		if (!RUN(scan_big_src, "k", rev ? "*i32,*i32,8,1024,True" : "*i32,*i32,8,1024,False", 1, args))
+			return;
+		bool ok = true;
+		for (int r = 0; r < R; r++) {
+			uint32_t acc = 0;
+			for (int q = 0; q < C; q++) {
+				int c = rev ? C - 1 - q : q;
+				acc += (uint32_t)x[r * C + c];
+				ok &= (uint32_t)y[r * C + c] == acc;
+			}
+		}
+		CHECK(ok);
+	}
+	tile_arg args[] = {tile_arg_ptr(x, TILE_I32), tile_arg_ptr(y, TILE_I32), tile_arg_ptr(m, TILE_I32)};
+	if (RUN(scan_big_src, "k2", "*i32,*i32,*i32,4,1024", 1, args)) {
+		bool ok = true;
+		for (int r = 0; r < 4; r++) {
+			uint32_t acc = 0;
+			int32_t mx = INT32_MIN;
+			for (int c = 0; c < C; c++) {
+				acc += (uint32_t)x[r * C + c];
+				mx = x[r * C + c] > mx ? x[r * C + c] : mx;
+				ok &= (uint32_t)y[r * C + c] == acc && m[r * C + c] == mx;
+			}
+		}
+		CHECK(ok);
+	}
+}
+
 /* ---- tl.math.mul/add/sub/fma_f32x2: elementwise fp32, the fma rounded once ------- */
 
 static const char f32x2_src[] =
@@ -3815,6 +3879,7 @@ int main(void)
 		test_bitonic_merge();
 		test_asm_imm();
 		test_scan_tuple1();
+		test_scan_big();
 		test_lambda_combine();
 		test_f32x2();
 		test_math_minmax();
