@@ -375,9 +375,12 @@ static tile_status resolve_options(tile_context *ctx, const tile_kernel_options 
 /* A kernel whose caller binds none of the first @triton.autotune config's
  * parameters is compiled as that config (sema binds its values): its
  * num_warps / num_stages apply too, as Triton launches a config with its own,
- * unless the caller's kernel options say otherwise. */
+ * unless the caller's kernel options say otherwise. Options the target
+ * cannot run (num_warps=128) are left out: Triton's autotuner skips such a
+ * config, and tile cannot benchmark the others. */
 static void first_config_options(const KernelInfo *ki, const SpecArg *args, int nargs,
-                                 const tile_kernel_options *opt, CompileOptions *o)
+                                 const tile_kernel_options *opt, const TargetDesc *t,
+                                 CompileOptions *o)
 {
 	if (!ki || ki->nconfigs == 0)
 		return; /* a config without kwargs (Config({}, num_warps=1)) still applies */
@@ -386,10 +389,14 @@ static void first_config_options(const KernelInfo *ki, const SpecArg *args, int 
 		for (int i = 0; i < ki->nparams && i < nargs; i++)
 			if (!strcmp(ki->params[i].name, c->kwargs[k].name) && !args[i].use_default)
 				return; /* the caller picks its own values */
-	if (c->num_warps && !(opt && opt->num_warps))
-		o->num_warps = c->num_warps;
-	if (c->num_stages && !(opt && opt->num_stages))
-		o->num_stages = c->num_stages;
+	int nw = c->num_warps && !(opt && opt->num_warps) ? c->num_warps : o->num_warps;
+	int ns = c->num_stages && !(opt && opt->num_stages) ? c->num_stages : o->num_stages;
+	char why[96];
+	if (options_problem(nw, ns, why, sizeof why) ||
+	    (t->kind != TARGET_CPU && nw * t->lanes_per_warp > t->max_threads))
+		return;
+	o->num_warps = nw;
+	o->num_stages = ns;
 }
 
 tile_status api_make_request(tile_module *m, const char *kernel, const SpecArg *args, int nargs,
@@ -399,7 +406,7 @@ tile_status api_make_request(tile_module *m, const char *kernel, const SpecArg *
 	tile_status st = resolve_options(m->ctx, opt, &req->target, &req->opts);
 	if (st != TILE_OK)
 		return st;
-	first_config_options(api_find_kernel(m, kernel), args, nargs, opt, &req->opts);
+	first_config_options(api_find_kernel(m, kernel), args, nargs, opt, &req->target, &req->opts);
 	req->src = m->src;
 	req->kernel = kernel;
 	req->args = args;
