@@ -29,7 +29,8 @@
 
 #include "layout/linear.h"
 
-#include <stdint.h>
+#include "util/util.h"
+
 #include <stdlib.h>
 
 static int elem_bytes(Type t)
@@ -64,9 +65,7 @@ int64_t layout_convert_smem_bytes(const TargetDesc *t, const LinearLayout *src,
 {
 	if (ll_conversion_kind(src, dst) != CVT_SHARED)
 		return 0;
-	CvtSmemPlan *plan = malloc(sizeof *plan);
-	if (!plan)
-		return INT64_MAX;
+	CvtSmemPlan *plan = xmalloc(sizeof *plan); /* four layouts: too big for a stack frame */
 	layout_plan_conversion(t, src, dst, elem_bytes_, plan);
 	int64_t bytes = ll_plan_smem_bytes(plan, elem_bytes_);
 	free(plan);
