@@ -19,15 +19,18 @@
  *   keys by coordinates. A 1-D reduce yields a scalar held by every thread.
  *
  * SCAN: every axis coordinate bit belongs to one register, lane or warp bit
- * (bases along the axis are single powers of two). A block-doubling scan runs
- * over those bits from the lowest: for the coordinate bit j, every element
- * keeps P (inclusive prefix within its aligned 2^j block) and T (the block's
- * total); merging the two halves gives the upper half P = T_lower (+) P and
- * both T = T_lower (+) T_upper. The partner is another register (bit owned by
- * a register), SHFL_XOR (lane), or shared memory (warp). The lowest run of
- * register-owned bits is a plain sequential scan. Operand order is always
- * left-to-right, so non-commutative combines are exact; TIR_REVERSE swaps
- * which half comes first.
+ * (bases along the axis are single powers of two). The lowest run of
+ * register-owned bits makes blocks of elements in one thread; each block is
+ * reduced to its total first. A block-doubling scan then runs over the
+ * remaining bits from the lowest: for the coordinate bit j, every block keeps
+ * F (the inclusive prefix of its first element within its aligned 2^j
+ * superblock) and T (the superblock's total); merging two halves gives the
+ * upper half F = T_lower (+) F and both T = T_lower (+) T_upper. The partner
+ * is found by SHFL_XOR (a lane bit) or through shared memory (a warp bit); a
+ * run of register bits is one sequential carry over the superblocks it
+ * selects. Last, each block's elements are scanned from its F. Operand order
+ * is always left-to-right, so non-commutative combines are exact;
+ * TIR_REVERSE swaps which half comes first.
  */
 #include "codegen/lower_internal.h"
 
@@ -666,74 +669,102 @@ static void scan_owners(Red *R, Owner *own, int nbits)
 			lw_ice("scan: axis coordinate bit %d is not held by any thread", j);
 }
 
+/* The cross-thread steps work on blocks: the aligned 2^j0 runs of the axis
+ * that the lowest register bits hold (single elements when the lowest axis
+ * bit is a lane's or a warp's). A block keeps T, the total of its aligned
+ * 2^j superblock, and F, the inclusive prefix of its first element (in scan
+ * order) within the superblock; the rest of the block's elements are scanned
+ * from F at the end. So the shuffles and merges run once per block, not once
+ * per element (a 1-D cumsum of 8192 on 4 warps holds 16 blocks of 4 per
+ * thread), and no identity of the combine is needed. */
 typedef struct ScanSt {
-	TpVal *P[8], *T[8]; /* per operand, per register */
+	TpVal *P[8], *T[8]; /* per operand, per register: F and T at block
+	                       representatives, the final prefixes at the end */
+	uint32_t lowmask;   /* register bits of the low run */
 } ScanSt;
 
-/* Merge step for one element: `second` (i1 or constant) says whether this
- * element is in the later half; pT = the partner half's total. */
-static void merge(Red *R, ScanSt *S, int r, const TpVal *pT, TpVal second_v, int second_c)
+/* Merge step for one block over a lane or warp bit: `second` (i1) says
+ * whether this block is in the later half; pT = the partner half's total. */
+static void merge(Red *R, ScanSt *S, int r, const TpVal *pT, TpVal second)
 {
-	TpVal mineT[8], mineP[8], nT[8], nP[8];
+	TpVal mineT[8], mineP[8], withP[8], nT[8];
 	for (int i = 0; i < R->n; i++) {
 		mineT[i] = S->T[i][r];
 		mineP[i] = S->P[i][r];
 	}
-	if (!second_v) {
-		if (second_c) {
-			combine(R, pT, mineP, nP);
-			combine(R, pT, mineT, nT);
-		} else {
-			memcpy(nP, mineP, sizeof(TpVal) * (size_t)R->n);
-			combine(R, mineT, pT, nT);
-		}
-	} else {
-		TpVal withP[8];
-		combine(R, pT, mineP, withP);
-		combine_ordered(R, mineT, pT, second_v, nT);
-		for (int i = 0; i < R->n; i++)
-			nP[i] = lw_select(R->L, second_v, withP[i], mineP[i]);
-	}
+	combine(R, pT, mineP, withP);
+	combine_ordered(R, mineT, pT, second, nT);
 	for (int i = 0; i < R->n; i++) {
+		S->P[i][r] = lw_select(R->L, second, withP[i], mineP[i]);
 		S->T[i][r] = nT[i];
-		S->P[i][r] = nP[i];
 	}
 }
 
-static void scan_low_run(Red *R, ScanSt *S, LVal *in, const Owner *own, int j0, bool rev)
+/* The registers of the block whose representative (low-run bits clear) is
+ * r, in scan order. */
+static void block_members(const Owner *own, int j0, int r, bool rev, int *mem)
 {
-	int nr = 1 << lw_bits(R->l, LL_REG);
-	uint32_t lowmask = 0;
-	for (int j = 0; j < j0; j++)
-		lowmask |= 1u << own[j].bit;
 	int blk = 1 << j0;
+	for (int t = 0; t < blk; t++) {
+		int q = r;
+		for (int j = 0; j < j0; j++)
+			if ((t >> j) & 1)
+				q |= 1 << own[j].bit;
+		mem[rev ? blk - 1 - t : t] = q;
+	}
+}
+
+static bool is_block_rep(const Red *R, const ScanSt *S, int r)
+{
+	return !(r & (int)R->rf) && !(r & (int)S->lowmask);
+}
+
+/* Each block's total and first element: T and F before any merge. */
+static void scan_blocks(Red *R, ScanSt *S, LVal *in, const Owner *own, int j0, bool rev)
+{
+	int nr = 1 << lw_bits(R->l, LL_REG), blk = 1 << j0;
+	S->lowmask = 0;
+	for (int j = 0; j < j0; j++)
+		S->lowmask |= 1u << own[j].bit;
 	int *mem = ARENA_NEWN(R->L->arena, int, blk);
 	for (int r = 0; r < nr; r++) {
-		if ((r & (int)R->rf) || (r & (int)lowmask))
+		if (!is_block_rep(R, S, r))
 			continue;
-		for (int t = 0; t < blk; t++) {
-			int q = r;
-			for (int j = 0; j < j0; j++)
-				if ((t >> j) & 1)
-					q |= 1 << own[j].bit;
-			mem[t] = q;
-		}
+		block_members(own, j0, r, rev, mem);
 		TpVal acc[8];
-		for (int s = 0; s < blk; s++) {
-			int q = mem[rev ? blk - 1 - s : s];
+		for (int i = 0; i < R->n; i++)
+			acc[i] = S->P[i][r] = in[i].r[mem[0]];
+		for (int s = 1; s < blk; s++) {
 			TpVal x[8];
 			for (int i = 0; i < R->n; i++)
-				x[i] = in[i].r[q];
-			if (s == 0)
-				memcpy(acc, x, sizeof(TpVal) * (size_t)R->n);
-			else
-				combine(R, acc, x, acc);
-			for (int i = 0; i < R->n; i++)
-				S->P[i][q] = acc[i];
+				x[i] = in[i].r[mem[s]];
+			combine(R, acc, x, acc);
 		}
-		for (int s = 0; s < blk; s++)
+		for (int i = 0; i < R->n; i++)
+			S->T[i][r] = acc[i];
+	}
+}
+
+/* The final prefixes: each block's elements scanned from its F. */
+static void scan_finish(Red *R, ScanSt *S, LVal *in, const Owner *own, int j0, bool rev)
+{
+	int nr = 1 << lw_bits(R->l, LL_REG), blk = 1 << j0;
+	int *mem = ARENA_NEWN(R->L->arena, int, blk);
+	for (int r = 0; r < nr; r++) {
+		if (!is_block_rep(R, S, r))
+			continue;
+		block_members(own, j0, r, rev, mem);
+		TpVal acc[8];
+		for (int i = 0; i < R->n; i++)
+			acc[i] = S->P[i][mem[0]] = S->P[i][r];
+		for (int s = 1; s < blk; s++) {
+			TpVal x[8];
 			for (int i = 0; i < R->n; i++)
-				S->T[i][mem[s]] = acc[i];
+				x[i] = in[i].r[mem[s]];
+			combine(R, acc, x, acc);
+			for (int i = 0; i < R->n; i++)
+				S->P[i][mem[s]] = acc[i];
+		}
 	}
 }
 
@@ -752,6 +783,18 @@ static int32_t block_slot(const LinearLayout *l, int axis, int j, const int32_t 
 	return idx;
 }
 
+/* Byte address of slot (hw ^ rs): hw the thread's dynamic part, whose bits
+ * lie in hwmask, at_hw its address (hw * eb + base), rs a constant. */
+static TpVal slot_addr(Lower *L, TpVal hw, uint32_t hwmask, TpVal at_hw, int32_t rs, int eb,
+                       int base)
+{
+	if (!rs)
+		return at_hw;
+	if (!((uint32_t)rs & hwmask))
+		return lw_bin(L, TP_ADD, at_hw, lw_i32(L, rs * eb));
+	return byte_off(L, lw_bin(L, TP_XOR, hw, lw_i32(L, rs)), eb, base);
+}
+
 /* The merge over axis coordinate bit j, held by warp bit wb. Every element
  * of an aligned 2^j block has the same T by now, so T goes to shared memory
  * once per block (by the thread and register holding its first element),
@@ -763,26 +806,36 @@ static void scan_warp_bit(Red *R, ScanSt *S, int wb, int j, bool rev)
 	const LinearLayout *l = R->l;
 	int nr = 1 << lw_bits(l, LL_REG);
 	int64_t nslots = (int64_t)1 << (ll_total_out_bits(l) - j);
-	int base[8], total = 0;
+	int base[8], eb[8], total = 0;
 	for (int i = 0; i < R->n; i++) {
-		int eb = MAXOF(1, dtype_bytes((DType)R->et[i].dt));
-		total = (total + eb - 1) / eb * eb;
+		eb[i] = MAXOF(1, dtype_bytes((DType)R->et[i].dt));
+		total = (total + eb[i] - 1) / eb[i] * eb[i];
 		base[i] = total;
-		total += (int)(nslots * eb);
+		total += (int)(nslots * eb[i]);
 	}
 	int b0 = lw_scratch(L, R->op, total);
 	int32_t li[LL_MAX_BITS], wi[LL_MAX_BITS], c[LL_MAX_OUT];
 	int nl = lw_bits(l, LL_LANE), nw = lw_bits(l, LL_WARP);
+	uint32_t hwmask = 0; /* the slot bits lanes and warps can set */
 	for (int b = 0; b < nl; b++)
-		li[b] = block_slot(l, R->axis, j, lw_basis(l, LL_LANE, b));
+		hwmask |= (uint32_t)(li[b] = block_slot(l, R->axis, j, lw_basis(l, LL_LANE, b)));
 	for (int b = 0; b < nw; b++)
-		wi[b] = block_slot(l, R->axis, j, lw_basis(l, LL_WARP, b));
+		hwmask |= (uint32_t)(wi[b] = block_slot(l, R->axis, j, lw_basis(l, LL_WARP, b)));
 	TpVal hw = lw_linear_lane_warp(L, li, nl, wi, nw);
 	/* the partner block: axis coordinate bit j flipped */
 	int32_t flip = 0;
 	for (int d = l->n_out - 1; d > R->axis; d--)
 		flip += l->out_bits[d];
 	flip = 1 << flip;
+	TpVal hw_theirs = lw_bin(L, TP_XOR, hw, lw_i32(L, flip));
+	/* slot addresses of this thread's lanes and warps, per operand: a
+	 * register's slot bits are usually disjoint from them, and then its
+	 * address is one of these plus a constant (an immediate offset) */
+	TpVal mine_at[8], theirs_at[8];
+	for (int i = 0; i < R->n; i++) {
+		mine_at[i] = byte_off(L, hw, eb[i], b0 + base[i]);
+		theirs_at[i] = byte_off(L, hw_theirs, eb[i], b0 + base[i]);
+	}
 	/* one writer per slot: the block's first element (its axis bits below j
 	 * clear), in the canonical copy (free lane and warp bits clear) */
 	uint32_t reg_low = 0, lane_low = R->lf, warp_low = R->wf;
@@ -798,18 +851,17 @@ static void scan_warp_bit(Red *R, ScanSt *S, int wb, int j, bool rev)
 	TpVal writer = lw_owner_pred(L, lane_low, warp_low);
 	if (!writer)
 		writer = lw_true(L);
-	TpVal *mine = ARENA_NEWN(L->arena, TpVal, nr);
+	int32_t *rslot = ARENA_NEWN(L->arena, int32_t, nr);
 	for (int r = 0; r < nr; r++) {
-		if (r & (int)R->rf)
+		if (!is_block_rep(R, S, r))
 			continue;
 		ll_apply_hw(l, (uint32_t)r, 0, 0, c);
-		int32_t rs = block_slot(l, R->axis, j, c);
-		mine[r] = rs ? lw_bin(L, TP_XOR, hw, lw_i32(L, rs)) : hw;
+		rslot[r] = block_slot(l, R->axis, j, c);
 		if (r & (int)reg_low)
 			continue;
 		for (int i = 0; i < R->n; i++) {
-			int eb = MAXOF(1, dtype_bytes((DType)R->et[i].dt));
-			TpVal in[3] = {byte_off(L, mine[r], eb, b0 + base[i]), writer, S->T[i][r]};
+			TpVal in[3] = {slot_addr(L, hw, hwmask, mine_at[i], rslot[r], eb[i], b0 + base[i]),
+			               writer, S->T[i][r]};
 			lw_op(L, TP_SMEM_STORE, R->op->loc, in, 3, NULL, 0)->attr.i = 1;
 		}
 	}
@@ -817,20 +869,61 @@ static void scan_warp_bit(Red *R, ScanSt *S, int wb, int j, bool rev)
 	TpVal bit = bit_set(L, L->warp, wb);
 	TpVal second = rev ? lw_bin(L, TP_XOR, bit, lw_true(L)) : bit;
 	for (int r = 0; r < nr; r++) {
-		if (r & (int)R->rf)
+		if (!is_block_rep(R, S, r))
 			continue;
-		TpVal theirs = lw_bin(L, TP_XOR, mine[r], lw_i32(L, flip));
 		TpVal pT[8];
 		for (int i = 0; i < R->n; i++) {
-			int eb = MAXOF(1, dtype_bytes((DType)R->et[i].dt));
-			TpVal in[2] = {byte_off(L, theirs, eb, b0 + base[i]), lw_true(L)};
+			TpVal in[2] = {slot_addr(L, hw_theirs, hwmask, theirs_at[i], rslot[r], eb[i],
+			                         b0 + base[i]),
+			               lw_true(L)};
 			TpOp *t = lw_op(L, TP_SMEM_LOAD, R->op->loc, in, 2, &R->et[i], 1);
 			t->attr.i = 1;
 			pT[i] = t->results[0];
 		}
-		merge(R, S, r, pT, second, 0);
+		merge(R, S, r, pT, second);
 	}
 	lw_barrier(L);
+}
+
+/* Axis bits j1..j2-1 held by registers (above a lane or warp bit): the
+ * 2^(j2-j1) superblocks they select in each thread are merged by one
+ * sequential carry, one combine per block and one per superblock, where a
+ * merge per bit costs (j2-j1) per block. */
+static void scan_register_run(Red *R, ScanSt *S, const Owner *own, int j1, int j2, bool rev)
+{
+	int nr = 1 << lw_bits(R->l, LL_REG), k = j2 - j1, nsb = 1 << k;
+	uint32_t runmask = 0;
+	for (int j = j1; j < j2; j++)
+		runmask |= 1u << own[j].bit;
+	int *q = ARENA_NEWN(R->L->arena, int, nsb);
+	for (int r = 0; r < nr; r++) {
+		if (!is_block_rep(R, S, r) || (r & (int)runmask))
+			continue;
+		for (int t = 0; t < nsb; t++) {
+			int x = r;
+			for (int m = 0; m < k; m++)
+				if ((t >> m) & 1)
+					x |= 1 << own[j1 + m].bit;
+			q[rev ? nsb - 1 - t : t] = x;
+		}
+		TpVal carry[8];
+		for (int i = 0; i < R->n; i++)
+			carry[i] = S->T[i][q[0]];
+		for (int t = 1; t < nsb; t++) {
+			TpVal p[8], tt[8];
+			for (int i = 0; i < R->n; i++) {
+				p[i] = S->P[i][q[t]];
+				tt[i] = S->T[i][q[t]];
+			}
+			combine(R, carry, p, p);
+			combine(R, carry, tt, carry);
+			for (int i = 0; i < R->n; i++)
+				S->P[i][q[t]] = p[i];
+		}
+		for (int t = 0; t < nsb; t++)
+			for (int i = 0; i < R->n; i++)
+				S->T[i][q[t]] = carry[i];
+	}
 }
 
 static void lower_scan_op(Lower *L, const TirOp *op)
@@ -853,29 +946,20 @@ static void lower_scan_op(Lower *L, const TirOp *op)
 	int j0 = 0;
 	while (j0 < nbits && own[j0].kind == 0)
 		j0++;
-	scan_low_run(&R, &S, in, own, j0, rev);
+	scan_blocks(&R, &S, in, own, j0, rev);
 	for (int j = j0; j < nbits; j++) {
 		if (own[j].kind == 0) {
-			int rb = own[j].bit;
-			for (int r = 0; r < nr; r++) {
-				if ((r & (int)R.rf) || ((r >> rb) & 1))
-					continue;
-				int lo = r, hi = r | (1 << rb);
-				int first = rev ? hi : lo, second = rev ? lo : hi;
-				TpVal fT[8], sT[8];
-				for (int i = 0; i < R.n; i++) {
-					fT[i] = S.T[i][first];
-					sT[i] = S.T[i][second];
-				}
-				merge(&R, &S, second, fT, 0, 1);
-				merge(&R, &S, first, sT, 0, 0);
-			}
+			int j2 = j;
+			while (j2 < nbits && own[j2].kind == 0)
+				j2++;
+			scan_register_run(&R, &S, own, j, j2, rev);
+			j = j2 - 1;
 		} else if (own[j].kind == 1) {
 			int lb = own[j].bit;
 			TpVal bit = bit_set(L, L->lane, lb);
 			TpVal second = rev ? lw_bin(L, TP_XOR, bit, lw_true(L)) : bit;
 			for (int r = 0; r < nr; r++) {
-				if (r & (int)R.rf)
+				if (!is_block_rep(&R, &S, r))
 					continue;
 				TpVal pT[8];
 				for (int i = 0; i < R.n; i++) {
@@ -884,12 +968,13 @@ static void lower_scan_op(Lower *L, const TirOp *op)
 					t->attr.i = 1 << lb;
 					pT[i] = t->results[0];
 				}
-				merge(&R, &S, r, pT, second, 0);
+				merge(&R, &S, r, pT, second);
 			}
 		} else {
 			scan_warp_bit(&R, &S, own[j].bit, j, rev);
 		}
 	}
+	scan_finish(&R, &S, in, own, j0, rev);
 	for (int i = 0; i < R.n; i++) {
 		const LinearLayout *rl = lw_layout(L, op->results[i]);
 		if (rl != l && !ll_equal(rl, l))

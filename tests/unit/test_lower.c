@@ -1944,6 +1944,50 @@ int main(void)
 			}
 		}
 	}
+	/* scans over random assignments of the axis bits to registers, lanes and
+	 * warps (runs of register bits low, between, and above lane and warp
+	 * bits; replicated lanes and warps where the axis is short) */
+	{
+		uint32_t seed = 12345;
+		for (int c = 0; c < 24; c++) {
+			int nw = 1 << (c % 3), wbits = c % 3;
+			int nbits = 3 + c % 8; /* 8 .. 1024 elements */
+			int regs = nbits - 5 - wbits;
+			if (regs < 0)
+				regs = 0;
+			/* a random order of the nbits coordinate bits over
+			 * regs register, 5 lane and wbits warp slots */
+			LLInDim who[16];
+			int nwho = 0;
+			for (int i = 0; i < regs; i++)
+				who[nwho++] = LL_REG;
+			for (int i = 0; i < 5; i++)
+				who[nwho++] = LL_LANE;
+			for (int i = 0; i < wbits; i++)
+				who[nwho++] = LL_WARP;
+			for (int i = nwho - 1; i > 0; i--) {
+				seed = seed * 1103515245u + 12345u;
+				int k = (int)((seed >> 16) % (uint32_t)(i + 1));
+				LLInDim t = who[i];
+				who[i] = who[k];
+				who[k] = t;
+			}
+			LinearLayout l;
+			ll_init_hw(&l, 1);
+			int bit = 0;
+			for (int i = 0; i < nwho; i++) {
+				int32_t v[1] = {bit < nbits ? 1 << bit : 0};
+				ll_push_basis(&l, who[i], v);
+				if (bit < nbits)
+					bit++;
+			}
+			for (int rev = 0; rev < 2; rev++) {
+				char name[64];
+				snprintf(name, sizeof name, "scan random %d%s", c, rev ? " reverse" : "");
+				test_scan(name, nw, 1 << nbits, &l, rev);
+			}
+		}
+	}
 	/* non-commutative reduce: 8 (and 16) registers along the axis in each
 	 * thread, in register order and with the register bases permuted */
 	{
