@@ -238,7 +238,7 @@ static void cvt_shared(Lower *L, const TirOp *op, const LinearLayout *sl, const 
 	SmemTile *t = ARENA_NEW(L->arena, SmemTile);
 	t->et = et;
 	t->eb = MAXOF(1, dtype_bytes((DType)et.dt));
-	layout_plan_conversion(L->t, sl, dl, t->eb, p);
+	layout_plan_conversion(L->t, L->tf, sl, dl, t->eb, p);
 	t->m = p->smem;
 	t->pad = p->pad;
 	TpVal base = lw_i32(L, lw_scratch(L, op, (int)ll_plan_smem_bytes(p, t->eb)));

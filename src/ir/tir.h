@@ -239,6 +239,8 @@ typedef struct TirFunc {
 	int nbufs;
 	TirHint *hints;   /* arena array (tir_add_hint) */
 	int nhints, cap_hints;
+	struct LayoutMemo *layout_memo; /* the layout passes' memo of shared-layout
+	                                   choices (layout/smem.c); NULL: none */
 } TirFunc;
 
 /* The kernel's name as the user writes it (Class.name), for listings and messages */

@@ -1001,6 +1001,7 @@ static void hoist_converts(Assign *A, TirBlock *b)
 
 bool layout_assign(LayoutCtx *lc, TirFunc *f)
 {
+	layout_memo_init(f);
 	Assign A;
 	memset(&A, 0, sizeof A);
 	A.lc = lc;

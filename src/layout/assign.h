@@ -40,17 +40,28 @@ bool layout_assign(LayoutCtx *lc, TirFunc *f);
 int layout_dot_mma_bits(const TargetDesc *t, const TirFunc *f, const TirOp *dot);
 struct LinearLayout;
 struct CvtSmemPlan;
+struct PaddedShared;
 /* How a conversion src -> dst goes through shared memory on t: in chunks of
  * at most layout_cvt_scratch_cap(t) bytes where the layouts allow, each read
  * with ldmatrix where t has it (ll_plan_conversion_smem). smem.c sizes the
- * scratch and lowering emits the conversion from this one plan. */
-void layout_plan_conversion(const TargetDesc *t, const struct LinearLayout *src,
+ * scratch and lowering emits the conversion from this one plan. f's memo
+ * (layout_memo_init) keeps the choices: the chooser tries hundreds of
+ * shared layouts, and pipelining, scratch sizing and lowering ask about the
+ * same conversions again and again. f may be NULL (no memo). */
+void layout_plan_conversion(const TargetDesc *t, const TirFunc *f, const struct LinearLayout *src,
 			    const struct LinearLayout *dst, int elem_bytes, struct CvtSmemPlan *plan);
+/* The shared layout of a whole (unchunked) conversion src -> dst on t. */
+void layout_choose_conversion_smem(const TargetDesc *t, const TirFunc *f,
+				   const struct LinearLayout *src, const struct LinearLayout *dst,
+				   int elem_bytes, struct LinearLayout *smem, struct PaddedShared *pad);
+/* Gives f an empty memo (in f's arena); layout_assign does. */
+void layout_memo_init(TirFunc *f);
 int64_t layout_cvt_scratch_cap(const TargetDesc *t);
 /* Scratch bytes of a conversion src -> dst (0 unless it needs shared memory):
  * one chunk of layout_plan_conversion. */
-int64_t layout_convert_smem_bytes(const TargetDesc *t, const struct LinearLayout *src,
-				  const struct LinearLayout *dst, int elem_bytes);
+int64_t layout_convert_smem_bytes(const TargetDesc *t, const TirFunc *f,
+				  const struct LinearLayout *src, const struct LinearLayout *dst,
+				  int elem_bytes);
 /* Can conversions read shared memory with ldmatrix on t (32-lane warps)? */
 bool layout_target_ldmatrix(const TargetDesc *t);
 /* Scratch bytes of a reduce/scan of a tile with layout `in` over `axis`:

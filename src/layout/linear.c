@@ -238,12 +238,18 @@ typedef struct Echelon {
 /* Reduce v (with combination *combo) by the pivots; returns the residue. */
 static uint64_t ech_reduce(const Echelon *e, uint64_t v, uint64_t *combo)
 {
-	for (int h = 63; h >= 0 && v; h--)
-		if (((v >> h) & 1) && e->has[h]) {
+	uint64_t residue = 0; /* set bits without a pivot: no lower pivot reaches them */
+	while (v) {
+		int h = 63 - __builtin_clzll(v);
+		if (e->has[h]) {
 			v ^= e->vec[h];
 			*combo ^= e->combo[h];
+		} else {
+			residue |= (uint64_t)1 << h;
+			v &= ~((uint64_t)1 << h);
 		}
-	return v;
+	}
+	return residue;
 }
 
 /* Adds column `bit` with vector v; returns true if it was independent (a pivot). */

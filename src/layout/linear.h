@@ -269,6 +269,10 @@ typedef struct CvtSmemPlan {
  * there are when that is not possible). */
 void ll_plan_conversion_smem(const LinearLayout *src, const LinearLayout *dst, int elem_bytes,
 			     bool ldmatrix, int64_t cap_bytes, CvtSmemPlan *plan);
+/* The same without the choice of the shared layout (plan->smem and pad are
+ * left empty): the caller chooses it for plan->src -> plan->dst. */
+void ll_plan_conversion_chunks(const LinearLayout *src, const LinearLayout *dst, int elem_bytes,
+			       int64_t cap_bytes, CvtSmemPlan *plan);
 /* Bytes of one chunk's buffer (padding included). */
 int64_t ll_plan_smem_bytes(const CvtSmemPlan *plan, int elem_bytes);
 /* The full register index of register r of a chunk layout in chunk `chunk`:

@@ -271,8 +271,8 @@ static void buf_layout(const Pipe *P, PLoad *pl)
 	const TirFunc *f = P->f;
 	ValId res = pl->op->results[0];
 	int eb = elem_bytes(f->vals.data[res].ty);
-	ll_choose_conversion_smem_ldm(f->vals.data[res].layout, pl->cons, eb,
-				      layout_target_ldmatrix(P->lc->target), &pl->smem, &pl->pad);
+	layout_choose_conversion_smem(P->lc->target, f, f->vals.data[res].layout, pl->cons, eb,
+				      &pl->smem, &pl->pad);
 	int64_t n = ll_padded_size(&pl->pad, (int64_t)1 << ll_total_in_bits(&pl->smem));
 	pl->slot_bytes = (n * eb + 127) & ~(int64_t)127;
 }

@@ -53,20 +53,78 @@ int64_t layout_cvt_scratch_cap(const TargetDesc *t)
 	return half < 64 * 1024 ? half : 64 * 1024;
 }
 
-void layout_plan_conversion(const TargetDesc *t, const LinearLayout *src, const LinearLayout *dst,
-			    int elem_bytes_, CvtSmemPlan *plan)
+/* ---- the memo of shared-layout choices ------------------------------------------------- */
+
+typedef struct MemoEntry {
+	LinearLayout src, dst;
+	int eb;
+	bool ldm;
+	LinearLayout smem;
+	PaddedShared pad;
+	struct MemoEntry *next;
+} MemoEntry;
+
+struct LayoutMemo {
+	Arena *arena;
+	MemoEntry *head;
+};
+
+void layout_memo_init(TirFunc *f)
 {
-	ll_plan_conversion_smem(src, dst, elem_bytes_, layout_target_ldmatrix(t),
-				layout_cvt_scratch_cap(t), plan);
+	if (f->layout_memo)
+		return;
+	f->layout_memo = ARENA_NEW(f->arena, struct LayoutMemo);
+	f->layout_memo->arena = f->arena;
 }
 
-int64_t layout_convert_smem_bytes(const TargetDesc *t, const LinearLayout *src,
+/* ll_choose_conversion_smem_ldm through the memo (a pure function of its
+ * arguments, so an answer never goes stale). */
+static void choose(const TirFunc *f, const LinearLayout *src, const LinearLayout *dst, int eb,
+		   bool ldm, LinearLayout *smem, PaddedShared *pad)
+{
+	struct LayoutMemo *m = f ? f->layout_memo : NULL;
+	for (MemoEntry *e = m ? m->head : NULL; e; e = e->next)
+		if (e->eb == eb && e->ldm == ldm && ll_equal(&e->src, src) && ll_equal(&e->dst, dst)) {
+			*smem = e->smem;
+			*pad = e->pad;
+			return;
+		}
+	ll_choose_conversion_smem_ldm(src, dst, eb, ldm, smem, pad);
+	if (!m)
+		return;
+	MemoEntry *e = ARENA_NEW(m->arena, MemoEntry);
+	e->src = *src;
+	e->dst = *dst;
+	e->eb = eb;
+	e->ldm = ldm;
+	e->smem = *smem;
+	e->pad = *pad;
+	e->next = m->head;
+	m->head = e;
+}
+
+void layout_choose_conversion_smem(const TargetDesc *t, const TirFunc *f, const LinearLayout *src,
+				   const LinearLayout *dst, int elem_bytes_, LinearLayout *smem,
+				   PaddedShared *pad)
+{
+	choose(f, src, dst, elem_bytes_, layout_target_ldmatrix(t), smem, pad);
+}
+
+void layout_plan_conversion(const TargetDesc *t, const TirFunc *f, const LinearLayout *src,
+			    const LinearLayout *dst, int elem_bytes_, CvtSmemPlan *plan)
+{
+	ll_plan_conversion_chunks(src, dst, elem_bytes_, layout_cvt_scratch_cap(t), plan);
+	choose(f, &plan->src, &plan->dst, elem_bytes_, layout_target_ldmatrix(t), &plan->smem,
+	       &plan->pad);
+}
+
+int64_t layout_convert_smem_bytes(const TargetDesc *t, const TirFunc *f, const LinearLayout *src,
 				  const LinearLayout *dst, int elem_bytes_)
 {
 	if (ll_conversion_kind(src, dst) != CVT_SHARED)
 		return 0;
 	CvtSmemPlan *plan = xmalloc(sizeof *plan); /* four layouts: too big for a stack frame */
-	layout_plan_conversion(t, src, dst, elem_bytes_, plan);
+	layout_plan_conversion(t, f, src, dst, elem_bytes_, plan);
 	int64_t bytes = ll_plan_smem_bytes(plan, elem_bytes_);
 	free(plan);
 	return bytes;
@@ -134,7 +192,7 @@ int64_t layout_op_scratch(const LayoutCtx *lc, const TirFunc *f, const TirOp *op
 	} else if (op->kind == TOP_CONVERT_LAYOUT && op->nin == 1 && op->nout == 1) {
 		const TirVal *s = &f->vals.data[op->operands[0]], *d = &f->vals.data[op->results[0]];
 		if (s->layout && d->layout)
-			bytes = layout_convert_smem_bytes(lc->target, s->layout, d->layout,
+			bytes = layout_convert_smem_bytes(lc->target, f, s->layout, d->layout,
 							  elem_bytes(s->ty));
 	} else if (op->kind == TOP_REDUCE || op->kind == TOP_SCAN) {
 		for (int i = 0; i < op->nin; i++) {

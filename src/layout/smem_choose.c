@@ -101,17 +101,18 @@ static bool access_init(Access *a, const LinearLayout *reg, const LinearLayout *
 	return true;
 }
 
-static int cmp_u32(const void *x, const void *y)
-{
-	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-	return a < b ? -1 : a > b;
-}
-
 /* Wavefronts to serve these 4-byte words (sorted in place): the most
- * distinct words in one bank. */
+ * distinct words in one bank. An insertion sort: there are at most 136, and
+ * the chooser calls this thousands of times per kernel. */
 static int words_wavefronts(uint32_t *words, int n)
 {
-	qsort(words, (size_t)n, sizeof words[0], cmp_u32);
+	for (int i = 1; i < n; i++) {
+		uint32_t w = words[i];
+		int j = i;
+		for (; j > 0 && words[j - 1] > w; j--)
+			words[j] = words[j - 1];
+		words[j] = w;
+	}
 	int per_bank[NBANKS] = {0}, worst = 0;
 	for (int i = 0; i < n; i++) {
 		if (i && words[i] == words[i - 1])
@@ -426,6 +427,10 @@ void ll_choose_conversion_smem_ldm(const LinearLayout *src, const LinearLayout *
 					if (mp == 1 && (vec > 1 || pp > 1))
 						continue; /* same as no swizzle */
 					if (rank < 2 && mp > 1)
+						continue;
+					/* phases past the last row: the layout of
+					 * max_phase rows / per_phase, which is simpler */
+					if (pp * mp > rows)
 						continue;
 					memset(&c.pad, 0, sizeof c.pad);
 					ll_swizzled_shared(&c.smem, rank, shape, vec, pp, mp, ord);

@@ -74,8 +74,8 @@ static void quotient(LinearLayout *out, const LinearLayout *l, uint32_t regs,
 		out->out_bits[d] = (uint8_t)(l->out_bits[d] - __builtin_popcount(drop[d]));
 }
 
-void ll_plan_conversion_smem(const LinearLayout *src, const LinearLayout *dst, int elem_bytes,
-			     bool ldmatrix, int64_t cap_bytes, CvtSmemPlan *p)
+void ll_plan_conversion_chunks(const LinearLayout *src, const LinearLayout *dst, int elem_bytes,
+			       int64_t cap_bytes, CvtSmemPlan *p)
 {
 	memset(p, 0, sizeof *p);
 	typedef struct { int d, k, s, t; } Bit;
@@ -110,6 +110,12 @@ void ll_plan_conversion_smem(const LinearLayout *src, const LinearLayout *dst, i
 	}
 	quotient(&p->src, src, src_regs, drop);
 	quotient(&p->dst, dst, dst_regs, drop);
+}
+
+void ll_plan_conversion_smem(const LinearLayout *src, const LinearLayout *dst, int elem_bytes,
+			     bool ldmatrix, int64_t cap_bytes, CvtSmemPlan *p)
+{
+	ll_plan_conversion_chunks(src, dst, elem_bytes, cap_bytes, p);
 	ll_choose_conversion_smem_ldm(&p->src, &p->dst, elem_bytes, ldmatrix, &p->smem, &p->pad);
 }
 
