@@ -518,7 +518,11 @@ static int frag_reg(const LinearLayout *l, MmaKind kind, int j, int x0, int y0, 
 	int r = lw_find_reg(l, c, 0);
 	if (r < 0)
 		return -1;
-	for (int lane = 0; lane < 32; lane++) {
+	/* Both sides are XOR-affine in the lane: the layout is linear, and a
+	 * fragment's coordinates are bit fields of the lane (lane / 4, lane % 4
+	 * times 1, 2 or 4) plus constants on other bits (j, the tile origin).
+	 * So they agree on all 32 lanes if they do on lane 0 and each lane bit. */
+	for (int lane = 0; lane < 32; lane = lane ? lane << 1 : 1) {
 		int32_t got[LL_MAX_OUT];
 		ll_apply_hw(l, (uint32_t)r, (uint32_t)lane, 0, got);
 		fn(kind, j, lane, &x, &y);
