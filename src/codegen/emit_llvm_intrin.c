@@ -3,7 +3,8 @@
  *
  * Warps are the consecutive groups of `lanes` vector elements, so a shuffle
  * within each warp is a shufflevector with a constant permutation (SHFL_XOR)
- * or a gather from a stack copy (SHFL_IDX, variable source).
+ * or a gather from a stack copy (SHFL_IDX, variable source), and so is an
+ * exchange between warps (WARP_XOR).
  *
  * MMA and LDMATRIX are lane-exact calls into libtile (jit/rt_mma.c), resolved
  * by ORC like tile_rt_print: operands go through stack scratch, one row of T
@@ -50,6 +51,18 @@ static void emit_shfl_xor(Em *e, const TpOp *op)
 	int *src = malloc(sizeof(int) * (size_t)e->T);
 	for (int t = 0; t < e->T; t++)
 		src[t] = (t / L) * L + (((t % L) ^ m) & (L - 1));
+	em_set(e, op->results[0], permute(e, x, src));
+	free(src);
+}
+
+/* Warps are consecutive groups of `lanes` elements of the one vector. */
+static void emit_warp_xor(Em *e, const TpOp *op)
+{
+	LLVMValueRef x = em_getv(e, op->operands[0]);
+	int L = e->lanes, m = (int)op->attr.i, W = e->T / L;
+	int *src = malloc(sizeof(int) * (size_t)e->T);
+	for (int t = 0; t < e->T; t++)
+		src[t] = (((t / L) ^ m) & (W - 1)) * L + t % L;
 	em_set(e, op->results[0], permute(e, x, src));
 	free(src);
 }
@@ -375,6 +388,7 @@ bool em_intrin(Em *e, const TpOp *op)
 {
 	switch (op->kind) {
 	case TP_SHFL_XOR: emit_shfl_xor(e, op); return true;
+	case TP_WARP_XOR: emit_warp_xor(e, op); return true;
 	case TP_SHFL_IDX: emit_shfl_idx(e, op); return true;
 	case TP_MMA: emit_mma(e, op); return true;
 	case TP_LDMATRIX: emit_ldmatrix(e, op); return true;

@@ -14,9 +14,14 @@
  *      thread computes the same value, even for non-commutative combines;
  *   3. across warps: one writer per (key, warp group) stores its partial to
  *      shared memory, BARRIER, every thread combines the partials of its keys
- *      in warp order, BARRIER.
+ *      in warp order, BARRIER. Where the warps are one SIMD vector (the
+ *      native CPU), a WARP_XOR butterfly as across lanes instead.
  *   The result layout is ll_slice(L, axis): result registers are matched to
  *   keys by coordinates. A 1-D reduce yields a scalar held by every thread.
+ *   A non-commutative combine keeps its order where the layout's register
+ *   axis bits lie below its lane axis bits and those below its warp axis
+ *   bits (blocked layouts without repetitions); Triton, like tile, asks
+ *   tl.reduce's combine to be commutative.
  *
  * SCAN: every axis coordinate bit belongs to one register, lane or warp bit
  * (bases along the axis are single powers of two). The lowest run of
@@ -26,7 +31,8 @@
  * F (the inclusive prefix of its first element within its aligned 2^j
  * superblock) and T (the superblock's total); merging two halves gives the
  * upper half F = T_lower (+) F and both T = T_lower (+) T_upper. The partner
- * is found by SHFL_XOR (a lane bit) or through shared memory (a warp bit); a
+ * is found by SHFL_XOR (a lane bit) or through shared memory (a warp bit;
+ * WARP_XOR where the warps are one SIMD vector, on the native CPU); a
  * run of register bits is one sequential carry over the superblocks it
  * selects. Last, each block's elements are scanned from its F. Operand order
  * is always left-to-right, so non-commutative combines are exact;
@@ -246,24 +252,39 @@ static TpVal bit_set(Lower *L, TpVal id, int b)
 	return lw_cmp(L, PRED_NE, t, lw_i32(L, 0));
 }
 
-static void across_lanes(Red *R, Group *g, int ng)
+/* Are a program's warps one SIMD vector (the native CPU)? Then partials
+ * cross warps by a vector permute (WARP_XOR) like lanes by a shuffle, not by
+ * a round through shared memory: scatters, gathers and barriers there. */
+static bool warps_in_vector(const Lower *L)
+{
+	return L->t->kind == TARGET_CPU && !L->t->emulate;
+}
+
+/* The butterfly over the lane (or warp) bits in `along`: the thread whose bit
+ * is clear is always the left operand, so every thread computes the same
+ * value, even for non-commutative combines. */
+static void butterfly(Red *R, Group *g, int ng, TpOpKind xchg, TpVal id, int nbits, uint32_t along)
 {
 	Lower *L = R->L;
-	for (int b = 0; b < L->lane_bits; b++) {
-		if (!((R->lane_a >> b) & 1))
+	for (int b = 0; b < nbits; b++) {
+		if (!((along >> b) & 1))
 			continue;
-		TpVal second = R->commutative ? 0 : bit_set(L, L->lane, b);
+		TpVal second = R->commutative ? 0 : bit_set(L, id, b);
 		for (int k = 0; k < ng; k++) {
 			TpVal other[8];
 			for (int i = 0; i < R->n; i++) {
-				TpOp *t = lw_op(L, TP_SHFL_XOR, R->op->loc, &g[k].acc[i], 1,
-				                &R->et[i], 1);
+				TpOp *t = lw_op(L, xchg, R->op->loc, &g[k].acc[i], 1, &R->et[i], 1);
 				t->attr.i = 1 << b;
 				other[i] = t->results[0];
 			}
 			combine_ordered(R, g[k].acc, other, second, g[k].acc);
 		}
 	}
+}
+
+static void across_lanes(Red *R, Group *g, int ng)
+{
+	butterfly(R, g, ng, TP_SHFL_XOR, R->L->lane, R->L->lane_bits, R->lane_a);
 }
 
 /* Row-major index of a key over the dims other than the axis (i32). */
@@ -288,6 +309,10 @@ static void across_warps(Red *R, Group *g, int ng)
 {
 	Lower *L = R->L;
 	const LinearLayout *l = R->l;
+	if (warps_in_vector(L)) {
+		butterfly(R, g, ng, TP_WARP_XOR, L->warp, lw_bits(l, LL_WARP), R->warp_a);
+		return;
+	}
 	int G = 1, nwa = 0;
 	int32_t wimg[LL_MAX_BITS] = {0};
 	for (int b = 0; b < lw_bits(l, LL_WARP); b++)
@@ -954,18 +979,19 @@ static void lower_scan_op(Lower *L, const TirOp *op)
 				j2++;
 			scan_register_run(&R, &S, own, j, j2, rev);
 			j = j2 - 1;
-		} else if (own[j].kind == 1) {
-			int lb = own[j].bit;
-			TpVal bit = bit_set(L, L->lane, lb);
+		} else if (own[j].kind == 1 || warps_in_vector(L)) {
+			bool lane = own[j].kind == 1;
+			int xb = own[j].bit;
+			TpVal bit = bit_set(L, lane ? L->lane : L->warp, xb);
 			TpVal second = rev ? lw_bin(L, TP_XOR, bit, lw_true(L)) : bit;
 			for (int r = 0; r < nr; r++) {
 				if (!is_block_rep(&R, &S, r))
 					continue;
 				TpVal pT[8];
 				for (int i = 0; i < R.n; i++) {
-					TpOp *t = lw_op(L, TP_SHFL_XOR, op->loc, &S.T[i][r], 1,
-					                &R.et[i], 1);
-					t->attr.i = 1 << lb;
+					TpOp *t = lw_op(L, lane ? TP_SHFL_XOR : TP_WARP_XOR, op->loc,
+					                &S.T[i][r], 1, &R.et[i], 1);
+					t->attr.i = 1 << xb;
 					pT[i] = t->results[0];
 				}
 				merge(&R, &S, r, pT, second);

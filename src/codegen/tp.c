@@ -80,6 +80,7 @@ static bool kind_varies(TpOpKind k)
 	case TP_WARP_ID:
 	case TP_SHFL_XOR:
 	case TP_SHFL_IDX:
+	case TP_WARP_XOR:
 	case TP_MMA:
 	case TP_LDMATRIX: return true;
 	default: return false;
@@ -199,7 +200,8 @@ static void pr_attrs(Printer *p, const TpOp *op)
 	case TP_CP_ASYNC_WAIT:
 	case TP_MMA: sb_printf(o, " %" PRId64, a->i); break;
 	case TP_SREG: sb_puts(o, a->i == SREG_SMID ? " smid" : " globaltimer"); break;
-	case TP_SHFL_XOR: sb_printf(o, " %" PRId64, a->i); break;
+	case TP_SHFL_XOR:
+	case TP_WARP_XOR: sb_printf(o, " %" PRId64, a->i); break;
 	default: break;
 	}
 	if ((op->kind == TP_LOAD || op->kind == TP_STORE) && (a->flags & TP_COALESCED))
@@ -444,7 +446,8 @@ static void check_types(Verifier *v, const TpOp *op)
 		if (vty(v, op->operands[0]).dt != DT_PTR || !is_i1(vty(v, op->operands[3])))
 			vfail(op, "bad pointer or mask");
 		break;
-	case TP_SHFL_XOR: need_n(op, 1, 1); break;
+	case TP_SHFL_XOR:
+	case TP_WARP_XOR: need_n(op, 1, 1); break;
 	case TP_SHFL_IDX: need_n(op, 2, 1); break;
 	case TP_UNIFORM:
 		need_n(op, 1, 1);

@@ -55,6 +55,7 @@ typedef uint32_t TpVal;
 	X(ATOMIC_CAS, "atomic_cas", TF_MEM) /* (ptr, cmp, val, mask) result old value */ \
 	X(SHFL_XOR, "shfl_xor", TF_PURE)    /* (val) attr.i = lane mask: value of lane (lane ^ mask) in the same warp */ \
 	X(SHFL_IDX, "shfl_idx", TF_PURE)    /* (val, src_lane i32) value of lane src_lane in the same warp */ \
+	X(WARP_XOR, "warp_xor", TF_PURE)    /* (val) attr.i = warp mask: value of the same lane in warp (warp ^ mask); only where a program's warps are one SIMD vector (the native CPU) */ \
 	X(UNIFORM, "uniform", TF_PURE)      /* (val) val as a uniform value: thread 0's, which every thread holds (a scalar of the Tile IR, e.g. a full reduction, kept in every thread) */ \
 	X(SMEM_LOAD, "smem_load", TF_MEM)   /* (byte_off i32, mask) attr.i = vec, results vec; result dtype = element */ \
 	X(SMEM_STORE, "smem_store", TF_MEM) /* (byte_off i32, mask, vals[vec]) attr.i = vec */ \
