@@ -159,7 +159,7 @@ fi
 # ---- examples ----------------------------------------------------------------------
 for t in build/examples/*; do
 	[ -f "$t" ] && [ -x "$t" ] || continue
-	[ -f "examples/${t##*/}.c" ] || continue
+	[ -f "examples/${t##*/}.c" ] || [ -f "examples/${t##*/}.cpp" ] || continue
 	name=example/${t##*/}
 	selected "$name" || continue
 	run_prog "$name" "$tmp/log" "$t"
