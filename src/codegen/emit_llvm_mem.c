@@ -8,7 +8,8 @@
  *   - otherwise llvm.masked.gather/scatter per element, `other` as passthru,
  *     or, past LANE_LOOP_MIN_T threads, a loop over the lanes (see below).
  * Shared memory is the caller's `smem` buffer addressed by i32 byte offsets,
- * the same way. Atomics on varying pointers run lane by lane in lane order.
+ * the same way (TP_COALESCED there too: lowering sets it where it proves the
+ * offsets consecutive, as for the FMA dot's operand reads). Atomics on varying pointers run lane by lane in lane order.
  * cp.async goes through a per-instance queue in libtile: data lands when a
  * wait retires its group (see the cp.async section). Float atomics that LLVM
  * has no atomicrmw for (min/max, 16-bit floats) are compare-and-swap loops.
@@ -688,6 +689,17 @@ static LLVMValueRef smem_ptr(Em *e, MemAcc *a, LLVMValueRef off)
 	return LLVMBuildBitCast(e->B, p, vec ? em_vec(e, pt) : pt, "");
 }
 
+/* The byte offset of a shared-memory access; for a TP_COALESCED one (thread
+ * t's offset = thread 0's + t * vec elements) thread 0's, as scalar ops. */
+static LLVMValueRef smem_off(Em *e, const TpOp *op, bool *coal)
+{
+	LLVMValueRef off = em_get(e, op->operands[0]);
+	*coal = (op->attr.flags & TP_COALESCED) && em_is_vec(off);
+	if (*coal && em_lane0(e, op->operands[0]))
+		off = em_lane0(e, op->operands[0]);
+	return off;
+}
+
 static void emit_smem_load(Em *e, const TpOp *op)
 {
 	int vec = op->nout;
@@ -698,8 +710,9 @@ static void emit_smem_load(Em *e, const TpOp *op)
 	LLVMValueRef other[MAX_VEC] = {0}, out[MAX_VEC];
 	for (int k = 0; k < vec; k++)
 		other[k] = uni ? LLVMConstNull(a.st) : em_splat(e, LLVMConstNull(a.st));
-	LLVMValueRef p = smem_ptr(e, &a, em_get(e, op->operands[0]));
-	load_elems(e, &a, p, op->nin > 1 ? op->operands[1] : 0, other, uni, false, out);
+	bool coal = false;
+	LLVMValueRef p = smem_ptr(e, &a, smem_off(e, op, &coal));
+	load_elems(e, &a, p, op->nin > 1 ? op->operands[1] : 0, other, uni, coal, out);
 	for (int k = 0; k < vec; k++)
 		em_set(e, op->results[k], from_mem(e, out[k], tp_type(e->f, op->results[k])));
 }
@@ -716,8 +729,9 @@ static void emit_smem_store(Em *e, const TpOp *op)
 	LLVMValueRef v[MAX_VEC];
 	for (int k = 0; k < vec; k++)
 		v[k] = to_mem(e, em_get(e, op->operands[2 + k]), d);
-	LLVMValueRef p = smem_ptr(e, &a, em_get(e, op->operands[0]));
-	store_elems(e, &a, p, op->operands[1], v, uni, false);
+	bool coal = false;
+	LLVMValueRef p = smem_ptr(e, &a, smem_off(e, op, &coal));
+	store_elems(e, &a, p, op->operands[1], v, uni, coal);
 }
 
 /* ---- cp.async ---------------------------------------------------------------------------- */

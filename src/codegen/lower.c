@@ -315,6 +315,11 @@ static TpVal lin_bits(Lower *L, TpVal id, int id_bits, const int32_t *img, int n
 	return acc;
 }
 
+bool lw_simd_program(const Lower *L)
+{
+	return L->t->kind == TARGET_CPU && !L->t->emulate;
+}
+
 TpVal lw_linear_lane_warp(Lower *L, const int32_t *lane_img, int nl, const int32_t *warp_img,
                           int nw)
 {

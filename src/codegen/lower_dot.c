@@ -103,6 +103,37 @@ static void addr_init(Lower *L, Addr *a, const LinearLayout *l, const int64_t *s
 	a->hwoff = sum;
 }
 
+/* Is hwoff thread t's = t * bytes (t = warp * lanes + lane)? Then a register
+ * addressed as hwoff + constant is one contiguous run over the threads: a
+ * coalesced access on the CPU, whose threads are one SIMD vector. */
+static bool addr_coalesced(Lower *L, const Addr *a, int64_t bytes)
+{
+	const LinearLayout *l = a->l;
+	if (lw_bits(l, LL_LANE) != L->lane_bits || lw_bits(l, LL_WARP) != L->warp_bits)
+		return false;
+	int64_t want = bytes;
+	int32_t seen[LL_MAX_OUT] = {0};
+	for (int k = 0; k < 2; k++) {
+		LLInDim kind = k ? LL_WARP : LL_LANE;
+		for (int b = 0; b < lw_bits(l, kind); b++, want *= 2) {
+			const int32_t *c = lw_basis(l, kind, b);
+			int64_t off = 0;
+			for (int d = 0; d < a->rank; d++) {
+				if (!a->stride[d] || !c[d])
+					continue;
+				/* XOR of the bases is their sum only if no two share a bit */
+				if ((c[d] & (c[d] - 1)) || (seen[d] & c[d]))
+					return false;
+				seen[d] |= c[d];
+				off += (int64_t)c[d] * a->stride[d];
+			}
+			if (off != want)
+				return false;
+		}
+	}
+	return true;
+}
+
 static bool addr_disjoint(const Addr *a, const int32_t *c)
 {
 	for (int d = 0; d < a->rank; d++)
@@ -183,6 +214,8 @@ static void stage_write(Lower *L, const TirOp *op, const LinearLayout *l, LVal x
 	int v = 16 / eb;
 	while (v > 1 && !write_vec_ok(&a, x.n, rf, v, eb, base))
 		v /= 2;
+	/* the CPU stores a run consecutive over the threads as one vector */
+	bool coal = lw_simd_program(L) && !own && addr_coalesced(L, &a, (int64_t)v * eb);
 	for (int g = 0; g < x.n; g += v) {
 		if ((uint32_t)g & rf)
 			continue;
@@ -193,7 +226,10 @@ static void stage_write(Lower *L, const TirOp *op, const LinearLayout *l, LVal x
 		in[1] = mask;
 		for (int j = 0; j < v; j++)
 			in[2 + j] = x.r[g + j];
-		lw_op(L, TP_SMEM_STORE, op->loc, in, 2 + v, NULL, 0)->attr.i = v;
+		TpOp *t = lw_op(L, TP_SMEM_STORE, op->loc, in, 2 + v, NULL, 0);
+		t->attr.i = v;
+		if (coal && addr_disjoint(&a, c))
+			t->attr.flags |= TP_COALESCED;
 	}
 }
 
@@ -205,6 +241,7 @@ typedef struct Keys {
 	int *first; /* per key: an acc register */
 	int *vec;   /* per key: vector width of the load starting here (0: inside one) */
 	TpVal *off; /* per key: byte offset at k = 0 */
+	bool *disjoint; /* per key: off is the lane/warp part plus a constant */
 } Keys;
 
 typedef struct Coords {
@@ -217,6 +254,7 @@ static void keys_build(Lower *L, const Addr *a, int nc, Keys *k)
 	k->first = ARENA_NEWN(L->arena, int, nc);
 	k->vec = ARENA_NEWN(L->arena, int, nc);
 	k->off = ARENA_NEWN(L->arena, TpVal, nc);
+	k->disjoint = ARENA_NEWN(L->arena, bool, nc);
 	k->n = 0;
 	Coords *cs = ARENA_NEWN(L->arena, Coords, nc);
 	for (int r = 0; r < nc; r++) {
@@ -264,6 +302,10 @@ static void keys_vectorize(const Addr *a, Keys *k, int eb, int64_t base, int64_t
 	}
 }
 
+/* Accumulator bytes one k loop carries on the CPU (fma_group): 8 AVX-512 or
+ * 16 AVX2 vector registers. */
+enum { CPU_ACC_BYTES = 512 };
+
 typedef struct FmaCtx {
 	const Dot *D;
 	Keys ka, kb;
@@ -271,16 +313,25 @@ typedef struct FmaCtx {
 	int eba, ebb;
 	Type sta, stb;   /* staged dtypes (layout_dot_fma_stage_dt) */
 	int64_t bstride; /* bytes between B rows (k) */
+	bool b_coalesced; /* B reads of disjoint keys are consecutive over threads */
 } FmaCtx;
 
-/* k0 (uniform i32) .. k0 + unroll - 1: loads, then the acc FMAs in k order. */
-static void fma_steps(FmaCtx *X, TpVal k0, TpVal *acc, int nc)
+/* k0 (uniform i32) .. k0 + unroll - 1: loads, then the FMAs of accumulator
+ * registers r0 .. r1 - 1 in k order. Only the A rows and B columns those
+ * registers use are loaded. */
+static void fma_steps(FmaCtx *X, TpVal k0, TpVal *acc, int r0, int r1)
 {
 	const Dot *D = X->D;
 	Lower *L = D->L;
 	int U = X->unroll;
 	TpVal *av = ARENA_NEWN(L->arena, TpVal, X->ka.n * U);
 	TpVal *bv = ARENA_NEWN(L->arena, TpVal, X->kb.n * U);
+	bool *need_a = ARENA_NEWN(L->arena, bool, X->ka.n);
+	bool *need_b = ARENA_NEWN(L->arena, bool, X->kb.n);
+	for (int r = r0; r < r1; r++) {
+		need_a[X->ka.of[r]] = true;
+		need_b[X->kb.of[r]] = true;
+	}
 	TpVal ka0 = lw_bin(L, TP_MUL, k0, lw_i32(L, X->eba));
 	TpVal kb0 = lw_bin(L, TP_MUL, k0, lw_i32(L, X->bstride));
 	Type outs[16];
@@ -289,6 +340,8 @@ static void fma_steps(FmaCtx *X, TpVal k0, TpVal *acc, int nc)
 		for (int j = 0; j < X->va; j++)
 			outs[j] = X->sta;
 		for (int i = 0; i < X->ka.n; i++) {
+			if (!need_a[i])
+				continue;
 			TpVal in[2] = {lw_bin(L, TP_ADD, X->ka.off[i], ko), lw_true(L)};
 			TpOp *t = lw_op(L, TP_SMEM_LOAD, D->op->loc, in, 2, outs, X->va);
 			t->attr.i = X->va;
@@ -300,20 +353,25 @@ static void fma_steps(FmaCtx *X, TpVal k0, TpVal *acc, int nc)
 		TpVal ko = u ? lw_bin(L, TP_ADD, kb0, lw_i32(L, (int64_t)u * X->bstride)) : kb0;
 		for (int i = 0; i < X->kb.n; i++) {
 			int v = X->kb.vec[i];
-			if (!v)
+			bool used = false;
+			for (int j = 0; j < v; j++)
+				used |= need_b[i + j];
+			if (!used)
 				continue;
 			for (int j = 0; j < v; j++)
 				outs[j] = X->stb;
 			TpVal in[2] = {lw_bin(L, TP_ADD, X->kb.off[i], ko), lw_true(L)};
 			TpOp *t = lw_op(L, TP_SMEM_LOAD, D->op->loc, in, 2, outs, v);
 			t->attr.i = v;
+			if (X->b_coalesced && v == 1 && X->kb.disjoint[i])
+				t->attr.flags |= TP_COALESCED;
 			for (int j = 0; j < v; j++)
 				bv[(i + j) * U + u] = lw_cast(L, t->results[j], D->tc);
 		}
 	}
 	bool is_f = dtype_is_float((DType)D->tc.dt);
 	for (int u = 0; u < U; u++)
-		for (int r = 0; r < nc; r++) {
+		for (int r = r0; r < r1; r++) {
 			TpVal x = av[X->ka.of[r] * U + u], y = bv[X->kb.of[r] * U + u];
 			if (is_f) {
 				TpVal in[3] = {x, y, acc[r]};
@@ -322,6 +380,60 @@ static void fma_steps(FmaCtx *X, TpVal k0, TpVal *acc, int nc)
 				acc[r] = lw_bin(L, TP_ADD, acc[r], lw_bin(L, TP_MUL, x, y));
 			}
 		}
+}
+
+/* The loop over k for accumulator registers r0 .. r1 - 1. */
+static void fma_loop(FmaCtx *X, TpVal *acc, int r0, int r1)
+{
+	const Dot *D = X->D;
+	Lower *L = D->L;
+	int n = r1 - r0;
+	if (D->K == X->unroll) {
+		fma_steps(X, lw_i32(L, 0), acc, r0, r1);
+		return;
+	}
+	Type i32 = type_scalar(DT_I32);
+	TpVal *in = ARENA_NEWN(L->arena, TpVal, n + 3);
+	Type *rt = ARENA_NEWN(L->arena, Type, n);
+	in[0] = lw_i32(L, 0);
+	in[1] = lw_i32(L, D->K);
+	in[2] = lw_i32(L, X->unroll);
+	for (int r = r0; r < r1; r++) {
+		in[3 + r - r0] = acc[r];
+		rt[r - r0] = D->tc;
+	}
+	TpOp *t = lw_op(L, TP_FOR, D->op->loc, in, n + 3, rt, n);
+	tp_op_add_regions(L->f, t, 1);
+	TpBlock *body = &t->regions[0];
+	TpVal iv = tp_block_add_arg(L->f, body, i32, true);
+	for (int r = r0; r < r1; r++)
+		acc[r] = tp_block_add_arg(L->f, body, D->tc, false);
+	TpBlock *save = L->blk;
+	L->blk = body;
+	fma_steps(X, iv, acc, r0, r1);
+	lw_op(L, TP_YIELD, D->op->loc, acc + r0, n, NULL, 0);
+	L->blk = save;
+	for (int r = r0; r < r1; r++) {
+		L->f->vals.data[t->results[r - r0]].uniform = false;
+		acc[r] = t->results[r - r0];
+	}
+}
+
+/* Accumulator registers one k loop carries. A GPU thread keeps them all in
+ * registers, and one loop shares each load among all of them. On the CPU a
+ * register is a vector over the program's threads (<32 x float> on 4
+ * warps), so a 64x64 tile's 128 of them would live in memory: there the
+ * accumulators are taken a few at a time, each group looping over k with
+ * its own loads (from L1), so they stay in vector registers. */
+static int fma_group(const Dot *D, int nc)
+{
+	Lower *L = D->L;
+	if (!lw_simd_program(L))
+		return nc;
+	int64_t reg_bytes = ((int64_t)1 << (L->lane_bits + L->warp_bits)) *
+	                    MAXOF(1, dtype_bytes((DType)D->tc.dt));
+	int64_t g = CPU_ACC_BYTES / reg_bytes;
+	return g < 1 ? 1 : g > nc ? nc : (int)g;
 }
 
 /* FMA path, any operand layouts: (1) the owners write A and B to shared
@@ -380,14 +492,14 @@ static void fma_lower(const Dot *D, LVal a, LVal b, LVal c, LVal out)
 	Addr aa, ab;
 	addr_init(L, &aa, D->lc, ra);
 	addr_init(L, &ab, D->lc, rb);
-	int nc = c.n;
+	int nc = c.n, group = fma_group(D, nc);
 	keys_build(L, &aa, nc, &X.ka);
 	keys_build(L, &ab, nc, &X.kb);
 	keys_vectorize(&ab, &X.kb, X.ebb, base + off_b, X.bstride);
 	/* unroll by up to 4 for ILP, but keep the loop body near 256 FMAs:
 	 * LLVM's instruction selection is superlinear in basic-block size */
 	X.unroll = 4;
-	while (X.unroll > 1 && (X.unroll > D->K || X.unroll * nc > 256))
+	while (X.unroll > 1 && (X.unroll > D->K || X.unroll * group > 256))
 		X.unroll /= 2;
 	X.va = X.unroll;
 	while (X.va > 1 && (X.va * X.eba > 16 || (D->K + pad_a) % X.va || base % (X.va * X.eba)))
@@ -403,39 +515,14 @@ static void fma_lower(const Dot *D, LVal a, LVal b, LVal c, LVal out)
 		int32_t cc[LL_MAX_OUT];
 		ll_apply_hw(D->lc, (uint32_t)X.kb.first[i], 0, 0, cc);
 		X.kb.off[i] = addr_emit(L, &ab, cc, base + off_b);
+		X.kb.disjoint[i] = addr_disjoint(&ab, cc);
 	}
+	X.b_coalesced = lw_simd_program(L) && addr_coalesced(L, &ab, X.ebb);
 	TpVal *acc = ARENA_NEWN(L->arena, TpVal, nc);
 	for (int r = 0; r < nc; r++)
 		acc[r] = c.r[r];
-	if (D->K == X.unroll) {
-		fma_steps(&X, lw_i32(L, 0), acc, nc);
-	} else {
-		Type i32 = type_scalar(DT_I32);
-		TpVal *in = ARENA_NEWN(L->arena, TpVal, nc + 3);
-		Type *rt = ARENA_NEWN(L->arena, Type, nc);
-		in[0] = lw_i32(L, 0);
-		in[1] = lw_i32(L, D->K);
-		in[2] = lw_i32(L, X.unroll);
-		for (int r = 0; r < nc; r++) {
-			in[3 + r] = acc[r];
-			rt[r] = D->tc;
-		}
-		TpOp *t = lw_op(L, TP_FOR, D->op->loc, in, nc + 3, rt, nc);
-		tp_op_add_regions(L->f, t, 1);
-		TpBlock *body = &t->regions[0];
-		TpVal iv = tp_block_add_arg(L->f, body, i32, true);
-		for (int r = 0; r < nc; r++)
-			acc[r] = tp_block_add_arg(L->f, body, D->tc, false);
-		TpBlock *save = L->blk;
-		L->blk = body;
-		fma_steps(&X, iv, acc, nc);
-		lw_op(L, TP_YIELD, D->op->loc, acc, nc, NULL, 0);
-		L->blk = save;
-		for (int r = 0; r < nc; r++) {
-			L->f->vals.data[t->results[r]].uniform = false;
-			acc[r] = t->results[r];
-		}
-	}
+	for (int r0 = 0; r0 < nc; r0 += group)
+		fma_loop(&X, acc, r0, MINOF(nc, r0 + group));
 	lw_barrier(L);
 	for (int r = 0; r < nc; r++)
 		out.r[r] = acc[r];

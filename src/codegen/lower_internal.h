@@ -60,6 +60,11 @@ typedef struct Lower {
 
 NORETURN void lw_ice(const char *fmt, ...) PRINTF_LIKE(1, 2);
 
+/* Is the program's every thread one element of one SIMD vector (the native
+ * CPU)? Then values cross warps by vector permutes as they cross lanes, and
+ * a thread-program register is a whole vector wide. */
+bool lw_simd_program(const Lower *L);
+
 /* ---- emitting ---------------------------------------------------------------- */
 
 /* Appends one op with one result (or none when rt.dt == DT_VOID) to L->blk. */

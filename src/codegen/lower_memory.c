@@ -20,38 +20,74 @@
 
 /* ---- contiguity along a dim (for TP_COALESCED) ------------------------------------ */
 
-static int stride_rec(const TirFunc *f, ValId v, int dim, int depth)
+/* A loop-carried value's stride, assumed while its update is checked. */
+typedef struct Assume {
+	ValId v;
+	int dim, stride;
+	const struct Assume *up;
+} Assume;
+
+static int stride_rec(const TirFunc *f, ValId v, int dim, int depth, const Assume *as);
+
+/* A FOR loop's carried value (a_ptrs += BLOCK_K * stride_ak) keeps the
+ * stride of its initial value if the value it is updated to has that stride
+ * whenever it has (induction over the iterations). */
+static int carried_stride(const TirFunc *f, const TirVal *tv, ValId v, int dim, int depth,
+			  const Assume *as)
+{
+	for (const Assume *a = as; a; a = a->up)
+		if (a->v == v && a->dim == dim)
+			return a->stride;
+	const TirBlock *b = tv->block;
+	const TirOp *loop = b ? b->parent : NULL;
+	if (!loop || loop->kind != TOP_FOR || loop->nregions < 1 || b != &loop->regions[0] ||
+	    tv->index < 1 || 3 + tv->index - 1 >= loop->nin || !b->nops)
+		return -1;
+	int i = tv->index - 1;
+	const TirOp *y = b->ops[b->nops - 1];
+	if (y->kind != TOP_YIELD || i >= y->nin)
+		return -1;
+	int s = stride_rec(f, loop->operands[3 + i], dim, depth + 1, as);
+	if (s < 0)
+		return -1;
+	Assume me = {v, dim, s, as};
+	return stride_rec(f, y->operands[i], dim, depth + 1, &me) == s ? s : -1;
+}
+
+static int stride_rec(const TirFunc *f, ValId v, int dim, int depth, const Assume *as)
 {
 	const TirVal *tv = &f->vals.data[v];
 	if (tv->ty.rank == 0)
 		return 0; /* scalars are uniform */
 	const TirOp *d = tv->def;
-	if (!d || depth > 64)
+	if (depth > 64)
 		return -1;
+	if (!d)
+		return carried_stride(f, tv, v, dim, depth, as);
 	switch ((TirOpKind)d->kind) {
 	case TOP_CONST:
 	case TOP_SPLAT: return 0;
 	case TOP_ARANGE: return dim == 0 ? 1 : -1;
 	case TOP_ADD:
 	case TOP_PTR_ADD: {
-		int a = stride_rec(f, d->operands[0], dim, depth + 1);
-		int b = stride_rec(f, d->operands[1], dim, depth + 1);
+		int a = stride_rec(f, d->operands[0], dim, depth + 1, as);
+		int b = stride_rec(f, d->operands[1], dim, depth + 1, as);
 		if (a < 0 || b < 0 || a + b > 1)
 			return -1;
 		return a + b;
 	}
 	case TOP_SUB: {
-		int a = stride_rec(f, d->operands[0], dim, depth + 1);
-		int b = stride_rec(f, d->operands[1], dim, depth + 1);
+		int a = stride_rec(f, d->operands[0], dim, depth + 1, as);
+		int b = stride_rec(f, d->operands[1], dim, depth + 1, as);
 		return b == 0 ? a : -1;
 	}
-	case TOP_CONVERT_LAYOUT: return stride_rec(f, d->operands[0], dim, depth + 1);
+	case TOP_CONVERT_LAYOUT: return stride_rec(f, d->operands[0], dim, depth + 1, as);
 	case TOP_CAST: {
 		Type from = f->vals.data[d->operands[0]].ty;
 		if (!dtype_is_int((DType)from.dt) || !dtype_is_int((DType)tv->ty.dt) ||
 		    dtype_bits((DType)tv->ty.dt) < dtype_bits((DType)from.dt))
 			return -1;
-		return stride_rec(f, d->operands[0], dim, depth + 1);
+		return stride_rec(f, d->operands[0], dim, depth + 1, as);
 	}
 	case TOP_BROADCAST: {
 		Type st = f->vals.data[d->operands[0]].ty;
@@ -59,26 +95,26 @@ static int stride_rec(const TirFunc *f, ValId v, int dim, int depth)
 			return -1;
 		if (st.shape[dim] == 1)
 			return 0;
-		return stride_rec(f, d->operands[0], dim, depth + 1);
+		return stride_rec(f, d->operands[0], dim, depth + 1, as);
 	}
 	case TOP_EXPAND_DIMS:
 		if (dim == d->attr.axis)
 			return 0;
-		return stride_rec(f, d->operands[0], dim > d->attr.axis ? dim - 1 : dim, depth + 1);
-	case TOP_TRANS: return stride_rec(f, d->operands[0], d->attr.perm[dim], depth + 1);
+		return stride_rec(f, d->operands[0], dim > d->attr.axis ? dim - 1 : dim, depth + 1, as);
+	case TOP_TRANS: return stride_rec(f, d->operands[0], d->attr.perm[dim], depth + 1, as);
 	default: {
 		/* pure ops of operands all constant along dim are constant along dim */
 		if (!(tir_op_flags((TirOpKind)d->kind) & TF_PURE) || d->nregions)
 			return -1;
 		for (int i = 0; i < d->nin; i++)
-			if (stride_rec(f, d->operands[i], dim, depth + 1) != 0)
+			if (stride_rec(f, d->operands[i], dim, depth + 1, as) != 0)
 				return -1;
 		return 0;
 	}
 	}
 }
 
-int lw_stride_along(const TirFunc *f, ValId v, int dim) { return stride_rec(f, v, dim, 0); }
+int lw_stride_along(const TirFunc *f, ValId v, int dim) { return stride_rec(f, v, dim, 0, NULL); }
 
 /* ---- vector width ---------------------------------------------------------------------- */
 

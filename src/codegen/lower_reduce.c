@@ -252,14 +252,6 @@ static TpVal bit_set(Lower *L, TpVal id, int b)
 	return lw_cmp(L, PRED_NE, t, lw_i32(L, 0));
 }
 
-/* Are a program's warps one SIMD vector (the native CPU)? Then partials
- * cross warps by a vector permute (WARP_XOR) like lanes by a shuffle, not by
- * a round through shared memory: scatters, gathers and barriers there. */
-static bool warps_in_vector(const Lower *L)
-{
-	return L->t->kind == TARGET_CPU && !L->t->emulate;
-}
-
 /* The butterfly over the lane (or warp) bits in `along`: the thread whose bit
  * is clear is always the left operand, so every thread computes the same
  * value, even for non-commutative combines. */
@@ -309,7 +301,7 @@ static void across_warps(Red *R, Group *g, int ng)
 {
 	Lower *L = R->L;
 	const LinearLayout *l = R->l;
-	if (warps_in_vector(L)) {
+	if (lw_simd_program(L)) {
 		butterfly(R, g, ng, TP_WARP_XOR, L->warp, lw_bits(l, LL_WARP), R->warp_a);
 		return;
 	}
@@ -979,7 +971,7 @@ static void lower_scan_op(Lower *L, const TirOp *op)
 				j2++;
 			scan_register_run(&R, &S, own, j, j2, rev);
 			j = j2 - 1;
-		} else if (own[j].kind == 1 || warps_in_vector(L)) {
+		} else if (own[j].kind == 1 || lw_simd_program(L)) {
 			bool lane = own[j].kind == 1;
 			int xb = own[j].bit;
 			TpVal bit = bit_set(L, lane ? L->lane : L->warp, xb);

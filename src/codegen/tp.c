@@ -204,7 +204,9 @@ static void pr_attrs(Printer *p, const TpOp *op)
 	case TP_WARP_XOR: sb_printf(o, " %" PRId64, a->i); break;
 	default: break;
 	}
-	if ((op->kind == TP_LOAD || op->kind == TP_STORE) && (a->flags & TP_COALESCED))
+	if ((op->kind == TP_LOAD || op->kind == TP_STORE || op->kind == TP_SMEM_LOAD ||
+	     op->kind == TP_SMEM_STORE) &&
+	    (a->flags & TP_COALESCED))
 		sb_puts(o, " coalesced");
 	if (op->kind == TP_LDMATRIX && (a->flags & TP_TRANS))
 		sb_puts(o, " trans");
