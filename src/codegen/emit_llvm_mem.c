@@ -626,6 +626,73 @@ static void store_elems(Em *e, MemAcc *a, LLVMValueRef p, TpVal mask, LLVMValueR
 	}
 }
 
+/* ---- coalesced runs -------------------------------------------------------------------- */
+
+/* TP_COALESCED with attr.axis = R: consecutive only within aligned runs of R
+ * threads (x % N): a vector of R elements per run from its first thread's
+ * pointer, instead of a gather. One element per thread; 8- and 16-bit
+ * elements under a mask go the general way (see narrow_elems). */
+static bool runs_ok(Em *e, const MemAcc *a, int run, bool masked)
+{
+	return run > 1 && run < e->T && e->T % run == 0 && a->vec == 1 &&
+	       !(masked && narrow_elems(a));
+}
+
+static LLVMValueRef run_slice(Em *e, LLVMValueRef v, int j, int run)
+{
+	int *idx = malloc(sizeof(int) * (size_t)run);
+	for (int i = 0; i < run; i++)
+		idx[i] = j * run + i;
+	LLVMValueRef r = shuffle(e, v, NULL, idx, run);
+	free(idx);
+	return r;
+}
+
+static LLVMValueRef run_base(Em *e, const MemAcc *a, LLVMValueRef p, int j, int run)
+{
+	LLVMValueRef b = LLVMBuildExtractElement(e->B, p, ci32(e, j * run), "");
+	return LLVMBuildBitCast(e->B, b, LLVMPointerType(LLVMVectorType(a->st, (unsigned)run), 0), "");
+}
+
+static LLVMValueRef load_runs(Em *e, MemAcc *a, LLVMValueRef p, LLVMValueRef m, LLVMValueRef other,
+                              int run)
+{
+	int n = e->T / run;
+	LLVMTypeRef rt = LLVMVectorType(a->st, (unsigned)run);
+	LLVMValueRef *part = malloc(sizeof(LLVMValueRef) * (size_t)n);
+	for (int j = 0; j < n; j++) {
+		LLVMValueRef base = run_base(e, a, p, j, run);
+		if (!m) {
+			part[j] = aligned_load(e, rt, base, a->align);
+			continue;
+		}
+		LLVMValueRef args[4] = {base, ci32(e, a->align), run_slice(e, m, j, run),
+		                        run_slice(e, em_splat(e, other), j, run)};
+		LLVMTypeRef ovl[2] = {rt, LLVMPointerType(rt, 0)};
+		part[j] = em_intrinsic(e, "llvm.masked.load", ovl, 2, args, 4);
+	}
+	LLVMValueRef r = concat(e, part, n, run);
+	free(part);
+	return r;
+}
+
+static void store_runs(Em *e, MemAcc *a, LLVMValueRef p, LLVMValueRef m, LLVMValueRef v, int run)
+{
+	int n = e->T / run;
+	LLVMTypeRef rt = LLVMVectorType(a->st, (unsigned)run);
+	v = em_splat(e, v);
+	for (int j = 0; j < n; j++) {
+		LLVMValueRef base = run_base(e, a, p, j, run), x = run_slice(e, v, j, run);
+		if (!m) {
+			aligned_store(e, x, base, a->align);
+			continue;
+		}
+		LLVMValueRef args[4] = {x, base, ci32(e, a->align), run_slice(e, m, j, run)};
+		LLVMTypeRef ovl[2] = {rt, LLVMPointerType(rt, 0)};
+		em_intrinsic(e, "llvm.masked.store", ovl, 2, args, 4);
+	}
+}
+
 /* ---- LOAD / STORE --------------------------------------------------------------------- */
 
 static bool all_uniform(Em *e, const TpVal *v, int n)
@@ -653,6 +720,15 @@ static void emit_load(Em *e, const TpOp *op)
 	LLVMValueRef p = em_get(e, op->operands[0]);
 	LLVMValueRef out[MAX_VEC];
 	bool coal = (op->attr.flags & TP_COALESCED) && em_is_vec(p);
+	int run = coal ? (int)op->attr.axis : 0;
+	if (run) {
+		if (!uni && runs_ok(e, &a, run, mask_vec(e, mask) != NULL)) {
+			out[0] = load_runs(e, &a, p, mask_vec(e, mask), other[0], run);
+			em_set(e, op->results[0], from_mem(e, out[0], tp_type(e->f, op->results[0])));
+			return;
+		}
+		coal = false;
+	}
 	if (coal && em_lane0(e, op->operands[0]))
 		p = em_lane0(e, op->operands[0]); /* thread 0's address, scalar */
 	load_elems(e, &a, p, mask, other, uni, coal, out);
@@ -673,6 +749,15 @@ static void emit_store(Em *e, const TpOp *op)
 		v[k] = to_mem(e, em_get(e, op->operands[2 + k]), d);
 	LLVMValueRef p = em_get(e, op->operands[0]);
 	bool coal = (op->attr.flags & TP_COALESCED) && em_is_vec(p);
+	int run = coal ? (int)op->attr.axis : 0;
+	if (run) {
+		LLVMValueRef m = mask_vec(e, op->operands[1]);
+		if (!uni && runs_ok(e, &a, run, m != NULL)) {
+			store_runs(e, &a, p, m, v[0], run);
+			return;
+		}
+		coal = false;
+	}
 	if (coal && em_lane0(e, op->operands[0]))
 		p = em_lane0(e, op->operands[0]); /* thread 0's address, scalar */
 	store_elems(e, &a, p, op->operands[1], v, uni, coal);

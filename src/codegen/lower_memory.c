@@ -186,6 +186,47 @@ static int vec_width(Lower *L, const TirOp *op, const LinearLayout *l, Type et, 
 	return v;
 }
 
+/* Do the threads enumerate consecutive vectors of v along dim (lane, then
+ * warp order), every register's own coordinate along dim a multiple of all
+ * of them? */
+static bool threads_consecutive(Lower *L, const LinearLayout *l, int dim, int v)
+{
+	if (dim < 0 || lw_bits(l, LL_LANE) != L->lane_bits || lw_bits(l, LL_WARP) != L->warp_bits)
+		return false;
+	for (int k = 0; k < 2; k++) {
+		LLInDim kind = k ? LL_WARP : LL_LANE;
+		int shift = k ? L->lane_bits : 0;
+		for (int b = 0; b < lw_bits(l, kind); b++) {
+			const int32_t *c = lw_basis(l, kind, b);
+			for (int d = 0; d < l->n_out; d++)
+				if (c[d] != (d == dim ? v << (b + shift) : 0))
+					return false;
+		}
+	}
+	int32_t span = v << (L->lane_bits + L->warp_bits);
+	for (int b = 0; b < lw_bits(l, LL_REG); b++)
+		if (lw_basis(l, LL_REG, b)[dim] % span && lw_basis(l, LL_REG, b)[dim] >= v)
+			return false;
+	return true;
+}
+
+/* On the CPU, where stride analysis cannot show an access consecutive over
+ * all threads: the aligned runs of threads whose addresses axis analysis
+ * proves consecutive (x % N with N a multiple of 16 keeps runs of 16); -1 if
+ * that is all of them, 0 if shorter than 4 threads. */
+static int coalesced_run(Lower *L, const TirOp *op, const LinearLayout *l, int dim, int v)
+{
+	if (!lw_simd_program(L) || dim < 0 || dim >= TIR_MAX_RANK || !threads_consecutive(L, l, dim, v))
+		return 0;
+	int64_t run = op->attr.perm[dim] / v, threads = (int64_t)1 << (L->lane_bits + L->warp_bits);
+	int r = 1;
+	while ((int64_t)r * 2 <= run && r * 2 <= threads)
+		r *= 2;
+	if (r == threads)
+		return -1; /* consecutive over all threads */
+	return r >= 4 ? r : 0;
+}
+
 static bool coalesced(Lower *L, const LinearLayout *l, int dim, int v, ValId ptr)
 {
 	if (dim < 0 || lw_bits(l, LL_LANE) != L->lane_bits || lw_bits(l, LL_WARP) != L->warp_bits)
@@ -229,6 +270,9 @@ static void lower_load(Lower *L, const TirOp *op)
 	const LinearLayout *l = lw_layout(L, ptr);
 	int dim = -1, v = l ? vec_width(L, op, l, et, ptr, &dim) : 1;
 	bool coal = l && coalesced(L, l, dim, v, ptr);
+	int run = l && !coal ? coalesced_run(L, op, l, dim, v) : 0;
+	if (run < 0)
+		coal = true, run = 0;
 	LVal x = lw_alloc(L, p.n);
 	TpVal in[2 + 16];
 	Type outs[16];
@@ -242,7 +286,8 @@ static void lower_load(Lower *L, const TirOp *op)
 		TpOp *t = lw_op(L, TP_LOAD, op->loc, in, 2 + v, outs, v);
 		t->attr.i = v;
 		t->attr.i2 = op->attr.i; /* cache hint */
-		t->attr.flags = (op->attr.flags & TIR_VOLATILE) | (coal ? TP_COALESCED : 0);
+		t->attr.flags = (op->attr.flags & TIR_VOLATILE) | (coal || run ? TP_COALESCED : 0);
+		t->attr.axis = run;
 		for (int j = 0; j < v; j++)
 			x.r[g + j] = t->results[j];
 	}
@@ -280,6 +325,9 @@ static void lower_store(Lower *L, const TirOp *op)
 	}
 	int dim = -1, v = vec_width(L, op, l, et, ptr, &dim);
 	bool coal = coalesced(L, l, dim, v, ptr);
+	int run = !coal ? coalesced_run(L, op, l, dim, v) : 0;
+	if (run < 0)
+		coal = true, run = 0;
 	uint32_t rf, lf, wf;
 	lw_free(L, l, &rf, &lf, &wf);
 	TpVal own = lw_owner_pred(L, lf, wf);
@@ -294,7 +342,8 @@ static void lower_store(Lower *L, const TirOp *op)
 		TpOp *t = lw_op(L, TP_STORE, op->loc, in, 2 + v, NULL, 0);
 		t->attr.i = v;
 		t->attr.i2 = op->attr.i;
-		t->attr.flags = (op->attr.flags & TIR_VOLATILE) | (coal ? TP_COALESCED : 0);
+		t->attr.flags = (op->attr.flags & TIR_VOLATILE) | (coal || run ? TP_COALESCED : 0);
+		t->attr.axis = run;
 	}
 }
 

@@ -206,8 +206,11 @@ static void pr_attrs(Printer *p, const TpOp *op)
 	}
 	if ((op->kind == TP_LOAD || op->kind == TP_STORE || op->kind == TP_SMEM_LOAD ||
 	     op->kind == TP_SMEM_STORE) &&
-	    (a->flags & TP_COALESCED))
+	    (a->flags & TP_COALESCED)) {
 		sb_puts(o, " coalesced");
+		if ((op->kind == TP_LOAD || op->kind == TP_STORE) && a->axis > 0)
+			sb_printf(o, " run=%d", a->axis);
+	}
 	if (op->kind == TP_LDMATRIX && (a->flags & TP_TRANS))
 		sb_puts(o, " trans");
 	if ((op->kind == TP_PRINT || op->kind == TP_ASSERT) && a->str) {

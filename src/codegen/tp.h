@@ -82,11 +82,13 @@ typedef enum {
 	TP_COUNT
 } TpOpKind;
 
-/* attr.flags: TP_TRANS on LDMATRIX (.trans); TP_COALESCED on LOAD/STORE when
- * lowering proved that thread t's pointer = thread 0's pointer + t * vec
- * elements for every op (lane, then warp order), so a CPU emitter may use one
- * contiguous vector access instead of a gather/scatter (the mask still
- * applies per element group). */
+/* attr.flags: TP_TRANS on LDMATRIX (.trans); TP_COALESCED on LOAD/STORE (and
+ * SMEM_LOAD/SMEM_STORE) when lowering proved that thread t's pointer =
+ * thread 0's pointer + t * vec elements for every op (lane, then warp order),
+ * so a CPU emitter may use one contiguous vector access instead of a
+ * gather/scatter (the mask still applies per element group). On LOAD/STORE,
+ * attr.axis = R > 0 narrows that to aligned runs of R threads (thread t's
+ * pointer = thread (t - t % R)'s + (t % R) * vec elements): a few vectors. */
 enum { TP_TRANS = 1, TP_COALESCED = 2 };
 
 /* mma.sync shapes (operands are listed per lane, in PTX fragment order, unpacked) */

@@ -58,7 +58,7 @@ enum { TF_PURE = 1, TF_TERM = 2, TF_REGION = 4, TF_MEM = 8 };
 	X(BITCAST, "bitcast", TF_PURE)         /* same bit width */ \
 	X(PTR_ADD, "ptr_add", TF_PURE)         /* (ptr, int offset in elements) */ \
 	X(PTR_TO_INT, "ptr_to_int", TF_PURE) X(INT_TO_PTR, "int_to_ptr", TF_PURE) \
-	X(LOAD, "load", TF_MEM)                /* (ptr, [mask], [other]) attr.flags TIR_HAS_MASK/TIR_HAS_OTHER/TIR_VOLATILE; attr.i = cache hint */ \
+	X(LOAD, "load", TF_MEM)                /* (ptr, [mask], [other]) attr.flags TIR_HAS_MASK/TIR_HAS_OTHER/TIR_VOLATILE; attr.i = cache hint; after layout assignment attr.i2 = vector width and attr.perm[d] = the run of consecutive addresses along d that axis analysis proves (also STORE, ATOMIC) */ \
 	X(STORE, "store", TF_MEM)              /* (ptr, val, [mask]) */ \
 	X(ATOMIC, "atomic", TF_MEM)            /* (ptr, val, [mask]) attr.atomic (AtomicOp), attr.i = sem; result = old value */ \
 	X(ATOMIC_CAS, "atomic_cas", TF_MEM)    /* (ptr, cmp, val) result = old value */ \

@@ -212,6 +212,15 @@ static int mem_vec(const Assign *A, const TirOp *op, const LinearLayout *l)
 	return v < w ? v : w;
 }
 
+/* The runs of consecutive addresses along each dim (attr.perm): a CPU
+ * access can be a few short vectors where it cannot be one long one. */
+static void mem_runs(const Assign *A, TirOp *op)
+{
+	const AxisInfo *pa = axis_of(A, op->operands[0]);
+	for (int d = 0; d < TIR_MAX_RANK; d++)
+		op->attr.perm[d] = pa && d < pa->rank ? (int)(pa->contig[d] < (1 << 30) ? pa->contig[d] : 1 << 30) : 0;
+}
+
 /* Triton's warpsPerTileV2 for a [M, N] accumulator. */
 static void mma_warps(int64_t m, int64_t n, int num_warps, int32_t w[2])
 {
@@ -845,6 +854,7 @@ static void assign_op(Assign *A, Cursor *c, TirOp *op)
 			for (int i = 0; i < op->nout; i++)
 				set_layout(A, op->results[i], il);
 			op->attr.i2 = mem_vec(A, op, il);
+			mem_runs(A, op);
 		} else {
 			op->attr.i2 = 1;
 		}

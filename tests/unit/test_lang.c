@@ -2733,6 +2733,58 @@ static void test_philox64(void)
 	CHECK(ok);
 }
 
+/* ---- loads and stores through offsets that wrap (x % N) ----------------------------
+ * With N a multiple of 16 only runs of 16 consecutive offsets are provably
+ * consecutive: on the CPU such an access is a few 16-wide vectors, and a run
+ * claimed too long would read across the wrap. N = 48 and 80 wrap inside a
+ * run of 32; masked and unmasked, loads and stores, 1 and 4 warps. */
+static const char wrap_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(x_ptr, y_ptr, n, N, BLOCK: tl.constexpr, MASK: tl.constexpr):\n"
+	"    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+	"    src = offs % N\n"
+	"    if MASK:\n"
+	"        x = tl.load(x_ptr + src, mask=offs < n, other=-1)\n"
+	"        tl.store(y_ptr + (offs * 7) % N + N * (offs // N), x + 1, mask=offs < n)\n"
+	"    else:\n"
+	"        x = tl.load(x_ptr + src)\n"
+	"        tl.store(y_ptr + offs, x + 1)\n";
+
+static void test_wrapped_offsets(void)
+{
+	enum { BLOCK = 128, G = 3, TOT = BLOCK * G };
+	for (int masked = 0; masked < 2; masked++)
+		for (int ni = 0; ni < 2; ni++)
+			for (int nw = 1; nw <= 4; nw *= 4) {
+				int N = ni ? 80 : 48, n = masked ? TOT - 37 : TOT;
+				int32_t x[TOT], y[TOT + 256];
+				for (int i = 0; i < TOT; i++)
+					x[i] = i * 7 + 1;
+				for (int i = 0; i < TOT + 256; i++)
+					y[i] = -5;
+				tile_arg args[] = {tile_arg_ptr(x, TILE_I32), tile_arg_ptr(y, TILE_I32),
+				                   tile_arg_i32(n), tile_arg_i32(N)};
+				char sig[96];
+				snprintf(sig, sizeof sig, "*i32:16,*i32:16,i32,i32:16,%d,%s", BLOCK,
+				         masked ? "True" : "False");
+				tile_kernel_options o = {0};
+				o.num_warps = nw;
+				if (!RUN_OPT(wrap_src, "k", sig, G, args, &o))
+					return;
+				int bad = 0;
+				for (int i = 0; i < n; i++) {
+					int dst = masked ? (i * 7) % N + N * (i / N) : i;
+					bad += y[dst] != x[i % N] + 1;
+				}
+				if (bad)
+					fprintf(stderr, "wrapped offsets (N=%d, %s, %d warps): %d wrong\n",
+					        N, masked ? "masked" : "unmasked", nw, bad);
+				CHECK(bad == 0);
+			}
+}
+
 /* ---- tl.reduce / tl.associative_scan of a tuple of one tensor give a tuple of one - */
 
 static const char scan_tuple1_src[] =
@@ -3879,6 +3931,7 @@ int main(void)
 		test_bitonic_merge();
 		test_asm_imm();
 		test_scan_tuple1();
+		test_wrapped_offsets();
 		test_scan_big();
 		test_lambda_combine();
 		test_f32x2();

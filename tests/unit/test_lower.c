@@ -57,7 +57,7 @@ typedef struct Interp {
 	Region regions[8];
 	int nregions;
 	int races, oob, asserts;
-	int bad_coalesced; /* TP_COALESCED shared accesses whose offsets are not t * vec apart */
+	int bad_coalesced; /* TP_COALESCED accesses whose addresses are not t * vec apart */
 	int n_shfl, n_smem_ops, n_barriers, n_vec_loads, n_coalesced;
 	int n_smem_loads, n_ldmatrix, n_ldmatrix_trans;
 } Interp;
@@ -95,6 +95,19 @@ static Region *region_of(Interp *I, int64_t addr)
 		if ((char *)addr >= I->regions[i].lo && (char *)addr < I->regions[i].hi)
 			return &I->regions[i];
 	return NULL;
+}
+
+/* A TP_COALESCED global access: thread t's pointer is the first thread's of
+ * its run (attr.axis threads; all of them when 0) plus its place in the run
+ * times the bytes each thread moves. */
+static void check_coalesced(Interp *I, const TpOp *op, int t, int bytes)
+{
+	if (!(op->attr.flags & TP_COALESCED))
+		return;
+	int run = op->attr.axis > 0 ? (int)op->attr.axis : I->nt;
+	int t0 = t - t % run;
+	if (V(I, op->operands[0], t).i != V(I, op->operands[0], t0).i + (int64_t)(t - t0) * bytes)
+		I->bad_coalesced++;
 }
 
 static Cell mem_read(Interp *I, int64_t addr, DType dt)
@@ -602,6 +615,7 @@ static void exec_op(Interp *I, const TpOp *op)
 		case TP_LOAD: {
 			int v = (int)op->attr.i;
 			DType et = rt;
+			check_coalesced(I, op, t, v * dtype_bytes(et));
 			for (int j = 0; j < v; j++)
 				V(I, op->results[j], t) =
 				        IN(1).i ? mem_read(I, IN(0).i + j * dtype_bytes(et), et)
@@ -611,6 +625,7 @@ static void exec_op(Interp *I, const TpOp *op)
 		case TP_STORE: {
 			int v = (int)op->attr.i;
 			DType et = dt_of(I, op->operands[2]);
+			check_coalesced(I, op, t, v * dtype_bytes(et));
 			if (IN(1).i)
 				for (int j = 0; j < v; j++)
 					mem_write(I, IN(0).i + j * dtype_bytes(et), et, IN(2 + j));
@@ -956,7 +971,7 @@ static void check_clean(Interp *I, const char *name)
 {
 	CHECK(I->races == 0, "%s: %d shared-memory races", name, I->races);
 	CHECK(I->oob == 0, "%s: %d out-of-bounds or misaligned accesses", name, I->oob);
-	CHECK(I->bad_coalesced == 0, "%s: %d coalesced shared accesses not consecutive", name,
+	CHECK(I->bad_coalesced == 0, "%s: %d coalesced accesses not consecutive", name,
 	      I->bad_coalesced);
 }
 
