@@ -41,6 +41,44 @@ EOF
 expect 0 $TILE compile "$tmp/combine.tile" --signature '*fp32,*fp32,64'
 has "$tmp/out" "compiled total"
 
+# a kernel made by the call forms (`k = triton.jit(k)`, `k = triton.heuristics(...)(k)`)
+# is the default kernel too: its name as the decorator's argument is not a use
+cat >"$tmp/callform.tile" <<'EOF'
+import triton
+import triton.language as tl
+
+
+def _fill(X, N: tl.constexpr, EVEN: tl.constexpr):
+    tl.store(X + tl.arange(0, N), tl.full([N], 1.0 if EVEN else 2.0, tl.float32))
+
+
+_fill = triton.jit(_fill)
+_fill = triton.heuristics({"EVEN": lambda args: args["N"] % 2 == 0})(_fill)
+EOF
+expect 0 $TILE compile "$tmp/callform.tile" --signature '*fp32,64'
+has "$tmp/out" "compiled _fill"
+# a helper passed to another call's result is still used: total is the default
+cat >"$tmp/callform2.tile" <<'EOF'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def add(a, b):
+    return a + b
+
+
+def pick(f):
+    return f
+
+
+@triton.jit
+def total(X, Y, N: tl.constexpr):
+    tl.store(Y, tl.reduce(tl.load(X + tl.arange(0, N)), 0, pick(pick)(add)))
+EOF
+expect 0 $TILE compile "$tmp/callform2.tile" --signature '*fp32,*fp32,64'
+has "$tmp/out" "compiled total"
+
 # a note before an error (static_print) is printed once, not again with the error
 cat >"$tmp/note.tile" <<'EOF'
 import triton

@@ -68,6 +68,58 @@ static int target_for_emit(CommonOpts *co, const char *emit)
 
 static bool is_ident(char c) { return isalnum((unsigned char)c) || c == '_'; }
 
+/* True when the text before b (spaces skipped) ends with word, a whole
+ * identifier. */
+static bool ends_with_word(const char *text, const char *b, const char *word)
+{
+	size_t w = strlen(word);
+	while (b > text && (b[-1] == ' ' || b[-1] == '\t'))
+		b--;
+	return (size_t)(b - text) >= w && strncmp(b - w, word, w) == 0 &&
+	       ((size_t)(b - text) == w || !is_ident(*(b - w - 1)));
+}
+
+/* Whether the identifier ending at b (spaces skipped) names a decorator:
+ * jit, or ends in autotune or heuristics (`cce_forward_autotune`). */
+static bool names_decorator(const char *text, const char *b)
+{
+	while (b > text && (b[-1] == ' ' || b[-1] == '\t'))
+		b--;
+	const char *e = b;
+	while (b > text && is_ident(b[-1]))
+		b--;
+	size_t n = (size_t)(e - b);
+	return (n == 3 && strncmp(b, "jit", 3) == 0) ||
+	       (n >= 8 && strncmp(e - 8, "autotune", 8) == 0) ||
+	       (n >= 10 && strncmp(e - 10, "heuristics", 10) == 0);
+}
+
+/* Whether the name at p is the argument of a decorator written as a call,
+ * `k = triton.jit(k)` or `k = triton.heuristics({...})(k)`: the kernel
+ * itself, not a use of it (cut-cross-entropy's kernels are made so). */
+static bool is_decorated_by_call(const char *text, const char *p)
+{
+	const char *b = p;
+	while (b > text && (b[-1] == ' ' || b[-1] == '\t'))
+		b--;
+	if (b == text || b[-1] != '(')
+		return false;
+	b--;
+	while (b > text && (b[-1] == ' ' || b[-1] == '\t'))
+		b--;
+	if (b > text && b[-1] == ')') { /* f(...)(name): f must name a decorator */
+		int depth = 0;
+		for (b--; b > text; b--) {
+			depth += *b == ')' ? 1 : *b == '(' ? -1 : 0;
+			if (depth == 0)
+				break;
+		}
+		if (depth != 0)
+			return false;
+	}
+	return names_decorator(text, b);
+}
+
 /* True when name is used in text other than in `def name(`: called
  * (`name(`), launched (`name[`) or passed as a value (`name,` or `name)`,
  * as a combine_fn is): such a function is not the kernel to default to. */
@@ -82,11 +134,7 @@ static bool is_called(const char *text, const char *name)
 			q++;
 		if (*q != '(' && *q != '[' && *q != ',' && *q != ')')
 			continue;
-		const char *b = p;
-		while (b > text && (b[-1] == ' ' || b[-1] == '\t'))
-			b--;
-		if (b - text >= 3 && strncmp(b - 3, "def", 3) == 0 &&
-		    (b - text == 3 || !is_ident(b[-4])))
+		if (ends_with_word(text, p, "def") || (*q == ')' && is_decorated_by_call(text, p)))
 			continue;
 		return true;
 	}
