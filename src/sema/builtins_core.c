@@ -574,7 +574,10 @@ static Value b_loop_only(Sema *s, Call *c, int extra)
 static Value b_jit(Sema *s, Call *c, int extra)
 {
 	(void)extra;
-	if (c->has[0] && c->a[0].kind == V_FUNC) return c->a[0];
+	if (c->has[0] && c->a[0].kind == V_FUNC) {
+		s->jit_applied++;
+		return c->a[0];
+	}
 	if (c->has[0] && c->a[0].kind != V_ERR) {
 		diag_error(s->d, c->at[0], "'%s' expects a function", c->name);
 		return v_err();

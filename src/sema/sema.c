@@ -1371,6 +1371,29 @@ static bool is_jit_factory(Sema *s, const Expr *d)
 	return f && f->ndecorators == 0 && returns_jit(s, f->body, &nret) && nret > 0;
 }
 
+/* A decorator that is a host function wrapping triton.jit: `@my_jit` where
+ * `def my_jit(fn): return triton.jit(fn)`, or `@make_jit()` returning such a
+ * closure. Run quietly in the main module on fn itself: it is a kernel when
+ * the wrapper returns fn having applied triton.jit to it. */
+static bool is_jit_wrapper(Sema *s, const FuncDef *fn, const Expr *d)
+{
+	if (!s->main_mod || (d->kind != EX_NAME && d->kind != EX_ATTR && d->kind != EX_CALL)) return false;
+	Quiet q;
+	quiet_begin(s, &q);
+	Fn tmp;
+	fn_init(s, &tmp, NULL, s->main_mod, false);
+	Value w = eval(s, &tmp, d);
+	bool ok = false;
+	if (w.kind == V_FUNC || w.kind == V_LAMBDA) {
+		Value arg = {.kind = V_FUNC, .fn = fn, .mod = s->main_mod};
+		int before = s->jit_applied;
+		Value r = call_value(s, &tmp, w, &arg, 1, NULL, NULL, 0, d->loc, NULL, NULL);
+		ok = r.kind == V_FUNC && r.fn == fn && s->jit_applied > before;
+	}
+	fn_free(&tmp);
+	return !quiet_end(s, &q, NULL) && ok;
+}
+
 static bool is_jit_decorated(Sema *s, const FuncDef *fn)
 {
 	for (int i = 0; i < fn->ndecorators; i++)
@@ -1378,7 +1401,16 @@ static bool is_jit_decorated(Sema *s, const FuncDef *fn)
 	for (int i = 0; i < fn->ndecorators; i++)
 		if (is_kernel_decorator_name(deco_builtin(s, fn->decorators[i])) || is_jit_factory(s, fn->decorators[i]))
 			return true;
-	return false;
+	if (!fn->ndecorators || !s->main_mod) return false;
+	for (size_t i = 0; i < s->jit_wrap_seen.len; i++) /* the wrapper runs once per function */
+		if (s->jit_wrap_seen.data[i] == fn) return s->jit_wrapped.data[i];
+	vec_push(&s->jit_wrap_seen, fn);
+	vec_push(&s->jit_wrapped, false);
+	bool found = false;
+	for (int i = 0; i < fn->ndecorators && !found; i++) found = is_jit_wrapper(s, fn, fn->decorators[i]);
+	for (size_t i = 0; i < s->jit_wrap_seen.len; i++)
+		if (s->jit_wrap_seen.data[i] == fn) s->jit_wrapped.data[i] = found;
+	return found;
 }
 
 /* A decorator written as a name bound at module level to a decorator call,
@@ -1805,6 +1837,8 @@ static void sema_setup(Sema *s, SemaCtx *c)
 static void sema_teardown(Sema *s)
 {
 	vec_free(&s->callstack);
+	vec_free(&s->jit_wrap_seen);
+	vec_free(&s->jit_wrapped);
 	vec_free(&s->tma_descs);
 	for (ModScope *m = s->mods; m; m = m->next) vec_free(&m->globals);
 	s->mods = NULL;

@@ -227,6 +227,11 @@ struct Sema {
 	 * if-converted (sema_stmt.c) */
 	int map_depth;
 	int host_fn;      /* > 0 inside a @constexpr_function: Python, its range loops run at compile time */
+	int jit_applied;  /* triton.jit(f) calls evaluated (a host decorator wrapper applying it) */
+	/* functions whose decorator is a host function wrapping triton.jit, asked
+	 * before (jit_wrapped: its answer) */
+	VEC(const FuncDef *) jit_wrap_seen;
+	VEC(bool) jit_wrapped;
 	/* interned spellings used everywhere */
 	const char *s_constexpr;
 	ModScope *main_mod; /* the module whose kernels are listed or compiled */
