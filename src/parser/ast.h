@@ -147,11 +147,12 @@ typedef struct FuncDef {
 	int ndecorators;
 	StmtList body;
 	const char *docstring; /* first statement's string, if any, else NULL */
-	bool variadic;         /* a host def with *args, **kwargs, '*' or '/' (left out of params) */
+	bool variadic;         /* a host def with '/' (left out of params) */
 	/* A @jit def's `*args` (Triton passes the extra positional arguments as a
 	 * tuple): its name, NULL when absent. The last nkwonly params follow
 	 * `*args` or a bare `*`: keyword-only. */
 	const char *star;
+	const char *kwstar; /* a host def's **kwargs: its name, NULL when absent */
 	int nkwonly;
 } FuncDef;
 

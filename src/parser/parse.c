@@ -677,15 +677,23 @@ static void parse_params(Parser *p, FuncDef *f)
 	bool seen_star = false;
 	ps_expect(p, TK_LPAR);
 	while (!at(p, TK_RPAR) && !p->failed) {
-		if (p->host_mode && (at(p, TK_STAR) || at(p, TK_POW) || at(p, TK_SLASH))) {
+		if (p->host_mode && at(p, TK_POW) && ps_peek(p, 1)->kind == TK_NAME) {
+			/* a host def's **kwargs (a decorator wrapper's): a dict of the
+			 * keywords no parameter takes */
+			ps_advance(p);
+			SrcLoc loc = here(p);
+			f->kwstar = ps_expect_name(p);
+			if (!ps_nameset_add(p->arena, &seen, f->kwstar))
+				ps_err_at(p, loc, "duplicate argument '%s' in function definition", f->kwstar);
+			if (ps_accept(p, TK_COLON)) ps_expr(p);
+			if (!ps_accept(p, TK_COMMA)) break;
+			continue;
+		}
+		if (p->host_mode && at(p, TK_SLASH)) {
 			/* a host def is only looked into (the kernels it defines, the
-			 * decorator it returns): its variadic parameters are left out */
+			 * decorator it returns): '/' leaves it uncallable */
 			f->variadic = true;
-			TokKind m = ps_advance(p).kind;
-			if (m != TK_SLASH && at(p, TK_NAME)) {
-				ps_advance(p);
-				if (ps_accept(p, TK_COLON)) ps_expr(p);
-			}
+			ps_advance(p);
 			if (!ps_accept(p, TK_COMMA)) break;
 			continue;
 		}

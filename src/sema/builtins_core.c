@@ -851,6 +851,13 @@ static Value b_pymath(Sema *s, Call *c, int op)
 /* importlib.util.find_spec(name): tile provides triton, so find_spec("triton") (or a
  * submodule of it) is a module spec, not None; whether anything else is installed
  * on the host is unknown at compile time. */
+/* torch.cuda.is_available(): True (see NS_TORCH_CUDA) */
+static Value b_cuda_available(Sema *s, Call *c, int extra)
+{
+	(void)s, (void)c, (void)extra;
+	return v_bool(true);
+}
+
 static Value b_find_spec(Sema *s, Call *c, int extra)
 {
 	(void)extra;
@@ -1691,6 +1698,7 @@ const Builtin builtins_core[] = {
     {"isfinite", "x", b_pymath, PM_ISFINITE, BF_PYMATH},
     {"copysign", "x,y", b_pymath, PM_COPYSIGN, BF_PYMATH},
     {"find_spec", "name", b_find_spec, 0, BF_IMPORTLIB},
+    {"is_available", "", b_cuda_available, 0, BF_TORCH_CUDA},
     {"parse", "version", b_version_parse, 0, BF_PACKAGING},
     {"Version", "version", b_version_parse, 0, BF_PACKAGING},
     {"jit",

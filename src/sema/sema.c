@@ -315,7 +315,7 @@ static void scan_stmts(Sema *s, ModScope *m, const Scan *sc, StmtList body)
 							       m->cls ? "." : "", st->host_name, del ? "deleted by the" : "defined by",
 							       st->what, del ? arena_printf(s->a, " at line %d", st->loc.line) : "")};
 				add_binding(s, m, sc, (Global){.name = st->host_name, .kind = GB_VALUE, .stmt = st, .val = pv,
-							      .loc = st->loc});
+							      .fn = st->host_def, .loc = st->loc});
 			}
 			break;
 		case ST_FOR:
@@ -394,7 +394,9 @@ static Value eval_module_expr(Sema *s, ModScope *m, const Expr *e)
 {
 	ModuleCode mc;
 	module_code_begin(s, m, &mc);
+	s->host_fn++; /* module-level code is host Python: it may call host defs */
 	Value v = eval(s, &mc.fn, e);
+	s->host_fn--;
 	module_code_end(s, &mc);
 	return v;
 }
@@ -500,6 +502,10 @@ static Value eval_global(Sema *s, ModScope *m, size_t idx, SrcLoc use)
 	Global *g = &m->globals.data[idx];
 	switch (g->kind) {
 	case GB_VALUE:
+		if (g->val.kind == V_POISON && g->fn && s->host_fn)
+			/* a host def only host-mode parsing reads (try, **kwargs): host
+			 * Python (module-level code, a decorator wrapper) may call it */
+			return (Value){.kind = V_FUNC, .fn = g->fn, .mod = m, .ns = VF_HOST};
 		if (g->val.kind == V_POISON) {
 			if (g->val.ns == POISON_PY) s->py_errors++;
 			diag_error(s->d, use, "%s", g->val.msg);
@@ -1112,6 +1118,7 @@ static const char *ns_prefix(int ns)
 	case NS_TILE: return "tile";
 	case NS_TORCH: return "torch";
 	case NS_TORCH_VERSION: return "torch.version";
+	case NS_TORCH_CUDA: return "torch.cuda";
 	case NS_PYMATH: return "math";
 	case NS_IMPORTLIB: return "importlib";
 	case NS_IMPORTLIB_UTIL: return "importlib.util";
@@ -1191,6 +1198,7 @@ Value ns_attr(Sema *s, int ns, const char *name, SrcLoc loc)
 		if (dtype_from_name(n, &dt) && strcmp(n, "pointer")) return v_dtype(type_scalar(dt));
 		if ((id = builtin_find(name, BF_TORCH)) >= 0) return v_builtin(id, NULL);
 		if (!strcmp(name, "version")) return (Value){.kind = V_NS, .ns = NS_TORCH_VERSION};
+		if (!strcmp(name, "cuda")) return (Value){.kind = V_NS, .ns = NS_TORCH_CUDA};
 		diag_error(s->d, loc, "'torch.%s' is not available: kernels see torch's dtypes, finfo/iinfo and Tensor (for isinstance) only", name);
 		return v_err();
 	}
@@ -1199,6 +1207,14 @@ Value ns_attr(Sema *s, int ns, const char *name, SrcLoc loc)
 		 * compiles is never for ROCm. The CUDA version is the host's. */
 		if (!strcmp(name, "hip")) return (Value){.kind = V_CONST, .c = {.kind = CV_NONE}};
 		diag_error(s->d, loc, "'torch.version.%s' is not available: kernels see torch.version.hip (None) only", name);
+		return v_err();
+	case NS_TORCH_CUDA:
+		/* host code picks its Triton path with `if torch.cuda.is_available():`
+		 * (Fast-LLM's tl_arange = tl.arange): the kernels tile compiles are
+		 * Triton's, which run where CUDA does */
+		if ((id = builtin_find(name, BF_TORCH_CUDA)) >= 0) return v_builtin(id, NULL);
+		diag_error(s->d, loc, "'torch.cuda.%s' is not available: kernels see torch.cuda.is_available() (True) only",
+			   name);
 		return v_err();
 	case NS_PYMATH: {
 		static const struct {
@@ -1382,12 +1398,16 @@ static bool is_jit_wrapper(Sema *s, const FuncDef *fn, const Expr *d)
 	quiet_begin(s, &q);
 	Fn tmp;
 	fn_init(s, &tmp, NULL, s->main_mod, false);
-	Value w = eval(s, &tmp, d);
+	s->host_fn++;
+	Value w = eval(s, &tmp, d); /* @make_jit(): the factory runs as host Python */
+	s->host_fn--;
 	bool ok = false;
 	if (w.kind == V_FUNC || w.kind == V_LAMBDA) {
 		Value arg = {.kind = V_FUNC, .fn = fn, .mod = s->main_mod};
 		int before = s->jit_applied;
+		s->host_fn++; /* the wrapper is host Python (a try in it runs) */
 		Value r = call_value(s, &tmp, w, &arg, 1, NULL, NULL, 0, d->loc, NULL, NULL);
+		s->host_fn--;
 		ok = r.kind == V_FUNC && r.fn == fn && s->jit_applied > before;
 	}
 	fn_free(&tmp);

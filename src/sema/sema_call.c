@@ -202,7 +202,7 @@ static Value call_user_impl(Sema *s, Value callee, const Value *args, int nargs,
 	}
 	if (!sema_work(s, SEMA_CALL_WORK, loc)) return v_err(); /* f calling g twice, g calling h twice, ... */
 	if (def->variadic) {
-		diag_error(s->d, loc, "'%s' has variadic parameters (*args, **kwargs), which are not supported", def->name);
+		diag_error(s->d, loc, "'%s' has a positional-only marker ('/'), which is not supported", def->name);
 		return v_err();
 	}
 	if (s->callstack.len > INLINE_DEPTH_LIMIT) {
@@ -236,6 +236,9 @@ static Value call_user_impl(Sema *s, Value callee, const Value *args, int nargs,
 		vec_push(&fn.env, callee.cap[i]);
 	bool *bound = ARENA_NEWN(s->a, bool, def->nparams + 1);
 	Value *vals = ARENA_NEWN(s->a, Value, def->nparams + 1);
+	/* what a host def's **kwargs collects */
+	Value *xkeys = ARENA_NEWN(s->a, Value, nkw + 1), *xvals = ARENA_NEWN(s->a, Value, nkw + 1);
+	int nextra = 0;
 	bool ok = true;
 	for (int i = 0; i < nargs && i < npos; i++) {
 		vals[i] = args[i];
@@ -247,7 +250,10 @@ static Value call_user_impl(Sema *s, Value callee, const Value *args, int nargs,
 		int slot = -1;
 		for (int i = 0; i < def->nparams; i++)
 			if (def->params[i].name == kwn[k] || !strcmp(def->params[i].name, kwn[k])) slot = i;
-		if (slot < 0) {
+		if (slot < 0 && def->kwstar) {
+			xkeys[nextra] = v_str(kwn[k]);
+			xvals[nextra++] = kw[k];
+		} else if (slot < 0) {
 			diag_error(s->d, loc, "unexpected keyword argument '%s' for '%s'", kwn[k], def->name);
 			ok = false;
 		} else if (bound[slot]) {
@@ -274,6 +280,7 @@ static Value call_user_impl(Sema *s, Value callee, const Value *args, int nargs,
 		if (vals[i].kind == V_ERR) ok = false;
 		env_set(&fn.env, p->name, vals[i]);
 	}
+	if (ok && def->kwstar) env_set(&fn.env, def->kwstar, v_dict(s, xkeys, xvals, nextra));
 	Value r = v_err();
 	if (ok) {
 		bool host = is_constexpr_function(def) || callee.ns == VF_HOST;

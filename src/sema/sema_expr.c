@@ -649,7 +649,37 @@ static Value eval_call(Sema *s, Fn *fn, const Expr *e)
 		free(pos);
 		return v_err();
 	}
-	size_t nall = (size_t)(na + nk + 1);
+	/* f(**d) (host Python, a decorator wrapper's get()(*args, **kwargs)): the
+	 * dict's string keys become keywords */
+	Value *kv = xmalloc(sizeof(Value) * (size_t)(nk + 1));
+	int nkx = 0;
+	for (int i = 0; i < nk; i++) {
+		kv[i] = eval(s, fn, e->kwargs[i].value);
+		bad |= kv[i].kind == V_ERR;
+		if (strcmp(e->kwargs[i].name, "**")) {
+			nkx++;
+			continue;
+		}
+		if (kv[i].kind != V_DICT) {
+			if (kv[i].kind != V_ERR)
+				diag_error(s->d, e->kwargs[i].loc, "'**' unpacks a dict, got %s", v_describe(s, kv[i]));
+			bad = true;
+			continue;
+		}
+		for (int k = 0; k < kv[i].n; k++)
+			if (kv[i].keys[k].kind != V_CONST || kv[i].keys[k].c.kind != CV_STR) {
+				diag_error(s->d, e->kwargs[i].loc, "'**' needs a dict with string keys");
+				bad = true;
+				break;
+			}
+		nkx += kv[i].n;
+	}
+	if (bad) {
+		free(pos);
+		free(kv);
+		return v_err();
+	}
+	size_t nall = (size_t)(na + nkx + 1);
 	Value *args = xmalloc(sizeof(Value) * nall); /* positionals, then keywords */
 	Value *kw = args + na;
 	SrcLoc *locs = xmalloc(sizeof(SrcLoc) * nall);
@@ -665,13 +695,17 @@ static Value eval_call(Sema *s, Fn *fn, const Expr *e)
 		}
 	}
 	free(pos);
-	for (int i = 0; i < nk; i++) {
-		kw[i] = eval(s, fn, e->kwargs[i].value);
-		kwn[i] = e->kwargs[i].name;
-		locs[na + i] = e->kwargs[i].loc;
-		exs[na + i] = e->kwargs[i].value;
-		bad |= kw[i].kind == V_ERR;
+	for (int i = 0, j = 0; i < nk; i++) {
+		bool splat = !strcmp(e->kwargs[i].name, "**");
+		for (int k = 0; k < (splat ? kv[i].n : 1); k++, j++) {
+			kw[j] = splat ? kv[i].items[k] : kv[i];
+			kwn[j] = splat ? kv[i].keys[k].c.s : e->kwargs[i].name;
+			locs[na + j] = e->kwargs[i].loc;
+			exs[na + j] = splat ? NULL : e->kwargs[i].value;
+		}
 	}
+	free(kv);
+	nk = nkx;
 	Value r = v_err();
 	/* isinstance(args['x'], torch.Tensor) asks only what the argument is */
 	bool kind_only = callee.kind == V_BUILTIN && !callee.self && (builtin_get(callee.builtin)->flags & BF_PY) &&

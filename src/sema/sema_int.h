@@ -64,6 +64,7 @@ typedef enum {
 	NS_TRITON, NS_TL, NS_MATH, NS_EXTRA, NS_EXTRA_CUDA, NS_LIBDEVICE, NS_TILE, NS_TL_CORE, NS_PROPNAN,
 	NS_TORCH, /* torch's dtypes and finfo/iinfo, for module-level constants */
 	NS_TORCH_VERSION, /* torch.version.hip: None, tile targets no ROCm */
+	NS_TORCH_CUDA, /* torch.cuda.is_available(): True, a Triton kernel runs where CUDA does */
 	NS_PYMATH, /* Python's math module, on constexpr numbers */
 	NS_IMPORTLIB, NS_IMPORTLIB_UTIL, /* importlib.util.find_spec, for "is triton installed" */
 	NS_ITERTOOLS, /* Python's itertools (product, chain), on constexpr lists: config builders */
@@ -501,6 +502,7 @@ enum {
 	BF_PACKAGING = 4096, /* packaging.version.NAME (parse, Version) */
 	BF_PYNUM = 8192, /* a constexpr number's Python methods (N.bit_length()) */
 	BF_TENSORARG = 16384, /* a heuristic's tensor argument's methods (args['x'].element_size()) */
+	BF_TORCH_CUDA = 32768, /* torch.cuda.NAME (is_available) */
 };
 extern const Builtin *const builtin_tables[];
 const Builtin *builtin_get(int id);

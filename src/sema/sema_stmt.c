@@ -1385,7 +1385,16 @@ static Flow exec_stmt(Sema *s, Fn *fn, const Stmt *st, const Seq *rest, bool tai
 	case ST_UNSUPPORTED:
 		diag_error(s->d, st->loc, "%s is not supported in kernels", st->what ? st->what : "this statement");
 		return FLOW_NEXT;
-	case ST_TRY: diag_error(s->d, st->loc, "try statement is not supported in kernels"); return FLOW_NEXT;
+	case ST_TRY:
+		if (s->host_fn) { /* host Python (a decorator wrapper): the body, else and
+				     * finally run; a handler is never taken, an error fails the call */
+			Flow f = exec_body(s, fn, &st->try_body, false);
+			if (f == FLOW_NEXT) f = exec_body(s, fn, &st->try_else, false);
+			Flow g = exec_body(s, fn, &st->try_final, false);
+			return g != FLOW_NEXT ? g : f;
+		}
+		diag_error(s->d, st->loc, "try statement is not supported in kernels");
+		return FLOW_NEXT;
 	case ST_CLASS: diag_error(s->d, st->loc, "class definition is not supported in kernels"); return FLOW_NEXT;
 	}
 	return FLOW_NEXT;
