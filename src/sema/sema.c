@@ -1829,6 +1829,24 @@ static bool is_constexpr_annotation(const Expr *ann)
 	return ann && ann->kind != EX_CALL && n && !strcmp(n, "constexpr");
 }
 
+/* A kernel parameter's annotation naming tl.constexpr through an alias
+ * (Fast-LLM's `n_cols: tl_constexpr`, `tl_constexpr = tl.constexpr` in another
+ * module): Triton reads the evaluated annotation, so tile evaluates a name it
+ * does not read as constexpr, quietly, in the kernel's module. */
+static bool param_is_constexpr(Sema *s, ModScope *ms, const Expr *ann)
+{
+	if (is_constexpr_annotation(ann)) return true;
+	if (!ann || !ms || (ann->kind != EX_NAME && ann->kind != EX_ATTR)) return false;
+	Quiet q;
+	quiet_begin(s, &q);
+	Fn tmp;
+	fn_init(s, &tmp, NULL, ms, false);
+	Value v = eval(s, &tmp, ann);
+	fn_free(&tmp);
+	bool failed = quiet_end(s, &q, NULL);
+	return !failed && v.kind == V_BUILTIN && !v.self && !strcmp(builtin_get(v.builtin)->name, "constexpr");
+}
+
 /* `s: tl.int64` (or "tl.int64"): the scalar dtype that Triton's launcher gives
  * the argument whatever its value; only the explicit widths and bool (u1), as
  * Triton's KernelParam.annotation_type, so `n: int` stays typed by the value. */
@@ -2273,7 +2291,7 @@ int sema_list_kernels(SemaCtx *c, const Module *m, KernelInfo **out)
 			KernelParamInfo *pi = &k.params[p];
 			pi->name = fn->params[p].name;
 			pi->loc = fn->params[p].loc;
-			pi->is_constexpr = is_constexpr_annotation(fn->params[p].annotation);
+			pi->is_constexpr = param_is_constexpr(&s, flat.scope[i], fn->params[p].annotation);
 			if (!pi->is_constexpr)
 				pi->ann_dt = (uint8_t)runtime_annotation_dtype(fn->params[p].annotation);
 			if (fn->params[p].default_val) {
@@ -2375,7 +2393,7 @@ static Value spec_const_value(Sema *s, Fn *fn, const Param *p, ConstVal cv)
 	Value v = global_get(s, fn->mod, head, p->loc, &found);
 	if (!found) v = python_builtin(s, head, &found);
 	if (!found) {
-		if (is_constexpr_annotation(p->annotation))
+		if (param_is_constexpr(s, fn->mod, p->annotation))
 			diag_error(s->d, p->loc,
 				   "'%s' given for constexpr parameter '%s' is neither a constant nor a name "
 				   "of the kernel's module",
@@ -2533,7 +2551,7 @@ static bool bind_kernel_params(Sema *s, Fn *fn, const FuncDef *def, const SpecAr
 	}
 	for (int i = 0; i < def->nparams; i++) {
 		const Param *p = &def->params[i];
-		bool cexpr = is_constexpr_annotation(p->annotation);
+		bool cexpr = param_is_constexpr(s, fn->mod, p->annotation);
 		bool heur = find_heur(kd, p->name) != NULL;
 		const KernelConfigArg *ca = find_config_arg(kd, p->name);
 		Value v;
