@@ -376,6 +376,23 @@ npy_arr "$tmp/z8.npy" '<f8' 2 '\000\000\000\000\000\000\000\000'
 expect 0 $TILE run "$tmp/cf.py" k --target cpu out_ptr=@"$tmp/z8.npy" s=0.0 SCALE=0.1 --out-dir "$tmp/cf"
 printf '\232\231\231\231\231\231\311\077%.0s' 1 2 >"$tmp/want.bin" # 0.1 + 0.1 in doubles
 tail -c 16 "$tmp/cf/out_ptr.npy" | cmp -s - "$tmp/want.bin" || fail "a constexpr float lost its double precision"
+# a runtime parameter annotated tl.float64 gets the double itself, as Triton's
+# launcher types it by the annotation (0.1, not fp32's 0.100000001...); an
+# unannotated one still gets fp32
+cat >"$tmp/f64p.py" <<'EOF'
+import triton
+import triton.language as tl
+@triton.jit
+def k(out_ptr, x: tl.float64, y):
+    tl.store(out_ptr, x)
+    tl.store(out_ptr + 1, y.to(tl.float64))
+EOF
+printf '\232\231\231\231\231\231\271\077\000\000\000\240\231\231\271\077' >"$tmp/want64.bin"
+for t in cpu cuda-emu; do
+	expect 0 $TILE run "$tmp/f64p.py" k --target $t out_ptr=@"$tmp/z8.npy" x=0.1 y=0.1 --out-dir "$tmp/f64p$t"
+	tail -c 16 "$tmp/f64p$t/out_ptr.npy" | cmp -s - "$tmp/want64.bin" ||
+		fail "$t: x: tl.float64 = 0.1 lost its double precision (or y was not fp32)"
+done
 
 expect 2 $TILE run $K add_kernel --grid 0 n_elements=1
 expect 2 $TILE run $K add_kernel --grid 1 --frobnicate

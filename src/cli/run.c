@@ -6,7 +6,7 @@
  * (NAME=@file.npy; the pointee dtype is the array's; NAME=@file.npy:desc[64,64]
  * a host tensor descriptor over it with that block shape), everything else a Python
  * literal: 123 (i32 if it fits, else i64), 0.5 (fp32; a constexpr keeps the
- * double), True/False, None,
+ * double, `x: tl.float64` gets it in full), True/False, None,
  * 'str' or "str", tl.float16; a tuple parameter takes (48, 1) (each element a literal). The kernel is specialized from the values the
  * way Triton's launcher does it (tile_kernel_get_typed), launched, and with
  * --out-dir every pointer argument is written back as DIR/NAME.npy.
@@ -808,10 +808,12 @@ static const Binding *find_binding(const RunCfg *c, const char *name)
 }
 
 /* A Python float is a double: a constexpr keeps all of it (Triton specializes on
- * the value), a runtime parameter gets it as fp32, as Triton's launcher passes it. */
-static void as_python_float(tile_arg *a, bool is_constexpr)
+ * the value), a runtime parameter gets it as fp32, as Triton's launcher passes it,
+ * unless a float annotation types it (`x: tl.float64` keeps every bit; the
+ * library converts the double to the annotated dtype). */
+static void as_python_float(tile_arg *a, bool is_constexpr, DType ann)
 {
-	if (a->kind == TILE_ARG_F64 && !is_constexpr)
+	if (a->kind == TILE_ARG_F64 && !is_constexpr && !dtype_is_float(ann))
 		*a = tile_arg_f32((float)a->f64);
 }
 
@@ -859,7 +861,7 @@ static int bind_all(tile_context *ctx, tile_module *mod, const char *kernel, con
 			rc = EXIT_USER;
 		} else
 			args[i].arg = arg_from_default(&ki->params[i].default_val);
-		as_python_float(&args[i].arg, p[i].is_constexpr);
+		as_python_float(&args[i].arg, p[i].is_constexpr, (DType)ki->params[i].ann_dt);
 	}
 	*nargs = last;
 	return rc;
