@@ -416,6 +416,35 @@ expect 2 $TILE run $K add_kernel --grid 1 --out-dir a --out-dir b n_elements=1
 has "$tmp/err" "--out-dir is given twice ('a' and 'b')"
 expect 2 $TILE run $K add_kernel --grid 1 --num-warps 4 --num-warps 8 n_elements=1
 has "$tmp/err" "--num-warps is given twice"
+
+# a constexpr parameter named num_warps / num_stages takes the launch option's
+# keyword, as in Triton (`k[grid](x, num_warps=8)` binds both): --num-warps binds
+# the parameter, the parameter sets the option, and two different values are refused
+cat >"$tmp/nwp.py" <<'EOF'
+import triton
+import triton.language as tl
+@triton.jit
+def k(out_ptr, num_warps: tl.constexpr, num_stages: tl.constexpr = 2):
+    tl.store(out_ptr + tl.arange(0, 2), tl.full([2], num_warps * 10 + num_stages, tl.int32))
+EOF
+npy_arr "$tmp/i2.npy" '<i4' 2 '\000\000\000\000'
+for t in cpu cuda-emu; do
+	expect 0 $TILE run "$tmp/nwp.py" k --target $t --grid 1 --print out_ptr=@"$tmp/i2.npy" --num-warps 8
+	has "$tmp/out" "[82, 82]"
+	expect 0 $TILE run "$tmp/nwp.py" k --target $t --grid 1 --print out_ptr=@"$tmp/i2.npy" --num-stages 4 num_warps=2
+	has "$tmp/out" "[24, 24]"
+	expect 0 $TILE run "$tmp/nwp.py" k --target $t --grid 1 --print out_ptr=@"$tmp/i2.npy" --num-warps 2 num_warps=2
+	has "$tmp/out" "[22, 22]"
+	expect 1 $TILE run "$tmp/nwp.py" k --target $t --grid 1 out_ptr=@"$tmp/i2.npy" --num-warps 8 num_warps=2
+	has "$tmp/err" "parameter 'num_warps' of kernel 'k' is 2 while the num_warps option is 8"
+	expect 1 $TILE run "$tmp/nwp.py" k --target $t --grid 1 out_ptr=@"$tmp/i2.npy" num_warps=3
+	has "$tmp/err" "which is also the launch option num_warps: num_warps must be a power of two"
+	expect 1 $TILE run "$tmp/nwp.py" k --target $t --grid 1 out_ptr=@"$tmp/i2.npy"
+	has "$tmp/err" "missing argument 'num_warps'"
+done
+# the parameter's value is the option the kernel is compiled for
+expect 0 $TILE compile "$tmp/nwp.py" k --signature '*i32' --const num_warps=8 --target cuda-emu --emit thread
+has "$tmp/out" "warps=8 lanes=32"
 expect 2 $TILE run $K add_kernel --target cpu --target cuda-emu --grid 1 n_elements=1
 has "$tmp/err" "--target is given twice"
 expect 2 $TILE run

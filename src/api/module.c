@@ -399,6 +399,43 @@ static void first_config_options(const KernelInfo *ki, const SpecArg *args, int 
 	o->num_stages = ns;
 }
 
+/* A constexpr parameter named num_warps or num_stages takes the launch option's
+ * keyword in Triton (`k[grid](x, num_warps=8)` binds both the parameter and the
+ * option; its launcher has one value for the two), so the value bound to such a
+ * parameter is the option too. Bound to one value while the caller's options say
+ * another is ambiguous: refused, rather than compiling the kernel for a number
+ * of warps its code does not see. */
+static tile_status option_params(tile_context *ctx, const KernelInfo *ki, const SpecArg *args,
+                                 int nargs, const tile_kernel_options *opt, CompileOptions *o)
+{
+	if (!ki)
+		return TILE_OK;
+	for (int i = 0; i < ki->nparams && i < nargs; i++) {
+		const KernelParamInfo *p = &ki->params[i];
+		bool warps = !strcmp(p->name, "num_warps");
+		if (!p->is_constexpr || (!warps && strcmp(p->name, "num_stages")) || args[i].use_default ||
+		    !args[i].is_const || args[i].cval.kind != CV_INT)
+			continue;
+		int asked = opt ? (warps ? opt->num_warps : opt->num_stages) : 0;
+		int64_t v = args[i].cval.i;
+		if (asked && asked != v)
+			return api_fail(ctx, TILE_ERROR_INVALID_ARGUMENT,
+			                "parameter '%s' of kernel '%s' is %" PRId64 " while the %s option is %d: "
+			                "Triton passes one value as both (bind the parameter alone)",
+			                p->name, ki->name, v, p->name, asked);
+		int nw = warps ? (int)v : o->num_warps, ns = warps ? o->num_stages : (int)v;
+		char why[96];
+		if (v < 1 || v > 1024 || options_problem(nw, ns, why, sizeof why))
+			return api_fail(ctx, TILE_ERROR_INVALID_ARGUMENT,
+			                "parameter '%s' of kernel '%s' is %" PRId64 ", which is also the launch "
+			                "option %s: %s", p->name, ki->name, v, p->name,
+			                v < 1 || v > 1024 ? "out of range" : why);
+		o->num_warps = nw;
+		o->num_stages = ns;
+	}
+	return TILE_OK;
+}
+
 tile_status api_make_request(tile_module *m, const char *kernel, const SpecArg *args, int nargs,
                              const tile_kernel_options *opt, CompileRequest *req)
 {
@@ -406,7 +443,11 @@ tile_status api_make_request(tile_module *m, const char *kernel, const SpecArg *
 	tile_status st = resolve_options(m->ctx, opt, &req->target, &req->opts);
 	if (st != TILE_OK)
 		return st;
-	first_config_options(api_find_kernel(m, kernel), args, nargs, opt, &req->target, &req->opts);
+	const KernelInfo *ki = api_find_kernel(m, kernel);
+	first_config_options(ki, args, nargs, opt, &req->target, &req->opts);
+	st = option_params(m->ctx, ki, args, nargs, opt, &req->opts);
+	if (st != TILE_OK)
+		return st;
 	req->src = m->src;
 	req->kernel = kernel;
 	req->args = args;

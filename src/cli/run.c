@@ -817,6 +817,19 @@ static void as_python_float(tile_arg *a, bool is_constexpr, DType ann)
 		*a = tile_arg_f32((float)a->f64);
 }
 
+/* --num-warps / --num-stages are the launch keywords of Triton's `k[grid](...,
+ * num_warps=8)`, which bind a parameter of that name too: its value for an
+ * unbound constexpr parameter so named, else 0 (the library checks a bound one
+ * against the option). */
+static int option_arg(const RunCfg *c, const tile_param_info *p)
+{
+	if (!p->is_constexpr || find_binding(c, p->name))
+		return 0;
+	return !strcmp(p->name, "num_warps") ? c->kopt.num_warps
+	       : !strcmp(p->name, "num_stages") ? c->kopt.num_stages
+	                                         : 0;
+}
+
 /* Fills args[0..*nargs) from the bindings; defaults fill gaps before the last bound one. */
 static int bind_all(tile_context *ctx, tile_module *mod, const char *kernel, const RunCfg *c,
                     BoundArg *args, int *nargs)
@@ -833,7 +846,7 @@ static int bind_all(tile_context *ctx, tile_module *mod, const char *kernel, con
 	const KernelInfo *ki = api_find_kernel(mod, kernel);
 	int last = 0;
 	for (int i = 0; i < np; i++) {
-		if (find_binding(c, p[i].name))
+		if (find_binding(c, p[i].name) || option_arg(c, &p[i]))
 			last = i + 1;
 		else if (!p[i].has_default) {
 			fprintf(stderr, "tile: error: missing argument '%s' for kernel '%s'\n",
@@ -852,6 +865,8 @@ static int bind_all(tile_context *ctx, tile_module *mod, const char *kernel, con
 		const Binding *b = find_binding(c, p[i].name);
 		if (b)
 			rc = bind_value(ctx, b, p[i].is_constexpr, &args[i]);
+		else if (option_arg(c, &p[i]))
+			args[i].arg = tile_arg_i32(option_arg(c, &p[i]));
 		else if (ki->params[i].default_object && ki->params[i].default_val.kind != CV_NAME) {
 			fprintf(stderr,
 			        "tile: error: parameter '%s' of kernel '%s' is left to its default, which no "
