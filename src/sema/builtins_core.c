@@ -1103,10 +1103,35 @@ static Value b_barrier(Sema *s, Call *c, int extra)
 
 #define DTYPE_IS(d) (100 + (int)(d))
 
+/* The Triton names of the fp8 dtypes tile only names (tl.float8e4b15, ...), in the
+ * order of their is_* extras 15, 16, 17 */
+static const char *const foreign_fp8[] = {"float8e4b15", "float8e4b8", "float8e5b16"};
+
+/* dtype.is_dtype(type_str): a name Triton's dtype lists hold (SINT, UINT, FP, OTHER) */
+static bool triton_dtype_name(const char *n)
+{
+	static const char *const names[] = {"int8",    "int16",   "int32",   "int64", "int1",     "uint8",
+	                                    "uint16",  "uint32",  "uint64",  "fp8e4b15", "fp8e4nv", "fp8e4b8",
+	                                    "fp8e5",   "fp8e5b16", "fp16",   "bf16",  "fp32",     "fp64", "void"};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (!strcmp(n, names[i])) return true;
+	return false;
+}
+
 static Value b_dtype_is(Sema *s, Call *c, int extra)
 {
 	Type t;
 	if (extra == 13) return v_bool(c->a[0].kind == V_DTYPE && c->a[0].n > 0); /* is_block: x.type of a block */
+	if (extra == 18) { /* is_dtype: a staticmethod of a string */
+		const char *n = arg_str(s, c, 1);
+		return n ? v_bool(triton_dtype_name(n)) : v_err();
+	}
+	/* tile cannot compute on the pre-Hopper / AMD fp8 dtypes, but their
+	 * predicates are plain Python in Triton: fp8, floating, scalar, their own name */
+	if (v_is_foreign_dtype(c->a[0])) {
+		if (extra == 4 || extra == 5 || extra == 11) return v_bool(true);
+		return v_bool(extra >= 15 && extra <= 17 && !strcmp(c->a[0].msg, foreign_fp8[extra - 15]));
+	}
 	if (!arg_dtype(s, c, 0, &t)) return v_err();
 	DType d = (DType)t.dt;
 	switch (extra) {
@@ -1124,9 +1149,29 @@ static Value b_dtype_is(Sema *s, Call *c, int extra)
 	case 10: return v_bool(d == DT_PTR);
 	case 11: return v_bool(d != DT_PTR);
 	case 12: return v_bool(d == DT_F16 || d == DT_BF16 || d == DT_F32 || d == DT_F64);
+	/* is_const: False but for a pointer to const, which tile does not have
+	 * (a `tl.const` annotation is accepted and ignored) */
+	case 14: return v_bool(false);
+	case 15: case 16: case 17: return v_bool(false); /* the fp8 dtypes tile only names */
 	default: /* DTYPE_IS(D): is exactly dtype D (DT_COUNT: a type tile does not have) */
 		return v_bool(extra >= DTYPE_IS(0) && d == (DType)(extra - DTYPE_IS(0)));
 	}
+}
+
+/* dtype.get_int_max_value() / get_int_min_value(): an integer dtype's range
+ * (int1 is unsigned, as in Triton's UINT_TYPES); Triton asserts on another */
+static Value b_dtype_int_limit(Sema *s, Call *c, int is_max)
+{
+	Type t;
+	if (!arg_dtype(s, c, 0, &t)) return v_err();
+	DType d = (DType)t.dt;
+	if (!dtype_is_int(d)) {
+		diag_error(s->d, c->loc, "'%s' of %s: not an integer dtype", c->name, dt_name(s, t));
+		return v_err();
+	}
+	int bits = dtype_bits(d);
+	if (dtype_is_signed(d)) return v_int(is_max ? (int64_t)(UINT64_MAX >> (65 - bits)) : -(int64_t)(UINT64_MAX >> (65 - bits)) - 1);
+	return is_max ? v_uint64(UINT64_MAX >> (64 - bits)) : v_int(0);
 }
 
 /* ---- Python builtins ------------------------------------------------------------------------------ */
@@ -1738,9 +1783,13 @@ const Builtin builtins_core[] = {
     {"is_uint64", "self", b_dtype_is, DTYPE_IS(DT_U64), BF_DTYPE},
     {"is_fp8e4nv", "self", b_dtype_is, DTYPE_IS(DT_F8E4M3), BF_DTYPE},
     {"is_fp8e5", "self", b_dtype_is, DTYPE_IS(DT_F8E5M2), BF_DTYPE},
-    {"is_fp8e4b15", "self", b_dtype_is, DTYPE_IS(DT_COUNT), BF_DTYPE},
-    {"is_fp8e4b8", "self", b_dtype_is, DTYPE_IS(DT_COUNT), BF_DTYPE},
-    {"is_fp8e5b16", "self", b_dtype_is, DTYPE_IS(DT_COUNT), BF_DTYPE},
+    {"is_const", "self", b_dtype_is, 14, BF_DTYPE},
+    {"is_fp8e4b15", "self", b_dtype_is, 15, BF_DTYPE},
+    {"is_fp8e4b8", "self", b_dtype_is, 16, BF_DTYPE},
+    {"is_fp8e5b16", "self", b_dtype_is, 17, BF_DTYPE},
+    {"is_dtype", "self,type_str", b_dtype_is, 18, BF_DTYPE},
+    {"get_int_max_value", "self", b_dtype_int_limit, 1, BF_DTYPE},
+    {"get_int_min_value", "self", b_dtype_int_limit, 0, BF_DTYPE},
     {"is_void", "self", b_dtype_is, DTYPE_IS(DT_VOID), BF_DTYPE},
     {"min", "*args", b_py_min, 0, BF_PY},
     {"max", "*args", b_py_min, 1, BF_PY},

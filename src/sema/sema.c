@@ -29,7 +29,7 @@ Value v_dtype(Type t) { return (Value){.kind = V_DTYPE, .ty = type_elem(t)}; }
 Value v_foreign_dtype(const char *name) { return (Value){.kind = V_DTYPE, .ty = type_scalar(DT_VOID), .msg = name}; }
 Value foreign_dtype_error(Sema *s, Value v, SrcLoc loc)
 {
-	diag_error(s->d, loc, "'tl.%s' is a Triton dtype tile does not support (it may only be named and compared)",
+	diag_error(s->d, loc, "'tl.%s' is a Triton dtype tile does not support (it may only be named, compared and queried: its name, sizes, is_*())",
 		   v.msg);
 	return v_err();
 }

@@ -49,9 +49,29 @@ static Value tensor_attr(Sema *s, Value obj, const char *name, SrcLoc loc)
 	return v_err();
 }
 
+/* What Triton's dtype answers in plain Python for the fp8 dtypes tile only names
+ * (tl.float8e4b15, float8e4b8, float8e5b16): its name, sizes, format and predicates */
+static Value foreign_dtype_attr(Sema *s, Value obj, const char *name, SrcLoc loc)
+{
+	const char *fp8 = obj.msg + strlen("float8"); /* e4b15, e4b8, e5b16 */
+	if (!strcmp(name, "name")) return v_str(arena_printf(s->a, "fp8%s", fp8));
+	if (!strcmp(name, "primitive_bitwidth")) return v_int(8);
+	if (!strcmp(name, "itemsize")) return v_int(1);
+	if (!strcmp(name, "scalar") || !strcmp(name, "value")) return obj;
+	if (!strcmp(name, "fp_mantissa_width")) return v_int(fp8[1] == '4' ? 3 : 2);
+	if (!strcmp(name, "exponent_bias")) return v_int(atoi(fp8 + 3));
+	int id = builtin_find(name, BF_DTYPE);
+	if (id >= 0 && !strncmp(name, "is_", 3)) {
+		Value *self = ARENA_NEW(s->a, Value);
+		*self = obj;
+		return v_builtin(id, self);
+	}
+	return foreign_dtype_error(s, obj, loc);
+}
+
 static Value dtype_attr(Sema *s, Value obj, const char *name, SrcLoc loc)
 {
-	if (v_is_foreign_dtype(obj)) return foreign_dtype_error(s, obj, loc);
+	if (v_is_foreign_dtype(obj)) return foreign_dtype_attr(s, obj, name, loc);
 	if (obj.n > 0) { /* a block type (x.type of a block x): its element type and shape */
 		if (!strcmp(name, "element_ty") || !strcmp(name, "scalar")) return v_dtype(obj.ty);
 		if (!strcmp(name, "shape")) return v_tuple(s, obj.items, obj.n);
@@ -169,6 +189,18 @@ Value get_attr(Sema *s, Value obj, const char *name, SrcLoc loc)
 		if (!strcmp(name, "maxnreg") || !strcmp(name, "pre_hook")) return v_none();
 		break;
 	case V_AGG: return agg_attr(s, obj, name, loc);
+	case V_BUILTIN:
+		/* the staticmethods of Triton's dtype class: tl.dtype.is_dtype('fp16'),
+		 * tl.dtype.is_ptr() (False: the class's own answer, which only a
+		 * pointer or block type overrides); bound to a placeholder self */
+		if (!obj.self && obj.builtin == builtin_find("dtype", BF_TL) &&
+		    (!strcmp(name, "is_dtype") || !strcmp(name, "is_block") || !strcmp(name, "is_ptr") ||
+		     !strcmp(name, "is_const"))) {
+			Value *self = ARENA_NEW(s->a, Value);
+			*self = v_dtype(type_scalar(DT_VOID));
+			return v_builtin(builtin_find(name, BF_DTYPE), self);
+		}
+		break;
 	case V_RTARG:
 		if (!strcmp(name, "dtype"))
 			return v_dtype(obj.ty.dt == DT_PTR ? type_scalar((DType)obj.ty.elem) : obj.ty);
