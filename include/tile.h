@@ -93,7 +93,7 @@ typedef enum tile_status {
 /* "ok", "invalid argument", "compile error", ...; never NULL. */
 TILE_API const char *tile_status_string(tile_status s);
 
-/* ---- DLPack (a minimal, ABI-compatible subset of dlpack.h v0.8) ----------- */
+/* ---- DLPack (a minimal, ABI-compatible subset of dlpack.h v0.8; v1.1's dtype codes) */
 
 #ifndef DLPACK_VERSION
 #define DLPACK_VERSION     80
@@ -125,7 +125,20 @@ typedef enum {
 	kDLOpaqueHandle = 3U,
 	kDLBfloat = 4U,
 	kDLComplex = 5U,
-	kDLBool = 6U
+	kDLBool = 6U,
+	/* DLPack 1.1's narrow floats: tile takes kDLFloat8_e4m3fn (Triton's
+	 * fp8e4nv) and kDLFloat8_e5m2 (fp8e5), 8 bits each */
+	kDLFloat8_e3m4 = 7U,
+	kDLFloat8_e4m3 = 8U,
+	kDLFloat8_e4m3b11fnuz = 9U,
+	kDLFloat8_e4m3fn = 10U,
+	kDLFloat8_e4m3fnuz = 11U,
+	kDLFloat8_e5m2 = 12U,
+	kDLFloat8_e5m2fnuz = 13U,
+	kDLFloat8_e8m0fnu = 14U,
+	kDLFloat6_e2m3fn = 15U,
+	kDLFloat6_e3m2fn = 16U,
+	kDLFloat4_e2m1fn = 17U
 } DLDataTypeCode;
 typedef struct {
 	uint8_t code;

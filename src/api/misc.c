@@ -78,6 +78,24 @@ static bool device_on_gpu(DLDeviceType d)
 	return d == 0 || d == kDLCUDA || d == kDLCUDAHost || d == kDLCUDAManaged;
 }
 
+/* Why a DLPack dtype has no tile dtype: DLPack 1.1's narrow float formats are
+ * named, as tile has two of them */
+static const char *dlpack_dtype_problem(DLDataType t)
+{
+#define NARROW(c) \
+	[c] = "the DLTensor's dtype is " #c ", a format tile has no type for (it has " \
+	      "kDLFloat8_e4m3fn, Triton's fp8e4nv, and kDLFloat8_e5m2, fp8e5); pass its bytes as uint8"
+	static const char *const msgs[] = {
+	        NARROW(kDLFloat8_e3m4),     NARROW(kDLFloat8_e4m3),     NARROW(kDLFloat8_e4m3b11fnuz),
+	        NARROW(kDLFloat8_e4m3fnuz), NARROW(kDLFloat8_e5m2fnuz), NARROW(kDLFloat8_e8m0fnu),
+	        NARROW(kDLFloat6_e2m3fn),   NARROW(kDLFloat6_e3m2fn),   NARROW(kDLFloat4_e2m1fn),
+	};
+#undef NARROW
+	if (t.code < sizeof msgs / sizeof msgs[0] && msgs[t.code])
+		return msgs[t.code];
+	return "the DLTensor's dtype (code, bits, lanes) is not one tile supports";
+}
+
 const char *api_dltensor_problem(const DLTensor *t, int cuda)
 {
 	if (!t)
@@ -95,7 +113,7 @@ const char *api_dltensor_problem(const DLTensor *t, int cuda)
 		n *= t->shape[d];
 	}
 	if (api_dtype_from_dlpack(t->dtype) == TILE_DTYPE_UNSPECIFIED)
-		return "the DLTensor's dtype (code, bits, lanes) is not one tile supports";
+		return dlpack_dtype_problem(t->dtype);
 	if (n > 0 && !t->data)
 		return "the DLTensor has elements but its data is NULL";
 	if (t->byte_offset > UINTPTR_MAX - (uintptr_t)t->data)
@@ -149,6 +167,8 @@ tile_dtype api_dtype_from_dlpack(DLDataType t)
 		}
 		break;
 	case kDLBfloat: return t.bits == 16 ? TILE_BF16 : TILE_DTYPE_UNSPECIFIED;
+	case kDLFloat8_e4m3fn: return t.bits == 8 ? TILE_FP8E4M3 : TILE_DTYPE_UNSPECIFIED;
+	case kDLFloat8_e5m2: return t.bits == 8 ? TILE_FP8E5M2 : TILE_DTYPE_UNSPECIFIED;
 	}
 	return TILE_DTYPE_UNSPECIFIED;
 }

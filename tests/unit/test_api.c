@@ -830,6 +830,56 @@ static void test_dlpack(tile_context *ctx, tile_kernel *k)
 	free(out);
 }
 
+/* DLPack 1.1's fp8 codes: kDLFloat8_e4m3fn / kDLFloat8_e5m2 are Triton's fp8e4nv
+ * / fp8e5 (tile_kernel_get_typed types the pointer by them, and the kernel
+ * decodes the bytes so); another narrow format is refused by name. */
+static void test_dlpack_fp8(tile_context *ctx)
+{
+	static const char fp8_src[] = "import triton\nimport triton.language as tl\n"
+	                              "@triton.jit\n"
+	                              "def up(x_ptr, y_ptr):\n"
+	                              "    o = tl.arange(0, 4)\n"
+	                              "    tl.store(y_ptr + o, tl.load(x_ptr + o).to(tl.float32))\n";
+	tile_module *m = NULL;
+	CHECK_ST(tile_module_load_source(ctx, "fp8.tile", fp8_src, sizeof fp8_src - 1, &m), TILE_OK);
+	if (!m)
+		return;
+	/* 1, 2, -0.5 and the largest finite value of each format */
+	static const uint8_t e4m3[4] = {0x38, 0x40, 0xb0, 0x7e}, e5m2[4] = {0x3c, 0x40, 0xb8, 0x7b};
+	static const float want[2][4] = {{1, 2, -0.5f, 448}, {1, 2, -0.5f, 57344}};
+	int64_t shape[1] = {4};
+	uint32_t grid[3] = {1, 1, 1};
+	for (int f = 0; f < 2; f++) {
+		_Alignas(16) uint8_t x[16];
+		_Alignas(16) float y[4] = {0};
+		memcpy(x, f ? e5m2 : e4m3, 4);
+		DLTensor tx = {x, {kDLCPU, 0}, 1, {f ? kDLFloat8_e5m2 : kDLFloat8_e4m3fn, 8, 1}, shape, NULL, 0};
+		tile_arg a[2] = {tile_arg_dltensor(&tx), tile_arg_ptr(y, TILE_FP32)};
+		tile_kernel *k = NULL;
+		CHECK_ST(tile_kernel_get_typed(m, "up", a, 2, NULL, &k), TILE_OK);
+		if (k)
+			CHECK_ST(tile_launch(k, grid, a, 2, NULL), TILE_OK);
+		CHECK(memcmp(y, want[f], sizeof y) == 0);
+		tile_kernel_destroy(k);
+	}
+	_Alignas(16) uint8_t x[16] = {0};
+	_Alignas(16) float y[4];
+	static const uint8_t refused[] = {kDLFloat8_e4m3fnuz, kDLFloat8_e4m3, kDLFloat8_e8m0fnu, kDLFloat4_e2m1fn};
+	for (size_t i = 0; i < sizeof refused; i++) {
+		DLTensor tx = {x, {kDLCPU, 0}, 1, {refused[i], 8, 1}, shape, NULL, 0};
+		tile_arg a[2] = {tile_arg_dltensor(&tx), tile_arg_ptr(y, TILE_FP32)};
+		tile_kernel *k = NULL;
+		CHECK_ST(tile_kernel_get_typed(m, "up", a, 2, NULL, &k), TILE_ERROR_INVALID_ARGUMENT);
+		CHECK_MSG("a format tile has no type for");
+	}
+	DLTensor wide = {x, {kDLCPU, 0}, 1, {kDLFloat8_e4m3fn, 16, 1}, shape, NULL, 0};
+	tile_arg a[2] = {tile_arg_dltensor(&wide), tile_arg_ptr(y, TILE_FP32)};
+	tile_kernel *k = NULL;
+	CHECK_ST(tile_kernel_get_typed(m, "up", a, 2, NULL, &k), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_MSG("not one tile supports");
+	tile_module_destroy(m);
+}
+
 typedef struct ThreadJob {
 	tile_kernel *k;
 	float *out;
@@ -906,6 +956,7 @@ int main(void)
 			test_specialization_counts(ctx);
 			test_concurrent(k);
 			test_dlpack(ctx, k);
+			test_dlpack_fp8(ctx);
 		}
 		tile_module_destroy(m);
 		/* a kernel outlives its module */
