@@ -231,6 +231,10 @@ typedef struct tile_kernel_options {
 	int num_stages;     /* 0 = the context's default */
 	const char *target; /* NULL = the context's target */
 	int debug;          /* nonzero: keep device_assert, verify after every pass */
+	/* nonzero: Triton's enable_fp_fusion=False: a * b + c stays a rounded
+	 * multiply and a rounded add (nvrtc --fmad=false); the CPU targets never
+	 * fuse them. tl.fma and the math library's own fmas are kept. */
+	int disable_fp_fusion;
 } tile_kernel_options;
 
 /* ---- context ----------------------------------------------------------------- */

@@ -123,6 +123,32 @@ if $TILE --version | grep -q "^nvrtc: [0-9]"; then
 	grep -q "Used \|CUDA_CACHE_DISABLE" "$tmp/err" || fail "TILE_NVRTC_LOG printed neither ptxas's report nor why not"
 	expect 0 $TILE compile $K add_kernel --signature "$SIG" --const BLOCK_SIZE=1024 --target sm_80
 	[ -s "$tmp/err" ] && fail "nvrtc's log is printed without TILE_NVRTC_LOG"
+	# --no-fp-fusion (Triton's enable_fp_fusion=False): a * b + c is a rounded
+	# multiply and a rounded add, not an fma; tl.fma stays one. The fused
+	# compile comes first, so the disk cache must tell the two apart.
+	cat >"$tmp/fuse.py" <<'EOF'
+import triton
+import triton.language as tl
+@triton.jit
+def k(a_ptr, b_ptr, c_ptr, o_ptr, FMA: tl.constexpr):
+    o = tl.arange(0, 16)
+    a = tl.load(a_ptr + o)
+    b = tl.load(b_ptr + o)
+    c = tl.load(c_ptr + o)
+    tl.store(o_ptr + o, tl.fma(a, b, c) if FMA else a * b + c)
+EOF
+	FSIG='*fp32:16,*fp32:16,*fp32:16,*fp32:16'
+	expect 0 $TILE compile "$tmp/fuse.py" k --signature "$FSIG" --const FMA=False --target sm_90a --emit ptx
+	has "$tmp/out" "fma.rn.f32"
+	expect 0 $TILE compile "$tmp/fuse.py" k --signature "$FSIG" --const FMA=False --target sm_90a --emit ptx --no-fp-fusion
+	has "$tmp/out" "mul.rn.f32"
+	grep -q "fma.rn.f32" "$tmp/out" && fail "--no-fp-fusion: a * b + c became an fma"
+	expect 0 $TILE compile "$tmp/fuse.py" k --signature "$FSIG" --const FMA=True --target sm_90a --emit ptx --no-fp-fusion
+	has "$tmp/out" "fma.rn.f32"
+	expect 0 env TILE_NVRTC_LOG=1 $TILE compile "$tmp/fuse.py" k --signature "$FSIG" --const FMA=False --target sm_80 --no-fp-fusion
+	has "$tmp/err" "--fmad=false"
+	expect 2 $TILE compile "$tmp/fuse.py" k --signature "$FSIG" --const FMA=False --target sm_80 --no-fp-fusion --no-fp-fusion
+	has "$tmp/err" "--no-fp-fusion is given twice"
 fi
 expect 0 $TILE compile $K add_kernel --signature "$SIG" --const BLOCK_SIZE=1024 --target cpu
 grep -q "registers" "$tmp/out" && fail "a CPU report names registers"

@@ -28,12 +28,13 @@ typedef struct CommonOpts {
 	const char *target; /* NULL = auto */
 	int num_warps, num_stages;
 	bool emulate_cuda;
+	bool no_fp_fusion; /* --no-fp-fusion: Triton's enable_fp_fusion=False */
 } CommonOpts;
 
 /* Option scanning: matches "--name VALUE" and "--name=VALUE"; advances *i.
  * Returns 1 if matched (with *val set), 0 if not this option, -1 on a missing value. */
 int cli_opt_value(int argc, char **argv, int *i, const char *name, const char **val);
-/* Parses --target/--num-warps/--num-stages/--emulate=cuda at argv[*i]:
+/* Parses --target/--num-warps/--num-stages/--emulate=cuda/--no-fp-fusion at argv[*i]:
  * 1 consumed, 0 not one of them, -1 usage error (message printed). */
 int cli_common_opt(int argc, char **argv, int *i, CommonOpts *o);
 bool cli_parse_int(const char *s, int *out);

@@ -416,7 +416,8 @@ int cli_dump(tile_context *ctx, tile_module *mod, const char *kernel, const char
 		if (dflt[i]) { /* bound to its default, as if left out */
 			args[i] = (SpecArg){.is_const = true, .use_default = true, .cval = ki->params[i].default_val};
 		}
-	tile_kernel_options kopt = {.num_warps = o->num_warps, .num_stages = o->num_stages};
+	tile_kernel_options kopt = {.num_warps = o->num_warps, .num_stages = o->num_stages,
+	                            .disable_fp_fusion = o->no_fp_fusion};
 	CompileRequest req;
 	if (!rc && api_make_request(mod, ki ? ki->name : "", args, nargs, &kopt, &req) != TILE_OK) {
 		cli_report(ctx);

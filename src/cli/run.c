@@ -751,6 +751,8 @@ static int parse_run_opts(int argc, char **argv, RunCfg *c)
 				c->kopt.num_warps = co.num_warps;
 			if (co.num_stages)
 				c->kopt.num_stages = co.num_stages;
+			if (co.no_fp_fusion)
+				c->kopt.disable_fp_fusion = 1;
 		} else if (argv[i][0] != '-' && strchr(argv[i], '=') && argv[i][0] != '=') {
 			char *eq = strchr(argv[i], '=');
 			*eq = 0;
@@ -984,6 +986,7 @@ int cli_run_kernel(tile_context *ctx, tile_module *mod, const char *kernel, int 
 	if (base) {
 		c.kopt.num_warps = base->num_warps;
 		c.kopt.num_stages = base->num_stages;
+		c.kopt.disable_fp_fusion = base->no_fp_fusion;
 	}
 	int rc = parse_run_opts(argc, argv, &c);
 	const tile_param_info *p = NULL;

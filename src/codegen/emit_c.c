@@ -646,15 +646,21 @@ static bool run_nvrtc(const Nvrtc *nv, const TpFunc *f, const char *src, bool wa
 	const char *suffix = len && name[len - 1] == 'a' ? "a" : "";
 	char file[160];
 	snprintf(file, sizeof file, "%s.cu", f->name);
-	/* -lineinfo: the source's #line directives become the PTX's .loc lines */
-	const char *opts[2] = {"-lineinfo", "--ptxas-options=-v"};
-	const char *const *extra = f->line_info ? opts : opts + 1;
-	int nline = f->line_info ? 1 : 0;
-	bool ok = nvrtc_compile(nv, src, file, f->target.arch, suffix, want_ptx, extra,
-	                        nline + (spill ? 1 : 0), o, err, errlen);
+	/* -lineinfo: the source's #line directives become the PTX's .loc lines;
+	 * --fmad=false: no a * b + c contracted into an fma (Triton's
+	 * enable_fp_fusion=False). --ptxas-options goes last: it is dropped on a retry. */
+	const char *opts[3];
+	int nopts = 0;
+	if (f->line_info)
+		opts[nopts++] = "-lineinfo";
+	if (f->no_fmad)
+		opts[nopts++] = "--fmad=false";
+	opts[nopts] = "--ptxas-options=-v";
+	bool ok = nvrtc_compile(nv, src, file, f->target.arch, suffix, want_ptx, opts,
+	                        nopts + (spill ? 1 : 0), o, err, errlen);
 	if (!ok && spill) { /* an nvrtc without --ptxas-options: compile as before */
 		nvrtc_output_free(o);
-		ok = nvrtc_compile(nv, src, file, f->target.arch, suffix, want_ptx, extra, nline, o,
+		ok = nvrtc_compile(nv, src, file, f->target.arch, suffix, want_ptx, opts, nopts, o,
 		                   err, errlen);
 	}
 	if (spill) {

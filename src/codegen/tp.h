@@ -163,6 +163,7 @@ typedef struct TpFunc {
 	int smem_bytes;
 	bool prefetched; /* tp_prefetch_dot_operands changed a loop */
 	bool line_info;  /* emit_c: #line directives and nvrtc -lineinfo */
+	bool no_fmad;    /* emit_c: nvrtc --fmad=false (Triton's enable_fp_fusion=False) */
 	TargetDesc target;
 } TpFunc;
 

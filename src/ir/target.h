@@ -34,6 +34,9 @@ typedef struct CompileOptions {
 	/* TILE_DISABLE_LINE_INFO=1 (Triton's TRITON_DISABLE_LINE_INFO): no #line
 	 * directives and no nvrtc -lineinfo, so the PTX and cubin carry no .loc */
 	bool no_line_info;
+	/* Triton's enable_fp_fusion=False: no contraction of a * b + c into an fma
+	 * (nvrtc --fmad=false; emit_llvm never contracts) */
+	bool no_fp_fusion;
 } CompileOptions;
 
 /* Fill `t` for a named target: "cpu", "cuda-emu" (CPU running 32-lane warps),

@@ -947,6 +947,12 @@ int main(void)
 		CHECK_ST(tile_kernel_get(m, "axpy", sig, NULL, &k2), TILE_OK);
 		CHECK(k != NULL && k == k2); /* the second get is a table lookup */
 		tile_kernel_destroy(k2);
+		/* enable_fp_fusion=False is another specialization (its key holds it) */
+		tile_kernel_options nofuse = {.disable_fp_fusion = 1};
+		k2 = NULL;
+		CHECK_ST(tile_kernel_get(m, "axpy", sig, &nofuse, &k2), TILE_OK);
+		CHECK(k2 != NULL && k2 != k);
+		tile_kernel_destroy(k2);
 		if (k) {
 			test_launch(ctx, k);
 			test_typed(ctx, m, k);
