@@ -62,8 +62,11 @@ typedef struct ApiParam {
 	bool tuple;    /* a tuple parameter: one slot per runtime element */
 	int tuple_len; /* its elements, */
 	/* and its shape in preorder: n >= 0 a tuple of n items (the first node: the
-	 * parameter's own), -1 a runtime element (one slot), -2 a constant (none) */
+	 * parameter's own), -1 a runtime element (one slot), -2 a constant (none),
+	 * -3 the empty tuple `()` (none) */
 	int *tnodes;
+	ConstVal *tconsts; /* per node: a -2 node's value, which a launch checks (.s heap) */
+	int ntnodes;
 	int nslots;    /* slots it takes when runtime */
 	ConstVal cval; /* when !runtime: the value it was specialized to (cval.s heap) */
 	bool heuristic; /* set by @triton.heuristics: None at launch means "what it computed" */

@@ -227,6 +227,44 @@ static tile_status conv_slot(const tile_kernel *k, int s, const tile_arg *a, Arg
 
 /* ---- constants given in all-parameters mode --------------------------------------- */
 
+static bool const_matches(const ConstVal *c, const tile_arg *a)
+{
+	int64_t v;
+	uint64_t uv;
+	bool is_unsigned;
+	switch (c->kind) {
+	case CV_INT:
+		return a->kind != TILE_ARG_BOOL && get_int(a, &v, &uv, &is_unsigned) &&
+		       !(is_unsigned && uv > INT64_MAX) && v == c->i;
+	case CV_BOOL: return (a->kind == TILE_ARG_BOOL && (a->b != 0) == (c->i != 0));
+	case CV_FLOAT:
+		return (a->kind == TILE_ARG_F32 && (double)a->f32 == (double)(float)c->f) ||
+		       (a->kind == TILE_ARG_F64 && a->f64 == c->f);
+	case CV_NONE: return a->kind == TILE_ARG_NONE;
+	case CV_STR: return a->kind == TILE_ARG_STR && a->str && strcmp(a->str, c->s) == 0;
+	case CV_NAME: return a->kind == TILE_ARG_NAME && a->str && strcmp(a->str, c->s) == 0;
+	case CV_DTYPE: {
+		DType dt;
+		return a->kind == TILE_ARG_DTYPE && api_dtype_to_dt(a->dtype, &dt) &&
+		       dt == c->dtype;
+	}
+	}
+	return false;
+}
+
+static void const_str(const ConstVal *c, char *buf, size_t n)
+{
+	switch (c->kind) {
+	case CV_INT: snprintf(buf, n, "%" PRId64, c->i); break;
+	case CV_BOOL: snprintf(buf, n, "%s", c->i ? "True" : "False"); break;
+	case CV_FLOAT: snprintf(buf, n, "%g", c->f); break;
+	case CV_NONE: snprintf(buf, n, "None"); break;
+	case CV_STR: snprintf(buf, n, "'%s'", c->s); break;
+	case CV_DTYPE: snprintf(buf, n, "tl.%s", dtype_name(c->dtype)); break;
+	case CV_NAME: snprintf(buf, n, "%s", c->s); break;
+	}
+}
+
 /* A host tensor descriptor parameter from a DLTensor: its slots are the base
  * pointer, the shape (i32) and the strides but the last (i64, elements). The
  * descriptor contract is checked: rank, element type, a contiguous last
@@ -237,6 +275,7 @@ static tile_status conv_slot(const tile_kernel *k, int s, const tile_arg *a, Arg
 static tile_status conv_tuple_at(const tile_kernel *k, const ApiParam *p, const tile_arg *a, int *node, int *s,
                                  ArgVal *vals)
 {
+	bool nested = *node > 0;
 	int n = p->tnodes[(*node)++];
 	if (a->kind != TILE_ARG_TUPLE || !a->tuple || (a->tuple->len && !a->tuple->elems) ||
 	    a->tuple->len != (size_t)n)
@@ -250,11 +289,23 @@ static tile_status conv_tuple_at(const tile_kernel *k, const ApiParam *p, const 
 		tile_status st = TILE_OK;
 		if (kind >= 0) {
 			st = conv_tuple_at(k, p, e, node, s, vals);
-		} else {
+		} else if (kind == -1) {
 			(*node)++;
-			if (kind == -1) {
-				st = conv_slot(k, *s, e, &vals[*s]);
-				(*s)++;
+			st = conv_slot(k, *s, e, &vals[*s]);
+			(*s)++;
+		} else { /* a constant the kernel was specialized to: the same again */
+			const ConstVal *c = &p->tconsts[(*node)++];
+			bool same = kind == -3 ? e->kind == TILE_ARG_TUPLE && e->tuple && e->tuple->len == 0
+			                       : const_matches(c, e);
+			if (!same) {
+				char want[96] = "()";
+				if (kind == -2)
+					const_str(c, want, sizeof want);
+				return api_fail(k->ctx, TILE_ERROR_INVALID_ARGUMENT,
+				                "kernel '%s', argument '%s': element %d of %s was specialized "
+				                "as %s; got a different %s (get another specialization for it)",
+				                k->name, p->name, j + 1, nested ? "a nested tuple" : "the tuple",
+				                want, kind_name(e->kind));
 			}
 		}
 		if (st != TILE_OK)
@@ -331,44 +382,6 @@ static tile_status conv_desc(const tile_kernel *k, const ApiParam *p, const tile
 		vals[s + 1 + r + d].i64 = sd;
 	}
 	return TILE_OK;
-}
-
-static bool const_matches(const ConstVal *c, const tile_arg *a)
-{
-	int64_t v;
-	uint64_t uv;
-	bool is_unsigned;
-	switch (c->kind) {
-	case CV_INT:
-		return a->kind != TILE_ARG_BOOL && get_int(a, &v, &uv, &is_unsigned) &&
-		       !(is_unsigned && uv > INT64_MAX) && v == c->i;
-	case CV_BOOL: return (a->kind == TILE_ARG_BOOL && (a->b != 0) == (c->i != 0));
-	case CV_FLOAT:
-		return (a->kind == TILE_ARG_F32 && (double)a->f32 == (double)(float)c->f) ||
-		       (a->kind == TILE_ARG_F64 && a->f64 == c->f);
-	case CV_NONE: return a->kind == TILE_ARG_NONE;
-	case CV_STR: return a->kind == TILE_ARG_STR && a->str && strcmp(a->str, c->s) == 0;
-	case CV_NAME: return a->kind == TILE_ARG_NAME && a->str && strcmp(a->str, c->s) == 0;
-	case CV_DTYPE: {
-		DType dt;
-		return a->kind == TILE_ARG_DTYPE && api_dtype_to_dt(a->dtype, &dt) &&
-		       dt == c->dtype;
-	}
-	}
-	return false;
-}
-
-static void const_str(const ConstVal *c, char *buf, size_t n)
-{
-	switch (c->kind) {
-	case CV_INT: snprintf(buf, n, "%" PRId64, c->i); break;
-	case CV_BOOL: snprintf(buf, n, "%s", c->i ? "True" : "False"); break;
-	case CV_FLOAT: snprintf(buf, n, "%g", c->f); break;
-	case CV_NONE: snprintf(buf, n, "None"); break;
-	case CV_STR: snprintf(buf, n, "'%s'", c->s); break;
-	case CV_DTYPE: snprintf(buf, n, "tl.%s", dtype_name(c->dtype)); break;
-	case CV_NAME: snprintf(buf, n, "%s", c->s); break;
-	}
 }
 
 static tile_status check_const(const tile_kernel *k, int i, const tile_arg *a)
@@ -482,6 +495,10 @@ void api_kernel_free(tile_kernel *k)
 	for (int i = 0; i < k->nparams; i++) {
 		free(k->params[i].name);
 		free(k->params[i].tnodes);
+		for (int j = 0; j < k->params[i].ntnodes; j++)
+			if (k->params[i].tconsts[j].kind == CV_STR || k->params[i].tconsts[j].kind == CV_NAME)
+				free((char *)k->params[i].tconsts[j].s);
+		free(k->params[i].tconsts);
 		if (k->params[i].cval.kind == CV_STR || k->params[i].cval.kind == CV_NAME)
 			free((char *)k->params[i].cval.s);
 	}

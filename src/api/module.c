@@ -276,20 +276,22 @@ static int spec_nslots(const SpecArg *a)
 	return n;
 }
 
-/* A tuple argument's shape as ApiParam.tnodes lists it; returns the nodes
- * written (out may be NULL to count them). */
-static int tuple_nodes(const SpecArg *a, int *out)
+/* A tuple argument's shape as ApiParam.tnodes lists it, with its constants'
+ * values in consts; returns the nodes written (out may be NULL to count them). */
+static int tuple_nodes(const SpecArg *a, int *out, ConstVal *consts)
 {
 	if (!a->tuple_len) {
 		if (out)
-			*out = a->is_const ? -2 : -1;
+			*out = !a->is_const ? -1 : a->empty_tuple ? -3 : -2;
+		if (out && a->is_const && !a->empty_tuple)
+			*consts = copy_const(&a->cval);
 		return 1;
 	}
 	if (out)
 		*out = a->tuple_len;
 	int n = 1;
 	for (int j = 0; j < a->tuple_len; j++)
-		n += tuple_nodes(&a->tuple[j], out ? out + n : NULL);
+		n += tuple_nodes(&a->tuple[j], out ? out + n : NULL, consts ? consts + n : NULL);
 	return n;
 }
 
@@ -309,8 +311,10 @@ static tile_status fill_params(tile_kernel *k, const KernelInfo *ki, const SpecA
 		p->tuple = p->runtime && args[i].tuple_len > 0;
 		p->tuple_len = p->tuple ? args[i].tuple_len : 0;
 		if (p->tuple) {
-			p->tnodes = xcalloc((size_t)tuple_nodes(&args[i], NULL), sizeof *p->tnodes);
-			tuple_nodes(&args[i], p->tnodes);
+			p->ntnodes = tuple_nodes(&args[i], NULL, NULL);
+			p->tnodes = xcalloc((size_t)p->ntnodes, sizeof *p->tnodes);
+			p->tconsts = xcalloc((size_t)p->ntnodes, sizeof *p->tconsts);
+			tuple_nodes(&args[i], p->tnodes, p->tconsts);
 		}
 		if (p->runtime) {
 			p->slot = slot;

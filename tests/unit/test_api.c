@@ -609,7 +609,10 @@ static const char spec_src[] = "import triton\n"
                                "    tl.store(X, t[0][0] + t[0][1] * 10 + t[1][0] * 100)\n"
                                "@triton.jit(do_not_specialize=['t'])\n"
                                "def kernel_t(X, t):\n"
-                               "    tl.store(X, t[0])\n";
+                               "    tl.store(X, t[0])\n"
+                               "@triton.jit\n"
+                               "def kernel_ct(X, C: tl.constexpr):\n"
+                               "    tl.store(X, C[0] + C[1] * 10)\n";
 
 /* Specializes `name` for each i (after X, before BLOCK = 512 when block) and
  * launches it; returns how many distinct kernels that made. */
@@ -707,6 +710,36 @@ static void test_specialization_counts(tile_context *ctx)
 		t1i.len = 1; /* (7,) where the kernel has (7, ()) */
 		CHECK_ST(tile_launch(k[0], grid, an, 2, NULL), TILE_ERROR_INVALID_ARGUMENT);
 		CHECK_MSG("is a tuple of 2 elements there");
+		t1i.len = 2;
+		/* the constant leaves are checked as constexpr arguments are: None
+		 * given 3, and () given (3,) are other specializations */
+		tile_arg three_t = tile_arg_i32(3);
+		tile_tuple t3 = {&three_t, 1};
+		outer[2] = tile_arg_i32(3);
+		CHECK_ST(tile_launch(k[0], grid, an, 2, NULL), TILE_ERROR_INVALID_ARGUMENT);
+		CHECK_MSG("argument 't': element 3 of the tuple was specialized as None");
+		outer[2] = tile_arg_none();
+		in1[1] = tile_arg_tuple(&t3);
+		CHECK_ST(tile_launch(k[0], grid, an, 2, NULL), TILE_ERROR_INVALID_ARGUMENT);
+		CHECK_MSG("element 2 of a nested tuple was specialized as ()");
+		in1[1] = tile_arg_tuple(&none);
+		CHECK_ST(tile_launch(k[0], grid, an, 2, NULL), TILE_OK);
+	}
+	tile_kernel_destroy(k[0]);
+	/* a constexpr tuple: an all-parameters launch gives the same constants again */
+	tile_arg ce[2] = {tile_arg_i32(2), tile_arg_i32(3)};
+	tile_tuple ct = {ce, 2};
+	tile_arg ac[2] = {tile_arg_ptr(y, TILE_I32), tile_arg_tuple(&ct)};
+	k[0] = NULL;
+	CHECK_ST(tile_kernel_get_typed(m, "kernel_ct", ac, 2, NULL, &k[0]), TILE_OK);
+	if (k[0]) {
+		uint32_t grid[3] = {1, 1, 1};
+		y[0] = 0;
+		CHECK_ST(tile_launch(k[0], grid, ac, 2, NULL), TILE_OK);
+		CHECK(y[0] == 32);
+		ce[0] = tile_arg_i32(4);
+		CHECK_ST(tile_launch(k[0], grid, ac, 2, NULL), TILE_ERROR_INVALID_ARGUMENT);
+		CHECK_MSG("argument 'C': element 1 of the tuple was specialized as 2");
 	}
 	tile_kernel_destroy(k[0]);
 	/* an annotation written as a string, "tl.constexpr" (Triton's test_jit.py),
