@@ -2533,6 +2533,28 @@ static Value bind_tuple_param(Sema *s, Fn *fn, const Param *p, const char *name,
 	return v_tuple(s, items, a->tuple_len);
 }
 
+/* A tuple parameter annotated with a NamedTuple class of the module (`p: Pair`)
+ * is an instance of it, with its field names: Triton's launcher keeps a
+ * NamedTuple argument's type, which the host's tuple does not carry here. */
+static bool name_tuple_param(Sema *s, Fn *fn, const Param *p, Value *t)
+{
+	const Expr *ann = p->annotation;
+	if (!ann || (ann->kind != EX_NAME && ann->kind != EX_ATTR)) return true;
+	Quiet q;
+	quiet_begin(s, &q);
+	Value c = eval(s, fn, ann);
+	quiet_end(s, &q, NULL);
+	const AggInfo *ai = c.kind == V_MODULE ? class_namedtuple(s, c.mod) : NULL;
+	if (!ai) return true;
+	if (ai->n != t->n) {
+		diag_error(s->d, p->loc, "parameter '%s' is annotated '%s', a NamedTuple of %d field%s; got a tuple of %d",
+			   p->name, c.mod->name, ai->n, ai->n == 1 ? "" : "s", t->n);
+		return false;
+	}
+	t->mod = c.mod;
+	return true;
+}
+
 static bool bind_kernel_params(Sema *s, Fn *fn, const FuncDef *def, const SpecArg *args, int nargs, const KDeco *kd)
 {
 	bool ok = true;
@@ -2581,7 +2603,9 @@ static bool bind_kernel_params(Sema *s, Fn *fn, const FuncDef *def, const SpecAr
 				continue;
 			}
 			if (args[i].tuple_len) {
-				env_set(&fn->env, p->name, bind_tuple_param(s, fn, p, p->name, &args[i], &params));
+				Value t = bind_tuple_param(s, fn, p, p->name, &args[i], &params);
+				if (!name_tuple_param(s, fn, p, &t)) ok = false;
+				env_set(&fn->env, p->name, t);
 				continue;
 			}
 			specs[i] = args[i].spec;

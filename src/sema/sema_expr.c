@@ -160,7 +160,8 @@ Value get_attr(Sema *s, Value obj, const char *name, SrcLoc loc)
 		/* a constexpr_function's tuple result is a tl.constexpr: .value is the tuple */
 		if (!strcmp(name, "value") && tuple_is_const(obj)) return obj;
 		diag_error(s->d, loc, "tuple has no attribute '%s' (a NamedTuple given to a kernel arrives as a plain "
-			   "tuple, without its field names: index it)", name);
+			   "tuple, without its field names: index it, or annotate the parameter with its class, "
+			   "'p: Pair')", name);
 		return v_err();
 	case V_BLOCKPTR:
 		if (obj.bp->desc) return desc_attr(s, obj, name, loc);

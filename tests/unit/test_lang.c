@@ -3746,6 +3746,34 @@ static void test_namedtuple(void)
 	CHECK(ok);
 }
 
+/* A kernel's tuple parameter annotated with a NamedTuple class is an instance of
+ * it (Triton's launcher keeps a NamedTuple argument's type): its fields by name,
+ * nested in another tuple parameter too, and still by index. */
+static const char namedtuple_param_src[] =
+	"from typing import NamedTuple\n"
+	"import triton\n"
+	"import triton.language as tl\n"
+	"class Shape(NamedTuple):\n"
+	"    m: int\n"
+	"    n: int\n"
+	"class View(NamedTuple):\n"
+	"    ptr: tl.tensor\n"
+	"    stride: int\n"
+	"@triton.jit\n"
+	"def k(out_ptr, s: Shape, v: View):\n"
+	"    tl.static_assert(s._fields == ('m', 'n'))\n"
+	"    tl.store(out_ptr, s.m * 100 + s.n * 10 + tl.load(v.ptr + v.stride) + s[0] * 1000)\n";
+
+static void test_namedtuple_param(void)
+{
+	int32_t out[1] = {-1}, data[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+	tile_arg args[] = {tile_arg_ptr(out, TILE_I32), tile_arg_i32(3), tile_arg_i32(5),
+	                   tile_arg_ptr(data, TILE_I32), tile_arg_i32(6)};
+	if (!RUN(namedtuple_param_src, "k", "*i32,(i32,i32),(*i32,i32)", 1, args))
+		return;
+	CHECK(out[0] == 3000 + 300 + 50 + 6);
+}
+
 /* ---- named expressions (:=): a binding that is also a value, carried by loops --- */
 
 static const char walrus_src[] =
@@ -3950,6 +3978,7 @@ int main(void)
 		test_extra_cuda();
 		test_aggregate();
 		test_namedtuple();
+		test_namedtuple_param();
 		test_walrus();
 		test_print_format();
 	}
