@@ -445,6 +445,55 @@ done
 # the parameter's value is the option the kernel is compiled for
 expect 0 $TILE compile "$tmp/nwp.py" k --signature '*i32' --const num_warps=8 --target cuda-emu --emit thread
 has "$tmp/out" "warps=8 lanes=32"
+
+# @triton.autotune's early_config_prune runs on the actual arguments, as Triton's
+# Autotuner runs it: the first config it keeps is used, with its num_warps; a
+# caller binding the configs' parameters skips it; keeping none is Triton's
+# error; a pruner tile cannot evaluate leaves the first config, with a warning
+cat >"$tmp/prune.py" <<'EOF'
+import triton
+import triton.language as tl
+
+def prune(configs, named_args, **kwargs):
+    return [c for c in configs if c.kwargs['BLOCK'] <= named_args['n']]
+
+def prune_cuda(configs, named_args, **kwargs):
+    major, _ = torch.cuda.get_device_capability()
+    return configs[1:]
+
+CONFIGS = [triton.Config({'BLOCK': 1024}, num_warps=8), triton.Config({'BLOCK': 16}, num_warps=2)]
+
+@triton.jit
+def body(out_ptr, n, BLOCK: tl.constexpr):
+    o = tl.arange(0, BLOCK)
+    tl.store(out_ptr + o, o * 0 + BLOCK * 100 + tl.extra.cuda.num_warps(), mask=o < 16)
+
+@triton.autotune(configs=CONFIGS, key=['n'], prune_configs_by={'early_config_prune': prune})
+@triton.jit
+def k(out_ptr, n, BLOCK: tl.constexpr):
+    body(out_ptr, n, BLOCK)
+
+@triton.autotune(configs=CONFIGS, key=['n'], prune_configs_by={'early_config_prune': prune_cuda})
+@triton.jit
+def k_cuda(out_ptr, n, BLOCK: tl.constexpr):
+    body(out_ptr, n, BLOCK)
+EOF
+npy_arr "$tmp/p16.npy" '<i4' 16 '\000\000\000\000'
+for t in cpu cuda-emu; do
+	expect 0 $TILE run "$tmp/prune.py" k --target $t --grid 1 --print out_ptr=@"$tmp/p16.npy" n=16
+	has "$tmp/out" "[1602, 1602, 1602,"
+	expect 0 $TILE run "$tmp/prune.py" k --target $t --grid 1 --print out_ptr=@"$tmp/p16.npy" n=16 --num-warps 4
+	has "$tmp/out" "[1604, 1604, 1604,"
+	expect 0 $TILE run "$tmp/prune.py" k --target $t --grid 1 --print out_ptr=@"$tmp/p16.npy" n=5000
+	has "$tmp/out" "[102408, 102408,"
+	expect 0 $TILE run "$tmp/prune.py" k --target $t --grid 1 --print out_ptr=@"$tmp/p16.npy" n=5000 BLOCK=16
+	has "$tmp/out" "[1604, 1604,"
+	expect 1 $TILE run "$tmp/prune.py" k --target $t --grid 1 out_ptr=@"$tmp/p16.npy" n=1
+	has "$tmp/err" "early_config_prune of @triton.autotune kept no config"
+	expect 0 $TILE run "$tmp/prune.py" k_cuda --target $t --grid 1 --print out_ptr=@"$tmp/p16.npy" n=16
+	has "$tmp/err" "warning: early_config_prune of @triton.autotune could not be evaluated"
+	has "$tmp/out" "[102408, 102408,"
+done
 expect 2 $TILE run $K add_kernel --target cpu --target cuda-emu --grid 1 n_elements=1
 has "$tmp/err" "--target is given twice"
 expect 2 $TILE run

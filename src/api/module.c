@@ -495,6 +495,20 @@ tile_status api_get_spec(tile_module *m, const KernelInfo *ki, const SpecArg *ar
 	tile_status st = api_make_request(m, ki->name, args, nargs, opt, &req);
 	if (st != TILE_OK)
 		return st;
+	/* the config early_config_prune kept launches with its own options, unless
+	 * the caller's say otherwise or the target cannot run them (as the first
+	 * config's: first_config_options) */
+	if (launch && (launch->cfg_num_warps || launch->cfg_num_stages)) {
+		int nw = launch->cfg_num_warps && !(opt && opt->num_warps) ? launch->cfg_num_warps : req.opts.num_warps;
+		int ns = launch->cfg_num_stages && !(opt && opt->num_stages) ? launch->cfg_num_stages
+		                                                             : req.opts.num_stages;
+		char why[96];
+		if (!options_problem(nw, ns, why, sizeof why) &&
+		    (req.target.kind == TARGET_CPU || nw * req.target.lanes_per_warp <= req.target.max_threads)) {
+			req.opts.num_warps = nw;
+			req.opts.num_stages = ns;
+		}
+	}
 	/* a heuristic's num_warps / num_stages (from the runtime values) win over
 	 * the caller's, as in Triton; sema checked them, and the key holds them */
 	if (launch && launch->num_warps)
@@ -839,7 +853,7 @@ static tile_status with_heuristics(tile_module *m, const KernelInfo *ki, const t
 		if (ki->params[i].heuristic &&
 		    (i >= n || (spec[i].is_const && spec[i].cval.kind == CV_NONE)))
 			last = i;
-	if (last < 0 && !ki->launch_heuristic)
+	if (last < 0 && !ki->launch_heuristic && !ki->prunes)
 		return TILE_OK;
 	bool any_value = false;
 	SpecArg *probe = ARENA_NEWN(a, SpecArg, n ? n : 1);
@@ -849,7 +863,7 @@ static tile_status with_heuristics(tile_module *m, const KernelInfo *ki, const t
 		    scalar_value(&args[i], &probe[i].value))
 			any_value = probe[i].has_value = true;
 	}
-	if (!any_value)
+	if (!any_value && !ki->prunes)
 		return TILE_OK; /* nothing the specialization does not already say */
 	ConstVal *vals = ARENA_NEWN(a, ConstVal, np);
 	bool *set = ARENA_NEWN(a, bool, np);
@@ -862,6 +876,9 @@ static tile_status with_heuristics(tile_module *m, const KernelInfo *ki, const t
 		return api_fail_diags(m->ctx, TILE_ERROR_COMPILE);
 	if (!ok)
 		return TILE_OK;
+	for (int i = 0; i < np; i++) /* a config early_config_prune kept binds its parameters */
+		if (set[i] && i > last)
+			last = i;
 	int nn = last + 1 > n ? last + 1 : n;
 	SpecArg *out = ARENA_NEWN(a, SpecArg, nn);
 	for (int i = 0; i < nn; i++) {
@@ -907,7 +924,7 @@ tile_status tile_kernel_get_typed(tile_module *m, const char *name, const tile_a
 	for (size_t i = 0; i < nargs && st == TILE_OK; i++)
 		st = api_spec_from_arg(m->ctx, &ki->params[i], &args[i], &a, &spec[i]);
 	int n = (int)nargs;
-	HeurLaunch launch = {0, 0};
+	HeurLaunch launch = {0, 0, 0, 0};
 	if (st == TILE_OK)
 		st = with_heuristics(m, ki, args, &spec, &n, &a, &launch);
 	if (st == TILE_OK)

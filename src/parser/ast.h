@@ -152,7 +152,11 @@ typedef struct FuncDef {
 	 * tuple): its name, NULL when absent. The last nkwonly params follow
 	 * `*args` or a bare `*`: keyword-only. */
 	const char *star;
-	const char *kwstar; /* a host def's **kwargs: its name, NULL when absent */
+	/* `**kwargs` of a def without @jit (host code such as Triton's
+	 * early_config_prune(configs, named_args, **kwargs), or a decorator
+	 * wrapper's): its name, NULL when absent; the keyword arguments no
+	 * parameter takes, as a dict */
+	const char *kwstar;
 	int nkwonly;
 } FuncDef;
 

@@ -320,6 +320,10 @@ static void dump_funcdef(StrBuf *b, const Stmt *s, int ind)
 	}
 	if (f->star && !f->nkwonly)
 		dump_star_param(b, f, ind + 1);
+	if (f->kwstar) {
+		indent(b, ind + 1);
+		sb_printf(b, "(param **%s)\n", f->kwstar);
+	}
 	if (f->returns) {
 		indent(b, ind + 1);
 		sb_puts(b, "(returns ");

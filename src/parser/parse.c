@@ -635,13 +635,26 @@ bool ps_nameset_add(Arena *a, NameSet *s, const char *name)
 static bool reject_param_marker(Parser *p)
 {
 	TokKind k = kind(p);
-	if (k == TK_POW)
-		ps_err_unsupported(p, "variadic keyword parameters (**kwargs) are not supported");
-	else if (k == TK_SLASH)
+	if (k == TK_SLASH)
 		ps_err_unsupported(p, "positional-only parameters ('/') are not supported");
 	else
 		return false;
 	return true;
+}
+
+/* Whether a decorator of f is `jit` (`@triton.jit`, `@jit(...)`): such a def
+ * takes no **kwargs, as Triton's code generator refuses them */
+static bool jit_decorated(const FuncDef *f)
+{
+	for (int i = 0; i < f->ndecorators; i++) {
+		const Expr *d = f->decorators[i];
+		if (d->kind == EX_CALL)
+			d = d->func;
+		const char *n = d->kind == EX_NAME ? d->name : d->kind == EX_ATTR ? d->attr : NULL;
+		if (n && !strcmp(n, "jit"))
+			return true;
+	}
+	return false;
 }
 
 /* `*args` or a bare `*` in a def: what follows is keyword-only (Python's
@@ -677,18 +690,6 @@ static void parse_params(Parser *p, FuncDef *f)
 	bool seen_star = false;
 	ps_expect(p, TK_LPAR);
 	while (!at(p, TK_RPAR) && !p->failed) {
-		if (p->host_mode && at(p, TK_POW) && ps_peek(p, 1)->kind == TK_NAME) {
-			/* a host def's **kwargs (a decorator wrapper's): a dict of the
-			 * keywords no parameter takes */
-			ps_advance(p);
-			SrcLoc loc = here(p);
-			f->kwstar = ps_expect_name(p);
-			if (!ps_nameset_add(p->arena, &seen, f->kwstar))
-				ps_err_at(p, loc, "duplicate argument '%s' in function definition", f->kwstar);
-			if (ps_accept(p, TK_COLON)) ps_expr(p);
-			if (!ps_accept(p, TK_COMMA)) break;
-			continue;
-		}
 		if (p->host_mode && at(p, TK_SLASH)) {
 			/* a host def is only looked into (the kernels it defines, the
 			 * decorator it returns): '/' leaves it uncallable */
@@ -698,6 +699,24 @@ static void parse_params(Parser *p, FuncDef *f)
 			continue;
 		}
 		if (reject_param_marker(p)) break;
+		if (at(p, TK_POW) && jit_decorated(f)) {
+			ps_err_unsupported(p, "variadic keyword parameters (**kwargs) are not supported in @jit "
+			                      "functions, as in Triton");
+			break;
+		}
+		if (at(p, TK_POW)) { /* **kwargs of a plain def (host code: a config pruner, a decorator wrapper) */
+			ps_advance(p);
+			SrcLoc loc = here(p);
+			f->kwstar = ps_expect_name(p);
+			if (f->kwstar && !ps_nameset_add(p->arena, &seen, f->kwstar))
+				ps_err_at(p, loc, "duplicate argument '%s' in function definition", f->kwstar);
+			if (ps_accept(p, TK_COLON))
+				ps_expr(p); /* an annotation on **kwargs says nothing tile uses */
+			ps_accept(p, TK_COMMA);
+			if (!at(p, TK_RPAR))
+				ps_err_at(p, here(p), "a parameter cannot follow **%s", f->kwstar ? f->kwstar : "");
+			break;
+		}
 		if (at(p, TK_STAR)) {
 			if (!parse_star_param(p, f, &seen, &seen_star) || !ps_accept(p, TK_COMMA))
 				break;

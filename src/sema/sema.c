@@ -1470,6 +1470,11 @@ typedef struct KDeco {
 	 * (configs=get_configs(), a dict from a YAML file): why, for the error
 	 * a missing parameter then gets; the host binds what it would set */
 	const char *unevaluated;
+	/* prune_configs_by={'early_config_prune': fn}: fn, which
+	 * sema_heuristic_values runs on the actual arguments (kind 0 when none),
+	 * and the configs as the decorator built them, fn's first argument */
+	Value prune, cfgs;
+	SrcLoc prune_loc;
 } KDeco;
 
 /* The argument of a decorator, evaluated with its diagnostics collected
@@ -1605,6 +1610,12 @@ static bool deco_autotune(Sema *s, Fn *tmp, const FuncDef *def, const Expr *d, K
 				   v_describe(s, pv));
 			return false;
 		}
+		for (int k = 0; pv.kind == V_DICT && k < pv.n; k++)
+			if (v_is_const(pv.keys[k], CV_STR) && !strcmp(pv.keys[k].c.s, "early_config_prune") &&
+			    !v_is_none(pv.items[k])) {
+				out->prune = pv.items[k];
+				out->prune_loc = pe->loc;
+			}
 	}
 	Value v = eval_deco_arg(s, tmp, ce, "@triton.autotune configs", &out->unevaluated);
 	if (v.kind == V_ERR) return true;
@@ -1649,6 +1660,7 @@ static bool deco_autotune(Sema *s, Fn *tmp, const FuncDef *def, const Expr *d, K
 	}
 	out->configs = cf;
 	out->nconfigs = v.n;
+	out->cfgs = v;
 	return true;
 }
 
@@ -2352,6 +2364,7 @@ int sema_list_kernels(SemaCtx *c, const Module *m, KernelInfo **out)
 			k.configs = kd.configs;
 			for (int h = 0; h < kd.nheurs; h++)
 				k.launch_heuristic |= param_index(fn, kd.heurs[h].name) < 0 && is_launch_option(kd.heurs[h].name);
+			k.prunes = kd.prune.kind != 0;
 			for (int p = 0; p < fn->nparams; p++) {
 				KernelParamInfo *pi = &k.params[p];
 				const KernelConfigArg *ca = find_config_arg(&kd, pi->name);
@@ -2415,6 +2428,81 @@ static Value spec_const_value(Sema *s, Fn *fn, const Param *p, ConstVal cv)
 
 /* Runs the @triton.heuristics whose parameters the caller left unbound, in
  * order, each seeing the parameters bound so far as a dict `args`. */
+/* The arguments dict Triton's launcher gives heuristics and pruners: each bound
+ * parameter (skip[i]: left out), a runtime one as its actual value when the
+ * caller gave it, else as what its specialization knows (V_RTARG) */
+static Value launch_args_dict(Sema *s, Fn *fn, const FuncDef *def, const bool *skip, const int *specs,
+			      const SpecArg *bound, int nbound)
+{
+	Value *keys = ARENA_NEWN(s->a, Value, def->nparams + 1), *vals = ARENA_NEWN(s->a, Value, def->nparams + 1);
+	int n = 0;
+	for (int i = 0; i < def->nparams; i++) {
+		Value *b = env_find(&fn->env, def->params[i].name);
+		if (!b || (skip && skip[i])) continue;
+		Value v = *b;
+		if (v.kind == V_TENSOR && i < nbound && bound[i].has_value) {
+			v = const_to_value(bound[i].value); /* the caller's actual argument */
+		} else if (v.kind == V_TENSOR) {
+			Value r = {.kind = V_RTARG, .msg = def->params[i].name, .ty = v.ty};
+			r.c.i = specs[i];
+			v = r;
+		}
+		keys[n] = v_str(def->params[i].name);
+		vals[n++] = v;
+	}
+	return v_dict(s, keys, vals, n);
+}
+
+/* @triton.autotune's early_config_prune(configs, named_args), run where the
+ * caller binds none of the configs' parameters, as Triton's Autotuner runs it
+ * before it benchmarks: tile takes the first config it keeps (there is no
+ * benchmark) and binds that config's parameters; s->pruned is the config, for
+ * the launch options. named_args holds the parameters the caller gave (Triton's
+ * self.nargs). A pruner tile cannot evaluate (one asking the CUDA driver for
+ * the device's shared memory) leaves the first config, with a warning. */
+static bool prune_configs(Sema *s, Fn *fn, const FuncDef *def, const KDeco *kd, const int *specs,
+			  const SpecArg *bound, int nbound)
+{
+	bool *skip = ARENA_NEWN(s->a, bool, def->nparams + 1);
+	for (int i = 0; i < def->nparams; i++) {
+		bool given = i < nbound && !bound[i].use_default;
+		if (find_config_arg(kd, def->params[i].name)) {
+			if (given) return true; /* the caller picked the config's values */
+			skip[i] = true;
+		}
+	}
+	Value fargs[2] = {kd->cfgs, launch_args_dict(s, fn, def, skip, specs, bound, nbound)};
+	Quiet q;
+	Diag first = {0};
+	quiet_begin(s, &q);
+	Value r = call_value(s, fn, kd->prune, fargs, 2, NULL, NULL, 0, kd->prune_loc, NULL, NULL);
+	bool failed = quiet_end(s, &q, &first) || r.kind == V_ERR;
+	if (!failed && (r.kind != V_TUPLE || (r.n > 0 && r.items[0].kind != V_CONFIG))) {
+		diag_error(s->d, kd->prune_loc, "early_config_prune of @triton.autotune must return a list of triton.Config, got %s",
+			   v_describe(s, r));
+		return false;
+	}
+	if (failed) {
+		diag_emit(s->d, DIAG_WARNING, kd->prune_loc,
+			  "early_config_prune of @triton.autotune could not be evaluated (%s): the first config is used",
+			  first.msg ? first.msg : "it is not a compile-time function");
+		return true;
+	}
+	if (r.n == 0) {
+		diag_error(s->d, kd->prune_loc, "early_config_prune of @triton.autotune kept no config (Triton: \"No valid "
+			   "autotuner configs after pruning\")");
+		return false;
+	}
+	Value c = r.items[0], kw = c.items[0];
+	for (int k = 0; k < kw.n; k++) {
+		int pi = v_is_const(kw.keys[k], CV_STR) ? param_index(def, kw.keys[k].c.s) : -1;
+		if (pi >= 0) env_set(&fn->env, def->params[pi].name, kw.items[k]);
+	}
+	s->pruned = ARENA_NEW(s->a, Value);
+	*s->pruned = c;
+	return true;
+}
+
 static bool run_heuristics(Sema *s, Fn *fn, const FuncDef *def, const KDeco *kd, const bool *pending,
 			   const int *specs, const SpecArg *bound, int nbound)
 {
@@ -2423,23 +2511,7 @@ static bool run_heuristics(Sema *s, Fn *fn, const FuncDef *def, const KDeco *kd,
 		int pi = param_index(def, hr->name);
 		bool launch = pi < 0 && is_launch_option(hr->name);
 		if (!launch && (pi < 0 || !pending[pi])) continue;
-		Value *keys = ARENA_NEWN(s->a, Value, def->nparams + 1), *vals = ARENA_NEWN(s->a, Value, def->nparams + 1);
-		int n = 0;
-		for (int i = 0; i < def->nparams; i++) {
-			Value *b = env_find(&fn->env, def->params[i].name);
-			if (!b) continue;
-			Value v = *b;
-			if (v.kind == V_TENSOR && i < nbound && bound[i].has_value) {
-				v = const_to_value(bound[i].value); /* the caller's actual argument */
-			} else if (v.kind == V_TENSOR) {
-				Value r = {.kind = V_RTARG, .msg = def->params[i].name, .ty = v.ty};
-				r.c.i = specs[i];
-				v = r;
-			}
-			keys[n] = v_str(def->params[i].name);
-			vals[n++] = v;
-		}
-		Value args = v_dict(s, keys, vals, n);
+		Value args = launch_args_dict(s, fn, def, NULL, specs, bound, nbound);
 		s->heuristic = hr->name;
 		Quiet q;
 		if (launch) quiet_begin(s, &q);
@@ -2561,9 +2633,10 @@ static bool bind_kernel_params(Sema *s, Fn *fn, const FuncDef *def, const SpecAr
 	bool *pending = ARENA_NEWN(s->a, bool, def->nparams + 1);
 	int *specs = ARENA_NEWN(s->a, int, def->nparams + 1);
 	ParamVec params = {0};
-	if (def->star) { /* Triton's launcher binds a kernel's parameters one by one */
+	if (def->star || def->kwstar) { /* Triton's launcher binds a kernel's parameters one by one */
 		diag_error(s->d, def->nparams ? def->params[0].loc : (SrcLoc){0},
-			   "kernel '%s' has a *%s parameter: only the functions a kernel calls take one", def->name, def->star);
+			   "kernel '%s' has a %s%s parameter: only the functions a kernel calls take one", def->name,
+			   def->star ? "*" : "**", def->star ? def->star : def->kwstar);
 		return false;
 	}
 	if (nargs > def->nparams) {
@@ -2631,6 +2704,7 @@ static bool bind_kernel_params(Sema *s, Fn *fn, const FuncDef *def, const SpecAr
 		}
 		env_set(&fn->env, p->name, v);
 	}
+	if (ok && s->run_prune && kd->prune.kind) ok = prune_configs(s, fn, def, kd, specs, args, nargs);
 	if (ok && kd->nheurs) ok = run_heuristics(s, fn, def, kd, pending, specs, args, nargs);
 	s->f->nparams = (int)params.len;
 	s->f->params = params.len ? vec_to_arena(s->a, &params) : NULL;
@@ -2666,11 +2740,19 @@ bool sema_heuristic_values(SemaCtx *c, const Module *m, const char *kernel, cons
 		fn_init(&s, &fn, def, ms->cls ? ms->parent : ms, true);
 		vec_push(&s.callstack, def);
 		KDeco kd;
+		s.run_prune = true;
 		ok = kernel_decorators(&s, ms, def, &kd) && bind_kernel_params(&s, &fn, def, args, nargs, &kd);
-		*launch = (HeurLaunch){ok ? s.f->num_warps : 0, ok ? s.f->num_stages : 0};
+		*launch = (HeurLaunch){ok ? s.f->num_warps : 0, ok ? s.f->num_stages : 0, 0, 0};
+		if (ok && s.pruned) { /* the kept config's own launch options */
+			const Value *kept = s.pruned->items;
+			launch->cfg_num_warps = v_is_intlike(kept[1]) ? (int)kept[1].c.i : 0;
+			launch->cfg_num_stages = v_is_intlike(kept[2]) ? (int)kept[2].c.i : 0;
+		}
 		for (int i = 0; ok && i < def->nparams; i++) {
 			bool unbound = i >= nargs || args[i].use_default || (args[i].is_const && args[i].cval.kind == CV_NONE);
-			Value *v = find_heur(&kd, def->params[i].name) && unbound ? env_find(&fn.env, def->params[i].name) : NULL;
+			bool pruned = s.pruned && unbound && find_config_arg(&kd, def->params[i].name);
+			Value *v = (find_heur(&kd, def->params[i].name) || pruned) && unbound
+			                   ? env_find(&fn.env, def->params[i].name) : NULL;
 			if (v && v->kind == V_CONST) {
 				out[i] = v->c;
 				set[i] = true;

@@ -113,11 +113,14 @@ typedef struct KernelInfo {
 	/* a @triton.heuristics sets num_warps or num_stages: the host runs it on
 	 * the actual arguments (sema_heuristic_values), as Triton's launcher does */
 	bool launch_heuristic;
+	bool prunes; /* @triton.autotune(prune_configs_by={'early_config_prune': fn}) */
 } KernelInfo;
 
 /* The launch options @triton.heuristics computed; 0 where none did. */
 typedef struct HeurLaunch {
 	int num_warps, num_stages;
+	/* the Config early_config_prune kept (0: none, or it does not say) */
+	int cfg_num_warps, cfg_num_stages;
 } HeurLaunch;
 
 /* Finds `import NAME` modules: the driver looks for NAME.tile / NAME.py beside

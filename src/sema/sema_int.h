@@ -238,6 +238,10 @@ struct Sema {
 	ModScope *main_mod; /* the module whose kernels are listed or compiled */
 	/* while evaluating a @triton.heuristics function: the parameter it sets */
 	const char *heuristic;
+	/* sema_heuristic_values: run @triton.autotune's early_config_prune, whose
+	 * kept config is then *pruned */
+	bool run_prune;
+	Value *pruned;
 	bool too_big; /* the kernel passed SEMA_MAX_VALUES (reported once) */
 	int64_t work; /* compile-time evaluation done so far (sema_work) */
 	bool too_much_work;

@@ -350,7 +350,11 @@ static void test_parse_errors(void)
 	EXPECT("def f(a, *):\n  pass\n", "error: 1:10: named arguments must follow bare *");
 	EXPECT("def f(*a, *b):\n  pass\n", "error: 1:11: * argument may appear only once");
 	EXPECT("def f(a, *a):\n  pass\n", "error: 1:11: duplicate argument 'a' in function definition");
-	EXPECT_UNSUPPORTED("def f(**kw):\n  pass\n", 1, 7, "variadic keyword parameters (**kwargs) are not supported");
+	EXPECT("def f(a, **kw):\n  pass\n", "(module\n  (def 1:1 f\n    (param a)\n    (param **kw)\n    (pass 2:3)))\n");
+	EXPECT("def f(**kw, b):\n  pass\n", "error: 1:13: a parameter cannot follow **kw");
+	EXPECT("@triton.jit\ndef f(**kw):\n  pass\n",
+	       "error: 2:7: variadic keyword parameters (**kwargs) are not supported in @jit functions, as in Triton");
+	EXPECT("def f(kw, **kw):\n  pass\n", "error: 1:13: duplicate argument 'kw' in function definition");
 	EXPECT_UNSUPPORTED("def f(a, /):\n  pass\n", 1, 10, "positional-only parameters ('/') are not supported");
 	EXPECT("def f(a, a):\n  pass\n",
 	       "error: 1:10: duplicate argument 'a' in function definition");
