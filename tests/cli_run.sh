@@ -477,6 +477,14 @@ def k(out_ptr, n, BLOCK: tl.constexpr):
 @triton.jit
 def k_cuda(out_ptr, n, BLOCK: tl.constexpr):
     body(out_ptr, n, BLOCK)
+
+def host_configs():
+    return [triton.Config({'BLOCK': b}) for b in torch.cuda.sizes()]
+
+@triton.autotune(configs=host_configs(), key=['n'], prune_configs_by={'early_config_prune': prune})
+@triton.jit
+def k_host(out_ptr, n, BLOCK: tl.constexpr):
+    body(out_ptr, n, BLOCK)
 EOF
 npy_arr "$tmp/p16.npy" '<i4' 16 '\000\000\000\000'
 for t in cpu cuda-emu; do
@@ -493,6 +501,10 @@ for t in cpu cuda-emu; do
 	expect 0 $TILE run "$tmp/prune.py" k_cuda --target $t --grid 1 --print out_ptr=@"$tmp/p16.npy" n=16
 	has "$tmp/err" "warning: early_config_prune of @triton.autotune could not be evaluated"
 	has "$tmp/out" "[102408, 102408,"
+	# configs tile cannot build: the caller binds BLOCK, and there is nothing to prune
+	expect 0 $TILE run "$tmp/prune.py" k_host --target $t --grid 1 --print out_ptr=@"$tmp/p16.npy" n=16 BLOCK=16
+	[ -s "$tmp/err" ] && fail "k_host: a warning where the configs could not be evaluated"
+	has "$tmp/out" "[1604, 1604,"
 done
 expect 2 $TILE run $K add_kernel --target cpu --target cuda-emu --grid 1 n_elements=1
 has "$tmp/err" "--target is given twice"

@@ -2704,7 +2704,9 @@ static bool bind_kernel_params(Sema *s, Fn *fn, const FuncDef *def, const SpecAr
 		}
 		env_set(&fn->env, p->name, v);
 	}
-	if (ok && s->run_prune && kd->prune.kind) ok = prune_configs(s, fn, def, kd, specs, args, nargs);
+	/* configs tile could not evaluate (built by host Python) are the caller's to bind: nothing to prune */
+	if (ok && s->run_prune && kd->prune.kind && kd->cfgs.kind == V_TUPLE)
+		ok = prune_configs(s, fn, def, kd, specs, args, nargs);
 	if (ok && kd->nheurs) ok = run_heuristics(s, fn, def, kd, pending, specs, args, nargs);
 	s->f->nparams = (int)params.len;
 	s->f->params = params.len ? vec_to_arena(s->a, &params) : NULL;
