@@ -416,6 +416,11 @@ expect 2 $TILE run $K add_kernel --grid 1 --out-dir a --out-dir b n_elements=1
 has "$tmp/err" "--out-dir is given twice ('a' and 'b')"
 expect 2 $TILE run $K add_kernel --grid 1 --num-warps 4 --num-warps 8 n_elements=1
 has "$tmp/err" "--num-warps is given twice"
+# Triton's launch keywords, written as bindings, name the option to use
+expect 1 $TILE run $K add_kernel --grid 1 n_elements=1 num_warps=8
+has "$tmp/err" "'num_warps' is a launch option of Triton's kernel call, not a parameter of kernel 'add_kernel': pass --num-warps N"
+expect 1 $TILE run $K add_kernel --grid 1 n_elements=1 enable_fp_fusion=False
+has "$tmp/err" "pass --no-fp-fusion for False"
 
 # a constexpr parameter named num_warps / num_stages takes the launch option's
 # keyword, as in Triton (`k[grid](x, num_warps=8)` binds both): --num-warps binds

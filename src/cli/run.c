@@ -788,7 +788,21 @@ static int check_names(const RunCfg *c, const char *kernel, const tile_param_inf
 				        c->binds[b].name);
 				rc = EXIT_USER;
 			}
-		if (found < 0) {
+		/* Triton's launch keywords (k[grid](..., num_warps=8)) are options here */
+		static const char *const launch_kw[][2] = {{"num_warps", "--num-warps N"},
+		                                           {"num_stages", "--num-stages N"},
+		                                           {"enable_fp_fusion", "--no-fp-fusion for False"}};
+		bool option = false;
+		for (size_t k = 0; found < 0 && k < sizeof launch_kw / sizeof launch_kw[0]; k++)
+			if (!strcmp(c->binds[b].name, launch_kw[k][0])) {
+				fprintf(stderr,
+				        "tile: error: '%s' is a launch option of Triton's kernel call, not a "
+				        "parameter of kernel '%s': pass %s\n",
+				        launch_kw[k][0], kernel, launch_kw[k][1]);
+				option = true;
+				rc = EXIT_USER;
+			}
+		if (found < 0 && !option) {
 			StrBuf s = {0};
 			list_params(&s, p, np);
 			fprintf(stderr,
