@@ -913,6 +913,34 @@ static void test_dlpack_fp8(tile_context *ctx)
 	tile_module_destroy(m);
 }
 
+/* A float argument of a runtime parameter annotated tl.float64 keeps all of a
+ * double (Triton's launcher types it by the annotation); tile_arg_f32 widens. */
+static void test_float64_param(tile_context *ctx)
+{
+	static const char f64_src[] = "import triton\nimport triton.language as tl\n"
+	                              "@triton.jit\n"
+	                              "def f(out_ptr, x: tl.float64):\n"
+	                              "    tl.store(out_ptr, x)\n";
+	tile_module *m = NULL;
+	CHECK_ST(tile_module_load_source(ctx, "f64.tile", f64_src, sizeof f64_src - 1, &m), TILE_OK);
+	if (!m)
+		return;
+	_Alignas(16) double out[2] = {0};
+	uint32_t grid[3] = {1, 1, 1};
+	const tile_arg xs[2] = {tile_arg_f64(0.1), tile_arg_f32(0.1f)};
+	const double want[2] = {0.1, (double)0.1f};
+	for (int c = 0; c < 2; c++) {
+		tile_arg a[2] = {tile_arg_ptr(out, TILE_FP64), xs[c]};
+		tile_kernel *k = NULL;
+		CHECK_ST(tile_kernel_get_typed(m, "f", a, 2, NULL, &k), TILE_OK);
+		if (k)
+			CHECK_ST(tile_launch(k, grid, a, 2, NULL), TILE_OK);
+		CHECK(out[0] == want[c]);
+		tile_kernel_destroy(k);
+	}
+	tile_module_destroy(m);
+}
+
 typedef struct ThreadJob {
 	tile_kernel *k;
 	float *out;
@@ -996,6 +1024,7 @@ int main(void)
 			test_concurrent(k);
 			test_dlpack(ctx, k);
 			test_dlpack_fp8(ctx);
+			test_float64_param(ctx);
 		}
 		tile_module_destroy(m);
 		/* a kernel outlives its module */
