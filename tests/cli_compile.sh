@@ -149,6 +149,22 @@ EOF
 	has "$tmp/err" "--fmad=false"
 	expect 2 $TILE compile "$tmp/fuse.py" k --signature "$FSIG" --const FMA=False --target sm_80 --no-fp-fusion --no-fp-fusion
 	has "$tmp/err" "--no-fp-fusion is given twice"
+	# a Config's kwargs may say enable_fp_fusion=False (Triton's launcher takes
+	# it as an option): it applies where the config's options do
+	cat >"$tmp/fuse_cfg.py" <<'EOF'
+import triton
+import triton.language as tl
+@triton.autotune(configs=[triton.Config({'BLOCK': 16, 'enable_fp_fusion': False})], key=[])
+@triton.jit
+def k(a_ptr, b_ptr, c_ptr, o_ptr, BLOCK: tl.constexpr):
+    o = tl.arange(0, BLOCK)
+    tl.store(o_ptr + o, tl.load(a_ptr + o) * tl.load(b_ptr + o) + tl.load(c_ptr + o))
+EOF
+	expect 0 $TILE compile "$tmp/fuse_cfg.py" k --signature "$FSIG" --target sm_90a --emit ptx
+	has "$tmp/out" "mul.rn.f32"
+	grep -q "fma.rn.f32" "$tmp/out" && fail "Config enable_fp_fusion=False: a * b + c became an fma"
+	expect 0 $TILE compile "$tmp/fuse_cfg.py" k --signature "$FSIG" --const BLOCK=16 --target sm_90a --emit ptx
+	has "$tmp/out" "fma.rn.f32"
 fi
 expect 0 $TILE compile $K add_kernel --signature "$SIG" --const BLOCK_SIZE=1024 --target cpu
 grep -q "registers" "$tmp/out" && fail "a CPU report names registers"

@@ -394,6 +394,7 @@ static void first_config_options(const KernelInfo *ki, const SpecArg *args, int 
 		for (int i = 0; i < ki->nparams && i < nargs; i++)
 			if (!strcmp(ki->params[i].name, c->kwargs[k].name) && !args[i].use_default)
 				return; /* the caller picks its own values */
+	o->no_fp_fusion |= c->no_fp_fusion; /* Config({..., 'enable_fp_fusion': False}) */
 	int nw = c->num_warps && !(opt && opt->num_warps) ? c->num_warps : o->num_warps;
 	int ns = c->num_stages && !(opt && opt->num_stages) ? c->num_stages : o->num_stages;
 	char why[96];

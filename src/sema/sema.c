@@ -1646,6 +1646,7 @@ static bool deco_autotune(Sema *s, Fn *tmp, const FuncDef *def, const Expr *d, K
 				Value o = kw.items[k];
 				if (!strcmp(name, "num_warps") && !cf[i].num_warps && v_is_intlike(o)) cf[i].num_warps = (int)o.c.i;
 				if (!strcmp(name, "num_stages") && !cf[i].num_stages && v_is_intlike(o)) cf[i].num_stages = (int)o.c.i;
+				if (!strcmp(name, "enable_fp_fusion") && o.kind == V_CONST && !value_truthy(o)) cf[i].no_fp_fusion = true;
 				continue;
 			}
 			if (param_index(def, name) < 0) {

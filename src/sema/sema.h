@@ -84,6 +84,7 @@ typedef struct KernelConfig {
 	int nkwargs;
 	int num_warps;  /* 0 when the Config does not say */
 	int num_stages; /* 0 when the Config does not say */
+	bool no_fp_fusion; /* its kwargs say enable_fp_fusion=False (a launch option in Triton) */
 	SrcLoc loc;
 } KernelConfig;
 
