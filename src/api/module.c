@@ -499,6 +499,8 @@ tile_status api_get_spec(tile_module *m, const KernelInfo *ki, const SpecArg *ar
 	/* the config early_config_prune kept launches with its own options, unless
 	 * the caller's say otherwise or the target cannot run them (as the first
 	 * config's: first_config_options) */
+	if (launch && launch->cfg_no_fp_fusion)
+		req.opts.no_fp_fusion = true;
 	if (launch && (launch->cfg_num_warps || launch->cfg_num_stages)) {
 		int nw = launch->cfg_num_warps && !(opt && opt->num_warps) ? launch->cfg_num_warps : req.opts.num_warps;
 		int ns = launch->cfg_num_stages && !(opt && opt->num_stages) ? launch->cfg_num_stages
@@ -925,7 +927,7 @@ tile_status tile_kernel_get_typed(tile_module *m, const char *name, const tile_a
 	for (size_t i = 0; i < nargs && st == TILE_OK; i++)
 		st = api_spec_from_arg(m->ctx, &ki->params[i], &args[i], &a, &spec[i]);
 	int n = (int)nargs;
-	HeurLaunch launch = {0, 0, 0, 0};
+	HeurLaunch launch = {0, 0, 0, 0, false};
 	if (st == TILE_OK)
 		st = with_heuristics(m, ki, args, &spec, &n, &a, &launch);
 	if (st == TILE_OK)

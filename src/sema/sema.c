@@ -2745,11 +2745,15 @@ bool sema_heuristic_values(SemaCtx *c, const Module *m, const char *kernel, cons
 		KDeco kd;
 		s.run_prune = true;
 		ok = kernel_decorators(&s, ms, def, &kd) && bind_kernel_params(&s, &fn, def, args, nargs, &kd);
-		*launch = (HeurLaunch){ok ? s.f->num_warps : 0, ok ? s.f->num_stages : 0, 0, 0};
+		*launch = (HeurLaunch){ok ? s.f->num_warps : 0, ok ? s.f->num_stages : 0, 0, 0, false};
 		if (ok && s.pruned) { /* the kept config's own launch options */
 			const Value *kept = s.pruned->items;
 			launch->cfg_num_warps = v_is_intlike(kept[1]) ? (int)kept[1].c.i : 0;
 			launch->cfg_num_stages = v_is_intlike(kept[2]) ? (int)kept[2].c.i : 0;
+			for (int k = 0; k < kept[0].n; k++)
+				if (v_is_const(kept[0].keys[k], CV_STR) && !strcmp(kept[0].keys[k].c.s, "enable_fp_fusion") &&
+				    kept[0].items[k].kind == V_CONST && !value_truthy(kept[0].items[k]))
+					launch->cfg_no_fp_fusion = true;
 		}
 		for (int i = 0; ok && i < def->nparams; i++) {
 			bool unbound = i >= nargs || args[i].use_default || (args[i].is_const && args[i].cval.kind == CV_NONE);

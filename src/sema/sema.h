@@ -122,6 +122,7 @@ typedef struct HeurLaunch {
 	int num_warps, num_stages;
 	/* the Config early_config_prune kept (0: none, or it does not say) */
 	int cfg_num_warps, cfg_num_stages;
+	bool cfg_no_fp_fusion; /* its kwargs say enable_fp_fusion=False */
 } HeurLaunch;
 
 /* Finds `import NAME` modules: the driver looks for NAME.tile / NAME.py beside

@@ -941,6 +941,51 @@ static void test_float64_param(tile_context *ctx)
 	tile_module_destroy(m);
 }
 
+/* The config early_config_prune keeps brings its launch options, an
+ * enable_fp_fusion=False in its kwargs included: the same specialization as
+ * binding its parameters and passing the options. */
+static void test_prune_options(tile_context *ctx)
+{
+	static const char prune_src[] =
+	        "import triton\nimport triton.language as tl\n"
+	        "def prune(configs, named_args, **kwargs):\n"
+	        "    return configs[1:] if named_args['n'] > 4 else configs\n"
+	        "@triton.autotune(configs=[triton.Config({'BLOCK': 16}, num_warps=4),\n"
+	        "                          triton.Config({'BLOCK': 32, 'enable_fp_fusion': False}, num_warps=2)],\n"
+	        "                 key=['n'], prune_configs_by={'early_config_prune': prune})\n"
+	        "@triton.jit\n"
+	        "def p(x_ptr, n, BLOCK: tl.constexpr):\n"
+	        "    tl.store(x_ptr + tl.arange(0, BLOCK), tl.full([BLOCK], BLOCK, tl.int32))\n";
+	tile_module *m = NULL;
+	CHECK_ST(tile_module_load_source(ctx, "prune.py", prune_src, sizeof prune_src - 1, &m), TILE_OK);
+	if (!m)
+		return;
+	_Alignas(16) int32_t x[32];
+	tile_arg a[3] = {tile_arg_ptr(x, TILE_I32), tile_arg_i32(8), tile_arg_i32(32)};
+	tile_kernel_options second = {.num_warps = 2, .disable_fp_fusion = 1};
+	tile_kernel *pruned = NULL, *bound = NULL, *plain = NULL, *first = NULL;
+	CHECK_ST(tile_kernel_get_typed(m, "p", a, 2, NULL, &pruned), TILE_OK);
+	CHECK_ST(tile_kernel_get_typed(m, "p", a, 3, &second, &bound), TILE_OK);
+	CHECK_ST(tile_kernel_get_typed(m, "p", a, 3, NULL, &plain), TILE_OK);
+	CHECK(pruned && pruned == bound && pruned != plain);
+	tile_kernel_info info;
+	if (pruned && tile_kernel_get_info(pruned, &info) == TILE_OK)
+		CHECK(info.num_warps == 2);
+	a[1] = tile_arg_i32(3); /* nothing pruned: the first config, BLOCK 16 */
+	CHECK_ST(tile_kernel_get_typed(m, "p", a, 2, NULL, &first), TILE_OK);
+	if (first) {
+		uint32_t grid[3] = {1, 1, 1};
+		x[0] = 0;
+		CHECK_ST(tile_launch(first, grid, a, 2, NULL), TILE_OK);
+		CHECK(x[0] == 16);
+	}
+	tile_kernel_destroy(pruned);
+	tile_kernel_destroy(bound);
+	tile_kernel_destroy(plain);
+	tile_kernel_destroy(first);
+	tile_module_destroy(m);
+}
+
 typedef struct ThreadJob {
 	tile_kernel *k;
 	float *out;
@@ -1025,6 +1070,7 @@ int main(void)
 			test_dlpack(ctx, k);
 			test_dlpack_fp8(ctx);
 			test_float64_param(ctx);
+			test_prune_options(ctx);
 		}
 		tile_module_destroy(m);
 		/* a kernel outlives its module */
