@@ -187,9 +187,8 @@ static int vec_width(Lower *L, const TirOp *op, const LinearLayout *l, Type et, 
 }
 
 /* Do the threads enumerate consecutive vectors of v along dim (lane, then
- * warp order), every register's own coordinate along dim a multiple of all
- * of them? */
-static bool threads_consecutive(Lower *L, const LinearLayout *l, int dim, int v)
+ * warp order)? */
+static bool threads_enumerate(Lower *L, const LinearLayout *l, int dim, int v)
 {
 	if (dim < 0 || lw_bits(l, LL_LANE) != L->lane_bits || lw_bits(l, LL_WARP) != L->warp_bits)
 		return false;
@@ -203,21 +202,23 @@ static bool threads_consecutive(Lower *L, const LinearLayout *l, int dim, int v)
 					return false;
 		}
 	}
-	int32_t span = v << (L->lane_bits + L->warp_bits);
-	for (int b = 0; b < lw_bits(l, LL_REG); b++)
-		if (lw_basis(l, LL_REG, b)[dim] % span && lw_basis(l, LL_REG, b)[dim] >= v)
-			return false;
 	return true;
 }
 
 /* On the CPU, where stride analysis cannot show an access consecutive over
  * all threads: the aligned runs of threads whose addresses axis analysis
  * proves consecutive (x % N with N a multiple of 16 keeps runs of 16); -1 if
- * that is all of them, 0 if shorter than 4 threads. */
+ * that is all of them, 0 if shorter than 4 threads. A run is aligned in the
+ * tile as axis analysis's groups are when every register's own coordinate
+ * along dim is a multiple of what all threads span. */
 static int coalesced_run(Lower *L, const TirOp *op, const LinearLayout *l, int dim, int v)
 {
-	if (!lw_simd_program(L) || dim < 0 || dim >= TIR_MAX_RANK || !threads_consecutive(L, l, dim, v))
+	if (!lw_simd_program(L) || dim < 0 || dim >= TIR_MAX_RANK || !threads_enumerate(L, l, dim, v))
 		return 0;
+	int32_t span = v << (L->lane_bits + L->warp_bits);
+	for (int b = 0; b < lw_bits(l, LL_REG); b++)
+		if (lw_basis(l, LL_REG, b)[dim] % span && lw_basis(l, LL_REG, b)[dim] >= v)
+			return 0;
 	int64_t run = op->attr.perm[dim] / v, threads = (int64_t)1 << (L->lane_bits + L->warp_bits);
 	int r = 1;
 	while ((int64_t)r * 2 <= run && r * 2 <= threads)
@@ -229,19 +230,7 @@ static int coalesced_run(Lower *L, const TirOp *op, const LinearLayout *l, int d
 
 static bool coalesced(Lower *L, const LinearLayout *l, int dim, int v, ValId ptr)
 {
-	if (dim < 0 || lw_bits(l, LL_LANE) != L->lane_bits || lw_bits(l, LL_WARP) != L->warp_bits)
-		return false;
-	for (int k = 0; k < 2; k++) {
-		LLInDim kind = k ? LL_WARP : LL_LANE;
-		int shift = k ? L->lane_bits : 0;
-		for (int b = 0; b < lw_bits(l, kind); b++) {
-			const int32_t *c = lw_basis(l, kind, b);
-			for (int d = 0; d < l->n_out; d++)
-				if (c[d] != (d == dim ? v << (b + shift) : 0))
-					return false;
-		}
-	}
-	return lw_stride_along(L->tf, ptr, dim) == 1;
+	return threads_enumerate(L, l, dim, v) && lw_stride_along(L->tf, ptr, dim) == 1;
 }
 
 /* ---- load ---------------------------------------------------------------------------------- */

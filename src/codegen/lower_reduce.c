@@ -736,34 +736,11 @@ static bool is_block_rep(const Red *R, const ScanSt *S, int r)
 	return !(r & (int)R->rf) && !(r & (int)S->lowmask);
 }
 
-/* Each block's total and first element: T and F before any merge. */
-static void scan_blocks(Red *R, ScanSt *S, LVal *in, const Owner *own, int j0, bool rev)
-{
-	int nr = 1 << lw_bits(R->l, LL_REG), blk = 1 << j0;
-	S->lowmask = 0;
-	for (int j = 0; j < j0; j++)
-		S->lowmask |= 1u << own[j].bit;
-	int *mem = ARENA_NEWN(R->L->arena, int, blk);
-	for (int r = 0; r < nr; r++) {
-		if (!is_block_rep(R, S, r))
-			continue;
-		block_members(own, j0, r, rev, mem);
-		TpVal acc[8];
-		for (int i = 0; i < R->n; i++)
-			acc[i] = S->P[i][r] = in[i].r[mem[0]];
-		for (int s = 1; s < blk; s++) {
-			TpVal x[8];
-			for (int i = 0; i < R->n; i++)
-				x[i] = in[i].r[mem[s]];
-			combine(R, acc, x, acc);
-		}
-		for (int i = 0; i < R->n; i++)
-			S->T[i][r] = acc[i];
-	}
-}
-
-/* The final prefixes: each block's elements scanned from its F. */
-static void scan_finish(Red *R, ScanSt *S, LVal *in, const Owner *own, int j0, bool rev)
+/* The in-thread pass over each block's elements, in scan order. Before the
+ * merges (finish false): each block's total T and first element F. After
+ * them: the final prefixes, the block's elements scanned from its F. */
+static void scan_block_pass(Red *R, ScanSt *S, LVal *in, const Owner *own, int j0, bool rev,
+                            bool finish)
 {
 	int nr = 1 << lw_bits(R->l, LL_REG), blk = 1 << j0;
 	int *mem = ARENA_NEWN(R->L->arena, int, blk);
@@ -773,15 +750,17 @@ static void scan_finish(Red *R, ScanSt *S, LVal *in, const Owner *own, int j0, b
 		block_members(own, j0, r, rev, mem);
 		TpVal acc[8];
 		for (int i = 0; i < R->n; i++)
-			acc[i] = S->P[i][mem[0]] = S->P[i][r];
+			acc[i] = S->P[i][finish ? mem[0] : r] = finish ? S->P[i][r] : in[i].r[mem[0]];
 		for (int s = 1; s < blk; s++) {
 			TpVal x[8];
 			for (int i = 0; i < R->n; i++)
 				x[i] = in[i].r[mem[s]];
 			combine(R, acc, x, acc);
-			for (int i = 0; i < R->n; i++)
+			for (int i = 0; finish && i < R->n; i++)
 				S->P[i][mem[s]] = acc[i];
 		}
+		for (int i = 0; !finish && i < R->n; i++)
+			S->T[i][r] = acc[i];
 	}
 }
 
@@ -963,7 +942,10 @@ static void lower_scan_op(Lower *L, const TirOp *op)
 	int j0 = 0;
 	while (j0 < nbits && own[j0].kind == 0)
 		j0++;
-	scan_blocks(&R, &S, in, own, j0, rev);
+	S.lowmask = 0;
+	for (int j = 0; j < j0; j++)
+		S.lowmask |= 1u << own[j].bit;
+	scan_block_pass(&R, &S, in, own, j0, rev, false);
 	for (int j = j0; j < nbits; j++) {
 		if (own[j].kind == 0) {
 			int j2 = j;
@@ -992,7 +974,7 @@ static void lower_scan_op(Lower *L, const TirOp *op)
 			scan_warp_bit(&R, &S, own[j].bit, j, rev);
 		}
 	}
-	scan_finish(&R, &S, in, own, j0, rev);
+	scan_block_pass(&R, &S, in, own, j0, rev, true);
 	for (int i = 0; i < R.n; i++) {
 		const LinearLayout *rl = lw_layout(L, op->results[i]);
 		if (rl != l && !ll_equal(rl, l))
