@@ -10,7 +10,9 @@
  *
  * Stores and loads are vectorized over the registers that W maps to
  * consecutive offsets (up to 16 bytes). Stores are predicated on the canonical
- * owner, so a broadcast element is written once.
+ * owner, so a broadcast element is written once. On the native CPU, where the
+ * threads are one SIMD vector, an access whose offsets run consecutively over
+ * the threads is marked TP_COALESCED (one vector, not a gather/scatter).
  *
  * Reads use ldmatrix (8x8 matrices of 16-byte rows, up to 4 per instruction;
  * 8-, 16- and 32-bit elements, .trans for 16-bit) whenever W has its
@@ -159,11 +161,41 @@ TpVal lw_smem_addr(Lower *L, const SmemAccess *a, int r, TpVal base)
 	return smem_offset(L, &a->w, a->hw, a->hw_bits, r, &a->t->pad, a->t->eb, base);
 }
 
+/* Where a program's threads are one SIMD vector (the native CPU): does w
+ * put thread t's vector of a->vec elements at t * vec (lanes, then warps,
+ * unpadded)? Then a register group whose constant leaves those offset bits
+ * alone is one vector access over all threads, not a gather or scatter. */
+static bool smem_threads_consecutive(Lower *L, const SmemAccess *a)
+{
+	const LinearLayout *w = &a->w;
+	if (!lw_simd_program(L) || a->t->pad.n || lw_bits(w, LL_LANE) != L->lane_bits ||
+	    lw_bits(w, LL_WARP) != L->warp_bits)
+		return false;
+	int32_t want = a->vec;
+	for (int k = 0; k < 2; k++) {
+		LLInDim kind = k ? LL_WARP : LL_LANE;
+		for (int b = 0; b < lw_bits(w, kind); b++, want *= 2)
+			if (lw_basis(w, kind, b)[0] != want)
+				return false;
+	}
+	return true;
+}
+
+static bool smem_group_coalesced(const SmemAccess *a, bool threads_consecutive, int g)
+{
+	if (!threads_consecutive)
+		return false;
+	int32_t out[LL_MAX_OUT];
+	ll_apply_hw(&a->w, (uint32_t)g, 0, 0, out);
+	return !(out[0] & a->hw_bits);
+}
+
 void lw_smem_write(Lower *L, SrcLoc loc, const SmemTile *t, TpVal base, const LinearLayout *l,
                    LVal v, TpVal mask)
 {
 	SmemAccess a;
 	lw_smem_plan(L, t, l, &a);
+	bool consec = smem_threads_consecutive(L, &a);
 	TpVal own = lw_owner_pred(L, a.lane_free, a.warp_free);
 	TpVal m = lw_and1(L, own, mask);
 	if (!m)
@@ -176,7 +208,10 @@ void lw_smem_write(Lower *L, SrcLoc loc, const SmemTile *t, TpVal base, const Li
 		in[1] = m;
 		for (int j = 0; j < a.vec; j++)
 			in[2 + j] = v.r[g + j];
-		lw_op(L, TP_SMEM_STORE, loc, in, 2 + a.vec, NULL, 0)->attr.i = a.vec;
+		TpOp *op = lw_op(L, TP_SMEM_STORE, loc, in, 2 + a.vec, NULL, 0);
+		op->attr.i = a.vec;
+		if (smem_group_coalesced(&a, consec, g))
+			op->attr.flags |= TP_COALESCED;
 	}
 }
 
@@ -221,6 +256,7 @@ void lw_smem_read(Lower *L, SrcLoc loc, const SmemTile *t, TpVal base, const Lin
 	if (read_ldmatrix(L, loc, &a, base, out))
 		return;
 	a.hw = hw_linear(L, &a.w, &a.hw_bits);
+	bool consec = smem_threads_consecutive(L, &a);
 	Type outs[16];
 	for (int j = 0; j < a.vec; j++)
 		outs[j] = t->et;
@@ -228,6 +264,8 @@ void lw_smem_read(Lower *L, SrcLoc loc, const SmemTile *t, TpVal base, const Lin
 		TpVal in[2] = {lw_smem_addr(L, &a, g, base), lw_true(L)};
 		TpOp *op = lw_op(L, TP_SMEM_LOAD, loc, in, 2, outs, a.vec);
 		op->attr.i = a.vec;
+		if (smem_group_coalesced(&a, consec, g))
+			op->attr.flags |= TP_COALESCED;
 		for (int j = 0; j < a.vec; j++)
 			out.r[g + j] = op->results[j];
 	}

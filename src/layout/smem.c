@@ -32,6 +32,7 @@
 #include "util/util.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static int elem_bytes(Type t)
 {
@@ -110,10 +111,42 @@ void layout_choose_conversion_smem(const TargetDesc *t, const TirFunc *f, const 
 	choose(f, src, dst, elem_bytes_, layout_target_ldmatrix(t), smem, pad);
 }
 
+/* On the native CPU a program's threads are one SIMD vector, and a shared
+ * access is one vector where its offsets run over the threads, a gather or
+ * scatter elsewhere; banks do not exist. So the buffer takes the writer's
+ * order (its lanes, warps, then registers): the writes are plain vector
+ * stores. false where the writer replicates (a free lane, warp or register
+ * bit): then the GPU's choice. */
+static bool cpu_writer_order(const TargetDesc *t, const LinearLayout *src, LinearLayout *smem,
+			     PaddedShared *pad)
+{
+	if (t->kind != TARGET_CPU || t->emulate)
+		return false;
+	LinearLayout m;
+	ll_empty(&m, src->n_out);
+	ll_slot(&m, LL_OFFSET);
+	const LLInDim order[3] = {LL_LANE, LL_WARP, LL_REG};
+	for (int k = 0; k < 3; k++) {
+		int s = ll_find_slot(src, order[k]);
+		for (int b = 0; s >= 0 && b < src->in_bits[s]; b++)
+			ll_push_basis(&m, LL_OFFSET, src->basis[s][b]);
+	}
+	for (int d = 0; d < src->n_out; d++)
+		m.out_bits[d] = src->out_bits[d];
+	if (ll_total_in_bits(&m) != ll_total_out_bits(&m) || !ll_is_injective(&m) ||
+	    !ll_is_surjective(&m))
+		return false;
+	*smem = m;
+	memset(pad, 0, sizeof *pad);
+	return true;
+}
+
 void layout_plan_conversion(const TargetDesc *t, const TirFunc *f, const LinearLayout *src,
 			    const LinearLayout *dst, int elem_bytes_, CvtSmemPlan *plan)
 {
 	ll_plan_conversion_chunks(src, dst, elem_bytes_, layout_cvt_scratch_cap(t), plan);
+	if (cpu_writer_order(t, &plan->src, &plan->smem, &plan->pad))
+		return;
 	choose(f, &plan->src, &plan->dst, elem_bytes_, layout_target_ldmatrix(t), &plan->smem,
 	       &plan->pad);
 }

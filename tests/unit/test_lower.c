@@ -1422,12 +1422,13 @@ static void test_reduce_nc(const char *name, const char *target, int num_warps, 
 	arena_free(&a);
 }
 
-/* The kernel of the conversion tests, lowered for cuda-emu: an [M, N] f32
- * tile loaded with s0, converted to d0, stored with d0. *sl / *dl: the two
- * layouts as the function holds them. */
-static TpFunc *lower_convert_copy(B *b, const char *name, const int32_t *shape,
-                                  const LinearLayout *s0, const LinearLayout *d0,
-                                  LinearLayout **slp, LinearLayout **dlp)
+/* The kernel of the conversion tests, lowered for `target` (cuda-emu when
+ * NULL): an [M, N] f32 tile loaded with s0, converted to d0, stored with d0.
+ * *sl / *dl: the two layouts as the function holds them. */
+static TpFunc *lower_convert_copy_on(B *b, const char *target, const char *name,
+                                     const int32_t *shape, const LinearLayout *s0,
+                                     const LinearLayout *d0, LinearLayout **slp,
+                                     LinearLayout **dlp)
 {
 	LinearLayout *sl = lay(b, s0), *dl = lay(b, d0);
 	ValId pin = param(b, type_ptr(DT_F32)), pout = param(b, type_ptr(DT_F32));
@@ -1439,7 +1440,42 @@ static TpFunc *lower_convert_copy(B *b, const char *name, const int32_t *shape,
 	ret(b);
 	*slp = sl;
 	*dlp = dl;
-	return do_lower(b, "cuda-emu", name);
+	return do_lower(b, target ? target : "cuda-emu", name);
+}
+
+static TpFunc *lower_convert_copy(B *b, const char *name, const int32_t *shape,
+                                  const LinearLayout *s0, const LinearLayout *d0,
+                                  LinearLayout **slp, LinearLayout **dlp)
+{
+	return lower_convert_copy_on(b, NULL, name, shape, s0, d0, slp, dlp);
+}
+
+/* On the native CPU (8 lanes, threads one SIMD vector) a conversion through
+ * shared memory takes the writer's order: every store is one vector over the
+ * threads (TP_COALESCED, which the interpreter checks), the reads gather. */
+static void test_convert_cpu(const char *name, int num_warps, const int32_t *shape,
+                             const LinearLayout *s0, const LinearLayout *d0)
+{
+	Arena a;
+	arena_init(&a);
+	B b;
+	b_init(&b, &a, num_warps);
+	LinearLayout *sl, *dl;
+	TpFunc *f = lower_convert_copy_on(&b, "cpu", name, shape, s0, d0, &sl, &dl);
+	if (f) {
+		Interp I;
+		run_copy(f, name, shape[0] * shape[1], fill_quarter, &I);
+		int stores = 0, coal = 0;
+		for (int i = 0; i < f->body->nops; i++) {
+			const TpOp *op = f->body->ops[i];
+			stores += op->kind == TP_SMEM_STORE;
+			coal += op->kind == TP_SMEM_STORE && (op->attr.flags & TP_COALESCED);
+		}
+		CHECK(stores > 0 && coal == stores, "%s: %d of %d shared stores coalesced", name,
+		      coal, stores);
+		interp_free(&I);
+	}
+	arena_free(&a);
 }
 
 /* convert_layout src -> dst on a [M, N] f32 tile: load with src, convert,
@@ -2087,6 +2123,13 @@ int main(void)
 		blocked(&d, 2, sh, spt2, tpw2, wpc2, ord_c);
 		test_convert("convert via shared memory", 4, sh, &s, &d, 2);
 		test_convert("convert via shared memory back", 4, sh, &d, &s, 2);
+		/* the same on the CPU's 8 lanes: rows <-> columns */
+		int32_t tpw_c[2] = {1, 8}, tpw_c2[2] = {8, 1}, one[2] = {1, 1};
+		LinearLayout cs, cd;
+		blocked(&cs, 2, sh, one, tpw_c, wpc, ord_r);
+		blocked(&cd, 2, sh, one, tpw_c2, wpc2, ord_c);
+		test_convert_cpu("cpu convert rows to columns", 4, sh, &cs, &cd);
+		test_convert_cpu("cpu convert columns to rows", 4, sh, &cd, &cs);
 		/* lanes permuted within each warp: shuffles */
 		int32_t tpw3[2] = {8, 4};
 		int32_t spt3[2] = {2, 2};
