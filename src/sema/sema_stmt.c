@@ -771,6 +771,10 @@ static Flow exec_if(Sema *s, Fn *fn, const Stmt *st, const Seq *rest, bool tail,
 			s->nest--;
 			return f;
 		}
+		/* Triton unsplats a one-element tile used as an if's condition (it warns
+		 * "please use .item()"); trident's argmax writes `if peak > output:` on
+		 * shape (1,) values. */
+		if (c.ty.rank && type_numel(c.ty) == 1) c = v_tensor(s, shape_reshape(s, c.id, 0, NULL, st->cond->loc));
 		if (c.ty.rank) {
 			diag_error(s->d, st->cond->loc, "a tile cannot be used as a branch condition; use tl.where");
 			bind_branch_names_err(fn, st);

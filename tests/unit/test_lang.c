@@ -3363,6 +3363,50 @@ static void test_item(void)
 	CHECK(o == 9.0f);
 }
 
+/* ---- a one-element tile as an if's condition: Triton unsplats it (test_core's
+ * test_unsplat; trident's argmax keeps a running (1,) max over blocks) ---------- */
+
+static const char unsplat_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(X, O, I, F, N, BLOCK: tl.constexpr):\n"
+	"    best = tl.full((1,), -float('inf'), tl.float32)\n"
+	"    idx = tl.zeros((1,), tl.int32)\n"
+	"    for off in range(0, N, BLOCK):\n"
+	"        cols = off + tl.arange(0, BLOCK)\n"
+	"        x = tl.load(X + cols[None, :], mask=(cols < N)[None, :], other=-float('inf'))\n"
+	"        pos = tl.argmax(x, 1) + off\n"
+	"        peak = tl.load(X + pos)\n"
+	"        if peak > best:\n"
+	"            best = peak\n"
+	"            idx = pos\n"
+	"    tl.store(O + tl.arange(0, 1), best)\n"
+	"    tl.store(I + tl.arange(0, 1), idx)\n"
+	"    flag = tl.load(F + tl.arange(0, 1)[:, None]) > 42\n" /* rank 2, one element */
+	"    if flag:\n"
+	"        tl.store(F, 42)\n";
+
+static void test_unsplat(void)
+{
+	enum { N = 300 };
+	static float x[N];
+	for (int i = 0; i < N; i++)
+		x[i] = (float)((i * 37) % 101) - 50.0f;
+	x[211] = 77.0f;
+	for (int f0 = 41; f0 <= 43; f0 += 2) {
+		float o = 0;
+		int32_t idx = -1, flag = f0;
+		tile_arg args[] = {tile_arg_ptr(x, TILE_FP32), tile_arg_ptr(&o, TILE_FP32), tile_arg_ptr(&idx, TILE_I32),
+				   tile_arg_ptr(&flag, TILE_I32), tile_arg_i32(N)};
+		if (!RUN(unsplat_src, "k", "*fp32,*fp32,*i32,*i32,i32,64", 1, args))
+			return;
+		CHECK(o == 77.0f);
+		CHECK(idx == 211);
+		CHECK(flag == (f0 > 42 ? 42 : f0));
+	}
+}
+
 /* ---- masks and indices that axis analysis reasons about: every comparison
  * direction against a bound divisible by 16 (only < and >= are constant over
  * an aligned group), and x % n, x // n by a runtime n divisible by 16 ------- */
@@ -3971,6 +4015,7 @@ int main(void)
 		test_map_elementwise();
 		test_libdevice_bits();
 		test_item();
+		test_unsplat();
 		test_star_args();
 		test_empty_tuple_arg();
 		test_core_arith();
