@@ -118,6 +118,7 @@ typedef enum {
 	ST_TRY,       /* try: body; except [E [as n]]: handlers[i]; else: try_else; finally: try_final */
 	ST_UNSUPPORTED, /* class/with/lambda/...: parsed enough to report; what names it */
 	ST_CLASS,     /* class name(bases): body (at module level; elsewhere ST_UNSUPPORTED) */
+	ST_WITH,      /* with cond [as with_as]: body, in a function (`with a, b:` nests); elsewhere ST_UNSUPPORTED */
 } StmtKind;
 
 typedef struct StmtList {
@@ -180,7 +181,7 @@ struct Stmt {
 		struct { Expr **targets; int ntargets; Expr *assign_value; };  /* ST_ASSIGN */
 		struct { Expr *ann_target, *annotation, *ann_value; };         /* ST_ANNASSIGN */
 		struct { Expr *aug_target; AstOp aug_op; Expr *aug_value; };   /* ST_AUGASSIGN */
-		struct { Expr *cond; StmtList body, orelse; };          /* ST_IF, ST_WHILE */
+		struct { Expr *cond; StmtList body, orelse; Expr *with_as; }; /* ST_IF, ST_WHILE, ST_WITH */
 		struct { Expr *for_target, *iter; StmtList for_body, for_orelse; }; /* ST_FOR */
 		struct { Expr *test, *msg; };                           /* ST_ASSERT */
 		FuncDef *func;                                          /* ST_FUNCDEF */

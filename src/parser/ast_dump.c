@@ -429,6 +429,7 @@ static const char *stmt_head(StmtKind k)
 	        [ST_TRY] = "try",
 	        [ST_UNSUPPORTED] = "unsupported",
 	        [ST_CLASS] = "class",
+	        [ST_WITH] = "with",
 	};
 	return (unsigned)k < COUNTOF(h) && h[k] ? h[k] : "?";
 }
@@ -445,6 +446,18 @@ static void dump_stmt(StrBuf *b, const Stmt *s, int ind)
 		sb_putc(b, '\n');
 		dump_body(b, s->body, ind + 1);
 		dump_else(b, s->orelse, ind + 1);
+		close_line(b);
+		return;
+	case ST_WITH:
+		open_stmt(b, "with", s->loc, ind);
+		sb_putc(b, ' ');
+		dump_expr(b, s->cond);
+		if (s->with_as) {
+			sb_puts(b, " as ");
+			dump_expr(b, s->with_as);
+		}
+		sb_putc(b, '\n');
+		dump_body(b, s->body, ind + 1);
 		close_line(b);
 		return;
 	case ST_FOR:

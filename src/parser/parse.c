@@ -596,6 +596,38 @@ static Stmt *parse_try(Parser *p)
 	return s;
 }
 
+static Stmt *skip_compound(Parser *p, const char *what);
+
+/* `with item [as target], ...: body` in a function (tl.async_task, a hint
+ * sema runs as a plain block); several items nest. Module-level and host-mode
+ * withs, and Python 3.10's parenthesized items, stay skipped host code. */
+static Stmt *parse_with_items(Parser *p, Token kw)
+{
+	Stmt *s = new_stmt(p, ST_WITH, kw.loc);
+	s->cond = ps_expr(p);
+	if (ps_accept(p, TK_AS)) {
+		s->with_as = ps_target1(p);
+		check_target(p, s->with_as);
+	}
+	if (ps_accept(p, TK_COMMA)) {
+		Stmt *inner = parse_with_items(p, kw);
+		StmtVec v = {0};
+		avec_push(p, &v, inner);
+		s->body = to_list(&v);
+		return s;
+	}
+	s->body = parse_block(p, "'with' statement", kw.loc.line);
+	return s;
+}
+
+static Stmt *parse_with(Parser *p)
+{
+	if (p->func_depth == 0 || p->host_mode || ps_peek(p, 1)->kind == TK_LPAR)
+		return skip_compound(p, "with statement");
+	Token kw = ps_advance(p);
+	return parse_with_items(p, kw);
+}
+
 static Stmt *parse_while(Parser *p)
 {
 	Token kw = ps_advance(p);
@@ -883,7 +915,7 @@ static Stmt *parse_compound(Parser *p)
 		ExprVec none = {0};
 		return class_allowed(p) ? parse_class(p, &none) : skip_compound(p, "class definition");
 	}
-	case TK_WITH: return skip_compound(p, "with statement");
+	case TK_WITH: return parse_with(p);
 	case TK_TRY: return parse_try(p);
 	case TK_ASYNC:
 		return skip_compound(p, ps_peek(p, 1)->kind == TK_DEF ? "async function"

@@ -951,3 +951,6 @@ Expr *ps_testlist(Parser *p) { return parse_list_of(p, ps_expr); }
 
 /* A for-loop target: `in` must not be read as a comparison. */
 Expr *ps_target(Parser *p) { return parse_list_of(p, parse_bitor); }
+
+/* One target, no bare tuple: `with a as b, c:` has two items. */
+Expr *ps_target1(Parser *p) { return parse_bitor(p); }

@@ -86,5 +86,6 @@ bool ps_starts_expr(TokKind k);
 Expr *ps_expr(Parser *p);     /* expression (ternary level, no tuple) */
 Expr *ps_testlist(Parser *p); /* expressions with commas: a tuple if any */
 Expr *ps_target(Parser *p);   /* a for-loop target list */
+Expr *ps_target1(Parser *p);  /* one target (a with item's `as`) */
 
 #endif

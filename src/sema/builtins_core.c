@@ -370,6 +370,16 @@ static Value b_condition(Sema *s, Call *c, int extra)
 	return c->a[0];
 }
 
+/* with tl.async_task([0]) / async_task(num_warps=..): the task a block belongs
+ * to under Triton's warp specialization; exec_with runs the block in place */
+static Value b_async_task(Sema *s, Call *c, int extra)
+{
+	(void)s;
+	(void)c;
+	(void)extra;
+	return v_none();
+}
+
 static Value b_to_tensor(Sema *s, Call *c, int extra)
 {
 	(void)extra;
@@ -1679,6 +1689,7 @@ const Builtin builtins_core[] = {
     {"to", "input,dtype,fp_downcast_rounding=None,bitcast=False", b_cast, 0, BF_METHOD},
     {"to_tensor", "x", b_to_tensor, 0, BF_TL},
     {"condition", "arg1,disable_licm=False", b_condition, 0, BF_TL},
+    {"async_task", "task_ids=None,num_warps=None,num_regs=None,registers=None,replicate=None", b_async_task, 0, BF_TL},
     {"pointer_type", "element_ty,address_space=1", b_pointer_type, 0, BF_TL},
     {"multiple_of", "input,values", b_hint, HINT_MULTIPLE_OF, BF_TL | BF_METHOD},
     {"max_contiguous", "input,values", b_hint, HINT_MAX_CONTIGUOUS, BF_TL | BF_METHOD},

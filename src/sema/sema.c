@@ -1711,7 +1711,8 @@ static bool has_return(const StmtList *b)
 	for (int i = 0; i < b->n; i++) {
 		const Stmt *st = b->items[i];
 		if (st->kind == ST_RETURN) return true;
-		if ((st->kind == ST_IF || st->kind == ST_WHILE) && (has_return(&st->body) || has_return(&st->orelse)))
+		if ((st->kind == ST_IF || st->kind == ST_WHILE || st->kind == ST_WITH) &&
+		    (has_return(&st->body) || has_return(&st->orelse)))
 			return true;
 		if (st->kind == ST_FOR && (has_return(&st->for_body) || has_return(&st->for_orelse))) return true;
 	}
@@ -2031,6 +2032,7 @@ static bool defines_kernel(StmtList body)
 			break;
 		case ST_IF:
 		case ST_WHILE:
+		case ST_WITH:
 			if (defines_kernel(x->body) || defines_kernel(x->orelse)) return true;
 			break;
 		case ST_FOR:

@@ -47,7 +47,7 @@ static bool contains_return(const StmtList *l)
 		if (st->kind == ST_RETURN) return true;
 		if (st->kind == ST_IF && (contains_return(&st->body) || contains_return(&st->orelse))) return true;
 		if (st->kind == ST_FOR && contains_return(&st->for_body)) return true;
-		if (st->kind == ST_WHILE && contains_return(&st->body)) return true;
+		if ((st->kind == ST_WHILE || st->kind == ST_WITH) && contains_return(&st->body)) return true;
 	}
 	return false;
 }
@@ -156,7 +156,9 @@ static void assigned_names(const StmtList *l, NameVec *out)
 			break;
 		case ST_IF:
 		case ST_WHILE:
+		case ST_WITH:
 			named_expr_targets(st->cond, out);
+			if (st->kind == ST_WITH && st->with_as) target_names(st->with_as, out);
 			assigned_names(&st->body, out);
 			assigned_names(&st->orelse, out);
 			break;
@@ -195,7 +197,7 @@ void host_bound_names(const StmtList *l, NameList *out)
 		const StmtList *sub[2] = {NULL, NULL};
 		if (st->kind == ST_EXPR && is_list_method_call(st->value)) {
 			push_unique(out, st->value->func->obj->name);
-		} else if (st->kind == ST_IF || st->kind == ST_WHILE) {
+		} else if (st->kind == ST_IF || st->kind == ST_WHILE || st->kind == ST_WITH) {
 			sub[0] = &st->body, sub[1] = &st->orelse;
 		} else if (st->kind == ST_FOR) {
 			sub[0] = &st->for_body, sub[1] = &st->for_orelse;
@@ -789,6 +791,35 @@ static Flow exec_if(Sema *s, Fn *fn, const Stmt *st, const Seq *rest, bool tail,
 	return exec_seq(s, fn, &q, tail);
 }
 
+/* ---- with ---------------------------------------------------------------------------------- */
+
+/* `with tl.async_task(...):` (Triton's warp-specialization hint, and Meta's
+ * TLX fork's) runs its body in place, as Triton does without warp
+ * specialization: tile schedules warps itself. Other context managers have
+ * no meaning in a kernel; Triton rejects a return inside a with. */
+static Flow exec_with(Sema *s, Fn *fn, const Stmt *st, const Seq *rest, bool tail, bool *consumed)
+{
+	const Expr *e = st->cond;
+	Value callee = e->kind == EX_CALL ? eval(s, fn, e->func) : v_err();
+	if (callee.kind == V_ERR && e->kind == EX_CALL) return FLOW_NEXT;
+	if (callee.kind != V_BUILTIN || strcmp(builtin_get(callee.builtin)->name, "async_task")) {
+		diag_error(s->d, e->loc, "a with statement in a kernel takes tl.async_task(...) only");
+		return FLOW_NEXT;
+	}
+	if (eval(s, fn, e).kind == V_ERR) return FLOW_NEXT;
+	if (st->with_as) {
+		diag_error(s->d, st->with_as->loc, "'with tl.async_task(...) as' binds nothing in Triton");
+		return FLOW_NEXT;
+	}
+	if (contains_return(&st->body)) {
+		diag_error(s->d, st->loc, "a return inside a with statement is not supported (Triton rejects it too)");
+		return FLOW_NEXT;
+	}
+	*consumed = true;
+	Seq q = {&st->body, 0, rest};
+	return exec_seq(s, fn, &q, tail);
+}
+
 /* ---- loops ---------------------------------------------------------------------------------- */
 
 typedef struct Carried {
@@ -1376,6 +1407,7 @@ static Flow exec_stmt(Sema *s, Fn *fn, const Stmt *st, const Seq *rest, bool tai
 		fn->has_ret = true;
 		return FLOW_RETURN;
 	case ST_IF: return exec_if(s, fn, st, rest, tail, consumed);
+	case ST_WITH: return exec_with(s, fn, st, rest, tail, consumed);
 	case ST_FOR: return exec_for(s, fn, st);
 	case ST_WHILE: return exec_while(s, fn, st);
 	case ST_BREAK:

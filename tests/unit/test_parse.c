@@ -147,6 +147,11 @@ static void test_dumps(void)
 	       "  (try 3:1\n    (expr 4:5 x)\n    (except\n      (expr 6:5 y))\n    (else\n      (expr 8:5 z))\n"
 	       "    (finally\n      (expr 10:5 w)))\n  (class 11:1 C\n    (pass 11:10)))\n");
 	EXPECT("try:\n    x\n", "error: 3:1: expected 'except' or 'finally' block");
+	/* in a function a with is parsed (sema runs tl.async_task's body); items
+	 * nest, `as` takes one target; parenthesized items stay unsupported */
+	EXPECT("def f():\n    with a as b, c:\n        pass\n    with (a, b):\n        pass\n",
+	       "(module\n  (def 1:1 f\n    (with 2:5 a as b\n      (with 2:5 c\n        (pass 3:9)))\n"
+	       "    (unsupported 4:5 \"with statement\")))\n");
 	EXPECT("match x:\n    case 1:\n        pass\nmatch = 3\nmatch(x)\n",
 	       "(module\n  (unsupported 1:1 \"match statement\")\n  (assign 4:1 match = 3)\n"
 	       "  (expr 5:1 (call match x)))\n");

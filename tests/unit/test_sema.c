@@ -348,6 +348,17 @@ static void test_errors(void)
 	ERR(HDR "def k(x):\n    y = x + x\n", "k", "*fp32", "5:11: cannot add pointer and pointer");
 	ERR(HDR "def k(x):\n    a = tl.zeros((16, 8), tl.float32)\n    b = a + tl.zeros((8, 16), tl.float32)\n", "k",
 	    "*fp32", "6:11: shape mismatch: [16,8] vs [8,16]");
+	/* with: tl.async_task only, no `as`, no return inside (Triton rejects that) */
+	ERR(HDR "def k(x):\n    with tl.static_range(2):\n        pass\n", "k", "*fp32",
+	    "5:10: a with statement in a kernel takes tl.async_task(...) only");
+	ERR(HDR "def k(x):\n    with x:\n        pass\n", "k", "*fp32",
+	    "5:10: a with statement in a kernel takes tl.async_task(...) only");
+	ERR(HDR "def k(x):\n    with tl.async_task([0]) as t:\n        pass\n", "k", "*fp32",
+	    "5:32: 'with tl.async_task(...) as' binds nothing in Triton");
+	ERR(HDR "def k(x):\n    with tl.async_task([0]):\n        return\n", "k", "*fp32",
+	    "5:5: a return inside a with statement is not supported (Triton rejects it too)");
+	ERR(HDR "def k(x):\n    with tl.async_task([0], nwarps=2):\n        pass\n", "k", "*fp32",
+	    "5:29: unexpected keyword argument 'nwarps' for 'tl.async_task'");
 	ERR(HDR "def k(x):\n    a = tl.zeros((16,), tl.float32)\n    if a > 0:\n        pass\n", "k", "*fp32",
 	    "6:10: a tile cannot be used as a branch condition; use tl.where");
 	ERR(HDR "def k(x):\n    a = tl.zeros((16,), tl.float32)\n    b = a[1]\n", "k", "*fp32",
