@@ -1119,6 +1119,7 @@ static const char *ns_prefix(int ns)
 	case NS_TORCH: return "torch";
 	case NS_TORCH_VERSION: return "torch.version";
 	case NS_TORCH_CUDA: return "torch.cuda";
+	case NS_TORCH_VERSION_CUDA: return "torch.version.cuda";
 	case NS_PYMATH: return "math";
 	case NS_IMPORTLIB: return "importlib";
 	case NS_IMPORTLIB_UTIL: return "importlib.util";
@@ -1206,7 +1207,16 @@ Value ns_attr(Sema *s, int ns, const char *name, SrcLoc loc)
 		/* `torch.version.hip is not None` picks AMD code paths; what tile
 		 * compiles is never for ROCm. The CUDA version is the host's. */
 		if (!strcmp(name, "hip")) return (Value){.kind = V_CONST, .c = {.kind = CV_NONE}};
-		diag_error(s->d, loc, "'torch.version.%s' is not available: kernels see torch.version.hip (None) only", name);
+		/* `torch.version.cuda is not None` (tritonbench's is_cuda()) picks the
+		 * CUDA paths, which tile takes on every target; the string itself is
+		 * the host's, so nothing else may read it */
+		if (!strcmp(name, "cuda")) return (Value){.kind = V_NS, .ns = NS_TORCH_VERSION_CUDA};
+		diag_error(s->d, loc,
+			   "'torch.version.%s' is not available: kernels see torch.version.hip (None) and .cuda (not None) only",
+			   name);
+		return v_err();
+	case NS_TORCH_VERSION_CUDA:
+		diag_error(s->d, loc, "torch.version.cuda is the host's CUDA version: a kernel may only test it against None");
 		return v_err();
 	case NS_TORCH_CUDA:
 		/* host code picks its Triton path with `if torch.cuda.is_available():`

@@ -65,6 +65,7 @@ typedef enum {
 	NS_TORCH, /* torch's dtypes and finfo/iinfo, for module-level constants */
 	NS_TORCH_VERSION, /* torch.version.hip: None, tile targets no ROCm */
 	NS_TORCH_CUDA, /* torch.cuda.is_available(): True, a Triton kernel runs where CUDA does */
+	NS_TORCH_VERSION_CUDA, /* torch.version.cuda: not None (a CUDA build), its string the host's */
 	NS_PYMATH, /* Python's math module, on constexpr numbers */
 	NS_IMPORTLIB, NS_IMPORTLIB_UTIL, /* importlib.util.find_spec, for "is triton installed" */
 	NS_ITERTOOLS, /* Python's itertools (product, chain), on constexpr lists: config builders */
