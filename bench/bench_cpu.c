@@ -13,6 +13,9 @@
  *   4. bandwidth      vector add (16M fp32, 12 B/elem) and softmax (4096 x 1024
  *                     fp32, 8 B/elem) GB/s vs memcpy of the same traffic
  *                     (>= 50% and >= 30% of memcpy)
+ *   5. no target      cumsum of 4096 rows of 1024 (GB/s, vs memcpy) and an
+ *                     fp32 512^3 matmul (GFLOP/s): cross-thread scans and
+ *                     the FMA-path dot, to compare runs and commits
  *
  * Usage: bench_cpu [--quick] [--md FILE]   (run from the repository root)
  * --md appends the results, in Markdown, to FILE (run.sh writes the header).
@@ -851,6 +854,163 @@ out:
 	free(out);
 }
 
+/* ---- matmul and cumsum: compute-bound and cross-thread work (no targets) ----------------- */
+
+/* fp32 512^3 through kernels/matmul.tile (the tutorial's, offsets % M / % N),
+ * 64x64x32 tiles on 4 warps: the FMA-path dot and its operand staging. */
+static void bench_matmul(void)
+{
+	section = "matmul (fp32, FMA path)";
+	const int32_t S = 512;
+	const int reps = quick ? 3 : 7;
+	tile_context *ctx = NULL;
+	tile_module *mod = NULL;
+	tile_kernel *k = NULL;
+	float *a = aligned_alloc(64, (size_t)S * S * 4), *b = aligned_alloc(64, (size_t)S * S * 4),
+	      *c = aligned_alloc(64, (size_t)S * S * 4);
+	for (int32_t i = 0; i < S * S; i++) {
+		a[i] = (float)((i * 37) % 101) * 0.01f;
+		b[i] = (float)((i * 11) % 13) * 0.1f;
+	}
+	tile_status st = make_ctx(&ctx, NULL, 1);
+	if (st == TILE_OK)
+		st = tile_module_load_file(ctx, "kernels/matmul.tile", &mod);
+	if (st == TILE_OK)
+		st = tile_kernel_get(mod, "matmul_kernel",
+				     "*fp32:16,*fp32:16,*fp32:16,i32:16,i32:16,i32:16,i32:16,i32:1,"
+				     "i32:16,i32:1,i32:16,i32:1,64,64,32,8,''",
+				     NULL, &k);
+	if (st != TILE_OK) {
+		fail("compile of matmul_kernel", ctx, st);
+		goto out;
+	}
+	tile_arg args[12] = {tile_arg_ptr(a, TILE_FP32), tile_arg_ptr(b, TILE_FP32),
+			     tile_arg_ptr(c, TILE_FP32), tile_arg_i32(S), tile_arg_i32(S),
+			     tile_arg_i32(S), tile_arg_i32(S), tile_arg_i32(1), tile_arg_i32(S),
+			     tile_arg_i32(1), tile_arg_i32(S), tile_arg_i32(1)};
+	uint32_t grid[3] = {(uint32_t)((S / 64) * (S / 64)), 1, 1};
+	double v[16];
+	for (int r = -1; r < reps; r++) {
+		double t0 = now_s();
+		st = tile_launch(k, grid, args, 12, NULL);
+		double t1 = now_s();
+		if (st != TILE_OK) {
+			fail("tile_launch matmul_kernel", ctx, st);
+			goto out;
+		}
+		if (r == -1) {
+			double worst = 0;
+			for (int32_t i = 0; i < S; i += 37)
+				for (int32_t j = 0; j < S; j += 41) {
+					double ref = 0;
+					for (int32_t kk = 0; kk < S; kk++)
+						ref += (double)a[(size_t)i * S + kk] * b[(size_t)kk * S + j];
+					double err = fabs(c[(size_t)i * S + j] - ref) / (fabs(ref) + 1.0);
+					worst = err > worst ? err : worst;
+				}
+			if (!(worst < 1e-4)) {
+				add_row("matmul_kernel result", NULL, 0, "WRONG (rel err %.2g)", worst);
+				nerrors++;
+				goto out;
+			}
+		} else {
+			v[r] = t1 - t0;
+		}
+	}
+	double flop = 2.0 * S * S * S;
+	add_row("matmul_kernel 512^3 fp32, 64x64x32, 4 warps (GFLOP/s)", NULL, -1, "%.1f",
+		flop / median(v, reps) / 1e9);
+	{
+		double t1 = time_one_thread("kernels/matmul.tile", "matmul_kernel",
+					    "*fp32:16,*fp32:16,*fp32:16,i32:16,i32:16,i32:16,i32:16,"
+					    "i32:1,i32:16,i32:1,i32:16,i32:1,64,64,32,8,''",
+					    grid, args, 12, reps);
+		add_row("  matmul_kernel on 1 worker thread (GFLOP/s)", NULL, -1, "%.1f", flop / t1 / 1e9);
+	}
+	add_raw("matmul_kernel", "ms", v, reps, 1e3);
+out:
+	tile_kernel_destroy(k);
+	tile_module_destroy(mod);
+	tile_context_destroy(ctx);
+	free(a);
+	free(b);
+	free(c);
+}
+
+/* Row-wise inclusive cumsum (kernels/cumsum.tile) of 4096 x 1024 fp32 on 4
+ * warps: scans cross lanes and warps in every row. */
+static void bench_cumsum(void)
+{
+	section = "cumsum";
+	const int32_t rows = 4096, cols = 1024;
+	const size_t n = (size_t)rows * (size_t)cols;
+	const int reps = quick ? 5 : 15;
+	tile_context *ctx = NULL;
+	tile_module *mod = NULL;
+	tile_kernel *k = NULL;
+	float *in = aligned_alloc(64, n * 4), *out = aligned_alloc(64, n * 4);
+	for (size_t i = 0; i < n; i++)
+		in[i] = (float)((i * 7919) % 1000) * 0.001f;
+	const char *sig = "*fp32:16,*fp32:16,i32,i32:16,1024";
+	tile_status st = make_ctx(&ctx, NULL, 1);
+	if (st == TILE_OK)
+		st = tile_module_load_file(ctx, "kernels/cumsum.tile", &mod);
+	if (st == TILE_OK)
+		st = tile_kernel_get(mod, "cumsum_kernel", sig, NULL, &k);
+	if (st != TILE_OK) {
+		fail("compile of cumsum_kernel", ctx, st);
+		goto out;
+	}
+	tile_arg args[4] = {tile_arg_ptr(in, TILE_FP32), tile_arg_ptr(out, TILE_FP32),
+			    tile_arg_i32(cols), tile_arg_i32(cols)};
+	uint32_t grid[3] = {(uint32_t)rows, 1, 1};
+	double v[32];
+	for (int r = -2; r < reps; r++) {
+		double t0 = now_s();
+		st = tile_launch(k, grid, args, 4, NULL);
+		double t1 = now_s();
+		if (st != TILE_OK) {
+			fail("tile_launch cumsum_kernel", ctx, st);
+			goto out;
+		}
+		if (r == -2) {
+			double worst = 0;
+			for (int32_t row = 0; row < rows; row += 511) {
+				double acc = 0;
+				for (int32_t cc = 0; cc < cols; cc++) {
+					acc += in[(size_t)row * cols + cc];
+					double err = fabs(out[(size_t)row * cols + cc] - acc) / (acc + 1.0);
+					worst = err > worst ? err : worst;
+				}
+			}
+			if (!(worst < 1e-4)) {
+				add_row("cumsum_kernel result", NULL, 0, "WRONG (rel err %.2g)", worst);
+				nerrors++;
+				goto out;
+			}
+		}
+		if (r >= 0)
+			v[r] = t1 - t0;
+	}
+	double g = 8.0 * (double)n / median(v, reps) / 1e9;
+	add_row("cumsum_kernel, 4096x1024 fp32, 8 B/elem (GB/s)", NULL, -1, "%.2f", g);
+	{
+		double t1 = time_one_thread("kernels/cumsum.tile", "cumsum_kernel", sig, grid, args, 4,
+					    reps);
+		add_row("  cumsum_kernel on 1 worker thread (GB/s)", NULL, -1, "%.2f",
+			8.0 * (double)n / t1 / 1e9);
+	}
+	add_raw("cumsum_kernel", "ms", v, reps, 1e3);
+	double gm = bench_memcpy("16 MiB (same traffic)", n * 4, reps);
+	add_row("cumsum_kernel / memcpy", NULL, -1, "%.0f%%", 100.0 * g / gm);
+out:
+	tile_kernel_destroy(k);
+	tile_module_destroy(mod);
+	tile_context_destroy(ctx);
+	free(in);
+	free(out);
+}
+
 /* ---- output ------------------------------------------------------------------------------- */
 
 static const char *status_text(int st) { return st < 0 ? "" : st ? "pass" : "FAIL"; }
@@ -941,6 +1101,8 @@ int main(int argc, char **argv)
 	bench_launch();
 	bench_vector_add();
 	bench_softmax();
+	bench_cumsum();
+	bench_matmul();
 
 	print_table();
 	if (md)
