@@ -1804,6 +1804,10 @@ static bool kernel_decorators(Sema *s, ModScope *ms, const FuncDef *def, KDeco *
 	bool ok = true;
 	Fn tmp;
 	fn_init(s, &tmp, NULL, ms, false);
+	/* decorator arguments are host Python: their loops run here, and
+	 * nothing they do may land in the kernel's code */
+	s->host_fn++;
+	int nops = s->blk ? s->blk->nops : 0;
 	for (int i = 0; i < def->ndecorators && ok; i++) {
 		const Expr *d = def->decorators[i];
 		for (ModScope *sc = ms; sc && d == def->decorators[i]; sc = sc->cls ? sc->parent : NULL)
@@ -1823,7 +1827,14 @@ static bool kernel_decorators(Sema *s, ModScope *ms, const FuncDef *def, KDeco *
 		if (n && !strcmp(n, "autotune")) ok = deco_autotune(s, env, def, d, out);
 		else if (n && !strcmp(n, "heuristics")) ok = deco_heuristics(s, env, def, d, &hs, &out->unevaluated);
 		if (fd) fn_free(&ffn);
+		if (ok && s->blk && s->blk->nops != nops) {
+			diag_error(s->d, def->decorators[i]->loc,
+				   "this decorator's arguments run kernel code (tensor operations); they are host "
+				   "Python, run before the kernel");
+			ok = false;
+		}
 	}
+	s->host_fn--;
 	fn_free(&tmp);
 	out->nheurs = (int)hs.len;
 	out->heurs = hs.len ? vec_to_arena(s->a, &hs) : NULL;
@@ -2528,8 +2539,20 @@ static bool run_heuristics(Sema *s, Fn *fn, const FuncDef *def, const KDeco *kd,
 		s->heuristic = hr->name;
 		Quiet q;
 		if (launch) quiet_begin(s, &q);
+		/* host Python, as Triton's launcher runs it: its loops run here
+		 * (a `while True` is the step limit, not a loop in the kernel) */
+		int nops = s->blk ? s->blk->nops : 0;
+		s->host_fn++;
 		Value r = call_value(s, fn, hr->fn, &args, 1, NULL, NULL, 0, hr->loc, &hr->loc, NULL);
+		s->host_fn--;
 		s->heuristic = NULL;
+		if (r.kind != V_ERR && s->blk && s->blk->nops != nops) {
+			if (launch) quiet_end(s, &q, NULL);
+			diag_error(s->d, hr->loc,
+				   "heuristic for '%s' runs kernel code (tensor operations); a heuristic is host Python, "
+				   "run before the kernel", hr->name);
+			return false;
+		}
 		/* a launch option computed from runtime values (num_warps from N) cannot be
 		 * known here: the caller's option stands, as if there were no heuristic */
 		if (launch && (quiet_end(s, &q, NULL) || r.kind == V_ERR || r.kind == V_RTARG || v_is_none(r))) continue;

@@ -222,6 +222,9 @@ static Value call_user_impl(Sema *s, Value callee, const Value *args, int nargs,
 		 * f twice would otherwise take 2^64 tries, one error each) */
 		s->too_much_work = true;
 		s->work = (int64_t)SEMA_MAX_WORK + 1;
+		/* kept, so that host code tried quietly (a decorator factory's
+		 * helper) still fails the compile instead of leaving it empty */
+		sema_note_limit(s);
 		return v_err();
 	}
 	int npos = def->nparams - def->nkwonly; /* the rest are keyword-only */
