@@ -2541,11 +2541,12 @@ static bool run_heuristics(Sema *s, Fn *fn, const FuncDef *def, const KDeco *kd,
 		if (launch) quiet_begin(s, &q);
 		/* host Python, as Triton's launcher runs it: its loops run here
 		 * (a `while True` is the step limit, not a loop in the kernel) */
-		int nops = s->blk ? s->blk->nops : 0;
+		int nops = s->blk ? s->blk->nops : 0, errs = s->d->nerrors;
 		s->host_fn++;
 		Value r = call_value(s, fn, hr->fn, &args, 1, NULL, NULL, 0, hr->loc, &hr->loc, NULL);
 		s->host_fn--;
 		s->heuristic = NULL;
+		if (s->d->nerrors > errs) r = v_err(); /* its None after a failed statement is no value */
 		if (r.kind != V_ERR && s->blk && s->blk->nops != nops) {
 			if (launch) quiet_end(s, &q, NULL);
 			diag_error(s->d, hr->loc,
