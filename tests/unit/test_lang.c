@@ -823,7 +823,7 @@ static const char gather_big_src[] =
 static void test_gather_big(void)
 {
 	enum { N = 2048, M = 1024 };
-	static uint32_t x[N], y[M];
+	static uint32_t x[2 * N], y[M]; /* the 2-D sources are 4 x 1024 and 1024 x 4 */
 	static uint16_t h[N], hy[M];
 	static int64_t idx[M];
 	static int32_t idx32[M];
@@ -833,6 +833,8 @@ static void test_gather_big(void)
 		x[i] = seed;
 		h[i] = (uint16_t)(seed >> 16);
 	}
+	for (int i = N; i < 2 * N; i++)
+		x[i] = x[i - N] ^ 0x5a5a5a5au;
 	x[3] = 0x7fc00123u; /* a NaN with a payload */
 	x[2047] = 0x80000000u; /* -0.0 */
 	h[1500] = 0x8000;
