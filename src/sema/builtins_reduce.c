@@ -63,8 +63,10 @@ static bool combine_body(Sema *s, const Comb *cb, const ValId *args, int n, ValI
 	case CMB_USER: {
 		Value *vs = ARENA_NEWN(s->a, Value, 2 * n);
 		for (int i = 0; i < 2 * n; i++) vs[i] = v_tensor(s, args[i]);
+		s->combine_depth++;
 		Value r = cb->user.kind == V_LAMBDA ? call_lambda(s, cb->user, vs, 2 * n, NULL, NULL, 0, loc)
 						     : call_user(s, cb->user, vs, 2 * n, NULL, NULL, 0, loc);
+		s->combine_depth--;
 		if (r.kind == V_ERR) return false;
 		const Value *items = r.kind == V_TUPLE ? r.items : &r;
 		int nr = r.kind == V_TUPLE ? r.n : 1;

@@ -228,6 +228,10 @@ struct Sema {
 	/* inside tl.map_elementwise's function (builtins_map.c): an if on a tile is
 	 * if-converted (sema_stmt.c) */
 	int map_depth;
+	/* inside a tl.reduce / tl.associative_scan combine_fn (builtins_reduce.c):
+	 * its values are one element each, so an if on one is if-converted too
+	 * (a runtime if there would branch on one thread's element for all) */
+	int combine_depth;
 	int host_fn;      /* > 0 inside a @constexpr_function: Python, its range loops run at compile time */
 	int jit_applied;  /* triton.jit(f) calls evaluated (a host decorator wrapper applying it) */
 	/* functions whose decorator is a host function wrapping triton.jit, asked

@@ -638,6 +638,12 @@ static Flow exec_rt_if(Sema *s, Fn *fn, const Stmt *st, ValId cond, const Seq *r
 
 /* ---- ifs on an element, inside tl.map_elementwise's function (builtins_map.c) ---- */
 
+/* what runs the function, for errors */
+static const char *elementwise_fn(const Sema *s)
+{
+	return s->combine_depth ? "combine_fn" : "tl.map_elementwise";
+}
+
 /* Both branches of an if-converted if run for every element: a memory access
  * (or a print, an assert) under one would happen where the branch is not taken. */
 static bool map_branch_pure(Sema *s, const TirBlock *b, int from, SrcLoc loc)
@@ -646,9 +652,9 @@ static bool map_branch_pure(Sema *s, const TirBlock *b, int from, SrcLoc loc)
 		const TirOp *op = b->ops[i];
 		if (tir_op_flags((TirOpKind)op->kind) & TF_MEM) {
 			diag_error(s->d, op->loc.line ? op->loc : loc,
-				   "tl.map_elementwise: '%s' under an if on the element is not supported (tile runs both branches "
+				   "%s: '%s' under an if on the element is not supported (tile runs both branches "
 				   "for every element)",
-				   tir_op_name((TirOpKind)op->kind));
+				   elementwise_fn(s), tir_op_name((TirOpKind)op->kind));
 			return false;
 		}
 		for (int r = 0; r < op->nregions; r++)
@@ -676,8 +682,8 @@ static Value map_merge(Sema *s, ValId cond, Value a, Value b, const char *name, 
 	bool na = a.kind == V_TENSOR || (a.kind == V_CONST && a.c.kind != CV_STR && a.c.kind != CV_NONE);
 	bool nb = b.kind == V_TENSOR || (b.kind == V_CONST && b.c.kind != CV_STR && b.c.kind != CV_NONE);
 	if (!na || !nb) {
-		diag_error(s->d, loc, "tl.map_elementwise: %s is %s in one branch of this if and %s in the other", name,
-			   v_describe(s, a), v_describe(s, b));
+		diag_error(s->d, loc, "%s: %s is %s in one branch of this if and %s in the other", elementwise_fn(s),
+			   name, v_describe(s, a), v_describe(s, b));
 		return v_err();
 	}
 	return make_where(s, v_tensor(s, cond), a, b, loc);
@@ -766,7 +772,7 @@ static Flow exec_if(Sema *s, Fn *fn, const Stmt *st, const Seq *rest, bool tail,
 		return FLOW_NEXT;
 	}
 	if (c.kind == V_TENSOR) {
-		if (c.ty.rank && s->map_depth) {
+		if ((c.ty.rank && s->map_depth) || s->combine_depth) {
 			ValId cond = to_bool(s, c.id, st->cond->loc);
 			if (!nest_enter(s, st->loc)) return FLOW_NEXT;
 			Flow f = exec_map_if(s, fn, st, cond, rest, tail, consumed);
@@ -989,6 +995,11 @@ static Flow exec_rt_for_in(Sema *s, Fn *fn, const Stmt *st, Value *b, int nb, in
 				diag_error(s->d, st->iter->loc, "range bounds must be integer scalars, got %s", v_describe(s, vs[i]));
 				return FLOW_NEXT;
 			}
+			if (s->combine_depth) { /* one element's bound, not the program's */
+				diag_error(s->d, st->iter->loc, "%s: a loop whose bounds depend on the element is not supported",
+					   elementwise_fn(s));
+				return FLOW_NEXT;
+			}
 			if (dtype_bits((DType)vs[i].ty.dt) == 64) dt = DT_I64;
 		} else if (!v_is_intlike(vs[i])) {
 			diag_error(s->d, st->iter->loc, "range bounds must be integers, got %s", v_describe(s, vs[i]));
@@ -1204,10 +1215,12 @@ static Flow exec_while_in(Sema *s, Fn *fn, const Stmt *st)
 	loop_bind(s, fn, &ls, bargs);
 	Value c = eval(s, fn, st->cond);
 	ValId cond = 0;
-	if (c.kind == V_TENSOR && c.ty.rank)
+	if (c.kind == V_TENSOR && (c.ty.rank || s->combine_depth))
 		diag_error(s->d, st->cond->loc,
-			   s->map_depth ? "tl.map_elementwise: a loop whose condition depends on the element is not supported"
-					: "a tile cannot be used as a loop condition");
+			   s->map_depth || s->combine_depth
+				   ? "%s: a loop whose condition depends on the element is not supported"
+				   : "a tile cannot be used as a loop condition",
+			   elementwise_fn(s));
 	else if (c.kind == V_TENSOR) cond = to_bool(s, c.id, st->cond->loc);
 	else if (c.kind == V_CONST) cond = emit_const(s, type_scalar(DT_I1), const_truthy(c.c), 0, st->cond->loc);
 	else if (c.kind != V_ERR) diag_error(s->d, st->cond->loc, "bad loop condition: %s", v_describe(s, c));

@@ -2964,6 +2964,65 @@ static void test_lambda_combine(void)
 	CHECK(ok);
 }
 
+/* ---- a combine_fn with an if on its elements: each combine picks per element
+ * (it was a runtime branch on one thread's element for all, on every target) */
+
+static const char if_combine_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def pick(v0, i0, v1, i1):\n"
+	"    if v1 > v0:\n"
+	"        v = v1\n"
+	"        i = i1\n"
+	"    else:\n"
+	"        v = v0\n"
+	"        i = i0\n"
+	"    return v, i\n"
+	"@triton.jit\n"
+	"def k(x_ptr, run_ptr, idx_ptr, red_ptr, R: tl.constexpr, C: tl.constexpr):\n"
+	"    offs = tl.arange(0, R)[:, None] * C + tl.arange(0, C)[None, :]\n"
+	"    x = tl.load(x_ptr + offs)\n"
+	"    col = tl.broadcast_to(tl.arange(0, C)[None, :], (R, C))\n"
+	"    run, idx = tl.associative_scan((x, col), 1, pick, reverse=True)\n"
+	"    best, at = tl.reduce((x, col), 1, pick)\n"
+	"    tl.store(run_ptr + offs, run)\n"
+	"    tl.store(idx_ptr + offs, idx)\n"
+	"    tl.store(red_ptr + tl.arange(0, R), best * 1000 + at)\n";
+
+static void test_if_combine(void)
+{
+	enum { R = 4, C = 64 };
+	int32_t x[R * C], run_[R * C], idx[R * C], red[R];
+	for (int i = 0; i < R * C; i++)
+		x[i] = (i * 37) % 101 - 50 + (i % 13 == 0 ? 200 : 0);
+	tile_arg args[] = {tile_arg_ptr(x, TILE_I32), tile_arg_ptr(run_, TILE_I32), tile_arg_ptr(idx, TILE_I32),
+			   tile_arg_ptr(red, TILE_I32)};
+	static const int warps[] = {1, 4, 8};
+	for (size_t w = 0; w < sizeof warps / sizeof *warps; w++) {
+		tile_kernel_options opt = {0};
+		opt.num_warps = warps[w];
+		if (!RUN_OPT(if_combine_src, "k", "*i32,*i32,*i32,*i32,4,64", 1, args, &opt))
+			return;
+		bool ok = true;
+		for (int r = 0; r < R; r++) {
+			/* reverse scan from the right: the later (left) element wins only if greater */
+			int32_t v = x[r * C + C - 1], at = C - 1;
+			for (int c = C - 1; c >= 0; c--) {
+				if (x[r * C + c] > v)
+					v = x[r * C + c], at = c;
+				ok &= run_[r * C + c] == v && idx[r * C + c] == at;
+			}
+			int32_t bv = x[r * C], bi = 0;
+			for (int c = 1; c < C; c++)
+				if (x[r * C + c] > bv)
+					bv = x[r * C + c], bi = c;
+			ok &= red[r] == bv * 1000 + bi;
+		}
+		CHECK(ok);
+	}
+}
+
 /* ---- Triton 2.2's tl.math.max/min(x, y, propagate_nan): elementwise, as Inductor emitted them */
 
 static const char math_minmax_src[] =
@@ -4051,6 +4110,7 @@ int main(void)
 		test_wrapped_offsets();
 		test_scan_big();
 		test_lambda_combine();
+		test_if_combine();
 		test_f32x2();
 		test_math_minmax();
 		test_many_params();
