@@ -148,6 +148,28 @@ tail -c 4096 "$tmp/rh2/Y.npy" 2>/dev/null | cmp -s - "$tmp/four.bin" || fail "he
 expect 0 $TILE run "$tmp/heur.tile" heur X=@"$tmp/x.npy" Y=@"$tmp/o.npy" n=1024 s=0.5 BLOCK=1024 EVEN=False SCALE2=True --out-dir "$tmp/rh3"
 f32_pattern 1024 "$FOUR" >"$tmp/four1024.bin"
 tail -c 4096 "$tmp/rh3/Y.npy" 2>/dev/null | cmp -s - "$tmp/four1024.bin" || fail "bound heuristic parameters: Y.npy has the wrong data"
+# a heuristic is host Python: its while loop on n's value runs at compile time
+# (BLOCK = 1024 for n=1000; it was a runtime loop: "must give a constexpr, got int32")
+cat >"$tmp/heur_loop.tile" <<'EOF'
+import triton
+import triton.language as tl
+
+
+def next_pow2(args):
+    b = 1
+    while b < args["n"]:
+        b *= 2
+    return b
+
+
+@triton.heuristics({"BLOCK": next_pow2})
+@triton.jit
+def heur_loop(X, Y, n, BLOCK: tl.constexpr):
+    o = tl.arange(0, BLOCK)
+    tl.store(Y + o, tl.load(X + o, mask=o < n, other=0.0) * 4.0, mask=o < n)
+EOF
+expect 0 $TILE run "$tmp/heur_loop.tile" heur_loop X=@"$tmp/x.npy" Y=@"$tmp/o.npy" n=1000 --out-dir "$tmp/rh4"
+tail -c 4096 "$tmp/rh4/Y.npy" 2>/dev/null | cmp -s - "$tmp/four.bin" || fail "heuristic with a while loop: Y.npy has the wrong data"
 # a heuristic that fails on the arguments' values says why, where (it was
 # "needs the value of runtime argument 'n'", n being given)
 cat >"$tmp/heurbad.tile" <<'EOF'
