@@ -1452,8 +1452,13 @@ static const Expr *deco_alias(const Module *m, const Expr *d)
 		const Stmt *st = NULL; /* the name's last binding */
 		for (int i = 0; i < m->body.n; i++)
 			if (binds_name(m->body.items[i], d->name)) st = m->body.items[i];
-		if (!st || st->kind != ST_ASSIGN || st->assign_value->kind != EX_CALL) break;
+		if (!st || st->kind != ST_ASSIGN) break;
 		const Expr *v = st->assign_value;
+		if (v->kind == EX_NAME && st->ntargets == 1) { /* `my_tune = my_autotune`: an alias of the alias */
+			d = v;
+			continue;
+		}
+		if (v->kind != EX_CALL) break;
 		const char *n = expr_last_name(v->func);
 		if (!is_kernel_decorator_name(n) || v->nargs > 0) break;
 		d = v;
