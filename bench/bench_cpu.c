@@ -175,6 +175,28 @@ static tile_status make_ctx(tile_context **ctx, const char *cache_dir, int disab
 /* Median seconds of `reps` launches (after 2 warm-up ones) of a kernel compiled
  * in a context with ONE worker thread: tells code quality from pool scaling.
  * Returns NAN on any error (reported by the caller as n/a). */
+/* A fresh context without the disk cache and kernel `name` of `file`
+ * compiled for `sig`; false (after fail()) when either step fails. */
+static int open_kernel(const char *file, const char *name, const char *sig, tile_context **ctx,
+		       tile_module **mod, tile_kernel **k)
+{
+	tile_status s = make_ctx(ctx, NULL, 1);
+	if (s != TILE_OK) {
+		fail("tile_context_create", NULL, s);
+		return 0;
+	}
+	s = tile_module_load_file(*ctx, file, mod);
+	if (s == TILE_OK)
+		s = tile_kernel_get(*mod, name, sig, NULL, k);
+	if (s != TILE_OK) {
+		char what[96];
+		snprintf(what, sizeof what, "compile of %s", name);
+		fail(what, *ctx, s);
+		return 0;
+	}
+	return 1;
+}
+
 static double time_one_thread(const char *file, const char *name, const char *sig,
 			      const uint32_t grid[3], const tile_arg *args, size_t nargs, int reps)
 {
@@ -470,18 +492,9 @@ static void bench_launch(void)
 	tile_module *mod = NULL;
 	tile_kernel *k = NULL;
 	StoreOneThunk thunk = NULL;
-	tile_status s = make_ctx(&ctx, NULL, 1);
-	if (s != TILE_OK) {
-		fail("tile_context_create", NULL, s);
-		return;
-	}
-	s = tile_module_load_file(ctx, STORE_FILE, &mod);
-	if (s == TILE_OK)
-		s = tile_kernel_get(mod, "store_one", STORE_SIG, NULL, &k);
-	if (s != TILE_OK) {
-		fail("compile of store_one", ctx, s);
+	tile_status s;
+	if (!open_kernel(STORE_FILE, "store_one", STORE_SIG, &ctx, &mod, &k))
 		goto out;
-	}
 	void (*fn)(void) = NULL;
 	s = tile_kernel_thunk(k, &fn);
 	if (s != TILE_OK) {
@@ -701,18 +714,9 @@ static void bench_vector_add(void)
 		y[i] = (float)(i % 7) - 3.0f;
 	}
 	memset(z, 0, (size_t)n * 4);
-	tile_status s = make_ctx(&ctx, NULL, 1);
-	if (s != TILE_OK) {
-		fail("tile_context_create", NULL, s);
+	tile_status s;
+	if (!open_kernel(ADD_FILE, "add_kernel", ADD_SIG, &ctx, &mod, &k))
 		goto out;
-	}
-	s = tile_module_load_file(ctx, ADD_FILE, &mod);
-	if (s == TILE_OK)
-		s = tile_kernel_get(mod, "add_kernel", ADD_SIG, NULL, &k);
-	if (s != TILE_OK) {
-		fail("compile of add_kernel", ctx, s);
-		goto out;
-	}
 	tile_arg args[4] = {tile_arg_ptr(x, TILE_FP32), tile_arg_ptr(y, TILE_FP32),
 			    tile_arg_ptr(z, TILE_FP32), tile_arg_i32(n)};
 	uint32_t grid[3] = {(uint32_t)((n + 1023) / 1024), 1, 1};
@@ -785,18 +789,9 @@ static void bench_softmax(void)
 	for (size_t i = 0; i < n; i++)
 		in[i] = (float)((i * 7919) % 1000) * 0.01f - 5.0f;
 	memset(out, 0, n * 4);
-	tile_status s = make_ctx(&ctx, NULL, 1);
-	if (s != TILE_OK) {
-		fail("tile_context_create", NULL, s);
+	tile_status s;
+	if (!open_kernel(SOFTMAX_FILE, "softmax_kernel", SOFTMAX_SIG, &ctx, &mod, &k))
 		goto out;
-	}
-	s = tile_module_load_file(ctx, SOFTMAX_FILE, &mod);
-	if (s == TILE_OK)
-		s = tile_kernel_get(mod, "softmax_kernel", SOFTMAX_SIG, NULL, &k);
-	if (s != TILE_OK) {
-		fail("compile of softmax_kernel", ctx, s);
-		goto out;
-	}
 	tile_arg args[6] = {tile_arg_ptr(out, TILE_FP32), tile_arg_ptr(in, TILE_FP32),
 			    tile_arg_i32(cols), tile_arg_i32(cols), tile_arg_i32(rows), tile_arg_i32(cols)};
 	uint32_t grid[3] = {(uint32_t)rows, 1, 1};
@@ -858,6 +853,9 @@ out:
 
 /* fp32 512^3 through kernels/matmul.tile (the tutorial's, offsets % M / % N),
  * 64x64x32 tiles on 4 warps: the FMA-path dot and its operand staging. */
+#define MATMUL_SIG                                                                            \
+	"*fp32:16,*fp32:16,*fp32:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1," \
+	"64,64,32,8,''"
 static void bench_matmul(void)
 {
 	section = "matmul (fp32, FMA path)";
@@ -872,18 +870,9 @@ static void bench_matmul(void)
 		a[i] = (float)((i * 37) % 101) * 0.01f;
 		b[i] = (float)((i * 11) % 13) * 0.1f;
 	}
-	tile_status st = make_ctx(&ctx, NULL, 1);
-	if (st == TILE_OK)
-		st = tile_module_load_file(ctx, "kernels/matmul.tile", &mod);
-	if (st == TILE_OK)
-		st = tile_kernel_get(mod, "matmul_kernel",
-				     "*fp32:16,*fp32:16,*fp32:16,i32:16,i32:16,i32:16,i32:16,i32:1,"
-				     "i32:16,i32:1,i32:16,i32:1,64,64,32,8,''",
-				     NULL, &k);
-	if (st != TILE_OK) {
-		fail("compile of matmul_kernel", ctx, st);
+	tile_status st;
+	if (!open_kernel("kernels/matmul.tile", "matmul_kernel", MATMUL_SIG, &ctx, &mod, &k))
 		goto out;
-	}
 	tile_arg args[12] = {tile_arg_ptr(a, TILE_FP32), tile_arg_ptr(b, TILE_FP32),
 			     tile_arg_ptr(c, TILE_FP32), tile_arg_i32(S), tile_arg_i32(S),
 			     tile_arg_i32(S), tile_arg_i32(S), tile_arg_i32(1), tile_arg_i32(S),
@@ -921,9 +910,7 @@ static void bench_matmul(void)
 	add_row("matmul_kernel 512^3 fp32, 64x64x32, 4 warps (GFLOP/s)", NULL, -1, "%.1f",
 		flop / median(v, reps) / 1e9);
 	{
-		double t1 = time_one_thread("kernels/matmul.tile", "matmul_kernel",
-					    "*fp32:16,*fp32:16,*fp32:16,i32:16,i32:16,i32:16,i32:16,"
-					    "i32:1,i32:16,i32:1,i32:16,i32:1,64,64,32,8,''",
+		double t1 = time_one_thread("kernels/matmul.tile", "matmul_kernel", MATMUL_SIG,
 					    grid, args, 12, reps);
 		add_row("  matmul_kernel on 1 worker thread (GFLOP/s)", NULL, -1, "%.1f", flop / t1 / 1e9);
 	}
@@ -952,15 +939,9 @@ static void bench_cumsum(void)
 	for (size_t i = 0; i < n; i++)
 		in[i] = (float)((i * 7919) % 1000) * 0.001f;
 	const char *sig = "*fp32:16,*fp32:16,i32,i32:16,1024";
-	tile_status st = make_ctx(&ctx, NULL, 1);
-	if (st == TILE_OK)
-		st = tile_module_load_file(ctx, "kernels/cumsum.tile", &mod);
-	if (st == TILE_OK)
-		st = tile_kernel_get(mod, "cumsum_kernel", sig, NULL, &k);
-	if (st != TILE_OK) {
-		fail("compile of cumsum_kernel", ctx, st);
+	tile_status st;
+	if (!open_kernel("kernels/cumsum.tile", "cumsum_kernel", sig, &ctx, &mod, &k))
 		goto out;
-	}
 	tile_arg args[4] = {tile_arg_ptr(in, TILE_FP32), tile_arg_ptr(out, TILE_FP32),
 			    tile_arg_i32(cols), tile_arg_i32(cols)};
 	uint32_t grid[3] = {(uint32_t)rows, 1, 1};
