@@ -486,14 +486,19 @@ int lw_scratch(Lower *L, const TirOp *op, int bytes)
 	 * barrier), so all of them start at the same offset, as src/layout/smem.c
 	 * sizes them (attr.i2 there is only an estimate: the thread program's
 	 * size is the maximum of the layout pass's and ours): right after the
-	 * pipelining buffers inside a pipelined loop, over them elsewhere. */
+	 * pipelining buffers while they are live, over them elsewhere. */
 	(void)op;
-	if (L->in_pipelined_loop) {
+	if (lw_scratch_base(L)) {
 		L->smem_top_pipelined = MAXOF(L->smem_top_pipelined, bytes);
 		return L->tf->smem_reserved;
 	}
 	L->smem_top = MAXOF(L->smem_top, bytes);
 	return 0;
+}
+
+int lw_scratch_base(const Lower *L)
+{
+	return L->in_pipelined_loop || L->copies_in_flight ? L->tf->smem_reserved : 0;
 }
 
 /* ---- driver -------------------------------------------------------------------------- */
@@ -634,6 +639,7 @@ TpFunc *lower_func(Arena *a, DiagSink *diags, const TirFunc *tf, const TargetDes
 	L.f->display = tf->display;
 	L.f->line_info = !(o && o->no_line_info);
 	L.f->no_fmad = o && o->no_fp_fusion;
+	L.f->racecheck = o && o->racecheck;
 	L.map = ARENA_NEWN(a, LVal, tf->vals.len + 1);
 	L.blk = L.f->body;
 	L.lane_bits = ilog2i(L.f->lanes_per_warp);

@@ -138,10 +138,15 @@ bool lw_async(Lower *L, const TirOp *op)
 {
 	switch ((TirOpKind)op->kind) {
 	case TOP_LOCAL_LOAD: lower_local_load(L, op); return true;
-	case TOP_ASYNC_COPY: lower_async_copy(L, op); return true;
+	case TOP_ASYNC_COPY:
+		lower_async_copy(L, op);
+		L->copies_in_flight = true;
+		return true;
 	case TOP_ASYNC_COMMIT: lw_op(L, TP_CP_ASYNC_COMMIT, op->loc, NULL, 0, NULL, 0); return true;
 	case TOP_ASYNC_WAIT:
 		lw_op(L, TP_CP_ASYNC_WAIT, op->loc, NULL, 0, NULL, 0)->attr.i = op->attr.i;
+		if (op->attr.i == 0)
+			L->copies_in_flight = false; /* the epilogue (or a 2-stage body's wait) */
 		return true;
 	default: return false;
 	}

@@ -118,8 +118,10 @@ static void lower_for(Lower *L, const TirOp *op)
 		at[i + 1] = rt[i];
 		uni[i + 1] = tp_uniform(L->f, in[3 + i]);
 	}
+	bool in_flight = L->copies_in_flight; /* as it was before the loop, on every retry */
 	for (;;) {
 		TpBlock *blk = L->blk;
+		L->copies_in_flight = in_flight;
 		TpOp *t = lw_op(L, TP_FOR, op->loc, in, n + 3, rt, n);
 		t->attr.i = op->attr.i;
 		tp_op_add_regions(L->f, t, 1);

@@ -55,6 +55,10 @@ typedef struct Lower {
 	int smem_top;             /* bytes of scratch shared memory this lowering needs, */
 	int smem_top_pipelined;   /* and of that inside software-pipelined loops */
 	int in_pipelined_loop;    /* > 0 while lowering the body of one */
+	/* between a pipelined loop's first prologue copy and its epilogue's
+	 * wait(0): copies may be in flight, so scratch goes after the buffers
+	 * (the prologue recomputes masks and addresses, conversions included) */
+	bool copies_in_flight;
 	int lane_bits, warp_bits; /* log2 of hardware lanes per warp / warps */
 } Lower;
 
@@ -128,6 +132,9 @@ int lw_find_reg(const LinearLayout *l, const int32_t c[], uint32_t reg_free);
  * TirFunc.smem_reserved, after the buffers of software pipelining, inside a
  * pipelined loop; 0 elsewhere, where those buffers are dead (TirSmemBuf). */
 int lw_scratch(Lower *L, const TirOp *op, int bytes);
+/* Where scratch starts now: after the pipelining buffers while they are live
+ * (inside a pipelined loop, or copies in flight), else at 0, over them. */
+int lw_scratch_base(const Lower *L);
 TpVal lw_barrier(Lower *L);
 
 /* A tile in shared memory (lower_smem.c): shared layout m (linear offset ->

@@ -536,7 +536,7 @@ static bool match_one_hot(Red *R, OneHot *m)
 		/* S in shared memory must not grow the kernel's past what it
 		 * already needs or 32 KB */
 		int64_t bytes = type_numel(st) * dtype_bytes((DType)R->et[0].dt);
-		return (L->in_pipelined_loop ? L->tf->smem_reserved : 0) + bytes <=
+		return lw_scratch_base(L) + bytes <=
 		       MAXOF(L->tf->smem_bytes, 32768);
 	}
 	return false;
