@@ -37,6 +37,7 @@ struct tile_context {
 	int num_warps, num_stages;
 	bool no_mma_prefetch; /* TILE_MMA_PREFETCH=0 when the context was made */
 	bool no_line_info;    /* TILE_DISABLE_LINE_INFO=1 when the context was made */
+	bool racecheck;       /* TILE_RACECHECK=1 when the context was made */
 	bool cache_enabled;
 	Cache cache;
 	DiagSink diags; /* reused by every compile; cleared first */
@@ -175,6 +176,8 @@ const char *backend_cuda_reason(const Backend *b); /* why it is not present */
 tile_status backend_load(tile_context *ctx, tile_kernel *k);
 int backend_assert_count(Backend *b); /* failed device_asserts so far */
 tile_status backend_assert_report(tile_kernel *k, int count_before);
+int backend_race_count(Backend *b); /* program instances with a shared-memory race so far */
+tile_status backend_race_report(tile_kernel *k, int count_before);
 void backend_unload(tile_kernel *k);
 tile_status backend_cuda_launch(tile_kernel *k, const uint32_t grid[3], void **argv, void *stream);
 tile_status backend_cuda_alloc(tile_context *ctx, size_t bytes, void **ptr);

@@ -192,6 +192,7 @@ static tile_status ctx_init(tile_context *ctx, const tile_context_options *o)
 	ctx->num_stages = o->num_stages ? o->num_stages : 3; /* Triton's default */
 	ctx->no_mma_prefetch = env_off("TILE_MMA_PREFETCH");
 	ctx->no_line_info = env_on("TILE_DISABLE_LINE_INFO");
+	ctx->racecheck = env_on("TILE_RACECHECK");
 	char why[96];
 	if (options_problem(ctx->num_warps, ctx->num_stages, why, sizeof why))
 		return api_fail(ctx, TILE_ERROR_INVALID_ARGUMENT, "%s", why);

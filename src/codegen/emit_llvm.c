@@ -364,8 +364,9 @@ static bool emit_basic(Em *e, const TpOp *op)
 		em_set(e, op->results[0], v);
 		return true;
 	}
-	case TP_BARRIER:
-		return true; /* lock-step: ops already run in program order for all lanes */
+	case TP_BARRIER: /* lock-step: ops already run in program order for all lanes */
+		em_race_barrier(e);
+		return true;
 	case TP_SREG: { /* one reading for the program's lanes (rt_hooks.c) */
 		LLVMTypeRef ps[1] = {e->t_i32};
 		LLVMValueRef a[1] = {em_const_int(e, e->t_i32, op->attr.i, false)};
@@ -518,10 +519,12 @@ static void build_function(Em *e)
 	e->tid_vec = LLVMBuildAdd(e->B, LLVMConstVector(el, (unsigned)e->T), em_splat(e, zero), "tid");
 	free(el);
 	em_cp_async_setup(e);
+	em_race_setup(e);
 	const TpOp *t = emit_block(e, f->body);
 	if (t && t->kind != TP_RETURN)
 		ice(PASS, "kernel body must end in return");
 	em_cp_async_fini(e); /* the one exit: copies still in flight land, the queue is freed */
+	em_race_fini(e);     /* after the copies landed */
 	LLVMBuildRetVoid(e->B);
 }
 

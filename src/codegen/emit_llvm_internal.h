@@ -55,6 +55,10 @@ typedef struct Em {
 	/* cp.async (emit_llvm_mem.c): this instance's queue header as i8* (NULL
 	 * when the function has no CP_ASYNC), per-thread argument arrays */
 	LLVMValueRef cpa_q, cpa_off, cpa_src, cpa_flags;
+	/* race checker (emit_llvm_race.c): this instance's state as i8* (NULL
+	 * when TpFunc.racecheck is off or there is no shared memory), per-thread
+	 * argument arrays, a buffer for the values of a store */
+	LLVMValueRef race, race_off, race_act, race_vals;
 	int run_mode;   /* RUN_*: how coalesced masked accesses check their mask */
 	bool *run_defs; /* per TpVal: a load result of the current access run */
 } Em;
@@ -96,6 +100,20 @@ bool em_intrin(Em *e, const TpOp *op);
 void em_cp_async_setup(Em *e);
 void em_cp_async_sync(Em *e, const TpOp *op);
 void em_cp_async_fini(Em *e);
+
+/* shared-memory race checker (emit_llvm_race.c; jit/rt_race.h): setup in the
+ * entry block after the cp.async queue's, one call per access (active: the
+ * threads that access, i1 or i8, NULL = all; for writes the vec values
+ * written, as stored), barriers, and freeing at return. No-ops unless on. */
+static inline int em_mem_bytes(DType d) /* bytes of an element in memory (i1: a byte) */
+{
+	return dtype_bytes(d) > 0 ? dtype_bytes(d) : 1;
+}
+void em_race_setup(Em *e);
+void em_race_access(Em *e, const TpOp *op, LLVMValueRef active, int bytes, int eb, int kind,
+                    const LLVMValueRef *vals, int nvals);
+void em_race_barrier(Em *e);
+void em_race_fini(Em *e);
 
 /* conversions shared between files (emit_llvm_arith.c) */
 LLVMValueRef em_to_f32(Em *e, LLVMValueRef x, DType d);             /* any float dtype -> f32 */

@@ -16,6 +16,7 @@
  */
 #include "codegen/emit_llvm_internal.h"
 #include "jit/rt_async.h"
+#include "jit/rt_race.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -795,9 +796,12 @@ static void emit_smem_load(Em *e, const TpOp *op)
 	LLVMValueRef other[MAX_VEC] = {0}, out[MAX_VEC];
 	for (int k = 0; k < vec; k++)
 		other[k] = uni ? LLVMConstNull(a.st) : em_splat(e, LLVMConstNull(a.st));
+	TpVal mask = op->nin > 1 ? op->operands[1] : 0;
+	em_race_access(e, op, mask ? em_get(e, mask) : NULL, vec * em_mem_bytes(d), 0,
+	               TILE_RACE_READ, NULL, 0);
 	bool coal = false;
 	LLVMValueRef p = smem_ptr(e, &a, smem_off(e, op, &coal));
-	load_elems(e, &a, p, op->nin > 1 ? op->operands[1] : 0, other, uni, coal, out);
+	load_elems(e, &a, p, mask, other, uni, coal, out);
 	for (int k = 0; k < vec; k++)
 		em_set(e, op->results[k], from_mem(e, out[k], tp_type(e->f, op->results[k])));
 }
@@ -814,6 +818,9 @@ static void emit_smem_store(Em *e, const TpOp *op)
 	LLVMValueRef v[MAX_VEC];
 	for (int k = 0; k < vec; k++)
 		v[k] = to_mem(e, em_get(e, op->operands[2 + k]), d);
+	TpVal mask = op->operands[1];
+	em_race_access(e, op, mask ? em_get(e, mask) : NULL, vec * em_mem_bytes(d), em_mem_bytes(d),
+	               TILE_RACE_WRITE, v, vec);
 	bool coal = false;
 	LLVMValueRef p = smem_ptr(e, &a, smem_off(e, op, &coal));
 	store_elems(e, &a, p, op->operands[1], v, uni, coal);
@@ -906,6 +913,9 @@ static void emit_cp_async(Em *e, const TpOp *op)
 		LLVMValueRef p = LLVMBuildSExt(B, em_getv(e, op->operands[3]), v8, "");
 		fl = LLVMBuildAnd(B, fl, p, ""); /* pred false: no flags, nothing issued */
 	}
+	/* before the issue: the checker marks the bytes in flight, a wait lands them */
+	em_race_access(e, op, LLVMBuildAnd(B, fl, em_const_int(e, e->t_i8, TILE_CP_ISSUE, true), ""),
+	               bytes, 0, TILE_RACE_ASYNC, NULL, 0);
 	LLVMTypeRef ps[7] = {e->t_i8p, e->t_i8p, e->t_i8p, e->t_i8p, e->t_i8p, e->t_i32, e->t_i32};
 	LLVMValueRef args[7] = {e->cpa_q,
 	                        e->a_smem,

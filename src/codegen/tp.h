@@ -164,6 +164,7 @@ typedef struct TpFunc {
 	bool prefetched; /* tp_prefetch_dot_operands changed a loop */
 	bool line_info;  /* emit_c: #line directives and nvrtc -lineinfo */
 	bool no_fmad;    /* emit_c: nvrtc --fmad=false (Triton's enable_fp_fusion=False) */
+	bool racecheck;  /* emit_llvm: check shared-memory accesses for races (TILE_RACECHECK) */
 	TargetDesc target;
 } TpFunc;
 

@@ -37,6 +37,10 @@ typedef struct CompileOptions {
 	/* Triton's enable_fp_fusion=False: no contraction of a * b + c into an fma
 	 * (nvrtc --fmad=false; emit_llvm never contracts) */
 	bool no_fp_fusion;
+	/* TILE_RACECHECK=1: CPU kernels (cuda-emu above all) check every
+	 * shared-memory access against the GPU's barrier rules and fail the
+	 * launch on a race (jit/rt_race.h); nothing changes on GPU targets */
+	bool racecheck;
 } CompileOptions;
 
 /* Fill `t` for a named target: "cpu", "cuda-emu" (CPU running 32-lane warps),

@@ -8,6 +8,7 @@
 #include "jit/orc.h"
 
 #include "jit/rt_async.h"
+#include "jit/rt_race.h"
 #include "util/llvm_targets.h"
 #include "util/util.h"
 
@@ -101,6 +102,11 @@ static const HostSym host_syms[] = {
         {"tile_rt_cp_async_commit", (void *)tile_rt_cp_async_commit},
         {"tile_rt_cp_async_wait", (void *)tile_rt_cp_async_wait},
         {"tile_rt_cp_async_fini", (void *)tile_rt_cp_async_fini},
+        {"tile_rt_cp_async_race", (void *)tile_rt_cp_async_race},
+        {"tile_rt_race_init", (void *)tile_rt_race_init},
+        {"tile_rt_race_access", (void *)tile_rt_race_access},
+        {"tile_rt_race_barrier", (void *)tile_rt_race_barrier},
+        {"tile_rt_race_fini", (void *)tile_rt_race_fini},
         {"memcpy", (void *)memcpy},
         {"memmove", (void *)memmove},
         {"memset", (void *)memset},

@@ -54,8 +54,12 @@ typedef struct TileRuntimeHooks {
 	/* device_assert: called for each thread whose condition is false, with
 	 * msg = "file:line: message". NULL: only counted. */
 	void (*assert_fail)(void *user, const char *msg, const int32_t pid[3], int32_t tid);
+	/* TILE_RACECHECK: called with the first shared-memory race of a program
+	 * instance (jit/rt_race.c). NULL: only counted. */
+	void (*race)(void *user, const char *msg);
 	void *user;
 	int assert_count; /* number of failed thread-asserts (updated atomically) */
+	int race_count;   /* program instances that raced (updated atomically) */
 } TileRuntimeHooks;
 
 /* What the JIT'd code calls (the emitter declares these with the same types). */

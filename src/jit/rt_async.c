@@ -4,6 +4,7 @@
  * is shared between program instances: the header is in the kernel's frame.
  */
 #include "jit/rt_async.h"
+#include "jit/rt_race.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 
 typedef struct CpEntry {
 	uint8_t *dst;
+	int32_t off, thread; /* for the race checker */
 	uint32_t group; /* id of the group it joined (= commits before its issue) */
 	uint32_t bytes;
 	uint8_t data[16]; /* read at issue */
@@ -20,6 +22,7 @@ typedef struct CpQueue {
 	CpEntry *e; /* heap, NULL until the first issue */
 	uint32_t n, cap;
 	uint32_t open; /* id of the open group = commit_group calls so far */
+	void *race;    /* the instance's race checker state, or NULL */
 } CpQueue;
 
 _Static_assert(sizeof(CpQueue) <= TILE_CP_ASYNC_QUEUE_BYTES &&
@@ -58,10 +61,14 @@ void tile_rt_cp_async_issue(void *queue, uint8_t *smem, const int32_t *off, cons
 		uint8_t *dst = smem + off[t];
 		if (!queued) {
 			memcpy(dst, data, (size_t)bytes);
+			if (q->race)
+				tile_rt_race_land(q->race, off[t], bytes, t);
 			continue;
 		}
 		CpEntry *e = &q->e[q->n++];
 		e->dst = dst;
+		e->off = off[t];
+		e->thread = t;
 		e->group = q->open;
 		e->bytes = (uint32_t)bytes;
 		memcpy(e->data, data, sizeof data);
@@ -77,8 +84,11 @@ void tile_rt_cp_async_commit(void *queue)
 /* writes the first k entries to shared memory in issue order and drops them */
 static void retire(CpQueue *q, uint32_t k)
 {
-	for (uint32_t i = 0; i < k; i++)
+	for (uint32_t i = 0; i < k; i++) {
 		memcpy(q->e[i].dst, q->e[i].data, q->e[i].bytes);
+		if (q->race)
+			tile_rt_race_land(q->race, q->e[i].off, (int32_t)q->e[i].bytes, q->e[i].thread);
+	}
 	if (k < q->n)
 		memmove(q->e, q->e + k, sizeof(CpEntry) * (q->n - k));
 	q->n -= k;
@@ -94,6 +104,12 @@ void tile_rt_cp_async_wait(void *queue, int32_t n)
 		k++;
 	if (k)
 		retire(q, k);
+}
+
+void tile_rt_cp_async_race(void *queue, void *race_state)
+{
+	CpQueue *q = queue;
+	q->race = race_state;
 }
 
 void tile_rt_cp_async_fini(void *queue)

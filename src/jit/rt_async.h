@@ -37,6 +37,8 @@ void tile_rt_cp_async_commit(void *queue);
 /* cp.async.wait_group n: retires, in issue order, every committed group but
  * the newest n. Copies not yet committed stay in flight. */
 void tile_rt_cp_async_wait(void *queue, int32_t n);
+/* TILE_RACECHECK: copies tell the race checker (rt_race.h) when they land. */
+void tile_rt_cp_async_race(void *queue, void *race_state);
 /* At return: retires everything still queued, then frees the entries. */
 void tile_rt_cp_async_fini(void *queue);
 

@@ -943,7 +943,7 @@ static void test_print_assert(void)
 		float *px = xs;
 		void *args[1] = {&px};
 		PrintLog log = {0};
-		TileRuntimeHooks h = {on_print, on_assert, &log, 0};
+		TileRuntimeHooks h = {.print = on_print, .assert_fail = on_assert, .user = &log};
 		int32_t pid[3] = {2, 0, 0}, np[3] = {3, 1, 1};
 		fn(args, pid, np, NULL, &h);
 		CHECK(log.lines == 16);
@@ -2333,6 +2333,162 @@ static void test_source_kernels(void)
 	}
 }
 
+
+/* ---- TILE_RACECHECK: shared-memory races by the GPU's barrier rules ----------------------
+ * The CPU runs threads in lock-step, so each program below computes the same
+ * thing with or without its barrier; the checker (jit/rt_race.c) must tell
+ * the racy ones apart, by thread and op, and stay quiet on the rest. */
+
+typedef enum {
+	RC_RAW,         /* smem[t] = t; read smem[t ^ 1] */
+	RC_RAW_BARRIER, /* the same with a barrier between: clean */
+	RC_WAR,         /* read smem[t ^ 1]; smem[t] = t */
+	RC_SAME_VALUE,  /* every thread writes 7 to word 0, barrier, reads it: clean */
+	RC_WAW,         /* every thread writes its id to word 0 */
+	RC_MASKED,      /* only thread 0 writes and reads word 1: clean */
+	RC_ASYNC,       /* cp.async into slot t, wait, read slot t ^ 1: needs a barrier */
+	RC_ASYNC_BARRIER, /* the same with the barrier: clean */
+	RC_IN_FLIGHT,   /* cp.async into slot t, barrier, thread t ^ 1 writes slot t, wait */
+	RC_COUNT
+} RaceCase;
+
+typedef struct RaceLog {
+	int n;
+	char msg[768];
+} RaceLog;
+
+static void on_race(void *user, const char *msg)
+{
+	RaceLog *l = user;
+	if (!l->n++)
+		snprintf(l->msg, sizeof l->msg, "%s", msg);
+}
+
+static void smem_st(B *b, TpVal off, TpVal mask, TpVal v)
+{
+	TpVal in[3] = {off, mask, v};
+	op(b, TP_SMEM_STORE, in, 3, type_scalar(DT_VOID), 0)->attr.i = 1;
+}
+
+static TpVal smem_ld(B *b, TpVal off, TpVal mask)
+{
+	TpVal in[2] = {off, mask};
+	TpOp *o = op(b, TP_SMEM_LOAD, in, 2, type_scalar(DT_I32), 1);
+	o->attr.i = 1;
+	return o->results[0];
+}
+
+static void test_racecheck(const char *target, RaceCase rc, bool on)
+{
+	B b;
+	b_init(&b, "racecheck", target, 2);
+	b.f->racecheck = on;
+	int T = threads(&b);
+	b.f->smem_bytes = T * 16;
+	Type ts[2] = {type_ptr(DT_I32), type_ptr(DT_I32)};
+	b_params(&b, 2, ts);
+	TpVal x = param(&b, 0), out = param(&b, 1), t = tid(&b);
+	TpVal four = cint(&b, DT_I32, 4), sixteen = cint(&b, DT_I32, 16), all = ctrue(&b);
+	TpVal mine = bin(&b, TP_MUL, t, four);
+	TpVal other = bin(&b, TP_MUL, bin(&b, TP_XOR, t, cint(&b, DT_I32, 1)), four);
+	TpVal zero = cint(&b, DT_I32, 0), v = t;
+	switch (rc) {
+	case RC_RAW:
+	case RC_RAW_BARRIER:
+		smem_st(&b, mine, all, t);
+		if (rc == RC_RAW_BARRIER)
+			op(&b, TP_BARRIER, NULL, 0, type_scalar(DT_VOID), 0);
+		v = smem_ld(&b, other, all);
+		break;
+	case RC_WAR:
+		v = smem_ld(&b, other, all);
+		smem_st(&b, mine, all, t);
+		break;
+	case RC_SAME_VALUE:
+	case RC_WAW:
+		smem_st(&b, zero, all, rc == RC_WAW ? t : cint(&b, DT_I32, 7));
+		op(&b, TP_BARRIER, NULL, 0, type_scalar(DT_VOID), 0);
+		v = smem_ld(&b, zero, all);
+		break;
+	case RC_MASKED: {
+		TpVal t0 = cmpv(&b, PRED_EQ, t, zero);
+		smem_st(&b, four, t0, cint(&b, DT_I32, 5));
+		v = smem_ld(&b, four, t0);
+		break;
+	}
+	case RC_ASYNC:
+	case RC_ASYNC_BARRIER:
+	case RC_IN_FLIGHT: {
+		TpVal slot = bin(&b, TP_MUL, t, sixteen);
+		TpVal oslot = bin(&b, TP_MUL, bin(&b, TP_XOR, t, cint(&b, DT_I32, 1)), sixteen);
+		cp_async_op(&b, ptr_add(&b, x, mine), slot, all, 0, 16);
+		cp_commit(&b);
+		if (rc == RC_IN_FLIGHT) {
+			op(&b, TP_BARRIER, NULL, 0, type_scalar(DT_VOID), 0);
+			smem_st(&b, oslot, all, t);
+		}
+		cp_wait(&b, 0);
+		if (rc == RC_ASYNC_BARRIER)
+			op(&b, TP_BARRIER, NULL, 0, type_scalar(DT_VOID), 0);
+		v = smem_ld(&b, rc == RC_IN_FLIGHT ? slot : oslot, all);
+		break;
+	}
+	default: break;
+	}
+	st1(&b, ptr_add(&b, out, t), all, v, TP_COALESCED);
+	ret(&b);
+	KernelFn fn = compile(&b, NULL);
+	if (fn) {
+		int32_t xs[4 * 64 + 4], o[64];
+		for (int i = 0; i < 4 * 64 + 4; i++)
+			xs[i] = i;
+		_Alignas(16) unsigned char smem[64 * 16];
+		int32_t *p0 = xs, *p1 = o;
+		void *args[2] = {&p0, &p1};
+		RaceLog log = {0};
+		TileRuntimeHooks h = {.race = on_race, .user = &log};
+		run_grid(fn, args, 3, smem, &h);
+		bool racy = on && (rc == RC_RAW || rc == RC_WAR || rc == RC_WAW || rc == RC_ASYNC ||
+		                   rc == RC_IN_FLIGHT);
+		/* one report per program instance, the first race of each */
+		if ((log.n == 3 * racy && h.race_count == 3 * racy) == 0)
+			fprintf(stderr, "racecheck[%s] case %d on=%d: %d reports (%s)\n", target, (int)rc,
+			        (int)on, log.n, log.msg);
+		CHECK(log.n == 3 * racy && h.race_count == 3 * racy);
+		static const char *const want[RC_COUNT] = {
+		        [RC_RAW] = "thread 0 (warp 0, lane 0) reads shared-memory byte 4 at (smem_load), "
+		                   "which thread 1 (warp 0, lane 1) wrote at (smem_store), with no barrier between "
+		                   "(program (0, 0, 0))",
+		        [RC_WAR] = "thread 0 (warp 0, lane 0) writes shared-memory byte 0 at (smem_store), "
+		                   "which thread 1 (warp 0, lane 1) read at (smem_load)",
+		        [RC_WAW] = "thread 1 (warp 0, lane 1) writes shared-memory byte 0 at (smem_store), "
+		                   "which thread 0 (warp 0, lane 0) wrote",
+		        [RC_ASYNC] = "thread 0 (warp 0, lane 0) reads shared-memory byte 16 at (smem_load), "
+		                     "which thread 1 (warp 0, lane 1) copied (cp.async) into at (cp_async)",
+		        [RC_IN_FLIGHT] = "thread 0 (warp 0, lane 0) writes shared-memory byte 16 at (smem_store), "
+		                         "which thread 1 (warp 0, lane 1) copies into at (cp_async), and no "
+		                         "cp.async wait has retired the copy yet (program (0, 0, 0))"};
+		if (racy && !strstr(log.msg, want[rc])) {
+			fprintf(stderr, "racecheck[%s] case %d: got\n  %s\nwant it to contain\n  %s\n", target,
+			        (int)rc, log.msg, want[rc]);
+			failures++;
+		}
+		/* the answers do not depend on the checker */
+		for (int i = 0; i < T; i++) {
+			int want_v = rc == RC_RAW || rc == RC_RAW_BARRIER || rc == RC_WAR   ? i ^ 1
+			             : rc == RC_SAME_VALUE                                  ? 7
+			             : rc == RC_WAW                                         ? T - 1
+			             : rc == RC_MASKED                                      ? (i == 0 ? 5 : 0)
+			             : rc == RC_IN_FLIGHT                                   ? 4 * i
+			                                                                    : 4 * (i ^ 1);
+			if (rc == RC_WAR)
+				continue; /* reads what was there before: the previous instance's */
+			CHECK(o[i] == want_v);
+		}
+	}
+	arena_free(&b.arena);
+}
+
 int main(void)
 {
 	char err[256];
@@ -2380,6 +2536,12 @@ int main(void)
 	test_cp_async_groups("cpu");
 	test_cp_async_groups("cuda-emu");
 	test_cp_async_loop();
+	for (int rc = 0; rc < RC_COUNT; rc++) {
+		test_racecheck("cuda-emu", (RaceCase)rc, true);
+		test_racecheck("cuda-emu", (RaceCase)rc, false);
+	}
+	test_racecheck("cpu", RC_RAW, true);
+	test_racecheck("cpu", RC_ASYNC, true);
 	test_softmax();
 	test_source_kernels();
 	orc_destroy(jit);

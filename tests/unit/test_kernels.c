@@ -955,6 +955,7 @@ static void run_all(T *t)
 int main(void)
 {
 	const char *targets = getenv("TILE_TEST_TARGETS");
+	setenv("TILE_RACECHECK", "1", 0); /* as test_lang: barriers checked by the GPU's rules */
 	char buf[256];
 	snprintf(buf, sizeof buf, "%s", targets && *targets ? targets : "cpu");
 	int failures = 0, checks = 0;

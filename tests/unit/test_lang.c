@@ -4053,6 +4053,9 @@ static void test_print_format(void)
 int main(void)
 {
 	static const char *const targets[] = {"cpu", "cuda-emu"};
+	/* every kernel runs under the shared-memory race checker (jit/rt_race.h):
+	 * lock-step CPU threads hide a missing barrier that a GPU would not */
+	setenv("TILE_RACECHECK", "1", 0);
 	/* dumping (tests/lang_nvrtc.sh) needs the cpu run only */
 	const char *dump = getenv("TILE_TEST_DUMP_DIR");
 	int ntargets = dump && *dump ? 1 : 2;
