@@ -82,10 +82,30 @@ static void report(RaceState *s, int t, const char *what, int32_t b, const char 
 	s->rt->race(s->rt->user, msg);
 }
 
+/* A read of a byte no thread of the instance wrote: garbage on a GPU (here,
+ * whatever the previous instance on this worker left). */
+static void report_unwritten(RaceState *s, int t, int32_t b, const char *where)
+{
+	if (s->reported++ || !s->rt)
+		return;
+	__atomic_fetch_add(&s->rt->race_count, 1, __ATOMIC_SEQ_CST);
+	if (!s->rt->race)
+		return;
+	char a[64], msg[512];
+	who(s, a, sizeof a, t);
+	snprintf(msg, sizeof msg,
+	         "%s reads shared-memory byte %d at %s, which no thread of the program wrote "
+	         "(program (%d, %d, %d))",
+	         a, (int)b, where ? where : "?", s->pid[0], s->pid[1], s->pid[2]);
+	s->rt->race(s->rt->user, msg);
+}
+
 static void read_byte(RaceState *s, Shadow *h, int32_t b, int t, const char *where)
 {
 	int32_t e = s->epoch;
-	if (h->w_ep == IN_FLIGHT)
+	if (h->w_ep == 0)
+		report_unwritten(s, t, b, where);
+	else if (h->w_ep == IN_FLIGHT)
 		report(s, t, "reads", b, where, h->w_thr, "copies into", h->w_where, true);
 	else if (h->w_ep == e && h->w_thr != t)
 		report(s, t, "reads", b, where, h->w_thr, h->w_async ? "copied (cp.async) into" : "wrote",

@@ -12,7 +12,8 @@
  * compute-sanitizer's racecheck counts it. A cp.async's bytes belong to the
  * issuing thread and are in flight until the wait that retires them: any
  * access before then is a race, and reading them in another thread needs a
- * barrier after the wait.
+ * barrier after the wait. Reading a byte that no thread of the program
+ * instance wrote is reported too (a GPU reads garbage there).
  *
  * State is per program instance: the emitted function keeps the header in a
  * stack slot of TILE_RACE_STATE_BYTES (zeroed at entry) and passes it to every

@@ -2342,13 +2342,14 @@ static void test_source_kernels(void)
 typedef enum {
 	RC_RAW,         /* smem[t] = t; read smem[t ^ 1] */
 	RC_RAW_BARRIER, /* the same with a barrier between: clean */
-	RC_WAR,         /* read smem[t ^ 1]; smem[t] = t */
+	RC_WAR,         /* smem[t] = t; barrier; read smem[t ^ 1]; smem[t] = t + 1 */
 	RC_SAME_VALUE,  /* every thread writes 7 to word 0, barrier, reads it: clean */
 	RC_WAW,         /* every thread writes its id to word 0 */
 	RC_MASKED,      /* only thread 0 writes and reads word 1: clean */
 	RC_ASYNC,       /* cp.async into slot t, wait, read slot t ^ 1: needs a barrier */
 	RC_ASYNC_BARRIER, /* the same with the barrier: clean */
 	RC_IN_FLIGHT,   /* cp.async into slot t, barrier, thread t ^ 1 writes slot t, wait */
+	RC_UNWRITTEN,   /* read smem[t], which nothing wrote */
 	RC_COUNT
 } RaceCase;
 
@@ -2401,9 +2402,12 @@ static void test_racecheck(const char *target, RaceCase rc, bool on)
 		v = smem_ld(&b, other, all);
 		break;
 	case RC_WAR:
-		v = smem_ld(&b, other, all);
 		smem_st(&b, mine, all, t);
+		op(&b, TP_BARRIER, NULL, 0, type_scalar(DT_VOID), 0);
+		v = smem_ld(&b, other, all);
+		smem_st(&b, mine, all, bin(&b, TP_ADD, t, cint(&b, DT_I32, 1)));
 		break;
+	case RC_UNWRITTEN: v = smem_ld(&b, mine, all); break;
 	case RC_SAME_VALUE:
 	case RC_WAW:
 		smem_st(&b, zero, all, rc == RC_WAW ? t : cint(&b, DT_I32, 7));
@@ -2449,7 +2453,7 @@ static void test_racecheck(const char *target, RaceCase rc, bool on)
 		TileRuntimeHooks h = {.race = on_race, .user = &log};
 		run_grid(fn, args, 3, smem, &h);
 		bool racy = on && (rc == RC_RAW || rc == RC_WAR || rc == RC_WAW || rc == RC_ASYNC ||
-		                   rc == RC_IN_FLIGHT);
+		                   rc == RC_IN_FLIGHT || rc == RC_UNWRITTEN);
 		/* one report per program instance, the first race of each */
 		if ((log.n == 3 * racy && h.race_count == 3 * racy) == 0)
 			fprintf(stderr, "racecheck[%s] case %d on=%d: %d reports (%s)\n", target, (int)rc,
@@ -2467,7 +2471,9 @@ static void test_racecheck(const char *target, RaceCase rc, bool on)
 		                     "which thread 1 (warp 0, lane 1) copied (cp.async) into at (cp_async)",
 		        [RC_IN_FLIGHT] = "thread 0 (warp 0, lane 0) writes shared-memory byte 16 at (smem_store), "
 		                         "which thread 1 (warp 0, lane 1) copies into at (cp_async), and no "
-		                         "cp.async wait has retired the copy yet (program (0, 0, 0))"};
+		                         "cp.async wait has retired the copy yet (program (0, 0, 0))",
+		        [RC_UNWRITTEN] = "thread 0 (warp 0, lane 0) reads shared-memory byte 0 at (smem_load), "
+		                         "which no thread of the program wrote (program (0, 0, 0))"};
 		if (racy && !strstr(log.msg, want[rc])) {
 			fprintf(stderr, "racecheck[%s] case %d: got\n  %s\nwant it to contain\n  %s\n", target,
 			        (int)rc, log.msg, want[rc]);
@@ -2481,9 +2487,8 @@ static void test_racecheck(const char *target, RaceCase rc, bool on)
 			             : rc == RC_MASKED                                      ? (i == 0 ? 5 : 0)
 			             : rc == RC_IN_FLIGHT                                   ? 4 * i
 			                                                                    : 4 * (i ^ 1);
-			if (rc == RC_WAR)
-				continue; /* reads what was there before: the previous instance's */
-			CHECK(o[i] == want_v);
+			if (rc != RC_UNWRITTEN) /* that one reads what the previous instance left */
+				CHECK(o[i] == want_v);
 		}
 	}
 	arena_free(&b.arena);
