@@ -14,6 +14,7 @@ typedef struct Comb {
 	Combiner kind;
 	bool tie_left;
 	Value user;
+	const char *op; /* the builtin's name ("tl.reduce"), for CMB_USER's errors */
 } Comb;
 
 static ValId bin(Sema *s, TirOpKind k, ValId a, ValId b, SrcLoc loc)
@@ -78,6 +79,21 @@ static bool combine_body(Sema *s, const Comb *cb, const ValId *args, int n, ValI
 			Type want = vtype(s, args[i]);
 			if (items[i].kind == V_TENSOR && items[i].ty.rank) {
 				diag_error(s->d, loc, "combine_fn must return scalars, got %s", v_describe(s, items[i]));
+				return false;
+			}
+			/* Triton yields the returned values as they are (a number
+			 * as its natural type) and its verifier rejects a type that
+			 * is not the input's, so no cast is inserted here. */
+			Type got = items[i].kind == V_TENSOR ? items[i].ty
+				   : items[i].kind == V_CONST ? const_natural_type(items[i].c)
+							      : type_scalar(DT_VOID);
+			if (got.dt != DT_VOID && got.dt != want.dt) {
+				const char *fname = cb->user.kind == V_FUNC ? cb->user.fn->name : "<lambda>";
+				diag_error(s->d, loc,
+					   "combine_fn '%s' of '%s' returned %s for an input of %s%s; Triton requires "
+					   "the input's dtype (cast the result with .to(...))",
+					   fname, cb->op, dt_name(s, got), dt_name(s, want),
+					   items[i].kind == V_CONST ? " (a number is its natural type)" : "");
 				return false;
 			}
 			out[i] = to_ir(s, items[i], (DType)want.dt, loc);
@@ -413,7 +429,7 @@ static Value b_reduce(Sema *s, Call *c, int extra)
 	int n;
 	bool none, keep = false;
 	int64_t axis = 0;
-	Comb cb = {.kind = CMB_USER};
+	Comb cb = {.kind = CMB_USER, .op = c->name};
 	if (!get_inputs(s, c->a[0], c->at[0], c->name, ins, &n) || !axis_arg(s, c, 1, &none, &axis) ||
 	    !combine_arg(s, c, 2, &cb.user))
 		return v_err();
@@ -463,7 +479,7 @@ static Value b_assoc_scan(Sema *s, Call *c, int extra)
 	int n;
 	int64_t axis;
 	bool reverse = false;
-	Comb cb = {.kind = CMB_USER};
+	Comb cb = {.kind = CMB_USER, .op = c->name};
 	if (!get_inputs(s, c->a[0], c->at[0], c->name, ins, &n) || !arg_const_int(s, c, 1, &axis) ||
 	    !combine_arg(s, c, 2, &cb.user))
 		return v_err();
