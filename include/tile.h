@@ -374,7 +374,9 @@ TILE_API tile_status tile_kernel_get(tile_module *mod, const char *name, const c
 /* The same, deriving the specialization from actual arguments the way
  * Triton's launcher does: pointers 16-byte aligned -> :16, integers divisible by
  * 16 -> :16, integers equal to 1 -> :1 (except do_not_specialize parameters),
- * None -> a constant, constexpr parameters -> the argument's value. */
+ * None -> a constant, constexpr parameters -> the argument's value. Heuristics
+ * and early_config_prune see runtime scalars' values and a DLTensor's shape and
+ * strides (args['x'].shape); a plain pointer gives them only its dtype. */
 TILE_API tile_status tile_kernel_get_typed(tile_module *mod, const char *name, const tile_arg *args,
                                            size_t nargs, const tile_kernel_options *opt,
                                            tile_kernel **out);

@@ -45,9 +45,10 @@ npy_f32() {
 	npy_arr "$1" '<f4' "$2" "$3"
 }
 
-# npy_arr FILE DESCR N BYTES: a 1-D .npy of N elements of dtype DESCR, each BYTES.
+# npy_arr FILE DESCR N BYTES [SHAPE]: a .npy of N elements of dtype DESCR, each
+# BYTES, of shape (N,) or SHAPE ("3, 40").
 npy_arr() {
-	dict="{'descr': '$2', 'fortran_order': False, 'shape': ($3,), }"
+	dict="{'descr': '$2', 'fortran_order': False, 'shape': (${5:-$3},), }"
 	len=$((${#dict} + 1))
 	pad=$(((64 - (10 + len) % 64) % 64))
 	hlen=$((len + pad))

@@ -533,6 +533,40 @@ for t in cpu cuda-emu; do
 	[ -s "$tmp/err" ] && fail "k_host: a warning where the configs could not be evaluated"
 	has "$tmp/out" "[1604, 1604,"
 done
+
+# heuristics and early_config_prune read a tensor argument's shape and strides
+# where tile run has them (the .npy array), as Triton's launcher passes the
+# tensor; from a signature they are an error that says why (it was "needs the
+# value of runtime argument 'x'" whatever the host gave)
+cat >"$tmp/shape.py" <<'EOF'
+import triton
+import triton.language as tl
+
+def prune(configs, named_args, **kwargs):
+    return [c for c in configs if c.kwargs['BLOCK'] <= named_args['x'].numel()]
+
+@triton.autotune(configs=[triton.Config({'BLOCK': 256}), triton.Config({'BLOCK': 64})], key=['n'],
+                 prune_configs_by={'early_config_prune': prune})
+@triton.heuristics({'ROWS': lambda a: a['x'].shape[0], 'S0': lambda a: a['x'].stride(0),
+                    'C': lambda a: a['x'].is_contiguous() and a['x'].dim() == 2,
+                    'LAST': lambda a: a['x'].size(-1) + a['x'].ndim * 100})
+@triton.jit
+def k(x, out_ptr, n, BLOCK: tl.constexpr, ROWS: tl.constexpr, S0: tl.constexpr, C: tl.constexpr,
+      LAST: tl.constexpr):
+    o = tl.arange(0, 8)
+    v = tl.where(o == 0, BLOCK, tl.where(o == 1, ROWS, tl.where(o == 2, S0, tl.where(o == 3, C, LAST))))
+    tl.store(out_ptr + o, v, mask=o < 5)
+EOF
+npy_arr "$tmp/x340.npy" '<f4' 120 '\000\000\000\000' '3, 40'
+npy_arr "$tmp/o5.npy" '<i4' 5 '\000\000\000\000'
+expect 0 $TILE run "$tmp/shape.py" k --target cpu --grid 1 --print x=@"$tmp/x340.npy" out_ptr=@"$tmp/o5.npy" n=120
+has "$tmp/out" "[64, 3, 40, 1, 240]"
+npy_arr "$tmp/x1000.npy" '<f4' 1000 '\000\000\000\000'
+expect 0 $TILE run "$tmp/shape.py" k --target cpu --grid 1 --print x=@"$tmp/x1000.npy" out_ptr=@"$tmp/o5.npy" n=1000
+has "$tmp/out" "[256, 1000, 1, 0, 1100]"
+expect 1 $TILE compile "$tmp/shape.py" k --signature '*fp32,*i32,i32' --target cpu
+has "$tmp/err" "needs the shape of tensor argument 'x': known only where the host passes the tensor"
+
 expect 2 $TILE run $K add_kernel --target cpu --target cuda-emu --grid 1 n_elements=1
 has "$tmp/err" "--target is given twice"
 expect 2 $TILE run

@@ -845,6 +845,21 @@ static bool scalar_value(const tile_arg *a, ConstVal *v)
 	}
 }
 
+/* The shape and strides (in elements; a NULL strides is row-major) of a DLTensor
+ * argument, which heuristics read as Triton's see the tensor (args['x'].shape). */
+static void tensor_shape(const DLTensor *t, Arena *a, SpecArg *out)
+{
+	int64_t *strides = ARENA_NEWN(a, int64_t, t->ndim + 1), st = 1;
+	for (int d = t->ndim - 1; d >= 0; d--) {
+		strides[d] = t->strides ? t->strides[d] : st;
+		st *= t->shape[d];
+	}
+	out->has_shape = true;
+	out->ndim = t->ndim;
+	out->shape = t->shape;
+	out->strides = strides;
+}
+
 /* Triton's launcher runs a kernel's @triton.heuristics on the actual arguments
  * (EVEN_K from K's value): the ones the caller leaves unbound are computed here
  * from the values and bound as constants, so the specialization and its key
@@ -867,6 +882,10 @@ static tile_status with_heuristics(tile_module *m, const KernelInfo *ki, const t
 		if (!spec[i].is_const && !spec[i].tuple_len && !spec[i].desc_rank &&
 		    scalar_value(&args[i], &probe[i].value))
 			any_value = probe[i].has_value = true;
+		if (!spec[i].is_const && args[i].kind == TILE_ARG_DLTENSOR) {
+			tensor_shape(args[i].dl, a, &probe[i]);
+			any_value = true;
+		}
 	}
 	if (!any_value && !ki->prunes)
 		return TILE_OK; /* nothing the specialization does not already say */

@@ -955,12 +955,49 @@ static int write_outputs(const char *dir, const tile_param_info *p, BoundArg *ar
 	return 0;
 }
 
+/* DLPack's type for the elements a kernel sees (a :bf16 view's, not the file's) */
+static DLDataType dlpack_of(tile_dtype d)
+{
+	static const struct {
+		tile_dtype d;
+		DLDataType t;
+	} map[] = {
+	        {TILE_BOOL, {kDLBool, 8, 1}},         {TILE_I8, {kDLInt, 8, 1}},
+	        {TILE_I16, {kDLInt, 16, 1}},          {TILE_I32, {kDLInt, 32, 1}},
+	        {TILE_I64, {kDLInt, 64, 1}},          {TILE_U8, {kDLUInt, 8, 1}},
+	        {TILE_U16, {kDLUInt, 16, 1}},         {TILE_U32, {kDLUInt, 32, 1}},
+	        {TILE_U64, {kDLUInt, 64, 1}},         {TILE_FP8E4M3, {kDLFloat8_e4m3fn, 8, 1}},
+	        {TILE_FP8E5M2, {kDLFloat8_e5m2, 8, 1}}, {TILE_FP16, {kDLFloat, 16, 1}},
+	        {TILE_BF16, {kDLBfloat, 16, 1}},      {TILE_FP32, {kDLFloat, 32, 1}},
+	        {TILE_FP64, {kDLFloat, 64, 1}},
+	};
+	for (size_t i = 0; i < COUNTOF(map); i++)
+		if (map[i].d == d)
+			return map[i].t;
+	return (DLDataType){0, 0, 0};
+}
+
 static int launch(tile_context *ctx, tile_module *mod, const char *kernel, const RunCfg *c,
                   BoundArg *args, int nargs)
 {
 	tile_arg *typed = xcalloc((size_t)nargs + 1, sizeof *typed);
-	for (int i = 0; i < nargs; i++)
+	/* an array is specialized as a DLTensor, so that heuristics and
+	 * early_config_prune see its shape and strides as Triton's see the tensor;
+	 * it is launched as the pointer */
+	DLTensor *dls = xcalloc((size_t)nargs + 1, sizeof *dls);
+	for (int i = 0; i < nargs; i++) {
 		typed[i] = args[i].arg;
+		if (args[i].is_array && args[i].arg.kind == TILE_ARG_PTR) {
+			DLTensor *t = &dls[i];
+			t->data = args[i].arg.ptr;
+			t->device.device_type = args[i].host ? kDLCPU : kDLCUDA;
+			t->ndim = args[i].npy.ndim;
+			t->dtype = dlpack_of(args[i].dtype);
+			t->shape = args[i].npy.shape;
+			t->strides = NULL; /* C order */
+			typed[i] = tile_arg_dltensor(t);
+		}
+	}
 	tile_kernel *k = NULL;
 	int rc = 0;
 	if (tile_kernel_get_typed(mod, kernel, typed, (size_t)nargs, &c->kopt, &k) != TILE_OK) {
@@ -990,6 +1027,7 @@ static int launch(tile_context *ctx, tile_module *mod, const char *kernel, const
 	}
 	tile_kernel_destroy(k);
 	free(typed);
+	free(dls);
 	return rc;
 }
 

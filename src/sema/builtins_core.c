@@ -795,14 +795,6 @@ static Value b_pynum(Sema *s, Call *c, int extra)
 	return v_int(n);
 }
 
-/* torch.Tensor.element_size() of a heuristic's pointer argument: the bytes of
- * its element type, which the specialization knows without the tensor */
-static Value b_element_size(Sema *s, Call *c, int extra)
-{
-	(void)s, (void)extra;
-	return v_int(dtype_bytes((DType)c->a[0].ty.elem));
-}
-
 static Value b_pymath(Sema *s, Call *c, int op)
 {
 	double x, y = 0;
@@ -1723,7 +1715,6 @@ const Builtin builtins_core[] = {
     {"bit_length", "self", b_pynum, 0, BF_PYNUM},
     {"bit_count", "self", b_pynum, 1, BF_PYNUM},
     {"is_integer", "self", b_pynum, 2, BF_PYNUM},
-    {"element_size", "self", b_element_size, 0, BF_TENSORARG},
     {"_log2", "i", b_log2_const, 0, BF_TL},
     {"get_int_dtype", "bitwidth,signed", b_get_int_dtype, 0, BF_TL},
     {"finfo", "type", b_torch_info, 1, BF_TORCH},

@@ -2474,6 +2474,17 @@ static Value launch_args_dict(Sema *s, Fn *fn, const FuncDef *def, const bool *s
 		} else if (v.kind == V_TENSOR) {
 			Value r = {.kind = V_RTARG, .msg = def->params[i].name, .ty = v.ty};
 			r.c.i = specs[i];
+			if (i < nbound && bound[i].has_shape && v.ty.dt == DT_PTR) {
+				const SpecArg *t = &bound[i];
+				r.depth = 1;
+				r.n = t->ndim;
+				r.items = ARENA_NEWN(s->a, Value, t->ndim + 1);
+				r.keys = ARENA_NEWN(s->a, Value, t->ndim + 1);
+				for (int d = 0; d < t->ndim; d++) {
+					r.items[d] = v_int(t->shape[d]);
+					r.keys[d] = v_int(t->strides[d]);
+				}
+			}
 			v = r;
 		}
 		keys[n] = v_str(def->params[i].name);

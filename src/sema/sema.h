@@ -52,6 +52,13 @@ typedef struct SpecArg {
 	 * @triton.heuristics see it, as they see the launcher's arguments in Triton */
 	bool has_value;
 	ConstVal value;
+	/* a pointer whose tensor the caller gave (a DLTensor, an .npy array): its shape
+	 * and strides (elements), which heuristics and early_config_prune read as
+	 * args['x'].shape / .stride(0) / .numel(), as Triton's launcher passes them
+	 * the tensor */
+	bool has_shape;
+	int ndim;
+	const int64_t *shape, *strides;
 } SpecArg;
 
 /* What the host needs to know about a kernel before specializing it. */

@@ -207,6 +207,10 @@ Value get_attr(Sema *s, Value obj, const char *name, SrcLoc loc)
 			return v_dtype(obj.ty.dt == DT_PTR ? type_scalar((DType)obj.ty.elem) : obj.ty);
 		/* a tensor's element size (x.itemsize, x.element_size()) follows from its dtype */
 		if (obj.ty.dt == DT_PTR && !strcmp(name, "itemsize")) return v_int(dtype_bytes((DType)obj.ty.elem));
+		if (obj.ty.dt == DT_PTR && (!strcmp(name, "shape") || !strcmp(name, "ndim"))) {
+			if (!obj.depth) return tensorarg_shape_needed(s, obj, "the shape", loc);
+			return name[0] == 's' ? v_tuple(s, obj.items, obj.n) : v_int(obj.n);
+		}
 		if (obj.ty.dt == DT_PTR && builtin_find(name, BF_TENSORARG) >= 0) {
 			Value *self = ARENA_NEW(s->a, Value);
 			*self = obj;

@@ -49,7 +49,8 @@ typedef enum {
 	V_POISON,   /* a name that may not be used: msg */
 	V_DICT,     /* constexpr dict: keys[n] -> items[n] */
 	V_LAMBDA,   /* lambda: lam (EX_LAMBDA), mod, captured bindings cap[ncap] */
-	V_RTARG,    /* a runtime kernel argument seen by a heuristic: msg = name, ty, c.i = SPEC_* */
+	V_RTARG,    /* a runtime kernel argument seen by a heuristic: msg = name, ty, c.i = SPEC_*;
+		     * depth 1: a tensor whose shape (items[n]) and strides (keys[n]) the host gave */
 	V_CONFIG,   /* triton.Config: items[0] = dict of kwargs, items[1] num_warps, items[2] num_stages (None: not given) */
 	V_AGG,      /* an instance of an @aggregate class: mod = the class, items[n] = its fields in
 		     * declaration order (V_POISON: not assigned yet); ns == AGG_BUILDING while its
@@ -432,6 +433,8 @@ int versions_compare(Value a, Value b);
 bool dict_get(Value d, Value key, Value *out);
 /* The error for a heuristic that needs a runtime argument's value (V_ERR). */
 Value rtarg_needed(Sema *s, Value v, SrcLoc loc);
+/* builtins_tensorarg.c: the error for a tensor argument's shape or strides (`what`) the host did not give */
+Value tensorarg_shape_needed(Sema *s, Value v, const char *what, SrcLoc loc);
 /* The items a constexpr iterable yields (tuple/list, dict keys); false after a diagnostic. */
 bool const_iter_items(Sema *s, Value v, SrcLoc loc, const Value **items, int *n);
 Value call_lambda(Sema *s, Value lam, const Value *args, int nargs, const char **kwn, const Value *kw, int nkw,
@@ -521,7 +524,8 @@ Value v_builtin(int id, Value *self);
 
 /* builtin family tables (each NULL-terminated) */
 extern const Builtin builtins_core[], builtins_math[], builtins_mem[], builtins_reduce[], builtins_dot[],
-    builtins_prelude[], builtins_blockptr[], builtins_shape[], builtins_asm[], builtins_map[];
+    builtins_prelude[], builtins_blockptr[], builtins_shape[], builtins_asm[], builtins_map[],
+    builtins_tensorarg[];
 /* builtins_shape.c: the view ops join/split are built from (also used by builtins_asm.c) */
 ValId shape_reshape(Sema *s, ValId x, int rank, const int32_t *shape, SrcLoc loc); /* row-major */
 ValId shape_join_axis(Sema *s, ValId a, ValId b, int axis, SrcLoc loc); /* new axis of size 2: a, b */

@@ -821,6 +821,47 @@ static void test_print_assert(void)
 	tile_context_destroy(ctx);
 }
 
+/* A heuristic reads a DLTensor argument's shape and strides (elements; NULL
+ * strides are row-major), as Triton's see the tensor; the specialization is
+ * keyed on the results. A plain pointer has no shape: an error that says so. */
+static const char shape_src[] = "import triton\n"
+                                "import triton.language as tl\n"
+                                "@triton.heuristics({'R': lambda a: a['x'].shape[0] * 1000 + a['x'].stride(0)})\n"
+                                "@triton.jit\n"
+                                "def s(x, out_ptr, R: tl.constexpr):\n"
+                                "    tl.store(out_ptr, R)\n";
+
+static void test_heuristic_shape(tile_context *ctx)
+{
+	tile_module *m = NULL;
+	CHECK_ST(tile_module_load_source(ctx, "shape.py", shape_src, sizeof shape_src - 1, &m), TILE_OK);
+	if (!m)
+		return;
+	int64_t shape[2] = {3, 4}, strides[2] = {8, 1};
+	DLTensor t = {X, {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, shape, NULL, 0};
+	int32_t out = 0;
+	tile_kernel *k[2] = {NULL, NULL};
+	int32_t want[2] = {3004, 3008};
+	for (int c = 0; c < 2; c++) {
+		t.strides = c ? strides : NULL;
+		tile_arg a[2] = {tile_arg_dltensor(&t), tile_arg_ptr(&out, TILE_I32)};
+		CHECK_ST(tile_kernel_get_typed(m, "s", a, 2, NULL, &k[c]), TILE_OK);
+		if (!k[c])
+			continue;
+		uint32_t grid[3] = {1, 1, 1};
+		CHECK_ST(tile_launch(k[c], grid, a, 2, NULL), TILE_OK);
+		CHECK(out == want[c]);
+	}
+	CHECK(k[0] && k[1] && k[0] != k[1]);
+	tile_arg p[2] = {tile_arg_ptr(X, TILE_FP32), tile_arg_ptr(&out, TILE_I32)};
+	tile_kernel *kp = NULL;
+	CHECK_ST(tile_kernel_get_typed(m, "s", p, 2, NULL, &kp), TILE_ERROR_COMPILE);
+	CHECK(strstr(tile_errmsg(ctx), "needs the shape of tensor argument 'x'") != NULL);
+	for (int c = 0; c < 2; c++)
+		tile_kernel_destroy(k[c]);
+	tile_module_destroy(m);
+}
+
 /* A DLTensor passes data + byte_offset, with its dtype checked. */
 static void test_dlpack(tile_context *ctx, tile_kernel *k)
 {
@@ -1064,6 +1105,7 @@ int main(void)
 			test_typed(ctx, m, k);
 			test_named_constexpr(ctx);
 			test_heuristic_values(ctx);
+			test_heuristic_shape(ctx);
 			test_heuristic_launch_options(ctx);
 			test_specialization_counts(ctx);
 			test_concurrent(k);
