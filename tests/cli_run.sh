@@ -567,6 +567,73 @@ has "$tmp/out" "[256, 1000, 1, 0, 1100]"
 expect 1 $TILE compile "$tmp/shape.py" k --signature '*fp32,*i32,i32' --target cpu
 has "$tmp/err" "needs the shape of tensor argument 'x': known only where the host passes the tensor"
 
+# prune_configs_by's perf_model ranks the configs where more are left than
+# top_k, as Triton's Autotuner does before it benchmarks them: tile takes the
+# best estimate (it was the first config, whatever the model said); with
+# Triton's default top_k (1.0) the model is not run; a model tile cannot
+# evaluate, or a prune_configs_by it cannot read, leaves the first config with
+# a warning (that was silent); a top_k neither an int nor a float <= 1.0 is
+# Triton's TypeError
+cat >"$tmp/pm.py" <<'EOF'
+import triton
+import triton.language as tl
+
+def est(n, BLOCK, num_warps, num_stages, **kw):
+    return abs(BLOCK - n) + num_warps
+
+CONFIGS = [triton.Config({'BLOCK': 16}, num_warps=2), triton.Config({'BLOCK': 64}, num_warps=4),
+           triton.Config({'BLOCK': 256}, num_warps=8), triton.Config({'BLOCK': 1024})]
+
+@triton.jit
+def body(out_ptr, n, BLOCK: tl.constexpr):
+    o = tl.arange(0, 16)
+    tl.store(out_ptr + o, o * 0 + BLOCK * 100 + tl.extra.cuda.num_warps())
+
+@triton.autotune(configs=CONFIGS, key=['n'], prune_configs_by={'perf_model': est, 'top_k': 2})
+@triton.jit
+def k(out_ptr, n, BLOCK: tl.constexpr):
+    body(out_ptr, n, BLOCK)
+
+@triton.autotune(configs=CONFIGS, key=['n'], prune_configs_by={'perf_model': est})
+@triton.jit
+def k_all(out_ptr, n, BLOCK: tl.constexpr):
+    body(out_ptr, n, BLOCK)
+
+def est_cuda(**kw):
+    return torch.cuda.get_device_properties(0).multi_processor_count
+
+@triton.autotune(configs=CONFIGS, key=['n'], prune_configs_by={'perf_model': est_cuda, 'top_k': 1})
+@triton.jit
+def k_cuda(out_ptr, n, BLOCK: tl.constexpr):
+    body(out_ptr, n, BLOCK)
+
+@triton.autotune(configs=CONFIGS, key=['n'], prune_configs_by={'perf_model': est, 'top_k': 'x'})
+@triton.jit
+def k_bad(out_ptr, n, BLOCK: tl.constexpr):
+    body(out_ptr, n, BLOCK)
+
+from triton.ops.matmul_perf_model import estimate_matmul_time
+@triton.autotune(configs=CONFIGS, key=['n'], prune_configs_by={'perf_model': estimate_matmul_time, 'top_k': 1})
+@triton.jit
+def k_unread(out_ptr, n, BLOCK: tl.constexpr):
+    body(out_ptr, n, BLOCK)
+EOF
+expect 0 $TILE run "$tmp/pm.py" k --target cpu --grid 1 --print out_ptr=@"$tmp/p16.npy" n=200
+has "$tmp/out" "[25608, 25608,"
+expect 0 $TILE run "$tmp/pm.py" k --target cpu --grid 1 --print out_ptr=@"$tmp/p16.npy" n=60
+has "$tmp/out" "[6404, 6404,"
+expect 0 $TILE run "$tmp/pm.py" k_all --target cpu --grid 1 --print out_ptr=@"$tmp/p16.npy" n=200
+has "$tmp/out" "[1602, 1602,"
+[ -s "$tmp/err" ] && fail "k_all: a warning where the perf_model is not run"
+expect 0 $TILE run "$tmp/pm.py" k_cuda --target cpu --grid 1 --print out_ptr=@"$tmp/p16.npy" n=200
+has "$tmp/err" "warning: perf_model of @triton.autotune could not be evaluated"
+has "$tmp/out" "[1602, 1602,"
+expect 0 $TILE run "$tmp/pm.py" k_unread --target cpu --grid 1 --print out_ptr=@"$tmp/p16.npy" n=200
+has "$tmp/err" "prune_configs_by at line 39 could not be evaluated"
+has "$tmp/out" "[1602, 1602,"
+expect 1 $TILE run "$tmp/pm.py" k_bad --target cpu --grid 1 out_ptr=@"$tmp/p16.npy" n=200
+has "$tmp/err" "top_k of @triton.autotune's prune_configs_by must be a float <= 1.0 or an int"
+
 expect 2 $TILE run $K add_kernel --target cpu --target cuda-emu --grid 1 n_elements=1
 has "$tmp/err" "--target is given twice"
 expect 2 $TILE run

@@ -1490,6 +1490,10 @@ typedef struct KDeco {
 	 * and the configs as the decorator built them, fn's first argument */
 	Value prune, cfgs;
 	SrcLoc prune_loc;
+	/* prune_configs_by's perf_model (kind 0 when none) and top_k (kind 0: Triton's 1.0) */
+	Value perf, topk;
+	/* a prune_configs_by tile cannot evaluate: why, for a warning where it would run */
+	const char *prune_why;
 } KDeco;
 
 /* The argument of a decorator, evaluated with its diagnostics collected
@@ -1618,6 +1622,10 @@ static bool deco_autotune(Sema *s, Fn *tmp, const FuncDef *def, const Expr *d, K
 	if (pe) {
 		const char *why = NULL;
 		Value pv = eval_deco_arg(s, tmp, pe, "@triton.autotune prune_configs_by", &why);
+		if (pv.kind == V_ERR) {
+			out->prune_why = why;
+			out->prune_loc = pe->loc;
+		}
 		if (pv.kind != V_ERR && pv.kind != V_DICT && value_truthy(pv)) {
 			diag_error(s->d, pe->loc,
 				   "prune_configs_by of @triton.autotune must be a dict (perf_model, top_k, "
@@ -1625,12 +1633,14 @@ static bool deco_autotune(Sema *s, Fn *tmp, const FuncDef *def, const Expr *d, K
 				   v_describe(s, pv));
 			return false;
 		}
-		for (int k = 0; pv.kind == V_DICT && k < pv.n; k++)
-			if (v_is_const(pv.keys[k], CV_STR) && !strcmp(pv.keys[k].c.s, "early_config_prune") &&
-			    !v_is_none(pv.items[k])) {
-				out->prune = pv.items[k];
-				out->prune_loc = pe->loc;
-			}
+		for (int k = 0; pv.kind == V_DICT && k < pv.n; k++) {
+			const char *key = v_is_const(pv.keys[k], CV_STR) ? pv.keys[k].c.s : "";
+			Value it = pv.items[k];
+			out->prune_loc = pe->loc;
+			if (!strcmp(key, "early_config_prune") && value_truthy(it)) out->prune = it;
+			if (!strcmp(key, "perf_model") && value_truthy(it)) out->perf = it;
+			if (!strcmp(key, "top_k")) out->topk = it;
+		}
 	}
 	Value v = eval_deco_arg(s, tmp, ce, "@triton.autotune configs", &out->unevaluated);
 	if (v.kind == V_ERR) return true;
@@ -2393,7 +2403,7 @@ int sema_list_kernels(SemaCtx *c, const Module *m, KernelInfo **out)
 			k.configs = kd.configs;
 			for (int h = 0; h < kd.nheurs; h++)
 				k.launch_heuristic |= param_index(fn, kd.heurs[h].name) < 0 && is_launch_option(kd.heurs[h].name);
-			k.prunes = kd.prune.kind != 0;
+			k.prunes = kd.prune.kind != 0 || kd.perf.kind != 0 || kd.prune_why;
 			for (int p = 0; p < fn->nparams; p++) {
 				KernelParamInfo *pi = &k.params[p];
 				const KernelConfigArg *ca = find_config_arg(&kd, pi->name);
@@ -2500,6 +2510,85 @@ static Value launch_args_dict(Sema *s, Fn *fn, const FuncDef *def, const bool *s
  * the launch options. named_args holds the parameters the caller gave (Triton's
  * self.nargs). A pruner tile cannot evaluate (one asking the CUDA driver for
  * the device's shared memory) leaves the first config, with a warning. */
+/* The estimate perf_model(**named_args, **config.all_kwargs()) gives config c,
+ * in *t; false (with the error in *first) when it cannot be evaluated. */
+static bool perf_estimate(Sema *s, Fn *fn, const KDeco *kd, Value named, Value c, double *t, Diag *first)
+{
+	Value kw = c.items[0];
+	int n = named.n + kw.n + 3, k = 0;
+	const char **kwn = ARENA_NEWN(s->a, const char *, n);
+	Value *kwv = ARENA_NEWN(s->a, Value, n);
+	for (int i = 0; i < named.n; i++, k++) kwn[k] = named.keys[i].c.s, kwv[k] = named.items[i];
+	for (int i = 0; i < kw.n; i++)
+		if (v_is_const(kw.keys[i], CV_STR)) kwn[k] = kw.keys[i].c.s, kwv[k++] = kw.items[i];
+	/* Config.all_kwargs(): Triton's defaults where the Config does not say */
+	kwn[k] = "num_warps", kwv[k++] = v_is_none(c.items[1]) ? v_int(4) : c.items[1];
+	kwn[k] = "num_ctas", kwv[k++] = v_int(1);
+	kwn[k] = "num_stages", kwv[k++] = v_is_none(c.items[2]) ? v_int(3) : c.items[2];
+	Quiet q;
+	quiet_begin(s, &q);
+	Value r = call_value(s, fn, kd->perf, NULL, 0, kwn, kwv, k, kd->prune_loc, NULL, NULL);
+	bool failed = quiet_end(s, &q, first) || r.kind == V_ERR;
+	if (failed) return false;
+	if (r.kind != V_CONST || (r.c.kind != CV_INT && r.c.kind != CV_FLOAT && r.c.kind != CV_BOOL)) {
+		first->msg = arena_printf(s->a, "it returned %s, not a number", v_describe(s, r));
+		return false;
+	}
+	*t = r.c.kind == CV_FLOAT ? r.c.f : (double)r.c.i;
+	return true;
+}
+
+/* prune_configs_by's perf_model and top_k, as Triton's Autotuner.prune_configs
+ * applies them: where more configs are left than top_k, they are sorted by the
+ * model's estimate (stable) and the top_k first kept. Triton benchmarks those;
+ * tile takes the first, the best estimate. A model tile cannot evaluate (one
+ * asking the driver for the device's clock) leaves *list as it was, with a
+ * warning. */
+static bool rank_configs(Sema *s, Fn *fn, const KDeco *kd, Value named, Value *list)
+{
+	int n = list->n;
+	int64_t k;
+	Value tk = kd->topk.kind ? kd->topk : v_float(1.0);
+	if (v_is_const(tk, CV_FLOAT) && tk.c.f <= 1.0) {
+		k = (int64_t)(n * tk.c.f);
+		if (k < 1) k = 1;
+	} else if (v_is_intlike(tk)) {
+		k = tk.c.i;
+	} else {
+		diag_error(s->d, kd->prune_loc,
+			   "top_k of @triton.autotune's prune_configs_by must be a float <= 1.0 or an int, got %s "
+			   "(Triton: TypeError)", v_describe(s, tk));
+		return false;
+	}
+	if (n <= k) return true;
+	double *est = ARENA_NEWN(s->a, double, n);
+	for (int i = 0; i < n; i++) {
+		Diag first = {0};
+		if (!perf_estimate(s, fn, kd, named, list->items[i], &est[i], &first)) {
+			diag_emit(s->d, DIAG_WARNING, kd->prune_loc,
+				  "perf_model of @triton.autotune could not be evaluated (%s): the first config is used",
+				  first.msg ? first.msg : "it is not a compile-time function");
+			*list = v_none();
+			return true;
+		}
+	}
+	int keep = (int)(k < 0 ? (n + k > 0 ? n + k : 0) : k); /* Python's [:top_k] */
+	if (keep == 0) {
+		diag_error(s->d, kd->prune_loc, "top_k of @triton.autotune's prune_configs_by keeps no config");
+		return false;
+	}
+	Value *items = arena_dup(s->a, list->items, sizeof(Value) * (size_t)n);
+	for (int i = 1; i < n; i++) /* insertion sort: stable, as Python's sorted */
+		for (int j = i; j > 0 && est[j] < est[j - 1]; j--) {
+			double t = est[j];
+			est[j] = est[j - 1], est[j - 1] = t;
+			Value v = items[j];
+			items[j] = items[j - 1], items[j - 1] = v;
+		}
+	*list = v_tuple(s, items, keep);
+	return true;
+}
+
 static bool prune_configs(Sema *s, Fn *fn, const FuncDef *def, const KDeco *kd, const int *specs,
 			  const SpecArg *bound, int nbound)
 {
@@ -2511,28 +2600,39 @@ static bool prune_configs(Sema *s, Fn *fn, const FuncDef *def, const KDeco *kd, 
 			skip[i] = true;
 		}
 	}
-	Value fargs[2] = {kd->cfgs, launch_args_dict(s, fn, def, skip, specs, bound, nbound)};
-	Quiet q;
-	Diag first = {0};
-	quiet_begin(s, &q);
-	Value r = call_value(s, fn, kd->prune, fargs, 2, NULL, NULL, 0, kd->prune_loc, NULL, NULL);
-	bool failed = quiet_end(s, &q, &first) || r.kind == V_ERR;
-	if (!failed && (r.kind != V_TUPLE || (r.n > 0 && r.items[0].kind != V_CONFIG))) {
-		diag_error(s->d, kd->prune_loc, "early_config_prune of @triton.autotune must return a list of triton.Config, got %s",
-			   v_describe(s, r));
-		return false;
-	}
-	if (failed) {
-		diag_emit(s->d, DIAG_WARNING, kd->prune_loc,
-			  "early_config_prune of @triton.autotune could not be evaluated (%s): the first config is used",
-			  first.msg ? first.msg : "it is not a compile-time function");
+	if (kd->prune_why) {
+		diag_emit(s->d, DIAG_WARNING, kd->prune_loc, "%s: the configs are not pruned, the first is used",
+			  kd->prune_why);
 		return true;
 	}
-	if (r.n == 0) {
-		diag_error(s->d, kd->prune_loc, "early_config_prune of @triton.autotune kept no config (Triton: \"No valid "
-			   "autotuner configs after pruning\")");
-		return false;
+	Value fargs[2] = {kd->cfgs, launch_args_dict(s, fn, def, skip, specs, bound, nbound)};
+	Value r = kd->cfgs;
+	if (kd->prune.kind) {
+		Quiet q;
+		Diag first = {0};
+		quiet_begin(s, &q);
+		r = call_value(s, fn, kd->prune, fargs, 2, NULL, NULL, 0, kd->prune_loc, NULL, NULL);
+		bool failed = quiet_end(s, &q, &first) || r.kind == V_ERR;
+		if (!failed && (r.kind != V_TUPLE || (r.n > 0 && r.items[0].kind != V_CONFIG))) {
+			diag_error(s->d, kd->prune_loc,
+				   "early_config_prune of @triton.autotune must return a list of triton.Config, got %s",
+				   v_describe(s, r));
+			return false;
+		}
+		if (failed) {
+			diag_emit(s->d, DIAG_WARNING, kd->prune_loc,
+				  "early_config_prune of @triton.autotune could not be evaluated (%s): the first config is used",
+				  first.msg ? first.msg : "it is not a compile-time function");
+			return true;
+		}
+		if (r.n == 0) {
+			diag_error(s->d, kd->prune_loc, "early_config_prune of @triton.autotune kept no config (Triton: \"No valid "
+				   "autotuner configs after pruning\")");
+			return false;
+		}
 	}
+	if (kd->perf.kind && !rank_configs(s, fn, kd, fargs[1], &r)) return false;
+	if (r.kind != V_TUPLE) return true; /* perf_model could not be evaluated: the first config */
 	Value c = r.items[0], kw = c.items[0];
 	for (int k = 0; k < kw.n; k++) {
 		int pi = v_is_const(kw.keys[k], CV_STR) ? param_index(def, kw.keys[k].c.s) : -1;
@@ -2758,7 +2858,7 @@ static bool bind_kernel_params(Sema *s, Fn *fn, const FuncDef *def, const SpecAr
 		env_set(&fn->env, p->name, v);
 	}
 	/* configs tile could not evaluate (built by host Python) are the caller's to bind: nothing to prune */
-	if (ok && s->run_prune && kd->prune.kind && kd->cfgs.kind == V_TUPLE)
+	if (ok && s->run_prune && (kd->prune.kind || kd->perf.kind || kd->prune_why) && kd->cfgs.kind == V_TUPLE)
 		ok = prune_configs(s, fn, def, kd, specs, args, nargs);
 	if (ok && kd->nheurs) ok = run_heuristics(s, fn, def, kd, pending, specs, args, nargs);
 	s->f->nparams = (int)params.len;
