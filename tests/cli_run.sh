@@ -533,6 +533,18 @@ for t in cpu cuda-emu; do
 	[ -s "$tmp/err" ] && fail "k_host: a warning where the configs could not be evaluated"
 	has "$tmp/out" "[1604, 1604,"
 done
+# from a signature, early_config_prune runs where it reads what the signature
+# gives (n given as a constant, a pointer's dtype): its first config is
+# compiled, with its num_warps (it was always the first config); one reading a
+# runtime value keeps the first config, quietly
+expect 0 $TILE compile "$tmp/prune.py" k --signature '*i32,16' --target cuda-emu --emit thread
+has "$tmp/out" "warps=2 lanes=32"
+has "$tmp/out" "const 1600 :"
+[ -s "$tmp/err" ] && fail "a signature compile that prunes warns"
+expect 0 $TILE compile "$tmp/prune.py" k --signature '*i32,i32' --target cuda-emu --emit thread
+has "$tmp/out" "warps=8 lanes=32"
+has "$tmp/out" "const 102400 :"
+[ -s "$tmp/err" ] && fail "a pruner reading a runtime value warns from a signature"
 
 # heuristics and early_config_prune read a tensor argument's shape and strides
 # where tile run has them (the .npy array), as Triton's launcher passes the

@@ -141,6 +141,12 @@ const KernelInfo *api_find_kernel(const tile_module *m, const char *name);
  * the num_warps / num_stages heuristics computed from the runtime values. */
 tile_status api_get_spec(tile_module *m, const KernelInfo *ki, const SpecArg *args, int nargs,
                          const tile_kernel_options *opt, const HeurLaunch *launch, tile_kernel **out);
+/* Applies to req the launch options a pruned config or a heuristic gave (launch may be NULL). */
+void api_apply_launch(CompileRequest *req, const tile_kernel_options *opt, const HeurLaunch *launch);
+/* From a signature: runs early_config_prune / perf_model where what they read is
+ * known, binding the config they keep in *specp (extended, in a); *launch gets its options. */
+tile_status api_signature_prune(tile_module *m, const KernelInfo *ki, SpecArg **specp, int *nargs, Arena *a,
+                                HeurLaunch *launch);
 /* A full compile request for the CLI's dumps: fills req from options. */
 tile_status api_make_request(tile_module *m, const char *kernel, const SpecArg *args, int nargs,
                              const tile_kernel_options *opt, CompileRequest *req);

@@ -491,6 +491,36 @@ static tile_status build_kernel(tile_module *m, const KernelInfo *ki, const Comp
 	return TILE_OK;
 }
 
+void api_apply_launch(CompileRequest *req, const tile_kernel_options *opt, const HeurLaunch *launch)
+{
+	if (!launch)
+		return;
+	/* the config early_config_prune kept launches with its own options, unless
+	 * the caller's say otherwise or the target cannot run them (as the first
+	 * config's: first_config_options) */
+	if (launch->cfg_no_fp_fusion)
+		req->opts.no_fp_fusion = true;
+	if (launch->cfg_num_warps || launch->cfg_num_stages) {
+		int nw = launch->cfg_num_warps && !(opt && opt->num_warps) ? launch->cfg_num_warps
+		                                                           : req->opts.num_warps;
+		int ns = launch->cfg_num_stages && !(opt && opt->num_stages) ? launch->cfg_num_stages
+		                                                             : req->opts.num_stages;
+		char why[96];
+		if (!options_problem(nw, ns, why, sizeof why) &&
+		    (req->target.kind == TARGET_CPU ||
+		     nw * req->target.lanes_per_warp <= req->target.max_threads)) {
+			req->opts.num_warps = nw;
+			req->opts.num_stages = ns;
+		}
+	}
+	/* a heuristic's num_warps / num_stages (from the runtime values) win over
+	 * the caller's, as in Triton; sema checked them, and the key holds them */
+	if (launch->num_warps)
+		req->opts.num_warps = launch->num_warps;
+	if (launch->num_stages)
+		req->opts.num_stages = launch->num_stages;
+}
+
 tile_status api_get_spec(tile_module *m, const KernelInfo *ki, const SpecArg *args, int nargs,
                          const tile_kernel_options *opt, const HeurLaunch *launch, tile_kernel **out)
 {
@@ -498,28 +528,7 @@ tile_status api_get_spec(tile_module *m, const KernelInfo *ki, const SpecArg *ar
 	tile_status st = api_make_request(m, ki->name, args, nargs, opt, &req);
 	if (st != TILE_OK)
 		return st;
-	/* the config early_config_prune kept launches with its own options, unless
-	 * the caller's say otherwise or the target cannot run them (as the first
-	 * config's: first_config_options) */
-	if (launch && launch->cfg_no_fp_fusion)
-		req.opts.no_fp_fusion = true;
-	if (launch && (launch->cfg_num_warps || launch->cfg_num_stages)) {
-		int nw = launch->cfg_num_warps && !(opt && opt->num_warps) ? launch->cfg_num_warps : req.opts.num_warps;
-		int ns = launch->cfg_num_stages && !(opt && opt->num_stages) ? launch->cfg_num_stages
-		                                                             : req.opts.num_stages;
-		char why[96];
-		if (!options_problem(nw, ns, why, sizeof why) &&
-		    (req.target.kind == TARGET_CPU || nw * req.target.lanes_per_warp <= req.target.max_threads)) {
-			req.opts.num_warps = nw;
-			req.opts.num_stages = ns;
-		}
-	}
-	/* a heuristic's num_warps / num_stages (from the runtime values) win over
-	 * the caller's, as in Triton; sema checked them, and the key holds them */
-	if (launch && launch->num_warps)
-		req.opts.num_warps = launch->num_warps;
-	if (launch && launch->num_stages)
-		req.opts.num_stages = launch->num_stages;
+	api_apply_launch(&req, opt, launch);
 	char *key = spec_key(ki, &req.target, &req.opts, args, nargs);
 	for (size_t i = 0; i < m->specs.len; i++) {
 		if (strcmp(m->specs.data[i].key, key) == 0) {
@@ -573,10 +582,11 @@ tile_status tile_kernel_get(tile_module *m, const char *name, const char *signat
 	int nargs = 0;
 	tile_status st;
 	diag_clear(&m->ctx->diags);
+	HeurLaunch launch;
 	if (parse_signature_diag(signature ? signature : "", ki, &a, &args, &nargs, &m->ctx->diags) != 0)
 		st = api_fail_diags(m->ctx, TILE_ERROR_INVALID_ARGUMENT);
-	else
-		st = api_get_spec(m, ki, args, nargs, opt, NULL, out);
+	else if ((st = api_signature_prune(m, ki, &args, &nargs, &a, &launch)) == TILE_OK)
+		st = api_get_spec(m, ki, args, nargs, opt, &launch, out);
 	arena_free(&a);
 	return st;
 }
@@ -845,6 +855,30 @@ static bool scalar_value(const tile_arg *a, ConstVal *v)
 	}
 }
 
+/* Binds, as constants, the parameters sema_heuristic_values set (set[i]) in the
+ * specialization *specp of *nargs arguments (extended, past `last` too, with
+ * the defaults of those left out). */
+static void bind_results(const KernelInfo *ki, const ConstVal *vals, const bool *set, int last,
+                         SpecArg **specp, int *nargs, Arena *a)
+{
+	int n = *nargs;
+	for (int i = 0; i < ki->nparams; i++) /* a config early_config_prune kept binds its parameters */
+		if (set[i] && i > last)
+			last = i;
+	int nn = last + 1 > n ? last + 1 : n;
+	SpecArg *out = ARENA_NEWN(a, SpecArg, nn + 1);
+	for (int i = 0; i < nn; i++) {
+		if (set[i])
+			out[i] = (SpecArg){.is_const = true, .cval = vals[i]};
+		else if (i < n)
+			out[i] = (*specp)[i];
+		else
+			out[i] = (SpecArg){.is_const = true, .use_default = true, .cval = ki->params[i].default_val};
+	}
+	*nargs = nn;
+	*specp = out;
+}
+
 /* The shape and strides (in elements; a NULL strides is row-major) of a DLTensor
  * argument, which heuristics read as Triton's see the tensor (args['x'].shape). */
 static void tensor_shape(const DLTensor *t, Arena *a, SpecArg *out)
@@ -900,21 +934,33 @@ static tile_status with_heuristics(tile_module *m, const KernelInfo *ki, const t
 		return api_fail_diags(m->ctx, TILE_ERROR_COMPILE);
 	if (!ok)
 		return TILE_OK;
-	for (int i = 0; i < np; i++) /* a config early_config_prune kept binds its parameters */
-		if (set[i] && i > last)
-			last = i;
-	int nn = last + 1 > n ? last + 1 : n;
-	SpecArg *out = ARENA_NEWN(a, SpecArg, nn);
-	for (int i = 0; i < nn; i++) {
-		if (set[i])
-			out[i] = (SpecArg){.is_const = true, .cval = vals[i]};
-		else if (i < n)
-			out[i] = spec[i];
-		else
-			out[i] = (SpecArg){.is_const = true, .use_default = true, .cval = ki->params[i].default_val};
-	}
-	*nargs = nn;
-	*specp = out;
+	bind_results(ki, vals, set, last, specp, nargs, a);
+	return TILE_OK;
+}
+
+/* Compiling from a signature, Triton's Autotuner would still prune the configs
+ * before it benchmarks: early_config_prune and perf_model are run on what the
+ * signature says (constants by value, pointers' dtypes), and the first config
+ * they keep is bound; one that reads what it does not say (a runtime argument's
+ * value) leaves the first config, as without them. */
+tile_status api_signature_prune(tile_module *m, const KernelInfo *ki, SpecArg **specp, int *nargs, Arena *a,
+                                HeurLaunch *launch)
+{
+	*launch = (HeurLaunch){.prune_only = true};
+	if (!ki->prunes)
+		return TILE_OK;
+	int np = ki->nparams;
+	for (int i = 0; i < *nargs; i++)
+		if ((*specp)[i].tuple_len)
+			return TILE_OK; /* the sema pass takes no tuple elements (as with_heuristics) */
+	ConstVal *vals = ARENA_NEWN(a, ConstVal, np + 1);
+	bool *set = ARENA_NEWN(a, bool, np + 1);
+	diag_clear(&m->ctx->diags);
+	bool ok = source_heuristic_values(m->src, &m->ctx->diags, ki->name, *specp, *nargs, vals, set, np, launch);
+	if (m->ctx->diags.nerrors > 0)
+		return api_fail_diags(m->ctx, TILE_ERROR_COMPILE);
+	if (ok)
+		bind_results(ki, vals, set, -1, specp, nargs, a);
 	return TILE_OK;
 }
 
@@ -948,7 +994,7 @@ tile_status tile_kernel_get_typed(tile_module *m, const char *name, const tile_a
 	for (size_t i = 0; i < nargs && st == TILE_OK; i++)
 		st = api_spec_from_arg(m->ctx, &ki->params[i], &args[i], &a, &spec[i]);
 	int n = (int)nargs;
-	HeurLaunch launch = {0, 0, 0, 0, false};
+	HeurLaunch launch = {0};
 	if (st == TILE_OK)
 		st = with_heuristics(m, ki, args, &spec, &n, &a, &launch);
 	if (st == TILE_OK)

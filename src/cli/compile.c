@@ -419,10 +419,17 @@ int cli_dump(tile_context *ctx, tile_module *mod, const char *kernel, const char
 	tile_kernel_options kopt = {.num_warps = o->num_warps, .num_stages = o->num_stages,
 	                            .disable_fp_fusion = o->no_fp_fusion};
 	CompileRequest req;
+	HeurLaunch launch = {0};
+	if (!rc && ki && api_signature_prune(mod, ki, &args, &nargs, &a, &launch) != TILE_OK) {
+		cli_report(ctx);
+		rc = EXIT_USER;
+	}
 	if (!rc && api_make_request(mod, ki ? ki->name : "", args, nargs, &kopt, &req) != TILE_OK) {
 		cli_report(ctx);
 		rc = EXIT_USER;
 	}
+	if (!rc)
+		api_apply_launch(&req, &kopt, &launch);
 	if (!rc) {
 		req.dump = kind;
 		CompiledKernel ck;

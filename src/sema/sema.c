@@ -2542,8 +2542,8 @@ static bool perf_estimate(Sema *s, Fn *fn, const KDeco *kd, Value named, Value c
  * applies them: where more configs are left than top_k, they are sorted by the
  * model's estimate (stable) and the top_k first kept. Triton benchmarks those;
  * tile takes the first, the best estimate. A model tile cannot evaluate (one
- * asking the driver for the device's clock) leaves *list as it was, with a
- * warning. */
+ * asking the driver for the device's clock) leaves the list early_config_prune
+ * kept (without one, None: nothing to bind), with a warning. */
 static bool rank_configs(Sema *s, Fn *fn, const KDeco *kd, Value named, Value *list)
 {
 	int n = list->n;
@@ -2565,10 +2565,12 @@ static bool rank_configs(Sema *s, Fn *fn, const KDeco *kd, Value named, Value *l
 	for (int i = 0; i < n; i++) {
 		Diag first = {0};
 		if (!perf_estimate(s, fn, kd, named, list->items[i], &est[i], &first)) {
-			diag_emit(s->d, DIAG_WARNING, kd->prune_loc,
-				  "perf_model of @triton.autotune could not be evaluated (%s): the first config is used",
-				  first.msg ? first.msg : "it is not a compile-time function");
-			*list = v_none();
+			/* the first config early_config_prune kept; without one, nothing is bound */
+			if (!kd->prune.kind) *list = v_none();
+			if (!s->prune_only)
+				diag_emit(s->d, DIAG_WARNING, kd->prune_loc,
+					  "perf_model of @triton.autotune could not be evaluated (%s): the first config is used",
+					  first.msg ? first.msg : "it is not a compile-time function");
 			return true;
 		}
 	}
@@ -2601,6 +2603,7 @@ static bool prune_configs(Sema *s, Fn *fn, const FuncDef *def, const KDeco *kd, 
 		}
 	}
 	if (kd->prune_why) {
+		if (s->prune_only) return true;
 		diag_emit(s->d, DIAG_WARNING, kd->prune_loc, "%s: the configs are not pruned, the first is used",
 			  kd->prune_why);
 		return true;
@@ -2620,6 +2623,7 @@ static bool prune_configs(Sema *s, Fn *fn, const FuncDef *def, const KDeco *kd, 
 			return false;
 		}
 		if (failed) {
+			if (s->prune_only) return true;
 			diag_emit(s->d, DIAG_WARNING, kd->prune_loc,
 				  "early_config_prune of @triton.autotune could not be evaluated (%s): the first config is used",
 				  first.msg ? first.msg : "it is not a compile-time function");
@@ -2632,7 +2636,7 @@ static bool prune_configs(Sema *s, Fn *fn, const FuncDef *def, const KDeco *kd, 
 		}
 	}
 	if (kd->perf.kind && !rank_configs(s, fn, kd, fargs[1], &r)) return false;
-	if (r.kind != V_TUPLE) return true; /* perf_model could not be evaluated: the first config */
+	if (r.kind != V_TUPLE) return true; /* perf_model could not be evaluated: nothing to bind */
 	Value c = r.items[0], kw = c.items[0];
 	for (int k = 0; k < kw.n; k++) {
 		int pi = v_is_const(kw.keys[k], CV_STR) ? param_index(def, kw.keys[k].c.s) : -1;
@@ -2860,7 +2864,7 @@ static bool bind_kernel_params(Sema *s, Fn *fn, const FuncDef *def, const SpecAr
 	/* configs tile could not evaluate (built by host Python) are the caller's to bind: nothing to prune */
 	if (ok && s->run_prune && (kd->prune.kind || kd->perf.kind || kd->prune_why) && kd->cfgs.kind == V_TUPLE)
 		ok = prune_configs(s, fn, def, kd, specs, args, nargs);
-	if (ok && kd->nheurs) ok = run_heuristics(s, fn, def, kd, pending, specs, args, nargs);
+	if (ok && kd->nheurs && !s->prune_only) ok = run_heuristics(s, fn, def, kd, pending, specs, args, nargs);
 	s->f->nparams = (int)params.len;
 	s->f->params = params.len ? vec_to_arena(s->a, &params) : NULL;
 	vec_free(&params);
@@ -2896,8 +2900,9 @@ bool sema_heuristic_values(SemaCtx *c, const Module *m, const char *kernel, cons
 		vec_push(&s.callstack, def);
 		KDeco kd;
 		s.run_prune = true;
+		s.prune_only = launch->prune_only;
 		ok = kernel_decorators(&s, ms, def, &kd) && bind_kernel_params(&s, &fn, def, args, nargs, &kd);
-		*launch = (HeurLaunch){ok ? s.f->num_warps : 0, ok ? s.f->num_stages : 0, 0, 0, false};
+		*launch = (HeurLaunch){s.prune_only, ok ? s.f->num_warps : 0, ok ? s.f->num_stages : 0, 0, 0, false};
 		if (ok && s.pruned) { /* the kept config's own launch options */
 			const Value *kept = s.pruned->items;
 			launch->cfg_num_warps = v_is_intlike(kept[1]) ? (int)kept[1].c.i : 0;

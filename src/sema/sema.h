@@ -126,6 +126,10 @@ typedef struct KernelInfo {
 
 /* The launch options @triton.heuristics computed; 0 where none did. */
 typedef struct HeurLaunch {
+	/* in: from a signature (no actual arguments): run only early_config_prune /
+	 * perf_model, quietly; one that reads what the signature does not say (a
+	 * runtime argument's value) keeps the first config, binding nothing */
+	bool prune_only;
 	int num_warps, num_stages;
 	/* the Config early_config_prune kept (0: none, or it does not say) */
 	int cfg_num_warps, cfg_num_stages;

@@ -247,6 +247,7 @@ struct Sema {
 	/* sema_heuristic_values: run @triton.autotune's early_config_prune, whose
 	 * kept config is then *pruned */
 	bool run_prune;
+	bool prune_only; /* HeurLaunch.prune_only */
 	Value *pruned;
 	bool too_big; /* the kernel passed SEMA_MAX_VALUES (reported once) */
 	int64_t work; /* compile-time evaluation done so far (sema_work) */

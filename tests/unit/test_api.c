@@ -862,6 +862,43 @@ static void test_heuristic_shape(tile_context *ctx)
 	tile_module_destroy(m);
 }
 
+/* tile_kernel_get runs early_config_prune on what the signature gives (n
+ * given as a constant), as Triton's Autotuner prunes before it benchmarks; a
+ * pruner reading a runtime value keeps the first config. */
+static const char sigprune_src[] =
+        "import triton\n"
+        "import triton.language as tl\n"
+        "def prune(configs, named_args, **kw):\n"
+        "    return [c for c in configs if c.kwargs['B'] <= named_args['n']]\n"
+        "@triton.autotune(configs=[triton.Config({'B': 64}), triton.Config({'B': 8})], key=['n'],\n"
+        "                 prune_configs_by={'early_config_prune': prune})\n"
+        "@triton.jit\n"
+        "def p(out_ptr, n, B: tl.constexpr):\n"
+        "    tl.store(out_ptr, B)\n";
+
+static void test_signature_prune(tile_context *ctx)
+{
+	tile_module *m = NULL;
+	CHECK_ST(tile_module_load_source(ctx, "sigprune.py", sigprune_src, sizeof sigprune_src - 1, &m), TILE_OK);
+	if (!m)
+		return;
+	const char *sigs[2] = {"*i32,16", "*i32,i32"};
+	int32_t want[2] = {8, 64};
+	for (int c = 0; c < 2; c++) {
+		tile_kernel *k = NULL;
+		CHECK_ST(tile_kernel_get(m, "p", sigs[c], NULL, &k), TILE_OK);
+		if (!k)
+			continue;
+		int32_t out = 0;
+		tile_arg a[2] = {tile_arg_ptr(&out, TILE_I32), tile_arg_i32(16)};
+		uint32_t grid[3] = {1, 1, 1};
+		CHECK_ST(tile_launch(k, grid, a, c ? 2 : 1, NULL), TILE_OK);
+		CHECK(out == want[c]);
+		tile_kernel_destroy(k);
+	}
+	tile_module_destroy(m);
+}
+
 /* A DLTensor passes data + byte_offset, with its dtype checked. */
 static void test_dlpack(tile_context *ctx, tile_kernel *k)
 {
@@ -1106,6 +1143,7 @@ int main(void)
 			test_named_constexpr(ctx);
 			test_heuristic_values(ctx);
 			test_heuristic_shape(ctx);
+			test_signature_prune(ctx);
 			test_heuristic_launch_options(ctx);
 			test_specialization_counts(ctx);
 			test_concurrent(k);
