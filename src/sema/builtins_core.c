@@ -1160,6 +1160,47 @@ static Value b_dtype_is(Sema *s, Call *c, int extra)
 	}
 }
 
+/* dtype.is_void(): a staticmethod that raises in Triton 3.6 ("Not implemented") */
+static Value b_dtype_is_void(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	diag_error(s->d, c->loc, "dtype.is_void() raises in Triton (RuntimeError: Not implemented)");
+	return v_err();
+}
+
+/* dtype.kind(): Triton's dtype.KIND member, BOOLEAN (0) < INTEGRAL (1) < FLOATING (2);
+ * Enum members are their values here, as tile reads a module's Enum classes */
+static Value b_dtype_kind(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	if (v_is_foreign_dtype(c->a[0])) return v_int(2);
+	Type t;
+	if (!arg_dtype(s, c, 0, &t)) return v_err();
+	DType d = (DType)t.dt;
+	if (d == DT_PTR || d == DT_VOID) {
+		diag_error(s->d, c->loc, "kind() of %s: not a scalar number type (Triton asserts)", dt_name(s, t));
+		return v_err();
+	}
+	return v_int(d == DT_I1 ? 0 : dtype_is_int(d) ? 1 : 2);
+}
+
+/* dtype.codegen_name(): "fp32" -> "float32", "bf16" -> "bfloat16", else the name */
+static Value b_dtype_codegen_name(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	const char *n;
+	if (v_is_foreign_dtype(c->a[0])) {
+		n = arena_printf(s->a, "fp8%s", c->a[0].msg + strlen("float8"));
+	} else {
+		Type t;
+		if (!arg_dtype(s, c, 0, &t)) return v_err();
+		n = dtype_triton_name(s, t);
+	}
+	if (!strncmp(n, "fp", 2)) return v_str(arena_printf(s->a, "float%s", n + 2));
+	if (!strncmp(n, "bf", 2)) return v_str(arena_printf(s->a, "bfloat%s", n + 2));
+	return v_str(n);
+}
+
 /* dtype.get_int_max_value() / get_int_min_value(): an integer dtype's range
  * (int1 is unsigned, as in Triton's UINT_TYPES); Triton asserts on another */
 static Value b_dtype_int_limit(Sema *s, Call *c, int is_max)
@@ -1792,7 +1833,9 @@ const Builtin builtins_core[] = {
     {"is_dtype", "self,type_str", b_dtype_is, 18, BF_DTYPE},
     {"get_int_max_value", "self", b_dtype_int_limit, 1, BF_DTYPE},
     {"get_int_min_value", "self", b_dtype_int_limit, 0, BF_DTYPE},
-    {"is_void", "self", b_dtype_is, DTYPE_IS(DT_VOID), BF_DTYPE},
+    {"is_void", "self=None", b_dtype_is_void, 0, BF_DTYPE},
+    {"kind", "self", b_dtype_kind, 0, BF_DTYPE},
+    {"codegen_name", "self", b_dtype_codegen_name, 0, BF_DTYPE},
     {"min", "*args", b_py_min, 0, BF_PY},
     {"max", "*args", b_py_min, 1, BF_PY},
     {"abs", "x", b_py_abs, 0, BF_PY},

@@ -61,7 +61,7 @@ static Value foreign_dtype_attr(Sema *s, Value obj, const char *name, SrcLoc loc
 	if (!strcmp(name, "fp_mantissa_width")) return v_int(fp8[1] == '4' ? 3 : 2);
 	if (!strcmp(name, "exponent_bias")) return v_int(atoi(fp8 + 3));
 	int id = builtin_find(name, BF_DTYPE);
-	if (id >= 0 && !strncmp(name, "is_", 3)) {
+	if (id >= 0 && (!strncmp(name, "is_", 3) || !strcmp(name, "kind") || !strcmp(name, "codegen_name"))) {
 		Value *self = ARENA_NEW(s->a, Value);
 		*self = obj;
 		return v_builtin(id, self);
@@ -88,11 +88,21 @@ static Value dtype_attr(Sema *s, Value obj, const char *name, SrcLoc loc)
 		}
 		return v_dtype(type_scalar((DType)obj.ty.elem));
 	}
-	if (!strcmp(name, "primitive_bitwidth") || !strcmp(name, "int_bitwidth")) return v_int(dtype_bits((DType)obj.ty.dt));
+	DType d = (DType)obj.ty.dt;
+	/* int_bitwidth and int_signedness are set for integer dtypes only (int1 is
+	 * unsigned); int_signedness is a dtype.SIGNEDNESS member, its value here */
+	if (!strcmp(name, "int_bitwidth") || !strcmp(name, "int_signedness")) {
+		if (!dtype_is_int(d) || d == DT_PTR) {
+			diag_error(s->d, loc, "'%s' of %s: not an integer dtype (an AttributeError in Triton)", name,
+				   dt_name(s, obj.ty));
+			return v_err();
+		}
+		return v_int(name[4] == 'b' ? dtype_bits(d) : !dtype_is_signed(d) || d == DT_I1);
+	}
+	if (!strcmp(name, "primitive_bitwidth")) return v_int(dtype_bits(d));
 	if (!strcmp(name, "itemsize")) return v_int(dtype_bytes((DType)obj.ty.dt));
 	if (!strcmp(name, "scalar")) return obj;
 	if (!strcmp(name, "name")) return v_str(dtype_triton_name(s, obj.ty));
-	DType d = (DType)obj.ty.dt;
 	if (dtype_is_float(d) && (!strcmp(name, "fp_mantissa_width") || !strcmp(name, "exponent_bias"))) {
 		/* e4m3 (fn) 3/7, e5m2 2/15, fp16 10/15, bf16 7/127, fp32 23/127, fp64 52/1023 */
 		static const int mant[] = {[DT_F8E4M3] = 3, [DT_F8E5M2] = 2, [DT_F16] = 10, [DT_BF16] = 7, [DT_F32] = 23, [DT_F64] = 52};
@@ -108,6 +118,23 @@ static Value dtype_attr(Sema *s, Value obj, const char *name, SrcLoc loc)
 	}
 	diag_error(s->d, loc, "dtype has no attribute '%s'", name);
 	return v_err();
+}
+
+/* tl.dtype.SIGNEDNESS / KIND, Enum classes of Triton's dtype: an object whose
+ * attributes are the members, each its value (as tile reads a module's Enums) */
+static Value dtype_enum(Sema *s, const char *name)
+{
+	static const char *const sign[] = {"SIGNED", "UNSIGNED"}, *const kind[] = {"BOOLEAN", "INTEGRAL", "FLOATING"};
+	bool k = name[0] == 'K';
+	int n = k ? 3 : 2;
+	Value *keys = ARENA_NEWN(s->a, Value, n), *vals = ARENA_NEWN(s->a, Value, n);
+	for (int i = 0; i < n; i++) {
+		keys[i] = v_str(k ? kind[i] : sign[i]);
+		vals[i] = v_int(i);
+	}
+	Value d = v_dict(s, keys, vals, n);
+	d.msg = k ? "dtype.KIND" : "dtype.SIGNEDNESS";
+	return d;
 }
 
 /* a tuple of constexprs only (nested tuples too): what tl.constexpr can wrap */
@@ -178,6 +205,8 @@ Value get_attr(Sema *s, Value obj, const char *name, SrcLoc loc)
 		if (obj.msg) { /* torch.finfo / iinfo: an object whose attributes are the keys */
 			for (int i = 0; i < obj.n; i++)
 				if (v_is_const(obj.keys[i], CV_STR) && !strcmp(obj.keys[i].c.s, name)) return obj.items[i];
+			diag_error(s->d, loc, "%s has no attribute '%s'", obj.msg, name);
+			return v_err();
 		}
 		break;
 	case V_CONFIG:
@@ -195,8 +224,11 @@ Value get_attr(Sema *s, Value obj, const char *name, SrcLoc loc)
 		 * tl.dtype.is_ptr() (False: the class's own answer, which only a
 		 * pointer or block type overrides); bound to a placeholder self */
 		if (!obj.self && obj.builtin == builtin_find("dtype", BF_TL) &&
+		    (!strcmp(name, "SIGNEDNESS") || !strcmp(name, "KIND")))
+			return dtype_enum(s, name);
+		if (!obj.self && obj.builtin == builtin_find("dtype", BF_TL) &&
 		    (!strcmp(name, "is_dtype") || !strcmp(name, "is_block") || !strcmp(name, "is_ptr") ||
-		     !strcmp(name, "is_const"))) {
+		     !strcmp(name, "is_const") || !strcmp(name, "is_void"))) {
 			Value *self = ARENA_NEW(s->a, Value);
 			*self = v_dtype(type_scalar(DT_VOID));
 			return v_builtin(builtin_find(name, BF_DTYPE), self);
