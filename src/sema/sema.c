@@ -1778,15 +1778,37 @@ static bool run_deco_factory(Sema *s, Fn *tmp, ModScope *ms, const Expr *d, cons
 	Quiet q;
 	Diag first = {0};
 	quiet_begin(s, &q);
-	bool ok = d->nargs <= f->nparams;
+	int npos = f->nparams - f->nkwonly;
+	bool ok = d->nargs <= npos || f->star;
 	for (int i = 0; i < f->nparams && ok; i++) {
 		const Param *p = &f->params[i];
-		const Expr *a = i < d->nargs ? d->args[i] : NULL;
+		const Expr *a = i < npos && i < d->nargs ? d->args[i] : NULL;
 		for (int k = 0; k < d->nkwargs && !a; k++)
 			if (!strcmp(d->kwargs[k].name, p->name)) a = d->kwargs[k].value;
 		Value v = a ? eval(s, tmp, a) : p->default_val ? eval(s, ffn, p->default_val) : v_err();
 		ok = v.kind != V_ERR;
 		env_set(&ffn->env, p->name, v);
+	}
+	/* a variadic factory (`def tuned(*args, **kwargs)`): the rest of the
+	 * call's positionals as a tuple, its other keywords as a dict */
+	if (ok && f->star) {
+		int n = d->nargs > npos ? d->nargs - npos : 0;
+		Value *items = ARENA_NEWN(s->a, Value, n + 1);
+		for (int i = 0; i < n && ok; i++) ok = (items[i] = eval(s, tmp, d->args[npos + i])).kind != V_ERR;
+		env_set(&ffn->env, f->star, v_tuple(s, items, n));
+	}
+	if (ok) {
+		Value *keys = ARENA_NEWN(s->a, Value, d->nkwargs + 1), *vals = ARENA_NEWN(s->a, Value, d->nkwargs + 1);
+		int n = 0;
+		for (int k = 0; k < d->nkwargs && ok; k++) {
+			bool param = d->kwargs[k].name[0] == '*';
+			for (int i = 0; i < f->nparams && !param; i++) param = !strcmp(d->kwargs[k].name, f->params[i].name);
+			if (param) continue;
+			ok = f->kwstar != NULL; /* Python's "unexpected keyword argument" */
+			keys[n] = v_str(d->kwargs[k].name);
+			if (ok) ok = (vals[n++] = eval(s, tmp, d->kwargs[k].value)).kind != V_ERR;
+		}
+		if (ok && f->kwstar) env_set(&ffn->env, f->kwstar, v_dict(s, keys, vals, n));
 	}
 	ok = !quiet_end(s, &q, &first) && ok;
 	s->host_fn++;
@@ -1809,6 +1831,69 @@ static bool run_deco_factory(Sema *s, Fn *tmp, ModScope *ms, const Expr *d, cons
 		return false;
 	}
 	return true;
+}
+
+/* The factory's returned call with its `*args` / `**kwargs` spliced in
+ * (`return triton.autotune(*args, **kwargs)`), as Python passes them: each
+ * item a fresh local of ffn, so that the decorator's arguments read as
+ * written out. The call itself when there is nothing to splice or a splat is
+ * not a tuple / dict of strings. */
+static const Expr *splice_deco_call(Sema *s, Fn *ffn, const Expr *c)
+{
+	bool any = false;
+	for (int i = 0; i < c->nargs; i++) any |= c->args[i]->kind == EX_STARRED;
+	for (int k = 0; k < c->nkwargs; k++) any |= !strcmp(c->kwargs[k].name, "**");
+	if (!any) return c;
+	VEC(Expr *) args = {0};
+	VEC(Keyword) kws = {0};
+	bool ok = true;
+	Quiet q;
+	quiet_begin(s, &q);
+	for (int i = 0; i < c->nargs && ok; i++) {
+		if (c->args[i]->kind != EX_STARRED) {
+			vec_push(&args, c->args[i]);
+			continue;
+		}
+		Value t = eval(s, ffn, c->args[i]->lhs);
+		ok = t.kind == V_TUPLE;
+		for (int j = 0; ok && j < t.n; j++) {
+			Expr *e = ARENA_NEW(s->a, Expr);
+			*e = (Expr){.kind = EX_NAME, .loc = c->args[i]->loc,
+				    .name = istr(s, arena_printf(s->a, "*%d.%d", i, j))}; /* no Python name */
+			env_set(&ffn->env, e->name, t.items[j]);
+			vec_push(&args, e);
+		}
+	}
+	for (int k = 0; k < c->nkwargs && ok; k++) {
+		if (strcmp(c->kwargs[k].name, "**")) {
+			vec_push(&kws, c->kwargs[k]);
+			continue;
+		}
+		Value dv = eval(s, ffn, c->kwargs[k].value);
+		ok = dv.kind == V_DICT;
+		for (int j = 0; ok && j < dv.n; j++) {
+			ok = v_is_const(dv.keys[j], CV_STR);
+			if (!ok) break;
+			Expr *e = ARENA_NEW(s->a, Expr);
+			*e = (Expr){.kind = EX_NAME, .loc = c->kwargs[k].loc,
+				    .name = istr(s, arena_printf(s->a, "**%d.%d", k, j))};
+			env_set(&ffn->env, e->name, dv.items[j]);
+			vec_push(&kws, ((Keyword){istr(s, dv.keys[j].c.s), e, c->kwargs[k].loc}));
+		}
+	}
+	ok = !quiet_end(s, &q, NULL) && ok;
+	Expr *r = NULL;
+	if (ok) {
+		r = ARENA_NEW(s->a, Expr);
+		*r = *c;
+		r->nargs = (int)args.len;
+		r->args = args.len ? vec_to_arena(s->a, &args) : NULL;
+		r->nkwargs = (int)kws.len;
+		r->kwargs = kws.len ? vec_to_arena(s->a, &kws) : NULL;
+	}
+	vec_free(&args);
+	vec_free(&kws);
+	return r ? r : c;
 }
 
 /* Reads the decorators of a kernel (outermost first). Unknown decorators are ignored. */
@@ -1835,7 +1920,7 @@ static bool kernel_decorators(Sema *s, ModScope *ms, const FuncDef *def, KDeco *
 				fn_free(&ffn);
 				continue;
 			}
-			d = fd;
+			d = splice_deco_call(s, &ffn, fd);
 			env = &ffn;
 		}
 		const char *n = expr_last_name(d);
