@@ -26,6 +26,19 @@ typedef struct Seq {
 	const struct Seq *next;
 } Seq;
 
+/* Where a statement tile does not run is, for its error: a kernel, or host
+ * Python tile runs at compile time (a heuristic, a decorator's helper, a
+ * @constexpr_function), named by its function. */
+static const char *stmt_where(Sema *s, const Fn *fn)
+{
+	if (!s->host_fn) return "in kernels";
+	const char *name = fn->def ? fn->def->name : NULL;
+	const char *what = s->heuristic ? arena_printf(s->a, "the heuristic for '%s'", s->heuristic)
+				       : "host Python";
+	if (!name) return arena_printf(s->a, "in %s that tile runs at compile time", what);
+	return arena_printf(s->a, "in '%s' (%s that tile runs at compile time)", name, what);
+}
+
 static Flow exec_seq(Sema *s, Fn *fn, const Seq *q, bool tail);
 
 /* ---- syntactic helpers ------------------------------------------------------------ */
@@ -1430,9 +1443,11 @@ static Flow exec_stmt(Sema *s, Fn *fn, const Stmt *st, const Seq *rest, bool tai
 	case ST_FUNCDEF: exec_nested_def(s, fn, st); return FLOW_NEXT;
 	case ST_IMPORT:
 	case ST_IMPORTFROM: exec_local_import(s, fn, st); return FLOW_NEXT;
-	case ST_GLOBAL: diag_error(s->d, st->loc, "'global' and 'nonlocal' are not supported in kernels"); return FLOW_NEXT;
+	case ST_GLOBAL:
+		diag_error(s->d, st->loc, "'global' and 'nonlocal' are not supported %s", stmt_where(s, fn));
+		return FLOW_NEXT;
 	case ST_UNSUPPORTED:
-		diag_error(s->d, st->loc, "%s is not supported in kernels", st->what ? st->what : "this statement");
+		diag_error(s->d, st->loc, "%s is not supported %s", st->what ? st->what : "this statement", stmt_where(s, fn));
 		return FLOW_NEXT;
 	case ST_TRY:
 		if (s->host_fn) { /* host Python (a decorator wrapper): the body, else and
@@ -1444,7 +1459,7 @@ static Flow exec_stmt(Sema *s, Fn *fn, const Stmt *st, const Seq *rest, bool tai
 		}
 		diag_error(s->d, st->loc, "try statement is not supported in kernels");
 		return FLOW_NEXT;
-	case ST_CLASS: diag_error(s->d, st->loc, "class definition is not supported in kernels"); return FLOW_NEXT;
+	case ST_CLASS: diag_error(s->d, st->loc, "class definition is not supported %s", stmt_where(s, fn)); return FLOW_NEXT;
 	}
 	return FLOW_NEXT;
 }

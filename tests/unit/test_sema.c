@@ -376,6 +376,10 @@ static void test_errors(void)
 	    "6:9: break is not supported in this loop");
 	ERR(HDR "def k(x):\n    try:\n        pass\n    except:\n        pass\n", "k", "*fp32",
 	    "5:5: try statement is not supported in kernels");
+	/* in host Python tile runs, the error names the function, not kernels */
+	ERR("import triton\nimport triton.language as tl\n@triton.constexpr_function\ndef c(n):\n    global G\n"
+	    "    return n\n@triton.jit\ndef k(x):\n    tl.store(x, c(1))\n", "k", "*fp32",
+	    "5:5: 'global' and 'nonlocal' are not supported in 'c' (host Python that tile runs at compile time)");
 	ERR(HDR "def k(x):\n    a = tl.dot(tl.zeros((16, 8), tl.float16), tl.zeros((8, 16), tl.float16))\n", "k",
 	    "*fp32", "5:9: 'tl.dot' needs K >= 16 for 16-bit inputs, got M=16, N=16, K=8");
 	ERR(HDR "def k(x):\n    a = tl.dot(tl.zeros((4, 16), tl.int8), tl.zeros((16, 2), tl.int8))\n", "k",
