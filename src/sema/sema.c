@@ -50,6 +50,41 @@ Value v_tuple(Sema *s, const Value *items, int n)
 	return v;
 }
 
+/* The buffer of a tuple tuple_grow built: items[0..used) are taken by the longest
+ * tuple over it; a tuple of that length may grow into the rest in place. */
+struct TupleBuf {
+	Value *items;
+	int used, cap;
+};
+
+Value tuple_grow(Sema *s, Value t, const Value *add, int k, SrcLoc loc)
+{
+	int64_t n = (int64_t)t.n + k;
+	if (n > TUPLE_MAX_ITEMS) {
+		s->py_errors++;
+		diag_error(s->d, loc, "a list built at compile time grows past %d items", TUPLE_MAX_ITEMS);
+		return v_err();
+	}
+	struct TupleBuf *b = t.buf;
+	if (b && b->items == t.items && b->used == t.n && n <= b->cap) {
+		if (!sema_work(s, k, loc)) return v_err();
+	} else { /* a copy, with room to grow */
+		if (!sema_work(s, n, loc)) return v_err();
+		int cap = n < 4 ? 8 : 2 * (int)n > TUPLE_MAX_ITEMS ? TUPLE_MAX_ITEMS : 2 * (int)n;
+		b = ARENA_NEW(s->a, struct TupleBuf);
+		b->items = ARENA_NEWN(s->a, Value, (size_t)cap);
+		b->cap = cap;
+		if (t.n) memcpy(b->items, t.items, sizeof(Value) * (size_t)t.n);
+	}
+	if (k) memcpy(b->items + t.n, add, sizeof(Value) * (size_t)k);
+	b->used = (int)n;
+	Value v = {.kind = V_TUPLE, .n = (int)n, .depth = t.kind == V_TUPLE ? t.depth : 1, .items = b->items, .buf = b};
+	if (v.depth < 1) v.depth = 1;
+	for (int i = 0; i < k; i++)
+		if (value_nesting(add[i]) >= v.depth) v.depth = value_nesting(add[i]) + 1;
+	return v;
+}
+
 /* Keeps the report just made of a limit sema stops at (s->limit_diag) */
 void sema_note_limit(Sema *s)
 {

@@ -433,7 +433,9 @@ Value const_binop(Sema *s, AstOp op, Value av, Value bv, SrcLoc loc)
 	if (a.kind == CV_STR && b.kind == CV_STR) {
 		if (op == OP_ADD) {
 			size_t len = strlen(a.s ? a.s : "") + strlen(b.s ? b.s : "");
-			if (len > STR_MAX_LEN || !sema_work(s, (int64_t)(len / 64), loc)) {
+			/* a step per 16 characters copied: a string grown in a loop
+			 * without end stops at the work limit after ~32 MB, not GBs */
+			if (len > STR_MAX_LEN || !sema_work(s, (int64_t)(len / 16), loc)) {
 				if (len > STR_MAX_LEN) {
 					s->py_errors++;
 					diag_error(s->d, loc, "string concatenation gives %zu characters, more than %d", len,

@@ -98,6 +98,7 @@ struct Value {
 	const Expr *lam;   /* V_LAMBDA */
 	Binding *cap;      /* V_LAMBDA, V_FUNC (a closure) */
 	int ncap;
+	struct TupleBuf *buf; /* V_TUPLE grown by append / + (tuple_grow): the buffer of its items */
 };
 
 struct BlockPtr {
@@ -344,6 +345,13 @@ static inline bool v_dtype_is_const(Value v) { return v.kind == V_DTYPE && v.ty.
 Value foreign_dtype_error(Sema *s, Value v, SrcLoc loc);
 Value v_tensor(Sema *s, ValId id);
 Value v_tuple(Sema *s, const Value *items, int n);
+/* A list built at compile time (xs.append, xs + ys) is at most this long: host
+ * code growing one without end stops here, not at the work limit (GBs later). */
+enum { TUPLE_MAX_ITEMS = 1 << 16 };
+/* t with the k items of add after its own (Python's list append / extend / +); in
+ * place where t's buffer has room that no longer tuple uses, so that a loop of
+ * appends is linear; V_ERR (reported) past TUPLE_MAX_ITEMS or the work limit. */
+Value tuple_grow(Sema *s, Value t, const Value *add, int k, SrcLoc loc);
 bool v_is_const(Value v, ConstKind k);
 bool v_is_none(Value v);
 bool value_truthy(Value v); /* Python truth of a non-tensor value */

@@ -1370,12 +1370,8 @@ static bool exec_list_method(Sema *s, Fn *fn, const Expr *e)
 		diag_error(s->d, e->args[0]->loc, "list.extend takes a list or tuple here, got %s", v_describe(s, arg));
 		return true;
 	}
-	int n = append ? 1 : arg.n;
-	if (!sema_work(s, cur.n + n, e->loc)) return true;
-	Value *items = ARENA_NEWN(s->a, Value, (size_t)(cur.n + n) + 1);
-	for (int i = 0; i < cur.n; i++) items[i] = cur.items[i];
-	for (int i = 0; i < n; i++) items[cur.n + i] = append ? arg : arg.items[i];
-	assign_target(s, fn, name, v_tuple(s, items, cur.n + n), e->loc);
+	Value r = append ? tuple_grow(s, cur, &arg, 1, e->loc) : tuple_grow(s, cur, arg.items, arg.n, e->loc);
+	if (r.kind != V_ERR) assign_target(s, fn, name, r, e->loc);
 	return true;
 }
 

@@ -504,13 +504,7 @@ Value binop(Sema *s, AstOp op, Value a, Value b, SrcLoc loc)
 	}
 	if (op == OP_MOD && a.kind == V_CONST && a.c.kind == CV_STR) return str_percent(s, a.c.s ? a.c.s : "", b, loc);
 	if (is_const_like(a) && is_const_like(b)) return const_binop(s, op, a, b, loc);
-	if (a.kind == V_TUPLE && b.kind == V_TUPLE && op == OP_ADD) {
-		if (!sema_work(s, (int64_t)a.n + b.n, loc)) return v_err();
-		Value *items = ARENA_NEWN(s->a, Value, a.n + b.n + 1);
-		if (a.n) memcpy(items, a.items, sizeof(Value) * (size_t)a.n); /* () has no items array */
-		if (b.n) memcpy(items + a.n, b.items, sizeof(Value) * (size_t)b.n);
-		return v_tuple(s, items, a.n + b.n);
-	}
+	if (a.kind == V_TUPLE && b.kind == V_TUPLE && op == OP_ADD) return tuple_grow(s, a, b.items, b.n, loc);
 	if (op == OP_MUL && (a.kind == V_TUPLE || b.kind == V_TUPLE)) {
 		/* Python's sequence repetition: [1] * n, n * (a, b); a count <= 0 gives () */
 		Value t = a.kind == V_TUPLE ? a : b, c = a.kind == V_TUPLE ? b : a;

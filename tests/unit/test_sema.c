@@ -376,6 +376,17 @@ static void test_errors(void)
 	    "6:9: break is not supported in this loop");
 	ERR(HDR "def k(x):\n    try:\n        pass\n    except:\n        pass\n", "k", "*fp32",
 	    "5:5: try statement is not supported in kernels");
+	/* a list grown by appends or + in host code: linear, up to 65536 items (20000
+	 * appends passed the work limit, the copies being quadratic); past them an
+	 * error at once (a `while True` append loop took 1.3 GB to reach the work limit) */
+	HAS("import triton\nimport triton.language as tl\ndef n(a):\n    xs = []\n    for i in range(20000):\n"
+	    "        xs.append(i)\n        xs = xs + [i]\n    return len(xs) // 1000\n"
+	    "@triton.heuristics({'N': n})\n@triton.jit\ndef k(x, N: tl.constexpr):\n    tl.store(x, N)\n",
+	    "k", "*i32", "const 40 :");
+	ERR("import triton\nimport triton.language as tl\ndef n(a):\n    xs = []\n    while True:\n"
+	    "        xs.append(1)\n    return 1\n"
+	    "@triton.heuristics({'N': n})\n@triton.jit\ndef k(x, N: tl.constexpr):\n    tl.store(x, N)\n",
+	    "k", "*i32", "6:9: a list built at compile time grows past 65536 items");
 	/* in host Python tile runs, the error names the function, not kernels */
 	ERR("import triton\nimport triton.language as tl\n@triton.constexpr_function\ndef c(n):\n    global G\n"
 	    "    return n\n@triton.jit\ndef k(x):\n    tl.store(x, c(1))\n", "k", "*fp32",
