@@ -27,7 +27,7 @@ struct Backend {
 	TileRuntimeHooks hooks;
 	pthread_mutex_t assert_mu;
 	char assert_msg[256]; /* the first failed device_assert since the last report */
-	char race_msg[768];   /* the first shared-memory race since the last report (TILE_RACECHECK) */
+	char fault_msg[768];  /* the first emulated GPU fault since the last report */
 	bool cuda_probed, cuda_ok;
 	char cuda_target[24]; /* "sm_90a" */
 	char cuda_err[256];   /* why CUDA is not available */
@@ -54,12 +54,12 @@ static void hook_assert(void *user, const char *msg, const int32_t pid[3], int32
 	pthread_mutex_unlock(&b->assert_mu);
 }
 
-static void hook_race(void *user, const char *msg)
+static void hook_fault(void *user, const char *msg)
 {
 	Backend *b = user;
 	pthread_mutex_lock(&b->assert_mu);
-	if (!b->race_msg[0])
-		snprintf(b->race_msg, sizeof b->race_msg, "%s", msg);
+	if (!b->fault_msg[0])
+		snprintf(b->fault_msg, sizeof b->fault_msg, "%s", msg);
 	pthread_mutex_unlock(&b->assert_mu);
 }
 
@@ -71,7 +71,7 @@ Backend *backend_create(tile_context *ctx)
 	b->ctx = ctx;
 	b->hooks.print = hook_print;
 	b->hooks.assert_fail = hook_assert;
-	b->hooks.race = hook_race;
+	b->hooks.fault = hook_fault;
 	b->hooks.user = b;
 	pthread_mutex_init(&b->assert_mu, NULL);
 	return b;
@@ -96,23 +96,24 @@ int backend_assert_count(Backend *b)
 	return __atomic_load_n(&b->hooks.assert_count, __ATOMIC_ACQUIRE);
 }
 
-int backend_race_count(Backend *b)
+int backend_fault_count(Backend *b)
 {
-	return __atomic_load_n(&b->hooks.race_count, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&b->hooks.fault_count, __ATOMIC_ACQUIRE);
 }
 
-tile_status backend_race_report(tile_kernel *k, int before)
+tile_status backend_fault_report(tile_kernel *k, int before)
 {
 	Backend *b = k->ctx->be;
-	int n = backend_race_count(b) - before;
+	int n = backend_fault_count(b) - before;
 	pthread_mutex_lock(&b->assert_mu);
-	char msg[sizeof b->race_msg];
-	memcpy(msg, b->race_msg, sizeof msg);
-	b->race_msg[0] = 0;
+	char msg[sizeof b->fault_msg];
+	memcpy(msg, b->fault_msg, sizeof msg);
+	b->fault_msg[0] = 0;
 	pthread_mutex_unlock(&b->assert_mu);
-	return api_fail(k->ctx, TILE_ERROR_LAUNCH,
-	                "kernel '%s': shared-memory race (TILE_RACECHECK) in %d program instance%s: %s",
-	                k->name, n, n == 1 ? "" : "s", msg);
+	if (n > 1)
+		return api_fail(k->ctx, TILE_ERROR_LAUNCH, "kernel '%s': %s; %d reports in all", k->name,
+		                msg, n);
+	return api_fail(k->ctx, TILE_ERROR_LAUNCH, "kernel '%s': %s", k->name, msg);
 }
 
 tile_status backend_assert_report(tile_kernel *k, int before)

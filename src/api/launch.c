@@ -420,11 +420,11 @@ tile_status api_launch_argv(tile_kernel *k, const uint32_t grid[3], void **argv,
 			                "kernel '%s': grid %c dimension %" PRIu32
 			                " is out of range (1 to %" PRIu32 " on a GPU)",
 			                k->name, "xyz"[d], grid[d], gpu_max[d]);
-	int asserts = backend_assert_count(k->ctx->be), races = backend_race_count(k->ctx->be);
+	int asserts = backend_assert_count(k->ctx->be), faults = backend_fault_count(k->ctx->be);
 	int rc = cpu_launch(k->ctx->pool, k->cpu_fn, argv, grid, (size_t)k->ck.smem_bytes,
 	                    k->ck.stack_bytes, k->rt);
-	if (rc == 0 && backend_race_count(k->ctx->be) != races)
-		return backend_race_report(k, races);
+	if (rc == 0 && backend_fault_count(k->ctx->be) != faults)
+		return backend_fault_report(k, faults);
 	if (rc == 0 && backend_assert_count(k->ctx->be) != asserts)
 		return backend_assert_report(k, asserts);
 	if (rc == -1)

@@ -8,6 +8,8 @@
  *                       scalar), atomics, shared memory, cp.async
  *   emit_llvm_intrin.c  warp shuffles, mma.sync and ldmatrix emulation,
  *                       device print/assert hooks
+ *   emit_llvm_check.c   what a GPU faults on and the CPU would not: shared-
+ *                       memory races (TILE_RACECHECK), misaligned accesses
  *
  * Model (ISPC-style SPMD-on-SIMD): one call of the emitted function runs one
  * program instance; its T = num_warps * lanes_per_warp threads are the lanes
@@ -55,10 +57,11 @@ typedef struct Em {
 	/* cp.async (emit_llvm_mem.c): this instance's queue header as i8* (NULL
 	 * when the function has no CP_ASYNC), per-thread argument arrays */
 	LLVMValueRef cpa_q, cpa_off, cpa_src, cpa_flags;
-	/* race checker (emit_llvm_race.c): this instance's state as i8* (NULL
+	/* race checker (emit_llvm_check.c): this instance's state as i8* (NULL
 	 * when TpFunc.racecheck is off or there is no shared memory), per-thread
 	 * argument arrays, a buffer for the values of a store */
 	LLVMValueRef race, race_off, race_act, race_vals;
+	LLVMValueRef chk_addr, chk_bad; /* the alignment check's report arrays */
 	int run_mode;   /* RUN_*: how coalesced masked accesses check their mask */
 	bool *run_defs; /* per TpVal: a load result of the current access run */
 } Em;
@@ -101,7 +104,25 @@ void em_cp_async_setup(Em *e);
 void em_cp_async_sync(Em *e, const TpOp *op);
 void em_cp_async_fini(Em *e);
 
-/* shared-memory race checker (emit_llvm_race.c; jit/rt_race.h): setup in the
+/* cuda-emu (target.emulate): fails the launch where an active thread's addr
+ * (pointers, or shared-memory byte offsets when shared) is not a multiple of
+ * align, as a GPU faults on such a vector access (emit_llvm_check.c) */
+void em_align_check(Em *e, const TpOp *op, LLVMValueRef addr, LLVMValueRef active, int align,
+                    bool shared);
+/* The alignment a GPU needs for vec elements of eb bytes moved at once by
+ * emit_c: global accesses move chunks of up to 16 bytes; shared-memory ones
+ * use one 2/4/8/16-byte word where the total is one, else element by element. */
+static inline int em_global_align(int vec, int eb)
+{
+	return vec * eb > 16 ? 16 : vec * eb;
+}
+static inline int em_shared_align(int vec, int eb)
+{
+	int t = vec * eb;
+	return vec > 1 && (t == 16 || t == 8 || t == 4 || t == 2) ? t : eb;
+}
+
+/* shared-memory race checker (emit_llvm_check.c; jit/rt_race.h): setup in the
  * entry block after the cp.async queue's, one call per access (active: the
  * threads that access, i1 or i8, NULL = all; for writes the vec values
  * written, as stored), barriers, and freeing at return. No-ops unless on. */

@@ -230,12 +230,14 @@ static void emit_ldmatrix(Em *e, const TpOp *op)
 	LLVMValueRef off = LLVMBuildIntCast2(e->B, em_getv(e, op->operands[0]),
 	                                     em_vec(e, e->t_i32), 1, "");
 	LLVMTypeRef st = em_storage_type(e, (DType)rt.dt);
-	if (e->race) { /* lanes 0 .. 8 * nm - 1 of each warp give a 16-byte row each */
+	{ /* lanes 0 .. 8 * nm - 1 of each warp give a 16-byte row each */
 		LLVMValueRef *act = malloc(sizeof(LLVMValueRef) * (size_t)e->T);
 		for (int t = 0; t < e->T; t++)
 			act[t] = LLVMConstInt(e->t_i8, t % e->lanes < 8 * nm, 0);
-		em_race_access(e, op, LLVMConstVector(act, (unsigned)e->T), 16, 0, TILE_RACE_READ, NULL, 0);
+		LLVMValueRef rows = LLVMConstVector(act, (unsigned)e->T);
 		free(act);
+		em_race_access(e, op, rows, 16, 0, TILE_RACE_READ, NULL, 0);
+		em_align_check(e, op, off, rows, 16, true);
 	}
 	LLVMValueRef po = scratch(e, 0), poff = scratch(e, 1);
 	scratch_store(e, poff, 0, off);

@@ -719,6 +719,8 @@ static void emit_load(Em *e, const TpOp *op)
 			other[k] = em_splat(e, other[k]);
 	}
 	LLVMValueRef p = em_get(e, op->operands[0]);
+	em_align_check(e, op, p, mask ? em_get(e, mask) : NULL, em_global_align(vec, em_mem_bytes(d)),
+	               false);
 	LLVMValueRef out[MAX_VEC];
 	bool coal = (op->attr.flags & TP_COALESCED) && em_is_vec(p);
 	int run = coal ? (int)op->attr.axis : 0;
@@ -749,6 +751,8 @@ static void emit_store(Em *e, const TpOp *op)
 	for (int k = 0; k < vec; k++)
 		v[k] = to_mem(e, em_get(e, op->operands[2 + k]), d);
 	LLVMValueRef p = em_get(e, op->operands[0]);
+	em_align_check(e, op, p, op->operands[1] ? em_get(e, op->operands[1]) : NULL,
+	               em_global_align(vec, em_mem_bytes(d)), false);
 	bool coal = (op->attr.flags & TP_COALESCED) && em_is_vec(p);
 	int run = coal ? (int)op->attr.axis : 0;
 	if (run) {
@@ -799,6 +803,8 @@ static void emit_smem_load(Em *e, const TpOp *op)
 	TpVal mask = op->nin > 1 ? op->operands[1] : 0;
 	em_race_access(e, op, mask ? em_get(e, mask) : NULL, vec * em_mem_bytes(d), 0,
 	               TILE_RACE_READ, NULL, 0);
+	em_align_check(e, op, em_get(e, op->operands[0]), mask ? em_get(e, mask) : NULL,
+	               em_shared_align(vec, em_mem_bytes(d)), true);
 	bool coal = false;
 	LLVMValueRef p = smem_ptr(e, &a, smem_off(e, op, &coal));
 	load_elems(e, &a, p, mask, other, uni, coal, out);
@@ -821,6 +827,8 @@ static void emit_smem_store(Em *e, const TpOp *op)
 	TpVal mask = op->operands[1];
 	em_race_access(e, op, mask ? em_get(e, mask) : NULL, vec * em_mem_bytes(d), em_mem_bytes(d),
 	               TILE_RACE_WRITE, v, vec);
+	em_align_check(e, op, em_get(e, op->operands[0]), mask ? em_get(e, mask) : NULL,
+	               em_shared_align(vec, em_mem_bytes(d)), true);
 	bool coal = false;
 	LLVMValueRef p = smem_ptr(e, &a, smem_off(e, op, &coal));
 	store_elems(e, &a, p, op->operands[1], v, uni, coal);
@@ -914,8 +922,11 @@ static void emit_cp_async(Em *e, const TpOp *op)
 		fl = LLVMBuildAnd(B, fl, p, ""); /* pred false: no flags, nothing issued */
 	}
 	/* before the issue: the checker marks the bytes in flight, a wait lands them */
-	em_race_access(e, op, LLVMBuildAnd(B, fl, em_const_int(e, e->t_i8, TILE_CP_ISSUE, true), ""),
-	               bytes, 0, TILE_RACE_ASYNC, NULL, 0);
+	LLVMValueRef issue = LLVMBuildAnd(B, fl, em_const_int(e, e->t_i8, TILE_CP_ISSUE, true), "");
+	em_race_access(e, op, issue, bytes, 0, TILE_RACE_ASYNC, NULL, 0);
+	em_align_check(e, op, src, LLVMBuildAnd(B, fl, em_const_int(e, e->t_i8, TILE_CP_READ, true), ""),
+	               bytes, false); /* a zero fill reads nothing */
+	em_align_check(e, op, off, issue, bytes, true);
 	LLVMTypeRef ps[7] = {e->t_i8p, e->t_i8p, e->t_i8p, e->t_i8p, e->t_i8p, e->t_i32, e->t_i32};
 	LLVMValueRef args[7] = {e->cpa_q,
 	                        e->a_smem,

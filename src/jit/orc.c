@@ -103,6 +103,7 @@ static const HostSym host_syms[] = {
         {"tile_rt_cp_async_wait", (void *)tile_rt_cp_async_wait},
         {"tile_rt_cp_async_fini", (void *)tile_rt_cp_async_fini},
         {"tile_rt_cp_async_race", (void *)tile_rt_cp_async_race},
+        {"tile_rt_misaligned", (void *)tile_rt_misaligned},
         {"tile_rt_race_init", (void *)tile_rt_race_init},
         {"tile_rt_race_access", (void *)tile_rt_race_access},
         {"tile_rt_race_barrier", (void *)tile_rt_race_barrier},

@@ -54,12 +54,14 @@ typedef struct TileRuntimeHooks {
 	/* device_assert: called for each thread whose condition is false, with
 	 * msg = "file:line: message". NULL: only counted. */
 	void (*assert_fail)(void *user, const char *msg, const int32_t pid[3], int32_t tid);
-	/* TILE_RACECHECK: called with the first shared-memory race of a program
-	 * instance (jit/rt_race.c). NULL: only counted. */
-	void (*race)(void *user, const char *msg);
+	/* A fault a GPU would have that the CPU emulation detected: a shared-memory
+	 * race (TILE_RACECHECK, jit/rt_race.c; the first of each program instance)
+	 * or a misaligned vector access on cuda-emu (tile_rt_misaligned). msg is
+	 * one sentence starting with the kind. NULL: only counted. */
+	void (*fault)(void *user, const char *msg);
 	void *user;
 	int assert_count; /* number of failed thread-asserts (updated atomically) */
-	int race_count;   /* program instances that raced (updated atomically) */
+	int fault_count;  /* faults reported (updated atomically) */
 } TileRuntimeHooks;
 
 /* What the JIT'd code calls (the emitter declares these with the same types). */
@@ -76,6 +78,13 @@ void tile_rt_assert(void *rt, const char *msg, int32_t pid_x, int32_t pid_y, int
 /* tl.extra.cuda.globaltimer() / smid() on the CPU (which = TirSreg): the
  * real-time clock in nanoseconds / the CPU core running the program */
 int64_t tile_rt_sreg(int32_t which);
+/* cuda-emu: a vector access a GPU would fault on. addr[t] is thread t's
+ * address (a shared-memory byte offset when shared), bad[t] nonzero where it
+ * is not a multiple of align; reports the first such thread through
+ * rt->fault. where = "file:line:col (op)". */
+void tile_rt_misaligned(void *rt, const int32_t *pid, const uint64_t *addr, const uint8_t *bad,
+                        int32_t nthreads, int32_t lanes, int32_t align, int32_t shared,
+                        const char *where);
 
 /* mma.sync / ldmatrix emulation (rt_mma.c) for cuda-emu kernels. Operands are
  * per-thread registers stored row-wise, x[i * nthreads + t] = register i of

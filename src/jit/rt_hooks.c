@@ -66,6 +66,32 @@ void tile_rt_print(void *rt, int32_t px, int32_t py, int32_t pz, int32_t tid, co
 		fputs(line, stdout);
 }
 
+void tile_rt_misaligned(void *rt, const int32_t *pid, const uint64_t *addr, const uint8_t *bad,
+                        int32_t nthreads, int32_t lanes, int32_t align, int32_t shared,
+                        const char *where)
+{
+	TileRuntimeHooks *h = rt;
+	if (!h)
+		return;
+	int32_t t = 0;
+	while (t < nthreads && !bad[t])
+		t++;
+	if (t == nthreads)
+		return;
+	__atomic_fetch_add(&h->fault_count, 1, __ATOMIC_SEQ_CST);
+	if (!h->fault)
+		return;
+	if (lanes <= 0)
+		lanes = 32;
+	char msg[512];
+	snprintf(msg, sizeof msg,
+	         "misaligned address: thread %d (warp %d, lane %d) accesses %d bytes at %s %s%" PRIx64
+	         ", which a GPU needs %d-byte aligned, at %s (program (%d, %d, %d))",
+	         t, t / lanes, t % lanes, align, shared ? "shared-memory" : "global", shared ? "offset 0x" : "address 0x",
+	         addr[t], align, where ? where : "?", pid[0], pid[1], pid[2]);
+	h->fault(h->user, msg);
+}
+
 void tile_rt_assert(void *rt, const char *msg, int32_t px, int32_t py, int32_t pz, int32_t tid)
 {
 	TileRuntimeHooks *h = rt;

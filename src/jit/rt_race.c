@@ -69,17 +69,19 @@ static void report(RaceState *s, int t, const char *what, int32_t b, const char 
 {
 	if (s->reported++ || !s->rt)
 		return;
-	__atomic_fetch_add(&s->rt->race_count, 1, __ATOMIC_SEQ_CST);
-	if (!s->rt->race)
+	__atomic_fetch_add(&s->rt->fault_count, 1, __ATOMIC_SEQ_CST);
+	if (!s->rt->fault)
 		return;
 	char a[64], c[64], msg[768];
 	who(s, a, sizeof a, t);
 	who(s, c, sizeof c, u);
-	snprintf(msg, sizeof msg, "%s %s shared-memory byte %d at %s, which %s %s at %s, %s (program (%d, %d, %d))",
+	snprintf(msg, sizeof msg,
+	         "shared-memory race (TILE_RACECHECK): %s %s shared-memory byte %d at %s, which %s %s at "
+	         "%s, %s (program (%d, %d, %d))",
 	         a, what, (int)b, where ? where : "?", c, prev, prev_where ? prev_where : "?",
 	         in_flight ? "and no cp.async wait has retired the copy yet" : "with no barrier between",
 	         s->pid[0], s->pid[1], s->pid[2]);
-	s->rt->race(s->rt->user, msg);
+	s->rt->fault(s->rt->user, msg);
 }
 
 /* A read of a byte no thread of the instance wrote: garbage on a GPU (here,
@@ -88,16 +90,17 @@ static void report_unwritten(RaceState *s, int t, int32_t b, const char *where)
 {
 	if (s->reported++ || !s->rt)
 		return;
-	__atomic_fetch_add(&s->rt->race_count, 1, __ATOMIC_SEQ_CST);
-	if (!s->rt->race)
+	__atomic_fetch_add(&s->rt->fault_count, 1, __ATOMIC_SEQ_CST);
+	if (!s->rt->fault)
 		return;
 	char a[64], msg[512];
 	who(s, a, sizeof a, t);
 	snprintf(msg, sizeof msg,
-	         "%s reads shared-memory byte %d at %s, which no thread of the program wrote "
+	         "shared-memory race (TILE_RACECHECK): %s reads shared-memory byte %d at %s, which no "
+	         "thread of the program wrote "
 	         "(program (%d, %d, %d))",
 	         a, (int)b, where ? where : "?", s->pid[0], s->pid[1], s->pid[2]);
-	s->rt->race(s->rt->user, msg);
+	s->rt->fault(s->rt->user, msg);
 }
 
 static void read_byte(RaceState *s, Shadow *h, int32_t b, int t, const char *where)

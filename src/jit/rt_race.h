@@ -19,7 +19,7 @@
  * stack slot of TILE_RACE_STATE_BYTES (zeroed at entry) and passes it to every
  * call; the shadow of shared memory (a record per byte) lives on the heap
  * from the first access to tile_rt_race_fini. The first race of an instance
- * is reported to the runtime hooks (TileRuntimeHooks.race), which fail the
+ * is reported to the runtime hooks (TileRuntimeHooks.fault), which fail the
  * launch.
  */
 #ifndef TILE_JIT_RT_RACE_H

@@ -2450,15 +2450,15 @@ static void test_racecheck(const char *target, RaceCase rc, bool on)
 		int32_t *p0 = xs, *p1 = o;
 		void *args[2] = {&p0, &p1};
 		RaceLog log = {0};
-		TileRuntimeHooks h = {.race = on_race, .user = &log};
+		TileRuntimeHooks h = {.fault = on_race, .user = &log};
 		run_grid(fn, args, 3, smem, &h);
 		bool racy = on && (rc == RC_RAW || rc == RC_WAR || rc == RC_WAW || rc == RC_ASYNC ||
 		                   rc == RC_IN_FLIGHT || rc == RC_UNWRITTEN);
 		/* one report per program instance, the first race of each */
-		if ((log.n == 3 * racy && h.race_count == 3 * racy) == 0)
+		if ((log.n == 3 * racy && h.fault_count == 3 * racy) == 0)
 			fprintf(stderr, "racecheck[%s] case %d on=%d: %d reports (%s)\n", target, (int)rc,
 			        (int)on, log.n, log.msg);
-		CHECK(log.n == 3 * racy && h.race_count == 3 * racy);
+		CHECK(log.n == 3 * racy && h.fault_count == 3 * racy);
 		static const char *const want[RC_COUNT] = {
 		        [RC_RAW] = "thread 0 (warp 0, lane 0) reads shared-memory byte 4 at (smem_load), "
 		                   "which thread 1 (warp 0, lane 1) wrote at (smem_store), with no barrier between "
@@ -2490,6 +2490,59 @@ static void test_racecheck(const char *target, RaceCase rc, bool on)
 			if (rc != RC_UNWRITTEN) /* that one reads what the previous instance left */
 				CHECK(o[i] == want_v);
 		}
+	}
+	arena_free(&b.arena);
+}
+
+
+/* ---- cuda-emu faults where a GPU does on a misaligned vector access --------------------
+ * out[t*4 .. t*4+3] = x[t*4 + shift ..] as one 16-byte load (global), then the same
+ * through shared memory at byte offset t*32 + sshift; only threads < active access. */
+static void test_misaligned(const char *target, int shift, int sshift, int active, const char *want)
+{
+	B b;
+	b_init(&b, "misaligned", target, 1);
+	int T = threads(&b);
+	b.f->smem_bytes = T * 32;
+	Type ts[2] = {type_ptr(DT_I32), type_ptr(DT_I32)};
+	b_params(&b, 2, ts);
+	TpVal x = param(&b, 0), out = param(&b, 1), t = tid(&b);
+	TpVal four = cint(&b, DT_I32, 4), on = cmpv(&b, PRED_LT, t, cint(&b, DT_I32, active));
+	TpVal v[4], z = cint(&b, DT_I32, 0), zs[4] = {z, z, z, z};
+	load(&b, ptr_add(&b, x, bin(&b, TP_ADD, bin(&b, TP_MUL, t, four), cint(&b, DT_I32, shift))), on,
+	     zs, 4, 0, v);
+	TpVal off = bin(&b, TP_ADD, bin(&b, TP_MUL, t, cint(&b, DT_I32, 32)), cint(&b, DT_I32, sshift));
+	TpVal in[6] = {off, on, v[0], v[1], v[2], v[3]};
+	op(&b, TP_SMEM_STORE, in, 6, type_scalar(DT_VOID), 0)->attr.i = 4;
+	TpVal in2[2] = {off, on};
+	TpOp *l = op(&b, TP_SMEM_LOAD, in2, 2, type_scalar(DT_I32), 4);
+	l->attr.i = 4;
+	store(&b, ptr_add(&b, out, bin(&b, TP_MUL, t, four)), ctrue(&b), l->results, 4, 0);
+	ret(&b);
+	KernelFn fn = compile(&b, NULL);
+	if (fn) {
+		_Alignas(16) int32_t xs[4 * 32 + 8], o[4 * 32];
+		for (int i = 0; i < 4 * 32 + 8; i++)
+			xs[i] = i;
+		_Alignas(16) unsigned char smem[32 * 32];
+		int32_t *p0 = xs, *p1 = o;
+		void *args[2] = {&p0, &p1};
+		RaceLog log = {0};
+		TileRuntimeHooks h = {.fault = on_race, .user = &log};
+		run_grid(fn, args, 1, smem, &h);
+		if (want ? !strstr(log.msg, want) : log.n != 0) {
+			fprintf(stderr, "misaligned[%s] shift %d sshift %d active %d: %d reports (%s), want %s\n",
+			        target, shift, sshift, active, log.n, log.msg, want ? want : "none");
+			failures++;
+		}
+		int bad = 0, first = -1;
+		for (int i = 0; i < (active < T ? active : T) * 4; i++) /* the CPU reads it anyway */
+			if (o[i] != i + shift && !bad++)
+				first = i;
+		if (bad)
+			fprintf(stderr, "misaligned[%s] %d %d: o[%d] = %d\n", target, shift, sshift, first,
+			        o[first]);
+		CHECK(bad == 0);
 	}
 	arena_free(&b.arena);
 }
@@ -2546,6 +2599,14 @@ int main(void)
 		test_racecheck("cuda-emu", (RaceCase)rc, false);
 	}
 	test_racecheck("cpu", RC_RAW, true);
+	test_misaligned("cuda-emu", 0, 0, 32, NULL);
+	test_misaligned("cuda-emu", 1, 0, 32,
+	                "misaligned address: thread 0 (warp 0, lane 0) accesses 16 bytes at global address 0x");
+	test_misaligned("cuda-emu", 0, 8, 32,
+	                "misaligned address: thread 0 (warp 0, lane 0) accesses 16 bytes at shared-memory "
+	                "offset 0x8, which a GPU needs 16-byte aligned, at (smem_store) (program (0, 0, 0))");
+	test_misaligned("cuda-emu", 0, 8, 0, NULL); /* no thread accesses */
+	test_misaligned("cpu", 1, 8, 32, NULL);     /* the CPU target has no such rule */
 	test_racecheck("cpu", RC_ASYNC, true);
 	test_softmax();
 	test_source_kernels();

@@ -1,13 +1,21 @@
-/* emit_llvm_race.c: calls into the shared-memory race checker (jit/rt_race.h)
- * around every shared-memory access and barrier, when TpFunc.racecheck is set
- * (TILE_RACECHECK=1) and the function has shared memory.
+/* emit_llvm_check.c: what a GPU would fault on and the CPU does not, checked
+ * by the CPU emulation.
  *
+ * Races (TpFunc.racecheck, TILE_RACECHECK=1): calls into the shared-memory
+ * race checker (jit/rt_race.h) around every shared-memory access and barrier.
  * The CPU runs a program's threads in lock-step, so a missing barrier does
  * not change its results; the checker tells instead, by the GPU's rules, so
  * cuda-emu catches what only compute-sanitizer's racecheck would on a GPU.
  * Per access: the threads' byte offsets and activity as stack arrays (and
  * the values a store writes, to let same-value writes pass), and a string
  * naming the op and its source location for the report.
+ *
+ * Alignment (cuda-emu, always): a vector access whose address is not a
+ * multiple of its width faults on a GPU ("misaligned address"); the CPU would
+ * read it happily, so a wrong alignment proof of axis analysis would pass
+ * every test here. Each access checks its active threads' addresses with
+ * vector ops and calls tile_rt_misaligned (jit/rt_hooks.c) only when one is
+ * off.
  */
 #include "codegen/emit_llvm_internal.h"
 #include "jit/rt_race.h"
@@ -93,6 +101,45 @@ static LLVMValueRef where(Em *e, const TpOp *op)
 		snprintf(buf, sizeof buf, "(%s)", tp_op_name((TpOpKind)op->kind));
 	return LLVMBuildGlobalStringPtr(e->B, buf, "");
 }
+
+void em_align_check(Em *e, const TpOp *op, LLVMValueRef addr, LLVMValueRef active, int align,
+                    bool shared)
+{
+	if (!e->f->target.emulate || align <= 1 || !addr)
+		return;
+	LLVMBuilderRef B = e->B;
+	LLVMTypeRef i64v = em_vec(e, e->t_i64);
+	addr = em_match(e, addr, true);
+	LLVMTypeRef et = LLVMGetElementType(LLVMTypeOf(addr));
+	LLVMValueRef a = LLVMGetTypeKind(et) == LLVMPointerTypeKind
+	                         ? LLVMBuildPtrToInt(B, addr, i64v, "")
+	                         : LLVMBuildZExt(B, addr, i64v, "");
+	LLVMValueRef low = LLVMBuildAnd(B, a, em_const_int(e, e->t_i64, align - 1, true), "");
+	LLVMValueRef bad = LLVMBuildICmp(B, LLVMIntNE, low, em_const_int(e, e->t_i64, 0, true), "");
+	if (active) {
+		active = em_match(e, active, true);
+		if (LLVMGetElementType(LLVMTypeOf(active)) != e->t_i1)
+			active = LLVMBuildICmp(B, LLVMIntNE, active, LLVMConstNull(LLVMTypeOf(active)), "");
+		bad = LLVMBuildAnd(B, bad, active, "");
+	}
+	LLVMValueRef bits = LLVMBuildBitCast(B, bad, LLVMIntTypeInContext(e->C, (unsigned)e->T), "");
+	LLVMValueRef any = LLVMBuildICmp(B, LLVMIntNE, bits, LLVMConstNull(LLVMTypeOf(bits)), "");
+	LLVMBasicBlockRef fail = LLVMAppendBasicBlockInContext(e->C, e->fn, "misaligned");
+	LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(e->C, e->fn, "aligned");
+	LLVMBuildCondBr(B, any, fail, next);
+	LLVMPositionBuilderAtEnd(B, fail);
+	LLVMValueRef pa = spill(e, &e->chk_addr, a);
+	LLVMValueRef pb = spill(e, &e->chk_bad, LLVMBuildZExt(B, bad, em_vec(e, e->t_i8), ""));
+	LLVMTypeRef ps[9] = {e->t_i8p, LLVMPointerType(e->t_i32, 0), e->t_i8p, e->t_i8p, e->t_i32,
+	                     e->t_i32, e->t_i32, e->t_i32, e->t_i8p};
+	LLVMValueRef args[9] = {e->a_rt,        e->a_pid,          pa,
+	                        pb,             ci32(e, e->T),     ci32(e, e->lanes),
+	                        ci32(e, align), ci32(e, shared),   where(e, op)};
+	em_call(e, "tile_rt_misaligned", e->t_void, ps, 9, args);
+	LLVMBuildBr(B, next);
+	LLVMPositionBuilderAtEnd(B, next);
+}
+
 
 void em_race_access(Em *e, const TpOp *op, LLVMValueRef active, int bytes, int eb, int kind,
                     const LLVMValueRef *vals, int nvals)
