@@ -6,7 +6,7 @@
  * thread holds. The register map is built by matching coordinates (through
  * the op's coordinate transform) and checked against the lane/warp bases.
  *
- * convert_layout moves data as ll_conversion_kind says: a register
+ * convert_layout moves data as layout_conversion_kind says: a register
  * permutation, warp shuffles (SHFL_IDX from the source lane; selects when the
  * source register depends on the lane) or a shared-memory round trip through
  * the layout ll_choose_conversion_smem picks (swizzled or padded), with
@@ -265,7 +265,7 @@ static void lower_convert(Lower *L, const TirOp *op)
 		return;
 	}
 	LVal d = lw_alloc(L, lw_nregs_of(L, dst));
-	CvtKind k = ll_conversion_kind(sl, dl);
+	CvtKind k = layout_conversion_kind(L->t, sl, dl);
 	Xf x;
 	xf_init(L, &x, XF_ID, src, dst);
 	int *map = ARENA_NEWN(L->arena, int, d.n);

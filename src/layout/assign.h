@@ -11,6 +11,7 @@
 #define TILE_LAYOUT_ASSIGN_H
 
 #include "ir/tir.h"
+#include "layout/linear.h"
 
 typedef struct LayoutCtx {
 	Arena *arena;
@@ -62,6 +63,11 @@ int64_t layout_cvt_scratch_cap(const TargetDesc *t);
 int64_t layout_convert_smem_bytes(const TargetDesc *t, const TirFunc *f,
 				  const struct LinearLayout *src, const struct LinearLayout *dst,
 				  int elem_bytes);
+/* How a conversion src -> dst moves data on t: ll_conversion_kind, except that
+ * a shuffle reading more than a few source registers per result goes through
+ * shared memory on GPU targets. Scratch sizing and lowering both ask this. */
+CvtKind layout_conversion_kind(const TargetDesc *t, const struct LinearLayout *src,
+			       const struct LinearLayout *dst);
 /* Can conversions read shared memory with ldmatrix on t (32-lane warps)? */
 bool layout_target_ldmatrix(const TargetDesc *t);
 /* Scratch bytes of a reduce/scan of a tile with layout `in` over `axis`:

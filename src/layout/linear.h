@@ -315,6 +315,10 @@ typedef enum { CVT_NONE, CVT_REGISTERS, CVT_SHUFFLE, CVT_SHARED } CvtKind;
  * map to themselves and do not mix with the others): REGISTERS; trivial over
  * warp: SHUFFLE (within a warp); otherwise SHARED. */
 CvtKind ll_conversion_kind(const LinearLayout *src, const LinearLayout *dst);
+/* For a SHUFFLE conversion src -> dst: how many source registers a lane may
+ * have to read for one result register (the span cvt_shuffle selects among:
+ * one shfl each). 1 is a plain lane permutation. */
+int ll_shuffle_sources(const LinearLayout *src, const LinearLayout *dst);
 /* Is l (hw -> hw, as produced by ll_invert_and_compose) trivial over the
  * input kinds in `kinds_mask` (bit = 1 << LLInDim)? */
 bool ll_is_trivial_over(const LinearLayout *c, unsigned kinds_mask);

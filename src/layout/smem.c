@@ -151,10 +151,28 @@ void layout_plan_conversion(const TargetDesc *t, const TirFunc *f, const LinearL
 	       &plan->pad);
 }
 
+/* A conversion within a warp is shuffles (lower_view.c): per result register
+ * one shfl for each source register its lanes may read, then selects, every
+ * source live until the last result. A big tile turned into mma operands in a
+ * one-warp kernel reads up to 32 sources per result (flash-attention decode,
+ * 128x64 bf16: a 2.4 MB cubin and 2.5 KB of spills per thread); shared memory
+ * costs a write and a read per element. The native CPU keeps its shuffles
+ * (vector permutes of all threads' registers). */
+enum { MAX_SHUFFLE_SOURCES = 4 };
+
+CvtKind layout_conversion_kind(const TargetDesc *t, const LinearLayout *src, const LinearLayout *dst)
+{
+	CvtKind k = ll_conversion_kind(src, dst);
+	bool native_cpu = t->kind == TARGET_CPU && !t->emulate;
+	if (k == CVT_SHUFFLE && !native_cpu && ll_shuffle_sources(src, dst) > MAX_SHUFFLE_SOURCES)
+		return CVT_SHARED;
+	return k;
+}
+
 int64_t layout_convert_smem_bytes(const TargetDesc *t, const TirFunc *f, const LinearLayout *src,
 				  const LinearLayout *dst, int elem_bytes_)
 {
-	if (ll_conversion_kind(src, dst) != CVT_SHARED)
+	if (layout_conversion_kind(t, src, dst) != CVT_SHARED)
 		return 0;
 	CvtSmemPlan *plan = xmalloc(sizeof *plan); /* four layouts: too big for a stack frame */
 	layout_plan_conversion(t, f, src, dst, elem_bytes_, plan);

@@ -499,3 +499,32 @@ CvtKind ll_conversion_kind(const LinearLayout *src, const LinearLayout *dst)
 		return CVT_SHUFFLE;
 	return CVT_SHARED;
 }
+
+int ll_shuffle_sources(const LinearLayout *src, const LinearLayout *dst)
+{
+	LinearLayout c; /* result hw -> source hw, as cvt_shuffle reads it */
+	if (!ll_invert_and_compose(dst, src, &c))
+		return 0;
+	int cl = ll_find_slot(&c, LL_LANE), sr = ll_find_slot(src, LL_REG);
+	if (cl < 0 || sr < 0)
+		return 1;
+	/* rank over GF(2) of the source-register parts of the lane bits */
+	int32_t basis[32];
+	int rank = 0;
+	for (int b = 0; b < c.in_bits[cl]; b++) {
+		int32_t v = c.basis[cl][b][sr];
+		for (int i = 0; i < rank; i++)
+			if ((v ^ basis[i]) < v)
+				v ^= basis[i];
+		if (v) {
+			basis[rank++] = v;
+			/* keep the basis sorted by leading bit, largest first */
+			for (int i = rank - 1; i > 0 && basis[i] > basis[i - 1]; i--) {
+				int32_t tmp = basis[i];
+				basis[i] = basis[i - 1];
+				basis[i - 1] = tmp;
+			}
+		}
+	}
+	return 1 << rank;
+}

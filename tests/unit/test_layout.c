@@ -779,6 +779,14 @@ static void test_conversion_kind(void)
 	memcpy(b.basis[0][0], a.basis[1][0], sizeof b.basis[0][0]);
 	memcpy(b.basis[1][0], a.basis[0][0], sizeof b.basis[0][0]);
 	CHECK(ll_conversion_kind(&a, &b) == CVT_SHUFFLE, "shuffle");
+	CHECK(ll_shuffle_sources(&a, &b) == 2, "one lane bit picks between two registers: %d",
+	      ll_shuffle_sources(&a, &b));
+	/* swap two lane bases: a lane permutation, one source register each */
+	b = a;
+	memcpy(b.basis[1][0], a.basis[1][1], sizeof b.basis[0][0]);
+	memcpy(b.basis[1][1], a.basis[1][0], sizeof b.basis[0][0]);
+	CHECK(ll_conversion_kind(&a, &b) == CVT_SHUFFLE && ll_shuffle_sources(&a, &b) == 1,
+	      "lane permutation: %d sources", ll_shuffle_sources(&a, &b));
 	/* swap a lane basis with a warp basis: shared memory */
 	b = a;
 	memcpy(b.basis[2][0], a.basis[1][0], sizeof b.basis[0][0]);

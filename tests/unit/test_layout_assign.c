@@ -416,6 +416,47 @@ static void test_dot_loop(const char *target, int warps, bool expect_mma)
 	arena_free(&a);
 }
 
+/* One warp feeding mma a [16,128] x [128,64] fp16 product (flash-attention
+ * decode runs num_warps=1): turning the coalesced loads into operand fragments
+ * within the warp would take up to 32 shuffles per fragment register (a 2.4 MB
+ * cubin, 2.5 KB of spills on sm_90a), so those go through shared memory; a
+ * conversion reading a few source registers stays a shuffle. */
+static void test_one_warp_operands(const char *target)
+{
+	Arena a;
+	arena_init(&a);
+	TirFunc *f = tir_func_new(&a, "decode");
+	B x = {f, f->entry};
+	ValId pa = param(&x, type_ptr(DT_F16), SPEC_DIV16), pb = param(&x, type_ptr(DT_F16), SPEC_DIV16);
+	ValId pc = param(&x, type_ptr(DT_F32), SPEC_DIV16);
+	Type acct = tile(DT_F32, 2, 16, 64);
+	ValId av = load(&x, ptrs(&x, pa, offs2d(&x, 16, 128, 128, 1)), 0);
+	ValId bv = load(&x, ptrs(&x, pb, offs2d(&x, 128, 64, 64, 1)), 0);
+	ValId din[3] = {av, bv, cst(&x, acct, 0)};
+	TirOp *dot = tir_op(f, x.b, TOP_DOT, noloc, din, 3, &acct, 1);
+	store(&x, ptrs(&x, pc, offs2d(&x, 16, 64, 64, 1)), dot->results[0], 0);
+	ret(&x);
+	CHECK(run_assign(f, &a, target, 1), "assign");
+	TargetDesc t;
+	memset(&t, 0, sizeof t);
+	target_from_name(target, &t);
+	int shared = 0, big_shuffles = 0;
+	for (int i = 0;; i++) {
+		const TirOp *cv = find_op(f->entry, TOP_CONVERT_LAYOUT, i);
+		if (!cv)
+			break;
+		const LinearLayout *sl = f->vals.data[cv->operands[0]].layout,
+				   *dl = f->vals.data[cv->results[0]].layout;
+		CvtKind k = layout_conversion_kind(&t, sl, dl);
+		shared += k == CVT_SHARED;
+		big_shuffles += k == CVT_SHUFFLE && ll_shuffle_sources(sl, dl) > 4;
+	}
+	CHECK(shared > 0 && f->smem_bytes > 0, "operands through shared memory (%d, %d bytes)", shared,
+	      f->smem_bytes);
+	CHECK(big_shuffles == 0, "%d shuffles reading more than 4 sources", big_shuffles);
+	arena_free(&a);
+}
+
 /* Hints, unspecialized params and a pointer tile carried through a loop. */
 static void test_axis_loop_hints(void)
 {
@@ -572,6 +613,8 @@ int main(void)
 	test_dot_loop("sm_80", 4, true);
 	test_dot_loop("cuda-emu", 4, true);
 	test_dot_loop("cpu", 1, false);
+	test_one_warp_operands("sm_80");
+	test_one_warp_operands("cuda-emu");
 	printf("test_layout_assign: %d checks, %d failed\n", checks, failures);
 	return failures ? 1 : 0;
 }
