@@ -106,17 +106,22 @@ bool check_tile_shape(Sema *s, int rank, const int32_t *shape, SrcLoc loc)
 		diag_error(s->d, loc, "tiles of rank %d are not supported (at most %d)", rank, TIR_MAX_RANK);
 		return false;
 	}
-	int64_t n = 1;
+	int log2n = 0;
 	for (int i = 0; i < rank; i++) {
 		if (!is_pow2_i64(shape[i])) {
 			shape_str(t, buf, sizeof buf);
 			diag_error(s->d, loc, "tile shape %s is not a power of two", buf);
 			return false;
 		}
-		n *= shape[i];
+		log2n += __builtin_ctzll((unsigned long long)shape[i]);
 	}
-	if (n > (1 << 20)) {
-		diag_error(s->d, loc, "tile of %lld elements exceeds the limit of %d", (long long)n, 1 << 20);
+	/* summed as log2 (every extent is a power of two): the product of a few
+	 * 2^16 extents would overflow int64 (2^64 wraps to 0 and passed) */
+	if (log2n > 20) {
+		if (log2n < 63)
+			diag_error(s->d, loc, "tile of %lld elements exceeds the limit of %d", 1LL << log2n, 1 << 20);
+		else
+			diag_error(s->d, loc, "tile of 2**%d elements exceeds the limit of %d", log2n, 1 << 20);
 		return false;
 	}
 	return true;
