@@ -295,6 +295,11 @@ static Value finish_descriptor(Sema *s, BlockPtr *bp, SrcLoc at_strides, SrcLoc 
 {
 	int rank = bp->rank;
 	bp->desc = true;
+	/* TMA's (and Triton's) range; a 0-d block has no last stride to check */
+	if (rank < 1 || rank > 5) {
+		diag_error(s->d, at_block, "a tensor descriptor has 1 to 5 dimensions, got %d", rank);
+		return v_err();
+	}
 	Value last = bp->strides[rank - 1];
 	if (!(v_is_intlike(last) && last.c.i == 1)) {
 		diag_error(s->d, at_strides,
