@@ -7,6 +7,7 @@
  */
 #include "parser/lex.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,21 +59,85 @@ static Token tok_at(TokKind k, SrcLoc loc, size_t len)
 
 static Token error_tok(Lexer *lx) { return tok_at(TK_ERROR, lx->errloc, 0); }
 
-/* Finds the first NUL byte: CPython rejects such files outright. */
-static void check_nul(Lexer *lx)
+/* The location of byte z, counted from the start of the file (the lexer's
+ * own line count has not got there yet). */
+static SrcLoc loc_from_start(const Lexer *lx, const char *z)
 {
-	const char *z = memchr(lx->file->text, 0, lx->file->len);
-	if (!z)
-		return;
 	int line = 1;
 	const char *ls = lx->file->text;
 	for (const char *q = lx->file->text; q < z; q++)
-		if (*q == '\n') {
+		if (*q == '\n' || (*q == '\r' && q[1] != '\n')) {
 			line++;
 			ls = q + 1;
 		}
 	SrcLoc l = {lx->file, line, (int)(z - ls) + 1, (uint32_t)(z - lx->file->text)};
-	fail(lx, LEXERR_GENERIC, l, "source code cannot contain null bytes");
+	return l;
+}
+
+/* Finds the first NUL byte: CPython rejects such files outright. */
+static void check_nul(Lexer *lx)
+{
+	const char *z = memchr(lx->file->text, 0, lx->file->len);
+	if (z)
+		fail(lx, LEXERR_GENERIC, loc_from_start(lx, z), "source code cannot contain null bytes");
+}
+
+static int utf8_decode(const Lexer *lx, const char *q, uint32_t *cp);
+
+/* Does line 1 or 2 declare an encoding other than UTF-8 (PEP 263's
+ * "coding[:=] name" in a comment)? Such a file's bytes are left as they are. */
+static bool other_coding(const Lexer *lx)
+{
+	const char *q = lx->p;
+	for (int line = 0; line < 2 && q < lx->end; line++) {
+		const char *e = q;
+		while (e < lx->end && *e != '\n' && *e != '\r')
+			e++;
+		const char *h = q;
+		while (h < e && (*h == ' ' || *h == '\t' || *h == '\f'))
+			h++;
+		if (h < e && *h == '#')
+			for (const char *c = h; c + 7 < e; c++) {
+				if (memcmp(c, "coding", 6) || (c[6] != ':' && c[6] != '='))
+					continue;
+				const char *n = c + 7;
+				while (n < e && (*n == ' ' || *n == '\t'))
+					n++;
+				char name[16];
+				size_t k = 0;
+				for (; n < e && k + 1 < sizeof name && (isalnum((unsigned char)*n) || strchr("-_.", *n)); n++)
+					name[k++] = *n == '_' ? '-' : (char)tolower((unsigned char)*n);
+				name[k] = 0;
+				return k && strcmp(name, "utf-8") && strcmp(name, "utf8") && strncmp(name, "utf-8-", 6);
+			}
+		if (h < e && *h != '#')
+			return false; /* code on line 1: a declaration on line 2 does not count */
+		q = e < lx->end && *e == '\r' && e + 1 < lx->end && e[1] == '\n' ? e + 2 : e + 1;
+	}
+	return false;
+}
+
+/* Python reads a source file as UTF-8 (PEP 3120): an invalid sequence is an
+ * error wherever it is, in a comment or a string too, where the tokens alone
+ * would pass it on. */
+static void check_utf8(Lexer *lx)
+{
+	if (other_coding(lx))
+		return;
+	for (const char *q = lx->p; q < lx->end;) {
+		if (!(*q & 0x80)) {
+			q++;
+			continue;
+		}
+		uint32_t cp;
+		int n = utf8_decode(lx, q, &cp);
+		if (!n) {
+			fail(lx, LEXERR_GENERIC, loc_from_start(lx, q),
+			     "invalid utf-8 byte 0x%02x (source files are UTF-8)", (unsigned)ch(lx, q));
+			return;
+		}
+		q += n;
+	}
 }
 
 void lex_init(Lexer *lx, Arena *arena, Interner *names, const SrcFile *file)
@@ -89,6 +154,7 @@ void lex_init(Lexer *lx, Arena *arena, Interner *names, const SrcFile *file)
 	if (file->len >= 3 && memcmp(file->text, "\xef\xbb\xbf", 3) == 0)
 		lx->p += 3; /* UTF-8 byte order mark */
 	check_nul(lx);
+	check_utf8(lx);
 }
 
 /* ---- lines and indentation --------------------------------------------------- */
@@ -249,6 +315,11 @@ static int utf8_decode(const Lexer *lx, const char *q, uint32_t *cp)
 			return 0;
 		*cp = (*cp << 6) | (uint32_t)(d & 0x3f);
 	}
+	/* strict, as Python's decoder: no overlong forms (0xc0 0x80 is not NUL),
+	 * no surrogates, nothing past U+10FFFF */
+	static const uint32_t least[5] = {0, 0, 0x80, 0x800, 0x10000};
+	if (*cp < least[n] || (*cp >= 0xd800 && *cp <= 0xdfff) || *cp > 0x10ffff)
+		return 0;
 	return n;
 }
 

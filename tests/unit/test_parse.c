@@ -226,7 +226,22 @@ static void test_lex_errors(void)
 	EXPECT("x = $\n", "error: 1:5: invalid character '$' (U+0024)");
 	EXPECT("x = a ? b\n", "error: 1:7: invalid character '?' (U+003F)");
 	EXPECT("x = \xe2\x82\xac\n", "error: 1:5: invalid character '\xe2\x82\xac' (U+20AC)");
-	EXPECT("x = \xff\n", "error: 1:5: invalid utf-8 byte 0xff");
+	EXPECT("x = \xff\n", "error: 1:5: invalid utf-8 byte 0xff (source files are UTF-8)");
+	/* the whole file is UTF-8, as Python reads it: comments and strings were
+	 * passed on, and the decoder took overlong forms (0xc0 0x80 was NUL),
+	 * surrogates and a sequence cut off at the end */
+	EXPECT("x = 1\n# caf\xe9\n", "error: 2:6: invalid utf-8 byte 0xe9 (source files are UTF-8)");
+	EXPECT("x = 'caf\xe9'\n", "error: 1:9: invalid utf-8 byte 0xe9 (source files are UTF-8)");
+	EXPECT("x = \xc0\x80\n", "error: 1:5: invalid utf-8 byte 0xc0 (source files are UTF-8)");
+	EXPECT("# \xed\xa0\x80\nx\n", "error: 1:3: invalid utf-8 byte 0xed (source files are UTF-8)");
+	EXPECT("x\r# \xf4\x90\x80\x80\n", "error: 2:3: invalid utf-8 byte 0xf4 (source files are UTF-8)");
+	EXPECT("x\n# \xe2\x82", "error: 2:3: invalid utf-8 byte 0xe2 (source files are UTF-8)");
+	/* PEP 263: another encoding declared on line 1 or 2 leaves the bytes alone */
+	EXPECT("# -*- coding: latin-1 -*-\n# caf\xe9\nx\n", "(module\n  (expr 3:1 x))\n");
+	EXPECT("#!/usr/bin/python\n# vim: set fileencoding=iso-8859-15 :\nx  # \xe9\n",
+	       "(module\n  (expr 3:1 x))\n");
+	EXPECT("# coding: utf-8\n# caf\xe9\n", "error: 2:6: invalid utf-8 byte 0xe9 (source files are UTF-8)");
+	EXPECT("x\n# coding: latin-1\n# caf\xe9\n", "error: 3:6: invalid utf-8 byte 0xe9 (source files are UTF-8)");
 	EXPECT("x = 1\x01\n", "error: 1:6: invalid non-printable character U+0001");
 	EXPECT("x = f'{a}'\n", "(module\n  (assign 1:1 x = (+ \"\" (call str a))))\n");
 	EXPECT_UNSUPPORTED("x = f'{a:3}'\n", 1, 5, "f-string: format specs are not supported");
