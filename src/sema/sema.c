@@ -1680,8 +1680,16 @@ static bool deco_autotune(Sema *s, Fn *tmp, const FuncDef *def, const Expr *d, K
 	Value v = eval_deco_arg(s, tmp, ce, "@triton.autotune configs", &out->unevaluated);
 	if (v.kind == V_ERR) return true;
 	if (v.kind == V_CONFIG) v = v_tuple(s, &v, 1);
-	if (v.kind != V_TUPLE || v.n == 0) {
-		diag_error(s->d, ce->loc, "configs of @triton.autotune must be a non-empty list of triton.Config, got %s",
+	if (v.kind == V_TUPLE && v.n == 0) {
+		/* Triton's Autotuner takes no configs as one Config({}) (configs=[] was
+		 * an error here that read "got tuple") */
+		Value items[3] = {v_dict(s, NULL, NULL, 0), v_none(), v_none()};
+		Value c = v_tuple(s, items, 3);
+		c.kind = V_CONFIG;
+		v = v_tuple(s, &c, 1);
+	}
+	if (v.kind != V_TUPLE) {
+		diag_error(s->d, ce->loc, "configs of @triton.autotune must be a list of triton.Config, got %s",
 			   v_describe(s, v));
 		return false;
 	}
