@@ -1045,6 +1045,34 @@ static Value b_print(Sema *s, Call *c, int extra)
  * stdout when it compiles; the library never prints, so the note goes to the
  * diagnostic callback, which the CLI prints). Constexprs print as str() does,
  * tensors as their type. */
+static Value py_repr_str(Sema *s, const char *str);
+
+/* One static_print value; a tuple (a tensor's .shape, most often) as Python
+ * prints it, its items with strings quoted, where it printed as "tuple".
+ * Lists are tuples here, so they print with parentheses. A tuple that shares
+ * its items (t = (t, t) repeated) is exponential when printed: the note stops
+ * at 4096 characters. */
+static void print_static(Sema *s, StrBuf *b, Value v, int depth)
+{
+	char buf[256];
+	if (b->len > 4096) return;
+	if (v.kind == V_CONST && v.c.kind == CV_STR) sb_puts(b, depth ? py_repr_str(s, v.c.s ? v.c.s : "").c.s : v.c.s);
+	else if (v.kind == V_CONST) const_str(v.c, buf, sizeof buf), sb_puts(b, buf);
+	else if (v.kind == V_DTYPE) sb_puts(b, dtype_triton_name(s, v.ty));
+	else if (v.kind == V_TUPLE) {
+		sb_putc(b, '(');
+		for (int i = 0; i < v.n; i++) {
+			if (i) sb_puts(b, ", ");
+			if (b->len > 4096) {
+				sb_puts(b, "...");
+				break;
+			}
+			print_static(s, b, v.items[i], depth + 1);
+		}
+		sb_puts(b, v.n == 1 ? ",)" : ")");
+	} else sb_puts(b, v_describe(s, v));
+}
+
 static Value b_static_print(Sema *s, Call *c, int extra)
 {
 	(void)extra;
@@ -1053,16 +1081,12 @@ static Value b_static_print(Sema *s, Call *c, int extra)
 	StrBuf b = {0};
 	for (int i = 0; i < c->nrest; i++) {
 		Value v = c->rest[i];
-		char buf[256];
 		if (v.kind == V_ERR) {
 			sb_free(&b);
 			return v;
 		}
 		if (i) sb_puts(&b, sep);
-		if (v.kind == V_CONST && v.c.kind == CV_STR) sb_puts(&b, v.c.s);
-		else if (v.kind == V_CONST) const_str(v.c, buf, sizeof buf), sb_puts(&b, buf);
-		else if (v.kind == V_DTYPE) sb_puts(&b, dtype_triton_name(s, v.ty));
-		else sb_puts(&b, v_describe(s, v));
+		print_static(s, &b, v, 0);
 	}
 	diag_emit(s->d, DIAG_NOTE, c->loc, "static_print: %s", b.s ? b.s : "");
 	sb_free(&b);
