@@ -238,7 +238,9 @@ static const char prelude_text[] =
      * indices into 2048 entries), a loop takes the source a chunk of ch
      * entries at a time (a masked sum over the source seen as chunks) and
      * adds the gather from it; an index outside a chunk picks 0 there, so
-     * each index picks once. */
+     * each index picks once. The axis and the other dimension are checked as
+     * Triton checks them (they failed inside here: "tuple index 2 out of
+     * range", "shape mismatch: [4,4,16] vs [1,4,8]"). */
     "def _gather_one_hot(bits, index, ax: tl.constexpr):\n"
     "    k = tl.arange(0, bits.shape[ax])\n"
     "    if len(bits.shape) == 1:\n"
@@ -254,7 +256,11 @@ static const char prelude_text[] =
     "    tl.static_assert(rank <= 2, \"tl.gather supports 1-D and 2-D tensors\")\n"
     "    tl.static_assert(src.dtype.primitive_bitwidth >= 8, \"tl.gather does not take int1 tensors\")\n"
     "    tl.static_assert(index.dtype.is_int(), \"tl.gather: the index must be an integer tensor\")\n"
+    "    tl.static_assert(-rank <= axis and axis < rank, \"tl.gather: axis is out of range for the rank of src\")\n"
     "    ax: tl.constexpr = axis + rank if axis < 0 else axis\n"
+    "    if rank == 2:\n"
+    "        tl.static_assert(index.shape[1 - ax] == src.shape[1 - ax],\n"
+    "                         \"tl.gather: index and src must have the same size in the dimension other than axis\")\n"
     "    bits = _sort_bits(src)\n"
     "    n: tl.constexpr = src.shape[ax]\n"
     "    if index.numel * n <= 1048576:\n"
