@@ -438,6 +438,24 @@ static void test_grids(tile_context *ctx, tile_kernel *k)
 		CHECK_ST(tile_launch(k, huge[i], a, 5, NULL), TILE_ERROR_LAUNCH);
 		CHECK_MSG("too large");
 	}
+	/* the same grids through the thunk, which takes them as raw values */
+	void (*fn)(void) = NULL;
+	CHECK_ST(tile_kernel_thunk(k, &fn), TILE_OK);
+	if (!fn)
+		return;
+	typedef int (*fill_fn)(void *, int32_t, int8_t, float, uint8_t, uint32_t, uint32_t, uint32_t, void *);
+	fill_fn f = (fill_fn)fn;
+	for (size_t i = 0; i < sizeof empty / sizeof *empty; i++) {
+		memset(OUT, 0, sizeof OUT);
+		CHECK(f(OUT, N, 3, 0.5f, 0, empty[i][0], empty[i][1], empty[i][2], NULL) == TILE_OK);
+		CHECK(filled(0.0f));
+	}
+	for (size_t i = 0; i < sizeof huge / sizeof *huge; i++) {
+		CHECK(f(OUT, N, 3, 0.5f, 0, huge[i][0], huge[i][1], huge[i][2], NULL) == TILE_ERROR_LAUNCH);
+		CHECK_MSG("too large");
+	}
+	CHECK(f(OUT, N, 3, 0.5f, 0, N / BLOCK, 1, 1, NULL) == TILE_OK);
+	CHECK(filled(3.5f));
 }
 
 /* cuda-emu runs the program a GPU would: it refuses the grids a GPU refuses
