@@ -172,7 +172,9 @@ static const char prelude_text[] =
      * when lanes split the pair, where two masked sums took twice the code:
      * a 4096-element sort is 50k operations per thread), and takes it where
      * the pair is out of order for the step's direction. Both positions
-     * compare (left > right), so a NaN pair stays as it is, never duplicated. */
+     * compare (left > right), so a NaN pair stays as it is, never duplicated.
+     * int1 tensors are sorted as int8 (their bits cannot be viewed as an
+     * integer: "cannot bitcast int1 to int64" came from inside here). */
     "def _sort_bits(x):\n"
     "    bits: tl.constexpr = x.dtype.primitive_bitwidth\n"
     "    if bits == 8:\n"
@@ -319,6 +321,8 @@ static const char prelude_text[] =
     "    d: tl.constexpr = rank - 1 if dim is None else (dim + rank if dim < 0 else dim)\n"
     "    tl.static_assert(d == rank - 1, \"tl.topk works along the last dimension only\")\n"
     "    tl.static_assert(k <= n and (k & (k - 1)) == 0, \"tl.topk: k must be a power of two <= the size\")\n"
+    "    if x.dtype.primitive_bitwidth == 1:\n"
+    "        return topk(x.to(tl.int8), k, dim) != 0\n"
     "    log_n: tl.constexpr = tl._log2(n)\n"
     "    log_k: tl.constexpr = tl._log2(k)\n"
     "    rows: tl.constexpr = x.numel // n\n"
@@ -335,6 +339,8 @@ static const char prelude_text[] =
     "    last: tl.constexpr = len(x.shape) - 1\n"
     "    d: tl.constexpr = last if dim is None else (dim + len(x.shape) if dim < 0 else dim)\n"
     "    tl.static_assert(d == last, \"tl.sort sorts along the last dimension only\")\n"
+    "    if x.dtype.primitive_bitwidth == 1:\n"
+    "        return sort(x.to(tl.int8), dim, descending) != 0\n"
     "    n_dims: tl.constexpr = tl._log2(x.shape[last])\n"
     "    for i in tl.static_range(1, n_dims + 1):\n"
     "        x = _sort_merge(x, i, 2 if i < n_dims else descending, n_dims)\n"
@@ -347,6 +353,8 @@ static const char prelude_text[] =
     "    last: tl.constexpr = len(x.shape) - 1\n"
     "    d: tl.constexpr = last if dim is None else (dim + len(x.shape) if dim < 0 else dim)\n"
     "    tl.static_assert(d == last, \"tl.bitonic_merge merges along the last dimension only\")\n"
+    "    if x.dtype.primitive_bitwidth == 1:\n"
+    "        return bitonic_merge(x.to(tl.int8), dim, descending) != 0\n"
     "    n_dims: tl.constexpr = tl._log2(x.shape[last])\n"
     "    return _sort_merge(x, n_dims, 1 if descending else 0, n_dims)\n"
     "\n"

@@ -508,7 +508,13 @@ static const char sort_src[] =
 	"def top(x_ptr, y_ptr, R: tl.constexpr, C: tl.constexpr, K: tl.constexpr):\n"
 	"    o = tl.arange(0, R)[:, None] * C + tl.arange(0, C)[None, :]\n"
 	"    ok = tl.arange(0, R)[:, None] * K + tl.arange(0, K)[None, :]\n"
-	"    tl.store(y_ptr + ok, tl.topk(tl.load(x_ptr + o), K))\n";
+	"    tl.store(y_ptr + ok, tl.topk(tl.load(x_ptr + o), K))\n"
+	"@triton.jit\n"
+	"def kb(x_ptr, y_ptr, C: tl.constexpr, DESC: tl.constexpr):\n"
+	"    o = tl.arange(0, C)\n"
+	"    x = tl.load(x_ptr + o) != 0\n"
+	"    tl.store(y_ptr + o, tl.sort(x, descending=DESC).to(tl.int8))\n"
+	"    tl.store(y_ptr + C + tl.arange(0, 4), tl.topk(x, 4).to(tl.int8))\n";
 
 static int cmp_f32(const void *a, const void *b)
 {
@@ -682,6 +688,24 @@ static void test_sort(void)
 	tile_arg args[] = {tile_arg_ptr(a, TILE_I16), tile_arg_ptr(b, TILE_I16)};
 	if (RUN(sort_src, "k1", "*i16,*i16,64", 1, args))
 		CHECK(memcmp(b, w, sizeof b) == 0);
+	/* bool tensors (int1) sort and take their top k: the prelude's bit view
+	 * refused them ("cannot bitcast int1 to int64") */
+	for (int desc = 0; desc < 2; desc++) {
+		int8_t xb[32], yb[36] = {0}, wb[36];
+		int ones = 0;
+		for (int i = 0; i < 32; i++) {
+			seed = seed * 1664525u + 1013904223u;
+			xb[i] = (int8_t)((seed >> 20) % 3); /* 0, 1 or 2: != 0 is the bool */
+			ones += xb[i] != 0;
+		}
+		for (int i = 0; i < 32; i++)
+			wb[i] = desc ? i < ones : i >= 32 - ones;
+		for (int i = 0; i < 4; i++)
+			wb[32 + i] = i < ones;
+		tile_arg bargs[] = {tile_arg_ptr(xb, TILE_I8), tile_arg_ptr(yb, TILE_I8)};
+		if (RUN(sort_src, "kb", desc ? "*i8,*i8,32,True" : "*i8,*i8,32,False", 1, bargs))
+			CHECK(memcmp(yb, wb, sizeof yb) == 0);
+	}
 	test_sort_specials(&seed);
 }
 
