@@ -211,10 +211,15 @@ static const char prelude_text[] =
      * Triton uses shared-memory atomics. The one-hot tile is at most 8192
      * elements: larger histograms (256 values into 1024 bins) run a loop over
      * chunks of bins, one row of a [num_bins / chunk, chunk] tile each, since one
-     * N x num_bins tile unrolls into code that nvrtc took minutes and GBs on. */
+     * N x num_bins tile unrolls into code that nvrtc took minutes and GBs on.
+     * The mask is broadcast to the input's shape as Triton does: a [N, 1] one
+     * made the counts [N, num_bins], stored silently through [N] pointers. */
     "def histogram(input, num_bins: tl.constexpr, mask=None):\n"
     "    tl.static_assert(len(input.shape) == 1, \"tl.histogram takes a 1-D tensor\")\n"
     "    tl.static_assert(input.dtype.is_int(), \"tl.histogram takes an integer tensor\")\n"
+    "    if mask is not None:\n"
+    "        mask = tl.broadcast_to(mask, input.shape)\n"
+    "        tl.static_assert(mask.dtype == tl.int1, \"tl.histogram: the mask must be a boolean tensor\")\n"
     "    n: tl.constexpr = input.shape[0]\n"
     "    ch: tl.constexpr = num_bins if n * num_bins <= 8192 else (8192 // n if n < 8192 else 1)\n"
     "    if ch == num_bins:\n"
