@@ -101,15 +101,22 @@ int backend_fault_count(Backend *b)
 	return __atomic_load_n(&b->hooks.fault_count, __ATOMIC_ACQUIRE);
 }
 
+/* Copies the first message a hook kept into out and clears it for the next
+ * launch (slot is b->assert_msg or b->fault_msg, n its size). */
+static void take_message(Backend *b, char *slot, char *out, size_t n)
+{
+	pthread_mutex_lock(&b->assert_mu);
+	memcpy(out, slot, n);
+	slot[0] = 0;
+	pthread_mutex_unlock(&b->assert_mu);
+}
+
 tile_status backend_fault_report(tile_kernel *k, int before)
 {
 	Backend *b = k->ctx->be;
 	int n = backend_fault_count(b) - before;
-	pthread_mutex_lock(&b->assert_mu);
 	char msg[sizeof b->fault_msg];
-	memcpy(msg, b->fault_msg, sizeof msg);
-	b->fault_msg[0] = 0;
-	pthread_mutex_unlock(&b->assert_mu);
+	take_message(b, b->fault_msg, msg, sizeof msg);
 	if (n > 1)
 		return api_fail(k->ctx, TILE_ERROR_LAUNCH, "kernel '%s': %s; %d reports in all", k->name,
 		                msg, n);
@@ -120,11 +127,8 @@ tile_status backend_assert_report(tile_kernel *k, int before)
 {
 	Backend *b = k->ctx->be;
 	int n = backend_assert_count(b) - before;
-	pthread_mutex_lock(&b->assert_mu);
 	char msg[sizeof b->assert_msg];
-	memcpy(msg, b->assert_msg, sizeof msg);
-	b->assert_msg[0] = 0;
-	pthread_mutex_unlock(&b->assert_mu);
+	take_message(b, b->assert_msg, msg, sizeof msg);
 	return api_fail(k->ctx, TILE_ERROR_LAUNCH,
 	                "kernel '%s': device_assert failed in %d thread%s: %s", k->name, n,
 	                n == 1 ? "" : "s", msg);

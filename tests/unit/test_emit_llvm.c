@@ -2353,14 +2353,14 @@ typedef enum {
 	RC_COUNT
 } RaceCase;
 
-typedef struct RaceLog {
+typedef struct FaultLog {
 	int n;
 	char msg[768];
-} RaceLog;
+} FaultLog;
 
-static void on_race(void *user, const char *msg)
+static void on_fault(void *user, const char *msg)
 {
-	RaceLog *l = user;
+	FaultLog *l = user;
 	if (!l->n++)
 		snprintf(l->msg, sizeof l->msg, "%s", msg);
 }
@@ -2449,8 +2449,8 @@ static void test_racecheck(const char *target, RaceCase rc, bool on)
 		_Alignas(16) unsigned char smem[64 * 16];
 		int32_t *p0 = xs, *p1 = o;
 		void *args[2] = {&p0, &p1};
-		RaceLog log = {0};
-		TileRuntimeHooks h = {.fault = on_race, .user = &log};
+		FaultLog log = {0};
+		TileRuntimeHooks h = {.fault = on_fault, .user = &log};
 		run_grid(fn, args, 3, smem, &h);
 		bool racy = on && (rc == RC_RAW || rc == RC_WAR || rc == RC_WAW || rc == RC_ASYNC ||
 		                   rc == RC_IN_FLIGHT || rc == RC_UNWRITTEN);
@@ -2527,8 +2527,8 @@ static void test_misaligned(const char *target, int shift, int sshift, int activ
 		_Alignas(16) unsigned char smem[32 * 32];
 		int32_t *p0 = xs, *p1 = o;
 		void *args[2] = {&p0, &p1};
-		RaceLog log = {0};
-		TileRuntimeHooks h = {.fault = on_race, .user = &log};
+		FaultLog log = {0};
+		TileRuntimeHooks h = {.fault = on_fault, .user = &log};
 		run_grid(fn, args, 1, smem, &h);
 		if (want ? !strstr(log.msg, want) : log.n != 0) {
 			fprintf(stderr, "misaligned[%s] shift %d sshift %d active %d: %d reports (%s), want %s\n",
