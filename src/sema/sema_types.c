@@ -241,6 +241,13 @@ ValId cast_val(Sema *s, ValId x, Type dst, bool bitcast, int flags, SrcLoc loc)
 			return 0;
 		}
 		if (dd == DT_I1) return to_bool(s, x, loc);
+		/* Triton's semantic.cast turns a pointer only into a 64-bit integer or int1: a
+		 * narrower integer would keep the low bits of the address. */
+		if (dtype_bits(dd) != 64) {
+			diag_error(s->d, loc, "cannot cast %s to %s: a pointer casts only to int64, uint64, int1 or another pointer",
+				   dt_name(s, src), dt_name(s, dst));
+			return 0;
+		}
 		ValId i = emit(s, TOP_PTR_TO_INT, loc, &x, 1, with_shape(type_scalar(DT_I64), src));
 		return dd == DT_I64 ? i : cast_val(s, i, dst, false, 0, loc);
 	}
