@@ -215,8 +215,14 @@ static Value permute_impl(Sema *s, ValId x, const int32_t *perm, int n, SrcLoc l
 	Type r = t;
 	bool identity = true;
 	for (int i = 0; i < n; i++) {
+		/* Negative dims are not wrapped: Triton's semantic.permute rejects them. */
 		if (perm[i] < 0 || perm[i] >= n || (seen & (1u << perm[i]))) {
-			diag_error(s->d, loc, "dims must be a permutation of 0..%d", n - 1);
+			char got[TIR_MAX_RANK * 12 + 4];
+			int len = 0;
+			for (int j = 0; j < n; j++)
+				len += snprintf(got + len, sizeof got - (size_t)len, "%s%d", j ? ", " : "(", (int)perm[j]);
+			snprintf(got + len, sizeof got - (size_t)len, "%s)", n == 1 ? "," : "");
+			diag_error(s->d, loc, "dims must be a permutation of 0..%d, got %s", n - 1, got);
 			return v_err();
 		}
 		seen |= 1u << perm[i];
@@ -237,8 +243,7 @@ static Value b_trans(Sema *s, Call *c, int extra)
 	int32_t perm[TIR_MAX_RANK];
 	int n = 0;
 	if (c->nrest == 0) {
-		if (extra || t.rank != 2) {
-			if (t.rank < 2) return v_tensor(s, x);
+		if (extra || t.rank != 2) { /* Triton's trans defaults to (1, 0): rank 1 too is an error */
 			if (extra) {
 				diag_error(s->d, c->loc, "'%s' needs dims", c->name);
 				return v_err();
@@ -252,8 +257,6 @@ static Value b_trans(Sema *s, Call *c, int extra)
 	} else {
 		Value v = c->nrest == 1 ? c->rest[0] : v_tuple(s, c->rest, c->nrest);
 		if (!as_int_list(s, v, c->loc, "dims", perm, TIR_MAX_RANK, &n)) return v_err();
-		for (int i = 0; i < n; i++)
-			if (perm[i] < 0) perm[i] += t.rank;
 	}
 	return permute_impl(s, x, perm, n, c->loc);
 }
@@ -275,6 +278,11 @@ static Value b_expand_dims(Sema *s, Call *c, int extra)
 		int a = norm_axis(s, axes[i], rank, c->at[1]);
 		if (a < 0) return v_err();
 		axes[i] = a;
+		for (int j = 0; j < i; j++) /* Triton rejects duplicates, (0, -3) on rank 3 included */
+			if (axes[j] == a) {
+				diag_error(s->d, c->at[1], "expand_dims received duplicate axes: axis %d appears twice", a);
+				return v_err();
+			}
 	}
 	for (int i = 0; i < n; i++) /* sort */
 		for (int j = i + 1; j < n; j++)
