@@ -244,7 +244,10 @@ done
 expect 1 $TILE run "$tmp/desc.tile" dbl_desc --grid 2 D=@"$tmp/d.npy":desc[24] Y=@"$tmp/yd.npy" B=32
 has "$tmp/err" "power of two"
 expect 1 $TILE run "$tmp/desc.tile" dbl_desc --grid 2 D=@"$tmp/d.npy":desc[32,32] Y=@"$tmp/yd.npy" B=32
-has "$tmp/err" "the descriptor's block has 2 dimensions, the array 1"
+has "$tmp/err" "the descriptor's block has 2 dimensions but the array has 1"
+npy_arr "$tmp/d2.npy" '<f4' 64 '\000\000\000\000' '2, 32'
+expect 1 $TILE run "$tmp/desc.tile" dbl_desc --grid 2 D=@"$tmp/d2.npy":desc[32] Y=@"$tmp/yd.npy" B=32
+has "$tmp/err" "the descriptor's block has 1 dimension but the array has 2"
 expect 1 $TILE run "$tmp/desc.tile" dbl_desc --grid 2 D=@"$tmp/d.npy":desc[32 Y=@"$tmp/yd.npy" B=32
 has "$tmp/err" "bad descriptor block shape"
 

@@ -382,9 +382,9 @@ static int make_desc(const Binding *b, BoundArg *out, void *data, bool on_gpu, t
 {
 	if (out->npy.ndim != out->desc.block_rank) {
 		fprintf(stderr,
-		        "tile: error: argument '%s': the descriptor's block has %d dimensions, the array "
-		        "%d\n",
-		        b->name, out->desc.block_rank, out->npy.ndim);
+		        "tile: error: argument '%s': the descriptor's block has %d dimension%s but the array "
+		        "has %d (give one block size per array dimension)\n",
+		        b->name, out->desc.block_rank, out->desc.block_rank == 1 ? "" : "s", out->npy.ndim);
 		return EXIT_USER;
 	}
 	for (int i = 0; i < out->npy.ndim; i++)
