@@ -140,7 +140,6 @@ void em_align_check(Em *e, const TpOp *op, LLVMValueRef addr, LLVMValueRef activ
 	LLVMPositionBuilderAtEnd(B, next);
 }
 
-
 void em_race_access(Em *e, const TpOp *op, LLVMValueRef active, int bytes, int eb, int kind,
                     const LLVMValueRef *vals, int nvals)
 {
