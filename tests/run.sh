@@ -159,10 +159,25 @@ fi
 # ---- examples ----------------------------------------------------------------------
 for t in build/examples/*; do
 	[ -f "$t" ] && [ -x "$t" ] || continue
-	[ -f "examples/${t##*/}.c" ] || [ -f "examples/${t##*/}.cpp" ] || continue
+	[ -f "examples/${t##*/}.c" ] || [ -f "examples/${t##*/}.cpp" ] ||
+		[ -f "examples/${t##*/}.rs" ] || [ -f "examples/${t##*/}.go" ] || continue
 	name=example/${t##*/}
 	selected "$name" || continue
 	run_prog "$name" "$tmp/log" "$t"
+done
+# Examples in other languages are built only where their toolchain is: say so.
+for src in examples/*.cpp examples/*.rs examples/*.go; do
+	[ -f "$src" ] || continue
+	base=${src##*/}
+	base=${base%.*}
+	selected "example/$base" || continue
+	[ -x "build/examples/$base" ] && continue
+	case $src in
+	*.cpp) why="no C++ compiler" ;;
+	*.rs) why="no rustc" ;;
+	*) why="no go" ;;
+	esac
+	skip "example/$base" "not built: $why"
 done
 
 # ---- script tests -------------------------------------------------------------------
