@@ -174,8 +174,8 @@ for src in examples/*.cpp examples/*.rs examples/*.go; do
 	[ -x "build/examples/$base" ] && continue
 	case $src in
 	*.cpp) why="no C++ compiler" ;;
-	*.rs) why="no rustc" ;;
-	*) why="no go" ;;
+	*.rs) why="no rustc (or a sanitizer build)" ;;
+	*) why="no go (or a sanitizer build)" ;;
 	esac
 	skip "example/$base" "not built: $why"
 done
