@@ -496,14 +496,29 @@ def triton_tutorial_matmul():
     return run
 
 
-def cmp_matmul(T, rep, quick, dtype_name, variant=""):
+# Configurations beyond the tutorial's, for tile alone (matmul_fp16_sweep): deeper
+# pipelines and the transposed 256x128 tile, which the 60%-of-cuBLAS target may want.
+SWEEP_MATMUL_CONFIGS = TRITON_MATMUL_CONFIGS + [
+    (128, 256, 64, 8, 4, 8),
+    (256, 128, 64, 8, 3, 8),
+    (256, 128, 64, 8, 4, 8),
+    (128, 256, 32, 8, 4, 8),
+    (128, 256, 32, 8, 5, 8),
+    (128, 128, 64, 8, 3, 4),
+    (128, 128, 64, 8, 4, 8),
+    (128, 256, 64, 16, 3, 8),
+]
+
+
+def cmp_matmul(T, rep, quick, dtype_name, variant="", configs=None, sizes=None):
     import torch
     dt = {"fp16": torch.float16, "bf16": torch.bfloat16}[dtype_name]
     reps = 10 if quick else 30
     ctx = T.context("cuda")
     mod = T.load(ctx, os.path.join(KERNELS, "matmul.tile"))
     tri = triton_tutorial_matmul()
-    sizes = [1024] if quick else [1024, 2048, 4096, 8192]
+    sizes = sizes or ([1024] if quick else [1024, 2048, 4096, 8192])
+    configs = configs or TRITON_MATMUL_CONFIGS
     for S in sizes:
         M = N = K = S
         a = torch.randn(M, K, device="cuda", dtype=dt)
@@ -516,7 +531,7 @@ def cmp_matmul(T, rep, quick, dtype_name, variant=""):
         # ours: the tutorial's configs tried one by one, the best kept (what autotune does)
         best, best_cfg, failures = None, None, []
         st = stream_handle()
-        for (bm, bn, bk, gm, ns, nw) in TRITON_MATMUL_CONFIGS:
+        for (bm, bn, bk, gm, ns, nw) in configs:
             args = args_array([(ARG_PTR, a, dtype_name), (ARG_PTR, b, dtype_name), (ARG_PTR, c, dtype_name),
                                (ARG_I32, M), (ARG_I32, N), (ARG_I32, K),
                                (ARG_I32, a.stride(0)), (ARG_I32, a.stride(1)),
@@ -575,6 +590,14 @@ def cmp_matmul_fp16_noprefetch(T, rep, quick):
     read by libtile when it compiles: this comparison has its own process)."""
     os.environ["TILE_MMA_PREFETCH"] = "0"
     cmp_matmul(T, rep, quick, "fp16", " (no prefetch)")
+
+
+def cmp_matmul_fp16_sweep(T, rep, quick):
+    """tile's matmul over SWEEP_MATMUL_CONFIGS at 4096^3 and 8192^3 (the Triton rows
+    still autotune over the tutorial's own list). Not run by default: --only sweep."""
+    cmp_matmul(T, rep, quick, "fp16", " (sweep)", SWEEP_MATMUL_CONFIGS, [4096] if quick else [4096, 8192])
+    rep.note("tile tried %d configurations; Triton's tutorial its %d" %
+             (len(SWEEP_MATMUL_CONFIGS), len(TRITON_MATMUL_CONFIGS)))
 
 
 def cmp_compile(T, rep, quick):
@@ -799,12 +822,16 @@ COMPARISONS = [
     ("compile", cmp_compile),
     ("launch", cmp_launch),
 ]
+# Run only when named by --only (they repeat a default comparison more widely).
+EXTRA_COMPARISONS = [
+    ("matmul_fp16_sweep", cmp_matmul_fp16_sweep),
+]
 
 
 def run_one(name, lib, quick, json_path):
     T = Tile(lib)
     rep = Report(name)
-    fn = dict(COMPARISONS)[name]
+    fn = dict(COMPARISONS + EXTRA_COMPARISONS)[name]
     status = "ok"
     try:
         fn(T, rep, quick)
@@ -913,8 +940,9 @@ def main():
     results = []
     tmpdir = tempfile.mkdtemp(prefix="tile-bench-gpu-")
     try:
-        for name, _ in COMPARISONS:
-            if a.only and a.only not in name:
+        extra = set(name for name, _ in EXTRA_COMPARISONS)
+        for name, _ in COMPARISONS + EXTRA_COMPARISONS:
+            if (a.only not in name) if a.only else (name in extra):
                 continue
             jp = os.path.join(tmpdir, name + ".json")
             cmd = [sys.executable, os.path.abspath(__file__), "--one", name, "--json", jp, "--lib", lib]

@@ -10,7 +10,8 @@
 #
 # Steps: env (machine, driver, toolkit), suite (the whole `make check` runner),
 # kernels (kernels/ on target cuda, num_stages 1-4), sanitize (compute-sanitizer
-# memcheck and racecheck on the kernel suite), bench-quick / bench (bench_gpu.py).
+# memcheck and racecheck on the kernel suite), bench-quick / bench (bench_gpu.py),
+# sweep (tile's fp16 matmul over more configurations than the tutorial's).
 # Each step's log goes to $OUT (or /tmp/tile-gpu) as STEP.log; one line per
 # step is printed at the end.
 set -u
@@ -97,6 +98,7 @@ for s in $steps; do
 	sanitize) step sanitize 300 sanitize_step ;;
 	bench-quick) step bench-quick 240 python3 bench/gpu/bench_gpu.py --quick --lib build/libtile.so --out "$out/gpu-quick.md" ;;
 	bench) step bench 560 python3 bench/gpu/bench_gpu.py --lib build/libtile.so --out "$out/gpu.md" ;;
+	sweep) step sweep 560 python3 bench/gpu/bench_gpu.py --only sweep --lib build/libtile.so --out "$out/gpu-sweep.md" ;;
 	*) echo "unknown step $s" >&2 ;;
 	esac
 done
