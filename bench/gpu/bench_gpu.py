@@ -600,6 +600,94 @@ def cmp_matmul_fp16_sweep(T, rep, quick):
              (len(SWEEP_MATMUL_CONFIGS), len(TRITON_MATMUL_CONFIGS)))
 
 
+def triton_regs(jitfn, args, grid, num_warps, num_stages, **consts):
+    """Registers and spilled bytes per thread of Triton's compilation of jitfn for these
+    arguments (compiled, not run: JITFunction.warmup)."""
+    ck = jitfn.warmup(*args, grid=grid, num_warps=num_warps, num_stages=num_stages, **consts)
+    if hasattr(ck, "_init_handles"):
+        ck._init_handles()  # n_regs / n_spills are read when the binary is loaded
+    return ck.n_regs, ck.n_spills
+
+
+def cmp_registers(T, rep, quick):
+    """Registers and spills per thread, tile vs Triton, for the same kernels, arguments and
+    configurations (kernels/matmul.tile at the tutorial's configs, kernels/attention.tile at
+    the flash-attention configs): ptxas's figures, no timing. Spills cost local-memory traffic
+    in the inner loop; this row shows where tile's register allocation differs from Triton's."""
+    import torch
+    ctx = T.context("cuda")
+    tri_mm = tri_att = None
+    try:
+        tri_mm = load_tile_file_as_python(os.path.join(KERNELS, "matmul.tile"), "tile_mm_regs")
+        tri_att = load_tile_file_as_python(os.path.join(KERNELS, "attention.tile"), "tile_att_regs")
+    except Exception as e:  # noqa: BLE001
+        rep.note("Triton import of kernels/*.tile failed: %s" % e)
+
+    def row(what, k, tri):
+        inf = T.info(k)
+        rep.row("tile %s: registers" % what, inf.registers, "regs")
+        rep.row("tile %s: spilled bytes per thread" % what, inf.spill_bytes, "B")
+        if tri is not None:
+            rep.row("Triton %s: registers" % what, tri[0], "regs")
+            rep.row("Triton %s: spilled bytes per thread" % what, tri[1], "B")
+
+    mod = T.load(ctx, os.path.join(KERNELS, "matmul.tile"))
+    S = 4096
+    a = torch.randn(S, S, device="cuda", dtype=torch.float16)
+    b = torch.randn(S, S, device="cuda", dtype=torch.float16)
+    c = torch.empty(S, S, device="cuda", dtype=torch.float16)
+    for (bm, bn, bk, gm, ns, nw) in (TRITON_MATMUL_CONFIGS[:3] if quick else SWEEP_MATMUL_CONFIGS):
+        what = "matmul fp16 %dx%dx%d s%d w%d" % (bm, bn, bk, ns, nw)
+        args = args_array([(ARG_PTR, a, "fp16"), (ARG_PTR, b, "fp16"), (ARG_PTR, c, "fp16"),
+                           (ARG_I32, S), (ARG_I32, S), (ARG_I32, S),
+                           (ARG_I32, S), (ARG_I32, 1), (ARG_I32, S), (ARG_I32, 1),
+                           (ARG_I32, S), (ARG_I32, 1),
+                           (ARG_I32, bm), (ARG_I32, bn), (ARG_I32, bk), (ARG_I32, gm),
+                           (ARG_STR, "")])
+        try:
+            k = T.get_typed(ctx, mod, "matmul_kernel", args, num_warps=nw, num_stages=ns)
+        except TileError as e:
+            rep.note("%s: %s" % (what, str(e).splitlines()[0]))
+            continue
+        tri = None
+        if tri_mm is not None:
+            try:
+                tri = triton_regs(tri_mm.matmul_kernel, (a, b, c, S, S, S, S, 1, S, 1, S, 1), (1,),
+                                  nw, ns, BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk,
+                                  GROUP_SIZE_M=gm, ACTIVATION="")
+            except Exception as e:  # noqa: BLE001
+                rep.note("Triton %s: %s" % (what, e))
+        row(what, k, tri)
+        T.lib.tile_kernel_destroy(k)
+
+    mod = T.load(ctx, os.path.join(KERNELS, "attention.tile"))
+    H, L = 4, 4096
+    for (bm, bn, d, nw, ns) in ((128, 64, 64, 4, 3), (128, 64, 128, 8, 3), (64, 64, 128, 4, 3),
+                                (128, 128, 64, 8, 2), (128, 64, 128, 4, 2)):
+        what = "attention fwd fp16 %dx%d d%d s%d w%d" % (bm, bn, d, ns, nw)
+        q, kk, v, o = (torch.randn(H, L, d, device="cuda", dtype=torch.float16) for _ in range(4))
+        st = [L * d, d]
+        args = args_array([(ARG_PTR, q, "fp16"), (ARG_PTR, kk, "fp16"), (ARG_PTR, v, "fp16"),
+                           (ARG_PTR, o, "fp16"), (ARG_I32, L), (ARG_F32, 0.125)] +
+                          [(ARG_I32, x) for x in st * 4] +
+                          [(ARG_I32, d), (ARG_I32, bm), (ARG_I32, bn)])
+        try:
+            k = T.get_typed(ctx, mod, "attention_fwd_kernel", args, num_warps=nw, num_stages=ns)
+        except TileError as e:
+            rep.note("%s: %s" % (what, str(e).splitlines()[0]))
+            continue
+        tri = None
+        if tri_att is not None:
+            try:
+                tri = triton_regs(tri_att.attention_fwd_kernel, (q, kk, v, o, L, 0.125, *(st * 4)),
+                                  (1,), nw, ns, HEAD_DIM=d, BLOCK_M=bm, BLOCK_N=bn)
+            except Exception as e:  # noqa: BLE001
+                rep.note("Triton %s: %s" % (what, e))
+        row(what, k, tri)
+        T.lib.tile_kernel_destroy(k)
+        del q, kk, v, o
+
+
 def cmp_compile(T, rep, quick):
     """Cold compile (cache disabled) and cache hit to callable, on the cuda target."""
     import torch
@@ -825,6 +913,7 @@ COMPARISONS = [
 # Run only when named by --only (they repeat a default comparison more widely).
 EXTRA_COMPARISONS = [
     ("matmul_fp16_sweep", cmp_matmul_fp16_sweep),
+    ("registers", cmp_registers),
 ]
 
 
