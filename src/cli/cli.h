@@ -6,6 +6,7 @@
  *   repl.c     tile repl
  *   cache_cmd.c tile cache ls|clear
  *   print_array.c  arrays as NumPy prints them (tile run --print, :run)
+ *   inline_array.c arrays written in an argument: zeros(8), [1, 2], rand((4, 4), fp16)
  *
  * Exit status: 0 success, 1 user error (diagnostics, bad arguments or data),
  * 2 usage error (unknown option, missing operand).
@@ -53,6 +54,13 @@ int cli_run_kernel(tile_context *ctx, tile_module *mod, const char *kernel, int 
 /* a as NumPy prints it, after a "NAME: dtype[shape]" line (print_array.c);
  * view: the dtype the kernel saw its elements as */
 void cli_print_array(FILE *out, const char *name, const NpyArray *a, tile_dtype view);
+/* Whether an argument value is an inline array (zeros(...), [...], ...). */
+bool cli_is_inline_array(const char *value);
+/* Makes the array an inline-array value describes (inline_array.c). 0, or -1
+ * with a one-sentence message in err. *view: bf16/fp8 for arrays stored as
+ * unsigned integers of that width, else TILE_DTYPE_UNSPECIFIED. */
+int cli_inline_array(const char *name, const char *value, NpyArray *out, tile_dtype *view,
+                     char *err, size_t errlen);
 /* Compiles or dumps: the work behind `tile compile` after option parsing. */
 int cli_dump(tile_context *ctx, tile_module *mod, const char *kernel, const char *emit,
              const char *signature, const char **consts, int nconsts, const CommonOpts *o,

@@ -27,13 +27,15 @@ typedef struct Repl {
 } Repl;
 
 static const char repl_help[] = "type kernel source, then a blank line to define it; commands:\n"
-                                "  :run KERNEL --grid X[,Y[,Z]] [--out-dir DIR] NAME=VALUE...   (prints the arrays after)\n"
+                                "  :run KERNEL --grid X[,Y[,Z]] [--out-dir DIR] NAME=VALUE...   (prints the arrays after;\n"
+                                "       an array: @file.npy, zeros(8), arange(8, fp16), rand((4, 4)), [1, 2, 3])\n"
                                 "  :emit FORM [KERNEL] [--signature SIG] [--const NAME=V]...   "
                                 "FORM: ast tir layout thread llvm asm cuda ptx\n"
                                 "  :kernels   :source   :reset   :help   :quit\n";
 
-/* Splits at blanks; quotes keep blanks inside a token and are kept in it.
- * Returns -1 when there are more than max tokens. */
+/* Splits at blanks; quotes, parentheses and brackets keep blanks inside a
+ * token (x=zeros((2, 4), fp16)) and are kept in it. Returns -1 when there are
+ * more than max tokens. */
 static int tokenize(char *s, char **tok, int max)
 {
 	int n = 0;
@@ -46,13 +48,18 @@ static int tokenize(char *s, char **tok, int max)
 			return -1;
 		tok[n++] = s;
 		char quote = 0;
+		int depth = 0;
 		for (; *s; s++) {
 			if (quote) {
 				if (*s == quote)
 					quote = 0;
 			} else if (*s == '\'' || *s == '"') {
 				quote = *s;
-			} else if (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r') {
+			} else if (*s == '(' || *s == '[') {
+				depth++;
+			} else if ((*s == ')' || *s == ']') && depth > 0) {
+				depth--;
+			} else if (depth == 0 && (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')) {
 				break;
 			}
 		}

@@ -4,7 +4,8 @@
  *
  * Every kernel parameter is bound by name. Pointers are .npy files
  * (NAME=@file.npy; the pointee dtype is the array's; NAME=@file.npy:desc[64,64]
- * a host tensor descriptor over it with that block shape), everything else a Python
+ * a host tensor descriptor over it with that block shape) or arrays written
+ * inline (NAME=zeros(1024), NAME=[1, 2, 3]:fp16: inline_array.c), everything else a Python
  * literal: 123 (i32 if it fits, else i64), 0.5 (fp32; a constexpr keeps the
  * double, `x: tl.float64` gets it in full), True/False, None,
  * 'str' or "str", tl.float16; a tuple parameter takes (48, 1) (each element a literal). The kernel is specialized from the values the
@@ -401,6 +402,9 @@ static int make_desc(const Binding *b, BoundArg *out, void *data, bool on_gpu, t
 	return 0;
 }
 
+static int bind_array(tile_context *ctx, const Binding *b, BoundArg *out, tile_dtype view,
+                      int want, int has_desc);
+
 static int load_array(tile_context *ctx, const Binding *b, BoundArg *out)
 {
 	char err[256];
@@ -442,6 +446,15 @@ static int load_array(tile_context *ctx, const Binding *b, BoundArg *out)
 			fprintf(stderr, "tile: error: argument '%s': %s\n", b->name, err);
 		return EXIT_USER;
 	}
+	return bind_array(ctx, b, out, view, want, has_desc);
+}
+
+/* The array in out->npy as the argument: its dtype (or the view's, of `want`
+ * bytes per element), in guarded host memory or a device buffer, as a
+ * pointer or (has_desc) a host tensor descriptor. */
+static int bind_array(tile_context *ctx, const Binding *b, BoundArg *out, tile_dtype view,
+                      int want, int has_desc)
+{
 	out->is_array = true;
 	tile_dtype d = TILE_DTYPE_UNSPECIFIED;
 	for (size_t i = 0; i < COUNTOF(npy_types); i++)
@@ -628,10 +641,38 @@ static bool is_dotted_name(const char *s)
 	}
 }
 
+/* NAME=zeros(8, fp16), NAME=[1, 2, 3], ... (inline_array.c), with an optional
+ * :desc[...] block shape after it. */
+static int make_array(tile_context *ctx, const Binding *b, BoundArg *out)
+{
+	size_t len;
+	int has_desc = desc_suffix(b->value, &len, &out->desc);
+	if (has_desc < 0) {
+		fprintf(stderr,
+		        "tile: error: argument '%s': bad descriptor block shape in '%s' (expected "
+		        ":desc[B0,B1,...], 1 to %d powers of two)\n",
+		        b->name, b->value, TILE_MAX_DESC_RANK);
+		return EXIT_USER;
+	}
+	char *text = xstrdup(b->value);
+	text[len] = 0;
+	char err[256];
+	tile_dtype view;
+	int rc = cli_inline_array(b->name, text, &out->npy, &view, err, sizeof err);
+	free(text);
+	if (rc != 0) {
+		fprintf(stderr, "tile: error: argument '%s': %s\n", b->name, err);
+		return EXIT_USER;
+	}
+	return bind_array(ctx, b, out, view, out->npy.elem_size, has_desc);
+}
+
 static int bind_value(tile_context *ctx, const Binding *b, bool is_constexpr, BoundArg *out)
 {
 	if (b->value[0] == '@')
 		return load_array(ctx, b, out);
+	if (cli_is_inline_array(b->value))
+		return make_array(ctx, b, out);
 	if (b->value[0] == '(')
 		return bind_tuple(b, out);
 	if (!parse_literal(b->value, &out->arg)) {
@@ -650,9 +691,10 @@ static int bind_value(tile_context *ctx, const Binding *b, bool is_constexpr, Bo
 			return EXIT_USER;
 		}
 		fprintf(stderr,
-		        "tile: error: argument '%s': cannot parse '%s' (expected @file.npy, a "
-		        "number, True/False, None, a quoted string, tl.DTYPE or, for a constexpr "
-		        "parameter, a name of the kernel's module)\n",
+		        "tile: error: argument '%s': cannot parse '%s' (expected @file.npy, an "
+		        "array such as zeros(8, fp16) or [1, 2], a number, True/False, None, a "
+		        "quoted string, tl.DTYPE or, for a constexpr parameter, a name of the "
+		        "kernel's module)\n",
 		        b->name, b->value);
 		return EXIT_USER;
 	}
@@ -874,7 +916,9 @@ static int bind_all(tile_context *ctx, tile_module *mod, const char *kernel, con
 	 * to the end */
 	for (int i = 0; i < np; i++) {
 		const Binding *b = find_binding(c, p[i].name);
-		if (b && ((b->value[0] == '@' && strstr(b->value, ":desc[")) || b->value[0] == '('))
+		if (b && (((b->value[0] == '@' || cli_is_inline_array(b->value)) &&
+		           strstr(b->value, ":desc[")) ||
+		          b->value[0] == '('))
 			last = np;
 	}
 	for (int i = 0; i < last && !rc; i++) {
