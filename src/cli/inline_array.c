@@ -274,8 +274,11 @@ static bool store(Parser *P, DType dt, double x, unsigned char *dst)
 		double lo = sgn ? -ldexp(1.0, bits - 1) : 0, hi = sgn ? ldexp(1.0, bits - 1) : ldexp(1.0, bits);
 		if (x != floor(x) || x < lo || x >= hi) {
 			snprintf(num, sizeof num, "%.17g", x);
-			snprintf(P->err, P->errlen, "%s is not a%s %s value", num,
-			         x != floor(x) ? "n integer, so not an" : "", dtype_short(dt));
+			if (x != floor(x))
+				snprintf(P->err, P->errlen, "%s is not a whole number, as %s needs", num,
+				         dtype_short(dt));
+			else
+				snprintf(P->err, P->errlen, "%s is outside the range of %s", num, dtype_short(dt));
 			return false;
 		}
 		u = sgn ? (uint64_t)(int64_t)x : (uint64_t)x;
@@ -383,7 +386,10 @@ int cli_inline_array(const char *name, const char *text, NpyArray *out, tile_dty
 			if (ok && (f1 || f2))
 				ok = fail(&P, "arange takes integers: %s", "arange(STOP) or arange(START, STOP)");
 			out->ndim = 1;
-			out->shape[0] = stop > start ? (int64_t)(stop - start) : 0;
+			/* past 2^53 the count is too large anyway: the size check says so */
+			out->shape[0] = stop - start > 0x1p53 ? (int64_t)1 << 53
+			                : stop > start      ? (int64_t)(stop - start)
+			                                    : 0;
 		} else {
 			ok = shape(&P, out);
 			if (ok && kind == FULL) {
