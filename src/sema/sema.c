@@ -242,7 +242,8 @@ static void scan_assign_target(Sema *s, ModScope *m, const Scan *sc, const Stmt 
 static void scan_stmts(Sema *s, ModScope *m, const Scan *sc, StmtList body);
 
 /* A top-level statement Python runs at import that rebinds names: a `for`
- * loop building a config list, `configs += [...]`, `configs.append(...)`.
+ * loop building a config list, `configs += [...]`, `configs.append(...)`,
+ * `table[k] = v`.
  * Each name it binds gets a GB_STMT binding. Inside a module-level if/try
  * such statements stay unrun: a branch whose host-only condition sema cannot
  * decide would append configs Python might not. */
@@ -312,9 +313,15 @@ static void scan_stmts(Sema *s, ModScope *m, const Scan *sc, StmtList body)
 		case ST_FUNCDEF:
 			add_binding(s, m, sc, (Global){.name = st->func->name, .kind = GB_FUNC, .stmt = st, .fn = st->func, .loc = st->loc});
 			break;
-		case ST_ASSIGN:
-			for (int k = 0; k < st->ntargets; k++) scan_assign_target(s, m, sc, st, st->targets[k], st->assign_value);
+		case ST_ASSIGN: {
+			bool item = false; /* D[k] = v: a host statement that rebinds D */
+			for (int k = 0; k < st->ntargets; k++) item |= st->targets[k]->kind == EX_SUBSCRIPT;
+			if (item) scan_host_stmt(s, m, sc, st);
+			else
+				for (int k = 0; k < st->ntargets; k++)
+					scan_assign_target(s, m, sc, st, st->targets[k], st->assign_value);
 			break;
+		}
 		case ST_ANNASSIGN:
 			if (st->ann_value) scan_assign_target(s, m, sc, st, st->ann_target, st->ann_value);
 			break;

@@ -359,14 +359,18 @@ static bool key_eq(Value a, Value b)
 	return values_identical(a, b);
 }
 
-bool dict_get(Value d, Value key, Value *out)
+int dict_index(Value d, Value key)
 {
 	for (int i = d.n; i-- > 0;) /* the last of repeated keys wins, as in Python */
-		if (key_eq(d.keys[i], key)) {
-			*out = d.items[i];
-			return true;
-		}
-	return false;
+		if (key_eq(d.keys[i], key)) return i;
+	return -1;
+}
+
+bool dict_get(Value d, Value key, Value *out)
+{
+	int i = dict_index(d, key);
+	if (i >= 0) *out = d.items[i];
+	return i >= 0;
 }
 
 static bool is_key(Value v) { return v.kind == V_CONST || v.kind == V_DTYPE; }

@@ -440,6 +440,7 @@ extern const char VERSION_OBJ[];
 int versions_compare(Value a, Value b);
 /* d[key]; false (no diagnostic) when absent */
 bool dict_get(Value d, Value key, Value *out);
+int dict_index(Value d, Value key); /* the item key selects, or -1 */
 /* The error for a heuristic that needs a runtime argument's value (V_ERR). */
 Value rtarg_needed(Sema *s, Value v, SrcLoc loc);
 /* builtins_tensorarg.c: the error for a tensor argument's shape or strides (`what`) the host did not give */

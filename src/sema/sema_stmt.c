@@ -76,6 +76,7 @@ static void add_name(NameVec *v, const char *n)
 
 static void target_names(const Expr *t, NameVec *out)
 {
+	while (t->kind == EX_SUBSCRIPT) t = t->base; /* d[k] = v rebinds d (host code) */
 	if (t->kind == EX_NAME) add_name(out, t->name);
 	else if (t->kind == EX_TUPLE || t->kind == EX_LIST)
 		for (int i = 0; i < t->nitems; i++) target_names(t->items[i], out);
@@ -408,6 +409,69 @@ static bool flatten_matching(Sema *s, Value tmpl, Value v, const Type *want, int
 
 /* ---- assignment ----------------------------------------------------------------------------- */
 
+enum { HOST_DICT_ITEMS_LIMIT = 65536 }; /* as host lists: a runaway loop stops here */
+
+/* `d[k] = v` / `xs[i] = v` in host Python (a heuristic, a constexpr_function,
+ * module-level code): the container with that item set or added, bound again
+ * to what t->base names. Compile-time containers are values: `b = a; b[0] = 1`
+ * leaves a as it was (Python changes both). */
+static void host_setitem(Sema *s, Fn *fn, const Expr *t, Value v, SrcLoc loc)
+{
+	Value base = eval(s, fn, t->base);
+	if (base.kind == V_ERR) return;
+	if (t->nindex != 1 || t->index[0]->kind == EX_SLICE) {
+		diag_error(s->d, t->loc, "assignment to a slice or several indices of %s is not supported",
+			   v_describe(s, base));
+		return;
+	}
+	Value k = eval(s, fn, t->index[0]);
+	if (k.kind == V_ERR) return;
+	Value out = base;
+	if (base.kind == V_DICT) {
+		if (k.kind != V_CONST && k.kind != V_DTYPE) {
+			diag_error(s->d, t->index[0]->loc, "a dict key must be a constant, not %s", v_describe(s, k));
+			return;
+		}
+		int at = dict_index(base, k);
+		if (at < 0 && base.n >= HOST_DICT_ITEMS_LIMIT) {
+			s->py_errors++;
+			diag_error(s->d, t->loc, "a compile-time dict is limited to %d items", HOST_DICT_ITEMS_LIMIT);
+			return;
+		}
+		int n = base.n + (at < 0);
+		out.keys = ARENA_NEWN(s->a, Value, n);
+		out.items = ARENA_NEWN(s->a, Value, n);
+		memcpy(out.keys, base.keys, sizeof(Value) * (size_t)base.n);
+		memcpy(out.items, base.items, sizeof(Value) * (size_t)base.n);
+		if (at < 0) at = n - 1;
+		out.keys[at] = k;
+		out.items[at] = v;
+		out.n = n;
+	} else if (base.kind == V_TUPLE && !base.mod) {
+		if (k.kind != V_CONST || (k.c.kind != CV_INT && k.c.kind != CV_BOOL)) {
+			diag_error(s->d, t->index[0]->loc, "list indices must be integers, not %s", v_describe(s, k));
+			return;
+		}
+		int64_t i = k.c.i < 0 ? k.c.i + base.n : k.c.i;
+		if (i < 0 || i >= base.n) {
+			s->py_errors++;
+			diag_error(s->d, t->index[0]->loc, "list assignment index %lld out of range (%d items)",
+				   (long long)k.c.i, base.n);
+			return;
+		}
+		out.items = ARENA_NEWN(s->a, Value, base.n);
+		memcpy(out.items, base.items, sizeof(Value) * (size_t)base.n);
+		out.items[i] = v;
+		out.buf = NULL; /* a copy: the grown buffer stays its owner's */
+	} else {
+		diag_error(s->d, t->loc, "%s does not support item assignment%s", v_describe(s, base),
+			   base.kind == V_TENSOR ? " (tensors are values)" : "");
+		return;
+	}
+	out.depth = value_nesting(out);
+	assign_target(s, fn, t->base, out, loc);
+}
+
 void assign_target(Sema *s, Fn *fn, const Expr *t, Value v, SrcLoc loc)
 {
 	switch (t->kind) {
@@ -434,7 +498,10 @@ void assign_target(Sema *s, Fn *fn, const Expr *t, Value v, SrcLoc loc)
 		}
 		for (int i = 0; i < t->nitems; i++) assign_target(s, fn, t->items[i], v.items[i], loc);
 		return;
-	case EX_SUBSCRIPT: diag_error(s->d, t->loc, "assignment to a subscript is not supported (tensors are values)"); return;
+	case EX_SUBSCRIPT:
+		if (s->host_fn) host_setitem(s, fn, t, v, loc);
+		else diag_error(s->d, t->loc, "assignment to a subscript is not supported (tensors are values)");
+		return;
 	case EX_ATTR: agg_assign_field(s, fn, t, v, loc); return;
 	default: diag_error(s->d, t->loc, "cannot assign to this expression"); return;
 	}
