@@ -441,8 +441,10 @@ static void host_setitem(Sema *s, Fn *fn, const Expr *t, Value v, SrcLoc loc)
 		int n = base.n + (at < 0);
 		out.keys = ARENA_NEWN(s->a, Value, n);
 		out.items = ARENA_NEWN(s->a, Value, n);
-		memcpy(out.keys, base.keys, sizeof(Value) * (size_t)base.n);
-		memcpy(out.items, base.items, sizeof(Value) * (size_t)base.n);
+		if (base.n) { /* {} has no arrays */
+			memcpy(out.keys, base.keys, sizeof(Value) * (size_t)base.n);
+			memcpy(out.items, base.items, sizeof(Value) * (size_t)base.n);
+		}
 		if (at < 0) at = n - 1;
 		out.keys[at] = k;
 		out.items[at] = v;
