@@ -862,12 +862,43 @@ static Stmt *skip_compound(Parser *p, const char *what)
 	}
 }
 
+/* `@eval('''triton.heuristics({...})''')`: Python evaluates the string as an
+ * expression (stable-fast writes its multi-line heuristics so), so the
+ * decorator is that expression, parsed from a file named "<string>" as Python
+ * names it; leading spaces and tabs are dropped, as eval drops them. A string
+ * that is no expression tile parses leaves the call as it was. */
+static Expr *eval_decorator(Parser *p, Expr *d)
+{
+	if (!d || d->kind != EX_CALL || d->func->kind != EX_NAME || strcmp(d->func->name, "eval") ||
+	    d->nargs != 1 || d->nkwargs || d->args[0]->kind != EX_STR)
+		return d;
+	const char *str = d->args[0]->str;
+	size_t len = d->args[0]->slen;
+	while (len && (*str == ' ' || *str == '\t'))
+		str++, len--;
+	if (memchr(str, 0, len))
+		return d;
+	SrcFile *f = ARENA_NEW(p->arena, SrcFile);
+	*f = (SrcFile){"<string>", arena_strndup(p->arena, str, len), len};
+	Parser *sp = ARENA_NEW(p->arena, Parser);
+	sp->arena = p->arena;
+	sp->names = p->names;
+	sp->diags = p->diags;
+	sp->s_match = p->s_match;
+	sp->in_decorator = true;
+	sp->depth = p->depth;
+	lex_init(&sp->lx, p->arena, p->names, f);
+	Expr *e = ps_expr(sp);
+	ps_accept(sp, TK_NEWLINE);
+	return sp->failed || !at(sp, TK_EOF) ? d : e;
+}
+
 static Stmt *parse_decorated(Parser *p)
 {
 	ExprVec decos = {0};
 	while (ps_accept(p, TK_AT)) {
 		p->in_decorator = true;
-		avec_push(p, &decos, ps_expr(p));
+		avec_push(p, &decos, eval_decorator(p, ps_expr(p)));
 		p->in_decorator = false;
 		ps_expect(p, TK_NEWLINE);
 	}
