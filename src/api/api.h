@@ -3,6 +3,7 @@
  *
  *   context.c  contexts, targets, errors, the diagnostics bridge
  *   module.c   modules, kernel lookup, specialization table, tile_kernel_get*
+ *   heur_memo.c what heuristics / early_config_prune computed, per input
  *   launch.c   argument checking and tile_launch (the hot path)
  *   thunk.c    libffi closures with the kernel's C signature
  *   buffer.c   tile_buffer, tile_synchronize
@@ -107,6 +108,16 @@ typedef struct SpecEntry {
 	tile_kernel *k;
 } SpecEntry;
 
+/* One remembered run of a kernel's heuristics / pruner (heur_memo.c). */
+typedef struct HeurMemo {
+	char *key;
+	uint64_t hash;
+	bool ok;
+	ConstVal *vals; /* nparams each, as source_heuristic_values gave them */
+	bool *set;
+	HeurLaunch launch;
+} HeurMemo;
+
 struct tile_module {
 	tile_context *ctx;
 	SourceModule *src;
@@ -114,6 +125,9 @@ struct tile_module {
 	int nkernels;
 	tile_param_info **pinfo; /* per kernel, lazily built */
 	VEC(SpecEntry) specs;
+	VEC(HeurMemo) memo;
+	size_t memo_next;    /* the entry a full memo replaces next */
+	uint64_t heur_passes; /* sema passes heur_memo.c ran (tests count them) */
 };
 
 struct tile_buffer {
@@ -153,6 +167,18 @@ tile_status api_make_request(tile_module *m, const char *kernel, const SpecArg *
 /* Converts one typed argument to a SpecArg the way Triton's launcher does. */
 tile_status api_spec_from_arg(tile_context *ctx, const KernelParamInfo *p, const tile_arg *a,
                               Arena *arena, SpecArg *out);
+
+/* The specialization key's text for one argument / constant. */
+void api_key_spec(StrBuf *b, const SpecArg *a);
+void api_key_const(StrBuf *b, const ConstVal *v);
+
+/* ---- heur_memo.c ---- */
+/* source_heuristic_values for kernel ki of m (out / set: ki->nparams each),
+ * run once per distinct input: args (their values and shapes included) and
+ * launch->prune_only. Errors are in m->ctx->diags, not remembered. */
+bool api_heuristic_values(tile_module *m, const KernelInfo *ki, const SpecArg *args, int nargs,
+                          ConstVal *out, bool *set, HeurLaunch *launch);
+void api_heur_memo_free(tile_module *m);
 
 /* ---- launch.c ---- */
 tile_status api_launch_argv(tile_kernel *k, const uint32_t grid[3], void **argv, void *stream);

@@ -114,6 +114,7 @@ void tile_module_destroy(tile_module *m)
 		tile_kernel_destroy(m->specs.data[i].k);
 	}
 	vec_free(&m->specs);
+	api_heur_memo_free(m);
 	for (int i = 0; i < m->nkernels; i++)
 		free(m->pinfo[i]);
 	free(m->pinfo);
@@ -203,7 +204,7 @@ tile_status tile_module_kernel_params(tile_module *m, const char *kernel,
 
 /* ---- specialization key -------------------------------------------------------------- */
 
-static void key_const(StrBuf *b, const ConstVal *v)
+void api_key_const(StrBuf *b, const ConstVal *v)
 {
 	switch (v->kind) {
 	case CV_INT: sb_printf(b, "i%" PRId64, v->i); break;
@@ -216,14 +217,14 @@ static void key_const(StrBuf *b, const ConstVal *v)
 	}
 }
 
-static void key_spec(StrBuf *b, const SpecArg *a)
+void api_key_spec(StrBuf *b, const SpecArg *a)
 {
 	if (a->use_default)
 		sb_putc(b, 'D'); /* its default, whatever default_val says */
 	if (a->empty_tuple)
 		sb_puts(b, "()");
 	else if (a->is_const)
-		key_const(b, &a->cval);
+		api_key_const(b, &a->cval);
 	else
 		sb_printf(b, "t%d.%d:%d", a->ty.dt, a->ty.elem, a->spec);
 	for (int d = 0; d < a->desc_rank; d++) /* a host descriptor: its block shape */
@@ -231,7 +232,7 @@ static void key_spec(StrBuf *b, const SpecArg *a)
 	if (a->tuple_len) {
 		sb_putc(b, '(');
 		for (int j = 0; j < a->tuple_len; j++) {
-			key_spec(b, &a->tuple[j]);
+			api_key_spec(b, &a->tuple[j]);
 			sb_putc(b, ',');
 		}
 		sb_putc(b, ')');
@@ -247,7 +248,7 @@ static char *spec_key(const KernelInfo *ki, const TargetDesc *t, const CompileOp
 	          (int)o->no_mma_prefetch, (int)o->no_line_info, (int)o->no_fp_fusion,
 	          (int)o->racecheck);
 	for (int i = 0; i < nargs; i++) {
-		key_spec(&b, &args[i]);
+		api_key_spec(&b, &args[i]);
 		sb_putc(&b, ',');
 	}
 	return sb_take(&b);
@@ -929,7 +930,7 @@ static tile_status with_heuristics(tile_module *m, const KernelInfo *ki, const t
 	 * would only say "needs the value of runtime argument 'n'" where the
 	 * heuristic divided by n == 0 or shifted by a huge n */
 	diag_clear(&m->ctx->diags);
-	bool ok = source_heuristic_values(m->src, &m->ctx->diags, ki->name, probe, n, vals, set, np, launch);
+	bool ok = api_heuristic_values(m, ki, probe, n, vals, set, launch);
 	if (m->ctx->diags.nerrors > 0)
 		return api_fail_diags(m->ctx, TILE_ERROR_COMPILE);
 	if (!ok)
@@ -956,7 +957,7 @@ tile_status api_signature_prune(tile_module *m, const KernelInfo *ki, SpecArg **
 	ConstVal *vals = ARENA_NEWN(a, ConstVal, np + 1);
 	bool *set = ARENA_NEWN(a, bool, np + 1);
 	diag_clear(&m->ctx->diags);
-	bool ok = source_heuristic_values(m->src, &m->ctx->diags, ki->name, *specp, *nargs, vals, set, np, launch);
+	bool ok = api_heuristic_values(m, ki, *specp, *nargs, vals, set, launch);
 	if (m->ctx->diags.nerrors > 0)
 		return api_fail_diags(m->ctx, TILE_ERROR_COMPILE);
 	if (ok)
