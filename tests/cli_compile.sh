@@ -123,6 +123,14 @@ if $TILE --version | grep -q "^nvrtc: [0-9]"; then
 	grep -q "Used \|CUDA_CACHE_DISABLE" "$tmp/err" || fail "TILE_NVRTC_LOG printed neither ptxas's report nor why not"
 	expect 0 $TILE compile $K add_kernel --signature "$SIG" --const BLOCK_SIZE=1024 --target sm_80
 	[ -s "$tmp/err" ] && fail "nvrtc's log is printed without TILE_NVRTC_LOG"
+	# --emit ptx takes the PTX from the compilation that made the cubin (which
+	# decides the launch bounds): nvrtc runs once, as for --emit cubin
+	for e in ptx cubin; do
+		expect 0 env TILE_NVRTC_LOG=1 $TILE compile $K add_kernel --signature "$SIG" \
+			--const BLOCK_SIZE=1024 --target sm_90a --emit $e -o "$tmp/k.$e"
+		[ "$(grep -c '^tile: nvrtc ' "$tmp/err")" = 1 ] || fail "--emit $e ran nvrtc $(grep -c '^tile: nvrtc ' "$tmp/err") times"
+	done
+	grep -q '^\.target sm_90a' "$tmp/k.ptx" || fail "--emit ptx gave no .target sm_90a"
 	# --no-fp-fusion (Triton's enable_fp_fusion=False): a * b + c is a rounded
 	# multiply and a rounded add, not an fma; tl.fma stays one. The fused
 	# compile comes first, so the disk cache must tell the two apart.

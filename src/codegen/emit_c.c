@@ -638,7 +638,7 @@ static void cubin_usage(const TpFunc *f, const NvrtcOutput *o, int *regs, long *
 
 /* One nvrtc run of src; for a cubin, its local memory bytes in *spill when
  * asked (-1 when unknown). */
-static bool run_nvrtc(const Nvrtc *nv, const TpFunc *f, const char *src, bool want_ptx,
+static bool run_nvrtc(const Nvrtc *nv, const TpFunc *f, const char *src, NvrtcWant want,
                       long *spill, NvrtcOutput *o, char *err, size_t errlen)
 {
 	const char *name = f->target.name;
@@ -656,17 +656,17 @@ static bool run_nvrtc(const Nvrtc *nv, const TpFunc *f, const char *src, bool wa
 	if (f->no_fmad)
 		opts[nopts++] = "--fmad=false";
 	opts[nopts] = "--ptxas-options=-v";
-	bool ok = nvrtc_compile(nv, src, file, f->target.arch, suffix, want_ptx, opts,
+	bool ok = nvrtc_compile(nv, src, file, f->target.arch, suffix, want, opts,
 	                        nopts + (spill ? 1 : 0), o, err, errlen);
 	if (!ok && spill) { /* an nvrtc without --ptxas-options: compile as before */
 		nvrtc_output_free(o);
-		ok = nvrtc_compile(nv, src, file, f->target.arch, suffix, want_ptx, opts, nopts, o,
+		ok = nvrtc_compile(nv, src, file, f->target.arch, suffix, want, opts, nopts, o,
 		                   err, errlen);
 	}
 	if (spill) {
 		int regs;
 		*spill = -1;
-		if (ok && !want_ptx)
+		if (ok && want != NVRTC_PTX)
 			cubin_usage(f, o, &regs, spill);
 	}
 	return ok;
@@ -680,15 +680,15 @@ static bool run_nvrtc(const Nvrtc *nv, const TpFunc *f, const char *src, bool wa
  * kept if it spills at least a tenth less. PTX is chosen the same way, so
  * --emit ptx shows what the cubin was built from. When it is kept, *o is
  * its cubin (the first one freed). */
-static bool spill_retry(const Nvrtc *nv, const TpFunc *f, char **src, long spill, NvrtcOutput *o,
-                        double *secs, char *err, size_t errlen)
+static bool spill_retry(const Nvrtc *nv, const TpFunc *f, char **src, long spill, NvrtcWant want,
+                        NvrtcOutput *o, double *secs, char *err, size_t errlen)
 {
 	if (spill <= 0 || loop_carried_words(f, f->body) >= HEAVY_LOOP_WORDS)
 		return false;
 	char *alt = emit_source(f, true, f->line_info);
 	NvrtcOutput o1;
 	long spill1 = -1;
-	bool ok = run_nvrtc(nv, f, alt, false, &spill1, &o1, err, errlen);
+	bool ok = run_nvrtc(nv, f, alt, want, &spill1, &o1, err, errlen);
 	*secs += o1.seconds;
 	if (!ok || spill1 < 0 || spill1 * 10 > spill * 9) {
 		nvrtc_output_free(&o1);
@@ -721,26 +721,32 @@ static bool compile_source(const TpFunc *f, char **src, bool want_ptx, DiagSink 
 	}
 	NvrtcOutput o;
 	long spill = -1;
-	/* PTX: decide the launch bounds on a cubin first */
-	bool ok = run_nvrtc(&nv, f, *src, false, &spill, &o, err, sizeof err);
+	/* PTX: decide the launch bounds on a cubin first; the compilation that
+	 * made it gives its PTX too */
+	NvrtcWant want = want_ptx ? NVRTC_CUBIN_PTX : NVRTC_CUBIN;
+	bool ok = run_nvrtc(&nv, f, *src, want, &spill, &o, err, sizeof err);
 	out->seconds_codegen += o.seconds;
 	if (ok)
-		spill_retry(&nv, f, src, spill, &o, &out->seconds_codegen, err, sizeof err);
+		spill_retry(&nv, f, src, spill, want, &o, &out->seconds_codegen, err, sizeof err);
 	if (ok) { /* the cubin kept (or the PTX is chosen on) */
 		long sp;
 		cubin_usage(f, &o, &out->registers, &sp);
 		out->spill_bytes = sp >= 0 && sp <= INT32_MAX ? (int)sp : -1;
 	}
-	if (want_ptx) { /* PTX of the source chosen, even where ptxas failed: it shows why */
+	if (want_ptx && !ok) { /* PTX of the source chosen, even where ptxas failed: it shows why */
 		nvrtc_output_free(&o);
-		ok = run_nvrtc(&nv, f, *src, true, NULL, &o, err, sizeof err);
+		ok = run_nvrtc(&nv, f, *src, NVRTC_PTX, NULL, &o, err, sizeof err);
 		out->seconds_codegen += o.seconds;
+		if (ok) { /* the front end passed, ptxas did not: the PTX, without registers */
+			o.ptx = o.code;
+			o.code = NULL;
+		}
 	}
 	if (!ok) {
 		report_nvrtc(diags, err, o.log);
 	} else if (want_ptx) {
-		out->text = o.code;
-		o.code = NULL;
+		out->text = o.ptx;
+		o.ptx = NULL;
 	} else {
 		out->binary = o.code;
 		out->binary_len = o.code_len;

@@ -138,6 +138,7 @@ bool nvrtc_version(int *major, int *minor)
 void nvrtc_output_free(NvrtcOutput *o)
 {
 	free(o->code);
+	free(o->ptx);
 	free(o->log);
 	memset(o, 0, sizeof *o);
 }
@@ -154,11 +155,12 @@ static char *take_log(const Nvrtc *nv, NvrtcProgram prog)
 	return log;
 }
 
-/* Copies the PTX or cubin out of a compiled program. */
+/* Copies the PTX or cubin out of a compiled program into out->code. */
 static bool take_code(const Nvrtc *nv, NvrtcProgram prog, bool want_ptx, NvrtcOutput *out,
                       char *err, size_t errlen)
 {
 	size_t n = 0;
+	out->code = NULL;
 	NvrtcResult r = want_ptx ? nv->GetPTXSize(prog, &n) : nv->GetCUBINSize(prog, &n);
 	if (r != 0 || n == 0) {
 		snprintf(err, errlen, "nvrtc returned no %s: %s", want_ptx ? "PTX" : "cubin",
@@ -179,10 +181,11 @@ static bool take_code(const Nvrtc *nv, NvrtcProgram prog, bool want_ptx, NvrtcOu
 }
 
 bool nvrtc_compile(const Nvrtc *nv, const char *src, const char *name, int sm,
-                   const char *arch_suffix, bool want_ptx, const char *const *extra_opts,
+                   const char *arch_suffix, NvrtcWant want, const char *const *extra_opts,
                    int nextra, NvrtcOutput *out, char *err, size_t errlen)
 {
 	memset(out, 0, sizeof *out);
+	bool want_ptx = want == NVRTC_PTX;
 	char arch[64];
 	snprintf(arch, sizeof arch, "--gpu-architecture=%s_%d%s", want_ptx ? "compute" : "sm", sm,
 	         arch_suffix ? arch_suffix : "");
@@ -205,7 +208,11 @@ bool nvrtc_compile(const Nvrtc *nv, const char *src, const char *name, int sm,
 	bool ok = false;
 	if (r != 0)
 		snprintf(err, errlen, "nvrtc: %s", nv->GetErrorString(r));
-	else
+	else if (want == NVRTC_CUBIN_PTX) { /* the PTX first: take_code leaves the cubin in code */
+		ok = take_code(nv, prog, true, out, err, errlen);
+		out->ptx = out->code;
+		ok = ok && take_code(nv, prog, false, out, err, errlen);
+	} else
 		ok = take_code(nv, prog, want_ptx, out, err, errlen);
 	nv->DestroyProgram(&prog);
 	if (getenv("TILE_NVRTC_LOG")) { /* a diagnosis aid: what nvrtc was asked and said */

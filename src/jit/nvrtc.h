@@ -62,21 +62,27 @@ bool nvrtc_version(int *major, int *minor);
  * older than 11.2); else false with the ones it does in `known` ("sm_75, sm_80, ..."). */
 bool nvrtc_supports_arch(const Nvrtc *nv, int sm, char *known, size_t knownlen);
 
+/* What a compilation gives: a cubin (sm_XX), PTX (compute_XX), or both from
+ * one sm_XX compilation, whose PTX is the compute_XX one (nvrtc keeps the PTX
+ * it gave ptxas), so --emit ptx need not run the front end twice. */
+typedef enum NvrtcWant { NVRTC_CUBIN, NVRTC_PTX, NVRTC_CUBIN_PTX } NvrtcWant;
+
 /* The outcome of one compilation. */
 typedef struct NvrtcOutput {
 	char *code;      /* cubin (binary) or PTX (NUL-terminated), heap; NULL on failure */
 	size_t code_len; /* bytes of the cubin; strlen for PTX */
+	char *ptx;       /* NVRTC_CUBIN_PTX: the PTX (heap), with code the cubin */
 	char *log;       /* nvrtc's log (heap, possibly empty), or NULL */
 	double seconds;  /* time spent in nvrtcCompileProgram */
 } NvrtcOutput;
 
 /* Compiles CUDA C `src` (whose main file is shown as `name` in the log) for
  * arch `sm` (80, 86, 89, 90, ...; `arch_suffix` "a" for sm_90a, or "").
- * want_ptx: PTX for compute_XX, else a cubin for sm_XX. `extra_opts` (may be
+ * want: what to give (NvrtcWant). `extra_opts` (may be
  * NULL) are appended to the fixed options. Returns false and sets err on
  * failure; out->log holds the compile log when there is one. */
 bool nvrtc_compile(const Nvrtc *nv, const char *src, const char *name, int sm,
-                   const char *arch_suffix, bool want_ptx, const char *const *extra_opts,
+                   const char *arch_suffix, NvrtcWant want, const char *const *extra_opts,
                    int nextra, NvrtcOutput *out, char *err, size_t errlen);
 void nvrtc_output_free(NvrtcOutput *o);
 
