@@ -94,6 +94,30 @@ expect 1 $TILE compile "$tmp/note.tile" k --signature '*fp32,16'
 [ "$(grep -c 'note: static_print: B is 16' "$tmp/err")" = 1 ] || fail "the static_print note is not printed once"
 [ "$(grep -c "error: unknown name 'undefined_name'" "$tmp/err")" = 1 ] || fail "the error is not printed once"
 
+# names beyond ASCII (PEP 3131) in the source and in a bound name; the kernel's
+# symbol in generated code is ASCII (PTX and assemblers take no other)
+cat >"$tmp/uni.py" <<'EOF'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def 激活(x):
+    return tl.maximum(x, 0.0)
+
+
+@triton.jit
+def 核(x_ptr, ACT: tl.constexpr):
+    o = tl.arange(0, 16)
+    tl.store(x_ptr + o, ACT(tl.load(x_ptr + o)))
+EOF
+expect 0 $TILE compile "$tmp/uni.py" 核 --signature '*fp32:16' --const ACT=激活 --target cpu
+has "$tmp/out" "compiled 核 for cpu"
+expect 0 $TILE compile "$tmp/uni.py" 核 --signature '*fp32:16,激活' --target cpu --emit asm
+grep -q "tile_u_u6838_" "$tmp/out" || fail "the CPU symbol of kernel 核 is not tile_u_u6838_"
+expect 1 $TILE compile "$tmp/uni.py" 核 --signature '*fp32:16' --const 'ACT=激活²' --target cpu
+has "$tmp/err" "is not a constant"
+
 expect 0 $TILE compile $K --emit ast
 [ -s "$tmp/out" ] || fail "--emit ast printed nothing"
 expect 0 $TILE compile $K add_kernel --emit=tir --signature "$SIG" --const BLOCK_SIZE=256

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "api/api.h"
+#include "util/unicode_ident.h"
 
 /* ---- loading ------------------------------------------------------------------ */
 
@@ -616,21 +617,7 @@ static bool int_arg(const tile_arg *a, int64_t *v, DType *dt)
 }
 
 /* `name` or `a.b.c`: Python identifiers joined by dots. */
-static bool is_dotted_identifier(const char *s)
-{
-	if (!s || !*s)
-		return false;
-	for (bool start = true; *s; s++) {
-		bool alpha = isalpha((unsigned char)*s) || *s == '_';
-		if (*s == '.' && !start && s[1])
-			start = true;
-		else if (alpha || (!start && isdigit((unsigned char)*s)))
-			start = false;
-		else
-			return false;
-	}
-	return true;
-}
+static bool is_dotted_identifier(const char *s) { return s && py_dotted_name(s, 0); }
 
 static tile_status const_from_arg(tile_context *ctx, const KernelParamInfo *p, const tile_arg *a,
                                   Arena *arena, ConstVal *cv)

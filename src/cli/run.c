@@ -25,6 +25,7 @@
 
 #include "cli/cli.h"
 #include "util/npy.h"
+#include "util/unicode_ident.h"
 
 typedef struct Binding {
 	const char *name; /* points into argv */
@@ -629,17 +630,7 @@ static int bind_tuple(const Binding *b, BoundArg *out)
 }
 
 /* `relu` or `Dtype.FP32`: Python identifiers joined by dots. */
-static bool is_dotted_name(const char *s)
-{
-	for (bool start = true;; s++) {
-		if (isalpha((unsigned char)*s) || *s == '_' || (!start && isdigit((unsigned char)*s)))
-			start = false;
-		else if (*s == '.' && !start)
-			start = true;
-		else
-			return !*s && !start;
-	}
-}
+static bool is_dotted_name(const char *s) { return py_dotted_name(s, 0); }
 
 /* NAME=zeros(8, fp16), NAME=[1, 2, 3], ... (inline_array.c), with an optional
  * :desc[...] block shape after it. */

@@ -320,7 +320,7 @@ static void emit_assert(Ec *e, const TpOp *op)
 		sb_puts(&file, "<unknown>");
 	}
 	c_escape(&m, msg, false);
-	c_escape(&fn, e->f->name, false);
+	c_escape(&fn, e->f->display ? e->f->display : e->f->name, false); /* as the user names it */
 	ec_line(e, "if (!v%u)", op->operands[0]);
 	ec_line(e, "\t__assertfail(\"%s\", \"%s\", %ld, \"%s\", 1);", m.s ? m.s : "", file.s, line,
 	        fn.s);

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "driver/driver.h"
+#include "util/unicode_ident.h"
 
 static char *trim(char *s)
 {
@@ -68,19 +69,7 @@ static bool parse_dtype_word(const char *w, DType *dt)
 
 /* `Name`, `Name.attr` or `Name.attr.attr`: Python identifiers joined by at least
  * min_dots dots */
-static bool is_dotted_name(const char *e, int min_dots)
-{
-	for (int n = 0;; n++) {
-		if (!isalpha((unsigned char)*e) && *e != '_')
-			return false;
-		while (isalnum((unsigned char)*e) || *e == '_')
-			e++;
-		if (!*e)
-			return n >= min_dots;
-		if (*e++ != '.')
-			return false;
-	}
-}
+static bool is_dotted_name(const char *e, int min_dots) { return py_dotted_name(e, min_dots); }
 
 /* A Python-literal constant, or the name of a module-level object (CV_NAME, looked
  * up in the kernel's module when the parameter is bound). Returns false if the

@@ -6,6 +6,7 @@
  * INDENT/DEDENT balance, EOF comes last); the first error stops the lexer.
  */
 #include "parser/lex.h"
+#include "util/unicode_ident.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -294,6 +295,21 @@ static bool is_digit(int c) { return c >= '0' && c <= '9'; }
 static bool is_ident_char(int c) { return is_ident_start(c) || is_digit(c); }
 
 /* Decodes one UTF-8 sequence; returns its length, or 0 if invalid. */
+static int utf8_decode(const Lexer *lx, const char *q, uint32_t *cp);
+
+/* The bytes of the identifier character at q (first: one that may begin an
+ * identifier), 0 if there is none: ASCII letters, digits and '_', and beyond
+ * ASCII the XID_Start / XID_Continue characters Python takes (PEP 3131). */
+static int ident_char_len(const Lexer *lx, const char *q, bool first)
+{
+	int c = ch(lx, q);
+	if (c < 0x80)
+		return (first ? is_ident_start(c) : is_ident_char(c)) ? 1 : 0;
+	uint32_t cp;
+	int n = utf8_decode(lx, q, &cp);
+	return n && (first ? unicode_xid_start(cp) : unicode_xid_continue(cp)) ? n : 0;
+}
+
 static int utf8_decode(const Lexer *lx, const char *q, uint32_t *cp)
 {
 	int c = ch(lx, q), n;
@@ -682,8 +698,8 @@ static bool string_prefix(const char *s, size_t n, bool *raw, bool *bytes, bool 
 static Token lex_word(Lexer *lx, const char *start)
 {
 	const char *q = start;
-	while (is_ident_char(ch(lx, q)))
-		q++;
+	for (int k; (k = ident_char_len(lx, q, false)) > 0;)
+		q += k;
 	size_t n = (size_t)(q - start);
 	int c = ch(lx, q);
 	bool raw, bytes, fstr;
@@ -766,7 +782,7 @@ static Token lex_token(Lexer *lx)
 {
 	const char *q = lx->p;
 	int c = ch(lx, q);
-	if (is_ident_start(c))
+	if (ident_char_len(lx, q, true))
 		return lex_word(lx, q);
 	if (is_digit(c) || (c == '.' && is_digit(ch(lx, q + 1))))
 		return lex_number(lx, q);

@@ -3066,6 +3066,34 @@ bool sema_heuristic_values(SemaCtx *c, const Module *m, const char *kernel, cons
 	return ok && c->diags->nerrors == errs0;
 }
 
+/* The kernel's (dotted) name as a C and PTX identifier: '.' as '_', and a name
+ * with letters beyond ASCII (PEP 3131: `缩放`, `σ_scale`) as tile_u_ followed by
+ * the name with each of those as uHEX_ (tile_u_u7F29_u653E_), since PTX and
+ * assemblers take ASCII names only. */
+static char *kernel_symbol(Arena *a, const char *name)
+{
+	StrBuf b = {0};
+	bool ascii = true;
+	for (const char *q = name; *q; q++) ascii &= !(*q & 0x80);
+	if (!ascii) sb_puts(&b, "tile_u_");
+	for (const unsigned char *q = (const unsigned char *)name; *q;) {
+		if (*q < 0x80) {
+			sb_putc(&b, *q == '.' ? '_' : (char)*q);
+			q++;
+			continue;
+		}
+		/* the lexer took only valid UTF-8 */
+		int n = *q >= 0xf0 ? 4 : *q >= 0xe0 ? 3 : 2;
+		uint32_t cp = *q & (0x7f >> n);
+		for (int i = 1; i < n && q[i]; i++) cp = cp << 6 | (q[i] & 0x3f);
+		sb_printf(&b, "u%X_", (unsigned)cp);
+		q += n;
+	}
+	char *sym = arena_strdup(a, b.s ? b.s : "");
+	sb_free(&b);
+	return sym;
+}
+
 TirFunc *sema_kernel(SemaCtx *c, const Module *m, const char *kernel, const SpecArg *args, int nargs)
 {
 	Sema s;
@@ -3080,9 +3108,7 @@ TirFunc *sema_kernel(SemaCtx *c, const Module *m, const char *kernel, const Spec
 	}
 	/* the symbol: Class.name (a kernel defined in a class) as Class_name, and
 	 * tile_k_NAME for a name the generated code or its libraries use (int, sinf) */
-	char *sym = arena_strdup(c->arena, def->name);
-	for (char *q = sym; *q; q++)
-		if (*q == '.') *q = '_';
+	char *sym = kernel_symbol(c->arena, def->name);
 	if (target_symbol_reserved(sym)) sym = arena_printf(c->arena, "tile_k_%s", sym);
 	s.f = tir_func_new(c->arena, sym);
 	if (strcmp(sym, def->name)) s.f->display = def->name;

@@ -120,6 +120,37 @@ static void test_logical(void)
 	CHECK(ok);
 }
 
+/* ---- identifiers beyond ASCII (PEP 3131): kernel, helper, parameters and locals -- */
+
+static const char unicode_names_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def \u03c3_scale(x, \u03b1):\n" /* σ_scale(x, α) */
+	"    return x * \u03b1\n"
+	"@triton.jit\n"
+	"def \u7f29\u653e(x_ptr, \u8f93\u51fa_ptr, n, \u03b1: tl.constexpr, BLOCK: tl.constexpr):\n" /* 缩放(x_ptr, 输出_ptr, ...) */
+	"    \u504f\u79fb = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n" /* 偏移 */
+	"    tl.device_assert(\u504f\u79fb >= 0)\n"
+	"    x\u0663 = tl.load(x_ptr + \u504f\u79fb, mask=\u504f\u79fb < n)\n" /* x٣: a digit beyond ASCII */
+	"    tl.store(\u8f93\u51fa_ptr + \u504f\u79fb, \u03c3_scale(x\u0663, \u03b1), mask=\u504f\u79fb < n)\n";
+
+static void test_unicode_names(void)
+{
+	enum { N = 100 };
+	float x[N], out[N + 1];
+	for (int i = 0; i < N; i++)
+		x[i] = (float)i, out[i] = -1;
+	out[N] = -1;
+	tile_arg args[] = {tile_arg_ptr(x, TILE_FP32), tile_arg_ptr(out, TILE_FP32), tile_arg_i32(N)};
+	if (!RUN(unicode_names_src, "\u7f29\u653e", "*fp32,*fp32,i32,0.5,64", 2, args))
+		return;
+	bool ok = out[N] == -1;
+	for (int i = 0; i < N; i++)
+		ok &= out[i] == 0.5f * (float)i;
+	CHECK(ok);
+}
+
 /* ---- x[None] / x[:, None] on a scalar: a 1-element tile (Triton splats it) -------- */
 
 static const char scalar_index_src[] =
@@ -4090,6 +4121,7 @@ int main(void)
 		test_div_uniform();
 		test_philox64();
 		test_scalar_index();
+		test_unicode_names();
 		test_reduce_control();
 		test_sum_bool();
 		test_float_to_int();

@@ -226,6 +226,15 @@ static void test_lex_errors(void)
 	EXPECT("x = $\n", "error: 1:5: invalid character '$' (U+0024)");
 	EXPECT("x = a ? b\n", "error: 1:7: invalid character '?' (U+003F)");
 	EXPECT("x = \xe2\x82\xac\n", "error: 1:5: invalid character '\xe2\x82\xac' (U+20AC)");
+	/* names beyond ASCII as Python takes them (PEP 3131): XID_Start, then
+	 * XID_Continue; U+0663 (ARABIC-INDIC THREE) continues a name but cannot
+	 * begin one, and U+00B2 (superscript two) is neither */
+	EXPECT("\xce\xb1 = 0.5\n", "(module\n  (assign 1:1 \xce\xb1 = 0.5))\n");
+	EXPECT("\xe7\xbc\xa9\xe6\x94\xbe_x\xd9\xa3 = a\xc2\xb7" "b\n",
+	       "(module\n  (assign 1:1 \xe7\xbc\xa9\xe6\x94\xbe_x\xd9\xa3 = a\xc2\xb7" "b))\n");
+	EXPECT("\xd9\xa3x = 1\n", "error: 1:1: invalid character '\xd9\xa3' (U+0663)");
+	EXPECT("\xcf\x83\xc2\xb2 = 1\n", "error: 1:3: invalid character '\xc2\xb2' (U+00B2)");
+	EXPECT("x = 1\xce\xb1\n", "error: 1:6: invalid syntax");
 	EXPECT("x = \xff\n", "error: 1:5: invalid utf-8 byte 0xff (source files are UTF-8)");
 	/* the whole file is UTF-8, as Python reads it: comments and strings were
 	 * passed on, and the decoder took overlong forms (0xc0 0x80 was NUL),

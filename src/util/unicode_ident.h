@@ -1,0 +1,21 @@
+/* unicode_ident.h: Python identifiers beyond ASCII (PEP 3131).
+ *
+ *   unicode_ident.c  the XID_Start / XID_Continue tables (generated from Python)
+ *   py_name.c        whole names: `relu`, `Dtype.FP32`, `缩放`
+ */
+#ifndef TILE_UNICODE_IDENT_H
+#define TILE_UNICODE_IDENT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Whether code point cp (>= 0x80) may begin an identifier (XID_Start). */
+bool unicode_xid_start(uint32_t cp);
+/* Whether it may follow the first character (XID_Continue). */
+bool unicode_xid_continue(uint32_t cp);
+
+/* Whether s (UTF-8) is Python identifiers joined by at least min_dots dots, as
+ * the lexer reads them (no NFKC normalization). */
+bool py_dotted_name(const char *s, int min_dots);
+
+#endif
