@@ -1067,6 +1067,7 @@ static void print_static(Sema *s, StrBuf *b, Value v, int depth)
 	if (v.kind == V_CONST && v.c.kind == CV_STR) sb_puts(b, depth ? py_repr_str(s, v.c.s ? v.c.s : "").c.s : v.c.s);
 	else if (v.kind == V_CONST) const_str(v.c, buf, sizeof buf), sb_puts(b, buf);
 	else if (v.kind == V_DTYPE) sb_puts(b, dtype_triton_name(s, v.ty));
+	else if (v_is_enum_member(v)) sb_printf(b, "%s.%s", v.msg, v.items[0].c.s); /* str(): SIGNEDNESS.SIGNED */
 	else if (v.kind == V_TUPLE) {
 		sb_putc(b, '(');
 		for (int i = 0; i < v.n; i++) {
@@ -1200,12 +1201,11 @@ static Value b_dtype_is_void(Sema *s, Call *c, int extra)
 	return v_err();
 }
 
-/* dtype.kind(): Triton's dtype.KIND member, BOOLEAN (0) < INTEGRAL (1) < FLOATING (2);
- * Enum members are their values here, as tile reads a module's Enum classes */
+/* dtype.kind(): Triton's dtype.KIND member, BOOLEAN (0), INTEGRAL (1) or FLOATING (2) */
 static Value b_dtype_kind(Sema *s, Call *c, int extra)
 {
 	(void)extra;
-	if (v_is_foreign_dtype(c->a[0])) return v_int(2);
+	if (v_is_foreign_dtype(c->a[0])) return dtype_enum_member(s, true, 2);
 	Type t;
 	if (!arg_dtype(s, c, 0, &t)) return v_err();
 	DType d = (DType)t.dt;
@@ -1213,7 +1213,7 @@ static Value b_dtype_kind(Sema *s, Call *c, int extra)
 		diag_error(s->d, c->loc, "kind() of %s: not a scalar number type (Triton asserts)", dt_name(s, t));
 		return v_err();
 	}
-	return v_int(d == DT_I1 ? 0 : dtype_is_int(d) ? 1 : 2);
+	return dtype_enum_member(s, true, d == DT_I1 ? 0 : dtype_is_int(d) ? 1 : 2);
 }
 
 /* dtype.codegen_name(): "fp32" -> "float32", "bf16" -> "bfloat16", else the name */
@@ -1701,6 +1701,9 @@ Value py_str_value(Sema *s, Value v, bool repr, SrcLoc loc)
 	char buf[256];
 	/* a dtype's str() is Triton's name, which tl.dtype() takes back */
 	if (v.kind == V_DTYPE) return v_str(dtype_triton_name(s, v.ty));
+	if (v_is_enum_member(v)) /* str(): SIGNEDNESS.SIGNED; repr(): <SIGNEDNESS.SIGNED: 0> */
+		return v_str(repr ? arena_printf(s->a, "<%s.%s: %d>", v.msg, v.items[0].c.s, (int)v.items[1].c.i)
+				  : arena_printf(s->a, "%s.%s", v.msg, v.items[0].c.s));
 	if (v.kind == V_CONST) const_str(v.c, buf, sizeof buf);
 	else {
 		diag_error(s->d, loc, "'%s' needs a constexpr, got %s", repr ? "repr" : "str", v_describe(s, v));

@@ -601,6 +601,8 @@ bool values_identical(Value a, Value b)
 	case V_NS: return a.ns == b.ns;
 	case V_MODULE: return a.mod == b.mod;
 	case V_POISON: return a.msg == b.msg;
+	case V_DICT: /* an Enum member (dtype.SIGNEDNESS.SIGNED) is itself only */
+		return v_is_enum_member(a) && a.msg == b.msg && const_eq(a.items[1].c, b.items[1].c);
 	case V_AGG:
 		if (a.mod != b.mod || a.ns != b.ns) return false;
 		/* fallthrough */

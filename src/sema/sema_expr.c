@@ -90,14 +90,15 @@ static Value dtype_attr(Sema *s, Value obj, const char *name, SrcLoc loc)
 	}
 	DType d = (DType)obj.ty.dt;
 	/* int_bitwidth and int_signedness are set for integer dtypes only (int1 is
-	 * unsigned); int_signedness is a dtype.SIGNEDNESS member, its value here */
+	 * unsigned); int_signedness is a dtype.SIGNEDNESS member */
 	if (!strcmp(name, "int_bitwidth") || !strcmp(name, "int_signedness")) {
 		if (!dtype_is_int(d) || d == DT_PTR) {
 			diag_error(s->d, loc, "'%s' of %s: not an integer dtype (an AttributeError in Triton)", name,
 				   dt_name(s, obj.ty));
 			return v_err();
 		}
-		return v_int(name[4] == 'b' ? dtype_bits(d) : !dtype_is_signed(d) || d == DT_I1);
+		if (name[4] == 'b') return v_int(dtype_bits(d));
+		return dtype_enum_member(s, false, !dtype_is_signed(d) || d == DT_I1);
 	}
 	if (!strcmp(name, "primitive_bitwidth")) return v_int(dtype_bits(d));
 	if (!strcmp(name, "itemsize")) return v_int(dtype_bytes((DType)obj.ty.dt));
@@ -120,17 +121,35 @@ static Value dtype_attr(Sema *s, Value obj, const char *name, SrcLoc loc)
 	return v_err();
 }
 
-/* tl.dtype.SIGNEDNESS / KIND, Enum classes of Triton's dtype: an object whose
- * attributes are the members, each its value (as tile reads a module's Enums) */
+/* tl.dtype.SIGNEDNESS / KIND, Enum classes of Triton's dtype. A member is an
+ * object (a V_DICT whose msg is its class, by address) with the attributes
+ * `name` and `value`; it equals only itself, never its int value, as a Python
+ * Enum member. The class is an object whose attributes are the members. */
+const char ENUM_SIGNEDNESS[] = "SIGNEDNESS", ENUM_KIND[] = "KIND";
+static const char *const sign_names[] = {"SIGNED", "UNSIGNED"}, *const kind_names[] = {"BOOLEAN", "INTEGRAL", "FLOATING"};
+
+Value dtype_enum_member(Sema *s, bool kind, int i)
+{
+	Value *keys = ARENA_NEWN(s->a, Value, 2), *vals = ARENA_NEWN(s->a, Value, 2);
+	keys[0] = v_str("name");
+	vals[0] = v_str(kind ? kind_names[i] : sign_names[i]);
+	keys[1] = v_str("value");
+	vals[1] = v_int(i);
+	Value d = v_dict(s, keys, vals, 2);
+	d.msg = kind ? ENUM_KIND : ENUM_SIGNEDNESS;
+	return d;
+}
+
+bool v_is_enum_member(Value v) { return v.kind == V_DICT && (v.msg == ENUM_KIND || v.msg == ENUM_SIGNEDNESS); }
+
 static Value dtype_enum(Sema *s, const char *name)
 {
-	static const char *const sign[] = {"SIGNED", "UNSIGNED"}, *const kind[] = {"BOOLEAN", "INTEGRAL", "FLOATING"};
 	bool k = name[0] == 'K';
 	int n = k ? 3 : 2;
 	Value *keys = ARENA_NEWN(s->a, Value, n), *vals = ARENA_NEWN(s->a, Value, n);
 	for (int i = 0; i < n; i++) {
-		keys[i] = v_str(k ? kind[i] : sign[i]);
-		vals[i] = v_int(i);
+		keys[i] = v_str(k ? kind_names[i] : sign_names[i]);
+		vals[i] = dtype_enum_member(s, k, i);
 	}
 	Value d = v_dict(s, keys, vals, n);
 	d.msg = k ? "dtype.KIND" : "dtype.SIGNEDNESS";
@@ -840,6 +859,11 @@ static Value compare_one(Sema *s, AstOp op, Value a, Value b, SrcLoc loc)
 		/* a runtime argument is never None: Triton specializes None as a constant */
 		if ((op == OP_IS || op == OP_ISNOT) && (v_is_none(a) || v_is_none(b))) return v_bool(op == OP_ISNOT);
 		return rtarg_needed(s, a.kind == V_RTARG ? a : b, loc);
+	}
+	if ((v_is_enum_member(a) || v_is_enum_member(b)) &&
+	    (op == OP_EQ || op == OP_NE || op == OP_IS || op == OP_ISNOT)) {
+		bool same = values_identical(a, b);
+		return v_bool(op == OP_EQ || op == OP_IS ? same : !same);
 	}
 	if ((op == OP_IN || op == OP_NOTIN) && b.kind == V_DICT) {
 		Value out;

@@ -434,6 +434,11 @@ Value v_dict(Sema *s, const Value *keys, const Value *vals, int n);
 /* The Triton whose language tile implements: triton.__version__, for the version
  * checks projects make with packaging.version. */
 #define TILE_TRITON_VERSION "3.6.0"
+/* tl.dtype.SIGNEDNESS / KIND members (sema_expr.c): V_DICTs {name, value}
+ * whose msg is ENUM_SIGNEDNESS or ENUM_KIND; i is the member's value */
+extern const char ENUM_SIGNEDNESS[], ENUM_KIND[];
+Value dtype_enum_member(Sema *s, bool kind, int i);
+bool v_is_enum_member(Value v);
 /* A packaging.version.Version object (a V_DICT with this msg): versions_compare
  * orders two as packaging does (release, then pre-, post- and dev-release). */
 extern const char VERSION_OBJ[];
