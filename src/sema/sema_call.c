@@ -283,7 +283,7 @@ static Value call_user_impl(Sema *s, Value callee, const Value *args, int nargs,
 		if (vals[i].kind == V_ERR) ok = false;
 		env_set(&fn.env, p->name, vals[i]);
 	}
-	if (ok && def->kwstar) env_set(&fn.env, def->kwstar, v_dict(s, xkeys, xvals, nextra));
+	if (ok && def->kwstar) env_set(&fn.env, def->kwstar, v_dict_adopt(xkeys, xvals, nextra));
 	Value r = v_err();
 	if (ok) {
 		bool host = is_constexpr_function(def) || callee.ns == VF_HOST;

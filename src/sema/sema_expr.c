@@ -360,9 +360,13 @@ bool eval_const_int(Sema *s, Fn *fn, const Expr *e, const char *what, int64_t *o
 
 Value v_dict(Sema *s, const Value *keys, const Value *vals, int n)
 {
-	Value v = {.kind = V_DICT, .n = n, .depth = 1};
-	v.keys = n ? arena_dup(s->a, keys, sizeof(Value) * (size_t)n) : NULL;
-	v.items = n ? arena_dup(s->a, vals, sizeof(Value) * (size_t)n) : NULL;
+	return v_dict_adopt(n ? arena_dup(s->a, keys, sizeof(Value) * (size_t)n) : NULL,
+			    n ? arena_dup(s->a, vals, sizeof(Value) * (size_t)n) : NULL, n);
+}
+
+Value v_dict_adopt(Value *keys, Value *vals, int n)
+{
+	Value v = {.kind = V_DICT, .n = n, .depth = 1, .keys = n ? keys : NULL, .items = n ? vals : NULL};
 	for (int i = 0; i < n; i++)
 		if (value_nesting(vals[i]) >= v.depth) v.depth = value_nesting(vals[i]) + 1;
 	return v;
@@ -715,6 +719,21 @@ static Value subscript(Sema *s, Fn *fn, const Expr *e)
 /* The argument arrays live for the call only, so they are on the heap, not in the
  * arena (every callee copies what it keeps): a call in an unrolled loop left
  * about 2 KB per iteration there, most of a big kernel's memory. */
+
+static int cmp_str_ptr(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+/* A name that names[0..n) holds twice, or NULL (sorted: n may be 65536) */
+static const char *repeated_name(const char **names, int n)
+{
+	const char **sorted = xmalloc(sizeof(const char *) * (size_t)(n + 1));
+	memcpy(sorted, names, sizeof(const char *) * (size_t)n);
+	qsort(sorted, (size_t)n, sizeof *sorted, cmp_str_ptr);
+	const char *twice = NULL;
+	for (int i = 1; i < n && !twice; i++)
+		if (!strcmp(sorted[i - 1], sorted[i])) twice = sorted[i];
+	free(sorted);
+	return twice;
+}
 static Value eval_call(Sema *s, Fn *fn, const Expr *e)
 {
 	Value callee = eval(s, fn, e->func);
@@ -744,7 +763,7 @@ static Value eval_call(Sema *s, Fn *fn, const Expr *e)
 	/* f(**d) (host Python, a decorator wrapper's get()(*args, **kwargs)): the
 	 * dict's string keys become keywords */
 	Value *kv = xmalloc(sizeof(Value) * (size_t)(nk + 1));
-	int nkx = 0;
+	int nkx = 0, nsplat = 0;
 	for (int i = 0; i < nk; i++) {
 		kv[i] = eval(s, fn, e->kwargs[i].value);
 		bad |= kv[i].kind == V_ERR;
@@ -765,6 +784,17 @@ static Value eval_call(Sema *s, Fn *fn, const Expr *e)
 				break;
 			}
 		nkx += kv[i].n;
+		nsplat++;
+		/* a dict grown by f(**d, k=v) in a host loop: bounded as a list is
+		 * (tuple_grow); its copy is a step per key and per value (the
+		 * values a tuple's copy builds), so `while True:` stops */
+		if (!bad && nkx > TUPLE_MAX_ITEMS) {
+			s->py_errors++;
+			diag_error(s->d, e->kwargs[i].loc, "a dict built at compile time grows past %d items",
+				   TUPLE_MAX_ITEMS);
+			bad = true;
+		}
+		bad = bad || !sema_work(s, 2 * (int64_t)kv[i].n, e->kwargs[i].loc);
 	}
 	if (bad) {
 		free(pos);
@@ -797,6 +827,14 @@ static Value eval_call(Sema *s, Fn *fn, const Expr *e)
 		}
 	}
 	free(kv);
+	if (nsplat) { /* f(**d, **d): a keyword given twice is Python's TypeError */
+		const char *twice = repeated_name(kwn, nkx);
+		if (twice) {
+			s->py_errors++;
+			diag_error(s->d, e->loc, "got multiple values for keyword argument '%s' (Triton: TypeError)", twice);
+			bad = true;
+		}
+	}
 	nk = nkx;
 	Value r = v_err();
 	/* isinstance(args['x'], torch.Tensor) asks only what the argument is */

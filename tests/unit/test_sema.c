@@ -387,6 +387,24 @@ static void test_errors(void)
 	    "        xs.append(1)\n    return 1\n"
 	    "@triton.heuristics({'N': n})\n@triton.jit\ndef k(x, N: tl.constexpr):\n    tl.store(x, N)\n",
 	    "k", "*i32", "6:9: a list built at compile time grows past 65536 items");
+	/* a dict grown in host code (a keyword dict f(**d, k=v) returns): each
+	 * copy is a step per item, so a `while True` loop stops at the work limit
+	 * (it ran for minutes, its memory growing); a keyword given twice is
+	 * Python's TypeError */
+	ERR("import triton\nimport triton.language as tl\ndef mk(**kw):\n    return kw\ndef n(a):\n    d = {}\n"
+	    "    i = 0\n    while True:\n        d = mk(**d, **{'k' + str(i): i})\n        i += 1\n    return 1\n"
+	    "@triton.heuristics({'N': n})\n@triton.jit\ndef k(x, N: tl.constexpr):\n    tl.store(x, N)\n",
+	    "k", "*i32",
+	    "9:16: compile-time evaluation takes more than 2097152 steps (statements, unrolled tl.static_range "
+	    "iterations, inlined calls, comprehension items, tuple items built; nested loops multiply)");
+	ERR("import triton\nimport triton.language as tl\ndef mk(**kw):\n    return kw\ndef n(a):\n    d = {'a': 1}\n"
+	    "    while True:\n        d = mk(**d, **d)\n    return 1\n"
+	    "@triton.heuristics({'N': n})\n@triton.jit\ndef k(x, N: tl.constexpr):\n    tl.store(x, N)\n",
+	    "k", "*i32", "8:13: got multiple values for keyword argument 'a' (Triton: TypeError)");
+	HAS("import triton\nimport triton.language as tl\ndef mk(**kw):\n    return kw\ndef n(a):\n    d = {}\n"
+	    "    for i in range(1000):\n        d = mk(**d, **{'k' + str(i): i})\n    return len(d)\n"
+	    "@triton.heuristics({'N': n})\n@triton.jit\ndef k(x, N: tl.constexpr):\n    tl.store(x, N)\n",
+	    "k", "*i32", "const 1000 :");
 	/* in host Python tile runs, the error names the function, not kernels */
 	ERR("import triton\nimport triton.language as tl\n@triton.constexpr_function\ndef c(n):\n    global G\n"
 	    "    return n\n@triton.jit\ndef k(x):\n    tl.store(x, c(1))\n", "k", "*fp32",
