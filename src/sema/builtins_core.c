@@ -1057,7 +1057,7 @@ static Value py_repr_str(Sema *s, const char *str);
 
 /* One static_print value; a tuple (a tensor's .shape, most often) as Python
  * prints it, its items with strings quoted, where it printed as "tuple".
- * Lists are tuples here, so they print with parentheses. A tuple that shares
+ * A list prints as one ([1, 2]; Value.list). A tuple that shares
  * its items (t = (t, t) repeated) is exponential when printed: the note stops
  * at 4096 characters. */
 static void print_static(Sema *s, StrBuf *b, Value v, int depth)
@@ -1068,8 +1068,8 @@ static void print_static(Sema *s, StrBuf *b, Value v, int depth)
 	else if (v.kind == V_CONST) const_str(v.c, buf, sizeof buf), sb_puts(b, buf);
 	else if (v.kind == V_DTYPE) sb_puts(b, dtype_triton_name(s, v.ty));
 	else if (v_is_enum_member(v)) sb_printf(b, "%s.%s", v.msg, v.items[0].c.s); /* str(): SIGNEDNESS.SIGNED */
-	else if (v.kind == V_TUPLE) {
-		sb_putc(b, '(');
+	else if (v.kind == V_TUPLE) { /* a list as Python prints it: [1, 2], [1] */
+		sb_putc(b, v.list ? '[' : '(');
 		for (int i = 0; i < v.n; i++) {
 			if (i) sb_puts(b, ", ");
 			if (b->len > 4096) {
@@ -1078,7 +1078,7 @@ static void print_static(Sema *s, StrBuf *b, Value v, int depth)
 			}
 			print_static(s, b, v.items[i], depth + 1);
 		}
-		sb_puts(b, v.n == 1 ? ",)" : ")");
+		sb_puts(b, v.list ? "]" : v.n == 1 ? ",)" : ")");
 	} else sb_puts(b, v_describe(s, v));
 }
 
@@ -1386,12 +1386,17 @@ static Value b_getattr(Sema *s, Call *c, int extra)
 static Value b_py_tuple(Sema *s, Call *c, int extra)
 {
 	(void)extra;
-	if (!c->has[0]) return v_tuple(s, NULL, 0);
-	if (c->a[0].kind == V_TUPLE) return c->a[0]; /* its items may be runtime values */
-	const Value *items;
-	int n;
-	if (!const_iter_items(s, c->a[0], c->at[0], &items, &n)) return v_err();
-	return v_tuple(s, items, n);
+	Value r = v_tuple(s, NULL, 0);
+	if (c->has[0] && c->a[0].kind == V_TUPLE) { /* its items may be runtime values */
+		r = c->a[0];
+	} else if (c->has[0]) {
+		const Value *items;
+		int n;
+		if (!const_iter_items(s, c->a[0], c->at[0], &items, &n)) return v_err();
+		r = v_tuple(s, items, n);
+	}
+	r.list = extra; /* list(...) */
+	return r;
 }
 
 /* itertools.product(*iterables, repeat=1) and itertools.chain(*iterables)
@@ -1595,7 +1600,9 @@ static Value b_py_sorted(Sema *s, Call *c, int extra)
 		out[j] = items[i];
 		keys[j] = key;
 	}
-	return v_tuple(s, out, n);
+	Value r = v_tuple(s, out, n);
+	r.list = true; /* sorted() gives a list */
+	return r;
 }
 
 /* any(it) / all(it) on constexprs. */

@@ -78,7 +78,8 @@ Value tuple_grow(Sema *s, Value t, const Value *add, int k, SrcLoc loc)
 	}
 	if (k) memcpy(b->items + t.n, add, sizeof(Value) * (size_t)k);
 	b->used = (int)n;
-	Value v = {.kind = V_TUPLE, .n = (int)n, .depth = t.kind == V_TUPLE ? t.depth : 1, .items = b->items, .buf = b};
+	Value v = {.kind = V_TUPLE, .n = (int)n, .depth = t.kind == V_TUPLE ? t.depth : 1, .items = b->items, .buf = b,
+		   .list = t.kind == V_TUPLE && t.list};
 	if (v.depth < 1) v.depth = 1;
 	for (int i = 0; i < k; i++)
 		if (value_nesting(add[i]) >= v.depth) v.depth = value_nesting(add[i]) + 1;

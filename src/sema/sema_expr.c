@@ -510,6 +510,7 @@ static Value eval_listcomp(Sema *s, Fn *fn, const Expr *e)
 	env_copy(&fn->env, &saved);
 	vec_free(&saved);
 	Value r = ok ? v_tuple(s, out.data, (int)out.len) : v_err();
+	r.list = ok && !e->is_gen;
 	vec_free(&out);
 	return r;
 }
@@ -699,7 +700,9 @@ static Value subscript(Sema *s, Fn *fn, const Expr *e)
 			Value items[64];
 			int n = 0;
 			for (int64_t i = lo; i < hi && n < 64; i += step) items[n++] = base.items[i];
-			return v_tuple(s, items, n);
+			Value r = v_tuple(s, items, n);
+			r.list = base.list;
+			return r;
 		}
 		int64_t i;
 		if (!eval_const_int(s, fn, ix, "tuple index", &i)) return v_err();
@@ -1033,7 +1036,9 @@ Value eval(Sema *s, Fn *fn, const Expr *e)
 			items[i] = eval(s, fn, e->items[i]);
 			if (items[i].kind == V_ERR) return v_err();
 		}
-		return v_tuple(s, items, e->nitems);
+		Value r = v_tuple(s, items, e->nitems);
+		r.list = e->kind == EX_LIST;
+		return r;
 	}
 	case EX_SLICE: diag_error(s->d, e->loc, "a slice is only allowed inside []"); return v_err();
 	case EX_ELLIPSIS: diag_error(s->d, e->loc, "'...' is not supported here"); return v_err();

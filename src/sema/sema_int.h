@@ -99,6 +99,8 @@ struct Value {
 	Binding *cap;      /* V_LAMBDA, V_FUNC (a closure) */
 	int ncap;
 	struct TupleBuf *buf; /* V_TUPLE grown by append / + (tuple_grow): the buffer of its items */
+	bool list; /* V_TUPLE: a Python list ([...], list(), a list comprehension and what grows
+		      from them), which prints as one; otherwise a list is a tuple */
 };
 
 struct BlockPtr {

@@ -537,7 +537,9 @@ Value binop(Sema *s, AstOp op, Value a, Value b, SrcLoc loc)
 		Value *items = ARENA_NEWN(s->a, Value, len + 1);
 		for (int i = 0; i < (int)n; i++)
 			memcpy(items + (size_t)i * (size_t)t.n, t.items, sizeof(Value) * (size_t)t.n);
-		return v_tuple(s, items, len);
+		Value r = v_tuple(s, items, len);
+		r.list = t.list;
+		return r;
 	}
 	if (op == OP_MATMUL) {
 		int id = builtin_find("dot", BF_TL);
