@@ -697,9 +697,12 @@ static Value subscript(Sema *s, Fn *fn, const Expr *e)
 			if (hi < 0) hi += base.n;
 			lo = lo < 0 ? 0 : lo > base.n ? base.n : lo;
 			hi = hi < 0 ? 0 : hi > base.n ? base.n : hi;
-			Value items[64];
+			/* every item, as Python slices (a 64-item buffer dropped the rest) */
+			int64_t len = hi > lo ? (hi - lo + step - 1) / step : 0;
+			if (!sema_work(s, len, ix->loc)) return v_err();
+			Value *items = ARENA_NEWN(s->a, Value, len + 1);
 			int n = 0;
-			for (int64_t i = lo; i < hi && n < 64; i += step) items[n++] = base.items[i];
+			for (int64_t i = lo; i < hi; i += step) items[n++] = base.items[i];
 			Value r = v_tuple(s, items, n);
 			r.list = base.list;
 			return r;
