@@ -118,6 +118,24 @@ grep -q "tile_u_u6838_" "$tmp/out" || fail "the CPU symbol of kernel 核 is not 
 expect 1 $TILE compile "$tmp/uni.py" 核 --signature '*fp32:16' --const 'ACT=激活²' --target cpu
 has "$tmp/err" "is not a constant"
 
+# tl.argmax lowers an in-thread step to one compare and two selects where the
+# index order is known (lower_reduce.c arg_combine), not Triton's combine of
+# seven ops: 1024 values are 32 per CPU thread, 31 in-thread compares, 22 for
+# the lane and warp steps (115 in all before)
+cat >"$tmp/am.py" <<'EOF'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def amax(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    o = tl.arange(0, BLOCK)
+    tl.store(out_ptr, tl.argmax(tl.load(x_ptr + o), 0))
+EOF
+expect 0 $TILE compile "$tmp/am.py" amax --signature '*fp32:16,*i32,1024' --target cpu --emit thread
+ncmp=$(grep -c ' = cmp ' "$tmp/out")
+[ "$ncmp" -le 56 ] || fail "argmax of 1024 values: $ncmp compares in the CPU thread program, expected at most 56"
+
 expect 0 $TILE compile $K --emit ast
 [ -s "$tmp/out" ] || fail "--emit ast printed nothing"
 expect 0 $TILE compile $K add_kernel --emit=tir --signature "$SIG" --const BLOCK_SIZE=256

@@ -53,10 +53,36 @@ typedef struct Red {
 	uint32_t lane_a, warp_a; /* lane / warp bits along the axis */
 	Type et[8];
 	bool commutative;
+	/* tl.argmax / tl.argmin (arg_setup): TIR_ARGMAX or TIR_ARGMIN, else 0 */
+	int arg;
+	bool tie_left;
+	bool regs_apart;  /* the register bits' axis coordinates share no bit with the lane/warp ones */
+	bool lanes_ordered, warps_ordered; /* their steps combine lower coordinates on the left */
+	bool ordered;     /* the combine now emitted has the lower coordinates on the left */
 } Red;
+
+/* Triton's _argmax_combine(v1, i1, v2, i2, tie_break_left) is
+ * gt = v1 > v2 or (v1 == v2 and i1 < i2), then where(gt, v1, v2) and
+ * where(gt, i1, i2). Where every i1 is known to be below every i2 (R->ordered),
+ * gt is v1 >= v2: equal in every case, NaN included (both false); without
+ * tie_break_left it is v1 > v2. One compare and two selects instead of the
+ * region's seven ops (argmin: <= and <). */
+static bool arg_combine(Red *R, const TpVal *a, const TpVal *b, TpVal *out)
+{
+	if (!R->arg || (R->tie_left && !R->ordered))
+		return false;
+	bool max = R->arg == TIR_ARGMAX;
+	TirPred p = R->tie_left ? (max ? PRED_GE : PRED_LE) : (max ? PRED_GT : PRED_LT);
+	TpVal keep = lw_cmp(R->L, p, a[0], b[0]);
+	out[0] = lw_select(R->L, keep, a[0], b[0]);
+	out[1] = lw_select(R->L, keep, a[1], b[1]);
+	return true;
+}
 
 static void combine(Red *R, const TpVal *a, const TpVal *b, TpVal *out)
 {
+	if (arg_combine(R, a, b, out))
+		return;
 	TpVal args[16];
 	for (int i = 0; i < R->n; i++) {
 		args[i] = a[i];
@@ -215,6 +241,13 @@ static int in_thread(Red *R, LVal *in, Group *groups)
 		for (int m = 0; m < nm; m++)
 			for (int i = 0; i < R->n; i++)
 				part[m][i] = in[i].r[order[m]];
+		/* argmax: a register's index is the first member's plus a constant
+		 * (its axis coordinate's register part, the rest shared), so the
+		 * tree selects constants and adds the first member's index once */
+		bool rel = R->arg && R->regs_apart && nm > 1;
+		for (int m = 0; rel && m < nm; m++)
+			part[m][1] = lw_i32(L, along_of(R, order[m]) - along_of(R, order[0]));
+		R->ordered = R->regs_apart;
 		for (int cnt = nm; cnt > 1; cnt = (cnt + 1) / 2) {
 			for (int p = 0; 2 * p < cnt; p++) {
 				if (2 * p + 1 < cnt)
@@ -223,6 +256,8 @@ static int in_thread(Red *R, LVal *in, Group *groups)
 					memcpy(part[p], part[2 * p], sizeof part[p]);
 			}
 		}
+		if (rel)
+			part[0][1] = lw_bin(L, TP_ADD, in[1].r[order[0]], part[0][1]);
 		for (int i = 0; i < R->n; i++)
 			groups[ng].acc[i] = part[0][i];
 		ng++;
@@ -276,6 +311,7 @@ static void butterfly(Red *R, Group *g, int ng, TpOpKind xchg, TpVal id, int nbi
 
 static void across_lanes(Red *R, Group *g, int ng)
 {
+	R->ordered = R->lanes_ordered;
 	butterfly(R, g, ng, TP_SHFL_XOR, R->L->lane, R->L->lane_bits, R->lane_a);
 }
 
@@ -301,6 +337,7 @@ static void across_warps(Red *R, Group *g, int ng)
 {
 	Lower *L = R->L;
 	const LinearLayout *l = R->l;
+	R->ordered = R->warps_ordered;
 	if (lw_simd_program(L)) {
 		butterfly(R, g, ng, TP_WARP_XOR, L->warp, lw_bits(l, LL_WARP), R->warp_a);
 		return;
@@ -635,12 +672,50 @@ static bool lower_one_hot(Red *R)
 	return true;
 }
 
+/* The axis coordinates the bits of kind (along the axis, not free) add, OR'd;
+ * *chain: each is a power of two above all of `below` and the ones before it,
+ * so a step over such a bit has the lower coordinates on the side whose bit
+ * is clear. */
+static uint32_t axis_bits(const Red *R, LLInDim kind, uint32_t below, bool *chain)
+{
+	uint32_t free = kind == LL_REG ? R->rf : kind == LL_LANE ? R->lf : R->wf, all = 0;
+	*chain = true;
+	for (int b = 0; b < lw_bits(R->l, kind); b++) {
+		uint32_t c = (free >> b) & 1 ? 0u : (uint32_t)lw_basis(R->l, kind, b)[R->axis];
+		if (!c)
+			continue;
+		*chain &= (c & (c - 1)) == 0 && c > (below | all);
+		all |= c;
+	}
+	return all;
+}
+
+/* Whether op is a tl.argmax / tl.argmin whose index operand is the axis iota,
+ * and which of its combine steps are ordered (arg_combine). */
+static void arg_setup(Red *R)
+{
+	int f = R->op->attr.flags;
+	if (!(f & (TIR_ARGMAX | TIR_ARGMIN)) || R->n != 2 || R->et[1].dt != DT_I32 ||
+	    !is_axis_iota(R->L, R->op->operands[1], R->axis))
+		return;
+	bool unused, lchain, wchain;
+	uint32_t regs = axis_bits(R, LL_REG, 0, &unused);
+	uint32_t lanes = axis_bits(R, LL_LANE, regs, &lchain);
+	uint32_t warps = axis_bits(R, LL_WARP, regs | lanes, &wchain);
+	R->arg = f & TIR_ARGMAX ? TIR_ARGMAX : TIR_ARGMIN;
+	R->tie_left = f & TIR_TIE_LEFT;
+	R->regs_apart = !(regs & (lanes | warps));
+	R->lanes_ordered = R->regs_apart && lchain && !(warps & (regs | lanes));
+	R->warps_ordered = R->regs_apart && wchain && !(lanes & regs);
+}
+
 static void lower_reduce_op(Lower *L, const TirOp *op)
 {
 	Red R;
 	red_init(&R, L, op, "reduce");
 	if (lower_one_hot(&R))
 		return;
+	arg_setup(&R);
 	LVal in[8];
 	for (int i = 0; i < R.n; i++)
 		in[i] = lw_get(L, op->operands[i]);

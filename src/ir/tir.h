@@ -91,6 +91,10 @@ enum { /* attr.flags */
 	TIR_HAS_MASK = 1, TIR_HAS_OTHER = 2, TIR_VOLATILE = 4, TIR_PROPAGATE_NAN = 8,
 	TIR_REVERSE = 16, TIR_HEX = 32, TIR_DIV_RN = 64, TIR_RTZ = 128,
 	TIR_PIPELINED = 256, /* FOR: software pipelined (layout/pipeline.c); its body reads bufs */
+	/* REDUCE: tl.argmax / tl.argmin, operands (values, the axis iota), the region
+	 * Triton's _argmax_combine / _argmin_combine (TIR_TIE_LEFT: tie_break_left),
+	 * which lowering may emit in a cheaper exact form (lower_reduce.c) */
+	TIR_ARGMAX = 512, TIR_ARGMIN = 1024, TIR_TIE_LEFT = 2048,
 };
 
 /* LOAD/STORE attr.i = cache modifier | eviction policy << 8 (added by sema). */

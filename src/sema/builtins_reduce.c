@@ -123,6 +123,8 @@ static bool build(Sema *s, TirOpKind kind, const ValId *ins, int n, int axis, in
 	TirOp *op = tir_op(s->f, s->blk, kind, op_loc(s, loc), ins, n, types, n);
 	op->attr.axis = axis;
 	op->attr.flags = flags;
+	if (kind == TOP_REDUCE && (cb->kind == CMB_ARGMAX || cb->kind == CMB_ARGMIN))
+		op->attr.flags |= (cb->kind == CMB_ARGMAX ? TIR_ARGMAX : TIR_ARGMIN) | (cb->tie_left ? TIR_TIE_LEFT : 0);
 	tir_op_add_regions(s->f, op, 1);
 	TirBlock *r = &op->regions[0], *outer = s->blk;
 	ValId *args = ARENA_NEWN(s->a, ValId, 2 * n);

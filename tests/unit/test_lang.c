@@ -151,6 +151,127 @@ static void test_unicode_names(void)
 	CHECK(ok);
 }
 
+/* ---- argmax / argmin: ties, -inf, NaN, masked edges, along each axis ------------ */
+
+/* Lowered as one compare and two selects per in-thread step where the index
+ * order is known (lower_reduce.c arg_combine); Triton's combine elsewhere. */
+static const char argmax_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(x_ptr, out_ptr, n, M: tl.constexpr, N: tl.constexpr, TIE: tl.constexpr):\n"
+	"    r = tl.arange(0, M)[:, None]\n"
+	"    c = tl.arange(0, N)[None, :]\n"
+	"    m = (r < M) & (c < n)\n" /* the columns past n are masked */
+	"    x = tl.load(x_ptr + r * N + c, mask=m, other=float('-inf'))\n"
+	"    y = tl.where(m, x, float('inf'))\n"
+	"    tl.store(out_ptr + tl.arange(0, M), tl.argmax(x, 1, tie_break_left=TIE))\n"
+	"    tl.store(out_ptr + M + tl.arange(0, N), tl.argmax(x, 0, tie_break_left=TIE))\n"
+	"    tl.store(out_ptr + M + N + tl.arange(0, M), tl.argmin(y, 1, tie_break_left=TIE))\n"
+	"    tl.store(out_ptr + 2 * M + N + tl.arange(0, N), y.argmin(0, tie_break_left=TIE))\n"
+	"    f = tl.reshape(x, (M * N,))\n"
+	"    tl.store(out_ptr + 2 * M + 2 * N, tl.argmax(f, 0, tie_break_left=TIE))\n"
+	"    tl.store(out_ptr + 2 * M + 2 * N + 1, tl.argmin(tl.reshape(y, (M * N,)), 0, tie_break_left=TIE))\n";
+
+/* The index Triton's argmax (sign 1) or argmin (-1) gives over the n values
+ * at x[0], x[step], ...: the extreme value's first index; -1 where a NaN
+ * makes it depend on the reduction tree, as in Triton (any index does). */
+static int ref_arg(const float *x, int n, int step, int sign)
+{
+	int best = 0;
+	for (int i = 0; i < n; i++) {
+		float v = x[i * step];
+		if (v != v)
+			return -1;
+		if (sign * v > sign * x[best * step])
+			best = i;
+	}
+	return best;
+}
+
+/* got is right for the n values at x[0], x[step], ...: the reference's index
+ * with tie_break_left, else one whose value is the extreme one; with a NaN,
+ * any index in range (one of the NaNs when all are). */
+static bool arg_ok(const float *x, int n, int step, int sign, bool tie, int32_t got)
+{
+	if (got < 0 || got >= n)
+		return false;
+	int want = ref_arg(x, n, step, sign);
+	bool all_nan = true;
+	for (int i = 0; i < n; i++)
+		all_nan &= x[i * step] != x[i * step];
+	if (want < 0)
+		return !all_nan || x[got * step] != x[got * step];
+	return tie ? got == want : x[got * step] == x[want * step];
+}
+
+static void test_argmax(void)
+{
+	enum { M = 16, N = 64, NV = 50 };
+	static float x[M * N], lx[M * N], ly[M * N];
+	uint32_t seed = 7;
+	for (int i = 0; i < M * N; i++) {
+		int r = i / N;
+		seed = seed * 1103515245u + 12345u;
+		x[i] = (float)((seed >> 16) % 4); /* ties everywhere */
+		if (r == 3 && (seed >> 8) % 5 == 0)
+			x[i] = NAN;
+		if (r == 4 || (r == 5 && i % N != 20))
+			x[i] = -INFINITY; /* a row of -inf only; one with a single finite value */
+		if (r == 6)
+			x[i] = NAN;
+		if (r == 7)
+			x[i] = INFINITY;
+	}
+	/* what the kernel sees: -inf (argmax) / +inf (argmin) past column NV */
+	for (int i = 0; i < M * N; i++) {
+		bool in = i % N < NV;
+		lx[i] = in ? x[i] : -INFINITY;
+		ly[i] = in ? x[i] : INFINITY;
+	}
+	for (int tie = 1; tie >= 0; tie--) {
+		int32_t out[2 * M + 2 * N + 2];
+		for (size_t i = 0; i < sizeof out / sizeof *out; i++)
+			out[i] = -7;
+		tile_arg args[] = {tile_arg_ptr(x, TILE_FP32), tile_arg_ptr(out, TILE_I32), tile_arg_i32(NV)};
+		if (!RUN(argmax_src, "k", tie ? "*fp32,*i32,i32,16,64,True" : "*fp32,*i32,i32,16,64,False", 1, args))
+			return;
+		int bad = 0;
+		for (int r = 0; r < M; r++) {
+			bad += !arg_ok(lx + r * N, N, 1, 1, tie, out[r]);
+			bad += !arg_ok(ly + r * N, N, 1, -1, tie, out[M + N + r]);
+		}
+		for (int c = 0; c < N; c++) {
+			bad += !arg_ok(lx + c, M, N, 1, tie, out[M + c]);
+			bad += !arg_ok(ly + c, M, N, -1, tie, out[2 * M + N + c]);
+		}
+		/* rows 3 and 6 hold NaNs: the whole tile's answer is any index */
+		bad += out[2 * M + 2 * N] < 0 || out[2 * M + 2 * N] >= M * N;
+		bad += out[2 * M + 2 * N + 1] < 0 || out[2 * M + 2 * N + 1] >= M * N;
+		/* without them: row 7 (+inf) first for argmax; 0 is the least value */
+		if (tie) {
+			CHECK(out[4] == 0 && out[5] == 20 && out[7] == 0); /* -inf only: the first; the finite one */
+			CHECK(out[M + N + 4] == 0 && out[M + N + 7] == 0);
+		}
+		CHECK(bad == 0);
+	}
+	/* without NaN rows, the whole-tile answers are exact */
+	for (int i = 0; i < M * N; i++)
+		if (x[i] != x[i])
+			x[i] = 1.0f;
+	int32_t out[2 * M + 2 * N + 2];
+	tile_arg args[] = {tile_arg_ptr(x, TILE_FP32), tile_arg_ptr(out, TILE_I32), tile_arg_i32(NV)};
+	if (!RUN(argmax_src, "k", "*fp32,*i32,i32,16,64,True", 1, args))
+		return;
+	for (int i = 0; i < M * N; i++) {
+		bool in = i % N < NV;
+		lx[i] = in ? x[i] : -INFINITY;
+		ly[i] = in ? x[i] : INFINITY;
+	}
+	CHECK(out[2 * M + 2 * N] == ref_arg(lx, M * N, 1, 1));
+	CHECK(out[2 * M + 2 * N + 1] == ref_arg(ly, M * N, 1, -1));
+}
+
 /* ---- x[None] / x[:, None] on a scalar: a 1-element tile (Triton splats it) -------- */
 
 static const char scalar_index_src[] =
@@ -4122,6 +4243,7 @@ int main(void)
 		test_philox64();
 		test_scalar_index();
 		test_unicode_names();
+		test_argmax();
 		test_reduce_control();
 		test_sum_bool();
 		test_float_to_int();
