@@ -265,10 +265,43 @@ static int in_thread(Red *R, LVal *in, Group *groups)
 	return ng;
 }
 
+/* argmax across threads: whether to keep mine, without putting the operands
+ * in order first (four selects). mine is the second operand where `second`.
+ * The first one is kept where f >= s (ordered, tie_break_left) or f > s
+ * (no tie_break_left), so mine where m >= o, or where !(o >= m) when it is the
+ * second (NaN: the second is kept). Integers have no NaN and partners no
+ * common index, so with tie_break_left Triton's combine is symmetric there. */
+static bool arg_combine_ordered(Red *R, const TpVal *m, const TpVal *o, TpVal second, TpVal *out)
+{
+	if (!R->arg || !second)
+		return false;
+	Lower *L = R->L;
+	bool max = R->arg == TIR_ARGMAX, isint = !dtype_is_float((DType)R->et[0].dt);
+	TirPred strict = max ? PRED_GT : PRED_LT, loose = max ? PRED_GE : PRED_LE;
+	TpVal keep;
+	if (!R->tie_left || R->ordered) {
+		TirPred p = R->tie_left ? loose : strict;
+		TpVal a = lw_cmp(L, p, m[0], o[0]); /* mine is the first */
+		TpVal b = isint ? lw_cmp(L, p == loose ? strict : loose, m[0], o[0])
+		                : lw_bin(L, TP_XOR, lw_cmp(L, p, o[0], m[0]), lw_true(L));
+		keep = lw_select(L, second, b, a);
+	} else if (isint) {
+		TpVal tie = lw_bin(L, TP_AND, lw_cmp(L, PRED_EQ, m[0], o[0]), lw_cmp(L, PRED_LT, m[1], o[1]));
+		keep = lw_bin(L, TP_OR, lw_cmp(L, strict, m[0], o[0]), tie);
+	} else {
+		return false;
+	}
+	out[0] = lw_select(L, keep, m[0], o[0]);
+	out[1] = lw_select(L, keep, m[1], o[1]);
+	return true;
+}
+
 /* Combine a and its partner's b with the operand whose `sel` is false first. */
 static void combine_ordered(Red *R, const TpVal *mine, const TpVal *other, TpVal sel_second,
                             TpVal *out)
 {
+	if (arg_combine_ordered(R, mine, other, sel_second, out))
+		return;
 	if (R->commutative || !sel_second) {
 		combine(R, mine, other, out);
 		return;
