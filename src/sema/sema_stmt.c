@@ -429,7 +429,8 @@ static void host_setitem(Sema *s, Fn *fn, const Expr *t, Value v, SrcLoc loc)
 	Value out = base;
 	if (base.kind == V_DICT) {
 		if (k.kind != V_CONST && k.kind != V_DTYPE) {
-			diag_error(s->d, t->index[0]->loc, "a dict key must be a constant, not %s", v_describe(s, k));
+			diag_error(s->d, t->index[0]->loc, "a dict key must be a constant, not %s",
+				   k.kind == V_TUPLE && k.list ? "a list" : v_describe(s, k));
 			return;
 		}
 		int at = dict_index(base, k);
@@ -449,7 +450,7 @@ static void host_setitem(Sema *s, Fn *fn, const Expr *t, Value v, SrcLoc loc)
 		out.keys[at] = k;
 		out.items[at] = v;
 		out.n = n;
-	} else if (base.kind == V_TUPLE && !base.mod) {
+	} else if (base.kind == V_TUPLE && base.list) {
 		if (k.kind != V_CONST || (k.c.kind != CV_INT && k.c.kind != CV_BOOL)) {
 			diag_error(s->d, t->index[0]->loc, "list indices must be integers, not %s", v_describe(s, k));
 			return;
@@ -466,6 +467,7 @@ static void host_setitem(Sema *s, Fn *fn, const Expr *t, Value v, SrcLoc loc)
 		out.items[i] = v;
 		out.buf = NULL; /* a copy: the grown buffer stays its owner's */
 	} else {
+		if (base.kind == V_TUPLE) s->py_errors++; /* Python's TypeError, at import */
 		diag_error(s->d, t->loc, "%s does not support item assignment%s", v_describe(s, base),
 			   base.kind == V_TENSOR ? " (tensors are values)" : "");
 		return;
