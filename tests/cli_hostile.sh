@@ -35,4 +35,15 @@ done
 expect 0 $TILE compile "$tmp/link.tile" add_kernel --signature "$SIG" --target cpu -o "$tmp/va.o"
 cmp -s kernels/vector_add.tile "$tmp/va.tile" || fail "-o va.o changed the source"
 
+# a kernel name longer than the symbol buffer (Python has no limit) runs, on
+# a cold and a warm cache: the JIT looked up the name cut at 127 characters
+long=$(printf 'k%.0s' $(seq 1 200))
+printf 'import triton\nimport triton.language as tl\n@triton.jit\ndef %s(X):\n    x = tl.arange(0, 64)\n    tl.store(X + x, tl.load(X + x) * 2.0 + 1.0)\n' \
+	"$long" >"$tmp/long.py"
+npy_f32 "$tmp/one.npy" 64 '\000\000\200\077'
+for t in cpu cpu cuda-emu; do
+	expect 0 $TILE run "$tmp/long.py" "$long" --target $t X=@"$tmp/one.npy" --print
+	has "$tmp/out" "[3., 3., 3.,"
+done
+
 finish

@@ -448,7 +448,7 @@ static void fill_result(const Compilation *c, CompiledKernel *out)
 {
 	const TirFunc *f = c->tir;
 	memset(out, 0, sizeof *out);
-	snprintf(out->name, sizeof out->name, "%s", f->name);
+	out->name = xstrdup(f->name);
 	out->target = c->req->target;
 	out->num_warps = c->opts.num_warps;
 	out->threads = out->num_warps * c->req->target.lanes_per_warp;
@@ -583,6 +583,7 @@ void compiled_kernel_free(CompiledKernel *k)
 {
 	if (!k)
 		return;
+	free(k->name);
 	free(k->args);
 	free(k->binary);
 	memset(k, 0, sizeof *k);

@@ -37,7 +37,7 @@ typedef struct KernelArgDesc {
 } KernelArgDesc;
 
 typedef struct CompiledKernel {
-	char name[128];
+	char *name; /* the symbol (heap): a Python name has no length limit */
 	TargetDesc target;
 	int num_warps;
 	int threads;       /* num_warps * lanes_per_warp */

@@ -53,6 +53,19 @@ static void get_str(Reader *r, char *buf, size_t cap)
 	get(r, buf, n);
 	buf[r->bad ? 0 : n] = 0;
 }
+/* A string of any length the data holds (heap; "" when damaged). */
+static char *get_str_dup(Reader *r)
+{
+	uint32_t n = get_u32(r);
+	if (r->bad || (size_t)(r->end - r->p) < n) {
+		r->bad = true;
+		return xstrdup("");
+	}
+	char *s = xmalloc((size_t)n + 1);
+	get(r, s, n);
+	s[n] = 0;
+	return s;
+}
 
 void *kernel_blob_encode(const CompiledKernel *k, size_t *len)
 {
@@ -96,7 +109,7 @@ int kernel_blob_decode(const void *data, size_t len, CompiledKernel *out)
 	get(&r, magic, 4);
 	if (r.bad || memcmp(magic, "TKRN", 4) != 0 || get_u32(&r) != BLOB_VERSION)
 		return -1;
-	get_str(&r, out->name, sizeof out->name);
+	out->name = get_str_dup(&r);
 	out->target.kind = (TargetKind)get_u32(&r);
 	get_str(&r, out->target.name, sizeof out->target.name);
 	out->target.arch = (int)get_u32(&r);
@@ -120,6 +133,7 @@ int kernel_blob_decode(const void *data, size_t len, CompiledKernel *out)
 	 * (a flipped sign bit) is damage, not a request for 2^64 bytes */
 	if (r.bad || nargs > 4096 || out->num_warps < 1 || out->threads < 1 || out->smem_bytes < 0 ||
 	    out->registers < -1 || out->spill_bytes < -1) {
+		free(out->name);
 		memset(out, 0, sizeof *out);
 		return -1;
 	}
@@ -136,6 +150,7 @@ int kernel_blob_decode(const void *data, size_t len, CompiledKernel *out)
 	uint64_t n = 0;
 	get(&r, &n, 8);
 	if (r.bad || n != (uint64_t)(r.end - r.p)) {
+		free(out->name);
 		free(out->args);
 		memset(out, 0, sizeof *out);
 		return -1;
