@@ -502,5 +502,13 @@ EOF
 			--emit ptx -o /dev/null
 	fi
 done
+# emit_c's f32 division helper, float div_full_f32(float, float): a kernel of
+# that name and parameters was an overload by return type alone (nvrtc ICE)
+printf 'import triton\nimport triton.language as tl\n@triton.jit\ndef div_full_f32(x, y):\n    tl.device_print("q", x / y)\n' >"$tmp/div.py"
+expect 0 $TILE compile "$tmp/div.py" div_full_f32 --signature 'fp32,fp32' --target sm_90a --emit cuda
+has "$tmp/out" ") tile_k_div_full_f32(float arg_x, float arg_y)"
+if $TILE --version | grep -q 'nvrtc: [0-9]'; then
+	expect 0 $TILE compile "$tmp/div.py" div_full_f32 --signature 'fp32,fp32' --target sm_90a --emit ptx -o /dev/null
+fi
 
 finish

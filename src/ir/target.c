@@ -135,6 +135,6 @@ bool target_symbol_reserved(const char *name)
 	       (n > 2 && !strcmp(name + n - 2, "_t")) || starts_with(name, "tile_rt") ||
 	       starts_with(name, "ld_global") || starts_with(name, "st_global") ||
 	       starts_with(name, "atom_") || starts_with(name, "atomic_") ||
-	       starts_with(name, "cp_async") || conversion_helper(name) ||
+	       starts_with(name, "cp_async") || starts_with(name, "div_full") || conversion_helper(name) ||
 	       (strstr(name, "_nan") && (starts_with(name, "fmax") || starts_with(name, "fmin")));
 }
