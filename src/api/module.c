@@ -868,18 +868,25 @@ static void bind_results(const KernelInfo *ki, const ConstVal *vals, const bool 
 }
 
 /* The shape and strides (in elements; a NULL strides is row-major) of a DLTensor
- * argument, which heuristics read as Triton's see the tensor (args['x'].shape). */
-static void tensor_shape(const DLTensor *t, Arena *a, SpecArg *out)
+ * argument, which heuristics read as Triton's see the tensor (args['x'].shape).
+ * Row-major strides count a dimension of size 0 as 1, as torch's and NumPy's
+ * (torch.empty(3, 0, 4).stride() is (4, 4, 1)); false when one of them does
+ * not fit in 64 bits (possible only with a 0 dimension: the element count fits). */
+static bool tensor_shape(const DLTensor *t, Arena *a, SpecArg *out)
 {
 	int64_t *strides = ARENA_NEWN(a, int64_t, t->ndim + 1), st = 1;
+	bool over = false;
 	for (int d = t->ndim - 1; d >= 0; d--) {
+		if (!t->strides && over)
+			return false;
 		strides[d] = t->strides ? t->strides[d] : st;
-		st *= t->shape[d];
+		over = over || __builtin_mul_overflow(st, t->shape[d] > 1 ? t->shape[d] : 1, &st);
 	}
 	out->has_shape = true;
 	out->ndim = t->ndim;
 	out->shape = t->shape;
 	out->strides = strides;
+	return true;
 }
 
 /* Triton's launcher runs a kernel's @triton.heuristics on the actual arguments
@@ -905,7 +912,11 @@ static tile_status with_heuristics(tile_module *m, const KernelInfo *ki, const t
 		    scalar_value(&args[i], &probe[i].value))
 			any_value = probe[i].has_value = true;
 		if (!spec[i].is_const && args[i].kind == TILE_ARG_DLTENSOR) {
-			tensor_shape(args[i].dl, a, &probe[i]);
+			if (!tensor_shape(args[i].dl, a, &probe[i]))
+				return api_fail(m->ctx, TILE_ERROR_INVALID_ARGUMENT,
+				                "argument '%s': a row-major stride of the DLTensor (strides "
+				                "NULL) does not fit in 64 bits",
+				                ki->params[i].name);
 			any_value = true;
 		}
 	}

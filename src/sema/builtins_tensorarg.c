@@ -68,13 +68,16 @@ static Value b_size_stride(Sema *s, Call *c, int extra)
 	return vals[d < 0 ? d + x.n : d];
 }
 
-/* x.is_contiguous(): strides of a row-major tensor (a dimension of size 1 may have any) */
+/* x.is_contiguous(): strides of a row-major tensor (a dimension of size 1 may
+ * have any); an empty tensor is contiguous whatever its strides, as torch's */
 static Value b_is_contiguous(Sema *s, Call *c, int extra)
 {
 	(void)extra;
 	Value x = c->a[0];
 	if (!has_shape(s, c, "the strides")) return v_err();
-	int64_t want = 1;
+	for (int d = 0; d < x.n; d++)
+		if (x.items[d].c.i == 0) return v_bool(true);
+	int64_t want = 1; /* the element count fits in 64 bits (api_dltensor_problem) */
 	for (int d = x.n - 1; d >= 0; d--) {
 		int64_t n = x.items[d].c.i;
 		if (n != 1 && x.keys[d].c.i != want) return v_bool(false);

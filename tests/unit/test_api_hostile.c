@@ -576,6 +576,53 @@ static void test_bad_dlpack(tile_context *ctx, tile_kernel *k)
 	}
 }
 
+/* Heuristics reading a DLTensor with a dimension of size 0 see what torch
+ * would: row-major strides count that dimension as 1 (torch.empty(3, 0,
+ * 4).stride() is (4, 4, 1); they were 0), an empty tensor is contiguous
+ * whatever its strides (was False), and row-major strides that overflow
+ * 64 bits are an error (was signed overflow). */
+static const char empty_src[] =
+        "import triton\n"
+        "import triton.language as tl\n"
+        "@triton.heuristics({'S': lambda a: a['x'].stride(0), 'C': lambda a: a['x'].is_contiguous()})\n"
+        "@triton.jit\n"
+        "def e(x, out_ptr, S: tl.constexpr, C: tl.constexpr):\n"
+        "    tl.store(out_ptr, S * 10 + C)\n";
+
+static void test_empty_dlpack(tile_context *ctx)
+{
+	tile_module *m = NULL;
+	CHECK_ST(tile_module_load_source(ctx, "empty.py", empty_src, sizeof empty_src - 1, &m), TILE_OK);
+	if (!m)
+		return;
+	int64_t shape[3] = {3, 0, 4}, strides[3] = {4, 4, 1};
+	int64_t wide[3] = {0, INT64_C(1) << 62, 4};
+	DLTensor t = {OUT, {kDLCPU, 0}, 3, {kDLFloat, 32, 1}, shape, NULL, 0};
+	int64_t out = 0;
+	const int64_t *shapes[3] = {shape, shape, wide};
+	const int64_t *strd[3] = {NULL, strides, NULL};
+	for (int c = 0; c < 3; c++) {
+		t.shape = (int64_t *)shapes[c];
+		t.strides = (int64_t *)strd[c];
+		tile_arg a[2] = {tile_arg_dltensor(&t), tile_arg_ptr(&out, TILE_I64)};
+		tile_kernel *k = NULL;
+		if (c == 2) {
+			CHECK_ST(tile_kernel_get_typed(m, "e", a, 2, NULL, &k), TILE_ERROR_INVALID_ARGUMENT);
+			CHECK_MSG("argument 'x': a row-major stride of the DLTensor");
+			continue;
+		}
+		CHECK_ST(tile_kernel_get_typed(m, "e", a, 2, NULL, &k), TILE_OK);
+		if (!k)
+			continue;
+		uint32_t grid[3] = {1, 1, 1};
+		out = 0;
+		CHECK_ST(tile_launch(k, grid, a, 2, NULL), TILE_OK);
+		CHECK(out == 41);
+		tile_kernel_destroy(k);
+	}
+	tile_module_destroy(m);
+}
+
 /* ---- NULL pointers on the host --------------------------------------------------- */
 
 /* A NULL pointer is refused where the kernel reads or writes through it (it
@@ -922,6 +969,7 @@ int main(void)
 		test_typed_descriptor(ctx);
 		test_many_params(ctx);
 		test_null_pointers(ctx);
+		test_empty_dlpack(ctx);
 		tile_kernel_destroy(k);
 	}
 	tile_module_destroy(m);
