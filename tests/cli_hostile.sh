@@ -46,4 +46,11 @@ for t in cpu cpu cuda-emu; do
 	has "$tmp/out" "[3., 3., 3.,"
 done
 
+# --out-dir with a parameter named past the file system's NAME_MAX: the error
+# gives the reason (the 256-byte message cut it off after the path)
+printf 'import triton\nimport triton.language as tl\n@triton.jit\ndef k(%s):\n    x = tl.arange(0, 64)\n    tl.store(%s + x, 1.0)\n' \
+	"$long$long" "$long$long" >"$tmp/param.py"
+expect 1 $TILE run "$tmp/param.py" k --target cpu "$long$long=@$tmp/one.npy" --out-dir "$tmp/outs"
+has "$tmp/err" ".npy: File name too long"
+
 finish

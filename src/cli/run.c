@@ -979,13 +979,17 @@ static int write_outputs(const char *dir, const tile_param_info *p, BoundArg *ar
 			continue;
 		StrBuf path = {0};
 		sb_printf(&path, "%s/%s.npy", dir, p[i].name);
-		char err[256];
-		int rc = npy_write(path.s, &args[i].npy, err, sizeof err);
+		/* room for the whole path and the reason: a parameter name past
+		 * NAME_MAX cut "File name too long" off the message */
+		size_t errlen = path.len + 256;
+		char *err = xmalloc(errlen);
+		int rc = npy_write(path.s, &args[i].npy, err, errlen);
 		sb_free(&path);
-		if (rc != 0) {
+		if (rc != 0)
 			fprintf(stderr, "tile: error: %s\n", err);
+		free(err);
+		if (rc != 0)
 			return EXIT_USER;
-		}
 	}
 	return 0;
 }
