@@ -208,8 +208,29 @@ static bool reg_declare(Asm *a, const char *name, int bits)
 	return true;
 }
 
+/* The digits of base `base` at p, up to *end: false when there are none or
+ * the value passes 64 bits (ptxas: "Constant overflow"). strtoull would take
+ * a sign or white space after 0x and saturate. */
+static bool parse_digits(const char *p, int base, uint64_t *v, const char **end)
+{
+	uint64_t r = 0;
+	const char *q = p;
+	for (;; q++) {
+		int c = (unsigned char)*q;
+		int d = isdigit(c) ? c - '0' : isxdigit(c) ? tolower(c) - 'a' + 10 : -1;
+		if (d < 0 || d >= base) break;
+		if (r > (UINT64_MAX - (uint64_t)d) / (uint64_t)base) return false;
+		r = r * (uint64_t)base + (uint64_t)d;
+	}
+	*v = r;
+	*end = q;
+	return q > p;
+}
+
 /* Parses a PTX integer or float literal: *is_float, and the value (a float
- * literal, 0f and 8 hex digits or 0d and 16, gives its bits in *bits). */
+ * literal, 0f and 8 hex digits or 0d and 16, gives its bits in *bits).
+ * Integers are PTX's: 0x hex, 0b binary, 0 and octal digits (010 is 8), else
+ * decimal, with an optional U. */
 static bool parse_literal(const char *t, int64_t *iv, double *fv, bool *is_float, uint64_t *bits, int *lit_bits)
 {
 	*lit_bits = 0;
@@ -218,11 +239,11 @@ static bool parse_literal(const char *t, int64_t *iv, double *fv, bool *is_float
 	bool neg = *p == '-';
 	if (neg) p++;
 	if ((p[0] == '0') && (p[1] == 'f' || p[1] == 'F' || p[1] == 'd' || p[1] == 'D')) {
-		char *end;
-		unsigned long long v = strtoull(p + 2, &end, 16);
-		size_t len = (size_t)(end - (p + 2));
+		const char *end;
+		uint64_t v;
 		bool dbl = p[1] == 'd' || p[1] == 'D';
-		if (*end || len != (dbl ? 16u : 8u)) return false;
+		if (!parse_digits(p + 2, 16, &v, &end) || *end || (size_t)(end - (p + 2)) != (dbl ? 16u : 8u))
+			return false;
 		*is_float = true;
 		*lit_bits = dbl ? 64 : 32;
 		*bits = v;
@@ -240,21 +261,27 @@ static bool parse_literal(const char *t, int64_t *iv, double *fv, bool *is_float
 		return true;
 	}
 	if (!isdigit((unsigned char)*p)) return false;
-	char *end;
-	if (p[0] == '0' && (p[1] == 'b' || p[1] == 'B')) {
-		*iv = (int64_t)strtoull(p + 2, &end, 2);
-	} else if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
-		*iv = (int64_t)strtoull(p + 2, &end, 16);
+	const char *end;
+	size_t ndec = strspn(p, "0123456789");
+	if (p[ndec] == '.' || p[ndec] == 'e' || p[ndec] == 'E') {
+		char *fend;
+		*fv = strtod(p, &fend);
+		*iv = 0;
+		*is_float = true;
+		end = fend;
 	} else {
-		*iv = (int64_t)strtoull(p, &end, 10);
-		if (*end == '.' || *end == 'e' || *end == 'E') {
-			*fv = strtod(p, &end);
-			*is_float = true;
-		}
+		int base = 10;
+		const char *d = p;
+		if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) base = 16, d = p + 2;
+		else if (p[0] == '0' && (p[1] == 'b' || p[1] == 'B')) base = 2, d = p + 2;
+		else if (p[0] == '0' && isdigit((unsigned char)p[1])) base = 8, d = p + 1;
+		uint64_t u;
+		if (!parse_digits(d, base, &u, &end)) return false;
+		*iv = (int64_t)u;
 	}
 	if (*end == 'U' || *end == 'u') end++;
 	if (*end) return false;
-	if (neg) *iv = -*iv, *fv = -*fv;
+	if (neg) *iv = (int64_t)(0 - (uint64_t)*iv), *fv = -*fv; /* -0x8000000000000000 too */
 	if (!*is_float) *fv = (double)*iv;
 	return true;
 }

@@ -1449,6 +1449,35 @@ static void test_inline_asm(void)
 	CHECK(ok_h);
 }
 
+/* PTX integer literals as ptxas reads them: 010 is octal (it was 10), 0b
+ * binary, a U suffix, and -0x8000000000000000 (negated in 64 bits, was
+ * signed overflow) */
+static const char asm_lit_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(o_ptr, w_ptr):\n"
+	"    i = tl.arange(0, 32)\n"
+	"    a = tl.inline_asm_elementwise('{ .reg .s32 t; add.s32 t, $1, 010; add.s32 t, t, 0b101; add.s32 $0, t, 0x10U; }',\n"
+	"                                  '=r,r', [i], dtype=tl.int32, is_pure=True, pack=1)\n"
+	"    w = tl.inline_asm_elementwise('add.s64 $0, $1, -0x8000000000000000;', '=l,l', [i.to(tl.int64)],\n"
+	"                                  dtype=tl.int64, is_pure=True, pack=1)\n"
+	"    tl.store(o_ptr + i, a)\n"
+	"    tl.store(w_ptr + i, w)\n";
+
+static void test_inline_asm_literals(void)
+{
+	int32_t o[32];
+	int64_t w[32];
+	tile_arg args[] = {tile_arg_ptr(o, TILE_I32), tile_arg_ptr(w, TILE_I64)};
+	if (!RUN(asm_lit_src, "k", "*i32,*i64", 1, args))
+		return;
+	bool ok = true;
+	for (int i = 0; i < 32; i++)
+		ok &= o[i] == i + 8 + 5 + 16 && w[i] == INT64_MIN + i;
+	CHECK(ok);
+}
+
 static const char asm_bits_src[] =
 	"import triton\n"
 	"import triton.language as tl\n"
@@ -4264,6 +4293,7 @@ int main(void)
 		test_scratch_over_pipeline_buffers();
 		test_host_descriptors();
 		test_inline_asm();
+		test_inline_asm_literals();
 		test_inline_asm_bits();
 		test_inline_asm_fp4();
 		test_libdevice();
