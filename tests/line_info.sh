@@ -175,4 +175,17 @@ expect 0 env TILE_DISABLE_LINE_INFO=no $TILE compile "$tmp/li.py" kernel_single 
 	--target sm_90a --emit ptx
 grep -q '^[[:space:]]*\.loc' "$tmp/out" || fail "TILE_DISABLE_LINE_INFO=no: the PTX has no .loc lines"
 
+# a source file whose name has a quote, a backslash or a newline: nvrtc wrote
+# the quote into the PTX's .file as \", which ptxas cannot parse (nvrtc error)
+for name in 'we"ird.py' 'back\slash.py' 'new
+line.py'; do
+	# a text of its own, so that the cache (keyed on the text) gives no other file's cubin
+	{ cat "$tmp/li.py"; echo "# $(printf '%s' "$name" | od -An -c | tr -d ' \n')"; } >"$tmp/$name"
+	expect 0 $TILE compile "$tmp/$name" kernel_single --signature '*fp32,*fp32,128' --target sm_90a -o "$tmp/q.cubin"
+	expect 0 $TILE compile "$tmp/$name" kernel_single --signature '*fp32,*fp32,128' --target sm_90a --emit ptx
+	grep -q '^[[:space:]]*\.loc' "$tmp/out" || fail "$name: the PTX has no .loc lines"
+done
+expect 0 $TILE compile "$tmp/we\"ird.py" kernel_single --signature '*fp32,*fp32,128' --target sm_90a --emit ptx
+has "$tmp/out" "we'ird.py\""
+
 finish

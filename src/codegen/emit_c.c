@@ -76,7 +76,11 @@ static void line_directive(Ec *e)
 		return;
 	sb_printf(&e->body, "#line %d \"", e->loc.line);
 	for (const unsigned char *p = (const unsigned char *)e->loc.file->name; p && *p; p++) {
-		if (*p == '"' || *p == '\\')
+		/* nvrtc copies the name into the PTX's .file as \", which ptxas
+		 * cannot parse: a quote in a file name is written as ' */
+		if (*p == '"')
+			sb_putc(&e->body, '\'');
+		else if (*p == '\\')
 			sb_printf(&e->body, "\\%c", *p);
 		else if (*p < 0x20 || *p >= 0x7f)
 			sb_printf(&e->body, "\\%03o", *p);
