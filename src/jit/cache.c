@@ -156,7 +156,8 @@ static char *default_dir(void)
 		return sb_take(&b);
 	}
 	e = getenv("HOME");
-	if (!e || !*e) {
+	if (!e || *e != '/') { /* unset, empty or relative (the cache would follow the
+	                          current directory, as a relative XDG_CACHE_HOME) */
 		struct passwd *pw = getpwuid(getuid());
 		e = pw ? pw->pw_dir : NULL;
 	}

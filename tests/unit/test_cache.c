@@ -578,6 +578,13 @@ static void test_default_dir(void)
 	CHECK(access("relative-xdg", F_OK) != 0);
 	cache_close(&c);
 	unsetenv("XDG_CACHE_HOME");
+	/* a relative HOME too: the password database's home, as for none */
+	setenv("HOME", "relative-home", 1);
+	cache_open(&c, NULL, NULL);
+	CHECK(!c.enabled || c.dir[0] == '/');
+	CHECK(access("relative-home", F_OK) != 0);
+	cache_close(&c);
+	setenv("HOME", subdir("home"), 1);
 	CHECK(chdir(cwd) == 0);
 }
 
