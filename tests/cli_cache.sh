@@ -24,4 +24,14 @@ has "$tmp/out" "0 entries"
 expect 2 $TILE cache
 expect 2 $TILE cache frob
 
+# a cache directory that is a file: one error with the reason (it said
+# "compiling without a cache", which nothing here does, then gave none)
+: >"$tmp/file"
+for cmd in ls clear; do
+	expect 1 env TILE_CACHE_DIR="$tmp/file" $TILE cache $cmd
+	has "$tmp/err" "cache directory '$tmp/file': Not a directory"
+	grep -q "compiling" "$tmp/err" && fail "cache $cmd: says it is compiling"
+	[ "$(wc -l <"$tmp/err")" = 1 ] || fail "cache $cmd: more than one line: $(cat "$tmp/err")"
+done
+
 finish
