@@ -53,4 +53,21 @@ printf 'import triton\nimport triton.language as tl\n@triton.jit\ndef k(%s):\n  
 expect 1 $TILE run "$tmp/param.py" k --target cpu "$long$long=@$tmp/one.npy" --out-dir "$tmp/outs"
 has "$tmp/err" ".npy: File name too long"
 
+# a kernel importing a module beside it or in the directory above, run from a
+# working directory deeper than PATH_MAX: the import looked the module up by
+# its absolute path, which cannot be opened ("unknown module 'helper'")
+abs=$(cd "$(dirname "$TILE")" && pwd)/$(basename "$TILE")
+d250=$(printf 'd%.0s' $(seq 1 250))
+(
+	cd "$tmp" || exit 1
+	for i in $(seq 1 18); do mkdir "$d250" && cd -P "$d250" || exit 1; done
+	printf 'import triton\n@triton.jit\ndef two(x):\n    return x * 2\n' >helper.py
+	printf 'import triton\nimport triton.language as tl\nfrom helper import two\n@triton.jit\ndef k(X):\n    x = tl.arange(0, 64)\n    tl.store(X + x, two(tl.load(X + x)))\n' >m.py
+	mkdir sub && cp m.py sub/m.py
+	"$abs" run m.py k --target cpu X=@"$tmp/one.npy" --print >"$tmp/deep1" 2>&1
+	cd -P sub && "$abs" run m.py k --target cpu X=@"$tmp/one.npy" --print >"$tmp/deep2" 2>&1
+)
+has "$tmp/deep1" "[2., 2., 2.,"
+has "$tmp/deep2" "[2., 2., 2.,"
+
 finish

@@ -10,6 +10,7 @@
  * modules may import each other.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,13 +49,20 @@ static bool file_exists(const char *p)
 	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* NAME.tile, NAME.py or NAME/__init__.py for the dotted `rel` under dir, or NULL. */
-static char *module_file_in(const char *dir, const char *rel)
+/* NAME.tile, NAME.py or NAME/__init__.py for the dotted `rel` under dir, or
+ * NULL. `alt` (or NULL) is dir spelled relative to the working directory: a
+ * path past PATH_MAX (an absolute one under a deep working directory) cannot
+ * be opened, so that spelling is tried then. */
+static char *module_file_in(const char *dir, const char *alt, const char *rel)
 {
 	static const char *const exts[] = {".tile", ".py", "/__init__.py"};
 	for (size_t e = 0; e < COUNTOF(exts) && *rel; e++) {
 		StrBuf b = {0};
 		sb_printf(&b, "%s/", dir);
+		if (alt && strlen(dir) + strlen(rel) + 16 >= PATH_MAX) {
+			b.len = 0;
+			sb_printf(&b, "%s/", alt);
+		}
 		for (const char *c = rel; *c; c++)
 			sb_putc(&b, *c == '.' ? '/' : *c);
 		sb_puts(&b, exts[e]);
@@ -87,10 +95,13 @@ static char *resolve_import(const SourceModule *m, const char *name)
 	char *dir = realpath(m->dir, NULL); /* absolute, so that ancestors exist */
 	if (!dir)
 		dir = xstrdup(m->dir);
+	StrBuf alt = {0}; /* the same directory as m->dir, m->dir/.., ... */
+	sb_puts(&alt, m->dir);
 	char *found = NULL;
 	for (int up = 0; up <= (level ? level - 1 : MAX_ANCESTORS) && !found; up++) {
 		if (!level || up == level - 1)
-			found = module_file_in(dir, rel);
+			found = module_file_in(dir, alt.s, rel);
+		sb_puts(&alt, "/..");
 		char *parent = dir_of(dir);
 		bool top = !strcmp(parent, dir) || !strcmp(dir, ".");
 		free(dir);
@@ -99,13 +110,14 @@ static char *resolve_import(const SourceModule *m, const char *name)
 			break;
 	}
 	free(dir);
+	sb_free(&alt);
 	for (const char *p = m->search; !found && !level && p && *p;) {
 		size_t n = strcspn(p, ":");
 		if (n) {
 			char *d = xmalloc(n + 1);
 			memcpy(d, p, n);
 			d[n] = 0;
-			found = module_file_in(d, rel);
+			found = module_file_in(d, NULL, rel);
 			free(d);
 		}
 		p += n + (p[n] == ':');
