@@ -511,4 +511,12 @@ if $TILE --version | grep -q 'nvrtc: [0-9]'; then
 	expect 0 $TILE compile "$tmp/div.py" div_full_f32 --signature 'fp32,fp32' --target sm_90a --emit ptx -o /dev/null
 fi
 
+# a device_assert's file and line on the GPU come from its location, not from
+# parsing "file:line: msg": a directory named a:1:b split the file name there
+mkdir -p "$tmp/a:1:b"
+printf 'import triton\nimport triton.language as tl\n@triton.jit\ndef k(X):\n    x = tl.load(X + tl.arange(0, 16))\n    tl.device_assert(x > 0, "x: positive")\n' \
+	>"$tmp/a:1:b/k.py"
+expect 0 $TILE compile "$tmp/a:1:b/k.py" k --signature '*i32' --target sm_90a --emit cuda
+has "$tmp/out" "__assertfail(\"x: positive\", \"$tmp/a:1:b/k.py\", 6, \"k\", 1);"
+
 finish

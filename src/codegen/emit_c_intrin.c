@@ -293,32 +293,19 @@ static void emit_print(Ec *e, const TpOp *op)
 	sb_free(&iargs);
 }
 
-/* attr.str = "file:line: message" */
+/* attr.str = "file:line: message" (lower_assert), file and line those of
+ * op->loc: taken from there, as a file name may hold ":12:" itself */
 static void emit_assert(Ec *e, const TpOp *op)
 {
 	const char *s = op->attr.str ? op->attr.str : "";
-	const char *msg = s, *colon = NULL;
-	long line = 0;
-	for (const char *p = s; *p; p++) {
-		char *end;
-		if (*p != ':' || p[1] < '0' || p[1] > '9')
-			continue;
-		line = strtol(p + 1, &end, 10);
-		if (*end == ':') {
-			colon = p;
-			msg = end[1] == ' ' ? end + 2 : end + 1;
-			break;
-		}
-	}
+	const char *fname = op->loc.file && op->loc.file->name ? op->loc.file->name : "<kernel>";
+	long line = op->loc.line;
+	StrBuf pre = {0};
+	sb_printf(&pre, "%s:%ld: ", fname, line);
+	const char *msg = strncmp(s, pre.s, pre.len) ? s : s + pre.len;
+	sb_free(&pre);
 	StrBuf file = {0}, m = {0}, fn = {0};
-	if (colon) {
-		char *f = xstrdup(s);
-		f[colon - s] = 0;
-		c_escape(&file, f, false);
-		free(f);
-	} else {
-		sb_puts(&file, "<unknown>");
-	}
+	c_escape(&file, fname, false);
 	c_escape(&m, msg, false);
 	c_escape(&fn, e->f->display ? e->f->display : e->f->name, false); /* as the user names it */
 	ec_line(e, "if (!v%u)", op->operands[0]);

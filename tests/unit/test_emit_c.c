@@ -868,7 +868,9 @@ static void test_elementwise(void)
 	pr->attr.str = " f \"%\": "; /* sema's form of Triton's prefix */
 	TpVal ok = cmpv(&b, PRED_EQ, f, f);
 	TpOp *as = op(&b, TP_ASSERT, &ok, 1, type_scalar(DT_VOID), 0);
-	as->attr.str = "kernels/x.tile:12: f == f";
+	static const SrcFile xf = {"kernels/x.tile", "", 0};
+	as->loc = (SrcLoc){.file = &xf, .line = 12, .col = 5};
+	as->attr.str = "kernels/x.tile:12: f == f"; /* lower_assert's, from the loc */
 	st1(&b, ptr_add(&b, po, t), ctrue(&b), f);
 	ret(&b);
 	const char *src[] = {"f16_to_f32(",
