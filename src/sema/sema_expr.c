@@ -1006,7 +1006,13 @@ Value eval(Sema *s, Fn *fn, const Expr *e)
 	case EX_NAME: return lookup_name(s, fn, e->name, e->loc);
 	case EX_INT: return e->ival_u64 ? v_uint64((uint64_t)e->ival) : v_int(e->ival);
 	case EX_FLOAT: return v_float(e->fval);
-	case EX_STR: return v_str(arena_strndup(s->a, e->str, e->slen));
+	case EX_STR:
+		/* sema's strings end at a NUL: "a\0b" would compare equal to "a" */
+		if (memchr(e->str, 0, e->slen)) {
+			diag_error(s->d, e->loc, "a string with a NUL character (\\0, \\x00) is not supported");
+			return v_err();
+		}
+		return v_str(arena_strndup(s->a, e->str, e->slen));
 	case EX_BOOL: return v_bool(e->ival != 0);
 	case EX_NONE: return v_none();
 	case EX_ATTR: {
