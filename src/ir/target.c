@@ -130,8 +130,10 @@ bool target_symbol_reserved(const char *name)
 				return true;
 		}
 	}
-	/* reserved to the implementation in C and C++; POSIX types; emit_c's helpers */
-	return starts_with(name, "__") || (name[0] == '_' && name[1] >= 'A' && name[1] <= 'Z') ||
+	/* reserved to the implementation in C and C++; POSIX types; emit_c's helpers;
+	 * `_` alone, which is no PTX identifier (one starting with _ needs another
+	 * character: ptxas's syntax error) */
+	return !strcmp(name, "_") || starts_with(name, "__") || (name[0] == '_' && name[1] >= 'A' && name[1] <= 'Z') ||
 	       (n > 2 && !strcmp(name + n - 2, "_t")) || starts_with(name, "tile_rt") ||
 	       starts_with(name, "ld_global") || starts_with(name, "st_global") ||
 	       starts_with(name, "atom_") || starts_with(name, "atomic_") ||
