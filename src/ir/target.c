@@ -98,11 +98,12 @@ bool target_symbol_reserved(const char *name)
 	        "public", "register", "reinterpret_cast", "requires", "restrict", "short", "signed",
 	        "sizeof", "static", "static_assert", "static_cast", "struct", "switch", "template",
 	        "this", "thread_local", "throw", "typedef", "typeid", "typename", "union",
-	        "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "xor_eq", "true",
-	        "false", "main",
-	        /* CUDA */
+	        "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "xor", "xor_eq",
+	        "true", "false", "main", "std",
+	        /* CUDA (and nvrtc's predefined macros, C-linkage builtins and PTX's WARP_SZ) */
 	        "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "half", "dim3",
-	        "uint3", "DEVFN", "smem", "smem_s",
+	        "uint3", "DEVFN", "smem", "smem_s", "WARP_SZ", "clock64", "CUDART_VERSION", "NULL",
+	        "va_list", "va_start", "va_end", "va_arg", "va_copy",
 	        /* C library */
 	        "printf", "malloc", "calloc", "realloc", "free", "memcpy", "memset", "memmove",
 	        "memcmp", "strlen", "abort", "exit", "assert", "atexit", "puts", "vprintf",
