@@ -485,8 +485,9 @@ expect 0 $TILE compile "$tmp/act.py" act --signature '*fp32,*fp32' --const ACT=t
 # main) get the symbol tile_k_NAME: the plain name was an invalid LLVM module
 # (sinf called with the kernel's type), a duplicate JIT symbol (sin) or a
 # CUDA C error from nvrtc (int, main, xor, NULL and va_start, macros there,
-# clock64, a C-linkage builtin); `_` and WARP_SZ are no PTX identifiers (ptxas)
-for name in int main sinf sin _ xor NULL va_start clock64 WARP_SZ; do
+# clock64, a C-linkage builtin, the CUDA runtime's cudaSuccess, cudaArrayDefault
+# and CUDART_VERSION); `_` and WARP_SZ are no PTX identifiers (ptxas)
+for name in int main sinf sin _ xor NULL va_start clock64 WARP_SZ cudaSuccess cudaArrayDefault CUDART_VERSION; do
 	cat >"$tmp/named.py" <<EOF
 import triton
 import triton.language as tl

@@ -1,6 +1,7 @@
 /* target.c: the named targets (target.h). */
 #include "ir/target.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,7 +103,7 @@ bool target_symbol_reserved(const char *name)
 	        "true", "false", "main", "std",
 	        /* CUDA (and nvrtc's predefined macros, C-linkage builtins and PTX's WARP_SZ) */
 	        "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "half", "dim3",
-	        "uint3", "DEVFN", "smem", "smem_s", "WARP_SZ", "clock64", "CUDART_VERSION", "NULL",
+	        "uint3", "DEVFN", "smem", "smem_s", "WARP_SZ", "clock64", "NULL",
 	        "va_list", "va_start", "va_end", "va_arg", "va_copy",
 	        /* C library */
 	        "printf", "malloc", "calloc", "realloc", "free", "memcpy", "memset", "memmove",
@@ -131,6 +132,12 @@ bool target_symbol_reserved(const char *name)
 				return true;
 		}
 	}
+	/* the CUDA runtime's names nvrtc declares: macros (CUDART_VERSION,
+	 * cudaArrayDefault), enumerators (cudaSuccess), functions */
+	if ((starts_with(name, "cuda") && isupper((unsigned char)name[4])) ||
+	    (starts_with(name, "CUDA") && (isupper((unsigned char)name[4]) || name[4] == '_')) ||
+	    starts_with(name, "CU_"))
+		return true;
 	/* reserved to the implementation in C and C++; POSIX types; emit_c's helpers;
 	 * `_` alone, which is no PTX identifier (one starting with _ needs another
 	 * character: ptxas's syntax error) */

@@ -50,8 +50,10 @@ bool target_from_name(const char *name, TargetDesc *t);
 /* Whether a kernel named `name` would clash, as the symbol of its function in
  * LLVM IR or CUDA C, with a C/C++ keyword, a CUDA builtin, a C library or math
  * function that the generated code calls or the JIT resolves (int, main,
- * threadIdx, sinf, memcpy), or a helper the CUDA C emitter defines (f32_to_f16,
- * st_global_b32: emit_c*.c). Such a kernel's symbol is tile_k_NAME. */
+ * threadIdx, sinf, memcpy), a name nvrtc or the CUDA runtime declares (NULL,
+ * cudaSuccess, CUDART_VERSION), one that is no PTX identifier (_, WARP_SZ),
+ * or a helper the CUDA C emitter defines (f32_to_f16, st_global_b32:
+ * emit_c*.c). Such a kernel's symbol is tile_k_NAME. */
 bool target_symbol_reserved(const char *name);
 /* Triton's rules for the launch options: num_warps a power of two from 1 to
  * 32, num_stages from 1 to 8. NULL when both hold, else the message, in buf. */
