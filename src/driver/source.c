@@ -92,22 +92,23 @@ static char *resolve_import(const SourceModule *m, const char *name)
 	size_t rlen = strcspn(rel, ".");
 	if (!level && ((rlen == 6 && !strncmp(rel, "triton", 6)) || (rlen == 4 && !strncmp(rel, "tile", 4))))
 		return NULL;
-	char *dir = realpath(m->dir, NULL); /* absolute, so that ancestors exist */
-	if (!dir)
-		dir = xstrdup(m->dir);
-	StrBuf alt = {0}; /* the same directory as m->dir, m->dir/.., ... */
+	/* absolute, so that ancestors exist; NULL past PATH_MAX with some libcs */
+	char *dir = realpath(m->dir, NULL);
+	StrBuf alt = {0}; /* the same directories spelled from the working directory: m->dir, m->dir/.., ... */
 	sb_puts(&alt, m->dir);
 	char *found = NULL;
 	for (int up = 0; up <= (level ? level - 1 : MAX_ANCESTORS) && !found; up++) {
 		if (!level || up == level - 1)
-			found = module_file_in(dir, alt.s, rel);
+			found = module_file_in(dir ? dir : alt.s, dir ? alt.s : NULL, rel);
 		sb_puts(&alt, "/..");
-		char *parent = dir_of(dir);
-		bool top = !strcmp(parent, dir) || !strcmp(dir, ".");
-		free(dir);
-		dir = parent;
-		if (top)
-			break;
+		if (dir) {
+			char *parent = dir_of(dir);
+			bool top = !strcmp(parent, dir);
+			free(dir);
+			dir = parent;
+			if (top)
+				break;
+		}
 	}
 	free(dir);
 	sb_free(&alt);
