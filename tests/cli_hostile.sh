@@ -70,4 +70,19 @@ d250=$(printf 'd%.0s' $(seq 1 250))
 has "$tmp/deep1" "[2., 2., 2.,"
 has "$tmp/deep2" "[2., 2., 2.,"
 
+# device_print on the CPU targets with a 300-character prefix and a value
+# printed in 300 digits: each line whole, as the GPU's printf prints it (a
+# 512-byte line cut the prefix at 200 and ran the long values together)
+pre=$(printf 'p%.0s' $(seq 1 300))
+printf 'import triton\nimport triton.language as tl\n@triton.jit\ndef k(X):\n    x = tl.load(X)\n    tl.device_print("%s", x)\n    tl.device_print("%s", x * 1e300)\n' \
+	"$pre" "$pre" >"$tmp/print.py"
+npy_arr "$tmp/d.npy" '<f8' 1 '\000\000\000\000\000\000\010\100'
+for t in cpu cuda-emu; do
+	expect 0 $TILE run "$tmp/print.py" k --target $t --num-warps 1 X=@"$tmp/d.npy"
+	n=$(grep -c "$pre: 3.000000\$" "$tmp/out")
+	m=$(grep -c "$pre: 3000000000000[0-9]*\.000000\$" "$tmp/out")
+	[ "$n" -gt 0 ] && [ "$n" = "$m" ] && [ "$(wc -l <"$tmp/out")" = $((n + m)) ] ||
+		fail "$t: device_print lines cut: $n short and $m long lines of $(wc -l <"$tmp/out")"
+done
+
 finish

@@ -21,6 +21,9 @@ int64_t tile_rt_sreg(int32_t which)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* One line per value, whole however long the prefix or the value (a 512-byte
+ * buffer cut a long prefix at 200 characters, and a wide %f value before its
+ * newline), as the GPU's printf prints it. */
 void tile_rt_print(void *rt, int32_t px, int32_t py, int32_t pz, int32_t tid, const int32_t *idx, int32_t nidx,
                    const char *prefix, int32_t operand, int32_t kind, int64_t ival, double fval)
 {
@@ -28,42 +31,38 @@ void tile_rt_print(void *rt, int32_t px, int32_t py, int32_t pz, int32_t tid, co
 	(void)tid;
 	if (!h)
 		return;
-	char line[512];
-	int n = snprintf(line, sizeof line, "pid (%d, %d, %d)", px, py, pz);
-	if (nidx >= 0)
-		n += snprintf(line + n, sizeof line - (size_t)n, " idx (");
-	for (int32_t d = 0; d < nidx && n < 256; d++)
-		n += snprintf(line + n, sizeof line - (size_t)n, "%s%*d", d ? ", " : "", (int)idx[nidx + d], idx[d]);
-	if (nidx >= 0 && n < 256)
-		n += snprintf(line + n, sizeof line - (size_t)n, ")");
-	if (n < 256)
-		n += snprintf(line + n, sizeof line - (size_t)n, "%.200s", prefix ? prefix : "");
-	if (operand >= 0 && n > 0 && n < (int)sizeof line)
-		n += snprintf(line + n, sizeof line - (size_t)n, "(operand %d) ", operand);
-	if (n < 0 || n >= (int)sizeof line)
-		n = 0;
-	char *v = line + n;
-	size_t left = sizeof line - (size_t)n;
+	StrBuf line = {0};
+	sb_printf(&line, "pid (%d, %d, %d)", px, py, pz);
+	if (nidx >= 0) {
+		sb_puts(&line, " idx (");
+		for (int32_t d = 0; d < nidx; d++)
+			sb_printf(&line, "%s%*d", d ? ", " : "", (int)idx[nidx + d], idx[d]);
+		sb_puts(&line, ")");
+	}
+	sb_puts(&line, prefix ? prefix : "");
+	if (operand >= 0)
+		sb_printf(&line, "(operand %d) ", operand);
 	int digits = kind >> 8; /* RT_PRINT_HEX: the type's hex digits */
 	switch ((RtPrintKind)(kind & 0xff)) {
-	case RT_PRINT_INT: snprintf(v, left, "%" PRId64 "\n", ival); break;
-	case RT_PRINT_UINT: snprintf(v, left, "%" PRIu64 "\n", (uint64_t)ival); break;
-	case RT_PRINT_FLOAT: snprintf(v, left, "%f\n", fval); break;
+	case RT_PRINT_INT: sb_printf(&line, "%" PRId64 "\n", ival); break;
+	case RT_PRINT_UINT: sb_printf(&line, "%" PRIu64 "\n", (uint64_t)ival); break;
+	case RT_PRINT_FLOAT: sb_printf(&line, "%f\n", fval); break;
 	case RT_PRINT_HEX: {
 		uint64_t bits = (uint64_t)ival;
 		if (digits > 0 && digits < 16)
 			bits &= ((uint64_t)1 << (4 * digits)) - 1;
-		snprintf(v, left, "0x%0*" PRIx64 "\n", digits, bits);
+		sb_printf(&line, "0x%0*" PRIx64 "\n", digits, bits);
 		break;
 	}
-	case RT_PRINT_PTR: snprintf(v, left, "0x%" PRIx64 "\n", (uint64_t)ival); break;
-	case RT_PRINT_NONE: snprintf(v, left, "\n"); break;
-	default: snprintf(v, left, "?\n"); break;
+	case RT_PRINT_PTR: sb_printf(&line, "0x%" PRIx64 "\n", (uint64_t)ival); break;
+	case RT_PRINT_NONE: sb_puts(&line, "\n"); break;
+	default: sb_puts(&line, "?\n"); break;
 	}
 	if (h->print)
-		h->print(h->user, line);
+		h->print(h->user, line.s);
 	else
-		fputs(line, stdout);
+		fputs(line.s, stdout);
+	sb_free(&line);
 }
 
 void tile_rt_misaligned(void *rt, const int32_t *pid, const uint64_t *addr, const uint8_t *bad,
