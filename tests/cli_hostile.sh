@@ -85,4 +85,13 @@ for t in cpu cuda-emu; do
 		fail "$t: device_print lines cut: $n short and $m long lines of $(wc -l <"$tmp/out")"
 done
 
+# a failed device_assert with a 300-character message: the launch error keeps
+# all of it and where it failed (a 256-byte copy cut both off)
+printf 'import triton\nimport triton.language as tl\n@triton.jit\ndef k(X):\n    x = tl.load(X)\n    tl.device_assert(x < 0, "%s")\n' \
+	"$pre" >"$tmp/assert.py"
+for t in cpu cuda-emu; do
+	expect 1 $TILE run "$tmp/assert.py" k --target $t X=@"$tmp/d.npy"
+	has "$tmp/err" "assert.py:6: $pre (program (0, 0, 0), thread 0)"
+done
+
 finish

@@ -26,7 +26,7 @@ struct Backend {
 	OrcJit *orc;
 	TileRuntimeHooks hooks;
 	pthread_mutex_t assert_mu;
-	char assert_msg[256]; /* the first failed device_assert since the last report */
+	char *assert_msg;     /* heap, the first failed device_assert since the last report; NULL: none */
 	char fault_msg[768];  /* the first emulated GPU fault since the last report */
 	bool cuda_probed, cuda_ok;
 	char cuda_target[24]; /* "sm_90a" */
@@ -48,9 +48,11 @@ static void hook_assert(void *user, const char *msg, const int32_t pid[3], int32
 {
 	Backend *b = user;
 	pthread_mutex_lock(&b->assert_mu);
-	if (!b->assert_msg[0])
-		snprintf(b->assert_msg, sizeof b->assert_msg,
-		         "%s (program (%d, %d, %d), thread %d)", msg, pid[0], pid[1], pid[2], tid);
+	if (!b->assert_msg) { /* whole: a 256-byte copy cut a long path or message, and where it failed */
+		StrBuf m = {0};
+		sb_printf(&m, "%s (program (%d, %d, %d), thread %d)", msg, pid[0], pid[1], pid[2], tid);
+		b->assert_msg = sb_take(&m);
+	}
 	pthread_mutex_unlock(&b->assert_mu);
 }
 
@@ -87,6 +89,7 @@ void backend_destroy(Backend *b)
 		cuda_close(&b->cuda);
 #endif
 	pthread_mutex_destroy(&b->assert_mu);
+	free(b->assert_msg);
 	free(b);
 }
 
@@ -102,7 +105,7 @@ int backend_fault_count(Backend *b)
 }
 
 /* Copies the first message a hook kept into out and clears it for the next
- * launch (slot is b->assert_msg or b->fault_msg, n its size). */
+ * launch (slot is b->fault_msg, n its size). */
 static void take_message(Backend *b, char *slot, char *out, size_t n)
 {
 	pthread_mutex_lock(&b->assert_mu);
@@ -127,11 +130,15 @@ tile_status backend_assert_report(tile_kernel *k, int before)
 {
 	Backend *b = k->ctx->be;
 	int n = backend_assert_count(b) - before;
-	char msg[sizeof b->assert_msg];
-	take_message(b, b->assert_msg, msg, sizeof msg);
-	return api_fail(k->ctx, TILE_ERROR_LAUNCH,
-	                "kernel '%s': device_assert failed in %d thread%s: %s", k->name, n,
-	                n == 1 ? "" : "s", msg);
+	pthread_mutex_lock(&b->assert_mu);
+	char *msg = b->assert_msg;
+	b->assert_msg = NULL;
+	pthread_mutex_unlock(&b->assert_mu);
+	tile_status st = api_fail(k->ctx, TILE_ERROR_LAUNCH,
+	                          "kernel '%s': device_assert failed in %d thread%s: %s", k->name, n,
+	                          n == 1 ? "" : "s", msg ? msg : "");
+	free(msg);
+	return st;
 }
 
 /* ---- CPU ------------------------------------------------------------------------ */
