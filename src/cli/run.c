@@ -406,19 +406,26 @@ static int make_desc(const Binding *b, BoundArg *out, void *data, bool on_gpu, t
 static int bind_array(tile_context *ctx, const Binding *b, BoundArg *out, tile_dtype view,
                       int want, int has_desc);
 
+/* desc_suffix of b's value (from v on), reporting a malformed one */
+static int desc_suffix_of(const Binding *b, const char *v, size_t *len, tile_tensordesc *d)
+{
+	int has = desc_suffix(v, len, d);
+	if (has < 0)
+		fprintf(stderr,
+		        "tile: error: argument '%s': bad descriptor block shape in '%s' (expected "
+		        ":desc[B0,B1,...], 1 to %d powers of two)\n",
+		        b->name, b->value, TILE_MAX_DESC_RANK);
+	return has;
+}
+
 static int load_array(tile_context *ctx, const Binding *b, BoundArg *out)
 {
 	char err[256];
 	size_t plen;
 	int want = 0;
-	int has_desc = desc_suffix(b->value + 1, &plen, &out->desc);
-	if (has_desc < 0) {
-		fprintf(stderr,
-		        "tile: error: argument '%s': bad descriptor block shape in '%s' (expected "
-		        ":desc[B0,B1,...], 1 to %d powers of two)\n",
-		        b->name, b->value, TILE_MAX_DESC_RANK);
+	int has_desc = desc_suffix_of(b, b->value + 1, &plen, &out->desc);
+	if (has_desc < 0)
 		return EXIT_USER;
-	}
 	char *spec = xstrdup(b->value + 1);
 	spec[plen] = 0; /* the path and its dtype view */
 	tile_dtype view = view_suffix(spec, &plen, &want);
@@ -637,14 +644,9 @@ static bool is_dotted_name(const char *s) { return py_dotted_name(s, 0); }
 static int make_array(tile_context *ctx, const Binding *b, BoundArg *out)
 {
 	size_t len;
-	int has_desc = desc_suffix(b->value, &len, &out->desc);
-	if (has_desc < 0) {
-		fprintf(stderr,
-		        "tile: error: argument '%s': bad descriptor block shape in '%s' (expected "
-		        ":desc[B0,B1,...], 1 to %d powers of two)\n",
-		        b->name, b->value, TILE_MAX_DESC_RANK);
+	int has_desc = desc_suffix_of(b, b->value, &len, &out->desc);
+	if (has_desc < 0)
 		return EXIT_USER;
-	}
 	char *text = xstrdup(b->value);
 	text[len] = 0;
 	char err[256];
