@@ -2489,7 +2489,9 @@ int sema_list_kernels(SemaCtx *c, const Module *m, KernelInfo **out)
 				fn_init(&s, &tmp, NULL, flat.scope[i], false);
 				Quiet q;
 				quiet_begin(&s, &q);
+				s.host_fn++; /* host Python, as when the def runs */
 				Value v = eval(&s, &tmp, fn->params[p].default_val);
+				s.host_fn--;
 				bool failed = quiet_end(&s, &q, NULL);
 				fn_free(&tmp);
 				size_t nerr = (size_t)c->diags->nerrors;
@@ -2979,7 +2981,18 @@ static bool bind_kernel_params(Sema *s, Fn *fn, const FuncDef *def, const SpecAr
 		} else if (ca) {
 			v = const_to_value(ca->val); /* @triton.autotune: the first config */
 		} else if (p->default_val) {
+			/* a default is host Python, run when the def runs: a helper it
+			 * calls runs here, and no kernel code may come of it */
+			int nops = s->blk ? s->blk->nops : 0;
+			s->host_fn++;
 			v = eval(s, fn, p->default_val);
+			s->host_fn--;
+			if (v.kind != V_ERR && s->blk && s->blk->nops != nops) {
+				diag_error(s->d, p->default_val->loc,
+					   "the default of '%s' runs kernel code (tensor operations); a default is host "
+					   "Python, run when the kernel is defined", p->name);
+				v = v_err();
+			}
 			if (v.kind != V_CONST && v.kind != V_DTYPE && v.kind != V_ERR && v.kind != V_LAMBDA &&
 			    v.kind != V_FUNC && v.kind != V_BUILTIN && v.kind != V_TUPLE && v.kind != V_DICT) {
 				diag_error(s->d, p->default_val->loc, "the default of '%s' must be a constexpr", p->name);
