@@ -291,6 +291,11 @@ static tile_status conv_tuple_at(const tile_kernel *k, const ApiParam *p, const 
 			st = conv_tuple_at(k, p, e, node, s, vals);
 		} else if (kind == -1) {
 			(*node)++;
+			const char *why = e->kind == TILE_ARG_DLTENSOR ? api_dltensor_problem(e->dl, k->is_cuda) : NULL;
+			if (why) /* named by its element: the parameter alone does not say which */
+				return api_fail(k->ctx, TILE_ERROR_INVALID_ARGUMENT,
+				                "kernel '%s', argument '%s': element %d of %s: %s", k->name, p->name,
+				                j + 1, nested ? "a nested tuple" : "the tuple", why);
 			st = conv_slot(k, *s, e, &vals[*s]);
 			(*s)++;
 		} else { /* a constant the kernel was specialized to: the same again */

@@ -104,11 +104,16 @@ const char *api_dltensor_problem(const DLTensor *t, int cuda)
 		return "the DLTensor has a negative ndim";
 	if (t->ndim > 0 && !t->shape)
 		return "the DLTensor has ndim > 0 but no shape";
-	int64_t n = 1;
+	/* a dimension of 0 makes the tensor empty wherever it is: no product to overflow */
+	bool empty = false;
 	for (int d = 0; d < t->ndim; d++) {
 		if (t->shape[d] < 0)
 			return "the DLTensor has a negative dimension";
-		if (t->shape[d] && n > INT64_MAX / t->shape[d])
+		empty |= t->shape[d] == 0;
+	}
+	int64_t n = empty ? 0 : 1;
+	for (int d = 0; d < t->ndim && !empty; d++) {
+		if (n > INT64_MAX / t->shape[d])
 			return "the DLTensor has more elements than fit in 64 bits";
 		n *= t->shape[d];
 	}

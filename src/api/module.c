@@ -672,8 +672,11 @@ static tile_status const_from_arg(tile_context *ctx, const KernelParamInfo *p, c
 		return api_fail(
 		        ctx, TILE_ERROR_INVALID_ARGUMENT,
 		        "constexpr parameter '%s' needs a constant (int, float, bool, None, str "
-		        "or dtype), not a pointer",
-		        p->name);
+		        "or dtype), not a %s",
+		        p->name,
+		        a->kind == TILE_ARG_DLTENSOR     ? "DLTensor"
+		        : a->kind == TILE_ARG_TENSORDESC ? "tensor descriptor"
+		                                         : "pointer");
 	}
 }
 
@@ -766,6 +769,11 @@ static tile_status tuple_spec(tile_context *ctx, const KernelParamInfo *p, const
 			                "elements are scalars, pointers, None, strings, dtypes or tuples",
 			                p->name, j + 1);
 		bool constant = p->is_constexpr || e->kind == TILE_ARG_STR || e->kind == TILE_ARG_DTYPE;
+		/* a bad tensor is named by its element, as the launch names it */
+		const char *why = e->kind == TILE_ARG_DLTENSOR && !constant ? api_dltensor_problem(e->dl, -1) : NULL;
+		if (why)
+			return api_fail(ctx, TILE_ERROR_INVALID_ARGUMENT, "argument '%s': element %zu of the tuple: %s",
+			                p->name, j + 1, why);
 		elem.is_constexpr = constant;
 		tile_status st = e->kind == TILE_ARG_TUPLE /* nested, as Triton's launcher takes them */
 		                         ? tuple_spec(ctx, &elem, e->tuple, arena, &items[j], depth + 1)

@@ -527,6 +527,9 @@ static void test_bad_dlpack(tile_context *ctx, tile_kernel *k)
 	t.shape = huge;
 	CHECK_ST(tile_launch(k, grid, a, 5, NULL), TILE_ERROR_INVALID_ARGUMENT);
 	CHECK_MSG("64 bits");
+	/* the same with a last dimension of 0: empty, as {0, 2^62, 4} is */
+	t.ndim = 3;
+	CHECK_ST(tile_launch(k, grid, a, 5, NULL), TILE_OK);
 	/* an empty tensor may have no data, and still a byte_offset */
 	int64_t none[1] = {0};
 	t = good;
@@ -742,6 +745,29 @@ static void test_null_pointers(tile_context *ctx)
 	tile_tuple t = {elems, 2};
 	tile_arg all[2] = {tile_arg_tuple(&t), tile_arg_i64(16)};
 	null_case(ctx, m, "tup", "(*fp32,*fp32),16", all, 2, TILE_ERROR_INVALID_ARGUMENT, "ptrs");
+	/* a bad DLTensor in a tuple is named by its element, when the kernel is
+	 * got for the arguments and when it is launched */
+	int64_t n16[1] = {16};
+	DLTensor gpu = {src2, {kDLCUDA, 0}, 1, {kDLFloat, 32, 1}, n16, NULL, 0}, neg = gpu;
+	int64_t minus[1] = {-1};
+	neg.device.device_type = kDLCPU;
+	neg.shape = minus;
+	elems[1] = tile_arg_dltensor(&neg);
+	tile_kernel *kt = NULL;
+	CHECK_ST(tile_kernel_get_typed(m, "tup", all, 2, NULL, &kt), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_MSG("argument 'ptrs': element 2 of the tuple: the DLTensor has a negative dimension");
+	elems[1] = tile_arg_dltensor(&gpu);
+	uint32_t one[3] = {1, 1, 1};
+	CHECK_ST(tile_kernel_get(m, "tup", "(*fp32,*fp32),16", NULL, &kt), TILE_OK);
+	if (kt) {
+		CHECK_ST(tile_launch(kt, one, all, 2, NULL), TILE_ERROR_INVALID_ARGUMENT);
+		CHECK_MSG("kernel 'tup', argument 'ptrs': element 2 of the tuple: the DLTensor is in GPU memory");
+		tile_kernel_destroy(kt);
+	}
+	/* a DLTensor for a constexpr is called what it is */
+	tile_arg cx[2] = {tile_arg_tuple(&t), tile_arg_dltensor(&gpu)};
+	CHECK_ST(tile_kernel_get_typed(m, "tup", cx, 2, NULL, &kt), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_MSG("constexpr parameter 'BLOCK' needs a constant (int, float, bool, None, str or dtype), not a DLTensor");
 	tile_module_destroy(m);
 }
 
