@@ -21,6 +21,13 @@ expect 0 $TILE cache clear
 has "$tmp/out" "removed 1 entry"
 expect 0 $TILE cache ls
 has "$tmp/out" "0 entries"
+# listing or clearing an absent directory creates nothing (ls created it)
+for cmd in ls clear; do
+	expect 0 env TILE_CACHE_DIR="$tmp/absent/cache" $TILE cache $cmd
+	[ -e "$tmp/absent" ] && fail "cache $cmd created the cache directory"
+done
+expect 0 env TILE_CACHE_DIR="$tmp/absent/cache" $TILE cache ls
+has "$tmp/out" "0 entries, 0 bytes in $tmp/absent/cache"
 expect 2 $TILE cache
 expect 2 $TILE cache frob
 

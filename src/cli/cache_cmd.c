@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 
@@ -45,15 +46,17 @@ int cmd_cache(int argc, char **argv)
 	Cache c;
 	/* not "compiling without a cache" (nothing compiles here): the error
 	 * below gives the reason */
-	cache_open(&c, NULL, NULL);
+	cache_open_existing(&c, NULL, NULL); /* listing or clearing creates nothing */
 	c.diags = &diags;
 	int rc = 0;
+	/* an absent directory has nothing to list or remove */
+	bool absent = c.dir && access(c.dir, F_OK) != 0 && errno == ENOENT;
 	if (!c.dir) {
 		fprintf(stderr, "tile: error: no cache directory (set TILE_CACHE_DIR or HOME)\n");
 		rc = EXIT_USER;
 	} else if (strcmp(argv[0], "ls") == 0) {
 		ListState s = {0};
-		if (cache_list(&c, print_entry, &s) < 0) {
+		if (!absent && cache_list(&c, print_entry, &s) < 0) {
 			fprintf(stderr, "tile: error: cannot read the cache directory '%s': %s\n",
 			        c.dir, strerror(errno));
 			rc = EXIT_USER;
@@ -62,7 +65,7 @@ int cmd_cache(int argc, char **argv)
 			       (unsigned long long)s.bytes, c.dir);
 		}
 	} else {
-		int n = cache_clear(&c);
+		int n = absent ? 0 : cache_clear(&c);
 		if (n < 0) {
 			fprintf(stderr, "tile: error: cannot clear the cache directory '%s': %s\n",
 			        c.dir, strerror(errno));

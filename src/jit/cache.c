@@ -203,7 +203,7 @@ static uint64_t parse_size(const char *s, uint64_t dflt, bool *bad)
 	return (uint64_t)v;
 }
 
-void cache_open(Cache *c, const char *dir_or_null, DiagSink *diags)
+static void open_at(Cache *c, const char *dir_or_null, DiagSink *diags, bool create)
 {
 	memset(c, 0, sizeof *c);
 	c->diags = diags;
@@ -229,7 +229,9 @@ void cache_open(Cache *c, const char *dir_or_null, DiagSink *diags)
 	size_t n = strlen(c->dir);
 	while (n > 1 && c->dir[n - 1] == '/')
 		c->dir[--n] = 0;
-	if (mkdir_p(c->dir) != 0) {
+	if (create ? mkdir_p(c->dir) != 0 : access(c->dir, F_OK) != 0) {
+		if (!create && errno == ENOENT)
+			return; /* nothing there yet: disabled, quietly, and the dir stays absent */
 		warn_dir(c, c->dir, strerror(errno));
 		return;
 	}
@@ -244,6 +246,13 @@ void cache_open(Cache *c, const char *dir_or_null, DiagSink *diags)
 		return;
 	}
 	c->enabled = true;
+}
+
+void cache_open(Cache *c, const char *dir_or_null, DiagSink *diags) { open_at(c, dir_or_null, diags, true); }
+
+void cache_open_existing(Cache *c, const char *dir_or_null, DiagSink *diags)
+{
+	open_at(c, dir_or_null, diags, false);
 }
 
 void cache_close(Cache *c)

@@ -59,6 +59,9 @@ typedef struct Cache {
 } Cache;
 
 void cache_open(Cache *c, const char *dir_or_null, DiagSink *diags);
+/* The same without creating the directory (to list or clear it): a missing
+ * one leaves c->dir set and the cache disabled, scans failing with ENOENT. */
+void cache_open_existing(Cache *c, const char *dir_or_null, DiagSink *diags);
 void cache_close(Cache *c);
 /* On a hit, *payload is a heap copy (free it) and *len its length. */
 bool cache_get(Cache *c, const uint8_t key[32], void **payload, size_t *len);
