@@ -46,12 +46,15 @@ for t in cpu cpu cuda-emu; do
 	has "$tmp/out" "[3., 3., 3.,"
 done
 
-# --out-dir with a parameter named past the file system's NAME_MAX: the error
-# gives the reason (the 256-byte message cut it off after the path)
-printf 'import triton\nimport triton.language as tl\n@triton.jit\ndef k(%s):\n    x = tl.arange(0, 64)\n    tl.store(%s + x, 1.0)\n' \
+# --out-dir with a parameter named past the file system's NAME_MAX: refused
+# before the kernel runs (it failed after the run, "File name too long"), with
+# the reason (the 256-byte message cut it off after the path)
+printf 'import triton\nimport triton.language as tl\n@triton.jit\ndef k(%s):\n    x = tl.arange(0, 64)\n    tl.device_print("ran", x)\n    tl.store(%s + x, 1.0)\n' \
 	"$long$long" "$long$long" >"$tmp/param.py"
 expect 1 $TILE run "$tmp/param.py" k --target cpu "$long$long=@$tmp/one.npy" --out-dir "$tmp/outs"
-has "$tmp/err" ".npy: File name too long"
+has "$tmp/err" "--out-dir: the file for array 'kkkk"
+has "$tmp/err" "(400 characters and .npy) would have a name longer than the"
+grep -q "ran" "$tmp/out" && fail "--out-dir: the kernel ran before the name was refused"
 
 # a kernel importing a module beside it or in the directory above, run from a
 # working directory deeper than PATH_MAX: the import looked the module up by

@@ -15,6 +15,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -953,6 +954,25 @@ static int make_out_dir(const char *dir)
 	return 0;
 }
 
+/* Each array's file name in --out-dir fits the directory's name limit,
+ * checked before the run: a parameter name past NAME_MAX failed after it. */
+static int check_out_names(const char *dir, const tile_param_info *p, const BoundArg *args, int n)
+{
+	long max = pathconf(dir, _PC_NAME_MAX);
+	if (max <= 0)
+		max = NAME_MAX;
+	for (int i = 0; i < n; i++) {
+		if (!args[i].is_array || strlen(p[i].name) + 4 <= (size_t)max)
+			continue;
+		fprintf(stderr,
+		        "tile: error: --out-dir: the file for array '%.40s...' (%zu characters and .npy) "
+		        "would have a name longer than the %ld bytes a file name in '%s' may have\n",
+		        p[i].name, strlen(p[i].name), max, dir);
+		return EXIT_USER;
+	}
+	return 0;
+}
+
 /* The arrays after the run, back in their NpyArray */
 static int fetch_outputs(BoundArg *args, int n, tile_context *ctx)
 {
@@ -1094,6 +1114,8 @@ int cli_run_kernel(tile_context *ctx, tile_module *mod, const char *kernel, int 
 		rc = make_out_dir(c.out_dir);
 	if (!rc)
 		rc = bind_all(ctx, mod, kernel, &c, args, &nargs);
+	if (!rc && c.out_dir)
+		rc = check_out_names(c.out_dir, p, args, nargs);
 	if (!rc)
 		rc = launch(ctx, mod, kernel, &c, args, nargs);
 	if (!rc && (c.out_dir || c.print))
