@@ -275,7 +275,17 @@ static Value call_user_impl(Sema *s, Value callee, const Value *args, int nargs,
 				ok = false;
 				break;
 			}
+			/* host Python, run when the def ran (as the kernel's own defaults) */
+			int nops = s->blk ? s->blk->nops : 0;
+			s->host_fn++;
 			vals[i] = eval(s, &fn, p->default_val);
+			s->host_fn--;
+			if (vals[i].kind != V_ERR && s->blk && s->blk->nops != nops) {
+				diag_error(s->d, p->default_val->loc,
+					   "the default of '%s' runs kernel code (tensor operations); a default is host "
+					   "Python, run when '%s' is defined", p->name, def->name);
+				vals[i] = v_err();
+			}
 		}
 		/* A tl.constexpr annotation on a helper's parameter does not reject a
 		 * tensor: Triton inlines helpers and its tutorial 06 passes offs_m
