@@ -28,8 +28,7 @@
 enum { MAX_INLINE_BYTES = 1 << 30 }; /* a typo's 10^12 elements stay an error */
 
 typedef struct Parser {
-	const char *s, *p;
-	const char *name; /* the parameter, for messages */
+	const char *p; /* where parsing is */
 	char *err;
 	size_t errlen;
 } Parser;
@@ -321,25 +320,32 @@ static const char *npy_descr(DType dt)
 	}
 }
 
-bool cli_is_inline_array(const char *s)
+typedef enum { LIST, ZEROS, ONES, FULL, ARANGE, RAND, RANDN, NKINDS } Kind;
+
+static const char *const constructors[NKINDS] = {
+        [ZEROS] = "zeros(", [ONES] = "ones(", [FULL] = "full(", [ARANGE] = "arange(",
+        [RAND] = "rand(",   [RANDN] = "randn(",
+};
+
+/* The constructor s starts with, or LIST for none */
+static Kind constructor_of(const char *s)
 {
-	static const char *const fns[] = {"zeros(", "ones(", "full(", "arange(", "rand(", "randn("};
-	if (s[0] == '[')
-		return true;
-	for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
-		if (strncmp(s, fns[i], strlen(fns[i])) == 0)
-			return true;
-	return false;
+	for (int k = ZEROS; k < NKINDS; k++)
+		if (strncmp(s, constructors[k], strlen(constructors[k])) == 0)
+			return (Kind)k;
+	return LIST;
 }
+
+bool cli_is_inline_array(const char *s) { return s[0] == '[' || constructor_of(s) != LIST; }
 
 int cli_inline_array(const char *name, const char *text, NpyArray *out, tile_dtype *view,
                      char *err, size_t errlen)
 {
-	Parser P = {text, text, name, err, errlen};
+	Parser P = {text, err, errlen};
 	Vals V = {0};
 	memset(out, 0, sizeof *out);
 	DType dt = DT_F32;
-	enum { LIST, ZEROS, ONES, FULL, ARANGE, RAND, RANDN } kind = LIST;
+	Kind kind = LIST;
 	double fill = 0, start = 0, stop = 0;
 	bool ok = true;
 	if (text[0] == '[') {
@@ -354,13 +360,10 @@ int cli_inline_array(const char *name, const char *text, NpyArray *out, tile_dty
 		dt = V.any_float ? DT_F32 : DT_I32;
 		if (ok && eat(&P, ':'))
 			ok = dtype_word(&P, &dt);
+	} else if ((kind = constructor_of(text)) == LIST) {
+		ok = fail(&P, "'%s' is no array (zeros(...), [...], ...)", text);
 	} else {
-		static const char *const names[] = {"", "zeros(", "ones(", "full(", "arange(", "rand(", "randn("};
-		for (int k = 1; k < 7; k++)
-			if (strncmp(text, names[k], strlen(names[k])) == 0) {
-				kind = k;
-				P.p = text + strlen(names[k]);
-			}
+		P.p = text + strlen(constructors[kind]);
 		if (kind == ARANGE) {
 			bool f1 = false, f2 = false;
 			double a = 0, b = 0;
@@ -431,6 +434,8 @@ int cli_inline_array(const char *name, const char *text, NpyArray *out, tile_dty
 		if (!out->data)
 			ok = fail(&P, "cannot allocate %s", "the array");
 	}
+	if (ok && (kind == RAND || kind == RANDN) && !dtype_is_float(dt))
+		ok = fail(&P, "%s makes floats: give a float dtype", kind == RAND ? "rand" : "randn");
 	uint64_t seed = 0x9E3779B97F4A7C15ULL;
 	for (const char *c = name; *c; c++)
 		seed = (seed ^ (unsigned char)*c) * 0x100000001B3ULL;
@@ -438,7 +443,8 @@ int cli_inline_array(const char *name, const char *text, NpyArray *out, tile_dty
 		double x = 0;
 		switch (kind) {
 		case LIST: x = V.v[i]; break;
-		case ZEROS: x = 0; break;
+		case ZEROS:
+		case NKINDS: x = 0; break;
 		case ONES: x = 1; break;
 		case FULL: x = fill; break;
 		case ARANGE: x = start + (double)i; break;
@@ -449,11 +455,7 @@ int cli_inline_array(const char *name, const char *text, NpyArray *out, tile_dty
 			break;
 		}
 		}
-		if (kind == RAND || kind == RANDN) {
-			if (!dtype_is_float(dt))
-				ok = fail(&P, "%s makes floats: give a float dtype", kind == RAND ? "rand" : "randn");
-		}
-		ok = ok && store(&P, dt, x, (unsigned char *)out->data + i * esize);
+		ok = store(&P, dt, x, (unsigned char *)out->data + i * esize);
 	}
 	free(V.v);
 	if (!ok) {
