@@ -631,6 +631,22 @@ def cmp_registers(T, rep, quick):
             rep.row("Triton %s: registers" % what, tri[0], "regs")
             rep.row("Triton %s: spilled bytes per thread" % what, tri[1], "B")
 
+    def compare(what, mod, name, args, nw, ns, tri_fn, tri_args, **consts):
+        """tile's compilation of mod.name for args, beside Triton's of tri_fn (None: none)."""
+        try:
+            k = T.get_typed(ctx, mod, name, args, num_warps=nw, num_stages=ns)
+        except TileError as e:
+            rep.note("%s: %s" % (what, str(e).splitlines()[0]))
+            return
+        tri = None
+        if tri_fn is not None:
+            try:
+                tri = triton_regs(tri_fn, tri_args, (1,), nw, ns, **consts)
+            except Exception as e:  # noqa: BLE001
+                rep.note("Triton %s: %s" % (what, e))
+        row(what, k, tri)
+        T.lib.tile_kernel_destroy(k)
+
     mod = T.load(ctx, os.path.join(KERNELS, "matmul.tile"))
     S = 4096
     a = torch.randn(S, S, device="cuda", dtype=torch.float16)
@@ -644,21 +660,9 @@ def cmp_registers(T, rep, quick):
                            (ARG_I32, S), (ARG_I32, 1),
                            (ARG_I32, bm), (ARG_I32, bn), (ARG_I32, bk), (ARG_I32, gm),
                            (ARG_STR, "")])
-        try:
-            k = T.get_typed(ctx, mod, "matmul_kernel", args, num_warps=nw, num_stages=ns)
-        except TileError as e:
-            rep.note("%s: %s" % (what, str(e).splitlines()[0]))
-            continue
-        tri = None
-        if tri_mm is not None:
-            try:
-                tri = triton_regs(tri_mm.matmul_kernel, (a, b, c, S, S, S, S, 1, S, 1, S, 1), (1,),
-                                  nw, ns, BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk,
-                                  GROUP_SIZE_M=gm, ACTIVATION="")
-            except Exception as e:  # noqa: BLE001
-                rep.note("Triton %s: %s" % (what, e))
-        row(what, k, tri)
-        T.lib.tile_kernel_destroy(k)
+        compare(what, mod, "matmul_kernel", args, nw, ns, tri_mm and tri_mm.matmul_kernel,
+                (a, b, c, S, S, S, S, 1, S, 1, S, 1), BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn,
+                BLOCK_SIZE_K=bk, GROUP_SIZE_M=gm, ACTIVATION="")
 
     mod = T.load(ctx, os.path.join(KERNELS, "attention.tile"))
     H, L = 4, 4096
@@ -671,20 +675,9 @@ def cmp_registers(T, rep, quick):
                            (ARG_PTR, o, "fp16"), (ARG_I32, L), (ARG_F32, 0.125)] +
                           [(ARG_I32, x) for x in st * 4] +
                           [(ARG_I32, d), (ARG_I32, bm), (ARG_I32, bn)])
-        try:
-            k = T.get_typed(ctx, mod, "attention_fwd_kernel", args, num_warps=nw, num_stages=ns)
-        except TileError as e:
-            rep.note("%s: %s" % (what, str(e).splitlines()[0]))
-            continue
-        tri = None
-        if tri_att is not None:
-            try:
-                tri = triton_regs(tri_att.attention_fwd_kernel, (q, kk, v, o, L, 0.125, *(st * 4)),
-                                  (1,), nw, ns, HEAD_DIM=d, BLOCK_M=bm, BLOCK_N=bn)
-            except Exception as e:  # noqa: BLE001
-                rep.note("Triton %s: %s" % (what, e))
-        row(what, k, tri)
-        T.lib.tile_kernel_destroy(k)
+        compare(what, mod, "attention_fwd_kernel", args, nw, ns,
+                tri_att and tri_att.attention_fwd_kernel, (q, kk, v, o, L, 0.125, *(st * 4)),
+                HEAD_DIM=d, BLOCK_M=bm, BLOCK_N=bn)
         del q, kk, v, o
 
 
