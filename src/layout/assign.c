@@ -50,6 +50,10 @@ typedef struct Assign {
 	uint8_t *chained; /* per ValId < nvals0: the dot defining it is chained */
 	VEC(const LinearLayout *) interned;
 	VEC(CvtEntry) cache;
+	/* per value made by the pass (ValId - nvals0): the value before the pass
+	 * it copies (a conversion or a rematerialized clone holds the same
+	 * elements), so its axis info is that value's; 0 if none */
+	VEC(ValId) origin;
 } Assign;
 
 /* ---- small helpers ---------------------------------------------------------- */
@@ -136,9 +140,33 @@ static int elem_bytes_of_ptr(const Assign *A, ValId p)
 	return eb > 0 ? eb : 1;
 }
 
+static ValId origin_of(const Assign *A, ValId v)
+{
+	if (v < A->nvals0)
+		return v;
+	size_t i = v - A->nvals0;
+	return i < A->origin.len ? A->origin.data[i] : 0;
+}
+
+/* r (made by the pass) holds the same elements as v */
+static void set_origin(Assign *A, ValId r, ValId v)
+{
+	ValId o = origin_of(A, v);
+	if (!o || r < A->nvals0)
+		return;
+	size_t i = r - A->nvals0;
+	while (A->origin.len <= i)
+		vec_push(&A->origin, 0);
+	A->origin.data[i] = o;
+}
+
+/* Axis info (contiguity, divisibility, constancy) of v; a conversion or a
+ * rematerialized copy has its source's, so an access whose pointer or mask
+ * was converted into its layout still vectorizes. */
 static const AxisInfo *axis_of(const Assign *A, ValId v)
 {
-	return v && v < A->nvals0 ? &A->ax[v] : NULL;
+	v = v ? origin_of(A, v) : 0;
+	return v ? &A->ax[v] : NULL;
 }
 
 /* Native CPU: the threads of a program instance are the SIMD lanes of one
@@ -602,6 +630,7 @@ static ValId remat(Assign *A, Cursor *c, ValId v, const LinearLayout *l, int dep
 	ValId r = n->results[0];
 	A->f->vals.data[r].name = A->f->vals.data[v].name;
 	set_layout(A, r, l);
+	set_origin(A, r, v);
 	return r;
 }
 
@@ -638,6 +667,7 @@ static ValId need(Assign *A, Cursor *c, ValId v, const LinearLayout *l, int dept
 		r = n->results[0];
 		A->f->vals.data[r].name = A->f->vals.data[v].name;
 		set_layout(A, r, l);
+		set_origin(A, r, v);
 	}
 	CvtEntry e = {v, l, c->b, r};
 	vec_push(&A->cache, e);
@@ -1032,5 +1062,6 @@ bool layout_assign(LayoutCtx *lc, TirFunc *f)
 	dead_code(f);
 	vec_free(&A.interned);
 	vec_free(&A.cache);
+	vec_free(&A.origin);
 	return layout_smem(lc, f);
 }

@@ -598,6 +598,37 @@ static void test_axis_wrap(void)
 	arena_free(&a);
 }
 
+/* An fp16 load and an fp32 store sharing offsets and mask want different
+ * layouts (8 and 4 elements per thread: 16 bytes each); the one whose
+ * pointer and mask are rematerialized in its layout keeps their axis info,
+ * so both stay 16-byte accesses (the copy had none: 2-byte loads). */
+static void test_mixed_widths(const char *target)
+{
+	Arena a;
+	arena_init(&a);
+	TirFunc *f = tir_func_new(&a, "widen");
+	B x = {f, f->entry};
+	ValId px = param(&x, type_ptr(DT_F16), SPEC_DIV16), po = param(&x, type_ptr(DT_F32), SPEC_DIV16);
+	ValId n = param(&x, type_scalar(DT_I32), SPEC_DIV16);
+	Type ti = tile(DT_I32, 1, 1024, 0);
+	ValId pid = op1(&x, TOP_PROGRAM_ID, type_scalar(DT_I32), 0, 0, 0);
+	ValId base = op1(&x, TOP_MUL, type_scalar(DT_I32), pid, cst(&x, type_scalar(DT_I32), 1024), 0);
+	ValId offs = op1(&x, TOP_ADD, ti, splat(&x, base, ti), arange(&x, 1024), 0);
+	ValId mask = op1(&x, TOP_CMP, tile(DT_I1, 1, 1024, 0), offs, splat(&x, n, ti), 0);
+	f->entry->ops[f->entry->nops - 1]->attr.pred = PRED_LT;
+	ValId xv = load(&x, ptrs(&x, px, offs), mask);
+	ValId w = op1(&x, TOP_CAST, tile(DT_F32, 1, 1024, 0), xv, 0, 0);
+	store(&x, ptrs(&x, po, offs), w, mask);
+	ret(&x);
+	CHECK(run_assign(f, &a, target, 4), "assign %s", target);
+	const TirOp *ld = find_op(f->entry, TOP_LOAD, 0), *st = find_op(f->entry, TOP_STORE, 0);
+	CHECK(ld && ld->attr.i2 == 8, "%s: fp16 load of 16 bytes (vec %lld)", target,
+	      ld ? (long long)ld->attr.i2 : -1LL);
+	CHECK(st && st->attr.i2 == 4, "%s: fp32 store of 16 bytes (vec %lld)", target,
+	      st ? (long long)st->attr.i2 : -1LL);
+	arena_free(&a);
+}
+
 int main(void)
 {
 	test_axis_wrap();
@@ -605,6 +636,8 @@ int main(void)
 	test_axis_rem();
 	test_vector_add("cpu", 1);
 	test_vector_add("sm_80", 4);
+	test_mixed_widths("sm_80");
+	test_mixed_widths("cuda-emu");
 	test_transpose("cpu", 1);
 	test_transpose("sm_80", 4);
 	test_reduce_broadcast("cpu", 1);
