@@ -584,8 +584,70 @@ static void want_cas_atomic(Ec *e, AtomicOp a, DType d, const Sem *sem, char *na
 	free(nv);
 }
 
+/* vec > 1 consecutive float adds in one instruction, as 32-bit words: one
+ * f16x2/bf16x2 pair, or (Hopper) a .v2/.v4 vector of f32 or of pairs.
+ * Lowering groups only what the target has (assign.c's atomic_vec). */
+static void emit_atomic_vec(Ec *e, const TpOp *op)
+{
+	TpVal ptr = op->operands[0], mask = op->operands[op->nin - 1];
+	int vec = op->nout;
+	DType d = (DType)ec_ty(e, ptr).elem;
+	int eb = dtype_bytes(d), total = vec * eb;
+	bool half = d == DT_F16 || d == DT_BF16;
+	if ((AtomicOp)op->attr.atomic != ATOM_ADD || (!half && d != DT_F32) || total < 8 - 4 * half ||
+	    total > 16 || (total & (total - 1)) || (e->arch < 90 && (total > 4 || d != DT_F16)))
+		ice("emit_cuda", "atomic of %d x %s on sm_%d", vec, dtype_name(d), e->arch);
+	Chunk c = chunk_of(total);
+	int w = c.nwords;
+	Sem sem = sem_of(op);
+	char name[96], m[16];
+	sprintf(name, "atomic_add_%sx%d_%s", dtype_short(d), vec, sem.name);
+	if (ec_want_helper(e, name)) {
+		StrBuf outs = {0}, ins = {0}, params = {0}, dl = {0}, al = {0};
+		for (int i = 0; i < w; i++) {
+			sb_printf(&params, ", uint32_t a%d", i);
+			sb_printf(&outs, "%s\"+r\"(r[%d])", i ? ", " : "", i);
+			sb_printf(&ins, ", \"r\"(a%d)", i);
+			sb_printf(&dl, "%s%%%d", i ? ", " : "", i);
+			sb_printf(&al, "%s%%%d", i ? ", " : "", w + 1 + i);
+		}
+		char vq[16] = "";
+		if (w > 1)
+			sprintf(vq, ".v%d", w);
+		char tys[32];
+		snprintf(tys, sizeof tys, "%s%s%s", half ? ".noftz" : "", vq,
+		         d == DT_F32 ? ".f32" : d == DT_F16 ? ".f16x2" : ".bf16x2");
+		sb_printf(&e->helpers,
+		          "DEVFN void %s(uint32_t *r, void *p%s, bool m)\n{\n"
+		          "\tasm volatile(\"{\\n\\t.reg .pred p;\\n\\tsetp.ne.b32 p, %%%d, 0;\\n\\t"
+		          "@p atom.%s.global.add%s %s%s%s, [%%%d], %s%s%s;\\n\\t}\"\n"
+		          "\t\t     : %s : \"l\"(p)%s, \"r\"((int)m) : \"memory\");\n}\n",
+		          name, params.s, 2 * w + 1, sem.ptx, tys, w > 1 ? "{" : "", dl.s, w > 1 ? "}" : "", w,
+		          w > 1 ? "{" : "", al.s, w > 1 ? "}" : "", outs.s, ins.s);
+		sb_free(&outs), sb_free(&ins), sb_free(&params), sb_free(&dl), sb_free(&al);
+	}
+	mask_str(e, mask, m);
+	int tmp = ec_tmp(e);
+	StrBuf b = {0}, z = {0};
+	for (int i = 0; i < w; i++) {
+		sb_puts(&b, ", ");
+		pack_word(e, &b, c, eb, op->operands + 1, vec, i);
+		sb_printf(&z, "%s0", i ? ", " : "");
+	}
+	ec_line(e, "uint32_t t%d[%d] = {%s};", tmp, w, z.s);
+	ec_line(e, "%s(t%d, v%u%s, %s);", name, tmp, ptr, b.s, m);
+	for (int j = 0; j < vec; j++)
+		unpack_elem(e, op->results[j], c, eb, tmp, j);
+	sb_free(&b);
+	sb_free(&z);
+}
+
 static void emit_atomic(Ec *e, const TpOp *op)
 {
+	if (op->nout > 1) {
+		emit_atomic_vec(e, op);
+		return;
+	}
 	TpVal ptr = op->operands[0], val = op->operands[1], mask = opnd(op, 2);
 	DType d = (DType)ec_ty(e, ptr).elem;
 	AtomicOp a = (AtomicOp)op->attr.atomic;

@@ -1042,19 +1042,16 @@ static LLVMValueRef atomic_one(Em *e, const TpOp *op, DType d, LLVMValueRef p, L
 	return LLVMBuildAtomicRMW(B, bop, p, v, LLVMAtomicOrderingSequentiallyConsistent, 0);
 }
 
-/* operands: ATOMIC (ptr, val, mask); ATOMIC_CAS (ptr, cmp, val, mask) */
-static void emit_atomic(Em *e, const TpOp *op)
+/* Result j of an atomic: element j of the group at p, value v (and
+ * compare value c), under the op's mask. */
+static void emit_atomic_elem(Em *e, const TpOp *op, int j, LLVMValueRef p, LLVMValueRef v,
+                             LLVMValueRef c)
 {
 	LLVMBuilderRef B = e->B;
-	bool cas = op->kind == TP_ATOMIC_CAS;
-	TpVal r = op->results[0];
+	TpVal r = op->results[j];
 	DType d = (DType)tp_type(e->f, r).dt;
 	LLVMTypeRef st = em_storage_type(e, d);
-	int mi = cas ? 3 : 2;
-	TpVal mask = op->nin > mi ? op->operands[mi] : 0;
-	LLVMValueRef p = em_get(e, op->operands[0]);
-	LLVMValueRef v = em_get(e, op->operands[cas ? 2 : 1]);
-	LLVMValueRef c = cas ? em_get(e, op->operands[1]) : NULL;
+	TpVal mask = op->operands[op->nin - 1];
 	if (all_uniform(e, op->operands, op->nin)) {
 		LLVMValueRef m = mask ? em_get(e, mask) : NULL;
 		if (!m || is_true_const(m)) {
@@ -1113,6 +1110,28 @@ static void emit_atomic(Em *e, const TpOp *op)
 	LLVMAddIncoming(res, resin, ibb, 2);
 	LLVMPositionBuilderAtEnd(B, exit);
 	em_set(e, r, rn);
+}
+
+/* operands: ATOMIC (ptr, val0..valN-1, mask), N consecutive elements, one
+ * atomic each (the GPU's vector atom is atomic per element too);
+ * ATOMIC_CAS (ptr, cmp, val, mask) */
+static void emit_atomic(Em *e, const TpOp *op)
+{
+	bool cas = op->kind == TP_ATOMIC_CAS;
+	LLVMValueRef p = em_get(e, op->operands[0]);
+	if (cas) {
+		emit_atomic_elem(e, op, 0, p, em_get(e, op->operands[2]), em_get(e, op->operands[1]));
+		return;
+	}
+	DType d = (DType)tp_type(e->f, op->results[0]).dt;
+	for (int j = 0; j < op->nout; j++) {
+		LLVMValueRef pj = p;
+		if (j) {
+			LLVMValueRef o = LLVMConstInt(e->t_i64, (unsigned long long)j, 0);
+			pj = LLVMBuildGEP2(e->B, em_storage_type(e, d), p, &o, 1, "");
+		}
+		emit_atomic_elem(e, op, j, pj, em_get(e, op->operands[1 + j]), NULL);
+	}
 }
 
 bool em_mem(Em *e, const TpOp *op)

@@ -407,22 +407,30 @@ static void lower_atomic(Lower *L, const TirOp *op)
 	} else {
 		own = thread0_pred(L);
 	}
+	/* groups of v consecutive elements go in one instruction (assign.c's
+	 * atomic_vec: Hopper's vector adds, f16x2 pairs) */
+	int dim = -1, v = l && !cas ? vec_width(L, op, l, et, ptr, &dim) : 1;
 	LVal x = lw_alloc(L, p.n);
-	for (int r = 0; r < p.n; r++) {
-		if (r & (int)rf)
+	for (int g = 0; g < p.n; g += v) {
+		if (g & (int)rf)
 			continue;
-		TpVal pm = lw_and1(L, own, mask ? m.r[m.n == 1 ? 0 : r] : 0);
-		TpVal in[4];
+		TpVal pm = lw_and1(L, own, mask ? m.r[m.n == 1 ? 0 : g] : 0);
+		TpVal in[2 + 16];
+		Type outs[16];
 		int n = 0;
-		in[n++] = p.r[r];
-		in[n++] = a.r[a.n == 1 ? 0 : r];
+		in[n++] = p.r[g];
+		for (int j = 0; j < v; j++) {
+			in[n++] = a.r[a.n == 1 ? 0 : g + j];
+			outs[j] = et;
+		}
 		if (cas)
-			in[n++] = b.r[b.n == 1 ? 0 : r];
+			in[n++] = b.r[b.n == 1 ? 0 : g];
 		in[n++] = pm ? pm : lw_true(L);
-		TpOp *t = lw_op(L, cas ? TP_ATOMIC_CAS : TP_ATOMIC, op->loc, in, n, &et, 1);
+		TpOp *t = lw_op(L, cas ? TP_ATOMIC_CAS : TP_ATOMIC, op->loc, in, n, outs, v);
 		t->attr.atomic = op->attr.atomic;
 		t->attr.i = op->attr.i;
-		x.r[r] = t->results[0];
+		for (int j = 0; j < v; j++)
+			x.r[g + j] = t->results[j];
 	}
 	if (!l) {
 		/* thread 0 did it: everyone reads its result */

@@ -441,9 +441,10 @@ static void check_types(Verifier *v, const TpOp *op)
 		if (vty(v, op->operands[0]).dt != DT_PTR || !is_i1(vty(v, op->operands[1])))
 			vfail(op, "bad pointer or mask");
 		break;
-	case TP_ATOMIC:
-		need_n(op, 3, 1);
-		if (vty(v, op->operands[0]).dt != DT_PTR || !is_i1(vty(v, op->operands[2])))
+	case TP_ATOMIC: /* (ptr, val0..valN-1, mask) -> N old values */
+		if (op->nout < 1 || op->nout > 16 || op->nin != op->nout + 2)
+			vfail(op, "%d values for %d results", op->nin - 2, op->nout);
+		if (vty(v, op->operands[0]).dt != DT_PTR || !is_i1(vty(v, op->operands[op->nin - 1])))
 			vfail(op, "bad pointer or mask");
 		break;
 	case TP_ATOMIC_CAS:

@@ -51,7 +51,7 @@ typedef uint32_t TpVal;
 	X(PTR_TO_INT, "ptr_to_int", TF_PURE) X(INT_TO_PTR, "int_to_ptr", TF_PURE) \
 	X(LOAD, "load", TF_MEM)             /* (ptr, mask, other[0..vec-1]) -> vec results; attr.i = vec; ptr = first element; elements consecutive */ \
 	X(STORE, "store", TF_MEM)           /* (ptr, mask, vals[0..vec-1]); attr.i = vec */ \
-	X(ATOMIC, "atomic", TF_MEM)         /* (ptr, val, mask) attr.atomic; result old value */ \
+	X(ATOMIC, "atomic", TF_MEM)         /* (ptr, val0..valN-1, mask) attr.atomic; N consecutive elements' old values */ \
 	X(ATOMIC_CAS, "atomic_cas", TF_MEM) /* (ptr, cmp, val, mask) result old value */ \
 	X(SHFL_XOR, "shfl_xor", TF_PURE)    /* (val) attr.i = lane mask: value of lane (lane ^ mask) in the same warp */ \
 	X(SHFL_IDX, "shfl_idx", TF_PURE)    /* (val, src_lane i32) value of lane src_lane in the same warp */ \

@@ -428,7 +428,7 @@ static void compute_key(const CompileRequest *r, uint8_t key[32])
 	cache_key_add_str(&k, t->name);
 	cache_key_add_u64(&k, (uint64_t)t->arch);
 	cache_key_add_u64(&k, (uint64_t)t->lanes_per_warp);
-	cache_key_add_u64(&k, ((uint64_t)t->has_mma_fp8 << 4) | ((uint64_t)t->emulate << 3) | ((uint64_t)t->has_mma_sync << 2) |
+	cache_key_add_u64(&k, ((uint64_t)t->has_vector_atomics << 5) | ((uint64_t)t->has_mma_fp8 << 4) | ((uint64_t)t->emulate << 3) | ((uint64_t)t->has_mma_sync << 2) |
 				      ((uint64_t)t->has_ldmatrix << 1) | t->has_cp_async);
 	cache_key_add_u64(&k, (uint64_t)t->max_shared_bytes);
 	cache_key_add_u64(&k, (uint64_t)r->opts.num_warps);

@@ -81,7 +81,7 @@ void *kernel_blob_encode(const CompiledKernel *k, size_t *len)
 	put_u32(&b, (uint32_t)k->target.max_shared_bytes);
 	put_u32(&b, (uint32_t)(k->target.emulate | k->target.has_mma_sync << 1 |
 			       k->target.has_ldmatrix << 2 | k->target.has_cp_async << 3 |
-			       k->target.has_mma_fp8 << 4));
+			       k->target.has_mma_fp8 << 4 | k->target.has_vector_atomics << 5));
 	put_u32(&b, (uint32_t)k->num_warps);
 	put_u32(&b, (uint32_t)k->threads);
 	put_u32(&b, (uint32_t)k->smem_bytes);
@@ -122,6 +122,7 @@ int kernel_blob_decode(const void *data, size_t len, CompiledKernel *out)
 	out->target.has_ldmatrix = flags >> 2 & 1;
 	out->target.has_cp_async = flags >> 3 & 1;
 	out->target.has_mma_fp8 = flags >> 4 & 1;
+	out->target.has_vector_atomics = flags >> 5 & 1;
 	out->num_warps = (int)get_u32(&r);
 	out->threads = (int)get_u32(&r);
 	out->smem_bytes = (int)get_u32(&r);

@@ -43,6 +43,7 @@ bool target_from_name(const char *name, TargetDesc *t)
 		t->emulate = true;
 		t->has_mma_sync = t->has_ldmatrix = t->has_cp_async = true;
 		t->has_mma_fp8 = true; /* runs the thread program of sm_90a */
+		t->has_vector_atomics = true;
 		return true;
 	}
 	if (!strncmp(name, "sm_", 3)) {
@@ -61,6 +62,7 @@ bool target_from_name(const char *name, TargetDesc *t)
 		else t->max_shared_bytes = 99 * 1024;
 		t->has_mma_sync = t->has_ldmatrix = t->has_cp_async = true;
 		t->has_mma_fp8 = arch >= 89;
+		t->has_vector_atomics = arch >= 90;
 		return true;
 	}
 	return false;

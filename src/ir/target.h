@@ -21,6 +21,9 @@ typedef struct TargetDesc {
 	bool has_mma_fp8;       /* mma.sync m16n8k32 on e4m3/e5m2 (sm_89+, PTX 8.4; cuda-emu) */
 	bool has_ldmatrix;
 	bool has_cp_async;
+	/* atom.global.add on vectors: .v2/.v4 of f32, .v2-.v8 of f16/bf16
+	 * (sm_90+; cuda-emu). Without it only f16 adds pack, two as f16x2. */
+	bool has_vector_atomics;
 } TargetDesc;
 
 /* Options that change the generated code (all are part of the cache key). */

@@ -176,6 +176,25 @@ static bool simd_threads(const Assign *A)
 	return A->lc->target->kind == TARGET_CPU && !A->lc->target->emulate;
 }
 
+/* Elements one atomic instruction updates, as Triton's atomic lowering packs
+ * them: float adds on Hopper as atom.global.add vectors (4 f32, 8 f16/bf16:
+ * 16 bytes), elsewhere f16 adds in pairs (f16x2); one for the rest, and for
+ * atomic_cas. The layout gives each thread that many consecutive elements
+ * (no more: for single-element atomics, one element per thread keeps each
+ * instruction's 32 addresses consecutive). */
+static int atomic_vec(const Assign *A, const TirOp *op)
+{
+	if (op->kind != TOP_ATOMIC || op->attr.atomic != ATOM_ADD)
+		return 1;
+	const TargetDesc *t = A->lc->target;
+	if (t->kind != TARGET_CUDA && !t->emulate)
+		return 1;
+	DType d = (DType)vty(A, op->operands[0]).elem;
+	if (t->has_vector_atomics && (d == DT_F32 || d == DT_F16 || d == DT_BF16))
+		return 16 / dtype_bytes(d);
+	return d == DT_F16 ? 2 : 1;
+}
+
 /* Coalesced layout for a memory op on a pointer tile. */
 static void mem_layout(const Assign *A, const TirOp *op, LinearLayout *out)
 {
@@ -206,7 +225,7 @@ static void mem_layout(const Assign *A, const TirOp *op, LinearLayout *out)
 	if (vec > per_thread)
 		vec = (int)per_thread;
 	if (op->kind == TOP_ATOMIC || op->kind == TOP_ATOMIC_CAS)
-		vec = 1;
+		vec = MINOF(vec, atomic_vec(A, op));
 	/* Native CPU: the threads of a program are SIMD lanes, so the wide access
 	 * is across threads: one register of every thread is one <T x elem>
 	 * vector over T consecutive elements (TP_COALESCED, no shuffles). Giving
@@ -220,7 +239,9 @@ static void mem_layout(const Assign *A, const TirOp *op, LinearLayout *out)
 /* Vector width (elements) a memory op with layout l can use. */
 static int mem_vec(const Assign *A, const TirOp *op, const LinearLayout *l)
 {
-	if (op->kind == TOP_ATOMIC || op->kind == TOP_ATOMIC_CAS || !l || !l->in_bits[0])
+	if (atomic_vec(A, op) == 1 && (op->kind == TOP_ATOMIC || op->kind == TOP_ATOMIC_CAS))
+		return 1;
+	if (!l || !l->in_bits[0])
 		return 1;
 	int dim = -1;
 	for (int d = 0; d < l->n_out; d++)
@@ -237,6 +258,8 @@ static int mem_vec(const Assign *A, const TirOp *op, const LinearLayout *l)
 	if (mi >= 0 && mi < op->nin && !ma)
 		return 1;
 	int w = axis_vector_width(pa, ma, dim, elem_bytes_of_ptr(A, op->operands[0]));
+	if (op->kind == TOP_ATOMIC)
+		w = MINOF(w, atomic_vec(A, op));
 	return v < w ? v : w;
 }
 

@@ -900,6 +900,59 @@ static void test_elementwise(void)
 	arena_free(&b.arena);
 }
 
+/* Atomic adds of consecutive elements in one instruction (lower_memory.c
+ * groups them as assign.c's atomic_vec allows): f16 pairs as f16x2 on every
+ * target, Hopper's .v2/.v4 vectors of f32 and of f16/bf16 pairs; each old
+ * value comes back as its own result. */
+static void test_vector_atomics(void)
+{
+	static const struct {
+		const char *target;
+		DType d;
+		int n;
+		const char *ptx;
+	} v[] = {
+	        {"sm_80", DT_F16, 2, "atom.acq_rel.gpu.global.add.noftz.f16x2"},
+	        {"sm_90a", DT_F16, 2, "atom.acq_rel.gpu.global.add.noftz.f16x2"},
+	        {"sm_90a", DT_BF16, 2, "atom.acq_rel.gpu.global.add.noftz.bf16x2"},
+	        {"sm_90a", DT_F32, 2, "atom.acq_rel.gpu.global.add.v2.f32"},
+	        {"sm_90a", DT_F32, 4, "atom.acq_rel.gpu.global.add.v4.f32"},
+	        {"sm_90a", DT_F16, 8, "atom.relaxed.cta.global.add.noftz.v4.f16x2"},
+	        {"sm_90a", DT_BF16, 4, "atom.acq_rel.gpu.global.add.noftz.v2.bf16x2"},
+	};
+	for (size_t i = 0; i < COUNTOF(v); i++) {
+		B b;
+		b_init(&b, "vatomic", v[i].target, 1);
+		Type ts[2] = {type_ptr(v[i].d), type_ptr(v[i].d)};
+		const char *names[2] = {"acc", "old"};
+		b_params(&b, 2, ts, names);
+		TpVal acc = param(&b, 0), old = param(&b, 1);
+		TpVal l = lane_id(&b), m = cmpv(&b, PRED_LT, l, cint(&b, DT_I32, 20));
+		TpVal at = ptr_add(&b, acc, bin(&b, TP_MUL, l, cint(&b, DT_I32, v[i].n)));
+		TpVal in[2 + 16];
+		in[0] = at;
+		for (int j = 0; j < v[i].n; j++)
+			in[1 + j] = cast(&b, bin(&b, TP_ADD, l, cint(&b, DT_I32, j)), v[i].d);
+		in[1 + v[i].n] = m;
+		TpOp *o = op(&b, TP_ATOMIC, in, 2 + v[i].n, type_scalar(v[i].d), v[i].n);
+		o->attr.atomic = ATOM_ADD;
+		o->attr.i = v[i].n == 8 ? TIR_SEM_RELAXED | TIR_SCOPE_CTA << 8 : TIR_SEM_ACQ_REL;
+		TpVal out = ptr_add(&b, old, bin(&b, TP_MUL, l, cint(&b, DT_I32, v[i].n)));
+		store(&b, out, m, o->results, v[i].n);
+		ret(&b);
+		tp_verify(b.f);
+		char *ptx = emit_text(&b, EMIT_PTX);
+		if (ptx && !strstr(ptx, v[i].ptx)) {
+			fprintf(stderr, "vector atomic %zu: PTX lacks '%s'\n", i, v[i].ptx);
+			failures++;
+		}
+		free(ptx);
+		size_t n = 0;
+		free(cubin_for(&b, v[i].target, &n)); /* ptxas takes it */
+		arena_free(&b.arena);
+	}
+}
+
 /* ---- host rounding, diagnostics, the driver ------------------------------------------------ */
 
 static void test_minifloat(void)
@@ -1325,6 +1378,7 @@ int main(void)
 	test_mma_kinds();
 	test_cp_async_pred();
 	test_atomics();
+	test_vector_atomics();
 	test_elementwise();
 	test_source_kernels();
 	test_spill_retry();

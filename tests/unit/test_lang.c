@@ -381,6 +381,129 @@ static void test_sum_bool(void)
 	CHECK(ok);
 }
 
+/* ---- atomic_add: every program adds into the same slots -------------------------
+ * Groups of consecutive elements may go in one instruction (f16x2 pairs,
+ * Hopper's vectors; cuda-emu groups as sm_90a does), each element still
+ * atomic on its own: the old values of the G programs must chain from the
+ * initial value to the final one in some order. Small integers keep every
+ * sum exact in fp16 and bf16. */
+
+static const char atomic_add_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(acc_ptr, x_ptr, old_ptr, n, BLOCK: tl.constexpr):\n"
+	"    pid = tl.program_id(0)\n"
+	"    o = tl.arange(0, BLOCK)\n"
+	"    m = o < n\n"
+	"    x = tl.load(x_ptr + pid * BLOCK + o)\n"
+	"    old = tl.atomic_add(acc_ptr + o, x, mask=m)\n"
+	"    tl.store(old_ptr + pid * BLOCK + o, old, mask=m)\n";
+
+static uint16_t half_bits(float f);
+
+static uint16_t f32_to_bits16(float f, tile_dtype d)
+{
+	if (d == TILE_FP16)
+		return half_bits(f);
+	uint32_t u;
+	memcpy(&u, &f, 4);
+	return (uint16_t)(u >> 16); /* small integers: exact in bf16 */
+}
+
+static float bits16_to_f32(uint16_t b, tile_dtype d)
+{
+	if (d == TILE_FP16) {
+		_Float16 h;
+		memcpy(&h, &b, 2);
+		return (float)h;
+	}
+	uint32_t u = (uint32_t)b << 16;
+	float f;
+	memcpy(&f, &u, 4);
+	return f;
+}
+
+/* Can the G programs' (old, x) steps be ordered so that each starts where
+ * the previous ended, from `from` to `to`? */
+static bool atomic_chain(const float *old, const float *x, int G, bool *used, float from, float to, int left)
+{
+	if (!left)
+		return from == to;
+	for (int g = 0; g < G; g++)
+		if (!used[g] && old[g] == from) {
+			used[g] = true;
+			bool ok = atomic_chain(old, x, G, used, from + x[g], to, left - 1);
+			used[g] = false;
+			if (ok)
+				return true;
+		}
+	return false;
+}
+
+static void test_atomic_add_vector(void)
+{
+	enum { B = 256, G = 4 };
+	static const tile_dtype dts[] = {TILE_FP32, TILE_FP16, TILE_BF16};
+	static const char *const names[] = {"fp32", "fp16", "bf16"};
+	static const struct {
+		int n;
+		const char *spec; /* n % 16 == 0 specialized: masks whole groups */
+		int warps;
+	} cs[] = {{256, ":16", 1}, {240, ":16", 1}, {240, ":16", 4}, {237, "", 1}, {237, "", 2}};
+	for (size_t di = 0; di < sizeof dts / sizeof *dts; di++)
+		for (size_t ci = 0; ci < sizeof cs / sizeof *cs; ci++) {
+			tile_dtype d = dts[di];
+			float xf[G * B], init[B], accf[B], oldf[G * B];
+			for (int i = 0; i < B; i++)
+				init[i] = (float)((i * 5) % 7 - 3);
+			for (int i = 0; i < G * B; i++)
+				xf[i] = (float)((i * 11 + i / B) % 9 - 4);
+			uint16_t xh[G * B], acch[B], oldh[G * B];
+			float accs[B], olds[G * B];
+			void *acc = d == TILE_FP32 ? (void *)accs : acch, *x = d == TILE_FP32 ? (void *)xf : xh,
+			     *old = d == TILE_FP32 ? (void *)olds : oldh;
+			for (int i = 0; i < B; i++)
+				accs[i] = init[i], acch[i] = f32_to_bits16(init[i], d);
+			for (int i = 0; i < G * B; i++)
+				xh[i] = f32_to_bits16(xf[i], d), olds[i] = -99.0f, oldh[i] = f32_to_bits16(-99.0f, d);
+			char sig[96];
+			snprintf(sig, sizeof sig, "*%s:16,*%s:16,*%s:16,i32%s,%d", names[di], names[di], names[di], cs[ci].spec, B);
+			tile_arg args[] = {tile_arg_ptr(acc, d), tile_arg_ptr(x, d), tile_arg_ptr(old, d),
+			                   tile_arg_i32(cs[ci].n)};
+			tile_kernel_options o = {0};
+			o.num_warps = cs[ci].warps;
+			if (!RUN_OPT(atomic_add_src, "k", sig, G, args, &o))
+				continue;
+			for (int i = 0; i < B; i++)
+				accf[i] = d == TILE_FP32 ? accs[i] : bits16_to_f32(acch[i], d);
+			for (int i = 0; i < G * B; i++)
+				oldf[i] = d == TILE_FP32 ? olds[i] : bits16_to_f32(oldh[i], d);
+			int bad = 0;
+			for (int i = 0; i < B; i++) {
+				float want = init[i];
+				for (int g = 0; g < G; g++)
+					want += xf[g * B + i];
+				if (i >= cs[ci].n) {
+					bad += accf[i] != init[i];
+					for (int g = 0; g < G; g++)
+						bad += oldf[g * B + i] != -99.0f;
+					continue;
+				}
+				float ol[G], xs[G];
+				bool used[G] = {false};
+				for (int g = 0; g < G; g++)
+					ol[g] = oldf[g * B + i], xs[g] = xf[g * B + i];
+				bad += accf[i] != want || !atomic_chain(ol, xs, G, used, init[i], want, G);
+			}
+			if (bad) {
+				fprintf(stderr, "test_lang.c: [%s] atomic_add %s n=%d warps=%d: %d bad\n", target,
+				        names[di], cs[ci].n, cs[ci].warps, bad);
+			}
+			CHECK(bad == 0);
+		}
+}
+
 /* ---- float -> int conversions saturate, NaN -> 0 (what PTX cvt.rzi does and Triton shows) ---- */
 
 static const char f2i_src[] =
@@ -4277,6 +4400,7 @@ int main(void)
 		test_sum_bool();
 		test_float_to_int();
 		test_uint_to_uniform_float();
+		test_atomic_add_vector();
 		test_down_loops();
 		test_sreg();
 		test_descriptors();
