@@ -657,6 +657,82 @@ static ValId remat(Assign *A, Cursor *c, ValId v, const LinearLayout *l, int dep
 	return r;
 }
 
+/* The one operand of elementwise op d that is neither a scalar nor cheap to
+ * redo in another layout (a constant chain, a broadcast), or 0. */
+static ValId sole_costly_operand(const Assign *A, const TirOp *d)
+{
+	ValId u = 0;
+	for (int i = 0; i < d->nin; i++) {
+		ValId x = d->operands[i];
+		if (!is_tile(A, x) || cheap(A, x, 0) || is_broadcast(A, x))
+			continue;
+		if (u)
+			return 0;
+		u = x;
+	}
+	return u;
+}
+
+/* Converting v to l where v is a chain of elementwise ops of this block over
+ * one narrower value (fp8 x loaded, .to(fp32), * scale, .to(bf16) for a
+ * store of another layout): convert the narrowest value and redo the chain
+ * in l, moving 1 byte per element through shared memory instead of 2 or 4
+ * (Triton's hoisting of conversions above extensions). 0 when no value up
+ * the chain is narrower than v. */
+static ValId hoist_conversion(Assign *A, Cursor *c, ValId v, const LinearLayout *l, int depth)
+{
+	enum { MAX_CHAIN = 8 };
+	const TirOp *chain[MAX_CHAIN];
+	int n = 0, best = 0;
+	int best_bytes = dtype_bytes((DType)vty(A, v).dt);
+	ValId cur = v, from = 0;
+	while (n < MAX_CHAIN) {
+		const TirOp *d = A->f->vals.data[cur].def;
+		if (!d || d->block != c->b || d->nout != 1 || d->nregions || !is_elementwise(d->kind) ||
+		    d->kind == TOP_CONVERT_LAYOUT || d->nin > 8)
+			break;
+		ValId u = sole_costly_operand(A, d);
+		if (!u || vty(A, u).rank != vty(A, v).rank)
+			break;
+		chain[n++] = d;
+		cur = u;
+		int b = dtype_bytes((DType)vty(A, u).dt);
+		if (b > 0 && b < best_bytes)
+			best = n, best_bytes = b, from = u;
+	}
+	if (!best)
+		return 0;
+	ValId r = need(A, c, from, l, depth + 1);
+	for (int k = best - 1; k >= 0; k--) {
+		const TirOp *op = chain[k];
+		ValId ins[8];
+		LinearLayout ul;
+		for (int i = 0; i < op->nin; i++) {
+			ValId u = op->operands[i];
+			ins[i] = u;
+			if (k + 1 < best ? u == chain[k + 1]->results[0] : u == from)
+				ins[i] = r;
+			else if (is_tile(A, u)) {
+				if (!operand_layout_for(A, op, u, l, &ul))
+					return 0;
+				ins[i] = need(A, c, u, lay_intern(A, &ul), depth + 1);
+			}
+			if (!ins[i])
+				return 0;
+		}
+		ValId res = op->results[0];
+		Type t = vty(A, res);
+		TirOp *nop = tir_op_at(A->f, c->b, c->pos, (TirOpKind)op->kind, op->loc, ins, op->nin, &t, 1);
+		nop->attr = op->attr;
+		c->pos++;
+		r = nop->results[0];
+		A->f->vals.data[r].name = A->f->vals.data[res].name;
+		set_layout(A, r, l);
+		set_origin(A, r, res);
+	}
+	return r;
+}
+
 /* v in layout l, usable at the cursor: v itself, a cached or new conversion,
  * or a rematerialized copy. */
 static ValId need(Assign *A, Cursor *c, ValId v, const LinearLayout *l, int depth)
@@ -682,6 +758,8 @@ static ValId need(Assign *A, Cursor *c, ValId v, const LinearLayout *l, int dept
 	ValId r = 0;
 	if (depth < 6 && (cheap(A, v, 0) || is_broadcast(A, v)))
 		r = remat(A, c, v, l, depth);
+	if (!r && depth < 6)
+		r = hoist_conversion(A, c, v, l, depth);
 	if (!r) {
 		Type t = vty(A, v);
 		TirOp *n = tir_op_at(A->f, c->b, c->pos, TOP_CONVERT_LAYOUT, A->f->vals.data[v].def

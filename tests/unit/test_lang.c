@@ -381,6 +381,43 @@ static void test_sum_bool(void)
 	CHECK(ok);
 }
 
+static uint16_t half_bits(float f);
+
+/* ---- widening between a load and a store of other layouts -------------------------
+ * fp16 loads 8 per thread, fp32 stores 4: the conversion between the two
+ * layouts moves the fp16 tile and the cast and arithmetic are redone after
+ * it (assign.c's hoist_conversion); masked rows and columns stay untouched. */
+
+static const char widen_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(x_ptr, y_ptr, M, N, s, BM: tl.constexpr, BN: tl.constexpr):\n"
+	"    r = tl.program_id(0) * BM + tl.arange(0, BM)\n"
+	"    c = tl.arange(0, BN)\n"
+	"    m = (r[:, None] < M) & (c[None, :] < N)\n"
+	"    x = tl.load(x_ptr + r[:, None] * N + c[None, :], mask=m)\n"
+	"    tl.store(y_ptr + r[:, None] * N + c[None, :], x.to(tl.float32) * s - 1.0, mask=m)\n";
+
+static void test_widen_convert(void)
+{
+	enum { M = 45, N = 48, BM = 32, BN = 64 };
+	uint16_t x[M * N];
+	float y[M * N];
+	for (int i = 0; i < M * N; i++)
+		x[i] = half_bits((float)(i % 61) - 30.0f), y[i] = -7.0f;
+	tile_arg args[] = {tile_arg_ptr(x, TILE_FP16), tile_arg_ptr(y, TILE_FP32), tile_arg_i32(M), tile_arg_i32(N),
+	                   tile_arg_f32(0.5f)};
+	tile_kernel_options o = {0};
+	o.num_warps = 4;
+	if (!RUN_OPT(widen_src, "k", "*fp16:16,*fp32:16,i32,i32:16,fp32,32,64", (M + BM - 1) / BM, args, &o))
+		return;
+	int bad = 0;
+	for (int i = 0; i < M * N; i++)
+		bad += y[i] != ((float)(i % 61) - 30.0f) * 0.5f - 1.0f;
+	CHECK(bad == 0);
+}
+
 /* ---- atomic_add: every program adds into the same slots -------------------------
  * Groups of consecutive elements may go in one instruction (f16x2 pairs,
  * Hopper's vectors; cuda-emu groups as sm_90a does), each element still
@@ -399,8 +436,6 @@ static const char atomic_add_src[] =
 	"    x = tl.load(x_ptr + pid * BLOCK + o)\n"
 	"    old = tl.atomic_add(acc_ptr + o, x, mask=m)\n"
 	"    tl.store(old_ptr + pid * BLOCK + o, old, mask=m)\n";
-
-static uint16_t half_bits(float f);
 
 static uint16_t f32_to_bits16(float f, tile_dtype d)
 {
@@ -4401,6 +4436,7 @@ int main(void)
 		test_float_to_int();
 		test_uint_to_uniform_float();
 		test_atomic_add_vector();
+		test_widen_convert();
 		test_down_loops();
 		test_sreg();
 		test_descriptors();

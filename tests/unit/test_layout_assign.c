@@ -629,6 +629,43 @@ static void test_mixed_widths(const char *target)
 	arena_free(&a);
 }
 
+/* fp8 loaded 16 per thread, widened, scaled and narrowed to bf16 for a store
+ * of 8 per thread (DeepSeek's weight_dequant): the layouts differ, and the
+ * conversion moves the fp8 tile (1 byte an element) with the chain redone
+ * after it, not the bf16 result (2 bytes). */
+static void test_hoisted_conversion(void)
+{
+	Arena a;
+	arena_init(&a);
+	TirFunc *f = tir_func_new(&a, "dequant");
+	B x = {f, f->entry};
+	ValId px = param(&x, type_ptr(DT_F8E4M3), SPEC_DIV16), py = param(&x, type_ptr(DT_BF16), SPEC_DIV16);
+	ValId sc = param(&x, type_scalar(DT_F32), 0);
+	Type tf = tile(DT_F32, 2, 64, 64);
+	ValId offs = offs2d(&x, 64, 64, 64, 1);
+	ValId v = load(&x, ptrs(&x, px, offs), 0);
+	ValId w = op1(&x, TOP_CAST, tf, v, 0, 0);
+	ValId s2 = op1(&x, TOP_MUL, tf, w, splat(&x, sc, tf), 0);
+	ValId out = op1(&x, TOP_CAST, tile(DT_BF16, 2, 64, 64), s2, 0, 0);
+	store(&x, ptrs(&x, py, offs), out, 0);
+	ret(&x);
+	CHECK(run_assign(f, &a, "sm_90a", 4), "assign");
+	int cvts = 0;
+	bool fp8 = true;
+	for (int i = 0; i < f->entry->nops; i++) {
+		const TirOp *op = f->entry->ops[i];
+		if (op->kind != TOP_CONVERT_LAYOUT)
+			continue;
+		cvts++;
+		fp8 &= f->vals.data[op->results[0]].ty.dt == DT_F8E4M3;
+	}
+	const TirOp *ld = find_op(f->entry, TOP_LOAD, 0), *st = find_op(f->entry, TOP_STORE, 0);
+	CHECK(ld && ld->attr.i2 == 16 && st && st->attr.i2 == 8, "vec %lld / %lld", ld ? (long long)ld->attr.i2 : -1LL,
+	      st ? (long long)st->attr.i2 : -1LL);
+	CHECK(cvts == 1 && fp8, "%d conversions, of fp8: %d", cvts, fp8);
+	arena_free(&a);
+}
+
 int main(void)
 {
 	test_axis_wrap();
@@ -638,6 +675,7 @@ int main(void)
 	test_vector_add("sm_80", 4);
 	test_mixed_widths("sm_80");
 	test_mixed_widths("cuda-emu");
+	test_hoisted_conversion();
 	test_transpose("cpu", 1);
 	test_transpose("sm_80", 4);
 	test_reduce_broadcast("cpu", 1);
