@@ -9,7 +9,8 @@
  * How (a small version of Triton's coalesce + remove-layout-conversions):
  * 1. Axis analysis (axis.c) gives contiguity/alignment of pointers.
  * 2. Anchors: a load/store/atomic gets a coalesced blocked layout along its
- *    most contiguous dim with the widest provable vector (<= 16 bytes); a dot
+ *    most contiguous dim with the widest provable vector (<= 16 bytes; a load
+ *    as wide as any memory op of its shape and order); a dot
  *    gets MMA accumulator/operand layouts (targets with mma.sync and fitting
  *    dtypes/shapes) or the FMA layout (blocked result; the operands keep
  *    their producers' layouts).
@@ -54,6 +55,7 @@ typedef struct Assign {
 	 * it copies (a conversion or a rematerialized clone holds the same
 	 * elements), so its axis info is that value's; 0 if none */
 	VEC(ValId) origin;
+	VEC(const TirOp *) mem_ops; /* loads, stores and atomics on pointer tiles */
 } Assign;
 
 /* ---- small helpers ---------------------------------------------------------- */
@@ -196,18 +198,28 @@ static int atomic_vec(const Assign *A, const TirOp *op)
 }
 
 /* Coalesced layout for a memory op on a pointer tile. */
-static void mem_layout(const Assign *A, const TirOp *op, LinearLayout *out)
+static void collect_mem_ops(Assign *A, const TirBlock *b)
+{
+	for (int i = 0; i < b->nops; i++) {
+		const TirOp *op = b->ops[i];
+		if (is_memory(op->kind) && op->nin && is_tile(A, op->operands[0]))
+			vec_push(&A->mem_ops, op);
+		for (int r = 0; r < op->nregions; r++)
+			collect_mem_ops(A, &op->regions[r]);
+	}
+}
+
+/* A memory op's dims, most contiguous first (ties: last dim first), and the
+ * elements per thread its pointer, mask and element size allow. */
+static int mem_own_vec(const Assign *A, const TirOp *op, int32_t order[])
 {
 	ValId p = op->operands[0];
 	Type t = vty(A, p);
 	int rank = t.rank;
-	int32_t shape[TIR_MAX_RANK], order[TIR_MAX_RANK];
-	shape_of(A, p, shape);
 	const AxisInfo *pa = axis_of(A, p);
 	for (int k = 0; k < rank; k++)
 		order[k] = rank - 1 - k;
-	/* stable sort by contiguity, most contiguous first (ties: last dim first) */
-	for (int i = 1; i < rank && pa; i++)
+	for (int i = 1; i < rank && pa; i++) /* stable sort by contiguity */
 		for (int j = i; j > 0 && pa->contig[order[j]] > pa->contig[order[j - 1]]; j--) {
 			int32_t tmp = order[j];
 			order[j] = order[j - 1];
@@ -220,12 +232,45 @@ static void mem_layout(const Assign *A, const TirOp *op, LinearLayout *out)
 		vec = axis_vector_width(pa, ma, order[0], elem_bytes_of_ptr(A, p));
 	}
 	int64_t per_thread = type_numel(t) / ((int64_t)A->lanes * A->warps);
-	if (per_thread < 1)
-		per_thread = 1;
 	if (vec > per_thread)
-		vec = (int)per_thread;
+		vec = (int)MAXOF(per_thread, 1);
 	if (op->kind == TOP_ATOMIC || op->kind == TOP_ATOMIC_CAS)
 		vec = MINOF(vec, atomic_vec(A, op));
+	return vec;
+}
+
+static bool same_shape(const Assign *A, ValId a, ValId b)
+{
+	Type x = vty(A, a), y = vty(A, b);
+	if (x.rank != y.rank)
+		return false;
+	for (int d = 0; d < x.rank; d++)
+		if (x.shape[d] != y.shape[d])
+			return false;
+	return true;
+}
+
+/* Coalesced layout for a memory op on a pointer tile. A load takes the
+ * widest grouping among the memory ops on pointers of its shape and order,
+ * as Triton's Coalesce does: an fp32 weight row loaded beside an fp16 row
+ * and stored as fp16 is then 8 elements per thread like them (two 16-byte
+ * loads) and nothing converts between the three. A store or an atomic keeps
+ * its own width: wider would leave gaps in each instruction's writes. */
+static void mem_layout(const Assign *A, const TirOp *op, LinearLayout *out)
+{
+	ValId p = op->operands[0];
+	Type t = vty(A, p);
+	int32_t shape[TIR_MAX_RANK], order[TIR_MAX_RANK], o2[TIR_MAX_RANK];
+	shape_of(A, p, shape);
+	int vec = mem_own_vec(A, op, order);
+	for (size_t i = 0; op->kind == TOP_LOAD && i < A->mem_ops.len; i++) {
+		const TirOp *o = A->mem_ops.data[i];
+		if (o == op || !same_shape(A, o->operands[0], p))
+			continue;
+		int v = mem_own_vec(A, o, o2);
+		if (v > vec && !memcmp(order, o2, sizeof(int32_t) * (size_t)t.rank))
+			vec = v;
+	}
 	/* Native CPU: the threads of a program are SIMD lanes, so the wide access
 	 * is across threads: one register of every thread is one <T x elem>
 	 * vector over T consecutive elements (TP_COALESCED, no shuffles). Giving
@@ -233,7 +278,7 @@ static void mem_layout(const Assign *A, const TirOp *op, LinearLayout *out)
 	 * to de-interleave every load and re-interleave every store. */
 	if (simd_threads(A))
 		vec = 1;
-	ll_coalesced(out, rank, shape, order, A->warps, A->lanes, vec);
+	ll_coalesced(out, t.rank, shape, order, A->warps, A->lanes, vec);
 }
 
 /* Vector width (elements) a memory op with layout l can use. */
@@ -1157,6 +1202,7 @@ bool layout_assign(LayoutCtx *lc, TirFunc *f)
 	A.want = arena_alloc(lc->arena, sizeof(void *) * (A.nvals0 + 1));
 	A.chained = arena_alloc(lc->arena, A.nvals0 + 1);
 	mark_chained_dots(&A, f->entry);
+	collect_mem_ops(&A, f->entry);
 	want_block(&A, f->entry);
 	assign_block(&A, f->entry, NULL, 0, 0);
 	hoist_converts(&A, f->entry);
@@ -1164,5 +1210,6 @@ bool layout_assign(LayoutCtx *lc, TirFunc *f)
 	vec_free(&A.interned);
 	vec_free(&A.cache);
 	vec_free(&A.origin);
+	vec_free(&A.mem_ops);
 	return layout_smem(lc, f);
 }

@@ -666,6 +666,36 @@ static void test_hoisted_conversion(void)
 	arena_free(&a);
 }
 
+/* A row of fp16 x, a row of fp32 weights, x * w stored as fp16 (layer norm's
+ * shape): the weight load takes the 8 elements per thread of the fp16
+ * accesses (Triton's Coalesce: a load groups as widely as the memory ops of
+ * its shape and order), as two 16-byte loads, so nothing is converted. */
+static void test_load_shares_grouping(void)
+{
+	Arena a;
+	arena_init(&a);
+	TirFunc *f = tir_func_new(&a, "row");
+	B x = {f, f->entry};
+	ValId px = param(&x, type_ptr(DT_F16), SPEC_DIV16), pw = param(&x, type_ptr(DT_F32), SPEC_DIV16);
+	ValId py = param(&x, type_ptr(DT_F16), SPEC_DIV16);
+	ValId c = arange(&x, 1024);
+	Type tf = tile(DT_F32, 1, 1024, 0);
+	ValId xv = op1(&x, TOP_CAST, tf, load(&x, ptrs(&x, px, c), 0), 0, 0);
+	ValId wv = load(&x, ptrs(&x, pw, c), 0);
+	ValId y = op1(&x, TOP_MUL, tf, xv, wv, 0);
+	store(&x, ptrs(&x, py, c), op1(&x, TOP_CAST, tile(DT_F16, 1, 1024, 0), y, 0, 0), 0);
+	ret(&x);
+	CHECK(run_assign(f, &a, "sm_90a", 4), "assign");
+	Counts n = {0};
+	count(f, f->entry, &n);
+	const TirOp *lw = find_op(f->entry, TOP_LOAD, 1);
+	const LinearLayout *l = lw ? f->vals.data[lw->results[0]].layout : NULL;
+	CHECK(n.cvt == 0, "%d conversions", n.cvt);
+	CHECK(l && ll_num_contig_regs(l, 0) == 8 && lw->attr.i2 == 4, "weights: %d per thread, vec %lld",
+	      l ? ll_num_contig_regs(l, 0) : -1, lw ? (long long)lw->attr.i2 : -1LL);
+	arena_free(&a);
+}
+
 int main(void)
 {
 	test_axis_wrap();
@@ -676,6 +706,7 @@ int main(void)
 	test_mixed_widths("sm_80");
 	test_mixed_widths("cuda-emu");
 	test_hoisted_conversion();
+	test_load_shares_grouping();
 	test_transpose("cpu", 1);
 	test_transpose("sm_80", 4);
 	test_reduce_broadcast("cpu", 1);
