@@ -509,7 +509,7 @@ static bool operand_layout_for(Assign *A, const TirOp *op, ValId u, const Linear
 	case TOP_RESHAPE:
 		return ll_reshape_outs(out, res_l, vty(A, u).rank, shape);
 	default:
-		if (!is_elementwise(op->kind) || vty(A, u).rank != res_l->n_out)
+		if ((!is_elementwise(op->kind) && op->kind != TOP_LOAD) || vty(A, u).rank != res_l->n_out)
 			return false;
 		*out = *res_l;
 		return true;
@@ -642,9 +642,42 @@ typedef struct Cursor {
 
 static ValId need(Assign *A, Cursor *c, ValId v, const LinearLayout *l, int depth);
 
-static bool cheap(const Assign *A, ValId v, int depth)
+/* A load of fewer elements than the program has threads is redone in the
+ * layout a consumer wants instead of converted (Triton's
+ * isExpensiveLoadOrStore: such loads hit in L1): attention backward's
+ * per-row l_i and delta are read straight into the rows of the dot's
+ * layout, with no round trip through shared memory and no barrier. Only
+ * where nothing between the load and the cursor may write memory (a store,
+ * an atomic, a barrier, any op with a region), so the copy reads what the
+ * load read. */
+static bool cheap_load(const Assign *A, const Cursor *c, ValId v)
+{
+	const TirOp *d = A->f->vals.data[v].def;
+	if (!d || d->kind != TOP_LOAD || d->block != c->b || (d->attr.flags & TIR_VOLATILE) ||
+	    d->nout != 1 || d->nin > 8 || type_numel(vty(A, v)) >= (int64_t)A->lanes * A->warps)
+		return false;
+	int at = -1;
+	for (int i = 0; i < c->pos && i < c->b->nops; i++)
+		if (c->b->ops[i] == d)
+			at = i;
+	if (at < 0)
+		return false;
+	for (int i = at + 1; i < c->pos; i++) {
+		const TirOp *o = c->b->ops[i];
+		if (o->nregions || (o->kind != TOP_LOAD && (tir_op_flags((TirOpKind)o->kind) & TF_MEM)))
+			return false;
+	}
+	return true;
+}
+
+/* v is computed by a short chain of arange/splat/constants and elementwise
+ * and view ops, which is cheaper to redo in another layout than to convert;
+ * with a cursor, small loads there (cheap_load) count too. */
+static bool cheap_in(const Assign *A, const Cursor *c, ValId v, int depth)
 {
 	const TirOp *op = A->f->vals.data[v].def;
+	if (c && cheap_load(A, c, v))
+		return true;
 	if (!op || op->nout != 1 || op->nregions || depth > 6)
 		return false;
 	switch (op->kind) {
@@ -657,10 +690,12 @@ static bool cheap(const Assign *A, ValId v, int depth)
 			return false;
 	}
 	for (int i = 0; i < op->nin; i++)
-		if (is_tile(A, op->operands[i]) && !cheap(A, op->operands[i], depth + 1))
+		if (is_tile(A, op->operands[i]) && !cheap_in(A, c, op->operands[i], depth + 1))
 			return false;
 	return true;
 }
+
+static bool cheap(const Assign *A, ValId v, int depth) { return cheap_in(A, NULL, v, depth); }
 
 /* v is a broadcast: converting its (smaller) source and broadcasting again
  * moves fewer elements than converting the broadcast tile (Triton's
@@ -699,6 +734,10 @@ static ValId remat(Assign *A, Cursor *c, ValId v, const LinearLayout *l, int dep
 	A->f->vals.data[r].name = A->f->vals.data[v].name;
 	set_layout(A, r, l);
 	set_origin(A, r, v);
+	if (n->kind == TOP_LOAD) {
+		n->attr.i2 = mem_vec(A, n, lay(A, r));
+		mem_runs(A, n);
+	}
 	return r;
 }
 
@@ -801,7 +840,7 @@ static ValId need(Assign *A, Cursor *c, ValId v, const LinearLayout *l, int dept
 			return e->to;
 	}
 	ValId r = 0;
-	if (depth < 6 && (cheap(A, v, 0) || is_broadcast(A, v)))
+	if (depth < 6 && (cheap_in(A, c, v, 0) || is_broadcast(A, v)))
 		r = remat(A, c, v, l, depth);
 	if (!r && depth < 6)
 		r = hoist_conversion(A, c, v, l, depth);
@@ -1119,7 +1158,11 @@ static bool remove_dead(TirBlock *b, uint32_t *uses)
 	int n = 0;
 	for (int i = 0; i < b->nops; i++) {
 		TirOp *op = b->ops[i];
-		bool dead = (tir_op_flags((TirOpKind)op->kind) & TF_PURE) && !op->nregions && op->nout > 0;
+		/* a load nobody reads is dead too (a copy redone in another layout,
+		 * cheap_load, may have taken all its uses); a volatile one is not */
+		bool dead = ((tir_op_flags((TirOpKind)op->kind) & TF_PURE) ||
+		             (op->kind == TOP_LOAD && !(op->attr.flags & TIR_VOLATILE))) &&
+		            !op->nregions && op->nout > 0;
 		for (int k = 0; dead && k < op->nout; k++)
 			dead = uses[op->results[k]] == 0;
 		if (dead) {

@@ -418,6 +418,45 @@ static void test_widen_convert(void)
 	CHECK(bad == 0);
 }
 
+/* ---- a per-row load read again in the tile's layout ---------------------------------
+ * 32 row values on 128 threads are loaded straight into the rows of the
+ * [32, 64] tile's layout instead of converted (assign.c's cheap_load): the
+ * mask and `other` must come along. */
+
+static const char row_load_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(x_ptr, d_ptr, y_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):\n"
+	"    r = tl.program_id(0) * BM + tl.arange(0, BM)\n"
+	"    c = tl.arange(0, BN)\n"
+	"    m = (r[:, None] < M) & (c[None, :] < N)\n"
+	"    x = tl.load(x_ptr + r[:, None] * N + c[None, :], mask=m, other=0.0)\n"
+	"    d = tl.load(d_ptr + r, mask=r < M - 3, other=100.0)\n"
+	"    tl.store(y_ptr + r[:, None] * N + c[None, :], x - d[:, None], mask=m)\n";
+
+static void test_row_load(void)
+{
+	enum { M = 45, N = 48, BM = 32 };
+	float x[M * N], d[M], y[M * N];
+	for (int i = 0; i < M * N; i++)
+		x[i] = (float)(i % 97), y[i] = -7.0f;
+	for (int i = 0; i < M; i++)
+		d[i] = (float)(3 * i);
+	tile_arg args[] = {tile_arg_ptr(x, TILE_FP32), tile_arg_ptr(d, TILE_FP32), tile_arg_ptr(y, TILE_FP32),
+	                   tile_arg_i32(M), tile_arg_i32(N)};
+	tile_kernel_options o = {0};
+	o.num_warps = 4;
+	if (!RUN_OPT(row_load_src, "k", "*fp32:16,*fp32:16,*fp32:16,i32,i32:16,32,64", (M + BM - 1) / BM, args, &o))
+		return;
+	int bad = 0;
+	for (int i = 0; i < M * N; i++) {
+		int row = i / N;
+		bad += y[i] != x[i] - (row < M - 3 ? d[row] : 100.0f);
+	}
+	CHECK(bad == 0);
+}
+
 /* ---- atomic_add: every program adds into the same slots -------------------------
  * Groups of consecutive elements may go in one instruction (f16x2 pairs,
  * Hopper's vectors; cuda-emu groups as sm_90a does), each element still
@@ -4437,6 +4476,7 @@ int main(void)
 		test_uint_to_uniform_float();
 		test_atomic_add_vector();
 		test_widen_convert();
+		test_row_load();
 		test_down_loops();
 		test_sreg();
 		test_descriptors();

@@ -696,6 +696,36 @@ static void test_load_shares_grouping(void)
 	arena_free(&a);
 }
 
+/* A per-row value loaded as 64 elements on 128 threads (attention
+ * backward's delta) and used as d[:, None] against a [64, 128] tile is read
+ * again in the tile's row layout rather than converted (Triton's cheap
+ * loads). Not when a store between the load and the use may have changed
+ * what it read. */
+static void test_small_load_redone(bool store_between)
+{
+	Arena a;
+	arena_init(&a);
+	TirFunc *f = tir_func_new(&a, "rows");
+	B x = {f, f->entry};
+	ValId px = param(&x, type_ptr(DT_F32), SPEC_DIV16), pd = param(&x, type_ptr(DT_F32), SPEC_DIV16);
+	ValId po = param(&x, type_ptr(DT_F32), SPEC_DIV16);
+	ValId offs = offs2d(&x, 64, 128, 128, 1);
+	ValId xv = load(&x, ptrs(&x, px, offs), 0);
+	ValId r = arange(&x, 64);
+	ValId d = load(&x, ptrs(&x, pd, r), 0);
+	if (store_between)
+		store(&x, ptrs(&x, pd, r), op1(&x, TOP_ADD, tile(DT_F32, 1, 64, 0), d, d, 0), 0);
+	ValId db = bcast(&x, expand(&x, d, 1), 64, 128);
+	ValId y = op1(&x, TOP_SUB, tile(DT_F32, 2, 64, 128), xv, db, 0);
+	store(&x, ptrs(&x, po, offs), y, 0);
+	ret(&x);
+	CHECK(run_assign(f, &a, "sm_90a", 4), "assign");
+	Counts n = {0};
+	count(f, f->entry, &n);
+	CHECK(n.cvt == (store_between ? 1 : 0), "store between: %d, %d conversions", store_between, n.cvt);
+	arena_free(&a);
+}
+
 int main(void)
 {
 	test_axis_wrap();
@@ -707,6 +737,8 @@ int main(void)
 	test_mixed_widths("cuda-emu");
 	test_hoisted_conversion();
 	test_load_shares_grouping();
+	test_small_load_redone(false);
+	test_small_load_redone(true);
 	test_transpose("cpu", 1);
 	test_transpose("sm_80", 4);
 	test_reduce_broadcast("cpu", 1);
