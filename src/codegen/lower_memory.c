@@ -407,6 +407,14 @@ static void lower_atomic(Lower *L, const TirOp *op)
 	} else {
 		own = thread0_pred(L);
 	}
+	/* A scalar atomic is thread 0's. With release semantics (acq_rel, the
+	 * default, or release) every thread's earlier writes must come before it
+	 * (a lock released after the whole block stored its partial sums), so
+	 * all threads meet first; the barrier after it, in share_from_owners,
+	 * orders the acquire side. (Newer Triton does the same.) */
+	int sem = (int)(op->attr.i & 0xff);
+	if (!l && (sem == TIR_SEM_ACQ_REL || sem == TIR_SEM_RELEASE))
+		lw_barrier(L);
 	/* groups of v consecutive elements go in one instruction (assign.c's
 	 * atomic_vec: Hopper's vector adds, f16x2 pairs) */
 	int dim = -1, v = l && !cas ? vec_width(L, op, l, et, ptr, &dim) : 1;

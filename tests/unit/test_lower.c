@@ -1862,6 +1862,18 @@ static void test_atomics(void)
 	ret(&b);
 	TpFunc *f = do_lower(&b, "cuda-emu", "atomics");
 	if (f) {
+		/* the scalar (thread 0's) acq_rel atomic waits for every thread's
+		 * earlier memory ops: the last memory op before it is a barrier */
+		const TpBlock *eb = f->body;
+		int last = -1;
+		for (int i = 0; i < eb->nops; i++)
+			if (eb->ops[i]->kind == TP_ATOMIC)
+				last = i;
+		int j = last - 1;
+		while (j >= 0 && !(tp_op_flags((TpOpKind)eb->ops[j]->kind) & TF_MEM))
+			j--;
+		CHECK(last > 0 && j >= 0 && eb->ops[j]->kind == TP_BARRIER,
+		      "atomics: no barrier before the scalar release (%s)", j >= 0 ? tp_op_name((TpOpKind)eb->ops[j]->kind) : "-");
 		int32_t cnt[8] = {0}, old[64], scal = 100, so[64];
 		int32_t *p0 = cnt, *p1 = old, *p2 = &scal, *p3 = so;
 		void *args[4] = {&p0, &p1, &p2, &p3};
