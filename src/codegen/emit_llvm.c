@@ -123,6 +123,13 @@ LLVMValueRef em_const_f(Em *e, LLVMTypeRef ty, double v, bool vec)
 
 LLVMValueRef em_lane_vec(Em *e) { return e->tid_vec; }
 
+LLVMBasicBlockRef em_abort_block(Em *e)
+{
+	if (!e->abort_bb)
+		e->abort_bb = LLVMAppendBasicBlockInContext(e->C, e->fn, "abort");
+	return e->abort_bb;
+}
+
 LLVMValueRef em_entry_alloca(Em *e, LLVMTypeRef t, unsigned align)
 {
 	LLVMBuilderRef b = LLVMCreateBuilderInContext(e->C);
@@ -523,6 +530,10 @@ static void build_function(Em *e)
 	const TpOp *t = emit_block(e, f->body);
 	if (t && t->kind != TP_RETURN)
 		ice(PASS, "kernel body must end in return");
+	if (e->abort_bb) { /* the end and a failed assert share the exit */
+		LLVMBuildBr(e->B, e->abort_bb);
+		LLVMPositionBuilderAtEnd(e->B, e->abort_bb);
+	}
 	em_cp_async_fini(e); /* the one exit: copies still in flight land, the queue is freed */
 	em_race_fini(e);     /* after the copies landed */
 	LLVMBuildRetVoid(e->B);

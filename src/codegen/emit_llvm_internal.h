@@ -40,6 +40,9 @@ typedef struct Em {
 	LLVMValueRef a_args, a_pid, a_nprog, a_smem, a_rt; /* function parameters */
 	LLVMValueRef tid_vec;                              /* <T x i32> 0..T-1 (entry block) */
 	LLVMBasicBlockRef entry;
+	/* where a failed device_assert ends the instance (em_abort_block), as a
+	 * GPU's trap ends the kernel; NULL until an assert asks for it */
+	LLVMBasicBlockRef abort_bb;
 	/* lane-loop gathers/scatters (emit_llvm_mem.c): stack arrays in the entry
 	 * block, created on first use and reused by every such access */
 	LLVMValueRef ll_addr, ll_mask; /* [T x i64] addresses, [T x i8] mask */
@@ -79,6 +82,7 @@ LLVMTypeRef em_val_type(Em *e, TpVal v);       /* scalar or vector per uniformit
 LLVMValueRef em_get(Em *e, TpVal v);           /* as stored */
 LLVMValueRef em_getv(Em *e, TpVal v);          /* always a vector (splats uniform values) */
 LLVMValueRef em_splat(Em *e, LLVMValueRef s);
+LLVMBasicBlockRef em_abort_block(Em *e); /* the instance's exit: copies land, races are reported */
 LLVMValueRef em_match(Em *e, LLVMValueRef x, bool want_vec); /* splat if needed */
 LLVMValueRef em_const_int(Em *e, LLVMTypeRef scalar_ty, int64_t v, bool vec);
 LLVMValueRef em_const_f(Em *e, LLVMTypeRef scalar_ty, double v, bool vec);

@@ -392,6 +392,17 @@ static void emit_assert(Em *e, const TpOp *op)
 	LLVMBuildBr(B, next);
 	LLVMPositionBuilderAtEnd(B, next);
 	lane_loop_end(e, &lp);
+	/* Every failing thread was reported; now the instance stops, as a GPU's
+	 * __assertfail traps: going on ran past the assert, and a kernel whose
+	 * only way out of a spin loop is the assert (a timeout) never ended. */
+	LLVMValueRef all = c;
+	if (em_is_vec(c)) {
+		LLVMTypeRef vt = LLVMTypeOf(c);
+		all = em_intrinsic(e, "llvm.vector.reduce.and", &vt, 1, &c, 1);
+	}
+	LLVMBasicBlockRef pass = LLVMAppendBasicBlockInContext(e->C, e->fn, "assert.ok");
+	LLVMBuildCondBr(B, all, pass, em_abort_block(e));
+	LLVMPositionBuilderAtEnd(B, pass);
 }
 
 bool em_intrin(Em *e, const TpOp *op)

@@ -821,6 +821,56 @@ static void test_print_assert(void)
 	tile_context_destroy(ctx);
 }
 
+/* A failed device_assert ends the program instance there, as a GPU's trap
+ * ends the kernel: the store after it and the loop's later iterations do
+ * not run (before, the CPU targets went on, and a spin loop whose only exit
+ * was a timeout assert never ended). */
+static const char assert_stop_src[] = "import triton\n"
+                                      "import triton.language as tl\n"
+                                      "@triton.jit\n"
+                                      "def stop(x_ptr, out_ptr, n):\n"
+                                      "    x = tl.load(x_ptr + tl.arange(0, 16))\n"
+                                      "    tl.device_assert(x < 100.0, \"first\")\n"
+                                      "    tl.store(out_ptr, 1.0)\n"
+                                      "    for i in range(n):\n"
+                                      "        tl.device_assert(i != 3, \"in loop\")\n"
+                                      "        tl.store(out_ptr + 1, i.to(tl.float32))\n";
+
+static void test_assert_stops(void)
+{
+	static const char *const targets[] = {"cpu", "cuda-emu"};
+	for (int t = 0; t < 2; t++) {
+		tile_context_options o = {0};
+		o.target = targets[t];
+		o.disable_cache = 1;
+		tile_context *ctx = NULL;
+		tile_module *m = NULL;
+		tile_kernel *k = NULL;
+		CHECK_ST(tile_context_create(&ctx, &o), TILE_OK);
+		if (!ctx)
+			continue;
+		CHECK_ST(tile_module_load_source(ctx, "stop.py", assert_stop_src, (size_t)-1, &m), TILE_OK);
+		if (m)
+			CHECK_ST(tile_kernel_get(m, "stop", "*fp32:16,*fp32:16,i32", NULL, &k), TILE_OK);
+		if (k) {
+			_Alignas(16) float x[16] = {0}, out[4] = {0};
+			uint32_t grid[3] = {1, 1, 1};
+			tile_arg a[3] = {tile_arg_ptr(x, TILE_FP32), tile_arg_ptr(out, TILE_FP32), tile_arg_i32(10)};
+			x[5] = 1000.0f;
+			CHECK_ST(tile_launch(k, grid, a, 3, NULL), TILE_ERROR_LAUNCH);
+			CHECK_MSG("first");
+			CHECK(out[0] == 0.0f && out[1] == 0.0f); /* nothing after the failed assert ran */
+			x[5] = 0.0f;
+			CHECK_ST(tile_launch(k, grid, a, 3, NULL), TILE_ERROR_LAUNCH);
+			CHECK_MSG("in loop");
+			CHECK(out[0] == 1.0f && out[1] == 2.0f); /* iterations 0..2 stored, 3 stopped */
+		}
+		tile_kernel_destroy(k);
+		tile_module_destroy(m);
+		tile_context_destroy(ctx);
+	}
+}
+
 /* A heuristic reads a DLTensor argument's shape and strides (elements; NULL
  * strides are row-major), as Triton's see the tensor; the specialization is
  * keyed on the results. A plain pointer has no shape: an error that says so. */
@@ -1169,6 +1219,7 @@ int main(void)
 	tile_context_destroy(ctx);
 	test_class_kernels();
 	test_print_assert();
+	test_assert_stops();
 	if (failures)
 		fprintf(stderr, "test_api: %d check(s) failed\n", failures);
 	return failures ? 1 : 0;
