@@ -226,6 +226,19 @@ static bool lanes_contiguous(const LinearLayout *l, int dim)
 	return true;
 }
 
+/* Triton's vector-add indexing: offs = pid * 1024 + arange(1024), mask =
+ * offs < n; *base = pid * 1024 */
+static ValId block_offsets(B *x, ValId n, ValId *mask, ValId *base)
+{
+	Type ti = tile(DT_I32, 1, 1024, 0);
+	ValId pid = op1(x, TOP_PROGRAM_ID, type_scalar(DT_I32), 0, 0, 0);
+	*base = op1(x, TOP_MUL, type_scalar(DT_I32), pid, cst(x, type_scalar(DT_I32), 1024), 0);
+	ValId offs = op1(x, TOP_ADD, ti, splat(x, *base, ti), arange(x, 1024), 0);
+	*mask = op1(x, TOP_CMP, tile(DT_I1, 1, 1024, 0), offs, splat(x, n, ti), 0);
+	x->f->entry->ops[x->f->entry->nops - 1]->attr.pred = PRED_LT;
+	return offs;
+}
+
 static void test_vector_add(const char *target, int warps)
 {
 	Arena a;
@@ -234,12 +247,7 @@ static void test_vector_add(const char *target, int warps)
 	B x = {f, f->entry};
 	ValId px = param(&x, type_ptr(DT_F32), SPEC_DIV16), py = param(&x, type_ptr(DT_F32), SPEC_DIV16);
 	ValId po = param(&x, type_ptr(DT_F32), SPEC_DIV16), n = param(&x, type_scalar(DT_I32), SPEC_DIV16);
-	Type ti = tile(DT_I32, 1, 1024, 0);
-	ValId pid = op1(&x, TOP_PROGRAM_ID, type_scalar(DT_I32), 0, 0, 0);
-	ValId base = op1(&x, TOP_MUL, type_scalar(DT_I32), pid, cst(&x, type_scalar(DT_I32), 1024), 0);
-	ValId offs = op1(&x, TOP_ADD, ti, splat(&x, base, ti), arange(&x, 1024), 0);
-	ValId mask = op1(&x, TOP_CMP, tile(DT_I1, 1, 1024, 0), offs, splat(&x, n, ti), 0);
-	f->entry->ops[f->entry->nops - 1]->attr.pred = PRED_LT;
+	ValId mask, base, offs = block_offsets(&x, n, &mask, &base);
 	ValId xv = load(&x, ptrs(&x, px, offs), mask), yv = load(&x, ptrs(&x, py, offs), mask);
 	ValId s = op1(&x, TOP_ADD, tile(DT_F32, 1, 1024, 0), xv, yv, 0);
 	store(&x, ptrs(&x, po, offs), s, mask);
@@ -610,12 +618,7 @@ static void test_mixed_widths(const char *target)
 	B x = {f, f->entry};
 	ValId px = param(&x, type_ptr(DT_F16), SPEC_DIV16), po = param(&x, type_ptr(DT_F32), SPEC_DIV16);
 	ValId n = param(&x, type_scalar(DT_I32), SPEC_DIV16);
-	Type ti = tile(DT_I32, 1, 1024, 0);
-	ValId pid = op1(&x, TOP_PROGRAM_ID, type_scalar(DT_I32), 0, 0, 0);
-	ValId base = op1(&x, TOP_MUL, type_scalar(DT_I32), pid, cst(&x, type_scalar(DT_I32), 1024), 0);
-	ValId offs = op1(&x, TOP_ADD, ti, splat(&x, base, ti), arange(&x, 1024), 0);
-	ValId mask = op1(&x, TOP_CMP, tile(DT_I1, 1, 1024, 0), offs, splat(&x, n, ti), 0);
-	f->entry->ops[f->entry->nops - 1]->attr.pred = PRED_LT;
+	ValId mask, base, offs = block_offsets(&x, n, &mask, &base);
 	ValId xv = load(&x, ptrs(&x, px, offs), mask);
 	ValId w = op1(&x, TOP_CAST, tile(DT_F32, 1, 1024, 0), xv, 0, 0);
 	store(&x, ptrs(&x, po, offs), w, mask);
