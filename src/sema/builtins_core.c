@@ -438,7 +438,7 @@ static Value b_constexpr(Sema *s, Call *c, int extra)
 {
 	(void)s;
 	(void)extra;
-	return c->a[0];
+	return enum_wrap(c->a[0]); /* tl.constexpr(Act.RELU).value is the member */
 }
 
 static Value b_static_assert(Sema *s, Call *c, int extra)
@@ -1064,10 +1064,10 @@ static void print_static(Sema *s, StrBuf *b, Value v, int depth)
 {
 	char buf[256];
 	if (b->len > 4096) return;
-	if (v.kind == V_CONST && v.c.kind == CV_STR) sb_puts(b, depth ? py_repr_str(s, v.c.s ? v.c.s : "").c.s : v.c.s);
+	if (v_is_enum_member(v)) sb_puts(b, enum_member_str(s, v, depth > 0)); /* str(): SIGNEDNESS.SIGNED */
+	else if (v.kind == V_CONST && v.c.kind == CV_STR) sb_puts(b, depth ? py_repr_str(s, v.c.s ? v.c.s : "").c.s : v.c.s);
 	else if (v.kind == V_CONST) const_str(v.c, buf, sizeof buf), sb_puts(b, buf);
 	else if (v.kind == V_DTYPE) sb_puts(b, dtype_triton_name(s, v.ty));
-	else if (v_is_enum_member(v)) sb_printf(b, "%s.%s", v.msg, v.items[0].c.s); /* str(): SIGNEDNESS.SIGNED */
 	else if (v.kind == V_TUPLE) { /* a list as Python prints it: [1, 2], [1] */
 		sb_putc(b, v.list ? '[' : '(');
 		for (int i = 0; i < v.n; i++) {
@@ -1359,7 +1359,8 @@ static Value b_len(Sema *s, Call *c, int extra)
 {
 	(void)extra;
 	Value v = c->a[0];
-	if (v.kind == V_TUPLE || v.kind == V_DICT) return v_int(v.n);
+	if (v.kind == V_MODULE && enum_class_items(s, v.mod, &v) && v.kind == V_ERR) return v; /* len(Act) */
+	if ((v.kind == V_TUPLE || v.kind == V_DICT) && !v_is_enum_member(v)) return v_int(v.n);
 	if (v.kind == V_CONST && v.c.kind == CV_STR) return v_int((int64_t)strlen(v.c.s));
 	if (v.kind == V_TENSOR && v.ty.rank) return v_int(v.ty.shape[0]);
 	if (v.kind != V_ERR) diag_error(s->d, c->at[0], "'len' of %s", v_describe(s, v));
@@ -1699,6 +1700,8 @@ static Value py_repr_str(Sema *s, const char *str)
 Value py_str_value(Sema *s, Value v, bool repr, SrcLoc loc)
 {
 	if (v.kind == V_ERR) return v;
+	/* str(): SIGNEDNESS.SIGNED (an IntEnum's: its int); repr(): <SIGNEDNESS.SIGNED: 0> */
+	if (v_is_enum_member(v)) return v_str(enum_member_str(s, v, repr));
 	if (v.kind == V_CONST && v.c.kind == CV_STR) /* str('x') is 'x', unquoted */
 		return repr ? py_repr_str(s, v.c.s ? v.c.s : "") : v;
 	if (repr && v.kind == V_DTYPE && v.ty.dt != DT_PTR) {
@@ -1708,9 +1711,6 @@ Value py_str_value(Sema *s, Value v, bool repr, SrcLoc loc)
 	char buf[256];
 	/* a dtype's str() is Triton's name, which tl.dtype() takes back */
 	if (v.kind == V_DTYPE) return v_str(dtype_triton_name(s, v.ty));
-	if (v_is_enum_member(v)) /* str(): SIGNEDNESS.SIGNED; repr(): <SIGNEDNESS.SIGNED: 0> */
-		return v_str(repr ? arena_printf(s->a, "<%s.%s: %d>", v.msg, v.items[0].c.s, (int)v.items[1].c.i)
-				  : arena_printf(s->a, "%s.%s", v.msg, v.items[0].c.s));
 	if (v.kind == V_CONST) const_str(v.c, buf, sizeof buf);
 	else {
 		diag_error(s->d, loc, "'%s' needs a constexpr, got %s", repr ? "repr" : "str", v_describe(s, v));

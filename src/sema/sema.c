@@ -121,6 +121,7 @@ bool v_is_none(Value v) { return v_is_const(v, CV_NONE); }
 bool value_truthy(Value v)
 {
 	if (v.kind == V_CONST) return const_truthy(v.c);
+	if (v_is_enum_member(v)) return enum_member_truthy(v); /* `if mode & Perm.R:` */
 	if (v.kind == V_TUPLE || v.kind == V_DICT) return v.n > 0;
 	return true;
 }
@@ -129,6 +130,7 @@ bool v_is_intlike(Value v) { return v.kind == V_CONST && (v.c.kind == CV_INT || 
 const char *v_describe(Sema *s, Value v)
 {
 	char buf[128];
+	if (v_is_enum_member(v)) return arena_printf(s->a, "Enum member %s", enum_member_str(s, v, true));
 	switch (v.kind) {
 	case V_CONST:
 		switch (v.c.kind) {
@@ -477,6 +479,15 @@ static bool quiet_end(Sema *s, Quiet *q, Diag *first)
 	}
 	diag_free(&q->sink);
 	return failed;
+}
+
+Value module_expr_quiet(Sema *s, ModScope *m, const Expr *e, bool *failed)
+{
+	Quiet q;
+	quiet_begin(s, &q);
+	Value v = eval_module_expr(s, m, e);
+	*failed = quiet_end(s, &q, NULL);
+	return v;
 }
 
 /* A GB_STMT binding of `name`: st run as host Python (in the module's
@@ -936,6 +947,8 @@ static const HostModule host_modules[] = {
         {"math", NS_PYMATH, true, true},
         /* class T(NamedTuple): value classes of kernels (Triton's test_tuple) */
         {"typing", NS_TYPING, true, true},
+        /* class Act(Enum): a module's Enum classes (sema_enum.c) */
+        {"enum", NS_ENUM, true, true},
 };
 
 Value resolve_module_path(Sema *s, ModScope *from, const char *dotted, int level, SrcLoc loc)
@@ -1134,7 +1147,9 @@ Value module_attr(Sema *s, ModScope *m, const char *name, SrcLoc loc)
 {
 	bool found = false;
 	if (m->cls) {
-		Value v = class_get(s, m, name, loc, &found);
+		Value v;
+		if (enum_lookup(s, m, name, loc, &v)) return v; /* Act.RELU: an Enum member */
+		v = class_get(s, m, name, loc, &found);
 		if (found) return v;
 		const AggInfo *nt = class_namedtuple(s, m);
 		if (nt && !strcmp(name, "_fields")) return nt_fields(s, nt);
@@ -1172,6 +1187,14 @@ static const char *ns_prefix(int ns)
 	case NS_PACKAGING_VERSION: return "packaging.version";
 	case NS_TYPING: return "typing";
 	case NS_TYPING_NAMEDTUPLE: return "typing.NamedTuple";
+	case NS_ENUM: return "enum";
+	case NS_ENUM_ENUM: return "enum.Enum";
+	case NS_ENUM_INTENUM: return "enum.IntEnum";
+	case NS_ENUM_FLAG: return "enum.Flag";
+	case NS_ENUM_INTFLAG: return "enum.IntFlag";
+	case NS_ENUM_STRENUM: return "enum.StrEnum";
+	case NS_ENUM_AUTO: return "enum.auto";
+	case NS_ENUM_UNIQUE: return "enum.unique";
 	default: return "tl";
 	}
 }
@@ -1298,6 +1321,14 @@ Value ns_attr(Sema *s, int ns, const char *name, SrcLoc loc)
 		if (!strcmp(name, "NamedTuple")) return (Value){.kind = V_NS, .ns = NS_TYPING_NAMEDTUPLE};
 		diag_error(s->d, loc, "'typing.%s' is not supported in kernels (typing.NamedTuple is)", name);
 		return v_err();
+	case NS_ENUM: {
+		static const char *const names[] = {"Enum", "IntEnum", "Flag", "IntFlag", "StrEnum", "auto", "unique"};
+		for (size_t i = 0; i < COUNTOF(names); i++)
+			if (!strcmp(name, names[i])) return (Value){.kind = V_NS, .ns = NS_ENUM_ENUM + (int)i};
+		diag_error(s->d, loc, "'enum.%s' is not supported (Enum, IntEnum, Flag, IntFlag, StrEnum, auto and unique are)",
+			   name);
+		return v_err();
+	}
 	case NS_PACKAGING:
 		if (!strcmp(name, "version")) return (Value){.kind = V_NS, .ns = NS_PACKAGING_VERSION};
 		diag_error(s->d, loc, "'packaging.%s' is not supported (packaging.version is)", name);
@@ -3008,7 +3039,7 @@ static bool bind_kernel_params(Sema *s, Fn *fn, const FuncDef *def, const SpecAr
 			ok = false;
 			continue;
 		}
-		env_set(&fn->env, p->name, v);
+		env_set(&fn->env, p->name, enum_wrap(v)); /* a member arrives in Triton's constexpr */
 	}
 	/* configs tile could not evaluate (built by host Python) are the caller's to bind: nothing to prune */
 	if (ok && s->run_prune && (kd->prune.kind || kd->perf.kind || kd->prune_why) && kd->cfgs.kind == V_TUPLE)

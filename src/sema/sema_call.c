@@ -421,6 +421,14 @@ Value call_value(Sema *s, Fn *fn, Value callee, const Value *args, int nargs, co
 			return agg_construct(s, callee.mod, args, nargs, kwn, kw, nkw, loc);
 		if (callee.kind == V_MODULE && class_namedtuple(s, callee.mod))
 			return nt_construct(s, callee.mod, args, nargs, kwn, kw, nkw, loc);
+		if (callee.kind == V_MODULE && enum_class_kind(s, callee.mod) != ENUM_NONE) { /* Act(1) */
+			if (nargs != 1 || nkw) {
+				diag_error(s->d, loc, "Enum class '%s' takes one value: '%s(value)'", callee.mod->name,
+					   callee.mod->name);
+				return v_err();
+			}
+			return enum_by_value(s, callee.mod, args[0], loc);
+		}
 		if (callee.kind == V_NS && callee.ns == NS_TYPING_NAMEDTUPLE) {
 			diag_error(s->d, loc, "typing.NamedTuple is a class base here: write 'class Name(NamedTuple):' "
 				   "with annotated fields");

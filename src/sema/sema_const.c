@@ -591,7 +591,9 @@ bool values_identical(Value a, Value b)
 {
 	if (a.kind != b.kind) return false;
 	switch (a.kind) {
-	case V_CONST: return a.c.kind == b.c.kind && const_eq(a.c, b.c);
+	case V_CONST: /* an IntEnum member is itself, not another class's of the same value */
+		if (v_is_enum_member(a) || v_is_enum_member(b)) return enum_members_identical(a, b);
+		return a.c.kind == b.c.kind && const_eq(a.c, b.c);
 	case V_DTYPE: return dtypes_equal(a, b);
 	case V_TENSOR: return a.id == b.id;
 	case V_FUNC: /* a method bound to an aggregate: the same receiver too */
@@ -601,8 +603,8 @@ bool values_identical(Value a, Value b)
 	case V_NS: return a.ns == b.ns;
 	case V_MODULE: return a.mod == b.mod;
 	case V_POISON: return a.msg == b.msg;
-	case V_DICT: /* an Enum member (dtype.SIGNEDNESS.SIGNED) is itself only */
-		return v_is_enum_member(a) && a.msg == b.msg && const_eq(a.items[1].c, b.items[1].c);
+	case V_DICT: /* an Enum member (dtype.SIGNEDNESS.SIGNED, Act.RELU) is itself only */
+		return enum_members_identical(a, b);
 	case V_AGG:
 		if (a.mod != b.mod || a.ns != b.ns) return false;
 		/* fallthrough */

@@ -140,7 +140,6 @@ Value dtype_enum_member(Sema *s, bool kind, int i)
 	return d;
 }
 
-bool v_is_enum_member(Value v) { return v.kind == V_DICT && (v.msg == ENUM_KIND || v.msg == ENUM_SIGNEDNESS); }
 
 static Value dtype_enum(Sema *s, const char *name)
 {
@@ -168,6 +167,8 @@ static bool tuple_is_const(Value v)
 
 Value get_attr(Sema *s, Value obj, const char *name, SrcLoc loc)
 {
+	Value ev;
+	if (enum_member_attr(s, obj, name, loc, &ev)) return ev; /* Act.RELU.name, .value */
 	switch (obj.kind) {
 	case V_ERR: return obj;
 	case V_NS: return ns_attr(s, obj.ns, name, loc);
@@ -396,7 +397,7 @@ bool dict_get(Value d, Value key, Value *out)
 	return i >= 0;
 }
 
-static bool is_key(Value v) { return v.kind == V_CONST || v.kind == V_DTYPE; }
+static bool is_key(Value v) { return v.kind == V_CONST || v.kind == V_DTYPE || v_is_enum_member(v); }
 
 static Value eval_dict(Sema *s, Fn *fn, const Expr *e)
 {
@@ -437,7 +438,12 @@ static Value comp_runtime_err(Sema *s, SrcLoc loc)
  * a tuple), a dict's keys. */
 bool const_iter_items(Sema *s, Value v, SrcLoc loc, const Value **items, int *n)
 {
-	if (v.kind == V_TUPLE || v.kind == V_DICT) {
+	Value members;
+	if (v.kind == V_MODULE && enum_class_items(s, v.mod, &members)) { /* for m in Act */
+		if (members.kind == V_ERR) return false;
+		v = members;
+	}
+	if ((v.kind == V_TUPLE || v.kind == V_DICT) && !v_is_enum_member(v)) {
 		if (v.kind == V_TUPLE && comp_runtime(v)) {
 			comp_runtime_err(s, loc);
 			return false;
@@ -660,7 +666,9 @@ static Value subscript(Sema *s, Fn *fn, const Expr *e)
 	if (base.kind == V_ERR) return base;
 	if (base.kind == V_TENSOR) return subscript_tensor(s, base, e);
 	if (base.kind == V_RTARG) return rtarg_needed(s, base, e->loc);
-	if (base.kind == V_DICT && e->nindex == 1) {
+	if (base.kind == V_MODULE && e->nindex == 1 && enum_class_kind(s, base.mod) != ENUM_NONE)
+		return enum_by_name(s, base.mod, eval(s, fn, e->index[0]), e->loc); /* Act['RELU'] */
+	if (base.kind == V_DICT && e->nindex == 1 && !v_is_enum_member(base)) {
 		Value k = eval(s, fn, e->index[0]), out;
 		if (k.kind == V_ERR) return k;
 		if (dict_get(base, k, &out)) return out;
@@ -904,12 +912,13 @@ static Value compare_one(Sema *s, AstOp op, Value a, Value b, SrcLoc loc)
 		if ((op == OP_IS || op == OP_ISNOT) && (v_is_none(a) || v_is_none(b))) return v_bool(op == OP_ISNOT);
 		return rtarg_needed(s, a.kind == V_RTARG ? a : b, loc);
 	}
+	/* an Enum member equals only itself; an IntEnum's is its int, but `is` only itself */
 	if ((v_is_enum_member(a) || v_is_enum_member(b)) &&
-	    (op == OP_EQ || op == OP_NE || op == OP_IS || op == OP_ISNOT)) {
+	    (op == OP_IS || op == OP_ISNOT || ((op == OP_EQ || op == OP_NE) && (a.kind == V_DICT || b.kind == V_DICT)))) {
 		bool same = values_identical(a, b);
 		return v_bool(op == OP_EQ || op == OP_IS ? same : !same);
 	}
-	if ((op == OP_IN || op == OP_NOTIN) && b.kind == V_DICT) {
+	if ((op == OP_IN || op == OP_NOTIN) && b.kind == V_DICT && !v_is_enum_member(b)) {
 		Value out;
 		bool found = dict_get(b, a, &out);
 		return v_bool(op == OP_IN ? found : !found);

@@ -74,6 +74,8 @@ typedef enum {
 	NS_PACKAGING, NS_PACKAGING_VERSION, /* packaging.version: parse/Version, for triton.__version__ checks */
 	NS_TYPING, /* Python's typing: NamedTuple, a base of kernel value classes */
 	NS_TYPING_NAMEDTUPLE, /* typing.NamedTuple itself (a class base, never called) */
+	NS_ENUM, /* Python's enum: the bases of a module's Enum classes (sema_enum.c) */
+	NS_ENUM_ENUM, NS_ENUM_INTENUM, NS_ENUM_FLAG, NS_ENUM_INTFLAG, NS_ENUM_STRENUM, NS_ENUM_AUTO, NS_ENUM_UNIQUE,
 } Namespace;
 
 typedef struct BlockPtr BlockPtr;
@@ -175,6 +177,9 @@ struct ModScope {
 	signed char agg_state; /* 0: not known yet, 1: a plain class, 2: an @aggregate (agg),
 	                        * 3: a typing.NamedTuple (agg: its fields) */
 	AggInfo agg;
+	signed char enum_kind; /* 0: not known yet, else an EnumKind (sema_enum.c) */
+	int enum_n;            /* its members (enum_m), once known; -1: they failed */
+	struct EnumMember *enum_m;
 	size_t limit;   /* while evaluating global k: only globals before k are visible (0 = all) */
 	int nalts;      /* module-level if/try groups so far */
 	bool is_prelude;
@@ -442,7 +447,26 @@ Value v_dict_adopt(Value *keys, Value *vals, int n);
  * whose msg is ENUM_SIGNEDNESS or ENUM_KIND; i is the member's value */
 extern const char ENUM_SIGNEDNESS[], ENUM_KIND[];
 Value dtype_enum_member(Sema *s, bool kind, int i);
+/* A module's Enum classes (sema_enum.c). A member is a V_DICT {name, value}
+ * (Enum, Flag; also the dtype ones above) or a V_CONST whose mod is its class
+ * and msg its name (IntEnum, IntFlag, StrEnum); ns ENUM_WRAPPED: a constexpr
+ * parameter's, whose .value is the member itself. */
+enum { ENUM_NONE = 1, ENUM_PLAIN, ENUM_FLAG, ENUM_INT, ENUM_INTFLAG, ENUM_STR, ENUM_MIXIN_INT, ENUM_MIXIN_STR };
+enum { ENUM_WRAPPED = 1 };
+int enum_class_kind(Sema *s, ModScope *c);
+bool enum_lookup(Sema *s, ModScope *c, const char *name, SrcLoc loc, Value *out);
 bool v_is_enum_member(Value v);
+Value enum_wrap(Value v);
+bool enum_member_attr(Sema *s, Value v, const char *name, SrcLoc loc, Value *out);
+const char *enum_member_str(Sema *s, Value v, bool repr);
+bool enum_members_identical(Value a, Value b);
+bool enum_flag_op(Sema *s, AstOp op, Value a, Value b, Value *out);
+bool enum_member_truthy(Value v); /* of a V_DICT member */
+bool enum_class_items(Sema *s, ModScope *c, Value *out);
+Value enum_by_value(Sema *s, ModScope *c, Value v, SrcLoc loc);
+Value enum_by_name(Sema *s, ModScope *c, Value key, SrcLoc loc);
+/* e evaluated as module-level code of m, its diagnostics dropped (*failed: there were some) */
+Value module_expr_quiet(Sema *s, ModScope *m, const Expr *e, bool *failed);
 /* A packaging.version.Version object (a V_DICT with this msg): versions_compare
  * orders two as packaging does (release, then pre-, post- and dev-release). */
 extern const char VERSION_OBJ[];

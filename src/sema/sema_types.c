@@ -509,6 +509,8 @@ bad:
 Value binop(Sema *s, AstOp op, Value a, Value b, SrcLoc loc)
 {
 	if (a.kind == V_ERR || b.kind == V_ERR) return v_err();
+	Value flag;
+	if (enum_flag_op(s, op, a, b, &flag)) return flag; /* Perm.R | Perm.W */
 	if (op == OP_IS || op == OP_ISNOT) {
 		if (is_const_like(a) && is_const_like(b)) return const_binop(s, op, a, b, loc);
 		bool same = values_identical(a, b);

@@ -1,0 +1,362 @@
+/* sema_enum.c: a module's classes deriving from Python's enum.Enum, IntEnum,
+ * Flag, IntFlag or StrEnum (also `class A(int, Enum)`). Their members are
+ * Python's Enum members, not the values written in the class body:
+ * - an Enum or Flag member is an object (a V_DICT {name, value} whose mod is
+ *   its class and msg the class's name) that equals only itself, so
+ *   `Act.RELU == 1` is False and a dict keyed by members finds them;
+ * - an IntEnum, IntFlag or StrEnum member is its int or str (a V_CONST whose
+ *   mod is its class and msg the member's name), so it computes as one
+ *   (`x * Act.RELU`), and has `.name` and `.value` besides.
+ * A member a kernel gets as a constexpr parameter (or from tl.constexpr(...))
+ * is wrapped as Triton's constexpr is (ns == ENUM_WRAPPED): its `.value` is
+ * the member itself (Triton's constexpr.value), a bare member's the Python
+ * value. Members with equal values are aliases of the first, as in Python;
+ * auto() numbers as Python 3.11+ does.
+ *
+ * Requires: class_member / module_expr_quiet (sema.c) for the class body. */
+#include <string.h>
+
+#include "sema/sema_int.h"
+
+typedef struct EnumMember {
+	const char *name;
+	Value value; /* the Python value written (or auto()'s) */
+	int canon;   /* the member this name is an alias of (itself if none) */
+} EnumMember;
+
+/* The enum kind of a base expression's value: enum's classes, int and str as
+ * mixins, or a class of the module that is an enum itself */
+static int base_kind(Sema *s, Value b)
+{
+	if (b.kind == V_NS) switch (b.ns) {
+		case NS_ENUM_ENUM: return ENUM_PLAIN;
+		case NS_ENUM_FLAG: return ENUM_FLAG;
+		case NS_ENUM_INTENUM: return ENUM_INT;
+		case NS_ENUM_INTFLAG: return ENUM_INTFLAG;
+		case NS_ENUM_STRENUM: return ENUM_STR;
+		default: return ENUM_NONE;
+		}
+	if (b.kind == V_BUILTIN && !b.self) {
+		const char *n = builtin_get(b.builtin)->name;
+		if (!strcmp(n, "int")) return -ENUM_INT; /* a mixin: only with an Enum base */
+		if (!strcmp(n, "str")) return -ENUM_STR;
+	}
+	if (b.kind == V_MODULE && b.mod->cls) return enum_class_kind(s, b.mod);
+	return ENUM_NONE;
+}
+
+int enum_class_kind(Sema *s, ModScope *c)
+{
+	if (!c || !c->cls) return ENUM_NONE;
+	if (c->enum_kind) return c->enum_kind;
+	c->enum_kind = ENUM_NONE; /* while its bases are looked at (class A(A)) */
+	int kind = ENUM_NONE, mixin = 0;
+	for (int i = 0; i < c->cls->nbases; i++) {
+		bool failed;
+		Value b = module_expr_quiet(s, c->parent, c->cls->bases[i], &failed);
+		int k = failed ? ENUM_NONE : base_kind(s, b);
+		if (k < 0) mixin = -k;
+		else if (k != ENUM_NONE && kind == ENUM_NONE) kind = k;
+	}
+	/* class A(int, Enum): an int, printed as an Enum member */
+	if ((kind == ENUM_PLAIN || kind == ENUM_FLAG) && mixin) kind = mixin == ENUM_INT ? ENUM_MIXIN_INT : ENUM_MIXIN_STR;
+	c->enum_kind = (signed char)kind;
+	return kind;
+}
+
+/* a name the Enum machinery keeps for itself: _sunder_ and __dunder__ */
+static bool reserved_name(const char *n)
+{
+	size_t len = strlen(n);
+	return len > 2 && n[0] == '_' && n[len - 1] == '_';
+}
+
+/* whether e is `auto()` (enum.auto, however imported) */
+static bool is_auto_call(Sema *s, ModScope *c, const Expr *e)
+{
+	if (e->kind != EX_CALL || e->nargs || e->nkwargs) return false;
+	bool failed;
+	Value f = module_expr_quiet(s, c, e->func, &failed);
+	return !failed && f.kind == V_NS && f.ns == NS_ENUM_AUTO;
+}
+
+/* auto()'s value after members m[0..n): Python 3.11+'s _generate_next_value_ */
+static bool auto_value(Sema *s, int kind, const char *name, const EnumMember *m, int n, SrcLoc loc, Value *out)
+{
+	if (kind == ENUM_STR || kind == ENUM_MIXIN_STR) {
+		char *low = arena_strdup(s->a, name);
+		for (char *p = low; *p; p++)
+			if (*p >= 'A' && *p <= 'Z') *p = (char)(*p - 'A' + 'a');
+		*out = v_str(low);
+		return true;
+	}
+	int64_t hi = 0;
+	for (int i = 0; i < n; i++) {
+		if (!v_is_intlike(m[i].value)) {
+			diag_error(s->d, loc, "auto() after member '%s', whose value is not an int (a TypeError in Python)",
+				   m[i].name);
+			return false;
+		}
+		if (kind == ENUM_FLAG || kind == ENUM_INTFLAG) {
+			if (m[i].value.c.i > hi) hi = m[i].value.c.i;
+		} else hi = m[i].value.c.i; /* the last value + 1 */
+	}
+	if (kind == ENUM_FLAG || kind == ENUM_INTFLAG) {
+		int64_t bit = 1;
+		while (bit <= hi && bit < INT64_MAX / 2) bit <<= 1;
+		*out = v_int(bit);
+	} else *out = v_int(n ? hi + 1 : 1);
+	return true;
+}
+
+/* The members of enum class c, in definition order (computed once) */
+static bool enum_members(Sema *s, ModScope *c, int kind)
+{
+	if (c->enum_n >= 0 && c->enum_m) return true;
+	if (c->enum_n == -1) return false; /* failed before (reported) */
+	StmtList body = c->cls->body;
+	EnumMember *m = ARENA_NEWN(s->a, EnumMember, (size_t)body.n + 1);
+	int n = 0;
+	c->enum_n = -1;
+	for (int i = 0; i < body.n; i++) {
+		const Stmt *st = body.items[i];
+		if (st->kind != ST_ASSIGN || st->ntargets != 1 || st->targets[0]->kind != EX_NAME) continue;
+		const char *name = st->targets[0]->name;
+		if (reserved_name(name)) continue;
+		Value v;
+		if (is_auto_call(s, c, st->assign_value)) {
+			if (!auto_value(s, kind, name, m, n, st->loc, &v)) return false;
+		} else {
+			bool found;
+			v = class_member(s, c, name, st->loc, &found);
+			if (v.kind == V_ERR) return false;
+			/* functions, lambdas and classes are descriptors, not members */
+			if (v.kind == V_FUNC || v.kind == V_LAMBDA || v.kind == V_BUILTIN || v.kind == V_MODULE ||
+			    v.kind == V_POISON)
+				continue;
+		}
+		bool strish = kind == ENUM_STR || kind == ENUM_MIXIN_STR;
+		if ((kind != ENUM_PLAIN && !strish && !v_is_intlike(v)) || (strish && !v_is_const(v, CV_STR))) {
+			diag_error(s->d, st->loc, "member '%s.%s' of %s must be %s, got %s", c->name, name,
+				   strish ? "a str Enum" : kind == ENUM_FLAG ? "a Flag" : "an int Enum",
+				   strish ? "a str" : "an int", v_describe(s, v));
+			return false;
+		}
+		if (v_is_const(v, CV_BOOL)) v = v_int(v.c.i); /* IntEnum(True) is 1 */
+		int canon = n;
+		for (int k = 0; k < n && canon == n; k++)
+			if (m[k].canon == k && values_identical(m[k].value, v)) canon = k;
+		m[n++] = (EnumMember){name, v, canon};
+	}
+	c->enum_m = m;
+	c->enum_n = n;
+	return true;
+}
+
+static Value make_member(Sema *s, ModScope *c, int kind, const EnumMember *m)
+{
+	if (kind == ENUM_PLAIN || kind == ENUM_FLAG) {
+		Value keys[2] = {v_str("name"), v_str("value")}, vals[2] = {m->name ? v_str(m->name) : v_none(), m->value};
+		Value d = v_dict(s, keys, vals, 2);
+		d.msg = c->name;
+		d.mod = c;
+		return d;
+	}
+	Value v = m->value;
+	v.mod = c;
+	v.msg = m->name;
+	return v;
+}
+
+bool enum_lookup(Sema *s, ModScope *c, const char *name, SrcLoc loc, Value *out)
+{
+	int kind = enum_class_kind(s, c);
+	if (kind == ENUM_NONE) return false;
+	(void)loc;
+	if (!enum_members(s, c, kind)) {
+		*out = v_err();
+		return true;
+	}
+	for (int i = 0; i < c->enum_n; i++)
+		if (!strcmp(c->enum_m[i].name, name)) {
+			*out = make_member(s, c, kind, &c->enum_m[c->enum_m[i].canon]);
+			return true;
+		}
+	return false;
+}
+
+bool v_is_enum_member(Value v)
+{
+	if (v.kind == V_DICT) return v.msg == ENUM_KIND || v.msg == ENUM_SIGNEDNESS || (v.mod && v.mod->cls);
+	return v.kind == V_CONST && v.mod && v.mod->cls && v.msg;
+}
+
+Value enum_wrap(Value v)
+{
+	if (v_is_enum_member(v)) v.ns = ENUM_WRAPPED;
+	return v;
+}
+
+/* The member's name and Python value */
+static const char *member_name(Value v)
+{
+	if (v.kind == V_DICT) return v_is_none(v.items[0]) ? NULL : v.items[0].c.s;
+	return v.msg;
+}
+
+static Value member_value(Value v)
+{
+	if (v.kind == V_DICT) return v.items[1];
+	v.mod = NULL, v.msg = NULL, v.ns = 0;
+	return v;
+}
+
+static const char *class_name(Value v) { return v.kind == V_DICT ? v.msg : v.mod->name; }
+
+bool enum_member_attr(Sema *s, Value v, const char *name, SrcLoc loc, Value *out)
+{
+	if (!v_is_enum_member(v)) return false;
+	if (!strcmp(name, "value") && v.ns == ENUM_WRAPPED) { /* Triton's constexpr.value */
+		v.ns = 0;
+		*out = v;
+	} else if (!strcmp(name, "value") || !strcmp(name, "_value_")) *out = member_value(v);
+	else if (!strcmp(name, "name") || !strcmp(name, "_name_"))
+		*out = member_name(v) ? v_str(member_name(v)) : v_none();
+	else if (v.kind == V_DICT) { /* an IntEnum member has its int's attributes besides */
+		diag_error(s->d, loc, "%s has no attribute '%s'", v_describe(s, v), name);
+		*out = v_err();
+	} else return false;
+	return true;
+}
+
+const char *enum_member_str(Sema *s, Value v, bool repr)
+{
+	char buf[256];
+	Value pv = member_value(v);
+	if (repr) {
+		Value r = py_str_value(s, pv, true, (SrcLoc){0});
+		if (!member_name(v)) return arena_printf(s->a, "<%s: %s>", class_name(v), v_is_const(r, CV_STR) ? r.c.s : "?");
+		return arena_printf(s->a, "<%s.%s: %s>", class_name(v), member_name(v), v_is_const(r, CV_STR) ? r.c.s : "?");
+	}
+	/* Python 3.11+: an IntEnum's, IntFlag's and StrEnum's str() is its value's
+	 * (not a mixin's, class A(int, Enum)) */
+	if (v.kind == V_CONST && v.mod->enum_kind != ENUM_MIXIN_INT && v.mod->enum_kind != ENUM_MIXIN_STR) {
+		if (pv.c.kind == CV_STR) return pv.c.s;
+		const_str(pv.c, buf, sizeof buf);
+		return arena_strdup(s->a, buf);
+	}
+	if (!member_name(v)) return arena_printf(s->a, "%s(%lld)", class_name(v), (long long)pv.c.i); /* Perm(0) */
+	return arena_printf(s->a, "%s.%s", class_name(v), member_name(v));
+}
+
+bool enum_members_identical(Value a, Value b)
+{
+	if (a.kind != b.kind || !v_is_enum_member(a) || !v_is_enum_member(b)) return false;
+	if (a.kind == V_DICT) return a.msg == b.msg && a.mod == b.mod && values_identical(a.items[1], b.items[1]);
+	return a.mod == b.mod && const_eq(a.c, b.c);
+}
+
+/* `Perm.R | Perm.W`, `&`, `^` of two members of one Flag class: the member of
+ * that value, a composite one named as Python 3.11 names it (R|W) if no
+ * member has it. */
+bool enum_flag_op(Sema *s, AstOp op, Value a, Value b, Value *out)
+{
+	if (a.kind != V_DICT || b.kind != V_DICT || !a.mod || a.mod != b.mod || a.mod->enum_kind != ENUM_FLAG ||
+	    (op != OP_BITOR && op != OP_BITAND && op != OP_BITXOR))
+		return false;
+	ModScope *c = a.mod;
+	int64_t x = a.items[1].c.i, y = b.items[1].c.i;
+	int64_t r = op == OP_BITOR ? x | y : op == OP_BITAND ? x & y : x ^ y;
+	StrBuf name = {0};
+	for (int i = 0; i < c->enum_n; i++) {
+		const EnumMember *m = &c->enum_m[i];
+		if (m->canon != i) continue;
+		if (m->value.c.i == r) { /* a member (an alias's first name) */
+			sb_free(&name);
+			*out = make_member(s, c, ENUM_FLAG, m);
+			return true;
+		}
+		int64_t bit = m->value.c.i;
+		if (bit && !(bit & (bit - 1)) && (r & bit)) sb_printf(&name, "%s%s", name.len ? "|" : "", m->name);
+	}
+	EnumMember comp = {name.s ? arena_strdup(s->a, name.s) : NULL, v_int(r), 0}; /* Perm(0): no name */
+	sb_free(&name);
+	*out = make_member(s, c, ENUM_FLAG, &comp);
+	return true;
+}
+
+/* A Flag member is false when its value is 0; other members are true (an
+ * IntEnum's truth is its int's) */
+bool enum_member_truthy(Value v)
+{
+	if (v.kind == V_DICT && v.mod && v.mod->enum_kind == ENUM_FLAG) return v.items[1].c.i != 0;
+	return true;
+}
+
+/* The members of enum class c in definition order, aliases left out (what
+ * `for m in Act`, `list(Act)` and `len(Act)` see); false if c is no enum. */
+bool enum_class_items(Sema *s, ModScope *c, Value *out)
+{
+	int kind = enum_class_kind(s, c);
+	if (kind == ENUM_NONE) return false;
+	if (!enum_members(s, c, kind)) {
+		*out = v_err();
+		return true;
+	}
+	Value *items = ARENA_NEWN(s->a, Value, (size_t)c->enum_n + 1);
+	int n = 0;
+	for (int i = 0; i < c->enum_n; i++)
+		if (c->enum_m[i].canon == i) items[n++] = make_member(s, c, kind, &c->enum_m[i]);
+	*out = v_tuple(s, items, n);
+	return true;
+}
+
+/* `Act(1)`: the member of that value (a member itself gives itself); a Flag
+ * class gives the composite of its bits. A value no member has is Python's
+ * ValueError. */
+Value enum_by_value(Sema *s, ModScope *c, Value v, SrcLoc loc)
+{
+	int kind = enum_class_kind(s, c);
+	if (v.kind == V_ERR || !enum_members(s, c, kind)) return v_err();
+	if (v_is_enum_member(v) && v.mod == c) return v;
+	Value pv = v_is_enum_member(v) ? (v.kind == V_DICT ? v.items[1] : (Value){.kind = V_CONST, .c = v.c}) : v;
+	for (int i = 0; i < c->enum_n; i++) {
+		Value m = c->enum_m[i].value;
+		bool eq = m.kind == V_CONST && pv.kind == V_CONST
+			      ? (m.c.kind == CV_STR || pv.c.kind == CV_STR ? m.c.kind == pv.c.kind && !strcmp(m.c.s, pv.c.s)
+									: const_eq(m.c, pv.c))
+			      : values_identical(m, pv);
+		if (eq) return make_member(s, c, kind, &c->enum_m[c->enum_m[i].canon]);
+	}
+	if (kind == ENUM_FLAG && v_is_intlike(pv) && pv.c.i >= 0) {
+		int64_t all = 0;
+		for (int i = 0; i < c->enum_n; i++) all |= c->enum_m[i].value.c.i;
+		if (!(pv.c.i & ~all)) { /* Perm(3): R|W, built as | builds it */
+			Value r = {0};
+			EnumMember zero = {NULL, v_int(0), 0};
+			r = make_member(s, c, kind, &zero);
+			for (int i = 0; i < c->enum_n; i++)
+				if (c->enum_m[i].canon == i && (pv.c.i & c->enum_m[i].value.c.i))
+					enum_flag_op(s, OP_BITOR, r, make_member(s, c, kind, &c->enum_m[i]), &r);
+			return r;
+		}
+	}
+	Value r = py_str_value(s, pv, true, loc);
+	s->py_errors++;
+	diag_error(s->d, loc, "%s is not a valid %s (a ValueError in Python)", v_is_const(r, CV_STR) ? r.c.s : "the value",
+		   c->name);
+	return v_err();
+}
+
+/* `Act['RELU']`: the member of that name (Python's KeyError if none) */
+Value enum_by_name(Sema *s, ModScope *c, Value key, SrcLoc loc)
+{
+	Value out;
+	if (key.kind == V_ERR) return key;
+	if (v_is_const(key, CV_STR) && enum_lookup(s, c, istr(s, key.c.s), loc, &out)) return out;
+	Value r = py_str_value(s, key, true, loc);
+	s->py_errors++;
+	diag_error(s->d, loc, "%s is not a member of %s (a KeyError in Python)", v_is_const(r, CV_STR) ? r.c.s : "the key",
+		   c->name);
+	return v_err();
+}
