@@ -31,6 +31,7 @@ typedef struct {
 	char name[ASM_NAME]; /* "$0", "tmp", "%r3" */
 	int bits;            /* 1 for .pred */
 	ValId v;             /* the register's bits; 0 until written */
+	int depth;           /* the { } scope that declared it (0: the operands') */
 } AsmReg;
 
 typedef struct {
@@ -38,8 +39,9 @@ typedef struct {
 	SrcLoc loc;
 	int rank;                     /* the packed shape of every register value */
 	int32_t shape[TIR_MAX_RANK];
-	AsmReg regs[ASM_MAX_REGS];
+	AsmReg regs[ASM_MAX_REGS]; /* in declaration order: an inner scope's last */
 	int nregs;
+	int depth;                    /* { } scopes open */
 	char insn[96];                /* the instruction being translated, for messages */
 } Asm;
 
@@ -189,22 +191,28 @@ static ValId join_lanes(Asm *a, const ValId *v, int n)
 
 /* ---- registers and operands ------------------------------------------------------------------ */
 
+/* the innermost register of that name in the scopes open */
 static AsmReg *reg_find(Asm *a, const char *name)
 {
-	for (int i = 0; i < a->nregs; i++)
+	for (int i = a->nregs; i-- > 0;)
 		if (!strcmp(a->regs[i].name, name)) return &a->regs[i];
 	return NULL;
 }
 
+/* A name declared twice in one scope is ptxas's "Duplicate definition"; in
+ * an inner scope it shadows the outer register until the scope's '}'. */
 static bool reg_declare(Asm *a, const char *name, int bits)
 {
 	if (strlen(name) >= ASM_NAME) return asm_error(a, "register name '%s' is too long", name);
 	if (a->nregs == ASM_MAX_REGS) return asm_error(a, "more than %s registers", "96");
 	AsmReg *r = reg_find(a, name);
-	if (!r) r = &a->regs[a->nregs++];
+	if (r && r->depth == a->depth)
+		return asm_error(a, "register '%s' is declared twice in one scope (ptxas: duplicate definition)", name);
+	r = &a->regs[a->nregs++];
 	snprintf(r->name, sizeof r->name, "%s", name);
 	r->bits = bits;
 	r->v = 0;
+	r->depth = a->depth;
 	return true;
 }
 
@@ -1017,6 +1025,18 @@ static void strip_comments(char *t)
 	}
 }
 
+/* '}' ends the innermost scope: its registers are gone */
+static bool close_scope(Asm *a)
+{
+	if (!a->depth) return asm_error(a, "'}' closes no '{'%s (ptxas: syntax error)", "");
+	while (a->nregs && a->regs[a->nregs - 1].depth == a->depth) a->nregs--;
+	a->depth--;
+	return true;
+}
+
+/* Statements, each ended by ';', in { } scopes that may nest: what ptxas
+ * would reject (a brace without its pair, a '}' right after an instruction,
+ * a register used outside its scope) is an error here too. */
 static bool translate_all(Asm *a, const char *text)
 {
 	char *buf = xstrdup(text);
@@ -1024,18 +1044,34 @@ static bool translate_all(Asm *a, const char *text)
 	bool ok = true;
 	char *save = NULL;
 	for (char *st = strtok_r(buf, ";", &save); st && ok; st = strtok_r(NULL, ";", &save)) {
-		/* scope braces around statements are no-ops */
-		for (;;) {
-			while (isspace((unsigned char)*st)) st++;
-			if (*st == '{' || *st == '}') *st = ' ';
-			else break;
-		}
-		char *e = st + strlen(st);
-		while (e > st && (isspace((unsigned char)e[-1]) || (e[-1] == '}' && !strchr(st, '{')))) *--e = 0;
 		for (char *p = st; *p; p++)
 			if (*p == '\n' || *p == '\t' || *p == '\r') *p = ' ';
+		for (;; st++) { /* the braces before the statement open and close scopes */
+			while (isspace((unsigned char)*st)) st++;
+			snprintf(a->insn, sizeof a->insn, "%s", st);
+			if (*st == '{') a->depth++;
+			else if (*st != '}') break;
+			else if (!(ok = close_scope(a))) goto out;
+		}
+		char *e = st + strlen(st);
+		while (e > st && isspace((unsigned char)e[-1])) *--e = 0;
+		/* the rest's braces are a vector operand's, {a, b} */
+		int open = 0;
+		for (char *p = st; *p && open >= 0; p++) open += (*p == '{') - (*p == '}');
+		if (open) {
+			ok = asm_error(a, open < 0 ? "'}' needs a ';' before it%s (ptxas: syntax error)"
+						   : "'{' without its '}' in a statement%s",
+				       "");
+			break;
+		}
 		if (*st) ok = translate(a, st);
 	}
+	if (ok && a->depth) {
+		snprintf(a->insn, sizeof a->insn, "%s", text);
+		ok = asm_error(a, "'{' without its '}'%s (ptxas: syntax error)", "");
+	}
+out:
+	a->depth = 0;
 	free(buf);
 	return ok;
 }
