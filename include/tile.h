@@ -421,7 +421,9 @@ TILE_API int tile_kernel_param_is_runtime(const tile_kernel *k, int i);
  * A DLTensor must be in memory the
  * kernel can address: kDLCPU, kDLCUDAHost, kDLCUDAManaged or kDLROCMHost on
  * the CPU; kDLCUDA, kDLCUDAHost or kDLCUDAManaged on a GPU (a device_type
- * of 0, a DLDevice left zero-initialized, is not checked). */
+ * of 0, a DLDevice left zero-initialized, is not checked). tile runs kernels on
+ * CUDA device 0 (CUDA_VISIBLE_DEVICES picks it), so kDLCUDA memory must have
+ * device_id 0; pinned and managed memory may have any. */
 TILE_API tile_status tile_launch(tile_kernel *k, const uint32_t grid[3], const tile_arg *args,
                                  size_t nargs, void *stream);
 

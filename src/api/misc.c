@@ -128,6 +128,12 @@ const char *api_dltensor_problem(const DLTensor *t, int cuda)
 		               ? "the DLTensor is in host memory (kDLCPU) but the kernel runs on the GPU"
 		               : "the DLTensor is on a device the CUDA GPU cannot address (kDLCUDA, "
 		                 "kDLCUDAHost and kDLCUDAManaged can be)";
+	/* the context runs kernels on CUDA device 0 (cuda.c) and enables no peer
+	 * access: another GPU's memory faults there. Pinned and managed memory
+	 * are addressable from every device, whatever their device_id. */
+	if (cuda > 0 && t->device.device_type == kDLCUDA && t->device.device_id != 0)
+		return "the DLTensor is in the memory of CUDA device_id != 0, but tile runs kernels on "
+		       "device 0 (CUDA_VISIBLE_DEVICES picks which GPU that is)";
 	if (cuda == 0 && !device_on_host(t->device.device_type))
 		return t->device.device_type == kDLCUDA
 		               ? "the DLTensor is in GPU memory (kDLCUDA) but the kernel runs on the host"

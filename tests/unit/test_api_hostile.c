@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "api/api.h"
 #include "tile.h"
 
 static int failures;
@@ -579,6 +580,31 @@ static void test_bad_dlpack(tile_context *ctx, tile_kernel *k)
 	}
 }
 
+/* The memory a GPU launch can address, checked without a GPU: tile runs
+ * kernels on CUDA device 0 with no peer access, so kDLCUDA memory of another
+ * device_id is refused (it was taken, and faulted on the GPU); pinned and
+ * managed memory is addressable whatever its device_id. */
+static void test_dlpack_device_id(void)
+{
+	static float data[4];
+	int64_t n4[1] = {4};
+	DLTensor t = {data, {kDLCUDA, 0}, 1, {kDLFloat, 32, 1}, n4, NULL, 0};
+	CHECK(api_dltensor_problem(&t, 1) == NULL);
+	t.device.device_id = 1;
+	const char *why = api_dltensor_problem(&t, 1);
+	CHECK(why && strstr(why, "device_id != 0") && strstr(why, "device 0"));
+	t.device.device_id = -1;
+	CHECK(api_dltensor_problem(&t, 1) != NULL);
+	why = api_dltensor_problem(&t, 0); /* on the host it is GPU memory first */
+	CHECK(why && strstr(why, "runs on the host"));
+	static const DLDeviceType anywhere[] = {kDLCUDAHost, kDLCUDAManaged};
+	for (size_t i = 0; i < sizeof anywhere / sizeof *anywhere; i++) {
+		t.device = (DLDevice){anywhere[i], 3};
+		CHECK(api_dltensor_problem(&t, 1) == NULL);
+		CHECK(api_dltensor_problem(&t, 0) == NULL);
+	}
+}
+
 /* Heuristics reading a DLTensor with a dimension of size 0 see what torch
  * would: row-major strides count that dimension as 1 (torch.empty(3, 0,
  * 4).stride() is (4, 4, 1); they were 0), an empty tensor is contiguous
@@ -972,6 +998,7 @@ int main(void)
 	test_bad_options();
 	test_destroy_order();
 	test_emu_grid();
+	test_dlpack_device_id();
 	tile_context *ctx = make_ctx();
 	CHECK(ctx != NULL);
 	if (!ctx)
