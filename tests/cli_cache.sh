@@ -31,6 +31,50 @@ has "$tmp/out" "0 entries, 0 bytes in $tmp/absent/cache"
 expect 2 $TILE cache
 expect 2 $TILE cache frob
 
+# a copy of a file under another name is compiled anew: the name is in the
+# kernel (device_assert's file:line, the line info), and the copy reported the
+# first file's name from the cache
+mkdir -p "$tmp/n1" "$tmp/n2"
+cat >"$tmp/n1/first.tile" <<'EOF'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def k(X):
+    x = tl.load(X + tl.arange(0, 16))
+    tl.device_assert(x < 0, "x must be negative")
+EOF
+cp "$tmp/n1/first.tile" "$tmp/n2/second.tile"
+for f in n1/first n2/second; do
+	expect 1 env TRITON_DEBUG=1 $TILE run "$tmp/$f.tile" k --grid 1 --target cpu "X=zeros(16, fp32)"
+	has "$tmp/err" "$tmp/$f.tile:8: x must be negative"
+done
+# and a change in an imported module is seen
+cat >"$tmp/n1/helper.py" <<'EOF'
+import triton
+
+
+@triton.jit
+def bump(x):
+    return x + 1
+EOF
+cat >"$tmp/n1/main.tile" <<'EOF'
+import triton
+import triton.language as tl
+from helper import bump
+
+
+@triton.jit
+def k(X):
+    tl.store(X + tl.arange(0, 4), bump(tl.load(X + tl.arange(0, 4))))
+EOF
+expect 0 $TILE run "$tmp/n1/main.tile" k --grid 1 --target cpu "X=[1.0, 2.0, 3.0, 4.0]" --print
+has "$tmp/out" "2., 3., 4., 5."
+sed 's/x + 1/x + 100/' "$tmp/n1/helper.py" >"$tmp/n1/h" && mv "$tmp/n1/h" "$tmp/n1/helper.py"
+expect 0 $TILE run "$tmp/n1/main.tile" k --grid 1 --target cpu "X=[1.0, 2.0, 3.0, 4.0]" --print
+has "$tmp/out" "101., 102., 103., 104."
+
 # a cache directory that is a file: one error with the reason (it said
 # "compiling without a cache", which nothing here does, then gave none)
 : >"$tmp/file"

@@ -23,7 +23,7 @@ typedef struct SourceModule {
 	Module *ast;
 	char *dir;       /* directory of the file, for `import other` */
 	char *search;    /* the module path: ':'-separated directories searched after dir's ancestors, or NULL */
-	uint8_t closure_hash[32]; /* root: hash of its text and every imported file's */
+	uint8_t closure_hash[32]; /* root: hash of its name and text and every imported file's */
 	VEC(struct SourceModule *) imports; /* the modules this file imports (not owned) */
 	VEC(struct SourceModule *) loaded;  /* root: every imported file, once, in load order (owned) */
 } SourceModule;

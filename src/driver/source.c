@@ -227,15 +227,23 @@ static bool load_imports(SourceModule *root, SourceModule *m, DiagSink *diags, i
 	return load_imports_in(root, m, m->ast->body, diags, depth);
 }
 
+/* A file's name and text: the name is in what is compiled (device_assert's
+ * file:line, the line info's .file), so a copy of a file under another name
+ * must not get the first one's kernels from the cache */
 static void hash_text(Sha256 *h, const SourceModule *m)
 {
-	uint64_t len = m->file.len;
+	const char *name = m->file.name ? m->file.name : "";
+	uint64_t len = strlen(name);
+	sha256_update(h, &len, sizeof len);
+	sha256_update(h, name, len);
+	len = m->file.len;
 	sha256_update(h, &len, sizeof len);
 	sha256_update(h, m->file.text, m->file.len);
 }
 
-/* The root's text and every imported file's, in load order (which the texts
- * determine); imports may form cycles, so no module hashes its own imports. */
+/* The root's name and text and every imported file's, in load order (which
+ * the texts determine); imports may form cycles, so no module hashes its own
+ * imports. */
 static void hash_closure(SourceModule *root)
 {
 	Sha256 h;
