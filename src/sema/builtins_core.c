@@ -34,9 +34,10 @@ static Value b_arange(Sema *s, Call *c, int extra)
 		diag_error(s->d, c->loc, "tl.arange needs end > start, got start=%lld, end=%lld", (long long)lo, (long long)hi);
 		return v_err();
 	}
-	if (lo < 0 || hi > INT32_MAX) {
-		/* Triton: arange must fit in int32, and a negative start does not */
-		diag_error(s->d, c->loc, "tl.arange bounds must be in [0, 2**31), got start=%lld, end=%lld",
+	if (lo < 0 || hi > (int64_t)INT32_MAX + 1) {
+		/* Triton: arange must fit in int32, and a negative start does not;
+		 * end is exclusive, so 2**31 is the largest (its last value is INT32_MAX) */
+		diag_error(s->d, c->loc, "tl.arange's values must be int32s: 0 <= start < end <= 2**31, got start=%lld, end=%lld",
 			   (long long)lo, (long long)hi);
 		return v_err();
 	}
