@@ -217,6 +217,8 @@ static const char prelude_text[] =
     "def histogram(input, num_bins: tl.constexpr, mask=None):\n"
     "    tl.static_assert(len(input.shape) == 1, \"tl.histogram takes a 1-D tensor\")\n"
     "    tl.static_assert(input.dtype.is_int(), \"tl.histogram takes an integer tensor\")\n"
+    "    tl.static_assert(num_bins > 0 and (num_bins & (num_bins - 1)) == 0,\n"
+    "                     \"tl.histogram: num_bins must be a power of two (the result is a [num_bins] tensor)\")\n"
     "    if mask is not None:\n"
     "        mask = tl.broadcast_to(mask, input.shape)\n"
     "        tl.static_assert(mask.dtype == tl.int1, \"tl.histogram: the mask must be a boolean tensor\")\n"
