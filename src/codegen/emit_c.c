@@ -228,6 +228,15 @@ static const char *const prelude_fixed[H_COUNT] = {
                        ": fmin(a, b); }\n"
                        "DEVFN double fmax_nan(double a, double b) { return a != a ? a : b != b ? b "
                        ": fmax(a, b); }\n",
+        /* float to an 8- or 16-bit integer saturates, as on the CPU targets
+         * (fptosi.sat): a C cast wraps the 32-bit conversion (300.5 -> 44);
+         * the 32-bit one saturates and gives 0 for NaN */
+        [H_F2I_SAT] = "DEVFN int32_t f2i_sat(float x, int32_t lo, int32_t hi)\n"
+                      "{ int32_t v = __float2int_rz(x); return v < lo ? lo : v > hi ? hi : v; }\n"
+                      "DEVFN uint32_t f2u_sat(float x, uint32_t hi) { uint32_t v = __float2uint_rz(x); return v > hi ? hi : v; }\n"
+                      "DEVFN int32_t d2i_sat(double x, int32_t lo, int32_t hi)\n"
+                      "{ int32_t v = __double2int_rz(x); return v < lo ? lo : v > hi ? hi : v; }\n"
+                      "DEVFN uint32_t d2u_sat(double x, uint32_t hi) { uint32_t v = __double2uint_rz(x); return v > hi ? hi : v; }\n",
         /* f32 -> tf32 bits, round to nearest even; inf and NaN kept */
         [H_TF32] = "DEVFN uint32_t f32_to_tf32(float x)\n"
                    "{\n"

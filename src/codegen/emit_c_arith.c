@@ -233,14 +233,24 @@ static void convert_to(Ec *e, StrBuf *b, const char *x, DType from, DType to, bo
 		sb_printf(b, "(%s != 0)", t.s);
 		sb_free(&t);
 	} else if (!fto) { /* to an integer */
-		if (is_narrow_float(from)) {
-			StrBuf t = {0};
+		StrBuf t = {0};
+		if (is_narrow_float(from))
 			as_f32(e, &t, x, from);
-			sb_printf(b, "(%s)%s", ec_ctype(to), t.s);
-			sb_free(&t);
+		else
+			sb_puts(&t, x);
+		int bits = dtype_bits(to);
+		if (ffrom && bits < 32) { /* saturated, as the 32-bit conversions are */
+			ec_need(e, H_F2I_SAT);
+			const char *fn = from == DT_F64 ? "d2" : "f2";
+			if (dtype_is_signed(to))
+				sb_printf(b, "(%s)%si_sat(%s, %d, %d)", ec_ctype(to), fn, t.s, -(1 << (bits - 1)),
+				          (1 << (bits - 1)) - 1);
+			else
+				sb_printf(b, "(%s)%su_sat(%s, %uu)", ec_ctype(to), fn, t.s, (1u << bits) - 1);
 		} else {
-			sb_printf(b, "(%s)%s", ec_ctype(to), x);
+			sb_printf(b, "(%s)%s", ec_ctype(to), t.s);
 		}
+		sb_free(&t);
 	} else if (to == DT_F32) {
 		if (from == DT_F64 && rtz)
 			sb_printf(b, "__double2float_rz(%s)", x);

@@ -32,6 +32,7 @@ typedef enum {
 	H_F32_F8,
 	H_F64_F16,
 	H_FMIN_NAN,
+	H_F2I_SAT, /* f2i_sat / f2u_sat / d2i_sat / d2u_sat: float to a narrow integer, saturated */
 	H_TF32,
 	H_F8E4M3_F16, /* f8e4m3_to_f16, f8e4m3x2_to_f16x2 (prelude_f8_to_f16: by arch) */
 	H_F8E5M2_F16, /* f8e5m2_to_f16, f8e5m2x2_to_f16x2 */

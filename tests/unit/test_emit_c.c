@@ -884,10 +884,13 @@ static void test_elementwise(void)
 	                     "printf(\"pid (%d, %d, %d) idx () f \\\"%%\\\": %f\\n\"",
 	                     "__uint_as_float(0xff800000u)",
 	                     "ld_global_b32x4(",
+	                     /* f32 -> i8 saturates as on the CPU (a C cast wrapped: 300.5 -> 44) */
+	                     "(int8_t)f2i_sat(",
+	                     ", -128, 127)",
 	                     NULL};
 	const char *ptx[] = {
 	        "cvt.rn.f16.f32",         "cvt.rn.bf16.f32",  "vprintf", "__assertfail",
-	        "ld.volatile.global.b32", "ld.global.v4.b32", NULL};
+	        "ld.volatile.global.b32", "ld.global.v4.b32", "max.s32", NULL};
 	size_t len;
 	free(check_kernel(&b, src, ptx, &len));
 	/* sm_90a converts to fp8 with cvt */
