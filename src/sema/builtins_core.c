@@ -621,7 +621,7 @@ static Value b_config(Sema *s, Call *c, int extra)
 			return v_err();
 		}
 		Value v = kw.items[i];
-		if (v.kind != V_CONST && !v_dtype_is_const(v)) {
+		if (v.kind != V_CONST && !v_dtype_is_const(v) && !v_is_enum_member(v)) {
 			diag_error(s->d, c->at[0], "triton.Config value for '%s' must be a constexpr, got %s", kw.keys[i].c.s,
 				   v_describe(s, v));
 			return v_err();

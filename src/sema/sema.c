@@ -1762,7 +1762,17 @@ static bool deco_autotune(Sema *s, Fn *tmp, const FuncDef *def, const Expr *d, K
 				return false;
 			}
 			cf[i].kwargs[nk].name = name;
-			value_to_const(kw.items[k], &cf[i].kwargs[nk++].val);
+			/* an Enum member as its name (an IntEnum's as its int if the module
+			 * does not bind its class), which binds the member itself */
+			if (!enum_member_name(s, tmp->mod, kw.items[k], &cf[i].kwargs[nk].val) &&
+			    !value_to_const(kw.items[k], &cf[i].kwargs[nk].val)) {
+				diag_error(s->d, ce->loc,
+					   "triton.Config value for '%s' is %s, whose class the kernel's module does "
+					   "not bind by its name",
+					   name, v_describe(s, kw.items[k]));
+				return false;
+			}
+			nk++;
 		}
 		cf[i].nkwargs = nk;
 	}
@@ -2529,14 +2539,14 @@ int sema_list_kernels(SemaCtx *c, const Module *m, KernelInfo **out)
 				if (failed || v.kind == V_ERR) { /* V_ERR: a global that failed before, silently */
 					pi->has_default = true;
 					pi->default_val = (ConstVal){.kind = CV_NONE};
-				} else if (v.kind == V_CONST) {
+				} else if (v.kind == V_CONST && !v_is_enum_member(v)) {
 					pi->has_default = true;
 					pi->default_val = v.c;
 				} else if (v_dtype_is_const(v)) {
 					pi->has_default = true;
 					pi->default_val = (ConstVal){.kind = CV_DTYPE, .dtype = (DType)v.ty.dt};
 				} else if (v.kind == V_LAMBDA || v.kind == V_FUNC || v.kind == V_BUILTIN || v.kind == V_TUPLE ||
-					   v.kind == V_DICT) {
+					   v.kind == V_DICT || v_is_enum_member(v)) {
 					/* a compile-time default that is no ConstVal: sema evaluates it
 					 * when the parameter is left out; a host can name it only when
 					 * it is a name of the module */
@@ -2853,7 +2863,7 @@ static bool run_heuristics(Sema *s, Fn *fn, const FuncDef *def, const KDeco *kd,
 			s->heuristic = NULL;
 			return false;
 		}
-		if (r.kind != V_CONST && !(r.kind == V_DTYPE && r.ty.dt != DT_PTR)) {
+		if (r.kind != V_CONST && !(r.kind == V_DTYPE && r.ty.dt != DT_PTR) && !v_is_enum_member(r)) {
 			diag_error(s->d, hr->loc, "heuristic for '%s' must give a constexpr, got %s", hr->name,
 				   v_describe(s, r));
 			return false;
@@ -2871,7 +2881,7 @@ static bool run_heuristics(Sema *s, Fn *fn, const FuncDef *def, const KDeco *kd,
 			else s->f->num_stages = (int)opt;
 			continue;
 		}
-		env_set(&fn->env, def->params[pi].name, r);
+		env_set(&fn->env, def->params[pi].name, enum_wrap(r)); /* a member arrives in a constexpr */
 	}
 	return true;
 }
@@ -3010,7 +3020,7 @@ static bool bind_kernel_params(Sema *s, Fn *fn, const FuncDef *def, const SpecAr
 			specs[i] = args[i].spec;
 			v = bind_scalar_param(s, p->name, &args[i], &params);
 		} else if (ca) {
-			v = const_to_value(ca->val); /* @triton.autotune: the first config */
+			v = spec_const_value(s, fn, p, ca->val); /* @triton.autotune: the first config */
 		} else if (p->default_val) {
 			/* a default is host Python, run when the def runs: a helper it
 			 * calls runs here, and no kernel code may come of it */

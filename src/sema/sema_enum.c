@@ -360,3 +360,13 @@ Value enum_by_name(Sema *s, ModScope *c, Value key, SrcLoc loc)
 		   c->name);
 	return v_err();
 }
+
+bool enum_member_name(Sema *s, ModScope *m, Value v, ConstVal *out)
+{
+	if (!v_is_enum_member(v) || !v.mod || !m) return false; /* the dtype Enums have no module class */
+	bool found;
+	Value cls = global_get(s, m, istr(s, v.mod->name), (SrcLoc){0}, &found);
+	if (!found || cls.kind != V_MODULE || cls.mod != v.mod || !member_name(v)) return false;
+	*out = (ConstVal){.kind = CV_NAME, .s = arena_printf(s->a, "%s.%s", v.mod->name, member_name(v))};
+	return true;
+}
