@@ -1628,6 +1628,18 @@ static int isinstance_one(Sema *s, Value x, Value t, SrcLoc loc)
 {
 	if (t.kind == V_MODULE && class_aggregate(s, t.mod)) /* an @aggregate class, or one derived from it */
 		return x.kind == V_AGG && class_derives(s, x.mod, t.mod);
+	if (t.kind == V_MODULE && enum_class_kind(s, t.mod) != ENUM_NONE) /* isinstance(ACT, Act) */
+		return v_is_enum_member(x) && x.mod && class_derives(s, x.mod, t.mod);
+	if (t.kind == V_NS && t.ns >= NS_ENUM_ENUM && t.ns <= NS_ENUM_STRENUM) { /* enum.Enum, IntEnum, ... */
+		int k = !v_is_enum_member(x) ? ENUM_NONE : x.mod ? enum_class_kind(s, x.mod) : ENUM_PLAIN;
+		switch (t.ns) {
+		case NS_ENUM_ENUM: return k != ENUM_NONE;
+		case NS_ENUM_INTENUM: return k == ENUM_INT || k == ENUM_INTFLAG;
+		case NS_ENUM_FLAG: return k == ENUM_FLAG || k == ENUM_INTFLAG;
+		case NS_ENUM_INTFLAG: return k == ENUM_INTFLAG;
+		default: return k == ENUM_STR;
+		}
+	}
 	if (t.kind != V_BUILTIN || t.self) {
 		diag_error(s->d, loc, "the second argument of isinstance must be a class or a tuple of classes, got %s",
 			   v_describe(s, t));
@@ -1650,7 +1662,7 @@ static int isinstance_one(Sema *s, Value x, Value t, SrcLoc loc)
 	if (!strcmp(n, "bool")) return cst && x.c.kind == CV_BOOL;
 	if (!strcmp(n, "str")) return cst && x.c.kind == CV_STR;
 	if (!strcmp(n, "tuple") || !strcmp(n, "list")) return x.kind == V_TUPLE;
-	if (!strcmp(n, "constexpr")) return cst;
+	if (!strcmp(n, "constexpr")) return cst || (v_is_enum_member(x) && x.ns == ENUM_WRAPPED);
 	if (!strcmp(n, "dtype")) return x.kind == V_DTYPE || (cst && x.c.kind == CV_DTYPE);
 	if (!strcmp(n, "tensor")) return x.kind == V_TENSOR || (x.kind == V_BLOCKPTR && !x.bp->desc);
 	if (!strcmp(n, "tensor_descriptor") || !strcmp(n, "tensor_descriptor_base"))
