@@ -304,6 +304,18 @@ static bool int_literal(const char *t, int64_t *out)
 	return parse_literal(t, out, &fv, &isf, &fb, &lb) && !isf;
 }
 
+/* `%0`: an operand in GCC's spelling, which Triton's inline asm (LLVM's)
+ * writes $0; PTX has no register of that name */
+static bool gcc_operand(Asm *a, const char *t)
+{
+	if (t[0] != '%' || !isdigit((unsigned char)t[1])) return false;
+	for (const char *p = t + 1; *p; p++)
+		if (!isdigit((unsigned char)*p)) return false;
+	asm_error(a, "'%s' names no register: the operands of inline_asm_elementwise are $0, $1, ... (LLVM's "
+		     "spelling, as in Triton)", t);
+	return true;
+}
+
 /* The operand text read as `bits` raw bits (an unsigned integer value, or an
  * i1 for a predicate); float literals need the type to be a float one. */
 static ValId read_bits(Asm *a, const char *t, const PtxType *ty)
@@ -324,6 +336,7 @@ static ValId read_bits(Asm *a, const char *t, const PtxType *ty)
 		}
 		return resize(a, r->v, bits);
 	}
+	if (gcc_operand(a, t)) return 0;
 	if (t[0] == '%') {
 		asm_error(a, "'%s' is a special register, which has no value outside a GPU thread", t);
 		return 0;
@@ -359,6 +372,7 @@ static ValId read_lane(Asm *a, const char *t, const PtxType *ty, int i)
 static bool write_bits(Asm *a, const char *t, ValId v)
 {
 	AsmReg *r = reg_find(a, t);
+	if (!r && gcc_operand(a, t)) return false;
 	if (!r) return asm_error(a, "'%s' is not a register declared here", t);
 	int bits = r->bits;
 	r->v = bits == 1 ? bitc(a, v, DT_I1) : resize(a, v, bits);
