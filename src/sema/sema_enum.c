@@ -311,6 +311,14 @@ bool enum_class_items(Sema *s, ModScope *c, Value *out)
 	return true;
 }
 
+/* whether member value m equals Python value pv (a dict lookup's equality) */
+static bool value_eq(Value m, Value pv)
+{
+	if (m.kind != V_CONST || pv.kind != V_CONST) return values_identical(m, pv);
+	if (m.c.kind == CV_STR || pv.c.kind == CV_STR) return m.c.kind == pv.c.kind && !strcmp(m.c.s, pv.c.s);
+	return const_eq(m.c, pv.c);
+}
+
 /* `Act(1)`: the member of that value (a member itself gives itself); a Flag
  * class gives the composite of its bits. A value no member has is Python's
  * ValueError. */
@@ -320,14 +328,8 @@ Value enum_by_value(Sema *s, ModScope *c, Value v, SrcLoc loc)
 	if (v.kind == V_ERR || !enum_members(s, c, kind)) return v_err();
 	if (v_is_enum_member(v) && v.mod == c) return v;
 	Value pv = v_is_enum_member(v) ? (v.kind == V_DICT ? v.items[1] : (Value){.kind = V_CONST, .c = v.c}) : v;
-	for (int i = 0; i < c->enum_n; i++) {
-		Value m = c->enum_m[i].value;
-		bool eq = m.kind == V_CONST && pv.kind == V_CONST
-			      ? (m.c.kind == CV_STR || pv.c.kind == CV_STR ? m.c.kind == pv.c.kind && !strcmp(m.c.s, pv.c.s)
-									: const_eq(m.c, pv.c))
-			      : values_identical(m, pv);
-		if (eq) return make_member(s, c, kind, &c->enum_m[c->enum_m[i].canon]);
-	}
+	for (int i = 0; i < c->enum_n; i++)
+		if (value_eq(c->enum_m[i].value, pv)) return make_member(s, c, kind, &c->enum_m[c->enum_m[i].canon]);
 	if (kind == ENUM_FLAG && v_is_intlike(pv) && pv.c.i >= 0) {
 		int64_t all = 0;
 		for (int i = 0; i < c->enum_n; i++) all |= c->enum_m[i].value.c.i;
@@ -368,5 +370,20 @@ bool enum_member_name(Sema *s, ModScope *m, Value v, ConstVal *out)
 	Value cls = global_get(s, m, istr(s, v.mod->name), (SrcLoc){0}, &found);
 	if (!found || cls.kind != V_MODULE || cls.mod != v.mod || !member_name(v)) return false;
 	*out = (ConstVal){.kind = CV_NAME, .s = arena_printf(s->a, "%s.%s", v.mod->name, member_name(v))};
+	return true;
+}
+
+/* `x in Act`: a member of the class, or (Python 3.12) the value of one */
+bool enum_class_contains(Sema *s, ModScope *c, Value v, bool *out)
+{
+	int kind = enum_class_kind(s, c);
+	if (kind == ENUM_NONE) return false;
+	*out = false;
+	if (!enum_members(s, c, kind)) return true;
+	if (v_is_enum_member(v) && (v.mod == c || v.kind == V_DICT)) { /* an Enum member's hash is its name's */
+		*out = v.mod == c;
+		return true;
+	}
+	for (int i = 0; i < c->enum_n && !*out; i++) *out = value_eq(c->enum_m[i].value, v);
 	return true;
 }

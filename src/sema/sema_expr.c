@@ -923,6 +923,9 @@ static Value compare_one(Sema *s, AstOp op, Value a, Value b, SrcLoc loc)
 		bool found = dict_get(b, a, &out);
 		return v_bool(op == OP_IN ? found : !found);
 	}
+	bool in_enum;
+	if ((op == OP_IN || op == OP_NOTIN) && b.kind == V_MODULE && enum_class_contains(s, b.mod, a, &in_enum))
+		return v_bool(op == OP_IN ? in_enum : !in_enum); /* Act.RELU in Act */
 	if (op == OP_IN || op == OP_NOTIN) {
 		if (b.kind != V_TUPLE) {
 			diag_error(s->d, loc, "'in' needs a constexpr tuple on the right, got %s", v_describe(s, b));

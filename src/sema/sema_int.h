@@ -468,6 +468,7 @@ Value enum_by_name(Sema *s, ModScope *c, Value key, SrcLoc loc);
 /* A member as the dotted name (CV_NAME "Act.RELU") module m resolves to it; false if
  * m binds no class of that name, or another one */
 bool enum_member_name(Sema *s, ModScope *m, Value v, ConstVal *out);
+bool enum_class_contains(Sema *s, ModScope *c, Value v, bool *out); /* false: c is no enum class */
 /* e evaluated as module-level code of m, its diagnostics dropped (*failed: there were some) */
 Value module_expr_quiet(Sema *s, ModScope *m, const Expr *e, bool *failed);
 /* A packaging.version.Version object (a V_DICT with this msg): versions_compare
