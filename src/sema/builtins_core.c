@@ -1083,6 +1083,15 @@ static void print_static(Sema *s, StrBuf *b, Value v, int depth)
 	} else sb_puts(b, v_describe(s, v));
 }
 
+const char *py_repr_text(Sema *s, Value v)
+{
+	StrBuf b = {0};
+	print_static(s, &b, v, 1);
+	const char *r = arena_strdup(s->a, b.s ? b.s : "");
+	sb_free(&b);
+	return r;
+}
+
 static Value b_static_print(Sema *s, Call *c, int extra)
 {
 	(void)extra;

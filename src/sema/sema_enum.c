@@ -234,9 +234,9 @@ const char *enum_member_str(Sema *s, Value v, bool repr)
 	char buf[256];
 	Value pv = member_value(v);
 	if (repr) {
-		Value r = py_str_value(s, pv, true, (SrcLoc){0});
-		if (!member_name(v)) return arena_printf(s->a, "<%s: %s>", class_name(v), v_is_const(r, CV_STR) ? r.c.s : "?");
-		return arena_printf(s->a, "<%s.%s: %s>", class_name(v), member_name(v), v_is_const(r, CV_STR) ? r.c.s : "?");
+		const char *r = py_repr_text(s, pv); /* a tuple value too: <P.A: (1, 2)> */
+		if (!member_name(v)) return arena_printf(s->a, "<%s: %s>", class_name(v), r);
+		return arena_printf(s->a, "<%s.%s: %s>", class_name(v), member_name(v), r);
 	}
 	/* Python 3.11+: an IntEnum's, IntFlag's and StrEnum's str() is its value's
 	 * (not a mixin's, class A(int, Enum)) */
@@ -343,10 +343,8 @@ Value enum_by_value(Sema *s, ModScope *c, Value v, SrcLoc loc)
 			return r;
 		}
 	}
-	Value r = py_str_value(s, pv, true, loc);
 	s->py_errors++;
-	diag_error(s->d, loc, "%s is not a valid %s (a ValueError in Python)", v_is_const(r, CV_STR) ? r.c.s : "the value",
-		   c->name);
+	diag_error(s->d, loc, "%s is not a valid %s (a ValueError in Python)", py_repr_text(s, pv), c->name);
 	return v_err();
 }
 
@@ -356,10 +354,8 @@ Value enum_by_name(Sema *s, ModScope *c, Value key, SrcLoc loc)
 	Value out;
 	if (key.kind == V_ERR) return key;
 	if (v_is_const(key, CV_STR) && enum_lookup(s, c, istr(s, key.c.s), loc, &out)) return out;
-	Value r = py_str_value(s, key, true, loc);
 	s->py_errors++;
-	diag_error(s->d, loc, "%s is not a member of %s (a KeyError in Python)", v_is_const(r, CV_STR) ? r.c.s : "the key",
-		   c->name);
+	diag_error(s->d, loc, "%s is not a member of %s (a KeyError in Python)", py_repr_text(s, key), c->name);
 	return v_err();
 }
 

@@ -377,6 +377,7 @@ Value const_range_next(Value v, Value step); /* v + step, for a range's items */
 bool values_identical(Value a, Value b);
 void const_str(ConstVal c, char *buf, size_t n);
 Value py_str_value(Sema *s, Value v, bool repr, SrcLoc loc);
+const char *py_repr_text(Sema *s, Value v); /* repr() of any compile-time value, as static_print shows it */
 Value str_percent(Sema *s, const char *fmt, Value args, SrcLoc loc);
 
 /* ---- sema_types.c ---- */
