@@ -120,11 +120,15 @@ static bool enum_members(Sema *s, ModScope *c, int kind)
 	c->enum_n = -1;
 	for (int i = 0; i < body.n; i++) {
 		const Stmt *st = body.items[i];
-		if (st->kind != ST_ASSIGN || st->ntargets != 1 || st->targets[0]->kind != EX_NAME) continue;
-		const char *name = st->targets[0]->name;
+		/* NAME = value, NAME: T = value */
+		const Expr *target = st->kind == ST_ASSIGN && st->ntargets == 1 ? st->targets[0]
+				     : st->kind == ST_ANNASSIGN && st->ann_value ? st->ann_target
+										  : NULL;
+		if (!target || target->kind != EX_NAME) continue;
+		const char *name = target->name;
 		if (reserved_name(name)) continue;
 		Value v;
-		if (is_auto_call(s, c, st->assign_value)) {
+		if (is_auto_call(s, c, st->kind == ST_ASSIGN ? st->assign_value : st->ann_value)) {
 			if (!auto_value(s, kind, name, m, n, st->loc, &v)) return false;
 		} else {
 			bool found;
