@@ -600,6 +600,85 @@ def cmp_matmul_fp16_sweep(T, rep, quick):
              (len(SWEEP_MATMUL_CONFIGS), len(TRITON_MATMUL_CONFIGS)))
 
 
+def cmp_mixed(T, rep, quick):
+    """Mixed dtypes and atomics (session 17's layout and atomic changes): layer norm with fp16
+    rows and fp32 weights (one layout for both loads and the store, no conversion through shared
+    memory), and accumulation by atomic_add in fp32 and fp16 (grouped: Hopper's vector atom,
+    f16x2 pairs). tile beside Triton on the same kernels and tensors. Not run by default:
+    --only mixed."""
+    import torch
+    reps = 10 if quick else 50
+    ctx = T.context("cuda")
+    st = stream_handle()
+    mod = T.load(ctx, os.path.join(KERNELS, "layer_norm.tile"))
+    acc = T.load(ctx, os.path.join(ROOT, "bench", "gpu", "accumulate.tile"))
+    try:
+        tri = load_tile_file_as_python(os.path.join(KERNELS, "layer_norm.tile"), "tile_ln_mixed_triton")
+        tacc = load_tile_file_as_python(os.path.join(ROOT, "bench", "gpu", "accumulate.tile"), "tile_acc_triton")
+    except Exception as e:  # noqa: BLE001
+        tri = tacc = None
+        rep.note("Triton runs unavailable: %s" % e)
+    M, eps = 4096, 1e-5
+    for N in ([4096] if quick else [1024, 4096, 8192]):
+        x = torch.randn(M, N, device="cuda", dtype=torch.float16)
+        w = torch.rand(N, device="cuda", dtype=torch.float32)
+        b = torch.rand(N, device="cuda", dtype=torch.float32)
+        y = torch.empty_like(x)
+        mean = torch.empty(M, device="cuda", dtype=torch.float32)
+        rstd = torch.empty(M, device="cuda", dtype=torch.float32)
+        block = min(65536 // x.element_size(), next_pow2(N))
+        nw = min(max(block // 256, 1), 8)
+        args = args_array([(ARG_PTR, x, "fp16"), (ARG_PTR, y, "fp16"), (ARG_PTR, w, "fp32"),
+                           (ARG_PTR, b, "fp32"), (ARG_PTR, mean, "fp32"), (ARG_PTR, rstd, "fp32"),
+                           (ARG_I32, x.stride(0)), (ARG_I32, N), (ARG_F32, eps), (ARG_I32, block)])
+        k = T.get_typed(ctx, mod, "layer_norm_fwd", args, num_warps=nw)
+        g = grid3(M)
+        T.check(T.lib.tile_launch(k, g, args, len(args), st), ctx, "tile_launch")
+        torch.cuda.synchronize()
+        ref = torch.nn.functional.layer_norm(x.float(), (N,), w, b, eps)
+        err = (y.float() - ref).abs().max().item()
+        if not err < 1e-2:
+            rep.note("N=%d: WRONG RESULT from tile layer_norm_fwd, fp32 weights (max abs err %g)" % (N, err))
+        else:
+            nbytes = 2 * M * N * 2 + 2 * N * 4 + 8 * M
+            cp = copy_gbps(nbytes, reps)
+            ms = bench(lambda: T.lib.tile_launch(k, g, args, len(args), st), reps)
+            rep.row("tile layer_norm fp16, fp32 weights %dx%d (GB/s)" % (M, N), nbytes / (ms * 1e-3) / 1e9,
+                    "GB/s", "torch d2d copy", cp)
+            if tri is not None:
+                fn = lambda: tri.layer_norm_fwd[(M,)](x, y, w, b, mean, rstd, x.stride(0), N, eps,  # noqa: E731
+                                                      BLOCK_SIZE=block, num_warps=nw)
+                rep.row("Triton layer_norm fp16, fp32 weights %dx%d (GB/s)" % (M, N),
+                        nbytes / (bench(fn, reps) * 1e-3) / 1e9, "GB/s", "torch d2d copy", cp)
+        T.lib.tile_kernel_destroy(k)
+    rows, N, per = (1024, 4096, 8) if quick else (4096, 8192, 8)
+    for dt, name in ((torch.float32, "fp32"), (torch.float16, "fp16")):
+        # small integers: every sum exact whatever the order
+        x = torch.randint(-4, 5, (rows, N), device="cuda").to(dt)
+        out = torch.zeros(rows // per, N, device="cuda", dtype=dt)
+        block = 1024
+        args = args_array([(ARG_PTR, x, name), (ARG_PTR, out, name), (ARG_I32, N), (ARG_I32, per), (ARG_I32, block)])
+        k = T.get_typed(ctx, acc, "accumulate_kernel", args, num_warps=4)
+        g = grid3(rows, (N + block - 1) // block)
+        T.check(T.lib.tile_launch(k, g, args, len(args), st), ctx, "tile_launch")
+        torch.cuda.synchronize()
+        want = x.float().reshape(rows // per, per, N).sum(1)
+        if not torch.equal(out.float(), want):
+            rep.note("%s: WRONG RESULT from tile accumulate_kernel" % name)
+            T.lib.tile_kernel_destroy(k)
+            continue
+        nbytes = rows * N * x.element_size() + 2 * (rows // per) * N * x.element_size()
+        ms = bench(lambda: T.lib.tile_launch(k, g, args, len(args), st), reps)
+        tms = None
+        if tacc is not None:
+            fn = lambda: tacc.accumulate_kernel[(rows, (N + block - 1) // block)](  # noqa: E731
+                x, out, N, per, BLOCK=block, num_warps=4)
+            tms = bench(fn, reps)
+        rep.row("tile atomic_add accumulate %s %dx%d (GB/s)" % (name, rows, N), nbytes / (ms * 1e-3) / 1e9,
+                "GB/s", "Triton" if tms else None, nbytes / (tms * 1e-3) / 1e9 if tms else None)
+        T.lib.tile_kernel_destroy(k)
+
+
 def triton_regs(jitfn, args, grid, num_warps, num_stages, **consts):
     """Registers and spilled bytes per thread of Triton's compilation of jitfn for these
     arguments (compiled, not run: JITFunction.warmup)."""
@@ -907,6 +986,7 @@ COMPARISONS = [
 EXTRA_COMPARISONS = [
     ("matmul_fp16_sweep", cmp_matmul_fp16_sweep),
     ("registers", cmp_registers),
+    ("mixed", cmp_mixed),
 ]
 
 

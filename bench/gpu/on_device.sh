@@ -12,7 +12,8 @@
 # kernels (kernels/ on target cuda, num_stages 1-4), sanitize (compute-sanitizer
 # memcheck and racecheck on the kernel suite), bench-quick / bench (bench_gpu.py),
 # sweep (tile's fp16 matmul over more configurations than the tutorial's), regs
-# (registers and spills per thread, tile vs Triton, same kernels and arguments).
+# (registers and spills per thread, tile vs Triton, same kernels and arguments),
+# mixed (layer norm with fp32 weights, atomic_add accumulation: tile vs Triton).
 # Each step's log goes to $OUT (or /tmp/tile-gpu) as STEP.log; one line per
 # step is printed at the end.
 set -u
@@ -101,6 +102,7 @@ for s in $steps; do
 	bench) step bench 560 python3 bench/gpu/bench_gpu.py --lib build/libtile.so --out "$out/gpu.md" ;;
 	sweep) step sweep 560 python3 bench/gpu/bench_gpu.py --only sweep --lib build/libtile.so --out "$out/gpu-sweep.md" ;;
 	regs) step regs 300 python3 bench/gpu/bench_gpu.py --only registers --lib build/libtile.so --out "$out/gpu-regs.md" ;;
+	mixed) step mixed 300 python3 bench/gpu/bench_gpu.py --only mixed --lib build/libtile.so --out "$out/gpu-mixed.md" ;;
 	*) echo "unknown step $s" >&2 ;;
 	esac
 done
