@@ -1,0 +1,105 @@
+/* rk.h: random kernels for test_random_kernels.c. rk_gen.c writes a random,
+ * well-typed Triton kernel (an expression tree stored through a mask) with its
+ * inputs; rk_eval.c computes what Triton gives for each node of the tree, in C,
+ * with no part of tile: values rounded to the node's dtype as Triton rounds
+ * them, and a bound on how far a correct compiler's result may lie from it. */
+#ifndef RK_H
+#define RK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum { RK_MAX_RANK = 3, RK_MAX_NUMEL = 4096, RK_MAX_PARAMS = 48 };
+
+typedef enum { RK_F32, RK_F16, RK_BF16, RK_I32, RK_I8, RK_U8, RK_BOOL } rk_dtype;
+
+typedef struct {
+	int rank;
+	int d[RK_MAX_RANK];
+} rk_shape;
+
+/* A tensor's reference: v[i] as Triton computes it, e[i] a bound on how far
+ * a correct result may be from v[i] (0: exactly v[i], whatever the order of
+ * operations or the fusion a compiler picks). Rank 0 is a scalar. */
+typedef struct {
+	rk_shape s;
+	rk_dtype t;
+	double *v;
+	double *e;
+} rk_val;
+
+/* ---- rk_eval.c: Triton's semantics on reference values ------------------------- */
+
+size_t rk_numel(const rk_shape *s);
+bool rk_is_float(rk_dtype t);
+bool rk_is_unsigned(rk_dtype t);
+size_t rk_size(rk_dtype t); /* bytes per element */
+const char *rk_tl_name(rk_dtype t);  /* "tl.float16" */
+const char *rk_sig_name(rk_dtype t); /* "fp16" */
+/* x rounded to t (floats to nearest even, integers wrapped) */
+double rk_round(rk_dtype t, double x);
+/* the spacing of t's values at x (0 for integers) */
+double rk_ulp(rk_dtype t, double x);
+void rk_put(rk_dtype t, void *base, size_t i, double x); /* x must be a value of t */
+double rk_get(rk_dtype t, const void *base, size_t i);
+
+/* Each op fills *out (allocating v and e) and returns true, or returns false
+ * (out untouched) where the result is not certain: a comparison, cast to an
+ * integer or argmax that a rounding within the error bounds could flip, a
+ * value out of range, a division by zero. */
+bool rk_alloc(rk_val *out, const rk_shape *s, rk_dtype t);
+void rk_free(rk_val *v);
+bool rk_broadcast_shape(const rk_shape *a, const rk_shape *b, rk_shape *out);
+/* op: '+', '-', '*', '/', 'f' (//), '%', '&', '|', '^', 'M' (maximum),
+ * 'm' (minimum); a and b broadcast; floats of different widths meet in fp32,
+ * and so do narrow floats under '/' (Triton's computation_type_impl) */
+bool rk_binary(rk_val *out, int op, const rk_val *a, const rk_val *b);
+/* op: '<', 'l' (<=), '>', 'g' (>=), '=', '!'; a bool result */
+bool rk_compare(rk_val *out, int op, const rk_val *a, const rk_val *b);
+bool rk_where(rk_val *out, const rk_val *c, const rk_val *a, const rk_val *b);
+/* op: '-' (neg), 'a' (abs), 'e' (exp), 's' (sqrt) */
+bool rk_unary(rk_val *out, int op, const rk_val *a);
+bool rk_cast(rk_val *out, const rk_val *a, rk_dtype t);
+/* kind: 's' sum, 'M' max, 'm' min, 'A' argmax, 'a' argmin (tie to the left) */
+bool rk_reduce(rk_val *out, int kind, const rk_val *a, int axis, bool keep_dims);
+bool rk_cumsum(rk_val *out, const rk_val *a, int axis, bool reverse);
+bool rk_permute(rk_val *out, const rk_val *a, const int *perm);
+bool rk_reshape(rk_val *out, const rk_val *a, const rk_shape *s);
+bool rk_expand_dims(rk_val *out, const rk_val *a, int axis);
+bool rk_broadcast_to(rk_val *out, const rk_val *a, const rk_shape *s);
+bool rk_join(rk_val *out, const rk_val *a, const rk_val *b);
+bool rk_split(rk_val *out, const rk_val *a, int which);
+/* a [M,K] @ b [K,N] summed in fp32 (acc NULL or [M,N] fp32) */
+bool rk_dot(rk_val *out, const rk_val *a, const rk_val *b, const rk_val *acc);
+
+/* ---- rk_gen.c: the random kernel ------------------------------------------------ */
+
+typedef enum { RK_P_PTR, RK_P_I32, RK_P_F32 } rk_param_kind;
+
+typedef struct {
+	char name[16];
+	rk_param_kind kind;
+	rk_dtype t;   /* a pointer's element type */
+	void *data;   /* a pointer's buffer */
+	size_t count; /* its elements */
+	int32_t i;
+	float f;
+} rk_param;
+
+typedef struct {
+	char *src;        /* the module's source; the kernel is "kern" */
+	char sig[512];    /* tile's signature string */
+	int nparams;
+	rk_param params[RK_MAX_PARAMS];
+	int out_param;    /* the output pointer's index in params */
+	rk_val want;      /* the stored value's reference */
+	bool *stored;     /* want's elements the store writes (its mask) */
+	int nodes;        /* ops in the tree */
+} rk_kernel;
+
+/* A kernel from seed: deterministic for a seed. */
+void rk_generate(rk_kernel *k, uint64_t seed);
+void rk_kernel_free(rk_kernel *k);
+
+#endif

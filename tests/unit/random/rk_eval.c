@@ -1,0 +1,767 @@
+/* rk_eval.c: Triton's semantics for the ops of rk_gen.c's kernels, on
+ * reference values (see rk.h). Float math runs in double and is rounded to
+ * the node's dtype where Triton rounds; each element carries a bound on its
+ * distance from the exact result, so that a result is compared exactly where
+ * every correct evaluation order gives the same bits, and within the bound
+ * elsewhere. Ops whose result a rounding could flip (comparisons, casts to
+ * integers, argmax) are refused when the bounds leave them uncertain. */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rk.h"
+
+size_t rk_numel(const rk_shape *s)
+{
+	size_t n = 1;
+	for (int i = 0; i < s->rank; i++)
+		n *= (size_t)s->d[i];
+	return n;
+}
+
+bool rk_is_float(rk_dtype t)
+{
+	return t == RK_F32 || t == RK_F16 || t == RK_BF16;
+}
+
+bool rk_is_unsigned(rk_dtype t)
+{
+	return t == RK_U8 || t == RK_BOOL;
+}
+
+size_t rk_size(rk_dtype t)
+{
+	switch (t) {
+	case RK_F32:
+	case RK_I32:
+		return 4;
+	case RK_F16:
+	case RK_BF16:
+		return 2;
+	default:
+		return 1;
+	}
+}
+
+const char *rk_tl_name(rk_dtype t)
+{
+	static const char *const names[] = {"tl.float32", "tl.float16", "tl.bfloat16", "tl.int32",
+					    "tl.int8",    "tl.uint8",   "tl.int1"};
+	return names[t];
+}
+
+const char *rk_sig_name(rk_dtype t)
+{
+	static const char *const names[] = {"fp32", "fp16", "bf16", "i32", "i8", "u8", "i1"};
+	return names[t];
+}
+
+static int mant_bits(rk_dtype t)
+{
+	return t == RK_F32 ? 23 : t == RK_F16 ? 10 : 7;
+}
+
+static int min_exp(rk_dtype t)
+{
+	return t == RK_F16 ? -14 : -126;
+}
+
+double rk_ulp(rk_dtype t, double x)
+{
+	if (!rk_is_float(t))
+		return 0;
+	int e = min_exp(t);
+	if (x != 0) {
+		int fe;
+		frexp(fabs(x), &fe);
+		if (fe - 1 > e)
+			e = fe - 1;
+	}
+	return ldexp(1.0, e - mant_bits(t));
+}
+
+static double int_wrap(double x, int bits, bool is_unsigned)
+{
+	uint64_t u = (uint64_t)(int64_t)x & ((bits == 64 ? 0 : (UINT64_C(1) << bits)) - 1);
+	if (!is_unsigned && (u >> (bits - 1)))
+		return (double)((int64_t)u - (int64_t)(UINT64_C(1) << bits));
+	return (double)u;
+}
+
+double rk_round(rk_dtype t, double x)
+{
+	switch (t) {
+	case RK_F32:
+		return (double)(float)x;
+	case RK_F16:
+	case RK_BF16: {
+		if (x == 0 || !isfinite(x))
+			return x;
+		double u = rk_ulp(t, x), r = nearbyint(x / u) * u;
+		double max = t == RK_F16 ? 65504.0 : 3.3895313892515355e38;
+		return fabs(r) > max ? copysign(INFINITY, x) : r;
+	}
+	case RK_I32:
+		return int_wrap(x, 32, false);
+	case RK_I8:
+		return int_wrap(x, 8, false);
+	case RK_U8:
+		return int_wrap(x, 8, true);
+	case RK_BOOL:
+		return x != 0;
+	}
+	return x;
+}
+
+static uint16_t half_bits(double x)
+{
+	uint16_t s = signbit(x) ? 0x8000 : 0;
+	x = fabs(x);
+	if (x == 0)
+		return s;
+	if (isinf(x))
+		return s | 0x7c00;
+	int fe;
+	frexp(x, &fe);
+	int e = fe - 1;
+	if (e < -14) /* subnormal: a multiple of 2^-24 */
+		return s | (uint16_t)ldexp(x, 24);
+	return s | (uint16_t)((e + 15) << 10) | (uint16_t)(ldexp(x, 10 - e) - 1024);
+}
+
+static double half_value(uint16_t h)
+{
+	int e = (h >> 10) & 31, m = h & 1023;
+	double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(1024 + m, e - 25);
+	return h & 0x8000 ? -v : v;
+}
+
+void rk_put(rk_dtype t, void *base, size_t i, double x)
+{
+	switch (t) {
+	case RK_F32:
+		((float *)base)[i] = (float)x;
+		break;
+	case RK_F16:
+		((uint16_t *)base)[i] = half_bits(x);
+		break;
+	case RK_BF16: {
+		float f = (float)x;
+		uint32_t b;
+		memcpy(&b, &f, 4);
+		((uint16_t *)base)[i] = (uint16_t)(b >> 16);
+		break;
+	}
+	case RK_I32:
+		((int32_t *)base)[i] = (int32_t)x;
+		break;
+	case RK_I8:
+		((int8_t *)base)[i] = (int8_t)x;
+		break;
+	case RK_U8:
+	case RK_BOOL:
+		((uint8_t *)base)[i] = (uint8_t)x;
+		break;
+	}
+}
+
+double rk_get(rk_dtype t, const void *base, size_t i)
+{
+	switch (t) {
+	case RK_F32:
+		return ((const float *)base)[i];
+	case RK_F16:
+		return half_value(((const uint16_t *)base)[i]);
+	case RK_BF16: {
+		uint32_t b = (uint32_t)((const uint16_t *)base)[i] << 16;
+		float f;
+		memcpy(&f, &b, 4);
+		return f;
+	}
+	case RK_I32:
+		return ((const int32_t *)base)[i];
+	case RK_I8:
+		return ((const int8_t *)base)[i];
+	case RK_U8:
+	case RK_BOOL:
+		return ((const uint8_t *)base)[i];
+	}
+	return 0;
+}
+
+bool rk_alloc(rk_val *out, const rk_shape *s, rk_dtype t)
+{
+	size_t n = rk_numel(s);
+	out->s = *s;
+	out->t = t;
+	out->v = calloc(n ? n : 1, sizeof(double));
+	out->e = calloc(n ? n : 1, sizeof(double));
+	return out->v && out->e;
+}
+
+void rk_free(rk_val *v)
+{
+	free(v->v);
+	free(v->e);
+	v->v = v->e = NULL;
+}
+
+/* a float result within the range where every target computes it alike: no
+ * inf or NaN, far from overflow, and no fp32/bf16 subnormals (which some
+ * instructions flush) */
+static bool float_ok(const rk_val *o)
+{
+	if (!rk_is_float(o->t))
+		return true;
+	double max = o->t == RK_F16 ? 16384.0 : 1e6;
+	double tiny = o->t == RK_F16 ? 0 : 1e-30;
+	size_t n = rk_numel(&o->s);
+	for (size_t i = 0; i < n; i++) {
+		double v = fabs(o->v[i]);
+		if (!isfinite(v) || v > max || (v != 0 && v < tiny) || !isfinite(o->e[i]))
+			return false;
+	}
+	return true;
+}
+
+/* keeps *o if its floats are in range, else frees it */
+static bool finish(rk_val *o)
+{
+	if (float_ok(o))
+		return true;
+	rk_free(o);
+	return false;
+}
+
+static void unflatten(const rk_shape *s, size_t flat, int *idx)
+{
+	for (int k = s->rank - 1; k >= 0; k--) {
+		idx[k] = (int)(flat % (size_t)s->d[k]);
+		flat /= (size_t)s->d[k];
+	}
+}
+
+/* the element of `in` (broadcast to `out`, aligned right) at out's flat index */
+static size_t bidx(const rk_shape *out, size_t flat, const rk_shape *in)
+{
+	int idx[RK_MAX_RANK] = {0};
+	unflatten(out, flat, idx);
+	size_t f = 0;
+	int off = out->rank - in->rank;
+	for (int k = 0; k < in->rank; k++)
+		f = f * (size_t)in->d[k] + (size_t)(in->d[k] == 1 ? 0 : idx[k + off]);
+	return f;
+}
+
+bool rk_broadcast_shape(const rk_shape *a, const rk_shape *b, rk_shape *out)
+{
+	int r = a->rank > b->rank ? a->rank : b->rank;
+	out->rank = r;
+	for (int k = 0; k < r; k++) {
+		int ka = k - (r - a->rank), kb = k - (r - b->rank);
+		int da = ka >= 0 ? a->d[ka] : 1, db = kb >= 0 ? b->d[kb] : 1;
+		if (da != db && da != 1 && db != 1)
+			return false;
+		out->d[k] = da > db ? da : db;
+	}
+	return true;
+}
+
+static double int_min(rk_dtype t)
+{
+	return t == RK_I32 ? -2147483648.0 : t == RK_I8 ? -128.0 : 0;
+}
+
+bool rk_binary(rk_val *out, int op, const rk_val *a, const rk_val *b)
+{
+	rk_shape s;
+	if (!rk_broadcast_shape(&a->s, &b->s, &s))
+		return false;
+	bool fl = rk_is_float(a->t);
+	/* floats of two widths meet in fp32, and Triton's `/` is fp32 for narrow floats too */
+	rk_dtype t = a->t == b->t && !(fl && op == '/') ? a->t : RK_F32;
+	rk_val o;
+	if (!rk_alloc(&o, &s, t))
+		return false;
+	size_t n = rk_numel(&s);
+	for (size_t i = 0; i < n; i++) {
+		size_t ia = bidx(&s, i, &a->s), ib = bidx(&s, i, &b->s);
+		double x = a->v[ia], y = b->v[ib], ex = a->e[ia], ey = b->e[ib], r = 0, ep = 0;
+		if (fl) {
+			switch (op) {
+			case '+':
+			case '-':
+				r = op == '+' ? x + y : x - y;
+				ep = ex + ey;
+				break;
+			case '*':
+				r = x * y;
+				ep = fabs(x) * ey + fabs(y) * ex + ex * ey;
+				break;
+			case '/':
+				/* a divisor well away from 0; `/` is div.full (2 ulp of fp32) */
+				if (fabs(y) < 0.125 || fabs(y) <= 4 * ey)
+					goto refuse;
+				r = x / y;
+				ep = (ex + fabs(r) * ey) / (fabs(y) - ey) + ldexp(fabs(r), -21);
+				break;
+			case 'M':
+			case 'm':
+				r = op == 'M' ? fmax(x, y) : fmin(x, y);
+				ep = ex > ey ? ex : ey;
+				break;
+			default:
+				goto refuse;
+			}
+			double rr = rk_round(t, r);
+			o.v[i] = rr;
+			o.e[i] = ep + (rr != r || op == '/' ? rk_ulp(t, rr) : 0);
+		} else {
+			int64_t p = (int64_t)x, q = (int64_t)y;
+			switch (op) {
+			case '+':
+				r = (double)(p + q);
+				break;
+			case '-':
+				r = (double)(p - q);
+				break;
+			case '*':
+				/* wrapped here: a product past 2^53 would round in a double */
+				r = (double)(int32_t)(uint32_t)((uint64_t)p * (uint64_t)q);
+				break;
+			case 'f':
+			case '%':
+				/* C semantics (Triton's sdiv/srem, udiv/urem); no /0, no MIN / -1 */
+				if (q == 0 || (x == int_min(t) && q == -1))
+					goto refuse;
+				r = (double)(op == 'f' ? p / q : p % q);
+				break;
+			case '&':
+				r = (double)(p & q);
+				break;
+			case '|':
+				r = (double)(p | q);
+				break;
+			case '^':
+				r = (double)(p ^ q);
+				break;
+			case 'M':
+				r = x > y ? x : y;
+				break;
+			case 'm':
+				r = x < y ? x : y;
+				break;
+			default:
+				goto refuse;
+			}
+			o.v[i] = rk_round(t, r);
+		}
+	}
+	*out = o;
+	return finish(out);
+refuse:
+	rk_free(&o);
+	return false;
+}
+
+bool rk_compare(rk_val *out, int op, const rk_val *a, const rk_val *b)
+{
+	rk_shape s;
+	if (!rk_broadcast_shape(&a->s, &b->s, &s))
+		return false;
+	rk_val o;
+	if (!rk_alloc(&o, &s, RK_BOOL))
+		return false;
+	size_t n = rk_numel(&s);
+	for (size_t i = 0; i < n; i++) {
+		size_t ia = bidx(&s, i, &a->s), ib = bidx(&s, i, &b->s);
+		double x = a->v[ia], y = b->v[ib], err = a->e[ia] + b->e[ib];
+		if (err > 0 && fabs(x - y) <= 2 * err) {
+			rk_free(&o);
+			return false;
+		}
+		bool r = op == '<' ? x < y : op == 'l' ? x <= y : op == '>' ? x > y : op == 'g' ? x >= y
+			: op == '=' ? x == y : x != y;
+		o.v[i] = r;
+	}
+	*out = o;
+	return true;
+}
+
+bool rk_where(rk_val *out, const rk_val *c, const rk_val *a, const rk_val *b)
+{
+	rk_shape s0, s;
+	if (a->t != b->t || !rk_broadcast_shape(&a->s, &b->s, &s0) || !rk_broadcast_shape(&c->s, &s0, &s))
+		return false;
+	if (!rk_alloc(out, &s, a->t))
+		return false;
+	size_t n = rk_numel(&s);
+	for (size_t i = 0; i < n; i++) {
+		const rk_val *p = c->v[bidx(&s, i, &c->s)] != 0 ? a : b;
+		size_t j = bidx(&s, i, &p->s);
+		out->v[i] = p->v[j];
+		out->e[i] = p->e[j];
+	}
+	return true;
+}
+
+bool rk_unary(rk_val *out, int op, const rk_val *a)
+{
+	rk_val o;
+	if (!rk_alloc(&o, &a->s, a->t))
+		return false;
+	size_t n = rk_numel(&a->s);
+	bool fl = rk_is_float(a->t);
+	for (size_t i = 0; i < n; i++) {
+		double x = a->v[i], ex = a->e[i], r;
+		switch (op) {
+		case '-':
+			o.v[i] = rk_round(a->t, -x);
+			o.e[i] = ex;
+			break;
+		case 'a':
+			if (!fl && x == int_min(a->t) && a->t != RK_U8)
+				goto refuse;
+			o.v[i] = fabs(x);
+			o.e[i] = ex;
+			break;
+		case 'e':
+			/* exp is ex2.approx of x * log2(e) in fp32: a few ulp, more for large x */
+			if (!fl || fabs(x) > 8)
+				goto refuse;
+			r = exp(x);
+			o.v[i] = rk_round(a->t, r);
+			o.e[i] = r * expm1(ex) + ldexp(r * (2 + fabs(x)), -21) + rk_ulp(a->t, o.v[i]);
+			break;
+		case 's':
+			/* sqrt is sqrt.approx in fp32; refused near 0 where the bound blows up */
+			if (!fl || x < 0 || (x != 0 && x <= 4 * ex) || (x == 0 && ex != 0))
+				goto refuse;
+			r = sqrt(x);
+			o.v[i] = rk_round(a->t, r);
+			o.e[i] = x == 0 ? 0 : ex / (2 * sqrt(x - ex)) + ldexp(r, -21) + rk_ulp(a->t, o.v[i]);
+			break;
+		default:
+			goto refuse;
+		}
+	}
+	*out = o;
+	return finish(out);
+refuse:
+	rk_free(&o);
+	return false;
+}
+
+bool rk_cast(rk_val *out, const rk_val *a, rk_dtype t)
+{
+	rk_val o;
+	if (t == RK_BOOL || !rk_alloc(&o, &a->s, t))
+		return false;
+	size_t n = rk_numel(&a->s);
+	for (size_t i = 0; i < n; i++) {
+		double x = a->v[i], ex = a->e[i];
+		if (rk_is_float(t)) {
+			double r = rk_round(t, x);
+			o.v[i] = r;
+			o.e[i] = ex + (r != x ? rk_ulp(t, r) : 0);
+		} else if (rk_is_float(a->t)) {
+			/* fptosi/fptoui truncate; out of range is undefined, refused */
+			double lo = trunc(x - 2 * ex), hi = trunc(x + 2 * ex), r = trunc(x);
+			double min = t == RK_I32 ? -2147483648.0 : t == RK_I8 ? -128 : 0;
+			double max = t == RK_I32 ? 2147483647.0 : t == RK_I8 ? 127 : 255;
+			if (lo != hi || r < min || r > max) {
+				rk_free(&o);
+				return false;
+			}
+			o.v[i] = r + 0.0; /* no -0 */
+		} else {
+			o.v[i] = rk_round(t, x);
+		}
+	}
+	*out = o;
+	return finish(out);
+}
+
+/* true where every order of summing vals[0], vals[stride], ... (n of them)
+ * in fp32 gives the exact sum: all are multiples of some power of two q and
+ * their magnitudes add to less than 2^24 q */
+static bool exact_sum(const double *vals, size_t n, size_t stride)
+{
+	double total = 0;
+	int qe = INT32_MAX;
+	for (size_t i = 0; i < n; i++) {
+		double v = vals[i * stride];
+		if (v == 0)
+			continue;
+		total += fabs(v);
+		int fe;
+		double m = frexp(fabs(v), &fe);
+		uint64_t bits = (uint64_t)ldexp(m, 53);
+		int tz = 0;
+		while (!(bits & 1)) {
+			bits >>= 1;
+			tz++;
+		}
+		int e = fe - 53 + tz;
+		if (e < qe)
+			qe = e;
+	}
+	return total == 0 || (qe > -140 && total < ldexp(1.0, 24 + qe));
+}
+
+/* the line of `a` along axis through the element at flat index base (with
+ * axis index 0): its first element and its stride */
+static size_t axis_stride(const rk_shape *s, int axis)
+{
+	size_t st = 1;
+	for (int k = s->rank - 1; k > axis; k--)
+		st *= (size_t)s->d[k];
+	return st;
+}
+
+static rk_dtype widened(int kind, rk_dtype t)
+{
+	if (kind == 'A' || kind == 'a')
+		return RK_I32;
+	if (rk_is_float(t))
+		return RK_F32;
+	return RK_I32;
+}
+
+bool rk_reduce(rk_val *out, int kind, const rk_val *a, int axis, bool keep_dims)
+{
+	if (axis < 0 || axis >= a->s.rank || (kind == 's' && a->t == RK_U8))
+		return false;
+	rk_shape s = a->s;
+	if (keep_dims) {
+		s.d[axis] = 1;
+	} else {
+		for (int k = axis; k + 1 < s.rank; k++)
+			s.d[k] = s.d[k + 1];
+		s.rank--;
+	}
+	rk_val o;
+	if (!rk_alloc(&o, &s, widened(kind, a->t)))
+		return false;
+	size_t R = (size_t)a->s.d[axis], st = axis_stride(&a->s, axis), n = rk_numel(&s);
+	double *line = malloc(R * sizeof(double));
+	for (size_t i = 0; i < n; i++) {
+		/* out's i-th element: outer index i / st, inner i % st (same either way) */
+		size_t base = (i / st) * st * R + i % st;
+		for (size_t r = 0; r < R; r++)
+			line[r] = a->v[base + r * st];
+		double esum = 0, emax = 0, asum = 0, sum = 0;
+		size_t best = 0;
+		for (size_t r = 0; r < R; r++) {
+			double e = a->e[base + r * st];
+			esum += e;
+			emax = e > emax ? e : emax;
+			asum += fabs(line[r]);
+			sum += line[r];
+			bool better = kind == 'M' || kind == 'A' ? line[r] > line[best] : line[r] < line[best];
+			if (better)
+				best = r;
+		}
+		switch (kind) {
+		case 's':
+			if (!rk_is_float(a->t)) {
+				o.v[i] = rk_round(RK_I32, sum);
+			} else {
+				o.v[i] = rk_round(RK_F32, sum);
+				o.e[i] = esum == 0 && exact_sum(line, R, 1)
+						 ? 0
+						 : esum + ldexp(asum * (double)R, -23) + rk_ulp(RK_F32, o.v[i]);
+			}
+			break;
+		case 'M':
+		case 'm':
+			o.v[i] = line[best];
+			o.e[i] = emax;
+			break;
+		default: {
+			/* argmax/argmin: the first extreme index, refused if a rounding
+			 * could move it */
+			double eb = a->e[base + best * st];
+			for (size_t r = 0; r < R; r++) {
+				if (r == best)
+					continue;
+				double d = kind == 'A' ? line[best] - line[r] : line[r] - line[best];
+				double err = eb + a->e[base + r * st];
+				if (err > 0 ? d <= 2 * err : (d < 0 || (d == 0 && r < best))) {
+					free(line);
+					rk_free(&o);
+					return false;
+				}
+			}
+			o.v[i] = (double)best;
+		}
+		}
+	}
+	free(line);
+	*out = o;
+	return finish(out);
+}
+
+bool rk_cumsum(rk_val *out, const rk_val *a, int axis, bool reverse)
+{
+	if (axis < 0 || axis >= a->s.rank || a->t == RK_U8)
+		return false;
+	rk_val o;
+	if (!rk_alloc(&o, &a->s, widened('s', a->t)))
+		return false;
+	size_t R = (size_t)a->s.d[axis], st = axis_stride(&a->s, axis), n = rk_numel(&a->s) / R;
+	bool fl = rk_is_float(a->t);
+	for (size_t i = 0; i < n; i++) {
+		size_t base = (i / st) * st * R + i % st;
+		double sum = 0, esum = 0, asum = 0;
+		for (size_t j = 0; j < R; j++) {
+			size_t r = reverse ? R - 1 - j : j, at = base + r * st;
+			sum += a->v[at];
+			esum += a->e[at];
+			asum += fabs(a->v[at]);
+			if (!fl) {
+				o.v[at] = rk_round(RK_I32, sum);
+				continue;
+			}
+			o.v[at] = rk_round(RK_F32, sum);
+			/* exact when the whole line sums exactly (every prefix does too) */
+			bool exact = esum == 0 && exact_sum(a->v + base, R, st);
+			o.e[at] = exact ? 0 : esum + ldexp(asum * (double)R, -23) + rk_ulp(RK_F32, o.v[at]);
+		}
+	}
+	*out = o;
+	return finish(out);
+}
+
+bool rk_permute(rk_val *out, const rk_val *a, const int *perm)
+{
+	rk_shape s = {a->s.rank, {0}};
+	for (int k = 0; k < s.rank; k++)
+		s.d[k] = a->s.d[perm[k]];
+	if (!rk_alloc(out, &s, a->t))
+		return false;
+	size_t n = rk_numel(&s);
+	for (size_t i = 0; i < n; i++) {
+		int idx[RK_MAX_RANK], src[RK_MAX_RANK];
+		unflatten(&s, i, idx);
+		for (int k = 0; k < s.rank; k++)
+			src[perm[k]] = idx[k];
+		size_t f = 0;
+		for (int k = 0; k < s.rank; k++)
+			f = f * (size_t)a->s.d[k] + (size_t)src[k];
+		out->v[i] = a->v[f];
+		out->e[i] = a->e[f];
+	}
+	return true;
+}
+
+static bool copy_as(rk_val *out, const rk_val *a, const rk_shape *s)
+{
+	size_t n = rk_numel(s);
+	if (n != rk_numel(&a->s) || !rk_alloc(out, s, a->t))
+		return false;
+	memcpy(out->v, a->v, n * sizeof(double));
+	memcpy(out->e, a->e, n * sizeof(double));
+	return true;
+}
+
+bool rk_reshape(rk_val *out, const rk_val *a, const rk_shape *s)
+{
+	return copy_as(out, a, s);
+}
+
+bool rk_expand_dims(rk_val *out, const rk_val *a, int axis)
+{
+	if (a->s.rank >= RK_MAX_RANK || axis < 0 || axis > a->s.rank)
+		return false;
+	rk_shape s = {a->s.rank + 1, {0}};
+	for (int k = 0, j = 0; k < s.rank; k++)
+		s.d[k] = k == axis ? 1 : a->s.d[j++];
+	return copy_as(out, a, &s);
+}
+
+bool rk_broadcast_to(rk_val *out, const rk_val *a, const rk_shape *s)
+{
+	rk_shape chk;
+	if (!rk_broadcast_shape(&a->s, s, &chk) || rk_numel(&chk) != rk_numel(s) || !rk_alloc(out, s, a->t))
+		return false;
+	size_t n = rk_numel(s);
+	for (size_t i = 0; i < n; i++) {
+		size_t j = bidx(s, i, &a->s);
+		out->v[i] = a->v[j];
+		out->e[i] = a->e[j];
+	}
+	return true;
+}
+
+bool rk_join(rk_val *out, const rk_val *a, const rk_val *b)
+{
+	if (a->t != b->t || a->s.rank != b->s.rank || a->s.rank >= RK_MAX_RANK ||
+	    memcmp(a->s.d, b->s.d, sizeof(int) * (size_t)a->s.rank) != 0)
+		return false;
+	rk_shape s = a->s;
+	s.d[s.rank++] = 2;
+	if (!rk_alloc(out, &s, a->t))
+		return false;
+	size_t n = rk_numel(&a->s);
+	for (size_t i = 0; i < n; i++) {
+		out->v[2 * i] = a->v[i], out->e[2 * i] = a->e[i];
+		out->v[2 * i + 1] = b->v[i], out->e[2 * i + 1] = b->e[i];
+	}
+	return true;
+}
+
+bool rk_split(rk_val *out, const rk_val *a, int which)
+{
+	if (a->s.rank < 1 || a->s.d[a->s.rank - 1] != 2)
+		return false;
+	rk_shape s = a->s;
+	s.rank--;
+	if (!rk_alloc(out, &s, a->t))
+		return false;
+	size_t n = rk_numel(&s);
+	for (size_t i = 0; i < n; i++)
+		out->v[i] = a->v[2 * i + (size_t)which], out->e[i] = a->e[2 * i + (size_t)which];
+	return true;
+}
+
+bool rk_dot(rk_val *out, const rk_val *a, const rk_val *b, const rk_val *acc)
+{
+	if (a->s.rank != 2 || b->s.rank != 2 || a->s.d[1] != b->s.d[0] || a->t != b->t)
+		return false;
+	int M = a->s.d[0], K = a->s.d[1], N = b->s.d[1];
+	rk_shape s = {2, {M, N}};
+	if (acc && (acc->s.rank != 2 || acc->s.d[0] != M || acc->s.d[1] != N || acc->t != RK_F32))
+		return false;
+	rk_val o;
+	if (!rk_alloc(&o, &s, RK_F32))
+		return false;
+	double *prod = malloc(((size_t)K + 1) * sizeof(double));
+	for (int i = 0; i < M; i++)
+		for (int j = 0; j < N; j++) {
+			double sum = 0, asum = 0, ep = 0;
+			int np = 0;
+			if (acc) {
+				prod[np++] = acc->v[i * N + j];
+				ep += acc->e[i * N + j];
+			}
+			for (int k = 0; k < K; k++) {
+				double x = a->v[i * K + k], y = b->v[k * N + j];
+				double ex = a->e[i * K + k], ey = b->e[k * N + j];
+				prod[np++] = x * y;
+				ep += fabs(x) * ey + fabs(y) * ex + ex * ey;
+			}
+			for (int k = 0; k < np; k++)
+				sum += prod[k], asum += fabs(prod[k]);
+			double r = rk_round(RK_F32, sum);
+			o.v[i * N + j] = r;
+			/* products exact in fp32 (fma for fp32 inputs), summed in some order */
+			o.e[i * N + j] = ep == 0 && exact_sum(prod, (size_t)np, 1)
+						 ? 0
+						 : ep + ldexp(asum * (double)np, -23) + rk_ulp(RK_F32, r);
+		}
+	free(prod);
+	*out = o;
+	return finish(out);
+}

@@ -1,0 +1,960 @@
+/* rk_gen.c: a random, well-typed Triton kernel for test_random_kernels.c.
+ *
+ * The kernel is an expression tree built top-down: a node is asked for a
+ * shape and a dtype and picks an op that gives them (elementwise arithmetic
+ * with broadcasting, where/compare, casts, reductions, scans, trans/permute,
+ * reshape, expand_dims, broadcast_to, join/split, dot), asking its operands
+ * for the shapes and dtypes that op needs; leaves are masked loads, tl.full and
+ * tl.arange. Each node's reference (rk_eval.c) is computed as the node is
+ * made, so an op whose result the reference cannot pin down (a comparison of
+ * values within rounding of each other, an out-of-range cast) is dropped for
+ * another. The root is a masked store. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rk.h"
+
+typedef struct {
+	char *p;
+	size_t len, cap;
+} sbuf;
+
+static void sb_printf(sbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if (b->len + (size_t)n + 1 > b->cap) {
+		size_t cap = (b->cap ? b->cap * 2 : 1024) + (size_t)n;
+		char *p = realloc(b->p, cap);
+		if (!p)
+			abort();
+		b->p = p;
+		b->cap = cap;
+	}
+	va_start(ap, fmt);
+	vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+typedef struct node {
+	rk_val v;
+	char name[32]; /* a variable, a parameter or a literal */
+	struct node *next;
+} node;
+
+typedef struct {
+	uint64_t rng;
+	rk_kernel *k;
+	sbuf body;
+	int nvar, nptr, nint, nflt;
+	int budget;
+	bool out_made; /* the output's parameter may take the last slot */
+	bool root;     /* the next node is the root: not a leaf */
+	node *nodes; /* every node made, for reuse and freeing */
+} gen;
+
+static uint64_t rnd(gen *g)
+{
+	uint64_t z = (g->rng += UINT64_C(0x9e3779b97f4a7c15));
+	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return z ^ (z >> 31);
+}
+
+static int below(gen *g, int n)
+{
+	return (int)(rnd(g) % (uint64_t)n);
+}
+
+static bool chance(gen *g, int pct)
+{
+	return below(g, 100) < pct;
+}
+
+static node *new_node(gen *g, const rk_val *v, const char *name)
+{
+	node *n = calloc(1, sizeof *n);
+	if (!n)
+		abort();
+	n->v = *v;
+	snprintf(n->name, sizeof n->name, "%s", name);
+	n->next = g->nodes;
+	g->nodes = n;
+	return n;
+}
+
+/* a fresh variable name */
+static const char *var(gen *g, char *buf)
+{
+	snprintf(buf, 32, "v%d", g->nvar++);
+	return buf;
+}
+
+static rk_param *add_param(gen *g, rk_param_kind kind, rk_dtype t)
+{
+	rk_kernel *k = g->k;
+	/* the last slot is the output's */
+	if (k->nparams >= RK_MAX_PARAMS - (kind == RK_P_PTR && g->out_made ? 0 : 1))
+		return NULL;
+	rk_param *p = &k->params[k->nparams++];
+	memset(p, 0, sizeof *p);
+	p->kind = kind;
+	p->t = t;
+	if (kind == RK_P_PTR)
+		snprintf(p->name, sizeof p->name, "x%d", g->nptr++);
+	else if (kind == RK_P_I32)
+		snprintf(p->name, sizeof p->name, "n%d", g->nint++);
+	else
+		snprintf(p->name, sizeof p->name, "f%d", g->nflt++);
+	return p;
+}
+
+static void shape_text(const rk_shape *s, char *buf, size_t size)
+{
+	size_t n = (size_t)snprintf(buf, size, "(");
+	for (int k = 0; k < s->rank; k++)
+		n += (size_t)snprintf(buf + n, size - n, "%s%d", k ? ", " : "", s->d[k]);
+	snprintf(buf + n, size - n, s->rank == 1 ? ",)" : ")");
+}
+
+/* x[:, None]-style index that puts a 1-D tile on dim k of a rank-r tile */
+static const char *place(int r, int k)
+{
+	static const char *const t[4][3] = {{""},
+					    {""},
+					    {"[:, None]", "[None, :]"},
+					    {"[:, None, None]", "[None, :, None]", "[None, None, :]"}};
+	return t[r][k];
+}
+
+static int log2i(int x)
+{
+	int l = 0;
+	while ((1 << l) < x)
+		l++;
+	return l;
+}
+
+static rk_shape random_shape(gen *g, int rank)
+{
+	rk_shape s = {rank, {0}};
+	for (int k = 0; k < rank; k++)
+		s.d[k] = chance(g, 20) ? 1 << below(g, 2) : 1 << below(g, 8);
+	while (rk_numel(&s) > RK_MAX_NUMEL) {
+		int big = 0;
+		for (int k = 1; k < rank; k++)
+			big = s.d[k] > s.d[big] ? k : big;
+		s.d[big] /= 2;
+	}
+	return s;
+}
+
+static rk_dtype random_dtype(gen *g)
+{
+	static const rk_dtype pick[] = {RK_F32, RK_F32, RK_F32, RK_F16, RK_F16, RK_BF16,
+					RK_I32, RK_I32, RK_I32, RK_I8,  RK_U8};
+	return pick[below(g, (int)(sizeof pick / sizeof *pick))];
+}
+
+/* ---- leaves ------------------------------------------------------------------ */
+
+/* a literal of t (a Python number, weakly typed: it takes the tile's dtype) */
+static node *literal(gen *g, rk_dtype t, bool nonzero)
+{
+	static const double fl[] = {0.5, 1.0, 1.5, 2.0, 3.0, -1.0, -0.5, 0.25, -2.5, 4.0, 0.0};
+	static const int si[] = {1, 2, 3, 5, 7, -1, -3, -4, 0};
+	double x;
+	char name[32];
+	if (rk_is_float(t)) {
+		x = fl[below(g, nonzero ? 10 : 11)];
+		snprintf(name, sizeof name, x < 0 ? "(%.2f)" : "%.2f", x);
+	} else {
+		x = t == RK_U8 ? below(g, nonzero ? 7 : 8) + (nonzero ? 1 : 0) : si[below(g, nonzero ? 8 : 9)];
+		snprintf(name, sizeof name, x < 0 ? "(%.0f)" : "%.0f", x);
+	}
+	rk_val v;
+	rk_shape s = {0, {0}};
+	rk_alloc(&v, &s, t);
+	v.v[0] = rk_round(t, x);
+	return new_node(g, &v, name);
+}
+
+/* a scalar kernel argument of t (fp32 or int32), or a literal */
+static node *scalar(gen *g, rk_dtype t, bool nonzero)
+{
+	if ((t != RK_F32 && t != RK_I32) || chance(g, 50))
+		return literal(g, t, nonzero);
+	rk_param *p = add_param(g, t == RK_F32 ? RK_P_F32 : RK_P_I32, t);
+	if (!p)
+		return literal(g, t, nonzero);
+	rk_val v;
+	rk_shape s = {0, {0}};
+	rk_alloc(&v, &s, t);
+	if (t == RK_F32) {
+		p->f = chance(g, 50) ? (float)(below(g, 16) - 8) * 0.25f : (float)((double)below(g, 1 << 20) / (1 << 18) - 2.0);
+		if (nonzero && p->f == 0)
+			p->f = 1.5f;
+		v.v[0] = p->f;
+	} else {
+		p->i = below(g, 41) - 20;
+		if (nonzero && p->i == 0)
+			p->i = 3;
+		v.v[0] = p->i;
+	}
+	return new_node(g, &v, p->name);
+}
+
+static double random_value(gen *g, rk_dtype t, bool exact)
+{
+	switch (t) {
+	case RK_I32:
+		return chance(g, 10) ? (double)(int32_t)(uint32_t)rnd(g) : below(g, 2001) - 1000;
+	case RK_I8:
+		return below(g, 256) - 128;
+	case RK_U8:
+		return below(g, 256);
+	default:
+		if (exact)
+			return (below(g, 17) - 8) * 0.5;
+		return rk_round(t, ((double)below(g, 1 << 24) / (1 << 24) - 0.5) * 6.0);
+	}
+}
+
+static node *leaf_load(gen *g, const rk_shape *s, rk_dtype t)
+{
+	rk_param *p = add_param(g, RK_P_PTR, t);
+	if (!p)
+		return NULL;
+	char name[32], o[RK_MAX_RANK][48], off[256] = "", mask[256] = "";
+	var(g, name);
+	int r = s->rank;
+	/* memory: a padded box, its dims in a random order (inner stride not always 1) */
+	int order[RK_MAX_RANK] = {0, 1, 2}, box[RK_MAX_RANK], bound[RK_MAX_RANK];
+	long stride[RK_MAX_RANK];
+	if (r > 1 && chance(g, 30))
+		for (int k = r - 1; k > 0; k--) {
+			int j = below(g, k + 1), tmp = order[k];
+			order[k] = order[j], order[j] = tmp;
+		}
+	long st = 1;
+	for (int k = r - 1; k >= 0; k--) {
+		int dim = order[k];
+		box[dim] = s->d[dim] + (chance(g, 30) ? below(g, 4) : 0);
+		stride[dim] = st;
+		st *= box[dim];
+	}
+	bool masked = false;
+	for (int k = 0; k < r; k++) {
+		snprintf(o[k], sizeof o[k], "%s_%d", name, k);
+		sb_printf(&g->body, "    %s = tl.arange(0, %d)\n", o[k], s->d[k]);
+		bound[k] = s->d[k];
+		if (chance(g, 45)) {
+			rk_param *n = add_param(g, RK_P_I32, RK_I32);
+			if (n) {
+				n->i = bound[k] = 1 + below(g, s->d[k]);
+				if (chance(g, 25))
+					n->i = bound[k] = s->d[k];
+				size_t ml = strlen(mask);
+				snprintf(mask + ml, sizeof mask - ml, "%s(%s%s < %s)", masked ? " & " : "", o[k], place(r, k),
+					 n->name);
+				masked = true;
+			}
+		}
+		size_t ol = strlen(off);
+		if (stride[k] == 1) {
+			snprintf(off + ol, sizeof off - ol, "%s%s%s", k ? " + " : "", o[k], place(r, k));
+		} else if (chance(g, 50)) {
+			rk_param *n = add_param(g, RK_P_I32, RK_I32);
+			if (!n)
+				return NULL;
+			n->i = (int32_t)stride[k];
+			snprintf(off + ol, sizeof off - ol, "%s%s%s * %s", k ? " + " : "", o[k], place(r, k), n->name);
+		} else {
+			snprintf(off + ol, sizeof off - ol, "%s%s%s * %ld", k ? " + " : "", o[k], place(r, k), stride[k]);
+		}
+	}
+	node *other = masked ? literal(g, t, false) : NULL;
+	bool exact = chance(g, 60);
+	rk_val v;
+	rk_alloc(&v, s, t);
+	size_t n = rk_numel(s), count = 1;
+	for (size_t i = 0; i < n; i++) {
+		int idx[RK_MAX_RANK];
+		size_t f = i;
+		for (int k = r - 1; k >= 0; k--)
+			idx[k] = (int)(f % (size_t)s->d[k]), f /= (size_t)s->d[k];
+		bool in = true;
+		size_t at = 0;
+		for (int k = 0; k < r; k++)
+			in &= idx[k] < bound[k], at += (size_t)idx[k] * (size_t)stride[k];
+		if (in && at + 1 > count)
+			count = at + 1;
+	}
+	/* exactly the elements the mask lets through: a load past them is a bug */
+	p->count = count;
+	p->data = calloc(count, rk_size(t));
+	for (size_t i = 0; i < count; i++)
+		rk_put(t, p->data, i, random_value(g, t, exact));
+	for (size_t i = 0; i < n; i++) {
+		int idx[RK_MAX_RANK];
+		size_t f = i;
+		for (int k = r - 1; k >= 0; k--)
+			idx[k] = (int)(f % (size_t)s->d[k]), f /= (size_t)s->d[k];
+		bool in = true;
+		size_t at = 0;
+		for (int k = 0; k < r; k++)
+			in &= idx[k] < bound[k], at += (size_t)idx[k] * (size_t)stride[k];
+		v.v[i] = in ? rk_get(t, p->data, at) : other->v.v[0];
+	}
+	if (masked)
+		sb_printf(&g->body, "    %s = tl.load(%s + (%s), mask=%s, other=%s)\n", name, p->name, off, mask,
+			  other->name);
+	else
+		sb_printf(&g->body, "    %s = tl.load(%s + (%s))\n", name, p->name, off);
+	return new_node(g, &v, name);
+}
+
+static node *leaf(gen *g, const rk_shape *s, rk_dtype t)
+{
+	char name[32], sh[64];
+	int c = below(g, 100);
+	if (c < 10) {
+		node *lit = literal(g, t, false);
+		shape_text(s, sh, sizeof sh);
+		var(g, name);
+		sb_printf(&g->body, "    %s = tl.full(%s, %s, %s)\n", name, sh, lit->name, rk_tl_name(t));
+		rk_val v;
+		rk_alloc(&v, s, t);
+		for (size_t i = 0; i < rk_numel(s); i++)
+			v.v[i] = lit->v.v[0];
+		return new_node(g, &v, name);
+	}
+	if (c < 22 && t == RK_I32 && s->rank == 1) {
+		var(g, name);
+		sb_printf(&g->body, "    %s = tl.arange(0, %d)\n", name, s->d[0]);
+		rk_val v;
+		rk_alloc(&v, s, t);
+		for (int i = 0; i < s->d[0]; i++)
+			v.v[i] = i;
+		return new_node(g, &v, name);
+	}
+	node *n = leaf_load(g, s, t);
+	if (n)
+		return n;
+	/* out of parameters: zeros */
+	shape_text(s, sh, sizeof sh);
+	var(g, name);
+	sb_printf(&g->body, "    %s = tl.zeros(%s, %s)\n", name, sh, rk_tl_name(t));
+	rk_val v;
+	rk_alloc(&v, s, t);
+	return new_node(g, &v, name);
+}
+
+/* ---- interior nodes ------------------------------------------------------------ */
+
+static node *gen_node(gen *g, const rk_shape *s, rk_dtype t, int depth);
+
+/* commits an op's result under a new variable defined by `expr` */
+static node *emit(gen *g, rk_val *v, const char *expr)
+{
+	char name[32];
+	var(g, name);
+	sb_printf(&g->body, "    %s = %s\n", name, expr);
+	return new_node(g, v, name);
+}
+
+/* s with some dims set to 1 and maybe leading dims dropped: broadcasts to s */
+static rk_shape broadcastable(gen *g, const rk_shape *s)
+{
+	rk_shape b = *s;
+	for (int k = 0; k < b.rank; k++)
+		if (chance(g, 40))
+			b.d[k] = 1;
+	int drop = b.rank > 1 && chance(g, 30) ? 1 + below(g, b.rank - 1) : 0;
+	if (drop) {
+		for (int k = 0; k + drop < b.rank; k++)
+			b.d[k] = b.d[k + drop];
+		b.rank -= drop;
+	}
+	return b;
+}
+
+/* an operand of shape s or one broadcasting to it, or a scalar */
+static node *operand(gen *g, const rk_shape *s, rk_dtype t, int depth, bool nonzero)
+{
+	int c = below(g, 100);
+	if (c < 18)
+		return scalar(g, t, nonzero);
+	if (c < 40) {
+		rk_shape b = broadcastable(g, s);
+		return gen_node(g, &b, t, depth);
+	}
+	return gen_node(g, s, t, depth);
+}
+
+static const char *op_text(int op)
+{
+	switch (op) {
+	case 'f':
+		return "//";
+	case '+':
+		return "+";
+	case '-':
+		return "-";
+	case '*':
+		return "*";
+	case '/':
+		return "/";
+	case '%':
+		return "%";
+	case '&':
+		return "&";
+	case '|':
+		return "|";
+	default:
+		return "^";
+	}
+}
+
+static node *op_binary(gen *g, const rk_shape *s, rk_dtype t, int depth)
+{
+	const char *ops = rk_is_float(t) ? "++--**//Mm" : "++--**ff%%&|^Mm";
+	int op = ops[below(g, (int)strlen(ops))];
+	rk_dtype ta = t, tb = t;
+	if (op == '/') {
+		/* Triton divides floats in fp32 (fp16 / fp16 is fp32, as is fp16 / 2.0) */
+		static const rk_dtype fl[] = {RK_F32, RK_F32, RK_F16, RK_BF16};
+		if (t != RK_F32)
+			return NULL;
+		ta = fl[below(g, 4)];
+		tb = chance(g, 50) ? ta : fl[below(g, 4)];
+	} else if (t == RK_F32 && chance(g, 25)) {
+		/* fp16/bf16 with fp32 computes in fp32 */
+		rk_dtype narrow = chance(g, 50) ? RK_F16 : RK_BF16;
+		*(chance(g, 50) ? &ta : &tb) = narrow;
+	}
+	bool div = op == '/' || op == 'f' || op == '%';
+	node *a = gen_node(g, s, ta, depth - 1);
+	node *b = ta == tb ? operand(g, s, tb, depth - 1, div) : gen_node(g, s, tb, depth - 1);
+	if (!div && chance(g, 30)) {
+		node *tmp = a;
+		a = b, b = tmp;
+	}
+	rk_val v;
+	if (!rk_binary(&v, op, &a->v, &b->v))
+		return NULL;
+	char expr[128];
+	if (op == 'M' || op == 'm')
+		snprintf(expr, sizeof expr, "tl.%s(%s, %s)", op == 'M' ? "maximum" : "minimum", a->name, b->name);
+	else
+		snprintf(expr, sizeof expr, "%s %s %s", a->name, op_text(op), b->name);
+	return emit(g, &v, expr);
+}
+
+static node *op_unary(gen *g, const rk_shape *s, rk_dtype t, int depth)
+{
+	const char *ops = rk_is_float(t) ? "-aees" : "-a";
+	int op = ops[below(g, (int)strlen(ops))];
+	node *a = gen_node(g, s, t, depth - 1);
+	rk_val v;
+	char expr[96];
+	if (op == 's') {
+		/* sqrt of a non-negative operand */
+		if (!rk_unary(&v, 'a', &a->v))
+			return NULL;
+		snprintf(expr, sizeof expr, "tl.abs(%s)", a->name);
+		a = emit(g, &v, expr);
+	}
+	if (!rk_unary(&v, op, &a->v))
+		return NULL;
+	if (op == '-')
+		snprintf(expr, sizeof expr, "-%s", a->name);
+	else
+		snprintf(expr, sizeof expr, "tl.%s(%s)", op == 'a' ? "abs" : op == 'e' ? "exp" : "sqrt", a->name);
+	return emit(g, &v, expr);
+}
+
+static const char *cmp_text(int op)
+{
+	switch (op) {
+	case '<':
+		return "<";
+	case 'l':
+		return "<=";
+	case '>':
+		return ">";
+	case 'g':
+		return ">=";
+	case '=':
+		return "==";
+	default:
+		return "!=";
+	}
+}
+
+/* a comparison of two random operands broadcasting to s; NULL where uncertain */
+static node *condition(gen *g, const rk_shape *s, int depth, char *text, size_t size)
+{
+	static const char ops[] = "<l>g=!";
+	rk_dtype ct = random_dtype(g);
+	int op = ops[below(g, 6)];
+	node *x = gen_node(g, s, ct, depth - 1), *y = operand(g, s, ct, depth - 1, false);
+	rk_val v;
+	if (!rk_compare(&v, op, &x->v, &y->v))
+		return NULL;
+	snprintf(text, size, "%s %s %s", x->name, cmp_text(op), y->name);
+	return emit(g, &v, text);
+}
+
+static node *op_where(gen *g, const rk_shape *s, rk_dtype t, int depth)
+{
+	char ctext[96], expr[200];
+	rk_shape cs = chance(g, 30) ? broadcastable(g, s) : *s;
+	node *c = condition(g, &cs, depth, ctext, sizeof ctext);
+	if (!c)
+		return NULL;
+	rk_val v;
+	if (chance(g, 25)) {
+		char c2text[96], both[200];
+		node *c2 = condition(g, &cs, depth, c2text, sizeof c2text);
+		int op = chance(g, 50) ? '&' : '|';
+		if (c2 && rk_binary(&v, op, &c->v, &c2->v)) {
+			snprintf(both, sizeof both, "%s %c %s", c->name, op, c2->name);
+			c = emit(g, &v, both);
+		}
+	}
+	if (chance(g, 20) && !rk_is_unsigned(t)) {
+		/* a bool tile cast to t */
+		if (!rk_cast(&v, &c->v, t))
+			return NULL;
+		snprintf(expr, sizeof expr, "%s.to(%s)", c->name, rk_tl_name(t));
+		rk_val b;
+		if (!rk_broadcast_to(&b, &v, s)) {
+			rk_free(&v);
+			return NULL;
+		}
+		rk_free(&v);
+		node *n = emit(g, &b, expr);
+		if (rk_numel(&cs) == rk_numel(s) && cs.rank == s->rank)
+			return n;
+		/* the condition broadcast: bring it to s */
+		char sh[64];
+		shape_text(s, sh, sizeof sh);
+		snprintf(expr, sizeof expr, "tl.broadcast_to(%s, %s)", n->name, sh);
+		rk_val w;
+		rk_broadcast_to(&w, &n->v, s);
+		return emit(g, &w, expr);
+	}
+	node *a = gen_node(g, s, t, depth - 1), *b = operand(g, s, t, depth - 1, false);
+	if (chance(g, 30)) {
+		node *tmp = a;
+		a = b, b = tmp;
+	}
+	if (!rk_where(&v, &c->v, &a->v, &b->v))
+		return NULL;
+	if (v.s.rank != s->rank || rk_numel(&v.s) != rk_numel(s)) {
+		rk_free(&v);
+		return NULL;
+	}
+	snprintf(expr, sizeof expr, "tl.where(%s, %s, %s)", c->name, a->name, b->name);
+	return emit(g, &v, expr);
+}
+
+static node *op_cast(gen *g, const rk_shape *s, rk_dtype t, int depth)
+{
+	rk_dtype from = random_dtype(g);
+	if (from == t)
+		return NULL;
+	node *a = gen_node(g, s, from, depth - 1);
+	rk_val v;
+	if (!rk_cast(&v, &a->v, t))
+		return NULL;
+	char expr[96];
+	snprintf(expr, sizeof expr, "%s.to(%s)", a->name, rk_tl_name(t));
+	return emit(g, &v, expr);
+}
+
+static node *op_reduce(gen *g, const rk_shape *s, rk_dtype t, int depth)
+{
+	static const char *const fn[] = {"sum", "max", "min", "argmax", "argmin"};
+	int kind, which;
+	rk_dtype from;
+	if (t == RK_F32) {
+		which = below(g, 3);
+		static const rk_dtype fl[] = {RK_F32, RK_F32, RK_F16, RK_BF16};
+		from = fl[below(g, 4)];
+	} else if (t == RK_I32) {
+		which = below(g, 5);
+		if (which >= 3)
+			from = random_dtype(g);
+		else
+			from = chance(g, 60) ? RK_I32 : which ? RK_U8 : RK_I8;
+	} else {
+		return NULL;
+	}
+	kind = "sMmAa"[which];
+	/* keep_dims on a dim of size 1 of s, else a new dim */
+	int ones[RK_MAX_RANK], nones = 0;
+	for (int k = 0; k < s->rank; k++)
+		if (s->d[k] == 1)
+			ones[nones++] = k;
+	bool keep = nones && (s->rank == RK_MAX_RANK || chance(g, 40));
+	if (!keep && s->rank == RK_MAX_RANK)
+		return NULL;
+	int axis = keep ? ones[below(g, nones)] : below(g, s->rank + 1);
+	rk_shape cs = *s;
+	if (!keep) {
+		for (int k = cs.rank; k > axis; k--)
+			cs.d[k] = cs.d[k - 1];
+		cs.rank++;
+	}
+	int room = log2i((int)(RK_MAX_NUMEL / rk_numel(s)));
+	cs.d[axis] = 1 << below(g, (room < 7 ? room : 7) + 1);
+	node *a = gen_node(g, &cs, from, depth - 1);
+	rk_val v;
+	if (!rk_reduce(&v, kind, &a->v, axis, keep))
+		return NULL;
+	char expr[128];
+	if (chance(g, 20) && !keep)
+		snprintf(expr, sizeof expr, "%s.%s(axis=%d)", a->name, fn[which], axis);
+	else if (keep)
+		snprintf(expr, sizeof expr, "tl.%s(%s, %d, keep_dims=True)", fn[which], a->name, axis);
+	else
+		snprintf(expr, sizeof expr, "tl.%s(%s, axis=%d)", fn[which], a->name, axis);
+	return emit(g, &v, expr);
+}
+
+static node *op_cumsum(gen *g, const rk_shape *s, rk_dtype t, int depth)
+{
+	rk_dtype from;
+	if (t == RK_F32)
+		from = chance(g, 60) ? RK_F32 : chance(g, 50) ? RK_F16 : RK_BF16;
+	else if (t == RK_I32)
+		from = chance(g, 70) ? RK_I32 : RK_I8;
+	else
+		return NULL;
+	int axis = below(g, s->rank);
+	bool rev = chance(g, 25);
+	node *a = gen_node(g, s, from, depth - 1);
+	rk_val v;
+	if (!rk_cumsum(&v, &a->v, axis, rev))
+		return NULL;
+	char expr[128];
+	snprintf(expr, sizeof expr, "tl.cumsum(%s, axis=%d%s)", a->name, axis, rev ? ", reverse=True" : "");
+	return emit(g, &v, expr);
+}
+
+static node *op_permute(gen *g, const rk_shape *s, rk_dtype t, int depth)
+{
+	if (s->rank < 2)
+		return NULL;
+	int p[RK_MAX_RANK] = {0, 1, 2};
+	if (s->rank == 2) {
+		p[0] = 1, p[1] = 0;
+	} else {
+		do {
+			for (int k = 2; k > 0; k--) {
+				int j = below(g, k + 1), tmp = p[k];
+				p[k] = p[j], p[j] = tmp;
+			}
+		} while (p[0] == 0 && p[1] == 1);
+	}
+	rk_shape cs = *s;
+	for (int k = 0; k < s->rank; k++)
+		cs.d[p[k]] = s->d[k];
+	node *a = gen_node(g, &cs, t, depth - 1);
+	rk_val v;
+	if (!rk_permute(&v, &a->v, p))
+		return NULL;
+	char expr[128];
+	int c = below(g, 3);
+	if (s->rank == 2)
+		snprintf(expr, sizeof expr, c == 0 ? "tl.trans(%s)" : c == 1 ? "%s.T" : "tl.permute(%s, (1, 0))",
+			 a->name);
+	else
+		snprintf(expr, sizeof expr, "tl.%s(%s, (%d, %d, %d))", c ? "permute" : "trans", a->name, p[0], p[1],
+			 p[2]);
+	return emit(g, &v, expr);
+}
+
+static node *op_reshape(gen *g, const rk_shape *s, rk_dtype t, int depth)
+{
+	int total = log2i((int)rk_numel(s));
+	rk_shape cs = {1 + below(g, 3), {0}};
+	int left = total;
+	for (int k = 0; k < cs.rank; k++) {
+		int e = k == cs.rank - 1 ? left : below(g, (left < 7 ? left : 7) + 1);
+		if (e > 7)
+			return NULL;
+		cs.d[k] = 1 << e;
+		left -= e;
+	}
+	if (cs.rank == s->rank && memcmp(cs.d, s->d, sizeof(int) * (size_t)cs.rank) == 0)
+		return NULL;
+	node *a = gen_node(g, &cs, t, depth - 1);
+	rk_val v;
+	if (!rk_reshape(&v, &a->v, s))
+		return NULL;
+	char expr[128], sh[64];
+	shape_text(s, sh, sizeof sh);
+	snprintf(expr, sizeof expr, "tl.reshape(%s, %s)", a->name, sh);
+	return emit(g, &v, expr);
+}
+
+static node *op_expand(gen *g, const rk_shape *s, rk_dtype t, int depth)
+{
+	int ones[RK_MAX_RANK], nones = 0;
+	for (int k = 0; k < s->rank; k++)
+		if (s->d[k] == 1)
+			ones[nones++] = k;
+	if (!nones || s->rank < 2)
+		return NULL;
+	int axis = ones[below(g, nones)];
+	rk_shape cs = {s->rank - 1, {0}};
+	for (int k = 0, j = 0; k < s->rank; k++)
+		if (k != axis)
+			cs.d[j++] = s->d[k];
+	node *a = gen_node(g, &cs, t, depth - 1);
+	rk_val v;
+	if (!rk_expand_dims(&v, &a->v, axis))
+		return NULL;
+	char expr[128];
+	if (chance(g, 50)) {
+		snprintf(expr, sizeof expr, "tl.expand_dims(%s, %d)", a->name, axis);
+	} else {
+		size_t n = (size_t)snprintf(expr, sizeof expr, "%s[", a->name);
+		for (int k = 0; k < s->rank; k++)
+			n += (size_t)snprintf(expr + n, sizeof expr - n, "%s%s", k ? ", " : "", k == axis ? "None" : ":");
+		snprintf(expr + n, sizeof expr - n, "]");
+	}
+	return emit(g, &v, expr);
+}
+
+static node *op_broadcast(gen *g, const rk_shape *s, rk_dtype t, int depth)
+{
+	rk_shape cs = *s;
+	bool any = false;
+	for (int k = 0; k < s->rank; k++)
+		if (s->d[k] > 1 && chance(g, 50))
+			cs.d[k] = 1, any = true;
+	if (!any)
+		return NULL;
+	node *a = gen_node(g, &cs, t, depth - 1);
+	rk_val v;
+	if (!rk_broadcast_to(&v, &a->v, s))
+		return NULL;
+	char expr[128], sh[64];
+	shape_text(s, sh, sizeof sh);
+	snprintf(expr, sizeof expr, "tl.broadcast_to(%s, %s)", a->name, sh);
+	return emit(g, &v, expr);
+}
+
+static node *op_join(gen *g, const rk_shape *s, rk_dtype t, int depth)
+{
+	if (s->rank < 2 || s->d[s->rank - 1] != 2)
+		return NULL;
+	rk_shape cs = *s;
+	cs.rank--;
+	node *a = gen_node(g, &cs, t, depth - 1), *b = gen_node(g, &cs, t, depth - 1);
+	rk_val v;
+	if (!rk_join(&v, &a->v, &b->v))
+		return NULL;
+	char expr[128];
+	snprintf(expr, sizeof expr, "tl.join(%s, %s)", a->name, b->name);
+	return emit(g, &v, expr);
+}
+
+static node *op_split(gen *g, const rk_shape *s, rk_dtype t, int depth)
+{
+	if (s->rank >= RK_MAX_RANK)
+		return NULL;
+	rk_shape cs = *s;
+	cs.d[cs.rank++] = 2;
+	if (rk_numel(&cs) > RK_MAX_NUMEL)
+		return NULL;
+	node *a = gen_node(g, &cs, t, depth - 1);
+	int which = below(g, 2);
+	rk_val v;
+	if (!rk_split(&v, &a->v, which))
+		return NULL;
+	char n0[32], n1[32];
+	var(g, n0);
+	var(g, n1);
+	sb_printf(&g->body, "    %s, %s = tl.split(%s)\n", n0, n1, a->name);
+	return new_node(g, &v, which ? n1 : n0);
+}
+
+static node *op_dot(gen *g, const rk_shape *s, rk_dtype t, int depth)
+{
+	if (t != RK_F32 || s->rank != 2 || s->d[0] < 16 || s->d[1] < 16)
+		return NULL;
+	int M = s->d[0], N = s->d[1], K = 16 << below(g, 3);
+	while (K > 16 && (M * K > RK_MAX_NUMEL || K * N > RK_MAX_NUMEL))
+		K /= 2;
+	if (M * K > RK_MAX_NUMEL || K * N > RK_MAX_NUMEL)
+		return NULL;
+	static const rk_dtype in[] = {RK_F16, RK_F16, RK_BF16, RK_F32};
+	rk_dtype it = in[below(g, 4)];
+	rk_shape as = {2, {M, K}}, bs = {2, {K, N}};
+	node *a = gen_node(g, &as, it, depth - 1), *b = gen_node(g, &bs, it, depth - 1);
+	node *acc = chance(g, 30) ? gen_node(g, s, RK_F32, depth - 1) : NULL;
+	rk_val v;
+	if (!rk_dot(&v, &a->v, &b->v, acc ? &acc->v : NULL))
+		return NULL;
+	char expr[160];
+	size_t n = (size_t)snprintf(expr, sizeof expr, "tl.dot(%s, %s", a->name, b->name);
+	if (acc)
+		n += (size_t)snprintf(expr + n, sizeof expr - n, chance(g, 50) ? ", acc=%s" : ", %s", acc->name);
+	if (it == RK_F32)
+		n += (size_t)snprintf(expr + n, sizeof expr - n, ", input_precision=\"ieee\"");
+	snprintf(expr + n, sizeof expr - n, ")");
+	return emit(g, &v, expr);
+}
+
+typedef node *(*op_fn)(gen *, const rk_shape *, rk_dtype, int);
+
+static node *gen_node(gen *g, const rk_shape *s, rk_dtype t, int depth)
+{
+	static const struct {
+		op_fn fn;
+		int weight;
+	} ops[] = {{op_binary, 30}, {op_unary, 6},  {op_where, 10}, {op_cast, 8},
+		   {op_reduce, 12}, {op_cumsum, 4}, {op_permute, 6}, {op_reshape, 5},
+		   {op_expand, 6},  {op_broadcast, 4}, {op_join, 4}, {op_split, 4}, {op_dot, 8}};
+	enum { NOPS = sizeof ops / sizeof *ops };
+	/* sometimes a tile made before, used twice */
+	if (chance(g, 8))
+		for (node *n = g->nodes; n; n = n->next)
+			if (n->v.t == t && n->v.s.rank == s->rank && n->name[0] == 'v' &&
+			    memcmp(n->v.s.d, s->d, sizeof(int) * (size_t)s->rank) == 0)
+				return n;
+	bool root = g->root;
+	g->root = false;
+	if (depth <= 0 || g->budget <= 0 || (!root && chance(g, 8)))
+		return leaf(g, s, t);
+	g->budget--;
+	/* a dot fits few shapes: try it first where it does */
+	if (t == RK_F32 && s->rank == 2 && s->d[0] >= 16 && s->d[1] >= 16 && chance(g, 30)) {
+		node *n = op_dot(g, s, t, depth);
+		if (n) {
+			g->k->nodes++;
+			return n;
+		}
+	}
+	int total = 0;
+	for (int i = 0; i < NOPS; i++)
+		total += ops[i].weight;
+	for (int attempt = 0; attempt < 6; attempt++) {
+		int w = below(g, total), i = 0;
+		while (w >= ops[i].weight)
+			w -= ops[i++].weight;
+		node *n = ops[i].fn(g, s, t, depth);
+		if (n) {
+			g->k->nodes++;
+			return n;
+		}
+	}
+	return leaf(g, s, t);
+}
+
+/* ---- the kernel ------------------------------------------------------------------- */
+
+void rk_generate(rk_kernel *k, uint64_t seed)
+{
+	memset(k, 0, sizeof *k);
+	gen g = {0};
+	g.rng = seed * UINT64_C(0x2545f4914f6cdd1d) + 1;
+	g.k = k;
+	g.budget = 5 + below(&g, 14);
+	int r = below(&g, 100);
+	rk_shape s = random_shape(&g, r < 30 ? 1 : r < 85 ? 2 : 3);
+	rk_dtype t = random_dtype(&g);
+	if (chance(&g, 15)) {
+		/* a matmul-shaped root, where dots go */
+		s = (rk_shape){2, {16 << below(&g, 3), 16 << below(&g, 3)}};
+		t = RK_F32;
+	}
+	g.root = true;
+	node *root = gen_node(&g, &s, t, 4 + below(&g, 4));
+
+	g.out_made = true;
+	rk_param *out = add_param(&g, RK_P_PTR, t);
+	snprintf(out->name, sizeof out->name, "out");
+	k->out_param = (int)(out - k->params);
+	size_t n = rk_numel(&s);
+	out->count = n;
+	out->data = malloc(n * rk_size(t));
+	char off[256] = "", mask[256] = "";
+	int bound[RK_MAX_RANK];
+	long stride[RK_MAX_RANK];
+	stride[s.rank - 1] = 1;
+	for (int d = s.rank - 2; d >= 0; d--)
+		stride[d] = stride[d + 1] * s.d[d + 1];
+	for (int d = 0; d < s.rank; d++) {
+		sb_printf(&g.body, "    so%d = tl.arange(0, %d)\n", d, s.d[d]);
+		bound[d] = s.d[d];
+		size_t ol = strlen(off);
+		snprintf(off + ol, sizeof off - ol, stride[d] == 1 ? "%sso%d%s" : "%sso%d%s * %ld", d ? " + " : "", d,
+			 place(s.rank, d), stride[d]);
+		if (chance(&g, 50)) {
+			rk_param *np = add_param(&g, RK_P_I32, RK_I32);
+			if (np) {
+				np->i = bound[d] = 1 + below(&g, s.d[d]);
+				size_t ml = strlen(mask);
+				snprintf(mask + ml, sizeof mask - ml, "%s(so%d%s < %s)", ml ? " & " : "", d, place(s.rank, d),
+					 np->name);
+			}
+		}
+	}
+	if (mask[0])
+		sb_printf(&g.body, "    tl.store(out + (%s), %s, mask=%s)\n", off, root->name, mask);
+	else
+		sb_printf(&g.body, "    tl.store(out + (%s), %s)\n", off, root->name);
+	k->stored = calloc(n, sizeof(bool));
+	for (size_t i = 0; i < n; i++) {
+		size_t f = i;
+		bool in = true;
+		for (int d = s.rank - 1; d >= 0; d--)
+			in &= (int)(f % (size_t)s.d[d]) < bound[d], f /= (size_t)s.d[d];
+		k->stored[i] = in;
+	}
+	rk_alloc(&k->want, &s, t);
+	memcpy(k->want.v, root->v.v, n * sizeof(double));
+	memcpy(k->want.e, root->v.e, n * sizeof(double));
+
+	sbuf src = {0};
+	sb_printf(&src, "import triton\nimport triton.language as tl\n\n\n@triton.jit\ndef kern(");
+	size_t sl = 0;
+	for (int i = 0; i < k->nparams; i++) {
+		rk_param *p = &k->params[i];
+		sb_printf(&src, "%s%s", i ? ", " : "", p->name);
+		sl += (size_t)snprintf(k->sig + sl, sizeof k->sig - sl, "%s%s%s", i ? "," : "",
+				       p->kind == RK_P_PTR ? "*" : "",
+				       p->kind == RK_P_PTR ? rk_sig_name(p->t) : p->kind == RK_P_I32 ? "i32" : "fp32");
+	}
+	sb_printf(&src, "):\n%s", g.body.p);
+	k->src = src.p;
+	free(g.body.p);
+	for (node *nd = g.nodes, *next; nd; nd = next) {
+		next = nd->next;
+		rk_free(&nd->v);
+		free(nd);
+	}
+}
+
+void rk_kernel_free(rk_kernel *k)
+{
+	for (int i = 0; i < k->nparams; i++)
+		free(k->params[i].data);
+	free(k->src);
+	free(k->stored);
+	rk_free(&k->want);
+}

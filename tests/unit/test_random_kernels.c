@@ -1,0 +1,283 @@
+/* test_random_kernels.c: differential testing on random kernels. Each
+ * kernel (random/rk_gen.c: a random expression tree of loads, arithmetic,
+ * where, casts, reductions, scans, trans/permute, reshape, expand_dims,
+ * broadcast_to, join/split and dot, stored through a mask) runs on the cpu and
+ * cuda-emu targets at several num_warps, and what it stores is compared with
+ * the tree's value computed in C (random/rk_eval.c, no part of tile).
+ *
+ *   TILE_RANDOM_KERNELS=N   N kernels (default: the fixed list below)
+ *   TILE_RANDOM_SEED=S      seeds S, S+1, ... instead of the fixed list
+ *   TILE_RANDOM_WARPS=1,8   the num_warps to run (default 1,2,4,8 on cuda-emu,
+ *                           one of them per kernel in turn on cpu)
+ *   TILE_RANDOM_DUMP_DIR=D  write every kernel to D/SEED.tile (+ D/list:
+ *                           "SEED SIGNATURE") to compile them elsewhere
+ *   TILE_RANDOM_VERBOSE=1   print each seed before running it
+ *
+ * A failure prints the seed, the kernel and the first wrong element, and
+ * writes $TMPDIR/tile-random-SEED/ (kern.tile, the inputs as .npy, run.sh: the
+ * `tile run` line that reproduces it). */
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "random/rk.h"
+#include "tile.h"
+
+/* The seeds `make check` runs: 1..28 reach every op several times (about
+ * 40 s); the ones after are kernels that once found a bug. */
+static const uint64_t fixed_seeds[] = {
+	1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28,
+};
+
+static const char *numpy_descr(rk_dtype t)
+{
+	switch (t) {
+	case RK_F32:
+		return "<f4";
+	case RK_F16:
+		return "<f2";
+	case RK_BF16:
+		return "<u2"; /* viewed as bf16 by `NAME=@file.npy:bf16` */
+	case RK_I32:
+		return "<i4";
+	case RK_I8:
+		return "|i1";
+	default:
+		return "|u1";
+	}
+}
+
+static void write_npy(const char *path, rk_dtype t, const void *data, size_t count)
+{
+	FILE *f = fopen(path, "wb");
+	if (!f)
+		return;
+	char hdr[128];
+	int n = snprintf(hdr, sizeof hdr, "{'descr': '%s', 'fortran_order': False, 'shape': (%zu,), }", numpy_descr(t),
+			 count);
+	int total = 10 + n + 1, pad = (64 - total % 64) % 64;
+	fwrite("\x93NUMPY\x01\x00", 1, 8, f);
+	uint16_t hl = (uint16_t)(n + pad + 1);
+	fputc(hl & 0xff, f);
+	fputc(hl >> 8, f);
+	fputs(hdr, f);
+	for (int i = 0; i < pad; i++)
+		fputc(' ', f);
+	fputc('\n', f);
+	fwrite(data, rk_size(t), count, f);
+	fclose(f);
+}
+
+/* writes the kernel, its inputs and the `tile run` line that reproduces a failure */
+static void write_repro(const rk_kernel *k, uint64_t seed, const char *target, int nw)
+{
+	const char *tmp = getenv("TMPDIR");
+	char dir[512], path[700];
+	snprintf(dir, sizeof dir, "%s/tile-random-%llu", tmp && *tmp ? tmp : "/tmp", (unsigned long long)seed);
+	if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+		return;
+	snprintf(path, sizeof path, "%s/kern.tile", dir);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return;
+	fputs(k->src, f);
+	fclose(f);
+	snprintf(path, sizeof path, "%s/run.sh", dir);
+	f = fopen(path, "w");
+	if (!f)
+		return;
+	fprintf(f, "# seed %llu; signature %s\nbuild/tile run %s/kern.tile kern --grid 1 --target %s --num-warps %d",
+		(unsigned long long)seed, k->sig, dir, target, nw);
+	for (int i = 0; i < k->nparams; i++) {
+		const rk_param *p = &k->params[i];
+		if (p->kind == RK_P_PTR) {
+			snprintf(path, sizeof path, "%s/%s.npy", dir, p->name);
+			if (i == k->out_param) {
+				void *zero = calloc(p->count, rk_size(p->t));
+				write_npy(path, p->t, zero, p->count);
+				free(zero);
+			} else {
+				write_npy(path, p->t, p->data, p->count);
+			}
+			fprintf(f, " %s=@%s%s", p->name, path, p->t == RK_BF16 ? ":bf16" : "");
+		} else if (p->kind == RK_P_I32) {
+			fprintf(f, " %s=%d", p->name, p->i);
+		} else {
+			fprintf(f, " %s=%.9g", p->name, (double)p->f);
+		}
+	}
+	fprintf(f, " --out-dir %s/out\n", dir);
+	fclose(f);
+	fprintf(stderr, "  reproduce: sh %s/run.sh (out.npy against the reference above)\n", dir);
+}
+
+static void report(const rk_kernel *k, uint64_t seed, const char *target, int nw, const char *what)
+{
+	fprintf(stderr, "test_random_kernels: seed %llu [%s, num_warps=%d]: %s\n--- kernel (signature %s)\n%s---\n",
+		(unsigned long long)seed, target, nw, what, k->sig, k->src);
+	write_repro(k, seed, target, nw);
+}
+
+enum { SENTINEL = 0xA5 };
+
+/* compiles (m) and runs k at num_warps nw on ctx's target; false after reporting */
+static bool run_one(tile_context *ctx, tile_module *m, const rk_kernel *k, int nw, uint64_t seed)
+{
+	const char *target = tile_context_target(ctx);
+	tile_kernel_options opt = {0};
+	opt.num_warps = nw;
+	tile_kernel *kern = NULL;
+	char what[1024];
+	if (tile_kernel_get(m, "kern", k->sig, &opt, &kern) != TILE_OK) {
+		snprintf(what, sizeof what, "compile error: %s", tile_errmsg(ctx));
+		report(k, seed, target, nw, what);
+		return false;
+	}
+	tile_arg args[RK_MAX_PARAMS];
+	void *bufs[RK_MAX_PARAMS] = {0};
+	for (int i = 0; i < k->nparams; i++) {
+		const rk_param *p = &k->params[i];
+		if (p->kind == RK_P_PTR) {
+			size_t bytes = p->count * rk_size(p->t);
+			bufs[i] = malloc(bytes);
+			if (i == k->out_param)
+				memset(bufs[i], SENTINEL, bytes);
+			else
+				memcpy(bufs[i], p->data, bytes);
+			/* tile_dtype of the pointee: rk's dtypes map onto tile's */
+			static const tile_dtype map[] = {TILE_FP32, TILE_FP16, TILE_BF16, TILE_I32, TILE_I8, TILE_U8, TILE_U8};
+			args[i] = tile_arg_ptr(bufs[i], map[p->t]);
+		} else if (p->kind == RK_P_I32) {
+			args[i] = tile_arg_i32(p->i);
+		} else {
+			args[i] = tile_arg_f32(p->f);
+		}
+	}
+	uint32_t grid[3] = {1, 1, 1};
+	bool ok = true;
+	if (tile_launch(kern, grid, args, (size_t)k->nparams, NULL) != TILE_OK) {
+		snprintf(what, sizeof what, "launch error: %s", tile_errmsg(ctx));
+		report(k, seed, target, nw, what);
+		ok = false;
+	}
+	const rk_param *out = &k->params[k->out_param];
+	const unsigned char *ob = bufs[k->out_param];
+	size_t n = out->count, es = rk_size(out->t);
+	for (size_t i = 0; ok && i < n; i++) {
+		if (!k->stored[i]) {
+			for (size_t b = 0; b < es; b++)
+				if (ob[i * es + b] != SENTINEL) {
+					snprintf(what, sizeof what, "element %zu is masked off but was written", i);
+					report(k, seed, target, nw, what);
+					ok = false;
+					break;
+				}
+			continue;
+		}
+		double got = rk_get(out->t, ob, i), want = k->want.v[i], e = k->want.e[i];
+		bool good = e == 0 ? got == want : fabs(got - want) <= 2 * e;
+		if (!good) {
+			snprintf(what, sizeof what, "element %zu: got %.9g, want %.9g (tolerance %.3g)", i, got, want,
+				 2 * e);
+			report(k, seed, target, nw, what);
+			ok = false;
+		}
+	}
+	for (int i = 0; i < k->nparams; i++)
+		free(bufs[i]);
+	tile_kernel_destroy(kern);
+	return ok;
+}
+
+static void dump(const rk_kernel *k, uint64_t seed, const char *dir)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/%llu.tile", dir, (unsigned long long)seed);
+	FILE *f = fopen(path, "w");
+	if (f) {
+		fputs(k->src, f);
+		fclose(f);
+	}
+	snprintf(path, sizeof path, "%s/list", dir);
+	f = fopen(path, "a");
+	if (f) {
+		fprintf(f, "%llu %s\n", (unsigned long long)seed, k->sig);
+		fclose(f);
+	}
+}
+
+int main(void)
+{
+	/* shared-memory races fail the launch (jit/rt_race.h), as in test_lang */
+	setenv("TILE_RACECHECK", "1", 0);
+	const char *env_n = getenv("TILE_RANDOM_KERNELS"), *env_seed = getenv("TILE_RANDOM_SEED");
+	const char *env_warps = getenv("TILE_RANDOM_WARPS"), *dump_dir = getenv("TILE_RANDOM_DUMP_DIR");
+	bool verbose = getenv("TILE_RANDOM_VERBOSE") && *getenv("TILE_RANDOM_VERBOSE");
+	size_t nfixed = sizeof fixed_seeds / sizeof *fixed_seeds;
+	size_t count = env_n && *env_n ? strtoull(env_n, NULL, 10) : nfixed;
+	bool fixed = !(env_seed && *env_seed);
+	uint64_t first = fixed ? 0 : strtoull(env_seed, NULL, 10);
+	if (fixed && count > nfixed)
+		count = nfixed;
+	int warps[8] = {1, 2, 4, 8}, nwarps = 4;
+	if (env_warps && *env_warps) {
+		nwarps = 0;
+		for (const char *p = env_warps; *p && nwarps < 8;) {
+			warps[nwarps++] = atoi(p);
+			p += strcspn(p, ",");
+			p += *p == ',';
+		}
+	}
+
+	static const char *const targets[] = {"cpu", "cuda-emu"};
+	tile_context *ctx[2] = {0};
+	for (int t = 0; t < 2; t++) {
+		tile_context_options o = {0};
+		o.target = targets[t];
+		o.disable_cache = 1;
+		o.num_threads = 1;
+		if (tile_context_create(&ctx[t], &o) != TILE_OK) {
+			fprintf(stderr, "test_random_kernels: no %s context\n", targets[t]);
+			return 1;
+		}
+	}
+	int failed = 0, runs = 0, nodes = 0;
+	for (size_t i = 0; i < count; i++) {
+		uint64_t seed = fixed ? fixed_seeds[i] : first + i;
+		rk_kernel k;
+		rk_generate(&k, seed);
+		nodes += k.nodes;
+		if (verbose)
+			fprintf(stderr, "seed %llu (%d ops)\n", (unsigned long long)seed, k.nodes);
+		if (dump_dir && *dump_dir)
+			dump(&k, seed, dump_dir);
+		bool ok = true;
+		for (int t = 0; t < 2 && ok; t++) {
+			tile_module *m = NULL;
+			if (tile_module_load_source(ctx[t], "random.py", k.src, strlen(k.src), &m) != TILE_OK) {
+				report(&k, seed, targets[t], 0, tile_errmsg(ctx[t]));
+				ok = false;
+				break;
+			}
+			/* the cpu target runs one num_warps per kernel, in turn */
+			for (int w = 0; w < nwarps && ok; w++) {
+				if (t == 0 && w != (int)(i % (size_t)nwarps))
+					continue;
+				ok = run_one(ctx[t], m, &k, warps[w], seed);
+				runs++;
+			}
+			tile_module_destroy(m);
+		}
+		failed += !ok;
+		rk_kernel_free(&k);
+	}
+	for (int t = 0; t < 2; t++)
+		tile_context_destroy(ctx[t]);
+	printf("test_random_kernels: %zu kernels (%d ops), %d runs, %d failed\n", count, nodes, runs, failed);
+	return failed ? 1 : 0;
+}
