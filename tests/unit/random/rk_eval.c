@@ -484,9 +484,10 @@ bool rk_cast(rk_val *out, const rk_val *a, rk_dtype t)
 }
 
 /* true where every order of summing vals[0], vals[stride], ... (n of them)
- * in fp32 gives the exact sum: all are multiples of some power of two q and
- * their magnitudes add to less than 2^24 q */
-static bool exact_sum(const double *vals, size_t n, size_t stride)
+ * in t gives the exact sum: all are multiples of some power of two q (no
+ * finer than t's smallest subnormal) and their magnitudes add to less than
+ * 2^(mantissa bits + 1) q, so every partial sum is a value of t */
+static bool exact_sum(rk_dtype t, const double *vals, size_t n, size_t stride)
 {
 	double total = 0;
 	int qe = INT32_MAX;
@@ -507,7 +508,13 @@ static bool exact_sum(const double *vals, size_t n, size_t stride)
 		if (e < qe)
 			qe = e;
 	}
-	return total == 0 || (qe > -140 && total < ldexp(1.0, 24 + qe));
+	return total == 0 || (qe >= min_exp(t) - mant_bits(t) && total < ldexp(1.0, mant_bits(t) + 1 + qe));
+}
+
+/* a bound on the rounding of a sum of n terms of magnitudes adding to asum, in t */
+static double sum_error(rk_dtype t, double asum, size_t n)
+{
+	return ldexp(asum * (double)n, -mant_bits(t));
 }
 
 /* the line of `a` along axis through the element at flat index base (with
@@ -520,12 +527,15 @@ static size_t axis_stride(const rk_shape *s, int axis)
 	return st;
 }
 
-static rk_dtype widened(int kind, rk_dtype t)
+/* Triton's result dtype: sum keeps floats (fp16 sums in fp16) and widens
+ * narrow integers to int32; max/min widen narrow floats to fp32 and narrow
+ * integers to int32; argmax/argmin give int32 */
+static rk_dtype reduced(int kind, rk_dtype t)
 {
 	if (kind == 'A' || kind == 'a')
 		return RK_I32;
 	if (rk_is_float(t))
-		return RK_F32;
+		return kind == 's' ? t : RK_F32;
 	return RK_I32;
 }
 
@@ -542,7 +552,7 @@ bool rk_reduce(rk_val *out, int kind, const rk_val *a, int axis, bool keep_dims)
 		s.rank--;
 	}
 	rk_val o;
-	if (!rk_alloc(&o, &s, widened(kind, a->t)))
+	if (!rk_alloc(&o, &s, reduced(kind, a->t)))
 		return false;
 	size_t R = (size_t)a->s.d[axis], st = axis_stride(&a->s, axis), n = rk_numel(&s);
 	double *line = malloc(R * sizeof(double));
@@ -568,10 +578,10 @@ bool rk_reduce(rk_val *out, int kind, const rk_val *a, int axis, bool keep_dims)
 			if (!rk_is_float(a->t)) {
 				o.v[i] = rk_round(RK_I32, sum);
 			} else {
-				o.v[i] = rk_round(RK_F32, sum);
-				o.e[i] = esum == 0 && exact_sum(line, R, 1)
+				o.v[i] = rk_round(o.t, sum);
+				o.e[i] = esum == 0 && exact_sum(o.t, line, R, 1)
 						 ? 0
-						 : esum + ldexp(asum * (double)R, -23) + rk_ulp(RK_F32, o.v[i]);
+						 : esum + sum_error(o.t, asum, R) + rk_ulp(o.t, o.v[i]);
 			}
 			break;
 		case 'M':
@@ -607,8 +617,9 @@ bool rk_cumsum(rk_val *out, const rk_val *a, int axis, bool reverse)
 {
 	if (axis < 0 || axis >= a->s.rank || a->t == RK_U8)
 		return false;
+	/* Triton's cumsum: bf16 in fp32, fp16 in fp16, narrow integers in int32 */
 	rk_val o;
-	if (!rk_alloc(&o, &a->s, widened('s', a->t)))
+	if (!rk_alloc(&o, &a->s, a->t == RK_BF16 ? RK_F32 : reduced('s', a->t)))
 		return false;
 	size_t R = (size_t)a->s.d[axis], st = axis_stride(&a->s, axis), n = rk_numel(&a->s) / R;
 	bool fl = rk_is_float(a->t);
@@ -624,10 +635,10 @@ bool rk_cumsum(rk_val *out, const rk_val *a, int axis, bool reverse)
 				o.v[at] = rk_round(RK_I32, sum);
 				continue;
 			}
-			o.v[at] = rk_round(RK_F32, sum);
+			o.v[at] = rk_round(o.t, sum);
 			/* exact when the whole line sums exactly (every prefix does too) */
-			bool exact = esum == 0 && exact_sum(a->v + base, R, st);
-			o.e[at] = exact ? 0 : esum + ldexp(asum * (double)R, -23) + rk_ulp(RK_F32, o.v[at]);
+			bool exact = esum == 0 && exact_sum(o.t, a->v + base, R, st);
+			o.e[at] = exact ? 0 : esum + sum_error(o.t, asum, R) + rk_ulp(o.t, o.v[at]);
 		}
 	}
 	*out = o;
@@ -757,9 +768,9 @@ bool rk_dot(rk_val *out, const rk_val *a, const rk_val *b, const rk_val *acc)
 			double r = rk_round(RK_F32, sum);
 			o.v[i * N + j] = r;
 			/* products exact in fp32 (fma for fp32 inputs), summed in some order */
-			o.e[i * N + j] = ep == 0 && exact_sum(prod, (size_t)np, 1)
+			o.e[i * N + j] = ep == 0 && exact_sum(RK_F32, prod, (size_t)np, 1)
 						 ? 0
-						 : ep + ldexp(asum * (double)np, -23) + rk_ulp(RK_F32, r);
+						 : ep + sum_error(RK_F32, asum, (size_t)np) + rk_ulp(RK_F32, r);
 		}
 	free(prod);
 	*out = o;

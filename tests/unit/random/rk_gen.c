@@ -187,9 +187,37 @@ static node *literal(gen *g, rk_dtype t, bool nonzero)
 	return new_node(g, &v, name);
 }
 
-/* a scalar kernel argument of t (fp32 or int32), or a literal */
+static node *gen_node(gen *g, const rk_shape *s, rk_dtype t, int depth);
+static node *emit(gen *g, rk_val *v, const char *expr);
+
+/* a whole tile reduced to a scalar (tl.sum(x) and the like, axis=None) */
+static node *full_reduce(gen *g, rk_dtype t)
+{
+	static const char *const fn[] = {"sum", "max", "min"};
+	rk_shape s = random_shape(g, 1 + below(g, 2));
+	int which = below(g, 3);
+	node *a = gen_node(g, &s, t, 2);
+	rk_shape flat = {1, {(int)rk_numel(&s)}};
+	rk_val f, v;
+	if (!rk_reshape(&f, &a->v, &flat))
+		return NULL;
+	bool ok = rk_reduce(&v, "sMm"[which], &f, 0, false);
+	rk_free(&f);
+	if (!ok)
+		return NULL;
+	char expr[96];
+	snprintf(expr, sizeof expr, chance(g, 50) ? "tl.%s(%s)" : "tl.%s(%s, axis=None)", fn[which], a->name);
+	return emit(g, &v, expr);
+}
+
+/* a scalar kernel argument of t (fp32 or int32), a reduced tile, or a literal */
 static node *scalar(gen *g, rk_dtype t, bool nonzero)
 {
+	if ((t == RK_F32 || t == RK_I32) && chance(g, 20)) {
+		node *n = full_reduce(g, t);
+		if (n)
+			return n;
+	}
 	if ((t != RK_F32 && t != RK_I32) || chance(g, 50))
 		return literal(g, t, nonzero);
 	rk_param *p = add_param(g, t == RK_F32 ? RK_P_F32 : RK_P_I32, t);
@@ -359,8 +387,6 @@ static node *leaf(gen *g, const rk_shape *s, rk_dtype t)
 }
 
 /* ---- interior nodes ------------------------------------------------------------ */
-
-static node *gen_node(gen *g, const rk_shape *s, rk_dtype t, int depth);
 
 /* commits an op's result under a new variable defined by `expr` */
 static node *emit(gen *g, rk_val *v, const char *expr)
@@ -587,10 +613,11 @@ static node *op_reduce(gen *g, const rk_shape *s, rk_dtype t, int depth)
 	static const char *const fn[] = {"sum", "max", "min", "argmax", "argmin"};
 	int kind, which;
 	rk_dtype from;
-	if (t == RK_F32) {
-		which = below(g, 3);
+	if (rk_is_float(t)) {
+		/* sum keeps the dtype; max/min of fp16/bf16 are fp32 */
 		static const rk_dtype fl[] = {RK_F32, RK_F32, RK_F16, RK_BF16};
-		from = fl[below(g, 4)];
+		which = t == RK_F32 ? below(g, 3) : 0;
+		from = which ? fl[below(g, 4)] : t;
 	} else if (t == RK_I32) {
 		which = below(g, 5);
 		if (which >= 3)
@@ -636,7 +663,9 @@ static node *op_cumsum(gen *g, const rk_shape *s, rk_dtype t, int depth)
 {
 	rk_dtype from;
 	if (t == RK_F32)
-		from = chance(g, 60) ? RK_F32 : chance(g, 50) ? RK_F16 : RK_BF16;
+		from = chance(g, 70) ? RK_F32 : RK_BF16; /* cumsum of bf16 is fp32 */
+	else if (t == RK_F16)
+		from = RK_F16;
 	else if (t == RK_I32)
 		from = chance(g, 70) ? RK_I32 : RK_I8;
 	else
