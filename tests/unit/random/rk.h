@@ -51,7 +51,8 @@ double rk_get(rk_dtype t, const void *base, size_t i);
 bool rk_alloc(rk_val *out, const rk_shape *s, rk_dtype t);
 void rk_free(rk_val *v);
 bool rk_broadcast_shape(const rk_shape *a, const rk_shape *b, rk_shape *out);
-/* op: '+', '-', '*', '/', 'f' (//), '%', '&', '|', '^', 'M' (maximum),
+/* op: '+', '-', '*', '/', 'f' (//), '%', '&', '|', '^', '<' (<<), '>' (>>:
+ * arithmetic for signed, logical for unsigned), 'M' (maximum),
  * 'm' (minimum); a and b broadcast; floats of different widths meet in fp32,
  * and so do narrow floats under '/' (Triton's computation_type_impl) */
 bool rk_binary(rk_val *out, int op, const rk_val *a, const rk_val *b);

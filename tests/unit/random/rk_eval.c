@@ -337,6 +337,15 @@ bool rk_binary(rk_val *out, int op, const rk_val *a, const rk_val *b)
 					goto refuse;
 				r = (double)(op == 'f' ? p / q : p % q);
 				break;
+			case '<':
+			case '>': {
+				/* shifts past the width are undefined (LLVM poison): refused */
+				int bits = t == RK_I32 ? 32 : 8;
+				if (q < 0 || q >= bits)
+					goto refuse;
+				r = op == '<' ? (double)(int32_t)(uint32_t)((uint64_t)p << q) : (double)(p >> q);
+				break;
+			}
 			case '&':
 				r = (double)(p & q);
 				break;

@@ -445,6 +445,10 @@ static const char *op_text(int op)
 		return "&";
 	case '|':
 		return "|";
+	case '<':
+		return "<<";
+	case '>':
+		return ">>";
 	default:
 		return "^";
 	}
@@ -452,7 +456,7 @@ static const char *op_text(int op)
 
 static node *op_binary(gen *g, const rk_shape *s, rk_dtype t, int depth)
 {
-	const char *ops = rk_is_float(t) ? "++--**//Mm" : "++--**ff%%&|^Mm";
+	const char *ops = rk_is_float(t) ? "++--**//Mm" : "++--**ff%%&|^Mm<>";
 	int op = ops[below(g, (int)strlen(ops))];
 	rk_dtype ta = t, tb = t;
 	if (op == '/') {
@@ -467,10 +471,23 @@ static node *op_binary(gen *g, const rk_shape *s, rk_dtype t, int depth)
 		rk_dtype narrow = chance(g, 50) ? RK_F16 : RK_BF16;
 		*(chance(g, 50) ? &ta : &tb) = narrow;
 	}
-	bool div = op == '/' || op == 'f' || op == '%';
+	bool div = op == '/' || op == 'f' || op == '%', shift = op == '<' || op == '>';
 	node *a = gen_node(g, s, ta, depth - 1);
-	node *b = ta == tb ? operand(g, s, tb, depth - 1, div) : gen_node(g, s, tb, depth - 1);
-	if (!div && chance(g, 30)) {
+	node *b;
+	if (shift && chance(g, 70)) {
+		/* a shift amount within the width */
+		char lit[16];
+		int amount = below(g, t == RK_I32 ? 32 : 8);
+		snprintf(lit, sizeof lit, "%d", amount);
+		rk_val v;
+		rk_shape s0 = {0, {0}};
+		rk_alloc(&v, &s0, t);
+		v.v[0] = amount;
+		b = new_node(g, &v, lit);
+	} else {
+		b = ta == tb ? operand(g, s, tb, depth - 1, div) : gen_node(g, s, tb, depth - 1);
+	}
+	if (!div && !shift && chance(g, 30)) {
 		node *tmp = a;
 		a = b, b = tmp;
 	}
@@ -848,6 +865,36 @@ static node *op_dot(gen *g, const rk_shape *s, rk_dtype t, int depth)
 	return emit(g, &v, expr);
 }
 
+/* x - reduce(x) broadcast back along the reduced axis (softmax's shape: a
+ * tile meets its own reduction in the reduction's layout) */
+static node *op_rowwise(gen *g, const rk_shape *s, rk_dtype t, int depth)
+{
+	static const char *const fn[] = {"sum", "max", "min"};
+	if ((t != RK_F32 && t != RK_I32) || s->rank < 1)
+		return NULL;
+	int which = below(g, 3), axis = below(g, s->rank);
+	rk_dtype from = t;
+	if (t == RK_F32 && which && chance(g, 40))
+		from = chance(g, 50) ? RK_F16 : RK_BF16; /* max/min of narrow floats are fp32 */
+	node *a = gen_node(g, s, from, depth - 1);
+	rk_val r, v;
+	if (!rk_reduce(&r, "sMm"[which], &a->v, axis, true))
+		return NULL;
+	char rexpr[96], expr[160];
+	if (s->rank == 2 && chance(g, 50))
+		snprintf(rexpr, sizeof rexpr, "tl.%s(%s, axis=%d)%s", fn[which], a->name, axis,
+			 axis ? "[:, None]" : "[None, :]");
+	else
+		snprintf(rexpr, sizeof rexpr, "tl.%s(%s, axis=%d, keep_dims=True)", fn[which], a->name, axis);
+	int op = chance(g, 70) ? '-' : '+';
+	bool ok = rk_binary(&v, op, &a->v, &r);
+	rk_free(&r);
+	if (!ok)
+		return NULL;
+	snprintf(expr, sizeof expr, "%s %c %s", a->name, op, rexpr);
+	return emit(g, &v, expr);
+}
+
 typedef node *(*op_fn)(gen *, const rk_shape *, rk_dtype, int);
 
 static node *gen_node(gen *g, const rk_shape *s, rk_dtype t, int depth)
@@ -857,7 +904,8 @@ static node *gen_node(gen *g, const rk_shape *s, rk_dtype t, int depth)
 		int weight;
 	} ops[] = {{op_binary, 30}, {op_unary, 6},  {op_where, 10}, {op_cast, 8},
 		   {op_reduce, 12}, {op_cumsum, 4}, {op_permute, 6}, {op_reshape, 5},
-		   {op_expand, 6},  {op_broadcast, 4}, {op_join, 4}, {op_split, 4}, {op_dot, 8}};
+		   {op_expand, 6},  {op_broadcast, 4}, {op_join, 4}, {op_split, 4}, {op_dot, 8},
+		   {op_rowwise, 6}};
 	enum { NOPS = sizeof ops / sizeof *ops };
 	/* sometimes a tile made before, used twice */
 	if (chance(g, 8))
