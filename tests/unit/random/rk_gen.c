@@ -895,6 +895,165 @@ static node *op_rowwise(gen *g, const rk_shape *s, rk_dtype t, int depth)
 	return emit(g, &v, expr);
 }
 
+enum { MAX_ITERS = 4 };
+
+/* An operand of a loop body: a tile made before the loop (the same in every
+ * iteration) or, owned, a load of the iteration's chunk of a buffer (its
+ * line goes in the body); vals[i] is its value in iteration i. */
+typedef struct {
+	char name[32];
+	bool owned;
+	rk_val vals[MAX_ITERS];
+} loop_operand;
+
+static bool loop_operand_make(gen *g, const rk_shape *s, rk_dtype t, int depth, int iters, const char *ivar,
+			      sbuf *body, loop_operand *o)
+{
+	memset(o, 0, sizeof *o);
+	if (chance(g, 50)) {
+		node *n = gen_node(g, s, t, depth - 1);
+		snprintf(o->name, sizeof o->name, "%s", n->name);
+		for (int i = 0; i < iters; i++)
+			o->vals[i] = n->v;
+		return true;
+	}
+	rk_param *p = add_param(g, RK_P_PTR, t);
+	if (!p)
+		return false;
+	char off[256] = "", base[32];
+	var(g, base);
+	int r = s->rank;
+	long stride = 1;
+	for (int k = r - 1; k >= 0; k--) {
+		sb_printf(&g->body, "    %s_%d = tl.arange(0, %d)\n", base, k, s->d[k]);
+		char term[128];
+		if (stride == 1)
+			snprintf(term, sizeof term, "%s_%d%s", base, k, place(r, k));
+		else
+			snprintf(term, sizeof term, "%s_%d%s * %ld", base, k, place(r, k), stride);
+		size_t ol = strlen(off);
+		snprintf(off + ol, sizeof off - ol, "%s%s", ol ? " + " : "", term);
+		stride *= s->d[k];
+	}
+	int bound = s->d[0];
+	rk_param *np = chance(g, 40) ? add_param(g, RK_P_I32, RK_I32) : NULL;
+	node *other = np ? literal(g, t, false) : NULL;
+	if (np)
+		np->i = bound = 1 + below(g, s->d[0]);
+	size_t n = rk_numel(s);
+	p->count = n * (size_t)(iters ? iters : 1);
+	p->data = calloc(p->count, rk_size(t));
+	bool exact = chance(g, 60);
+	for (size_t i = 0; i < p->count; i++)
+		rk_put(t, p->data, i, random_value(g, t, exact));
+	size_t row = n / (size_t)s->d[0];
+	for (int it = 0; it < iters; it++) {
+		rk_alloc(&o->vals[it], s, t);
+		for (size_t j = 0; j < n; j++)
+			o->vals[it].v[j] = (int)(j / row) < bound ? rk_get(t, p->data, (size_t)it * n + j) : other->v.v[0];
+	}
+	o->owned = true;
+	var(g, o->name);
+	if (np)
+		sb_printf(body, "        %s = tl.load(%s + %s * %zu + (%s), mask=%s_0%s < %s, other=%s)\n", o->name, p->name,
+			  ivar, n, off, base, place(r, 0), np->name, other->name);
+	else
+		sb_printf(body, "        %s = tl.load(%s + %s * %zu + (%s))\n", o->name, p->name, ivar, n, off);
+	return true;
+}
+
+static void loop_operand_free(loop_operand *o)
+{
+	if (o->owned)
+		for (int i = 0; i < MAX_ITERS; i++)
+			rk_free(&o->vals[i]);
+}
+
+/* acc carried through a loop: acc = acc + x, maximum(acc, x), acc + x + i, or
+ * tl.dot(a, b, acc), with x loaded per iteration or made before the loop */
+static node *op_loop(gen *g, const rk_shape *s, rk_dtype t, int depth)
+{
+	int iters = below(g, MAX_ITERS + 1);
+	char acc[32], ivar[32], range[64];
+	var(g, acc);
+	var(g, ivar);
+	rk_param *np = chance(g, 60) ? add_param(g, RK_P_I32, RK_I32) : NULL;
+	if (np) {
+		np->i = iters;
+		snprintf(range, sizeof range, chance(g, 30) ? "tl.range(0, %s)" : "range(0, %s)", np->name);
+	} else {
+		snprintf(range, sizeof range, "range(%d)", iters);
+	}
+	bool dot = t == RK_F32 && s->rank == 2 && s->d[0] >= 16 && s->d[1] >= 16 && chance(g, 40);
+	int kind = dot ? 'd' : "+M+i"[below(g, 4)];
+	if (kind == 'i' && t != RK_I32 && t != RK_F32)
+		kind = '+';
+	node *init = chance(g, 40) ? NULL : gen_node(g, s, t, depth - 1);
+	sbuf body = {0};
+	loop_operand a, b;
+	memset(&b, 0, sizeof b);
+	int K = 16 << below(g, 2);
+	rk_dtype it = chance(g, 70) ? RK_F16 : RK_F32;
+	rk_shape as = {2, {s->d[0], K}}, bs = {2, {K, s->d[1]}};
+	bool ok = dot ? loop_operand_make(g, &as, it, depth, iters, ivar, &body, &a) &&
+				loop_operand_make(g, &bs, it, depth, iters, ivar, &body, &b)
+		      : loop_operand_make(g, s, t, depth, iters, ivar, &body, &a);
+	rk_val cur;
+	rk_alloc(&cur, s, t);
+	if (init) {
+		memcpy(cur.v, init->v.v, rk_numel(s) * sizeof(double));
+		memcpy(cur.e, init->v.e, rk_numel(s) * sizeof(double));
+	}
+	for (int i = 0; ok && i < iters; i++) {
+		rk_val next;
+		if (kind == 'd') {
+			ok = rk_dot(&next, &a.vals[i], &b.vals[i], &cur);
+		} else if (kind == 'i') {
+			rk_val x, iv;
+			rk_shape s0 = {0, {0}};
+			rk_alloc(&iv, &s0, t);
+			iv.v[0] = i;
+			ok = rk_binary(&x, '+', &cur, &a.vals[i]);
+			if (ok) {
+				ok = rk_binary(&next, '+', &x, &iv);
+				rk_free(&x);
+			}
+			rk_free(&iv);
+		} else {
+			ok = rk_binary(&next, kind, &cur, &a.vals[i]);
+		}
+		if (ok) {
+			rk_free(&cur);
+			cur = next;
+		}
+	}
+	if (ok) {
+		char sh[64];
+		shape_text(s, sh, sizeof sh);
+		if (init)
+			sb_printf(&g->body, "    %s = %s\n", acc, init->name);
+		else
+			sb_printf(&g->body, "    %s = tl.zeros(%s, %s)\n", acc, sh, rk_tl_name(t));
+		sb_printf(&g->body, "    for %s in %s:\n%s", ivar, range, body.p ? body.p : "");
+		if (kind == 'd')
+			sb_printf(&g->body, "        %s = tl.dot(%s, %s, %s%s)\n", acc, a.name, b.name, acc,
+				  it == RK_F32 ? ", input_precision=\"ieee\"" : "");
+		else if (kind == 'M')
+			sb_printf(&g->body, "        %s = tl.maximum(%s, %s)\n", acc, acc, a.name);
+		else
+			sb_printf(&g->body, "        %s = %s + %s%s%s\n", acc, acc, a.name, kind == 'i' ? " + " : "",
+				  kind == 'i' ? ivar : "");
+	}
+	free(body.p);
+	loop_operand_free(&a);
+	loop_operand_free(&b);
+	if (!ok) {
+		rk_free(&cur);
+		return NULL;
+	}
+	return new_node(g, &cur, acc);
+}
+
 typedef node *(*op_fn)(gen *, const rk_shape *, rk_dtype, int);
 
 static node *gen_node(gen *g, const rk_shape *s, rk_dtype t, int depth)
@@ -905,7 +1064,7 @@ static node *gen_node(gen *g, const rk_shape *s, rk_dtype t, int depth)
 	} ops[] = {{op_binary, 30}, {op_unary, 6},  {op_where, 10}, {op_cast, 8},
 		   {op_reduce, 12}, {op_cumsum, 4}, {op_permute, 6}, {op_reshape, 5},
 		   {op_expand, 6},  {op_broadcast, 4}, {op_join, 4}, {op_split, 4}, {op_dot, 8},
-		   {op_rowwise, 6}};
+		   {op_rowwise, 6}, {op_loop, 8}};
 	enum { NOPS = sizeof ops / sizeof *ops };
 	/* sometimes a tile made before, used twice */
 	if (chance(g, 8))
