@@ -169,9 +169,10 @@ static bool run_one(tile_context *ctx, tile_module *m, const rk_kernel *k, int n
 	const unsigned char *ob = bufs[k->out_param];
 	size_t n = out->count, es = rk_size(out->t);
 	for (size_t i = 0; ok && i < n; i++) {
+		size_t at = k->out_at[i];
 		if (!k->stored[i]) {
 			for (size_t b = 0; b < es; b++)
-				if (ob[i * es + b] != SENTINEL) {
+				if (ob[at * es + b] != SENTINEL) {
 					snprintf(what, sizeof what, "element %zu is masked off but was written", i);
 					report(k, seed, target, nw, what);
 					ok = false;
@@ -179,7 +180,7 @@ static bool run_one(tile_context *ctx, tile_module *m, const rk_kernel *k, int n
 				}
 			continue;
 		}
-		double got = rk_get(out->t, ob, i), want = k->want.v[i], e = k->want.e[i];
+		double got = rk_get(out->t, ob, at), want = k->want.v[i], e = k->want.e[i];
 		bool good = e == 0 ? got == want : fabs(got - want) <= 2 * e;
 		if (!good) {
 			snprintf(what, sizeof what, "element %zu: got %.9g, want %.9g (tolerance %.3g)", i, got, want,

@@ -96,6 +96,7 @@ typedef struct {
 	int out_param;    /* the output pointer's index in params */
 	rk_val want;      /* the stored value's reference */
 	bool *stored;     /* want's elements the store writes (its mask) */
+	size_t *out_at;   /* where each of want's elements lies in the output */
 	int nodes;        /* ops in the tree */
 } rk_kernel;
 

@@ -1130,16 +1130,26 @@ void rk_generate(rk_kernel *k, uint64_t seed)
 	out->data = malloc(n * rk_size(t));
 	char off[256] = "", mask[256] = "";
 	int bound[RK_MAX_RANK];
-	long stride[RK_MAX_RANK];
-	stride[s.rank - 1] = 1;
-	for (int d = s.rank - 2; d >= 0; d--)
-		stride[d] = stride[d + 1] * s.d[d + 1];
+	/* dense, its dims sometimes in another order (a transposed store) */
+	int order[RK_MAX_RANK] = {0, 1, 2};
+	if (s.rank > 1 && chance(&g, 25))
+		for (int d = s.rank - 1; d > 0; d--) {
+			int j = below(&g, d + 1), tmp = order[d];
+			order[d] = order[j], order[j] = tmp;
+		}
+	long stride[RK_MAX_RANK], st = 1;
+	for (int d = s.rank - 1; d >= 0; d--) {
+		stride[order[d]] = st;
+		st *= s.d[order[d]];
+	}
 	for (int d = 0; d < s.rank; d++) {
 		sb_printf(&g.body, "    so%d = tl.arange(0, %d)\n", d, s.d[d]);
 		bound[d] = s.d[d];
 		size_t ol = strlen(off);
-		snprintf(off + ol, sizeof off - ol, stride[d] == 1 ? "%sso%d%s" : "%sso%d%s * %ld", d ? " + " : "", d,
-			 place(s.rank, d), stride[d]);
+		if (stride[d] == 1)
+			snprintf(off + ol, sizeof off - ol, "%sso%d%s", d ? " + " : "", d, place(s.rank, d));
+		else
+			snprintf(off + ol, sizeof off - ol, "%sso%d%s * %ld", d ? " + " : "", d, place(s.rank, d), stride[d]);
 		if (chance(&g, 50)) {
 			rk_param *np = add_param(&g, RK_P_I32, RK_I32);
 			if (np) {
@@ -1155,12 +1165,18 @@ void rk_generate(rk_kernel *k, uint64_t seed)
 	else
 		sb_printf(&g.body, "    tl.store(out + (%s), %s)\n", off, root->name);
 	k->stored = calloc(n, sizeof(bool));
+	k->out_at = calloc(n, sizeof(size_t));
 	for (size_t i = 0; i < n; i++) {
-		size_t f = i;
+		size_t f = i, at = 0;
 		bool in = true;
-		for (int d = s.rank - 1; d >= 0; d--)
-			in &= (int)(f % (size_t)s.d[d]) < bound[d], f /= (size_t)s.d[d];
+		for (int d = s.rank - 1; d >= 0; d--) {
+			int idx = (int)(f % (size_t)s.d[d]);
+			in &= idx < bound[d];
+			at += (size_t)idx * (size_t)stride[d];
+			f /= (size_t)s.d[d];
+		}
 		k->stored[i] = in;
+		k->out_at[i] = at;
 	}
 	rk_alloc(&k->want, &s, t);
 	memcpy(k->want.v, root->v.v, n * sizeof(double));
@@ -1192,5 +1208,6 @@ void rk_kernel_free(rk_kernel *k)
 		free(k->params[i].data);
 	free(k->src);
 	free(k->stored);
+	free(k->out_at);
 	rk_free(&k->want);
 }
