@@ -147,7 +147,7 @@ static rk_shape random_shape(gen *g, int rank)
 {
 	rk_shape s = {rank, {0}};
 	for (int k = 0; k < rank; k++)
-		s.d[k] = chance(g, 20) ? 1 << below(g, 2) : 1 << below(g, 8);
+		s.d[k] = chance(g, 20) ? 1 << below(g, 2) : 1 << below(g, 9);
 	while (rk_numel(&s) > RK_MAX_NUMEL) {
 		int big = 0;
 		for (int k = 1; k < rank; k++)
@@ -661,7 +661,7 @@ static node *op_reduce(gen *g, const rk_shape *s, rk_dtype t, int depth)
 		cs.rank++;
 	}
 	int room = log2i((int)(RK_MAX_NUMEL / rk_numel(s)));
-	cs.d[axis] = 1 << below(g, (room < 7 ? room : 7) + 1);
+	cs.d[axis] = 1 << below(g, (room < 8 ? room : 8) + 1);
 	node *a = gen_node(g, &cs, from, depth - 1);
 	rk_val v;
 	if (!rk_reduce(&v, kind, &a->v, axis, keep))
@@ -737,8 +737,8 @@ static node *op_reshape(gen *g, const rk_shape *s, rk_dtype t, int depth)
 	rk_shape cs = {1 + below(g, 3), {0}};
 	int left = total;
 	for (int k = 0; k < cs.rank; k++) {
-		int e = k == cs.rank - 1 ? left : below(g, (left < 7 ? left : 7) + 1);
-		if (e > 7)
+		int e = k == cs.rank - 1 ? left : below(g, (left < 8 ? left : 8) + 1);
+		if (e > 8)
 			return NULL;
 		cs.d[k] = 1 << e;
 		left -= e;
