@@ -147,7 +147,7 @@ static rk_shape random_shape(gen *g, int rank)
 {
 	rk_shape s = {rank, {0}};
 	for (int k = 0; k < rank; k++)
-		s.d[k] = chance(g, 20) ? 1 << below(g, 2) : 1 << below(g, 9);
+		s.d[k] = chance(g, 20) ? 1 << below(g, 2) : 1 << below(g, rank == 1 ? 13 : 9);
 	while (rk_numel(&s) > RK_MAX_NUMEL) {
 		int big = 0;
 		for (int k = 1; k < rank; k++)
