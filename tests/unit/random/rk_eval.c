@@ -752,10 +752,14 @@ bool rk_dot(rk_val *out, const rk_val *a, const rk_val *b, const rk_val *acc)
 		return false;
 	int M = a->s.d[0], K = a->s.d[1], N = b->s.d[1];
 	rk_shape s = {2, {M, N}};
-	if (acc && (acc->s.rank != 2 || acc->s.d[0] != M || acc->s.d[1] != N || acc->t != RK_F32))
+	/* int8 inputs sum exactly in int32 (wrapping); floats in fp32 */
+	rk_dtype ot = a->t == RK_I8 ? RK_I32 : RK_F32;
+	if (acc && (acc->s.rank != 2 || acc->s.d[0] != M || acc->s.d[1] != N || acc->t != ot))
+		return false;
+	if (!rk_is_float(a->t) && a->t != RK_I8)
 		return false;
 	rk_val o;
-	if (!rk_alloc(&o, &s, RK_F32))
+	if (!rk_alloc(&o, &s, ot))
 		return false;
 	double *prod = malloc(((size_t)K + 1) * sizeof(double));
 	for (int i = 0; i < M; i++)
@@ -774,6 +778,10 @@ bool rk_dot(rk_val *out, const rk_val *a, const rk_val *b, const rk_val *acc)
 			}
 			for (int k = 0; k < np; k++)
 				sum += prod[k], asum += fabs(prod[k]);
+			if (ot == RK_I32) {
+				o.v[i * N + j] = rk_round(RK_I32, sum);
+				continue;
+			}
 			double r = rk_round(RK_F32, sum);
 			o.v[i * N + j] = r;
 			/* products exact in fp32 (fma for fp32 inputs), summed in some order */

@@ -840,18 +840,19 @@ static node *op_split(gen *g, const rk_shape *s, rk_dtype t, int depth)
 
 static node *op_dot(gen *g, const rk_shape *s, rk_dtype t, int depth)
 {
-	if (t != RK_F32 || s->rank != 2 || s->d[0] < 16 || s->d[1] < 16)
+	if ((t != RK_F32 && t != RK_I32) || s->rank != 2 || s->d[0] < 16 || s->d[1] < 16)
 		return NULL;
-	int M = s->d[0], N = s->d[1], K = 16 << below(g, 3);
-	while (K > 16 && (M * K > RK_MAX_NUMEL || K * N > RK_MAX_NUMEL))
+	/* int8 x int8 -> int32 needs K >= 32 */
+	int kmin = t == RK_I32 ? 32 : 16, M = s->d[0], N = s->d[1], K = kmin << below(g, t == RK_I32 ? 2 : 3);
+	while (K > kmin && (M * K > RK_MAX_NUMEL || K * N > RK_MAX_NUMEL))
 		K /= 2;
 	if (M * K > RK_MAX_NUMEL || K * N > RK_MAX_NUMEL)
 		return NULL;
 	static const rk_dtype in[] = {RK_F16, RK_F16, RK_BF16, RK_F32};
-	rk_dtype it = in[below(g, 4)];
+	rk_dtype it = t == RK_I32 ? RK_I8 : in[below(g, 4)];
 	rk_shape as = {2, {M, K}}, bs = {2, {K, N}};
 	node *a = gen_node(g, &as, it, depth - 1), *b = gen_node(g, &bs, it, depth - 1);
-	node *acc = chance(g, 30) ? gen_node(g, s, RK_F32, depth - 1) : NULL;
+	node *acc = chance(g, 30) ? gen_node(g, s, t, depth - 1) : NULL;
 	rk_val v;
 	if (!rk_dot(&v, &a->v, &b->v, acc ? &acc->v : NULL))
 		return NULL;
@@ -1078,7 +1079,7 @@ static node *gen_node(gen *g, const rk_shape *s, rk_dtype t, int depth)
 		return leaf(g, s, t);
 	g->budget--;
 	/* a dot fits few shapes: try it first where it does */
-	if (t == RK_F32 && s->rank == 2 && s->d[0] >= 16 && s->d[1] >= 16 && chance(g, 30)) {
+	if ((t == RK_F32 || t == RK_I32) && s->rank == 2 && s->d[0] >= 16 && s->d[1] >= 16 && chance(g, 30)) {
 		node *n = op_dot(g, s, t, depth);
 		if (n) {
 			g->k->nodes++;
@@ -1116,7 +1117,7 @@ void rk_generate(rk_kernel *k, uint64_t seed)
 	if (chance(&g, 15)) {
 		/* a matmul-shaped root, where dots go */
 		s = (rk_shape){2, {16 << below(&g, 3), 16 << below(&g, 3)}};
-		t = RK_F32;
+		t = chance(&g, 80) ? RK_F32 : RK_I32;
 	}
 	g.root = true;
 	node *root = gen_node(&g, &s, t, 4 + below(&g, 4));
