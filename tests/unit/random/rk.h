@@ -71,6 +71,9 @@ bool rk_expand_dims(rk_val *out, const rk_val *a, int axis);
 bool rk_broadcast_to(rk_val *out, const rk_val *a, const rk_shape *s);
 bool rk_join(rk_val *out, const rk_val *a, const rk_val *b);
 bool rk_split(rk_val *out, const rk_val *a, int which);
+/* along the last dim */
+bool rk_flip(rk_val *out, const rk_val *a);
+bool rk_sort(rk_val *out, const rk_val *a, bool descending);
 /* a [M,K] @ b [K,N] summed in fp32 (acc NULL or [M,N] fp32), or for int8
  * inputs in int32 */
 bool rk_dot(rk_val *out, const rk_val *a, const rk_val *b, const rk_val *acc);

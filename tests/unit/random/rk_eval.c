@@ -793,3 +793,47 @@ bool rk_dot(rk_val *out, const rk_val *a, const rk_val *b, const rk_val *acc)
 	*out = o;
 	return finish(out);
 }
+
+/* flip and sort move values along the last dim; a sorted value's bound is
+ * its row's largest (sorting is 1-Lipschitz in the max norm) */
+bool rk_flip(rk_val *out, const rk_val *a)
+{
+	if (a->s.rank < 1 || !rk_alloc(out, &a->s, a->t))
+		return false;
+	size_t L = (size_t)a->s.d[a->s.rank - 1], n = rk_numel(&a->s);
+	for (size_t i = 0; i < n; i++) {
+		size_t j = i - i % L + (L - 1 - i % L);
+		out->v[i] = a->v[j];
+		out->e[i] = a->e[j];
+	}
+	return true;
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return a < b ? -1 : a > b;
+}
+
+bool rk_sort(rk_val *out, const rk_val *a, bool descending)
+{
+	if (a->s.rank < 1 || !rk_alloc(out, &a->s, a->t))
+		return false;
+	size_t L = (size_t)a->s.d[a->s.rank - 1], n = rk_numel(&a->s);
+	for (size_t r = 0; r < n; r += L) {
+		double emax = 0;
+		memcpy(out->v + r, a->v + r, L * sizeof(double));
+		qsort(out->v + r, L, sizeof(double), cmp_double);
+		for (size_t i = 0; i < L; i++)
+			emax = a->e[r + i] > emax ? a->e[r + i] : emax;
+		for (size_t i = 0; i < L; i++)
+			out->e[r + i] = emax;
+		if (descending)
+			for (size_t i = 0; i < L / 2; i++) {
+				double tmp = out->v[r + i];
+				out->v[r + i] = out->v[r + L - 1 - i];
+				out->v[r + L - 1 - i] = tmp;
+			}
+	}
+	return true;
+}

@@ -896,6 +896,27 @@ static node *op_rowwise(gen *g, const rk_shape *s, rk_dtype t, int depth)
 	return emit(g, &v, expr);
 }
 
+/* tl.flip or tl.sort along the last dim */
+static node *op_order(gen *g, const rk_shape *s, rk_dtype t, int depth)
+{
+	if (s->rank < 1 || s->d[s->rank - 1] < 2)
+		return NULL;
+	node *a = gen_node(g, s, t, depth - 1);
+	rk_val v;
+	char expr[128];
+	if (chance(g, 50)) {
+		if (!rk_flip(&v, &a->v))
+			return NULL;
+		snprintf(expr, sizeof expr, chance(g, 50) ? "tl.flip(%s)" : "tl.flip(%s, %d)", a->name, s->rank - 1);
+	} else {
+		bool desc = chance(g, 50);
+		if (!rk_sort(&v, &a->v, desc))
+			return NULL;
+		snprintf(expr, sizeof expr, "tl.sort(%s, descending=%s)", a->name, desc ? "True" : "False");
+	}
+	return emit(g, &v, expr);
+}
+
 enum { MAX_ITERS = 4 };
 
 /* An operand of a loop body: a tile made before the loop (the same in every
@@ -1065,7 +1086,7 @@ static node *gen_node(gen *g, const rk_shape *s, rk_dtype t, int depth)
 	} ops[] = {{op_binary, 30}, {op_unary, 6},  {op_where, 10}, {op_cast, 8},
 		   {op_reduce, 12}, {op_cumsum, 4}, {op_permute, 6}, {op_reshape, 5},
 		   {op_expand, 6},  {op_broadcast, 4}, {op_join, 4}, {op_split, 4}, {op_dot, 8},
-		   {op_rowwise, 6}, {op_loop, 8}};
+		   {op_rowwise, 6}, {op_loop, 8}, {op_order, 4}};
 	enum { NOPS = sizeof ops / sizeof *ops };
 	/* sometimes a tile made before, used twice */
 	if (chance(g, 8))
