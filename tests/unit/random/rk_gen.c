@@ -579,21 +579,18 @@ static node *op_where(gen *g, const rk_shape *s, rk_dtype t, int depth)
 		if (!rk_cast(&v, &c->v, t))
 			return NULL;
 		snprintf(expr, sizeof expr, "%s.to(%s)", c->name, rk_tl_name(t));
-		rk_val b;
-		if (!rk_broadcast_to(&b, &v, s)) {
-			rk_free(&v);
-			return NULL;
-		}
-		rk_free(&v);
-		node *n = emit(g, &b, expr);
+		node *n = emit(g, &v, expr);
 		if (rk_numel(&cs) == rk_numel(s) && cs.rank == s->rank)
 			return n;
+		if (cs.rank != s->rank) /* broadcast_to keeps the rank, as Triton's */
+			return NULL;
 		/* the condition broadcast: bring it to s */
 		char sh[64];
 		shape_text(s, sh, sizeof sh);
 		snprintf(expr, sizeof expr, "tl.broadcast_to(%s, %s)", n->name, sh);
 		rk_val w;
-		rk_broadcast_to(&w, &n->v, s);
+		if (!rk_broadcast_to(&w, &n->v, s))
+			return NULL;
 		return emit(g, &w, expr);
 	}
 	node *a = gen_node(g, s, t, depth - 1), *b = operand(g, s, t, depth - 1, false);
