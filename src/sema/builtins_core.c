@@ -141,6 +141,18 @@ static Value b_broadcast_to(Sema *s, Call *c, int extra)
 	int32_t shape[TIR_MAX_RANK];
 	int rank;
 	if (!arg_tensor(s, c, 0, &x) || !rest_shape(s, c, shape, &rank)) return v_err();
+	Type t = vtype(s, x);
+	if (t.rank && t.rank != rank) { /* Triton's broadcast_impl_shape: scalars splat, tensors keep their rank */
+		char from[96], to[96];
+		Type want = t;
+		want.rank = rank;
+		for (int d = 0; d < rank; d++)
+			want.shape[d] = shape[d];
+		shape_str(t, from, sizeof from);
+		shape_str(want, to, sizeof to);
+		diag_error(s->d, c->loc, "cannot broadcast, rank mismatch: %s to %s (expand_dims or reshape first)", from, to);
+		return v_err();
+	}
 	ValId r = broadcast_to_shape(s, x, rank, shape, c->loc);
 	return r ? v_tensor(s, r) : v_err();
 }
