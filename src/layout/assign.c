@@ -676,14 +676,19 @@ static bool cheap_load(const Assign *A, const Cursor *c, ValId v)
 static bool cheap_in(const Assign *A, const Cursor *c, ValId v, int depth)
 {
 	const TirOp *op = A->f->vals.data[v].def;
-	if (c && cheap_load(A, c, v))
-		return true;
 	if (!op || op->nout != 1 || op->nregions || depth > 6)
 		return false;
 	switch (op->kind) {
 	case TOP_CONST: case TOP_ARANGE: case TOP_SPLAT:
 		return true;
 	case TOP_BROADCAST: case TOP_EXPAND_DIMS: case TOP_TRANS: case TOP_RESHAPE:
+		break;
+	case TOP_LOAD:
+		/* its pointers and mask are redone too: converting a loop-carried
+		 * pointer tile (8 bytes an element) each iteration costs more than
+		 * converting what it loads */
+		if (!c || !cheap_load(A, c, v))
+			return false;
 		break;
 	default:
 		if (!is_elementwise(op->kind) || op->kind == TOP_CONVERT_LAYOUT)

@@ -729,6 +729,50 @@ static void test_small_load_redone(bool store_between)
 	arena_free(&a);
 }
 
+/* A small load through a loop-carried pointer tile (the per-row scales of
+ * DeepSeek's fp8_gemm: a_s_ptrs += 1 each step) is converted after loading,
+ * not redone: redoing it would convert the 64-bit pointers each iteration
+ * (their chain starts at the loop's argument, which stays in its layout). */
+static void test_small_load_loop_pointer(void)
+{
+	Arena a;
+	arena_init(&a);
+	TirFunc *f = tir_func_new(&a, "scales");
+	B x = {f, f->entry};
+	ValId px = param(&x, type_ptr(DT_F32), SPEC_DIV16), ps = param(&x, type_ptr(DT_F32), SPEC_DIV16);
+	ValId po = param(&x, type_ptr(DT_F32), SPEC_DIV16), n = param(&x, type_scalar(DT_I32), 0);
+	Type acct = tile(DT_F32, 2, 64, 128);
+	ValId p0 = ptrs(&x, ps, arange(&x, 64));
+	Type pt = tir_type(f, p0);
+	ValId lb = cst(&x, type_scalar(DT_I32), 0), step = cst(&x, type_scalar(DT_I32), 1);
+	ValId in[5] = {lb, n, step, cst(&x, acct, 0), p0};
+	Type outs[2] = {acct, pt};
+	TirOp *loop = tir_op(f, x.b, TOP_FOR, noloc, in, 5, outs, 2);
+	tir_op_add_regions(f, loop, 1);
+	TirBlock *body = &loop->regions[0];
+	tir_block_add_arg(f, body, type_scalar(DT_I32));
+	ValId acc = tir_block_add_arg(f, body, acct), p = tir_block_add_arg(f, body, pt);
+	B xb = {f, body};
+	ValId xv = load(&xb, ptrs(&xb, px, offs2d(&xb, 64, 128, 128, 1)), 0);
+	ValId sv = load(&xb, p, 0);
+	ValId sb = bcast(&xb, expand(&xb, sv, 1), 64, 128);
+	ValId nacc = op1(&xb, TOP_ADD, acct, acc, op1(&xb, TOP_MUL, acct, xv, sb, 0), 0);
+	ValId np = op1(&xb, TOP_PTR_ADD, pt, p, cst(&xb, tile(DT_I32, 1, 64, 0), 1), 0);
+	ValId yin[2] = {nacc, np};
+	tir_op(f, body, TOP_YIELD, noloc, yin, 2, NULL, 0);
+	store(&x, ptrs(&x, po, offs2d(&x, 64, 128, 128, 1)), loop->results[0], 0);
+	ret(&x);
+	CHECK(run_assign(f, &a, "sm_90a", 8), "assign");
+	int ptr_cvts = 0;
+	for (int i = 0; i < body->nops; i++) {
+		const TirOp *op = body->ops[i];
+		if (op->kind == TOP_CONVERT_LAYOUT && tir_type(f, op->operands[0]).dt == DT_PTR)
+			ptr_cvts++;
+	}
+	CHECK(ptr_cvts == 0, "pointer tiles converted in the loop: %d", ptr_cvts);
+	arena_free(&a);
+}
+
 int main(void)
 {
 	test_axis_wrap();
@@ -742,6 +786,7 @@ int main(void)
 	test_load_shares_grouping();
 	test_small_load_redone(false);
 	test_small_load_redone(true);
+	test_small_load_loop_pointer();
 	test_transpose("cpu", 1);
 	test_transpose("sm_80", 4);
 	test_reduce_broadcast("cpu", 1);
