@@ -38,6 +38,7 @@ rms_norm.tile rms_norm_kernel *bf16:16,*bf16:16,*bf16:16,i32,i32,fp32,1024
 matmul.tile matmul_kernel *fp16:16,*fp16:16,*fp16:16,i32,i32,i32,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1,128,128,32,8,'leaky_relu'
 matmul_block_ptr.tile matmul_block_ptr_kernel *bf16:16,*bf16:16,*fp32:16,i32,i32,i32,i32,i32:1,i32,i32:1,i32,i32:1,64,64,32
 matmul_descriptor.tile matmul_descriptor_kernel *fp16:16,*fp16:16,*fp32:16,i32,i32:16,i32:16,i32:16,i32:16,i32:16,64,64,32
+matmul_w8.tile matmul_w8_kernel *fp16:16,*i8:16,*fp16:16,*fp32:16,i32,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1,128,128,64
 attention.tile attention_fwd_kernel *fp16:16,*fp16:16,*fp16:16,*fp16:16,i32,fp32,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,64,64,32
 dropout.tile dropout_kernel *fp32:16,*fp32:16,i32,fp32,i32,1024
 row_reduce.tile row_reduce_kernel *fp32:16,*fp32:16,*fp32:16,*i32:16,i32,i32,i32,4,256

@@ -67,7 +67,7 @@ kernels_step() {
 	local st=0 g
 	for g in vector_add softmax layer_norm rms_norm "matmul fp32" "matmul fp16" \
 		"matmul_block_ptr fp32" "matmul_block_ptr fp16" "matmul_descriptor fp32" \
-		"matmul_descriptor fp16" attention dropout row_reduce cumsum swiglu; do
+		"matmul_descriptor fp16" matmul_w8 attention dropout row_reduce cumsum swiglu; do
 		echo "== $g"
 		TILE_TEST_TARGETS=cuda TILE_TEST_NUM_STAGES=1,2,3,4 TILE_TEST_ONLY="$g" \
 			build/tests/test_kernels 2>&1 | tail -n 30

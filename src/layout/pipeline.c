@@ -1,4 +1,4 @@
-/* pipeline.c: software pipelining of loops whose loads feed tl.dot
+/* pipeline.c: software pipelining of loops whose loads' values feed tl.dot
  * (cp.async multi-buffering, Triton's num_stages).
  *
  * Requires: layouts assigned (assign.c) and scratch sized (smem.c); a target
@@ -10,12 +10,21 @@
  *
  * Which loops: innermost FOR ops with S = attr.i (or the num_stages option)
  * >= 2 and a positive constant step. Which loads: at the top level of the
- * body, feeding a dot operand (directly or through CONVERT_LAYOUT), with no
- * other users, `other` absent or all-zero bits (cp.async zero-fills), not
- * volatile, and an address (ptr, mask) computed by pure ops from loop
- * invariants, the induction variable and iter args advanced the same way
- * (e.g. `a_ptrs += BLOCK_K * stride`), so it can be recomputed for any
- * iteration. Everything else stays as it was.
+ * body, `other` absent or all-zero bits (cp.async zero-fills), not volatile,
+ * with an address (ptr, mask) computed by pure ops from loop invariants, the
+ * induction variable and iter args advanced the same way (e.g. `a_ptrs +=
+ * BLOCK_K * stride`), so it can be recomputed for any iteration; and either
+ * - an operand load: it feeds a dot operand directly or through
+ *   CONVERT_LAYOUT/TRANS and has no other users, or
+ * - a value load: its value reaches a dot operand through other ops of the
+ *   body (a dequantized weight, a scale, an attention bias: what Triton's
+ *   pipeliner finds walking back from the dot), all its users are top-level
+ *   ops of the body, and it moves at least 4 bytes per access (cp.async's
+ *   least). It is read in its own layout where it stood; conversions after
+ *   it stay. Value loads are taken only where the operand loads keep their
+ *   stage count beside them: they hide latency, operand loads also replace
+ *   a conversion through shared memory.
+ * Everything else stays as it was.
  *
  * The shape (S = 3, prefetch distance S-1 = 2):
  *
@@ -45,6 +54,7 @@ typedef struct PLoad {
 	TirOp *op;
 	ValId ptr, mask;
 	const LinearLayout *cons; /* the first consumer's layout */
+	bool value;               /* a value load (see above), not an operand load */
 	int buf;
 	int64_t slot_bytes;
 	LinearLayout smem;
@@ -62,6 +72,7 @@ typedef struct Pipe {
 	uint8_t *memo;  /* per ValId: 0 unknown, 1 in the slice, 2 not */
 	size_t nmemo;
 	bool *used;     /* iter args the pipelined addresses need */
+	uint8_t *feeds; /* per ValId: reaches a dot operand through the body */
 	PLoad ld[MAX_PIPE_LOADS];
 	int nld;
 } Pipe;
@@ -183,10 +194,10 @@ static const LinearLayout *untrans(const Pipe *P, const TirOp *tr, const LinearL
 }
 
 /* Users of v at any depth of b: all must be top-level DOT operands,
- * CONVERT_LAYOUTs, or (not below another) TRANS whose users are such; sets
- * *dot when some path reaches a dot operand, and *first to the layout the
- * first consumer reads, in v's coordinates. */
-static bool users_ok(const Pipe *P, const TirBlock *b, ValId v, bool *dot,
+ * CONVERT_LAYOUTs, (not below another) TRANS whose users are such, or with
+ * `any` other top-level ops; sets *dot when some path reaches a dot operand,
+ * and *first to the layout the first consumer reads, in v's coordinates. */
+static bool users_ok(const Pipe *P, const TirBlock *b, ValId v, bool any, bool *dot,
 		     const LinearLayout **first, const TirOp *tr)
 {
 	for (int i = 0; i < b->nops; i++) {
@@ -209,8 +220,10 @@ static bool users_ok(const Pipe *P, const TirBlock *b, ValId v, bool *dot,
 							*dot = true;
 				seen = P->f->vals.data[r].layout;
 			} else if (op->kind == TOP_TRANS && !tr) {
-				if (!users_ok(P, P->body, op->results[0], dot, first, op))
+				if (!users_ok(P, P->body, op->results[0], any, dot, first, op))
 					return false;
+			} else if (any && op->kind != TOP_YIELD) {
+				seen = P->f->vals.data[v].layout;
 			} else {
 				return false;
 			}
@@ -218,10 +231,40 @@ static bool users_ok(const Pipe *P, const TirBlock *b, ValId v, bool *dot,
 				*first = tr ? untrans(P, tr, seen) : seen;
 		}
 		for (int r = 0; r < op->nregions; r++)
-			if (!users_ok(P, &op->regions[r], v, dot, first, tr))
+			if (!users_ok(P, &op->regions[r], v, any, dot, first, tr))
 				return false;
 	}
 	return true;
+}
+
+/* P->feeds: the values of the body's top level whose value reaches a dot's
+ * a or b operand there (not through an address: a load's pointer is a
+ * different pipelining problem, Triton's indirection levels). Walked from
+ * the end, as every use follows its definition. */
+static void find_feeds(Pipe *P)
+{
+	const TirBlock *b = P->body;
+	for (int i = b->nops - 1; i >= 0; i--) {
+		const TirOp *op = b->ops[i];
+		if (op->kind == TOP_DOT) {
+			for (int j = 0; j < 2 && j < op->nin; j++)
+				P->feeds[op->operands[j]] = 1;
+			continue;
+		}
+		bool fed = false;
+		for (int k = 0; k < op->nout; k++)
+			fed |= P->feeds[op->results[k]];
+		if (!fed || op->nregions || !(tir_op_flags((TirOpKind)op->kind) & TF_PURE))
+			continue;
+		for (int j = 0; j < op->nin; j++)
+			P->feeds[op->operands[j]] = 1;
+	}
+}
+
+static int elem_bytes(Type t)
+{
+	int b = dtype_bytes((DType)t.dt);
+	return b > 0 ? b : 1;
 }
 
 static bool candidate(Pipe *P, TirOp *op, PLoad *pl)
@@ -241,13 +284,22 @@ static bool candidate(Pipe *P, TirOp *op, PLoad *pl)
 	const LinearLayout *lp = f->vals.data[op->operands[0]].layout;
 	if (lp != f->vals.data[res].layout || (mask && f->vals.data[mask].layout != lp))
 		return false;
-	bool dot = false;
+	bool dot = false, value = false;
 	const LinearLayout *first = NULL;
-	if (!users_ok(P, P->body, res, &dot, &first, NULL) || !dot || !first)
-		return false;
+	if (!users_ok(P, P->body, res, false, &dot, &first, NULL) || !dot || !first) {
+		/* a value load: cp.async moves 4, 8 or 16 bytes */
+		dot = false;
+		first = NULL;
+		value = P->feeds[res] && op->attr.i2 * elem_bytes(t) >= 4 &&
+			users_ok(P, P->body, res, true, &dot, &first, NULL) && first;
+		if (!value)
+			return false;
+		first = f->vals.data[res].layout;
+	}
 	if (!slice_ok(P, op->operands[0], 0) || (mask && !slice_ok(P, mask, 0)))
 		return false;
 	memset(pl, 0, sizeof *pl);
+	pl->value = value;
 	pl->op = op;
 	pl->ptr = op->operands[0];
 	pl->mask = mask;
@@ -257,22 +309,70 @@ static bool candidate(Pipe *P, TirOp *op, PLoad *pl)
 
 /* ---- shared buffers ------------------------------------------------------------------- */
 
-static int elem_bytes(Type t)
+static bool zero_basis(const int32_t *b, int n)
 {
-	int b = dtype_bytes((DType)t.dt);
-	return b > 0 ? b : 1;
+	for (int k = 0; k < n; k++)
+		if (b[k])
+			return false;
+	return true;
 }
 
-/* The one place the buffer's shared layout is chosen: what a conversion from
- * the load's layout to its consumer's would use (ldmatrix-aware, as smem.c
- * and lowering choose it, so LOCAL_LOAD reads it as that conversion would). */
+/* A value load's buffer is read in the layout it is written in, so it is laid
+ * out in the load's own order: each thread's vector (leading register bits
+ * 1, 2, 4, ... along one dim, at most 16 bytes), then lanes, warps and the
+ * other registers, replicated bases dropped. A warp's copies and reads are
+ * then whole vectors at consecutive addresses: no bank conflicts, no padding
+ * (a conversion's choice for a layout to itself may cut the vectors to 4
+ * bytes). false where that order is not a bijection onto the tile. */
+static bool own_order_smem(const LinearLayout *l, int eb, LinearLayout *smem)
+{
+	int rs = ll_find_slot(l, LL_REG), nv = 0, dim = -1;
+	for (; rs >= 0 && nv < l->in_bits[rs] && (eb << (nv + 1)) <= 16; nv++) {
+		const int32_t *b = l->basis[rs][nv];
+		int nz = -1, n = 0;
+		for (int k = 0; k < l->n_out; k++)
+			if (b[k])
+				nz = k, n++;
+		if (n != 1 || (dim >= 0 && nz != dim) || b[nz] != (1 << nv))
+			break;
+		dim = nz;
+	}
+	LinearLayout m;
+	ll_empty(&m, l->n_out);
+	ll_slot(&m, LL_OFFSET);
+	const struct {
+		LLInDim in;
+		int from, to;
+	} order[4] = {{LL_REG, 0, nv}, {LL_LANE, 0, LL_MAX_BITS}, {LL_WARP, 0, LL_MAX_BITS},
+		      {LL_REG, nv, LL_MAX_BITS}};
+	for (int k = 0; k < 4; k++) {
+		int s = ll_find_slot(l, order[k].in);
+		for (int b = order[k].from; s >= 0 && b < l->in_bits[s] && b < order[k].to; b++)
+			if (!zero_basis(l->basis[s][b], l->n_out))
+				ll_push_basis(&m, LL_OFFSET, l->basis[s][b]);
+	}
+	for (int d = 0; d < l->n_out; d++)
+		m.out_bits[d] = l->out_bits[d];
+	if (ll_total_in_bits(&m) != ll_total_out_bits(&m) || !ll_is_injective(&m) ||
+	    !ll_is_surjective(&m))
+		return false;
+	*smem = m;
+	return true;
+}
+
+/* The one place the buffer's shared layout is chosen: for an operand load,
+ * what a conversion from the load's layout to its consumer's would use
+ * (ldmatrix-aware, as smem.c and lowering choose it, so LOCAL_LOAD reads it as
+ * that conversion would); for a value load, its own order where it has one. */
 static void buf_layout(const Pipe *P, PLoad *pl)
 {
 	const TirFunc *f = P->f;
 	ValId res = pl->op->results[0];
 	int eb = elem_bytes(f->vals.data[res].ty);
-	layout_choose_conversion_smem(P->lc->target, f, f->vals.data[res].layout, pl->cons, eb,
-				      &pl->smem, &pl->pad);
+	memset(&pl->pad, 0, sizeof pl->pad);
+	if (!pl->value || !own_order_smem(f->vals.data[res].layout, eb, &pl->smem))
+		layout_choose_conversion_smem(P->lc->target, f, f->vals.data[res].layout, pl->cons,
+					      eb, &pl->smem, &pl->pad);
 	int64_t n = ll_padded_size(&pl->pad, (int64_t)1 << ll_total_in_bits(&pl->smem));
 	pl->slot_bytes = (n * eb + 127) & ~(int64_t)127;
 }
@@ -287,7 +387,7 @@ static int64_t body_scratch(const Pipe *P, const TirBlock *b)
 		const TirOp *op = b->ops[i];
 		bool replaced = false;
 		for (int k = 0; k < P->nld && op->kind == TOP_CONVERT_LAYOUT; k++)
-			replaced |= op->operands[0] == P->ld[k].op->results[0];
+			replaced |= op->operands[0] == P->ld[k].op->results[0] && !P->ld[k].value;
 		if (!replaced)
 			top = MAXOF(top, layout_op_scratch(P->lc, P->f, op));
 		for (int r = 0; r < op->nregions; r++)
@@ -563,7 +663,7 @@ static void replace_uses_of(Pipe *P, Inst *I, const PLoad *pl, ValId r, ValId v,
 	for (int i = 0; i < b->nops; i++)
 		for (int j = 0; j < b->ops[i]->nin; j++)
 			if (b->ops[i]->operands[j] == v) {
-				if (b->ops[i]->kind == TOP_CONVERT_LAYOUT)
+				if (b->ops[i]->kind == TOP_CONVERT_LAYOUT && !pl->value)
 					dead[(*ndead)++] = b->ops[i];
 				else if (b->ops[i]->kind == TOP_TRANS && !tr && ntrans < 8)
 					trans_users[ntrans++] = b->ops[i];
@@ -585,9 +685,17 @@ static void replace_uses_of(Pipe *P, Inst *I, const PLoad *pl, ValId r, ValId v,
 	}
 }
 
+/* Operand loads are read at the top of the body, value loads where they were
+ * (after I: the slot stays valid to the next iteration's barrier), so their
+ * values are not live across the prefetch. */
 static void replace_load(Pipe *P, Inst *I, const PLoad *pl, ValId r, TirOp **dead, int *ndead)
 {
-	replace_uses_of(P, I, pl, r, pl->op->results[0], NULL, dead, ndead);
+	Inst at = *I;
+	if (pl->value)
+		at.pos = op_pos(P->body, pl->op);
+	replace_uses_of(P, &at, pl, r, pl->op->results[0], NULL, dead, ndead);
+	if (!pl->value)
+		I->pos = at.pos;
 	dead[(*ndead)++] = pl->op;
 }
 
@@ -792,13 +900,35 @@ static void pipeline_loop(LayoutCtx *lc, TirFunc *f, TirOp *loop)
 	P.used = ARENA_NEWN(f->arena, bool, P.niters + 1);
 	P.nmemo = f->vals.len;
 	P.memo = ARENA_NEWN(f->arena, uint8_t, P.nmemo);
+	P.feeds = ARENA_NEWN(f->arena, uint8_t, f->vals.len + 1);
 	find_advanceable(&P);
+	find_feeds(&P);
 	for (int i = 0; i < body->nops && P.nld < MAX_PIPE_LOADS; i++)
 		if (candidate(&P, body->ops[i], &P.ld[P.nld]))
 			buf_layout(&P, &P.ld[P.nld++]);
 	if (!P.nld)
 		return;
-	S = fit_stages(&P, S);
+	int S_all = fit_stages(&P, S);
+	int nop = 0;
+	for (int i = 0; i < P.nld; i++)
+		nop += !P.ld[i].value;
+	if (nop && nop < P.nld) {
+		/* value loads only where the operand loads keep their stages */
+		int nall = P.nld;
+		PLoad all[MAX_PIPE_LOADS];
+		memcpy(all, P.ld, sizeof all);
+		P.nld = 0;
+		for (int i = 0; i < nall; i++)
+			if (!all[i].value)
+				P.ld[P.nld++] = all[i];
+		if (fit_stages(&P, S) <= S_all) {
+			memcpy(P.ld, all, sizeof all);
+			P.nld = nall;
+		} else {
+			S_all = fit_stages(&P, S);
+		}
+	}
+	S = S_all;
 	if (!S)
 		return;
 	for (int i = 0; i < P.nld; i++) {

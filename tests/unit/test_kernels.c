@@ -618,6 +618,69 @@ static void test_matmul(T *t, bool fp16, MmKind kind)
 	t->num_stages = save;
 }
 
+/* ---- weight-only int8 matmul (W8A16): the int8 load reaches the dot through
+ * a cast and a scale, so pipelining copies it as a value load ---------------- */
+
+static void test_matmul_w8_shape(T *t, uint64_t *seed, const int shape[3], const int block[3])
+{
+	int M = shape[0], N = shape[1], K = shape[2];
+	int BM = block[0], BN = block[1], BK = block[2] < 16 ? 16 : block[2];
+	char sig[256];
+	snprintf(sig, sizeof sig,
+		 "*fp16:16,*i8:16,*fp16:16,*fp32:16,i32,i32:16,i32,i32,i32:1,i32:16,i32:1,i32:16,i32:1,%d,%d,%d",
+		 BM, BN, BK);
+	tile_kernel *k = get_kernel(t, "matmul_w8.tile", "matmul_w8_kernel", sig);
+	if (!k)
+		return;
+	uint16_t *a = kalloc(t, (size_t)M * K * 2 + 64), *s = kalloc(t, (size_t)N * 2 + 64);
+	int8_t *b = kalloc(t, (size_t)K * N + 64);
+	float *c = kalloc(t, (size_t)M * N * 4 + 64);
+	float *af = malloc((size_t)M * K * 4), *wf = malloc((size_t)K * N * 4);
+	float *want = malloc((size_t)M * N * 4);
+	for (int i = 0; i < M * K; i++) {
+		a[i] = f2h(rnd(seed));
+		af[i] = h2f(a[i]);
+	}
+	for (int j = 0; j < N; j++)
+		s[j] = f2h(0.01f + 0.02f * (rnd(seed) + 1.0f));
+	for (int i = 0; i < K; i++)
+		for (int j = 0; j < N; j++) {
+			int8_t q = (int8_t)((int)(rng_next(seed) % 255) - 127);
+			b[i * N + j] = q;
+			/* an int8 and an fp16 scale multiply exactly in fp32: one rounding to fp16 */
+			wf[i * N + j] = h2f(f2h((float)q * h2f(s[j])));
+		}
+	memset(c, 0, (size_t)M * N * 4);
+	ref_matmul(af, wf, want, M, N, K, false);
+	tile_arg args[] = {tile_arg_ptr(a, TILE_FP16), tile_arg_ptr(b, TILE_I8),
+			   tile_arg_ptr(s, TILE_FP16), tile_arg_ptr(c, TILE_FP32),
+			   tile_arg_i32(M), tile_arg_i32(N), tile_arg_i32(K),
+			   tile_arg_i32(K), tile_arg_i32(1), tile_arg_i32(N), tile_arg_i32(1),
+			   tile_arg_i32(N), tile_arg_i32(1)};
+	launch(t, k, (uint32_t)((M + BM - 1) / BM), (uint32_t)((N + BN - 1) / BN), args, 13);
+	check_floats(t, "c", c, want, (size_t)M * N, 1e-3, 1e-3);
+	kfree(t, a), kfree(t, b), kfree(t, s), kfree(t, c), kfree(t, af), kfree(t, wf), kfree(t, want);
+	tile_kernel_destroy(k);
+}
+
+/* N a multiple of 16 (`i32:16`, as a weight's width is): the int8 rows load
+ * as 16-byte vectors; M and K stay ragged */
+static const int w8_shapes[][3] = {{16, 16, 16}, {64, 64, 64}, {100, 64, 33}, {128, 96, 80},
+				   {40, 32, 200}};
+
+static void test_matmul_w8(T *t)
+{
+	t->what = "matmul_w8";
+	const char *env = getenv("TILE_TEST_NUM_STAGES");
+	int save = t->num_stages;
+	for (const char *p = env && *env ? env : "0"; next_num_stages(t, &p);) {
+		uint64_t seed = 31;
+		for (int si = 0; si < (int)(sizeof w8_shapes / sizeof *w8_shapes); si++)
+			test_matmul_w8_shape(t, &seed, w8_shapes[si], mm_blocks[si]);
+	}
+	t->num_stages = save;
+}
+
 /* ---- dropout: Philox 4x32-10 written here from its definition --------------------- */
 
 static void philox(uint32_t seed_lo, uint32_t seed_hi, uint32_t c[4], int rounds)
@@ -936,6 +999,8 @@ static void run_all(T *t)
 		test_matmul(t, false, MM_DESCRIPTOR);
 	if (selected("matmul_descriptor fp16"))
 		test_matmul(t, true, MM_DESCRIPTOR);
+	if (selected("matmul_w8"))
+		test_matmul_w8(t);
 	if (selected("attention"))
 		test_attention(t);
 	if (selected("dropout"))
