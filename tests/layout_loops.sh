@@ -5,7 +5,10 @@
 #   layout, so its body has no layout conversion (each would be a trip
 #   through shared memory and a barrier per iteration);
 # - the matmul tutorial's B tile, indexed with (off + arange) % N, is copied
-#   16 bytes at a time (axis analysis keeps the run through % N).
+#   16 bytes at a time (axis analysis keeps the run through % N);
+# - a W8A16 matmul's scale row, broadcast inside the loop (`scale[None, :]`)
+#   and converted to the dequantized tile's layout, is converted once before
+#   the loop (the broadcast's ops move out with it, as Triton's LICM does).
 set -u
 tile=build/tile
 [ -x "$tile" ] || { echo "skip: build/tile not built"; exit 77; }
@@ -45,6 +48,19 @@ else
 		loop_body "$out/mm.txt" | grep -E "async_copy|= load" | cut -c1-120
 		fail=1
 	fi
+fi
+w8_sig="*fp16:16,*i8:16,*fp16:16,*fp32:16,i32,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1,128,128,64"
+if ! $tile compile kernels/matmul_w8.tile matmul_w8_kernel --signature "$w8_sig" --num-stages 3 \
+	--target sm_80 --emit layout -o "$out/w8.txt" >"$out/log" 2>&1; then
+	echo "FAIL: matmul_w8 128x128x64:"; cat "$out/log"; fail=1
+else
+	n=$(loop_body "$out/w8.txt" | grep -c "convert_layout .*<1x128xfp16>")
+	if [ "$n" != 0 ]; then
+		echo "FAIL: matmul_w8 128x128x64: the scale row is converted in the loop ($n)"
+		fail=1
+	fi
+	grep -q "convert_layout .*<1x128xfp16>" "$out/w8.txt" ||
+		{ echo "FAIL: matmul_w8 128x128x64: no conversion of the scale row before the loop"; fail=1; }
 fi
 [ $fail = 0 ] && echo "ok"
 exit $fail

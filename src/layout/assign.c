@@ -1192,12 +1192,45 @@ static void dead_code(TirFunc *f)
 
 /* ---- loop-invariant conversions ------------------------------------------------ */
 
-/* A conversion in a loop whose operand comes from outside the loop is the
- * same every iteration (e.g. a dot operand loaded before the loop): it moves
- * in front of the loop, as Triton's LICM does, sharing a conversion already
- * there. Inner loops first, so a conversion climbs out of a nest. Only
- * top-level ops of the loop's regions move: what sits under an `if` may not
- * run. */
+/* v is the same every iteration of loop: defined outside it, or in `body`'s
+ * top level by pure ops of such values (`scale[None, :]` written in the loop).
+ * Not a division (a loop that runs no iteration must not divide by zero) nor
+ * a dot. */
+static bool invariant_in(const TirFunc *f, const TirOp *loop, const TirBlock *body, ValId v,
+			 int depth)
+{
+	if (!tir_block_within(loop, tir_def_block(f, v)))
+		return true;
+	const TirOp *d = f->vals.data[v].def;
+	if (!d || d->block != body || depth > 16 || d->nregions || d->nout != 1 ||
+	    !(tir_op_flags((TirOpKind)d->kind) & TF_PURE) || d->kind == TOP_DIV ||
+	    d->kind == TOP_REM || d->kind == TOP_DOT)
+		return false;
+	for (int i = 0; i < d->nin; i++)
+		if (!invariant_in(f, loop, body, d->operands[i], depth + 1))
+			return false;
+	return true;
+}
+
+/* Moves the ops computing v inside loop (invariant_in) to b at *pos, operands
+ * first, advancing *pos. */
+static void move_invariant(TirFunc *f, const TirOp *loop, ValId v, TirBlock *b, int *pos)
+{
+	if (!tir_block_within(loop, tir_def_block(f, v)))
+		return;
+	TirOp *d = f->vals.data[v].def;
+	for (int i = 0; i < d->nin; i++)
+		move_invariant(f, loop, d->operands[i], b, pos);
+	tir_op_move(f, d, b, (*pos)++);
+}
+
+/* A conversion in a loop whose operand is the same every iteration (e.g. a
+ * dot operand loaded before the loop, a scale broadcast in the loop) moves in
+ * front of the loop with the ops computing its operand there, as Triton's
+ * LICM does, sharing a conversion already there: a conversion through shared
+ * memory costs barriers each iteration, ptxas cannot hoist it. Inner loops
+ * first, so a conversion climbs out of a nest. Only top-level ops of the
+ * loop's regions move: what sits under an `if` may not run. */
 static void hoist_converts(Assign *A, TirBlock *b)
 {
 	TirFunc *f = A->f;
@@ -1212,8 +1245,14 @@ static void hoist_converts(Assign *A, TirBlock *b)
 			for (int i = 0; i < body->nops; i++) {
 				TirOp *cv = body->ops[i];
 				ValId src = cv->nin ? cv->operands[0] : 0;
-				if (cv->kind != TOP_CONVERT_LAYOUT || tir_block_within(loop, tir_def_block(f, src)))
+				if (cv->kind != TOP_CONVERT_LAYOUT || !invariant_in(f, loop, body, src, 0))
 					continue;
+				if (tir_block_within(loop, tir_def_block(f, src))) {
+					/* its operand's ops leave the body first: look again from the top */
+					move_invariant(f, loop, src, b, &k);
+					i = -1;
+					continue;
+				}
 				ValId same = 0;
 				for (int j = 0; j < k && !same; j++)
 					if (b->ops[j]->kind == TOP_CONVERT_LAYOUT && b->ops[j]->operands[0] == src &&
