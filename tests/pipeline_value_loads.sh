@@ -24,6 +24,12 @@ awk '/ = for /{inside=1} inside' "$tmp/out" | grep -q " = load .*<64x128xi8>" &&
 awk '/ = for /{inside=1} inside' "$tmp/out" | grep -q "convert_layout .*<64x128xi8>" ||
 	fail "the int8 tile's conversion to the dot's layout is gone"
 
+# TILE_PIPELINE_VALUE_LOADS=0 (for measuring): only the operand load is buffered
+expect 0 env TILE_PIPELINE_VALUE_LOADS=0 $TILE compile kernels/matmul_w8.tile matmul_w8_kernel \
+	--signature "$sig,128,128,64" --target sm_80 --num-stages 3 --emit layout
+has "$tmp/out" "buf0: <128x64xfp16> x 3 slots"
+grep -qF "buf1:" "$tmp/out" && fail "TILE_PIPELINE_VALUE_LOADS=0 still buffered the value load"
+
 # 256x128x64 over 8 warps, 4 stages: A alone fills sm_80's 163 KiB with 4 x 32 KiB;
 # B beside it would cost A a stage, so B stays a plain load
 expect 0 $TILE compile kernels/matmul_w8.tile matmul_w8_kernel --signature "$sig,256,128,64" \

@@ -679,6 +679,98 @@ def cmp_mixed(T, rep, quick):
         T.lib.tile_kernel_destroy(k)
 
 
+W8_CONFIGS = [
+    # (BLOCK_M, BLOCK_N, BLOCK_K, num_stages, num_warps)
+    (128, 128, 64, 3, 4),
+    (64, 128, 64, 4, 4),
+    (128, 256, 64, 3, 8),
+    (64, 64, 128, 4, 4),
+]
+
+
+def cmp_w8(T, rep, quick):
+    """Weight-only int8 matmul (kernels/matmul_w8.tile: int8 weights cast and scaled before the
+    dot), whose int8 load software pipelining buffers as a value load (session 19, weighed by
+    ptxas alone until now). Per size, the best of W8_CONFIGS for: tile, tile with
+    TILE_PIPELINE_VALUE_LOADS=0 (a second context: libtile reads the variable when a context is
+    made), Triton on the same file; cuBLAS on the dequantized fp16 weights as the reference.
+    Not run by default: --only w8."""
+    import torch
+    reps = 10 if quick else 30
+    ctxs = [("tile", T.context("cuda"))]
+    os.environ["TILE_PIPELINE_VALUE_LOADS"] = "0"
+    ctxs.append(("tile (value loads not pipelined)", T.context("cuda")))
+    del os.environ["TILE_PIPELINE_VALUE_LOADS"]
+    path = os.path.join(KERNELS, "matmul_w8.tile")
+    try:
+        tri = load_tile_file_as_python(path, "tile_w8_triton")
+    except Exception as e:  # noqa: BLE001
+        tri = None
+        rep.note("Triton run of kernels/matmul_w8.tile unavailable: %s" % e)
+    st = stream_handle()
+    for (M, N, K) in ([(1024, 4096, 4096)] if quick else [(256, 4096, 4096), (1024, 8192, 8192),
+                                                         (4096, 4096, 4096)]):
+        a = torch.randn(M, K, device="cuda", dtype=torch.float16)
+        b = torch.randint(-127, 128, (K, N), device="cuda", dtype=torch.int8)
+        s = (torch.rand(N, device="cuda") * 0.02 + 0.01).half()
+        c = torch.empty(M, N, device="cuda", dtype=torch.float32)
+        w = b.half() * s[None, :]
+        ref = torch.matmul(a.float(), w.float())
+        flops = 2.0 * M * N * K
+        tfl = lambda ms: flops / (ms * 1e-3) / 1e12  # noqa: E731
+        t_cublas = tfl(bench(lambda: torch.matmul(a, w), reps))
+        shape = "%dx%dx%d" % (M, N, K)
+        tol = 2e-2 * (K / 1024) ** 0.5
+        for label, ctx in ctxs:
+            mod = T.load(ctx, path)
+            best, best_cfg = None, None
+            for (bm, bn, bk, ns, nw) in W8_CONFIGS:
+                args = args_array([(ARG_PTR, a, "fp16"), (ARG_PTR, b, "i8"), (ARG_PTR, s, "fp16"),
+                                   (ARG_PTR, c, "fp32"), (ARG_I32, M), (ARG_I32, N), (ARG_I32, K),
+                                   (ARG_I32, a.stride(0)), (ARG_I32, a.stride(1)),
+                                   (ARG_I32, b.stride(0)), (ARG_I32, b.stride(1)),
+                                   (ARG_I32, c.stride(0)), (ARG_I32, c.stride(1)),
+                                   (ARG_I32, bm), (ARG_I32, bn), (ARG_I32, bk)])
+                cfg = "%dx%dx%d s%d w%d" % (bm, bn, bk, ns, nw)
+                try:
+                    k = T.get_typed(ctx, mod, "matmul_w8_kernel", args, num_warps=nw, num_stages=ns)
+                except TileError as e:
+                    rep.note("%s %s %s: %s" % (label, shape, cfg, str(e).splitlines()[0]))
+                    continue
+                g = grid3((M + bm - 1) // bm, (N + bn - 1) // bn)
+                c.zero_()
+                T.check(T.lib.tile_launch(k, g, args, len(args), st), ctx, "tile_launch")
+                torch.cuda.synchronize()
+                err = (c - ref).abs().max().item()
+                if not err < tol * ref.abs().max().item():
+                    rep.note("%s %s %s: WRONG RESULT (max abs err %g)" % (label, shape, cfg, err))
+                    T.lib.tile_kernel_destroy(k)
+                    continue
+                t = tfl(bench(lambda: T.lib.tile_launch(k, g, args, len(args), st), reps))
+                if best is None or t > best:
+                    best, best_cfg = t, cfg
+                T.lib.tile_kernel_destroy(k)
+            rep.row("%s matmul_w8 %s (TFLOP/s) [%s]" % (label, shape, best_cfg), best, "TFLOP/s",
+                    "cuBLAS fp16", t_cublas)
+        if tri is not None:
+            best, best_cfg = None, None
+            for (bm, bn, bk, ns, nw) in W8_CONFIGS:
+                g = ((M + bm - 1) // bm, (N + bn - 1) // bn)
+                fn = lambda: tri.matmul_w8_kernel[g](  # noqa: E731
+                    a, b, s, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+                    c.stride(0), c.stride(1), BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk,
+                    num_stages=ns, num_warps=nw)
+                fn()
+                torch.cuda.synchronize()
+                t = tfl(bench(fn, reps))
+                if best is None or t > best:
+                    best, best_cfg = t, "%dx%dx%d s%d w%d" % (bm, bn, bk, ns, nw)
+            rep.row("Triton matmul_w8 %s (TFLOP/s) [%s]" % (shape, best_cfg), best, "TFLOP/s",
+                    "cuBLAS fp16", t_cublas)
+        rep.row("cuBLAS fp16 on dequantized weights %s (TFLOP/s)" % shape, t_cublas, "TFLOP/s")
+        del a, b, c, w, ref
+
+
 def triton_regs(jitfn, args, grid, num_warps, num_stages, **consts):
     """Registers and spilled bytes per thread of Triton's compilation of jitfn for these
     arguments (compiled, not run: JITFunction.warmup)."""
@@ -987,6 +1079,7 @@ EXTRA_COMPARISONS = [
     ("matmul_fp16_sweep", cmp_matmul_fp16_sweep),
     ("registers", cmp_registers),
     ("mixed", cmp_mixed),
+    ("w8", cmp_w8),
 ]
 
 

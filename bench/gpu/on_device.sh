@@ -13,7 +13,8 @@
 # memcheck and racecheck on the kernel suite), bench-quick / bench (bench_gpu.py),
 # sweep (tile's fp16 matmul over more configurations than the tutorial's), regs
 # (registers and spills per thread, tile vs Triton, same kernels and arguments),
-# mixed (layer norm with fp32 weights, atomic_add accumulation: tile vs Triton).
+# mixed (layer norm with fp32 weights, atomic_add accumulation: tile vs Triton),
+# w8 (int8-weight matmul: tile with and without value-load pipelining, Triton, cuBLAS).
 # Each step's log goes to $OUT (or /tmp/tile-gpu) as STEP.log; one line per
 # step is printed at the end.
 set -u
@@ -103,6 +104,7 @@ for s in $steps; do
 	sweep) step sweep 560 python3 bench/gpu/bench_gpu.py --only sweep --lib build/libtile.so --out "$out/gpu-sweep.md" ;;
 	regs) step regs 300 python3 bench/gpu/bench_gpu.py --only registers --lib build/libtile.so --out "$out/gpu-regs.md" ;;
 	mixed) step mixed 300 python3 bench/gpu/bench_gpu.py --only mixed --lib build/libtile.so --out "$out/gpu-mixed.md" ;;
+	w8) step w8 420 python3 bench/gpu/bench_gpu.py --only w8 --lib build/libtile.so --out "$out/gpu-w8.md" ;;
 	*) echo "unknown step $s" >&2 ;;
 	esac
 done

@@ -37,6 +37,7 @@ struct tile_context {
 	TargetDesc target; /* the default target, resolved ("auto" -> cpu or sm_XX) */
 	int num_warps, num_stages;
 	bool no_mma_prefetch; /* TILE_MMA_PREFETCH=0 when the context was made */
+	bool no_value_load_pipelining; /* TILE_PIPELINE_VALUE_LOADS=0, likewise */
 	bool no_line_info;    /* TILE_DISABLE_LINE_INFO=1 when the context was made */
 	bool racecheck;       /* TILE_RACECHECK=1 when the context was made */
 	bool cache_enabled;

@@ -34,6 +34,10 @@ typedef struct CompileOptions {
 	/* TILE_MMA_PREFETCH=0 in the environment: dot loops do not read their
 	 * operands one iteration ahead (src/codegen/tp_prefetch.c); to measure it */
 	bool no_mma_prefetch;
+	/* TILE_PIPELINE_VALUE_LOADS=0: software pipelining buffers only the loads
+	 * that are dot operands, not those reaching a dot through other ops
+	 * (src/layout/pipeline.c); to measure it */
+	bool no_value_load_pipelining;
 	/* TILE_DISABLE_LINE_INFO=1 (Triton's TRITON_DISABLE_LINE_INFO): no #line
 	 * directives and no nvrtc -lineinfo, so the PTX and cubin carry no .loc */
 	bool no_line_info;

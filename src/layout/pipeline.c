@@ -287,6 +287,8 @@ static bool candidate(Pipe *P, TirOp *op, PLoad *pl)
 	bool dot = false, value = false;
 	const LinearLayout *first = NULL;
 	if (!users_ok(P, P->body, res, false, &dot, &first, NULL) || !dot || !first) {
+		if (P->lc->opts && P->lc->opts->no_value_load_pipelining)
+			return false;
 		/* a value load: cp.async moves 4, 8 or 16 bytes */
 		dot = false;
 		first = NULL;
