@@ -395,6 +395,19 @@ static const char prelude_text[] =
     "def _unwrap_if_constexpr(o):\n"
     "    return o\n"
     "\n"
+    /* core.py's promotions that reductions and scans apply first, and
+     * kernels call to write their own (FlagGems' cummin): the hardware has no
+     * bf16 max, min or compare, so bf16 becomes fp32 and every other dtype
+     * passes through. _promote_reduction_input is Triton 2.2-2.3's name,
+     * _promote_bfloat16_to_float32 Triton 3's. */
+    "def _promote_bfloat16_to_float32(t):\n"
+    "    if t.dtype == tl.bfloat16:\n"
+    "        return t.to(tl.float32)\n"
+    "    return t\n"
+    "\n"
+    "def _promote_reduction_input(t):\n"
+    "    return _promote_bfloat16_to_float32(t)\n"
+    "\n"
     "def _sum_combine(a, b):\n"
     "    return a + b\n"
     "\n"
@@ -859,6 +872,8 @@ const Builtin builtins_prelude[] = {
     {"_get_sort_dim", "dim,shape", NULL, 0, BF_TL | BF_PRELUDE},
     {"_is_power_of_two", "i", NULL, 0, BF_TL | BF_PRELUDE},
     {"_unwrap_if_constexpr", "o", NULL, 0, BF_TL | BF_PRELUDE},
+    {"_promote_bfloat16_to_float32", "t", NULL, 0, BF_TL | BF_PRELUDE},
+    {"_promote_reduction_input", "t", NULL, 0, BF_TL | BF_PRELUDE},
     {"_sum_combine", "a,b", NULL, 0, BF_TL | BF_PRELUDE},
     {"_prod_combine", "a,b", NULL, 0, BF_TL | BF_PRELUDE},
     {"_elementwise_max", "a,b", NULL, 0, BF_TL | BF_PRELUDE},
