@@ -480,6 +480,65 @@ static bool dot_layouts(Assign *A, const TirOp *op, LinearLayout *la, LinearLayo
 
 /* ---- backward pass: wanted layouts ----------------------------------------- */
 
+/* ---- tl.join ---------------------------------------------------------------- */
+
+static const TirOp *def_of(const Assign *A, ValId v, TirOpKind k)
+{
+	const TirOp *d = v ? A->f->vals.data[v].def : NULL;
+	return d && d->kind == k && d->nout == 1 && !d->nregions ? d : NULL;
+}
+
+/* sema builds tl.join(a, b) along a new axis k of size 2 (builtins_shape.c:
+ * tl.join, interleave, cat, flip, inline asm's pack) as
+ *   select(broadcast(reshape(arange(0, 2)) == 0),
+ *          broadcast(expand_dims(a, k)), broadcast(expand_dims(b, k))).
+ * Returns k, or -1 if op is not such a select; src[i] is a or b (0 where
+ * that operand was built otherwise, a splatted constant). */
+static int join_axis(const Assign *A, const TirOp *op, ValId src[2])
+{
+	if (op->kind != TOP_SELECT || op->nin != 3 || op->nout != 1 || !is_tile(A, op->results[0]))
+		return -1;
+	const TirOp *bc = def_of(A, op->operands[0], TOP_BROADCAST);
+	const TirOp *cmp = bc ? def_of(A, bc->operands[0], TOP_CMP) : NULL;
+	if (!cmp || cmp->nin != 2 || cmp->attr.pred != PRED_EQ)
+		return -1;
+	const TirOp *zero = def_of(A, cmp->operands[1], TOP_CONST);
+	const TirOp *idx = def_of(A, cmp->operands[0], TOP_RESHAPE);
+	const TirOp *ar = def_of(A, idx ? idx->operands[0] : cmp->operands[0], TOP_ARANGE);
+	if (!zero || zero->attr.i != 0 || !ar || ar->attr.i != 0 || ar->attr.i2 != 2)
+		return -1;
+	Type ct = vty(A, cmp->results[0]), rt = vty(A, op->results[0]);
+	int k = -1;
+	for (int d = 0; d < ct.rank; d++) {
+		if (ct.shape[d] == 1)
+			continue;
+		if (ct.shape[d] != 2 || k >= 0)
+			return -1;
+		k = d;
+	}
+	if (k < 0 || ct.rank != rt.rank || rt.shape[k] != 2)
+		return -1;
+	for (int i = 0; i < 2; i++) {
+		const TirOp *b = def_of(A, op->operands[i + 1], TOP_BROADCAST);
+		const TirOp *e = b ? def_of(A, b->operands[0], TOP_EXPAND_DIMS) : NULL;
+		src[i] = e && e->attr.axis == k && is_tile(A, e->operands[0]) ? e->operands[0] : 0;
+	}
+	return k;
+}
+
+/* No lane or warp of l moves along axis k: every thread holds both halves. */
+static bool axis_in_registers(const LinearLayout *l, int k)
+{
+	for (int i = 0; i < l->n_in; i++) {
+		if (l->in_dim[i] == LL_REG)
+			continue;
+		for (int b = 0; b < l->in_bits[i]; b++)
+			if (l->basis[i][b][k])
+				return false;
+	}
+	return true;
+}
+
 static const TirOp *terminator(const TirBlock *b) { return b->nops ? b->ops[b->nops - 1] : NULL; }
 
 static void want_block(Assign *A, const TirBlock *b);
@@ -622,6 +681,13 @@ static void want_op(Assign *A, const TirOp *op)
 	if (op->nout != 1 || !wanted(A, op->results[0]))
 		return;
 	const LinearLayout *w = wanted(A, op->results[0]);
+	/* a join wanted with its new axis across lanes or warps (a dot operand
+	 * after the reshape of an int4 unpack) is built in registers and
+	 * converted after (assign_join): its sources are not asked to follow */
+	ValId src[2];
+	int k = join_axis(A, op, src);
+	if (k >= 0 && !axis_in_registers(w, k))
+		return;
 	for (int i = 0; i < op->nin; i++)
 		if (operand_layout_for(A, op, op->operands[i], w, &l))
 			set_want(A, op->operands[i], &l);
@@ -919,6 +985,39 @@ static void assign_elementwise(Assign *A, Cursor *c, TirOp *op)
 	set_layout(A, res, t);
 }
 
+/* tl.join (join_axis): the new axis k is held in registers, each thread
+ * owning both halves of its elements (Triton's join encoding), in the layout
+ * of the first source that is not cheap to redo; the broadcasts of the
+ * sources are then register copies. A consumer wanting another layout
+ * converts the result. Before, the join followed its consumer's want: an
+ * mma operand after lmdeploy's AWQ unpack put the three nested joins' axes
+ * on lanes, so every lane unpacked the same packed int4 word 8 times, and
+ * the packed weights were converted to a layout replicated 8-fold. */
+static bool assign_join(Assign *A, Cursor *c, TirOp *op)
+{
+	ValId src[2], res = op->results[0];
+	int k = join_axis(A, op, src);
+	if (k < 0)
+		return false;
+	const LinearLayout *w = wanted(A, res), *from = NULL;
+	LinearLayout j;
+	if (w && axis_in_registers(w, k)) {
+		j = *w;
+	} else {
+		for (int i = 0; i < 2 && !from; i++)
+			if (src[i] && lay(A, src[i]) && !cheap(A, src[i], 0))
+				from = lay(A, src[i]);
+		if (!from)
+			return false;
+		ll_join_axis(&j, from, k);
+	}
+	const LinearLayout *jl = lay_intern(A, &j);
+	for (int i = 0; i < op->nin; i++)
+		set_operand(A, c, op, i, jl);
+	set_layout(A, res, jl);
+	return true;
+}
+
 static void assign_loop(Assign *A, Cursor *c, TirOp *op)
 {
 	TirBlock *body = &op->regions[0];
@@ -1113,6 +1212,10 @@ static void assign_op(Assign *A, Cursor *c, TirOp *op)
 			return;
 		}
 		break;
+	case TOP_SELECT:
+		if (assign_join(A, c, op))
+			return;
+		/* fall through */
 	default:
 		if (is_elementwise(op->kind) && op->nout == 1 && is_tile(A, op->results[0])) {
 			assign_elementwise(A, c, op);

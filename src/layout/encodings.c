@@ -314,6 +314,24 @@ void ll_expand_dims(LinearLayout *out, const LinearLayout *in, int axis)
 	*out = r;
 }
 
+void ll_join_axis(LinearLayout *out, const LinearLayout *in, int axis)
+{
+	LinearLayout r;
+	ll_expand_dims(&r, in, axis);
+	int s = ll_slot(&r, LL_REG);
+	if (s < 0 || r.in_bits[s] >= LL_MAX_BITS) {
+		*out = r;
+		return;
+	}
+	for (int b = r.in_bits[s]; b > 0; b--)
+		memcpy(r.basis[s][b], r.basis[s][b - 1], sizeof r.basis[s][b]);
+	memset(r.basis[s][0], 0, sizeof r.basis[s][0]);
+	r.basis[s][0][axis] = 1;
+	r.in_bits[s]++;
+	r.out_bits[axis] = 1;
+	*out = r;
+}
+
 bool ll_broadcast_source(LinearLayout *out, const LinearLayout *dst, int rank,
 			 const int32_t src_shape[])
 {

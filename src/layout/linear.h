@@ -146,6 +146,10 @@ int ll_print_shape(const LinearLayout *l, char *buf, size_t n);
 void ll_slice(LinearLayout *out, const LinearLayout *parent, int axis);
 /* Insert an out dim of size 1 at `axis`. */
 void ll_expand_dims(LinearLayout *out, const LinearLayout *in, int axis);
+/* tl.join's result (Triton's join encoding): `in` with an out dim of size 2
+ * inserted at `axis`, held by a new register bit 0 (the others move up), so
+ * each thread holds both halves of every pair side by side. */
+void ll_join_axis(LinearLayout *out, const LinearLayout *in, int axis);
 /* The layout the source of a broadcast to `dst` must have so that the
  * broadcast is register-local: dst with the coordinates along every axis with
  * src_shape[d] == 1 set to 0 and out_bits[d] = 0, register bases that became

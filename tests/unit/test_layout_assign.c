@@ -773,6 +773,73 @@ static void test_small_load_loop_pointer(void)
 	arena_free(&a);
 }
 
+/* tl.join of two halves unpacked from a loaded int32 tile, reshaped into a dot
+ * operand (lmdeploy's AWQ dequant: w = join(lo, hi).reshape(K, 2N)): the join
+ * keeps its sources' layout with the new axis on register bit 0, so each thread
+ * unpacks its own words once and the fp16 result is converted for the mma.
+ * Following the operand's want put the new axis on lanes (every lane unpacked
+ * the same word) and converted the int32 tile to a replicated layout. */
+static ValId join_last(B *x, ValId lo, ValId hi)
+{
+	Type t = tir_type(x->f, lo);
+	int32_t one[3] = {1, 1, 2}, full[3] = {t.shape[0], t.shape[1], 2}, ex[3] = {t.shape[0], t.shape[1], 1};
+	Type it = type_tile(type_scalar(DT_I32), 3, one), ct = type_tile(type_scalar(DT_I1), 3, one);
+	ValId idx = op1(x, TOP_RESHAPE, it, arange(x, 2), 0, 0);
+	TirOp *cmp = tir_op(x->f, x->b, TOP_CMP, noloc, (ValId[]){idx, cst(x, it, 0)}, 2, &ct, 1);
+	cmp->attr.pred = PRED_EQ;
+	ValId sel[3] = {op1(x, TOP_BROADCAST, type_tile(type_scalar(DT_I1), 3, full), cmp->results[0], 0, 0)};
+	for (int i = 0; i < 2; i++) {
+		Type et = type_tile(type_elem(t), 3, ex);
+		TirOp *e = tir_op(x->f, x->b, TOP_EXPAND_DIMS, noloc, i ? &hi : &lo, 1, &et, 1);
+		e->attr.axis = 2;
+		sel[i + 1] = op1(x, TOP_BROADCAST, type_tile(type_elem(t), 3, full), e->results[0], 0, 0);
+	}
+	return op1(x, TOP_SELECT, type_tile(type_elem(t), 3, full), sel[0], sel[1], sel[2]);
+}
+
+static void test_join_unpack(const char *target)
+{
+	Arena a;
+	arena_init(&a);
+	TirFunc *f = tir_func_new(&a, "join_unpack");
+	B x = {f, f->entry};
+	ValId pq = param(&x, type_ptr(DT_I32), SPEC_DIV16), pa = param(&x, type_ptr(DT_F16), SPEC_DIV16);
+	ValId pc = param(&x, type_ptr(DT_F32), SPEC_DIV16);
+	Type qt = tile(DT_I32, 2, 32, 8), ht = tile(DT_F16, 2, 32, 8), acct = tile(DT_F32, 2, 16, 16);
+	ValId qw = load(&x, ptrs(&x, pq, offs2d(&x, 32, 8, 8, 1)), 0);
+	ValId lo = op1(&x, TOP_CAST, ht, op1(&x, TOP_AND, qt, qw, cst(&x, qt, 15), 0), 0, 0);
+	ValId hi = op1(&x, TOP_CAST, ht, op1(&x, TOP_SHR, qt, qw, cst(&x, qt, 4), 0), 0, 0);
+	ValId j = join_last(&x, lo, hi);
+	ValId w = op1(&x, TOP_RESHAPE, tile(DT_F16, 2, 32, 16), j, 0, 0);
+	ValId av = load(&x, ptrs(&x, pa, offs2d(&x, 16, 32, 32, 1)), 0);
+	ValId din[3] = {av, w, cst(&x, acct, 0)};
+	TirOp *dot = tir_op(f, x.b, TOP_DOT, noloc, din, 3, &acct, 1);
+	store(&x, ptrs(&x, pc, offs2d(&x, 16, 16, 16, 1)), dot->results[0], 0);
+	ret(&x);
+	CHECK(run_assign(f, &a, target, 4), "assign");
+	const TirOp *sel = find_op(f->entry, TOP_SELECT, 0);
+	const LinearLayout *jl = sel ? f->vals.data[sel->results[0]].layout : NULL;
+	const LinearLayout *ql = f->vals.data[qw].layout;
+	LinearLayout want;
+	if (ql)
+		ll_join_axis(&want, ql, 2);
+	CHECK(jl && ql && ll_equal(jl, &want), "join: the load's layout with the new axis on register bit 0");
+	CHECK(jl && jl->basis[0][0][2] == 1 && jl->basis[0][0][0] == 0 && jl->basis[0][0][1] == 0,
+	      "join: register bit 0 holds the new axis");
+	int int_cvts = 0, half_cvts = 0;
+	for (int i = 0; i < f->entry->nops; i++) {
+		const TirOp *op = f->entry->ops[i];
+		if (op->kind != TOP_CONVERT_LAYOUT)
+			continue;
+		DType dt = (DType)tir_type(f, op->operands[0]).dt;
+		int_cvts += dt == DT_I32;
+		half_cvts += dt == DT_F16 && tir_type(f, op->operands[0]).shape[1] == 16;
+	}
+	CHECK(int_cvts == 0, "the packed int32 tile is converted %d times", int_cvts);
+	CHECK(half_cvts == 1, "the unpacked operand is converted for the dot once (%d)", half_cvts);
+	arena_free(&a);
+}
+
 int main(void)
 {
 	test_axis_wrap();
@@ -787,6 +854,8 @@ int main(void)
 	test_small_load_redone(false);
 	test_small_load_redone(true);
 	test_small_load_loop_pointer();
+	test_join_unpack("sm_80");
+	test_join_unpack("sm_90a");
 	test_transpose("cpu", 1);
 	test_transpose("sm_80", 4);
 	test_reduce_broadcast("cpu", 1);
