@@ -211,7 +211,10 @@ typedef struct TirHint {
  * (src/layout/pipeline.c): nslots slots of slot_bytes bytes starting at byte
  * `base` of the per-program shared memory, each holding one tile of type
  * `tile` laid out by `smem` (a LinearLayout: linear element offset -> tile
- * coordinates) plus padding (`pad`, a PaddedShared; NULL = none). Buffers
+ * coordinates) plus padding (`pad`, a PaddedShared; NULL = none). Each
+ * pipelined loop's buffers start at byte 0, over those of the others: only
+ * innermost loops are pipelined, so no two are live together (a loop's
+ * first copies are issued just before it). Buffers
  * hold bytes [0, TirFunc.smem_reserved); scratch shared memory (conversions,
  * reductions) used inside a pipelined loop starts after them, and elsewhere
  * at offset 0: outside its loop a buffer is dead (the loop ends with
@@ -237,7 +240,7 @@ typedef struct TirFunc {
 	int num_stages;   /* set by a @triton.heuristics; 0: the options' */
 	int smem_bytes;   /* set by layout/smem allocation: max(smem_reserved + scratch in
 	                     pipelined loops, scratch elsewhere) */
-	int smem_reserved; /* bytes at offset 0 held by bufs for the whole kernel */
+	int smem_reserved; /* bytes at offset 0 held by bufs: the most one pipelined loop holds */
 	SrcLoc smem_loc;  /* the op needing the most scratch (for diagnostics) */
 	TirSmemBuf *bufs; /* arena array (software pipelining) */
 	int nbufs;

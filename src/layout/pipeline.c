@@ -399,8 +399,9 @@ static int64_t body_scratch(const Pipe *P, const TirBlock *b)
 }
 
 /* Largest S' in [2, S] whose buffers fit next to the scratch used while they
- * are live (in this loop and the loops pipelined before); 0 if none. Scratch
- * outside pipelined loops overlaps the buffers (TirSmemBuf). */
+ * are live (scratch inside pipelined loops starts after the largest loop's
+ * buffers); 0 if none. Scratch outside pipelined loops and the buffers of
+ * the other pipelined loops overlap this loop's buffers (TirSmemBuf). */
 static int fit_stages(const Pipe *P, int S)
 {
 	TirFunc *f = P->f;
@@ -411,14 +412,22 @@ static int fit_stages(const Pipe *P, int S)
 	layout_scratch(P->lc, f, f->entry, false, &in, &out);
 	in = MAXOF(in, body_scratch(P, P->body));
 	for (; S >= 2; S--)
-		if (f->smem_reserved + per * S + in <= P->lc->target->max_shared_bytes)
+		if (MAXOF(f->smem_reserved, per * S) + in <= P->lc->target->max_shared_bytes)
 			return S;
 	return 0;
 }
 
+/* This loop's buffers start at byte 0, over those of any loop pipelined
+ * before: only innermost loops are pipelined, so two of them are never live
+ * together (each issues its first copies just before it and ends with
+ * wait(0) + barrier). lightllm's prefill attention runs an unmasked and a
+ * causal K/V loop one after the other: 2 x 96 KiB stacked was 192 KiB on
+ * sm_90a, and on sm_80 left the second loop 2 stages; now 96 KiB, 3 stages
+ * on both. */
 static void add_bufs(Pipe *P, int S)
 {
 	TirFunc *f = P->f;
+	int64_t base = 0;
 	TirSmemBuf *nb = ARENA_NEWN(f->arena, TirSmemBuf, f->nbufs + P->nld);
 	if (f->nbufs)
 		memcpy(nb, f->bufs, sizeof(TirSmemBuf) * (size_t)f->nbufs);
@@ -428,12 +437,13 @@ static void add_bufs(Pipe *P, int S)
 		b->tile = f->vals.data[pl->op->results[0]].ty;
 		b->smem = arena_dup(f->arena, &pl->smem, sizeof pl->smem);
 		b->pad = pl->pad.n ? arena_dup(f->arena, &pl->pad, sizeof pl->pad) : NULL;
-		b->base = f->smem_reserved;
+		b->base = base;
 		b->slot_bytes = pl->slot_bytes;
 		b->nslots = S;
 		pl->buf = f->nbufs++;
-		f->smem_reserved += (int)(pl->slot_bytes * S);
+		base += pl->slot_bytes * S;
 	}
+	f->smem_reserved = (int)MAXOF(f->smem_reserved, base);
 	f->bufs = nb;
 }
 
