@@ -985,14 +985,70 @@ static void assign_elementwise(Assign *A, Cursor *c, TirOp *op)
 	set_layout(A, res, t);
 }
 
-/* tl.join (join_axis): the new axis k is held in registers, each thread
- * owning both halves of its elements (Triton's join encoding), in the layout
- * of the first source that is not cheap to redo; the broadcasts of the
- * sources are then register copies. A consumer wanting another layout
- * converts the result. Before, the join followed its consumer's want: an
- * mma operand after lmdeploy's AWQ unpack put the three nested joins' axes
- * on lanes, so every lane unpacked the same packed int4 word 8 times, and
- * the packed weights were converted to a layout replicated 8-fold. */
+/* Some lane or warp of l holds copies (its basis is zero). */
+static bool has_copies(const LinearLayout *l)
+{
+	for (int i = 0; i < l->n_in; i++)
+		for (int b = 0; l->in_dim[i] != LL_REG && b < l->in_bits[i]; b++) {
+			bool zero = true;
+			for (int d = 0; d < l->n_out; d++)
+				zero &= !l->basis[i][b][d];
+			if (zero)
+				return true;
+		}
+	return false;
+}
+
+/* Every costly source of the join along k already has the layout that
+ * makes its broadcast to w register-local: a flip's halves, picked out of a
+ * view along lanes, are put back on those lanes. */
+static bool join_is_local(Assign *A, const ValId src[2], int k, const LinearLayout *w)
+{
+	bool any = false;
+	for (int i = 0; i < 2; i++) {
+		if (!src[i] || !lay(A, src[i]) || cheap(A, src[i], 0))
+			continue;
+		Type t = vty(A, src[i]);
+		int32_t shape[TIR_MAX_RANK];
+		for (int d = 0, s = 0; d <= t.rank; d++)
+			shape[d] = d == k ? 1 : t.shape[s++];
+		LinearLayout bs, ex;
+		ll_expand_dims(&ex, lay(A, src[i]), k);
+		if (!ll_broadcast_source(&bs, w, t.rank + 1, shape) || !ll_equal(&bs, &ex))
+			return false;
+		any = true;
+	}
+	return any;
+}
+
+/* The layout of the tile along whose axis k (of size 2) the first costly
+ * source of a join was picked (shape_pick_axis: a REDUCE over k), or NULL. */
+static const LinearLayout *picked_from(const Assign *A, const ValId src[2], int k)
+{
+	for (int i = 0; i < 2; i++) {
+		if (!src[i] || cheap(A, src[i], 0))
+			continue;
+		const TirOp *r = A->f->vals.data[src[i]].def;
+		if (!r || r->kind != TOP_REDUCE || r->nin != 1 || r->attr.axis != k || vty(A, r->operands[0]).shape[k] != 2)
+			return NULL;
+		return lay(A, r->operands[0]);
+	}
+	return NULL;
+}
+
+/* tl.join (join_axis), in the first layout that moves no data:
+ * - the wanted one, where it holds the new axis k in registers or the
+ *   sources already have its slice (their broadcasts are register copies);
+ * - for a flip step (halves picked out of a tile along k), that tile's;
+ * - where the first costly source is replicated over some lanes or warps,
+ *   the one its broadcast takes (ll_fit_broadcast puts k there);
+ * - else the source's layout with k on register bit 0 (Triton's join
+ *   encoding): each thread owns both halves of its elements.
+ * A consumer wanting another layout converts the result. Before, the join
+ * followed its consumer's want: an mma operand after lmdeploy's AWQ unpack
+ * put the three nested joins' axes on lanes, so every lane unpacked the
+ * same packed int4 word 8 times, and the packed weights were converted to a
+ * layout replicated 8-fold. */
 static bool assign_join(Assign *A, Cursor *c, TirOp *op)
 {
 	ValId src[2], res = op->results[0];
@@ -1001,13 +1057,18 @@ static bool assign_join(Assign *A, Cursor *c, TirOp *op)
 		return false;
 	const LinearLayout *w = wanted(A, res), *from = NULL;
 	LinearLayout j;
-	if (w && axis_in_registers(w, k)) {
+	const LinearLayout *p = picked_from(A, src, k);
+	if (w && (axis_in_registers(w, k) || join_is_local(A, src, k, w))) {
 		j = *w;
+	} else if (p && join_is_local(A, src, k, p)) {
+		j = *p; /* a flip step: the swapped halves go back where they were */
 	} else {
 		for (int i = 0; i < 2 && !from; i++)
 			if (src[i] && lay(A, src[i]) && !cheap(A, src[i], 0))
 				from = lay(A, src[i]);
-		if (!from)
+		/* a source replicated over some lanes or warps: the broadcasts
+		 * put the new axis there (ll_fit_broadcast), as free */
+		if (!from || has_copies(from))
 			return false;
 		ll_join_axis(&j, from, k);
 	}
