@@ -208,6 +208,7 @@ bool backend_cuda_present(Backend *b, char *target, size_t n);
 const char *backend_cuda_reason(const Backend *b); /* why it is not present */
 tile_status backend_load(tile_context *ctx, tile_kernel *k);
 int backend_assert_count(Backend *b); /* failed device_asserts so far */
+const int *backend_assert_counter(Backend *b); /* that count, for cpu_launch's stop */
 tile_status backend_assert_report(tile_kernel *k, int count_before);
 /* faults the CPU emulation of a GPU reported so far (shared-memory races,
  * misaligned accesses; jit/orc.h TileRuntimeHooks.fault) */

@@ -99,6 +99,9 @@ int backend_assert_count(Backend *b)
 	return __atomic_load_n(&b->hooks.assert_count, __ATOMIC_ACQUIRE);
 }
 
+/* The word the CPU launcher watches to stop a grid after a failed assert. */
+const int *backend_assert_counter(Backend *b) { return &b->hooks.assert_count; }
+
 int backend_fault_count(Backend *b)
 {
 	return __atomic_load_n(&b->hooks.fault_count, __ATOMIC_ACQUIRE);

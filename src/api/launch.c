@@ -427,7 +427,7 @@ tile_status api_launch_argv(tile_kernel *k, const uint32_t grid[3], void **argv,
 			                k->name, "xyz"[d], grid[d], gpu_max[d]);
 	int asserts = backend_assert_count(k->ctx->be), faults = backend_fault_count(k->ctx->be);
 	int rc = cpu_launch(k->ctx->pool, k->cpu_fn, argv, grid, (size_t)k->ck.smem_bytes,
-	                    k->ck.stack_bytes, k->rt);
+	                    k->ck.stack_bytes, k->rt, backend_assert_counter(k->ctx->be));
 	if (rc == 0 && backend_fault_count(k->ctx->be) != faults)
 		return backend_fault_report(k, faults);
 	if (rc == 0 && backend_assert_count(k->ctx->be) != asserts)

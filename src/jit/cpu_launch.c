@@ -38,6 +38,8 @@ typedef struct CpuJob {
 	int64_t total;
 	int64_t chunk;
 	void *rt;
+	const int *stop; /* NULL, or a counter: a change from stop0 ends the launch */
+	int stop0;
 	atomic_llong next;
 } CpuJob;
 
@@ -108,7 +110,13 @@ int cpu_pool_threads(const CpuPool *p) { return p ? p->nthreads : 1; }
 
 /* ---- running instances ------------------------------------------------------- */
 
-static void run_range(const CpuJob *j, int64_t lo, int64_t hi, void *smem)
+/* A failed device_assert (the stop counter moved): no instance starts after it. */
+static bool job_stopped(const CpuJob *j)
+{
+	return j->stop && __atomic_load_n(j->stop, __ATOMIC_ACQUIRE) != j->stop0;
+}
+
+static void run_range(CpuJob *j, int64_t lo, int64_t hi, void *smem)
 {
 	const int32_t gx = j->grid[0], gy = j->grid[1];
 	int32_t pid[3];
@@ -116,6 +124,10 @@ static void run_range(const CpuJob *j, int64_t lo, int64_t hi, void *smem)
 	pid[1] = (int32_t)((lo / gx) % gy);
 	pid[2] = (int32_t)(lo / ((int64_t)gx * gy));
 	for (int64_t i = lo; i < hi; i++) {
+		if (job_stopped(j)) { /* the other threads' next chunk is past the end too */
+			atomic_store_explicit(&j->next, j->total, memory_order_relaxed);
+			return;
+		}
 		j->fn(j->args, pid, j->grid, smem, j->rt);
 		if (++pid[0] == gx) {
 			pid[0] = 0;
@@ -406,14 +418,16 @@ static int launch_deep(CpuPool *p, CpuJob *j, size_t smem_bytes, uint64_t need)
 /* ---- the entry point ---------------------------------------------------------- */
 
 int cpu_launch(CpuPool *p, CpuKernelFn fn, void **args, const uint32_t grid[3], size_t smem_bytes,
-               uint64_t stack_bytes, void *rt)
+               uint64_t stack_bytes, void *rt, const int *stop)
 {
 	for (int d = 0; d < 3; d++)
 		if (grid[d] > INT32_MAX)
 			return -1;
 	if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0)
 		return 0;
-	CpuJob j = {.fn = fn, .args = args, .rt = rt};
+	CpuJob j = {.fn = fn, .args = args, .rt = rt, .stop = stop};
+	if (stop)
+		j.stop0 = __atomic_load_n(stop, __ATOMIC_ACQUIRE);
 	for (int d = 0; d < 3; d++)
 		j.grid[d] = (int32_t)grid[d];
 	if ((int64_t)grid[0] * grid[1] > INT64_MAX / grid[2])

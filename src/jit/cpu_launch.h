@@ -9,7 +9,7 @@
  * Instances are numbered with x fastest (then y, then z) and handed out in
  * small chunks through an atomic counter, so a grid of any shape balances.
  * A grid of one instance runs inline on the calling thread without waking the
- * workers. Nothing is allocated per launch once the buffers are big enough.
+ * workers. A launch can be stopped early (see cpu_launch's `stop`). Nothing is allocated per launch once the buffers are big enough.
  *
  * Stacks: every launch passes an upper bound of the stack one instance needs
  * (CompiledKernel.stack_bytes, from emit_llvm.c). Up to 1 MB, instances run
@@ -50,8 +50,12 @@ int cpu_pool_threads(const CpuPool *p);
 /* Runs fn over grid[0] x grid[1] x grid[2] instances and returns when all have
  * run; each instance gets smem_bytes of shared memory and may use stack_bytes
  * of stack. Returns 0, -1 if a dimension exceeds INT32_MAX, -2 when out of
- * memory, or -3 when no thread with a deep enough stack can be started. */
+ * memory, or -3 when no thread with a deep enough stack can be started.
+ * stop (may be NULL): a counter the instances may increment (the runtime's
+ * failed-device_assert count); once it differs from its value when the
+ * launch began, no further instance starts (those running finish), as a
+ * GPU's trap ends the whole grid. It is read atomically. */
 int cpu_launch(CpuPool *p, CpuKernelFn fn, void **args, const uint32_t grid[3], size_t smem_bytes,
-               uint64_t stack_bytes, void *rt);
+               uint64_t stack_bytes, void *rt, const int *stop);
 
 #endif

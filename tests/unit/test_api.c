@@ -871,6 +871,54 @@ static void test_assert_stops(void)
 	}
 }
 
+/* A failed device_assert ends the whole grid, as a GPU's trap does: the
+ * CPU launcher starts no program instance after it (before, it ran the
+ * rest of the grid). On one thread the grid runs in order, so exactly the
+ * instances before the failing one have stored. */
+static const char grid_stop_src[] = "import triton\n"
+                                    "import triton.language as tl\n"
+                                    "@triton.jit\n"
+                                    "def gstop(out_ptr, bad):\n"
+                                    "    pid = tl.program_id(0)\n"
+                                    "    tl.device_assert(pid != bad, \"bad pid\")\n"
+                                    "    tl.store(out_ptr + pid, 1.0)\n";
+
+static void test_assert_stops_grid(void)
+{
+	tile_context_options o = {0};
+	o.target = "cpu";
+	o.disable_cache = 1;
+	o.num_threads = 1;
+	tile_context *ctx = NULL;
+	tile_module *m = NULL;
+	tile_kernel *k = NULL;
+	CHECK_ST(tile_context_create(&ctx, &o), TILE_OK);
+	if (!ctx)
+		return;
+	CHECK_ST(tile_module_load_source(ctx, "gstop.py", grid_stop_src, (size_t)-1, &m), TILE_OK);
+	if (m)
+		CHECK_ST(tile_kernel_get(m, "gstop", "*fp32:16,i32", NULL, &k), TILE_OK);
+	if (k) {
+		enum { NOUT = 64 };
+		_Alignas(16) float out[NOUT] = {0};
+		uint32_t grid[3] = {NOUT, 1, 1};
+		tile_arg a[2] = {tile_arg_ptr(out, TILE_FP32), tile_arg_i32(5)};
+		CHECK_ST(tile_launch(k, grid, a, 2, NULL), TILE_ERROR_LAUNCH);
+		CHECK_MSG("bad pid");
+		int stored = 0;
+		for (int i = 0; i < NOUT; i++)
+			stored += out[i] == 1.0f;
+		CHECK(stored == 5 && out[4] == 1.0f && out[5] == 0.0f && out[NOUT - 1] == 0.0f);
+		memset(out, 0, sizeof out);
+		a[1] = tile_arg_i32(-1); /* nothing fails: the next launch runs the whole grid */
+		CHECK_ST(tile_launch(k, grid, a, 2, NULL), TILE_OK);
+		CHECK(out[0] == 1.0f && out[NOUT - 1] == 1.0f);
+	}
+	tile_kernel_destroy(k);
+	tile_module_destroy(m);
+	tile_context_destroy(ctx);
+}
+
 /* A heuristic reads a DLTensor argument's shape and strides (elements; NULL
  * strides are row-major), as Triton's see the tensor; the specialization is
  * keyed on the results. A plain pointer has no shape: an error that says so. */
@@ -1220,6 +1268,7 @@ int main(void)
 	test_class_kernels();
 	test_print_assert();
 	test_assert_stops();
+	test_assert_stops_grid();
 	if (failures)
 		fprintf(stderr, "test_api: %d check(s) failed\n", failures);
 	return failures ? 1 : 0;

@@ -70,7 +70,7 @@ static void run_grid(CpuPool *p, int32_t nx, int32_t ny, int32_t nz, size_t smem
 	g.hits = calloc(total ? total : 1, sizeof *g.hits);
 	void *args[1] = {&g};
 	uint32_t grid[3] = {(uint32_t)nx, (uint32_t)ny, (uint32_t)nz};
-	CHECK(cpu_launch(p, kernel, args, grid, smem, 0, NULL) == 0);
+	CHECK(cpu_launch(p, kernel, args, grid, smem, 0, NULL, NULL) == 0);
 	for (size_t i = 0; i < total; i++)
 		if (atomic_load(&g.hits[i]) != 1) {
 			fprintf(stderr, "grid %dx%dx%d smem %zu: instance %zu ran %d times\n", nx,
@@ -90,6 +90,54 @@ static void *concurrent(void *arg)
 	for (int r = 0; r < 30; r++)
 		run_grid(p, 17, 3, 2, r % 2 ? 256 : 0);
 	return NULL;
+}
+
+/* ---- stopping a grid ------------------------------------------------------------- */
+
+typedef struct Stop {
+	int fail_at;   /* the instance that "fails a device_assert" */
+	int count;     /* the stop word cpu_launch watches */
+	atomic_int runs;
+} Stop;
+
+static void stop_kernel(void **args, const int32_t pid[3], const int32_t nprog[3], void *smem,
+                        void *rt)
+{
+	Stop *s = args[0];
+	(void)nprog, (void)smem, (void)rt;
+	atomic_fetch_add(&s->runs, 1);
+	if (pid[0] == s->fail_at)
+		__atomic_fetch_add(&s->count, 1, __ATOMIC_SEQ_CST);
+}
+
+/* Once the stop word changes (a failed device_assert), no further instance
+ * starts, as a GPU's trap ends the whole grid; those already running finish.
+ * A stop word that was nonzero before the launch stops nothing. */
+static void test_stop(void)
+{
+	CpuPool *one = cpu_pool_create(1);
+	Stop s = {.fail_at = 3, .count = 5};
+	void *args[1] = {&s};
+	uint32_t grid[3] = {1000, 1, 1};
+	CHECK(cpu_launch(one, stop_kernel, args, grid, 0, 0, NULL, &s.count) == 0);
+	CHECK(atomic_load(&s.runs) == 4); /* in order on one thread: 0..3 ran */
+	cpu_pool_destroy(one);
+
+	CpuPool *p = cpu_pool_create(4);
+	Stop m = {.fail_at = 0};
+	args[0] = &m;
+	uint32_t big[3] = {100000, 1, 1};
+	CHECK(cpu_launch(p, stop_kernel, args, big, 64, 0, NULL, &m.count) == 0);
+	CHECK(m.count == 1 && atomic_load(&m.runs) < 100000);
+	Stop none = {.fail_at = -1}; /* nothing fails: the whole grid runs */
+	args[0] = &none;
+	CHECK(cpu_launch(p, stop_kernel, args, big, 0, 0, NULL, &none.count) == 0);
+	CHECK(atomic_load(&none.runs) == 100000);
+	cpu_pool_destroy(p);
+	Stop alone = {.fail_at = 2}; /* no pool: the grid on the caller */
+	args[0] = &alone;
+	CHECK(cpu_launch(NULL, stop_kernel, args, grid, 0, 0, NULL, &alone.count) == 0);
+	CHECK(atomic_load(&alone.runs) == 3);
 }
 
 /* ---- kernels with a deep stack ---------------------------------------------------- */
@@ -143,7 +191,7 @@ static void run_deep(CpuPool *p, int32_t nx, uint64_t need, size_t use)
 	Deep d = {.need = need, .use = use, .caller = pthread_self()};
 	void *args[1] = {&d};
 	uint32_t grid[3] = {(uint32_t)nx, 1, 1};
-	CHECK(cpu_launch(p, deep_kernel, args, grid, 64, need, NULL) == 0);
+	CHECK(cpu_launch(p, deep_kernel, args, grid, 64, need, NULL, NULL) == 0);
 	CHECK(atomic_load(&d.runs) == nx);
 	CHECK(atomic_load(&d.on_caller) == 0);
 	CHECK(atomic_load(&d.shallow) == 0);
@@ -169,7 +217,7 @@ static void test_deep(void)
 	run_grid(p, 1, 1, 1, 0); /* small kernels: as before, inline for a grid of one */
 	run_grid(p, 30, 2, 1, 128);
 	uint32_t one[3] = {1, 1, 1};
-	CHECK(cpu_launch(p, deep_kernel, NULL, one, 0, UINT64_MAX, NULL) == -3); /* no such stack */
+	CHECK(cpu_launch(p, deep_kernel, NULL, one, 0, UINT64_MAX, NULL, NULL) == -3); /* no such stack */
 	pthread_t th[3];
 	for (int t = 0; t < 3; t++) /* some find the pool busy: a thread of their own */
 		pthread_create(&th[t], NULL, concurrent_deep, p);
@@ -197,9 +245,9 @@ int main(void)
 	for (int r = 0; r < 200; r++) /* back-to-back launches, small and varied */
 		run_grid(p, 1 + r % 13, 1 + r % 3, 1, (size_t)(r % 4) * 48);
 	uint32_t zero[3] = {0, 4, 4};
-	CHECK(cpu_launch(p, kernel, NULL, zero, 0, 0, NULL) == 0); /* nothing runs */
+	CHECK(cpu_launch(p, kernel, NULL, zero, 0, 0, NULL, NULL) == 0); /* nothing runs */
 	uint32_t huge[3] = {0x80000000u, 1, 1};
-	CHECK(cpu_launch(p, kernel, NULL, huge, 0, 0, NULL) == -1);
+	CHECK(cpu_launch(p, kernel, NULL, huge, 0, 0, NULL, NULL) == -1);
 	pthread_t th[3];
 	for (int t = 0; t < 3; t++)
 		pthread_create(&th[t], NULL, concurrent, p);
@@ -212,6 +260,7 @@ int main(void)
 	run_grid(one, 9, 2, 1, 32);
 	cpu_pool_destroy(one);
 	test_deep();
+	test_stop();
 	if (failures)
 		fprintf(stderr, "test_cpu_launch: %d failure(s)\n", failures);
 	return failures ? 1 : 0;
