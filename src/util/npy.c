@@ -151,6 +151,12 @@ int npy_parse_header(const char *hdr, size_t len, NpyArray *a, char *err, size_t
 {
 	P p = {hdr, hdr + len};
 	bool seen_descr = false, seen_order = false, seen_shape = false;
+	/* Python's literal_eval refuses NUL; the C string handling below would
+	 * stop at it ("'<f4\0junk'" read as '<f4') */
+	const char *nul = memchr(hdr, 0, len);
+	if (nul)
+		return errf(err, errlen, "header has a NUL byte (at offset %zu of the header)",
+		            (size_t)(nul - hdr));
 	if (!eat(&p, '{'))
 		return errf(err, errlen, "header is not a dictionary");
 	for (;;) {
@@ -196,6 +202,9 @@ int npy_parse_header(const char *hdr, size_t len, NpyArray *a, char *err, size_t
 			return errf(err, errlen, "header dictionary is malformed");
 		}
 	}
+	skip_ws(&p); /* numpy pads with spaces and ends with '\n'; nothing else may follow */
+	if (p.s != p.end)
+		return errf(err, errlen, "header has text after its dictionary");
 	if (!seen_descr || !seen_order || !seen_shape)
 		return errf(err, errlen, "header lacks '%s'",
 		            !seen_descr   ? "descr"

@@ -239,6 +239,28 @@ static void test_handwritten(void)
 		if (!strstr(err, why[i].want))
 			fprintf(stderr, "  %s: %s\n", why[i].descr, err);
 	}
+	/* A NUL byte in the header (in a string, or in the padding after the
+	 * dictionary) is refused with its offset, as numpy's literal_eval refuses
+	 * it; C string functions would otherwise read "'<f4\0junk'" as '<f4'. */
+	static const char *const nul_at[] = {"'<f4", "False,", "}"};
+	for (size_t i = 0; i < sizeof nul_at / sizeof nul_at[0]; i++) {
+		const char *d = "{'descr': '<f4x', 'fortran_order': False, 'shape': (3, 4), }";
+		n = numpy_file(buf, d, data, sizeof data, 1);
+		size_t off = (size_t)(strstr(d, nul_at[i]) - d) + strlen(nul_at[i]);
+		buf[10 + off] = 0;
+		write_bytes(buf, n);
+		err[0] = 0;
+		a.data = (void *)1;
+		CHECK(npy_read(path, &a, err, sizeof err) == -1 && a.data == NULL);
+		CHECK(strstr(err, "NUL byte") != NULL);
+		if (!strstr(err, "NUL byte"))
+			fprintf(stderr, "  NUL after %s: %s\n", nul_at[i], err);
+	}
+	/* anything but whitespace after the dictionary is malformed */
+	n = numpy_file(buf, "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), } x", data,
+	               sizeof data, 1);
+	write_bytes(buf, n);
+	CHECK(npy_read(path, &a, err, sizeof err) == -1);
 	/* a one-byte dtype has no byte order: '>u1' is '|u1' */
 	n = numpy_file(buf, "{'descr': '>u1', 'fortran_order': False, 'shape': (4,), }", "abcd", 4, 1);
 	write_bytes(buf, n);
