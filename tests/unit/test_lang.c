@@ -1675,6 +1675,49 @@ static void test_inline_asm_literals(void)
 	CHECK(ok);
 }
 
+/* A `.reg` declared at the asm string's top level (outside `{ }`), as
+ * ptxas accepts in one asm statement: each asm call is its own scope, so two
+ * copies in one kernel (and a helper inlined twice) do not clash, and the
+ * temporary of one never leaks into the other. */
+static const char asm_toplevel_reg_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def add3(x):\n"
+	"    return tl.inline_asm_elementwise('.reg .s32 t; add.s32 t, $1, 3; mov.b32 $0, t;', '=r,r', [x],\n"
+	"                                     dtype=tl.int32, is_pure=True, pack=1)\n"
+	"@triton.jit\n"
+	"def k(X, Y):\n"
+	"    o = tl.arange(0, 32)\n"
+	"    x = tl.load(X + o)\n"
+	"    a = tl.inline_asm_elementwise(\"\"\"\n"
+	"        .reg .s32 t;\n"
+	"        .reg .pred p;\n"
+	"        mul.lo.s32 t, $1, 2;\n"
+	"        setp.lt.s32 p, $1, 10;\n"
+	"        @p add.s32 t, t, 1000;\n"
+	"        mov.b32 $0, t;\n"
+	"    \"\"\", '=r,r', [x], dtype=tl.int32, is_pure=True, pack=1)\n"
+	"    b = tl.inline_asm_elementwise('.reg .s32 t; mul.lo.s32 t, $1, $1; mov.b32 $0, t;', '=r,r', [x],\n"
+	"                                  dtype=tl.int32, is_pure=True, pack=1)\n"
+	"    tl.store(Y + o, a + b + add3(x) + add3(b))\n";
+
+static void test_inline_asm_toplevel_reg(void)
+{
+	int32_t x[32], y[32];
+	for (int i = 0; i < 32; i++)
+		x[i] = i - 7;
+	tile_arg args[] = {tile_arg_ptr(x, TILE_I32), tile_arg_ptr(y, TILE_I32)};
+	if (!RUN(asm_toplevel_reg_src, "k", "*i32,*i32", 1, args))
+		return;
+	bool ok = true;
+	for (int i = 0; i < 32; i++) {
+		int32_t v = x[i], a = v * 2 + (v < 10 ? 1000 : 0), b = v * v;
+		ok &= y[i] == a + b + (v + 3) + (b + 3);
+	}
+	CHECK(ok);
+}
+
 static const char asm_bits_src[] =
 	"import triton\n"
 	"import triton.language as tl\n"
@@ -4494,6 +4537,7 @@ int main(void)
 		test_host_descriptors();
 		test_inline_asm();
 		test_inline_asm_literals();
+		test_inline_asm_toplevel_reg();
 		test_inline_asm_bits();
 		test_inline_asm_fp4();
 		test_libdevice();
