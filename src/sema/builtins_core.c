@@ -1382,6 +1382,7 @@ static Value b_len(Sema *s, Call *c, int extra)
 	(void)extra;
 	Value v = c->a[0];
 	if (v.kind == V_MODULE && enum_class_items(s, v.mod, &v) && v.kind == V_ERR) return v; /* len(Act) */
+	if (enum_flag_items(s, v, &v)) return v_int(v.n); /* len(Perm.R | Perm.W) */
 	if ((v.kind == V_TUPLE || v.kind == V_DICT) && !v_is_enum_member(v)) return v_int(v.n);
 	if (v.kind == V_CONST && v.c.kind == CV_STR) return v_int((int64_t)strlen(v.c.s));
 	if (v.kind == V_TENSOR && v.ty.rank) return v_int(v.ty.shape[0]);

@@ -545,7 +545,14 @@ static Value class_func(Sema *s, ModScope *m, const Global *g)
 	/* an aggregate's methods without @jit are Python that Triton runs when a
 	 * kernel calls them (constexpr arithmetic, building the aggregate) */
 	if (class_aggregate(s, m)) v.ns = VF_HOST;
+	/* so are an Enum's (Color.RED.label(), Color.first()): its members are constexprs */
+	else if (enum_class_kind(s, m) != ENUM_NONE) v.ns = VF_HOST;
 	else v.msg = arena_printf(s->a, "%s.%s", m->name, g->name);
+	if (has_decorator(g->fn, "classmethod")) { /* bound to its class, as Python binds it */
+		Value *cls = ARENA_NEW(s->a, Value);
+		*cls = (Value){.kind = V_MODULE, .mod = m};
+		v.self = cls;
+	}
 	return v;
 }
 

@@ -270,7 +270,7 @@ Value agg_attr(Sema *s, Value obj, const char *name, SrcLoc loc)
 		diag_error(s->d, loc, "aggregate '%s' has no attribute '%s'", obj.mod->name, name);
 		return v_err();
 	}
-	if (m.kind == V_FUNC && !has_decorator(m.fn, "staticmethod")) { /* a method: bound to the instance */
+	if (m.kind == V_FUNC && !m.self && !has_decorator(m.fn, "staticmethod")) { /* a method: bound to the instance */
 		Value *self = ARENA_NEW(s->a, Value);
 		*self = obj;
 		m.self = self;

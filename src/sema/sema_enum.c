@@ -205,7 +205,7 @@ Value enum_wrap(Value v)
 static const char *member_name(Value v)
 {
 	if (v.kind == V_DICT) return v_is_none(v.items[0]) ? NULL : v.items[0].c.s;
-	return v.msg;
+	return v.msg && *v.msg ? v.msg : NULL; /* "": an IntFlag composite without a name */
 }
 
 static Value member_value(Value v)
@@ -217,6 +217,27 @@ static Value member_value(Value v)
 
 static const char *class_name(Value v) { return v.kind == V_DICT ? v.msg : v.mod->name; }
 
+/* An attribute the member's class body defines: a method bound to the member
+ * (a classmethod to its class, a staticmethod to nothing), a property's
+ * value, or another class attribute as it is. */
+static bool member_class_attr(Sema *s, Value v, const char *name, SrcLoc loc, Value *out)
+{
+	if (!v.mod || !v.mod->cls) return false; /* the dtype Enums have no class body */
+	bool found;
+	if (enum_lookup(s, v.mod, name, loc, out)) return true; /* Color.RED.GREEN, as Python allows */
+	Value m = class_member(s, v.mod, name, loc, &found);
+	if (!found) return false;
+	if (m.kind == V_FUNC && !m.self && !has_decorator(m.fn, "staticmethod")) {
+		Value *self = ARENA_NEW(s->a, Value);
+		*self = v;
+		self->ns = 0; /* a constexpr parameter's member is the member itself here */
+		m.self = self;
+		if (has_decorator(m.fn, "property")) m = call_user(s, m, NULL, 0, NULL, NULL, 0, loc);
+	}
+	*out = m;
+	return true;
+}
+
 bool enum_member_attr(Sema *s, Value v, const char *name, SrcLoc loc, Value *out)
 {
 	if (!v_is_enum_member(v)) return false;
@@ -226,6 +247,7 @@ bool enum_member_attr(Sema *s, Value v, const char *name, SrcLoc loc, Value *out
 	} else if (!strcmp(name, "value") || !strcmp(name, "_value_")) *out = member_value(v);
 	else if (!strcmp(name, "name") || !strcmp(name, "_name_"))
 		*out = member_name(v) ? v_str(member_name(v)) : v_none();
+	else if (member_class_attr(s, v, name, loc, out)) return true;
 	else if (v.kind == V_DICT) { /* an IntEnum member has its int's attributes besides */
 		diag_error(s->d, loc, "%s has no attribute '%s'", v_describe(s, v), name);
 		*out = v_err();
@@ -260,32 +282,118 @@ bool enum_members_identical(Value a, Value b)
 	return a.mod == b.mod && const_eq(a.c, b.c);
 }
 
-/* `Perm.R | Perm.W`, `&`, `^` of two members of one Flag class: the member of
- * that value, a composite one named as Python 3.11 names it (R|W) if no
- * member has it. */
+/* The Flag or IntFlag class of member v (NULL for anything else) */
+static ModScope *flag_class(Value v)
+{
+	if (!v_is_enum_member(v) || !v.mod || !v.mod->cls) return NULL;
+	if (v.mod->enum_kind == ENUM_FLAG && v.kind == V_DICT) return v.mod;
+	if (v.mod->enum_kind == ENUM_INTFLAG && v.kind == V_CONST) return v.mod;
+	return NULL;
+}
+
+/* a flag member's int (an IntFlag member is its int; so is a plain int) */
+static int64_t flag_value(Value v) { return v.kind == V_DICT ? v.items[1].c.i : v.c.i; }
+
+/* The member of flag class c with value r: the member that has it (an
+ * alias's first name), else a composite named as Python 3.11+ names it: its
+ * single-bit members by value (R|W), then for an IntFlag the bits no member
+ * has, as a number (A|8); none for 0 (Perm(0)). */
+static Value flag_member(Sema *s, ModScope *c, int64_t r)
+{
+	int kind = c->enum_kind;
+	for (int i = 0; i < c->enum_n; i++)
+		if (c->enum_m[i].canon == i && c->enum_m[i].value.c.i == r) return make_member(s, c, kind, &c->enum_m[i]);
+	StrBuf name = {0};
+	uint64_t left = (uint64_t)r;
+	for (int b = 0; b < 64; b++) {
+		uint64_t bit = (uint64_t)1 << b;
+		for (int i = 0; i < c->enum_n && (left & bit); i++)
+			if (c->enum_m[i].canon == i && (uint64_t)c->enum_m[i].value.c.i == bit) {
+				sb_printf(&name, "%s%s", name.len ? "|" : "", c->enum_m[i].name);
+				left &= ~bit;
+			}
+	}
+	if (left && kind == ENUM_INTFLAG) sb_printf(&name, "%s%lld", name.len ? "|" : "", (long long)left);
+	/* an IntFlag member is a named int: "" stands for no name */
+	const char *n = name.s ? arena_strdup(s->a, name.s) : kind == ENUM_INTFLAG ? "" : NULL;
+	sb_free(&name);
+	EnumMember comp = {n, v_int(r), 0};
+	return make_member(s, c, kind, &comp);
+}
+
+/* `Perm.R | Perm.W`, `&`, `^` of two members of one Flag class, or of an
+ * IntFlag member and an int (either side, as IntFlag's __ror__): the member
+ * of that value, a composite one if no member has it. A Flag member and an
+ * int, or members of two Flag classes, are left to the caller's TypeError. */
 bool enum_flag_op(Sema *s, AstOp op, Value a, Value b, Value *out)
 {
-	if (a.kind != V_DICT || b.kind != V_DICT || !a.mod || a.mod != b.mod || a.mod->enum_kind != ENUM_FLAG ||
-	    (op != OP_BITOR && op != OP_BITAND && op != OP_BITXOR))
-		return false;
-	ModScope *c = a.mod;
-	int64_t x = a.items[1].c.i, y = b.items[1].c.i;
-	int64_t r = op == OP_BITOR ? x | y : op == OP_BITAND ? x & y : x ^ y;
-	StrBuf name = {0};
-	for (int i = 0; i < c->enum_n; i++) {
-		const EnumMember *m = &c->enum_m[i];
-		if (m->canon != i) continue;
-		if (m->value.c.i == r) { /* a member (an alias's first name) */
-			sb_free(&name);
-			*out = make_member(s, c, ENUM_FLAG, m);
-			return true;
-		}
-		int64_t bit = m->value.c.i;
-		if (bit && !(bit & (bit - 1)) && (r & bit)) sb_printf(&name, "%s%s", name.len ? "|" : "", m->name);
+	if (op != OP_BITOR && op != OP_BITAND && op != OP_BITXOR) return false;
+	ModScope *ca = flag_class(a), *cb = flag_class(b), *c = ca ? ca : cb;
+	if (!c) return false;
+	if (ca != cb) { /* an IntFlag with an int (or another IntFlag): the IntFlag's class */
+		if (c->enum_kind != ENUM_INTFLAG) return false;
+		Value other = c == ca ? b : a;
+		if (!v_is_intlike(other) || (v_is_enum_member(other) && !flag_class(other))) return false;
 	}
-	EnumMember comp = {name.s ? arena_strdup(s->a, name.s) : NULL, v_int(r), 0}; /* Perm(0): no name */
-	sb_free(&name);
-	*out = make_member(s, c, ENUM_FLAG, &comp);
+	int64_t x = flag_value(a), y = flag_value(b);
+	*out = flag_member(s, c, op == OP_BITOR ? x | y : op == OP_BITAND ? x & y : x ^ y);
+	return true;
+}
+
+/* `~Perm.R`: the members' bits a is not (Flag: of its single-bit members;
+ * IntFlag: of every bit up to its highest member's, as Python 3.11+) */
+bool enum_flag_invert(Sema *s, Value a, Value *out)
+{
+	ModScope *c = flag_class(a);
+	if (!c) return false;
+	uint64_t all = 0;
+	for (int i = 0; i < c->enum_n; i++) {
+		uint64_t v = (uint64_t)c->enum_m[i].value.c.i;
+		if (c->enum_kind == ENUM_INTFLAG || (v && !(v & (v - 1)))) all |= v;
+	}
+	if (c->enum_kind == ENUM_INTFLAG) { /* 2**all.bit_length() - 1 */
+		uint64_t full = 0;
+		while (full < all) full = full << 1 | 1;
+		all = full;
+	}
+	*out = flag_member(s, c, (int64_t)(all & ~(uint64_t)flag_value(a)));
+	return true;
+}
+
+/* `Perm.R in mode`: whether a's bits are all in b; a must be a member of
+ * b's class (else Python's TypeError). False if b is no flag member. */
+bool enum_flag_contains(Sema *s, Value a, Value b, SrcLoc loc, Value *out)
+{
+	ModScope *c = flag_class(b);
+	if (!c) return false;
+	if (a.kind != V_ERR && flag_class(a) != c) {
+		s->py_errors++;
+		diag_error(s->d, loc, "unsupported operand type(s) for 'in': %s and %s member (a TypeError in Python)",
+			   v_describe(s, a), c->name);
+		a = v_err();
+	}
+	*out = a.kind == V_ERR ? a : v_bool((flag_value(a) & flag_value(b)) == flag_value(a));
+	return true;
+}
+
+/* `for m in Perm.R | Perm.X`, list(), len(): the single-bit members whose bits
+ * v has, by value (Python 3.11+); false if v is no flag member. */
+bool enum_flag_items(Sema *s, Value v, Value *out)
+{
+	ModScope *c = flag_class(v);
+	if (!c) return false;
+	Value *items = ARENA_NEWN(s->a, Value, 65);
+	int n = 0;
+	uint64_t x = (uint64_t)flag_value(v);
+	for (int b = 0; b < 64; b++) {
+		uint64_t bit = (uint64_t)1 << b;
+		for (int i = 0; i < c->enum_n && (x & bit); i++)
+			if (c->enum_m[i].canon == i && (uint64_t)c->enum_m[i].value.c.i == bit) {
+				items[n++] = make_member(s, c, c->enum_kind, &c->enum_m[i]);
+				break;
+			}
+	}
+	*out = v_tuple(s, items, n);
 	return true;
 }
 
@@ -309,8 +417,11 @@ bool enum_class_items(Sema *s, ModScope *c, Value *out)
 	}
 	Value *items = ARENA_NEWN(s->a, Value, (size_t)c->enum_n + 1);
 	int n = 0;
-	for (int i = 0; i < c->enum_n; i++)
-		if (c->enum_m[i].canon == i) items[n++] = make_member(s, c, kind, &c->enum_m[i]);
+	for (int i = 0; i < c->enum_n; i++) {
+		/* a Flag's members of 0 or several bits are aliases to Python 3.11+ */
+		uint64_t v = kind == ENUM_FLAG || kind == ENUM_INTFLAG ? (uint64_t)c->enum_m[i].value.c.i : 1;
+		if (c->enum_m[i].canon == i && v && !(v & (v - 1))) items[n++] = make_member(s, c, kind, &c->enum_m[i]);
+	}
 	*out = v_tuple(s, items, n);
 	return true;
 }
@@ -334,18 +445,11 @@ Value enum_by_value(Sema *s, ModScope *c, Value v, SrcLoc loc)
 	Value pv = v_is_enum_member(v) ? (v.kind == V_DICT ? v.items[1] : (Value){.kind = V_CONST, .c = v.c}) : v;
 	for (int i = 0; i < c->enum_n; i++)
 		if (value_eq(c->enum_m[i].value, pv)) return make_member(s, c, kind, &c->enum_m[c->enum_m[i].canon]);
+	if (kind == ENUM_INTFLAG && v_is_intlike(pv)) return flag_member(s, c, pv.c.i); /* any int: KEEP */
 	if (kind == ENUM_FLAG && v_is_intlike(pv) && pv.c.i >= 0) {
 		int64_t all = 0;
 		for (int i = 0; i < c->enum_n; i++) all |= c->enum_m[i].value.c.i;
-		if (!(pv.c.i & ~all)) { /* Perm(3): R|W, built as | builds it */
-			Value r = {0};
-			EnumMember zero = {NULL, v_int(0), 0};
-			r = make_member(s, c, kind, &zero);
-			for (int i = 0; i < c->enum_n; i++)
-				if (c->enum_m[i].canon == i && (pv.c.i & c->enum_m[i].value.c.i))
-					enum_flag_op(s, OP_BITOR, r, make_member(s, c, kind, &c->enum_m[i]), &r);
-			return r;
-		}
+		if (!(pv.c.i & ~all)) return flag_member(s, c, pv.c.i); /* Perm(3): R|W */
 	}
 	s->py_errors++;
 	diag_error(s->d, loc, "%s is not a valid %s (a ValueError in Python)", py_repr_text(s, pv), c->name);

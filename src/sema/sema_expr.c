@@ -439,7 +439,8 @@ static Value comp_runtime_err(Sema *s, SrcLoc loc)
 bool const_iter_items(Sema *s, Value v, SrcLoc loc, const Value **items, int *n)
 {
 	Value members;
-	if (v.kind == V_MODULE && enum_class_items(s, v.mod, &members)) { /* for m in Act */
+	if ((v.kind == V_MODULE && enum_class_items(s, v.mod, &members)) /* for m in Act */
+	    || enum_flag_items(s, v, &members)) { /* for m in Perm.R | Perm.W */
 		if (members.kind == V_ERR) return false;
 		v = members;
 	}
@@ -923,6 +924,9 @@ static Value compare_one(Sema *s, AstOp op, Value a, Value b, SrcLoc loc)
 		bool found = dict_get(b, a, &out);
 		return v_bool(op == OP_IN ? found : !found);
 	}
+	Value in_flag;
+	if ((op == OP_IN || op == OP_NOTIN) && enum_flag_contains(s, a, b, loc, &in_flag)) /* Perm.R in mode */
+		return in_flag.kind == V_ERR || op == OP_IN ? in_flag : v_bool(!in_flag.c.i);
 	bool in_enum;
 	if ((op == OP_IN || op == OP_NOTIN) && b.kind == V_MODULE && enum_class_contains(s, b.mod, a, &in_enum))
 		return v_bool(op == OP_IN ? in_enum : !in_enum); /* Act.RELU in Act */

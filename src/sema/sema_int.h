@@ -462,6 +462,10 @@ bool enum_member_attr(Sema *s, Value v, const char *name, SrcLoc loc, Value *out
 const char *enum_member_str(Sema *s, Value v, bool repr);
 bool enum_members_identical(Value a, Value b);
 bool enum_flag_op(Sema *s, AstOp op, Value a, Value b, Value *out);
+bool enum_flag_invert(Sema *s, Value a, Value *out);
+bool enum_flag_items(Sema *s, Value v, Value *out); /* list(Perm.R | Perm.W); false: no flag member */ /* ~Perm.R; false: a is no flag member */
+/* `a in b` with b a Flag / IntFlag member (false if it is none) */
+bool enum_flag_contains(Sema *s, Value a, Value b, SrcLoc loc, Value *out);
 bool enum_member_truthy(Value v); /* of a V_DICT member */
 bool enum_class_items(Sema *s, ModScope *c, Value *out);
 Value enum_by_value(Sema *s, ModScope *c, Value v, SrcLoc loc);

@@ -1206,7 +1206,10 @@ static Flow exec_for(Sema *s, Fn *fn, const Stmt *st)
 		return exec_rt_for(s, fn, st, b, nb, stages);
 	}
 	/* for x in (a, b, c): unrolled over a constexpr tuple */
-	Value it = eval(s, fn, st->iter);
+	Value it = eval(s, fn, st->iter), members;
+	if ((it.kind == V_MODULE && enum_class_items(s, it.mod, &members)) /* for m in Color */
+	    || enum_flag_items(s, it, &members)) /* for m in Perm.R | Perm.W */
+		it = members;
 	if (it.kind == V_ERR) return FLOW_NEXT;
 	if (it.kind != V_TUPLE) {
 		diag_error(s->d, st->iter->loc, "only range, tl.range, tl.static_range and tuples can be iterated over");

@@ -641,10 +641,13 @@ Value binop(Sema *s, AstOp op, Value a, Value b, SrcLoc loc)
 Value unop(Sema *s, AstOp op, Value a, SrcLoc loc)
 {
 	if (a.kind == V_ERR) return a;
+	Value flag;
+	if (op == OP_INVERT && enum_flag_invert(s, a, &flag)) return flag; /* ~Perm.R */
 	if (a.kind == V_CONST) return const_unop(s, op, a, loc);
 	if (op == OP_NOT && a.kind != V_TENSOR) return v_bool(a.kind == V_POISON || !value_truthy(a));
 	if (a.kind != V_TENSOR) {
-		diag_error(s->d, loc, "bad operand type for unary operator: %s", v_describe(s, a));
+		const char *sp = op == OP_INVERT ? "~" : op == OP_NEG ? "-" : op == OP_POS ? "+" : "operator";
+		diag_error(s->d, loc, "bad operand type for unary %s: %s", sp, v_describe(s, a));
 		return v_err();
 	}
 	DType dt = (DType)a.ty.dt;
