@@ -1066,7 +1066,6 @@ static Value b_print(Sema *s, Call *c, int extra)
  * stdout when it compiles; the library never prints, so the note goes to the
  * diagnostic callback, which the CLI prints). Constexprs print as str() does,
  * tensors as their type. */
-static Value py_repr_str(Sema *s, const char *str);
 
 /* One static_print value; a tuple (a tensor's .shape, most often) as Python
  * prints it, its items with strings quoted, where it printed as "tuple".
@@ -1384,7 +1383,7 @@ static Value b_len(Sema *s, Call *c, int extra)
 	if (v.kind == V_MODULE && enum_class_items(s, v.mod, &v) && v.kind == V_ERR) return v; /* len(Act) */
 	if (enum_flag_items(s, v, &v)) return v_int(v.n); /* len(Perm.R | Perm.W) */
 	if ((v.kind == V_TUPLE || v.kind == V_DICT) && !v_is_enum_member(v)) return v_int(v.n);
-	if (v.kind == V_CONST && v.c.kind == CV_STR) return v_int((int64_t)strlen(v.c.s));
+	if (v.kind == V_CONST && v.c.kind == CV_STR) return v_int(str_length(v.c.s)); /* code points */
 	if (v.kind == V_TENSOR && v.ty.rank) return v_int(v.ty.shape[0]);
 	if (v.kind != V_ERR) diag_error(s->d, c->at[0], "'len' of %s", v_describe(s, v));
 	return v_err();
@@ -1711,23 +1710,16 @@ static Value b_isinstance(Sema *s, Call *c, int extra)
 }
 
 /* str(x) of a constexpr */
-/* repr('x'): quoted as Python quotes it */
-static Value py_repr_str(Sema *s, const char *str)
+/* whether tuple or dict v holds only compile-time values (keys too) */
+static bool all_const(Value v)
 {
-	char qc = strchr(str, '\'') && !strchr(str, '"') ? '"' : '\'';
-	StrBuf b = {0};
-	sb_putc(&b, qc);
-	for (const char *p = str; *p; p++) {
-		if (*p == '\\' || *p == qc) sb_printf(&b, "\\%c", *p);
-		else if (*p == '\n') sb_puts(&b, "\\n");
-		else if (*p == '\t') sb_puts(&b, "\\t");
-		else if (*p == '\r') sb_puts(&b, "\\r");
-		else sb_putc(&b, *p);
+	for (int i = 0; i < v.n; i++) {
+		Value x = v.items[i];
+		if (v.kind == V_DICT && v.keys[i].kind != V_CONST) return false;
+		if (x.kind == V_TUPLE || x.kind == V_DICT ? !all_const(x) : x.kind != V_CONST && x.kind != V_DTYPE)
+			return false;
 	}
-	sb_putc(&b, qc);
-	Value r = v_str(arena_strdup(s->a, b.s));
-	sb_free(&b);
-	return r;
+	return true;
 }
 
 /* str(v) (repr false) or repr(v) of a constexpr; repr of a dtype is Triton's
@@ -1739,6 +1731,8 @@ Value py_str_value(Sema *s, Value v, bool repr, SrcLoc loc)
 	if (v_is_enum_member(v)) return v_str(enum_member_str(s, v, repr));
 	if (v.kind == V_CONST && v.c.kind == CV_STR) /* str('x') is 'x', unquoted */
 		return repr ? py_repr_str(s, v.c.s ? v.c.s : "") : v;
+	if ((v.kind == V_TUPLE || v.kind == V_DICT) && all_const(v)) /* str([1, 'a']) is its repr */
+		return v_str(py_repr_text(s, v));
 	if (repr && v.kind == V_DTYPE && v.ty.dt != DT_PTR) {
 		Value n = py_str_value(s, v, false, loc);
 		return n.kind == V_ERR ? n : v_str(arena_printf(s->a, "triton.language.%s", n.c.s));

@@ -29,7 +29,7 @@ void fn_free(Fn *fn)
 
 const Builtin *const builtin_tables[] = {builtins_core, builtins_math,    builtins_mem,      builtins_reduce,
 					 builtins_dot,  builtins_prelude, builtins_blockptr, builtins_shape, builtins_map,
-					 builtins_asm,  builtins_tensorarg, NULL};
+					 builtins_asm,  builtins_tensorarg, builtins_str, NULL};
 
 const Builtin *builtin_get(int id) { return &builtin_tables[id >> 8][id & 255]; }
 
@@ -54,6 +54,7 @@ const char *builtin_display(Sema *s, int id)
 	                     : b->flags & BF_DESC             ? "tensor_descriptor"
 	                     : b->flags & BF_PYMATH           ? "math"
 	                     : b->flags & BF_PACKAGING        ? "packaging.version"
+	                     : b->flags & BF_PYSTR            ? "str"
 	                                                      : NULL;
 	if (!prefix) return b->name;
 	char buf[128];

@@ -177,6 +177,14 @@ Value get_attr(Sema *s, Value obj, const char *name, SrcLoc loc)
 	case V_DTYPE: return dtype_attr(s, obj, name, loc);
 	case V_CONST:
 		if (!strcmp(name, "value")) return obj;
+		if (obj.c.kind == CV_STR) { /* S.upper(), S.split(","): builtins_str.c */
+			int id = builtin_find(name, BF_PYSTR);
+			if (id >= 0) {
+				Value *self = ARENA_NEW(s->a, Value);
+				*self = obj;
+				return v_builtin(id, self);
+			}
+		}
 		/* a number's own Python methods (int.bit_length, float.is_integer) */
 		if (obj.c.kind == CV_INT || obj.c.kind == CV_FLOAT || obj.c.kind == CV_BOOL) {
 			int id = builtin_find(name, BF_PYNUM);
@@ -444,6 +452,7 @@ bool const_iter_items(Sema *s, Value v, SrcLoc loc, const Value **items, int *n)
 		if (members.kind == V_ERR) return false;
 		v = members;
 	}
+	if (v_is_const(v, CV_STR) && !v_is_enum_member(v)) v = str_chars(s, v.c.s ? v.c.s : ""); /* for ch in S */
 	if ((v.kind == V_TUPLE || v.kind == V_DICT) && !v_is_enum_member(v)) {
 		if (v.kind == V_TUPLE && comp_runtime(v)) {
 			comp_runtime_err(s, loc);
@@ -661,6 +670,28 @@ static Value subscript_tensor(Sema *s, Value base, const Expr *e)
 	return v_tensor(s, x);
 }
 
+/* The start, stop and step of slice ix: each NULL where absent or None, else
+ * a constexpr int in buf (past int64: the largest, which a slice clamps anyway) */
+static bool slice_parts(Sema *s, Fn *fn, const Expr *ix, int64_t buf[3], const int64_t *part[3])
+{
+	const Expr *es[3] = {ix->lo, ix->hi, ix->step};
+	static const char *const what[3] = {"slice start", "slice end", "slice step"};
+	for (int k = 0; k < 3; k++) {
+		part[k] = NULL;
+		if (!es[k]) continue;
+		Value v = eval(s, fn, es[k]);
+		if (v.kind == V_ERR) return false;
+		if (v_is_none(v)) continue;
+		if (!v_is_intlike(v)) {
+			diag_error(s->d, es[k]->loc, "%s must be a constexpr int or None, got %s", what[k], v_describe(s, v));
+			return false;
+		}
+		buf[k] = v.c.u64 && v.c.i < 0 ? INT64_MAX : v.c.i;
+		part[k] = &buf[k];
+	}
+	return true;
+}
+
 static Value subscript(Sema *s, Fn *fn, const Expr *e)
 {
 	Value base = eval(s, fn, e->base);
@@ -690,6 +721,19 @@ static Value subscript(Sema *s, Fn *fn, const Expr *e)
 		if (m.kind == V_ERR || ix.kind == V_ERR) return v_err();
 		return call_value(s, fn, m, &ix, 1, NULL, NULL, 0, e->loc, &e->index[0]->loc,
 				  (const Expr *const *)e->index);
+	}
+	if (v_is_const(base, CV_STR) && e->nindex == 1) { /* S[i], S[a:b:c]: code points */
+		const Expr *ix = e->index[0];
+		const char *str = base.c.s ? base.c.s : "";
+		if (ix->kind == EX_SLICE) {
+			int64_t buf[3];
+			const int64_t *part[3];
+			if (!slice_parts(s, fn, ix, buf, part)) return v_err();
+			return str_slice(s, str, part[0], part[1], part[2], ix->loc);
+		}
+		int64_t i;
+		if (!eval_const_int(s, fn, ix, "string index", &i)) return v_err();
+		return str_index(s, str, i, ix->loc);
 	}
 	if (base.kind == V_TUPLE && e->nindex == 1) {
 		const Expr *ix = e->index[0];
@@ -927,6 +971,10 @@ static Value compare_one(Sema *s, AstOp op, Value a, Value b, SrcLoc loc)
 	Value in_flag;
 	if ((op == OP_IN || op == OP_NOTIN) && enum_flag_contains(s, a, b, loc, &in_flag)) /* Perm.R in mode */
 		return in_flag.kind == V_ERR || op == OP_IN ? in_flag : v_bool(!in_flag.c.i);
+	if ((op == OP_IN || op == OP_NOTIN) && v_is_const(b, CV_STR) && !v_is_enum_member(b)) { /* "lo" in S */
+		Value r = str_contains(s, a, b.c.s ? b.c.s : "", loc);
+		return r.kind == V_ERR || op == OP_IN ? r : v_bool(!r.c.i);
+	}
 	bool in_enum;
 	if ((op == OP_IN || op == OP_NOTIN) && b.kind == V_MODULE && enum_class_contains(s, b.mod, a, &in_enum))
 		return v_bool(op == OP_IN ? in_enum : !in_enum); /* Act.RELU in Act */

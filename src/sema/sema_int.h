@@ -567,6 +567,7 @@ enum {
 	BF_PYNUM = 8192, /* a constexpr number's Python methods (N.bit_length()) */
 	BF_TENSORARG = 16384, /* a heuristic's tensor argument's methods (args['x'].element_size()) */
 	BF_TORCH_CUDA = 32768, /* torch.cuda.NAME (is_available) */
+	BF_PYSTR = 65536, /* a constexpr string's Python methods (S.upper(), builtins_str.c) */
 };
 extern const Builtin *const builtin_tables[];
 const Builtin *builtin_get(int id);
@@ -577,7 +578,18 @@ Value v_builtin(int id, Value *self);
 /* builtin family tables (each NULL-terminated) */
 extern const Builtin builtins_core[], builtins_math[], builtins_mem[], builtins_reduce[], builtins_dot[],
     builtins_prelude[], builtins_blockptr[], builtins_shape[], builtins_asm[], builtins_map[],
-    builtins_tensorarg[];
+    builtins_tensorarg[], builtins_str[];
+/* builtins_str.c: Python's str (code points, as Python counts them) */
+int64_t str_length(const char *str);
+Value str_index(Sema *s, const char *str, int64_t i, SrcLoc loc);
+Value str_slice(Sema *s, const char *str, const int64_t *lo, const int64_t *hi, const int64_t *step, SrcLoc loc);
+Value str_contains(Sema *s, Value needle, const char *hay, SrcLoc loc); /* needle in hay */
+Value str_chars(Sema *s, const char *str); /* a tuple of its characters */
+Value py_repr_str(Sema *s, const char *str);
+/* Python's slice.indices for a sequence of len items (a part absent: NULL):
+ * the first index, the step and the count; false for a zero step */
+bool slice_indices(int64_t len, const int64_t *start, const int64_t *stop, const int64_t *step, int64_t *first,
+		   int64_t *by, int64_t *count);
 /* builtins_shape.c: the view ops join/split are built from (also used by builtins_asm.c) */
 ValId shape_reshape(Sema *s, ValId x, int rank, const int32_t *shape, SrcLoc loc); /* row-major */
 ValId shape_join_axis(Sema *s, ValId a, ValId b, int axis, SrcLoc loc); /* new axis of size 2: a, b */
