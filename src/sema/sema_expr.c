@@ -737,26 +737,19 @@ static Value subscript(Sema *s, Fn *fn, const Expr *e)
 	}
 	if (base.kind == V_TUPLE && e->nindex == 1) {
 		const Expr *ix = e->index[0];
-		if (ix->kind == EX_SLICE) {
-			int64_t lo = 0, hi = base.n, step = 1;
-			if (ix->lo && !eval_const_int(s, fn, ix->lo, "slice start", &lo)) return v_err();
-			if (ix->hi && !eval_const_int(s, fn, ix->hi, "slice end", &hi)) return v_err();
-			if (ix->step && !eval_const_int(s, fn, ix->step, "slice step", &step)) return v_err();
-			if (step <= 0) {
-				diag_error(s->d, ix->loc, "tuple slices need a positive step");
+		if (ix->kind == EX_SLICE) { /* Python's slice.indices: any step, None parts */
+			int64_t buf[3], first, by, count;
+			const int64_t *part[3];
+			if (!slice_parts(s, fn, ix, buf, part)) return v_err();
+			if (!slice_indices(base.n, part[0], part[1], part[2], &first, &by, &count)) {
+				s->py_errors++;
+				diag_error(s->d, ix->loc, "slice step cannot be zero (a ValueError in Python)");
 				return v_err();
 			}
-			if (lo < 0) lo += base.n;
-			if (hi < 0) hi += base.n;
-			lo = lo < 0 ? 0 : lo > base.n ? base.n : lo;
-			hi = hi < 0 ? 0 : hi > base.n ? base.n : hi;
-			/* every item, as Python slices (a 64-item buffer dropped the rest) */
-			int64_t len = hi > lo ? (hi - lo + step - 1) / step : 0;
-			if (!sema_work(s, len, ix->loc)) return v_err();
-			Value *items = ARENA_NEWN(s->a, Value, len + 1);
-			int n = 0;
-			for (int64_t i = lo; i < hi; i += step) items[n++] = base.items[i];
-			Value r = v_tuple(s, items, n);
+			if (!sema_work(s, count, ix->loc)) return v_err();
+			Value *items = ARENA_NEWN(s->a, Value, count + 1);
+			for (int64_t k = 0; k < count; k++) items[k] = base.items[first + k * by]; /* k * by: within the tuple */
+			Value r = v_tuple(s, items, (int)count);
 			r.list = base.list;
 			return r;
 		}
