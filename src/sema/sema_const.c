@@ -4,6 +4,7 @@
  * such constants; a result outside is an error, never a silent wraparound. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sema/sema_int.h"
@@ -46,6 +47,65 @@ bool const_eq(ConstVal a, ConstVal b)
 	}
 }
 
+/* repr(x) of a float as Python writes it: the shortest digits that read
+ * back as x, in fixed notation from 1e-4 up to 1e16 (always with a '.':
+ * 2.0) and as 1.5e-05 / 1e+16 outside that; inf, -inf, nan. */
+void py_float_repr(double x, char *buf, size_t n)
+{
+	if (isnan(x)) {
+		snprintf(buf, n, "nan");
+		return;
+	}
+	if (isinf(x)) {
+		snprintf(buf, n, x < 0 ? "-inf" : "inf");
+		return;
+	}
+	char e[40];
+	for (int p = 1; p <= 17; p++) { /* the fewest significant digits that round-trip */
+		snprintf(e, sizeof e, "%.*e", p - 1, x);
+		if (strtod(e, NULL) == x) break;
+	}
+	/* e is [-]d[.ddd]e[+-]XX: its digits without trailing zeros, and the exponent */
+	char digits[24];
+	int nd = 0, exp10 = (int)strtol(strchr(e, 'e') + 1, NULL, 10);
+	for (const char *q = e + (e[0] == '-'); *q != 'e'; q++)
+		if (*q != '.') digits[nd++] = *q;
+	while (nd > 1 && digits[nd - 1] == '0') nd--;
+	digits[nd] = 0;
+	const char *sign = signbit(x) ? "-" : "";
+	if (exp10 < -4 || exp10 >= 16) {
+		snprintf(buf, n, "%s%c%s%.*s%c%c%02d", sign, digits[0], nd > 1 ? "." : "", nd - 1, digits + 1, 'e',
+			 exp10 < 0 ? '-' : '+', exp10 < 0 ? -exp10 : exp10);
+	} else if (exp10 < 0) { /* 0.000ddd */
+		snprintf(buf, n, "%s0.%0*d%s", sign, -exp10 - 1, 0, digits);
+		if (exp10 == -1) snprintf(buf, n, "%s0.%s", sign, digits);
+	} else if (nd <= exp10 + 1) { /* an integer: ddd000.0 */
+		snprintf(buf, n, "%s%s%0*d.0", sign, digits, exp10 + 1 - nd, 0);
+		if (nd == exp10 + 1) snprintf(buf, n, "%s%s.0", sign, digits);
+	} else
+		snprintf(buf, n, "%s%.*s.%s", sign, exp10 + 1, digits, digits + exp10 + 1);
+}
+
+/* Python's float divmod: the quotient floored as the remainder's sign (b's)
+ * needs, which floor(a / b) gets wrong where a / b rounds up (1 // 0.1 is 9.0) */
+void py_float_divmod(double a, double b, double *div, double *mod)
+{
+	double m = fmod(a, b), d = (a - m) / b;
+	if (m != 0.0) {
+		if ((b < 0) != (m < 0)) {
+			m += b;
+			d -= 1.0;
+		}
+	} else m = copysign(0.0, b);
+	double f;
+	if (d != 0.0) {
+		f = floor(d);
+		if (d - f > 0.5) f += 1.0;
+	} else f = copysign(0.0, a / b);
+	*div = f;
+	*mod = m;
+}
+
 void const_str(ConstVal c, char *buf, size_t n)
 {
 	switch (c.kind) {
@@ -54,7 +114,7 @@ void const_str(ConstVal c, char *buf, size_t n)
 		else snprintf(buf, n, "%lld", (long long)c.i);
 		break;
 	case CV_BOOL: snprintf(buf, n, "%s", c.i ? "True" : "False"); break;
-	case CV_FLOAT: snprintf(buf, n, "%g", c.f); break;
+	case CV_FLOAT: py_float_repr(c.f, buf, n); break;
 	case CV_STR: snprintf(buf, n, "'%s'", c.s ? c.s : ""); break;
 	case CV_NONE: snprintf(buf, n, "None"); break;
 	case CV_DTYPE: snprintf(buf, n, "%s", dtype_name(c.dtype)); break;
@@ -499,14 +559,18 @@ Value const_binop(Sema *s, AstOp op, Value av, Value bv, SrcLoc loc)
 		return v_float(as_f(a) / as_f(b));
 	case OP_FLOORDIV:
 		if (as_f(b) == 0.0) goto div_zero;
-		if (fl) return v_float(floor(as_f(a) / as_f(b)));
+		if (fl) {
+			double d, m;
+			py_float_divmod(as_f(a), as_f(b), &d, &m);
+			return v_float(d);
+		}
 		r = big_floordiv(x, y);
 		break;
 	case OP_MOD:
 		if (as_f(b) == 0.0) goto div_zero;
 		if (fl) {
-			double u = as_f(a), w = as_f(b), m = fmod(u, w);
-			if (m != 0 && ((m < 0) != (w < 0))) m += w;
+			double d, m;
+			py_float_divmod(as_f(a), as_f(b), &d, &m);
 			return v_float(m);
 		}
 		r = big_mod(x, y);

@@ -371,6 +371,8 @@ bool const_eq(ConstVal a, ConstVal b);
 /* Python semantics on two constexprs (ints, floats, bools, dtypes, None, str).
  * Returns V_ERR after a diagnostic. */
 Value const_binop(Sema *s, AstOp op, Value a, Value b, SrcLoc loc);
+void py_float_repr(double x, char *buf, size_t n); /* repr(0.1) == '0.1', str(2.0) == '2.0' */
+void py_float_divmod(double a, double b, double *div, double *mod); /* Python's divmod of floats */
 Value const_unop(Sema *s, AstOp op, Value a, SrcLoc loc);
 uint64_t const_range_len(ConstVal lo, ConstVal hi, ConstVal step); /* Python's len(range(...)), saturated */
 Value const_range_next(Value v, Value step); /* v + step, for a range's items */
@@ -578,7 +580,7 @@ Value v_builtin(int id, Value *self);
 /* builtin family tables (each NULL-terminated) */
 extern const Builtin builtins_core[], builtins_math[], builtins_mem[], builtins_reduce[], builtins_dot[],
     builtins_prelude[], builtins_blockptr[], builtins_shape[], builtins_asm[], builtins_map[],
-    builtins_tensorarg[], builtins_str[];
+    builtins_tensorarg[], builtins_str[], builtins_pyround[];
 /* builtins_str.c: Python's str (code points, as Python counts them) */
 int64_t str_length(const char *str);
 Value str_index(Sema *s, const char *str, int64_t i, SrcLoc loc);
