@@ -109,6 +109,20 @@ static bool auto_value(Sema *s, int kind, const char *name, const EnumMember *m,
 	return true;
 }
 
+/* Python 3.11+ resolves auto() where it is assigned, so the rest of the class
+ * body sees the value (RW = R | W): rebind the class's name to it. */
+static void bind_auto(ModScope *c, const char *name, Value v)
+{
+	for (size_t i = c->globals.len; i-- > 0;) {
+		Global *g = &c->globals.data[i];
+		if (g->kind == GB_EXPR && !strcmp(g->name, name)) {
+			g->kind = GB_VALUE;
+			g->val = v;
+			return;
+		}
+	}
+}
+
 /* The members of enum class c, in definition order (computed once) */
 static bool enum_members(Sema *s, ModScope *c, int kind)
 {
@@ -130,6 +144,7 @@ static bool enum_members(Sema *s, ModScope *c, int kind)
 		Value v;
 		if (is_auto_call(s, c, st->kind == ST_ASSIGN ? st->assign_value : st->ann_value)) {
 			if (!auto_value(s, kind, name, m, n, st->loc, &v)) return false;
+			bind_auto(c, name, v);
 		} else {
 			bool found;
 			v = class_member(s, c, name, st->loc, &found);
