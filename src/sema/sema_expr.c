@@ -452,7 +452,7 @@ bool const_iter_items(Sema *s, Value v, SrcLoc loc, const Value **items, int *n)
 		if (members.kind == V_ERR) return false;
 		v = members;
 	}
-	if (v_is_const(v, CV_STR) && !v_is_enum_member(v)) v = str_chars(s, v.c.s ? v.c.s : ""); /* for ch in S */
+	if (v_is_const(v, CV_STR)) v = str_chars(s, v.c.s ? v.c.s : ""); /* for ch in S */
 	if ((v.kind == V_TUPLE || v.kind == V_DICT) && !v_is_enum_member(v)) {
 		if (v.kind == V_TUPLE && comp_runtime(v)) {
 			comp_runtime_err(s, loc);
@@ -964,7 +964,7 @@ static Value compare_one(Sema *s, AstOp op, Value a, Value b, SrcLoc loc)
 	Value in_flag;
 	if ((op == OP_IN || op == OP_NOTIN) && enum_flag_contains(s, a, b, loc, &in_flag)) /* Perm.R in mode */
 		return in_flag.kind == V_ERR || op == OP_IN ? in_flag : v_bool(!in_flag.c.i);
-	if ((op == OP_IN || op == OP_NOTIN) && v_is_const(b, CV_STR) && !v_is_enum_member(b)) { /* "lo" in S */
+	if ((op == OP_IN || op == OP_NOTIN) && v_is_const(b, CV_STR)) { /* "lo" in S */
 		Value r = str_contains(s, a, b.c.s ? b.c.s : "", loc);
 		return r.kind == V_ERR || op == OP_IN ? r : v_bool(!r.c.i);
 	}
