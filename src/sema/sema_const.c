@@ -73,16 +73,15 @@ void py_float_repr(double x, char *buf, size_t n)
 	while (nd > 1 && digits[nd - 1] == '0') nd--;
 	digits[nd] = 0;
 	const char *sign = signbit(x) ? "-" : "";
-	if (exp10 < -4 || exp10 >= 16) {
+	static const char zeros[] = "000000000000000"; /* fixed notation pads at most 15 */
+	if (exp10 < -4 || exp10 >= 16)
 		snprintf(buf, n, "%s%c%s%.*s%c%c%02d", sign, digits[0], nd > 1 ? "." : "", nd - 1, digits + 1, 'e',
 			 exp10 < 0 ? '-' : '+', exp10 < 0 ? -exp10 : exp10);
-	} else if (exp10 < 0) { /* 0.000ddd */
-		snprintf(buf, n, "%s0.%0*d%s", sign, -exp10 - 1, 0, digits);
-		if (exp10 == -1) snprintf(buf, n, "%s0.%s", sign, digits);
-	} else if (nd <= exp10 + 1) { /* an integer: ddd000.0 */
-		snprintf(buf, n, "%s%s%0*d.0", sign, digits, exp10 + 1 - nd, 0);
-		if (nd == exp10 + 1) snprintf(buf, n, "%s%s.0", sign, digits);
-	} else
+	else if (exp10 < 0) /* 0.000ddd */
+		snprintf(buf, n, "%s0.%.*s%s", sign, -exp10 - 1, zeros, digits);
+	else if (nd <= exp10 + 1) /* an integer: ddd000.0 */
+		snprintf(buf, n, "%s%s%.*s.0", sign, digits, exp10 + 1 - nd, zeros);
+	else
 		snprintf(buf, n, "%s%.*s.%s", sign, exp10 + 1, digits, digits + exp10 + 1);
 }
 
