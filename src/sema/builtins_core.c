@@ -1338,10 +1338,67 @@ static Value b_py_radix(Sema *s, Call *c, int extra)
 	return v_str(arena_printf(s->a, "%s0%c%s", neg ? "-" : "", extra == 1 ? 'b' : extra == 3 ? 'o' : 'x', d));
 }
 
+/* int(text, base) as Python reads it: whitespace around, a sign, digits of
+ * the base with single '_' between them; base 0 takes 0x / 0o / 0b prefixes
+ * (and refuses leading zeros). A ValueError otherwise; past int64 (uint64
+ * for a positive value) an error. */
+static Value int_of_str(Sema *s, Call *c, const char *text, int64_t base)
+{
+	const char *p = text, *end = text + strlen(text);
+	while (p < end && strchr(" \t\n\r\v\f", *p)) p++;
+	while (end > p && strchr(" \t\n\r\v\f", end[-1])) end--;
+	bool neg = p < end && *p == '-';
+	if (p < end && (*p == '-' || *p == '+')) p++;
+	int b = (int)base;
+	if ((b == 0 || b == 16 || b == 8 || b == 2) && end - p > 2 && p[0] == '0') {
+		int pb = (p[1] | 32) == 'x' ? 16 : (p[1] | 32) == 'o' ? 8 : (p[1] | 32) == 'b' ? 2 : 0;
+		if (pb && (b == 0 || b == pb)) {
+			b = pb;
+			p += 2;
+			if (p < end && *p == '_') p++; /* 0x_ff */
+		}
+	}
+	bool zero_lead = b == 0 && p < end && *p == '0';
+	if (b == 0) b = 10;
+	uint64_t m = 0;
+	bool ok = p < end, over = false, nonzero = false;
+	for (const char *q = p; q < end && ok; q++) {
+		if (*q == '_' && q > p && q + 1 < end && q[1] != '_') continue;
+		int d = *q >= '0' && *q <= '9' ? *q - '0' : (*q | 32) >= 'a' && (*q | 32) <= 'z' ? (*q | 32) - 'a' + 10 : 99;
+		ok = d < b;
+		nonzero |= d > 0 && ok;
+		if (ok && m > (UINT64_MAX - (uint64_t)d) / (uint64_t)b) over = true;
+		m = m * (uint64_t)b + (uint64_t)d;
+	}
+	if (!ok || (zero_lead && nonzero)) {
+		s->py_errors++;
+		diag_error(s->d, c->at[0], "invalid literal for int() with base %d: %s (a ValueError in Python)", (int)base,
+			   py_repr_str(s, text).c.s);
+		return v_err();
+	}
+	if (over || (neg && m > (uint64_t)INT64_MAX + 1)) {
+		diag_error(s->d, c->at[0], "int(%s) is outside [-2**63, 2**64)", py_repr_str(s, text).c.s);
+		return v_err();
+	}
+	if (neg) return v_int((int64_t)(0 - m));
+	return m > (uint64_t)INT64_MAX ? v_uint64(m) : v_int((int64_t)m);
+}
+
 static Value b_py_conv(Sema *s, Call *c, int extra)
 {
 	Value v = c->a[0];
 	if (v.kind == V_ERR) return v;
+	if (extra == 0 && (v_is_const(v, CV_STR) || (c->has[1] && !v_is_none(c->a[1])))) { /* int("12"), int("ff", 16) */
+		int64_t base = 10;
+		if (c->has[1] && !v_is_none(c->a[1]) && !arg_const_int(s, c, 1, &base)) return v_err();
+		if (!v_is_const(v, CV_STR) || base == 1 || base < 0 || base > 36) {
+			s->py_errors++;
+			diag_error(s->d, c->loc, v_is_const(v, CV_STR) ? "int() base must be >= 2 and <= 36, or 0 (a ValueError in Python)"
+								       : "int() can't convert non-string with explicit base (a TypeError in Python)");
+			return v_err();
+		}
+		return int_of_str(s, c, v.c.s ? v.c.s : "", base);
+	}
 	if (v.kind == V_CONST && v.c.kind == CV_STR && extra == 1) {
 		const char *t = v.c.s;
 		if (!strcmp(t, "inf") || !strcmp(t, "+inf") || !strcmp(t, "infinity")) return v_float(INFINITY);
@@ -1910,7 +1967,7 @@ const Builtin builtins_core[] = {
     {"min", "*args", b_py_min, 0, BF_PY},
     {"max", "*args", b_py_min, 1, BF_PY},
     {"abs", "x", b_py_abs, 0, BF_PY},
-    {"int", "x", b_py_conv, 0, BF_PY},
+    {"int", "x,base=None", b_py_conv, 0, BF_PY},
     {"float", "x", b_py_conv, 1, BF_PY},
     {"bool", "x", b_py_conv, 2, BF_PY},
     {"len", "x", b_len, 0, BF_PY},
