@@ -133,7 +133,7 @@ Value py_repr_str(Sema *s, const char *str)
 	sb_putc(&b, qc);
 	for (const unsigned char *p = (const unsigned char *)str; *p; p++) {
 		unsigned c = *p;
-		if (c == 0xc2 && (p[1] < 0xa1 || p[1] == 0xad)) { /* U+0080..U+00A0, U+00AD */
+		if (c == 0xc2 && p[1] >= 0x80 && (p[1] < 0xa1 || p[1] == 0xad)) { /* U+0080..U+00A0, U+00AD */
 			sb_printf(&b, "\\x%02x", p[1]);
 			p++;
 		} else if (c == '\\' || c == (unsigned char)qc) sb_printf(&b, "\\%c", c);
