@@ -1414,20 +1414,26 @@ static const char *dotted_name_text(Arena *a, const Expr *e)
 }
 
 /* The builtin a decorator names, if it resolves to one (an alias such as
- * `my_jit = triton.jit`), evaluated quietly in the main module; else NULL. */
-static const char *deco_builtin(Sema *s, const Expr *d)
+ * `my_jit = triton.jit`), evaluated quietly in module ms; else NULL. */
+static const char *deco_builtin_in(Sema *s, ModScope *ms, const Expr *d)
 {
-	if (!s->main_mod) return NULL;
+	if (!ms) return NULL;
 	if (d->kind == EX_CALL) d = d->func;
 	if (d->kind != EX_NAME && d->kind != EX_ATTR) return NULL;
 	Quiet q;
 	quiet_begin(s, &q);
 	Fn tmp;
-	fn_init(s, &tmp, NULL, s->main_mod, false);
+	fn_init(s, &tmp, NULL, ms, false);
 	Value v = eval(s, &tmp, d);
 	fn_free(&tmp);
 	quiet_end(s, &q, NULL);
 	return v.kind == V_BUILTIN && !v.self ? builtin_get(v.builtin)->name : NULL;
+}
+
+/* the same, in the main module */
+static const char *deco_builtin(Sema *s, const Expr *d)
+{
+	return deco_builtin_in(s, s->main_mod, d);
 }
 
 static bool is_kernel_decorator_name(const char *n)
@@ -2023,6 +2029,8 @@ static bool kernel_decorators(Sema *s, ModScope *ms, const FuncDef *def, KDeco *
 			env = &ffn;
 		}
 		const char *n = expr_last_name(d);
+		if (d->kind == EX_CALL && !is_kernel_decorator_name(n))
+			n = deco_builtin_in(s, ms, d); /* `tune = triton.autotune` then `@tune(configs=...)` */
 		if (n && !strcmp(n, "autotune")) ok = deco_autotune(s, env, def, d, out);
 		else if (n && !strcmp(n, "heuristics")) ok = deco_heuristics(s, env, def, d, &hs, &out->unevaluated);
 		if (fd) fn_free(&ffn);
