@@ -12,7 +12,10 @@
  *                           them per kernel in turn on cpu)
  *   TILE_RANDOM_DUMP_DIR=D  write every kernel to D/SEED.tile (+ D/list:
  *                           "SEED SIGNATURE") to compile them elsewhere
- *   TILE_RANDOM_VERBOSE=1   print each seed before running it
+ *   TILE_RANDOM_VERBOSE=1   print each seed (and the forms it reaches) before
+ *                           running it
+ *   TILE_RANDOM_ONLY=NAME   run only kernels that reach the form NAME (a part of
+ *                           one of rk_feature_names: "fp8", "atomic", "while")
  *
  * A failure prints the seed, the kernel and the first wrong element, and
  * writes $TMPDIR/tile-random-SEED/ (kern.tile, the inputs as .npy, run.sh: the
@@ -29,10 +32,11 @@
 #include "random/rk.h"
 #include "tile.h"
 
-/* The seeds `make check` runs: 1..24 reach every op (about 40 s); the ones
- * after are kernels that once found a bug. */
+/* The seeds `make check` runs (about 30 s of CPU): 1..24, 27 and 40 reach every
+ * op and every form of rk_feature_names (main fails if one is missed); the
+ * ones after are kernels that once found a bug. */
 static const uint64_t fixed_seeds[] = {
-	1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24,
+	1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 27, 40,
 };
 
 static const char *numpy_descr(rk_dtype t)
@@ -92,13 +96,13 @@ static void write_repro(const rk_kernel *k, uint64_t seed, const char *target, i
 	f = fopen(path, "w");
 	if (!f)
 		return;
-	fprintf(f, "# seed %llu; signature %s\nbuild/tile run %s/kern.tile kern --grid 1 --target %s --num-warps %d",
-		(unsigned long long)seed, k->sig, dir, target, nw);
+	fprintf(f, "# seed %llu; signature %s\nbuild/tile run %s/kern.tile kern --grid %d --target %s --num-warps %d",
+		(unsigned long long)seed, k->sig, dir, k->grid > 1 ? k->grid : 1, target, nw);
 	for (int i = 0; i < k->nparams; i++) {
 		const rk_param *p = &k->params[i];
 		if (p->kind == RK_P_PTR) {
 			snprintf(path, sizeof path, "%s/%s.npy", dir, p->name);
-			if (i == k->out_param) {
+			if (i == k->out_param && !k->out_init) {
 				void *zero = calloc(p->count, rk_size(p->t));
 				write_npy(path, p->t, zero, p->count);
 				free(zero);
@@ -146,7 +150,7 @@ static bool run_one(tile_context *ctx, tile_module *m, const rk_kernel *k, int n
 		if (p->kind == RK_P_PTR) {
 			size_t bytes = p->count * rk_size(p->t);
 			bufs[i] = malloc(bytes);
-			if (i == k->out_param)
+			if (i == k->out_param && !k->out_init)
 				memset(bufs[i], SENTINEL, bytes);
 			else
 				memcpy(bufs[i], p->data, bytes);
@@ -159,7 +163,7 @@ static bool run_one(tile_context *ctx, tile_module *m, const rk_kernel *k, int n
 			args[i] = tile_arg_f32(p->f);
 		}
 	}
-	uint32_t grid[3] = {1, 1, 1};
+	uint32_t grid[3] = {k->grid > 1 ? (uint32_t)k->grid : 1, 1, 1};
 	bool ok = true;
 	if (tile_launch(kern, grid, args, (size_t)k->nparams, NULL) != TILE_OK) {
 		snprintf(what, sizeof what, "launch error: %s", tile_errmsg(ctx));
@@ -220,6 +224,11 @@ int main(void)
 	const char *env_n = getenv("TILE_RANDOM_KERNELS"), *env_seed = getenv("TILE_RANDOM_SEED");
 	const char *env_warps = getenv("TILE_RANDOM_WARPS"), *dump_dir = getenv("TILE_RANDOM_DUMP_DIR");
 	bool verbose = getenv("TILE_RANDOM_VERBOSE") && *getenv("TILE_RANDOM_VERBOSE");
+	const char *only = getenv("TILE_RANDOM_ONLY");
+	unsigned only_mask = 0;
+	for (int f = 0; only && *only && f < RK_F_COUNT; f++)
+		if (strstr(rk_feature_names[f], only))
+			only_mask |= 1u << f;
 	size_t nfixed = sizeof fixed_seeds / sizeof *fixed_seeds;
 	size_t count = env_n && *env_n ? strtoull(env_n, NULL, 10) : nfixed;
 	bool fixed = !(env_seed && *env_seed);
@@ -248,14 +257,25 @@ int main(void)
 			return 1;
 		}
 	}
-	int failed = 0, runs = 0, nodes = 0;
+	int failed = 0, runs = 0, nodes = 0, kernels = 0;
+	unsigned features = 0;
 	for (size_t i = 0; i < count; i++) {
 		uint64_t seed = fixed ? fixed_seeds[i] : first + i;
 		rk_kernel k;
 		rk_generate(&k, seed);
+		if (only_mask && !(k.features & only_mask)) {
+			rk_kernel_free(&k);
+			continue;
+		}
 		nodes += k.nodes;
-		if (verbose)
-			fprintf(stderr, "seed %llu (%d ops)\n", (unsigned long long)seed, k.nodes);
+		features |= k.features;
+		if (verbose) {
+			fprintf(stderr, "seed %llu (%d ops", (unsigned long long)seed, k.nodes);
+			for (int f = 0; f < RK_F_COUNT; f++)
+				if (k.features & (1u << f))
+					fprintf(stderr, "; %s", rk_feature_names[f]);
+			fprintf(stderr, ")\n");
+		}
 		if (dump_dir && *dump_dir)
 			dump(&k, seed, dump_dir);
 		bool ok = true;
@@ -278,10 +298,19 @@ int main(void)
 			tile_module_destroy(m);
 		}
 		failed += !ok;
+		kernels++;
 		rk_kernel_free(&k);
 	}
 	for (int t = 0; t < 2; t++)
 		tile_context_destroy(ctx[t]);
-	printf("test_random_kernels: %zu kernels (%d ops), %d runs, %d failed\n", count, nodes, runs, failed);
-	return failed ? 1 : 0;
+	printf("test_random_kernels: %d kernels (%d ops), %d runs, %d failed\n", kernels, nodes, runs, failed);
+	/* the fixed list must reach every form (a change to the generator
+	 * changes its kernels: pick seeds again with TILE_RANDOM_VERBOSE) */
+	bool missing = false;
+	for (int f = 0; f < RK_F_COUNT; f++)
+		if (!(features & (1u << f)) && (fixed || verbose)) {
+			fprintf(stderr, "test_random_kernels: no kernel reaches %s\n", rk_feature_names[f]);
+			missing |= fixed && count == nfixed;
+		}
+	return failed || missing ? 1 : 0;
 }

@@ -74,9 +74,24 @@ bool rk_split(rk_val *out, const rk_val *a, int which);
 /* along the last dim */
 bool rk_flip(rk_val *out, const rk_val *a);
 bool rk_sort(rk_val *out, const rk_val *a, bool descending);
-/* a [M,K] @ b [K,N] summed in fp32 (acc NULL or [M,N] fp32), or for int8
- * inputs in int32 */
-bool rk_dot(rk_val *out, const rk_val *a, const rk_val *b, const rk_val *acc);
+/* a [M,K] @ b [K,N] (or batched, [B,M,K] @ [B,K,N]) summed in fp32 (acc
+ * NULL or [M,N] fp32), or for int8 inputs in int32; in_rel: how far (relative)
+ * an input may be rounded first (tf32 and the like; 0 for ieee) */
+bool rk_dot(rk_val *out, const rk_val *a, const rk_val *b, const rk_val *acc, double in_rel);
+/* along dim 0, in order */
+bool rk_cat(rk_val *out, const rk_val *a, const rk_val *b);
+/* the last dims of a and b interleaved (join, then the last two dims merged) */
+bool rk_interleave(rk_val *out, const rk_val *a, const rk_val *b);
+/* out[..i..] = src[..idx[..i..]..] along axis; idx's values in range */
+bool rk_gather(rk_val *out, const rk_val *src, const rk_val *idx, int axis);
+/* counts of x's values (in [0, bins)) where mask (NULL: everywhere) is set */
+bool rk_histogram(rk_val *out, const rk_val *x, const rk_val *mask, int bins);
+/* a cast to float8 (fmt 4: e4m3 "float8e4nv", 5: e5m2 "float8e5") and back
+ * to t: to nearest even, saturating to the largest finite (infinities too) */
+bool rk_fp8(rk_val *out, const rk_val *a, int fmt, rk_dtype t);
+/* the final memory of atomics: op ('+', 'M', 'm', '&', '|', '^') folds
+ * vals[0..n) into init in any order; each an [numel] tile of init's dtype */
+bool rk_atomic_fold(rk_val *out, int op, const rk_val *init, const rk_val *vals, int n);
 
 /* ---- rk_gen.c: the random kernel ------------------------------------------------ */
 
@@ -102,7 +117,28 @@ typedef struct {
 	bool *stored;     /* want's elements the store writes (its mask) */
 	size_t *out_at;   /* where each of want's elements lies in the output */
 	int nodes;        /* ops in the tree */
+	int grid;         /* programs (0: 1) */
+	bool out_init;    /* the output starts as its params[].data (atomics) */
+	unsigned features; /* RK_F_* the kernel reaches */
 } rk_kernel;
+
+/* forms a kernel reaches, for the fixed list's coverage */
+enum {
+	RK_F_DOT3D = 1 << 0,   /* a batched [B,M,K] @ [B,K,N] dot */
+	RK_F_DOT_TF32 = 1 << 1, /* input_precision tf32/tf32x3/bf16x3/bf16x6/default */
+	RK_F_DOT_I8 = 1 << 2,
+	RK_F_CAT = 1 << 3,
+	RK_F_INTERLEAVE = 1 << 4,
+	RK_F_GATHER = 1 << 5,
+	RK_F_HISTOGRAM = 1 << 6,
+	RK_F_FP8 = 1 << 7,
+	RK_F_ATOMIC = 1 << 8,  /* any atomic root on a grid */
+	RK_F_XCHG_CAS = 1 << 9,
+	RK_F_WHILE = 1 << 10,
+	RK_F_STAGES = 1 << 11, /* tl.range(..., num_stages=) */
+	RK_F_COUNT = 12
+};
+extern const char *const rk_feature_names[RK_F_COUNT];
 
 /* A kernel from seed: deterministic for a seed. */
 void rk_generate(rk_kernel *k, uint64_t seed);

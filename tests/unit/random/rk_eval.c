@@ -746,15 +746,17 @@ bool rk_split(rk_val *out, const rk_val *a, int which)
 	return true;
 }
 
-bool rk_dot(rk_val *out, const rk_val *a, const rk_val *b, const rk_val *acc)
+bool rk_dot(rk_val *out, const rk_val *a, const rk_val *b, const rk_val *acc, double in_rel)
 {
-	if (a->s.rank != 2 || b->s.rank != 2 || a->s.d[1] != b->s.d[0] || a->t != b->t)
+	int r = a->s.rank;
+	if (r < 2 || r > 3 || b->s.rank != r || a->s.d[r - 1] != b->s.d[r - 2] || a->t != b->t ||
+	    (r == 3 && a->s.d[0] != b->s.d[0]))
 		return false;
-	int M = a->s.d[0], K = a->s.d[1], N = b->s.d[1];
-	rk_shape s = {2, {M, N}};
+	int B = r == 3 ? a->s.d[0] : 1, M = a->s.d[r - 2], K = a->s.d[r - 1], N = b->s.d[r - 1];
+	rk_shape s = r == 3 ? (rk_shape){3, {B, M, N}} : (rk_shape){2, {M, N}};
 	/* int8 inputs sum exactly in int32 (wrapping); floats in fp32 */
 	rk_dtype ot = a->t == RK_I8 ? RK_I32 : RK_F32;
-	if (acc && (acc->s.rank != 2 || acc->s.d[0] != M || acc->s.d[1] != N || acc->t != ot))
+	if (acc && (acc->s.rank != r || memcmp(acc->s.d, s.d, sizeof(int) * (size_t)r) != 0 || acc->t != ot))
 		return false;
 	if (!rk_is_float(a->t) && a->t != RK_I8)
 		return false;
@@ -762,35 +764,206 @@ bool rk_dot(rk_val *out, const rk_val *a, const rk_val *b, const rk_val *acc)
 	if (!rk_alloc(&o, &s, ot))
 		return false;
 	double *prod = malloc(((size_t)K + 1) * sizeof(double));
-	for (int i = 0; i < M; i++)
-		for (int j = 0; j < N; j++) {
-			double sum = 0, asum = 0, ep = 0;
-			int np = 0;
-			if (acc) {
-				prod[np++] = acc->v[i * N + j];
-				ep += acc->e[i * N + j];
+	for (int bt = 0; bt < B; bt++)
+		for (int i = 0; i < M; i++)
+			for (int j = 0; j < N; j++) {
+				const double *av = a->v + (size_t)bt * M * K, *ae = a->e + (size_t)bt * M * K;
+				const double *bv = b->v + (size_t)bt * K * N, *be = b->e + (size_t)bt * K * N;
+				size_t at = (size_t)bt * M * N + (size_t)i * N + (size_t)j;
+				double sum = 0, asum = 0, ep = 0;
+				int np = 0;
+				if (acc) {
+					prod[np++] = acc->v[at];
+					ep += acc->e[at];
+				}
+				for (int k = 0; k < K; k++) {
+					double x = av[i * K + k], y = bv[k * N + j];
+					/* an input rounded first (tf32) lies within in_rel of it */
+					double ex = ae[i * K + k] + in_rel * fabs(x), ey = be[k * N + j] + in_rel * fabs(y);
+					ex += in_rel * ae[i * K + k], ey += in_rel * be[k * N + j];
+					prod[np++] = x * y;
+					ep += fabs(x) * ey + fabs(y) * ex + ex * ey;
+				}
+				for (int k = 0; k < np; k++)
+					sum += prod[k], asum += fabs(prod[k]);
+				if (ot == RK_I32) {
+					o.v[at] = rk_round(RK_I32, sum);
+					continue;
+				}
+				double rr = rk_round(RK_F32, sum);
+				o.v[at] = rr;
+				/* products exact in fp32 (fma for fp32 inputs), summed in some order */
+				o.e[at] = ep == 0 && exact_sum(RK_F32, prod, (size_t)np, 1)
+						  ? 0
+						  : ep + sum_error(RK_F32, asum, (size_t)np) + rk_ulp(RK_F32, rr);
 			}
-			for (int k = 0; k < K; k++) {
-				double x = a->v[i * K + k], y = b->v[k * N + j];
-				double ex = a->e[i * K + k], ey = b->e[k * N + j];
-				prod[np++] = x * y;
-				ep += fabs(x) * ey + fabs(y) * ex + ex * ey;
-			}
-			for (int k = 0; k < np; k++)
-				sum += prod[k], asum += fabs(prod[k]);
-			if (ot == RK_I32) {
-				o.v[i * N + j] = rk_round(RK_I32, sum);
-				continue;
-			}
-			double r = rk_round(RK_F32, sum);
-			o.v[i * N + j] = r;
-			/* products exact in fp32 (fma for fp32 inputs), summed in some order */
-			o.e[i * N + j] = ep == 0 && exact_sum(RK_F32, prod, (size_t)np, 1)
-						 ? 0
-						 : ep + sum_error(RK_F32, asum, (size_t)np) + rk_ulp(RK_F32, r);
-		}
 	free(prod);
 	*out = o;
+	return finish(out);
+}
+
+bool rk_cat(rk_val *out, const rk_val *a, const rk_val *b)
+{
+	if (a->t != b->t || a->s.rank < 1 || a->s.rank != b->s.rank ||
+	    memcmp(a->s.d + 1, b->s.d + 1, sizeof(int) * (size_t)(a->s.rank - 1)) != 0)
+		return false;
+	rk_shape s = a->s;
+	s.d[0] += b->s.d[0];
+	if (!rk_alloc(out, &s, a->t))
+		return false;
+	size_t na = rk_numel(&a->s), nb = rk_numel(&b->s);
+	memcpy(out->v, a->v, na * sizeof(double));
+	memcpy(out->e, a->e, na * sizeof(double));
+	memcpy(out->v + na, b->v, nb * sizeof(double));
+	memcpy(out->e + na, b->e, nb * sizeof(double));
+	return true;
+}
+
+bool rk_interleave(rk_val *out, const rk_val *a, const rk_val *b)
+{
+	rk_val j;
+	if (!rk_join(&j, a, b))
+		return false;
+	rk_shape s = a->s;
+	s.d[s.rank - 1] *= 2;
+	bool ok = copy_as(out, &j, &s);
+	rk_free(&j);
+	return ok;
+}
+
+bool rk_gather(rk_val *out, const rk_val *src, const rk_val *idx, int axis)
+{
+	int r = src->s.rank;
+	if (idx->s.rank != r || axis < 0 || axis >= r || rk_is_float(idx->t))
+		return false;
+	for (int k = 0; k < r; k++)
+		if (k != axis && idx->s.d[k] != src->s.d[k])
+			return false;
+	if (!rk_alloc(out, &idx->s, src->t))
+		return false;
+	size_t n = rk_numel(&idx->s);
+	for (size_t i = 0; i < n; i++) {
+		int at[RK_MAX_RANK];
+		unflatten(&idx->s, i, at);
+		double x = idx->v[i];
+		if (x < 0 || x >= src->s.d[axis]) {
+			rk_free(out);
+			return false;
+		}
+		at[axis] = (int)x;
+		size_t f = 0;
+		for (int k = 0; k < r; k++)
+			f = f * (size_t)src->s.d[k] + (size_t)at[k];
+		out->v[i] = src->v[f];
+		out->e[i] = src->e[f];
+	}
+	return true;
+}
+
+bool rk_histogram(rk_val *out, const rk_val *x, const rk_val *mask, int bins)
+{
+	rk_shape s = {1, {bins}};
+	if (x->s.rank != 1 || rk_is_float(x->t) || (mask && rk_numel(&mask->s) != rk_numel(&x->s)) ||
+	    !rk_alloc(out, &s, RK_I32))
+		return false;
+	for (int i = 0; i < x->s.d[0]; i++) {
+		double v = x->v[i];
+		if (mask && mask->v[i] == 0)
+			continue;
+		if (v < 0 || v >= bins) {
+			rk_free(out);
+			return false;
+		}
+		out->v[(int)v] += 1;
+	}
+	return true;
+}
+
+/* x to float8 (fmt 4: e4m3, 5: e5m2), to nearest even, saturating */
+static double fp8_round(int fmt, double x)
+{
+	int mant = fmt == 4 ? 3 : 2, emin = fmt == 4 ? -6 : -14;
+	double max = fmt == 4 ? 448.0 : 57344.0;
+	if (isnan(x))
+		return x;
+	if (fabs(x) >= max)
+		return copysign(max, x);
+	if (x == 0)
+		return x;
+	int fe;
+	frexp(fabs(x), &fe);
+	int e = fe - 1 < emin ? emin : fe - 1;
+	double u = ldexp(1.0, e - mant), r = nearbyint(x / u) * u;
+	return fabs(r) > max ? copysign(max, x) : r;
+}
+
+bool rk_fp8(rk_val *out, const rk_val *a, int fmt, rk_dtype t)
+{
+	if (!rk_is_float(a->t) || !rk_is_float(t) || !rk_alloc(out, &a->s, t))
+		return false;
+	size_t n = rk_numel(&a->s);
+	for (size_t i = 0; i < n; i++) {
+		double x = a->v[i], ex = a->e[i], r = fp8_round(fmt, x);
+		out->v[i] = r; /* every float8 value is one of fp16, bf16 and fp32 */
+		if (ex == 0)
+			continue;
+		/* x within ex: its float8 lies between those of x - ex and x + ex */
+		double lo = fp8_round(fmt, x - 2 * ex), hi = fp8_round(fmt, x + 2 * ex);
+		out->e[i] = fmax(fabs(hi - r), fabs(r - lo)) / 2 + ex;
+	}
+	return finish(out);
+}
+
+bool rk_atomic_fold(rk_val *out, int op, const rk_val *init, const rk_val *vals, int n)
+{
+	size_t m = rk_numel(&init->s);
+	rk_dtype t = init->t;
+	bool fl = rk_is_float(t);
+	if ((fl && op != '+' && op != 'M' && op != 'm') || !rk_alloc(out, &init->s, t))
+		return false;
+	double *terms = malloc(((size_t)n + 1) * sizeof(double));
+	for (size_t i = 0; i < m; i++) {
+		double acc = init->v[i], esum = init->e[i], emax = init->e[i], asum = fabs(acc);
+		terms[0] = acc;
+		for (int p = 0; p < n; p++) {
+			double x = vals[p].v[i], e = vals[p].e[i];
+			terms[p + 1] = x;
+			esum += e, emax = e > emax ? e : emax, asum += fabs(x);
+			int64_t q = (int64_t)acc, y = (int64_t)x;
+			switch (op) {
+			case '+':
+				acc += x;
+				break;
+			case 'M':
+				acc = acc > x ? acc : x;
+				break;
+			case 'm':
+				acc = acc < x ? acc : x;
+				break;
+			case '&':
+				acc = (double)(q & y);
+				break;
+			case '|':
+				acc = (double)(q | y);
+				break;
+			default:
+				acc = (double)(q ^ y);
+			}
+		}
+		if (!fl) {
+			out->v[i] = rk_round(t, acc);
+		} else if (op == '+') {
+			double r = rk_round(t, acc);
+			out->v[i] = r;
+			out->e[i] = esum == 0 && exact_sum(t, terms, (size_t)n + 1, 1)
+					    ? 0
+					    : esum + sum_error(t, asum, (size_t)n + 1) + rk_ulp(t, r);
+		} else {
+			out->v[i] = acc;
+			out->e[i] = emax;
+		}
+	}
+	free(terms);
 	return finish(out);
 }
 

@@ -47,8 +47,13 @@ static void sb_printf(sbuf *b, const char *fmt, ...)
 typedef struct node {
 	rk_val v;
 	char name[32]; /* a variable, a parameter or a literal */
+	unsigned feat; /* RK_F_* of the ops it is made of */
 	struct node *next;
 } node;
+
+const char *const rk_feature_names[RK_F_COUNT] = {
+	"batched dot", "tf32-family dot", "int8 dot", "cat", "interleave", "gather", "histogram",
+	"fp8 round trip", "atomics on a grid", "atomic_xchg/cas", "while loop", "tl.range num_stages"};
 
 typedef struct {
 	uint64_t rng;
@@ -189,6 +194,8 @@ static node *literal(gen *g, rk_dtype t, bool nonzero)
 
 static node *gen_node(gen *g, const rk_shape *s, rk_dtype t, int depth);
 static node *emit(gen *g, rk_val *v, const char *expr);
+static bool cat_of(gen *g, const rk_shape *s, rk_dtype t, int depth, rk_val *v, char *text, size_t size,
+		   unsigned *feat);
 
 /* a whole tile reduced to a scalar (tl.sum(x) and the like, axis=None) */
 static node *full_reduce(gen *g, rk_dtype t)
@@ -196,18 +203,29 @@ static node *full_reduce(gen *g, rk_dtype t)
 	static const char *const fn[] = {"sum", "max", "min"};
 	rk_shape s = random_shape(g, 1 + below(g, 2));
 	int which = below(g, 3);
-	node *a = gen_node(g, &s, t, 2);
+	char text[96];
+	rk_val cat;
+	unsigned cat_feat = 0;
+	bool is_cat = chance(g, 25) && cat_of(g, &s, t, 2, &cat, text, sizeof text, &cat_feat);
+	node *a = is_cat ? NULL : gen_node(g, &s, t, 2);
+	if (a)
+		snprintf(text, sizeof text, "%s", a->name);
 	rk_shape flat = {1, {(int)rk_numel(&s)}};
 	rk_val f, v;
-	if (!rk_reshape(&f, &a->v, &flat))
+	bool ok = rk_reshape(&f, is_cat ? &cat : &a->v, &flat);
+	if (is_cat)
+		rk_free(&cat);
+	if (!ok)
 		return NULL;
-	bool ok = rk_reduce(&v, "sMm"[which], &f, 0, false);
+	ok = rk_reduce(&v, "sMm"[which], &f, 0, false);
 	rk_free(&f);
 	if (!ok)
 		return NULL;
-	char expr[96];
-	snprintf(expr, sizeof expr, chance(g, 50) ? "tl.%s(%s)" : "tl.%s(%s, axis=None)", fn[which], a->name);
-	return emit(g, &v, expr);
+	char expr[160];
+	snprintf(expr, sizeof expr, chance(g, 50) ? "tl.%s(%s)" : "tl.%s(%s, axis=None)", fn[which], text);
+	node *n = emit(g, &v, expr);
+	n->feat |= cat_feat;
+	return n;
 }
 
 /* a scalar kernel argument of t (fp32 or int32), a reduced tile, or a literal */
@@ -388,13 +406,37 @@ static node *leaf(gen *g, const rk_shape *s, rk_dtype t)
 
 /* ---- interior nodes ------------------------------------------------------------ */
 
+/* the features of the nodes whose variables `text` names */
+static unsigned feat_of_text(gen *g, const char *text)
+{
+	unsigned f = 0;
+	for (const char *p = text; *p;) {
+		if (!(*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z'))) {
+			p++;
+			continue;
+		}
+		size_t len = 1;
+		while (p[len] == '_' || (p[len] >= 'a' && p[len] <= 'z') || (p[len] >= 'A' && p[len] <= 'Z') ||
+		       (p[len] >= '0' && p[len] <= '9'))
+			len++;
+		for (node *n = g->nodes; n; n = n->next)
+			if (strlen(n->name) == len && memcmp(n->name, p, len) == 0)
+				f |= n->feat;
+		p += len;
+	}
+	return f;
+}
+
 /* commits an op's result under a new variable defined by `expr` */
 static node *emit(gen *g, rk_val *v, const char *expr)
 {
 	char name[32];
 	var(g, name);
 	sb_printf(&g->body, "    %s = %s\n", name, expr);
-	return new_node(g, v, name);
+	unsigned f = feat_of_text(g, expr);
+	node *n = new_node(g, v, name);
+	n->feat = f;
+	return n;
 }
 
 /* s with some dims set to 1 and maybe leading dims dropped: broadcasts to s */
@@ -832,35 +874,241 @@ static node *op_split(gen *g, const rk_shape *s, rk_dtype t, int depth)
 	var(g, n0);
 	var(g, n1);
 	sb_printf(&g->body, "    %s, %s = tl.split(%s)\n", n0, n1, a->name);
-	return new_node(g, &v, which ? n1 : n0);
+	node *r = new_node(g, &v, which ? n1 : n0);
+	r->feat = a->feat;
+	return r;
 }
+
+/* a shape a dot gives: [M, N] or [B, M, N], M and N at least 16 */
+static bool dot_shape(const rk_shape *s)
+{
+	return (s->rank == 2 || s->rank == 3) && s->d[s->rank - 2] >= 16 && s->d[s->rank - 1] >= 16;
+}
+
+/* fp32 dots' input_precision (NULL: the default, tf32 on cuda-emu) and how far
+ * (relative) each rounds an input: tf32 keeps 10 bits, tf32x3 and bf16x6 about
+ * fp32's, bf16x3 about 16; the CPU target is IEEE whatever the precision */
+static const char *const dot_prec[] = {NULL, "ieee", "tf32", "tf32x3", "bf16x3", "bf16x6"};
+static const double dot_prec_rel[] = {0x1p-10, 0, 0x1p-10, 0x1p-19, 0x1p-14, 0x1p-19};
 
 static node *op_dot(gen *g, const rk_shape *s, rk_dtype t, int depth)
 {
-	if ((t != RK_F32 && t != RK_I32) || s->rank != 2 || s->d[0] < 16 || s->d[1] < 16)
+	if ((t != RK_F32 && t != RK_I32) || !dot_shape(s))
 		return NULL;
 	/* int8 x int8 -> int32 needs K >= 32 */
-	int kmin = t == RK_I32 ? 32 : 16, M = s->d[0], N = s->d[1], K = kmin << below(g, t == RK_I32 ? 2 : 3);
-	while (K > kmin && (M * K > RK_MAX_NUMEL || K * N > RK_MAX_NUMEL))
+	int r = s->rank, B = r == 3 ? s->d[0] : 1, M = s->d[r - 2], N = s->d[r - 1];
+	int kmin = t == RK_I32 ? 32 : 16, K = chance(g, 30) ? kmin : kmin << below(g, t == RK_I32 ? 2 : 3);
+	while (K > kmin && (B * M * K > RK_MAX_NUMEL || B * K * N > RK_MAX_NUMEL))
 		K /= 2;
-	if (M * K > RK_MAX_NUMEL || K * N > RK_MAX_NUMEL)
+	if (B * M * K > RK_MAX_NUMEL || B * K * N > RK_MAX_NUMEL)
 		return NULL;
-	static const rk_dtype in[] = {RK_F16, RK_F16, RK_BF16, RK_F32};
-	rk_dtype it = t == RK_I32 ? RK_I8 : in[below(g, 4)];
-	rk_shape as = {2, {M, K}}, bs = {2, {K, N}};
+	static const rk_dtype in[] = {RK_F16, RK_F16, RK_BF16, RK_F32, RK_F32};
+	rk_dtype it = t == RK_I32 ? RK_I8 : in[below(g, 5)];
+	rk_shape as = {r, {B, M, K}}, bs = {r, {B, K, N}};
+	if (r == 2)
+		as = (rk_shape){2, {M, K}}, bs = (rk_shape){2, {K, N}};
 	node *a = gen_node(g, &as, it, depth - 1), *b = gen_node(g, &bs, it, depth - 1);
 	node *acc = chance(g, 30) ? gen_node(g, s, t, depth - 1) : NULL;
+	int prec = it == RK_F32 ? below(g, 6) : 1;
 	rk_val v;
-	if (!rk_dot(&v, &a->v, &b->v, acc ? &acc->v : NULL))
+	if (!rk_dot(&v, &a->v, &b->v, acc ? &acc->v : NULL, dot_prec_rel[prec]))
 		return NULL;
-	char expr[160];
+	char expr[192];
 	size_t n = (size_t)snprintf(expr, sizeof expr, "tl.dot(%s, %s", a->name, b->name);
 	if (acc)
 		n += (size_t)snprintf(expr + n, sizeof expr - n, chance(g, 50) ? ", acc=%s" : ", %s", acc->name);
-	if (it == RK_F32)
-		n += (size_t)snprintf(expr + n, sizeof expr - n, ", input_precision=\"ieee\"");
+	if (it == RK_F32 && dot_prec[prec])
+		n += (size_t)snprintf(expr + n, sizeof expr - n, ", input_precision=\"%s\"", dot_prec[prec]);
+	if (it == RK_I8 && chance(g, 30))
+		n += (size_t)snprintf(expr + n, sizeof expr - n, ", out_dtype=tl.int32");
 	snprintf(expr + n, sizeof expr - n, ")");
-	return emit(g, &v, expr);
+	node *d = emit(g, &v, expr);
+	d->feat |= (r == 3 ? RK_F_DOT3D : 0) | (it == RK_I8 ? RK_F_DOT_I8 : 0) | (prec != 1 ? RK_F_DOT_TF32 : 0);
+	return d;
+}
+
+
+/* an int32 index tile of shape s, its values in [0, range): a load (masked
+ * on dim 0, other=0) or, 1-D, (arange * P + Q) % range */
+static node *index_tile(gen *g, const rk_shape *s, int range)
+{
+	rk_val v;
+	char name[32];
+	int r = s->rank;
+	if (r == 1 && chance(g, 30)) {
+		int P = 1 + 2 * below(g, 4), Q = below(g, range);
+		rk_alloc(&v, s, RK_I32);
+		for (int i = 0; i < s->d[0]; i++)
+			v.v[i] = (double)((i * P + Q) % range);
+		char expr[96];
+		snprintf(expr, sizeof expr, "(tl.arange(0, %d) * %d + %d) %% %d", s->d[0], P, Q, range);
+		return emit(g, &v, expr);
+	}
+	rk_param *p = add_param(g, RK_P_PTR, RK_I32);
+	if (!p)
+		return NULL;
+	size_t n = rk_numel(s);
+	p->count = n;
+	p->data = calloc(n, sizeof(int32_t));
+	for (size_t i = 0; i < n; i++)
+		((int32_t *)p->data)[i] = below(g, range);
+	var(g, name);
+	char off[160] = "";
+	long stride = 1;
+	for (int k = r - 1; k >= 0; k--) {
+		sb_printf(&g->body, "    %s_%d = tl.arange(0, %d)\n", name, k, s->d[k]);
+		size_t ol = strlen(off);
+		snprintf(off + ol, sizeof off - ol, "%s%s_%d%s * %ld", ol ? " + " : "", name, k, place(r, k), stride);
+		stride *= s->d[k];
+	}
+	rk_param *np = chance(g, 40) ? add_param(g, RK_P_I32, RK_I32) : NULL;
+	int bound = s->d[0];
+	if (np)
+		np->i = bound = 1 + below(g, s->d[0]);
+	rk_alloc(&v, s, RK_I32);
+	size_t row = n / (size_t)s->d[0];
+	for (size_t i = 0; i < n; i++)
+		v.v[i] = (int)(i / row) < bound ? ((int32_t *)p->data)[i] : 0;
+	if (np)
+		sb_printf(&g->body, "    %s = tl.load(%s + (%s), mask=%s_0%s < %s, other=0)\n", name, p->name, off, name,
+			  place(r, 0), np->name);
+	else
+		sb_printf(&g->body, "    %s = tl.load(%s + (%s))\n", name, p->name, off);
+	return new_node(g, &v, name);
+}
+
+/* tl.gather(src, index, axis): 1-D and 2-D */
+static node *op_gather(gen *g, const rk_shape *s, rk_dtype t, int depth)
+{
+	if (s->rank < 1 || s->rank > 2)
+		return NULL;
+	int axis = below(g, s->rank);
+	rk_shape ss = *s;
+	int room = log2i((int)(65536 / rk_numel(s)));
+	ss.d[axis] = 1 << below(g, (room < 7 ? room : 7) + 1);
+	if (rk_numel(&ss) > RK_MAX_NUMEL)
+		return NULL;
+	node *src = gen_node(g, &ss, t, depth - 1), *idx = index_tile(g, s, ss.d[axis]);
+	rk_val v;
+	if (!idx || !rk_gather(&v, &src->v, &idx->v, axis))
+		return NULL;
+	char expr[128];
+	snprintf(expr, sizeof expr, chance(g, 50) ? "tl.gather(%s, %s, %d)" : "tl.gather(%s, %s, axis=%d)", src->name,
+		 idx->name, axis);
+	node *n = emit(g, &v, expr);
+	n->feat |= RK_F_GATHER;
+	return n;
+}
+
+/* tl.histogram(x, bins[, mask=]) of in-range values */
+static node *op_histogram(gen *g, const rk_shape *s, rk_dtype t, int depth)
+{
+	(void)depth;
+	if (t != RK_I32 || s->rank != 1)
+		return NULL;
+	int bins = s->d[0], room = log2i(65536 / bins);
+	rk_shape xs = {1, {1 << below(g, (room < 11 ? room : 11) + 1)}};
+	node *x = index_tile(g, &xs, bins);
+	if (!x)
+		return NULL;
+	rk_val v, m;
+	char expr[160];
+	bool masked = false;
+	if (chance(g, 40)) {
+		rk_param *np = add_param(g, RK_P_I32, RK_I32);
+		if (np) {
+			np->i = below(g, xs.d[0] + 1);
+			rk_alloc(&m, &xs, RK_BOOL);
+			for (int i = 0; i < xs.d[0]; i++)
+				m.v[i] = i < np->i;
+			snprintf(expr, sizeof expr, "tl.histogram(%s, %d, mask=tl.arange(0, %d) < %s)", x->name, bins,
+				 xs.d[0], np->name);
+			masked = true;
+		}
+	}
+	if (!masked)
+		snprintf(expr, sizeof expr, "tl.histogram(%s, %d)", x->name, bins);
+	bool ok = rk_histogram(&v, &x->v, masked ? &m : NULL, bins);
+	if (masked)
+		rk_free(&m);
+	if (!ok)
+		return NULL;
+	node *n = emit(g, &v, expr);
+	n->feat |= RK_F_HISTOGRAM;
+	return n;
+}
+
+static node *op_interleave(gen *g, const rk_shape *s, rk_dtype t, int depth)
+{
+	if (s->rank < 1 || s->d[s->rank - 1] < 2)
+		return NULL;
+	rk_shape cs = *s;
+	cs.d[cs.rank - 1] /= 2;
+	node *a = gen_node(g, &cs, t, depth - 1), *b = gen_node(g, &cs, t, depth - 1);
+	rk_val v;
+	if (!rk_interleave(&v, &a->v, &b->v))
+		return NULL;
+	char expr[128];
+	snprintf(expr, sizeof expr, "tl.interleave(%s, %s)", a->name, b->name);
+	node *n = emit(g, &v, expr);
+	n->feat |= RK_F_INTERLEAVE;
+	return n;
+}
+
+/* tl.cat(a, b, can_reorder=True) of two tiles whose dim 0 adds to s's: the
+ * text of the expression and its value (in order; Triton may reorder, so it
+ * only goes where the order does not matter: a sort, a whole reduction) */
+static bool cat_of(gen *g, const rk_shape *s, rk_dtype t, int depth, rk_val *v, char *text, size_t size,
+		   unsigned *feat)
+{
+	if (s->rank < 1 || s->d[0] < 2)
+		return false;
+	rk_shape cs = *s;
+	cs.d[0] /= 2;
+	node *a = gen_node(g, &cs, t, depth - 1), *b = gen_node(g, &cs, t, depth - 1);
+	if (!rk_cat(v, &a->v, &b->v))
+		return false;
+	snprintf(text, size, "tl.cat(%s, %s, can_reorder=True)", a->name, b->name);
+	*feat = a->feat | b->feat | RK_F_CAT;
+	return true;
+}
+
+/* (a * scale).to(float8).to(t): scaled to reach float8's saturation and subnormals */
+static node *op_fp8(gen *g, const rk_shape *s, rk_dtype t, int depth)
+{
+	static const rk_dtype fl[] = {RK_F32, RK_F32, RK_F16, RK_BF16};
+	static const char *const scale_text[] = {"", "", "64.0", "256.0", "0.015625", "0.000244140625", "65536.0"};
+	static const double scale[] = {1, 1, 64, 256, 0x1p-6, 0x1p-12, 65536};
+	if (!rk_is_float(t))
+		return NULL;
+	rk_dtype from = fl[below(g, 4)];
+	int fmt = chance(g, 50) ? 4 : 5, si = below(g, 7);
+	node *a = gen_node(g, s, from, depth - 1);
+	rk_val v;
+	char expr[160];
+	if (scale_text[si][0]) {
+		rk_val sc;
+		rk_shape s0 = {0, {0}};
+		rk_alloc(&sc, &s0, from);
+		sc.v[0] = scale[si];
+		bool ok = rk_binary(&v, '*', &a->v, &sc);
+		rk_free(&sc);
+		if (!ok)
+			return NULL;
+		snprintf(expr, sizeof expr, "%s * %s", a->name, scale_text[si]);
+		a = emit(g, &v, expr);
+	}
+	if (!rk_fp8(&v, &a->v, fmt, t))
+		return NULL;
+	const char *f8 = fmt == 4 ? (chance(g, 80) ? "tl.float8e4nv" : "tl.float8e4m3fn")
+				  : (chance(g, 80) ? "tl.float8e5" : "tl.float8e5m2");
+	if (chance(g, 25))
+		snprintf(expr, sizeof expr, "tl.cast(tl.cast(%s, %s), %s)", a->name, f8, rk_tl_name(t));
+	else
+		snprintf(expr, sizeof expr, "%s.to(%s).to(%s)", a->name, f8, rk_tl_name(t));
+	node *n = emit(g, &v, expr);
+	n->feat |= RK_F_FP8;
+	return n;
 }
 
 /* x - reduce(x) broadcast back along the reduced axis (softmax's shape: a
@@ -912,6 +1160,26 @@ static node *op_order(gen *g, const rk_shape *s, rk_dtype t, int depth)
 		snprintf(expr, sizeof expr, "tl.sort(%s, descending=%s)", a->name, desc ? "True" : "False");
 	}
 	return emit(g, &v, expr);
+}
+
+/* tl.sort of a 1-D tl.cat (whose order Triton leaves open) */
+static node *op_sort_cat(gen *g, const rk_shape *s, rk_dtype t, int depth)
+{
+	if (s->rank != 1 || s->d[0] < 4)
+		return NULL;
+	rk_val c, v;
+	char text[96], expr[160];
+	unsigned feat;
+	if (!cat_of(g, s, t, depth, &c, text, sizeof text, &feat))
+		return NULL;
+	bool desc = chance(g, 50), ok = rk_sort(&v, &c, desc);
+	rk_free(&c);
+	if (!ok)
+		return NULL;
+	snprintf(expr, sizeof expr, "tl.sort(%s, descending=%s)", text, desc ? "True" : "False");
+	node *n = emit(g, &v, expr);
+	n->feat |= feat;
+	return n;
 }
 
 enum { MAX_ITERS = 4 };
@@ -997,12 +1265,23 @@ static node *op_loop(gen *g, const rk_shape *s, rk_dtype t, int depth)
 	var(g, acc);
 	var(g, ivar);
 	rk_param *np = chance(g, 60) ? add_param(g, RK_P_I32, RK_I32) : NULL;
-	if (np) {
+	char limit[16];
+	if (np)
 		np->i = iters;
-		snprintf(range, sizeof range, chance(g, 30) ? "tl.range(0, %s)" : "range(0, %s)", np->name);
-	} else {
-		snprintf(range, sizeof range, "range(%d)", iters);
-	}
+	if (np)
+		snprintf(limit, sizeof limit, "%s", np->name);
+	else
+		snprintf(limit, sizeof limit, "%d", iters);
+	/* a for over range / tl.range (num_stages: pipelined on cuda-emu) or a while */
+	int form = below(g, 10), stages = 1 + below(g, 4);
+	unsigned loop_feat = form >= 7 ? RK_F_WHILE : form >= 4 ? RK_F_STAGES : 0;
+	if (form < 2)
+		snprintf(range, sizeof range, np ? "range(0, %s)" : "range(%s)", limit);
+	else if (form < 4)
+		snprintf(range, sizeof range, "tl.range(0, %s)", limit);
+	else if (form < 7)
+		snprintf(range, sizeof range, chance(g, 50) ? "tl.range(0, %s, num_stages=%d)" : "tl.range(0, %s, 1, num_stages=%d)",
+			 limit, stages);
 	bool dot = t == RK_F32 && s->rank == 2 && s->d[0] >= 16 && s->d[1] >= 16 && chance(g, 40);
 	int kind = dot ? 'd' : "+M+i"[below(g, 4)];
 	if (kind == 'i' && t != RK_I32 && t != RK_F32)
@@ -1026,7 +1305,7 @@ static node *op_loop(gen *g, const rk_shape *s, rk_dtype t, int depth)
 	for (int i = 0; ok && i < iters; i++) {
 		rk_val next;
 		if (kind == 'd') {
-			ok = rk_dot(&next, &a.vals[i], &b.vals[i], &cur);
+			ok = rk_dot(&next, &a.vals[i], &b.vals[i], &cur, 0);
 		} else if (kind == 'i') {
 			rk_val x, iv;
 			rk_shape s0 = {0, {0}};
@@ -1053,7 +1332,10 @@ static node *op_loop(gen *g, const rk_shape *s, rk_dtype t, int depth)
 			sb_printf(&g->body, "    %s = %s\n", acc, init->name);
 		else
 			sb_printf(&g->body, "    %s = tl.zeros(%s, %s)\n", acc, sh, rk_tl_name(t));
-		sb_printf(&g->body, "    for %s in %s:\n%s", ivar, range, body.p ? body.p : "");
+		if (form >= 7)
+			sb_printf(&g->body, "    %s = 0\n    while %s < %s:\n%s", ivar, ivar, limit, body.p ? body.p : "");
+		else
+			sb_printf(&g->body, "    for %s in %s:\n%s", ivar, range, body.p ? body.p : "");
 		if (kind == 'd')
 			sb_printf(&g->body, "        %s = tl.dot(%s, %s, %s%s)\n", acc, a.name, b.name, acc,
 				  it == RK_F32 ? ", input_precision=\"ieee\"" : "");
@@ -1062,6 +1344,10 @@ static node *op_loop(gen *g, const rk_shape *s, rk_dtype t, int depth)
 		else
 			sb_printf(&g->body, "        %s = %s + %s%s%s\n", acc, acc, a.name, kind == 'i' ? " + " : "",
 				  kind == 'i' ? ivar : "");
+		if (form >= 7)
+			sb_printf(&g->body, "        %s += 1\n", ivar);
+		loop_feat |= feat_of_text(g, body.p ? body.p : "") | (init ? init->feat : 0) |
+			     feat_of_text(g, a.name) | feat_of_text(g, b.name);
 	}
 	free(body.p);
 	loop_operand_free(&a);
@@ -1070,7 +1356,9 @@ static node *op_loop(gen *g, const rk_shape *s, rk_dtype t, int depth)
 		rk_free(&cur);
 		return NULL;
 	}
-	return new_node(g, &cur, acc);
+	node *res = new_node(g, &cur, acc);
+	res->feat = loop_feat;
+	return res;
 }
 
 typedef node *(*op_fn)(gen *, const rk_shape *, rk_dtype, int);
@@ -1083,7 +1371,8 @@ static node *gen_node(gen *g, const rk_shape *s, rk_dtype t, int depth)
 	} ops[] = {{op_binary, 30}, {op_unary, 6},  {op_where, 10}, {op_cast, 8},
 		   {op_reduce, 12}, {op_cumsum, 4}, {op_permute, 6}, {op_reshape, 5},
 		   {op_expand, 6},  {op_broadcast, 4}, {op_join, 4}, {op_split, 4}, {op_dot, 8},
-		   {op_rowwise, 6}, {op_loop, 8}, {op_order, 4}};
+		   {op_rowwise, 6}, {op_loop, 8}, {op_order, 4}, {op_gather, 4}, {op_histogram, 3},
+		   {op_interleave, 3}, {op_sort_cat, 2}, {op_fp8, 4}};
 	enum { NOPS = sizeof ops / sizeof *ops };
 	/* sometimes a tile made before, used twice */
 	if (chance(g, 8))
@@ -1097,7 +1386,7 @@ static node *gen_node(gen *g, const rk_shape *s, rk_dtype t, int depth)
 		return leaf(g, s, t);
 	g->budget--;
 	/* a dot fits few shapes: try it first where it does */
-	if ((t == RK_F32 || t == RK_I32) && s->rank == 2 && s->d[0] >= 16 && s->d[1] >= 16 && chance(g, 30)) {
+	if ((t == RK_F32 || t == RK_I32) && dot_shape(s) && chance(g, 30)) {
 		node *n = op_dot(g, s, t, depth);
 		if (n) {
 			g->k->nodes++;
@@ -1120,6 +1409,90 @@ static node *gen_node(gen *g, const rk_shape *s, rk_dtype t, int depth)
 	return leaf(g, s, t);
 }
 
+/* ---- the root given to atomics from a grid of programs ------------------------- */
+
+/* the final memory is the same in any order of the programs: add/max/min/
+ * and/or/xor of root + pid into every element the mask lets through; xchg of
+ * root + pid by the one program that owns an element (its offset % grid);
+ * cas(cmp, root) by all, which sets exactly the elements that held cmp */
+static bool atomic_root(gen *g, const node *root, rk_param *out, const char *off, const char *mask)
+{
+	rk_kernel *k = g->k;
+	rk_dtype t = root->v.t;
+	const rk_shape *s = &root->v.s;
+	const char *ops = t == RK_F32 ? "+Mmxc" : "+Mm&|^xc";
+	int op = ops[below(g, (int)strlen(ops))], G = 2 + below(g, 3);
+	size_t n = rk_numel(s);
+	node *cmp = op == 'c' ? leaf_load(g, s, t) : NULL;
+	if (op == 'c' && !cmp)
+		return false;
+	rk_val vals[4], init, fold;
+	memset(vals, 0, sizeof vals);
+	bool ok = true;
+	for (int p = 0; p < G && ok; p++) {
+		rk_val pv;
+		rk_shape s0 = {0, {0}};
+		rk_alloc(&pv, &s0, RK_I32);
+		pv.v[0] = op == 'c' ? 0 : p;
+		ok = rk_binary(&vals[p], '+', &root->v, &pv);
+		rk_free(&pv);
+	}
+	rk_alloc(&init, s, t);
+	bool exact = chance(g, 70);
+	for (size_t i = 0; i < n; i++) {
+		double x = random_value(g, t, exact);
+		if (cmp && chance(g, 50))
+			x = cmp->v.v[i];
+		rk_put(t, out->data, k->out_at[i], x);
+		init.v[i] = rk_get(t, out->data, k->out_at[i]);
+	}
+	bool bitwise = op == '+' || op == 'M' || op == 'm' || op == '&' || op == '|' || op == '^';
+	ok = ok && (!bitwise || rk_atomic_fold(&fold, op, &init, vals, G));
+	if (ok) {
+		rk_free(&k->want);
+		rk_alloc(&k->want, s, t);
+		for (size_t i = 0; i < n; i++) {
+			int owner = (int)(k->out_at[i] % (size_t)G);
+			bool in = op == 'c' || (k->stored[i] && (op != 'x' || owner >= 0));
+			const rk_val *w = !in ? &init : bitwise ? &fold : op == 'x' ? &vals[owner]
+					: init.v[i] == cmp->v.v[i] ? &vals[0] : &init;
+			k->want.v[i] = w->v[i];
+			k->want.e[i] = w->e[i];
+			k->stored[i] = true;
+		}
+		if (bitwise)
+			rk_free(&fold);
+		static const char *const names[] = {"add", "max", "min", "and", "or", "xor", "xchg", "cas"};
+		const char *name = names[strchr("+Mm&|^xc", op) - "+Mm&|^xc"];
+		char full_mask[400];
+		if (op == 'x')
+			snprintf(full_mask, sizeof full_mask, "%s%s((%s) %% %d == pid)", mask, mask[0] ? " & " : "", off, G);
+		else
+			snprintf(full_mask, sizeof full_mask, "%s", mask);
+		sb_printf(&g->body, chance(g, 50) ? "    pid = tl.program_id(0)\n" : "    pid = tl.program_id(axis=0)\n");
+		if (op != 'c')
+			sb_printf(&g->body, "    val = %s + pid\n", root->name);
+		const char *sem = chance(g, 30) ? ", sem=\"relaxed\"" : chance(g, 20) ? ", scope=\"gpu\"" : "";
+		bool method = chance(g, 25);
+		if (op == 'c')
+			sb_printf(&g->body, method ? "    (out + (%s)).atomic_cas(%s, %s%s)\n" : "    tl.atomic_cas(out + (%s), %s, %s%s)\n",
+				  off, cmp->name, root->name, sem);
+		else if (method)
+			sb_printf(&g->body, "    (out + (%s)).atomic_%s(val%s%s%s)\n", off, name, full_mask[0] ? ", mask=" : "",
+				  full_mask, sem);
+		else
+			sb_printf(&g->body, "    tl.atomic_%s(out + (%s), val%s%s%s)\n", name, off, full_mask[0] ? ", mask=" : "",
+				  full_mask, sem);
+		k->grid = G;
+		k->out_init = true;
+		k->features |= RK_F_ATOMIC | (op == 'x' || op == 'c' ? RK_F_XCHG_CAS : 0) | (cmp ? cmp->feat : 0);
+	}
+	for (int p = 0; p < G; p++)
+		rk_free(&vals[p]);
+	rk_free(&init);
+	return ok;
+}
+
 /* ---- the kernel ------------------------------------------------------------------- */
 
 void rk_generate(rk_kernel *k, uint64_t seed)
@@ -1133,10 +1506,16 @@ void rk_generate(rk_kernel *k, uint64_t seed)
 	rk_shape s = random_shape(&g, r < 30 ? 1 : r < 85 ? 2 : 3);
 	rk_dtype t = random_dtype(&g);
 	if (chance(&g, 15)) {
-		/* a matmul-shaped root, where dots go */
+		/* a matmul-shaped root, where dots go (batched: [B, M, N]) */
 		s = (rk_shape){2, {16 << below(&g, 3), 16 << below(&g, 3)}};
+		if (chance(&g, 25))
+			s = (rk_shape){3, {1 << below(&g, 3), 16 << below(&g, 2), 16 << below(&g, 2)}};
 		t = chance(&g, 80) ? RK_F32 : RK_I32;
 	}
+	/* sometimes given to atomics from a grid of programs instead of stored */
+	bool atomic = chance(&g, 12);
+	if (atomic && t != RK_F32 && t != RK_I32)
+		t = chance(&g, 50) ? RK_F32 : RK_I32;
 	g.root = true;
 	node *root = gen_node(&g, &s, t, 4 + below(&g, 4));
 
@@ -1179,10 +1558,6 @@ void rk_generate(rk_kernel *k, uint64_t seed)
 			}
 		}
 	}
-	if (mask[0])
-		sb_printf(&g.body, "    tl.store(out + (%s), %s, mask=%s)\n", off, root->name, mask);
-	else
-		sb_printf(&g.body, "    tl.store(out + (%s), %s)\n", off, root->name);
 	k->stored = calloc(n, sizeof(bool));
 	k->out_at = calloc(n, sizeof(size_t));
 	for (size_t i = 0; i < n; i++) {
@@ -1200,6 +1575,13 @@ void rk_generate(rk_kernel *k, uint64_t seed)
 	rk_alloc(&k->want, &s, t);
 	memcpy(k->want.v, root->v.v, n * sizeof(double));
 	memcpy(k->want.e, root->v.e, n * sizeof(double));
+	k->features = root->feat;
+	if (!(atomic && atomic_root(&g, root, out, off, mask))) {
+		if (mask[0])
+			sb_printf(&g.body, "    tl.store(out + (%s), %s, mask=%s)\n", off, root->name, mask);
+		else
+			sb_printf(&g.body, "    tl.store(out + (%s), %s)\n", off, root->name);
+	}
 
 	sbuf src = {0};
 	sb_printf(&src, "import triton\nimport triton.language as tl\n\n\n@triton.jit\ndef kern(");
