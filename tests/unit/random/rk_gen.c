@@ -1090,7 +1090,8 @@ static node *op_fp8(gen *g, const rk_shape *s, rk_dtype t, int depth)
 		rk_val sc;
 		rk_shape s0 = {0, {0}};
 		rk_alloc(&sc, &s0, from);
-		sc.v[0] = scale[si];
+		/* a Python float meeting an fp16 tile is fp16: 65536.0 is inf there */
+		sc.v[0] = rk_round(from, scale[si]);
 		bool ok = rk_binary(&v, '*', &a->v, &sc);
 		rk_free(&sc);
 		if (!ok)
