@@ -48,6 +48,9 @@ typedef struct node {
 	rk_val v;
 	char name[32]; /* a variable, a parameter or a literal */
 	unsigned feat; /* RK_F_* of the ops it is made of */
+	/* a float tl.dot(a, b) with no accumulator: its operands and input rounding */
+	const struct node *dot_a, *dot_b;
+	double dot_rel;
 	struct node *next;
 } node;
 
@@ -496,6 +499,22 @@ static const char *op_text(int op)
 	}
 }
 
+/* x + d where d is a float dot with no accumulator, both of d's shape: tile
+ * (as Triton's combine) may make it tl.dot(a, b, acc=x), x then summed with
+ * the products in the dot's order; rk_dot with x as the accumulator bounds
+ * both ways. False where the add is not such an add (*folded then false). */
+static bool dot_add(const node *d, const rk_val *x, rk_val *out, bool *folded)
+{
+	*folded = false;
+	if (!d->dot_a || x->s.rank != d->v.s.rank || !rk_is_float(x->t) ||
+	    memcmp(x->s.d, d->v.s.d, sizeof(int) * (size_t)x->s.rank) != 0)
+		return true;
+	rk_val acc = *x;
+	acc.t = RK_F32; /* fp16/bf16 widen exactly */
+	*folded = true;
+	return rk_dot(out, &d->dot_a->v, &d->dot_b->v, &acc, d->dot_rel);
+}
+
 static node *op_binary(gen *g, const rk_shape *s, rk_dtype t, int depth)
 {
 	const char *ops = rk_is_float(t) ? "++--**//Mm" : "++--**ff%%&|^Mm<>";
@@ -534,7 +553,10 @@ static node *op_binary(gen *g, const rk_shape *s, rk_dtype t, int depth)
 		a = b, b = tmp;
 	}
 	rk_val v;
-	if (!rk_binary(&v, op, &a->v, &b->v))
+	bool folded = false;
+	if (op == '+' && t == RK_F32 && !dot_add(a->dot_a ? a : b, a->dot_a ? &b->v : &a->v, &v, &folded))
+		return NULL;
+	if (!folded && !rk_binary(&v, op, &a->v, &b->v))
 		return NULL;
 	char expr[128];
 	if (op == 'M' || op == 'm')
@@ -923,6 +945,8 @@ static node *op_dot(gen *g, const rk_shape *s, rk_dtype t, int depth)
 		n += (size_t)snprintf(expr + n, sizeof expr - n, ", out_dtype=tl.int32");
 	snprintf(expr + n, sizeof expr - n, ")");
 	node *d = emit(g, &v, expr);
+	if (!acc && it != RK_I8)
+		d->dot_a = a, d->dot_b = b, d->dot_rel = dot_prec_rel[prec];
 	d->feat |= (r == 3 ? RK_F_DOT3D : 0) | (it == RK_I8 ? RK_F_DOT_I8 : 0) | (prec != 1 ? RK_F_DOT_TF32 : 0);
 	return d;
 }
@@ -1191,6 +1215,7 @@ enum { MAX_ITERS = 4 };
 typedef struct {
 	char name[32];
 	bool owned;
+	const node *made; /* not owned: the tile */
 	rk_val vals[MAX_ITERS];
 } loop_operand;
 
@@ -1200,6 +1225,7 @@ static bool loop_operand_make(gen *g, const rk_shape *s, rk_dtype t, int depth, 
 	memset(o, 0, sizeof *o);
 	if (chance(g, 50)) {
 		node *n = gen_node(g, s, t, depth - 1);
+		o->made = n;
 		snprintf(o->name, sizeof o->name, "%s", n->name);
 		for (int i = 0; i < iters; i++)
 			o->vals[i] = n->v;
@@ -1312,14 +1338,19 @@ static node *op_loop(gen *g, const rk_shape *s, rk_dtype t, int depth)
 			rk_shape s0 = {0, {0}};
 			rk_alloc(&iv, &s0, t);
 			iv.v[0] = i;
-			ok = rk_binary(&x, '+', &cur, &a.vals[i]);
+			bool folded = false;
+			ok = t != RK_F32 || !a.made || dot_add(a.made, &cur, &x, &folded);
+			ok = ok && (folded || rk_binary(&x, '+', &cur, &a.vals[i]));
 			if (ok) {
 				ok = rk_binary(&next, '+', &x, &iv);
 				rk_free(&x);
 			}
 			rk_free(&iv);
 		} else {
-			ok = rk_binary(&next, kind, &cur, &a.vals[i]);
+			/* acc + x, x a dot made before the loop: a dot into acc */
+			bool folded = false;
+			ok = kind != '+' || t != RK_F32 || !a.made || dot_add(a.made, &cur, &next, &folded);
+			ok = ok && (folded || rk_binary(&next, kind, &cur, &a.vals[i]));
 		}
 		if (ok) {
 			rk_free(&cur);
