@@ -136,7 +136,8 @@ enum {
 	RK_F_XCHG_CAS = 1 << 9,
 	RK_F_WHILE = 1 << 10,
 	RK_F_STAGES = 1 << 11, /* tl.range(..., num_stages=) */
-	RK_F_COUNT = 12
+	RK_F_KLOOP = 1 << 12,  /* a canonical K loop of tl.dot (rk_gen.c's op_kloop) */
+	RK_F_COUNT = 13
 };
 extern const char *const rk_feature_names[RK_F_COUNT];
 

@@ -56,7 +56,8 @@ typedef struct node {
 
 const char *const rk_feature_names[RK_F_COUNT] = {
 	"batched dot", "tf32-family dot", "int8 dot", "cat", "interleave", "gather", "histogram",
-	"fp8 round trip", "atomics on a grid", "atomic_xchg/cas", "while loop", "tl.range num_stages"};
+	"fp8 round trip", "atomics on a grid", "atomic_xchg/cas", "while loop", "tl.range num_stages",
+	"kloop (pipelinable K loop)"};
 
 typedef struct {
 	uint64_t rng;
@@ -1283,6 +1284,213 @@ static void loop_operand_free(loop_operand *o)
 			rk_free(&o->vals[i]);
 }
 
+
+/* One operand of a K loop: its [R, C] tile per iteration (loaded from a
+ * row-major buffer of rows x cols, the K edge masked with other=0), maybe
+ * through an elementwise chain before the dot ("value loads"). */
+typedef struct {
+	rk_val vals[8];
+} kl_tiles;
+
+/* a canonical K loop: acc = zeros; for k in tl.range(0, K, BK, num_stages=S):
+ * load A [M, BK] and B [BK, N] through pointer tiles advanced each iteration
+ * or addressed with k (masked on a ragged K edge), maybe one of them through
+ * a cast / scale / add chain, acc = tl.dot(a, b, acc) or acc += tl.dot(a, b);
+ * what software pipelining (src/layout/pipeline.c) transforms */
+static node *op_kloop(gen *g, const rk_shape *s, int stages)
+{
+	int M = s->d[0], N = s->d[1];
+	if (g->k->nparams + 8 > RK_MAX_PARAMS - 1)
+		return NULL;
+	int BK = 16 << below(g, 2);
+	while (BK > 16 && (M * BK > RK_MAX_NUMEL || BK * N > RK_MAX_NUMEL))
+		BK /= 2;
+	if (M * BK > RK_MAX_NUMEL || BK * N > RK_MAX_NUMEL)
+		return NULL;
+	int nk = 1 + below(g, 3);
+	bool ragged = chance(g, 40);
+	int K = nk * BK - (ragged ? 1 + below(g, BK - 1) : 0);
+	bool masked = ragged || chance(g, 30);
+	static const rk_dtype dts[] = {RK_F16, RK_F16, RK_BF16, RK_F32};
+	rk_dtype dt = dts[below(g, 4)];
+	/* which operand goes through a chain (0 none, 1 A, 2 B) and what it loads */
+	int chain = below(g, 3);
+	static const rk_dtype lds[] = {RK_I8, RK_F16, RK_BF16, RK_F32};
+	rk_dtype ldt = chain ? lds[below(g, 4)] : dt;
+	bool advance = chance(g, 60), plus = chance(g, 40);
+	char acc[32], kv[32], pa[32], pb[32], rm[32], rn[32], rkk[32], ap[32], bp[32], sc[32] = "";
+	var(g, acc), var(g, kv), var(g, rm), var(g, rn), var(g, rkk), var(g, ap), var(g, bp);
+	rk_param *xa = add_param(g, RK_P_PTR, chain == 1 ? ldt : dt);
+	rk_param *xb = add_param(g, RK_P_PTR, chain == 2 ? ldt : dt);
+	rk_param *kp = chance(g, 70) ? add_param(g, RK_P_I32, RK_I32) : NULL;
+	rk_param *sap = chance(g, 50) ? add_param(g, RK_P_I32, RK_I32) : NULL;
+	rk_param *sbp = chance(g, 50) ? add_param(g, RK_P_I32, RK_I32) : NULL;
+	snprintf(pa, sizeof pa, "%s", xa->name);
+	snprintf(pb, sizeof pb, "%s", xb->name);
+	char ktext[16], satext[16], sbtext[16];
+	if (kp)
+		kp->i = K, snprintf(ktext, sizeof ktext, "%s", kp->name);
+	else
+		snprintf(ktext, sizeof ktext, "%d", K);
+	if (sap)
+		sap->i = K, snprintf(satext, sizeof satext, "%s", sap->name);
+	else
+		snprintf(satext, sizeof satext, "%d", K);
+	if (sbp)
+		sbp->i = N, snprintf(sbtext, sizeof sbtext, "%s", sbp->name);
+	else
+		snprintf(sbtext, sizeof sbtext, "%d", N);
+	/* the buffers: A [M, K], B [K, N], row-major */
+	xa->count = (size_t)M * (size_t)K;
+	xb->count = (size_t)K * (size_t)N;
+	bool exa = chance(g, 60), exb = chance(g, 60);
+	xa->data = calloc(xa->count, rk_size(xa->t));
+	xb->data = calloc(xb->count, rk_size(xb->t));
+	for (size_t i = 0; i < xa->count; i++)
+		rk_put(xa->t, xa->data, i, random_value(g, xa->t, exa));
+	for (size_t i = 0; i < xb->count; i++)
+		rk_put(xb->t, xb->data, i, random_value(g, xb->t, exb));
+	/* the chain: up to 3 steps after a cast to fp32 (forced from int8) */
+	int steps[3], nsteps = 1 + below(g, 3);
+	bool tofp32 = ldt == RK_I8 || chance(g, 50);
+	node *lit[3] = {0};
+	rk_param *scp = NULL;
+	rk_val scale = {0};
+	int R = chain == 1 ? M : N; /* the scale vector runs along the non-K dim */
+	for (int i = 0; i < nsteps; i++) {
+		steps[i] = "s+*"[below(g, 3)];
+		if (steps[i] == 's' && !scp) {
+			scp = add_param(g, RK_P_PTR, RK_F32);
+			scp->count = (size_t)R;
+			scp->data = calloc((size_t)R, sizeof(float));
+			rk_shape vs = {2, {chain == 1 ? R : 1, chain == 1 ? 1 : R}};
+			rk_alloc(&scale, &vs, RK_F32);
+			for (int j = 0; j < R; j++) {
+				double x = random_value(g, RK_F32, true);
+				rk_put(RK_F32, scp->data, (size_t)j, x);
+				scale.v[j] = x;
+			}
+			var(g, sc);
+		} else if (steps[i] == 's') {
+			steps[i] = '*';
+		}
+		if (steps[i] != 's')
+			lit[i] = literal(g, tofp32 ? RK_F32 : ldt, false);
+	}
+	if (!chain)
+		nsteps = 0;
+	/* the text before the loop */
+	sb_printf(&g->body, "    %s = tl.arange(0, %d)\n    %s = tl.arange(0, %d)\n    %s = tl.arange(0, %d)\n", rm, M,
+		  rn, N, rkk, BK);
+	if (scp)
+		sb_printf(&g->body, "    %s = tl.load(%s + %s)%s\n", sc, scp->name, chain == 1 ? rm : rn,
+			  chain == 1 ? "[:, None]" : "[None, :]");
+	sb_printf(&g->body, "    %s = tl.zeros((%d, %d), tl.float32)\n", acc, M, N);
+	char aaddr[256], baddr[256];
+	if (advance) {
+		sb_printf(&g->body, "    %s = %s + %s[:, None] * %s + %s[None, :]\n", ap, pa, rm, satext, rkk);
+		sb_printf(&g->body, "    %s = %s + %s[:, None] * %s + %s[None, :]\n", bp, pb, rkk, sbtext, rn);
+		snprintf(aaddr, sizeof aaddr, "%s", ap);
+		snprintf(baddr, sizeof baddr, "%s", bp);
+	} else {
+		snprintf(aaddr, sizeof aaddr, "%s + %s[:, None] * %s + (%s + %s[None, :])", pa, rm, satext, kv, rkk);
+		snprintf(baddr, sizeof baddr, "%s + (%s + %s[:, None]) * %s + %s[None, :]", pb, kv, rkk, sbtext, rn);
+	}
+	sb_printf(&g->body, "    for %s in tl.range(0, %s, %d, num_stages=%d):\n", kv, ktext, BK, stages);
+	char an[32], bn[32];
+	var(g, an), var(g, bn);
+	if (masked) {
+		sb_printf(&g->body, "        %s = tl.load(%s, mask=%s + %s[None, :] < %s, other=0)\n", an, aaddr, kv, rkk,
+			  ktext);
+		sb_printf(&g->body, "        %s = tl.load(%s, mask=%s + %s[:, None] < %s, other=0)\n", bn, baddr, kv, rkk,
+			  ktext);
+	} else {
+		sb_printf(&g->body, "        %s = tl.load(%s)\n", an, aaddr);
+		sb_printf(&g->body, "        %s = tl.load(%s)\n", bn, baddr);
+	}
+	if (chain) {
+		char *cn = chain == 1 ? an : bn;
+		sbuf e = {0};
+		sb_printf(&e, "%s", cn);
+		if (tofp32)
+			sb_printf(&e, ".to(tl.float32)");
+		for (int i = 0; i < nsteps; i++) {
+			char *old = e.p;
+			e.p = NULL, e.len = e.cap = 0;
+			if (steps[i] == 's')
+				sb_printf(&e, "(%s) * %s", old, sc);
+			else
+				sb_printf(&e, "(%s) %c %s", old, steps[i], lit[i]->name);
+			free(old);
+		}
+		sb_printf(&g->body, "        %s = (%s).to(%s)\n", cn, e.p, rk_tl_name(dt));
+		free(e.p);
+	}
+	const char *prec = dt == RK_F32 ? ", input_precision=\"ieee\"" : "";
+	if (plus)
+		sb_printf(&g->body, "        %s += tl.dot(%s, %s%s)\n", acc, an, bn, prec);
+	else
+		sb_printf(&g->body, "        %s = tl.dot(%s, %s, %s%s)\n", acc, an, bn, acc, prec);
+	if (advance) {
+		sb_printf(&g->body, "        %s += %d\n", ap, BK);
+		if (sbp)
+			sb_printf(&g->body, "        %s += %d * %s\n", bp, BK, sbtext);
+		else
+			sb_printf(&g->body, "        %s += %d\n", bp, BK * N);
+	}
+	/* the reference, iteration by iteration */
+	rk_val cur;
+	rk_alloc(&cur, s, RK_F32);
+	bool ok = true;
+	rk_shape ash = {2, {M, BK}}, bsh = {2, {BK, N}};
+	for (int it = 0; ok && it * BK < K; it++) {
+		rk_val a, b;
+		rk_alloc(&a, &ash, xa->t);
+		rk_alloc(&b, &bsh, xb->t);
+		for (int m = 0; m < M; m++)
+			for (int j = 0; j < BK; j++) {
+				int kk = it * BK + j;
+				a.v[m * BK + j] = kk < K ? rk_get(xa->t, xa->data, (size_t)m * (size_t)K + (size_t)kk) : 0;
+			}
+		for (int j = 0; j < BK; j++)
+			for (int n = 0; n < N; n++) {
+				int kk = it * BK + j;
+				b.v[j * N + n] = kk < K ? rk_get(xb->t, xb->data, (size_t)kk * (size_t)N + (size_t)n) : 0;
+			}
+		if (chain) {
+			rk_val *x = chain == 1 ? &a : &b, y;
+			if (tofp32) {
+				ok = ok && rk_cast(&y, x, RK_F32);
+				if (ok)
+					rk_free(x), *x = y;
+			}
+			for (int i = 0; ok && i < nsteps; i++) {
+				ok = rk_binary(&y, steps[i] == 's' ? '*' : steps[i], x, steps[i] == 's' ? &scale : &lit[i]->v);
+				if (ok)
+					rk_free(x), *x = y;
+			}
+			ok = ok && rk_cast(&y, x, dt);
+			if (ok)
+				rk_free(x), *x = y;
+		}
+		rk_val next;
+		ok = ok && rk_dot(&next, &a, &b, &cur, 0);
+		if (ok)
+			rk_free(&cur), cur = next;
+		rk_free(&a);
+		rk_free(&b);
+	}
+	if (scp)
+		rk_free(&scale);
+	if (!ok) {
+		rk_free(&cur);
+		return NULL;
+	}
+	node *res = new_node(g, &cur, acc);
+	res->feat = RK_F_STAGES | RK_F_KLOOP;
+	return res;
+}
+
 /* acc carried through a loop: acc = acc + x, maximum(acc, x), acc + x + i, or
  * tl.dot(a, b, acc), with x loaded per iteration or made before the loop */
 static node *op_loop(gen *g, const rk_shape *s, rk_dtype t, int depth)
@@ -1302,6 +1510,12 @@ static node *op_loop(gen *g, const rk_shape *s, rk_dtype t, int depth)
 	/* a for over range / tl.range (num_stages: pipelined on cuda-emu) or a while */
 	int form = below(g, 10), stages = 1 + below(g, 4);
 	unsigned loop_feat = form >= 7 ? RK_F_WHILE : form >= 4 ? RK_F_STAGES : 0;
+	if (form >= 4 && form < 7 && t == RK_F32 && s->rank == 2 && s->d[0] >= 16 && s->d[1] >= 16 &&
+	    chance(g, 50)) {
+		node *kl = op_kloop(g, s, 2 + below(g, 3));
+		if (kl)
+			return kl;
+	}
 	if (form < 2)
 		snprintf(range, sizeof range, np ? "range(0, %s)" : "range(%s)", limit);
 	else if (form < 4)
@@ -1419,7 +1633,10 @@ static node *gen_node(gen *g, const rk_shape *s, rk_dtype t, int depth)
 	g->budget--;
 	/* a dot fits few shapes: try it first where it does */
 	if ((t == RK_F32 || t == RK_I32) && dot_shape(s) && chance(g, 30)) {
-		node *n = op_dot(g, s, t, depth);
+		/* or a K loop of dots, pipelined on cuda-emu */
+		node *n = t == RK_F32 && s->rank == 2 && chance(g, 40) ? op_kloop(g, s, 2 + below(g, 3)) : NULL;
+		if (!n)
+			n = op_dot(g, s, t, depth);
 		if (n) {
 			g->k->nodes++;
 			return n;
