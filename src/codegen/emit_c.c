@@ -563,6 +563,7 @@ static char *emit_source(const TpFunc *f, bool one_block, bool line_info)
 	e.depth = 1;
 	e.def = xcalloc(f->vals.len + 1, sizeof *e.def);
 	index_defs(&e, f->body);
+	ec_plan_math(&e);
 	emit_block(&e, f->body);
 	/* the closing brace (the exit) on the last statement's line, not on the
 	 * line after it, which may be blank or another function's */

@@ -439,35 +439,6 @@ static void emit_unary(Ec *e, const TpOp *op)
 
 /* ---- math -------------------------------------------------------------------------------- */
 
-static const char *const math_f32[MATH_COUNT] = {
-        [MATH_EXP] = "expf",           [MATH_EXP2] = "exp2f",   [MATH_LOG] = "logf",
-        [MATH_LOG2] = "log2f",         [MATH_SQRT] = "sqrtf",   [MATH_RSQRT] = "rsqrtf",
-        [MATH_SIN] = "sinf",           [MATH_COS] = "cosf",     [MATH_TAN] = "tanf",
-        [MATH_TANH] = "tanhf",         [MATH_ERF] = "erff",     [MATH_FLOOR] = "floorf",
-        [MATH_CEIL] = "ceilf",         [MATH_ABS] = "fabsf",    [MATH_POW] = "powf",
-        [MATH_ATAN2] = "atan2f",       [MATH_LOG1P] = "log1pf", [MATH_EXPM1] = "expm1f",
-        [MATH_ROUND] = "roundf",       [MATH_TRUNC] = "truncf", [MATH_ASIN] = "asinf",
-        [MATH_ACOS] = "acosf",         [MATH_ATAN] = "atanf",   [MATH_SINH] = "sinhf",
-        [MATH_COSH] = "coshf",         [MATH_FMOD] = "fmodf",   [MATH_CBRT] = "cbrtf",
-        [MATH_RINT] = "rintf",         [MATH_ISNAN] = "isnan",  [MATH_ISINF] = "isinf",
-        [MATH_SIGNBIT] = "signbit",    [MATH_FDIM] = "fdimf",   [MATH_HYPOT] = "hypotf",
-        [MATH_COPYSIGN] = "copysignf", [MATH_LOG10] = "log10f", [MATH_ACOSH] = "acoshf",
-        [MATH_ASINH] = "asinhf",       [MATH_ATANH] = "atanhf", [MATH_ERFC] = "erfcf",
-        [MATH_LGAMMA] = "lgammaf",     [MATH_TGAMMA] = "tgammaf", [MATH_LOGB] = "logbf",
-        [MATH_J0] = "j0f",             [MATH_J1] = "j1f",       [MATH_Y0] = "y0f",
-        [MATH_Y1] = "y1f",             [MATH_NEXTAFTER] = "nextafterf",
-        [MATH_REMAINDER] = "remainderf",
-};
-
-/* The f64 spelling drops the trailing 'f' (isnan/isinf/signbit are overloaded). */
-static void math_name(StrBuf *b, MathFn m, bool f64)
-{
-	const char *s = math_f32[m];
-	size_t n = strlen(s);
-	bool strip = f64 && s[n - 1] == 'f' && m != MATH_ISINF;
-	sb_putn(b, s, strip ? n - 1 : n);
-}
-
 static void emit_int_math(Ec *e, const TpOp *op)
 {
 	TpVal a = op->operands[0], r = op->results[0];
@@ -517,7 +488,7 @@ static void emit_math(Ec *e, const TpOp *op)
 		return;
 	}
 	StrBuf b = {0};
-	math_name(&b, m, d == DT_F64);
+	ec_math_callee(e, &b, m, d == DT_F64, op->nin);
 	sb_putc(&b, '(');
 	for (int i = 0; i < op->nin; i++) {
 		if (i)

@@ -54,6 +54,7 @@ typedef struct Ec {
 	bool one_block;   /* declare __launch_bounds__(threads, 1) whatever the kernel */
 	bool line_info;   /* each statement preceded by `#line N "file"` (for nvrtc) */
 	SrcLoc loc;       /* the source location of the op being emitted */
+	uint8_t outlined_math[MATH_COUNT]; /* bit 0 f32, bit 1 f64: called out of line */
 } Ec;
 
 /* ---- emit_c.c ---- */
@@ -72,6 +73,13 @@ bool ec_want_helper(Ec *e, const char *name);
 void ec_need(Ec *e, EcHelper h);
 /* The C name of runtime parameter i: arg_NAME, or argI for odd names. */
 void ec_param_name(const TpFunc *f, int i, StrBuf *b);
+
+/* ---- emit_c_math.c ---- */
+/* Decides which math functions the kernel calls out of line (e->outlined_math). */
+void ec_plan_math(Ec *e);
+/* Appends the name to call math function m by: the library's, or its
+ * out-of-line wrapper's (added to e->helpers on first use). */
+void ec_math_callee(Ec *e, StrBuf *b, MathFn m, bool f64, int nargs);
 
 /* ---- emit_c_arith.c ---- */
 bool ec_arith(Ec *e, const TpOp *op);
