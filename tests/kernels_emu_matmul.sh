@@ -3,6 +3,7 @@
 # warps, mma.sync/ldmatrix emulated lane by lane), against the C references in
 # tests/unit/test_kernels.c. Groups: matmul, matmul_block_ptr and matmul_descriptor (fp32 and fp16),
 # matmul_w8 (int8 weights: its int8 load is pipelined as a value load), attention
+# (with paged_attention: K/V addressed through indices loaded in the loop).
 # Each at num_stages 1 (no pipelining) to 4 (cp.async multi-buffering), and at 3
 # without the operand prefetch (TILE_MMA_PREFETCH=0: the program the GPU keeps when
 # ptxas spills with it, driver/compile.c), all under test_kernels' race checker.

@@ -40,6 +40,7 @@ matmul_block_ptr.tile matmul_block_ptr_kernel *bf16:16,*bf16:16,*fp32:16,i32,i32
 matmul_descriptor.tile matmul_descriptor_kernel *fp16:16,*fp16:16,*fp32:16,i32,i32:16,i32:16,i32:16,i32:16,i32:16,64,64,32
 matmul_w8.tile matmul_w8_kernel *fp16:16,*i8:16,*fp16:16,*fp32:16,i32,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1,128,128,64
 attention.tile attention_fwd_kernel *fp16:16,*fp16:16,*fp16:16,*fp16:16,i32,fp32,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,64,64,32
+paged_attention.tile paged_attention_kernel *fp16:16,*fp16:16,*fp16:16,*i32:16,*fp16:16,i32,fp32,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,64,64,32
 dropout.tile dropout_kernel *fp32:16,*fp32:16,i32,fp32,i32,1024
 row_reduce.tile row_reduce_kernel *fp32:16,*fp32:16,*fp32:16,*i32:16,i32,i32,i32,4,256
 cumsum.tile cumsum_kernel *i32:16,*i32:16,i32,i32,1024

@@ -73,8 +73,13 @@ typedef struct Pipe {
 	size_t nmemo;
 	bool *used;     /* iter args the pipelined addresses need */
 	uint8_t *feeds; /* per ValId: reaches a dot operand through the body */
+	bool loads_ok;  /* address slices may hold loads (not iter args' updates) */
 	PLoad ld[MAX_PIPE_LOADS];
 	int nld;
+	/* index loads: the loads in the pipelined loads' address slices (a
+	 * page table, kv_indices), carried one iteration ahead of the copies */
+	TirOp *idx[MAX_PIPE_LOADS];
+	int nidx;
 } Pipe;
 
 /* A place to clone address slices for one iteration (iv, iters). */
@@ -100,6 +105,22 @@ static int iter_index(const Pipe *P, ValId v)
 
 /* ---- the address slice ----------------------------------------------------------------- */
 
+/* A load an address may be computed from (an index load): redone for a
+ * later iteration, it reads what the original would have read then, as
+ * nothing of the body is assumed to write what a pipelined load reads
+ * (Triton's pipeliner assumes the same). */
+static bool index_load(const TirFunc *f, const TirOp *op)
+{
+	if (op->kind != TOP_LOAD || op->nout != 1 || (op->attr.flags & TIR_VOLATILE))
+		return false;
+	/* its clone masks every operand the same way (clone_load) */
+	const LinearLayout *l = f->vals.data[op->operands[0]].layout;
+	for (int i = 1; i < op->nin; i++)
+		if (f->vals.data[op->operands[i]].ty.rank && f->vals.data[op->operands[i]].layout != l)
+			return false;
+	return f->vals.data[op->results[0]].layout == l;
+}
+
 static bool slice_ok(Pipe *P, ValId v, int depth)
 {
 	TirFunc *f = P->f;
@@ -114,11 +135,16 @@ static bool slice_ok(Pipe *P, ValId v, int depth)
 		return P->memo[v] == 1;
 	const TirOp *op = f->vals.data[v].def;
 	bool ok = op && op->block == P->body && depth < 200 && op->nout == 1 && !op->nregions &&
-		  (tir_op_flags((TirOpKind)op->kind) & TF_PURE) && op->kind != TOP_DOT;
+		  (((tir_op_flags((TirOpKind)op->kind) & TF_PURE) && op->kind != TOP_DOT) ||
+		   (P->loads_ok && index_load(f, op)));
 	/* a divisor that changes with the iteration could be 0 in a prefetch
 	 * the original never runs */
-	if (ok && (op->kind == TOP_DIV || op->kind == TOP_REM))
-		ok = !tir_block_within(P->loop, tir_def_block(f, op->operands[1]));
+	if (ok && (op->kind == TOP_DIV || op->kind == TOP_REM)) {
+		const TirOp *d = f->vals.data[op->operands[1]].def;
+		ok = !tir_block_within(P->loop, tir_def_block(f, op->operands[1])) ||
+		     (d && d->kind == TOP_CONST && !dtype_is_float((DType)f->vals.data[op->operands[1]].ty.dt) &&
+		      d->attr.i != 0); /* `start_n // PAGE`: a constant the body holds */
+	}
 	for (int i = 0; ok && i < op->nin; i++)
 		ok = slice_ok(P, op->operands[i], depth + 1);
 	if (v < P->nmemo)
@@ -163,6 +189,25 @@ static void mark_iters(Pipe *P, ValId v, int depth)
 	const TirOp *op = f->vals.data[v].def;
 	for (int i = 0; op && i < op->nin; i++)
 		mark_iters(P, op->operands[i], depth + 1);
+}
+
+/* Collects the index loads of the slice of v into P->idx. */
+static void find_index_loads(Pipe *P, ValId v, int depth)
+{
+	TirFunc *f = P->f;
+	const TirOp *op = f->vals.data[v].def;
+	if (!op || op->block != P->body || depth > 200)
+		return;
+	if (op->kind == TOP_LOAD) {
+		for (int i = 0; i < P->nidx; i++)
+			if (P->idx[i] == op)
+				return;
+		if (P->nidx < MAX_PIPE_LOADS)
+			P->idx[P->nidx++] = (TirOp *)op;
+		return; /* a load in its slice is redone where it is carried */
+	}
+	for (int i = 0; i < op->nin; i++)
+		find_index_loads(P, op->operands[i], depth + 1);
 }
 
 /* ---- candidate loads ------------------------------------------------------------------- */
@@ -501,6 +546,40 @@ static void inst_init(Pipe *P, Inst *I, TirBlock *b, int pos, ValId iv, ValId *i
 	I->map = ARENA_NEWN(P->f->arena, ValId, I->nmap);
 }
 
+static ValId clone(Pipe *P, Inst *I, ValId v);
+
+/* Index load op (result v) for the iteration of I: masked off past the
+ * loop's end, where the original never runs and its addresses may be out
+ * of bounds (the copies it addresses are masked off too). */
+static ValId clone_load(Pipe *P, Inst *I, ValId v, const TirOp *op)
+{
+	TirFunc *f = P->f;
+	int k = 1;
+	ValId ptr = clone(P, I, op->operands[0]);
+	ValId mask = (op->attr.flags & TIR_HAS_MASK) ? clone(P, I, op->operands[k++]) : 0;
+	ValId other = (op->attr.flags & TIR_HAS_OTHER) ? clone(P, I, op->operands[k++]) : 0;
+	ValId m = cmp(P, I, PRED_LT, I->iv, P->loop->operands[1]);
+	Type mt = f->vals.data[ptr].ty;
+	if (mt.rank) {
+		mt.dt = DT_I1;
+		mt.elem = 0;
+		m = emit(P, I, TOP_SPLAT, &m, 1, mt, f->vals.data[ptr].layout);
+	}
+	if (mask)
+		m = binop(P, I, TOP_AND, mask, m);
+	ValId in[3] = {ptr, m, other};
+	TirVal orig = f->vals.data[v];
+	TirOp *n = tir_op_at(f, I->b, I->pos++, TOP_LOAD, op->loc, in, other ? 3 : 2, &orig.ty, 1);
+	n->attr = op->attr;
+	n->attr.flags |= TIR_HAS_MASK;
+	ValId r = n->results[0];
+	f->vals.data[r].layout = orig.layout;
+	f->vals.data[r].name = orig.name;
+	if (v < I->nmap)
+		I->map[v] = r;
+	return r;
+}
+
 /* v for the iteration of I: the slice of v cloned at I. */
 static ValId clone(Pipe *P, Inst *I, ValId v)
 {
@@ -518,6 +597,8 @@ static ValId clone(Pipe *P, Inst *I, ValId v)
 	if (v < I->nmap && I->map[v])
 		return I->map[v];
 	const TirOp *op = f->vals.data[v].def;
+	if (op->kind == TOP_LOAD)
+		return clone_load(P, I, v, op);
 	ValId ins[16];
 	if (op->nin > 16)
 		ice("pipeline", "op with %d operands in an address slice", op->nin);
@@ -711,7 +792,8 @@ static void replace_load(Pipe *P, Inst *I, const PLoad *pl, ValId r, TirOp **dea
 	dead[(*ndead)++] = pl->op;
 }
 
-/* Pure ops of the body left without users (the old address slices). */
+/* Pure ops and loads of the body left without users (the old address
+ * slices, index loads included). */
 static void body_dce(Pipe *P)
 {
 	TirBlock *b = P->body;
@@ -719,7 +801,8 @@ static void body_dce(Pipe *P)
 	tir_count_uses(b, uses);
 	for (int i = b->nops - 1; i >= 0; i--) {
 		TirOp *op = b->ops[i];
-		bool dead = (tir_op_flags((TirOpKind)op->kind) & TF_PURE) && !op->nregions && op->nout;
+		bool dead = ((tir_op_flags((TirOpKind)op->kind) & TF_PURE) || index_load(P->f, op)) &&
+			    !op->nregions && op->nout;
 		for (int k = 0; dead && k < op->nout; k++)
 			dead = !uses[op->results[k]];
 		if (!dead)
@@ -808,23 +891,35 @@ static void transform(Pipe *P, int S, int64_t step)
 		cur = nxt;
 		nxt = t;
 	}
-	/* new iter args: the used ones S-1 iterations ahead, and the read slot */
-	ValId *inits = ARENA_NEWN(f->arena, ValId, n + 1);
+	/* new iter args: the used ones S-1 iterations ahead, the read slot and
+	 * the index loads of iteration S-1 (then i+S-1) */
+	ValId *inits = ARENA_NEWN(f->arena, ValId, n + 2 + P->nidx);
 	int na = 0;
 	for (int k = 0; k < n; k++)
 		if (P->used[k])
 			inits[na++] = cur[k];
 	inst_init(P, &I, pb, pos, 0, NULL);
 	inits[na] = konst(P, &I, i32, 0);
-	int first = add_iters(P, inits, na + 1);
+	if (P->nidx) {
+		Inst J;
+		inst_init(P, &J, pb, I.pos, lb, cur);
+		J.iv = binop(P, &J, TOP_ADD, lb, konst(P, &J, ivt, (int64_t)(S - 1) * step));
+		for (int x = 0; x < P->nidx; x++)
+			inits[na + 1 + x] = clone(P, &J, P->idx[x]->results[0]);
+	}
+	int first = add_iters(P, inits, na + 1 + P->nidx);
 	ValId *ahead = ARENA_NEWN(f->arena, ValId, n + 1);
 	for (int k = 0, a = 0; k < n; k++)
 		ahead[k] = P->used[k] ? P->body->args[first + a++] : 0;
 	ValId r = P->body->args[first + na];
 
-	/* body prefix: wait, barrier, reads of slot r, prefetch of i+S-1 */
+	/* body prefix: wait, barrier, reads of slot r, prefetch of i+S-1 (its
+	 * index loads were issued an iteration earlier, their latency hidden by
+	 * that iteration), the index loads of i+S */
 	TirBlock *body = P->body;
 	inst_init(P, &I, body, 0, body->args[0], ahead);
+	for (int x = 0; x < P->nidx; x++)
+		I.map[P->idx[x]->results[0]] = body->args[first + na + 1 + x];
 	TirOp *w = emit_op(P, &I, TOP_ASYNC_WAIT, NULL, 0);
 	w->attr.i = S - 2;
 	emit_op(P, &I, TOP_BARRIER, NULL, 0);
@@ -844,6 +939,15 @@ static void transform(Pipe *P, int S, int64_t step)
 		emit_copy(P, &I, &P->ld[i], wr);
 	emit_op(P, &I, TOP_ASYNC_COMMIT, NULL, 0);
 	advance(P, &I, nxt);
+	ValId *idx_next = ARENA_NEWN(f->arena, ValId, P->nidx + 1);
+	if (P->nidx) {
+		Inst J;
+		inst_init(P, &J, body, I.pos, 0, nxt);
+		J.iv = binop(P, &J, TOP_ADD, body->args[0], konst(P, &J, ivt, (int64_t)S * step));
+		for (int x = 0; x < P->nidx; x++)
+			idx_next[x] = clone(P, &J, P->idx[x]->results[0]);
+		I.pos = J.pos;
+	}
 	ValId r1 = binop(P, &I, TOP_ADD, r, one);
 	ValId zero = konst(P, &I, i32, 0);
 	ValId at_end = cmp(P, &I, PRED_EQ, r1, sv);
@@ -853,6 +957,8 @@ static void transform(Pipe *P, int S, int64_t step)
 		if (P->used[k])
 			inits[a++] = nxt[k];
 	inits[a++] = rn;
+	for (int x = 0; x < P->nidx; x++)
+		inits[a++] = idx_next[x];
 	yield_append(P, inits, a);
 	remove_ops(body, dead, ndead);
 	body_dce(P);
@@ -914,6 +1020,7 @@ static void pipeline_loop(LayoutCtx *lc, TirFunc *f, TirOp *loop)
 	P.memo = ARENA_NEWN(f->arena, uint8_t, P.nmemo);
 	P.feeds = ARENA_NEWN(f->arena, uint8_t, f->vals.len + 1);
 	find_advanceable(&P);
+	P.loads_ok = true;
 	find_feeds(&P);
 	for (int i = 0; i < body->nops && P.nld < MAX_PIPE_LOADS; i++)
 		if (candidate(&P, body->ops[i], &P.ld[P.nld]))
@@ -945,8 +1052,11 @@ static void pipeline_loop(LayoutCtx *lc, TirFunc *f, TirOp *loop)
 		return;
 	for (int i = 0; i < P.nld; i++) {
 		mark_iters(&P, P.ld[i].ptr, 0);
-		if (P.ld[i].mask)
+		find_index_loads(&P, P.ld[i].ptr, 0);
+		if (P.ld[i].mask) {
 			mark_iters(&P, P.ld[i].mask, 0);
+			find_index_loads(&P, P.ld[i].mask, 0);
+		}
 	}
 	add_bufs(&P, S);
 	transform(&P, S, st->attr.i);

@@ -922,6 +922,77 @@ static void test_attention(T *t)
 	t->num_stages = save;
 }
 
+/* ---- paged attention (K/V rows through an index table) ------------------------ */
+
+/* The cache holds the sequence's keys in shuffled token slots (more slots
+ * than keys, every head in one row); the reference reads them back in
+ * order, as contiguous k and v, and is the attention reference above. */
+static void test_paged_attention_shape(T *t, uint64_t *seed, int n, int d, int bm, int bn)
+{
+	const int heads = 2, slots = n + 37;
+	char sig[256];
+	snprintf(sig, sizeof sig,
+		 "*fp16:16,*fp16:16,*fp16:16,*i32:16,*fp32:16,i32,fp32,i32:16,i32:16,i32:16,i32:16,i32:16,"
+		 "i32:16,i32:16,i32:16,%d,%d,%d",
+		 d, bm, bn);
+	tile_kernel *kern = get_kernel(t, "paged_attention.tile", "paged_attention_kernel", sig);
+	if (!kern)
+		return;
+	size_t cnt = (size_t)heads * n * d, ccnt = (size_t)slots * heads * d;
+	uint16_t *q = kalloc(t, cnt * 2 + 64), *kc = kalloc(t, ccnt * 2 + 64), *vc = kalloc(t, ccnt * 2 + 64);
+	int32_t *idx = kalloc(t, (size_t)n * 4 + 64), *perm = malloc((size_t)slots * 4);
+	float *qf = malloc(cnt * 4), *kf = malloc(cnt * 4), *vf = malloc(cnt * 4);
+	float *o = kalloc(t, cnt * 4 + 64), *want = malloc(cnt * 4);
+	for (int i = 0; i < slots; i++)
+		perm[i] = i;
+	for (int i = slots - 1; i > 0; i--) { /* Fisher-Yates */
+		int j = (int)(rng_next(seed) % (uint64_t)(i + 1)), x = perm[i];
+		perm[i] = perm[j], perm[j] = x;
+	}
+	for (int j = 0; j < n; j++)
+		idx[j] = perm[j];
+	for (size_t i = 0; i < cnt; i++)
+		q[i] = f2h(rnd(seed)), qf[i] = h2f(q[i]);
+	for (size_t i = 0; i < ccnt; i++)
+		kc[i] = f2h(rnd(seed)), vc[i] = f2h(rnd(seed));
+	for (int h = 0; h < heads; h++)
+		for (int j = 0; j < n; j++)
+			for (int x = 0; x < d; x++) {
+				size_t c = ((size_t)idx[j] * heads + h) * d + x, r = ((size_t)h * n + j) * d + x;
+				kf[r] = h2f(kc[c]), vf[r] = h2f(vc[c]);
+			}
+	memset(o, 0, cnt * 4);
+	float scale = 1.0f / sqrtf((float)d);
+	ref_attention(qf, kf, vf, want, heads, n, d, scale);
+	int32_t sh = n * d, st = heads * d;
+	tile_arg args[] = {tile_arg_ptr(q, TILE_FP16), tile_arg_ptr(kc, TILE_FP16), tile_arg_ptr(vc, TILE_FP16),
+			   tile_arg_ptr(idx, TILE_I32), tile_arg_ptr(o, TILE_FP32), tile_arg_i32(n),
+			   tile_arg_f32(scale), tile_arg_i32(sh), tile_arg_i32(d), tile_arg_i32(st),
+			   tile_arg_i32(d), tile_arg_i32(st), tile_arg_i32(d), tile_arg_i32(sh), tile_arg_i32(d)};
+	launch(t, kern, (uint32_t)((n + bm - 1) / bm), heads, args, 15);
+	check_floats(t, "o", o, want, cnt, 1e-2, 2e-3);
+	kfree(t, q), kfree(t, kc), kfree(t, vc), kfree(t, idx), kfree(t, qf), kfree(t, kf), kfree(t, vf);
+	kfree(t, o), kfree(t, want), free(perm);
+	tile_kernel_destroy(kern);
+}
+
+/* One block, ragged, several blocks (the index loads' prologue, steady state
+ * and the copies past the end, which must not read past kv_indices). */
+static void test_paged_attention(T *t)
+{
+	t->what = "paged_attention";
+	const char *env = getenv("TILE_TEST_NUM_STAGES");
+	int save = t->num_stages;
+	for (const char *p = env && *env ? env : "0"; next_num_stages(t, &p);) {
+		uint64_t seed = 41;
+		static const int seqs[] = {32, 100, 160};
+		for (int i = 0; i < 3; i++)
+			test_paged_attention_shape(t, &seed, seqs[i], 64, 32, 32);
+		test_paged_attention_shape(t, &seed, 75, 32, 16, 16);
+	}
+	t->num_stages = save;
+}
+
 /* ---- SwiGLU --------------------------------------------------------------------- */
 
 static void test_swiglu(T *t, bool fp16)
@@ -1003,6 +1074,8 @@ static void run_all(T *t)
 		test_matmul_w8(t);
 	if (selected("attention"))
 		test_attention(t);
+	if (selected("paged_attention"))
+		test_paged_attention(t);
 	if (selected("dropout"))
 		test_dropout(t);
 	if (selected("row_reduce"))
