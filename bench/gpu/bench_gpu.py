@@ -771,6 +771,97 @@ def cmp_w8(T, rep, quick):
         del a, b, c, w, ref
 
 
+PAGED_CONFIGS = [  # (BLOCK_M, BLOCK_N, num_warps, num_stages)
+    (128, 64, 4, 3), (128, 64, 8, 3), (64, 64, 4, 3), (128, 32, 4, 4),
+]
+
+
+def cmp_paged(T, rep, quick):
+    """Attention over a paged KV cache (kernels/paged_attention.tile: K/V rows through
+    kv_indices, a shuffled slot table), whose index loads software pipelining carries an
+    iteration ahead (session 20, checked on cuda-emu only until now). Per head dim, the best of
+    PAGED_CONFIGS for: tile paged, Triton on the same file, and tile's contiguous attention
+    (kernels/attention.tile, the same keys in order) as the reference. Not run by default:
+    --only paged."""
+    import torch
+    reps = 10 if quick else 30
+    ctx = T.context("cuda")
+    try:
+        tri = load_tile_file_as_python(os.path.join(KERNELS, "paged_attention.tile"), "tile_paged_triton")
+    except Exception as e:  # noqa: BLE001
+        tri = None
+        rep.note("Triton run of kernels/paged_attention.tile unavailable: %s" % e)
+    st = stream_handle()
+    H, L = 16, 4096
+    for d in ((64,) if quick else (64, 128)):
+        slots = L + 1000
+        q = torch.randn(H, L, d, device="cuda", dtype=torch.float16)
+        kc = torch.randn(slots, H, d, device="cuda", dtype=torch.float16)
+        vc = torch.randn(slots, H, d, device="cuda", dtype=torch.float16)
+        idx = torch.randperm(slots, device="cuda")[:L].to(torch.int32).contiguous()
+        kk = kc[idx.long()].transpose(0, 1).contiguous()  # [H, L, d], keys in order
+        vv = vc[idx.long()].transpose(0, 1).contiguous()
+        o = torch.empty(H, L, d, device="cuda", dtype=torch.float16)
+        ref = torch.nn.functional.scaled_dot_product_attention(q, kk, vv, scale=0.125)
+        flops = 4.0 * H * L * L * d
+        tfl = lambda ms: flops / (ms * 1e-3) / 1e12  # noqa: E731
+        shape = "H%d L%d d%d" % (H, L, d)
+        tol = 2e-2 * ref.abs().max().item()  # outputs are means over 4096 values: small
+        for label, fname, kname in (("tile paged", "paged_attention.tile", "paged_attention_kernel"),
+                                    ("tile contiguous", "attention.tile", "attention_fwd_kernel")):
+            mod = T.load(ctx, os.path.join(KERNELS, fname))
+            best, best_cfg = None, None
+            for (bm, bn, nw, ns) in PAGED_CONFIGS:
+                if kname == "paged_attention_kernel":
+                    ptrs = [(ARG_PTR, q, "fp16"), (ARG_PTR, kc, "fp16"), (ARG_PTR, vc, "fp16"),
+                            (ARG_PTR, idx, "i32"), (ARG_PTR, o, "fp16")]
+                    strides = [L * d, d, H * d, d, H * d, d, L * d, d]
+                else:
+                    ptrs = [(ARG_PTR, q, "fp16"), (ARG_PTR, kk, "fp16"), (ARG_PTR, vv, "fp16"),
+                            (ARG_PTR, o, "fp16")]
+                    strides = [L * d, d] * 4
+                args = args_array(ptrs + [(ARG_I32, L), (ARG_F32, 0.125)] +
+                                  [(ARG_I32, x) for x in strides] +
+                                  [(ARG_I32, d), (ARG_I32, bm), (ARG_I32, bn)])
+                cfg = "%dx%d s%d w%d" % (bm, bn, ns, nw)
+                try:
+                    k = T.get_typed(ctx, mod, kname, args, num_warps=nw, num_stages=ns)
+                except TileError as e:
+                    rep.note("%s %s %s: %s" % (label, shape, cfg, str(e).splitlines()[0]))
+                    continue
+                g = grid3(L // bm, H)
+                o.zero_()
+                T.check(T.lib.tile_launch(k, g, args, len(args), st), ctx, "tile_launch")
+                torch.cuda.synchronize()
+                err = (o.float() - ref.float()).abs().max().item()
+                if not err < tol:
+                    rep.note("%s %s %s: WRONG RESULT (max abs err %g)" % (label, shape, cfg, err))
+                    T.lib.tile_kernel_destroy(k)
+                    continue
+                t = tfl(bench(lambda: T.lib.tile_launch(k, g, args, len(args), st), reps))
+                if best is None or t > best:
+                    best, best_cfg = t, cfg
+                T.lib.tile_kernel_destroy(k)
+            rep.row("%s attention %s (TFLOP/s) [%s]" % (label, shape, best_cfg), best, "TFLOP/s")
+        if tri is not None:
+            best, best_cfg = None, None
+            for (bm, bn, nw, ns) in PAGED_CONFIGS:
+                fn = lambda: tri.paged_attention_kernel[(L // bm, H)](  # noqa: E731
+                    q, kc, vc, idx, o, L, 0.125, L * d, d, H * d, d, H * d, d, L * d, d,
+                    HEAD_DIM=d, BLOCK_M=bm, BLOCK_N=bn, num_warps=nw, num_stages=ns)
+                fn()
+                torch.cuda.synchronize()
+                err = (o.float() - ref.float()).abs().max().item()
+                if not err < tol:
+                    rep.note("Triton paged %s: WRONG RESULT (max abs err %g)" % (shape, err))
+                    continue
+                t = tfl(bench(fn, reps))
+                if best is None or t > best:
+                    best, best_cfg = t, "%dx%d s%d w%d" % (bm, bn, ns, nw)
+            rep.row("Triton paged attention %s (TFLOP/s) [%s]" % (shape, best_cfg), best, "TFLOP/s")
+        del q, kc, vc, kk, vv, o, ref
+
+
 def triton_regs(jitfn, args, grid, num_warps, num_stages, **consts):
     """Registers and spilled bytes per thread of Triton's compilation of jitfn for these
     arguments (compiled, not run: JITFunction.warmup)."""
@@ -1080,6 +1171,7 @@ EXTRA_COMPARISONS = [
     ("registers", cmp_registers),
     ("mixed", cmp_mixed),
     ("w8", cmp_w8),
+    ("paged", cmp_paged),
 ]
 
 

@@ -14,7 +14,8 @@
 # sweep (tile's fp16 matmul over more configurations than the tutorial's), regs
 # (registers and spills per thread, tile vs Triton, same kernels and arguments),
 # mixed (layer norm with fp32 weights, atomic_add accumulation: tile vs Triton),
-# w8 (int8-weight matmul: tile with and without value-load pipelining, Triton, cuBLAS).
+# w8 (int8-weight matmul: tile with and without value-load pipelining, Triton, cuBLAS),
+# paged (attention through kv_indices: tile paged, Triton paged, tile contiguous).
 # Each step's log goes to $OUT (or /tmp/tile-gpu) as STEP.log; one line per
 # step is printed at the end.
 set -u
@@ -105,6 +106,7 @@ for s in $steps; do
 	regs) step regs 300 python3 bench/gpu/bench_gpu.py --only registers --lib build/libtile.so --out "$out/gpu-regs.md" ;;
 	mixed) step mixed 300 python3 bench/gpu/bench_gpu.py --only mixed --lib build/libtile.so --out "$out/gpu-mixed.md" ;;
 	w8) step w8 420 python3 bench/gpu/bench_gpu.py --only w8 --lib build/libtile.so --out "$out/gpu-w8.md" ;;
+	paged) step paged 300 python3 bench/gpu/bench_gpu.py --only paged --lib build/libtile.so --out "$out/gpu-paged.md" ;;
 	*) echo "unknown step $s" >&2 ;;
 	esac
 done
