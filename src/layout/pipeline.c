@@ -24,6 +24,10 @@
  *   it stay. Value loads are taken only where the operand loads keep their
  *   stage count beside them: they hide latency, operand loads also replace
  *   a conversion through shared memory.
+ * In a loop with no dot whose num_stages the source names (tl.range), every
+ * such load is a value load unless it reads through a parameter the body
+ * writes through. An address (ptr, mask) may also be computed from loads of
+ * the body (index loads), which are carried one iteration ahead.
  * Everything else stays as it was.
  *
  * The shape (S = 3, prefetch distance S-1 = 2):
@@ -74,6 +78,13 @@ typedef struct Pipe {
 	bool *used;     /* iter args the pipelined addresses need */
 	uint8_t *feeds; /* per ValId: reaches a dot operand through the body */
 	bool loads_ok;  /* address slices may hold loads (not iter args' updates) */
+	/* a loop without a dot whose num_stages the source names: every load
+	 * that reads nothing the body writes is a value load (Triton's
+	 * pipelineWithoutDot) */
+	bool no_dot;
+	uint8_t *store_roots; /* per ValId: a kernel parameter the body writes through */
+	bool store_unknown;   /* the body writes through a pointer of unknown origin */
+	int nstores;          /* stores and atomics in the body */
 	PLoad ld[MAX_PIPE_LOADS];
 	int nld;
 	/* index loads: the loads in the pipelined loads' address slices (a
@@ -210,6 +221,93 @@ static void find_index_loads(Pipe *P, ValId v, int depth)
 		find_index_loads(P, op->operands[i], depth + 1);
 }
 
+/* ---- what the body writes ------------------------------------------------------------ */
+
+/* Marks in roots[] the kernel parameters pointer value v is computed from,
+ * through pointer operands and loop-carried values; *unknown when it is built
+ * from anything else (an int_to_ptr, a pointer loaded from memory). */
+static void ptr_roots(const TirFunc *f, ValId v, uint8_t *seen, uint8_t *roots, bool *unknown,
+		      int depth)
+{
+	if (seen[v])
+		return;
+	seen[v] = 1;
+	const TirVal *t = &f->vals.data[v];
+	if (depth > 400) {
+		*unknown = true;
+		return;
+	}
+	const TirOp *loop = t->def ? (t->def->kind == TOP_FOR ? t->def : NULL) : t->block ? t->block->parent : NULL;
+	if (!t->def && !loop) {
+		roots[v] = 1; /* an entry block argument: a kernel parameter */
+		return;
+	}
+	if (loop) { /* an iter arg or a loop result: its initial and next values */
+		int k = t->def ? t->index : t->index - 1;
+		const TirBlock *b = &loop->regions[0];
+		const TirOp *y = b->nops ? b->ops[b->nops - 1] : NULL;
+		if (loop->kind != TOP_FOR || k < 0 || !y || y->kind != TOP_YIELD || k >= y->nin) {
+			*unknown = true;
+			return;
+		}
+		ptr_roots(f, loop->operands[3 + k], seen, roots, unknown, depth + 1);
+		ptr_roots(f, y->operands[k], seen, roots, unknown, depth + 1);
+		return;
+	}
+	const TirOp *op = t->def;
+	bool any = false;
+	if (tir_op_flags((TirOpKind)op->kind) & TF_PURE)
+		for (int i = 0; i < op->nin; i++)
+			if (f->vals.data[op->operands[i]].ty.dt == DT_PTR) {
+				any = true;
+				ptr_roots(f, op->operands[i], seen, roots, unknown, depth + 1);
+			}
+	if (!any)
+		*unknown = true;
+}
+
+static void count_stores(Pipe *P, const TirBlock *b)
+{
+	for (int i = 0; i < b->nops; i++) {
+		const TirOp *op = b->ops[i];
+		P->nstores += op->kind == TOP_STORE || op->kind == TOP_ATOMIC || op->kind == TOP_ATOMIC_CAS;
+		for (int r = 0; r < op->nregions; r++)
+			count_stores(P, &op->regions[r]);
+	}
+}
+
+static void find_stores(Pipe *P, const TirBlock *b, uint8_t *seen)
+{
+	for (int i = 0; i < b->nops; i++) {
+		const TirOp *op = b->ops[i];
+		if (op->kind == TOP_STORE || op->kind == TOP_ATOMIC || op->kind == TOP_ATOMIC_CAS) {
+			memset(seen, 0, P->f->vals.len + 1);
+			ptr_roots(P->f, op->operands[0], seen, P->store_roots, &P->store_unknown, 0);
+		}
+		for (int r = 0; r < op->nregions; r++)
+			find_stores(P, &op->regions[r], seen);
+	}
+}
+
+/* Load op reads through a parameter the body writes through (or through
+ * pointers of unknown origin where the body writes at all). */
+static bool reads_written(const Pipe *P, const TirOp *op)
+{
+	TirFunc *f = P->f;
+	uint8_t *seen = ARENA_NEWN(f->arena, uint8_t, f->vals.len + 1);
+	uint8_t *roots = ARENA_NEWN(f->arena, uint8_t, f->vals.len + 1);
+	bool unknown = false;
+	ptr_roots(f, op->operands[0], seen, roots, &unknown, 0);
+	if (!P->nstores)
+		return false;
+	if (P->store_unknown || unknown)
+		return true;
+	for (size_t v = 1; v < f->vals.len; v++)
+		if (roots[v] && P->store_roots[v])
+			return true;
+	return false;
+}
+
 /* ---- candidate loads ------------------------------------------------------------------- */
 
 static bool zero_const(const TirFunc *f, ValId v)
@@ -289,6 +387,12 @@ static bool users_ok(const Pipe *P, const TirBlock *b, ValId v, bool any, bool *
 static void find_feeds(Pipe *P)
 {
 	const TirBlock *b = P->body;
+	if (P->no_dot) {
+		for (int i = 0; i < b->nops; i++)
+			if (b->ops[i]->kind == TOP_LOAD && b->ops[i]->nout == 1)
+				P->feeds[b->ops[i]->results[0]] = 1;
+		return;
+	}
 	for (int i = b->nops - 1; i >= 0; i--) {
 		const TirOp *op = b->ops[i];
 		if (op->kind == TOP_DOT) {
@@ -344,6 +448,8 @@ static bool candidate(Pipe *P, TirOp *op, PLoad *pl)
 		first = f->vals.data[res].layout;
 	}
 	if (!slice_ok(P, op->operands[0], 0) || (mask && !slice_ok(P, mask, 0)))
+		return false;
+	if (P->no_dot && reads_written(P, op))
 		return false;
 	memset(pl, 0, sizeof *pl);
 	pl->value = value;
@@ -1021,6 +1127,18 @@ static void pipeline_loop(LayoutCtx *lc, TirFunc *f, TirOp *loop)
 	P.feeds = ARENA_NEWN(f->arena, uint8_t, f->vals.len + 1);
 	find_advanceable(&P);
 	P.loads_ok = true;
+	bool dot = false;
+	for (int i = 0; i < body->nops; i++)
+		dot |= body->ops[i]->kind == TOP_DOT;
+	if (!dot) {
+		if (!loop->attr.i || (lc->opts && lc->opts->no_value_load_pipelining))
+			return;
+		P.no_dot = true;
+		P.store_roots = ARENA_NEWN(f->arena, uint8_t, f->vals.len + 1);
+		uint8_t *seen = ARENA_NEWN(f->arena, uint8_t, f->vals.len + 1);
+		count_stores(&P, body);
+		find_stores(&P, body, seen);
+	}
 	find_feeds(&P);
 	for (int i = 0; i < body->nops && P.nld < MAX_PIPE_LOADS; i++)
 		if (candidate(&P, body->ops[i], &P.ld[P.nld]))
