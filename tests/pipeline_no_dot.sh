@@ -2,7 +2,8 @@
 # pipeline_no_dot.sh: a loop with no tl.dot whose num_stages the source names
 # (`tl.range(..., num_stages=3)`) has its loads software-pipelined as value
 # loads (src/layout/pipeline.c), as Triton's pipeliner does for such loops;
-# a plain `range` is left alone, and so is a load through a parameter the
+# a load's `other` other than 0 is selected in after the read (cp.async
+# zero-fills); a plain `range` is left alone, and so is a load through a parameter the
 # body also writes through (a later iteration's prefetch could read what an
 # earlier one has not yet written).
 . "$(dirname "$0")/cli_lib.sh"
@@ -35,6 +36,16 @@ def in_place(x_ptr, n, BLOCK: tl.constexpr):
         tl.store(x_ptr + offs, x * 2, mask=offs < n)
 
 @triton.jit
+def row_max(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    acc = tl.full((BLOCK,), float('-inf'), tl.float32)
+    for start in tl.range(0, n, BLOCK, num_stages=3):
+        offs = start + tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + row * n + offs, mask=offs < n, other=float('-inf'))
+        acc = tl.maximum(acc, x)
+    tl.store(y_ptr + row, tl.max(acc))
+
+@triton.jit
 def plain(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
     acc = tl.zeros((BLOCK,), tl.float32)
     for start in range(0, n, BLOCK):
@@ -51,7 +62,7 @@ layout() {
 }
 inside() { awk '/^  (%.* = )?for %/{inside=1} inside' "$tmp/out"; }
 
-for k in row_sum scale; do
+for k in row_sum scale row_max; do
 	layout $k "$sig"
 	has "$tmp/out" "buf0: <256xfp32> x 3 slots"
 	inside | grep -q " = load " && fail "$k: a plain load is left in the loop"
@@ -75,5 +86,10 @@ for tgt in cuda-emu cpu; do
 		"x_ptr=ones(3000)" "y_ptr=zeros(3)" n=1000 BLOCK=256
 	grep -A1 "^y_ptr" "$tmp/out" | tail -n 1 | grep -qF "[1000., 1000., 1000.]" ||
 		fail "row_sum on $tgt: $(grep -A1 '^y_ptr' "$tmp/out" | tail -n 1)"
+	# all -2.5: a masked-off element read as the copy's 0 would be the maximum
+	expect 0 env TILE_RACECHECK=1 $TILE run "$tmp/nd.tile" row_max --target $tgt --grid 2 --print \
+		"x_ptr=full(2000, -2.5)" "y_ptr=zeros(2)" n=1000 BLOCK=256
+	grep -A1 "^y_ptr" "$tmp/out" | tail -n 1 | grep -qF "[-2.5, -2.5]" ||
+		fail "row_max on $tgt: $(grep -A1 '^y_ptr' "$tmp/out" | tail -n 1)"
 done
 finish

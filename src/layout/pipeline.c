@@ -10,7 +10,8 @@
  *
  * Which loops: innermost FOR ops with S = attr.i (or the num_stages option)
  * >= 2 and a positive constant step. Which loads: at the top level of the
- * body, `other` absent or all-zero bits (cp.async zero-fills), not volatile,
+ * body, `other` absent or all-zero bits (cp.async zero-fills; a value load's
+ * other `other` is selected in after the read), not volatile,
  * with an address (ptr, mask) computed by pure ops from loop invariants, the
  * induction variable and iter args advanced the same way (e.g. `a_ptrs +=
  * BLOCK_K * stride`), so it can be recomputed for any iteration; and either
@@ -434,6 +435,11 @@ static ValId read_slot(Pipe *P, Inst *I, const PLoad *pl, ValId r, const LinearL
 	ValId ll = emit(P, I, TOP_LOCAL_LOAD, &r, 1, f->vals.data[res].ty, lay_intern_f(P, l));
 	f->vals.data[ll].def->attr.i = pl->buf;
 	f->vals.data[ll].name = f->vals.data[res].name;
+	if (pl->other) { /* the copy zero-filled the masked-off elements */
+		ValId in[3] = {pl->mask, ll, pl->other};
+		ll = emit(P, I, TOP_SELECT, in, 3, f->vals.data[res].ty, f->vals.data[ll].layout);
+		f->vals.data[ll].name = f->vals.data[res].name;
+	}
 	if (!tr)
 		return ll;
 	ValId t = tr->results[0];

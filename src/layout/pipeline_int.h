@@ -12,6 +12,7 @@ enum { MAX_PIPE_LOADS = 8 };
 typedef struct PLoad {
 	TirOp *op;
 	ValId ptr, mask;
+	ValId other; /* a value load's `other` if not all-zero bits: selected in after the read */
 	const LinearLayout *cons; /* the first consumer's layout */
 	bool value;               /* a value load (see above), not an operand load */
 	int buf;

@@ -315,6 +315,15 @@ void pipe_find_feeds(Pipe *P)
 	}
 }
 
+static bool has_trans_user(const TirBlock *b, ValId v)
+{
+	for (int i = 0; i < b->nops; i++)
+		for (int j = 0; j < b->ops[i]->nin; j++)
+			if (b->ops[i]->operands[j] == v && b->ops[i]->kind == TOP_TRANS)
+				return true;
+	return false;
+}
+
 bool pipe_candidate(Pipe *P, TirOp *op, PLoad *pl)
 {
 	TirFunc *f = P->f;
@@ -327,14 +336,18 @@ bool pipe_candidate(Pipe *P, TirOp *op, PLoad *pl)
 	int k = 1;
 	ValId mask = (op->attr.flags & TIR_HAS_MASK) ? op->operands[k++] : 0;
 	ValId other = (op->attr.flags & TIR_HAS_OTHER) ? op->operands[k++] : 0;
-	if (other && !zero_const(f, other))
-		return false;
+	if (other && zero_const(f, other))
+		other = 0; /* what cp.async fills masked-off elements with */
 	const LinearLayout *lp = f->vals.data[op->operands[0]].layout;
 	if (lp != f->vals.data[res].layout || (mask && f->vals.data[mask].layout != lp))
 		return false;
+	/* another `other` is selected in after the read, which needs the mask
+	 * and `other` where the value is read: in the load's own layout */
+	if (other && (!mask || f->vals.data[other].layout != lp || has_trans_user(P->body, res)))
+		return false;
 	bool dot = false, value = false;
 	const LinearLayout *first = NULL;
-	if (!users_ok(P, P->body, res, false, &dot, &first, NULL) || !dot || !first) {
+	if (other || !users_ok(P, P->body, res, false, &dot, &first, NULL) || !dot || !first) {
 		if (P->lc->opts && P->lc->opts->no_value_load_pipelining)
 			return false;
 		/* a value load: cp.async moves 4, 8 or 16 bytes */
@@ -355,6 +368,7 @@ bool pipe_candidate(Pipe *P, TirOp *op, PLoad *pl)
 	pl->op = op;
 	pl->ptr = op->operands[0];
 	pl->mask = mask;
+	pl->other = other;
 	pl->cons = first;
 	return true;
 }
