@@ -255,6 +255,22 @@ static void inst_init(Pipe *P, Inst *I, TirBlock *b, int pos, ValId iv, ValId *i
 
 static ValId clone(Pipe *P, Inst *I, ValId v);
 
+/* A copy at I of op (result v) on operands in[]: v's type, layout and name,
+ * recorded as v's clone. */
+static ValId put_clone(Pipe *P, Inst *I, ValId v, const TirOp *op, const ValId *in, int nin)
+{
+	TirFunc *f = P->f;
+	TirVal orig = f->vals.data[v];
+	TirOp *n = tir_op_at(f, I->b, I->pos++, (TirOpKind)op->kind, op->loc, in, nin, &orig.ty, 1);
+	n->attr = op->attr;
+	ValId r = n->results[0];
+	f->vals.data[r].layout = orig.layout;
+	f->vals.data[r].name = orig.name;
+	if (v < I->nmap)
+		I->map[v] = r;
+	return r;
+}
+
 /* Index load op (result v) for the iteration of I: masked off past the
  * loop's end, where the original never runs and its addresses may be out
  * of bounds (the copies it addresses are masked off too). */
@@ -275,15 +291,8 @@ static ValId clone_load(Pipe *P, Inst *I, ValId v, const TirOp *op)
 	if (mask)
 		m = binop(P, I, TOP_AND, mask, m);
 	ValId in[3] = {ptr, m, other};
-	TirVal orig = f->vals.data[v];
-	TirOp *n = tir_op_at(f, I->b, I->pos++, TOP_LOAD, op->loc, in, other ? 3 : 2, &orig.ty, 1);
-	n->attr = op->attr;
-	n->attr.flags |= TIR_HAS_MASK;
-	ValId r = n->results[0];
-	f->vals.data[r].layout = orig.layout;
-	f->vals.data[r].name = orig.name;
-	if (v < I->nmap)
-		I->map[v] = r;
+	ValId r = put_clone(P, I, v, op, in, other ? 3 : 2);
+	f->vals.data[r].def->attr.flags |= TIR_HAS_MASK;
 	return r;
 }
 
@@ -311,15 +320,7 @@ static ValId clone(Pipe *P, Inst *I, ValId v)
 		ice("pipeline", "op with %d operands in an address slice", op->nin);
 	for (int i = 0; i < op->nin; i++)
 		ins[i] = clone(P, I, op->operands[i]);
-	TirVal orig = f->vals.data[v];
-	TirOp *n = tir_op_at(f, I->b, I->pos++, (TirOpKind)op->kind, op->loc, ins, op->nin, &orig.ty, 1);
-	n->attr = op->attr;
-	ValId r = n->results[0];
-	f->vals.data[r].layout = orig.layout;
-	f->vals.data[r].name = orig.name;
-	if (v < I->nmap)
-		I->map[v] = r;
-	return r;
+	return put_clone(P, I, v, op, ins, op->nin);
 }
 
 /* ASYNC_COPY of load pl for the iteration of I into `slot`. */
