@@ -92,7 +92,7 @@ static Expr *parse_bitor(Parser *p);
  * Adjacent literals concatenate. An f-string is desugared to
  * "lit" + str(expr) + "lit" ..., as Triton evaluates one (its values must be
  * constexprs); each {expr} is parsed from the source text by a parser over the
- * braces. Conversions (!r), format specs and the `=` form are not supported. */
+ * braces; {expr!r} is repr(expr), {expr:spec} format(expr, spec), as Python. */
 
 /* Appends the decoded literal text [a, b) of an f-string (escapes, {{ and }}). */
 static bool fstr_literal(Parser *p, SrcLoc loc, const char *a, const char *b, bool raw, StrBuf *out)
@@ -189,16 +189,90 @@ static Expr *str_expr(Parser *p, SrcLoc loc, const char *str, size_t len)
 	return e;
 }
 
-/* The parts of f-string token t (literals as EX_STR, values as str(expr)). */
-static bool fstr_parts(Parser *p, Token t, ExprVec *parts)
+static Expr *join_strings(Parser *p, SrcLoc loc, Expr **parts, int n, int *h);
+
+/* name(args[0], ..., args[n-1]), a call of the builtin the f-string needs */
+static Expr *fstr_call(Parser *p, SrcLoc loc, const char *name, Expr **args, int n)
 {
-	const char *src = p->lx.file->text + t.loc.offset, *end = src + t.len, *q = src;
-	bool raw = false;
-	for (; *q != '\'' && *q != '"'; q++)
-		raw |= (*q | 0x20) == 'r';
-	int nq = end - q >= 6 && q[1] == *q && q[2] == *q ? 3 : 1;
-	const char *b = end - nq;
-	q += nq;
+	Expr *call = ps_new_expr(p, EX_CALL, loc);
+	call->func = ps_new_expr(p, EX_NAME, loc);
+	call->func->name = intern_cstr(p->names, name);
+	call->args = ARENA_NEWN(p->arena, Expr *, n);
+	memcpy(call->args, args, sizeof *args * (size_t)n);
+	call->nargs = n;
+	return call;
+}
+
+/* Where the format spec starting at q ends: the '}' closing its field (nested
+ * {fields} in the spec, `{x:{w}.{p}f}`, have their own braces). */
+static const char *fstr_spec_end(const char *q, const char *b)
+{
+	int depth = 0;
+	for (; q < b; q++) {
+		if (*q == '{') depth++;
+		else if (*q == '}' && depth-- == 0) return q;
+	}
+	return b;
+}
+
+static bool fstr_body(Parser *p, Token t, const char *q, const char *b, bool raw, int nest, ExprVec *parts);
+
+/* One {expr[=][!conv][:spec]} field starting at open; *next is past its '}'.
+ * `expr=` is the expression's text, then its repr (its format() with a spec);
+ * a spec makes the value format(value, spec), the spec's own fields joined. */
+static bool fstr_field(Parser *p, Token t, const char *open, const char *b, bool raw, int nest, ExprVec *parts,
+		       const char **next)
+{
+	const char *xe = fstr_expr_end(open + 1, b);
+	const char *te = xe;
+	while (te > open + 1 && (te[-1] == ' ' || te[-1] == '\t'))
+		te--;
+	bool self_doc = te > open + 1 && te[-1] == '=' && !(te - 2 > open && strchr("=!<>", te[-2]));
+	const char *close = xe;
+	char conv = 0;
+	if (close < b && *close == '!') {
+		conv = close + 1 < b ? close[1] : '?';
+		close += 2;
+	}
+	const char *spec = NULL;
+	if (close < b && *close == ':' && nest < 2) {
+		spec = close + 1;
+		close = fstr_spec_end(spec, b);
+	}
+	if (close >= b || *close != '}' || (conv && !strchr("rsa", conv))) {
+		ps_err_at(p, t.loc, close < b && *close == ':' ? "f-string: expressions nested too deeply"
+		                    : conv && !strchr("rsa", conv)
+		                          ? "f-string: invalid conversion character: expected 's', 'r', or 'a'"
+		                          : "f-string: expecting '}'");
+		return false;
+	}
+	if (!conv && !spec)
+		conv = self_doc ? 'r' : 's';
+	if (self_doc)
+		avec_push(p, parts, str_expr(p, t.loc, arena_strndup(p->arena, open + 1, (size_t)(xe - open - 1)),
+		                             (size_t)(xe - open - 1)));
+	Expr *x = fstr_expr(p, t, open + 1, self_doc ? te - 1 : xe);
+	if (!x)
+		return false;
+	if (conv)
+		x = fstr_call(p, x->loc, conv == 's' ? "str" : "repr", &x, 1);
+	if (spec) {
+		ExprVec sp = {0};
+		if (!fstr_body(p, t, spec, close, raw, nest + 1, &sp))
+			return false;
+		int h = 0;
+		Expr *args[2] = {x, sp.n ? join_strings(p, t.loc, sp.items, sp.n, &h) : str_expr(p, t.loc, "", 0)};
+		x = fstr_call(p, x->loc, "format", args, 2);
+	}
+	avec_push(p, parts, x);
+	*next = close + 1;
+	return true;
+}
+
+/* The parts of the f-string text [q, b) (literals as EX_STR, fields as
+ * str(expr) or format(expr, spec)); nest counts enclosing format specs. */
+static bool fstr_body(Parser *p, Token t, const char *q, const char *b, bool raw, int nest, ExprVec *parts)
+{
 	while (q < b) {
 		const char *open = q;
 		while (open < b && !(*open == '{' && !(open + 1 < b && open[1] == '{')))
@@ -214,42 +288,21 @@ static bool fstr_parts(Parser *p, Token t, ExprVec *parts)
 		}
 		if (open >= b)
 			break;
-		/* {expr[=][!conv][:spec]}; `expr=` is the expression's text, then its repr */
-		const char *xe = fstr_expr_end(open + 1, b);
-		const char *te = xe;
-		while (te > open + 1 && (te[-1] == ' ' || te[-1] == '\t'))
-			te--;
-		bool self_doc = te > open + 1 && te[-1] == '=' && !(te - 2 > open && strchr("=!<>", te[-2]));
-		const char *close = xe;
-		char conv = self_doc ? 'r' : 's';
-		if (close < b && *close == '!') {
-			conv = close + 1 < b ? close[1] : 0;
-			close += 2;
-		}
-		if (close >= b || *close != '}' || !strchr("rsa", conv ? conv : '?')) {
-			ps_err_at(p, t.loc, close < b && *close == ':' ? "f-string: format specs are not supported"
-			                    : xe < b && *xe == '!' && !strchr("rsa", conv ? conv : '?')
-			                          ? "f-string: invalid conversion character: expected 's', 'r', or 'a'"
-			                          : "f-string: expecting '}'");
-			p->err_unsupported = close < b && *close == ':';
+		if (!fstr_field(p, t, open, b, raw, nest, parts, &q))
 			return false;
-		}
-		if (self_doc)
-			avec_push(p, parts, str_expr(p, t.loc, arena_strndup(p->arena, open + 1, (size_t)(xe - open - 1)),
-			                             (size_t)(xe - open - 1)));
-		Expr *x = fstr_expr(p, t, open + 1, self_doc ? te - 1 : xe);
-		if (!x)
-			return false;
-		Expr *call = ps_new_expr(p, EX_CALL, x->loc);
-		call->func = ps_new_expr(p, EX_NAME, x->loc);
-		call->func->name = intern_cstr(p->names, conv == 's' ? "str" : "repr");
-		call->args = ARENA_NEWN(p->arena, Expr *, 1);
-		call->args[0] = x;
-		call->nargs = 1;
-		avec_push(p, parts, call);
-		q = close + 1;
 	}
 	return true;
+}
+
+/* The parts of f-string token t. */
+static bool fstr_parts(Parser *p, Token t, ExprVec *parts)
+{
+	const char *src = p->lx.file->text + t.loc.offset, *end = src + t.len, *q = src;
+	bool raw = false;
+	for (; *q != '\'' && *q != '"'; q++)
+		raw |= (*q | 0x20) == 'r';
+	int nq = end - q >= 6 && q[1] == *q && q[2] == *q ? 3 : 1;
+	return fstr_body(p, t, q + nq, end - nq, raw, 0, parts);
 }
 
 /* parts[0] + ... + parts[n-1] as a balanced tree of '+' (string + is

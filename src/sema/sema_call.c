@@ -30,7 +30,7 @@ void fn_free(Fn *fn)
 const Builtin *const builtin_tables[] = {builtins_core, builtins_math,    builtins_mem,      builtins_reduce,
 					 builtins_dot,  builtins_prelude, builtins_blockptr, builtins_shape, builtins_map,
 					 builtins_asm,  builtins_tensorarg, builtins_str,
-					 builtins_pyround, NULL};
+					 builtins_pyround, builtins_format, NULL};
 
 const Builtin *builtin_get(int id) { return &builtin_tables[id >> 8][id & 255]; }
 
@@ -67,7 +67,7 @@ const char *builtin_display(Sema *s, int id)
 
 typedef struct PSpec {
 	char name[32];
-	bool required, vararg;
+	bool required, vararg, kwvar; /* kwvar: **kwargs */
 } PSpec;
 
 static int parse_spec(const char *spec, PSpec *out)
@@ -81,14 +81,19 @@ static int parse_spec(const char *spec, PSpec *out)
 		memset(ps, 0, sizeof *ps);
 		const char *eq = memchr(p, '=', len);
 		size_t nlen = eq ? (size_t)(eq - p) : len;
-		if (*p == '*') {
+		if (p[0] == '*' && p[1] == '*') {
+			ps->kwvar = true;
+			p += 2;
+			nlen -= 2;
+			len -= 2;
+		} else if (*p == '*') {
 			ps->vararg = true;
 			p++;
 			nlen--;
 			len--;
 		}
 		snprintf(ps->name, sizeof ps->name, "%.*s", (int)nlen, p);
-		ps->required = !eq && !ps->vararg;
+		ps->required = !eq && !ps->vararg && !ps->kwvar;
 		p = end ? end + 1 : NULL;
 	}
 	return n;
@@ -100,15 +105,16 @@ static bool bind_builtin(Sema *s, int id, Call *c, const Value *self, const Valu
 	const Builtin *b = builtin_get(id);
 	PSpec ps[BMAX_ARGS];
 	int np = parse_spec(b->params, ps);
-	int vararg = -1, nreq = 0;
+	int vararg = -1, kwvar = -1, nreq = 0;
 	for (int i = 0; i < np; i++) {
 		c->pn[i] = istr(s, ps[i].name);
 		if (ps[i].vararg) vararg = i;
+		if (ps[i].kwvar) kwvar = i;
 		if (ps[i].required) nreq++;
 	}
 	/* positional: receiver first */
 	int total = nargs + (self ? 1 : 0);
-	int npos_slots = vararg >= 0 ? vararg : np;
+	int npos_slots = vararg >= 0 ? vararg : kwvar >= 0 ? kwvar : np;
 	VEC(Value) rest = {0};
 	VEC(SrcLoc) rest_at = {0};
 	for (int k = 0; k < total; k++) {
@@ -145,8 +151,17 @@ static bool bind_builtin(Sema *s, int id, Call *c, const Value *self, const Valu
 		if (!strcmp(kwn[k], "_semantic") || !strcmp(kwn[k], "_generator") || !strcmp(kwn[k], "_builder"))
 			continue;
 		for (int i = 0; i < np; i++)
-			if (!ps[i].vararg && !strcmp(ps[i].name, kwn[k])) slot = i;
+			if (!ps[i].vararg && !ps[i].kwvar && !strcmp(ps[i].name, kwn[k])) slot = i;
 		SrcLoc at = locs ? locs[nargs + k] : c->loc;
+		if (slot < 0 && kwvar >= 0) { /* **kwargs collects it */
+			if (!c->kwn) {
+				c->kwn = ARENA_NEWN(s->a, const char *, nkw);
+				c->kwv = ARENA_NEWN(s->a, Value, nkw);
+			}
+			c->kwn[c->nkw] = kwn[k];
+			c->kwv[c->nkw++] = kw[k];
+			continue;
+		}
 		if (slot < 0) {
 			diag_error(s->d, at, "unexpected keyword argument '%s' for '%s'", kwn[k], c->name);
 			return false;

@@ -381,6 +381,8 @@ void const_str(ConstVal c, char *buf, size_t n);
 Value py_str_value(Sema *s, Value v, bool repr, SrcLoc loc);
 const char *py_repr_text(Sema *s, Value v); /* repr() of any compile-time value, as static_print shows it */
 Value str_percent(Sema *s, const char *fmt, Value args, SrcLoc loc);
+/* format(v, spec): Python's format-spec mini-language (builtins_format.c) */
+Value py_format(Sema *s, Value v, const char *spec, SrcLoc loc);
 
 /* ---- sema_types.c ---- */
 ValId emit(Sema *s, TirOpKind k, SrcLoc loc, const ValId *in, int nin, Type out);
@@ -542,6 +544,9 @@ typedef struct Call {
 	Value *rest; /* varargs (*args) */
 	int nrest;
 	SrcLoc *rest_at;
+	const char **kwn; /* **kwargs: the keywords no parameter takes */
+	Value *kwv;
+	int nkw;
 	Fn *fn;
 } Call;
 typedef Value (*BuiltinFn)(Sema *s, Call *c, int extra);
@@ -580,7 +585,8 @@ Value v_builtin(int id, Value *self);
 /* builtin family tables (each NULL-terminated) */
 extern const Builtin builtins_core[], builtins_math[], builtins_mem[], builtins_reduce[], builtins_dot[],
     builtins_prelude[], builtins_blockptr[], builtins_shape[], builtins_asm[], builtins_map[],
-    builtins_tensorarg[], builtins_str[], builtins_pyround[];
+    builtins_tensorarg[], builtins_str[], builtins_pyround[],
+    builtins_format[];
 /* builtins_str.c: Python's str (code points, as Python counts them) */
 int64_t str_length(const char *str);
 Value str_index(Sema *s, const char *str, int64_t i, SrcLoc loc);
