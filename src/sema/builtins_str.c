@@ -598,6 +598,68 @@ static Value b_justify(Sema *s, Call *c, int op)
 	return str_take(s, &b);
 }
 
+/* the length in bytes of a line boundary at p (0 if none): \n \r \r\n \v \f
+ * \x1c-\x1e U+0085 U+2028 U+2029, what str.splitlines splits at */
+static int line_break(const char *p)
+{
+	const unsigned char *u = (const unsigned char *)p;
+	if (u[0] == '\r') return u[1] == '\n' ? 2 : 1;
+	if (u[0] == '\n' || u[0] == '\v' || u[0] == '\f' || (u[0] >= 0x1c && u[0] <= 0x1e)) return 1;
+	if (u[0] == 0xc2 && u[1] == 0x85) return 2;
+	if (u[0] == 0xe2 && u[1] == 0x80 && (u[2] == 0xa8 || u[2] == 0xa9)) return 3;
+	return 0;
+}
+
+/* S.splitlines(keepends=False) */
+static Value b_splitlines(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	bool keep = false;
+	if (c->has[1] && !arg_bool(s, c, 1, &keep)) return v_err();
+	const char *str = self_str(c), *line = str;
+	VEC(Value) parts = {0};
+	for (const char *p = str; *p;) {
+		int n = line_break(p);
+		if (!n) {
+			p++;
+			continue;
+		}
+		vec_push(&parts, v_str(substr(s, str, (int32_t)(line - str), (int32_t)(p - str + (keep ? n : 0)))));
+		p += n;
+		line = p;
+	}
+	if (*line) vec_push(&parts, v_str(line));
+	Value r = list_of(s, parts.data, (int)parts.len);
+	vec_free(&parts);
+	return r;
+}
+
+/* S.expandtabs(tabsize=8): a tab to the next multiple of tabsize columns, the
+ * columns counted in code points from the last \n or \r */
+static Value b_expandtabs(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	int64_t size = 8;
+	if (c->has[1] && !arg_const_int(s, c, 1, &size)) return v_err();
+	StrBuf b = {0};
+	int64_t col = 0;
+	for (const char *p = self_str(c); *p; p++) {
+		if (*p == '\t') {
+			for (int64_t k = size > 0 ? size - col % size : 0; k > 0; k--, col++) sb_putc(&b, ' ');
+			if (b.len > STR_MAX_LEN) {
+				sb_free(&b);
+				diag_error(s->d, c->loc, "'%s' gives more than %d characters", c->name, STR_MAX_LEN);
+				return v_err();
+			}
+			continue;
+		}
+		sb_putc(&b, *p);
+		if (*p == '\n' || *p == '\r') col = 0;
+		else if (((unsigned char)*p & 0xc0) != 0x80) col++;
+	}
+	return str_take(s, &b);
+}
+
 const Builtin builtins_str[] = {
     {"upper", "self", b_case, SC_UPPER, BF_PYSTR},
     {"lower", "self", b_case, SC_LOWER, BF_PYSTR},
@@ -637,5 +699,7 @@ const Builtin builtins_str[] = {
     {"rjust", "self,width,fillchar=None", b_justify, SJ_RIGHT, BF_PYSTR},
     {"center", "self,width,fillchar=None", b_justify, SJ_CENTER, BF_PYSTR},
     {"zfill", "self,width", b_justify, SJ_ZFILL, BF_PYSTR},
+    {"splitlines", "self,keepends=False", b_splitlines, 0, BF_PYSTR},
+    {"expandtabs", "self,tabsize=8", b_expandtabs, 0, BF_PYSTR},
     {NULL, NULL, NULL, 0, 0},
 };
