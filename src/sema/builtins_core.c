@@ -1091,6 +1091,20 @@ static void print_static(Sema *s, StrBuf *b, Value v, int depth)
 			print_static(s, b, v.items[i], depth + 1);
 		}
 		sb_puts(b, v.list ? "]" : v.n == 1 ? ",)" : ")");
+	} else if (v.kind == V_DICT && !v.msg) { /* {'a': 1}: a repeated key where it first was, its last value */
+		sb_putc(b, '{');
+		bool first = true;
+		for (int i = 0; i < v.n && b->len <= 4096; i++) {
+			bool seen = false;
+			for (int j = 0; j < i && !seen; j++) seen = dict_index(v, v.keys[j]) == dict_index(v, v.keys[i]);
+			if (seen) continue;
+			if (!first) sb_puts(b, ", ");
+			first = false;
+			print_static(s, b, v.keys[i], depth + 1);
+			sb_puts(b, ": ");
+			print_static(s, b, v.items[dict_index(v, v.keys[i])], depth + 1);
+		}
+		sb_puts(b, b->len > 4096 ? "...}" : "}");
 	} else sb_puts(b, v_describe(s, v));
 }
 
@@ -1272,31 +1286,58 @@ static Value b_dtype_int_limit(Sema *s, Call *c, int is_max)
 
 /* ---- Python builtins ------------------------------------------------------------------------------ */
 
+/* Python's min/max(*args, key=None, default=...): one iterable or several
+ * values; the first least (greatest) by key wins, as Python's `<` (`>`) picks.
+ * A tensor among them makes it tl.minimum/tl.maximum, as Triton maps them. */
 static Value py_minmax(Sema *s, Call *c, int is_max)
 {
 	const Value *vals = c->rest;
 	int n = c->nrest;
-	if (n == 1 && c->rest[0].kind == V_TUPLE) {
-		vals = c->rest[0].items;
-		n = c->rest[0].n;
+	bool has_key = c->has[1] && !v_is_const(c->a[1], CV_NONE);
+	if (c->has[2] && n > 1) {
+		s->py_errors++;
+		diag_error(s->d, c->at[2], "Cannot specify a default for %s() with multiple positional arguments (a TypeError in Python)", c->name);
+		return v_err();
+	}
+	if (n == 1) {
+		Value it = c->rest[0];
+		if (it.kind == V_ERR) return it;
+		if (it.kind == V_TUPLE || it.kind == V_DICT || v_is_const(it, CV_STR) || c->has[2] || has_key) {
+			if (!const_iter_items(s, it, c->rest_at[0], &vals, &n)) return v_err();
+			if (n == 0 && c->has[2]) return c->a[2];
+			if (n == 0) {
+				s->py_errors++;
+				diag_error(s->d, c->loc, "%s() arg is an empty sequence (a ValueError in Python)", c->name);
+				return v_err();
+			}
+		}
 	}
 	if (n == 0) {
 		diag_error(s->d, c->loc, "'%s' expects at least 1 argument, got 0", c->name);
 		return v_err();
 	}
-	Value best = vals[0];
+	Value best = vals[0], best_key = best;
 	for (int i = 0; i < n; i++) {
 		if (vals[i].kind == V_ERR) return v_err();
-		if (i == 0) continue;
-		if (vals[i].kind != V_CONST || best.kind != V_CONST) {
+		Value key = has_key ? call_value(s, c->fn, c->a[1], &vals[i], 1, NULL, NULL, 0, c->loc, &c->at[1], NULL) : vals[i];
+		if (key.kind == V_ERR) return key;
+		if (i == 0) {
+			best_key = key;
+			continue;
+		}
+		if (!has_key && (vals[i].kind == V_TENSOR || best.kind == V_TENSOR)) {
 			/* Triton maps the builtin min/max to tl.minimum/tl.maximum */
-			best = make_minmax(s, is_max, best, vals[i], false, c->loc);
+			best = best_key = make_minmax(s, is_max, best, vals[i], false, c->loc);
 			if (best.kind == V_ERR) return best;
 			continue;
 		}
-		Value lt = const_binop(s, OP_LT, vals[i], best, c->loc);
+		Value lt = is_max ? binop(s, OP_LT, best_key, key, c->loc) : binop(s, OP_LT, key, best_key, c->loc);
 		if (lt.kind == V_ERR) return lt;
-		if ((lt.c.i != 0) != is_max) best = vals[i];
+		if (!v_is_intlike(lt)) {
+			diag_error(s->d, c->loc, "'%s' needs constexpr keys to compare, got %s", c->name, v_describe(s, lt));
+			return v_err();
+		}
+		if (lt.c.i) best = vals[i], best_key = key;
 	}
 	return best;
 }
@@ -1605,6 +1646,20 @@ static Value b_py_mapzip(Sema *s, Call *c, int is_zip)
 		if (len < n) n = len;
 	}
 	if (nseq == 0) n = 0;
+	bool strict = false;
+	if (is_zip && c->has[1] && !arg_bool(s, c, 1, &strict)) return v_err();
+	for (int i = 1; strict && i < nseq; i++) { /* zip(strict=True): equal lengths, as Python checks */
+		const Value *it;
+		int len, len0;
+		const_iter_items(s, c->rest[0], c->rest_at[0], &it, &len0);
+		const_iter_items(s, c->rest[i], c->rest_at[i], &it, &len);
+		if (len != len0) {
+			s->py_errors++;
+			diag_error(s->d, c->rest_at[i], "zip() argument %d is %s than argument%s%s (a ValueError in Python)", i + 1,
+				   len > len0 ? "longer" : "shorter", i > 1 ? "s 1-" : " 1", i > 1 ? arena_printf(s->a, "%d", i) : "");
+			return v_err();
+		}
+	}
 	Value *out = ARENA_NEWN(s->a, Value, (size_t)n + 1);
 	Value row[MAX_SEQS];
 	for (int k = 0; k < n; k++) {
@@ -1670,7 +1725,7 @@ static Value b_py_sorted(Sema *s, Call *c, int extra)
 		 * than), which keeps equal items in their order */
 		int j = i;
 		for (; j > 0; j--) {
-			Value lt = rev ? const_binop(s, OP_LT, keys[j - 1], key, c->loc) : const_binop(s, OP_LT, key, keys[j - 1], c->loc);
+			Value lt = rev ? binop(s, OP_LT, keys[j - 1], key, c->loc) : binop(s, OP_LT, key, keys[j - 1], c->loc);
 			bool before;
 			if (!py_fn_truth(s, c, lt, &before)) return v_err();
 			if (!before) break;
@@ -1964,8 +2019,8 @@ const Builtin builtins_core[] = {
     {"is_void", "self=None", b_dtype_is_void, 0, BF_DTYPE},
     {"kind", "self", b_dtype_kind, 0, BF_DTYPE},
     {"codegen_name", "self", b_dtype_codegen_name, 0, BF_DTYPE},
-    {"min", "*args", b_py_min, 0, BF_PY},
-    {"max", "*args", b_py_min, 1, BF_PY},
+    {"min", "*args,key=None,default=None", b_py_min, 0, BF_PY},
+    {"max", "*args,key=None,default=None", b_py_min, 1, BF_PY},
     {"abs", "x", b_py_abs, 0, BF_PY},
     {"int", "x,base=None", b_py_conv, 0, BF_PY},
     {"float", "x", b_py_conv, 1, BF_PY},
@@ -1994,7 +2049,7 @@ const Builtin builtins_core[] = {
     {"all", "iterable", b_py_anyall, 1, BF_PY},
     {"filter", "function,iterable", b_py_filter, 0, BF_PY},
     {"map", "function,*iterables", b_py_mapzip, 0, BF_PY},
-    {"zip", "*iterables", b_py_mapzip, 1, BF_PY},
+    {"zip", "*iterables,strict=False", b_py_mapzip, 1, BF_PY},
     {"enumerate", "iterable,start=0", b_py_enumerate, 0, BF_PY},
     {"reversed", "sequence", b_py_reversed, 0, BF_PY},
     {"sorted", "iterable,key=None,reverse=False", b_py_sorted, 0, BF_PY},

@@ -319,6 +319,7 @@ static void scan_stmts(Sema *s, ModScope *m, const Scan *sc, StmtList body)
 		case ST_ASSIGN: {
 			bool item = false; /* D[k] = v: a host statement that rebinds D */
 			for (int k = 0; k < st->ntargets; k++) item |= st->targets[k]->kind == EX_SUBSCRIPT;
+			item |= is_list_method_call(st->assign_value); /* v = d.pop(k) rebinds d too */
 			if (item) scan_host_stmt(s, m, sc, st);
 			else
 				for (int k = 0; k < st->ntargets; k++)

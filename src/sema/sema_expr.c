@@ -236,6 +236,11 @@ Value get_attr(Sema *s, Value obj, const char *name, SrcLoc loc)
 			diag_error(s->d, loc, "%s has no attribute '%s'", obj.msg, name);
 			return v_err();
 		}
+		if (builtin_find(name, BF_PYDICT) >= 0) { /* d.get(k), d.items(): builtins_dict.c */
+			Value *self = ARENA_NEW(s->a, Value);
+			*self = obj;
+			return v_builtin(builtin_find(name, BF_PYDICT), self);
+		}
 		break;
 	case V_CONFIG:
 		/* what config pruners and builders read (triton.Config's defaults:
@@ -898,6 +903,20 @@ static Value eval_call(Sema *s, Fn *fn, const Expr *e)
 			bad = true;
 		}
 	if (!bad) r = call_value(s, fn, callee, args, na, kwn, kw, nk, e->loc, locs, exs);
+	if (s->dict_changed) { /* d.update(...) made a new dict: the name d is rebound to it */
+		s->dict_changed = false;
+		const Expr *obj = e->func->kind == EX_ATTR ? e->func->obj : NULL;
+		Value *bound = obj && obj->kind == EX_NAME ? env_find(&fn->env, obj->name) : NULL;
+		bool temp = obj && (obj->kind == EX_DICT || obj->kind == EX_CALL); /* {..}.pop(k): nothing else sees it */
+		if (bound && bound->kind == V_DICT) {
+			env_set(&fn->env, obj->name, s->dict_new);
+		} else if (r.kind != V_ERR && !temp) {
+			diag_error(s->d, e->loc, "'%s' changes its dict, which tile supports on a local name (d.%s(...)): "
+				   "its dicts are values, not shared objects", e->func->kind == EX_ATTR ? e->func->attr : "?",
+				   e->func->kind == EX_ATTR ? e->func->attr : "?");
+			r = v_err();
+		}
+	}
 	free(args);
 	free(locs);
 	free(exs);

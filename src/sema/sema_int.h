@@ -272,6 +272,10 @@ struct Sema {
 	 * range), where Python goes on. Host data sema cannot see (os.environ,
 	 * torch.cuda) is none of these. */
 	unsigned py_errors;
+	/* a dict method that changes its dict (d.update(...)) leaves the new dict
+	 * here for the call to rebind the name: tile's dicts are values */
+	bool dict_changed;
+	Value dict_new;
 };
 
 /* Values a kernel may have after inlining and unrolling: nested
@@ -328,6 +332,7 @@ bool has_decorator(const FuncDef *def, const char *name);
 bool sema_is_jit(Sema *s, const FuncDef *fn); /* decorated @jit/@autotune/@heuristics (or an alias) */
 Value resolve_module_path(Sema *s, ModScope *from, const char *dotted, int level, SrcLoc loc);
 Value *env_find(Env *e, const char *name);
+bool is_list_method_call(const Expr *e); /* NAME.append(...), NAME.update(...): rebinds NAME */
 void env_set(Env *e, const char *name, Value v);
 void env_copy(Env *dst, const Env *src);
 const char *istr(Sema *s, const char *str);
@@ -575,6 +580,7 @@ enum {
 	BF_TENSORARG = 16384, /* a heuristic's tensor argument's methods (args['x'].element_size()) */
 	BF_TORCH_CUDA = 32768, /* torch.cuda.NAME (is_available) */
 	BF_PYSTR = 65536, /* a constexpr string's Python methods (S.upper(), builtins_str.c) */
+	BF_PYDICT = 131072, /* a constexpr dict's Python methods (d.get(k), builtins_dict.c) */
 };
 extern const Builtin *const builtin_tables[];
 const Builtin *builtin_get(int id);
@@ -586,7 +592,7 @@ Value v_builtin(int id, Value *self);
 extern const Builtin builtins_core[], builtins_math[], builtins_mem[], builtins_reduce[], builtins_dot[],
     builtins_prelude[], builtins_blockptr[], builtins_shape[], builtins_asm[], builtins_map[],
     builtins_tensorarg[], builtins_str[], builtins_pyround[],
-    builtins_format[];
+    builtins_format[], builtins_dict[];
 /* builtins_str.c: Python's str (code points, as Python counts them) */
 int64_t str_length(const char *str);
 Value str_index(Sema *s, const char *str, int64_t i, SrcLoc loc);

@@ -187,10 +187,15 @@ static void assigned_names(const StmtList *l, NameVec *out)
 	}
 }
 
-static bool is_list_method_call(const Expr *e)
+/* NAME.append(...), NAME.update(...): a call that rebinds NAME (lists and
+ * dicts are values here) */
+bool is_list_method_call(const Expr *e)
 {
-	return e->kind == EX_CALL && e->func->kind == EX_ATTR && e->func->obj->kind == EX_NAME &&
-	       (!strcmp(e->func->attr, "append") || !strcmp(e->func->attr, "extend"));
+	static const char *const names[] = {"append", "extend", "update", "setdefault", "pop", "popitem", "clear"};
+	if (!e || e->kind != EX_CALL || e->func->kind != EX_ATTR || e->func->obj->kind != EX_NAME) return false;
+	for (size_t i = 0; i < COUNTOF(names); i++)
+		if (!strcmp(e->func->attr, names[i])) return true;
+	return false;
 }
 
 static void push_unique(NameList *out, const char *n)
@@ -211,6 +216,8 @@ void host_bound_names(const StmtList *l, NameList *out)
 		const StmtList *sub[2] = {NULL, NULL};
 		if (st->kind == ST_EXPR && is_list_method_call(st->value)) {
 			push_unique(out, st->value->func->obj->name);
+		} else if (st->kind == ST_ASSIGN && is_list_method_call(st->assign_value)) { /* v = d.pop(k) */
+			push_unique(out, st->assign_value->func->obj->name);
 		} else if (st->kind == ST_IF || st->kind == ST_WHILE || st->kind == ST_WITH) {
 			sub[0] = &st->body, sub[1] = &st->orelse;
 		} else if (st->kind == ST_FOR) {

@@ -506,6 +506,31 @@ bad:
 	return v_err();
 }
 
+/* (1, 'b') < (1, 'c'): Python's lexicographic order of sequences (the first
+ * items that differ decide, else the shorter is less), on constexpr items */
+static Value tuple_order(Sema *s, AstOp op, Value a, Value b, SrcLoc loc)
+{
+	if (a.list != b.list) {
+		s->py_errors++;
+		diag_error(s->d, loc, "'%s' not supported between instances of '%s' and '%s' (a TypeError in Python)",
+			   opname(op), a.list ? "list" : "tuple", b.list ? "list" : "tuple");
+		return v_err();
+	}
+	int i = 0;
+	for (; i < a.n && i < b.n; i++) {
+		Value eq = binop(s, OP_EQ, a.items[i], b.items[i], loc);
+		if (eq.kind == V_ERR) return eq;
+		if (!v_is_intlike(eq)) break; /* a tensor: its own comparison says */
+		if (!eq.c.i) return binop(s, op, a.items[i], b.items[i], loc);
+	}
+	if (i < a.n && i < b.n) {
+		diag_error(s->d, loc, "'%s' of tuples compares their items at compile time: they must be constexprs", opname(op));
+		return v_err();
+	}
+	int64_t d = (int64_t)a.n - b.n;
+	return v_bool(op == OP_LT ? d < 0 : op == OP_LE ? d <= 0 : op == OP_GT ? d > 0 : d >= 0);
+}
+
 Value binop(Sema *s, AstOp op, Value a, Value b, SrcLoc loc)
 {
 	if (a.kind == V_ERR || b.kind == V_ERR) return v_err();
@@ -517,6 +542,7 @@ Value binop(Sema *s, AstOp op, Value a, Value b, SrcLoc loc)
 		return v_bool(op == OP_IS ? same : !same);
 	}
 	if (op == OP_MOD && a.kind == V_CONST && a.c.kind == CV_STR) return str_percent(s, a.c.s ? a.c.s : "", b, loc);
+	if (a.kind == V_TUPLE && b.kind == V_TUPLE && op >= OP_LT && op <= OP_GE) return tuple_order(s, op, a, b, loc);
 	if (is_const_like(a) && is_const_like(b)) return const_binop(s, op, a, b, loc);
 	if (a.kind == V_TUPLE && b.kind == V_TUPLE && op == OP_ADD) return tuple_grow(s, a, b.items, b.n, loc);
 	if (op == OP_MUL && (a.kind == V_TUPLE || b.kind == V_TUPLE)) {
