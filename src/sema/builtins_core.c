@@ -1493,13 +1493,12 @@ static Value b_len(Sema *s, Call *c, int extra)
 static Value b_getattr(Sema *s, Call *c, int extra)
 {
 	(void)extra;
-	if (c->has[2]) {
-		diag_error(s->d, c->at[2], "getattr with a default is not supported");
-		return v_err();
-	}
 	const char *name = arg_str(s, c, 1);
 	if (!name) return v_err();
 	if (c->a[0].kind == V_ERR) return v_err();
+	Value v;
+	if (c->has[2]) /* getattr(obj, name, default): the default where obj has no such attribute */
+		return attr_quiet(s, c->a[0], istr(s, name), c->at[1], &v) ? v : c->a[2];
 	return get_attr(s, c->a[0], istr(s, name), c->at[1]);
 }
 

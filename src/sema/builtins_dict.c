@@ -54,10 +54,11 @@ static Value changed(Sema *s, Value d, Value result)
 	return result;
 }
 
-/* d.update(other=(), **kwargs): other a dict or an iterable of pairs */
+/* d updated by argument 1 of c (a dict or an iterable of pairs; absent or
+ * None: nothing) and by c's **kwargs, as d.update(...) and dict(...) do */
 static Value dict_update(Sema *s, Call *c, Value d)
 {
-	if (c->has[1]) {
+	if (c->has[1] && !v_is_none(c->a[1])) {
 		Value o = c->a[1];
 		if (o.kind == V_ERR) return o;
 		const Value *items;
@@ -80,7 +81,18 @@ static Value dict_update(Sema *s, Call *c, Value d)
 		}
 	}
 	for (int i = 0; i < c->nkw; i++) d = dict_put(s, d, v_str(c->kwn[i]), c->kwv[i]);
-	return changed(s, d, v_none());
+	return d;
+}
+
+/* dict(iterable_or_mapping=None, **kwargs) */
+static Value b_dict_new(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	Call shifted = *c; /* dict_update reads argument 1 */
+	shifted.a[1] = c->a[0];
+	shifted.has[1] = c->has[0];
+	shifted.at[1] = c->at[0];
+	return dict_update(s, &shifted, v_dict(s, NULL, NULL, 0));
 }
 
 static Value b_dict(Sema *s, Call *c, int op)
@@ -106,7 +118,9 @@ static Value b_dict(Sema *s, Call *c, int op)
 		return r;
 	}
 	case D_COPY: return v_dict(s, d.keys, d.items, n);
-	case D_UPDATE: return dict_update(s, c, d);
+	case D_UPDATE:
+		out = dict_update(s, c, d);
+		return out.kind == V_ERR ? out : changed(s, out, v_none());
 	case D_SETDEFAULT:
 		if (!need_key(s, c->a[1], c->at[1])) return v_err();
 		if (dict_get(d, c->a[1], &out)) return out;
@@ -148,5 +162,6 @@ const Builtin builtins_dict[] = {
     {"pop", "self,key,default=None", b_dict, D_POP, BF_PYDICT},
     {"popitem", "self", b_dict, D_POPITEM, BF_PYDICT},
     {"clear", "self", b_dict, D_CLEAR, BF_PYDICT},
+    {"dict", "iterable=None,**kwargs", b_dict_new, 0, BF_PY},
     {NULL, NULL, NULL, 0, 0},
 };

@@ -482,6 +482,18 @@ static bool quiet_end(Sema *s, Quiet *q, Diag *first)
 	return failed;
 }
 
+/* obj.name if it has it (hasattr, getattr with a default); nothing reported */
+bool attr_quiet(Sema *s, Value obj, const char *name, SrcLoc loc, Value *out)
+{
+	Quiet q;
+	unsigned pe = s->py_errors;
+	quiet_begin(s, &q);
+	*out = get_attr(s, obj, name, loc);
+	bool failed = quiet_end(s, &q, NULL) || out->kind == V_ERR || out->kind == V_POISON;
+	s->py_errors = pe;
+	return !failed;
+}
+
 Value module_expr_quiet(Sema *s, ModScope *m, const Expr *e, bool *failed)
 {
 	Quiet q;
@@ -951,6 +963,9 @@ static const HostModule host_modules[] = {
         {"itertools", NS_ITERTOOLS, true, true},
         /* version checks: version.parse(triton.__version__) >= version.parse("3.0") */
         {"packaging", NS_PACKAGING, false, true},
+        /* functools.reduce, operator.mul: config arithmetic in host code */
+        {"functools", NS_FUNCTOOLS, true, true},
+        {"operator", NS_OPERATOR, true, true},
         /* Python's math: module constants such as math.sqrt(2.0 / math.pi) */
         {"math", NS_PYMATH, true, true},
         /* class T(NamedTuple): value classes of kernels (Triton's test_tuple) */
@@ -1190,6 +1205,8 @@ static const char *ns_prefix(int ns)
 	case NS_IMPORTLIB: return "importlib";
 	case NS_IMPORTLIB_UTIL: return "importlib.util";
 	case NS_ITERTOOLS: return "itertools";
+	case NS_FUNCTOOLS: return "functools";
+	case NS_OPERATOR: return "operator";
 	case NS_TARGET_INFO: return "tl.target_info";
 	case NS_PACKAGING: return "packaging";
 	case NS_PACKAGING_VERSION: return "packaging.version";
@@ -1318,6 +1335,12 @@ Value ns_attr(Sema *s, int ns, const char *name, SrcLoc loc)
 	case NS_IMPORTLIB_UTIL:
 		if ((id = builtin_find(name, BF_IMPORTLIB)) >= 0) return v_builtin(id, NULL);
 		break;
+	case NS_FUNCTOOLS:
+	case NS_OPERATOR:
+		if ((id = builtin_find(name, ns == NS_FUNCTOOLS ? BF_FUNCTOOLS : BF_OPERATOR)) >= 0 && name[0] != '_')
+			return v_builtin(id, NULL);
+		diag_error(s->d, loc, "'%s.%s' is not supported", ns == NS_FUNCTOOLS ? "functools" : "operator", name);
+		return v_err();
 	case NS_ITERTOOLS:
 		if ((id = builtin_find(name, BF_ITERTOOLS)) >= 0) return v_builtin(id, NULL);
 		diag_error(s->d, loc, "'itertools.%s' is not supported (product and chain are)", name);

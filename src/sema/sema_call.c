@@ -30,7 +30,7 @@ void fn_free(Fn *fn)
 const Builtin *const builtin_tables[] = {builtins_core, builtins_math,    builtins_mem,      builtins_reduce,
 					 builtins_dot,  builtins_prelude, builtins_blockptr, builtins_shape, builtins_map,
 					 builtins_asm,  builtins_tensorarg, builtins_str,
-					 builtins_pyround, builtins_format, builtins_dict, NULL};
+					 builtins_pyround, builtins_format, builtins_dict, builtins_pyhost, NULL};
 
 const Builtin *builtin_get(int id) { return &builtin_tables[id >> 8][id & 255]; }
 

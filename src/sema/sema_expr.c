@@ -253,6 +253,8 @@ Value get_attr(Sema *s, Value obj, const char *name, SrcLoc loc)
 		break;
 	case V_AGG: return agg_attr(s, obj, name, loc);
 	case V_BUILTIN:
+		if (!obj.self && (!strcmp(name, "__name__") || !strcmp(name, "__qualname__"))) /* type(x).__name__ */
+			return v_str(builtin_get(obj.builtin)->name);
 		/* the staticmethods of Triton's dtype class: tl.dtype.is_dtype('fp16'),
 		 * tl.dtype.is_ptr() (False: the class's own answer, which only a
 		 * pointer or block type overrides); bound to a placeholder self */
@@ -962,7 +964,7 @@ static Value eval_boolop(Sema *s, Fn *fn, const Expr *e)
 	return acc;
 }
 
-static Value compare_one(Sema *s, AstOp op, Value a, Value b, SrcLoc loc)
+Value compare_one(Sema *s, AstOp op, Value a, Value b, SrcLoc loc)
 {
 	if (a.kind == V_RTARG || b.kind == V_RTARG) {
 		/* a runtime argument is never None: Triton specializes None as a constant */

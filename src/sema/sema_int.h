@@ -70,6 +70,7 @@ typedef enum {
 	NS_PYMATH, /* Python's math module, on constexpr numbers */
 	NS_IMPORTLIB, NS_IMPORTLIB_UTIL, /* importlib.util.find_spec, for "is triton installed" */
 	NS_ITERTOOLS, /* Python's itertools (product, chain), on constexpr lists: config builders */
+	NS_FUNCTOOLS, NS_OPERATOR, /* functools.reduce, operator.add ... (builtins_pyhost.c) */
 	NS_TARGET_INFO, /* tl.target_info: is_cuda(), cuda_capability_geq(), is_hip*() */
 	NS_PACKAGING, NS_PACKAGING_VERSION, /* packaging.version: parse/Version, for triton.__version__ checks */
 	NS_TYPING, /* Python's typing: NamedTuple, a base of kernel value classes */
@@ -388,6 +389,7 @@ const char *py_repr_text(Sema *s, Value v); /* repr() of any compile-time value,
 Value str_percent(Sema *s, const char *fmt, Value args, SrcLoc loc);
 /* format(v, spec): Python's format-spec mini-language (builtins_format.c) */
 Value py_format(Sema *s, Value v, const char *spec, SrcLoc loc);
+bool attr_quiet(Sema *s, Value obj, const char *name, SrcLoc loc, Value *out); /* hasattr */
 
 /* ---- sema_types.c ---- */
 ValId emit(Sema *s, TirOpKind k, SrcLoc loc, const ValId *in, int nin, Type out);
@@ -415,6 +417,7 @@ bool broadcast_pair(Sema *s, ValId *a, ValId *b, SrcLoc loc);
 /* Triton's computation type for an arithmetic binop; DT_VOID after an error. */
 DType computation_dtype(Sema *s, Value a, Value b, bool div_or_mod, SrcLoc loc, const char *opname);
 Value binop(Sema *s, AstOp op, Value a, Value b, SrcLoc loc);
+Value compare_one(Sema *s, AstOp op, Value a, Value b, SrcLoc loc); /* a op b of Python's comparisons (in, is, ==) */
 Value unop(Sema *s, AstOp op, Value a, SrcLoc loc);
 ValId to_bool(Sema *s, ValId x, SrcLoc loc); /* x != 0 */
 bool value_as_ir(Sema *s, Value v, SrcLoc loc, ValId *out); /* tensor or const (natural type) */
@@ -581,6 +584,8 @@ enum {
 	BF_TORCH_CUDA = 32768, /* torch.cuda.NAME (is_available) */
 	BF_PYSTR = 65536, /* a constexpr string's Python methods (S.upper(), builtins_str.c) */
 	BF_PYDICT = 131072, /* a constexpr dict's Python methods (d.get(k), builtins_dict.c) */
+	BF_FUNCTOOLS = 262144, /* functools.NAME (reduce) */
+	BF_OPERATOR = 524288, /* operator.NAME (add, mul, itemgetter, ...) */
 };
 extern const Builtin *const builtin_tables[];
 const Builtin *builtin_get(int id);
@@ -592,7 +597,7 @@ Value v_builtin(int id, Value *self);
 extern const Builtin builtins_core[], builtins_math[], builtins_mem[], builtins_reduce[], builtins_dot[],
     builtins_prelude[], builtins_blockptr[], builtins_shape[], builtins_asm[], builtins_map[],
     builtins_tensorarg[], builtins_str[], builtins_pyround[],
-    builtins_format[], builtins_dict[];
+    builtins_format[], builtins_dict[], builtins_pyhost[];
 /* builtins_str.c: Python's str (code points, as Python counts them) */
 int64_t str_length(const char *str);
 Value str_index(Sema *s, const char *str, int64_t i, SrcLoc loc);
