@@ -486,8 +486,16 @@ static Expr *parse_brace(Parser *p)
 	ExprVec keys = {0}, vals = {0};
 	avec_push(p, &keys, first);
 	avec_push(p, &vals, kid(p, &h, ps_expr(p)));
-	if (at(p, TK_FOR))
-		ps_err_unsupported(p, "dict comprehensions are not supported");
+	if (at(p, TK_FOR)) { /* {k: v for ...}: a comprehension of (k, v) pairs */
+		ExprVec kv = {0};
+		avec_push(p, &kv, keys.items[0]);
+		avec_push(p, &kv, vals.items[0]);
+		Expr *pair = finish_seq(p, EX_TUPLE, keys.items[0]->loc, &kv, h);
+		Expr *e = parse_comp(p, loc, pair, false, h);
+		e->is_dict = true;
+		ps_expect(p, TK_RBRACE);
+		return e;
+	}
 	while (ps_accept(p, TK_COMMA) && !at(p, TK_RBRACE) && !p->failed) {
 		if (at(p, TK_POW)) {
 			ps_err_unsupported(p, "dict unpacking ('**') is not supported");

@@ -16,7 +16,7 @@ enum { D_GET, D_KEYS, D_VALUES, D_ITEMS, D_COPY, D_UPDATE, D_SETDEFAULT, D_POP, 
 static bool need_key(Sema *s, Value k, SrcLoc loc)
 {
 	if (k.kind == V_ERR) return false;
-	if (k.kind == V_CONST || k.kind == V_DTYPE || v_is_enum_member(k)) return true;
+	if (dict_key_ok(k)) return true;
 	s->py_errors += k.kind == V_TUPLE && k.list;
 	diag_error(s->d, loc, "a dict key must be a constant, not %s", k.kind == V_TUPLE && k.list ? "a list" : v_describe(s, k));
 	return false;

@@ -395,6 +395,12 @@ static bool key_eq(Value a, Value b)
 			return a.c.kind == b.c.kind && !strcmp(a.c.s, b.c.s);
 		return const_eq(a.c, b.c);
 	}
+	if (a.kind == V_TUPLE && b.kind == V_TUPLE && !a.list && !b.list) { /* (1, 'a'): equal items */
+		if (a.n != b.n) return false;
+		for (int i = 0; i < a.n; i++)
+			if (!key_eq(a.items[i], b.items[i])) return false;
+		return true;
+	}
 	return values_identical(a, b);
 }
 
@@ -412,7 +418,16 @@ bool dict_get(Value d, Value key, Value *out)
 	return i >= 0;
 }
 
-static bool is_key(Value v) { return v.kind == V_CONST || v.kind == V_DTYPE || v_is_enum_member(v); }
+/* a hashable compile-time value: a constant, a dtype, an Enum member, a tuple of them */
+bool dict_key_ok(Value v)
+{
+	if (v.kind == V_TUPLE && !v.list) {
+		for (int i = 0; i < v.n; i++)
+			if (!dict_key_ok(v.items[i])) return false;
+		return true;
+	}
+	return v.kind == V_CONST || v.kind == V_DTYPE || v_is_enum_member(v);
+}
 
 static Value eval_dict(Sema *s, Fn *fn, const Expr *e)
 {
@@ -420,7 +435,7 @@ static Value eval_dict(Sema *s, Fn *fn, const Expr *e)
 	for (int i = 0; i < e->nkeys; i++) {
 		keys[i] = eval(s, fn, e->keys[i]);
 		if (keys[i].kind == V_ERR) return keys[i];
-		if (!is_key(keys[i])) {
+		if (!dict_key_ok(keys[i])) {
 			diag_error(s->d, e->keys[i]->loc, "dict keys must be constexprs, got %s", v_describe(s, keys[i]));
 			return v_err();
 		}
@@ -535,6 +550,18 @@ static Value eval_listcomp(Sema *s, Fn *fn, const Expr *e)
 	Value r = ok ? v_tuple(s, out.data, (int)out.len) : v_err();
 	r.list = ok && !e->is_gen;
 	vec_free(&out);
+	if (ok && e->is_dict) { /* {k: v for ...}: the pairs as a dict, a repeated key's last value winning */
+		Value *keys = ARENA_NEWN(s->a, Value, (size_t)r.n + 1), *vals = ARENA_NEWN(s->a, Value, (size_t)r.n + 1);
+		for (int i = 0; i < r.n; i++) {
+			keys[i] = r.items[i].items[0];
+			vals[i] = r.items[i].items[1];
+			if (!dict_key_ok(keys[i])) {
+				diag_error(s->d, e->elt->loc, "a dict key must be a constant, not %s", v_describe(s, keys[i]));
+				return v_err();
+			}
+		}
+		return v_dict_adopt(keys, vals, r.n);
+	}
 	return r;
 }
 
@@ -707,8 +734,14 @@ static Value subscript(Sema *s, Fn *fn, const Expr *e)
 	if (base.kind == V_RTARG) return rtarg_needed(s, base, e->loc);
 	if (base.kind == V_MODULE && e->nindex == 1 && enum_class_kind(s, base.mod) != ENUM_NONE)
 		return enum_by_name(s, base.mod, eval(s, fn, e->index[0]), e->loc); /* Act['RELU'] */
-	if (base.kind == V_DICT && e->nindex == 1 && !v_is_enum_member(base)) {
+	if (base.kind == V_DICT && e->nindex >= 1 && !v_is_enum_member(base)) {
 		Value k = eval(s, fn, e->index[0]), out;
+		if (e->nindex > 1) { /* d[1, 'a'] is d[(1, 'a')] */
+			Value *items = ARENA_NEWN(s->a, Value, (size_t)e->nindex);
+			for (int i = 0; i < e->nindex; i++)
+				if ((items[i] = i ? eval(s, fn, e->index[i]) : k).kind == V_ERR) return items[i];
+			k = v_tuple(s, items, e->nindex);
+		}
 		if (k.kind == V_ERR) return k;
 		if (dict_get(base, k, &out)) return out;
 		char buf[96];

@@ -495,6 +495,7 @@ int versions_compare(Value a, Value b);
 /* d[key]; false (no diagnostic) when absent */
 bool dict_get(Value d, Value key, Value *out);
 int dict_index(Value d, Value key); /* the item key selects, or -1 */
+bool dict_key_ok(Value v);         /* hashable: a constant, dtype, Enum member or tuple of them */
 /* The error for a heuristic that needs a runtime argument's value (V_ERR). */
 Value rtarg_needed(Sema *s, Value v, SrcLoc loc);
 /* builtins_tensorarg.c: the error for a tensor argument's shape or strides (`what`) the host did not give */

@@ -435,7 +435,7 @@ static void host_setitem(Sema *s, Fn *fn, const Expr *t, Value v, SrcLoc loc)
 	if (k.kind == V_ERR) return;
 	Value out = base;
 	if (base.kind == V_DICT && !v_is_enum_member(base)) {
-		if (k.kind != V_CONST && k.kind != V_DTYPE && !v_is_enum_member(k)) {
+		if (!dict_key_ok(k)) {
 			diag_error(s->d, t->index[0]->loc, "a dict key must be a constant, not %s",
 				   k.kind == V_TUPLE && k.list ? "a list" : v_describe(s, k));
 			return;

@@ -253,8 +253,8 @@ static void test_lex_errors(void)
 	EXPECT("x\n# coding: latin-1\n# caf\xe9\n", "error: 3:6: invalid utf-8 byte 0xe9 (source files are UTF-8)");
 	EXPECT("x = 1\x01\n", "error: 1:6: invalid non-printable character U+0001");
 	EXPECT("x = f'{a}'\n", "(module\n  (assign 1:1 x = (+ \"\" (call str a))))\n");
-	EXPECT_UNSUPPORTED("x = f'{a:3}'\n", 1, 5, "f-string: format specs are not supported");
-	EXPECT_UNSUPPORTED("x = f'{a!r:3}'\n", 1, 5, "f-string: format specs are not supported");
+	EXPECT("x = f'{a:3}'\n", "(module\n  (assign 1:1 x = (+ \"\" (call format a \"3\"))))\n");
+	EXPECT("x = f'{a!r:>{w}}'\n", "(module\n  (assign 1:1 x = (+ \"\" (call format (call repr a) (+ \">\" (call str w))))))\n");
 	EXPECT("x = f'{a!r}'\n", "(module\n  (assign 1:1 x = (+ \"\" (call repr a))))\n");
 	EXPECT("x = f'{a = }'\n", "(module\n  (assign 1:1 x = (+ \"a = \" (call repr a))))\n");
 	EXPECT("x = f'{a==b}'\n", "(module\n  (assign 1:1 x = (+ \"\" (call str (cmp a == b)))))\n");
@@ -355,7 +355,7 @@ static void test_parse_errors(void)
 	EXPECT("x = {1, 2}\n", "(module\n  (assign 1:1 x = (set 1 2)))\n");
 	EXPECT("x = {1: 2, 3}\n", "error: 1:13: expected ':'");
 	EXPECT_UNSUPPORTED("x = {**a}\n", 1, 6, "dict unpacking ('**') is not supported");
-	EXPECT_UNSUPPORTED("x = {k: v for k in y}\n", 1, 11, "dict comprehensions are not supported");
+	EXPECT("x = {k: v for k in y if v}\n", "(module\n  (assign 1:1 x = (dictcomp (tuple k v) (for k in y if v))))\n");
 	EXPECT("{1: 2} = x\n", "error: 1:1: cannot assign to dict literal");
 	EXPECT("x = [i for i in y]\n", "(module\n  (assign 1:1 x = (listcomp i (for i in y))))\n");
 	EXPECT("x = [i * j for i in y if i for j in z if j if i < j]\n",
