@@ -229,6 +229,7 @@ Value str_percent(Sema *s, const char *fmt, Value args, SrcLoc loc)
 {
 	const Value *items = args.kind == V_TUPLE ? args.items : &args;
 	int n = args.kind == V_TUPLE ? args.n : 1, k = 0;
+	bool mapping = args.kind == V_DICT && !v_is_enum_member(args); /* "%(name)s" % d */
 	StrBuf b = {0};
 	const char *err = NULL;
 	for (const char *p = fmt; *p && !err; p++) {
@@ -240,6 +241,23 @@ Value str_percent(Sema *s, const char *fmt, Value args, SrcLoc loc)
 			sb_putc(&b, '%');
 			p++;
 			continue;
+		}
+		Value keyed = {0};
+		bool has_key = false;
+		if (p[1] == '(') { /* %(key)...: the mapping's item, the key up to the matching ')' */
+			const char *ks = p + 2, *ke = ks;
+			for (int depth = 1; *ke && (depth > 1 || *ke != ')'); ke++) depth += (*ke == '(') - (*ke == ')');
+			if (!*ke) err = "incomplete format key";
+			else if (!mapping) err = "format requires a mapping";
+			else if (!dict_get(args, v_str(arena_strndup(s->a, ks, (size_t)(ke - ks))), &keyed)) {
+				s->py_errors++;
+				diag_error(s->d, loc, "'%.*s' (a KeyError in Python)", (int)(ke - ks), ks);
+				sb_free(&b);
+				return v_err();
+			}
+			if (err) break;
+			has_key = true;
+			p = ke; /* the spec goes on after the ')', '%' standing in for it */
 		}
 		const char *st = p++;
 		while (*p && strchr("-+ #0", *p)) p++;
@@ -254,18 +272,18 @@ Value str_percent(Sema *s, const char *fmt, Value args, SrcLoc loc)
 			diag_error(s->d, loc, "'%%' formatting gives more than %d characters", STR_MAX_LEN);
 			sb_free(&b);
 			return v_err();
-		} else if (k >= n) {
+		} else if (!has_key && k >= n) {
 			err = "not enough arguments for format string";
 		} else {
 			char spec[24];
-			snprintf(spec, sizeof spec, "%.*s", (int)(p - st), st);
-			if (!percent_one(s, &b, spec, *p, items[k++], loc)) {
+			snprintf(spec, sizeof spec, "%%%.*s", (int)(p - st - 1), st + 1);
+			if (!percent_one(s, &b, spec, *p, has_key ? keyed : items[k++], loc)) {
 				sb_free(&b);
 				return v_err();
 			}
 		}
 	}
-	if (!err && k < n) err = "not all arguments converted during string formatting";
+	if (!err && k < n && !mapping) err = "not all arguments converted during string formatting";
 	if (!err && b.len > STR_MAX_LEN) {
 		s->py_errors++;
 		diag_error(s->d, loc, "'%%' formatting gives more than %d characters", STR_MAX_LEN);
