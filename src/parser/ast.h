@@ -94,7 +94,7 @@ struct Expr {
 		struct { Expr *cond, *then_e, *else_e; };               /* EX_IFEXP */
 		struct { Expr **keys, **values; int nkeys; };           /* EX_DICT */
 		struct { Param *lparams; int nlparams, lnpos; Expr *lbody; const char *lstar, *lkwstar; }; /* EX_LAMBDA */
-		struct { Expr *elt; CompClause *comps; int ncomps; bool is_gen, is_dict; }; /* EX_LISTCOMP; is_dict: {k: v for ...}, elt the (k, v) tuple */
+		struct { Expr *elt; CompClause *comps; int ncomps; bool is_gen, is_dict, is_set; }; /* EX_LISTCOMP; is_dict: {k: v for ...}, elt the (k, v) tuple */
 	};
 };
 

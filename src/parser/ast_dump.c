@@ -207,7 +207,7 @@ static void dump_expr(StrBuf *b, const Expr *e)
 		sb_putc(b, ')');
 		break;
 	case EX_LISTCOMP:
-		sb_puts(b, e->is_gen ? "(genexp " : e->is_dict ? "(dictcomp " : "(listcomp ");
+		sb_puts(b, e->is_gen ? "(genexp " : e->is_dict ? "(dictcomp " : e->is_set ? "(setcomp " : "(listcomp ");
 		dump_expr(b, e->elt);
 		for (int i = 0; i < e->ncomps; i++) {
 			const CompClause *c = &e->comps[i];

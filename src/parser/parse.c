@@ -201,7 +201,7 @@ const char *ps_expr_desc(const Expr *e)
 	case EX_DICT: return "dict literal";
 	case EX_SET: return "set display";
 	case EX_LAMBDA: return "lambda";
-	case EX_LISTCOMP: return e->is_gen ? "generator expression" : e->is_dict ? "dict comprehension" : "list comprehension";
+	case EX_LISTCOMP: return e->is_gen ? "generator expression" : e->is_dict ? "dict comprehension" : e->is_set ? "set comprehension" : "list comprehension";
 	default: return "expression";
 	}
 }

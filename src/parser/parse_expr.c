@@ -475,8 +475,12 @@ static Expr *parse_brace(Parser *p)
 	Expr *first = kid(p, &h, ps_expr(p));
 	if (!ps_accept(p, TK_COLON)) {
 		/* a set display */
-		if (at(p, TK_FOR))
-			ps_err_unsupported(p, "set comprehensions are not supported");
+		if (at(p, TK_FOR)) { /* {x for ...} */
+			Expr *e = parse_comp(p, loc, first, false, h);
+			e->is_set = true;
+			ps_expect(p, TK_RBRACE);
+			return e;
+		}
 		ExprVec v = {0};
 		avec_push(p, &v, first);
 		parse_items(p, &v, TK_RBRACE, &h);

@@ -1081,7 +1081,11 @@ static void print_static(Sema *s, StrBuf *b, Value v, int depth)
 	else if (v.kind == V_CONST) const_str(v.c, buf, sizeof buf), sb_puts(b, buf);
 	else if (v.kind == V_DTYPE) sb_puts(b, dtype_triton_name(s, v.ty));
 	else if (v.kind == V_TUPLE) { /* a list as Python prints it: [1, 2], [1] */
-		sb_putc(b, v.list ? '[' : '(');
+		if (v.set && !v.n) {
+			sb_puts(b, "set()");
+			return;
+		}
+		sb_putc(b, v.set ? '{' : v.list ? '[' : '(');
 		for (int i = 0; i < v.n; i++) {
 			if (i) sb_puts(b, ", ");
 			if (b->len > 4096) {
@@ -1090,7 +1094,7 @@ static void print_static(Sema *s, StrBuf *b, Value v, int depth)
 			}
 			print_static(s, b, v.items[i], depth + 1);
 		}
-		sb_puts(b, v.list ? "]" : v.n == 1 ? ",)" : ")");
+		sb_puts(b, v.set ? "}" : v.list ? "]" : v.n == 1 ? ",)" : ")");
 	} else if (v.kind == V_DICT && !v.msg) { /* {'a': 1}: a repeated key where it first was, its last value */
 		sb_putc(b, '{');
 		bool first = true;
@@ -1516,6 +1520,7 @@ static Value b_py_tuple(Sema *s, Call *c, int extra)
 		r = v_tuple(s, items, n);
 	}
 	r.list = extra; /* list(...) */
+	r.set = false;
 	return r;
 }
 

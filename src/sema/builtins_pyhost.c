@@ -268,14 +268,14 @@ static Value b_type(Sema *s, Call *c, int extra)
 		case CV_STR: name = "str"; break;
 		default: break;
 		}
-	} else if (v.kind == V_TUPLE) name = v.list ? "list" : "tuple";
+	} else if (v.kind == V_TUPLE) name = v.set ? "set" : v.list ? "list" : "tuple";
 	else if (v.kind == V_DICT && !v.msg && !v_is_enum_member(v)) name = "dict";
 	else if (v.kind == V_TENSOR) name = "tensor", flag = BF_TL;
 	else if (v.kind == V_DTYPE) name = "dtype", flag = BF_TL;
 	int id = name ? builtin_find(name, flag) : -1;
 	if (id < 0) {
 		diag_error(s->d, c->loc, "type() of %s is not supported (of ints, floats, bools, strings, tuples, lists, "
-			   "dicts, tensors and dtypes it is)", v_describe(s, v));
+			   "dicts, sets, tensors and dtypes it is)", v_describe(s, v));
 		return v_err();
 	}
 	return v_builtin(id, NULL);

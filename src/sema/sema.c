@@ -150,7 +150,7 @@ const char *v_describe(Sema *s, Value v)
 	case V_NS: return "module";
 	case V_MODULE: return v.mod->cls ? "class" : "module";
 	case V_BLOCKPTR: return v.bp->desc ? "tensor descriptor" : "block pointer";
-	case V_TUPLE: return "tuple";
+	case V_TUPLE: return v.set ? "set" : "tuple";
 	case V_DICT: return "dict";
 	case V_LAMBDA: return "lambda";
 	case V_RTARG: return arena_printf(s->a, "runtime argument '%s'", v.msg);

@@ -30,7 +30,8 @@ void fn_free(Fn *fn)
 const Builtin *const builtin_tables[] = {builtins_core, builtins_math,    builtins_mem,      builtins_reduce,
 					 builtins_dot,  builtins_prelude, builtins_blockptr, builtins_shape, builtins_map,
 					 builtins_asm,  builtins_tensorarg, builtins_str,
-					 builtins_pyround, builtins_format, builtins_dict, builtins_pyhost, NULL};
+					 builtins_pyround, builtins_format, builtins_dict, builtins_pyhost,
+					 builtins_set, NULL};
 
 const Builtin *builtin_get(int id) { return &builtin_tables[id >> 8][id & 255]; }
 
@@ -57,6 +58,7 @@ const char *builtin_display(Sema *s, int id)
 	                     : b->flags & BF_PACKAGING        ? "packaging.version"
 	                     : b->flags & BF_PYSTR            ? "str"
 	                     : b->flags & BF_PYDICT           ? "dict"
+	                     : b->flags & BF_PYSET            ? "set"
 	                                                      : NULL;
 	if (!prefix) return b->name;
 	char buf[128];

@@ -212,6 +212,11 @@ Value get_attr(Sema *s, Value obj, const char *name, SrcLoc loc)
 		break;
 	case V_TUPLE:
 		if (obj.mod) return nt_attr(s, obj, name, loc);
+		if (obj.set && builtin_find(name, BF_PYSET) >= 0) { /* s.union(t), s.add(x): builtins_set.c */
+			Value *self = ARENA_NEW(s->a, Value);
+			*self = obj;
+			return v_builtin(builtin_find(name, BF_PYSET), self);
+		}
 		/* a constexpr_function's tuple result is a tl.constexpr: .value is the tuple */
 		if (!strcmp(name, "value") && tuple_is_const(obj)) return obj;
 		diag_error(s->d, loc, "tuple has no attribute '%s' (a NamedTuple given to a kernel arrives as a plain "
@@ -404,6 +409,8 @@ static bool key_eq(Value a, Value b)
 	return values_identical(a, b);
 }
 
+bool dict_key_eq(Value a, Value b) { return key_eq(a, b); }
+
 int dict_index(Value d, Value key)
 {
 	for (int i = d.n; i-- > 0;) /* the last of repeated keys wins, as in Python */
@@ -550,6 +557,7 @@ static Value eval_listcomp(Sema *s, Fn *fn, const Expr *e)
 	Value r = ok ? v_tuple(s, out.data, (int)out.len) : v_err();
 	r.list = ok && !e->is_gen;
 	vec_free(&out);
+	if (ok && e->is_set) return v_set(s, r.items, r.n, e->elt->loc);
 	if (ok && e->is_dict) { /* {k: v for ...}: the pairs as a dict, a repeated key's last value winning */
 		Value *keys = ARENA_NEWN(s->a, Value, (size_t)r.n + 1), *vals = ARENA_NEWN(s->a, Value, (size_t)r.n + 1);
 		for (int i = 0; i < r.n; i++) {
@@ -942,12 +950,12 @@ static Value eval_call(Sema *s, Fn *fn, const Expr *e)
 		s->dict_changed = false;
 		const Expr *obj = e->func->kind == EX_ATTR ? e->func->obj : NULL;
 		Value *bound = obj && obj->kind == EX_NAME ? env_find(&fn->env, obj->name) : NULL;
-		bool temp = obj && (obj->kind == EX_DICT || obj->kind == EX_CALL); /* {..}.pop(k): nothing else sees it */
-		if (bound && bound->kind == V_DICT) {
+		bool temp = obj && (obj->kind == EX_DICT || obj->kind == EX_SET || obj->kind == EX_CALL); /* {..}.pop(k): nothing else sees it */
+		if (bound && (bound->kind == V_DICT || (bound->kind == V_TUPLE && bound->set))) {
 			env_set(&fn->env, obj->name, s->dict_new);
 		} else if (r.kind != V_ERR && !temp) {
-			diag_error(s->d, e->loc, "'%s' changes its dict, which tile supports on a local name (d.%s(...)): "
-				   "its dicts are values, not shared objects", e->func->kind == EX_ATTR ? e->func->attr : "?",
+			diag_error(s->d, e->loc, "'%s' changes its dict or set, which tile supports on a local name (d.%s(...)): "
+				   "its dicts and sets are values, not shared objects", e->func->kind == EX_ATTR ? e->func->attr : "?",
 				   e->func->kind == EX_ATTR ? e->func->attr : "?");
 			r = v_err();
 		}
@@ -999,6 +1007,8 @@ static Value eval_boolop(Sema *s, Fn *fn, const Expr *e)
 
 Value compare_one(Sema *s, AstOp op, Value a, Value b, SrcLoc loc)
 {
+	if (((a.kind == V_TUPLE && a.set) || (b.kind == V_TUPLE && b.set)) && op >= OP_LT && op <= OP_NE)
+		return set_binop(s, op, a, b, loc); /* {1, 2} == {2, 1}, subsets */
 	if (a.kind == V_RTARG || b.kind == V_RTARG) {
 		/* a runtime argument is never None: Triton specializes None as a constant */
 		if ((op == OP_IS || op == OP_ISNOT) && (v_is_none(a) || v_is_none(b))) return v_bool(op == OP_ISNOT);
@@ -1165,9 +1175,12 @@ Value eval(Sema *s, Fn *fn, const Expr *e)
 	case EX_DICT: return eval_dict(s, fn, e);
 	case EX_LAMBDA: return eval_lambda(s, fn, e);
 	case EX_LISTCOMP: return eval_listcomp(s, fn, e);
-	case EX_SET:
-		diag_error(s->d, e->loc, "set displays are only supported on the right of 'in' (use a tuple)");
-		return v_err();
+	case EX_SET: {
+		Value *items = ARENA_NEWN(s->a, Value, (size_t)e->nitems + 1);
+		for (int k = 0; k < e->nitems; k++)
+			if ((items[k] = eval(s, fn, e->items[k])).kind == V_ERR) return items[k];
+		return v_set(s, items, e->nitems, e->loc);
+	}
 	case EX_STARRED: diag_error(s->d, e->loc, "unpacking ('*') is host Python that tile does not evaluate"); return v_err();
 	case EX_NAMEDEXPR: { /* name := value: an assignment that is also the value */
 		Value v = eval(s, fn, e->rhs);

@@ -102,6 +102,7 @@ struct Value {
 	Binding *cap;      /* V_LAMBDA, V_FUNC (a closure) */
 	int ncap;
 	struct TupleBuf *buf; /* V_TUPLE grown by append / + (tuple_grow): the buffer of its items */
+	bool set;  /* V_TUPLE: a Python set, its items distinct (builtins_set.c) */
 	bool list; /* V_TUPLE: a Python list ([...], list(), a list comprehension and what grows
 		      from them), which prints as one; otherwise a list is a tuple */
 };
@@ -495,6 +496,9 @@ int versions_compare(Value a, Value b);
 /* d[key]; false (no diagnostic) when absent */
 bool dict_get(Value d, Value key, Value *out);
 int dict_index(Value d, Value key); /* the item key selects, or -1 */
+bool dict_key_eq(Value a, Value b); /* equal as keys of a dict or set */
+Value v_set(Sema *s, const Value *items, int n, SrcLoc loc); /* a set (repeats dropped) */
+Value set_binop(Sema *s, AstOp op, Value a, Value b, SrcLoc loc); /* & | - ^ == != <= < >= > */
 bool dict_key_ok(Value v);         /* hashable: a constant, dtype, Enum member or tuple of them */
 /* The error for a heuristic that needs a runtime argument's value (V_ERR). */
 Value rtarg_needed(Sema *s, Value v, SrcLoc loc);
@@ -587,6 +591,7 @@ enum {
 	BF_PYDICT = 131072, /* a constexpr dict's Python methods (d.get(k), builtins_dict.c) */
 	BF_FUNCTOOLS = 262144, /* functools.NAME (reduce) */
 	BF_OPERATOR = 524288, /* operator.NAME (add, mul, itemgetter, ...) */
+	BF_PYSET = 1048576, /* a compile-time set's Python methods (s.union(t), builtins_set.c) */
 };
 extern const Builtin *const builtin_tables[];
 const Builtin *builtin_get(int id);
@@ -598,7 +603,7 @@ Value v_builtin(int id, Value *self);
 extern const Builtin builtins_core[], builtins_math[], builtins_mem[], builtins_reduce[], builtins_dot[],
     builtins_prelude[], builtins_blockptr[], builtins_shape[], builtins_asm[], builtins_map[],
     builtins_tensorarg[], builtins_str[], builtins_pyround[],
-    builtins_format[], builtins_dict[], builtins_pyhost[];
+    builtins_format[], builtins_dict[], builtins_pyhost[], builtins_set[];
 /* builtins_str.c: Python's str (code points, as Python counts them) */
 int64_t str_length(const char *str);
 Value str_index(Sema *s, const char *str, int64_t i, SrcLoc loc);

@@ -191,7 +191,8 @@ static void assigned_names(const StmtList *l, NameVec *out)
  * dicts are values here) */
 bool is_list_method_call(const Expr *e)
 {
-	static const char *const names[] = {"append", "extend", "update", "setdefault", "pop", "popitem", "clear"};
+	static const char *const names[] = {"append", "extend", "update", "setdefault", "pop", "popitem", "clear",
+					    "add", "discard", "remove"};
 	if (!e || e->kind != EX_CALL || e->func->kind != EX_ATTR || e->func->obj->kind != EX_NAME) return false;
 	for (size_t i = 0; i < COUNTOF(names); i++)
 		if (!strcmp(e->func->attr, names[i])) return true;

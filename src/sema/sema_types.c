@@ -542,6 +542,7 @@ Value binop(Sema *s, AstOp op, Value a, Value b, SrcLoc loc)
 		return v_bool(op == OP_IS ? same : !same);
 	}
 	if (op == OP_MOD && a.kind == V_CONST && a.c.kind == CV_STR) return str_percent(s, a.c.s ? a.c.s : "", b, loc);
+	if ((a.kind == V_TUPLE && a.set) || (b.kind == V_TUPLE && b.set)) return set_binop(s, op, a, b, loc);
 	if (a.kind == V_TUPLE && b.kind == V_TUPLE && op >= OP_LT && op <= OP_GE) return tuple_order(s, op, a, b, loc);
 	if (is_const_like(a) && is_const_like(b)) return const_binop(s, op, a, b, loc);
 	if (a.kind == V_TUPLE && b.kind == V_TUPLE && op == OP_ADD) return tuple_grow(s, a, b.items, b.n, loc);

@@ -369,7 +369,7 @@ static void test_parse_errors(void)
 	EXPECT("f(a, i for i in y)\n", "error: 1:8: Generator expression must be parenthesized");
 	EXPECT("f(i for i in y, a)\n", "error: 1:3: Generator expression must be parenthesized");
 	EXPECT("x = [i for i y]\n", "error: 1:14: expected 'in' in comprehension");
-	EXPECT_UNSUPPORTED("x = {i for i in y}\n", 1, 8, "set comprehensions are not supported");
+	EXPECT("x = {i for i in y}\n", "(module\n  (assign 1:1 x = (setcomp i (for i in y))))\n");
 	EXPECT("def f(a, *, b):\n  pass\n",
 	       "(module\n  (def 1:1 f\n    (param a)\n    (param *)\n    (param b)\n    (pass 2:3)))\n");
 	EXPECT("def f(a, *args, b=1, c):\n  pass\n",
