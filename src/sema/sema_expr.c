@@ -548,6 +548,11 @@ static bool comp_clause(Sema *s, Fn *fn, const Expr *e, int ci, ValueVec *out, i
  * be runtime values). The targets are local to the comprehension, as in Python 3. */
 static Value eval_listcomp(Sema *s, Fn *fn, const Expr *e)
 {
+	if ((e->is_dict || e->is_set) && !s->host_fn) { /* as Triton's code generator; host code has them */
+		diag_error(s->d, e->loc, "%s comprehensions are not supported in a @jit function (Triton has none; host "
+			   "code does)", e->is_dict ? "dict" : "set");
+		return v_err();
+	}
 	Env saved = {0};
 	env_copy(&saved, &fn->env);
 	ValueVec out = {0};
@@ -1176,6 +1181,10 @@ Value eval(Sema *s, Fn *fn, const Expr *e)
 	case EX_LAMBDA: return eval_lambda(s, fn, e);
 	case EX_LISTCOMP: return eval_listcomp(s, fn, e);
 	case EX_SET: {
+		if (!s->host_fn) { /* Triton's code generator has no sets; host code does */
+			diag_error(s->d, e->loc, "set displays are only supported on the right of 'in' (use a tuple)");
+			return v_err();
+		}
 		Value *items = ARENA_NEWN(s->a, Value, (size_t)e->nitems + 1);
 		for (int k = 0; k < e->nitems; k++)
 			if ((items[k] = eval(s, fn, e->items[k])).kind == V_ERR) return items[k];
