@@ -320,6 +320,7 @@ static void scan_stmts(Sema *s, ModScope *m, const Scan *sc, StmtList body)
 			bool item = false; /* D[k] = v: a host statement that rebinds D */
 			for (int k = 0; k < st->ntargets; k++) item |= st->targets[k]->kind == EX_SUBSCRIPT;
 			item |= is_list_method_call(st->assign_value); /* v = d.pop(k) rebinds d too */
+			item |= has_named_expr(st->assign_value);      /* X = (T := 5) + 1 binds T too */
 			if (item) scan_host_stmt(s, m, sc, st);
 			else
 				for (int k = 0; k < st->ntargets; k++)
@@ -327,7 +328,8 @@ static void scan_stmts(Sema *s, ModScope *m, const Scan *sc, StmtList body)
 			break;
 		}
 		case ST_ANNASSIGN:
-			if (st->ann_value) scan_assign_target(s, m, sc, st, st->ann_target, st->ann_value);
+			if (st->ann_value && has_named_expr(st->ann_value)) scan_host_stmt(s, m, sc, st);
+			else if (st->ann_value) scan_assign_target(s, m, sc, st, st->ann_target, st->ann_value);
 			break;
 		case ST_IMPORT:
 			for (int k = 0; k < st->nnames; k++) {
@@ -3188,6 +3190,31 @@ static char *kernel_symbol(Arena *a, const char *name)
 	return sym;
 }
 
+/* The module's top-level `assert cond, msg` statements, which Python runs at
+ * import: one whose condition tile evaluates to false is an error (the module
+ * would not import). A condition tile cannot evaluate (host data such as
+ * torch's) is left alone, as are asserts inside a module-level if/try. */
+static bool run_module_asserts(Sema *s, ModScope *m)
+{
+	bool ok = true;
+	if (!m->ast) return ok;
+	for (int i = 0; i < m->ast->body.n; i++) {
+		const Stmt *st = m->ast->body.items[i];
+		if (st->kind != ST_ASSERT) continue;
+		bool failed;
+		Value v = module_expr_quiet(s, m, st->test, &failed);
+		if (failed || v.kind != V_CONST || const_truthy(v.c)) continue;
+		Value msg = st->msg ? module_expr_quiet(s, m, st->msg, &failed) : v_none();
+		if (st->msg && !failed) msg = py_str_value(s, msg, false, st->loc);
+		s->py_errors++;
+		ok = false;
+		diag_error(s->d, st->loc, "module-level assertion failed%s%s (an AssertionError in Python, at import)",
+			   st->msg && !failed && msg.kind == V_CONST ? ": " : "",
+			   st->msg && !failed && msg.kind == V_CONST && msg.c.s ? msg.c.s : "");
+	}
+	return ok;
+}
+
 TirFunc *sema_kernel(SemaCtx *c, const Module *m, const char *kernel, const SpecArg *args, int nargs)
 {
 	Sema s;
@@ -3213,7 +3240,7 @@ TirFunc *sema_kernel(SemaCtx *c, const Module *m, const char *kernel, const Spec
 	fn_init(&s, &fn, def, ms->cls ? ms->parent : ms, true);
 	vec_push(&s.callstack, def);
 	KDeco kd;
-	if (kernel_decorators(&s, ms, def, &kd) && bind_kernel_params(&s, &fn, def, args, nargs, &kd))
+	if (run_module_asserts(&s, ms->cls ? ms->parent : ms) && kernel_decorators(&s, ms, def, &kd) && bind_kernel_params(&s, &fn, def, args, nargs, &kd))
 		exec_body(&s, &fn, &def->body, true);
 	fn_free(&fn);
 	SrcLoc end = {0};

@@ -334,6 +334,7 @@ bool has_decorator(const FuncDef *def, const char *name);
 bool sema_is_jit(Sema *s, const FuncDef *fn); /* decorated @jit/@autotune/@heuristics (or an alias) */
 Value resolve_module_path(Sema *s, ModScope *from, const char *dotted, int level, SrcLoc loc);
 Value *env_find(Env *e, const char *name);
+bool has_named_expr(const Expr *e); /* e holds a walrus (x := v), which binds x */
 bool is_list_method_call(const Expr *e); /* NAME.append(...), NAME.update(...): rebinds NAME */
 void env_set(Env *e, const char *name, Value v);
 void env_copy(Env *dst, const Env *src);

@@ -145,6 +145,15 @@ static void named_expr_targets(const Expr *e, NameVec *out)
 	}
 }
 
+bool has_named_expr(const Expr *e)
+{
+	NameVec v = {0};
+	named_expr_targets(e, &v);
+	bool any = v.len > 0;
+	vec_free(&v);
+	return any;
+}
+
 static void assigned_names(const StmtList *l, NameVec *out)
 {
 	for (int i = 0; i < l->n; i++) {
