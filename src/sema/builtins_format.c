@@ -265,7 +265,12 @@ static void float_body(StrBuf *o, double x, char t, int prec, bool alt, bool add
 	if (lt == 'r') {
 		char buf[40];
 		py_float_repr(x, buf, sizeof buf);
-		sb_puts(o, buf);
+		char *ep = strchr(buf, 'e');
+		if (alt && ep && !strchr(buf, '.')) { /* '#' keeps the point: 1.e+16 */
+			sb_putn(o, buf, (size_t)(ep - buf));
+			sb_putc(o, '.');
+			sb_puts(o, ep);
+		} else sb_puts(o, buf);
 		return;
 	}
 	if (lt == 'e' || lt == 'f') {
@@ -318,7 +323,7 @@ static bool fmt_float(Sema *s, StrBuf *b, double x, const FmtSpec *f, SrcLoc loc
 	StrBuf m = {0};
 	float_body(&m, fabs(x), t, prec, f->alt, add_dot0);
 	if (pct) sb_putc(&m, '%');
-	if (f->z && neg) { /* -0.0 and what rounds to it lose the sign */
+	if (f->z && neg && isfinite(x)) { /* -0.0 and what rounds to it lose the sign */
 		bool zero = true;
 		for (const char *q = m.s; *q && *q != 'e' && *q != 'E'; q++) zero &= !(*q >= '1' && *q <= '9');
 		neg = !zero;
