@@ -255,7 +255,7 @@ static bool fstr_field(Parser *p, Token t, const char *open, const char *b, bool
 	if (!x)
 		return false;
 	if (conv)
-		x = fstr_call(p, x->loc, conv == 's' ? "str" : "repr", &x, 1);
+		x = fstr_call(p, x->loc, conv == 's' ? "str" : conv == 'r' ? "repr" : "ascii", &x, 1);
 	if (spec) {
 		ExprVec sp = {0};
 		if (!fstr_body(p, t, spec, close, raw, nest + 1, &sp))

@@ -515,7 +515,7 @@ static bool format_field(Sema *s, StrBuf *b, const char *a, const char *e, FmtAr
 		char conv[2] = {q[1], 0};
 		if (q + 2 < e && q[2] != ':') return fmt_fail(s, loc, "ValueError", "expected ':' after conversion specifier", "");
 		if (!strchr("rsa", conv[0])) return fmt_fail(s, loc, "ValueError", "Unknown conversion specifier %s", conv);
-		v = py_str_value(s, v, conv[0] != 's', loc);
+		v = conv[0] == 'a' ? py_ascii_value(s, v, loc) : py_str_value(s, v, conv[0] != 's', loc);
 		if (v.kind == V_ERR) return false;
 		q += 2;
 	}

@@ -236,6 +236,35 @@ static Value b_itemgetter_call(Sema *s, Call *c, int extra)
 	return v_tuple(s, out, keys.n);
 }
 
+/* ascii(v): repr(v) with its non-ASCII characters escaped, \xNN, \uNNNN or
+ * \UNNNNNNNN, as Python's ascii() and the !a / %a conversions write it */
+Value py_ascii_value(Sema *s, Value v, SrcLoc loc)
+{
+	Value r = py_str_value(s, v, true, loc);
+	if (r.kind == V_ERR || !r.c.s) return r;
+	StrBuf b = {0};
+	for (const unsigned char *u = (const unsigned char *)r.c.s; *u;) {
+		if (*u < 0x80) {
+			sb_putc(&b, (char)*u++);
+			continue;
+		}
+		int n = *u < 0xe0 ? 2 : *u < 0xf0 ? 3 : 4;
+		uint32_t cp = *u & (n == 2 ? 0x1f : n == 3 ? 0x0f : 0x07);
+		for (int i = 1; i < n && u[i]; i++) cp = cp << 6 | (u[i] & 0x3f);
+		u += n;
+		sb_printf(&b, cp < 0x100 ? "\\x%02x" : cp < 0x10000 ? "\\u%04x" : "\\U%08x", (unsigned)cp);
+	}
+	Value out = v_str(arena_strdup(s->a, b.s ? b.s : ""));
+	sb_free(&b);
+	return out;
+}
+
+static Value b_ascii(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	return py_ascii_value(s, c->a[0], c->at[0]);
+}
+
 /* ---- hasattr, type, chr, ord --------------------------------------------------------------- */
 
 static Value b_hasattr(Sema *s, Call *c, int extra)
@@ -357,6 +386,7 @@ const Builtin builtins_pyhost[] = {
     {"hasattr", "object,name", b_hasattr, 0, BF_PY},
     {"type", "object", b_type, 0, BF_PY},
     {"chr", "i", b_chr_ord, 0, BF_PY},
+    {"ascii", "obj", b_ascii, 0, BF_PY},
     {"ord", "c", b_chr_ord, 1, BF_PY},
     {NULL, NULL, NULL, 0, 0},
 };

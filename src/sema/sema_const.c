@@ -157,9 +157,10 @@ static void pct_pad(StrBuf *b, PctSpec ps, const char *head, const char *body, i
 	for (int i = 0; ps.minus && i < pad; i++) sb_putc(b, ' ');
 }
 
-/* %o %x %X of an integer as Python writes them: a '-' for a negative number (or
+/* %d %o %x %X of an integer as Python writes them: a '-' for a negative number (or
  * '+' / ' ' by the flags), the '#' prefix 0o / 0x / 0X, then the digits at
- * least `.prec` long (C's %x would print a negative number's two's complement) */
+ * least `.prec` long, the '0' flag padding even with a precision (C's %x would
+ * print a negative number's two's complement, C's %.0d of 0 nothing) */
 static void percent_radix(StrBuf *b, const char *spec, char conv, ConstVal c)
 {
 	PctSpec ps = pct_spec(spec);
@@ -167,8 +168,8 @@ static void percent_radix(StrBuf *b, const char *spec, char conv, ConstVal c)
 	unsigned long long mag = neg ? 0 - (uint64_t)c.i : (uint64_t)c.i;
 	char head[8], digits[32];
 	snprintf(head, sizeof head, "%s%s", neg ? "-" : ps.plus ? "+" : ps.space ? " " : "",
-		 !ps.alt ? "" : conv == 'o' ? "0o" : conv == 'x' ? "0x" : "0X");
-	snprintf(digits, sizeof digits, conv == 'o' ? "%llo" : conv == 'x' ? "%llx" : "%llX", mag);
+		 !ps.alt || conv == 'd' ? "" : conv == 'o' ? "0o" : conv == 'x' ? "0x" : "0X");
+	snprintf(digits, sizeof digits, conv == 'd' ? "%llu" : conv == 'o' ? "%llo" : conv == 'x' ? "%llx" : "%llX", mag);
 	StrBuf body = {0};
 	for (int i = (int)strlen(digits); i < ps.prec; i++) sb_putc(&body, '0');
 	sb_puts(&body, digits);
@@ -183,10 +184,16 @@ static bool percent_one(Sema *s, StrBuf *b, const char *spec, char conv, Value v
 {
 	char f[48];
 	if (strchr("sra", conv)) {
-		Value t = py_str_value(s, v, conv != 's', loc);
+		Value t = conv == 'a' ? py_ascii_value(s, v, loc) : py_str_value(s, v, conv != 's', loc);
 		if (t.kind == V_ERR) return false;
-		snprintf(f, sizeof f, "%ss", spec);
-		sb_printf(b, f, t.c.s ? t.c.s : "");
+		/* the precision and width count characters, not bytes (C's %s would) */
+		PctSpec ps = pct_spec(spec);
+		const char *str = t.c.s ? t.c.s : "", *end = str;
+		int n = 0;
+		for (; *end && (ps.prec < 0 || n < ps.prec); n++)
+			for (end++; ((unsigned char)*end & 0xc0) == 0x80; end++) {}
+		char *cut = arena_strndup(s->a, str, (size_t)(end - str));
+		pct_pad(b, ps, "", cut, n, false);
 		return true;
 	}
 	bool num = v.kind == V_CONST && (v.c.kind == CV_INT || v.c.kind == CV_BOOL || v.c.kind == CV_FLOAT);
@@ -202,8 +209,9 @@ static bool percent_one(Sema *s, StrBuf *b, const char *spec, char conv, Value v
 			diag_error(s->d, loc, "%%%c format of %g: tile's integers have 64 bits", conv, d);
 			return false;
 		}
-		snprintf(f, sizeof f, v.c.u64 ? "%sllu" : "%slld", spec);
-		sb_printf(b, f, intlike ? (long long)v.c.i : (long long)d);
+		ConstVal iv = v.c;
+		if (!intlike) iv = (ConstVal){.kind = CV_INT, .i = (int64_t)d};
+		percent_radix(b, spec, 'd', iv);
 	} else if (strchr("oxX", conv)) {
 		percent_radix(b, spec, conv, v.c);
 	} else if (conv == 'c') {

@@ -392,6 +392,7 @@ Value str_percent(Sema *s, const char *fmt, Value args, SrcLoc loc);
 /* format(v, spec): Python's format-spec mini-language (builtins_format.c) */
 Value py_format(Sema *s, Value v, const char *spec, SrcLoc loc);
 bool attr_quiet(Sema *s, Value obj, const char *name, SrcLoc loc, Value *out); /* hasattr */
+Value py_ascii_value(Sema *s, Value v, SrcLoc loc); /* ascii(v) */
 
 /* ---- sema_types.c ---- */
 ValId emit(Sema *s, TirOpKind k, SrcLoc loc, const ValId *in, int nin, Type out);
