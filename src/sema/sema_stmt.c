@@ -1053,6 +1053,23 @@ static Flow exec_unrolled(Sema *s, Fn *fn, const Stmt *st, Value lo, Value hi, V
 	return exec_body(s, fn, &st->for_orelse, false); /* for ... else: run when no break ended the loop */
 }
 
+/* A loop's num_stages: None (Triton's default) is the kernel's (0 here); 0
+ * and 1 do not pipeline, as in Triton; above that the kernel option's limit
+ * of 8, so a stray 1000 or 2**32 + 2 is neither a pipeline of hundreds of
+ * stages nor cut to an int (2). */
+static bool loop_stages(Sema *s, Fn *fn, const Expr *e, int64_t *stages)
+{
+	Value v = eval(s, fn, e);
+	if (v_is_none(v)) return true;
+	if (!as_const_int(s, v, e->loc, "num_stages", stages)) return false;
+	if (*stages >= 0 && *stages <= 8) {
+		*stages = *stages ? *stages : 1;
+		return true;
+	}
+	diag_error(s->d, e->loc, "num_stages must be between 0 and 8, got %lld", (long long)*stages);
+	return false;
+}
+
 static bool iter_call(Sema *s, Fn *fn, const Expr *it, const char **kind, Value *bounds, int *nb, int64_t *stages)
 {
 	if (it->kind != EX_CALL) return false;
@@ -1072,7 +1089,7 @@ static bool iter_call(Sema *s, Fn *fn, const Expr *it, const char **kind, Value 
 	for (int i = 0; i < it->nkwargs; i++) {
 		const char *k = it->kwargs[i].name;
 		if (!strcmp(k, "num_stages")) {
-			if (!eval_const_int(s, fn, it->kwargs[i].value, "num_stages", stages)) *nb = -1;
+			if (!loop_stages(s, fn, it->kwargs[i].value, stages)) *nb = -1;
 		} else if (!strcmp(k, "loop_unroll_factor") || !strcmp(k, "warp_specialize") || !strcmp(k, "flatten") ||
 			   !strcmp(k, "disallow_acc_multi_buffer") || !strcmp(k, "disable_licm")) {
 			(void)eval(s, fn, it->kwargs[i].value);
