@@ -67,7 +67,7 @@ static Value full_impl(Sema *s, int rank, const int32_t *shape, Value v, Type dt
 			return v_err();
 		}
 		Type t = shaped((DType)dt.dt, rank, shape);
-		double f = v.c.kind == CV_FLOAT ? v.c.f : (double)v.c.i;
+		double f = const_as_double(v.c);
 		int64_t i = v.c.i;
 		if (v.c.kind == CV_FLOAT && !dtype_is_int((DType)dt.dt)) {
 			i = 0; /* a float tile: only f is used */
@@ -789,7 +789,7 @@ static bool pymath_arg(Sema *s, Call *c, int i, double *out)
 	Value v = c->a[i];
 	if (v.kind == V_ERR) return false;
 	if (v.kind == V_CONST && (v.c.kind == CV_INT || v.c.kind == CV_BOOL)) {
-		*out = (double)v.c.i;
+		*out = const_as_double(v.c);
 		return true;
 	}
 	if (v.kind == V_CONST && v.c.kind == CV_FLOAT) {
@@ -1458,9 +1458,10 @@ static Value b_py_conv(Sema *s, Call *c, int extra)
 		diag_error(s->d, c->at[0], "'%s' needs a constexpr number, got %s", c->name, v_describe(s, v));
 		return v_err();
 	}
-	double f = v.c.kind == CV_FLOAT ? v.c.f : (double)v.c.i;
+	double f = const_as_double(v.c);
 	switch (extra) {
 	case 0:
+		if (v.c.kind == CV_INT) return v; /* 2**63 stays 2**63 */
 		if (v.c.kind != CV_FLOAT) return v_int(v.c.i);
 		if (!isfinite(f)) {
 			diag_error(s->d, c->at[0], "cannot convert %g to int", f);

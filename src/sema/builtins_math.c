@@ -16,7 +16,7 @@ static Value math_op(Sema *s, MathFn m, const ValId *in, int n, Type out, SrcLoc
 static bool float_arg(Sema *s, Call *c, int i, ValId *x)
 {
 	Value v = c->a[i];
-	if (v.kind == V_CONST && (v.c.kind == CV_INT || v.c.kind == CV_BOOL)) v = v_float((double)v.c.i);
+	if (v.kind == V_CONST && (v.c.kind == CV_INT || v.c.kind == CV_BOOL)) v = v_float(const_as_double(v.c));
 	c->a[i] = v;
 	if (!arg_tensor(s, c, i, x)) return false;
 	Type t = vtype(s, *x);

@@ -88,8 +88,8 @@ static Value b_divmod(Sema *s, Call *c, int extra)
 	if (!num_arg(s, c, 0) || !num_arg(s, c, 1)) return v_err();
 	Value a = c->a[0], b = c->a[1], r[2];
 	if (a.c.kind == CV_FLOAT || b.c.kind == CV_FLOAT) {
-		double x = a.c.kind == CV_FLOAT ? a.c.f : a.c.u64 ? (double)(uint64_t)a.c.i : (double)a.c.i;
-		double y = b.c.kind == CV_FLOAT ? b.c.f : b.c.u64 ? (double)(uint64_t)b.c.i : (double)b.c.i;
+		double x = const_as_double(a.c);
+		double y = const_as_double(b.c);
 		if (y == 0.0) {
 			s->py_errors++;
 			diag_error(s->d, c->loc, "float divmod() by zero (a ZeroDivisionError in Python)");

@@ -2754,7 +2754,7 @@ static bool perf_estimate(Sema *s, Fn *fn, const KDeco *kd, Value named, Value c
 		first->msg = arena_printf(s->a, "it returned %s, not a number", v_describe(s, r));
 		return false;
 	}
-	*t = r.c.kind == CV_FLOAT ? r.c.f : (double)r.c.i;
+	*t = const_as_double(r.c);
 	return true;
 }
 

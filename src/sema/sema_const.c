@@ -25,7 +25,7 @@ bool const_truthy(ConstVal c)
 
 static bool is_num(ConstVal c) { return c.kind == CV_INT || c.kind == CV_BOOL || c.kind == CV_FLOAT; }
 static bool is_int(ConstVal c) { return c.kind == CV_INT || c.kind == CV_BOOL; }
-static double as_f(ConstVal c)
+double const_as_double(ConstVal c)
 {
 	if (c.kind == CV_FLOAT) return c.f;
 	return c.u64 ? (double)(uint64_t)c.i : (double)c.i;
@@ -34,7 +34,7 @@ static double as_f(ConstVal c)
 bool const_eq(ConstVal a, ConstVal b)
 {
 	if (is_num(a) && is_num(b)) {
-		if (a.kind == CV_FLOAT || b.kind == CV_FLOAT) return as_f(a) == as_f(b);
+		if (a.kind == CV_FLOAT || b.kind == CV_FLOAT) return const_as_double(a) == const_as_double(b);
 		return a.i == b.i && a.u64 == b.u64;
 	}
 	if (a.kind != b.kind) return false;
@@ -203,7 +203,7 @@ static bool percent_one(Sema *s, StrBuf *b, const char *spec, char conv, Value v
 			   strchr("oxXc", conv) ? "integer" : "real number", v_describe(s, v));
 		return false;
 	}
-	double d = v.c.kind == CV_FLOAT ? v.c.f : v.c.u64 ? (double)(uint64_t)v.c.i : (double)v.c.i;
+	double d = const_as_double(v.c);
 	if (strchr("diu", conv)) {
 		if (!intlike && !(d >= -9223372036854775808.0 && d < 9223372036854775808.0)) {
 			diag_error(s->d, loc, "%%%c format of %g: tile's integers have 64 bits", conv, d);
@@ -558,7 +558,7 @@ Value const_binop(Sema *s, AstOp op, Value av, Value bv, SrcLoc loc)
 	bool fl = a.kind == CV_FLOAT || b.kind == CV_FLOAT;
 	if (op >= OP_LT && op <= OP_GE) {
 		if (fl) {
-			double x = as_f(a), y = as_f(b);
+			double x = const_as_double(a), y = const_as_double(b);
 			if (isnan(x) || isnan(y)) return v_bool(op == OP_NE);
 			return cmp_result(op, x < y ? -1 : x > y ? 1 : 0);
 		}
@@ -568,41 +568,41 @@ Value const_binop(Sema *s, AstOp op, Value av, Value bv, SrcLoc loc)
 	BigInt x = big_of(a), y = big_of(b), r;
 	switch (op) {
 	case OP_ADD:
-		if (fl) return v_float(as_f(a) + as_f(b));
+		if (fl) return v_float(const_as_double(a) + const_as_double(b));
 		r = big_add(x, y, &ovf);
 		break;
 	case OP_SUB:
-		if (fl) return v_float(as_f(a) - as_f(b));
+		if (fl) return v_float(const_as_double(a) - const_as_double(b));
 		r = big_add(x, big_neg(y), &ovf);
 		break;
 	case OP_MUL:
-		if (fl) return v_float(as_f(a) * as_f(b));
+		if (fl) return v_float(const_as_double(a) * const_as_double(b));
 		r = big_mul(x, y, &ovf);
 		break;
 	case OP_DIV:
-		if (as_f(b) == 0.0) goto div_zero;
-		return v_float(as_f(a) / as_f(b));
+		if (const_as_double(b) == 0.0) goto div_zero;
+		return v_float(const_as_double(a) / const_as_double(b));
 	case OP_FLOORDIV:
-		if (as_f(b) == 0.0) goto div_zero;
+		if (const_as_double(b) == 0.0) goto div_zero;
 		if (fl) {
 			double d, m;
-			py_float_divmod(as_f(a), as_f(b), &d, &m);
+			py_float_divmod(const_as_double(a), const_as_double(b), &d, &m);
 			return v_float(d);
 		}
 		r = big_floordiv(x, y);
 		break;
 	case OP_MOD:
-		if (as_f(b) == 0.0) goto div_zero;
+		if (const_as_double(b) == 0.0) goto div_zero;
 		if (fl) {
 			double d, m;
-			py_float_divmod(as_f(a), as_f(b), &d, &m);
+			py_float_divmod(const_as_double(a), const_as_double(b), &d, &m);
 			return v_float(m);
 		}
 		r = big_mod(x, y);
 		break;
 	case OP_POW:
 		if (fl || y.neg) { /* float ** float, raising as Python does */
-			double u = as_f(a), w = as_f(b), p = pow(u, w);
+			double u = const_as_double(a), w = const_as_double(b), p = pow(u, w);
 			const char *why = NULL;
 			if (u == 0.0 && w < 0.0) why = "0.0 cannot be raised to a negative power";
 			else if (u < 0.0 && isfinite(w) && w != floor(w))

@@ -376,6 +376,9 @@ const char *v_describe(Sema *s, Value v); /* "int32 scalar", "<128xfp32> tile", 
 /* ---- sema_const.c ---- */
 bool const_truthy(ConstVal c);
 bool const_eq(ConstVal a, ConstVal b);
+/* A number constant's value as a double: an int in [2**63, 2**64) (u64) as
+ * that, not as its negative int64 bits. */
+double const_as_double(ConstVal c);
 /* Python semantics on two constexprs (ints, floats, bools, dtypes, None, str).
  * Returns V_ERR after a diagnostic. */
 Value const_binop(Sema *s, AstOp op, Value a, Value b, SrcLoc loc);

@@ -160,7 +160,7 @@ bool const_fits(ConstVal c, DType dt)
 static ValId const_to_ir(Sema *s, ConstVal c, DType dt, SrcLoc loc)
 {
 	Type t = type_scalar(dt);
-	if (dtype_is_float(dt)) return emit_const(s, t, 0, c.kind == CV_FLOAT ? c.f : (double)c.i, loc);
+	if (dtype_is_float(dt)) return emit_const(s, t, 0, const_as_double(c), loc);
 	if (c.kind == CV_FLOAT) return emit_const(s, t, (int64_t)c.f, 0, loc);
 	if (dt == DT_I1) return emit_const(s, t, c.i != 0, 0, loc);
 	return emit_const(s, t, c.i, 0, loc);
