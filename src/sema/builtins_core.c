@@ -1429,6 +1429,54 @@ static Value int_of_str(Sema *s, Call *c, const char *text, int64_t base)
 	return m > (uint64_t)INT64_MAX ? v_uint64(m) : v_int((int64_t)m);
 }
 
+/* Whether p[0..n) is word in any case. */
+static bool word_is(const char *p, size_t n, const char *word)
+{
+	if (strlen(word) != n) return false;
+	for (size_t i = 0; i < n; i++)
+		if (tolower((unsigned char)p[i]) != word[i]) return false;
+	return true;
+}
+
+/* float(text) as Python reads it: whitespace around, a sign, then inf,
+ * infinity or nan in any case, or decimal digits (single '_' between two
+ * digits) with a point and an exponent. A ValueError otherwise: strtod alone
+ * took hex ("0x10" was 16.0) and "nan(...)", and refused " 1.5" and "1_0". */
+static Value float_of_str(Sema *s, Call *c, const char *text)
+{
+	const char *p = text, *end = text + strlen(text);
+	while (p < end && strchr(" \t\n\r\v\f", *p)) p++;
+	while (end > p && strchr(" \t\n\r\v\f", end[-1])) end--;
+	const char *num = p;
+	if (p < end && (*p == '-' || *p == '+')) p++;
+	size_t n = (size_t)(end - p);
+	char *buf = arena_alloc(s->a, (size_t)(end - num) + 1), *w = buf;
+	bool ok = n > 0;
+	if (word_is(p, n, "inf") || word_is(p, n, "infinity") || word_is(p, n, "nan")) {
+		double v = (p[0] | 32) == 'n' ? NAN : INFINITY;
+		return v_float(num < p && *num == '-' && !isnan(v) ? -v : v); /* float("-nan") is nan */
+	}
+	for (const char *q = num; q < end && ok; q++) {
+		bool digit = *q >= '0' && *q <= '9';
+		if (*q == '_')
+			ok = q > num && q[-1] >= '0' && q[-1] <= '9' && q + 1 < end && q[1] >= '0' && q[1] <= '9';
+		else if (digit || strchr("+-.eE", *q))
+			*w++ = *q;
+		else
+			ok = false;
+	}
+	*w = 0;
+	char *stop;
+	double d = ok ? strtod(buf, &stop) : 0;
+	if (!ok || stop == buf || *stop) {
+		s->py_errors++;
+		diag_error(s->d, c->at[0], "could not convert string to float: %s (a ValueError in Python)",
+			   py_repr_str(s, text).c.s);
+		return v_err();
+	}
+	return v_float(d);
+}
+
 static Value b_py_conv(Sema *s, Call *c, int extra)
 {
 	Value v = c->a[0];
@@ -1444,15 +1492,7 @@ static Value b_py_conv(Sema *s, Call *c, int extra)
 		}
 		return int_of_str(s, c, v.c.s ? v.c.s : "", base);
 	}
-	if (v.kind == V_CONST && v.c.kind == CV_STR && extra == 1) {
-		const char *t = v.c.s;
-		if (!strcmp(t, "inf") || !strcmp(t, "+inf") || !strcmp(t, "infinity")) return v_float(INFINITY);
-		if (!strcmp(t, "-inf") || !strcmp(t, "-infinity")) return v_float(-INFINITY);
-		if (!strcmp(t, "nan")) return v_float(NAN);
-		char *end;
-		double d = strtod(t, &end);
-		if (*t && !*end) return v_float(d);
-	}
+	if (v.kind == V_CONST && v.c.kind == CV_STR && extra == 1) return float_of_str(s, c, v.c.s ? v.c.s : "");
 	if (v.kind != V_CONST || v.c.kind == CV_STR || v.c.kind == CV_NONE || v.c.kind == CV_DTYPE) {
 		if (extra == 2 && v.kind != V_TENSOR) return v_bool(value_truthy(v));
 		diag_error(s->d, c->at[0], "'%s' needs a constexpr number, got %s", c->name, v_describe(s, v));
