@@ -97,4 +97,19 @@ for t in cpu cuda-emu; do
 	has "$tmp/err" "assert.py:6: $pre (program (0, 0, 0), thread 0)"
 done
 
+# tile run of a kernel whose decorators fail: their error (or why a config
+# could not be read), not "missing argument 'B'" for the parameter they set,
+# as tile compile and tile_kernel_get report it
+for deco in '@triton.autotune(configs=None, key=["N"])' '@triton.heuristics(5)' \
+	'@triton.autotune(configs=[triton.Config(5)], key=["N"])'; do
+	printf 'import triton\nimport triton.language as tl\n%s\n@triton.jit\ndef k(X, N, B: tl.constexpr):\n    o = tl.arange(0, B)\n    tl.store(X + o, 1.0, mask=o < N)\n' \
+		"$deco" >"$tmp/deco.py"
+	expect 1 $TILE run "$tmp/deco.py" k --target cpu X=@"$tmp/one.npy" N=64
+	case $deco in
+	*None*) has "$tmp/err" "deco.py:3:26: error: configs of @triton.autotune must be a list of triton.Config, got None" ;;
+	*5\)) has "$tmp/err" "deco.py:3:20: error: @triton.heuristics takes a dict of parameter name -> function, got int" ;;
+	*) has "$tmp/err" "missing argument 'B' for kernel 'k'; the @triton.autotune configs at line 3 could not be evaluated" ;;
+	esac
+done
+
 finish

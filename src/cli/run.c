@@ -892,17 +892,22 @@ static int bind_all(tile_context *ctx, tile_module *mod, const char *kernel, con
 		cli_report(ctx);
 		return EXIT_USER;
 	}
+	const KernelInfo *ki = api_find_kernel(mod, kernel);
+	if (ki->deco_error) { /* the decorators decide what the arguments mean: their error first */
+		fputs(ki->deco_error, stderr);
+		return EXIT_USER;
+	}
 	int rc = check_names(c, kernel, p, np);
 	if (rc)
 		return rc;
-	const KernelInfo *ki = api_find_kernel(mod, kernel);
 	int last = 0;
 	for (int i = 0; i < np; i++) {
 		if (find_binding(c, p[i].name) || option_arg(c, &p[i]))
 			last = i + 1;
 		else if (!p[i].has_default) {
-			fprintf(stderr, "tile: error: missing argument '%s' for kernel '%s'\n",
-			        p[i].name, kernel);
+			/* deco_note: why a decorator that would set it could not be read */
+			fprintf(stderr, "tile: error: missing argument '%s' for kernel '%s'%s%s\n",
+			        p[i].name, kernel, ki->deco_note ? "; " : "", ki->deco_note ? ki->deco_note : "");
 			rc = EXIT_USER;
 		}
 	}
