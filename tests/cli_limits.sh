@@ -24,6 +24,22 @@ has "$tmp/err" "is too large: more than 524288 values"
 # a range() rebuilt for every item of a comprehension
 limited tests/golden/sema/err_range_work.tile k '*i32'
 has "$tmp/err" "compile-time evaluation takes more than"
+# a 1 MB string built 4000 times (4 GB): strings cost work by their length,
+# as a concatenation did ("internal compiler error in memory: out of memory")
+cat >"$tmp/strs.tile" <<'EOF'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def k(Y):
+    for i in tl.static_range(4000):
+        u = "a".center(1000000 - i)
+    tl.store(Y, 1)
+EOF
+limited "$tmp/strs.tile" k '*i32'
+has "$tmp/err" "strs.tile:8:13: error: compile-time evaluation takes more than"
+
 # a tuple sharing its items (t = (t, t), 2^100 leaves) carried by a loop: its
 # leaves were listed before the value limit was checked (17 s, then "internal
 # compiler error in memory: out of memory"; 14 GB without a limit)

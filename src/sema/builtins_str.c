@@ -56,9 +56,33 @@ static Value str_take(Sema *s, StrBuf *b)
 	return r;
 }
 
-static Value list_of(Sema *s, const Value *items, int n)
+/* The same for a string that may outgrow its operands (join, replace,
+ * center...): a step per 16 characters, as a concatenation costs, so one
+ * made in a loop ("a".center(10**6) 4000 times: 4 GB) stops at the work
+ * limit. */
+static Value str_take_work(Sema *s, SrcLoc loc, StrBuf *b)
 {
-	Value r = v_tuple(s, items, n);
+	if (sema_work(s, (int64_t)(b->len / 16), loc)) return str_take(s, b);
+	sb_free(b);
+	return v_err();
+}
+
+/* Whether a list of n items may be built at loc: the limit tuple_grow has,
+ * and a step per item (str.split of 500k parts took 330 MB). */
+static bool items_room(Sema *s, size_t n, SrcLoc loc)
+{
+	if (n > TUPLE_MAX_ITEMS) {
+		s->py_errors++;
+		diag_error(s->d, loc, "a list built at compile time grows past %d items", TUPLE_MAX_ITEMS);
+		return false;
+	}
+	return sema_work(s, (int64_t)n, loc);
+}
+
+static Value list_of(Sema *s, const Value *items, size_t n, SrcLoc loc)
+{
+	if (!items_room(s, n, loc)) return v_err();
+	Value r = v_tuple(s, items, (int)n);
 	r.list = true;
 	return r;
 }
@@ -282,13 +306,13 @@ static Value b_strip(Sema *s, Call *c, int side)
 }
 
 /* S.split() / S.rsplit() without a separator: runs of whitespace; extra 1: from the right */
-static Value split_ws(Sema *s, const char *str, int64_t maxsplit, bool right)
+static Value split_ws(Sema *s, const char *str, int64_t maxsplit, bool right, SrcLoc loc)
 {
 	int32_t len = (int32_t)strlen(str);
 	VEC(Value) parts = {0};
 	if (!right) {
 		int32_t i = 0;
-		for (;;) {
+		while (parts.len <= TUPLE_MAX_ITEMS) {
 			while (i < len && is_space((unsigned char)str[i])) i++;
 			if (i == len) break;
 			int32_t j = i;
@@ -299,7 +323,7 @@ static Value split_ws(Sema *s, const char *str, int64_t maxsplit, bool right)
 		}
 	} else {
 		int32_t j = len;
-		for (;;) {
+		while (parts.len <= TUPLE_MAX_ITEMS) {
 			while (j > 0 && is_space((unsigned char)str[j - 1])) j--;
 			if (j == 0) break;
 			int32_t i = j;
@@ -314,7 +338,7 @@ static Value split_ws(Sema *s, const char *str, int64_t maxsplit, bool right)
 			parts.data[parts.len - 1 - k] = t;
 		}
 	}
-	Value r = list_of(s, parts.data, (int)parts.len);
+	Value r = list_of(s, parts.data, parts.len, loc);
 	vec_free(&parts);
 	return r;
 }
@@ -326,7 +350,7 @@ static Value b_split(Sema *s, Call *c, int right)
 	bool set;
 	if (given(c, 1) && !(sep = str_arg(s, c, 1))) return v_err();
 	if (!opt_int(s, c, 2, &maxsplit, &set)) return v_err();
-	if (!sep) return split_ws(s, str, maxsplit, right);
+	if (!sep) return split_ws(s, str, maxsplit, right, c->loc);
 	size_t sl = strlen(sep), len = strlen(str);
 	if (!sl) {
 		s->py_errors++;
@@ -336,14 +360,14 @@ static Value b_split(Sema *s, Call *c, int right)
 	VEC(Value) parts = {0};
 	if (!right) {
 		const char *p = str, *q;
-		while ((maxsplit < 0 || (int64_t)parts.len < maxsplit) && (q = strstr(p, sep))) {
+		while ((maxsplit < 0 || (int64_t)parts.len < maxsplit) && parts.len <= TUPLE_MAX_ITEMS && (q = strstr(p, sep))) {
 			vec_push(&parts, v_str(substr(s, p, 0, (int32_t)(q - p))));
 			p = q + sl;
 		}
 		vec_push(&parts, v_str(p));
 	} else {
 		size_t end = len; /* search backwards for sep ending at or before end */
-		while (maxsplit < 0 || (int64_t)parts.len < maxsplit) {
+		while ((maxsplit < 0 || (int64_t)parts.len < maxsplit) && parts.len <= TUPLE_MAX_ITEMS) {
 			size_t at = end + 1;
 			for (size_t i = end >= sl ? end - sl + 1 : 0; i-- > 0;)
 				if (!memcmp(str + i, sep, sl)) {
@@ -361,16 +385,18 @@ static Value b_split(Sema *s, Call *c, int right)
 			parts.data[parts.len - 1 - k] = t;
 		}
 	}
-	Value r = list_of(s, parts.data, (int)parts.len);
+	Value r = list_of(s, parts.data, parts.len, c->loc);
 	vec_free(&parts);
 	return r;
 }
 
 /* the characters of a string as strings (what iterating over it gives) */
-Value str_chars(Sema *s, const char *str)
+Value str_chars(Sema *s, const char *str, SrcLoc loc)
 {
 	int32_t *o;
 	int n = cp_offsets(s, str, &o);
+	/* a list like any other: tuple("a" * 2**20) built a million items (900 MB) */
+	if (!items_room(s, (size_t)n, loc)) return v_err();
 	Value *items = ARENA_NEWN(s->a, Value, (size_t)n + 1);
 	for (int i = 0; i < n; i++) items[i] = v_str(substr(s, str, o[i], o[i + 1]));
 	return v_tuple(s, items, n);
@@ -384,7 +410,7 @@ static Value b_join(Sema *s, Call *c, int extra)
 	if (it.kind == V_ERR) return it;
 	const Value *items;
 	int n;
-	if (v_is_const(it, CV_STR)) it = str_chars(s, it.c.s ? it.c.s : "");
+	if (v_is_const(it, CV_STR)) it = str_chars(s, it.c.s ? it.c.s : "", c->at[1]);
 	if (!const_iter_items(s, it, c->at[1], &items, &n)) return v_err();
 	StrBuf b = {0};
 	for (int i = 0; i < n; i++) {
@@ -403,7 +429,7 @@ static Value b_join(Sema *s, Call *c, int extra)
 			return v_err();
 		}
 	}
-	return str_take(s, &b);
+	return str_take_work(s, c->loc, &b);
 }
 
 static Value b_replace(Sema *s, Call *c, int extra)
@@ -439,7 +465,7 @@ static Value b_replace(Sema *s, Call *c, int extra)
 		diag_error(s->d, c->loc, "'%s' gives more than %d characters", c->name, STR_MAX_LEN);
 		return v_err();
 	}
-	return str_take(s, &b);
+	return str_take_work(s, c->loc, &b);
 }
 
 /* The byte range [*lo, *hi) of self that start/end (arguments 2 and 3, code
@@ -595,7 +621,7 @@ static Value b_justify(Sema *s, Call *c, int op)
 	for (int64_t i = 0; i < left; i++) sb_puts(&b, fill);
 	sb_puts(&b, body);
 	for (int64_t i = left; i < marg; i++) sb_puts(&b, fill);
-	return str_take(s, &b);
+	return str_take_work(s, c->loc, &b);
 }
 
 /* the length in bytes of a line boundary at p (0 if none): \n \r \r\n \v \f

@@ -106,7 +106,7 @@ bool sema_work(Sema *s, int64_t n, SrcLoc loc)
 		s->too_much_work = true;
 		diag_error(s->d, loc,
 			   "compile-time evaluation takes more than %d steps (statements, unrolled tl.static_range "
-			   "iterations, inlined calls, comprehension items, tuple items built; nested loops multiply)",
+			   "iterations, inlined calls, comprehension items, tuple items and strings built; nested loops multiply)",
 			   SEMA_MAX_WORK);
 		sema_note_limit(s);
 	}

@@ -304,7 +304,7 @@ Value str_percent(Sema *s, const char *fmt, Value args, SrcLoc loc)
 		sb_free(&b);
 		return v_err();
 	}
-	Value r = v_str(arena_strdup(s->a, b.s ? b.s : ""));
+	Value r = sema_work(s, (int64_t)(b.len / 16), loc) ? v_str(arena_strdup(s->a, b.s ? b.s : "")) : v_err();
 	sb_free(&b);
 	return r;
 }

@@ -481,7 +481,8 @@ bool const_iter_items(Sema *s, Value v, SrcLoc loc, const Value **items, int *n)
 		if (members.kind == V_ERR) return false;
 		v = members;
 	}
-	if (v_is_const(v, CV_STR)) v = str_chars(s, v.c.s ? v.c.s : ""); /* for ch in S */
+	if (v_is_const(v, CV_STR)) v = str_chars(s, v.c.s ? v.c.s : "", loc); /* for ch in S */
+	if (v.kind == V_ERR) return false;
 	if ((v.kind == V_TUPLE || v.kind == V_DICT) && !v_is_enum_member(v)) {
 		if (v.kind == V_TUPLE && comp_runtime(v)) {
 			comp_runtime_err(s, loc);

@@ -614,7 +614,7 @@ int64_t str_length(const char *str);
 Value str_index(Sema *s, const char *str, int64_t i, SrcLoc loc);
 Value str_slice(Sema *s, const char *str, const int64_t *lo, const int64_t *hi, const int64_t *step, SrcLoc loc);
 Value str_contains(Sema *s, Value needle, const char *hay, SrcLoc loc); /* needle in hay */
-Value str_chars(Sema *s, const char *str); /* a tuple of its characters */
+Value str_chars(Sema *s, const char *str, SrcLoc loc); /* a tuple of its characters (V_ERR past the list limit) */
 Value py_repr_str(Sema *s, const char *str);
 /* Python's slice.indices for a sequence of len items (a part absent: NULL):
  * the first index, the step and the count; false for a zero step */

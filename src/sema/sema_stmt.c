@@ -1244,7 +1244,7 @@ static Flow exec_for(Sema *s, Fn *fn, const Stmt *st)
 	if ((it.kind == V_MODULE && enum_class_items(s, it.mod, &members)) /* for m in Color */
 	    || enum_flag_items(s, it, &members)) /* for m in Perm.R | Perm.W */
 		it = members;
-	else if (v_is_const(it, CV_STR)) it = str_chars(s, it.c.s ? it.c.s : ""); /* for ch in S */
+	else if (v_is_const(it, CV_STR)) it = str_chars(s, it.c.s ? it.c.s : "", st->iter->loc); /* for ch in S */
 	if (it.kind == V_ERR) return FLOW_NEXT;
 	if (it.kind != V_TUPLE) {
 		diag_error(s->d, st->iter->loc, "only range, tl.range, tl.static_range and tuples can be iterated over");

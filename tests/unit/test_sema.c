@@ -396,7 +396,7 @@ static void test_errors(void)
 	    "@triton.heuristics({'N': n})\n@triton.jit\ndef k(x, N: tl.constexpr):\n    tl.store(x, N)\n",
 	    "k", "*i32",
 	    "9:16: compile-time evaluation takes more than 2097152 steps (statements, unrolled tl.static_range "
-	    "iterations, inlined calls, comprehension items, tuple items built; nested loops multiply)");
+	    "iterations, inlined calls, comprehension items, tuple items and strings built; nested loops multiply)");
 	ERR("import triton\nimport triton.language as tl\ndef mk(**kw):\n    return kw\ndef n(a):\n    d = {'a': 1}\n"
 	    "    while True:\n        d = mk(**d, **d)\n    return 1\n"
 	    "@triton.heuristics({'N': n})\n@triton.jit\ndef k(x, N: tl.constexpr):\n    tl.store(x, N)\n",
