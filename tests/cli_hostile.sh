@@ -112,4 +112,12 @@ for deco in '@triton.autotune(configs=None, key=["N"])' '@triton.heuristics(5)' 
 	esac
 done
 
+# a kernel faulting past an array whose parameter name is 400 characters:
+# the message keeps its end (a 200-byte buffer cut the size, the advice and
+# the newline)
+printf 'import triton\nimport triton.language as tl\n@triton.jit\ndef k(%s):\n    tl.store(%s + tl.arange(0, 64), 1.0)\n' \
+	"$long$long" "$long$long" >"$tmp/fault.py"
+expect 1 $TILE run "$tmp/fault.py" k --target cpu "$long$long=zeros(4)"
+has "$tmp/err" "kkkk' (16 bytes); check --grid and the sizes passed"
+
 finish

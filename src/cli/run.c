@@ -190,7 +190,7 @@ typedef struct Guard {
 	size_t maplen, bytes;
 	const char *name; /* the argument's */
 	char *data; /* the array; [map + page, data) and [data + bytes, map + maplen - page) hold GUARD_FILL */
-	char msg[200];
+	char *msg; /* heap, whole: a long parameter name cut a fixed buffer's message */
 	size_t msglen;
 } Guard;
 
@@ -264,11 +264,14 @@ static void *guarded_alloc(const char *name, size_t bytes)
 	g->map = NULL; /* filled in before the handler can see it */
 	g->maplen = len;
 	g->bytes = bytes;
-	int n = snprintf(g->msg, sizeof g->msg,
-	                 "tile: error: the kernel accessed memory outside argument '%s' (%zu bytes); "
-	                 "check --grid and the sizes passed\n",
-	                 name, bytes);
-	g->msglen = n > 0 && (size_t)n < sizeof g->msg ? (size_t)n : strlen(g->msg);
+	StrBuf m = {0};
+	sb_printf(&m,
+	          "tile: error: the kernel accessed memory outside argument '%s' (%zu bytes); "
+	          "check --grid and the sizes passed\n",
+	          name, bytes);
+	free(g->msg); /* a slot guarded_free emptied */
+	g->msglen = m.len;
+	g->msg = sb_take(&m);
 	g->name = name;
 	g->data = map + page + pages * page - cap;
 	if (pages)
@@ -314,6 +317,8 @@ static void guarded_free(void *p)
 			munmap(guards[i].map, guards[i].maplen);
 			guards[i].map = NULL;
 			guards[i].maplen = 0;
+			free(guards[i].msg);
+			guards[i].msg = NULL;
 		}
 }
 
