@@ -664,7 +664,7 @@ static Value b_splitlines(Sema *s, Call *c, int extra)
 		line = p;
 	}
 	if (*line) vec_push(&parts, v_str(line));
-	Value r = list_of(s, parts.data, (int)parts.len);
+	Value r = list_of(s, parts.data, parts.len, c->loc);
 	vec_free(&parts);
 	return r;
 }
