@@ -1,0 +1,240 @@
+/* rk_gen_reduce.c: nodes that reduce or scan along an axis (sum/max/min/
+ * argmax/argmin, whole-tile reductions, cumsum, x - reduce(x)), sort and
+ * flip, tl.cat under a sort or a reduction, and histograms. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rk_gen.h"
+
+/* a whole tile reduced to a scalar (tl.sum(x) and the like, axis=None) */
+node *full_reduce(gen *g, rk_dtype t)
+{
+	static const char *const fn[] = {"sum", "max", "min"};
+	rk_shape s = rg_random_shape(g, 1 + below(g, 2));
+	int which = below(g, 3);
+	char text[96];
+	rk_val cat;
+	unsigned cat_feat = 0;
+	bool is_cat = chance(g, 25) && cat_of(g, &s, t, 2, &cat, text, sizeof text, &cat_feat);
+	node *a = is_cat ? NULL : gen_node(g, &s, t, 2);
+	if (a)
+		snprintf(text, sizeof text, "%s", a->name);
+	rk_shape flat = {1, {(int)rk_numel(&s)}};
+	rk_val f, v;
+	bool ok = rk_reshape(&f, is_cat ? &cat : &a->v, &flat);
+	if (is_cat)
+		rk_free(&cat);
+	if (!ok)
+		return NULL;
+	ok = rk_reduce(&v, "sMm"[which], &f, 0, false);
+	rk_free(&f);
+	if (!ok)
+		return NULL;
+	char expr[160];
+	snprintf(expr, sizeof expr, chance(g, 50) ? "tl.%s(%s)" : "tl.%s(%s, axis=None)", fn[which], text);
+	node *n = rg_emit(g, &v, expr);
+	n->feat |= cat_feat;
+	return n;
+}
+
+node *op_reduce(gen *g, const rk_shape *s, rk_dtype t, int depth)
+{
+	static const char *const fn[] = {"sum", "max", "min", "argmax", "argmin"};
+	int kind, which;
+	rk_dtype from;
+	if (rk_is_float(t)) {
+		/* sum keeps the dtype; max/min of fp16/bf16 are fp32 */
+		static const rk_dtype fl[] = {RK_F32, RK_F32, RK_F16, RK_BF16};
+		which = t == RK_F32 ? below(g, 3) : 0;
+		from = which ? fl[below(g, 4)] : t;
+	} else if (t == RK_I32) {
+		which = below(g, 5);
+		if (which >= 3)
+			from = rg_random_dtype(g);
+		else
+			from = chance(g, 60) ? RK_I32 : which ? RK_U8 : RK_I8;
+	} else {
+		return NULL;
+	}
+	kind = "sMmAa"[which];
+	/* keep_dims on a dim of size 1 of s, else a new dim */
+	int ones[RK_MAX_RANK], nones = 0;
+	for (int k = 0; k < s->rank; k++)
+		if (s->d[k] == 1)
+			ones[nones++] = k;
+	bool keep = nones && (s->rank == RK_MAX_RANK || chance(g, 40));
+	if (!keep && s->rank == RK_MAX_RANK)
+		return NULL;
+	int axis = keep ? ones[below(g, nones)] : below(g, s->rank + 1);
+	rk_shape cs = *s;
+	if (!keep) {
+		for (int k = cs.rank; k > axis; k--)
+			cs.d[k] = cs.d[k - 1];
+		cs.rank++;
+	}
+	int room = rg_log2i((int)(RK_MAX_NUMEL / rk_numel(s)));
+	cs.d[axis] = 1 << below(g, (room < 8 ? room : 8) + 1);
+	node *a = gen_node(g, &cs, from, depth - 1);
+	rk_val v;
+	if (!rk_reduce(&v, kind, &a->v, axis, keep))
+		return NULL;
+	char expr[128];
+	if (chance(g, 20) && !keep)
+		snprintf(expr, sizeof expr, "%s.%s(axis=%d)", a->name, fn[which], axis);
+	else if (keep)
+		snprintf(expr, sizeof expr, "tl.%s(%s, %d, keep_dims=True)", fn[which], a->name, axis);
+	else
+		snprintf(expr, sizeof expr, "tl.%s(%s, axis=%d)", fn[which], a->name, axis);
+	return rg_emit(g, &v, expr);
+}
+
+node *op_cumsum(gen *g, const rk_shape *s, rk_dtype t, int depth)
+{
+	rk_dtype from;
+	if (t == RK_F32)
+		from = chance(g, 70) ? RK_F32 : RK_BF16; /* cumsum of bf16 is fp32 */
+	else if (t == RK_F16)
+		from = RK_F16;
+	else if (t == RK_I32)
+		from = chance(g, 70) ? RK_I32 : RK_I8;
+	else
+		return NULL;
+	int axis = below(g, s->rank);
+	bool rev = chance(g, 25);
+	node *a = gen_node(g, s, from, depth - 1);
+	rk_val v;
+	if (!rk_cumsum(&v, &a->v, axis, rev))
+		return NULL;
+	char expr[128];
+	snprintf(expr, sizeof expr, "tl.cumsum(%s, axis=%d%s)", a->name, axis, rev ? ", reverse=True" : "");
+	return rg_emit(g, &v, expr);
+}
+
+/* tl.histogram(x, bins[, mask=]) of in-range values */
+node *op_histogram(gen *g, const rk_shape *s, rk_dtype t, int depth)
+{
+	(void)depth;
+	if (t != RK_I32 || s->rank != 1)
+		return NULL;
+	int bins = s->d[0], room = rg_log2i(65536 / bins);
+	rk_shape xs = {1, {1 << below(g, (room < 11 ? room : 11) + 1)}};
+	node *x = index_tile(g, &xs, bins);
+	if (!x)
+		return NULL;
+	rk_val v, m;
+	char expr[160];
+	bool masked = false;
+	if (chance(g, 40)) {
+		rk_param *np = rg_add_param(g, RK_P_I32, RK_I32);
+		if (np) {
+			np->i = below(g, xs.d[0] + 1);
+			rk_alloc(&m, &xs, RK_BOOL);
+			for (int i = 0; i < xs.d[0]; i++)
+				m.v[i] = i < np->i;
+			snprintf(expr, sizeof expr, "tl.histogram(%s, %d, mask=tl.arange(0, %d) < %s)", x->name, bins,
+				 xs.d[0], np->name);
+			masked = true;
+		}
+	}
+	if (!masked)
+		snprintf(expr, sizeof expr, "tl.histogram(%s, %d)", x->name, bins);
+	bool ok = rk_histogram(&v, &x->v, masked ? &m : NULL, bins);
+	if (masked)
+		rk_free(&m);
+	if (!ok)
+		return NULL;
+	node *n = rg_emit(g, &v, expr);
+	n->feat |= RK_F_HISTOGRAM;
+	return n;
+}
+
+/* tl.cat(a, b, can_reorder=True) of two tiles whose dim 0 adds to s's: the
+ * text of the expression and its value (in order; Triton may reorder, so it
+ * only goes where the order does not matter: a sort, a whole reduction) */
+bool cat_of(gen *g, const rk_shape *s, rk_dtype t, int depth, rk_val *v, char *text, size_t size,
+		   unsigned *feat)
+{
+	if (s->rank < 1 || s->d[0] < 2)
+		return false;
+	rk_shape cs = *s;
+	cs.d[0] /= 2;
+	node *a = gen_node(g, &cs, t, depth - 1), *b = gen_node(g, &cs, t, depth - 1);
+	if (!rk_cat(v, &a->v, &b->v))
+		return false;
+	snprintf(text, size, "tl.cat(%s, %s, can_reorder=True)", a->name, b->name);
+	*feat = a->feat | b->feat | RK_F_CAT;
+	return true;
+}
+
+/* x - reduce(x) broadcast back along the reduced axis (softmax's shape: a
+ * tile meets its own reduction in the reduction's layout) */
+node *op_rowwise(gen *g, const rk_shape *s, rk_dtype t, int depth)
+{
+	static const char *const fn[] = {"sum", "max", "min"};
+	if ((t != RK_F32 && t != RK_I32) || s->rank < 1)
+		return NULL;
+	int which = below(g, 3), axis = below(g, s->rank);
+	rk_dtype from = t;
+	if (t == RK_F32 && which && chance(g, 40))
+		from = chance(g, 50) ? RK_F16 : RK_BF16; /* max/min of narrow floats are fp32 */
+	node *a = gen_node(g, s, from, depth - 1);
+	rk_val r, v;
+	if (!rk_reduce(&r, "sMm"[which], &a->v, axis, true))
+		return NULL;
+	char rexpr[96], expr[160];
+	if (s->rank == 2 && chance(g, 50))
+		snprintf(rexpr, sizeof rexpr, "tl.%s(%s, axis=%d)%s", fn[which], a->name, axis,
+			 axis ? "[:, None]" : "[None, :]");
+	else
+		snprintf(rexpr, sizeof rexpr, "tl.%s(%s, axis=%d, keep_dims=True)", fn[which], a->name, axis);
+	int op = chance(g, 70) ? '-' : '+';
+	bool ok = rk_binary(&v, op, &a->v, &r);
+	rk_free(&r);
+	if (!ok)
+		return NULL;
+	snprintf(expr, sizeof expr, "%s %c %s", a->name, op, rexpr);
+	return rg_emit(g, &v, expr);
+}
+
+/* tl.flip or tl.sort along the last dim */
+node *op_order(gen *g, const rk_shape *s, rk_dtype t, int depth)
+{
+	if (s->rank < 1 || s->d[s->rank - 1] < 2)
+		return NULL;
+	node *a = gen_node(g, s, t, depth - 1);
+	rk_val v;
+	char expr[128];
+	if (chance(g, 50)) {
+		if (!rk_flip(&v, &a->v))
+			return NULL;
+		snprintf(expr, sizeof expr, chance(g, 50) ? "tl.flip(%s)" : "tl.flip(%s, %d)", a->name, s->rank - 1);
+	} else {
+		bool desc = chance(g, 50);
+		if (!rk_sort(&v, &a->v, desc))
+			return NULL;
+		snprintf(expr, sizeof expr, "tl.sort(%s, descending=%s)", a->name, desc ? "True" : "False");
+	}
+	return rg_emit(g, &v, expr);
+}
+
+/* tl.sort of a 1-D tl.cat (whose order Triton leaves open) */
+node *op_sort_cat(gen *g, const rk_shape *s, rk_dtype t, int depth)
+{
+	if (s->rank != 1 || s->d[0] < 4)
+		return NULL;
+	rk_val c, v;
+	char text[96], expr[160];
+	unsigned feat;
+	if (!cat_of(g, s, t, depth, &c, text, sizeof text, &feat))
+		return NULL;
+	bool desc = chance(g, 50), ok = rk_sort(&v, &c, desc);
+	rk_free(&c);
+	if (!ok)
+		return NULL;
+	snprintf(expr, sizeof expr, "tl.sort(%s, descending=%s)", text, desc ? "True" : "False");
+	node *n = rg_emit(g, &v, expr);
+	n->feat |= feat;
+	return n;
+}
