@@ -14,6 +14,8 @@
  *                           "SEED SIGNATURE") to compile them elsewhere
  *   TILE_RANDOM_VERBOSE=1   print each seed (and the forms it reaches) before
  *                           running it
+ *   TILE_RANDOM_GEN=2       the generator's version 2 (default: the latest, 3;
+ *                           rk.h's RK_GEN_*)
  *   TILE_RANDOM_ONLY=NAME   run only kernels that reach the form NAME (a part of
  *                           one of rk_feature_names: "fp8", "atomic", "while")
  *
@@ -32,16 +34,21 @@
 #include "random/rk.h"
 #include "tile.h"
 
-/* The seeds `make check` runs (about 29 s of CPU): 1..24, 40, 2049 and 2426
- * reach every op and every form of rk_feature_names (main fails if one is
- * missed); 60, 315, 337, 995, 1241, 1399, 2357 and 2578 are small kernels for
+/* The seeds `make check` runs. Version 2 kernels (about 29 s of CPU): 1..24,
+ * 40, 2049 and 2426 reach every op and every form of rk_feature_names up to
+ * kloop; 60, 315, 337, 995, 1241, 1399, 2357 and 2578 are small kernels for
  * what those miss (<<, input_precision tf32 and tf32x3, atomic_cas/xor/or/
  * and/add); 954 and 1045 are small K loops of tl.dot (kloop: pipelined on
- * cuda-emu, a value load through a chain); the ones after are kernels that once
- * found a bug. */
+ * cuda-emu, a value load through a chain); the ones after are kernels that
+ * once found a bug. Version 3 kernels (rk.h's RK_GEN_V3): small ones that
+ * reach its forms (combine_fns, scans, math, bits, static_range, early
+ * return, scalar arguments, 3-D grids, cache hints), then bugs found. */
 static const uint64_t fixed_seeds[] = {
 	1,  2,  3,  4,  5,  6,  7,  8,  9,   10,   11,   12,   13,   14,   15,   16,   17,   18,   19,
 	20, 21, 22, 23, 24, 40, 2049, 2426, 60, 315, 337, 995, 1241, 1399, 2357, 2578, 954, 1045,
+};
+static const uint64_t fixed_seeds3[] = {
+	1,
 };
 
 static const char *numpy_descr(rk_dtype t)
@@ -101,8 +108,13 @@ static void write_repro(const rk_kernel *k, uint64_t seed, const char *target, i
 	f = fopen(path, "w");
 	if (!f)
 		return;
-	fprintf(f, "# seed %llu; signature %s\nbuild/tile run %s/kern.tile kern --grid %d --target %s --num-warps %d",
-		(unsigned long long)seed, k->sig, dir, k->grid > 1 ? k->grid : 1, target, nw);
+	char grid[48];
+	if (k->grid3[0])
+		snprintf(grid, sizeof grid, "%d,%d,%d", k->grid3[0], k->grid3[1], k->grid3[2]);
+	else
+		snprintf(grid, sizeof grid, "%d", k->grid > 1 ? k->grid : 1);
+	fprintf(f, "# seed %llu; signature %s\nbuild/tile run %s/kern.tile kern --grid %s --target %s --num-warps %d",
+		(unsigned long long)seed, k->sig, dir, grid, target, nw);
 	for (int i = 0; i < k->nparams; i++) {
 		const rk_param *p = &k->params[i];
 		if (p->kind == RK_P_PTR) {
@@ -163,12 +175,15 @@ static bool run_one(tile_context *ctx, tile_module *m, const rk_kernel *k, int n
 			static const tile_dtype map[] = {TILE_FP32, TILE_FP16, TILE_BF16, TILE_I32, TILE_I8, TILE_U8, TILE_U8};
 			args[i] = tile_arg_ptr(bufs[i], map[p->t]);
 		} else if (p->kind == RK_P_I32) {
-			args[i] = tile_arg_i32(p->i);
+			args[i] = tile_arg_i32(p->i); /* int8/uint8 too: a value that fits */
 		} else {
 			args[i] = tile_arg_f32(p->f);
 		}
 	}
 	uint32_t grid[3] = {k->grid > 1 ? (uint32_t)k->grid : 1, 1, 1};
+	if (k->grid3[0])
+		for (int d = 0; d < 3; d++)
+			grid[d] = (uint32_t)k->grid3[d];
 	bool ok = true;
 	if (tile_launch(kern, grid, args, (size_t)k->nparams, NULL) != TILE_OK) {
 		snprintf(what, sizeof what, "launch error: %s", tile_errmsg(ctx));
@@ -234,7 +249,10 @@ int main(void)
 	for (int f = 0; only && *only && f < RK_F_COUNT; f++)
 		if (strstr(rk_feature_names[f], only))
 			only_mask |= 1u << f;
-	size_t nfixed = sizeof fixed_seeds / sizeof *fixed_seeds;
+	size_t nfixed2 = sizeof fixed_seeds / sizeof *fixed_seeds;
+	size_t nfixed = nfixed2 + sizeof fixed_seeds3 / sizeof *fixed_seeds3;
+	const char *env_gen = getenv("TILE_RANDOM_GEN");
+	int version = env_gen && *env_gen ? atoi(env_gen) : RK_GEN_LATEST;
 	size_t count = env_n && *env_n ? strtoull(env_n, NULL, 10) : nfixed;
 	bool fixed = !(env_seed && *env_seed);
 	uint64_t first = fixed ? 0 : strtoull(env_seed, NULL, 10);
@@ -265,9 +283,10 @@ int main(void)
 	int failed = 0, runs = 0, nodes = 0, kernels = 0;
 	unsigned features = 0;
 	for (size_t i = 0; i < count; i++) {
-		uint64_t seed = fixed ? fixed_seeds[i] : first + i;
+		uint64_t seed = !fixed ? first + i : i < nfixed2 ? fixed_seeds[i] : fixed_seeds3[i - nfixed2];
+		int ver = !fixed ? version : i < nfixed2 ? RK_GEN_V2 : RK_GEN_V3;
 		rk_kernel k;
-		rk_generate(&k, seed);
+		rk_generate(&k, seed, ver);
 		if (only_mask && !(k.features & only_mask)) {
 			rk_kernel_free(&k);
 			continue;

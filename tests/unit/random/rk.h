@@ -93,8 +93,36 @@ bool rk_fp8(rk_val *out, const rk_val *a, int fmt, rk_dtype t);
  * vals[0..n) into init in any order; each an [numel] tile of init's dtype */
 bool rk_atomic_fold(rk_val *out, int op, const rk_val *init, const rk_val *vals, int n);
 
+/* rk_eval.c: keeps *o if its floats are in the range every target computes
+ * alike (finite, far from overflow, no fp32/bf16 subnormals), else frees it */
+bool rk_finish(rk_val *o);
+
+/* ---- rk_eval_scan.c: tl.reduce / tl.associative_scan with a combine_fn ----------- */
+
+/* op: '+', '*', '^', '&', '|' (integers, wrapping in a's dtype), 'M', 'm' */
+bool rk_combine_reduce(rk_val *out, int op, const rk_val *a, int axis, bool keep_dims);
+bool rk_combine_scan(rk_val *out, int op, const rk_val *a, int axis, bool reverse);
+/* (value, index along axis) pairs combined argmax-style (op 'M') or argmin
+ * ('m'), ties to the lower index (tie_low) or the higher; refused where a
+ * rounding could reorder a line */
+bool rk_arg_reduce(rk_val *val, rk_val *idx, int op, bool tie_low, const rk_val *a, int axis, bool keep_dims);
+bool rk_arg_scan(rk_val *val, rk_val *idx, int op, bool tie_low, const rk_val *a, int axis, bool reverse);
+
+/* ---- rk_eval_math.c: tl.math, clamp, umulhi, bitcast ----------------------------- */
+
+/* fp32: '2' exp2, 'l' log2, 'n' log, 'r' rsqrt, 'E' erf, 'S' sin, 'C' cos,
+ * 'q' sqrt_rn, 'f' floor, 'c' ceil */
+bool rk_math1(rk_val *out, int op, const rk_val *a);
+/* fp32, same shapes: 'd' div_rn(a, b), 'F' fma(a, b, c) */
+bool rk_math3(rk_val *out, int op, const rk_val *a, const rk_val *b, const rk_val *c);
+/* lo and hi: x's shape or scalars */
+bool rk_clamp(rk_val *out, const rk_val *x, const rk_val *lo, const rk_val *hi);
+bool rk_umulhi(rk_val *out, const rk_val *a, const rk_val *b);
+bool rk_bitcast(rk_val *out, const rk_val *a, rk_dtype t);
+
 /* ---- rk_gen.c: the random kernel ------------------------------------------------ */
 
+/* scalars: RK_P_I32 of t int32/int8/uint8 (i), RK_P_F32 of t fp32/fp16/bf16 (f) */
 typedef enum { RK_P_PTR, RK_P_I32, RK_P_F32 } rk_param_kind;
 
 typedef struct {
@@ -118,6 +146,7 @@ typedef struct {
 	size_t *out_at;   /* where each of want's elements lies in the output */
 	int nodes;        /* ops in the tree */
 	int grid;         /* programs (0: 1) */
+	int grid3[3];     /* a 3-D grid instead (grid3[0] 0: none) */
 	bool out_init;    /* the output starts as its params[].data (atomics) */
 	unsigned features; /* RK_F_* the kernel reaches */
 } rk_kernel;
@@ -137,12 +166,26 @@ enum {
 	RK_F_WHILE = 1 << 10,
 	RK_F_STAGES = 1 << 11, /* tl.range(..., num_stages=) */
 	RK_F_KLOOP = 1 << 12,  /* a canonical K loop of tl.dot (rk_gen.c's op_kloop) */
-	RK_F_COUNT = 13
+	/* version 3's forms */
+	RK_F_COMBINE = 1 << 13, /* tl.reduce with a combine_fn of the kernel's own */
+	RK_F_ARGPAIR = 1 << 14, /* (value, index) pairs reduced or scanned argmax-style */
+	RK_F_SCAN = 1 << 15,    /* tl.associative_scan with a combine_fn, tl.cumprod */
+	RK_F_MATH = 1 << 16,    /* exp2/log2/rsqrt/erf/sin/div_rn/sqrt_rn/fma/clamp/floor */
+	RK_F_INTBITS = 1 << 17, /* tl.umulhi, bitcasts */
+	RK_F_STATIC = 1 << 18,  /* a tl.static_range loop */
+	RK_F_RETURN = 1 << 19,  /* an early return */
+	RK_F_SCALAR = 1 << 20,  /* a scalar argument of fp16/bf16/int8/uint8 */
+	RK_F_GRID3 = 1 << 21,   /* program_id/num_programs on a 3-D grid */
+	RK_F_CACHE = 1 << 22,   /* cache_modifier / eviction_policy on a load or store */
+	RK_F_COUNT = 23
 };
 extern const char *const rk_feature_names[RK_F_COUNT];
 
-/* A kernel from seed: deterministic for a seed. */
-void rk_generate(rk_kernel *k, uint64_t seed);
+/* A kernel from seed: deterministic for a seed and version. Version 2 is the
+ * generator before the forms of RK_F_COMBINE on (its kernels are those of
+ * the fixed seeds picked then); version 3 adds them. */
+enum { RK_GEN_V2 = 2, RK_GEN_V3 = 3, RK_GEN_LATEST = RK_GEN_V3 };
+void rk_generate(rk_kernel *k, uint64_t seed, int version);
 void rk_kernel_free(rk_kernel *k);
 
 #endif

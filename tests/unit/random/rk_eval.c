@@ -234,6 +234,11 @@ static bool finish(rk_val *o)
 	return false;
 }
 
+bool rk_finish(rk_val *o)
+{
+	return finish(o);
+}
+
 static void unflatten(const rk_shape *s, size_t flat, int *idx)
 {
 	for (int k = s->rank - 1; k >= 0; k--) {

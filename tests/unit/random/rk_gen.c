@@ -48,7 +48,9 @@ void rg_sb_printf(sbuf *b, const char *fmt, ...)
 const char *const rk_feature_names[RK_F_COUNT] = {
 	"batched dot", "tf32-family dot", "int8 dot", "cat", "interleave", "gather", "histogram",
 	"fp8 round trip", "atomics on a grid", "atomic_xchg/cas", "while loop", "tl.range num_stages",
-	"kloop (pipelinable K loop)"};
+	"kloop (pipelinable K loop)", "tl.reduce with a combine_fn", "(value, index) argmax pairs",
+	"associative_scan/cumprod", "tl.math functions", "umulhi/bitcast", "tl.static_range",
+	"early return", "fp16/bf16/int8/uint8 scalar argument", "3-D grid", "cache/eviction modifiers"};
 
 node *rg_new_node(gen *g, const rk_val *v, const char *name)
 {
@@ -172,14 +174,17 @@ typedef node *(*op_fn)(gen *, const rk_shape *, rk_dtype, int);
 
 node *gen_node(gen *g, const rk_shape *s, rk_dtype t, int depth)
 {
+	/* v3: version 3's ops, weight 0 in version 2 (whose stream stays as it was) */
 	static const struct {
 		op_fn fn;
 		int weight;
-	} ops[] = {{op_binary, 30}, {op_unary, 6},  {op_where, 10}, {op_cast, 8},
-		   {op_reduce, 12}, {op_cumsum, 4}, {op_permute, 6}, {op_reshape, 5},
-		   {op_expand, 6},  {op_broadcast, 4}, {op_join, 4}, {op_split, 4}, {op_dot, 8},
-		   {op_rowwise, 6}, {op_loop, 8}, {op_order, 4}, {op_gather, 4}, {op_histogram, 3},
-		   {op_interleave, 3}, {op_sort_cat, 2}, {op_fp8, 4}};
+		bool v3;
+	} ops[] = {{op_binary, 30, false}, {op_unary, 6, false},  {op_where, 10, false}, {op_cast, 8, false},
+		   {op_reduce, 12, false}, {op_cumsum, 4, false}, {op_permute, 6, false}, {op_reshape, 5, false},
+		   {op_expand, 6, false},  {op_broadcast, 4, false}, {op_join, 4, false}, {op_split, 4, false}, {op_dot, 8, false},
+		   {op_rowwise, 6, false}, {op_loop, 8, false}, {op_order, 4, false}, {op_gather, 4, false}, {op_histogram, 3, false},
+		   {op_interleave, 3, false}, {op_sort_cat, 2, false}, {op_fp8, 4, false},
+		   {op_combine, 6, true}, {op_scan, 5, true}, {op_math, 8, true}, {op_intbits, 4, true}};
 	enum { NOPS = sizeof ops / sizeof *ops };
 	/* sometimes a tile made before, used twice */
 	if (chance(g, 8))
@@ -203,13 +208,13 @@ node *gen_node(gen *g, const rk_shape *s, rk_dtype t, int depth)
 			return n;
 		}
 	}
-	int total = 0;
+	int total = 0, weight[NOPS];
 	for (int i = 0; i < NOPS; i++)
-		total += ops[i].weight;
+		total += weight[i] = ops[i].v3 && !g->v3 ? 0 : ops[i].weight;
 	for (int attempt = 0; attempt < 6; attempt++) {
 		int w = below(g, total), i = 0;
-		while (w >= ops[i].weight)
-			w -= ops[i++].weight;
+		while (w >= weight[i])
+			w -= weight[i++];
 		node *n = ops[i].fn(g, s, t, depth);
 		if (n) {
 			g->k->nodes++;
@@ -303,14 +308,76 @@ static bool atomic_root(gen *g, const node *root, rk_param *out, const char *off
 	return ok;
 }
 
+/* the root stored through the mask; in version 3 sometimes by every program
+ * of a 3-D grid into its own copy of the output, after an early return that
+ * one program (or, on one program, the kernel) may take, with cache and
+ * eviction hints */
+static void plain_store(gen *g, const node *root, rk_param *out, const char *off, const char *mask)
+{
+	rk_kernel *k = g->k;
+	size_t n = rk_numel(&root->v.s);
+	bool grid3 = g->v3 && chance(g, 12), ret = g->v3 && chance(g, 10);
+	const char *hint = g->v3 && chance(g, 12) ? (chance(g, 50) ? ", cache_modifier=\".cs\"" : ", eviction_policy=\"evict_first\"") : "";
+	char pidoff[64] = "";
+	int G = 1;
+	if (grid3) {
+		for (int d = 0; d < 3; d++)
+			G *= k->grid3[d] = 1 + below(g, 2);
+		/* every program stores a copy: out[pid * n + off], pid linear over the grid */
+		rg_sb_printf(&g->body, "    pid = tl.program_id(0) + tl.num_programs(0) * (tl.program_id(1) + "
+				       "tl.num_programs(1) * tl.program_id(axis=2))\n");
+		snprintf(pidoff, sizeof pidoff, "pid * %zu + ", n);
+		out->count = n * (size_t)G;
+		free(out->data);
+		out->data = calloc(out->count, rk_size(out->t));
+		rk_val want;
+		rk_shape ws = {1, {(int)(n * (size_t)G)}};
+		rk_alloc(&want, &ws, k->want.t);
+		bool *stored = calloc(out->count, sizeof(bool));
+		size_t *at = calloc(out->count, sizeof(size_t));
+		for (size_t i = 0; i < out->count; i++) {
+			want.v[i] = k->want.v[i % n], want.e[i] = k->want.e[i % n];
+			stored[i] = k->stored[i % n];
+			at[i] = (i / n) * n + k->out_at[i % n];
+		}
+		rk_free(&k->want);
+		free(k->stored);
+		free(k->out_at);
+		k->want = want, k->stored = stored, k->out_at = at;
+		k->features |= RK_F_GRID3;
+	}
+	if (ret) {
+		/* returns on program r of the grid (or, with one program, when r is 1) */
+		rk_param *rp = rg_add_param(g, RK_P_I32, RK_I32);
+		if (rp) {
+			rp->i = below(g, G + 1);
+			if (grid3)
+				rg_sb_printf(&g->body, "    if pid == %s:\n        return\n", rp->name);
+			else
+				rg_sb_printf(&g->body, "    if %s == 1:\n        return\n", rp->name);
+			for (size_t i = 0; i < out->count; i++)
+				if (grid3 ? (int)(i / n) == rp->i : rp->i == 1)
+					k->stored[i] = false;
+			k->features |= RK_F_RETURN;
+		}
+	}
+	if (hint[0])
+		k->features |= RK_F_CACHE;
+	if (mask[0])
+		rg_sb_printf(&g->body, "    tl.store(out + %s(%s), %s, mask=%s%s)\n", pidoff, off, root->name, mask, hint);
+	else
+		rg_sb_printf(&g->body, "    tl.store(out + %s(%s), %s%s)\n", pidoff, off, root->name, hint);
+}
+
 /* ---- the kernel ------------------------------------------------------------------- */
 
-void rk_generate(rk_kernel *k, uint64_t seed)
+void rk_generate(rk_kernel *k, uint64_t seed, int version)
 {
 	memset(k, 0, sizeof *k);
 	gen g = {0};
 	g.rng = seed * UINT64_C(0x2545f4914f6cdd1d) + 1;
 	g.k = k;
+	g.v3 = version >= RK_GEN_V3;
 	g.budget = 5 + below(&g, 14);
 	int r = below(&g, 100);
 	rk_shape s = rg_random_shape(&g, r < 30 ? 1 : r < 85 ? 2 : 3);
@@ -386,12 +453,8 @@ void rk_generate(rk_kernel *k, uint64_t seed)
 	memcpy(k->want.v, root->v.v, n * sizeof(double));
 	memcpy(k->want.e, root->v.e, n * sizeof(double));
 	k->features = root->feat;
-	if (!(atomic && atomic_root(&g, root, out, off, mask))) {
-		if (mask[0])
-			rg_sb_printf(&g.body, "    tl.store(out + (%s), %s, mask=%s)\n", off, root->name, mask);
-		else
-			rg_sb_printf(&g.body, "    tl.store(out + (%s), %s)\n", off, root->name);
-	}
+	if (!(atomic && atomic_root(&g, root, out, off, mask)))
+		plain_store(&g, root, out, off, mask);
 
 	sbuf src = {0};
 	rg_sb_printf(&src, "import triton\nimport triton.language as tl\n\n\n@triton.jit\ndef kern(");
@@ -400,10 +463,18 @@ void rk_generate(rk_kernel *k, uint64_t seed)
 		rk_param *p = &k->params[i];
 		rg_sb_printf(&src, "%s%s", i ? ", " : "", p->name);
 		sl += (size_t)snprintf(k->sig + sl, sizeof k->sig - sl, "%s%s%s", i ? "," : "",
-				       p->kind == RK_P_PTR ? "*" : "",
-				       p->kind == RK_P_PTR ? rk_sig_name(p->t) : p->kind == RK_P_I32 ? "i32" : "fp32");
+				       p->kind == RK_P_PTR ? "*" : "", rk_sig_name(p->t));
 	}
 	rg_sb_printf(&src, "):\n%s", g.body.p);
+	if (g.pre.p) {
+		/* the combine_fns go before the kernel */
+		sbuf all = {0};
+		rg_sb_printf(&all, "import triton\nimport triton.language as tl\n\n%s%s", g.pre.p,
+			     src.p + strlen("import triton\nimport triton.language as tl\n\n"));
+		free(src.p);
+		src = all;
+		free(g.pre.p);
+	}
 	k->src = src.p;
 	free(g.body.p);
 	for (node *nd = g.nodes, *next; nd; nd = next) {

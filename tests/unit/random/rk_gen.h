@@ -33,6 +33,9 @@ typedef struct {
 	bool out_made; /* the output's parameter may take the last slot */
 	bool root;     /* the next node is the root: not a leaf */
 	node *nodes; /* every node made, for reuse and freeing */
+	bool v3;       /* version 3's forms (RK_GEN_V3): off, the stream is version 2's */
+	sbuf pre;      /* @triton.jit helpers before the kernel (combine_fns) */
+	unsigned helpers; /* which of them are written (rk_gen_scan.c) */
 } gen;
 
 /* the random stream: a kernel is a function of its seed */
@@ -109,6 +112,12 @@ node *op_join(gen *g, const rk_shape *s, rk_dtype t, int depth);
 node *op_split(gen *g, const rk_shape *s, rk_dtype t, int depth);
 node *op_gather(gen *g, const rk_shape *s, rk_dtype t, int depth);
 node *op_interleave(gen *g, const rk_shape *s, rk_dtype t, int depth);
+/* rk_gen_scan.c (version 3) */
+node *op_combine(gen *g, const rk_shape *s, rk_dtype t, int depth);
+node *op_scan(gen *g, const rk_shape *s, rk_dtype t, int depth);
+/* rk_gen_math.c (version 3) */
+node *op_math(gen *g, const rk_shape *s, rk_dtype t, int depth);
+node *op_intbits(gen *g, const rk_shape *s, rk_dtype t, int depth);
 /* rk_gen_dot.c */
 bool dot_shape(const rk_shape *s);
 node *op_dot(gen *g, const rk_shape *s, rk_dtype t, int depth);

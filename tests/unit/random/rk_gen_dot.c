@@ -341,7 +341,9 @@ node *op_loop(gen *g, const rk_shape *s, rk_dtype t, int depth)
 	char acc[32], ivar[32], range[64];
 	rg_var(g, acc);
 	rg_var(g, ivar);
-	rk_param *np = chance(g, 60) ? rg_add_param(g, RK_P_I32, RK_I32) : NULL;
+	/* version 3: sometimes unrolled by tl.static_range (a literal trip count) */
+	bool stat = g->v3 && chance(g, 15);
+	rk_param *np = !stat && chance(g, 60) ? rg_add_param(g, RK_P_I32, RK_I32) : NULL;
 	char limit[16];
 	if (np)
 		np->i = iters;
@@ -351,14 +353,18 @@ node *op_loop(gen *g, const rk_shape *s, rk_dtype t, int depth)
 		snprintf(limit, sizeof limit, "%d", iters);
 	/* a for over range / tl.range (num_stages: pipelined on cuda-emu) or a while */
 	int form = below(g, 10), stages = 1 + below(g, 4);
-	unsigned loop_feat = form >= 7 ? RK_F_WHILE : form >= 4 ? RK_F_STAGES : 0;
+	if (stat)
+		form = 0;
+	unsigned loop_feat = stat ? RK_F_STATIC : form >= 7 ? RK_F_WHILE : form >= 4 ? RK_F_STAGES : 0;
 	if (form >= 4 && form < 7 && t == RK_F32 && s->rank == 2 && s->d[0] >= 16 && s->d[1] >= 16 &&
 	    chance(g, 50)) {
 		node *kl = op_kloop(g, s, 2 + below(g, 3));
 		if (kl)
 			return kl;
 	}
-	if (form < 2)
+	if (stat)
+		snprintf(range, sizeof range, chance(g, 50) ? "tl.static_range(%s)" : "tl.static_range(0, %s)", limit);
+	else if (form < 2)
 		snprintf(range, sizeof range, np ? "range(0, %s)" : "range(%s)", limit);
 	else if (form < 4)
 		snprintf(range, sizeof range, "tl.range(0, %s)", limit);

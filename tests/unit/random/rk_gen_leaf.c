@@ -32,6 +32,29 @@ node *rg_literal(gen *g, rk_dtype t, bool nonzero)
 /* a scalar kernel argument of t (fp32 or int32), a reduced tile, or a literal */
 node *rg_scalar(gen *g, rk_dtype t, bool nonzero)
 {
+	if (g->v3 && t != RK_F32 && t != RK_I32 && t != RK_BOOL && chance(g, 30)) {
+		/* version 3: an argument of t itself (a rank-0 tensor of t: t op t stays t) */
+		rk_param *p = rg_add_param(g, rk_is_float(t) ? RK_P_F32 : RK_P_I32, t);
+		if (p) {
+			rk_val v;
+			rk_shape s = {0, {0}};
+			rk_alloc(&v, &s, t);
+			if (rk_is_float(t)) {
+				p->f = (float)((below(g, 33) - 16) * 0.375);
+				if (nonzero && p->f == 0)
+					p->f = 1.5f;
+				v.v[0] = p->f;
+			} else {
+				p->i = t == RK_U8 ? below(g, 256) : below(g, 256) - 128;
+				if (nonzero && p->i == 0)
+					p->i = 3;
+				v.v[0] = p->i;
+			}
+			node *n = rg_new_node(g, &v, p->name);
+			n->feat = RK_F_SCALAR;
+			return n;
+		}
+	}
 	if ((t == RK_F32 || t == RK_I32) && chance(g, 20)) {
 		node *n = full_reduce(g, t);
 		if (n)
@@ -161,12 +184,19 @@ node *rg_leaf_load(gen *g, const rk_shape *s, rk_dtype t)
 			in &= idx[k] < bound[k], at += (size_t)idx[k] * (size_t)stride[k];
 		v.v[i] = in ? rk_get(t, p->data, at) : other->v.v[0];
 	}
+	/* version 3: cache and eviction hints, which change nothing */
+	static const char *const hints[] = {", cache_modifier=\".cg\"", ", cache_modifier=\".ca\"",
+					    ", eviction_policy=\"evict_last\"", ", volatile=True",
+					    ", cache_modifier=\".cg\", eviction_policy=\"evict_first\""};
+	const char *hint = g->v3 && chance(g, 15) ? hints[below(g, 5)] : "";
 	if (masked)
-		rg_sb_printf(&g->body, "    %s = tl.load(%s + (%s), mask=%s, other=%s)\n", name, p->name, off, mask,
-			  other->name);
+		rg_sb_printf(&g->body, "    %s = tl.load(%s + (%s), mask=%s, other=%s%s)\n", name, p->name, off, mask,
+			  other->name, hint);
 	else
-		rg_sb_printf(&g->body, "    %s = tl.load(%s + (%s))\n", name, p->name, off);
-	return rg_new_node(g, &v, name);
+		rg_sb_printf(&g->body, "    %s = tl.load(%s + (%s)%s)\n", name, p->name, off, hint);
+	node *res = rg_new_node(g, &v, name);
+	res->feat = hint[0] ? RK_F_CACHE : 0;
+	return res;
 }
 
 node *rg_leaf(gen *g, const rk_shape *s, rk_dtype t)

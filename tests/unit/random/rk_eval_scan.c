@@ -1,0 +1,171 @@
+/* rk_eval_scan.c: reference values of tl.reduce and tl.associative_scan with
+ * a combine_fn of the kernel's own (rk_gen_scan.c), and of (value, index)
+ * pairs combined argmax-style, ties broken by the index. Triton's reduce and
+ * scan give the combine_fn's dtype (no widening, unlike tl.sum), and may
+ * combine in any tree order: the integer combines here are associative and
+ * commutative in wrapping arithmetic, max/min exact, so the result is one
+ * value whatever the order. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rk.h"
+
+static size_t stride_of(const rk_shape *s, int axis)
+{
+	size_t st = 1;
+	for (int k = s->rank - 1; k > axis; k--)
+		st *= (size_t)s->d[k];
+	return st;
+}
+
+static bool reduced_shape(const rk_shape *in, int axis, bool keep_dims, rk_shape *out)
+{
+	if (axis < 0 || axis >= in->rank)
+		return false;
+	*out = *in;
+	if (keep_dims) {
+		out->d[axis] = 1;
+	} else {
+		for (int k = axis; k + 1 < out->rank; k++)
+			out->d[k] = out->d[k + 1];
+		out->rank--;
+	}
+	return true;
+}
+
+/* x op y in t (integers wrap: the ring ops commute with wrapping) */
+static double combine(int op, rk_dtype t, double x, double y)
+{
+	int64_t p = (int64_t)x, q = (int64_t)y;
+	switch (op) {
+	case '+':
+		return rk_round(t, (double)(p + q));
+	case '*':
+		return rk_round(t, (double)(int64_t)(int32_t)(uint32_t)((uint64_t)p * (uint64_t)q));
+	case '^':
+		return rk_round(t, (double)(p ^ q));
+	case '&':
+		return rk_round(t, (double)(p & q));
+	case '|':
+		return rk_round(t, (double)(p | q));
+	case 'M':
+		return x > y ? x : y;
+	default:
+		return x < y ? x : y;
+	}
+}
+
+static bool combine_ok(int op, rk_dtype t)
+{
+	return op == 'M' || op == 'm' || (!rk_is_float(t) && strchr("+*^&|", op));
+}
+
+bool rk_combine_reduce(rk_val *out, int op, const rk_val *a, int axis, bool keep_dims)
+{
+	rk_shape s;
+	if (!combine_ok(op, a->t) || !reduced_shape(&a->s, axis, keep_dims, &s) || !rk_alloc(out, &s, a->t))
+		return false;
+	size_t R = (size_t)a->s.d[axis], st = stride_of(&a->s, axis), n = rk_numel(&s);
+	for (size_t i = 0; i < n; i++) {
+		size_t base = (i / st) * st * R + i % st;
+		double acc = a->v[base], emax = a->e[base];
+		for (size_t r = 1; r < R; r++) {
+			acc = combine(op, a->t, acc, a->v[base + r * st]);
+			emax = fmax(emax, a->e[base + r * st]);
+		}
+		out->v[i] = acc;
+		out->e[i] = emax;
+	}
+	return rk_finish(out);
+}
+
+bool rk_combine_scan(rk_val *out, int op, const rk_val *a, int axis, bool reverse)
+{
+	if (!combine_ok(op, a->t) || axis < 0 || axis >= a->s.rank || !rk_alloc(out, &a->s, a->t))
+		return false;
+	size_t R = (size_t)a->s.d[axis], st = stride_of(&a->s, axis), n = rk_numel(&a->s) / R;
+	for (size_t i = 0; i < n; i++) {
+		size_t base = (i / st) * st * R + i % st;
+		double acc = 0, emax = 0;
+		for (size_t j = 0; j < R; j++) {
+			size_t at = base + (reverse ? R - 1 - j : j) * st;
+			acc = j ? combine(op, a->t, acc, a->v[at]) : a->v[at];
+			emax = fmax(emax, a->e[at]);
+			out->v[at] = acc;
+			out->e[at] = emax;
+		}
+	}
+	return rk_finish(out);
+}
+
+/* whether element r beats element b of a line (values x, indices their
+ * positions): the larger (op 'M') or smaller value, on a tie the lower index
+ * (tie_low) or the higher */
+static bool beats(int op, bool tie_low, double xr, size_t r, double xb, size_t b)
+{
+	if (xr != xb)
+		return op == 'M' ? xr > xb : xr < xb;
+	return tie_low ? r < b : r > b;
+}
+
+/* a line whose order a rounding within the bounds could change: refused */
+static bool line_certain(const rk_val *a, size_t base, size_t R, size_t st)
+{
+	for (size_t r = 0; r < R; r++)
+		for (size_t q = r + 1; q < R; q++) {
+			double err = a->e[base + r * st] + a->e[base + q * st];
+			if (err > 0 && fabs(a->v[base + r * st] - a->v[base + q * st]) <= 2 * err)
+				return false;
+		}
+	return true;
+}
+
+bool rk_arg_reduce(rk_val *val, rk_val *idx, int op, bool tie_low, const rk_val *a, int axis, bool keep_dims)
+{
+	rk_shape s;
+	if (!reduced_shape(&a->s, axis, keep_dims, &s) || !rk_alloc(val, &s, a->t))
+		return false;
+	rk_alloc(idx, &s, RK_I32);
+	size_t R = (size_t)a->s.d[axis], st = stride_of(&a->s, axis), n = rk_numel(&s);
+	for (size_t i = 0; i < n; i++) {
+		size_t base = (i / st) * st * R + i % st, best = 0;
+		if (!line_certain(a, base, R, st)) {
+			rk_free(val);
+			rk_free(idx);
+			return false;
+		}
+		for (size_t r = 1; r < R; r++)
+			if (beats(op, tie_low, a->v[base + r * st], r, a->v[base + best * st], best))
+				best = r;
+		val->v[i] = a->v[base + best * st];
+		val->e[i] = a->e[base + best * st];
+		idx->v[i] = (double)best;
+	}
+	return true;
+}
+
+bool rk_arg_scan(rk_val *val, rk_val *idx, int op, bool tie_low, const rk_val *a, int axis, bool reverse)
+{
+	if (axis < 0 || axis >= a->s.rank || !rk_alloc(val, &a->s, a->t))
+		return false;
+	rk_alloc(idx, &a->s, RK_I32);
+	size_t R = (size_t)a->s.d[axis], st = stride_of(&a->s, axis), n = rk_numel(&a->s) / R;
+	for (size_t i = 0; i < n; i++) {
+		size_t base = (i / st) * st * R + i % st, best = 0;
+		if (!line_certain(a, base, R, st)) {
+			rk_free(val);
+			rk_free(idx);
+			return false;
+		}
+		for (size_t j = 0; j < R; j++) {
+			size_t r = reverse ? R - 1 - j : j;
+			if (j == 0 || beats(op, tie_low, a->v[base + r * st], r, a->v[base + best * st], best))
+				best = r;
+			val->v[base + r * st] = a->v[base + best * st];
+			val->e[base + r * st] = a->e[base + best * st];
+			idx->v[base + r * st] = (double)best;
+		}
+	}
+	return true;
+}

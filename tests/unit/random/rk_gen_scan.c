@@ -1,0 +1,159 @@
+/* rk_gen_scan.c (version 3): tl.reduce and tl.associative_scan with a
+ * combine_fn the kernel defines (a @triton.jit helper before it): one
+ * operand (add, mul, xor, and, or of integers; max, min), or (value, index)
+ * pairs combined argmax/argmin-style with ties broken toward the lower or
+ * the higher index; tl.cumprod; keep_dims, reverse=True, any axis. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rk_gen.h"
+
+/* the combine_fns: op '+', '*', '^', '&', '|', 'M', 'm'; pairs 'A' (argmax)
+ * and 'a' (argmin), tie_low or not. Returns the helper's name, writing its
+ * definition the first time. */
+static const char *helper(gen *g, int op, bool tie_low)
+{
+	static const char ops[] = "+*^&|MmAa";
+	static const char *const names[] = {"_c_add", "_c_mul", "_c_xor", "_c_and", "_c_or", "_c_max", "_c_min",
+					    "_c_argmax_lo", "_c_argmin_lo", "_c_argmax_hi", "_c_argmin_hi"};
+	static const char *const bodies[] = {"a + b", "a * b", "a ^ b", "a & b", "a | b", "tl.maximum(a, b)",
+					     "tl.where(a < b, a, b)"};
+	int i = (int)(strchr(ops, op) - ops), bit = i + (op == 'A' || op == 'a' ? (tie_low ? 0 : 2) : 0);
+	const char *name = names[bit];
+	if (g->helpers & (1u << bit))
+		return name;
+	g->helpers |= 1u << bit;
+	rg_sb_printf(&g->pre, "@triton.jit\n");
+	if (op == 'A' || op == 'a')
+		rg_sb_printf(&g->pre,
+			     "def %s(v0, i0, v1, i1):\n    take = (v0 %c v1) | ((v0 == v1) & (i0 %c i1))\n"
+			     "    return tl.where(take, v0, v1), tl.where(take, i0, i1)\n\n\n",
+			     name, op == 'A' ? '>' : '<', tie_low ? '<' : '>');
+	else
+		rg_sb_printf(&g->pre, "def %s(a, b):\n    return %s\n\n\n", name, bodies[i]);
+	return name;
+}
+
+/* an int32 tile of shape cs holding each element's index along axis */
+static void index_along(gen *g, const rk_shape *cs, int axis, char *name)
+{
+	char sh[64];
+	rg_var(g, name);
+	rg_shape_text(cs, sh, sizeof sh);
+	if (cs->rank == 1)
+		rg_sb_printf(&g->body, "    %s = tl.arange(0, %d)\n", name, cs->d[0]);
+	else
+		rg_sb_printf(&g->body, "    %s = tl.broadcast_to(tl.arange(0, %d)%s, %s)\n", name, cs->d[axis],
+			     rg_place(cs->rank, axis), sh);
+}
+
+/* a combine op for dtype t (0: a pair) */
+static int pick_op(gen *g, rk_dtype t)
+{
+	if (chance(g, 35))
+		return 0;
+	const char *ops = rk_is_float(t) ? "Mm" : "+*^&|Mm";
+	return ops[below(g, (int)strlen(ops))];
+}
+
+/* two nodes from `a, b = expr`: the one wanted (which) is returned */
+static node *emit_pair(gen *g, rk_val *v0, rk_val *v1, const char *expr, int which, unsigned feat)
+{
+	char n0[32], n1[32];
+	rg_var(g, n0);
+	rg_var(g, n1);
+	rg_sb_printf(&g->body, "    %s, %s = %s\n", n0, n1, expr);
+	node *a = rg_new_node(g, v0, n0), *b = rg_new_node(g, v1, n1);
+	a->feat = b->feat = feat;
+	return which ? b : a;
+}
+
+node *op_combine(gen *g, const rk_shape *s, rk_dtype t, int depth)
+{
+	if (t == RK_BOOL)
+		return NULL;
+	int op = pick_op(g, t);
+	bool want_idx = !op && t == RK_I32 && chance(g, 60), tie_low = chance(g, 60);
+	rk_dtype from = want_idx ? rg_random_dtype(g) : t;
+	/* keep_dims on a dim of size 1 of s, else a new dim (as op_reduce) */
+	int ones[RK_MAX_RANK], nones = 0;
+	for (int k = 0; k < s->rank; k++)
+		if (s->d[k] == 1)
+			ones[nones++] = k;
+	bool keep = nones && (s->rank == RK_MAX_RANK || chance(g, 40));
+	if (!keep && s->rank == RK_MAX_RANK)
+		return NULL;
+	int axis = keep ? ones[below(g, nones)] : below(g, s->rank + 1);
+	rk_shape cs = *s;
+	if (!keep) {
+		for (int k = cs.rank; k > axis; k--)
+			cs.d[k] = cs.d[k - 1];
+		cs.rank++;
+	}
+	int room = rg_log2i((int)(RK_MAX_NUMEL / rk_numel(s)));
+	cs.d[axis] = 1 << below(g, (room < 7 ? room : 7) + 1);
+	node *a = gen_node(g, &cs, from, depth - 1);
+	char expr[256], axtext[32], kd[24];
+	bool kw = chance(g, 50); /* axis=, combine_fn= as keywords */
+	snprintf(kd, sizeof kd, "%s", keep ? ", keep_dims=True" : "");
+	if (op) {
+		rk_val v;
+		if (!rk_combine_reduce(&v, op, &a->v, axis, keep))
+			return NULL;
+		const char *fn = helper(g, op, false);
+		snprintf(axtext, sizeof axtext, kw ? "axis=%d, combine_fn=" : "%d, ", axis);
+		if (chance(g, 30) && !keep)
+			snprintf(expr, sizeof expr, "%s.reduce(%s%s)", a->name, axtext, fn);
+		else
+			snprintf(expr, sizeof expr, "tl.reduce(%s, %s%s%s)", a->name, axtext, fn, kd);
+		node *n = rg_emit(g, &v, expr);
+		n->feat |= RK_F_COMBINE;
+		return n;
+	}
+	int pop = chance(g, 50) ? 'A' : 'a';
+	rk_val val, idx;
+	if (!rk_arg_reduce(&val, &idx, pop == 'A' ? 'M' : 'm', tie_low, &a->v, axis, keep))
+		return NULL;
+	char iname[32];
+	index_along(g, &cs, axis, iname);
+	snprintf(axtext, sizeof axtext, kw ? "axis=%d, combine_fn=" : "%d, ", axis);
+	snprintf(expr, sizeof expr, "tl.reduce((%s, %s), %s%s%s)", a->name, iname, axtext, helper(g, pop, tie_low), kd);
+	return emit_pair(g, &val, &idx, expr, want_idx, a->feat | RK_F_COMBINE | RK_F_ARGPAIR);
+}
+
+node *op_scan(gen *g, const rk_shape *s, rk_dtype t, int depth)
+{
+	if (t == RK_BOOL || s->rank < 1)
+		return NULL;
+	int op = pick_op(g, t), axis = below(g, s->rank);
+	bool want_idx = !op && t == RK_I32 && chance(g, 60), tie_low = chance(g, 60), rev = chance(g, 40);
+	rk_dtype from = want_idx ? rg_random_dtype(g) : t;
+	node *a = gen_node(g, s, from, depth - 1);
+	char expr[256], rtext[24];
+	snprintf(rtext, sizeof rtext, "%s", rev ? ", reverse=True" : chance(g, 30) ? ", reverse=False" : "");
+	if (op) {
+		rk_val v;
+		if (!rk_combine_scan(&v, op, &a->v, axis, rev))
+			return NULL;
+		/* Triton's cumprod: an associative_scan of a * b in the input's dtype */
+		if (op == '*' && t == RK_I32 && chance(g, 50))
+			snprintf(expr, sizeof expr, "tl.cumprod(%s, axis=%d%s)", a->name, axis, rtext);
+		else
+			snprintf(expr, sizeof expr, "tl.associative_scan(%s, %d, %s%s)", a->name, axis, helper(g, op, false),
+				 rtext);
+		node *n = rg_emit(g, &v, expr);
+		n->feat |= RK_F_SCAN;
+		return n;
+	}
+	int pop = chance(g, 50) ? 'A' : 'a';
+	rk_val val, idx;
+	if (!rk_arg_scan(&val, &idx, pop == 'A' ? 'M' : 'm', tie_low, &a->v, axis, rev))
+		return NULL;
+	char iname[32];
+	index_along(g, s, axis, iname);
+	snprintf(expr, sizeof expr, "tl.associative_scan((%s, %s), %d, %s%s)", a->name, iname, axis,
+		 helper(g, pop, tie_low), rtext);
+	return emit_pair(g, &val, &idx, expr, want_idx, a->feat | RK_F_SCAN | RK_F_ARGPAIR);
+}
