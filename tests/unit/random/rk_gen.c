@@ -318,7 +318,8 @@ static void plain_store(gen *g, const node *root, rk_param *out, const char *off
 	size_t n = rk_numel(&root->v.s);
 	bool grid3 = g->v3 && chance(g, 12), ret = g->v3 && chance(g, 10);
 	const char *hint = g->v3 && chance(g, 12) ? (chance(g, 50) ? ", cache_modifier=\".cs\"" : ", eviction_policy=\"evict_first\"") : "";
-	char pidoff[64] = "";
+	char pidoff[64] = "", val[32];
+	snprintf(val, sizeof val, "%s", root->name);
 	int G = 1;
 	if (grid3) {
 		for (int d = 0; d < 3; d++)
@@ -327,6 +328,9 @@ static void plain_store(gen *g, const node *root, rk_param *out, const char *off
 		rg_sb_printf(&g->body, "    pid = tl.program_id(0) + tl.num_programs(0) * (tl.program_id(1) + "
 				       "tl.num_programs(1) * tl.program_id(axis=2))\n");
 		snprintf(pidoff, sizeof pidoff, "pid * %zu + ", n);
+		snprintf(val, sizeof val, "val");
+		/* each copy + its pid, so that a program that stores another's copy shows */
+		rg_sb_printf(&g->body, "    val = (%s + pid).to(%s)\n", root->name, rk_tl_name(root->v.t));
 		out->count = n * (size_t)G;
 		free(out->data);
 		out->data = calloc(out->count, rk_size(out->t));
@@ -336,7 +340,10 @@ static void plain_store(gen *g, const node *root, rk_param *out, const char *off
 		bool *stored = calloc(out->count, sizeof(bool));
 		size_t *at = calloc(out->count, sizeof(size_t));
 		for (size_t i = 0; i < out->count; i++) {
-			want.v[i] = k->want.v[i % n], want.e[i] = k->want.e[i % n];
+			/* x + pid in x's dtype (an int32 pid meeting floats is a float) */
+			double x = k->want.v[i % n], r = rk_round(k->want.t, x + (double)(i / n));
+			want.v[i] = r;
+			want.e[i] = k->want.e[i % n] + (rk_is_float(k->want.t) && r != x + (double)(i / n) ? rk_ulp(k->want.t, r) : 0);
 			stored[i] = k->stored[i % n];
 			at[i] = (i / n) * n + k->out_at[i % n];
 		}
@@ -364,9 +371,9 @@ static void plain_store(gen *g, const node *root, rk_param *out, const char *off
 	if (hint[0])
 		k->features |= RK_F_CACHE;
 	if (mask[0])
-		rg_sb_printf(&g->body, "    tl.store(out + %s(%s), %s, mask=%s%s)\n", pidoff, off, root->name, mask, hint);
+		rg_sb_printf(&g->body, "    tl.store(out + %s(%s), %s, mask=%s%s)\n", pidoff, off, val, mask, hint);
 	else
-		rg_sb_printf(&g->body, "    tl.store(out + %s(%s), %s%s)\n", pidoff, off, root->name, hint);
+		rg_sb_printf(&g->body, "    tl.store(out + %s(%s), %s%s)\n", pidoff, off, val, hint);
 }
 
 /* ---- the kernel ------------------------------------------------------------------- */
