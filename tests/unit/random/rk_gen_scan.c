@@ -58,8 +58,30 @@ static int pick_op(gen *g, rk_dtype t)
 	return ops[below(g, (int)strlen(ops))];
 }
 
-/* two nodes from `a, b = expr`: the one wanted (which) is returned */
-static node *emit_pair(gen *g, rk_val *v0, rk_val *v1, const char *expr, int which, unsigned feat)
+/* a pair's values: an integer operand sometimes taken % 3 (or & 3), so that
+ * lines hold ties and the tie-breaking shows */
+static node *pair_operand(gen *g, const rk_shape *s, rk_dtype t, int depth)
+{
+	node *a = gen_node(g, s, t, depth - 1);
+	if (rk_is_float(t) || !chance(g, 60))
+		return a;
+	bool rem = chance(g, 50);
+	rk_val three, v;
+	rk_shape s0 = {0, {0}};
+	rk_alloc(&three, &s0, t);
+	three.v[0] = 3;
+	bool ok = rk_binary(&v, rem ? '%' : '&', &a->v, &three);
+	rk_free(&three);
+	if (!ok)
+		return a;
+	char expr[96];
+	snprintf(expr, sizeof expr, "%s %s 3", a->name, rem ? "%" : "&");
+	return rg_emit(g, &v, expr);
+}
+
+/* two nodes from `a, b = expr`: the value, or the index (cast to t: the
+ * indices are below 128, exact in every dtype) */
+static node *emit_pair(gen *g, rk_val *v0, rk_val *v1, const char *expr, bool idx, rk_dtype t, unsigned feat)
 {
 	char n0[32], n1[32];
 	rg_var(g, n0);
@@ -67,7 +89,14 @@ static node *emit_pair(gen *g, rk_val *v0, rk_val *v1, const char *expr, int whi
 	rg_sb_printf(&g->body, "    %s, %s = %s\n", n0, n1, expr);
 	node *a = rg_new_node(g, v0, n0), *b = rg_new_node(g, v1, n1);
 	a->feat = b->feat = feat;
-	return which ? b : a;
+	if (!idx || t == RK_I32)
+		return idx ? b : a;
+	rk_val v;
+	char cast[96];
+	if (!rk_cast(&v, &b->v, t))
+		return NULL;
+	snprintf(cast, sizeof cast, "%s.to(%s)", n1, rk_tl_name(t));
+	return rg_emit(g, &v, cast);
 }
 
 node *op_combine(gen *g, const rk_shape *s, rk_dtype t, int depth)
@@ -75,7 +104,7 @@ node *op_combine(gen *g, const rk_shape *s, rk_dtype t, int depth)
 	if (t == RK_BOOL)
 		return NULL;
 	int op = pick_op(g, t);
-	bool want_idx = !op && t == RK_I32 && chance(g, 60), tie_low = chance(g, 60);
+	bool want_idx = !op && chance(g, 70), tie_low = chance(g, 60);
 	rk_dtype from = want_idx ? rg_random_dtype(g) : t;
 	/* keep_dims on a dim of size 1 of s, else a new dim (as op_reduce) */
 	int ones[RK_MAX_RANK], nones = 0;
@@ -94,7 +123,7 @@ node *op_combine(gen *g, const rk_shape *s, rk_dtype t, int depth)
 	}
 	int room = rg_log2i((int)(RK_MAX_NUMEL / rk_numel(s)));
 	cs.d[axis] = 1 << below(g, (room < 7 ? room : 7) + 1);
-	node *a = gen_node(g, &cs, from, depth - 1);
+	node *a = op ? gen_node(g, &cs, from, depth - 1) : pair_operand(g, &cs, from, depth);
 	char expr[256], axtext[32], kd[24];
 	bool kw = chance(g, 50); /* axis=, combine_fn= as keywords */
 	snprintf(kd, sizeof kd, "%s", keep ? ", keep_dims=True" : "");
@@ -120,7 +149,7 @@ node *op_combine(gen *g, const rk_shape *s, rk_dtype t, int depth)
 	index_along(g, &cs, axis, iname);
 	snprintf(axtext, sizeof axtext, kw ? "axis=%d, combine_fn=" : "%d, ", axis);
 	snprintf(expr, sizeof expr, "tl.reduce((%s, %s), %s%s%s)", a->name, iname, axtext, helper(g, pop, tie_low), kd);
-	return emit_pair(g, &val, &idx, expr, want_idx, a->feat | RK_F_COMBINE | RK_F_ARGPAIR);
+	return emit_pair(g, &val, &idx, expr, want_idx, t, a->feat | RK_F_COMBINE | RK_F_ARGPAIR);
 }
 
 node *op_scan(gen *g, const rk_shape *s, rk_dtype t, int depth)
@@ -128,9 +157,9 @@ node *op_scan(gen *g, const rk_shape *s, rk_dtype t, int depth)
 	if (t == RK_BOOL || s->rank < 1)
 		return NULL;
 	int op = pick_op(g, t), axis = below(g, s->rank);
-	bool want_idx = !op && t == RK_I32 && chance(g, 60), tie_low = chance(g, 60), rev = chance(g, 40);
+	bool want_idx = !op && chance(g, 70), tie_low = chance(g, 60), rev = chance(g, 40);
 	rk_dtype from = want_idx ? rg_random_dtype(g) : t;
-	node *a = gen_node(g, s, from, depth - 1);
+	node *a = op ? gen_node(g, s, from, depth - 1) : pair_operand(g, s, from, depth);
 	char expr[256], rtext[24];
 	snprintf(rtext, sizeof rtext, "%s", rev ? ", reverse=True" : chance(g, 30) ? ", reverse=False" : "");
 	if (op) {
@@ -155,5 +184,5 @@ node *op_scan(gen *g, const rk_shape *s, rk_dtype t, int depth)
 	index_along(g, s, axis, iname);
 	snprintf(expr, sizeof expr, "tl.associative_scan((%s, %s), %d, %s%s)", a->name, iname, axis,
 		 helper(g, pop, tie_low), rtext);
-	return emit_pair(g, &val, &idx, expr, want_idx, a->feat | RK_F_SCAN | RK_F_ARGPAIR);
+	return emit_pair(g, &val, &idx, expr, want_idx, t, a->feat | RK_F_SCAN | RK_F_ARGPAIR);
 }
