@@ -1,7 +1,9 @@
 /* test_random_kernels.c: differential testing on random kernels. Each
  * kernel (random/rk_gen.c: a random expression tree of loads, arithmetic,
  * where, casts, reductions, scans, trans/permute, reshape, expand_dims,
- * broadcast_to, join/split and dot, stored through a mask) runs on the cpu and
+ * broadcast_to, join/split and dot, stored through a mask; version 3 adds
+ * combine_fns, scans, tl.math, bit ops, static_range, early returns, scalar
+ * arguments of every tile dtype and 3-D grids) runs on the cpu and
  * cuda-emu targets at several num_warps, and what it stores is compared with
  * the tree's value computed in C (random/rk_eval.c, no part of tile).
  *

@@ -343,7 +343,8 @@ static void plain_store(gen *g, const node *root, rk_param *out, const char *off
 			/* x + pid in x's dtype (an int32 pid meeting floats is a float) */
 			double x = k->want.v[i % n], r = rk_round(k->want.t, x + (double)(i / n));
 			want.v[i] = r;
-			want.e[i] = k->want.e[i % n] + (rk_is_float(k->want.t) && r != x + (double)(i / n) ? rk_ulp(k->want.t, r) : 0);
+			bool rounds = rk_is_float(k->want.t) && (r != x + (double)(i / n) || k->want.e[i % n] > 0);
+			want.e[i] = k->want.e[i % n] + (rounds ? rk_ulp(k->want.t, r) : 0);
 			stored[i] = k->stored[i % n];
 			at[i] = (i / n) * n + k->out_at[i % n];
 		}
