@@ -42,15 +42,19 @@
  * what those miss (<<, input_precision tf32 and tf32x3, atomic_cas/xor/or/
  * and/add); 954 and 1045 are small K loops of tl.dot (kloop: pipelined on
  * cuda-emu, a value load through a chain); the ones after are kernels that
- * once found a bug. Version 3 kernels (rk.h's RK_GEN_V3): small ones that
- * reach its forms (combine_fns, scans, math, bits, static_range, early
- * return, scalar arguments, 3-D grids, cache hints), then bugs found. */
+ * once found a bug. Version 3 kernels (rk.h's RK_GEN_V3, about 3 s): small
+ * ones picked so that each of its forms shows up (every combine_fn, argmax/
+ * argmin pairs with either tie rule, cumprod, reverse scans, each tl.math
+ * function, clamp, propagate_nan, umulhi, each bitcast, static_range, early
+ * return, fp16/bf16/int8/uint8 scalars, 3-D grids, cache/eviction/volatile
+ * hints), then kernels that found a bug. */
 static const uint64_t fixed_seeds[] = {
 	1,  2,  3,  4,  5,  6,  7,  8,  9,   10,   11,   12,   13,   14,   15,   16,   17,   18,   19,
 	20, 21, 22, 23, 24, 40, 2049, 2426, 60, 315, 337, 995, 1241, 1399, 2357, 2578, 954, 1045,
 };
 static const uint64_t fixed_seeds3[] = {
-	1,
+	438, 1146, 1685, 3770, 3846, 2010, 3145, 79,   3791, 286,  2375, 451,
+	2083, 245, 3785, 3184, 3895, 45,   882,  2997, 2295, 3277, 878,
 };
 
 static const char *numpy_descr(rk_dtype t)
