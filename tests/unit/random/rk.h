@@ -29,7 +29,7 @@ typedef struct {
 	double *e;
 } rk_val;
 
-/* ---- rk_eval.c: Triton's semantics on reference values ------------------------- */
+/* ---- rk_eval.c, rk_eval_move.c: Triton's semantics on reference values ---------- */
 
 size_t rk_numel(const rk_shape *s);
 bool rk_is_float(rk_dtype t);
@@ -93,6 +93,10 @@ bool rk_fp8(rk_val *out, const rk_val *a, int fmt, rk_dtype t);
  * vals[0..n) into init in any order; each an [numel] tile of init's dtype */
 bool rk_atomic_fold(rk_val *out, int op, const rk_val *init, const rk_val *vals, int n);
 
+/* rk_eval.c: the index of each dim of s's element at a flat index; the
+ * element of `in` (broadcast to out, aligned right) at out's flat index */
+void rk_unflatten(const rk_shape *s, size_t flat, int *idx);
+size_t rk_bidx(const rk_shape *out, size_t flat, const rk_shape *in);
 /* rk_eval.c: keeps *o if its floats are in the range every target computes
  * alike (finite, far from overflow, no fp32/bf16 subnormals), else frees it */
 bool rk_finish(rk_val *o);
