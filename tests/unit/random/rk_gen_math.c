@@ -20,12 +20,19 @@ static node *lit(gen *g, rk_dtype t, double x, const char *text)
 	return rg_new_node(g, &v, text);
 }
 
+/* an operand of a correctly rounded op: often a load (exact, full-width
+ * values), so that its one right answer is compared bit for bit */
+static node *rn_operand(gen *g, const rk_shape *s, int depth)
+{
+	return chance(g, 50) ? rg_leaf(g, s, RK_F32) : gen_node(g, s, RK_F32, depth - 1);
+}
+
 static node *math1(gen *g, const rk_shape *s, int depth)
 {
 	static const char ops[] = "2lnrESCqfc";
 	static const char *const names[] = {"exp2", "log2", "log", "rsqrt", "erf", "sin", "cos", "sqrt_rn", "floor", "ceil"};
 	int i = below(g, (int)strlen(ops)), op = ops[i];
-	node *a = gen_node(g, s, RK_F32, depth - 1);
+	node *a = op == 'q' ? rn_operand(g, s, depth) : gen_node(g, s, RK_F32, depth - 1);
 	rk_val v;
 	char expr[160];
 	if (op == 'l' || op == 'n' || op == 'r' || op == 'q') {
@@ -46,8 +53,8 @@ static node *math1(gen *g, const rk_shape *s, int depth)
 static node *math3(gen *g, const rk_shape *s, int depth)
 {
 	bool fma = chance(g, 50);
-	node *a = gen_node(g, s, RK_F32, depth - 1), *b = gen_node(g, s, RK_F32, depth - 1);
-	node *c = fma ? gen_node(g, s, RK_F32, depth - 1) : NULL;
+	node *a = rn_operand(g, s, depth), *b = rn_operand(g, s, depth);
+	node *c = fma ? rn_operand(g, s, depth) : NULL;
 	rk_val v;
 	if (!rk_math3(&v, fma ? 'F' : 'd', &a->v, &b->v, c ? &c->v : NULL))
 		return NULL;
