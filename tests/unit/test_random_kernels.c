@@ -45,16 +45,16 @@
  * once found a bug. Version 3 kernels (rk.h's RK_GEN_V3, about 3 s): small
  * ones picked so that each of its forms shows up (every combine_fn, argmax/
  * argmin pairs with either tie rule, cumprod, reverse scans, each tl.math
- * function, clamp, propagate_nan, umulhi, each bitcast, static_range, early
- * return, fp16/bf16/int8/uint8 scalars, 3-D grids, cache/eviction/volatile
- * hints), then kernels that found a bug. */
+ * function, clamp, propagate_nan, umulhi, each bitcast, static_range, both
+ * early returns, scalars of fp16/bf16/int8/uint8/i16/u16/u32/i64/fp64/i1,
+ * 3-D grids, cache/eviction/volatile hints), then kernels that found a bug. */
 static const uint64_t fixed_seeds[] = {
 	1,  2,  3,  4,  5,  6,  7,  8,  9,   10,   11,   12,   13,   14,   15,   16,   17,   18,   19,
 	20, 21, 22, 23, 24, 40, 2049, 2426, 60, 315, 337, 995, 1241, 1399, 2357, 2578, 954, 1045,
 };
 static const uint64_t fixed_seeds3[] = {
-	438, 1146, 1685, 3770, 3732, 3846, 2010, 3145, 79,  1351, 3791, 911, 2375,
-	451, 3188, 1457, 842, 2083, 3184, 45,   882,  2997, 3297, 2295, 3277, 2749, 3458,
+	2815, 2704, 920,  1949, 1809, 2271, 3871, 1875, 2209, 1669, 3225, 401, 1069,
+	2909, 2339, 286,  995,  1531, 250,  3438, 1477, 1710, 3279, 3184, 1835, 2348,
 };
 
 static const char *numpy_descr(rk_dtype t)
@@ -133,6 +133,11 @@ static void write_repro(const rk_kernel *k, uint64_t seed, const char *target, i
 				write_npy(path, p->t, p->data, p->count);
 			}
 			fprintf(f, " %s=@%s%s", p->name, path, p->t == RK_BF16 ? ":bf16" : "");
+		} else if (p->wide) {
+			if (p->wide[0] == 'f')
+				fprintf(f, " %s=%.17g", p->name, p->wf);
+			else
+				fprintf(f, " %s=%lld", p->name, (long long)p->wi);
 		} else if (p->kind == RK_P_I32) {
 			fprintf(f, " %s=%d", p->name, p->i);
 		} else {
@@ -180,6 +185,8 @@ static bool run_one(tile_context *ctx, tile_module *m, const rk_kernel *k, int n
 			/* tile_dtype of the pointee: rk's dtypes map onto tile's */
 			static const tile_dtype map[] = {TILE_FP32, TILE_FP16, TILE_BF16, TILE_I32, TILE_I8, TILE_U8, TILE_U8};
 			args[i] = tile_arg_ptr(bufs[i], map[p->t]);
+		} else if (p->wide) {
+			args[i] = p->wide[0] == 'f' ? tile_arg_f64(p->wf) : tile_arg_i64(p->wi);
 		} else if (p->kind == RK_P_I32) {
 			args[i] = tile_arg_i32(p->i); /* int8/uint8 too: a value that fits */
 		} else {

@@ -137,6 +137,11 @@ typedef struct {
 	size_t count; /* its elements */
 	int32_t i;
 	float f;
+	/* a scalar of a dtype tiles here do not have ("i64", "u32", "i16", "u16",
+	 * "i1": wi; "fp64": wf), else NULL */
+	const char *wide;
+	int64_t wi;
+	double wf;
 } rk_param;
 
 typedef struct {
@@ -178,7 +183,7 @@ enum {
 	RK_F_INTBITS = 1 << 17, /* tl.umulhi, bitcasts */
 	RK_F_STATIC = 1 << 18,  /* a tl.static_range loop */
 	RK_F_RETURN = 1 << 19,  /* an early return */
-	RK_F_SCALAR = 1 << 20,  /* a scalar argument of fp16/bf16/int8/uint8 */
+	RK_F_SCALAR = 1 << 20,  /* a scalar argument of fp16/bf16/int8/uint8/i16/u16/u32/i64/fp64/i1 */
 	RK_F_GRID3 = 1 << 21,   /* program_id/num_programs on a 3-D grid */
 	RK_F_CACHE = 1 << 22,   /* cache_modifier / eviction_policy on a load or store */
 	RK_F_COUNT = 23

@@ -50,7 +50,7 @@ const char *const rk_feature_names[RK_F_COUNT] = {
 	"fp8 round trip", "atomics on a grid", "atomic_xchg/cas", "while loop", "tl.range num_stages",
 	"kloop (pipelinable K loop)", "tl.reduce with a combine_fn", "(value, index) argmax pairs",
 	"associative_scan/cumprod", "tl.math functions", "umulhi/bitcast", "tl.static_range",
-	"early return", "fp16/bf16/int8/uint8 scalar argument", "3-D grid", "cache/eviction modifiers"};
+	"early return", "scalar argument of another dtype", "3-D grid", "cache/eviction modifiers"};
 
 node *rg_new_node(gen *g, const rk_val *v, const char *name)
 {
@@ -184,7 +184,8 @@ node *gen_node(gen *g, const rk_shape *s, rk_dtype t, int depth)
 		   {op_expand, 6, false},  {op_broadcast, 4, false}, {op_join, 4, false}, {op_split, 4, false}, {op_dot, 8, false},
 		   {op_rowwise, 6, false}, {op_loop, 8, false}, {op_order, 4, false}, {op_gather, 4, false}, {op_histogram, 3, false},
 		   {op_interleave, 3, false}, {op_sort_cat, 2, false}, {op_fp8, 4, false},
-		   {op_combine, 6, true}, {op_scan, 5, true}, {op_math, 8, true}, {op_intbits, 4, true}};
+		   {op_combine, 6, true}, {op_scan, 5, true}, {op_math, 8, true}, {op_intbits, 4, true},
+		   {op_wide, 4, true}};
 	enum { NOPS = sizeof ops / sizeof *ops };
 	/* sometimes a tile made before, used twice */
 	if (chance(g, 8))
@@ -471,7 +472,7 @@ void rk_generate(rk_kernel *k, uint64_t seed, int version)
 		rk_param *p = &k->params[i];
 		rg_sb_printf(&src, "%s%s", i ? ", " : "", p->name);
 		sl += (size_t)snprintf(k->sig + sl, sizeof k->sig - sl, "%s%s%s", i ? "," : "",
-				       p->kind == RK_P_PTR ? "*" : "", rk_sig_name(p->t));
+				       p->kind == RK_P_PTR ? "*" : "", p->wide ? p->wide : rk_sig_name(p->t));
 	}
 	rg_sb_printf(&src, "):\n%s", g.body.p);
 	if (g.pre.p) {

@@ -94,6 +94,7 @@ node *op_unary(gen *g, const rk_shape *s, rk_dtype t, int depth);
 node *op_where(gen *g, const rk_shape *s, rk_dtype t, int depth);
 node *op_cast(gen *g, const rk_shape *s, rk_dtype t, int depth);
 node *op_fp8(gen *g, const rk_shape *s, rk_dtype t, int depth);
+node *op_wide(gen *g, const rk_shape *s, rk_dtype t, int depth); /* version 3 */
 /* rk_gen_reduce.c */
 node *full_reduce(gen *g, rk_dtype t);
 bool cat_of(gen *g, const rk_shape *s, rk_dtype t, int depth, rk_val *v, char *text, size_t size, unsigned *feat);

@@ -261,3 +261,70 @@ node *op_fp8(gen *g, const rk_shape *s, rk_dtype t, int depth)
 	n->feat |= RK_F_FP8;
 	return n;
 }
+
+/* x op s wrapped to t's width (two's complement: + * ^ commute with wrapping) */
+static double wrap_to(rk_dtype t, double x, int op, int64_t s)
+{
+	uint64_t a = (uint64_t)(int64_t)x, b = (uint64_t)s;
+	uint64_t r = op == '+' ? a + b : op == '*' ? a * b : a ^ b;
+	int bits = t == RK_I32 ? 32 : 8;
+	r &= (UINT64_C(1) << bits) - 1;
+	if (t != RK_U8 && (r >> (bits - 1)))
+		return (double)((int64_t)r - (int64_t)(UINT64_C(1) << bits));
+	return (double)r;
+}
+
+/* version 3: (x op s).to(t), s a scalar argument of a dtype no tile here
+ * has: an integer tile meets i64/u32/i16/u16 (promoted to the wider, then
+ * wrapped back to t), a float tile fp64 (computed in fp64, rounded once to
+ * t); or tl.where on an i1 argument */
+node *op_wide(gen *g, const rk_shape *s, rk_dtype t, int depth)
+{
+	if (t == RK_BOOL)
+		return NULL;
+	rk_param *p = rg_add_param(g, rk_is_float(t) ? RK_P_F32 : RK_P_I32, t);
+	if (!p)
+		return NULL;
+	node *x = gen_node(g, s, t, depth - 1);
+	rk_val v;
+	char expr[160];
+	size_t n = rk_numel(s);
+	if (chance(g, 20)) {
+		p->wide = "i1";
+		p->wi = below(g, 2);
+		node *y = gen_node(g, s, t, depth - 1);
+		if (!rk_broadcast_to(&v, p->wi ? &x->v : &y->v, s))
+			return NULL;
+		snprintf(expr, sizeof expr, "tl.where(%s, %s, %s)", p->name, x->name, y->name);
+	} else if (rk_is_float(t)) {
+		int op = chance(g, 50) ? '*' : '+';
+		p->wide = "fp64";
+		p->wf = (below(g, 33) - 16) / 8.0;
+		if (!rk_alloc(&v, s, t))
+			return NULL;
+		for (size_t i = 0; i < n; i++) {
+			double a = x->v.v[i], r = op == '*' ? a * p->wf : a + p->wf, rr = rk_round(t, r);
+			double e = op == '*' ? x->v.e[i] * fabs(p->wf) : x->v.e[i];
+			v.v[i] = rr;
+			v.e[i] = e + (e > 0 || rr != r ? rk_ulp(t, rr) : 0);
+		}
+		if (!rk_finish(&v))
+			return NULL;
+		snprintf(expr, sizeof expr, "(%s %c %s).to(%s)", x->name, op, p->name, rk_tl_name(t));
+	} else {
+		static const char *const wides[] = {"i64", "u32", "i16", "u16"};
+		int k = below(g, 4), op = "+*^"[below(g, 3)];
+		p->wide = wides[k];
+		uint64_t r = rnd(g);
+		p->wi = k == 0 ? (int64_t)(r % (UINT64_C(1) << 41)) - (INT64_C(1) << 40)
+		       : k == 1 ? (int64_t)(r & 0xffffffffu) : k == 2 ? (int64_t)(r % 65536) - 32768 : (int64_t)(r % 65536);
+		if (!rk_alloc(&v, s, t))
+			return NULL;
+		for (size_t i = 0; i < n; i++)
+			v.v[i] = wrap_to(t, x->v.v[i], op, p->wi);
+		snprintf(expr, sizeof expr, "(%s %c %s).to(%s)", x->name, op, p->name, rk_tl_name(t));
+	}
+	node *res = rg_emit(g, &v, expr);
+	res->feat |= RK_F_SCALAR;
+	return res;
+}
