@@ -299,14 +299,17 @@ node *op_wide(gen *g, const rk_shape *s, rk_dtype t, int depth)
 	} else if (rk_is_float(t)) {
 		int op = chance(g, 50) ? '*' : '+';
 		p->wide = "fp64";
-		p->wf = (below(g, 33) - 16) / 8.0;
+		/* often no fp32 value (k/8 + d 2^-26): computing in fp32 rounds it first */
+		p->wf = (below(g, 33) - 16) / 8.0 + (chance(g, 50) ? ldexp(below(g, 7) - 3, -26) : 0);
 		if (!rk_alloc(&v, s, t))
 			return NULL;
 		for (size_t i = 0; i < n; i++) {
 			double a = x->v.v[i], r = op == '*' ? a * p->wf : a + p->wf, rr = rk_round(t, r);
 			double e = op == '*' ? x->v.e[i] * fabs(p->wf) : x->v.e[i];
 			v.v[i] = rr;
-			v.e[i] = e + (e > 0 || rr != r ? rk_ulp(t, rr) : 0);
+			/* one rounding of the fp64 result (itself exact, or rounded as
+			 * tile's fp64 rounds it): exact for an exact x */
+			v.e[i] = e > 0 ? e + rk_ulp(t, rr) : 0;
 		}
 		if (!rk_finish(&v))
 			return NULL;
