@@ -44,6 +44,7 @@ typedef struct Assign {
 	LayoutCtx *lc;
 	TirFunc *f;
 	AxisInfo *ax;
+	AxisInfo *ax_proven; /* native CPU: contiguity without max_contiguous hints */
 	size_t nvals0; /* values existing before the pass (axis info, wants) */
 	int lanes, warps;
 	const LinearLayout **want;
@@ -309,12 +310,22 @@ static int mem_vec(const Assign *A, const TirOp *op, const LinearLayout *l)
 }
 
 /* The runs of consecutive addresses along each dim (attr.perm): a CPU
- * access can be a few short vectors where it cannot be one long one. */
+ * access can be a few short vectors where it cannot be one long one. Runs
+ * span threads, so a max_contiguous hint counts only up to one 16-byte
+ * vector, as far as a GPU relies on it; past that, proven contiguity. */
 static void mem_runs(const Assign *A, TirOp *op)
 {
-	const AxisInfo *pa = axis_of(A, op->operands[0]);
-	for (int d = 0; d < TIR_MAX_RANK; d++)
-		op->attr.perm[d] = pa && d < pa->rank ? (int)(pa->contig[d] < (1 << 30) ? pa->contig[d] : 1 << 30) : 0;
+	ValId p = op->operands[0];
+	const AxisInfo *pa = axis_of(A, p);
+	const AxisInfo *pp = A->ax_proven && pa ? &A->ax_proven[pa - A->ax] : NULL;
+	int eb = elem_bytes_of_ptr(A, p);
+	int64_t vmax = eb > 0 && eb <= 16 ? 16 / eb : 1;
+	for (int d = 0; d < TIR_MAX_RANK; d++) {
+		int64_t c = pa && d < pa->rank ? pa->contig[d] : 0;
+		if (pp && c > vmax)
+			c = MAXOF(pp->contig[d], vmax);
+		op->attr.perm[d] = (int)(c < (1 << 30) ? c : 1 << 30);
+	}
 }
 
 /* Triton's warpsPerTileV2 for a [M, N] accumulator. */
@@ -1450,6 +1461,8 @@ bool layout_assign(LayoutCtx *lc, TirFunc *f)
 		f->num_warps = A.warps;
 	A.nvals0 = f->vals.len;
 	A.ax = axis_analyze(lc->arena, f);
+	if (simd_threads(&A))
+		A.ax_proven = axis_analyze_proven(lc->arena, f);
 	A.want = arena_alloc(lc->arena, sizeof(void *) * (A.nvals0 + 1));
 	A.chained = arena_alloc(lc->arena, A.nvals0 + 1);
 	mark_chained_dots(&A, f->entry);

@@ -21,7 +21,8 @@ typedef struct Axis {
 	AxisInfo *info;
 	size_t n;
 	bool changed;
-	int64_t visits; /* ops walked so far */
+	int64_t visits;    /* ops walked so far */
+	bool no_contig_hints; /* tl.max_contiguous ignored: contiguity proven */
 } Axis;
 
 enum { AXIS_MAX_VISITS = 1 << 20 };
@@ -150,8 +151,10 @@ static void apply_hints(Axis *x, ValId v)
 			int64_t hv = floor_pow2(h->v[d] > 0 ? h->v[d] : 1);
 			if (h->kind == HINT_MULTIPLE_OF)
 				a.div[d] = hv;
-			else if (h->kind == HINT_MAX_CONTIGUOUS)
-				a.contig[d] = hv;
+			else if (h->kind == HINT_MAX_CONTIGUOUS) {
+				if (!x->no_contig_hints)
+					a.contig[d] = hv;
+			}
 			else
 				a.cnst[d] = hv;
 		}
@@ -603,9 +606,9 @@ static void init_params(Axis *x)
 	}
 }
 
-AxisInfo *axis_analyze(Arena *arena, const TirFunc *f)
+static AxisInfo *analyze(Arena *arena, const TirFunc *f, bool no_contig_hints)
 {
-	Axis x = {f, NULL, f->vals.len, false, 0};
+	Axis x = {f, NULL, f->vals.len, false, 0, no_contig_hints};
 	x.info = ARENA_NEWN(arena, AxisInfo, x.n ? x.n : 1);
 	for (size_t v = 0; v < x.n; v++)
 		trivial(&x.info[v], f->vals.data[v].ty);
@@ -614,6 +617,10 @@ AxisInfo *axis_analyze(Arena *arena, const TirFunc *f)
 		walk_block(&x, f->entry);
 	return x.info;
 }
+
+AxisInfo *axis_analyze(Arena *arena, const TirFunc *f) { return analyze(arena, f, false); }
+
+AxisInfo *axis_analyze_proven(Arena *arena, const TirFunc *f) { return analyze(arena, f, true); }
 
 int axis_vector_width(const AxisInfo *ptr, const AxisInfo *mask, int dim, int elem_bytes)
 {

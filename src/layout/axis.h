@@ -36,6 +36,13 @@ typedef struct AxisInfo {
  * neither integers nor pointers get the trivial info (1, 1, 1). */
 AxisInfo *axis_analyze(Arena *a, const TirFunc *f);
 
+/* The same without tl.max_contiguous hints: the contiguity the code proves.
+ * A kernel may hint more than holds past one 16-byte vector (triton.ops.matmul's
+ * `tl.max_contiguous(rm % M, BLOCK_M)`, true only between wrap-arounds that
+ * fall on vector boundaries); a GPU relies on the hint only that far, so the
+ * CPU's accesses spanning several threads rely on this instead. */
+AxisInfo *axis_analyze_proven(Arena *a, const TirFunc *f);
+
 /* Widest vector (elements, power of two) for a load/store of elements of
  * `elem_bytes` through pointer tile `ptr` along dim `dim`: bounded by
  * contiguity, alignment, 16 bytes and (when mask != NULL) the mask's

@@ -4495,6 +4495,51 @@ static void test_print_format(void)
 	tile_context_destroy(ctx);
 }
 
+/* ---- a max_contiguous hint true only between wrap-arounds ------------------------- */
+
+/* triton.ops.matmul's (and kernl's, bitsandbytes') trick: indices past N wrap
+ * (% N) and are hinted contiguous over the whole block, true only for each
+ * 16-byte vector when N is a multiple of 4. A GPU relies on the hint that far;
+ * the CPU's accesses spanning threads read and wrote 256 consecutive floats
+ * (corpus24, kernl's linear layer: "accessed memory outside argument"). */
+static const char wrap_hint_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(x_ptr, y_ptr, N, BLOCK: tl.constexpr):\n"
+	"    offs = tl.max_contiguous(tl.multiple_of(tl.arange(0, BLOCK) % N, BLOCK), BLOCK)\n"
+	"    tl.store(y_ptr + offs, tl.load(x_ptr + offs) + 1)\n"
+	"@triton.jit\n"
+	"def k2(x_ptr, y_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):\n"
+	"    rm = tl.max_contiguous(tl.multiple_of(tl.arange(0, BM) % M, BM), BM)\n"
+	"    rn = tl.max_contiguous(tl.multiple_of(tl.arange(0, BN) % N, BN), BN)\n"
+	"    o = rm[:, None] * N + rn[None, :]\n"
+	"    tl.store(y_ptr + o, tl.load(x_ptr + o) * 2)\n";
+
+static void test_wrap_hint(void)
+{
+	static float x[256], y[256];
+	for (int i = 0; i < 256; i++)
+		x[i] = (float)i, y[i] = -1;
+	tile_arg args[] = {tile_arg_ptr(x, TILE_FP32), tile_arg_ptr(y, TILE_FP32), tile_arg_i32(40)};
+	if (RUN(wrap_hint_src, "k", "*fp32,*fp32,i32,256", 1, args)) {
+		bool ok = true;
+		for (int i = 0; i < 256; i++)
+			ok &= y[i] == (i < 40 ? (float)i + 1 : -1.0f);
+		CHECK(ok);
+	}
+	/* [12, 20] inside [64, 64] blocks, as the matmul stores its output */
+	for (int i = 0; i < 256; i++)
+		y[i] = -1;
+	tile_arg args2[] = {tile_arg_ptr(x, TILE_FP32), tile_arg_ptr(y, TILE_FP32), tile_arg_i32(12), tile_arg_i32(20)};
+	if (RUN(wrap_hint_src, "k2", "*fp32,*fp32,i32,i32,64,64", 1, args2)) {
+		bool ok = true;
+		for (int i = 0; i < 256; i++)
+			ok &= y[i] == (i < 240 ? 2.0f * (float)i : -1.0f);
+		CHECK(ok);
+	}
+}
+
 int main(void)
 {
 	static const char *const targets[] = {"cpu", "cuda-emu"};
@@ -4530,6 +4575,7 @@ int main(void)
 		test_histogram_many_bins();
 		test_gather();
 		test_gather_big();
+		test_wrap_hint();
 		test_one_hot_sum();
 		test_batched_dot();
 		test_batched_dot_split();
