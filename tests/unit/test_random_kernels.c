@@ -16,7 +16,7 @@
  *                           "SEED SIGNATURE") to compile them elsewhere
  *   TILE_RANDOM_VERBOSE=1   print each seed (and the forms it reaches) before
  *                           running it
- *   TILE_RANDOM_GEN=2       the generator's version 2 (default: the latest, 3;
+ *   TILE_RANDOM_GEN=2       the generator's version 2 (default: the latest, 4;
  *                           rk.h's RK_GEN_*)
  *   TILE_RANDOM_ONLY=NAME   run only kernels that reach the form NAME (a part of
  *                           one of rk_feature_names: "fp8", "atomic", "while")
@@ -56,6 +56,10 @@ static const uint64_t fixed_seeds3[] = {
 	2815, 553, 2664, 920, 3871, 3631, 1875, 2209, 3225, 2909, 2613, 286,
 	2271, 3511, 2916, 1531, 250, 3438, 1710, 3279, 3184, 1835, 2348,
 };
+/* Version 4 (RK_GEN_V4): K loops whose B rows come through an index load,
+ * with more iterations than stages; both fail when the carried index is one
+ * iteration behind (pipeline.c's index loads). */
+static const uint64_t fixed_seeds4[] = {42, 295};
 
 static const char *numpy_descr(rk_dtype t)
 {
@@ -263,7 +267,8 @@ int main(void)
 		if (strstr(rk_feature_names[f], only))
 			only_mask |= 1u << f;
 	size_t nfixed2 = sizeof fixed_seeds / sizeof *fixed_seeds;
-	size_t nfixed = nfixed2 + sizeof fixed_seeds3 / sizeof *fixed_seeds3;
+	size_t nfixed3 = nfixed2 + sizeof fixed_seeds3 / sizeof *fixed_seeds3;
+	size_t nfixed = nfixed3 + sizeof fixed_seeds4 / sizeof *fixed_seeds4;
 	const char *env_gen = getenv("TILE_RANDOM_GEN");
 	int version = env_gen && *env_gen ? atoi(env_gen) : RK_GEN_LATEST;
 	size_t count = env_n && *env_n ? strtoull(env_n, NULL, 10) : nfixed;
@@ -296,8 +301,11 @@ int main(void)
 	int failed = 0, runs = 0, nodes = 0, kernels = 0;
 	unsigned features = 0;
 	for (size_t i = 0; i < count; i++) {
-		uint64_t seed = !fixed ? first + i : i < nfixed2 ? fixed_seeds[i] : fixed_seeds3[i - nfixed2];
-		int ver = !fixed ? version : i < nfixed2 ? RK_GEN_V2 : RK_GEN_V3;
+		uint64_t seed = !fixed ? first + i
+			      : i < nfixed2 ? fixed_seeds[i]
+			      : i < nfixed3 ? fixed_seeds3[i - nfixed2]
+					    : fixed_seeds4[i - nfixed3];
+		int ver = !fixed ? version : i < nfixed2 ? RK_GEN_V2 : i < nfixed3 ? RK_GEN_V3 : RK_GEN_V4;
 		rk_kernel k;
 		rk_generate(&k, seed, ver);
 		if (only_mask && !(k.features & only_mask)) {

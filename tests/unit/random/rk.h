@@ -186,14 +186,17 @@ enum {
 	RK_F_SCALAR = 1 << 20,  /* a scalar argument of fp16/bf16/int8/uint8/i16/u16/u32/i64/fp64/i1 */
 	RK_F_GRID3 = 1 << 21,   /* program_id/num_programs on a 3-D grid */
 	RK_F_CACHE = 1 << 22,   /* cache_modifier / eviction_policy on a load or store */
-	RK_F_COUNT = 23
+	/* version 4's forms */
+	RK_F_KIDX = 1 << 23, /* a K loop whose B rows come through an index load (paged) */
+	RK_F_COUNT = 24
 };
 extern const char *const rk_feature_names[RK_F_COUNT];
 
 /* A kernel from seed: deterministic for a seed and version. Version 2 is the
  * generator before the forms of RK_F_COMBINE on (its kernels are those of
- * the fixed seeds picked then); version 3 adds them. */
-enum { RK_GEN_V2 = 2, RK_GEN_V3 = 3, RK_GEN_LATEST = RK_GEN_V3 };
+ * the fixed seeds picked then); version 3 adds them; version 4 adds K loops
+ * through an index load (RK_F_KIDX). */
+enum { RK_GEN_V2 = 2, RK_GEN_V3 = 3, RK_GEN_V4 = 4, RK_GEN_LATEST = RK_GEN_V4 };
 void rk_generate(rk_kernel *k, uint64_t seed, int version);
 void rk_kernel_free(rk_kernel *k);
 

@@ -50,7 +50,8 @@ const char *const rk_feature_names[RK_F_COUNT] = {
 	"fp8 round trip", "atomics on a grid", "atomic_xchg/cas", "while loop", "tl.range num_stages",
 	"kloop (pipelinable K loop)", "tl.reduce with a combine_fn", "(value, index) argmax pairs",
 	"associative_scan/cumprod", "tl.math functions", "umulhi/bitcast", "tl.static_range",
-	"early return", "scalar argument of another dtype", "3-D grid", "cache/eviction modifiers"};
+	"early return", "scalar argument of another dtype", "3-D grid", "cache/eviction modifiers",
+	"kloop through an index load"};
 
 node *rg_new_node(gen *g, const rk_val *v, const char *name)
 {
@@ -387,6 +388,7 @@ void rk_generate(rk_kernel *k, uint64_t seed, int version)
 	g.rng = seed * UINT64_C(0x2545f4914f6cdd1d) + 1;
 	g.k = k;
 	g.v3 = version >= RK_GEN_V3;
+	g.v4 = version >= RK_GEN_V4;
 	g.budget = 5 + below(&g, 14);
 	int r = below(&g, 100);
 	rk_shape s = rg_random_shape(&g, r < 30 ? 1 : r < 85 ? 2 : 3);

@@ -34,6 +34,7 @@ typedef struct {
 	bool root;     /* the next node is the root: not a leaf */
 	node *nodes; /* every node made, for reuse and freeing */
 	bool v3;       /* version 3's forms (RK_GEN_V3): off, the stream is version 2's */
+	bool v4;       /* version 4's forms (RK_GEN_V4): off, the stream is version 3's */
 	sbuf pre;      /* @triton.jit helpers before the kernel (combine_fns) */
 	unsigned helpers; /* which of them are written (rk_gen_scan.c) */
 } gen;

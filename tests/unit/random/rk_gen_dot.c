@@ -151,7 +151,8 @@ node *op_kloop(gen *g, const rk_shape *s, int stages)
 		return NULL;
 	int nk = 1 + below(g, 3);
 	bool ragged = chance(g, 40);
-	int K = nk * BK - (ragged ? 1 + below(g, BK - 1) : 0);
+	int rag = ragged ? 1 + below(g, BK - 1) : 0;
+	int K = nk * BK - rag;
 	bool masked = ragged || chance(g, 30);
 	static const rk_dtype dts[] = {RK_F16, RK_F16, RK_BF16, RK_F32};
 	rk_dtype dt = dts[below(g, 4)];
@@ -160,6 +161,13 @@ node *op_kloop(gen *g, const rk_shape *s, int stages)
 	static const rk_dtype lds[] = {RK_I8, RK_F16, RK_BF16, RK_F32};
 	rk_dtype ldt = chain ? lds[below(g, 4)] : dt;
 	bool advance = chance(g, 60), plus = chance(g, 40);
+	/* version 4: B's rows through an index load (a paged cache's kv_indices):
+	 * row kk of the K loop is row perm[kk] of B */
+	bool kidx = g->v4 && !advance && chance(g, 40);
+	if (kidx) { /* more iterations than stages: the carried index shows */
+		nk += 2 + below(g, 3);
+		K = nk * BK - rag;
+	}
 	char acc[32], kv[32], pa[32], pb[32], rm[32], rn[32], rkk[32], ap[32], bp[32], sc[32] = "";
 	rg_var(g, acc), rg_var(g, kv), rg_var(g, rm), rg_var(g, rn), rg_var(g, rkk), rg_var(g, ap), rg_var(g, bp);
 	rk_param *xa = rg_add_param(g, RK_P_PTR, chain == 1 ? ldt : dt);
@@ -188,6 +196,21 @@ node *op_kloop(gen *g, const rk_shape *s, int stages)
 	bool exa = chance(g, 60), exb = chance(g, 60);
 	xa->data = calloc(xa->count, rk_size(xa->t));
 	xb->data = calloc(xb->count, rk_size(xb->t));
+	rk_param *kip = NULL;
+	char ix[32] = "";
+	if (kidx) {
+		kip = rg_add_param(g, RK_P_PTR, RK_I32);
+		kip->count = (size_t)K;
+		kip->data = calloc((size_t)K, sizeof(int32_t));
+		int32_t *perm = kip->data;
+		for (int i = 0; i < K; i++)
+			perm[i] = i;
+		for (int i = K - 1; i > 0; i--) {
+			int j = below(g, i + 1), x = perm[i];
+			perm[i] = perm[j], perm[j] = x;
+		}
+		rg_var(g, ix);
+	}
 	for (size_t i = 0; i < xa->count; i++)
 		rk_put(xa->t, xa->data, i, rg_random_value(g, xa->t, exa));
 	for (size_t i = 0; i < xb->count; i++)
@@ -236,11 +259,19 @@ node *op_kloop(gen *g, const rk_shape *s, int stages)
 		snprintf(baddr, sizeof baddr, "%s", bp);
 	} else {
 		snprintf(aaddr, sizeof aaddr, "%s + %s[:, None] * %s + (%s + %s[None, :])", pa, rm, satext, kv, rkk);
-		snprintf(baddr, sizeof baddr, "%s + (%s + %s[:, None]) * %s + %s[None, :]", pb, kv, rkk, sbtext, rn);
+		if (kidx)
+			snprintf(baddr, sizeof baddr, "%s + %s[:, None] * %s + %s[None, :]", pb, ix, sbtext, rn);
+		else
+			snprintf(baddr, sizeof baddr, "%s + (%s + %s[:, None]) * %s + %s[None, :]", pb, kv, rkk, sbtext, rn);
 	}
 	rg_sb_printf(&g->body, "    for %s in tl.range(0, %s, %d, num_stages=%d):\n", kv, ktext, BK, stages);
 	char an[32], bn[32];
 	rg_var(g, an), rg_var(g, bn);
+	if (kidx && masked)
+		rg_sb_printf(&g->body, "        %s = tl.load(%s + %s + %s, mask=%s + %s < %s, other=0)\n", ix, kip->name,
+			     kv, rkk, kv, rkk, ktext);
+	else if (kidx)
+		rg_sb_printf(&g->body, "        %s = tl.load(%s + %s + %s)\n", ix, kip->name, kv, rkk);
 	if (masked) {
 		rg_sb_printf(&g->body, "        %s = tl.load(%s, mask=%s + %s[None, :] < %s, other=0)\n", an, aaddr, kv, rkk,
 			  ktext);
@@ -297,7 +328,8 @@ node *op_kloop(gen *g, const rk_shape *s, int stages)
 		for (int j = 0; j < BK; j++)
 			for (int n = 0; n < N; n++) {
 				int kk = it * BK + j;
-				b.v[j * N + n] = kk < K ? rk_get(xb->t, xb->data, (size_t)kk * (size_t)N + (size_t)n) : 0;
+				size_t row = kk < K && kip ? (size_t)((int32_t *)kip->data)[kk] : (size_t)kk;
+				b.v[j * N + n] = kk < K ? rk_get(xb->t, xb->data, row * (size_t)N + (size_t)n) : 0;
 			}
 		if (chain) {
 			rk_val *x = chain == 1 ? &a : &b, y;
@@ -329,7 +361,7 @@ node *op_kloop(gen *g, const rk_shape *s, int stages)
 		return NULL;
 	}
 	node *res = rg_new_node(g, &cur, acc);
-	res->feat = RK_F_STAGES | RK_F_KLOOP;
+	res->feat = RK_F_STAGES | RK_F_KLOOP | (kidx ? RK_F_KIDX : 0);
 	return res;
 }
 
