@@ -775,6 +775,7 @@ static void pipeline_loop(LayoutCtx *lc, TirFunc *f, TirOp *loop)
 	S = S_all;
 	if (!S)
 		return;
+	pipe_drop_address_loads(&P);
 	for (int i = 0; i < P.nld; i++) {
 		pipe_mark_iters(&P, P.ld[i].ptr, 0);
 		pipe_find_index_loads(&P, P.ld[i].ptr, 0);

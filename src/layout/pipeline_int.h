@@ -57,6 +57,10 @@ static inline int pipe_elem_bytes(Type t)
 }
 
 /* ---- pipeline_select.c ---- */
+/* Drops from P->ld the loads another chosen load's address is computed from
+ * (a dot-less loop's kv_indices): they are carried as index loads, and a
+ * buffered one would leave the address slices reading its slot. */
+void pipe_drop_address_loads(Pipe *P);
 int pipe_iter_index(const Pipe *P, ValId v);
 bool pipe_index_load(const TirFunc *f, const TirOp *op);
 void pipe_find_advanceable(Pipe *P);

@@ -126,6 +126,33 @@ void pipe_find_index_loads(Pipe *P, ValId v, int depth)
 		pipe_find_index_loads(P, op->operands[i], depth + 1);
 }
 
+/* Marks in in[] (per ValId) the values of the body the slice of v is made of,
+ * through loads too. */
+static void mark_slice(const Pipe *P, ValId v, uint8_t *in, int depth)
+{
+	const TirOp *op = P->f->vals.data[v].def;
+	if (!op || op->block != P->body || in[v] || depth > 200)
+		return;
+	in[v] = 1;
+	for (int i = 0; i < op->nin; i++)
+		mark_slice(P, op->operands[i], in, depth + 1);
+}
+
+void pipe_drop_address_loads(Pipe *P)
+{
+	uint8_t *in = ARENA_NEWN(P->f->arena, uint8_t, P->f->vals.len + 1);
+	for (int i = 0; i < P->nld; i++) {
+		mark_slice(P, P->ld[i].ptr, in, 0);
+		if (P->ld[i].mask)
+			mark_slice(P, P->ld[i].mask, in, 0);
+	}
+	int n = 0;
+	for (int i = 0; i < P->nld; i++)
+		if (!in[P->ld[i].op->results[0]])
+			P->ld[n++] = P->ld[i];
+	P->nld = n;
+}
+
 /* ---- what the body writes ------------------------------------------------------------ */
 
 /* Marks in roots[] the kernel parameters pointer value v is computed from,
