@@ -743,7 +743,6 @@ static void pipeline_loop(LayoutCtx *lc, TirFunc *f, TirOp *loop)
 		P.no_dot = true;
 		P.store_roots = ARENA_NEWN(f->arena, uint8_t, f->vals.len + 1);
 		uint8_t *seen = ARENA_NEWN(f->arena, uint8_t, f->vals.len + 1);
-		pipe_count_stores(&P, body);
 		pipe_find_stores(&P, body, seen);
 	}
 	pipe_find_feeds(&P);

@@ -40,7 +40,7 @@ typedef struct Pipe {
 	bool no_dot;
 	uint8_t *store_roots; /* per ValId: a kernel parameter the body writes through */
 	bool store_unknown;   /* the body writes through a pointer of unknown origin */
-	int nstores;          /* stores and atomics in the body */
+	int nstores;          /* stores and atomics in the body (pipe_find_stores) */
 	PLoad ld[MAX_PIPE_LOADS];
 	int nld;
 	/* index loads: the loads in the pipelined loads' address slices (a
@@ -66,7 +66,6 @@ bool pipe_index_load(const TirFunc *f, const TirOp *op);
 void pipe_find_advanceable(Pipe *P);
 void pipe_mark_iters(Pipe *P, ValId v, int depth);
 void pipe_find_index_loads(Pipe *P, ValId v, int depth);
-void pipe_count_stores(Pipe *P, const TirBlock *b);
 void pipe_find_stores(Pipe *P, const TirBlock *b, uint8_t *seen);
 const LinearLayout *pipe_untrans(const Pipe *P, const TirOp *tr, const LinearLayout *l);
 void pipe_find_feeds(Pipe *P);

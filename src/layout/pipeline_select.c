@@ -198,21 +198,12 @@ static void ptr_roots(const TirFunc *f, ValId v, uint8_t *seen, uint8_t *roots, 
 		*unknown = true;
 }
 
-void pipe_count_stores(Pipe *P, const TirBlock *b)
-{
-	for (int i = 0; i < b->nops; i++) {
-		const TirOp *op = b->ops[i];
-		P->nstores += op->kind == TOP_STORE || op->kind == TOP_ATOMIC || op->kind == TOP_ATOMIC_CAS;
-		for (int r = 0; r < op->nregions; r++)
-			pipe_count_stores(P, &op->regions[r]);
-	}
-}
-
 void pipe_find_stores(Pipe *P, const TirBlock *b, uint8_t *seen)
 {
 	for (int i = 0; i < b->nops; i++) {
 		const TirOp *op = b->ops[i];
 		if (op->kind == TOP_STORE || op->kind == TOP_ATOMIC || op->kind == TOP_ATOMIC_CAS) {
+			P->nstores++;
 			memset(seen, 0, P->f->vals.len + 1);
 			ptr_roots(P->f, op->operands[0], seen, P->store_roots, &P->store_unknown, 0);
 		}
@@ -225,13 +216,13 @@ void pipe_find_stores(Pipe *P, const TirBlock *b, uint8_t *seen)
  * pointers of unknown origin where the body writes at all). */
 static bool reads_written(const Pipe *P, const TirOp *op)
 {
+	if (!P->nstores)
+		return false;
 	TirFunc *f = P->f;
 	uint8_t *seen = ARENA_NEWN(f->arena, uint8_t, f->vals.len + 1);
 	uint8_t *roots = ARENA_NEWN(f->arena, uint8_t, f->vals.len + 1);
 	bool unknown = false;
 	ptr_roots(f, op->operands[0], seen, roots, &unknown, 0);
-	if (!P->nstores)
-		return false;
 	if (P->store_unknown || unknown)
 		return true;
 	for (size_t v = 1; v < f->vals.len; v++)
@@ -313,9 +304,9 @@ static bool users_ok(const Pipe *P, const TirBlock *b, ValId v, bool any, bool *
 }
 
 /* P->feeds: the values of the body's top level whose value reaches a dot's
- * a or b operand there (not through an address: a load's pointer is a
- * different pipelining problem, Triton's indirection levels). Walked from
- * the end, as every use follows its definition. */
+ * a or b operand there (not through an address: loads in addresses are
+ * carried as index loads instead), or every load of a dot-less loop. Walked
+ * from the end, as every use follows its definition. */
 void pipe_find_feeds(Pipe *P)
 {
 	const TirBlock *b = P->body;
