@@ -27,7 +27,7 @@ void fn_free(Fn *fn)
 
 /* ---- the builtin registry ------------------------------------------------------------- */
 
-const Builtin *const builtin_tables[] = {builtins_core, builtins_math,    builtins_mem,      builtins_reduce,
+const Builtin *const builtin_tables[] = {builtins_core, builtins_compile, builtins_print, builtins_dtype, builtins_python, builtins_math,    builtins_mem,      builtins_reduce,
 					 builtins_dot,  builtins_prelude, builtins_blockptr, builtins_shape, builtins_map,
 					 builtins_asm,  builtins_tensorarg, builtins_str,
 					 builtins_pyround, builtins_format, builtins_dict, builtins_pyhost,

@@ -314,7 +314,7 @@ enum { TUPLE_DEPTH_LIMIT = 256 };
 enum { STR_MAX_LEN = 1 << 20 };
 int value_nesting(Value v);
 
-/* ---- sema.c: names and modules ---- */
+/* ---- sema_scope.c, sema_module.c: names and modules ---- */
 ModScope *modscope_new(Sema *s, const Module *m, const char *name);
 /* x with a new size-1 axis at `axis` (a scalar becomes a 1-element tile). */
 ValId sema_expand_dim(Sema *s, ValId x, int axis, SrcLoc loc);
@@ -339,6 +339,29 @@ bool is_list_method_call(const Expr *e); /* NAME.append(...), NAME.update(...): 
 void env_set(Env *e, const char *name, Value v);
 void env_copy(Env *dst, const Env *src);
 const char *istr(Sema *s, const char *str);
+
+/* Diagnostics collected aside while sema tries something that may fail
+ * (host Python in decorators and defaults, module-level alternatives):
+ * quiet_end restores the real sink and says whether anything failed, with
+ * the first diagnostic in *first (if given), in the arena. */
+typedef struct Quiet {
+	DiagSink sink, *saved;
+	const Diag *limit; /* s->limit_diag at the start */
+} Quiet;
+void quiet_begin(Sema *s, Quiet *q);
+bool quiet_end(Sema *s, Quiet *q, Diag *first);
+/* e evaluated as module m's host code (a module-level expression) */
+Value eval_module_expr(Sema *s, ModScope *m, const Expr *e);
+/* `name` in scope m alone (not the scopes around it) */
+Value scope_get(Sema *s, ModScope *m, const char *name, SrcLoc loc, bool *found);
+/* Python's builtins that sema knows (len, range, min ...) */
+Value python_builtin(Sema *s, const char *name, bool *found);
+/* the project module `name` imported from `from`, or NULL (reported unless quiet) */
+ModScope *find_user_module(Sema *s, ModScope *from, const char *name, SrcLoc loc, bool quiet);
+/* a package directory with no __init__.py: its attributes are its submodules */
+ModScope *package_scope(Sema *s, ModScope *from, const char *name);
+/* class c's base classes that are classes of the project, at most max */
+int class_bases(Sema *s, ModScope *c, ModScope **out, int max);
 
 /* ---- values ---- */
 Value v_err(void);
@@ -605,7 +628,8 @@ const char *builtin_display(Sema *s, int id); /* "tl.sum" */
 Value v_builtin(int id, Value *self);
 
 /* builtin family tables (each NULL-terminated) */
-extern const Builtin builtins_core[], builtins_math[], builtins_mem[], builtins_reduce[], builtins_dot[],
+extern const Builtin builtins_core[], builtins_compile[], builtins_print[], builtins_dtype[], builtins_python[],
+    builtins_math[], builtins_mem[], builtins_reduce[], builtins_dot[],
     builtins_prelude[], builtins_blockptr[], builtins_shape[], builtins_asm[], builtins_map[],
     builtins_tensorarg[], builtins_str[], builtins_pyround[],
     builtins_format[], builtins_dict[], builtins_pyhost[], builtins_set[];
