@@ -312,6 +312,8 @@ bool sema_values_fit(Sema *s, size_t n, SrcLoc loc);
 enum { TUPLE_DEPTH_LIMIT = 256 };
 /* constexpr strings (names, messages) built by + at compile time */
 enum { STR_MAX_LEN = 1 << 20 };
+/* the most elements a tile may have: Triton's TRITON_MAX_TENSOR_NUMEL */
+enum { TILE_MAX_NUMEL_LOG2 = 20, TILE_MAX_NUMEL = 1 << TILE_MAX_NUMEL_LOG2 };
 int value_nesting(Value v);
 
 /* ---- sema_scope.c, sema_module.c: names and modules ---- */

@@ -394,6 +394,9 @@ Value ns_attr(Sema *s, int ns, const char *name, SrcLoc loc)
 		if (!strcmp(name, "libdevice")) return (Value){.kind = V_NS, .ns = NS_LIBDEVICE};
 		if (!strcmp(name, "PropagateNan")) return (Value){.kind = V_NS, .ns = NS_PROPNAN};
 		if (!strcmp(name, "target_info")) return (Value){.kind = V_NS, .ns = NS_TARGET_INFO};
+		/* the largest tile Triton allows; host code sizes blocks by it */
+		if (!strcmp(name, "TRITON_MAX_TENSOR_NUMEL")) return v_int(TILE_MAX_NUMEL);
+		if (!strcmp(name, "pi32_t")) return v_dtype(type_ptr(DT_I32));
 		if (!strcmp(name, "float8e4b15") || !strcmp(name, "float8e4b8") || !strcmp(name, "float8e5b16"))
 			return v_foreign_dtype(name); /* pre-Hopper and AMD fnuz fp8 */
 		if (strcmp(name, "pointer") && dtype_from_name(name, &dt) && strcmp(name, "int") && strcmp(name, "float") &&

@@ -117,11 +117,11 @@ bool check_tile_shape(Sema *s, int rank, const int32_t *shape, SrcLoc loc)
 	}
 	/* summed as log2 (every extent is a power of two): the product of a few
 	 * 2^16 extents would overflow int64 (2^64 wraps to 0 and passed) */
-	if (log2n > 20) {
+	if (log2n > TILE_MAX_NUMEL_LOG2) {
 		if (log2n < 63)
-			diag_error(s->d, loc, "tile of %lld elements exceeds the limit of %d", 1LL << log2n, 1 << 20);
+			diag_error(s->d, loc, "tile of %lld elements exceeds the limit of %d", 1LL << log2n, TILE_MAX_NUMEL);
 		else
-			diag_error(s->d, loc, "tile of 2**%d elements exceeds the limit of %d", log2n, 1 << 20);
+			diag_error(s->d, loc, "tile of 2**%d elements exceeds the limit of %d", log2n, TILE_MAX_NUMEL);
 		return false;
 	}
 	return true;
