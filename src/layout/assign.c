@@ -623,11 +623,95 @@ static bool natural_layout(Assign *A, ValId v, int depth, LinearLayout *out)
 	}
 }
 
+/* Some op of b from index `from` on (or nested in one) reads v. */
+static bool reads_from(const TirBlock *b, int from, ValId v)
+{
+	for (int i = from; i < b->nops; i++) {
+		const TirOp *o = b->ops[i];
+		for (int k = 0; k < o->nin; k++)
+			if (o->operands[k] == v)
+				return true;
+		for (int r = 0; r < o->nregions; r++)
+			if (reads_from(&o->regions[r], 0, v))
+				return true;
+	}
+	return false;
+}
+
+/* v is read after op in program order, or op is in a loop that v was
+ * defined outside of (it lives across the iterations). */
+static bool live_after(const Assign *A, const TirOp *op, ValId v)
+{
+	for (const TirOp *at = op; at && at->block; at = at->block->parent) {
+		const TirBlock *b = at->block;
+		int i = 0;
+		while (i < b->nops && b->ops[i] != at)
+			i++;
+		if (reads_from(b, i + 1, v))
+			return true;
+		const TirOp *p = b->parent;
+		if (p && (p->kind == TOP_FOR || p->kind == TOP_WHILE) &&
+		    !tir_block_within(p, tir_def_block(A->f, v)))
+			return true;
+	}
+	return false;
+}
+
+/* natural_layout, also of a loop's result: what its body yields. */
+static bool produced_layout(Assign *A, ValId v, LinearLayout *out)
+{
+	const TirOp *d = v < A->nvals0 ? A->f->vals.data[v].def : NULL;
+	if (d && d->kind == TOP_FOR && d->nregions) {
+		const TirOp *y = terminator(&d->regions[0]);
+		int i = A->f->vals.data[v].index;
+		return y && i < y->nin && natural_layout(A, y->operands[i], 1, out);
+	}
+	return natural_layout(A, v, 0, out);
+}
+
+/* Registers (32-bit words per thread) from which a stored tile that stays
+ * live is stored in its own layout rather than converted: two copies of
+ * it would take over half of the 255 registers. */
+enum { STORE_OWN_LAYOUT_WORDS = 64 };
+
+/* The layout a store takes instead of its coalesced one (Triton's
+ * BypassEpilogueSMEM): the layout its value is produced in, when reaching
+ * the coalesced layout goes through shared memory and the value is a big
+ * tile that stays live after the store. Converting it would hold the tile
+ * twice: kernl's kernel_fma stores its 128x256 fp32 accumulator (128
+ * registers a thread over 8 warps) before applying the activation to it,
+ * and the converted copy beside it made ptxas spill 1.6 KB a thread. The
+ * store then writes the vectors the value's layout allows (2 elements of
+ * an mma accumulator). */
+static bool store_own_layout(Assign *A, const TirOp *op, LinearLayout *out)
+{
+	if (op->kind != TOP_STORE || op->nin < 2 || simd_threads(A))
+		return false;
+	ValId v = op->operands[1];
+	if (!is_tile(A, v) || !produced_layout(A, v, out))
+		return false;
+	Type t = vty(A, v);
+	int64_t words = type_numel(t) * dtype_bytes((DType)t.dt) / 4 / ((int64_t)A->lanes * A->warps);
+	if (words < STORE_OWN_LAYOUT_WORDS)
+		return false;
+	LinearLayout ml;
+	mem_layout(A, op, &ml);
+	return layout_conversion_kind(A->lc->target, out, &ml) == CVT_SHARED && live_after(A, op, v);
+}
+
+/* The layout of memory op `op` (on a pointer tile): coalesced, or for a
+ * store its value's own (store_own_layout). */
+static void access_layout(Assign *A, const TirOp *op, LinearLayout *out)
+{
+	if (!store_own_layout(A, op, out))
+		mem_layout(A, op, out);
+}
+
 static void want_op(Assign *A, const TirOp *op)
 {
 	LinearLayout l, la, lb, lc;
 	if (is_memory(op->kind) && op->nin && is_tile(A, op->operands[0])) {
-		mem_layout(A, op, &l);
+		access_layout(A, op, &l);
 		for (int i = 0; i < op->nin; i++)
 			set_want(A, op->operands[i], &l);
 		for (int i = 0; i < op->nout; i++)
@@ -1238,7 +1322,7 @@ static void assign_op(Assign *A, Cursor *c, TirOp *op)
 	LinearLayout l, la, lb, lc;
 	if (is_memory(op->kind)) {
 		if (op->nin && is_tile(A, op->operands[0])) {
-			mem_layout(A, op, &l);
+			access_layout(A, op, &l);
 			const LinearLayout *il = lay_intern(A, &l);
 			for (int i = 0; i < op->nin; i++)
 				set_operand(A, c, op, i, il);

@@ -1,0 +1,99 @@
+#!/bin/sh
+# spills.sh: kernels where ptxas spilled on sm_90a because of the code tile
+# gave it, not because the tile was too big. Each case checks the cause in
+# the layouts or the thread program, the spills ptxas reports (skipped,
+# visibly, without libnvrtc), and the results on cuda-emu (racecheck) and
+# the CPU against numpy (skipped without it).
+. "$(dirname "$0")/cli_lib.sh"
+
+have_nvrtc=0
+$TILE --version | grep -q "^nvrtc: [0-9]" && have_nvrtc=1
+[ $have_nvrtc = 1 ] || echo "skip: no libnvrtc: ptxas checks not run"
+have_numpy=0
+for py in python3 /usr/bin/python3; do
+	"$py" -c "import numpy" 2>/dev/null && { have_numpy=1; break; }
+done
+[ $have_numpy = 1 ] || echo "skip: no python3 with numpy: results not checked"
+
+# spilled BYTES: `tile compile`'s report of the spills in $tmp/out
+spilled() { sed -n 's/.*registers, \([0-9]*\) bytes spilled.*/\1/p' "$tmp/out"; }
+
+# no_spills NAME ARGS...: compiles for sm_90a and expects no spills
+no_spills() {
+	name=$1
+	shift
+	[ $have_nvrtc = 1 ] || return 0
+	expect 0 $TILE compile "$@" --target sm_90a
+	s=$(spilled)
+	[ "$s" = 0 ] || fail "$name: $s bytes spilled on sm_90a (expected none)"
+}
+
+# ---- 1. a big accumulator stored, then used again ------------------------------
+# kernl's kernel_fma stores its fp32 accumulator (ACT_INPUTS), then applies
+# the activation to it. Converting the 128x256 tile to the coalesced store
+# layout held it twice (2 x 128 registers a thread over 8 warps); it is
+# stored from the mma layout instead (assign.c, store_own_layout).
+cat >"$tmp/act.tile" <<'K'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def mm_act(a_ptr, b_ptr, c_ptr, pre_ptr, M, N, K, stride_am, stride_bk, stride_cm,
+           BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    a_ptrs = a_ptr + rm[:, None] * stride_am + rk[None, :]
+    b_ptrs = b_ptr + rk[:, None] * stride_bk + rn[None, :]
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        acc += tl.dot(tl.load(a_ptrs), tl.load(b_ptrs))
+        a_ptrs += BK
+        b_ptrs += BK * stride_bk
+    mask = (rm[:, None] < M) & (rn[None, :] < N)
+    tl.store(pre_ptr + rm[:, None] * stride_cm + rn[None, :], acc, mask=mask)
+    y = acc * tl.sigmoid(acc)
+    tl.store(c_ptr + rm[:, None] * stride_cm + rn[None, :], y.to(tl.float16), mask=mask)
+K
+act_sig='*fp16:16,*fp16:16,*fp16:16,*fp32:16,i32,i32,i32:16,i32:16,i32:16,i32:16,128,256,32'
+expect 0 $TILE compile "$tmp/act.tile" mm_act --signature "$act_sig" --num-warps 8 --target sm_90a \
+	--emit layout
+grep -q "convert_layout .*<128x256xfp32>" "$tmp/out" &&
+	fail "mm_act: the fp32 accumulator is converted for its store"
+no_spills mm_act "$tmp/act.tile" mm_act --signature "$act_sig" --num-warps 8
+no_spills "mm_act (unaligned rows)" "$tmp/act.tile" mm_act --num-warps 8 \
+	--signature '*fp16:16,*fp16:16,*fp16:16,*fp32:16,i32,i32,i32:16,i32:16,i32:16,i32,128,256,32'
+if [ $have_numpy = 1 ]; then
+	"$py" - "$tmp" <<'P' || fail "mm_act: could not write the inputs"
+import sys, numpy as np
+d = sys.argv[1]
+r = np.random.default_rng(1)
+np.save(d + "/a.npy", (r.integers(-8, 9, (128, 64)) / 8).astype(np.float16))
+np.save(d + "/b.npy", (r.integers(-8, 9, (64, 256)) / 8).astype(np.float16))
+np.save(d + "/c.npy", np.zeros((128, 256), np.float16))
+np.save(d + "/pre.npy", np.zeros((128, 256), np.float32))
+P
+	for target in cpu cuda-emu; do
+		rm -rf "$tmp/res"
+		expect 0 env TILE_RACECHECK=1 $TILE run "$tmp/act.tile" mm_act --grid 1 --target $target \
+			--num-warps 8 --out-dir "$tmp/res" a_ptr=@"$tmp/a.npy" b_ptr=@"$tmp/b.npy" \
+			c_ptr=@"$tmp/c.npy" pre_ptr=@"$tmp/pre.npy" M=100 N=200 K=64 stride_am=64 \
+			stride_bk=256 stride_cm=256 BM=128 BN=256 BK=32
+		"$py" - "$tmp" <<'P' || fail "mm_act: wrong results on $target"
+import sys, numpy as np
+d = sys.argv[1]
+a, b = np.load(d + "/a.npy").astype(np.float64), np.load(d + "/b.npy").astype(np.float64)
+z = a @ b  # exact in fp32: products of eighths
+pre, c = np.load(d + "/res/pre_ptr.npy"), np.load(d + "/res/c_ptr.npy").astype(np.float64)
+want_pre = np.zeros((128, 256)); want_pre[:100, :200] = z[:100, :200]
+want_c = np.zeros((128, 256)); want_c[:100, :200] = (z / (1 + np.exp(-z)))[:100, :200]
+ok = np.array_equal(pre, want_pre) and np.allclose(c, want_c, rtol=2e-3, atol=1e-3)
+if not ok:
+    print("pre max err", np.abs(pre - want_pre).max(), "c max err", np.abs(c - want_c).max())
+sys.exit(0 if ok else 1)
+P
+	done
+fi
+
+finish
