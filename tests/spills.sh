@@ -96,4 +96,72 @@ P
 	done
 fi
 
+# ---- 2. an index load's arange converted through shared memory ----------------
+# A load redone in its consumer's layout (cheap_load) whose address chain
+# passed the rematerialization depth limit had its arange and splat
+# (`start + tl.arange(0, BN)`) converted through shared memory: sglang's
+# grouped decode attention (MLA) did it twice per iteration for kv_indices,
+# with two barriers each (assign.c, is_leaf). 448 -> 360 B of spills there.
+cat >"$tmp/gather.tile" <<'K'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def gather_dot(q_ptr, k_ptr, idx_ptr, o_ptr, n, stride_k, D: tl.constexpr, BN: tl.constexpr):
+    offs_h = tl.arange(0, 16)
+    offs_d = tl.arange(0, D)
+    q = tl.load(q_ptr + offs_h[:, None] * D + offs_d[None, :])
+    acc = tl.zeros((16, BN), dtype=tl.float32)
+    for start in range(0, n, BN):
+        offs_n = start + tl.arange(0, BN)
+        loc = tl.load(idx_ptr + offs_n, mask=offs_n < n, other=0)
+        k = tl.load(k_ptr + loc[None, :] * stride_k + offs_d[:, None],
+                    mask=offs_n[None, :] < n, other=0.0)
+        acc += tl.dot(q, k)
+    tl.store(o_ptr + offs_h[:, None] * BN + tl.arange(0, BN)[None, :], acc)
+K
+g_sig='*fp16:16,*fp16:16,*i64:16,*fp32:16,i32,i32:16,64,32'
+expect 0 $TILE compile "$tmp/gather.tile" gather_dot --signature "$g_sig" --num-stages 2 --target sm_90a \
+	--emit layout
+grep -q "convert_layout .*xi32>" "$tmp/out" && fail "gather_dot: an i32 tile is converted"
+if [ $have_nvrtc = 1 ]; then
+	# 9 barriers: the pipelined loop's and the dot's; the conversions made 20
+	expect 0 $TILE compile "$tmp/gather.tile" gather_dot --signature "$g_sig" --num-stages 2 \
+		--target sm_90a --emit ptx -o "$tmp/g.ptx"
+	nbar=$(grep -c "bar\.sync\|barrier\.sync" "$tmp/g.ptx")
+	[ "$nbar" -le 9 ] || fail "gather_dot: $nbar barriers in the PTX (expected at most 9)"
+fi
+if [ $have_numpy = 1 ]; then
+	"$py" - "$tmp" <<'P' || fail "gather_dot: could not write the inputs"
+import sys, numpy as np
+d = sys.argv[1]
+r = np.random.default_rng(2)
+np.save(d + "/q.npy", (r.integers(-8, 9, (16, 64)) / 8).astype(np.float16))
+np.save(d + "/kb.npy", (r.integers(-8, 9, (150, 64)) / 8).astype(np.float16))
+np.save(d + "/idx.npy", r.permutation(150)[:100].astype(np.int64))
+np.save(d + "/o.npy", np.zeros((16, 32), np.float32))
+P
+	for target in cpu cuda-emu; do
+		rm -rf "$tmp/res"
+		expect 0 env TILE_RACECHECK=1 $TILE run "$tmp/gather.tile" gather_dot --grid 1 --target $target \
+			--num-stages 2 --out-dir "$tmp/res" q_ptr=@"$tmp/q.npy" k_ptr=@"$tmp/kb.npy" \
+			idx_ptr=@"$tmp/idx.npy" o_ptr=@"$tmp/o.npy" n=100 stride_k=64 D=64 BN=32
+		"$py" - "$tmp" <<'P' || fail "gather_dot: wrong results on $target"
+import sys, numpy as np
+d = sys.argv[1]
+q, kb = np.load(d + "/q.npy").astype(np.float64), np.load(d + "/kb.npy").astype(np.float64)
+idx = np.load(d + "/idx.npy")
+want = np.zeros((16, 32))
+for s in range(0, 100, 32):
+    loc = idx[s:s + 32]
+    want[:, :len(loc)] += q @ kb[loc].T
+got = np.load(d + "/res/o_ptr.npy")
+if not np.array_equal(got, want):
+    print("max err", np.abs(got - want).max())
+    sys.exit(1)
+P
+	done
+fi
+
 finish

@@ -872,6 +872,19 @@ static bool is_broadcast(const Assign *A, ValId v)
 	return op && op->kind == TOP_BROADCAST && op->nout == 1 && !op->nregions;
 }
 
+/* v is made from no tile (a constant, an arange, a splat of a scalar):
+ * redoing it in another layout recurses no further, so it is redone at any
+ * depth of a rematerialized chain. Past the depth limit, sglang's decode
+ * attention converted the arange and splat of `start_n + arange(0, N)`
+ * through shared memory for its kv_indices load, twice per iteration. */
+static bool is_leaf(const Assign *A, ValId v)
+{
+	const TirOp *op = A->f->vals.data[v].def;
+	return op && op->nout == 1 && !op->nregions &&
+	       (op->kind == TOP_CONST || op->kind == TOP_ARANGE ||
+	        (op->kind == TOP_SPLAT && op->nin == 1 && !is_tile(A, op->operands[0])));
+}
+
 /* Clone the cheap op (or broadcast) defining v, producing layout l, before
  * the cursor. */
 static ValId remat(Assign *A, Cursor *c, ValId v, const LinearLayout *l, int depth)
@@ -1006,7 +1019,7 @@ static ValId need(Assign *A, Cursor *c, ValId v, const LinearLayout *l, int dept
 			return e->to;
 	}
 	ValId r = 0;
-	if (depth < 6 && (cheap_in(A, c, v, 0) || is_broadcast(A, v)))
+	if ((depth < 6 || is_leaf(A, v)) && (cheap_in(A, c, v, 0) || is_broadcast(A, v)))
 		r = remat(A, c, v, l, depth);
 	if (!r && depth < 6)
 		r = hoist_conversion(A, c, v, l, depth);
