@@ -164,4 +164,39 @@ P
 	done
 fi
 
+# ---- 3. an unrolled K loop with a row norm beside the dot ----------------------
+# Liger's _mhc_mm_norm_fwd: x @ w over a static_range of K blocks, and the
+# sum of x's squares for an RMS norm. The unrolled `acc += tl.dot` chain was
+# folded in reverse (each block's operands live until the last dot,
+# sema_cleanup.c), and the squares and their reduction sank to the sum's
+# use after the last dot, keeping every x block live (tp_sched.c): 680 B of
+# spills at K=2048, 5.7 KB at 4096.
+cat >"$tmp/rms.tile" <<'K'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def mm_rms(x_ptr, w_ptr, out_ptr, N, K: tl.constexpr, M: tl.constexpr,
+           BN: tl.constexpr, BK: tl.constexpr, BM: tl.constexpr):
+    rn = tl.program_id(0) * BN + tl.arange(0, BN)
+    rm = tl.arange(0, BM)
+    acc = tl.zeros((BN, BM), dtype=tl.float32)
+    ss = tl.zeros((BN,), dtype=tl.float32)
+    for k0 in tl.static_range(0, K, BK):
+        rk = k0 + tl.arange(0, BK)
+        x = tl.load(x_ptr + rn[:, None] * K + rk[None, :], mask=rn[:, None] < N, other=0.0)
+        xf = x.to(tl.float32)
+        ss += tl.sum(xf * xf, axis=1)
+        w = tl.load(w_ptr + rk[:, None] * M + rm[None, :], mask=rm[None, :] < M, other=0.0)
+        acc += tl.dot(x, w)
+    out = acc * tl.rsqrt(ss / K + 1e-6)[:, None]
+    tl.store(out_ptr + rn[:, None] * M + rm[None, :], out, mask=(rn[:, None] < N) & (rm[None, :] < M))
+K
+rms_sig='*bf16:16,*bf16:16,*fp32:16,i32,2048,24,32,256,32'
+# the dots in program order: each one's A operand defined after the previous one's
+expect 0 $TILE compile "$tmp/rms.tile" mm_rms --signature "$rms_sig" --target sm_90a --emit tir
+awk '/ = dot /{a = $4; sub(/%/, "", a); sub(/,/, "", a); if (a + 0 < prev) bad = 1; prev = a + 0}
+     END {exit bad}' "$tmp/out" || fail "mm_rms: the dots are chained in reverse"
+
 finish
