@@ -198,5 +198,39 @@ rms_sig='*bf16:16,*bf16:16,*fp32:16,i32,2048,24,32,256,32'
 expect 0 $TILE compile "$tmp/rms.tile" mm_rms --signature "$rms_sig" --target sm_90a --emit tir
 awk '/ = dot /{a = $4; sub(/%/, "", a); sub(/,/, "", a); if (a + 0 < prev) bad = 1; prev = a + 0}
      END {exit bad}' "$tmp/out" || fail "mm_rms: the dots are chained in reverse"
+# the first block's squares are reduced before the first mma, not after the last
+expect 0 $TILE compile "$tmp/rms.tile" mm_rms --signature "$rms_sig" --target sm_90a --emit thread
+awk '/ = mma /{if (!mma) mma = NR} / = shfl_xor /{if (!shfl) shfl = NR} END {exit !(shfl && shfl < mma)}' \
+	"$tmp/out" || fail "mm_rms: the row sum of squares is computed after the dots"
+no_spills mm_rms "$tmp/rms.tile" mm_rms --signature "$rms_sig"
+if [ $have_numpy = 1 ]; then
+	"$py" - "$tmp" <<'P' || fail "mm_rms: could not write the inputs"
+import sys, numpy as np
+d = sys.argv[1]
+r = np.random.default_rng(3)
+x = (r.integers(-8, 9, (40, 1024)) / 8).astype(np.float32)
+w = (r.integers(-8, 9, (1024, 24)) / 8).astype(np.float32)
+bf16 = lambda a: (a.view(np.uint32) >> 16).astype(np.uint16)  # eighths: exact
+np.save(d + "/x.npy", bf16(x)); np.save(d + "/w.npy", bf16(w))
+np.save(d + "/o.npy", np.zeros((40, 24), np.float32))
+P
+	for target in cpu cuda-emu; do
+		rm -rf "$tmp/res"
+		expect 0 env TILE_RACECHECK=1 $TILE run "$tmp/rms.tile" mm_rms --grid 2 --target $target \
+			--out-dir "$tmp/res" x_ptr=@"$tmp/x.npy:bf16" w_ptr=@"$tmp/w.npy:bf16" \
+			out_ptr=@"$tmp/o.npy" N=40 K=1024 M=24 BN=32 BK=256 BM=32
+		"$py" - "$tmp" <<'P' || fail "mm_rms: wrong results on $target"
+import sys, numpy as np
+d = sys.argv[1]
+f32 = lambda a: (a.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+x, w = f32(np.load(d + "/x.npy")), f32(np.load(d + "/w.npy"))
+want = (x @ w) / np.sqrt((x * x).sum(1) / 1024 + 1e-6)[:, None]
+got = np.load(d + "/res/out_ptr.npy")
+if not np.allclose(got, want, rtol=1e-5, atol=1e-5):
+    print("max err", np.abs(got - want).max())
+    sys.exit(1)
+P
+	done
+fi
 
 finish

@@ -31,6 +31,7 @@
  */
 #include "codegen/tp.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,9 +49,19 @@ typedef struct Sched {
 	 * and whether the block defines it (constants aside) */
 	int *last_use, *stamp, serial;
 	bool *defined_here;
+	/* fixed_use[v]: index of the first op that stays (stays()) among v's
+	 * uses and those of the pure ops computed from it, b->nops if none;
+	 * dest[i]: that of op i's results, where op i would sink to at most */
+	int *fixed_use, *dest;
 } Sched;
 
 static bool is_load(const TpOp *op) { return op->kind == TP_LDMATRIX || op->kind == TP_SMEM_LOAD; }
+
+/* An op the scheduler never moves: an mma, not pure, or holding regions. */
+static bool stays(const TpOp *op)
+{
+	return op->kind == TP_MMA || op->nregions || !(tp_op_flags((TpOpKind)op->kind) & TF_PURE);
+}
 
 static int words(const Sched *s, TpVal v)
 {
@@ -61,10 +72,18 @@ static int words(const Sched *s, TpVal v)
 /* Pending: a shared load, or a pure op other than mma (the anchor) and the
  * leaves (constants, ids) whose sinking shortens more live ranges than it
  * lengthens: its results (not live until the use) outweigh the operands it
- * is the last use of (live until the use instead), pending operands and
- * constants not counted. So a dequantization (one packed word in, several
- * values out) sinks; `a + b` where both die does not. i: op's index. */
-static bool sinks(const Sched *s, const TpOp *op, int i)
+ * would keep live until the use instead, pending operands and constants not
+ * counted. So a dequantization (one packed word in, several values out)
+ * sinks; `a + b` where both die does not. Those operands are the ones it is
+ * the last use of, and those whose last use is an op that stays where it
+ * is (an mma, a shared store, a store, a loop) before the op would sink to
+ * (dest: the first such op its results reach): sinking past it extends
+ * them. The fp32 squares of an x tile summed for an RMS norm
+ * (x's last use: the shared store converting it for a dot) sank, with the
+ * reduction, to the sum's use after the last of sixteen unrolled dots, so
+ * every x tile stayed live (Liger's _mhc_mm_norm_fwd: 5.7 KB of spills).
+ * i: op's index in b. */
+static bool sinks(const Sched *s, const TpBlock *b, const TpOp *op, int i)
 {
 	if (is_load(op))
 		return true;
@@ -88,8 +107,10 @@ static bool sinks(const Sched *s, const TpOp *op, int i)
 		bool dup = false;
 		for (int j = 0; j < k && !dup; j++)
 			dup = op->operands[j] == v;
-		if (v && !dup && !s->pending_at[v] && s->stamp[v] == s->serial &&
-		    s->defined_here[v] && s->last_use[v] == i)
+		if (!v || dup || s->pending_at[v] || s->stamp[v] != s->serial || !s->defined_here[v])
+			continue;
+		int last = s->last_use[v];
+		if (last == i || (last > i && last < s->dest[i] && stays(b->ops[last])))
 			gain -= words(s, v);
 	}
 	return gain > 0;
@@ -109,12 +130,27 @@ static void mark_uses(Sched *s, const TpBlock *b, int at)
 				s->stamp[v] = s->serial;
 				s->defined_here[v] = false;
 				s->last_use[v] = -1;
+				s->fixed_use[v] = INT_MAX;
 			}
 			if (pos > s->last_use[v])
 				s->last_use[v] = pos;
 		}
 		for (int r = 0; r < op->nregions; r++)
 			mark_uses(s, &op->regions[r], pos);
+	}
+}
+
+/* fixed_use of the values ops of b (and their regions) read, for uses at
+ * index `at` that sink no further than pos. */
+static void mark_fixed(Sched *s, const TpBlock *b, int pos)
+{
+	for (int i = 0; i < b->nops; i++) {
+		const TpOp *op = b->ops[i];
+		for (int k = 0; k < op->nin; k++)
+			if (op->operands[k] && pos < s->fixed_use[op->operands[k]])
+				s->fixed_use[op->operands[k]] = pos;
+		for (int r = 0; r < op->nregions; r++)
+			mark_fixed(s, &op->regions[r], pos);
 	}
 }
 
@@ -128,10 +164,25 @@ static void mark_block(Sched *s, const TpBlock *b)
 			if (s->stamp[v] != s->serial) {
 				s->stamp[v] = s->serial;
 				s->last_use[v] = -1;
+				s->fixed_use[v] = INT_MAX;
 			}
 			/* a constant is an immediate: never a register freed */
 			s->defined_here[v] = b->ops[i]->kind != TP_CONST;
 		}
+	for (int i = b->nops - 1; i >= 0; i--) { /* users before their operands */
+		const TpOp *op = b->ops[i];
+		int d = b->nops;
+		if (stays(op))
+			d = i;
+		for (int k = 0; k < op->nout && d > i; k++)
+			d = MINOF(d, s->fixed_use[op->results[k]]);
+		s->dest[i] = d;
+		for (int k = 0; k < op->nin; k++)
+			if (op->operands[k] && d < s->fixed_use[op->operands[k]])
+				s->fixed_use[op->operands[k]] = d;
+		for (int r = 0; r < op->nregions; r++)
+			mark_fixed(s, &op->regions[r], i);
+	}
 }
 
 static void flush_one(Sched *s, int i)
@@ -185,13 +236,14 @@ static void sched_block(Sched *s, TpBlock *b)
 		for (int r = 0; r < b->ops[i]->nregions; r++)
 			sched_block(s, &b->ops[i]->regions[r]);
 	s->npend = s->nout = s->live_smem = 0;
-	mark_block(s, b);
 	s->pend = xrealloc(s->pend, sizeof *s->pend * (size_t)(b->nops + 1));
 	s->flushed = xrealloc(s->flushed, sizeof *s->flushed * (size_t)(b->nops + 1));
 	s->out = xrealloc(s->out, sizeof *s->out * (size_t)(b->nops + 1));
+	s->dest = xrealloc(s->dest, sizeof *s->dest * (size_t)(b->nops + 1));
+	mark_block(s, b);
 	for (int i = 0; i < b->nops; i++) {
 		TpOp *op = b->ops[i];
-		if (sinks(s, op, i)) {
+		if (sinks(s, b, op, i)) {
 			s->flushed[s->npend] = false;
 			s->pend[s->npend++] = op;
 			s->live_smem += op->kind == TP_SMEM_LOAD;
@@ -224,11 +276,14 @@ void tp_sink_smem_loads(TpFunc *f)
 	s.last_use = xcalloc(f->vals.len + 1, sizeof *s.last_use);
 	s.stamp = xcalloc(f->vals.len + 1, sizeof *s.stamp);
 	s.defined_here = xcalloc(f->vals.len + 1, sizeof *s.defined_here);
+	s.fixed_use = xcalloc(f->vals.len + 1, sizeof *s.fixed_use);
 	sched_block(&s, f->body);
 	free(s.pending_at);
 	free(s.last_use);
 	free(s.stamp);
 	free(s.defined_here);
+	free(s.fixed_use);
+	free(s.dest);
 	free(s.pend);
 	free(s.flushed);
 	free(s.out);
