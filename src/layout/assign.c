@@ -16,7 +16,7 @@
  *    their producers' layouts).
  * 3. Backward pass: each value learns the layout its (last) anchor-side user
  *    wants, through elementwise and view ops and loop-carried values.
- * 4. Forward pass in program order: sources (arange, splat, constants) take
+ * 4. Forward pass (assign_forward.c) in program order: sources (arange, splat, constants) take
  *    the wanted layout; elementwise ops keep their operands' layout when they
  *    agree; reductions slice; views transform. Where a consumer needs another
  *    layout, a cheap producer chain (arange/splat/constant and elementwise or
@@ -25,47 +25,15 @@
  *    anything else gets a CONVERT_LAYOUT (cached per block).
  * 5. Dead pure ops left behind by rematerialization are removed.
  */
-#include "layout/assign.h"
-
 #include <stdlib.h>
 #include <string.h>
 
-#include "layout/axis.h"
-#include "layout/linear.h"
-
-typedef struct CvtEntry {
-	ValId from;
-	const LinearLayout *l;
-	const TirBlock *block;
-	ValId to;
-} CvtEntry;
-
-typedef struct Assign {
-	LayoutCtx *lc;
-	TirFunc *f;
-	AxisInfo *ax;
-	AxisInfo *ax_proven; /* native CPU: contiguity without max_contiguous hints */
-	size_t nvals0; /* values existing before the pass (axis info, wants) */
-	int lanes, warps;
-	const LinearLayout **want;
-	size_t nwants; /* wants set so far: they are only ever added */
-	uint8_t *chained; /* per ValId < nvals0: the dot defining it is chained */
-	VEC(const LinearLayout *) interned;
-	VEC(CvtEntry) cache;
-	/* per value made by the pass (ValId - nvals0): the value before the pass
-	 * it copies (a conversion or a rematerialized clone holds the same
-	 * elements), so its axis info is that value's; 0 if none */
-	VEC(ValId) origin;
-	VEC(const TirOp *) mem_ops; /* loads, stores and atomics on pointer tiles */
-} Assign;
+#include "layout/assign_int.h"
 
 /* ---- small helpers ---------------------------------------------------------- */
 
-static Type vty(const Assign *A, ValId v) { return A->f->vals.data[v].ty; }
-static bool is_tile(const Assign *A, ValId v) { return v && vty(A, v).rank > 0; }
-static const LinearLayout *lay(const Assign *A, ValId v) { return A->f->vals.data[v].layout; }
 
-static const LinearLayout *lay_intern(Assign *A, const LinearLayout *l)
+const LinearLayout *lay_intern(Assign *A, const LinearLayout *l)
 {
 	for (size_t i = 0; i < A->interned.len; i++)
 		if (ll_equal(A->interned.data[i], l))
@@ -75,16 +43,12 @@ static const LinearLayout *lay_intern(Assign *A, const LinearLayout *l)
 	return p;
 }
 
-static void set_layout(Assign *A, ValId v, const LinearLayout *l)
+void set_layout(Assign *A, ValId v, const LinearLayout *l)
 {
 	if (is_tile(A, v))
 		A->f->vals.data[v].layout = l ? lay_intern(A, l) : NULL;
 }
 
-static const LinearLayout *wanted(const Assign *A, ValId v)
-{
-	return v && v < A->nvals0 ? A->want[v] : NULL;
-}
 
 static void set_want(Assign *A, ValId v, const LinearLayout *l)
 {
@@ -94,21 +58,21 @@ static void set_want(Assign *A, ValId v, const LinearLayout *l)
 	}
 }
 
-static void shape_of(const Assign *A, ValId v, int32_t shape[])
+void shape_of(const Assign *A, ValId v, int32_t shape[])
 {
 	Type t = vty(A, v);
 	for (int d = 0; d < t.rank; d++)
 		shape[d] = t.shape[d];
 }
 
-static void default_layout(const Assign *A, ValId v, LinearLayout *out)
+void default_layout(const Assign *A, ValId v, LinearLayout *out)
 {
 	int32_t shape[TIR_MAX_RANK];
 	shape_of(A, v, shape);
 	ll_default_blocked(out, vty(A, v).rank, shape, A->warps, A->lanes, 1);
 }
 
-static bool is_elementwise(int k)
+bool is_elementwise(int k)
 {
 	switch (k) {
 	case TOP_ADD: case TOP_SUB: case TOP_MUL: case TOP_DIV: case TOP_REM:
@@ -122,7 +86,7 @@ static bool is_elementwise(int k)
 	return false;
 }
 
-static bool is_memory(int k)
+bool is_memory(int k)
 {
 	return k == TOP_LOAD || k == TOP_STORE || k == TOP_ATOMIC || k == TOP_ATOMIC_CAS;
 }
@@ -152,7 +116,7 @@ static ValId origin_of(const Assign *A, ValId v)
 }
 
 /* r (made by the pass) holds the same elements as v */
-static void set_origin(Assign *A, ValId r, ValId v)
+void set_origin(Assign *A, ValId r, ValId v)
 {
 	ValId o = origin_of(A, v);
 	if (!o || r < A->nvals0)
@@ -283,7 +247,7 @@ static void mem_layout(const Assign *A, const TirOp *op, LinearLayout *out)
 }
 
 /* Vector width (elements) a memory op with layout l can use. */
-static int mem_vec(const Assign *A, const TirOp *op, const LinearLayout *l)
+int mem_vec(const Assign *A, const TirOp *op, const LinearLayout *l)
 {
 	if (atomic_vec(A, op) == 1 && (op->kind == TOP_ATOMIC || op->kind == TOP_ATOMIC_CAS))
 		return 1;
@@ -313,7 +277,7 @@ static int mem_vec(const Assign *A, const TirOp *op, const LinearLayout *l)
  * access can be a few short vectors where it cannot be one long one. Runs
  * span threads, so a max_contiguous hint counts only up to one 16-byte
  * vector, as far as a GPU relies on it; past that, proven contiguity. */
-static void mem_runs(const Assign *A, TirOp *op)
+void mem_runs(const Assign *A, TirOp *op)
 {
 	ValId p = op->operands[0];
 	const AxisInfo *pa = axis_of(A, p);
@@ -460,7 +424,7 @@ int layout_dot_mma_bits(const TargetDesc *t, const TirFunc *f, const TirOp *dot)
  * FMA path (false): a blocked accumulator, and la/lb are left unset because
  * the operands keep their producers' layouts (lowering stages them through
  * shared memory and loops over K; see lower_dot.c). */
-static bool dot_layouts(Assign *A, const TirOp *op, LinearLayout *la, LinearLayout *lb,
+bool dot_layouts(Assign *A, const TirOp *op, LinearLayout *la, LinearLayout *lb,
 			LinearLayout *lc)
 {
 	ValId a = op->operands[0], c = op->operands[2];
@@ -505,7 +469,7 @@ static const TirOp *def_of(const Assign *A, ValId v, TirOpKind k)
  *          broadcast(expand_dims(a, k)), broadcast(expand_dims(b, k))).
  * Returns k, or -1 if op is not such a select; src[i] is a or b (0 where
  * that operand was built otherwise, a splatted constant). */
-static int join_axis(const Assign *A, const TirOp *op, ValId src[2])
+int join_axis(const Assign *A, const TirOp *op, ValId src[2])
 {
 	if (op->kind != TOP_SELECT || op->nin != 3 || op->nout != 1 || !is_tile(A, op->results[0]))
 		return -1;
@@ -538,7 +502,7 @@ static int join_axis(const Assign *A, const TirOp *op, ValId src[2])
 }
 
 /* No lane or warp of l moves along axis k: every thread holds both halves. */
-static bool axis_in_registers(const LinearLayout *l, int k)
+bool axis_in_registers(const LinearLayout *l, int k)
 {
 	for (int i = 0; i < l->n_in; i++) {
 		if (l->in_dim[i] == LL_REG)
@@ -550,13 +514,11 @@ static bool axis_in_registers(const LinearLayout *l, int k)
 	return true;
 }
 
-static const TirOp *terminator(const TirBlock *b) { return b->nops ? b->ops[b->nops - 1] : NULL; }
-
 static void want_block(Assign *A, const TirBlock *b);
 
 /* The layout operand `u` must have so that `op` produces `res_l`, for view and
  * elementwise ops; false if there is none. */
-static bool operand_layout_for(Assign *A, const TirOp *op, ValId u, const LinearLayout *res_l,
+bool operand_layout_for(Assign *A, const TirOp *op, ValId u, const LinearLayout *res_l,
 			       LinearLayout *out)
 {
 	int32_t shape[TIR_MAX_RANK];
@@ -586,7 +548,6 @@ static bool operand_layout_for(Assign *A, const TirOp *op, ValId u, const Linear
 	}
 }
 
-static bool cheap(const Assign *A, ValId v, int depth);
 
 /* The layout v will come out in when nothing asks otherwise, as far as the
  * forward pass is predictable: a load's coalesced layout, a dot's
@@ -701,7 +662,7 @@ static bool store_own_layout(Assign *A, const TirOp *op, LinearLayout *out)
 
 /* The layout of memory op `op` (on a pointer tile): coalesced, or for a
  * store its value's own (store_own_layout). */
-static void access_layout(Assign *A, const TirOp *op, LinearLayout *out)
+void access_layout(Assign *A, const TirOp *op, LinearLayout *out)
 {
 	if (!store_own_layout(A, op, out))
 		mem_layout(A, op, out);
@@ -792,635 +753,6 @@ static void want_block(Assign *A, const TirBlock *b)
 {
 	for (int i = b->nops - 1; i >= 0; i--)
 		want_op(A, b->ops[i]);
-}
-
-/* ---- forward pass: assignment and conversions ------------------------------ */
-
-typedef struct Cursor {
-	TirBlock *b;
-	int pos; /* index of the op being processed; inserted ops go before it */
-} Cursor;
-
-static ValId need(Assign *A, Cursor *c, ValId v, const LinearLayout *l, int depth);
-
-/* A load of fewer elements than the program has threads is redone in the
- * layout a consumer wants instead of converted (Triton's
- * isExpensiveLoadOrStore: such loads hit in L1): attention backward's
- * per-row l_i and delta are read straight into the rows of the dot's
- * layout, with no round trip through shared memory and no barrier. Only
- * where nothing between the load and the cursor may write memory (a store,
- * an atomic, a barrier, any op with a region), so the copy reads what the
- * load read. */
-static bool cheap_load(const Assign *A, const Cursor *c, ValId v)
-{
-	const TirOp *d = A->f->vals.data[v].def;
-	if (!d || d->kind != TOP_LOAD || d->block != c->b || (d->attr.flags & TIR_VOLATILE) ||
-	    d->nout != 1 || d->nin > 8 || type_numel(vty(A, v)) >= (int64_t)A->lanes * A->warps)
-		return false;
-	int at = -1;
-	for (int i = 0; i < c->pos && i < c->b->nops; i++)
-		if (c->b->ops[i] == d)
-			at = i;
-	if (at < 0)
-		return false;
-	for (int i = at + 1; i < c->pos; i++) {
-		const TirOp *o = c->b->ops[i];
-		if (o->nregions || (o->kind != TOP_LOAD && (tir_op_flags((TirOpKind)o->kind) & TF_MEM)))
-			return false;
-	}
-	return true;
-}
-
-/* v is computed by a short chain of arange/splat/constants and elementwise
- * and view ops, which is cheaper to redo in another layout than to convert;
- * with a cursor, small loads there (cheap_load) count too. */
-static bool cheap_in(const Assign *A, const Cursor *c, ValId v, int depth)
-{
-	const TirOp *op = A->f->vals.data[v].def;
-	if (!op || op->nout != 1 || op->nregions || depth > 6)
-		return false;
-	switch (op->kind) {
-	case TOP_CONST: case TOP_ARANGE: case TOP_SPLAT:
-		return true;
-	case TOP_BROADCAST: case TOP_EXPAND_DIMS: case TOP_TRANS: case TOP_RESHAPE:
-		break;
-	case TOP_LOAD:
-		/* its pointers and mask are redone too: converting a loop-carried
-		 * pointer tile (8 bytes an element) each iteration costs more than
-		 * converting what it loads */
-		if (!c || !cheap_load(A, c, v))
-			return false;
-		break;
-	default:
-		if (!is_elementwise(op->kind) || op->kind == TOP_CONVERT_LAYOUT)
-			return false;
-	}
-	for (int i = 0; i < op->nin; i++)
-		if (is_tile(A, op->operands[i]) && !cheap_in(A, c, op->operands[i], depth + 1))
-			return false;
-	return true;
-}
-
-static bool cheap(const Assign *A, ValId v, int depth) { return cheap_in(A, NULL, v, depth); }
-
-/* v is a broadcast: converting its (smaller) source and broadcasting again
- * moves fewer elements than converting the broadcast tile (Triton's
- * remove-layout-conversions rematerializes it the same way). */
-static bool is_broadcast(const Assign *A, ValId v)
-{
-	const TirOp *op = A->f->vals.data[v].def;
-	return op && op->kind == TOP_BROADCAST && op->nout == 1 && !op->nregions;
-}
-
-/* v is made from no tile (a constant, an arange, a splat of a scalar):
- * redoing it in another layout recurses no further, so it is redone at any
- * depth of a rematerialized chain. Past the depth limit, sglang's decode
- * attention converted the arange and splat of `start_n + arange(0, N)`
- * through shared memory for its kv_indices load, twice per iteration. */
-static bool is_leaf(const Assign *A, ValId v)
-{
-	const TirOp *op = A->f->vals.data[v].def;
-	return op && op->nout == 1 && !op->nregions &&
-	       (op->kind == TOP_CONST || op->kind == TOP_ARANGE ||
-	        (op->kind == TOP_SPLAT && op->nin == 1 && !is_tile(A, op->operands[0])));
-}
-
-/* Clone the cheap op (or broadcast) defining v, producing layout l, before
- * the cursor. */
-static ValId remat(Assign *A, Cursor *c, ValId v, const LinearLayout *l, int depth)
-{
-	const TirOp *op = A->f->vals.data[v].def;
-	ValId ins[8];
-	LinearLayout ul;
-	if (op->nin > 8)
-		return 0;
-	for (int i = 0; i < op->nin; i++) {
-		ValId u = op->operands[i];
-		ins[i] = u;
-		if (!is_tile(A, u))
-			continue;
-		if (!operand_layout_for(A, op, u, l, &ul))
-			return 0;
-		ins[i] = need(A, c, u, lay_intern(A, &ul), depth + 1);
-		if (!ins[i])
-			return 0;
-	}
-	Type t = vty(A, v);
-	TirOp *n = tir_op_at(A->f, c->b, c->pos, (TirOpKind)op->kind, op->loc, ins, op->nin, &t, 1);
-	n->attr = op->attr;
-	c->pos++;
-	ValId r = n->results[0];
-	A->f->vals.data[r].name = A->f->vals.data[v].name;
-	set_layout(A, r, l);
-	set_origin(A, r, v);
-	if (n->kind == TOP_LOAD) {
-		n->attr.i2 = mem_vec(A, n, lay(A, r));
-		mem_runs(A, n);
-	}
-	return r;
-}
-
-/* The one operand of elementwise op d that is neither a scalar nor cheap to
- * redo in another layout (a constant chain, a broadcast), or 0. */
-static ValId sole_costly_operand(const Assign *A, const TirOp *d)
-{
-	ValId u = 0;
-	for (int i = 0; i < d->nin; i++) {
-		ValId x = d->operands[i];
-		if (!is_tile(A, x) || cheap(A, x, 0) || is_broadcast(A, x))
-			continue;
-		if (u)
-			return 0;
-		u = x;
-	}
-	return u;
-}
-
-/* Converting v to l where v is a chain of elementwise ops of this block over
- * one narrower value (fp8 x loaded, .to(fp32), * scale, .to(bf16) for a
- * store of another layout): convert the narrowest value and redo the chain
- * in l, moving 1 byte per element through shared memory instead of 2 or 4
- * (Triton's hoisting of conversions above extensions). 0 when no value up
- * the chain is narrower than v. */
-static ValId hoist_conversion(Assign *A, Cursor *c, ValId v, const LinearLayout *l, int depth)
-{
-	enum { MAX_CHAIN = 8 };
-	const TirOp *chain[MAX_CHAIN];
-	int n = 0, best = 0;
-	int best_bytes = dtype_bytes((DType)vty(A, v).dt);
-	ValId cur = v, from = 0;
-	while (n < MAX_CHAIN) {
-		const TirOp *d = A->f->vals.data[cur].def;
-		if (!d || d->block != c->b || d->nout != 1 || d->nregions || !is_elementwise(d->kind) ||
-		    d->kind == TOP_CONVERT_LAYOUT || d->nin > 8)
-			break;
-		ValId u = sole_costly_operand(A, d);
-		if (!u || vty(A, u).rank != vty(A, v).rank)
-			break;
-		chain[n++] = d;
-		cur = u;
-		int b = dtype_bytes((DType)vty(A, u).dt);
-		if (b > 0 && b < best_bytes)
-			best = n, best_bytes = b, from = u;
-	}
-	if (!best)
-		return 0;
-	ValId r = need(A, c, from, l, depth + 1);
-	for (int k = best - 1; k >= 0; k--) {
-		const TirOp *op = chain[k];
-		ValId ins[8];
-		LinearLayout ul;
-		for (int i = 0; i < op->nin; i++) {
-			ValId u = op->operands[i];
-			ins[i] = u;
-			if (k + 1 < best ? u == chain[k + 1]->results[0] : u == from)
-				ins[i] = r;
-			else if (is_tile(A, u)) {
-				if (!operand_layout_for(A, op, u, l, &ul))
-					return 0;
-				ins[i] = need(A, c, u, lay_intern(A, &ul), depth + 1);
-			}
-			if (!ins[i])
-				return 0;
-		}
-		ValId res = op->results[0];
-		Type t = vty(A, res);
-		TirOp *nop = tir_op_at(A->f, c->b, c->pos, (TirOpKind)op->kind, op->loc, ins, op->nin, &t, 1);
-		nop->attr = op->attr;
-		c->pos++;
-		r = nop->results[0];
-		A->f->vals.data[r].name = A->f->vals.data[res].name;
-		set_layout(A, r, l);
-		set_origin(A, r, res);
-	}
-	return r;
-}
-
-/* v in layout l, usable at the cursor: v itself, a cached or new conversion,
- * or a rematerialized copy. */
-static ValId need(Assign *A, Cursor *c, ValId v, const LinearLayout *l, int depth)
-{
-	if (!is_tile(A, v) || !l)
-		return v;
-	l = lay_intern(A, l);
-	if (lay(A, v) == l)
-		return v;
-	/* a conversion's value is wanted elsewhere: start from its source
-	 * (no chains of conversions; none at all if the source has l) */
-	const TirOp *d = A->f->vals.data[v].def;
-	if (d && d->kind == TOP_CONVERT_LAYOUT && d->nin == 1 && is_tile(A, d->operands[0])) {
-		v = d->operands[0];
-		if (lay(A, v) == l)
-			return v;
-	}
-	for (size_t i = 0; i < A->cache.len; i++) {
-		CvtEntry *e = &A->cache.data[i];
-		if (e->from == v && e->l == l && e->block == c->b)
-			return e->to;
-	}
-	ValId r = 0;
-	if ((depth < 6 || is_leaf(A, v)) && (cheap_in(A, c, v, 0) || is_broadcast(A, v)))
-		r = remat(A, c, v, l, depth);
-	if (!r && depth < 6)
-		r = hoist_conversion(A, c, v, l, depth);
-	if (!r) {
-		Type t = vty(A, v);
-		TirOp *n = tir_op_at(A->f, c->b, c->pos, TOP_CONVERT_LAYOUT, A->f->vals.data[v].def
-			? A->f->vals.data[v].def->loc : (SrcLoc){0}, &v, 1, &t, 1);
-		c->pos++;
-		r = n->results[0];
-		A->f->vals.data[r].name = A->f->vals.data[v].name;
-		set_layout(A, r, l);
-		set_origin(A, r, v);
-	}
-	CvtEntry e = {v, l, c->b, r};
-	vec_push(&A->cache, e);
-	return r;
-}
-
-static void set_operand(Assign *A, Cursor *c, TirOp *op, int i, const LinearLayout *l)
-{
-	if (i < op->nin && l)
-		op->operands[i] = need(A, c, op->operands[i], l, 0);
-}
-
-static void assign_block(Assign *A, TirBlock *b, const LinearLayout *const *term_layouts,
-			 int nterm, int term_first);
-
-/* Layout for a result that is produced fresh (source ops, fallbacks). */
-static const LinearLayout *fresh(Assign *A, ValId v)
-{
-	LinearLayout l;
-	if (wanted(A, v))
-		return wanted(A, v);
-	default_layout(A, v, &l);
-	return lay_intern(A, &l);
-}
-
-static void assign_elementwise(Assign *A, Cursor *c, TirOp *op)
-{
-	ValId res = op->results[0];
-	const LinearLayout *common = NULL, *first = NULL, *w = wanted(A, res);
-	bool agree = true, w_is_operand = false;
-	/* cheap operands follow the others, and so do broadcasts when some
-	 * operand is not one: a broadcast is redone from its smaller source
-	 * (need), so `acc / l[:, None]` keeps acc where it is rather than
-	 * converting the whole tile */
-	bool skip_bcast = false;
-	for (int i = 0; i < op->nin; i++) {
-		ValId u = op->operands[i];
-		skip_bcast |= is_tile(A, u) && !cheap(A, u, 0) && !is_broadcast(A, u);
-	}
-	for (int i = 0; i < op->nin; i++) {
-		ValId u = op->operands[i];
-		if (!is_tile(A, u) || cheap(A, u, 0) || (skip_bcast && is_broadcast(A, u)))
-			continue;
-		const LinearLayout *ul = lay(A, u);
-		if (!first)
-			first = ul;
-		if (common && common != ul)
-			agree = false;
-		common = ul;
-		if (ul == w)
-			w_is_operand = true;
-	}
-	const LinearLayout *t = first && agree ? first
-			       : w_is_operand ? w
-			       : first ? first
-			       : fresh(A, res);
-	for (int i = 0; i < op->nin; i++)
-		set_operand(A, c, op, i, t);
-	set_layout(A, res, t);
-}
-
-/* Some lane or warp of l holds copies (its basis is zero). */
-static bool has_copies(const LinearLayout *l)
-{
-	for (int i = 0; i < l->n_in; i++)
-		for (int b = 0; l->in_dim[i] != LL_REG && b < l->in_bits[i]; b++) {
-			bool zero = true;
-			for (int d = 0; d < l->n_out; d++)
-				zero &= !l->basis[i][b][d];
-			if (zero)
-				return true;
-		}
-	return false;
-}
-
-/* Every costly source of the join along k already has the layout that
- * makes its broadcast to w register-local: a flip's halves, picked out of a
- * view along lanes, are put back on those lanes. */
-static bool join_is_local(Assign *A, const ValId src[2], int k, const LinearLayout *w)
-{
-	bool any = false;
-	for (int i = 0; i < 2; i++) {
-		if (!src[i] || !lay(A, src[i]) || cheap(A, src[i], 0))
-			continue;
-		Type t = vty(A, src[i]);
-		int32_t shape[TIR_MAX_RANK];
-		for (int d = 0, s = 0; d <= t.rank; d++)
-			shape[d] = d == k ? 1 : t.shape[s++];
-		LinearLayout bs, ex;
-		ll_expand_dims(&ex, lay(A, src[i]), k);
-		if (!ll_broadcast_source(&bs, w, t.rank + 1, shape) || !ll_equal(&bs, &ex))
-			return false;
-		any = true;
-	}
-	return any;
-}
-
-/* The layout of the tile along whose axis k (of size 2) the first costly
- * source of a join was picked (shape_pick_axis: a REDUCE over k), or NULL. */
-static const LinearLayout *picked_from(const Assign *A, const ValId src[2], int k)
-{
-	for (int i = 0; i < 2; i++) {
-		if (!src[i] || cheap(A, src[i], 0))
-			continue;
-		const TirOp *r = A->f->vals.data[src[i]].def;
-		if (!r || r->kind != TOP_REDUCE || r->nin != 1 || r->attr.axis != k || vty(A, r->operands[0]).shape[k] != 2)
-			return NULL;
-		return lay(A, r->operands[0]);
-	}
-	return NULL;
-}
-
-/* tl.join (join_axis), in the first layout that moves no data:
- * - the wanted one, where it holds the new axis k in registers or the
- *   sources already have its slice (their broadcasts are register copies);
- * - for a flip step (halves picked out of a tile along k), that tile's;
- * - where the first costly source is replicated over some lanes or warps,
- *   the one its broadcast takes (ll_fit_broadcast puts k there);
- * - else the source's layout with k on register bit 0 (Triton's join
- *   encoding): each thread owns both halves of its elements.
- * A consumer wanting another layout converts the result. Before, the join
- * followed its consumer's want: an mma operand after lmdeploy's AWQ unpack
- * put the three nested joins' axes on lanes, so every lane unpacked the
- * same packed int4 word 8 times, and the packed weights were converted to a
- * layout replicated 8-fold. */
-static bool assign_join(Assign *A, Cursor *c, TirOp *op)
-{
-	ValId src[2], res = op->results[0];
-	int k = join_axis(A, op, src);
-	if (k < 0)
-		return false;
-	const LinearLayout *w = wanted(A, res), *from = NULL;
-	LinearLayout j;
-	const LinearLayout *p = picked_from(A, src, k);
-	if (w && (axis_in_registers(w, k) || join_is_local(A, src, k, w))) {
-		j = *w;
-	} else if (p && join_is_local(A, src, k, p)) {
-		j = *p; /* a flip step: the swapped halves go back where they were */
-	} else {
-		for (int i = 0; i < 2 && !from; i++)
-			if (src[i] && lay(A, src[i]) && !cheap(A, src[i], 0))
-				from = lay(A, src[i]);
-		/* a source replicated over some lanes or warps: the broadcasts
-		 * put the new axis there (ll_fit_broadcast), as free */
-		if (!from || has_copies(from))
-			return false;
-		ll_join_axis(&j, from, k);
-	}
-	const LinearLayout *jl = lay_intern(A, &j);
-	for (int i = 0; i < op->nin; i++)
-		set_operand(A, c, op, i, jl);
-	set_layout(A, res, jl);
-	return true;
-}
-
-static void assign_loop(Assign *A, Cursor *c, TirOp *op)
-{
-	TirBlock *body = &op->regions[0];
-	bool is_for = op->kind == TOP_FOR;
-	int first = is_for ? 3 : 0, arg0 = is_for ? 1 : 0;
-	int n = op->nin - first;
-	const LinearLayout **carried = arena_alloc(A->lc->arena, sizeof(void *) * (size_t)(n + 1));
-	for (int i = 0; i < n; i++) {
-		ValId init = op->operands[first + i];
-		ValId arg = arg0 + i < body->nargs ? body->args[arg0 + i] : 0;
-		if (!is_tile(A, init))
-			continue;
-		carried[i] = wanted(A, arg) ? wanted(A, arg) : lay(A, init);
-		set_operand(A, c, op, first + i, carried[i]);
-		set_layout(A, arg, carried[i]);
-	}
-	if (is_for) {
-		assign_block(A, body, carried, n, 0);
-		for (int i = 0; i < op->nout && i < n; i++)
-			set_layout(A, op->results[i], carried[i]);
-		return;
-	}
-	/* WHILE: before region ends in CONDITION(cond, vals...) feeding the after
-	 * region's args and the results; after region yields the carried values */
-	TirBlock *before = body, *after = &op->regions[1];
-	assign_block(A, before, NULL, 0, 1);
-	const TirOp *cond = terminator(before);
-	int nv = cond ? cond->nin - 1 : 0;
-	const LinearLayout **vals = arena_alloc(A->lc->arena, sizeof(void *) * (size_t)(nv + 1));
-	for (int i = 0; i < nv; i++) {
-		ValId v = cond->operands[i + 1];
-		if (!is_tile(A, v))
-			continue;
-		ValId aa = i < after->nargs ? after->args[i] : 0;
-		vals[i] = wanted(A, aa) ? wanted(A, aa) : lay(A, v);
-		set_layout(A, aa, vals[i]);
-		if (i < op->nout)
-			set_layout(A, op->results[i], vals[i]);
-	}
-	/* convert the condition's values (before the terminator) */
-	Cursor cc = {before, before->nops - 1};
-	TirOp *condop = before->ops[before->nops - 1];
-	for (int i = 0; i < nv; i++)
-		set_operand(A, &cc, condop, i + 1, vals[i]);
-	assign_block(A, after, carried, n, 0);
-}
-
-static void assign_if(Assign *A, TirOp *op)
-{
-	const LinearLayout **res = arena_alloc(A->lc->arena, sizeof(void *) * (size_t)(op->nout + 1));
-	/* then branch decides unless the result is wanted in a layout */
-	for (int k = 0; k < op->nregions; k++) {
-		TirBlock *b = &op->regions[k];
-		assign_block(A, b, NULL, 0, 1); /* everything but the yield */
-		const TirOp *y = terminator(b);
-		for (int i = 0; y && i < y->nin && i < op->nout; i++)
-			if (!res[i] && is_tile(A, y->operands[i]))
-				res[i] = wanted(A, op->results[i]) ? wanted(A, op->results[i])
-								    : lay(A, y->operands[i]);
-	}
-	for (int k = 0; k < op->nregions; k++) {
-		TirBlock *b = &op->regions[k];
-		if (!b->nops)
-			continue;
-		Cursor yc = {b, b->nops - 1};
-		TirOp *y = b->ops[b->nops - 1];
-		for (int i = 0; i < y->nin && i < op->nout; i++)
-			set_operand(A, &yc, y, i, res[i]);
-	}
-	for (int i = 0; i < op->nout; i++)
-		set_layout(A, op->results[i], res[i]);
-}
-
-static void assign_reduce(Assign *A, Cursor *c, TirOp *op)
-{
-	const LinearLayout *l = NULL;
-	for (int i = 0; i < op->nin && !l; i++)
-		if (is_tile(A, op->operands[i]))
-			l = lay(A, op->operands[i]);
-	for (int i = 0; i < op->nin; i++)
-		set_operand(A, c, op, i, l);
-	for (int k = 0; k < op->nregions; k++)
-		assign_block(A, &op->regions[k], NULL, 0, 0);
-	for (int i = 0; i < op->nout && l; i++) {
-		if (op->kind == TOP_SCAN) {
-			set_layout(A, op->results[i], l);
-		} else if (is_tile(A, op->results[i])) {
-			LinearLayout s;
-			ll_slice(&s, l, op->attr.axis);
-			set_layout(A, op->results[i], &s);
-		}
-	}
-}
-
-static void assign_view(Assign *A, Cursor *c, TirOp *op)
-{
-	ValId src = op->operands[0], res = op->results[0];
-	const LinearLayout *sl = lay(A, src);
-	LinearLayout l;
-	int32_t shape[TIR_MAX_RANK];
-	shape_of(A, res, shape);
-	switch (op->kind) {
-	case TOP_EXPAND_DIMS:
-		ll_expand_dims(&l, sl, op->attr.axis);
-		break;
-	case TOP_TRANS: {
-		int perm[TIR_MAX_RANK];
-		for (int d = 0; d < vty(A, res).rank; d++)
-			perm[d] = op->attr.perm[d];
-		ll_permute_outs(&l, sl, perm);
-		break;
-	}
-	case TOP_RESHAPE:
-		if (!ll_reshape_outs(&l, sl, vty(A, res).rank, shape))
-			default_layout(A, res, &l);
-		set_operand(A, c, op, 0, NULL);
-		break;
-	case TOP_BROADCAST: {
-		LinearLayout src_need;
-		int32_t order[TIR_MAX_RANK];
-		if (wanted(A, res)) {
-			l = *wanted(A, res);
-		} else {
-			l = *sl;
-			for (int k = 0; k < vty(A, res).rank; k++)
-				order[k] = vty(A, res).rank - 1 - k;
-			ll_fit_broadcast(&l, vty(A, res).rank, shape, order);
-		}
-		if (operand_layout_for(A, op, src, &l, &src_need)) {
-			set_operand(A, c, op, 0, &src_need);
-		} else {
-			default_layout(A, res, &l);
-			if (operand_layout_for(A, op, src, &l, &src_need))
-				set_operand(A, c, op, 0, &src_need);
-		}
-		break;
-	}
-	default:
-		l = *sl;
-	}
-	set_layout(A, res, &l);
-}
-
-static void assign_op(Assign *A, Cursor *c, TirOp *op)
-{
-	LinearLayout l, la, lb, lc;
-	if (is_memory(op->kind)) {
-		if (op->nin && is_tile(A, op->operands[0])) {
-			access_layout(A, op, &l);
-			const LinearLayout *il = lay_intern(A, &l);
-			for (int i = 0; i < op->nin; i++)
-				set_operand(A, c, op, i, il);
-			for (int i = 0; i < op->nout; i++)
-				set_layout(A, op->results[i], il);
-			op->attr.i2 = mem_vec(A, op, il);
-			mem_runs(A, op);
-		} else {
-			op->attr.i2 = 1;
-		}
-		return;
-	}
-	switch (op->kind) {
-	case TOP_CONST: case TOP_ARANGE: case TOP_SPLAT:
-		for (int i = 0; i < op->nout; i++)
-			if (is_tile(A, op->results[i]))
-				set_layout(A, op->results[i], fresh(A, op->results[i]));
-		return;
-	case TOP_DOT:
-		if (dot_layouts(A, op, &la, &lb, &lc)) {
-			set_operand(A, c, op, 0, lay_intern(A, &la));
-			set_operand(A, c, op, 1, lay_intern(A, &lb));
-		} else {
-			for (int i = 0; i < 2; i++) /* FMA: operands keep their layouts */
-				if (!lay(A, op->operands[i]))
-					set_operand(A, c, op, i, fresh(A, op->operands[i]));
-		}
-		set_operand(A, c, op, 2, lay_intern(A, &lc));
-		set_layout(A, op->results[0], &lc);
-		return;
-	case TOP_REDUCE: case TOP_SCAN:
-		assign_reduce(A, c, op);
-		return;
-	case TOP_FOR: case TOP_WHILE:
-		assign_loop(A, c, op);
-		return;
-	case TOP_IF:
-		assign_if(A, op);
-		return;
-	case TOP_EXPAND_DIMS: case TOP_TRANS: case TOP_RESHAPE: case TOP_BROADCAST:
-		if (op->nin && is_tile(A, op->operands[0]) && lay(A, op->operands[0])) {
-			assign_view(A, c, op);
-			return;
-		}
-		break;
-	case TOP_SELECT:
-		if (assign_join(A, c, op))
-			return;
-		/* fall through */
-	default:
-		if (is_elementwise(op->kind) && op->nout == 1 && is_tile(A, op->results[0])) {
-			assign_elementwise(A, c, op);
-			return;
-		}
-	}
-	for (int k = 0; k < op->nregions; k++)
-		assign_block(A, &op->regions[k], NULL, 0, 0);
-	for (int i = 0; i < op->nout; i++)
-		if (is_tile(A, op->results[i]))
-			set_layout(A, op->results[i], fresh(A, op->results[i]));
-}
-
-/* Walk b; if term_layouts, the terminator's operands term_first.. get those
- * layouts; skip_term (as term_first with no layouts) leaves the terminator
- * for the caller. */
-static void assign_block(Assign *A, TirBlock *b, const LinearLayout *const *term_layouts,
-			 int nterm, int skip_term)
-{
-	for (int i = 0; i < b->nargs; i++)
-		if (is_tile(A, b->args[i]) && !lay(A, b->args[i]))
-			set_layout(A, b->args[i], fresh(A, b->args[i]));
-	Cursor c = {b, 0};
-	while (c.pos < b->nops) {
-		TirOp *op = b->ops[c.pos];
-		bool is_term = c.pos == b->nops - 1 && (tir_op_flags((TirOpKind)op->kind) & TF_TERM);
-		if (is_term) {
-			if (term_layouts)
-				for (int i = 0; i < op->nin && i < nterm; i++)
-					set_operand(A, &c, op, i, term_layouts[i]);
-			(void)skip_term;
-			break;
-		}
-		assign_op(A, &c, op);
-		c.pos++;
-	}
 }
 
 /* ---- dead code -------------------------------------------------------------- */
