@@ -3,7 +3,9 @@
  * where, casts, reductions, scans, trans/permute, reshape, expand_dims,
  * broadcast_to, join/split and dot, stored through a mask; version 3 adds
  * combine_fns, scans, tl.math, bit ops, static_range, early returns, scalar
- * arguments of every tile dtype and 3-D grids) runs on the cpu and
+ * arguments of every tile dtype and 3-D grids; version 5 int16/uint16/
+ * uint32/int64 tiles, mixed integer types, NaNs through max/min, float +
+ * combine_fns, topk, 2-D masked loop loads) runs on the cpu and
  * cuda-emu targets at several num_warps, and what it stores is compared with
  * the tree's value computed in C (random/rk_eval.c, no part of tile).
  *
@@ -16,7 +18,7 @@
  *                           "SEED SIGNATURE") to compile them elsewhere
  *   TILE_RANDOM_VERBOSE=1   print each seed (and the forms it reaches) before
  *                           running it
- *   TILE_RANDOM_GEN=2       the generator's version 2 (default: the latest, 4;
+ *   TILE_RANDOM_GEN=2       the generator's version 2 (default: the latest, 5;
  *                           rk.h's RK_GEN_*)
  *   TILE_RANDOM_ONLY=NAME   run only kernels that reach the form NAME (a part of
  *                           one of rk_feature_names: "fp8", "atomic", "while")
@@ -60,6 +62,13 @@ static const uint64_t fixed_seeds3[] = {
  * with more iterations than stages; both fail when the carried index is one
  * iteration behind (pipeline.c's index loads). */
 static const uint64_t fixed_seeds4[] = {42, 295};
+/* Version 5 (RK_GEN_V5): small kernels for each of its forms: int16/uint16,
+ * uint32 and int64 tiles (topk, while, atomics, cumsum and sums widening,
+ * shifts, //, bitcasts), NaNs through clamp, tl.max/min, maximum and a
+ * propagating tl.reduce, float + in tl.reduce and associative_scan, 2-D
+ * masked loop loads with a runtime other. */
+static const uint64_t fixed_seeds5[] = {1036, 5685, 5779, 1959, 3845, 3124, 4656,
+					2485, 1610, 5782, 3629, 5991, 3198, 4991};
 
 static const char *numpy_descr(rk_dtype t)
 {
@@ -74,6 +83,14 @@ static const char *numpy_descr(rk_dtype t)
 		return "<i4";
 	case RK_I8:
 		return "|i1";
+	case RK_I16:
+		return "<i2";
+	case RK_U16:
+		return "<u2";
+	case RK_U32:
+		return "<u4";
+	case RK_I64:
+		return "<i8";
 	default:
 		return "|u1";
 	}
@@ -187,7 +204,8 @@ static bool run_one(tile_context *ctx, tile_module *m, const rk_kernel *k, int n
 			else
 				memcpy(bufs[i], p->data, bytes);
 			/* tile_dtype of the pointee: rk's dtypes map onto tile's */
-			static const tile_dtype map[] = {TILE_FP32, TILE_FP16, TILE_BF16, TILE_I32, TILE_I8, TILE_U8, TILE_U8};
+			static const tile_dtype map[] = {TILE_FP32, TILE_FP16, TILE_BF16, TILE_I32, TILE_I8, TILE_U8,
+							 TILE_U8,   TILE_I16,  TILE_U16,  TILE_U32, TILE_I64};
 			args[i] = tile_arg_ptr(bufs[i], map[p->t]);
 		} else if (p->wide) {
 			args[i] = p->wide[0] == 'f' ? tile_arg_f64(p->wf) : tile_arg_i64(p->wi);
@@ -268,7 +286,8 @@ int main(void)
 			only_mask |= 1u << f;
 	size_t nfixed2 = sizeof fixed_seeds / sizeof *fixed_seeds;
 	size_t nfixed3 = nfixed2 + sizeof fixed_seeds3 / sizeof *fixed_seeds3;
-	size_t nfixed = nfixed3 + sizeof fixed_seeds4 / sizeof *fixed_seeds4;
+	size_t nfixed4 = nfixed3 + sizeof fixed_seeds4 / sizeof *fixed_seeds4;
+	size_t nfixed = nfixed4 + sizeof fixed_seeds5 / sizeof *fixed_seeds5;
 	const char *env_gen = getenv("TILE_RANDOM_GEN");
 	int version = env_gen && *env_gen ? atoi(env_gen) : RK_GEN_LATEST;
 	size_t count = env_n && *env_n ? strtoull(env_n, NULL, 10) : nfixed;
@@ -304,8 +323,13 @@ int main(void)
 		uint64_t seed = !fixed ? first + i
 			      : i < nfixed2 ? fixed_seeds[i]
 			      : i < nfixed3 ? fixed_seeds3[i - nfixed2]
-					    : fixed_seeds4[i - nfixed3];
-		int ver = !fixed ? version : i < nfixed2 ? RK_GEN_V2 : i < nfixed3 ? RK_GEN_V3 : RK_GEN_V4;
+			      : i < nfixed4 ? fixed_seeds4[i - nfixed3]
+					    : fixed_seeds5[i - nfixed4];
+		int ver = !fixed ? version
+			: i < nfixed2 ? RK_GEN_V2
+			: i < nfixed3 ? RK_GEN_V3
+			: i < nfixed4 ? RK_GEN_V4
+				      : RK_GEN_V5;
 		rk_kernel k;
 		rk_generate(&k, seed, ver);
 		if (only_mask && !(k.features & only_mask)) {

@@ -12,7 +12,9 @@
 
 enum { RK_MAX_RANK = 3, RK_MAX_NUMEL = 4096, RK_MAX_PARAMS = 48 };
 
-typedef enum { RK_F32, RK_F16, RK_BF16, RK_I32, RK_I8, RK_U8, RK_BOOL } rk_dtype;
+/* version 5 adds the integers after RK_BOOL (earlier versions' tables stay as
+ * they were); int64 values stay within +-2^53, where a double holds them */
+typedef enum { RK_F32, RK_F16, RK_BF16, RK_I32, RK_I8, RK_U8, RK_BOOL, RK_I16, RK_U16, RK_U32, RK_I64 } rk_dtype;
 
 typedef struct {
 	int rank;
@@ -29,7 +31,7 @@ typedef struct {
 	double *e;
 } rk_val;
 
-/* ---- rk_eval.c, rk_eval_move.c: Triton's semantics on reference values ---------- */
+/* ---- rk_eval.c, rk_eval_dtype.c, rk_eval_move.c: Triton's semantics on reference values ---------- */
 
 size_t rk_numel(const rk_shape *s);
 bool rk_is_float(rk_dtype t);
@@ -39,6 +41,15 @@ const char *rk_tl_name(rk_dtype t);  /* "tl.float16" */
 const char *rk_sig_name(rk_dtype t); /* "fp16" */
 /* x rounded to t (floats to nearest even, integers wrapped) */
 double rk_round(rk_dtype t, double x);
+/* Triton's type of an op on integers of two types (C's usual conversions) */
+rk_dtype rk_int_promote(rk_dtype a, rk_dtype b);
+int rk_bits(rk_dtype t);
+/* rk_eval_dtype.c: u's low bits as a value of the integer type t; t's
+ * smallest value; a float type's mantissa bits and smallest normal exponent */
+double rk_wrap(rk_dtype t, uint64_t u);
+double rk_int_min(rk_dtype t);
+int rk_mant_bits(rk_dtype t);
+int rk_min_exp(rk_dtype t);
 /* the spacing of t's values at x (0 for integers) */
 double rk_ulp(rk_dtype t, double x);
 void rk_put(rk_dtype t, void *base, size_t i, double x); /* x must be a value of t */
@@ -74,6 +85,8 @@ bool rk_split(rk_val *out, const rk_val *a, int which);
 /* along the last dim */
 bool rk_flip(rk_val *out, const rk_val *a);
 bool rk_sort(rk_val *out, const rk_val *a, bool descending);
+/* the k largest along the last dim, largest first */
+bool rk_topk(rk_val *out, const rk_val *a, int k);
 /* a [M,K] @ b [K,N] (or batched, [B,M,K] @ [B,K,N]) summed in fp32 (acc
  * NULL or [M,N] fp32), or for int8 inputs in int32; in_rel: how far (relative)
  * an input may be rounded first (tf32 and the like; 0 for ieee) */
@@ -100,10 +113,15 @@ size_t rk_bidx(const rk_shape *out, size_t flat, const rk_shape *in);
 /* rk_eval.c: keeps *o if its floats are in the range every target computes
  * alike (finite, far from overflow, no fp32/bf16 subnormals), else frees it */
 bool rk_finish(rk_val *o);
+/* rk_eval.c: whether every order of summing n values (stride apart) in t is
+ * exact; a bound on the rounding of such a sum, the magnitudes adding to asum */
+bool rk_exact_sum(rk_dtype t, const double *vals, size_t n, size_t stride);
+double rk_sum_error(rk_dtype t, double asum, size_t n);
 
 /* ---- rk_eval_scan.c: tl.reduce / tl.associative_scan with a combine_fn ----------- */
 
-/* op: '+', '*', '^', '&', '|' (integers, wrapping in a's dtype), 'M', 'm' */
+/* op: '+', '*', '^', '&', '|' (integers, wrapping in a's dtype), 'M', 'm';
+ * '+' of floats too, in any order (a bound as a sum's) */
 bool rk_combine_reduce(rk_val *out, int op, const rk_val *a, int axis, bool keep_dims);
 bool rk_combine_scan(rk_val *out, int op, const rk_val *a, int axis, bool reverse);
 /* (value, index along axis) pairs combined argmax-style (op 'M') or argmin
@@ -123,6 +141,13 @@ bool rk_math3(rk_val *out, int op, const rk_val *a, const rk_val *b, const rk_va
 bool rk_clamp(rk_val *out, const rk_val *x, const rk_val *lo, const rk_val *hi);
 bool rk_umulhi(rk_val *out, const rk_val *a, const rk_val *b);
 bool rk_bitcast(rk_val *out, const rk_val *a, rk_dtype t);
+
+/* rk_eval_math.c: NaN through maximum/minimum (all: propagate_nan=ALL),
+ * max/min reductions (to dtype ot), and tl.where(x != x, fill, x), the only
+ * op that takes NaN out again (the others leave it to rk_nan_fill) */
+bool rk_nan_minmax(rk_val *out, int op, bool all, const rk_val *a, const rk_val *b);
+bool rk_nan_reduce(rk_val *out, int op, bool all, const rk_val *a, int axis, rk_dtype ot);
+bool rk_nan_fill(rk_val *out, const rk_val *a, double x);
 
 /* ---- rk_gen.c: the random kernel ------------------------------------------------ */
 
@@ -188,15 +213,23 @@ enum {
 	RK_F_CACHE = 1 << 22,   /* cache_modifier / eviction_policy on a load or store */
 	/* version 4's forms */
 	RK_F_KIDX = 1 << 23, /* a K loop whose B rows come through an index load (paged) */
-	RK_F_COUNT = 24
+	/* version 5's forms */
+	RK_F_INT16 = 1 << 24,  /* int16/uint16 tiles */
+	RK_F_U32 = 1 << 25,    /* uint32 tiles */
+	RK_F_I64 = 1 << 26,    /* int64 tiles */
+	RK_F_NAN = 1 << 27,    /* NaNs through maximum/minimum/max/min, propagate_nan */
+	RK_F_FADD = 1 << 28,   /* tl.reduce / associative_scan with a float + */
+	RK_F_TOPK = 1 << 29,   /* tl.topk */
+	RK_F_MASK2 = 1 << 30,  /* a loop load masked on two dims, other a runtime scalar */
+	RK_F_COUNT = 31
 };
 extern const char *const rk_feature_names[RK_F_COUNT];
 
 /* A kernel from seed: deterministic for a seed and version. Version 2 is the
  * generator before the forms of RK_F_COMBINE on (its kernels are those of
  * the fixed seeds picked then); version 3 adds them; version 4 adds K loops
- * through an index load (RK_F_KIDX). */
-enum { RK_GEN_V2 = 2, RK_GEN_V3 = 3, RK_GEN_V4 = 4, RK_GEN_LATEST = RK_GEN_V4 };
+ * through an index load (RK_F_KIDX); version 5 the forms from RK_F_INT16 on. */
+enum { RK_GEN_V2 = 2, RK_GEN_V3 = 3, RK_GEN_V4 = 4, RK_GEN_V5 = 5, RK_GEN_LATEST = RK_GEN_V5 };
 void rk_generate(rk_kernel *k, uint64_t seed, int version);
 void rk_kernel_free(rk_kernel *k);
 

@@ -20,176 +20,6 @@ size_t rk_numel(const rk_shape *s)
 	return n;
 }
 
-bool rk_is_float(rk_dtype t)
-{
-	return t == RK_F32 || t == RK_F16 || t == RK_BF16;
-}
-
-bool rk_is_unsigned(rk_dtype t)
-{
-	return t == RK_U8 || t == RK_BOOL;
-}
-
-size_t rk_size(rk_dtype t)
-{
-	switch (t) {
-	case RK_F32:
-	case RK_I32:
-		return 4;
-	case RK_F16:
-	case RK_BF16:
-		return 2;
-	default:
-		return 1;
-	}
-}
-
-const char *rk_tl_name(rk_dtype t)
-{
-	static const char *const names[] = {"tl.float32", "tl.float16", "tl.bfloat16", "tl.int32",
-					    "tl.int8",    "tl.uint8",   "tl.int1"};
-	return names[t];
-}
-
-const char *rk_sig_name(rk_dtype t)
-{
-	static const char *const names[] = {"fp32", "fp16", "bf16", "i32", "i8", "u8", "i1"};
-	return names[t];
-}
-
-static int mant_bits(rk_dtype t)
-{
-	return t == RK_F32 ? 23 : t == RK_F16 ? 10 : 7;
-}
-
-static int min_exp(rk_dtype t)
-{
-	return t == RK_F16 ? -14 : -126;
-}
-
-double rk_ulp(rk_dtype t, double x)
-{
-	if (!rk_is_float(t))
-		return 0;
-	int e = min_exp(t);
-	if (x != 0) {
-		int fe;
-		frexp(fabs(x), &fe);
-		if (fe - 1 > e)
-			e = fe - 1;
-	}
-	return ldexp(1.0, e - mant_bits(t));
-}
-
-static double int_wrap(double x, int bits, bool is_unsigned)
-{
-	uint64_t u = (uint64_t)(int64_t)x & ((bits == 64 ? 0 : (UINT64_C(1) << bits)) - 1);
-	if (!is_unsigned && (u >> (bits - 1)))
-		return (double)((int64_t)u - (int64_t)(UINT64_C(1) << bits));
-	return (double)u;
-}
-
-double rk_round(rk_dtype t, double x)
-{
-	switch (t) {
-	case RK_F32:
-		return (double)(float)x;
-	case RK_F16:
-	case RK_BF16: {
-		if (x == 0 || !isfinite(x))
-			return x;
-		double u = rk_ulp(t, x), r = nearbyint(x / u) * u;
-		double max = t == RK_F16 ? 65504.0 : 3.3895313892515355e38;
-		return fabs(r) > max ? copysign(INFINITY, x) : r;
-	}
-	case RK_I32:
-		return int_wrap(x, 32, false);
-	case RK_I8:
-		return int_wrap(x, 8, false);
-	case RK_U8:
-		return int_wrap(x, 8, true);
-	case RK_BOOL:
-		return x != 0;
-	}
-	return x;
-}
-
-static uint16_t half_bits(double x)
-{
-	uint16_t s = signbit(x) ? 0x8000 : 0;
-	x = fabs(x);
-	if (x == 0)
-		return s;
-	if (isinf(x))
-		return s | 0x7c00;
-	int fe;
-	frexp(x, &fe);
-	int e = fe - 1;
-	if (e < -14) /* subnormal: a multiple of 2^-24 */
-		return s | (uint16_t)ldexp(x, 24);
-	return s | (uint16_t)((e + 15) << 10) | (uint16_t)(ldexp(x, 10 - e) - 1024);
-}
-
-static double half_value(uint16_t h)
-{
-	int e = (h >> 10) & 31, m = h & 1023;
-	double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(1024 + m, e - 25);
-	return h & 0x8000 ? -v : v;
-}
-
-void rk_put(rk_dtype t, void *base, size_t i, double x)
-{
-	switch (t) {
-	case RK_F32:
-		((float *)base)[i] = (float)x;
-		break;
-	case RK_F16:
-		((uint16_t *)base)[i] = half_bits(x);
-		break;
-	case RK_BF16: {
-		float f = (float)x;
-		uint32_t b;
-		memcpy(&b, &f, 4);
-		((uint16_t *)base)[i] = (uint16_t)(b >> 16);
-		break;
-	}
-	case RK_I32:
-		((int32_t *)base)[i] = (int32_t)x;
-		break;
-	case RK_I8:
-		((int8_t *)base)[i] = (int8_t)x;
-		break;
-	case RK_U8:
-	case RK_BOOL:
-		((uint8_t *)base)[i] = (uint8_t)x;
-		break;
-	}
-}
-
-double rk_get(rk_dtype t, const void *base, size_t i)
-{
-	switch (t) {
-	case RK_F32:
-		return ((const float *)base)[i];
-	case RK_F16:
-		return half_value(((const uint16_t *)base)[i]);
-	case RK_BF16: {
-		uint32_t b = (uint32_t)((const uint16_t *)base)[i] << 16;
-		float f;
-		memcpy(&f, &b, 4);
-		return f;
-	}
-	case RK_I32:
-		return ((const int32_t *)base)[i];
-	case RK_I8:
-		return ((const int8_t *)base)[i];
-	case RK_U8:
-	case RK_BOOL:
-		return ((const uint8_t *)base)[i];
-	}
-	return 0;
-}
-
 bool rk_alloc(rk_val *out, const rk_shape *s, rk_dtype t)
 {
 	size_t n = rk_numel(s);
@@ -209,9 +39,16 @@ void rk_free(rk_val *v)
 
 /* a float result within the range where every target computes it alike: no
  * inf or NaN, far from overflow, and no fp32/bf16 subnormals (which some
- * instructions flush) */
+ * instructions flush); an int64 one within +-2^53 */
 static bool float_ok(const rk_val *o)
 {
+	if (o->t == RK_I64) {
+		/* int64 only where a double holds it exactly */
+		for (size_t i = 0; i < rk_numel(&o->s); i++)
+			if (fabs(o->v[i]) >= 0x1p53)
+				return false;
+		return true;
+	}
 	if (!rk_is_float(o->t))
 		return true;
 	double max = o->t == RK_F16 ? 16384.0 : 1e6;
@@ -273,19 +110,17 @@ bool rk_broadcast_shape(const rk_shape *a, const rk_shape *b, rk_shape *out)
 	return true;
 }
 
-static double int_min(rk_dtype t)
-{
-	return t == RK_I32 ? -2147483648.0 : t == RK_I8 ? -128.0 : 0;
-}
-
 bool rk_binary(rk_val *out, int op, const rk_val *a, const rk_val *b)
 {
 	rk_shape s;
 	if (!rk_broadcast_shape(&a->s, &b->s, &s))
 		return false;
 	bool fl = rk_is_float(a->t);
-	/* floats of two widths meet in fp32, and Triton's `/` is fp32 for narrow floats too */
+	/* floats of two widths meet in fp32, and Triton's `/` is fp32 for narrow
+	 * floats too; integers of two types meet in their promotion */
 	rk_dtype t = a->t == b->t && !(fl && op == '/') ? a->t : RK_F32;
+	if (a->t != b->t && !fl && !rk_is_float(b->t))
+		t = rk_int_promote(a->t, b->t);
 	rk_val o;
 	if (!rk_alloc(&o, &s, t))
 		return false;
@@ -323,32 +158,32 @@ bool rk_binary(rk_val *out, int op, const rk_val *a, const rk_val *b)
 			o.v[i] = rr;
 			o.e[i] = ep + (rr != r || op == '/' ? rk_ulp(t, rr) : 0);
 		} else {
+			x = rk_round(t, x), y = rk_round(t, y);
 			int64_t p = (int64_t)x, q = (int64_t)y;
+			/* + - * wrap in 64 bits, then to t: a result past 2^53 would round in a double */
 			switch (op) {
 			case '+':
-				r = (double)(p + q);
+				r = rk_wrap(t, (uint64_t)p + (uint64_t)q);
 				break;
 			case '-':
-				r = (double)(p - q);
+				r = rk_wrap(t, (uint64_t)p - (uint64_t)q);
 				break;
 			case '*':
-				/* wrapped here: a product past 2^53 would round in a double */
-				r = (double)(int32_t)(uint32_t)((uint64_t)p * (uint64_t)q);
+				r = rk_wrap(t, (uint64_t)p * (uint64_t)q);
 				break;
 			case 'f':
 			case '%':
 				/* C semantics (Triton's sdiv/srem, udiv/urem); no /0, no MIN / -1 */
-				if (q == 0 || (x == int_min(t) && q == -1))
+				if (q == 0 || (x == rk_int_min(t) && q == -1))
 					goto refuse;
 				r = (double)(op == 'f' ? p / q : p % q);
 				break;
 			case '<':
 			case '>': {
 				/* shifts past the width are undefined (LLVM poison): refused */
-				int bits = t == RK_I32 ? 32 : 8;
-				if (q < 0 || q >= bits)
+				if (q < 0 || q >= rk_bits(t))
 					goto refuse;
-				r = op == '<' ? (double)(int32_t)(uint32_t)((uint64_t)p << q) : (double)(p >> q);
+				r = op == '<' ? rk_wrap(t, (uint64_t)p << q) : (double)(p >> q);
 				break;
 			}
 			case '&':
@@ -391,6 +226,11 @@ bool rk_compare(rk_val *out, int op, const rk_val *a, const rk_val *b)
 	for (size_t i = 0; i < n; i++) {
 		size_t ia = rk_bidx(&s, i, &a->s), ib = rk_bidx(&s, i, &b->s);
 		double x = a->v[ia], y = b->v[ib], err = a->e[ia] + b->e[ib];
+		if (a->t != b->t && !rk_is_float(a->t) && !rk_is_float(b->t)) {
+			/* integers of two types compare in their promotion (-1 < 0u is false) */
+			rk_dtype t = rk_int_promote(a->t, b->t);
+			x = rk_round(t, x), y = rk_round(t, y);
+		}
 		if (err > 0 && fabs(x - y) <= 2 * err) {
 			rk_free(&o);
 			return false;
@@ -435,7 +275,7 @@ bool rk_unary(rk_val *out, int op, const rk_val *a)
 			o.e[i] = ex;
 			break;
 		case 'a':
-			if (!fl && x == int_min(a->t) && a->t != RK_U8)
+			if (!fl && !rk_is_unsigned(a->t) && x == rk_int_min(a->t))
 				goto refuse;
 			o.v[i] = fabs(x);
 			o.e[i] = ex;
@@ -482,8 +322,7 @@ bool rk_cast(rk_val *out, const rk_val *a, rk_dtype t)
 		} else if (rk_is_float(a->t)) {
 			/* fptosi/fptoui truncate; out of range is undefined, refused */
 			double lo = trunc(x - 2 * ex), hi = trunc(x + 2 * ex), r = trunc(x);
-			double min = t == RK_I32 ? -2147483648.0 : t == RK_I8 ? -128 : 0;
-			double max = t == RK_I32 ? 2147483647.0 : t == RK_I8 ? 127 : 255;
+			double min = rk_int_min(t), max = ldexp(1.0, rk_bits(t) - !rk_is_unsigned(t)) - 1;
 			if (lo != hi || r < min || r > max) {
 				rk_free(&o);
 				return false;
@@ -501,7 +340,7 @@ bool rk_cast(rk_val *out, const rk_val *a, rk_dtype t)
  * in t gives the exact sum: all are multiples of some power of two q (no
  * finer than t's smallest subnormal) and their magnitudes add to less than
  * 2^(mantissa bits + 1) q, so every partial sum is a value of t */
-static bool exact_sum(rk_dtype t, const double *vals, size_t n, size_t stride)
+bool rk_exact_sum(rk_dtype t, const double *vals, size_t n, size_t stride)
 {
 	double total = 0;
 	int qe = INT32_MAX;
@@ -522,13 +361,13 @@ static bool exact_sum(rk_dtype t, const double *vals, size_t n, size_t stride)
 		if (e < qe)
 			qe = e;
 	}
-	return total == 0 || (qe >= min_exp(t) - mant_bits(t) && total < ldexp(1.0, mant_bits(t) + 1 + qe));
+	return total == 0 || (qe >= rk_min_exp(t) - rk_mant_bits(t) && total < ldexp(1.0, rk_mant_bits(t) + 1 + qe));
 }
 
 /* a bound on the rounding of a sum of n terms of magnitudes adding to asum, in t */
-static double sum_error(rk_dtype t, double asum, size_t n)
+double rk_sum_error(rk_dtype t, double asum, size_t n)
 {
-	return ldexp(asum * (double)n, -mant_bits(t));
+	return ldexp(asum * (double)n, -rk_mant_bits(t));
 }
 
 /* the line of `a` along axis through the element at flat index base (with
@@ -542,20 +381,23 @@ static size_t axis_stride(const rk_shape *s, int axis)
 }
 
 /* Triton's result dtype: sum keeps floats (fp16 sums in fp16) and widens
- * narrow integers to int32; max/min widen narrow floats to fp32 and narrow
- * integers to int32; argmax/argmin give int32 */
+ * integers narrower than 32 bits to int32, or uint32 when unsigned; max/min
+ * widen narrow floats to fp32 and narrow integers to int32; argmax/argmin
+ * give int32 */
 static rk_dtype reduced(int kind, rk_dtype t)
 {
 	if (kind == 'A' || kind == 'a')
 		return RK_I32;
 	if (rk_is_float(t))
 		return kind == 's' ? t : RK_F32;
-	return RK_I32;
+	if (rk_bits(t) >= 32)
+		return t;
+	return kind == 's' && rk_is_unsigned(t) ? RK_U32 : RK_I32;
 }
 
 bool rk_reduce(rk_val *out, int kind, const rk_val *a, int axis, bool keep_dims)
 {
-	if (axis < 0 || axis >= a->s.rank || (kind == 's' && a->t == RK_U8))
+	if (axis < 0 || axis >= a->s.rank)
 		return false;
 	rk_shape s = a->s;
 	if (keep_dims) {
@@ -590,12 +432,12 @@ bool rk_reduce(rk_val *out, int kind, const rk_val *a, int axis, bool keep_dims)
 		switch (kind) {
 		case 's':
 			if (!rk_is_float(a->t)) {
-				o.v[i] = rk_round(RK_I32, sum);
+				o.v[i] = rk_round(o.t, sum);
 			} else {
 				o.v[i] = rk_round(o.t, sum);
-				o.e[i] = esum == 0 && exact_sum(o.t, line, R, 1)
+				o.e[i] = esum == 0 && rk_exact_sum(o.t, line, R, 1)
 						 ? 0
-						 : esum + sum_error(o.t, asum, R) + rk_ulp(o.t, o.v[i]);
+						 : esum + rk_sum_error(o.t, asum, R) + rk_ulp(o.t, o.v[i]);
 			}
 			break;
 		case 'M':
@@ -629,7 +471,7 @@ bool rk_reduce(rk_val *out, int kind, const rk_val *a, int axis, bool keep_dims)
 
 bool rk_cumsum(rk_val *out, const rk_val *a, int axis, bool reverse)
 {
-	if (axis < 0 || axis >= a->s.rank || a->t == RK_U8)
+	if (axis < 0 || axis >= a->s.rank)
 		return false;
 	/* Triton's cumsum: bf16 in fp32, fp16 in fp16, narrow integers in int32 */
 	rk_val o;
@@ -646,13 +488,13 @@ bool rk_cumsum(rk_val *out, const rk_val *a, int axis, bool reverse)
 			esum += a->e[at];
 			asum += fabs(a->v[at]);
 			if (!fl) {
-				o.v[at] = rk_round(RK_I32, sum);
+				o.v[at] = rk_round(o.t, sum);
 				continue;
 			}
 			o.v[at] = rk_round(o.t, sum);
 			/* exact when the whole line sums exactly (every prefix does too) */
-			bool exact = esum == 0 && exact_sum(o.t, a->v + base, R, st);
-			o.e[at] = exact ? 0 : esum + sum_error(o.t, asum, R) + rk_ulp(o.t, o.v[at]);
+			bool exact = esum == 0 && rk_exact_sum(o.t, a->v + base, R, st);
+			o.e[at] = exact ? 0 : esum + rk_sum_error(o.t, asum, R) + rk_ulp(o.t, o.v[at]);
 		}
 	}
 	*out = o;
@@ -707,9 +549,9 @@ bool rk_dot(rk_val *out, const rk_val *a, const rk_val *b, const rk_val *acc, do
 				double rr = rk_round(RK_F32, sum);
 				o.v[at] = rr;
 				/* products exact in fp32 (fma for fp32 inputs), summed in some order */
-				o.e[at] = ep == 0 && exact_sum(RK_F32, prod, (size_t)np, 1)
+				o.e[at] = ep == 0 && rk_exact_sum(RK_F32, prod, (size_t)np, 1)
 						  ? 0
-						  : ep + sum_error(RK_F32, asum, (size_t)np) + rk_ulp(RK_F32, rr);
+						  : ep + rk_sum_error(RK_F32, asum, (size_t)np) + rk_ulp(RK_F32, rr);
 			}
 	free(prod);
 	*out = o;
@@ -793,9 +635,9 @@ bool rk_atomic_fold(rk_val *out, int op, const rk_val *init, const rk_val *vals,
 		} else if (op == '+') {
 			double r = rk_round(t, acc);
 			out->v[i] = r;
-			out->e[i] = esum == 0 && exact_sum(t, terms, (size_t)n + 1, 1)
+			out->e[i] = esum == 0 && rk_exact_sum(t, terms, (size_t)n + 1, 1)
 					    ? 0
-					    : esum + sum_error(t, asum, (size_t)n + 1) + rk_ulp(t, r);
+					    : esum + rk_sum_error(t, asum, (size_t)n + 1) + rk_ulp(t, r);
 		} else {
 			out->v[i] = acc;
 			out->e[i] = emax;

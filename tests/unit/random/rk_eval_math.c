@@ -165,3 +165,70 @@ bool rk_bitcast(rk_val *out, const rk_val *a, rk_dtype t)
 	}
 	return rk_finish(out);
 }
+
+/* ---- NaN (rk_gen_nan.c): values may hold NaN here, never past rk_nan_fill ---- */
+
+/* maximum ('M') / minimum of a and b (broadcast): with propagate_nan=ALL a
+ * NaN operand gives NaN, else (maxnum, Triton's NONE) the other operand */
+bool rk_nan_minmax(rk_val *out, int op, bool all, const rk_val *a, const rk_val *b)
+{
+	rk_shape s;
+	if (a->t != b->t || !rk_broadcast_shape(&a->s, &b->s, &s) || !rk_alloc(out, &s, a->t))
+		return false;
+	size_t n = rk_numel(&s);
+	for (size_t i = 0; i < n; i++) {
+		size_t ia = rk_bidx(&s, i, &a->s), ib = rk_bidx(&s, i, &b->s);
+		double x = a->v[ia], y = b->v[ib];
+		if (all && (isnan(x) || isnan(y)))
+			out->v[i] = NAN;
+		else
+			out->v[i] = op == 'M' ? fmax(x, y) : fmin(x, y);
+		out->e[i] = fmax(isnan(x) ? 0 : a->e[ia], isnan(y) ? 0 : b->e[ib]);
+	}
+	return true;
+}
+
+/* max/min along axis in dtype ot (fp32 widens exactly): tl.max's maxnum
+ * ignores NaNs unless a line has nothing else; a combine_fn of maximum(...,
+ * propagate_nan=ALL) gives NaN for a line with any */
+bool rk_nan_reduce(rk_val *out, int op, bool all, const rk_val *a, int axis, rk_dtype ot)
+{
+	if (axis < 0 || axis >= a->s.rank)
+		return false;
+	rk_shape s = a->s;
+	for (int k = axis; k + 1 < s.rank; k++)
+		s.d[k] = s.d[k + 1];
+	s.rank--;
+	if (!rk_alloc(out, &s, ot))
+		return false;
+	size_t R = (size_t)a->s.d[axis], st = 1, n = rk_numel(&s);
+	for (int k = a->s.rank - 1; k > axis; k--)
+		st *= (size_t)a->s.d[k];
+	for (size_t i = 0; i < n; i++) {
+		size_t base = (i / st) * st * R + i % st;
+		double acc = NAN, emax = 0;
+		bool any_nan = false;
+		for (size_t r = 0; r < R; r++) {
+			double x = a->v[base + r * st];
+			any_nan |= isnan(x) != 0;
+			acc = op == 'M' ? fmax(acc, x) : fmin(acc, x);
+			emax = isnan(x) ? emax : fmax(emax, a->e[base + r * st]);
+		}
+		out->v[i] = all && any_nan ? NAN : acc;
+		out->e[i] = emax;
+	}
+	return true;
+}
+
+/* tl.where(a != a, x, a): NaN (unordered, so != holds) replaced by x */
+bool rk_nan_fill(rk_val *out, const rk_val *a, double x)
+{
+	if (!rk_alloc(out, &a->s, a->t))
+		return false;
+	size_t n = rk_numel(&a->s);
+	for (size_t i = 0; i < n; i++) {
+		out->v[i] = isnan(a->v[i]) ? rk_round(a->t, x) : a->v[i];
+		out->e[i] = isnan(a->v[i]) ? 0 : a->e[i];
+	}
+	return rk_finish(out);
+}

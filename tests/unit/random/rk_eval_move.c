@@ -218,3 +218,23 @@ bool rk_sort(rk_val *out, const rk_val *a, bool descending)
 	}
 	return true;
 }
+
+/* tl.topk: the k largest along the last dim, largest first */
+bool rk_topk(rk_val *out, const rk_val *a, int k)
+{
+	rk_val sorted;
+	int r = a->s.rank;
+	if (r < 1 || k < 1 || k > a->s.d[r - 1] || !rk_sort(&sorted, a, true))
+		return false;
+	rk_shape s = a->s;
+	s.d[r - 1] = k;
+	size_t L = (size_t)a->s.d[r - 1], rows = rk_numel(&a->s) / L;
+	bool ok = rk_alloc(out, &s, a->t);
+	for (size_t i = 0; ok && i < rows; i++)
+		for (size_t j = 0; j < (size_t)k; j++) {
+			out->v[i * (size_t)k + j] = sorted.v[i * L + j];
+			out->e[i * (size_t)k + j] = sorted.e[i * L + j];
+		}
+	rk_free(&sorted);
+	return ok;
+}

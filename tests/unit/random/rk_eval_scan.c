@@ -40,9 +40,9 @@ static double combine(int op, rk_dtype t, double x, double y)
 	int64_t p = (int64_t)x, q = (int64_t)y;
 	switch (op) {
 	case '+':
-		return rk_round(t, (double)(p + q));
+		return rk_wrap(t, (uint64_t)p + (uint64_t)q);
 	case '*':
-		return rk_round(t, (double)(int64_t)(int32_t)(uint32_t)((uint64_t)p * (uint64_t)q));
+		return rk_wrap(t, (uint64_t)p * (uint64_t)q);
 	case '^':
 		return rk_round(t, (double)(p ^ q));
 	case '&':
@@ -58,7 +58,29 @@ static double combine(int op, rk_dtype t, double x, double y)
 
 static bool combine_ok(int op, rk_dtype t)
 {
-	return op == 'M' || op == 'm' || (!rk_is_float(t) && strchr("+*^&|", op));
+	return op == 'M' || op == 'm' || (!rk_is_float(t) && strchr("+*^&|", op)) || (rk_is_float(t) && op == '+');
+}
+
+/* a float sum of the line's first j + 1 elements (the scan's order: at[0..j]),
+ * which a combine tree may add in any order, rounding each partial sum to t:
+ * exact where the whole line sums exactly in every order */
+static void float_sum(const rk_val *a, const size_t *at, size_t j, size_t R, bool line_exact, double *v, double *e)
+{
+	double sum = 0, asum = 0, esum = 0;
+	for (size_t k = 0; k <= j; k++)
+		sum += a->v[at[k]], asum += fabs(a->v[at[k]]), esum += a->e[at[k]];
+	*v = rk_round(a->t, sum);
+	*e = esum == 0 && line_exact ? 0 : esum + rk_sum_error(a->t, asum, R) + rk_ulp(a->t, *v);
+}
+
+/* the flat indices of a line (reversed: from its end) and whether it sums exactly */
+static bool line_of(const rk_val *a, size_t base, size_t R, size_t st, bool reverse, size_t *at, double *vals)
+{
+	for (size_t j = 0; j < R; j++) {
+		at[j] = base + (reverse ? R - 1 - j : j) * st;
+		vals[j] = a->v[at[j]];
+	}
+	return rk_exact_sum(a->t, vals, R, 1);
 }
 
 bool rk_combine_reduce(rk_val *out, int op, const rk_val *a, int axis, bool keep_dims)
@@ -67,8 +89,15 @@ bool rk_combine_reduce(rk_val *out, int op, const rk_val *a, int axis, bool keep
 	if (!combine_ok(op, a->t) || !reduced_shape(&a->s, axis, keep_dims, &s) || !rk_alloc(out, &s, a->t))
 		return false;
 	size_t R = (size_t)a->s.d[axis], st = stride_of(&a->s, axis), n = rk_numel(&s);
+	size_t *at = malloc(R * sizeof *at);
+	double *vals = malloc(R * sizeof *vals);
 	for (size_t i = 0; i < n; i++) {
 		size_t base = (i / st) * st * R + i % st;
+		if (rk_is_float(a->t) && op == '+') {
+			bool exact = line_of(a, base, R, st, false, at, vals);
+			float_sum(a, at, R - 1, R, exact, &out->v[i], &out->e[i]);
+			continue;
+		}
 		double acc = a->v[base], emax = a->e[base];
 		for (size_t r = 1; r < R; r++) {
 			acc = combine(op, a->t, acc, a->v[base + r * st]);
@@ -77,6 +106,8 @@ bool rk_combine_reduce(rk_val *out, int op, const rk_val *a, int axis, bool keep
 		out->v[i] = acc;
 		out->e[i] = emax;
 	}
+	free(at);
+	free(vals);
 	return rk_finish(out);
 }
 
@@ -85,17 +116,25 @@ bool rk_combine_scan(rk_val *out, int op, const rk_val *a, int axis, bool revers
 	if (!combine_ok(op, a->t) || axis < 0 || axis >= a->s.rank || !rk_alloc(out, &a->s, a->t))
 		return false;
 	size_t R = (size_t)a->s.d[axis], st = stride_of(&a->s, axis), n = rk_numel(&a->s) / R;
+	size_t *at = malloc(R * sizeof *at);
+	double *vals = malloc(R * sizeof *vals);
 	for (size_t i = 0; i < n; i++) {
 		size_t base = (i / st) * st * R + i % st;
+		bool exact = line_of(a, base, R, st, reverse, at, vals);
 		double acc = 0, emax = 0;
 		for (size_t j = 0; j < R; j++) {
-			size_t at = base + (reverse ? R - 1 - j : j) * st;
-			acc = j ? combine(op, a->t, acc, a->v[at]) : a->v[at];
-			emax = fmax(emax, a->e[at]);
-			out->v[at] = acc;
-			out->e[at] = emax;
+			if (rk_is_float(a->t) && op == '+') {
+				float_sum(a, at, j, R, exact, &out->v[at[j]], &out->e[at[j]]);
+				continue;
+			}
+			acc = j ? combine(op, a->t, acc, a->v[at[j]]) : a->v[at[j]];
+			emax = fmax(emax, a->e[at[j]]);
+			out->v[at[j]] = acc;
+			out->e[at[j]] = emax;
 		}
 	}
+	free(at);
+	free(vals);
 	return rk_finish(out);
 }
 

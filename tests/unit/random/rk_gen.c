@@ -51,7 +51,8 @@ const char *const rk_feature_names[RK_F_COUNT] = {
 	"kloop (pipelinable K loop)", "tl.reduce with a combine_fn", "(value, index) argmax pairs",
 	"associative_scan/cumprod", "tl.math functions", "umulhi/bitcast", "tl.static_range",
 	"early return", "scalar argument of another dtype", "3-D grid", "cache/eviction modifiers",
-	"kloop through an index load"};
+	"kloop through an index load", "int16/uint16 tiles", "uint32 tiles", "int64 tiles",
+	"NaN through max/min", "float + combine_fn", "tl.topk", "2-D masked loop load"};
 
 node *rg_new_node(gen *g, const rk_val *v, const char *name)
 {
@@ -59,6 +60,8 @@ node *rg_new_node(gen *g, const rk_val *v, const char *name)
 	if (!n)
 		abort();
 	n->v = *v;
+	/* version 5's integer types (no earlier version makes them) */
+	n->feat = v->t == RK_I16 || v->t == RK_U16 ? RK_F_INT16 : v->t == RK_U32 ? RK_F_U32 : v->t == RK_I64 ? RK_F_I64 : 0;
 	snprintf(n->name, sizeof n->name, "%s", name);
 	n->next = g->nodes;
 	g->nodes = n;
@@ -135,6 +138,11 @@ rk_dtype rg_random_dtype(gen *g)
 {
 	static const rk_dtype pick[] = {RK_F32, RK_F32, RK_F32, RK_F16, RK_F16, RK_BF16,
 					RK_I32, RK_I32, RK_I32, RK_I8,  RK_U8};
+	/* version 5: the other integers too */
+	static const rk_dtype pick5[] = {RK_F32, RK_F32, RK_F32, RK_F16, RK_F16, RK_BF16, RK_I32, RK_I32,
+					 RK_I8,  RK_U8,  RK_I16, RK_U16, RK_U32, RK_U32, RK_I64, RK_I64};
+	if (g->v5)
+		return pick5[below(g, (int)(sizeof pick5 / sizeof *pick5))];
 	return pick[below(g, (int)(sizeof pick / sizeof *pick))];
 }
 
@@ -167,7 +175,7 @@ node *rg_emit(gen *g, rk_val *v, const char *expr)
 	rg_sb_printf(&g->body, "    %s = %s\n", name, expr);
 	unsigned f = rg_feat_of_text(g, expr);
 	node *n = rg_new_node(g, v, name);
-	n->feat = f;
+	n->feat |= f;
 	return n;
 }
 
@@ -175,18 +183,19 @@ typedef node *(*op_fn)(gen *, const rk_shape *, rk_dtype, int);
 
 node *gen_node(gen *g, const rk_shape *s, rk_dtype t, int depth)
 {
-	/* v3: version 3's ops, weight 0 in version 2 (whose stream stays as it was) */
+	/* ver: the version that adds the op, weight 0 before it (so that the
+	 * earlier versions' streams stay as they were) */
 	static const struct {
 		op_fn fn;
 		int weight;
-		bool v3;
-	} ops[] = {{op_binary, 30, false}, {op_unary, 6, false},  {op_where, 10, false}, {op_cast, 8, false},
-		   {op_reduce, 12, false}, {op_cumsum, 4, false}, {op_permute, 6, false}, {op_reshape, 5, false},
-		   {op_expand, 6, false},  {op_broadcast, 4, false}, {op_join, 4, false}, {op_split, 4, false}, {op_dot, 8, false},
-		   {op_rowwise, 6, false}, {op_loop, 8, false}, {op_order, 4, false}, {op_gather, 4, false}, {op_histogram, 3, false},
-		   {op_interleave, 3, false}, {op_sort_cat, 2, false}, {op_fp8, 4, false},
-		   {op_combine, 6, true}, {op_scan, 5, true}, {op_math, 8, true}, {op_intbits, 4, true},
-		   {op_wide, 4, true}};
+		int ver;
+	} ops[] = {{op_binary, 30, 2}, {op_unary, 6, 2},  {op_where, 10, 2}, {op_cast, 8, 2},
+		   {op_reduce, 12, 2}, {op_cumsum, 4, 2}, {op_permute, 6, 2}, {op_reshape, 5, 2},
+		   {op_expand, 6, 2},  {op_broadcast, 4, 2}, {op_join, 4, 2}, {op_split, 4, 2}, {op_dot, 8, 2},
+		   {op_rowwise, 6, 2}, {op_loop, 8, 2}, {op_order, 4, 2}, {op_gather, 4, 2}, {op_histogram, 3, 2},
+		   {op_interleave, 3, 2}, {op_sort_cat, 2, 2}, {op_fp8, 4, 2},
+		   {op_combine, 6, 3}, {op_scan, 5, 3}, {op_math, 8, 3}, {op_intbits, 4, 3},
+		   {op_wide, 4, 3}, {op_nan, 5, 5}, {op_topk, 3, 5}};
 	enum { NOPS = sizeof ops / sizeof *ops };
 	/* sometimes a tile made before, used twice */
 	if (chance(g, 8))
@@ -210,9 +219,9 @@ node *gen_node(gen *g, const rk_shape *s, rk_dtype t, int depth)
 			return n;
 		}
 	}
-	int total = 0, weight[NOPS];
+	int total = 0, weight[NOPS], have = g->v5 ? 5 : g->v3 ? 3 : 2;
 	for (int i = 0; i < NOPS; i++)
-		total += weight[i] = ops[i].v3 && !g->v3 ? 0 : ops[i].weight;
+		total += weight[i] = ops[i].ver > have ? 0 : ops[i].weight;
 	for (int attempt = 0; attempt < 6; attempt++) {
 		int w = below(g, total), i = 0;
 		while (w >= weight[i])
@@ -237,7 +246,8 @@ static bool atomic_root(gen *g, const node *root, rk_param *out, const char *off
 	rk_kernel *k = g->k;
 	rk_dtype t = root->v.t;
 	const rk_shape *s = &root->v.s;
-	const char *ops = t == RK_F32 ? "+Mmxc" : "+Mm&|^xc";
+	/* fp16/bf16 (version 5) have atomic_add only */
+	const char *ops = t == RK_F32 ? "+Mmxc" : rk_is_float(t) ? "+" : "+Mm&|^xc";
 	int op = ops[below(g, (int)strlen(ops))], G = 2 + below(g, 3);
 	size_t n = rk_numel(s);
 	node *cmp = op == 'c' ? rg_leaf_load(g, s, t) : NULL;
@@ -253,6 +263,14 @@ static bool atomic_root(gen *g, const node *root, rk_param *out, const char *off
 		pv.v[0] = op == 'c' ? 0 : p;
 		ok = rk_binary(&vals[p], '+', &root->v, &pv);
 		rk_free(&pv);
+		if (ok && vals[p].t != t) {
+			/* fp16/bf16 + pid: cast back (bf16 + int32 is fp32) */
+			rk_val c;
+			ok = rk_cast(&c, &vals[p], t);
+			rk_free(&vals[p]);
+			if (ok)
+				vals[p] = c;
+		}
 	}
 	rk_alloc(&init, s, t);
 	bool exact = chance(g, 70);
@@ -287,7 +305,9 @@ static bool atomic_root(gen *g, const node *root, rk_param *out, const char *off
 		else
 			snprintf(full_mask, sizeof full_mask, "%s", mask);
 		rg_sb_printf(&g->body, chance(g, 50) ? "    pid = tl.program_id(0)\n" : "    pid = tl.program_id(axis=0)\n");
-		if (op != 'c')
+		if (op != 'c' && rk_is_float(t) && t != RK_F32)
+			rg_sb_printf(&g->body, "    val = (%s + pid).to(%s)\n", root->name, rk_tl_name(t));
+		else if (op != 'c')
 			rg_sb_printf(&g->body, "    val = %s + pid\n", root->name);
 		const char *sem = chance(g, 30) ? ", sem=\"relaxed\"" : chance(g, 20) ? ", scope=\"gpu\"" : "";
 		bool method = chance(g, 25);
@@ -389,6 +409,7 @@ void rk_generate(rk_kernel *k, uint64_t seed, int version)
 	g.k = k;
 	g.v3 = version >= RK_GEN_V3;
 	g.v4 = version >= RK_GEN_V4;
+	g.v5 = version >= RK_GEN_V5;
 	g.budget = 5 + below(&g, 14);
 	int r = below(&g, 100);
 	rk_shape s = rg_random_shape(&g, r < 30 ? 1 : r < 85 ? 2 : 3);
@@ -402,7 +423,8 @@ void rk_generate(rk_kernel *k, uint64_t seed, int version)
 	}
 	/* sometimes given to atomics from a grid of programs instead of stored */
 	bool atomic = chance(&g, 12);
-	if (atomic && t != RK_F32 && t != RK_I32)
+	bool atomic_t = t == RK_F32 || t == RK_I32 || (g.v5 && (t == RK_U32 || t == RK_I64 || t == RK_F16 || t == RK_BF16));
+	if (atomic && !atomic_t)
 		t = chance(&g, 50) ? RK_F32 : RK_I32;
 	g.root = true;
 	node *root = gen_node(&g, &s, t, 4 + below(&g, 4));

@@ -35,6 +35,7 @@ typedef struct {
 	node *nodes; /* every node made, for reuse and freeing */
 	bool v3;       /* version 3's forms (RK_GEN_V3): off, the stream is version 2's */
 	bool v4;       /* version 4's forms (RK_GEN_V4): off, the stream is version 3's */
+	bool v5;       /* version 5's forms (RK_GEN_V5): off, the stream is version 4's */
 	sbuf pre;      /* @triton.jit helpers before the kernel (combine_fns) */
 	unsigned helpers; /* which of them are written (rk_gen_scan.c) */
 } gen;
@@ -105,6 +106,7 @@ node *op_histogram(gen *g, const rk_shape *s, rk_dtype t, int depth);
 node *op_rowwise(gen *g, const rk_shape *s, rk_dtype t, int depth);
 node *op_order(gen *g, const rk_shape *s, rk_dtype t, int depth);
 node *op_sort_cat(gen *g, const rk_shape *s, rk_dtype t, int depth);
+node *op_topk(gen *g, const rk_shape *s, rk_dtype t, int depth); /* version 5 */
 /* rk_gen_view.c */
 node *op_permute(gen *g, const rk_shape *s, rk_dtype t, int depth);
 node *op_reshape(gen *g, const rk_shape *s, rk_dtype t, int depth);
@@ -120,6 +122,8 @@ node *op_scan(gen *g, const rk_shape *s, rk_dtype t, int depth);
 /* rk_gen_math.c (version 3) */
 node *op_math(gen *g, const rk_shape *s, rk_dtype t, int depth);
 node *op_intbits(gen *g, const rk_shape *s, rk_dtype t, int depth);
+/* rk_gen_nan.c (version 5) */
+node *op_nan(gen *g, const rk_shape *s, rk_dtype t, int depth);
 /* rk_gen_dot.c */
 bool dot_shape(const rk_shape *s);
 node *op_dot(gen *g, const rk_shape *s, rk_dtype t, int depth);

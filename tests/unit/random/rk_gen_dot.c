@@ -68,6 +68,7 @@ typedef struct {
 	bool owned;
 	const node *made; /* not owned: the tile */
 	rk_val vals[MAX_ITERS];
+	unsigned feat; /* RK_F_MASK2 */
 } loop_operand;
 
 static bool loop_operand_make(gen *g, const rk_shape *s, rk_dtype t, int depth, int iters, const char *ivar,
@@ -100,11 +101,33 @@ static bool loop_operand_make(gen *g, const rk_shape *s, rk_dtype t, int depth, 
 		snprintf(off + ol, sizeof off - ol, "%s%s", ol ? " + " : "", term);
 		stride *= s->d[k];
 	}
-	int bound = s->d[0];
+	int bound = s->d[0], bound2 = s->d[r - 1];
 	rk_param *np = chance(g, 40) ? rg_add_param(g, RK_P_I32, RK_I32) : NULL;
-	node *other = np ? rg_literal(g, t, false) : NULL;
+	/* version 5: masked on the last dim too, other maybe a runtime scalar
+	 * (an fp32 or int32 argument, cast to t as the load casts it) */
+	rk_param *np2 = g->v5 && r > 1 && chance(g, 40) ? rg_add_param(g, RK_P_I32, RK_I32) : NULL;
+	bool fl = rk_is_float(t);
+	rk_param *op = g->v5 && (np || np2) && chance(g, 50) ? rg_add_param(g, fl ? RK_P_F32 : RK_P_I32, fl ? RK_F32 : RK_I32) : NULL;
+	node *other = (np || np2) && !op ? rg_literal(g, t, false) : NULL;
+	double other_v = other ? other->v.v[0] : 0;
+	char other_text[32] = "";
+	if (other)
+		snprintf(other_text, sizeof other_text, "%s", other->name);
+	if (op) {
+		snprintf(other_text, sizeof other_text, "%s", op->name);
+		if (fl) {
+			op->f = (float)((below(g, 33) - 16) * 0.25);
+			other_v = op->f;
+		} else {
+			op->i = below(g, 2001) - 1000;
+			other_v = rk_round(t, op->i);
+		}
+	}
 	if (np)
 		np->i = bound = 1 + below(g, s->d[0]);
+	o->feat = np2 || op ? RK_F_MASK2 : 0;
+	if (np2)
+		np2->i = bound2 = 1 + below(g, s->d[r - 1]);
 	size_t n = rk_numel(s);
 	p->count = n * (size_t)(iters ? iters : 1);
 	p->data = calloc(p->count, rk_size(t));
@@ -114,14 +137,24 @@ static bool loop_operand_make(gen *g, const rk_shape *s, rk_dtype t, int depth, 
 	size_t row = n / (size_t)s->d[0];
 	for (int it = 0; it < iters; it++) {
 		rk_alloc(&o->vals[it], s, t);
-		for (size_t j = 0; j < n; j++)
-			o->vals[it].v[j] = (int)(j / row) < bound ? rk_get(t, p->data, (size_t)it * n + j) : other->v.v[0];
+		for (size_t j = 0; j < n; j++) {
+			bool in = (int)(j / row) < bound && (int)(j % (size_t)s->d[r - 1]) < bound2;
+			o->vals[it].v[j] = in ? rk_get(t, p->data, (size_t)it * n + j) : other_v;
+		}
 	}
 	o->owned = true;
 	rg_var(g, o->name);
+	char mask[128] = "";
 	if (np)
-		rg_sb_printf(body, "        %s = tl.load(%s + %s * %zu + (%s), mask=%s_0%s < %s, other=%s)\n", o->name, p->name,
-			  ivar, n, off, base, rg_place(r, 0), np->name, other->name);
+		snprintf(mask, sizeof mask, "%s_0%s < %s", base, rg_place(r, 0), np->name);
+	if (np && np2)
+		snprintf(mask, sizeof mask, "(%s_0%s < %s) & (%s_%d%s < %s)", base, rg_place(r, 0), np->name, base, r - 1,
+			 rg_place(r, r - 1), np2->name);
+	else if (np2)
+		snprintf(mask, sizeof mask, "%s_%d%s < %s", base, r - 1, rg_place(r, r - 1), np2->name);
+	if (np || np2)
+		rg_sb_printf(body, "        %s = tl.load(%s + %s * %zu + (%s), mask=%s, other=%s)\n", o->name, p->name,
+			  ivar, n, off, mask, other_text);
 	else
 		rg_sb_printf(body, "        %s = tl.load(%s + %s * %zu + (%s))\n", o->name, p->name, ivar, n, off);
 	return true;
@@ -361,7 +394,7 @@ node *op_kloop(gen *g, const rk_shape *s, int stages)
 		return NULL;
 	}
 	node *res = rg_new_node(g, &cur, acc);
-	res->feat = RK_F_STAGES | RK_F_KLOOP | (kidx ? RK_F_KIDX : 0);
+	res->feat |= RK_F_STAGES | RK_F_KLOOP | (kidx ? RK_F_KIDX : 0);
 	return res;
 }
 
@@ -473,7 +506,7 @@ node *op_loop(gen *g, const rk_shape *s, rk_dtype t, int depth)
 		if (form >= 7)
 			rg_sb_printf(&g->body, "        %s += 1\n", ivar);
 		loop_feat |= rg_feat_of_text(g, body.p ? body.p : "") | (init ? init->feat : 0) |
-			     rg_feat_of_text(g, a.name) | rg_feat_of_text(g, b.name);
+			     rg_feat_of_text(g, a.name) | rg_feat_of_text(g, b.name) | a.feat | b.feat;
 	}
 	free(body.p);
 	loop_operand_free(&a);
@@ -483,6 +516,6 @@ node *op_loop(gen *g, const rk_shape *s, rk_dtype t, int depth)
 		return NULL;
 	}
 	node *res = rg_new_node(g, &cur, acc);
-	res->feat = loop_feat;
+	res->feat |= loop_feat;
 	return res;
 }

@@ -52,6 +52,14 @@ bool dot_add(const node *d, const rk_val *x, rk_val *out, bool *folded)
 	return rk_dot(out, &d->dot_a->v, &d->dot_b->v, &acc, d->dot_rel);
 }
 
+/* version 5: an integer type that promotes with t to t (t itself if none) */
+static rk_dtype narrower_int(gen *g, rk_dtype t)
+{
+	static const rk_dtype ints[] = {RK_I8, RK_U8, RK_I16, RK_U16, RK_I32, RK_U32, RK_I64};
+	rk_dtype o = ints[below(g, 7)];
+	return o != t && rk_int_promote(t, o) == t ? o : t;
+}
+
 node *op_binary(gen *g, const rk_shape *s, rk_dtype t, int depth)
 {
 	const char *ops = rk_is_float(t) ? "++--**//Mm" : "++--**ff%%&|^Mm<>";
@@ -68,6 +76,11 @@ node *op_binary(gen *g, const rk_shape *s, rk_dtype t, int depth)
 		/* fp16/bf16 with fp32 computes in fp32 */
 		rk_dtype narrow = chance(g, 50) ? RK_F16 : RK_BF16;
 		*(chance(g, 50) ? &ta : &tb) = narrow;
+	} else if (g->v5 && !rk_is_float(t) && !strchr("f%<>", op) && chance(g, 30)) {
+		/* version 5: an integer of another type that promotes to t */
+		rk_dtype o = narrower_int(g, t);
+		if (o != t)
+			*(chance(g, 50) ? &ta : &tb) = o;
 	}
 	bool div = op == '/' || op == 'f' || op == '%', shift = op == '<' || op == '>';
 	node *a = gen_node(g, s, ta, depth - 1);
@@ -75,7 +88,7 @@ node *op_binary(gen *g, const rk_shape *s, rk_dtype t, int depth)
 	if (shift && chance(g, 70)) {
 		/* a shift amount within the width */
 		char lit[16];
-		int amount = below(g, t == RK_I32 ? 32 : 8);
+		int amount = below(g, t == RK_BOOL ? 8 : rk_bits(t));
 		snprintf(lit, sizeof lit, "%d", amount);
 		rk_val v;
 		rk_shape s0 = {0, {0}};
@@ -150,7 +163,14 @@ node *rg_condition(gen *g, const rk_shape *s, int depth, char *text, size_t size
 	static const char ops[] = "<l>g=!";
 	rk_dtype ct = rg_random_dtype(g);
 	int op = ops[below(g, 6)];
-	node *x = gen_node(g, s, ct, depth - 1), *y = rg_operand(g, s, ct, depth - 1, false);
+	/* version 5: sometimes integers of two types (compared in their promotion) */
+	rk_dtype yt = g->v5 && !rk_is_float(ct) && chance(g, 30) ? narrower_int(g, ct) : ct;
+	node *x = gen_node(g, s, ct, depth - 1);
+	node *y = yt == ct ? rg_operand(g, s, ct, depth - 1, false) : gen_node(g, s, yt, depth - 1);
+	if (yt != ct && chance(g, 50)) {
+		node *tmp = x;
+		x = y, y = tmp;
+	}
 	rk_val v;
 	if (!rk_compare(&v, op, &x->v, &y->v))
 		return NULL;
@@ -266,12 +286,7 @@ node *op_fp8(gen *g, const rk_shape *s, rk_dtype t, int depth)
 static double wrap_to(rk_dtype t, double x, int op, int64_t s)
 {
 	uint64_t a = (uint64_t)(int64_t)x, b = (uint64_t)s;
-	uint64_t r = op == '+' ? a + b : op == '*' ? a * b : a ^ b;
-	int bits = t == RK_I32 ? 32 : 8;
-	r &= (UINT64_C(1) << bits) - 1;
-	if (t != RK_U8 && (r >> (bits - 1)))
-		return (double)((int64_t)r - (int64_t)(UINT64_C(1) << bits));
-	return (double)r;
+	return rk_wrap(t, op == '+' ? a + b : op == '*' ? a * b : a ^ b);
 }
 
 /* version 3: (x op s).to(t), s a scalar argument of a dtype no tile here
@@ -325,6 +340,8 @@ node *op_wide(gen *g, const rk_shape *s, rk_dtype t, int depth)
 			return NULL;
 		for (size_t i = 0; i < n; i++)
 			v.v[i] = wrap_to(t, x->v.v[i], op, p->wi);
+		if (t == RK_I64 && !rk_finish(&v)) /* past 2^53 */
+			return NULL;
 		snprintf(expr, sizeof expr, "(%s %c %s).to(%s)", x->name, op, p->name, rk_tl_name(t));
 	}
 	node *res = rg_emit(g, &v, expr);

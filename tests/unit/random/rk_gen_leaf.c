@@ -19,7 +19,8 @@ node *rg_literal(gen *g, rk_dtype t, bool nonzero)
 		x = fl[below(g, nonzero ? 10 : 11)];
 		snprintf(name, sizeof name, x < 0 ? "(%.2f)" : "%.2f", x);
 	} else {
-		x = t == RK_U8 ? below(g, nonzero ? 7 : 8) + (nonzero ? 1 : 0) : si[below(g, nonzero ? 8 : 9)];
+		bool u = t == RK_U8 || t == RK_U16 || t == RK_U32; /* no negative literal: it would promote */
+		x = u ? below(g, nonzero ? 7 : 8) + (nonzero ? 1 : 0) : si[below(g, nonzero ? 8 : 9)];
 		snprintf(name, sizeof name, x < 0 ? "(%.0f)" : "%.0f", x);
 	}
 	rk_val v;
@@ -44,6 +45,13 @@ node *rg_scalar(gen *g, rk_dtype t, bool nonzero)
 				if (nonzero && p->f == 0)
 					p->f = 1.5f;
 				v.v[0] = p->f;
+			} else if (rk_size(t) > 1) {
+				/* version 5's integers: passed as 64-bit numbers */
+				p->wide = rk_sig_name(t);
+				p->wi = (int64_t)rg_random_value(g, t, false);
+				if (nonzero && p->wi == 0)
+					p->wi = 3;
+				v.v[0] = (double)p->wi;
 			} else {
 				p->i = t == RK_U8 ? below(g, 256) : below(g, 256) - 128;
 				if (nonzero && p->i == 0)
@@ -51,7 +59,7 @@ node *rg_scalar(gen *g, rk_dtype t, bool nonzero)
 				v.v[0] = p->i;
 			}
 			node *n = rg_new_node(g, &v, p->name);
-			n->feat = RK_F_SCALAR;
+			n->feat |= RK_F_SCALAR;
 			return n;
 		}
 	}
@@ -91,6 +99,16 @@ double rg_random_value(gen *g, rk_dtype t, bool exact)
 		return below(g, 256) - 128;
 	case RK_U8:
 		return below(g, 256);
+	/* version 5: often small, sometimes anywhere in range (int64: within +-2^52) */
+	case RK_I16:
+		return chance(g, 30) ? below(g, 65536) - 32768 : below(g, 2001) - 1000;
+	case RK_U16:
+		return chance(g, 30) ? below(g, 65536) : below(g, 2001);
+	case RK_U32:
+		return chance(g, 30) ? (double)(uint32_t)rnd(g) : below(g, 2001);
+	case RK_I64:
+		return chance(g, 20) ? (double)((int64_t)(rnd(g) >> 11) - (INT64_C(1) << 52))
+		       : chance(g, 20) ? (double)(int32_t)(uint32_t)rnd(g) : below(g, 2001) - 1000;
 	default:
 		if (exact)
 			return (below(g, 17) - 8) * 0.5;
@@ -195,7 +213,7 @@ node *rg_leaf_load(gen *g, const rk_shape *s, rk_dtype t)
 	else
 		rg_sb_printf(&g->body, "    %s = tl.load(%s + (%s)%s)\n", name, p->name, off, hint);
 	node *res = rg_new_node(g, &v, name);
-	res->feat = hint[0] ? RK_F_CACHE : 0;
+	res->feat |= hint[0] ? RK_F_CACHE : 0;
 	return res;
 }
 

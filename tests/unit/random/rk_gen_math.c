@@ -2,7 +2,7 @@
  * log, rsqrt, erf, sin, cos, sqrt_rn, floor, ceil, div_rn, fma), tl.clamp
  * and maximum/minimum with propagate_nan on every float dtype, tl.umulhi
  * and bitcasts (fp32 <-> int32 through integer bit operations, int8 <->
- * uint8). */
+ * uint8; version 5: int16/uint16/fp16/bf16, uint32 <-> int32/fp32). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,8 +157,15 @@ node *op_intbits(gen *g, const rk_shape *s, rk_dtype t, int depth)
 			return NULL;
 		snprintf(expr, sizeof expr, chance(g, 50) ? "tl.umulhi(%s, %s)" : "tl.math.umulhi(%s, %s)", a->name, b->name);
 		n = rg_emit(g, &v, expr);
-	} else if (t == RK_I32 || t == RK_I8 || t == RK_U8) {
-		rk_dtype from = t == RK_I32 ? RK_F32 : t == RK_I8 ? RK_U8 : RK_I8;
+	} else if (t == RK_I32 || t == RK_I8 || t == RK_U8 || (g->v5 && rk_size(t) >= 2 && t != RK_I64)) {
+		rk_dtype from = t == RK_I32 ? (g->v5 && chance(g, 50) ? RK_U32 : RK_F32) : t == RK_I8 ? RK_U8 : RK_I8;
+		if (rk_size(t) >= 2 && t != RK_I32) {
+			/* version 5: 16- and 32-bit pairs (an int16 read as fp16 may be NaN: refused) */
+			static const rk_dtype p16[] = {RK_I16, RK_U16, RK_F16, RK_BF16};
+			do
+				from = t == RK_U32 ? (chance(g, 50) ? RK_I32 : RK_F32) : p16[below(g, 4)];
+			while (from == t || (rk_is_float(from) && rk_is_float(t)));
+		}
 		node *a = gen_node(g, s, from, depth - 1);
 		if (!rk_bitcast(&v, &a->v, t))
 			return NULL;

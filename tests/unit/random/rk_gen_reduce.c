@@ -55,6 +55,14 @@ node *op_reduce(gen *g, const rk_shape *s, rk_dtype t, int depth)
 			from = rg_random_dtype(g);
 		else
 			from = chance(g, 60) ? RK_I32 : which ? RK_U8 : RK_I8;
+		/* version 5: int16 sums to int32, as do narrow max/min */
+		if (g->v5 && which < 3 && from != RK_I32 && chance(g, 50))
+			from = which ? (chance(g, 50) ? RK_I16 : RK_U16) : RK_I16;
+	} else if (g->v5 && (t == RK_U32 || t == RK_I64)) {
+		/* unsigned sums of narrow integers are uint32 */
+		static const rk_dtype narrow[] = {RK_U32, RK_U8, RK_U16};
+		which = below(g, 3);
+		from = t == RK_U32 && which == 0 ? narrow[below(g, 3)] : t;
 	} else {
 		return NULL;
 	}
@@ -99,8 +107,12 @@ node *op_cumsum(gen *g, const rk_shape *s, rk_dtype t, int depth)
 		from = RK_F16;
 	else if (t == RK_I32)
 		from = chance(g, 70) ? RK_I32 : RK_I8;
+	else if (g->v5 && (t == RK_U32 || t == RK_I64))
+		from = t == RK_U32 && chance(g, 50) ? (chance(g, 50) ? RK_U8 : RK_U16) : t;
 	else
 		return NULL;
+	if (g->v5 && from == RK_I8 && chance(g, 50))
+		from = RK_I16;
 	int axis = below(g, s->rank);
 	bool rev = chance(g, 25);
 	node *a = gen_node(g, s, from, depth - 1);
@@ -173,7 +185,7 @@ bool cat_of(gen *g, const rk_shape *s, rk_dtype t, int depth, rk_val *v, char *t
 node *op_rowwise(gen *g, const rk_shape *s, rk_dtype t, int depth)
 {
 	static const char *const fn[] = {"sum", "max", "min"};
-	if ((t != RK_F32 && t != RK_I32) || s->rank < 1)
+	if ((t != RK_F32 && t != RK_I32 && !(g->v5 && (t == RK_U32 || t == RK_I64))) || s->rank < 1)
 		return NULL;
 	int which = below(g, 3), axis = below(g, s->rank);
 	rk_dtype from = t;
@@ -236,5 +248,26 @@ node *op_sort_cat(gen *g, const rk_shape *s, rk_dtype t, int depth)
 	snprintf(expr, sizeof expr, "tl.sort(%s, descending=%s)", text, desc ? "True" : "False");
 	node *n = rg_emit(g, &v, expr);
 	n->feat |= feat;
+	return n;
+}
+
+/* version 5: tl.topk(x, k) of a 1-D or 2-D tile, k its last dim's size of s */
+node *op_topk(gen *g, const rk_shape *s, rk_dtype t, int depth)
+{
+	if (s->rank < 1 || s->rank > 2)
+		return NULL;
+	rk_shape as = *s;
+	int k = s->d[s->rank - 1], room = rg_log2i((int)(RK_MAX_NUMEL / rk_numel(s)));
+	as.d[as.rank - 1] = k << below(g, (room < 4 ? room : 4) + 1);
+	node *a = gen_node(g, &as, t, depth - 1);
+	rk_val v;
+	if (!rk_topk(&v, &a->v, k))
+		return NULL;
+	char expr[128];
+	int c = below(g, 3);
+	snprintf(expr, sizeof expr, c == 0 ? "tl.topk(%s, %d)" : c == 1 ? "tl.topk(%s, %d, dim=%d)" : "%s.topk(%d)", a->name, k,
+		 s->rank - 1);
+	node *n = rg_emit(g, &v, expr);
+	n->feat |= RK_F_TOPK;
 	return n;
 }

@@ -54,7 +54,8 @@ static int pick_op(gen *g, rk_dtype t)
 {
 	if (chance(g, 35))
 		return 0;
-	const char *ops = rk_is_float(t) ? "Mm" : "+*^&|Mm";
+	/* version 5: float + (summed in any order), int64 without * (past 2^53) */
+	const char *ops = rk_is_float(t) ? (g->v5 ? "Mm++" : "Mm") : t == RK_I64 ? "+^&|Mm" : "+*^&|Mm";
 	return ops[below(g, (int)strlen(ops))];
 }
 
@@ -88,7 +89,7 @@ static node *emit_pair(gen *g, rk_val *v0, rk_val *v1, const char *expr, bool id
 	rg_var(g, n1);
 	rg_sb_printf(&g->body, "    %s, %s = %s\n", n0, n1, expr);
 	node *a = rg_new_node(g, v0, n0), *b = rg_new_node(g, v1, n1);
-	a->feat = b->feat = feat;
+	a->feat |= feat, b->feat |= feat;
 	if (!idx || t == RK_I32)
 		return idx ? b : a;
 	rk_val v;
@@ -138,7 +139,7 @@ node *op_combine(gen *g, const rk_shape *s, rk_dtype t, int depth)
 		else
 			snprintf(expr, sizeof expr, "tl.reduce(%s, %s%s%s)", a->name, axtext, fn, kd);
 		node *n = rg_emit(g, &v, expr);
-		n->feat |= RK_F_COMBINE;
+		n->feat |= RK_F_COMBINE | (op == '+' && rk_is_float(t) ? RK_F_FADD : 0);
 		return n;
 	}
 	int pop = chance(g, 50) ? 'A' : 'a';
@@ -173,7 +174,7 @@ node *op_scan(gen *g, const rk_shape *s, rk_dtype t, int depth)
 			snprintf(expr, sizeof expr, "tl.associative_scan(%s, %d, %s%s)", a->name, axis, helper(g, op, false),
 				 rtext);
 		node *n = rg_emit(g, &v, expr);
-		n->feat |= RK_F_SCAN;
+		n->feat |= RK_F_SCAN | (op == '+' && rk_is_float(t) ? RK_F_FADD : 0);
 		return n;
 	}
 	int pop = chance(g, 50) ? 'A' : 'a';

@@ -145,7 +145,7 @@ node *op_split(gen *g, const rk_shape *s, rk_dtype t, int depth)
 	rg_var(g, n1);
 	rg_sb_printf(&g->body, "    %s, %s = tl.split(%s)\n", n0, n1, a->name);
 	node *r = rg_new_node(g, &v, which ? n1 : n0);
-	r->feat = a->feat;
+	r->feat |= a->feat;
 	return r;
 }
 
