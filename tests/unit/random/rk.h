@@ -73,6 +73,9 @@ bool rk_where(rk_val *out, const rk_val *c, const rk_val *a, const rk_val *b);
 /* op: '-' (neg), 'a' (abs), 'e' (exp), 's' (sqrt) */
 bool rk_unary(rk_val *out, int op, const rk_val *a);
 bool rk_cast(rk_val *out, const rk_val *a, rk_dtype t);
+/* version 5: an integer to a float, correctly rounded to fp32 (exact: sitofp,
+ * uitofp), big values too (only finite ones) */
+bool rk_cast_int(rk_val *out, const rk_val *a, rk_dtype t);
 /* kind: 's' sum, 'M' max, 'm' min, 'A' argmax, 'a' argmin (tie to the left) */
 bool rk_reduce(rk_val *out, int kind, const rk_val *a, int axis, bool keep_dims);
 bool rk_cumsum(rk_val *out, const rk_val *a, int axis, bool reverse);

@@ -246,15 +246,18 @@ bool rk_compare(rk_val *out, int op, const rk_val *a, const rk_val *b)
 bool rk_where(rk_val *out, const rk_val *c, const rk_val *a, const rk_val *b)
 {
 	rk_shape s0, s;
-	if (a->t != b->t || !rk_broadcast_shape(&a->s, &b->s, &s0) || !rk_broadcast_shape(&c->s, &s0, &s))
+	/* integers of two types meet in their promotion */
+	bool ints = !rk_is_float(a->t) && !rk_is_float(b->t);
+	rk_dtype t = a->t == b->t ? a->t : rk_int_promote(a->t, b->t);
+	if ((a->t != b->t && !ints) || !rk_broadcast_shape(&a->s, &b->s, &s0) || !rk_broadcast_shape(&c->s, &s0, &s))
 		return false;
-	if (!rk_alloc(out, &s, a->t))
+	if (!rk_alloc(out, &s, t))
 		return false;
 	size_t n = rk_numel(&s);
 	for (size_t i = 0; i < n; i++) {
 		const rk_val *p = c->v[rk_bidx(&s, i, &c->s)] != 0 ? a : b;
 		size_t j = rk_bidx(&s, i, &p->s);
-		out->v[i] = p->v[j];
+		out->v[i] = p->t == t ? p->v[j] : rk_round(t, p->v[j]);
 		out->e[i] = p->e[j];
 	}
 	return true;
@@ -305,6 +308,24 @@ bool rk_unary(rk_val *out, int op, const rk_val *a)
 refuse:
 	rk_free(&o);
 	return false;
+}
+
+bool rk_cast_int(rk_val *out, const rk_val *a, rk_dtype t)
+{
+	if (rk_is_float(a->t) || !rk_is_float(t) || !rk_alloc(out, &a->s, t))
+		return false;
+	size_t n = rk_numel(&a->s);
+	for (size_t i = 0; i < n; i++) {
+		double r = rk_round(t, a->v[i]);
+		/* fp16/bf16 may be reached through fp32 (two roundings) */
+		out->v[i] = r;
+		out->e[i] = a->e[i] + (r != a->v[i] && t != RK_F32 ? rk_ulp(t, r) : 0);
+		if (!isfinite(r) || (t == RK_BF16 && r != 0 && fabs(r) < 1e-30)) {
+			rk_free(out);
+			return false;
+		}
+	}
+	return true;
 }
 
 bool rk_cast(rk_val *out, const rk_val *a, rk_dtype t)

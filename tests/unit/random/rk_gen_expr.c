@@ -214,7 +214,10 @@ node *op_where(gen *g, const rk_shape *s, rk_dtype t, int depth)
 			return NULL;
 		return rg_emit(g, &w, expr);
 	}
-	node *a = gen_node(g, s, t, depth - 1), *b = rg_operand(g, s, t, depth - 1, false);
+	/* version 5: sometimes an integer of another type that promotes to t */
+	rk_dtype bt = g->v5 && !rk_is_float(t) && chance(g, 25) ? narrower_int(g, t) : t;
+	node *a = gen_node(g, s, t, depth - 1);
+	node *b = bt == t ? rg_operand(g, s, t, depth - 1, false) : gen_node(g, s, bt, depth - 1);
 	if (chance(g, 30)) {
 		node *tmp = a;
 		a = b, b = tmp;
@@ -236,7 +239,8 @@ node *op_cast(gen *g, const rk_shape *s, rk_dtype t, int depth)
 		return NULL;
 	node *a = gen_node(g, s, from, depth - 1);
 	rk_val v;
-	if (!rk_cast(&v, &a->v, t))
+	bool big = g->v5 && !rk_is_float(from) && rk_is_float(t) && chance(g, 50);
+	if (big ? !rk_cast_int(&v, &a->v, t) : !rk_cast(&v, &a->v, t))
 		return NULL;
 	char expr[96];
 	snprintf(expr, sizeof expr, "%s.to(%s)", a->name, rk_tl_name(t));
