@@ -85,6 +85,7 @@ node *rg_leaf(gen *g, const rk_shape *s, rk_dtype t);
 rk_shape rg_broadcastable(gen *g, const rk_shape *s);
 node *rg_operand(gen *g, const rk_shape *s, rk_dtype t, int depth, bool nonzero);
 node *index_tile(gen *g, const rk_shape *s, int range);
+node *index_retype(gen *g, node *idx); /* version 5 */
 
 /* ---- the ops, by file ------------------------------------------------------------------ */
 

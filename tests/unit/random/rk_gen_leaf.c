@@ -282,6 +282,22 @@ node *rg_operand(gen *g, const rk_shape *s, rk_dtype t, int depth, bool nonzero)
 	return gen_node(g, s, t, depth);
 }
 
+/* version 5: sometimes an index tile cast to another integer type (a value
+ * that does not fit wraps, and the op's reference refuses it) */
+node *index_retype(gen *g, node *idx)
+{
+	static const rk_dtype ts[] = {RK_I64, RK_U32, RK_I16, RK_U16, RK_U8, RK_I8};
+	if (!g->v5 || !chance(g, 30))
+		return idx;
+	rk_dtype t = ts[below(g, 6)];
+	rk_val v;
+	if (!rk_cast(&v, &idx->v, t))
+		return idx;
+	char expr[64];
+	snprintf(expr, sizeof expr, "%s.to(%s)", idx->name, rk_tl_name(t));
+	return rg_emit(g, &v, expr);
+}
+
 /* an int32 index tile of shape s, its values in [0, range): a load (masked
  * on dim 0, other=0) or, 1-D, (arange * P + Q) % range */
 node *index_tile(gen *g, const rk_shape *s, int range)

@@ -135,6 +135,7 @@ node *op_histogram(gen *g, const rk_shape *s, rk_dtype t, int depth)
 	node *x = index_tile(g, &xs, bins);
 	if (!x)
 		return NULL;
+	x = index_retype(g, x);
 	rk_val v, m;
 	char expr[160];
 	bool masked = false;

@@ -162,6 +162,8 @@ node *op_gather(gen *g, const rk_shape *s, rk_dtype t, int depth)
 		return NULL;
 	node *src = gen_node(g, &ss, t, depth - 1), *idx = index_tile(g, s, ss.d[axis]);
 	rk_val v;
+	if (idx)
+		idx = index_retype(g, idx);
 	if (!idx || !rk_gather(&v, &src->v, &idx->v, axis))
 		return NULL;
 	char expr[128];
