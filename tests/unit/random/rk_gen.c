@@ -195,7 +195,7 @@ node *gen_node(gen *g, const rk_shape *s, rk_dtype t, int depth)
 		   {op_rowwise, 6, 2}, {op_loop, 8, 2}, {op_order, 4, 2}, {op_gather, 4, 2}, {op_histogram, 3, 2},
 		   {op_interleave, 3, 2}, {op_sort_cat, 2, 2}, {op_fp8, 4, 2},
 		   {op_combine, 6, 3}, {op_scan, 5, 3}, {op_math, 8, 3}, {op_intbits, 4, 3},
-		   {op_wide, 4, 3}, {op_nan, 5, 5}, {op_topk, 3, 5}};
+		   {op_wide, 4, 3}, {op_nan, 5, 5}, {op_topk, 3, 5}, {op_maxidx, 4, 5}};
 	enum { NOPS = sizeof ops / sizeof *ops };
 	/* sometimes a tile made before, used twice */
 	if (chance(g, 8))

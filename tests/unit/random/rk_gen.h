@@ -107,7 +107,8 @@ node *op_histogram(gen *g, const rk_shape *s, rk_dtype t, int depth);
 node *op_rowwise(gen *g, const rk_shape *s, rk_dtype t, int depth);
 node *op_order(gen *g, const rk_shape *s, rk_dtype t, int depth);
 node *op_sort_cat(gen *g, const rk_shape *s, rk_dtype t, int depth);
-node *op_topk(gen *g, const rk_shape *s, rk_dtype t, int depth); /* version 5 */
+node *op_topk(gen *g, const rk_shape *s, rk_dtype t, int depth);   /* version 5 */
+node *op_maxidx(gen *g, const rk_shape *s, rk_dtype t, int depth); /* version 5 */
 /* rk_gen_view.c */
 node *op_permute(gen *g, const rk_shape *s, rk_dtype t, int depth);
 node *op_reshape(gen *g, const rk_shape *s, rk_dtype t, int depth);

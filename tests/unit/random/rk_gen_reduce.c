@@ -272,3 +272,52 @@ node *op_topk(gen *g, const rk_shape *s, rk_dtype t, int depth)
 	n->feat |= RK_F_TOPK;
 	return n;
 }
+
+/* version 5: tl.max/tl.min(x, axis, return_indices=True[,
+ * return_indices_tie_break_left=]) (the value keeps x's dtype, bf16 becoming
+ * fp32; or the index), or tl.argmax/argmin(x, axis, tie_break_left=False).
+ * Without the left tie-break the index of a tie is the combine tree's, so
+ * lines whose extreme is tied are refused there. */
+node *op_maxidx(gen *g, const rk_shape *s, rk_dtype t, int depth)
+{
+	bool want_idx = t == RK_I32 && chance(g, 60), left = chance(g, 50), mx = chance(g, 50);
+	rk_dtype from = want_idx ? rg_random_dtype(g) : t == RK_F32 && chance(g, 30) ? RK_BF16 : t;
+	if (t == RK_BF16 || t == RK_BOOL || s->rank == RK_MAX_RANK)
+		return NULL;
+	int axis = below(g, s->rank + 1);
+	rk_shape cs = *s;
+	for (int k = cs.rank; k > axis; k--)
+		cs.d[k] = cs.d[k - 1];
+	cs.rank++;
+	int room = rg_log2i((int)(RK_MAX_NUMEL / rk_numel(s)));
+	cs.d[axis] = 1 << below(g, (room < 7 ? room : 7) + 1);
+	node *a = gen_node(g, &cs, from, depth - 1);
+	rk_val val, idx, val2, idx2;
+	if (!rk_arg_reduce(&val, &idx, mx ? 'M' : 'm', true, &a->v, axis, false))
+		return NULL;
+	bool tied = false;
+	if (!left && rk_arg_reduce(&val2, &idx2, mx ? 'M' : 'm', false, &a->v, axis, false)) {
+		tied = memcmp(idx.v, idx2.v, rk_numel(&idx.s) * sizeof(double)) != 0;
+		rk_free(&val2), rk_free(&idx2);
+	}
+	if (tied) {
+		rk_free(&val), rk_free(&idx);
+		return NULL;
+	}
+	if (val.t == RK_BF16)
+		val.t = RK_F32; /* exact */
+	char expr[200], n0[32], n1[32];
+	const char *fn = mx ? "max" : "min";
+	if (want_idx && !left && chance(g, 40)) {
+		rk_free(&val);
+		snprintf(expr, sizeof expr, "tl.arg%s(%s, %d, tie_break_left=False)", fn, a->name, axis);
+		return rg_emit(g, &idx, expr);
+	}
+	rg_var(g, n0), rg_var(g, n1);
+	rg_sb_printf(&g->body, "    %s, %s = tl.%s(%s, axis=%d, return_indices=True%s)\n", n0, n1, fn, a->name, axis,
+		     left ? (chance(g, 50) ? ", return_indices_tie_break_left=True" : "")
+			  : ", return_indices_tie_break_left=False");
+	node *v = rg_new_node(g, &val, n0), *i = rg_new_node(g, &idx, n1);
+	v->feat |= a->feat, i->feat |= a->feat;
+	return want_idx ? i : v;
+}
