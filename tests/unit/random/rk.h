@@ -90,7 +90,7 @@ bool rk_flip(rk_val *out, const rk_val *a);
 bool rk_sort(rk_val *out, const rk_val *a, bool descending);
 /* the k largest along the last dim, largest first */
 bool rk_topk(rk_val *out, const rk_val *a, int k);
-/* a [M,K] @ b [K,N] (or batched, [B,M,K] @ [B,K,N]) summed in fp32 (acc
+/* rk_eval_dot.c: a [M,K] @ b [K,N] (or batched, [B,M,K] @ [B,K,N]) summed in fp32 (acc
  * NULL or [M,N] fp32), or for int8 inputs in int32; in_rel: how far (relative)
  * an input may be rounded first (tf32 and the like; 0 for ieee) */
 bool rk_dot(rk_val *out, const rk_val *a, const rk_val *b, const rk_val *acc, double in_rel);
