@@ -63,12 +63,13 @@ static const uint64_t fixed_seeds3[] = {
  * iteration behind (pipeline.c's index loads). */
 static const uint64_t fixed_seeds4[] = {42, 295};
 /* Version 5 (RK_GEN_V5): small kernels for each of its forms: int16/uint16,
- * uint32 and int64 tiles (topk, while, atomics, cumsum and sums widening,
- * shifts, //, bitcasts), NaNs through clamp, tl.max/min, maximum and a
- * propagating tl.reduce, float + in tl.reduce and associative_scan, 2-D
- * masked loop loads with a runtime other. */
-static const uint64_t fixed_seeds5[] = {1036, 5685, 5779, 1959, 3845, 3124, 4656,
-					2485, 1610, 5782, 3629, 5991, 3198, 4991};
+ * uint32 and int64 tiles (shifts, //, sums and cumsums widening, bitcasts,
+ * big integers to fp32, gather indices of other types, topk, 2-D masked loop
+ * loads with a runtime other, atomics on uint32/int64 and fp16), NaNs
+ * through clamp, tl.max/min, maximum and a propagating tl.reduce, float +
+ * in tl.reduce and associative_scan, return_indices and tie_break_left. */
+static const uint64_t fixed_seeds5[] = {265,  82,   716,  2007, 2923, 2956, 4961, 7115, 1901,
+					2821, 2437, 6380, 1451, 110,  5661, 4433, 4404, 3744};
 
 static const char *numpy_descr(rk_dtype t)
 {
