@@ -132,12 +132,13 @@ node *op_combine(gen *g, const rk_shape *s, rk_dtype t, int depth)
 		rk_val v;
 		if (!rk_combine_reduce(&v, op, &a->v, axis, keep))
 			return NULL;
-		const char *fn = helper(g, op, false);
 		snprintf(axtext, sizeof axtext, kw ? "axis=%d, combine_fn=" : "%d, ", axis);
-		if (chance(g, 30) && !keep)
-			snprintf(expr, sizeof expr, "%s.reduce(%s%s)", a->name, axtext, fn);
+		if (g->v5 && op == '^' && chance(g, 40)) /* version 5: the built-in xor reduction */
+			snprintf(expr, sizeof expr, "tl.xor_sum(%s, axis=%d%s)", a->name, axis, kd);
+		else if (chance(g, 30) && !keep)
+			snprintf(expr, sizeof expr, "%s.reduce(%s%s)", a->name, axtext, helper(g, op, false));
 		else
-			snprintf(expr, sizeof expr, "tl.reduce(%s, %s%s%s)", a->name, axtext, fn, kd);
+			snprintf(expr, sizeof expr, "tl.reduce(%s, %s%s%s)", a->name, axtext, helper(g, op, false), kd);
 		node *n = rg_emit(g, &v, expr);
 		n->feat |= RK_F_COMBINE | (op == '+' && rk_is_float(t) ? RK_F_FADD : 0);
 		return n;
