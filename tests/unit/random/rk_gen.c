@@ -13,8 +13,10 @@
  * This file holds the op table and the kernel around the tree (its
  * parameters, the masked store or the atomics the root goes to); the ops
  * are in rk_gen_leaf.c (leaves), rk_gen_expr.c (elementwise), rk_gen_reduce.c
- * (reductions, scans, sort), rk_gen_view.c (views and data movement) and
- * rk_gen_dot.c (dots and loops), their shared state in rk_gen.h. */
+ * (reductions, scans, sort, topk), rk_gen_view.c (views and data movement),
+ * rk_gen_dot.c (dots and loops), rk_gen_scan.c (combine_fns), rk_gen_math.c
+ * (tl.math, bit casts) and rk_gen_nan.c (NaNs), their shared state in
+ * rk_gen.h. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
