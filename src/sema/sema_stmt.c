@@ -1070,7 +1070,37 @@ static bool loop_stages(Sema *s, Fn *fn, const Expr *e, int64_t *stages)
 	return false;
 }
 
-static bool iter_call(Sema *s, Fn *fn, const Expr *it, const char **kind, Value *bounds, int *nb, int64_t *stages)
+/* A loop bound given by keyword: Triton's tl.range(arg1, arg2=None,
+ * step=None, ...) and static_range take them so (lightllm writes
+ * tl.range(0, n, step=1, num_stages=3)); the slot, or -1. */
+static int range_kwarg_slot(const char *k)
+{
+	return !strcmp(k, "arg1") ? 0 : !strcmp(k, "arg2") ? 1 : !strcmp(k, "step") ? 2 : -1;
+}
+
+/* The bounds as positions: *nb is 1 (end), 2 (start, end) or 3 (start, end,
+ * step); arg2 or step given as None is absent, as in Triton. */
+static void range_bounds(const Value *arg, const SrcLoc *at, bool *have, Value *bounds, SrcLoc *locs, int *nb)
+{
+	for (int i = 1; i < 3; i++)
+		if (have[i] && v_is_none(arg[i])) have[i] = false;
+	if (!have[1] && !have[2]) {
+		*nb = 1;
+		bounds[0] = arg[0];
+		locs[0] = at[0];
+		return;
+	}
+	*nb = have[2] ? 3 : 2;
+	bounds[0] = have[1] ? arg[0] : v_int(0);
+	bounds[1] = have[1] ? arg[1] : arg[0];
+	bounds[2] = arg[2];
+	locs[0] = at[0];
+	locs[1] = have[1] ? at[1] : at[0];
+	locs[2] = at[2];
+}
+
+static bool iter_call(Sema *s, Fn *fn, const Expr *it, const char **kind, Value *bounds, SrcLoc *locs, int *nb,
+		      int64_t *stages)
 {
 	if (it->kind != EX_CALL) return false;
 	Value callee = eval(s, fn, it->func);
@@ -1078,17 +1108,36 @@ static bool iter_call(Sema *s, Fn *fn, const Expr *it, const char **kind, Value 
 	const char *name = builtin_get(callee.builtin)->name;
 	if (strcmp(name, "range") && strcmp(name, "static_range")) return false;
 	*kind = name;
-	*nb = it->nargs;
-	if (it->nargs < 1 || it->nargs > 3) {
-		diag_error(s->d, it->loc, "'%s' expects 1 to 3 arguments, got %d", name, it->nargs);
+	*nb = 0;
+	int nkw_bounds = 0;
+	for (int i = 0; i < it->nkwargs; i++) nkw_bounds += range_kwarg_slot(it->kwargs[i].name) >= 0;
+	if (it->nargs > 3 || it->nargs + nkw_bounds < 1) {
+		diag_error(s->d, it->loc, "'%s' expects 1 to 3 arguments, got %d", name, it->nargs + nkw_bounds);
 		*nb = -1;
 		return true;
 	}
-	for (int i = 0; i < it->nargs; i++) bounds[i] = eval(s, fn, it->args[i]);
+	Value arg[3];
+	SrcLoc at[3] = {it->loc, it->loc, it->loc};
+	bool have[3] = {false, false, false};
+	for (int i = 0; i < it->nargs; i++) {
+		arg[i] = eval(s, fn, it->args[i]);
+		at[i] = it->args[i]->loc;
+		have[i] = true;
+	}
 	*stages = 0;
 	for (int i = 0; i < it->nkwargs; i++) {
 		const char *k = it->kwargs[i].name;
-		if (!strcmp(k, "num_stages")) {
+		int slot = range_kwarg_slot(k);
+		if (slot >= 0) {
+			if (have[slot]) {
+				diag_error(s->d, it->kwargs[i].loc, "'%s' got multiple values for argument '%s'", name, k);
+				*nb = -1;
+				continue;
+			}
+			arg[slot] = eval(s, fn, it->kwargs[i].value);
+			at[slot] = it->kwargs[i].loc;
+			have[slot] = true;
+		} else if (!strcmp(k, "num_stages")) {
 			if (!loop_stages(s, fn, it->kwargs[i].value, stages)) *nb = -1;
 		} else if (!strcmp(k, "loop_unroll_factor") || !strcmp(k, "warp_specialize") || !strcmp(k, "flatten") ||
 			   !strcmp(k, "disallow_acc_multi_buffer") || !strcmp(k, "disable_licm")) {
@@ -1098,6 +1147,13 @@ static bool iter_call(Sema *s, Fn *fn, const Expr *it, const char **kind, Value 
 			*nb = -1;
 		}
 	}
+	if (*nb < 0) return true;
+	if (!have[0]) {
+		diag_error(s->d, it->loc, "'%s' missing required argument 'arg1'", name);
+		*nb = -1;
+		return true;
+	}
+	range_bounds(arg, at, have, bounds, locs, nb);
 	return true;
 }
 
@@ -1208,9 +1264,10 @@ static Flow exec_for(Sema *s, Fn *fn, const Stmt *st)
 {
 	const char *kind = NULL;
 	Value b[3];
+	SrcLoc bl[3];
 	int nb = 0;
 	int64_t stages = 0;
-	if (iter_call(s, fn, st->iter, &kind, b, &nb, &stages)) {
+	if (iter_call(s, fn, st->iter, &kind, b, bl, &nb, &stages)) {
 		if (nb < 0) return FLOW_NEXT;
 		/* a constexpr_function is Python: its range loops run at compile time */
 		bool host_range = s->host_fn > 0 && !strcmp(kind, "range");
@@ -1220,7 +1277,7 @@ static Flow exec_for(Sema *s, Fn *fn, const Stmt *st)
 			for (int i = 0; i < nb; i++) {
 				if (b[i].kind == V_ERR) return FLOW_NEXT;
 				if (!v_is_intlike(b[i])) { /* a uint64 bound is fine: the range counts exactly */
-					diag_error(s->d, st->iter->args[i]->loc, "static_range bound must be a constexpr int, got %s",
+					diag_error(s->d, bl[i], "static_range bound must be a constexpr int, got %s",
 						   v_describe(s, b[i]));
 					return FLOW_NEXT;
 				}
