@@ -192,17 +192,9 @@ static Value b_clamp(Sema *s, Call *c, int extra)
 	(void)extra;
 	bool pn;
 	if (!nan_flag(s, c, 3, &pn)) return v_err();
+	/* Triton's clamp promotes x, min and max together (numbers as tensors of
+	 * their own type, bf16 as fp32), as make_minmax does */
 	Value x = c->a[0];
-	if (x.kind == V_TENSOR && dtype_is_float((DType)x.ty.dt)) {
-		/* Triton: clamp(x, min, max) keeps x's dtype */
-		Value lo = c->a[1], hi = c->a[2];
-		ValId l = to_ir(s, lo, (DType)x.ty.dt, c->at[1]), h = to_ir(s, hi, (DType)x.ty.dt, c->at[2]);
-		if (!l || !h) return v_err();
-		lo = v_tensor(s, l);
-		hi = v_tensor(s, h);
-		Value m = make_minmax(s, true, x, lo, pn, c->loc);
-		return make_minmax(s, false, m, hi, pn, c->loc);
-	}
 	Value m = make_minmax(s, true, x, c->a[1], pn, c->loc);
 	return make_minmax(s, false, m, c->a[2], pn, c->loc);
 }

@@ -742,6 +742,25 @@ Value make_where(Sema *s, Value c, Value a, Value b, SrcLoc loc)
 	return v_tensor(s, emit(s, TOP_SELECT, loc, in, 3, vtype(s, x)));
 }
 
+/* tl.maximum / tl.minimum / tl.clamp (and Python's max / min of tensors,
+ * which Triton maps to them) make Python numbers tensors of their own type
+ * first (core.py to_tensor: an int is int32, a float fp32) and bf16 fp32, so
+ * no operand is weak: tl.maximum(x_fp16, 0.0) is fp32, as in Triton. */
+static Value minmax_operand(Sema *s, Value v, SrcLoc loc)
+{
+	if (is_num_const(v)) {
+		ValId id = to_ir_natural(s, v, loc);
+		if (!id) return v_err();
+		v = v_tensor(s, id);
+	}
+	if (v.kind == V_TENSOR && v.ty.dt == DT_BF16) {
+		ValId id = cast_val(s, v.id, type_scalar(DT_F32), false, 0, loc);
+		if (!id) return v_err();
+		v = v_tensor(s, id);
+	}
+	return v;
+}
+
 Value make_minmax(Sema *s, bool is_max, Value a, Value b, bool propagate_nan, SrcLoc loc)
 {
 	if (a.kind == V_ERR || b.kind == V_ERR) return v_err();
@@ -749,6 +768,9 @@ Value make_minmax(Sema *s, bool is_max, Value a, Value b, bool propagate_nan, Sr
 		Value lt = const_binop(s, OP_LT, a, b, loc);
 		return (lt.c.i != 0) == is_max ? b : a;
 	}
+	a = minmax_operand(s, a, loc);
+	b = minmax_operand(s, b, loc);
+	if (a.kind == V_ERR || b.kind == V_ERR) return v_err();
 	DType dt = computation_dtype(s, a, b, false, loc, is_max ? "tl.maximum" : "tl.minimum");
 	if (dt == DT_VOID) return v_err();
 	ValId x = to_ir(s, a, dt, loc), y = to_ir(s, b, dt, loc);
