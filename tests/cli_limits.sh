@@ -198,4 +198,26 @@ expect 0 $TILE compile "$tmp/scan1.tile" k --signature '*fp32:16,*fp32:16' --tar
 lines=$(wc -l <"$tmp/out")
 [ "$lines" -lt 1300 ] || fail "1-D cumsum of 8192: $lines lines of thread program (expected < 1300)"
 
+# a 2^20-element copy in 8 stores: every store (not a pure op) scanned all
+# the pending sinkable ops of its block for shared loads to flush, quadratic
+# in the block's size (tp_sched.c; 4 stores: 28 s of lowering, now 0.35 s)
+cat >"$tmp/copy8.tile" <<'EOF'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def k(x_ptr, y_ptr, B: tl.constexpr):
+    o = tl.arange(0, B)
+    a = tl.load(x_ptr + o)
+    b = tl.load(x_ptr + B + o)
+    for i in tl.static_range(4):
+        tl.store(y_ptr + (2 * i) * B + o, a * i)
+        tl.store(y_ptr + (2 * i + 1) * B + o, b + i)
+EOF
+if command -v timeout >/dev/null 2>&1; then
+	expect 0 timeout 30 $TILE compile "$tmp/copy8.tile" k --signature '*fp32:16,*fp32:16,1048576' \
+		--target cpu --emit thread -o /dev/null
+fi
+
 [ "$nfail" = 0 ]
