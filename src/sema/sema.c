@@ -624,7 +624,12 @@ TirFunc *sema_kernel(SemaCtx *c, const Module *m, const char *kernel, const Spec
 	fn_init(&s, &fn, def, ms->cls ? ms->parent : ms, true);
 	vec_push(&s.callstack, def);
 	KDeco kd;
-	if (run_module_asserts(&s, ms->cls ? ms->parent : ms) && kernel_decorators(&s, ms, def, &kd) && bind_kernel_params(&s, &fn, def, args, nargs, &kd))
+	bool deco_ok = run_module_asserts(&s, ms->cls ? ms->parent : ms) && kernel_decorators(&s, ms, def, &kd);
+	if (deco_ok && kd.bad_key)
+		diag_emit(s.d, DIAG_WARNING, kd.bad_key_loc,
+			  "key of @triton.autotune names '%s', which is not a parameter of '%s'; Triton ignores it", kd.bad_key,
+			  def->name);
+	if (deco_ok && bind_kernel_params(&s, &fn, def, args, nargs, &kd))
 		exec_body(&s, &fn, &def->body, true);
 	fn_free(&fn);
 	SrcLoc end = {0};

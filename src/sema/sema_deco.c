@@ -212,7 +212,7 @@ static const Expr *deco_arg(const Expr *d, const char *kw, int pos)
 	if (d->kind != EX_CALL) return NULL;
 	for (int k = 0; k < d->nkwargs; k++)
 		if (!strcmp(d->kwargs[k].name, kw)) return d->kwargs[k].value;
-	return pos < d->nargs ? d->args[pos] : NULL;
+	return pos >= 0 && pos < d->nargs ? d->args[pos] : NULL;
 }
 
 /* Where triton.Config number i of n sets a launch option: the keyword's value
@@ -587,6 +587,108 @@ static const Expr *splice_deco_call(Sema *s, Fn *ffn, const Expr *c)
 	return r ? r : c;
 }
 
+/* Whether keyword `kw` is one of names[] (NULL-terminated). */
+static bool kw_known(const char *kw, const char *const *names)
+{
+	for (; *names; names++)
+		if (!strcmp(kw, *names)) return true;
+	return false;
+}
+
+/* A keyword of a triton decorator call that the Python function does not
+ * take: Python's TypeError, where Triton's decorator runs. */
+static bool deco_keywords(Sema *s, const Expr *d, const char *deco, const char *const *names)
+{
+	for (int k = 0; k < d->nkwargs; k++) {
+		const char *kw = d->kwargs[k].name;
+		if (kw[0] == '*' || kw_known(kw, names)) continue;
+		StrBuf all = {0};
+		for (const char *const *n = names; *n; n++) sb_printf(&all, "%s%s", n == names ? "" : ", ", *n);
+		diag_error(s->d, d->kwargs[k].loc, "@triton.%s got an unexpected keyword argument '%s' (it takes %s)", deco, kw,
+			   all.s);
+		sb_free(&all);
+		return false;
+	}
+	return true;
+}
+
+/* Each name a decorator's list argument `kw` gives (do_not_specialize,
+ * reset_to_zero, ...) must be a parameter: Triton looks each one up (a
+ * ValueError or KeyError there). Returns the first that is not, or NULL;
+ * a list tile cannot evaluate (host code) is not checked. */
+static const char *unknown_param_in(Sema *s, Fn *tmp, const FuncDef *def, const Expr *d, const char *kw, int pos,
+				    SrcLoc *at)
+{
+	const Expr *e = deco_arg(d, kw, pos);
+	if (!e) return NULL;
+	const char *why = NULL;
+	Value v = eval_deco_arg(s, tmp, e, kw, &why);
+	if (v.kind == V_CONST && v.c.kind == CV_STR) v = v_tuple(s, &v, 1); /* key='N' */
+	for (int i = 0; v.kind == V_TUPLE && i < v.n; i++)
+		if (v_is_const(v.items[i], CV_STR) && param_index(def, v.items[i].c.s) < 0) {
+			*at = (e->kind == EX_LIST || e->kind == EX_TUPLE) && e->nitems == v.n ? e->items[i]->loc : e->loc;
+			return v.items[i].c.s;
+		}
+	return NULL;
+}
+
+/* @triton.jit(...): checked as Python calls triton.jit. A positional argument
+ * is the function itself (triton.jit(5) fails Triton's assert callable(fn)). */
+static bool deco_jit(Sema *s, Fn *tmp, const FuncDef *def, const Expr *d)
+{
+	static const char *const names[] = {"version", "repr", "launch_metadata", "do_not_specialize",
+					    "do_not_specialize_on_alignment", "debug", "noinline", "interpret", NULL};
+	if (d->nargs > 0 && d->args[0]->kind != EX_NONE) {
+		diag_error(s->d, d->args[0]->loc,
+			   "@triton.jit(...) takes keyword arguments only (do_not_specialize=[...], ...); a positional "
+			   "argument would be the function to compile");
+		return false;
+	}
+	if (!deco_keywords(s, d, "jit", names)) return false;
+	static const char *const lists[] = {"do_not_specialize", "do_not_specialize_on_alignment"};
+	for (int i = 0; i < 2; i++) {
+		SrcLoc at;
+		const char *bad = unknown_param_in(s, tmp, def, d, lists[i], -1, &at);
+		if (bad) {
+			diag_error(s->d, at, "%s names '%s', which is not a parameter of '%s'", lists[i], bad, def->name);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* @triton.autotune's keywords, key= (required, as in Python) and the names
+ * reset_to_zero / restore_value give: Triton's autotuner indexes the
+ * arguments by them when it benchmarks (more than one config), a KeyError
+ * there. A key that names no parameter Triton ignores: *bad_key for a warning. */
+static bool deco_autotune_args(Sema *s, Fn *tmp, const FuncDef *def, const Expr *d, KDeco *out)
+{
+	static const char *const names[] = {"configs", "key", "prune_configs_by", "reset_to_zero", "restore_value",
+					    "pre_hook", "post_hook", "warmup", "rep", "use_cuda_graph", "do_bench",
+					    "cache_results", NULL};
+	if (!deco_keywords(s, d, "autotune", names)) return false;
+	bool splat = false;
+	for (int k = 0; k < d->nkwargs; k++) splat |= d->kwargs[k].name[0] == '*';
+	for (int i = 0; i < d->nargs; i++) splat |= d->args[i]->kind == EX_STARRED;
+	if (!splat && !deco_arg(d, "key", 1)) {
+		diag_error(s->d, d->loc, "@triton.autotune needs key=[...], the names of the parameters whose values "
+					 "select a config ([] for none)");
+		return false;
+	}
+	static const char *const lists[] = {"reset_to_zero", "restore_value"};
+	for (int i = 0; i < 2 && out->nconfigs > 1; i++) {
+		SrcLoc at;
+		const char *bad = unknown_param_in(s, tmp, def, d, lists[i], i + 3, &at);
+		if (bad) {
+			diag_error(s->d, at, "%s of @triton.autotune names '%s', which is not a parameter of '%s'",
+				   lists[i], bad, def->name);
+			return false;
+		}
+	}
+	out->bad_key = unknown_param_in(s, tmp, def, d, "key", 1, &out->bad_key_loc);
+	return true;
+}
+
 /* Reads the decorators of a kernel (outermost first). Unknown decorators are ignored. */
 bool kernel_decorators(Sema *s, ModScope *ms, const FuncDef *def, KDeco *out)
 {
@@ -617,7 +719,12 @@ bool kernel_decorators(Sema *s, ModScope *ms, const FuncDef *def, KDeco *out)
 		const char *n = expr_last_name(d);
 		if (d->kind == EX_CALL && !is_kernel_decorator_name(n))
 			n = deco_builtin_in(s, ms, d); /* `tune = triton.autotune` then `@tune(configs=...)` */
-		if (n && !strcmp(n, "autotune")) ok = deco_autotune(s, env, def, d, out);
+		const char *builtin = d->kind == EX_CALL ? deco_builtin_in(s, ms, d) : NULL; /* triton's own */
+		if (n && !strcmp(n, "autotune")) {
+			ok = deco_autotune(s, env, def, d, out);
+			if (ok && builtin && !strcmp(builtin, "autotune")) ok = deco_autotune_args(s, env, def, d, out);
+		} else if (builtin && !strcmp(builtin, "jit"))
+			ok = deco_jit(s, env, def, d);
 		else if (n && !strcmp(n, "heuristics")) ok = deco_heuristics(s, env, def, d, &hs, &out->unevaluated);
 		if (fd) fn_free(&ffn);
 		if (ok && s->blk && s->blk->nops != nops) {

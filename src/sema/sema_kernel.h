@@ -33,6 +33,10 @@ typedef struct KDeco {
 	Value perf, topk;
 	/* a prune_configs_by tile cannot evaluate: why, for a warning where it would run */
 	const char *prune_why;
+	/* a name in @triton.autotune's key= that is no parameter (Triton ignores
+	 * it; a warning where the kernel is compiled), else NULL */
+	const char *bad_key;
+	SrcLoc bad_key_loc;
 } KDeco;
 
 /* The last name of e (`c` of `a.b.c`, of a call's callee), or NULL. */
