@@ -59,4 +59,27 @@ has "$tmp/err" "more than 1024 words"
 expect 1 sh -c "$TILE repl </"
 has "$tmp/err" "cannot read the input"
 
+# a kernel that faults (past its array, and far from every array) is
+# reported and the session goes on: the fault ended the whole session
+cat >"$tmp/s7" <<EOT
+import triton
+import triton.language as tl
+
+@triton.jit
+def far(X, STEP: tl.constexpr):
+    tl.store(X + tl.arange(0, 64) * STEP, 1.0)
+
+:run far --grid 2 X=zeros(4) STEP=1
+:run far --grid 1 X=zeros(4) STEP=1000000
+:run far --grid 2 X=zeros(64) STEP=1
+:kernels
+EOT
+for t in cpu cuda-emu; do
+	expect 1 $TILE repl --target $t <"$tmp/s7"
+	has "$tmp/err" "the kernel accessed memory outside argument 'X' (16 bytes)"
+	has "$tmp/err" "the kernel accessed memory outside all of its arguments"
+	has "$tmp/out" "X: fp32[64]"
+	has "$tmp/out" "far"
+done
+
 finish

@@ -9,9 +9,12 @@
  * any definition or command failed (useful when it is fed a script).
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -143,6 +146,54 @@ static int cmd_emit(Repl *r, char **tok, int n)
 	return cli_dump(r->ctx, r->mod, kernel, tok[1], sig, consts, nconsts, &r->co, NULL, false);
 }
 
+static bool host_target(tile_context *ctx)
+{
+	const char *t = tile_context_target(ctx);
+	return t && (!strcmp(t, "cpu") || !strcmp(t, "cuda-emu"));
+}
+
+/* :run on the CPU targets runs in a child process: a kernel that faults (an
+ * offset past every array) ends tile run's process, and would end the
+ * session with everything typed in it; Ctrl-C stops a kernel that never
+ * ends and not the session. The session's context never launches (only
+ * children do), so its CPU workers never start and a child has no threads
+ * to miss; compiled kernels reach later runs through the disk cache. */
+static int run_in_child(Repl *r, char **tok, int n)
+{
+	fflush(stdout);
+	fflush(stderr);
+	pid_t pid = fork();
+	if (pid < 0) /* no process to spare: run here */
+		return cli_run_kernel(r->ctx, r->mod, tok[1], n - 2, tok + 2, &r->co, true);
+	if (pid == 0) {
+		signal(SIGINT, SIG_DFL);
+		int rc = cli_run_kernel(r->ctx, r->mod, tok[1], n - 2, tok + 2, &r->co, true);
+		if (rc == 0 && r->tty)
+			printf("ok\n");
+		fflush(stdout);
+		fflush(stderr);
+		_exit(rc);
+	}
+	struct sigaction ign, old;
+	memset(&ign, 0, sizeof ign);
+	ign.sa_handler = SIG_IGN;
+	sigemptyset(&ign.sa_mask);
+	sigaction(SIGINT, &ign, &old);
+	int st = 0;
+	pid_t w;
+	while ((w = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
+		;
+	sigaction(SIGINT, &old, NULL);
+	if (w < 0)
+		return EXIT_USER;
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	if (WIFSIGNALED(st))
+		fprintf(stderr, "tile: error: the run of '%s' ended by signal %d (%s); the session goes on\n", tok[1],
+		        WTERMSIG(st), strsignal(WTERMSIG(st)));
+	return EXIT_USER;
+}
+
 /* Returns false on :quit. */
 static bool command(Repl *r, char *line)
 {
@@ -179,6 +230,8 @@ static bool command(Repl *r, char *line)
 		if (n < 2) {
 			cli_usage_error(":run KERNEL --grid X ARGS...");
 			rc = EXIT_USAGE;
+		} else if (host_target(r->ctx)) {
+			rc = run_in_child(r, tok, n);
 		} else if ((rc = cli_run_kernel(r->ctx, r->mod, tok[1], n - 2, tok + 2, &r->co, true)) ==
 		                   0 &&
 		           r->tty) {
