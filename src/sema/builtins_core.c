@@ -38,11 +38,16 @@ static Value b_arange(Sema *s, Call *c, int extra)
 			   (long long)lo, (long long)hi);
 		return v_err();
 	}
-	int32_t n = (int32_t)(hi - lo);
-	if (!is_pow2_i64(n)) {
-		diag_error(s->d, c->loc, "tl.arange length %d (end - start) is not a power of two", n);
+	int64_t n64 = hi - lo; /* up to 2**31: no int32 (arange(0, 2**31) said "length -2147483648") */
+	if (!is_pow2_i64(n64)) {
+		diag_error(s->d, c->loc, "tl.arange length %lld (end - start) is not a power of two", (long long)n64);
 		return v_err();
 	}
+	if (n64 > (1 << 20)) {
+		diag_error(s->d, c->loc, "tile of %lld elements exceeds the limit of %d", (long long)n64, 1 << 20);
+		return v_err();
+	}
+	int32_t n = (int32_t)n64;
 	if (!check_tile_shape(s, 1, &n, c->loc)) return v_err();
 	TirOp *op = emit_op(s, TOP_ARANGE, c->loc, NULL, 0, shaped(DT_I32, 1, &n));
 	op->attr.i = lo;
