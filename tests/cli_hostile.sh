@@ -120,4 +120,13 @@ printf 'import triton\nimport triton.language as tl\n@triton.jit\ndef k(%s):\n  
 expect 1 $TILE run "$tmp/fault.py" k --target cpu "$long$long=zeros(4)"
 has "$tmp/err" "kkkk' (16 bytes); check --grid and the sizes passed"
 
+# a float bound to a constexpr parameter named num_warps, which is also the
+# launch option (Triton's option check fails on it): the kernel compiled
+# for 4 warps
+printf 'import triton\nimport triton.language as tl\n@triton.jit\ndef k(X, num_warps: tl.constexpr):\n    tl.store(X + tl.arange(0, 8), 1.0)\n' >"$tmp/nw.py"
+expect 1 $TILE run "$tmp/nw.py" k --target cpu X='zeros(8)' num_warps=1.5
+has "$tmp/err" "parameter 'num_warps' of kernel 'k' is 1.5, which is also the launch option num_warps: it must be an int"
+expect 1 $TILE compile "$tmp/nw.py" k --signature '*fp32,2.0' --target cpu
+has "$tmp/err" "is 2.0, which is also the launch option num_warps: it must be an int"
+
 finish

@@ -425,7 +425,19 @@ static tile_status option_params(tile_context *ctx, const KernelInfo *ki, const 
 		const KernelParamInfo *p = &ki->params[i];
 		bool warps = !strcmp(p->name, "num_warps");
 		if (!p->is_constexpr || (!warps && strcmp(p->name, "num_stages")) || args[i].use_default ||
-		    !args[i].is_const || args[i].cval.kind != CV_INT)
+		    !args[i].is_const)
+			continue;
+		if (args[i].cval.kind == CV_FLOAT) { /* Triton's option check fails on it (a TypeError) */
+			double f = args[i].cval.f;
+			return api_fail(ctx, TILE_ERROR_INVALID_ARGUMENT,
+			                f > -1e15 && f < 1e15 && f == (double)(int64_t)f
+			                    ? "parameter '%s' of kernel '%s' is %.1f, which is also the launch option %s: "
+			                      "it must be an int"
+			                    : "parameter '%s' of kernel '%s' is %g, which is also the launch option %s: "
+			                      "it must be an int",
+			                p->name, ki->name, f, p->name);
+		}
+		if (args[i].cval.kind != CV_INT)
 			continue;
 		int asked = opt ? (warps ? opt->num_warps : opt->num_stages) : 0;
 		int64_t v = args[i].cval.i;
