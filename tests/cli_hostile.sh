@@ -129,4 +129,14 @@ has "$tmp/err" "parameter 'num_warps' of kernel 'k' is 1.5, which is also the la
 expect 1 $TILE compile "$tmp/nw.py" k --signature '*fp32,2.0' --target cpu
 has "$tmp/err" "is 2.0, which is also the launch option num_warps: it must be an int"
 
+# a float for a parameter annotated with an integer dtype (Triton's launcher
+# cannot pack it): the kernel was specialized for fp32 and computed with 1.5
+printf 'import triton\nimport triton.language as tl\n@triton.jit\ndef k(X, a: tl.int8, d: tl.int1):\n    tl.store(X, a.to(tl.float32) + d.to(tl.float32))\n' >"$tmp/ann.py"
+expect 1 $TILE run "$tmp/ann.py" k --target cpu X='zeros(1)' a=1.5 d=True
+has "$tmp/err" "argument 'a' is a float, but the parameter is annotated tl.int8: pass an integer"
+expect 1 $TILE run "$tmp/ann.py" k --target cpu X='zeros(1)' a=1 d=1.0
+has "$tmp/err" "argument 'd' is a float, but the parameter is annotated tl.int1: pass True or False"
+expect 0 $TILE run "$tmp/ann.py" k --target cpu X='zeros(1)' a=-3 d=True --print
+has "$tmp/out" "[-2.]"
+
 finish

@@ -835,6 +835,10 @@ tile_status api_spec_from_arg(tile_context *ctx, const KernelParamInfo *p, const
 	case TILE_ARG_TENSORDESC: return desc_spec(ctx, p, a->desc, out);
 	case TILE_ARG_F32:
 	case TILE_ARG_F64: /* `eps: tl.float64` is fp64 whatever the caller's width */
+		if (dtype_is_int(ann)) /* Triton's launcher cannot pack it (a TypeError): it was taken as fp32 */
+			return api_fail(ctx, TILE_ERROR_INVALID_ARGUMENT,
+			                "argument '%s' is a float, but the parameter is annotated tl.%s: pass %s",
+			                p->name, dtype_name(ann), ann == DT_I1 ? "True or False" : "an integer");
 		out->ty = type_scalar(dtype_is_float(ann) ? ann : a->kind == TILE_ARG_F32 ? DT_F32 : DT_F64);
 		return TILE_OK;
 	case TILE_ARG_BOOL: out->ty = type_scalar(DT_I1); return TILE_OK;
