@@ -30,7 +30,12 @@
  * from several threads at once while nothing else uses its context; on the CPU
  * concurrent launches share the context's worker threads (a launch that finds
  * them busy runs its grid on the calling thread). A kernel stays valid after
- * its module is destroyed, until tile_kernel_destroy.
+ * its module is destroyed, until tile_kernel_destroy. A compiling call
+ * (tile_module_load_*, tile_kernel_get*) made while another one runs on the
+ * same context, from another thread or from a callback of that call, fails
+ * with TILE_ERROR_INVALID_ARGUMENT instead of sharing its state; a module
+ * destroyed in such a callback is freed when the call compiling from it
+ * returns. Other overlapping use is not detected.
  *
  * Lifetimes. Objects may be destroyed in any order: a context destroyed while
  * modules, kernels or buffers made from it live is only marked, and freed with

@@ -34,6 +34,10 @@ struct tile_context {
 	 * module, kernel and buffer: the context is freed with the last of them, so
 	 * objects may be destroyed in any order (sqlite3_close_v2's "zombie"). */
 	_Atomic int refs;
+	/* 1 while a compiling call (module load, kernel get) runs: they share
+	 * diags, the cache and the modules' tables, so another one meanwhile (on
+	 * another thread, or from a callback of the first) is refused (api_enter) */
+	_Atomic int busy;
 	TargetDesc target; /* the default target, resolved ("auto" -> cpu or sm_XX) */
 	int num_warps, num_stages;
 	bool no_mma_prefetch; /* TILE_MMA_PREFETCH=0 when the context was made */
@@ -129,7 +133,13 @@ struct tile_module {
 	VEC(HeurMemo) memo;
 	size_t memo_next;    /* the entry a full memo replaces next */
 	uint64_t heur_passes; /* sema passes heur_memo.c ran (tests count them) */
+	/* MOD_BUSY while a kernel get compiles from it, MOD_DOOMED once destroyed:
+	 * a destroy from a callback of that get (on_diagnostic) frees it when the
+	 * get returns, not under it */
+	_Atomic int state;
 };
+
+enum { MOD_BUSY = 1, MOD_DOOMED = 2 };
 
 struct tile_buffer {
 	tile_context *ctx;
@@ -142,6 +152,10 @@ struct tile_buffer {
 /* A reference for a module, kernel or buffer made from ctx; released with it. */
 void api_ctx_retain(tile_context *ctx);
 void api_ctx_release(tile_context *ctx);
+/* Enters a compiling call on ctx (call: its name, for the message); false with
+ * the error set when another one is running. api_leave ends it. */
+bool api_enter(tile_context *ctx, const char *call);
+void api_leave(tile_context *ctx);
 tile_status api_fail(tile_context *ctx, tile_status st, const char *fmt, ...) PRINTF_LIKE(3, 4);
 /* Records the rendered diagnostics of ctx->diags as the error. */
 tile_status api_fail_diags(tile_context *ctx, tile_status st);

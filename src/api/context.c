@@ -37,6 +37,19 @@ tile_status api_fail(tile_context *ctx, tile_status st, const char *fmt, ...)
 	return st;
 }
 
+bool api_enter(tile_context *ctx, const char *call)
+{
+	if (!atomic_exchange(&ctx->busy, 1))
+		return true;
+	api_fail(ctx, TILE_ERROR_INVALID_ARGUMENT,
+	         "%s: the context is compiling already (on another thread, or in a callback of that "
+	         "call); a context compiles one thing at a time: use one context per thread",
+	         call);
+	return false;
+}
+
+void api_leave(tile_context *ctx) { atomic_store(&ctx->busy, 0); }
+
 tile_status api_fail_diags(tile_context *ctx, tile_status st)
 {
 	int offset = -1;

@@ -10,6 +10,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,7 +89,11 @@ tile_status tile_module_load_file(tile_context *ctx, const char *path, tile_modu
 	if (is_dir)
 		return api_fail(ctx, TILE_ERROR_IO, "cannot open '%s': %s", path, strerror(EISDIR));
 	LoadJob j = {.ctx = ctx, .path = path};
-	return load_module(ctx, &j, out);
+	if (!api_enter(ctx, "tile_module_load_file"))
+		return TILE_ERROR_INVALID_ARGUMENT;
+	tile_status st = load_module(ctx, &j, out);
+	api_leave(ctx);
+	return st;
 }
 
 tile_status tile_module_load_source(tile_context *ctx, const char *name, const char *src,
@@ -103,13 +108,15 @@ tile_status tile_module_load_source(tile_context *ctx, const char *name, const c
 	             .name = name ? name : "<inline>",
 	             .text = src,
 	             .len = len == (size_t)-1 ? strlen(src) : len};
-	return load_module(ctx, &j, out);
+	if (!api_enter(ctx, "tile_module_load_source"))
+		return TILE_ERROR_INVALID_ARGUMENT;
+	tile_status st = load_module(ctx, &j, out);
+	api_leave(ctx);
+	return st;
 }
 
-void tile_module_destroy(tile_module *m)
+static void module_free(tile_module *m)
 {
-	if (!m)
-		return;
 	for (size_t i = 0; i < m->specs.len; i++) {
 		free(m->specs.data[i].key);
 		tile_kernel_destroy(m->specs.data[i].k);
@@ -122,6 +129,33 @@ void tile_module_destroy(tile_module *m)
 	source_free(m->src);
 	api_ctx_release(m->ctx);
 	free(m);
+}
+
+void tile_module_destroy(tile_module *m)
+{
+	if (m && !(atomic_fetch_or(&m->state, MOD_DOOMED) & MOD_BUSY))
+		module_free(m);
+}
+
+/* A kernel get's entry and exit: the context's compile lock, and the module
+ * kept while it runs (a destroy meanwhile frees it at the exit). */
+static bool get_enter(tile_module *m, const char *call)
+{
+	if (!api_enter(m->ctx, call))
+		return false;
+	atomic_fetch_or(&m->state, MOD_BUSY);
+	return true;
+}
+
+static tile_status get_leave(tile_module *m, tile_status st)
+{
+	tile_context *ctx = m->ctx;
+	api_ctx_retain(ctx); /* module_free may release the context's last reference */
+	if (atomic_fetch_and(&m->state, ~MOD_BUSY) & MOD_DOOMED)
+		module_free(m);
+	api_leave(ctx);
+	api_ctx_release(ctx);
+	return st;
 }
 
 /* ---- kernel list ------------------------------------------------------------------ */
@@ -591,6 +625,8 @@ tile_status tile_kernel_get(tile_module *m, const char *name, const char *signat
 		return not_found(m, name);
 	if (ki->deco_error)
 		return deco_failed(m, ki);
+	if (!get_enter(m, "tile_kernel_get"))
+		return TILE_ERROR_INVALID_ARGUMENT;
 	Arena a;
 	arena_init(&a);
 	SpecArg *args = NULL;
@@ -603,7 +639,7 @@ tile_status tile_kernel_get(tile_module *m, const char *name, const char *signat
 	else if ((st = api_signature_prune(m, ki, &args, &nargs, &a, &launch)) == TILE_OK)
 		st = api_get_spec(m, ki, args, nargs, opt, &launch, out);
 	arena_free(&a);
-	return st;
+	return get_leave(m, st);
 }
 
 static bool int_arg(const tile_arg *a, int64_t *v, DType *dt)
@@ -1011,6 +1047,8 @@ tile_status tile_kernel_get_typed(tile_module *m, const char *name, const tile_a
 			return api_fail(m->ctx, TILE_ERROR_INVALID_ARGUMENT,
 			                "kernel '%s': no argument for parameter '%s'", name,
 			                ki->params[i].name);
+	if (!get_enter(m, "tile_kernel_get_typed"))
+		return TILE_ERROR_INVALID_ARGUMENT;
 	Arena a;
 	arena_init(&a);
 	SpecArg *spec = ARENA_NEWN(&a, SpecArg, nargs ? nargs : 1);
@@ -1024,5 +1062,5 @@ tile_status tile_kernel_get_typed(tile_module *m, const char *name, const tile_a
 	if (st == TILE_OK)
 		st = api_get_spec(m, ki, spec, n, opt, &launch, out);
 	arena_free(&a);
-	return st;
+	return get_leave(m, st);
 }
