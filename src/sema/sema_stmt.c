@@ -1401,7 +1401,15 @@ static Flow exec_while_in(Sema *s, Fn *fn, const Stmt *st)
 				   : "a tile cannot be used as a loop condition",
 			   elementwise_fn(s));
 	else if (c.kind == V_TENSOR) cond = to_bool(s, c.id, st->cond->loc);
-	else if (c.kind == V_CONST) cond = emit_const(s, type_scalar(DT_I1), const_truthy(c.c), 0, st->cond->loc);
+	else if (c.kind == V_CONST) {
+		cond = emit_const(s, type_scalar(DT_I1), const_truthy(c.c), 0, st->cond->loc);
+		/* nothing the body assigns reaches the condition, and a runtime loop has
+		 * no break: a program that gets here never ends (tile run hung) */
+		if (const_truthy(c.c) && !contains_return(&st->body))
+			diag_emit(s->d, DIAG_WARNING, st->cond->loc,
+				  "this while loop never ends: its condition is always true (nothing the loop "
+				  "assigns changes it); a program that reaches it hangs");
+	}
 	else if (c.kind != V_ERR) diag_error(s->d, st->cond->loc, "bad loop condition: %s", v_describe(s, c));
 	if (!cond) cond = emit_const(s, type_scalar(DT_I1), 0, 0, st->cond->loc);
 	IdVec cv = {0};
