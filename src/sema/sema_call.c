@@ -11,8 +11,8 @@ enum { INLINE_DEPTH_LIMIT = 64 };
 
 void fn_init(Sema *s, Fn *fn, const FuncDef *def, ModScope *mod, bool is_kernel)
 {
-	(void)s;
 	memset(fn, 0, sizeof *fn);
+	fn->serial = ++s->fn_serial;
 	fn->def = def;
 	fn->mod = mod;
 	fn->is_kernel = is_kernel;
@@ -428,7 +428,13 @@ Value call_value(Sema *s, Fn *fn, Value callee, const Value *args, int nargs, co
 			return v_err();
 		}
 		return call_user(s, callee, args, nargs, kwn, kw, nkw, loc);
-	case V_LAMBDA: return call_lambda(s, callee, args, nargs, kwn, kw, nkw, loc);
+	case V_LAMBDA:
+		/* called in the activation that made it: its body reads its free names
+		 * as they are bound now, as Python's closures do (a lambda made in a
+		 * loop and called after it saw its own iteration's variable) */
+		if (fn && callee.made_in == fn->serial)
+			return call_lambda_late(s, callee, &fn->env, args, nargs, kwn, kw, nkw, loc);
+		return call_lambda(s, callee, args, nargs, kwn, kw, nkw, loc);
 	case V_BUILTIN: {
 		const Builtin *b = builtin_get(callee.builtin);
 		if (b->flags & BF_PRELUDE) return call_prelude(s, callee.builtin, callee.self, args, nargs, kwn, kw, nkw, loc);

@@ -601,7 +601,7 @@ static Value rtarg_binop(Sema *s, AstOp op, Value a, Value b, SrcLoc loc)
 
 static Value eval_lambda(Sema *s, Fn *fn, const Expr *e)
 {
-	Value v = {.kind = V_LAMBDA, .lam = e, .mod = fn->mod};
+	Value v = {.kind = V_LAMBDA, .lam = e, .mod = fn->mod, .made_in = fn->serial};
 	v.ncap = (int)fn->env.len;
 	v.cap = v.ncap ? arena_dup(s->a, fn->env.data, sizeof(Binding) * fn->env.len) : NULL;
 	return v;
@@ -611,6 +611,15 @@ enum { LAMBDA_DEPTH_LIMIT = 64 };
 
 Value call_lambda(Sema *s, Value lam, const Value *args, int nargs, const char **kwn, const Value *kw, int nkw,
 		  SrcLoc loc)
+{
+	return call_lambda_late(s, lam, NULL, args, nargs, kwn, kw, nkw, loc);
+}
+
+/* late: the bindings of the activation that made the lambda as they are now
+ * (NULL: its captured ones), which its body sees; defaults were evaluated
+ * when it was made in Python, so they see the captured ones. */
+Value call_lambda_late(Sema *s, Value lam, const Env *late, const Value *args, int nargs, const char **kwn,
+		       const Value *kw, int nkw, SrcLoc loc)
 {
 	const Expr *e = lam.lam;
 	if (!sema_work(s, SEMA_CALL_WORK, loc)) return v_err();
@@ -660,6 +669,7 @@ Value call_lambda(Sema *s, Value lam, const Value *args, int nargs, const char *
 			ok = vals[i].kind != V_ERR;
 		}
 	}
+	for (size_t i = 0; late && i < late->len; i++) vec_push(&f.env, late->data[i]);
 	for (int i = 0; i < e->nlparams && ok; i++) env_set(&f.env, e->lparams[i].name, vals[i]);
 	if (ok && e->lstar) env_set(&f.env, e->lstar, v_tuple(s, nargs > npos ? args + npos : NULL, nargs > npos ? nargs - npos : 0));
 	if (ok && e->lkwstar) env_set(&f.env, e->lkwstar, v_dict(s, keys, extra, nextra));

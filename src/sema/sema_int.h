@@ -101,6 +101,7 @@ struct Value {
 	const Expr *lam;   /* V_LAMBDA */
 	Binding *cap;      /* V_LAMBDA, V_FUNC (a closure) */
 	int ncap;
+	unsigned made_in;  /* V_LAMBDA: the serial of the Fn activation that made it */
 	struct TupleBuf *buf; /* V_TUPLE grown by append / + (tuple_grow): the buffer of its items */
 	bool set;  /* V_TUPLE: a Python set, its items distinct (builtins_set.c) */
 	bool list; /* V_TUPLE: a Python list ([...], list(), a list comprehension and what grows
@@ -205,6 +206,7 @@ struct Fn {
 	Value retval;
 	VEC(int) ctx; /* CtxKind stack */
 	Fn *caller;
+	unsigned serial; /* this activation's, unique per Sema (Sema.fn_serial) */
 };
 
 /* A TMA descriptor a kernel builds in memory with Triton 3.2's
@@ -234,6 +236,7 @@ struct Sema {
 	SrcLoc user_call;
 	VEC(TmaDesc) tma_descs; /* device-made TMA descriptors, newest last */
 	int depth;
+	unsigned fn_serial; /* the last Fn activation's serial (fn_init) */
 	int global_depth; /* module-level names being evaluated, one inside the other */
 	int nest;         /* runtime ifs and loops open around the current statement */
 	/* inside tl.map_elementwise's function (builtins_map.c): an if on a tile is
@@ -538,6 +541,8 @@ Value tensorarg_shape_needed(Sema *s, Value v, const char *what, SrcLoc loc);
 bool const_iter_items(Sema *s, Value v, SrcLoc loc, const Value **items, int *n);
 Value call_lambda(Sema *s, Value lam, const Value *args, int nargs, const char **kwn, const Value *kw, int nkw,
 		  SrcLoc loc);
+Value call_lambda_late(Sema *s, Value lam, const Env *late, const Value *args, int nargs, const char **kwn,
+		       const Value *kw, int nkw, SrcLoc loc);
 
 /* ---- sema_agg.c: @aggregate classes ---- */
 Value v_agg(Sema *s, ModScope *cls, const Value *items, int n, int ns);
