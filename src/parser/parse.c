@@ -906,8 +906,18 @@ static Stmt *parse_decorated(Parser *p)
 		return parse_funcdef(p, &decos);
 	if (at(p, TK_CLASS))
 		return class_allowed(p) ? parse_class(p, &decos) : skip_compound(p, "class definition");
-	if (at(p, TK_ASYNC))
+	if (at(p, TK_ASYNC)) {
+		for (int i = 0; i < decos.n; i++) { /* skipped, the kernel was "not found" */
+			const Expr *d = decos.items[i];
+			if (d && d->kind == EX_CALL) d = d->func;
+			const char *n = !d ? NULL : d->kind == EX_ATTR ? d->attr : d->kind == EX_NAME ? d->name : NULL;
+			if (n && !strcmp(n, "jit")) {
+				ps_unexpected(p, "a kernel cannot be an async function: @jit takes a plain def");
+				return new_stmt(p, ST_PASS, here(p));
+			}
+		}
 		return skip_compound(p, "async function");
+	}
 	ps_unexpected(p, "invalid syntax");
 	return new_stmt(p, ST_PASS, here(p));
 }
