@@ -43,8 +43,8 @@ static Value b_arange(Sema *s, Call *c, int extra)
 		diag_error(s->d, c->loc, "tl.arange length %lld (end - start) is not a power of two", (long long)n64);
 		return v_err();
 	}
-	if (n64 > (1 << 20)) {
-		diag_error(s->d, c->loc, "tile of %lld elements exceeds the limit of %d", (long long)n64, 1 << 20);
+	if (n64 > TILE_MAX_NUMEL) {
+		diag_error(s->d, c->loc, "tile of %lld elements exceeds the limit of %d", (long long)n64, TILE_MAX_NUMEL);
 		return v_err();
 	}
 	int32_t n = (int32_t)n64;
