@@ -438,8 +438,8 @@ TILE_API tile_status tile_launch(tile_kernel *k, const uint32_t grid[3], const t
  * int8_t..int64_t, u8..u64 uint8_t..uint64_t, fp16/bf16 uint16_t (the bits),
  * fp32 float, fp64 double. It returns a tile_status (callers may ignore it;
  * the message is on the context). Cast *fn to that type before calling. The
- * function lives as long as the kernel; asking twice gives the same function.
- * Ask for it before calling it from several threads (creating it modifies k). */
+ * function lives as long as the kernel; asking twice, also from several
+ * threads at once, gives the same function. */
 TILE_API tile_status tile_kernel_thunk(tile_kernel *k, void (**fn)(void));
 
 /* ---- buffers ------------------------------------------------------------------ */

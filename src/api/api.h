@@ -105,7 +105,7 @@ struct tile_kernel {
 	void *cuda_mod; /* module handle for unloading */
 	void *rt;       /* runtime hooks passed to CPU kernels */
 	int registers;  /* per thread on a GPU, -1 when unknown */
-	ApiThunk *thunk;
+	_Atomic(ApiThunk *) thunk; /* made by the first tile_kernel_thunk, of any thread */
 };
 
 typedef struct SpecEntry {

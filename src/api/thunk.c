@@ -10,6 +10,7 @@
  */
 #include <ffi.h>
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -157,13 +158,21 @@ tile_status tile_kernel_thunk(tile_kernel *k, void (**fn)(void))
 		return api_fail(k ? k->ctx : NULL, TILE_ERROR_INVALID_ARGUMENT,
 		                "tile_kernel_thunk: kernel and fn must not be NULL");
 	*fn = NULL;
-	if (!k->thunk) {
-		tile_status st = thunk_create(k, &k->thunk);
+	ApiThunk *t = atomic_load(&k->thunk);
+	if (!t) {
+		tile_status st = thunk_create(k, &t);
 		if (st != TILE_OK)
 			return st;
+		/* threads asking at once: one closure is kept, the same for all (each
+		 * stored its own, and all but the last leaked) */
+		ApiThunk *none = NULL;
+		if (!atomic_compare_exchange_strong(&k->thunk, &none, t)) {
+			api_thunk_free(t);
+			t = none;
+		}
 	}
 	/* The closure's code address, as a function pointer (POSIX allows the cast). */
-	void *code = k->thunk->code;
+	void *code = t->code;
 	memcpy(fn, &code, sizeof code);
 	return TILE_OK;
 }

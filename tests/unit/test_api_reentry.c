@@ -1,12 +1,13 @@
 /* test_api_reentry.c: the C API called again while a compiling call runs on
  * the same context: from the on_diagnostic callback of that call, and from
- * another thread. Both used to run on the context's shared diagnostics (the
+ * another thread; and a kernel's thunk asked for by several threads at once. Both used to run on the context's shared diagnostics (the
  * outer call's error then carried the inner one's) or free a module under
  * the call compiling from it; now the second call is refused with a message,
  * and a module destroyed meanwhile is freed when the call returns. Build with
  * --enable-sanitizers to see the memory errors this guards against. */
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,12 +194,80 @@ static void test_two_threads(void)
 	pthread_cond_destroy(&p.cv);
 }
 
+enum { NTHUNK = 8 };
+
+typedef struct ThunkRace {
+	tile_kernel *k;
+	pthread_barrier_t *go;
+	void (*fn)(void);
+	int st;
+	float out[64];
+} ThunkRace;
+
+typedef int (*fill_fn)(void *x, uint32_t gx, uint32_t gy, uint32_t gz, void *stream);
+
+static void *ask_thunk(void *arg)
+{
+	ThunkRace *r = arg;
+	pthread_barrier_wait(r->go);
+	r->st = tile_kernel_thunk(r->k, &r->fn);
+	if (r->st == TILE_OK) {
+		fill_fn f;
+		memcpy(&f, &r->fn, sizeof f);
+		r->st = f(r->out, 1, 1, 1, NULL);
+	}
+	return NULL;
+}
+
+/* tile_kernel_thunk from several threads at once, on a kernel that has none
+ * yet: each made a closure and stored it over the others' (all but one
+ * leaked, and threads got different functions) */
+static void test_thunk_threads(void)
+{
+	tile_context *ctx = NULL;
+	tile_context_options o = {0};
+	o.target = "cpu";
+	o.disable_cache = 1;
+	CHECK_ST(tile_context_create(&ctx, &o), TILE_OK);
+	if (!ctx)
+		return;
+	tile_module *m = NULL;
+	CHECK_ST(tile_module_load_source(ctx, "fill.py", printing, (size_t)-1, &m), TILE_OK);
+	for (int round = 0; m && round < 4; round++) {
+		tile_kernel *k = NULL;
+		char sig[32];
+		snprintf(sig, sizeof sig, "*fp32,%d", 8 << round);
+		CHECK_ST(tile_kernel_get(m, "k", sig, NULL, &k), TILE_OK);
+		if (!k)
+			break;
+		pthread_barrier_t go;
+		pthread_barrier_init(&go, NULL, NTHUNK);
+		ThunkRace r[NTHUNK];
+		pthread_t th[NTHUNK];
+		for (int i = 0; i < NTHUNK; i++) {
+			r[i] = (ThunkRace){.k = k, .go = &go};
+			CHECK(pthread_create(&th[i], NULL, ask_thunk, &r[i]) == 0);
+		}
+		for (int i = 0; i < NTHUNK; i++) {
+			pthread_join(th[i], NULL);
+			CHECK(r[i].st == TILE_OK);
+			CHECK(r[i].fn == r[0].fn);
+			CHECK(r[i].out[0] == 1.0f && r[i].out[(8 << round) - 1] == 1.0f);
+		}
+		pthread_barrier_destroy(&go);
+		tile_kernel_destroy(k);
+	}
+	tile_module_destroy(m);
+	tile_context_destroy(ctx);
+}
+
 int main(void)
 {
 	test_nested(1);
 	test_nested(2);
 	test_destroy_in_callback();
 	test_two_threads();
+	test_thunk_threads();
 	if (failures)
 		fprintf(stderr, "test_api_reentry: %d check(s) failed\n", failures);
 	return failures ? 1 : 0;
