@@ -34,14 +34,19 @@ static const char *deco_builtin_in(Sema *s, ModScope *ms, const Expr *d)
 	if (!ms) return NULL;
 	if (d->kind == EX_CALL) d = d->func;
 	if (d->kind != EX_NAME && d->kind != EX_ATTR) return NULL;
+	return quiet_builtin_name(s, ms, d);
+}
+
+const char *quiet_builtin_name(Sema *s, ModScope *ms, const Expr *e)
+{
 	Quiet q;
 	quiet_begin(s, &q);
 	Fn tmp;
 	fn_init(s, &tmp, NULL, ms, false);
-	Value v = eval(s, &tmp, d);
+	Value v = eval(s, &tmp, e);
 	fn_free(&tmp);
-	quiet_end(s, &q, NULL);
-	return v.kind == V_BUILTIN && !v.self ? builtin_get(v.builtin)->name : NULL;
+	bool failed = quiet_end(s, &q, NULL);
+	return !failed && v.kind == V_BUILTIN && !v.self ? builtin_get(v.builtin)->name : NULL;
 }
 
 /* the same, in the main module */

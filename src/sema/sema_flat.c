@@ -22,14 +22,8 @@ bool param_is_constexpr(Sema *s, ModScope *ms, const Expr *ann)
 {
 	if (is_constexpr_annotation(ann)) return true;
 	if (!ann || !ms || (ann->kind != EX_NAME && ann->kind != EX_ATTR)) return false;
-	Quiet q;
-	quiet_begin(s, &q);
-	Fn tmp;
-	fn_init(s, &tmp, NULL, ms, false);
-	Value v = eval(s, &tmp, ann);
-	fn_free(&tmp);
-	bool failed = quiet_end(s, &q, NULL);
-	return !failed && v.kind == V_BUILTIN && !v.self && !strcmp(builtin_get(v.builtin)->name, "constexpr");
+	const char *n = quiet_builtin_name(s, ms, ann);
+	return n && !strcmp(n, "constexpr");
 }
 
 /* `s: tl.int64` (or "tl.int64"): the scalar dtype that Triton's launcher gives

@@ -44,6 +44,9 @@ const char *expr_last_name(const Expr *e);
 /* `a.b.c` as text when e is a name or a chain of attributes on one, else NULL. */
 const char *dotted_name_text(Arena *a, const Expr *e);
 bool is_kernel_decorator_name(const char *n); /* jit, autotune, heuristics */
+/* The builtin e names (tl.constexpr, an alias of triton.jit), evaluated
+ * quietly in module ms; NULL when it names none or fails. */
+const char *quiet_builtin_name(Sema *s, ModScope *ms, const Expr *e);
 /* a decorator name bound to a decorator call at module level: that call, else d */
 const Expr *deco_alias(const Module *m, const Expr *d);
 bool is_launch_option(const char *name); /* num_warps, num_stages, ... */
