@@ -30,6 +30,9 @@ typedef struct Type {
 	uint8_t elem; /* pointee DType when dt == DT_PTR (pointers to pointers are not supported) */
 	uint8_t rank; /* 0 = scalar */
 	uint8_t addrspace; /* 0 = global; 3 = shared (thread program only) */
+	uint8_t ptr_const; /* DT_PTR: points to const (a `tl.const` kernel parameter and what is
+	                    * computed from it): sema refuses stores through it; type_eq ignores it,
+	                    * as the IR treats both pointers alike */
 	int32_t shape[TIR_MAX_RANK];
 } Type;
 

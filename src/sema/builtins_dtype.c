@@ -54,9 +54,7 @@ static Value b_dtype_is(Sema *s, Call *c, int extra)
 	case 10: return v_bool(d == DT_PTR);
 	case 11: return v_bool(d != DT_PTR);
 	case 12: return v_bool(d == DT_F16 || d == DT_BF16 || d == DT_F32 || d == DT_F64);
-	/* is_const: False but for a pointer to const, which tile does not have
-	 * (a `tl.const` annotation is accepted and ignored) */
-	case 14: return v_bool(false);
+	case 14: return v_bool(d == DT_PTR && t.ptr_const); /* a `tl.const` parameter's pointer */
 	case 15: case 16: case 17: return v_bool(false); /* the fp8 dtypes tile only names */
 	default: /* DTYPE_IS(D): is exactly dtype D (DT_COUNT: a type tile does not have) */
 		return v_bool(extra >= DTYPE_IS(0) && d == (DType)(extra - DTYPE_IS(0)));

@@ -134,12 +134,22 @@ static Value b_load(Sema *s, Call *c, int extra)
 	return v_tensor(s, r);
 }
 
+/* Triton's "Cannot store to a constant pointer": a store or atomic through a
+ * `tl.const` kernel parameter's pointer (atomic_cas is not checked, as in Triton) */
+static bool writable_pointer(Sema *s, Call *c, ValId ptr)
+{
+	if (!vtype(s, ptr).ptr_const) return true;
+	diag_error(s->d, c->at[0], "%s writes through a pointer to const (the kernel parameter it comes from is "
+		   "annotated tl.const)", c->name);
+	return false;
+}
+
 static Value b_store(Sema *s, Call *c, int extra)
 {
 	(void)extra;
 	if (c->a[0].kind == V_BLOCKPTR) return bp_store(s, c);
 	ValId ptr, mask;
-	if (!pointer_arg(s, c, 0, &ptr)) return v_err();
+	if (!pointer_arg(s, c, 0, &ptr) || !writable_pointer(s, c, ptr)) return v_err();
 	if (c->has[3] && c->a[3].kind == V_TUPLE && c->a[3].n > 0) {
 		diag_error(s->d, c->at[3], "boundary_check is only supported for block pointers");
 		return v_err();
@@ -218,7 +228,8 @@ static Value b_atomic(Sema *s, Call *c, int aop)
 {
 	ValId ptr, mask;
 	int64_t sem;
-	if (!pointer_arg(s, c, 0, &ptr) || !sem_scope(s, c, 3, 4, &sem)) return v_err();
+	if (!pointer_arg(s, c, 0, &ptr) || !writable_pointer(s, c, ptr) || !sem_scope(s, c, 3, 4, &sem))
+		return v_err();
 	DType e = (DType)vtype(s, ptr).elem;
 	if (!atomic_dtype_ok(s, c, (AtomicOp)aop, e)) return v_err();
 	ValId val = to_ir(s, c->a[1], e, c->at[1]);

@@ -444,6 +444,8 @@ static bool bind_kernel_params(Sema *s, Fn *fn, const FuncDef *def, const SpecAr
 			}
 			specs[i] = args[i].spec;
 			v = bind_scalar_param(s, p->name, &args[i], &params);
+			if (v.kind == V_TENSOR && v.ty.dt == DT_PTR && param_is_const_pointer(p->annotation))
+				v.ty.ptr_const = tir_val(s->f, v.id)->ty.ptr_const = 1; /* what is computed from it keeps it */
 		} else if (ca) {
 			v = spec_const_value(s, fn, p, ca->val); /* @triton.autotune: the first config */
 		} else if (p->default_val) {

@@ -26,6 +26,14 @@ bool param_is_constexpr(Sema *s, ModScope *ms, const Expr *ann)
 	return n && !strcmp(n, "constexpr");
 }
 
+/* `x_ptr: tl.const` (or "tl.const"): a pointer to const, which Triton's launcher
+ * types `*k...` and its store and atomics refuse */
+bool param_is_const_pointer(const Expr *ann)
+{
+	const char *n = ann && ann->kind == EX_STR ? agg_ann_name(ann) : expr_last_name(ann);
+	return ann && ann->kind != EX_CALL && n && !strcmp(n, "const");
+}
+
 /* `s: tl.int64` (or "tl.int64"): the scalar dtype that Triton's launcher gives
  * the argument whatever its value; only the explicit widths and bool (u1), as
  * Triton's KernelParam.annotation_type, so `n: int` stays typed by the value. */

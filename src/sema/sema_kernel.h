@@ -87,6 +87,7 @@ void flatten_module(Sema *s, ModScope *ms, const Module *m, Flat *f);
 const FuncDef *find_kernel(Sema *s, const Flat *f, const char *name, ModScope **scope);
 /* whether a parameter annotation names tl.constexpr (through an alias too) */
 bool param_is_constexpr(Sema *s, ModScope *ms, const Expr *ann);
+bool param_is_const_pointer(const Expr *ann);
 
 /* ---- sema.c ---- */
 
