@@ -82,4 +82,25 @@ for t in cpu cuda-emu; do
 	has "$tmp/out" "far"
 done
 
+# a command right after a definition (no blank line) ends it: it was taken as
+# a line of source, a syntax error; a line of source starting with ':' that
+# names no command stays source
+cat >"$tmp/s8" <<EOT
+import triton
+import triton.language as tl
+@triton.jit
+def iota(o):
+    tl.store(o + tl.arange(0, 4), tl.arange(0, 4))
+:run iota --grid 1 o=zeros((4,), i32)
+@triton.jit
+def halves(o):
+    t = (tl.arange(0, 4), tl.arange(0, 4) * 2)[0
+:1]
+    tl.store(o + tl.arange(0, 4), t[0] + 1)
+:run halves --grid 1 o=zeros((4,), i32)
+EOT
+expect 0 $TILE repl <"$tmp/s8"
+has "$tmp/out" "[0, 1, 2, 3]"
+has "$tmp/out" "[1, 2, 3, 4]"
+
 finish

@@ -1,6 +1,6 @@
 /* repl.c: `tile repl`, a small interactive loop.
  *
- * Kernel source is typed as is; a blank line ends a definition, which is
+ * Kernel source is typed as is; a blank line (or a command) ends a definition, which is
  * added to everything defined so far (so helpers stay visible). Commands:
  *   :run KERNEL --grid X[,Y[,Z]] [--out-dir DIR] NAME=VALUE...   (as tile run --print)
  *   :emit FORM [KERNEL] [--signature SIG] [--const NAME=V]...    (as tile compile --emit)
@@ -195,6 +195,19 @@ static int run_in_child(Repl *r, char **tok, int n)
 }
 
 /* Returns false on :quit. */
+/* A line naming one of the commands: ':' then a command word. Only these end a
+ * pending definition, since a line of source may start with ':' too (a slice
+ * or a dict continued from the line before). */
+static bool is_command(const char *line)
+{
+	static const char *const names[] = {"quit", "q", "exit", "help", "source", "reset", "kernels", "run", "emit"};
+	if (line[0] != ':') return false;
+	size_t n = strcspn(line + 1, " \t\r\n");
+	for (size_t i = 0; i < COUNTOF(names); i++)
+		if (strlen(names[i]) == n && !strncmp(line + 1, names[i], n)) return true;
+	return false;
+}
+
 static bool command(Repl *r, char *line)
 {
 	char *tok[1024];
@@ -297,6 +310,8 @@ int cmd_repl(int argc, char **argv)
 			break;
 		}
 		bool nul = memchr(line, 0, (size_t)len) != NULL;
+		if (r.pending.len && !nul && is_command(line))
+			define(&r); /* a command right after a definition ends it, as a blank line does */
 		if (r.pending.len == 0 && line[0] == ':') {
 			if (nul) { /* the words after it would be lost */
 				fprintf(stderr, "tile: error: a NUL byte in the command\n");
