@@ -423,6 +423,45 @@ static Value b_pointer_type(Sema *s, Call *c, int extra)
 	return v_dtype(type_ptr((DType)dt.dt));
 }
 
+/* tl.block_type(element_ty, shape): the type of a block, as x.type gives it, for
+ * comparing with one and for isinstance; Triton checks only the element count */
+static Value b_block_type(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	Type dt;
+	int32_t shape[TIR_MAX_RANK];
+	int n;
+	if (!arg_dtype(s, c, 0, &dt) || !as_int_list(s, c->a[1], c->at[1], "shape", shape, TIR_MAX_RANK, &n))
+		return v_err();
+	if (c->a[0].n > 0) {
+		diag_error(s->d, c->at[0], "tl.block_type: the element type must be a scalar type, got a block type");
+		return v_err();
+	}
+	int64_t numel = 1;
+	for (int i = 0; i < n; i++) {
+		if (shape[i] <= 0) {
+			diag_error(s->d, c->at[1], "tl.block_type: dimension %d of the shape is %d; it must be positive", i,
+				   (int)shape[i]);
+			return v_err();
+		}
+		numel *= shape[i];
+	}
+	if (numel > TILE_MAX_NUMEL) {
+		diag_error(s->d, c->at[1], "tl.block_type: %lld elements exceed the limit of %d (TRITON_MAX_TENSOR_NUMEL)",
+			   (long long)numel, TILE_MAX_NUMEL);
+		return v_err();
+	}
+	if (n == 0) {
+		diag_error(s->d, c->at[1], "tl.block_type: the shape is empty (Triton: 0d block_type is forbidden)");
+		return v_err();
+	}
+	Value t = v_dtype(dt); /* the element type, and the shape in items, as x.type of a block */
+	t.n = n;
+	t.items = ARENA_NEWN(s->a, Value, n);
+	for (int i = 0; i < n; i++) t.items[i] = v_int(shape[i]);
+	return t;
+}
+
 /* ---- hints --------------------------------------------------------------------------------- */
 
 static Value b_hint(Sema *s, Call *c, int extra)
@@ -471,6 +510,7 @@ const Builtin builtins_core[] = {
     {"condition", "arg1,disable_licm=False", b_condition, 0, BF_TL},
     {"async_task", "task_ids=None,num_warps=None,num_regs=None,registers=None,replicate=None", b_async_task, 0, BF_TL},
     {"pointer_type", "element_ty,address_space=1", b_pointer_type, 0, BF_TL},
+    {"block_type", "element_ty,shape", b_block_type, 0, BF_TL},
     {"multiple_of", "input,values", b_hint, HINT_MULTIPLE_OF, BF_TL | BF_METHOD},
     {"max_contiguous", "input,values", b_hint, HINT_MAX_CONTIGUOUS, BF_TL | BF_METHOD},
     {"max_constancy", "input,values", b_hint, HINT_MAX_CONSTANCY, BF_TL | BF_METHOD},

@@ -117,6 +117,19 @@ static Value b_dtype_int_limit(Sema *s, Call *c, int is_max)
 	return is_max ? v_uint64(UINT64_MAX >> (64 - bits)) : v_int(0);
 }
 
+/* block_type.get_block_shapes(): its shape (a scalar dtype has no such method in Triton) */
+static Value b_dtype_block_shapes(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	Value t = c->a[0];
+	if (t.kind != V_DTYPE || t.n == 0) {
+		diag_error(s->d, c->loc, "'get_block_shapes' of %s: not a block type (x.type of a block)",
+			   t.kind == V_DTYPE ? dtype_triton_name(s, t.ty) : v_describe(s, t));
+		return v_err();
+	}
+	return v_tuple(s, t.items, t.n);
+}
+
 const Builtin builtins_dtype[] = {
     {"is_fp16", "self", b_dtype_is, 0, BF_DTYPE},
     {"is_fp32", "self", b_dtype_is, 1, BF_DTYPE},
@@ -153,5 +166,6 @@ const Builtin builtins_dtype[] = {
     {"is_void", "self=None", b_dtype_is_void, 0, BF_DTYPE},
     {"kind", "self", b_dtype_kind, 0, BF_DTYPE},
     {"codegen_name", "self", b_dtype_codegen_name, 0, BF_DTYPE},
+    {"get_block_shapes", "self", b_dtype_block_shapes, 0, BF_DTYPE},
     {NULL, NULL, NULL, 0, 0},
 };

@@ -519,7 +519,7 @@ static Value b_py_anyall(Sema *s, Call *c, int extra)
 }
 
 /* isinstance(x, T) for the classes a kernel can name: Python's int, float,
- * bool, str, tuple, list and tl.tensor, tl.constexpr, tl.dtype,
+ * bool, str, tuple, list and tl.tensor, tl.constexpr, tl.dtype, tl.block_type, tl.pointer_type,
  * tl.tensor_descriptor (tl.tensor_descriptor_base), torch.Tensor; T may be a
  * tuple of them. */
 static int isinstance_one(Sema *s, Value x, Value t, SrcLoc loc)
@@ -562,6 +562,9 @@ static int isinstance_one(Sema *s, Value x, Value t, SrcLoc loc)
 	if (!strcmp(n, "tuple") || !strcmp(n, "list")) return x.kind == V_TUPLE;
 	if (!strcmp(n, "constexpr")) return cst || (v_is_enum_member(x) && x.ns == ENUM_WRAPPED);
 	if (!strcmp(n, "dtype")) return x.kind == V_DTYPE || (cst && x.c.kind == CV_DTYPE);
+	/* Triton's dtype subclasses: x.type of a block, a pointer dtype */
+	if (!strcmp(n, "block_type")) return x.kind == V_DTYPE && x.n > 0;
+	if (!strcmp(n, "pointer_type")) return x.kind == V_DTYPE && x.n == 0 && x.ty.dt == DT_PTR;
 	if (!strcmp(n, "tensor")) return x.kind == V_TENSOR || (x.kind == V_BLOCKPTR && !x.bp->desc);
 	if (!strcmp(n, "tensor_descriptor") || !strcmp(n, "tensor_descriptor_base"))
 		return x.kind == V_BLOCKPTR && x.bp->desc;

@@ -467,7 +467,8 @@ static bool dtypes_equal(Value a, Value b)
 {
 	if (v_is_foreign_dtype(a) || v_is_foreign_dtype(b)) /* equal only to itself */
 		return v_is_foreign_dtype(a) && v_is_foreign_dtype(b) && !strcmp(a.msg, b.msg);
-	if (!type_eq(a.ty, b.ty) || a.n != b.n) return false;
+	/* a pointer to const is another type in Triton (type_eq does not tell them apart) */
+	if (!type_eq(a.ty, b.ty) || a.ty.ptr_const != b.ty.ptr_const || a.n != b.n) return false;
 	for (int i = 0; i < a.n; i++)
 		if (a.items[i].c.i != b.items[i].c.i) return false;
 	return true;

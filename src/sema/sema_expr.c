@@ -75,10 +75,10 @@ static Value dtype_attr(Sema *s, Value obj, const char *name, SrcLoc loc)
 	if (obj.n > 0) { /* a block type (x.type of a block x): its element type and shape */
 		if (!strcmp(name, "element_ty") || !strcmp(name, "scalar")) return v_dtype(obj.ty);
 		if (!strcmp(name, "shape")) return v_tuple(s, obj.items, obj.n);
-		if (!strcmp(name, "numel")) {
+		if (!strcmp(name, "numel") || !strcmp(name, "nbytes")) {
 			int64_t numel = 1;
 			for (int i = 0; i < obj.n; i++) numel *= obj.items[i].c.i;
-			return v_int(numel);
+			return v_int(name[0] == 'n' && name[1] == 'b' ? numel * (dtype_bits((DType)obj.ty.dt) / 8) : numel);
 		}
 	}
 	if (!strcmp(name, "element_ty")) {
