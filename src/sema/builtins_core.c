@@ -420,7 +420,11 @@ static Value b_pointer_type(Sema *s, Call *c, int extra)
 		diag_error(s->d, c->at[0], "pointers to pointers are not supported");
 		return v_err();
 	}
-	return v_dtype(type_ptr((DType)dt.dt));
+	bool is_const = false;
+	if (c->has[2] && !arg_bool(s, c, 2, &is_const)) return v_err();
+	Type t = type_ptr((DType)dt.dt);
+	t.ptr_const = is_const; /* tl.pointer_type(tl.float16, const=True), as a tl.const parameter's */
+	return v_dtype(t);
 }
 
 /* tl.block_type(element_ty, shape): the type of a block, as x.type gives it, for
@@ -509,7 +513,7 @@ const Builtin builtins_core[] = {
     {"to_tensor", "x", b_to_tensor, 0, BF_TL},
     {"condition", "arg1,disable_licm=False", b_condition, 0, BF_TL},
     {"async_task", "task_ids=None,num_warps=None,num_regs=None,registers=None,replicate=None", b_async_task, 0, BF_TL},
-    {"pointer_type", "element_ty,address_space=1", b_pointer_type, 0, BF_TL},
+    {"pointer_type", "element_ty,address_space=1,const=False", b_pointer_type, 0, BF_TL},
     {"block_type", "element_ty,shape", b_block_type, 0, BF_TL},
     {"multiple_of", "input,values", b_hint, HINT_MULTIPLE_OF, BF_TL | BF_METHOD},
     {"max_contiguous", "input,values", b_hint, HINT_MAX_CONTIGUOUS, BF_TL | BF_METHOD},

@@ -139,8 +139,8 @@ static Value b_load(Sema *s, Call *c, int extra)
 static bool writable_pointer(Sema *s, Call *c, ValId ptr)
 {
 	if (!vtype(s, ptr).ptr_const) return true;
-	diag_error(s->d, c->at[0], "%s writes through a pointer to const (the kernel parameter it comes from is "
-		   "annotated tl.const)", c->name);
+	diag_error(s->d, c->at[0], "%s writes through a pointer to const (one computed from a parameter annotated "
+		   "tl.const, or cast to tl.pointer_type(..., const=True))", c->name);
 	return false;
 }
 

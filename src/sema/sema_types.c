@@ -225,7 +225,7 @@ ValId cast_val(Sema *s, ValId x, Type dst, bool bitcast, int flags, SrcLoc loc)
 {
 	Type src = vtype(s, x);
 	Type out = with_shape(type_elem(dst), src);
-	if (type_eq(type_elem(src), type_elem(dst))) return x;
+	if (type_eq(type_elem(src), type_elem(dst)) && src.ptr_const == dst.ptr_const) return x;
 	DType sd = (DType)src.dt, dd = (DType)dst.dt;
 	if (bitcast && sd != DT_PTR && dd != DT_PTR) { /* with a pointer: a cast, as Triton's bitcast */
 		if (dtype_bits(sd) != dtype_bits(dd)) {
