@@ -84,27 +84,25 @@ static void fold_dot_add(TirFunc *f, TirBlock *b, uint32_t *uses)
 		TirOp *op = b->ops[k];
 		for (int r = 0; r < op->nregions; r++) fold_dot_add(f, &op->regions[r], uses);
 		if (op->kind != TOP_ADD || op->nin != 2) continue;
-		int first = def_pos(f, b, op->operands[0]) > def_pos(f, b, op->operands[1]) ? 0 : 1;
-		for (int n = 0; n < 2; n++) {
-			int j = n ? 1 - first : first;
-			ValId d = op->operands[j], acc = op->operands[1 - j];
-			const TirOp *dot = f->vals.data[d].def;
-			if (!foldable(f, op, uses, j))
-				continue;
-			ValId *in = ARENA_NEWN(f->arena, ValId, 3);
-			in[0] = dot->operands[0];
-			in[1] = dot->operands[1];
-			in[2] = acc;
-			op->kind = TOP_DOT;
-			op->operands = in;
-			op->nin = 3;
-			op->attr = dot->attr;
-			op->loc = dot->loc;
-			uses[d] = 0;
-			uses[in[0]]++;
-			uses[in[1]]++;
-			break;
-		}
+		bool can0 = foldable(f, op, uses, 0), can1 = foldable(f, op, uses, 1);
+		if (!can0 && !can1) continue;
+		/* def_pos scans the block: only where both qualify (it was asked
+		 * of every add, quadratic in a long block of them) */
+		int j = !can1 || (can0 && def_pos(f, b, op->operands[0]) > def_pos(f, b, op->operands[1])) ? 0 : 1;
+		ValId d = op->operands[j], acc = op->operands[1 - j];
+		const TirOp *dot = f->vals.data[d].def;
+		ValId *in = ARENA_NEWN(f->arena, ValId, 3);
+		in[0] = dot->operands[0];
+		in[1] = dot->operands[1];
+		in[2] = acc;
+		op->kind = TOP_DOT;
+		op->operands = in;
+		op->nin = 3;
+		op->attr = dot->attr;
+		op->loc = dot->loc;
+		uses[d] = 0;
+		uses[in[0]]++;
+		uses[in[1]]++;
 	}
 }
 
