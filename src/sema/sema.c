@@ -298,7 +298,7 @@ static bool run_heuristics(Sema *s, Fn *fn, const FuncDef *def, const KDeco *kd,
 			int64_t opt = v_is_intlike(r) ? r.c.i : -1;
 			if (strcmp(hr->name, "num_warps") && strcmp(hr->name, "num_stages")) continue; /* num_ctas, maxnreg: ignored */
 			if (opt < 1 || opt > 32 || (!strcmp(hr->name, "num_warps") && (opt & (opt - 1)))) {
-				diag_error(s->d, hr->loc, "heuristic for '%s' gave %s; it must be %s", hr->name, v_describe(s, r),
+				diag_error(s->d, hr->loc, "heuristic for '%s' gave %s; it must be %s", hr->name, py_repr_text(s, r),
 					   hr->name[4] == 'w' ? "a power of two from 1 to 32" : "an integer from 1 to 32");
 				return false;
 			}
