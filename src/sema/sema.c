@@ -414,6 +414,10 @@ static bool bind_kernel_params(Sema *s, Fn *fn, const FuncDef *def, const SpecAr
 		bool given = i < nargs && !args[i].use_default; /* else left out: its default */
 		if (heur && (!given || (args[i].is_const && args[i].cval.kind == CV_NONE))) {
 			pending[i] = true; /* computed below, once the other parameters are bound */
+			/* a Config sets it too: the heuristic sees the config's value
+			 * (Triton's Autotuner passes it in) and its result wins */
+			v = ca && !given ? spec_const_value(s, fn, p, ca->val) : v_err();
+			if (v.kind != V_ERR) env_set(&fn->env, p->name, enum_wrap(v));
 			continue;
 		} else if (given && args[i].is_const) {
 			v = args[i].empty_tuple ? v_tuple(s, NULL, 0) : spec_const_value(s, fn, p, args[i].cval);
@@ -482,6 +486,17 @@ static bool bind_kernel_params(Sema *s, Fn *fn, const FuncDef *def, const SpecAr
 	if (ok && s->run_prune && (kd->prune.kind || kd->perf.kind || kd->prune_why) && kd->cfgs.kind == V_TUPLE)
 		ok = prune_configs(s, fn, def, kd, specs, args, nargs);
 	if (ok && kd->nheurs && !s->prune_only) ok = run_heuristics(s, fn, def, kd, pending, specs, args, nargs);
+	if (ok && kd->nheurs && s->prune_only && s->pruned) {
+		/* a heuristic may read a parameter the kept config set: its result
+		 * is what the compile needs (one that needs a runtime value leaves
+		 * the heuristics to the compile, which reports it) */
+		Quiet q;
+		int nw = s->f->num_warps, ns = s->f->num_stages;
+		quiet_begin(s, &q);
+		bool done = run_heuristics(s, fn, def, kd, pending, specs, args, nargs);
+		s->heurs_done = !quiet_end(s, &q, NULL) && done;
+		if (!s->heurs_done) s->f->num_warps = nw, s->f->num_stages = ns;
+	}
 	s->f->nparams = (int)params.len;
 	s->f->params = params.len ? vec_to_arena(s->a, &params) : NULL;
 	vec_free(&params);
@@ -532,7 +547,11 @@ bool sema_heuristic_values(SemaCtx *c, const Module *m, const char *kernel, cons
 		for (int i = 0; ok && i < def->nparams; i++) {
 			bool unbound = i >= nargs || args[i].use_default || (args[i].is_const && args[i].cval.kind == CV_NONE);
 			bool pruned = s.pruned && unbound && find_config_arg(&kd, def->params[i].name);
-			Value *v = (find_heur(&kd, def->params[i].name) || pruned) && unbound
+			/* a heuristic's parameter is the heuristic's to set: pruning
+			 * alone leaves it unbound, whatever value a config gave it
+			 * (bound, the heuristic would not run) */
+			bool heur = find_heur(&kd, def->params[i].name);
+			Value *v = (heur ? !s.prune_only || s.heurs_done : pruned) && unbound
 			                   ? env_find(&fn.env, def->params[i].name) : NULL;
 			if (v && v->kind == V_CONST) {
 				out[i] = v->c;

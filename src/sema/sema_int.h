@@ -262,6 +262,9 @@ struct Sema {
 	bool run_prune;
 	bool prune_only; /* HeurLaunch.prune_only */
 	Value *pruned;
+	/* prune_only: the heuristics, run quietly on the pruned config, all gave
+	 * a value (a heuristic setting a parameter the configs set too) */
+	bool heurs_done;
 	bool too_big; /* the kernel passed SEMA_MAX_VALUES (reported once) */
 	int64_t work; /* compile-time evaluation done so far (sema_work) */
 	bool too_much_work;
