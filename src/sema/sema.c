@@ -457,7 +457,7 @@ static bool bind_kernel_params(Sema *s, Fn *fn, const FuncDef *def, const SpecAr
 			 * calls runs here, and no kernel code may come of it */
 			int nops = s->blk ? s->blk->nops : 0;
 			s->host_fn++;
-			v = eval(s, fn, p->default_val);
+			v = eval_default(s, fn, def, p->default_val);
 			s->host_fn--;
 			if (v.kind != V_ERR && s->blk && s->blk->nops != nops) {
 				diag_error(s->d, p->default_val->loc,

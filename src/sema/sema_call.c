@@ -298,7 +298,7 @@ static Value call_user_impl(Sema *s, Value callee, const Value *args, int nargs,
 			/* host Python, run when the def ran (as the kernel's own defaults) */
 			int nops = s->blk ? s->blk->nops : 0;
 			s->host_fn++;
-			vals[i] = eval(s, &fn, p->default_val);
+			vals[i] = eval_default(s, &fn, def, p->default_val);
 			s->host_fn--;
 			if (vals[i].kind != V_ERR && s->blk && s->blk->nops != nops) {
 				diag_error(s->d, p->default_val->loc,

@@ -446,7 +446,7 @@ int sema_list_kernels(SemaCtx *c, const Module *m, KernelInfo **out)
 				Quiet q;
 				quiet_begin(&s, &q);
 				s.host_fn++; /* host Python, as when the def runs */
-				Value v = eval(&s, &tmp, fn->params[p].default_val);
+				Value v = eval_default(&s, &tmp, fn, fn->params[p].default_val);
 				s.host_fn--;
 				bool failed = quiet_end(&s, &q, NULL);
 				fn_free(&tmp);

@@ -358,6 +358,9 @@ typedef struct Quiet {
 } Quiet;
 void quiet_begin(Sema *s, Quiet *q);
 bool quiet_end(Sema *s, Quiet *q, Diag *first);
+/* e, a default of def's parameter, evaluated as Python does when the def
+ * runs: of fn's module, only the names bound before the def are visible */
+Value eval_default(Sema *s, Fn *fn, const FuncDef *def, const Expr *e);
 /* e evaluated as module m's host code (a module-level expression) */
 Value eval_module_expr(Sema *s, ModScope *m, const Expr *e);
 /* `name` in scope m alone (not the scopes around it) */

@@ -676,6 +676,25 @@ Value python_builtin(Sema *s, const char *name, bool *found)
 	return *found ? v_builtin(id, NULL) : v_err();
 }
 
+Value eval_default(Sema *s, Fn *fn, const FuncDef *def, const Expr *e)
+{
+	ModScope *m = fn->mod;
+	size_t saved = m ? m->limit : 0;
+	for (size_t i = 0; m && def && i < m->globals.len; i++) {
+		const Stmt *st = m->globals.data[i].stmt;
+		if (st && st->kind == ST_FUNCDEF && st->func == def) {
+			/* a later X = ... or def of the name is not seen (a kernel
+			 * in a class or a host function: its scope, no limit) */
+			size_t end = saved == (size_t)-1 ? 0 : saved ? saved : m->globals.len;
+			if (i < end) m->limit = i ? i : (size_t)-1;
+			break;
+		}
+	}
+	Value v = eval(s, fn, e);
+	if (m) m->limit = saved;
+	return v;
+}
+
 Value lookup_name(Sema *s, Fn *fn, const char *name, SrcLoc loc)
 {
 	Value *p = env_find(&fn->env, name);
