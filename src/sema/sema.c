@@ -26,7 +26,10 @@ void sema_teardown(Sema *s)
 	vec_free(&s->jit_wrap_seen);
 	vec_free(&s->jit_wrapped);
 	vec_free(&s->tma_descs);
-	for (ModScope *m = s->mods; m; m = m->next) vec_free(&m->globals);
+	for (ModScope *m = s->mods; m; m = m->next) {
+		vec_free(&m->globals);
+		vec_free(&m->def_at);
+	}
 	s->mods = NULL;
 	s->prelude = NULL;
 }

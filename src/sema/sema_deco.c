@@ -705,6 +705,7 @@ bool kernel_decorators(Sema *s, ModScope *ms, const FuncDef *def, KDeco *out)
 	/* decorator arguments are host Python: their loops run here, and
 	 * nothing they do may land in the kernel's code */
 	s->host_fn++;
+	size_t limit = limit_to_def(ms, def);
 	int nops = s->blk ? s->blk->nops : 0;
 	for (int i = 0; i < def->ndecorators && ok; i++) {
 		const Expr *d = def->decorators[i];
@@ -739,6 +740,7 @@ bool kernel_decorators(Sema *s, ModScope *ms, const FuncDef *def, KDeco *out)
 			ok = false;
 		}
 	}
+	ms->limit = limit;
 	s->host_fn--;
 	fn_free(&tmp);
 	out->nheurs = (int)hs.len;

@@ -165,6 +165,12 @@ typedef struct AggInfo {
 	int n;
 } AggInfo;
 
+/* A def bound at index idx of a scope's globals (limit_to_def's lookup). */
+typedef struct DefAt {
+	const FuncDef *def;
+	size_t idx;
+} DefAt;
+
 struct ModScope {
 	const Module *ast;
 	const char *name;
@@ -184,6 +190,9 @@ struct ModScope {
 	int enum_n;            /* its members (enum_m), once known; -1: they failed */
 	struct EnumMember *enum_m;
 	size_t limit;   /* while evaluating global k: only globals before k are visible (0 = all) */
+	/* the defs among globals, sorted by address (built for def_at_len globals) */
+	VEC(DefAt) def_at;
+	size_t def_at_len;
 	int nalts;      /* module-level if/try groups so far */
 	bool is_prelude;
 };
@@ -358,8 +367,13 @@ typedef struct Quiet {
 } Quiet;
 void quiet_begin(Sema *s, Quiet *q);
 bool quiet_end(Sema *s, Quiet *q, Diag *first);
-/* e, a default of def's parameter, evaluated as Python does when the def
- * runs: of fn's module, only the names bound before the def are visible */
+/* Python evaluates a def's defaults and decorators when the def runs: while
+ * sema does, of module m only the names bound before the def are visible
+ * (not a later X = ...). Returns m's limit to restore afterwards; a def that
+ * is no binding of m (a call form's copy, one in a class or host function
+ * seen from the module) leaves the limit alone. */
+size_t limit_to_def(ModScope *m, const FuncDef *def);
+/* e, a default of def's parameter, evaluated under limit_to_def */
 Value eval_default(Sema *s, Fn *fn, const FuncDef *def, const Expr *e);
 /* e evaluated as module m's host code (a module-level expression) */
 Value eval_module_expr(Sema *s, ModScope *m, const Expr *e);

@@ -5,7 +5,9 @@
  * touches: `import torch` only fails if the kernel uses `torch`). Evaluating
  * global k sees only the bindings before it, as Python's top-to-bottom
  * execution would (`fn = triton.jit(fn)` refers to the def above it).
- */#include <string.h>
+ */
+#include <stdlib.h>
+#include <string.h>
 
 #include "sema/sema_int.h"
 
@@ -676,22 +678,46 @@ Value python_builtin(Sema *s, const char *name, bool *found)
 	return *found ? v_builtin(id, NULL) : v_err();
 }
 
+static int by_def(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)((const DefAt *)a)->def, y = (uintptr_t)((const DefAt *)b)->def;
+	return x < y ? -1 : x > y;
+}
+
+/* Where def is bound among m's globals; false when it is not (a call form's
+ * copy). Sorted once, as a module of 100000 kernels asks for each. */
+static bool def_index(ModScope *m, const FuncDef *def, size_t *idx)
+{
+	if (m->def_at_len != m->globals.len) {
+		m->def_at.len = 0;
+		for (size_t i = 0; i < m->globals.len; i++) {
+			const Stmt *st = m->globals.data[i].stmt;
+			if (st && st->kind == ST_FUNCDEF) vec_push(&m->def_at, ((DefAt){st->func, i}));
+		}
+		if (m->def_at.len) qsort(m->def_at.data, m->def_at.len, sizeof(DefAt), by_def);
+		m->def_at_len = m->globals.len;
+	}
+	DefAt key = {def, 0};
+	const DefAt *hit = m->def_at.len ? bsearch(&key, m->def_at.data, m->def_at.len, sizeof(DefAt), by_def) : NULL;
+	if (hit) *idx = hit->idx;
+	return hit != NULL;
+}
+
+size_t limit_to_def(ModScope *m, const FuncDef *def)
+{
+	size_t saved = m ? m->limit : 0, i;
+	if (m && def && def_index(m, def, &i)) {
+		size_t end = saved == (size_t)-1 ? 0 : saved ? saved : m->globals.len;
+		if (i < end) m->limit = i ? i : (size_t)-1;
+	}
+	return saved;
+}
+
 Value eval_default(Sema *s, Fn *fn, const FuncDef *def, const Expr *e)
 {
-	ModScope *m = fn->mod;
-	size_t saved = m ? m->limit : 0;
-	for (size_t i = 0; m && def && i < m->globals.len; i++) {
-		const Stmt *st = m->globals.data[i].stmt;
-		if (st && st->kind == ST_FUNCDEF && st->func == def) {
-			/* a later X = ... or def of the name is not seen (a kernel
-			 * in a class or a host function: its scope, no limit) */
-			size_t end = saved == (size_t)-1 ? 0 : saved ? saved : m->globals.len;
-			if (i < end) m->limit = i ? i : (size_t)-1;
-			break;
-		}
-	}
+	size_t saved = limit_to_def(fn->mod, def);
 	Value v = eval(s, fn, e);
-	if (m) m->limit = saved;
+	if (fn->mod) fn->mod->limit = saved;
 	return v;
 }
 
