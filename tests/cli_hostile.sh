@@ -35,6 +35,22 @@ done
 expect 0 $TILE compile "$tmp/link.tile" add_kernel --signature "$SIG" --target cpu -o "$tmp/va.o"
 cmp -s kernels/vector_add.tile "$tmp/va.tile" || fail "-o va.o changed the source"
 
+# so is -o naming a module the kernel's file imports (through a package too):
+# it was overwritten with the ELF object
+mkdir -p "$tmp/dep/pkg"
+printf 'import triton\n\n\n@triton.jit\ndef two(x):\n    return x * 2\n' >"$tmp/dep/helpers.py"
+printf 'from .inner import three\n' >"$tmp/dep/pkg/__init__.py"
+printf 'import triton\n\n\n@triton.jit\ndef three(x):\n    return x * 3\n' >"$tmp/dep/pkg/inner.py"
+printf 'import triton\nimport triton.language as tl\nimport helpers\nimport pkg\n\n\n@triton.jit\ndef k(X):\n    tl.store(X, pkg.three(helpers.two(1)))\n' \
+	>"$tmp/dep/k.py"
+for o in "$tmp/dep/helpers.py" "$tmp/dep/pkg/../helpers.py" "$tmp/dep/pkg/inner.py" "$tmp/dep/pkg/__init__.py"; do
+	cp "$o" "$tmp/dep/saved"
+	expect 1 $TILE compile "$tmp/dep/k.py" k --signature '*i32' --target cpu -o "$o"
+	has "$tmp/err" "a module the kernel's file imports"
+	cmp -s "$tmp/dep/saved" "$o" || fail "-o $o overwrote an imported module"
+done
+expect 0 $TILE compile "$tmp/dep/k.py" k --signature '*i32' --target cpu -o "$tmp/dep/k.o"
+
 # a kernel name longer than the symbol buffer (Python has no limit) runs, on
 # a cold and a warm cache: the JIT looked up the name cut at 127 characters
 long=$(printf 'k%.0s' $(seq 1 200))

@@ -522,6 +522,15 @@ int cmd_compile(int argc, char **argv)
 		cli_report(ctx);
 		rc = EXIT_USER;
 	}
+	/* the files it imports are sources too: -o over one loses it */
+	for (size_t i = 0; !rc && out && strcmp(out, "-") != 0 && i < mod->src->loaded.len; i++) {
+		const char *dep = mod->src->loaded.data[i]->file.name;
+		if (same_file(dep, out)) {
+			fprintf(stderr, "tile: error: -o '%s' is '%s', a module the kernel's file imports; name another "
+			        "output file\n", out, dep);
+			rc = EXIT_USER;
+		}
+	}
 	bool need_kernel = !emit || strcmp(emit, "ast") != 0;
 	if (!rc && need_kernel && !kernel && !(kernel = cli_default_kernel(mod)))
 		rc = EXIT_USAGE;
