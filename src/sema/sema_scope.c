@@ -422,7 +422,11 @@ static Value eval_global(Sema *s, ModScope *m, size_t idx, SrcLoc use)
 	size_t ndiags = s->d->diags.len;
 	unsigned py_errors = s->py_errors;
 	size_t saved_limit = m->limit;
-	m->limit = idx ? idx : (size_t)-1;
+	/* a statement's names bound so far are not seen: it evaluates from the
+	 * names before it (X, Y = Y, X swaps; a loop rebinding X and Y runs once) */
+	size_t first = idx;
+	while (first > 0 && g->stmt && m->globals.data[first - 1].stmt == g->stmt) first--;
+	m->limit = first ? first : (size_t)-1;
 	Value v = v_err();
 	if (kind == GB_IMPORT) {
 		v = g->bind_root ? import_root(s, m, g->modname, g->loc) : resolve_module_path(s, m, g->modname, 0, g->loc);
