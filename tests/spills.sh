@@ -233,4 +233,20 @@ P
 	done
 fi
 
+# ---- 4. pipelined K and V fragments read before a barrier of the prefetch ------
+# kernels/paged_attention.tile: the K and V copies of a later iteration are
+# addressed through indices converted through shared memory (a barrier).
+# The pipelined loads were read at the top of the body, before it, so
+# tp_sched.c could not sink their ldmatrix reads to the mmas: all of K's and
+# V's fragments were live at the first mma (64x64 d128 over 4 warps: 24 B
+# of spills; 128x64 d128: 992 B). They are read where the loads stood.
+pa_sig='*fp16:16,*fp16:16,*fp16:16,*i32:16,*fp16:16,i32,fp32,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,128,64,64'
+expect 0 $TILE compile kernels/paged_attention.tile paged_attention_kernel --signature "$pa_sig" \
+	--num-stages 3 --target sm_90a --emit thread
+# in the loop, the ldmatrix reads before its first mma: one k step's, not all of K's (32)
+n=$(awk '/= for /{inl = 1} inl && / = mma /{exit} inl && / = ldmatrix /{n++} END {print n + 0}' "$tmp/out")
+[ "$n" -le 4 ] || fail "paged_attention: $n ldmatrix reads before the loop's first mma (expected at most 4)"
+no_spills paged_attention kernels/paged_attention.tile paged_attention_kernel --signature "$pa_sig" \
+	--num-stages 3
+
 finish

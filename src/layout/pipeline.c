@@ -36,9 +36,9 @@
  *     copy(it 0) -> slot 0; commit; copy(it 1) -> slot 1; commit
  *     for i (r = read slot, ahead = iter args of iteration i+S-1):
  *         wait(S-2); barrier          // own copies of it i landed; all threads
- *         x = local_load(slot r)      //   are past their reads of it i-1
+ *                                     //   are past their reads of it i-1
  *         copy(it i+S-1) -> slot (r+S-1)%S; commit   // the slot it i-1 read
- *         ...rest of the body...
+ *         ...the body, x = local_load(slot r) where x's load stood...
  *     wait(0); barrier
  *
  * The write into slot (r+S-1)%S = (r-1)%S happens after iteration i's barrier,
@@ -491,17 +491,17 @@ static void replace_uses_of(Pipe *P, Inst *I, const PLoad *pl, ValId r, ValId v,
 	}
 }
 
-/* Operand loads are read at the top of the body, value loads where they were
- * (after I: the slot stays valid to the next iteration's barrier), so their
- * values are not live across the prefetch. */
+/* A load is read where it stood (after I: the slot stays valid to the next
+ * iteration's barrier), so its value is not live across the prefetch. An
+ * operand load read at the top of the body was sunk to its mmas by tp_sched.c,
+ * but not past a barrier of the prefetch (a conversion of the index a paged
+ * attention's K and V copies are addressed with): its fragments were all read
+ * before it, 128 registers for 64x128 K and V tiles. */
 static void replace_load(Pipe *P, Inst *I, const PLoad *pl, ValId r, TirOp **dead, int *ndead)
 {
 	Inst at = *I;
-	if (pl->value)
-		at.pos = op_pos(P->body, pl->op);
+	at.pos = op_pos(P->body, pl->op);
 	replace_uses_of(P, &at, pl, r, pl->op->results[0], NULL, dead, ndead);
-	if (!pl->value)
-		I->pos = at.pos;
 	dead[(*ndead)++] = pl->op;
 }
 
@@ -626,7 +626,7 @@ static void transform(Pipe *P, int S, int64_t step)
 		ahead[k] = P->used[k] ? P->body->args[first + a++] : 0;
 	ValId r = P->body->args[first + na];
 
-	/* body prefix: wait, barrier, reads of slot r, prefetch of i+S-1 (its
+	/* body prefix: wait, barrier, prefetch of i+S-1 (its
 	 * index loads were issued an iteration earlier, their latency hidden by
 	 * that iteration), the index loads of i+S */
 	TirBlock *body = P->body;
