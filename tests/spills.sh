@@ -233,7 +233,78 @@ P
 	done
 fi
 
-# ---- 4. pipelined K and V fragments read before a barrier of the prefetch ------
+# ---- 4. a big loop-invariant dot operand held in registers --------------------
+# sglang's grouped MLA decode: q (16 heads x 512) is loaded before the loop
+# over KV blocks and is the A operand of every iteration's q @ k^T. It was
+# converted to the mma operand layout in front of the loop and its registers
+# carried through it, replicated on all 4 warps: 128 registers a thread
+# (255 registers, 120 B of spills). It is written once to shared memory in
+# front of the loop and read with ldmatrix at the dot (hold_smem.c), as
+# Triton does: 192 registers, no spills.
+cat >"$tmp/mla.tile" <<'K'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def mla_decode(q_ptr, kv_ptr, o_ptr, n, stride_kv, D: tl.constexpr, BN: tl.constexpr):
+    rh = tl.arange(0, 16)
+    rd = tl.arange(0, D)
+    q = tl.load(q_ptr + rh[:, None] * D + rd[None, :])
+    m_i = tl.full((16,), float("-inf"), tl.float32)
+    l_i = tl.zeros((16,), tl.float32)
+    acc = tl.zeros((16, D), tl.float32)
+    for start in range(0, n, BN):
+        rn = start + tl.arange(0, BN)
+        kt = tl.load(kv_ptr + rn[None, :] * stride_kv + rd[:, None], mask=rn[None, :] < n, other=0.0)
+        s = tl.where(rn[None, :] < n, tl.dot(q, kt), float("-inf"))
+        m_new = tl.maximum(m_i, tl.max(s, 1))
+        p = tl.exp(s - m_new[:, None])
+        alpha = tl.exp(m_i - m_new)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        v = tl.load(kv_ptr + rn[:, None] * stride_kv + rd[None, :], mask=rn[:, None] < n, other=0.0)
+        acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)
+        m_i = m_new
+    tl.store(o_ptr + rh[:, None] * D + rd[None, :], acc / l_i[:, None])
+K
+mla_sig='*bf16:16,*bf16:16,*fp32:16,i32,i32:16,512,32'
+expect 0 $TILE compile "$tmp/mla.tile" mla_decode --signature "$mla_sig" --num-stages 2 --target sm_90a \
+	--emit layout
+grep -q "local_store .*{buf=" "$tmp/out" && grep -q "for .*holds_bufs" "$tmp/out" ||
+	fail "mla_decode: q is carried through the loop in registers"
+no_spills mla_decode "$tmp/mla.tile" mla_decode --signature "$mla_sig" --num-stages 2
+if [ $have_numpy = 1 ]; then
+	"$py" - "$tmp" <<'P' || fail "mla_decode: could not write the inputs"
+import sys, numpy as np
+d = sys.argv[1]
+r = np.random.default_rng(4)
+bf16 = lambda a: (a.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)  # eighths: exact
+np.save(d + "/q.npy", bf16(r.integers(-8, 9, (16, 512)) / 8))
+np.save(d + "/kv.npy", bf16(r.integers(-8, 9, (40, 512)) / 8))
+np.save(d + "/o.npy", np.zeros((16, 512), np.float32))
+P
+	for target in cpu cuda-emu; do
+		rm -rf "$tmp/res"
+		expect 0 env TILE_RACECHECK=1 $TILE run "$tmp/mla.tile" mla_decode --grid 1 --target $target \
+			--num-stages 2 --out-dir "$tmp/res" q_ptr=@"$tmp/q.npy:bf16" kv_ptr=@"$tmp/kv.npy:bf16" \
+			o_ptr=@"$tmp/o.npy" n=40 stride_kv=512 D=512 BN=32
+		"$py" - "$tmp" <<'P' || fail "mla_decode: wrong results on $target"
+import sys, numpy as np
+d = sys.argv[1]
+f32 = lambda a: (a.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+q, kv = f32(np.load(d + "/q.npy")), f32(np.load(d + "/kv.npy"))
+s = q @ kv.T  # exact in fp32
+p = np.exp(s - s.max(1, keepdims=True))
+want = p @ kv / p.sum(1, keepdims=True)
+got = np.load(d + "/res/o_ptr.npy")
+if not np.allclose(got, want, rtol=2e-2, atol=2e-2):  # p is rounded to bf16
+    print("max err", np.abs(got - want).max())
+    sys.exit(1)
+P
+	done
+fi
+
+# ---- 5. pipelined K and V fragments read before a barrier of the prefetch ------
 # kernels/paged_attention.tile: the K and V copies of a later iteration are
 # addressed through indices converted through shared memory (a barrier).
 # The pipelined loads were read at the top of the body, before it, so

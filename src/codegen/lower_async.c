@@ -1,5 +1,7 @@
-/* lower_async.c: async_copy, async_commit, async_wait, local_load (the
- * shared buffers of software pipelining, src/layout/pipeline.c).
+/* lower_async.c: async_copy, async_commit, async_wait, local_load,
+ * local_store (the shared buffers of software pipelining,
+ * src/layout/pipeline.c, and of loop-invariant dot operands,
+ * src/layout/hold_smem.c).
  *
  * A buffer (TirSmemBuf) is a shared tile (SmemTile: its layout and padding)
  * repeated nslots times from byte `base`; slot s starts at base + s *
@@ -51,6 +53,18 @@ static void lower_local_load(Lower *L, const TirOp *op)
 	TpVal base = slot_base(L, b, lw_get(L, op->operands[0]).r[0]);
 	lw_smem_read(L, op->loc, &t, base, lw_layout(L, res), out);
 	lw_set(L, res, out);
+}
+
+/* A buffer held across a loop (layout/hold_smem.c) is written once from
+ * registers; only canonical owners write. */
+static void lower_local_store(Lower *L, const TirOp *op)
+{
+	const TirSmemBuf *b = buf_of(L, op);
+	SmemTile t;
+	buf_tile(b, &t);
+	ValId v = op->operands[0];
+	TpVal base = slot_base(L, b, lw_get(L, op->operands[1]).r[0]);
+	lw_smem_write(L, op->loc, &t, base, lw_layout(L, v), lw_get(L, v), 0);
 }
 
 /* Every aligned group of v registers is v consecutive elements along dim:
@@ -138,6 +152,7 @@ bool lw_async(Lower *L, const TirOp *op)
 {
 	switch ((TirOpKind)op->kind) {
 	case TOP_LOCAL_LOAD: lower_local_load(L, op); return true;
+	case TOP_LOCAL_STORE: lower_local_store(L, op); return true;
 	case TOP_ASYNC_COPY:
 		lower_async_copy(L, op);
 		L->copies_in_flight = true;

@@ -125,7 +125,8 @@ static void lower_for(Lower *L, const TirOp *op)
 		TpOp *t = lw_op(L, TP_FOR, op->loc, in, n + 3, rt, n);
 		t->attr.i = op->attr.i;
 		tp_op_add_regions(L->f, t, 1);
-		bool pipelined = op->attr.flags & TIR_PIPELINED;
+		/* a loop holding buffers keeps its scratch after them, as a pipelined one */
+		bool pipelined = op->attr.flags & (TIR_PIPELINED | TIR_HOLDS_BUFS);
 		L->in_pipelined_loop += pipelined;
 		lower_region(L, body, &t->regions[0], at, uni, n + 1);
 		L->in_pipelined_loop -= pipelined;
@@ -183,11 +184,14 @@ static void lower_while(Lower *L, const TirOp *op)
 		TpBlock *blk = L->blk;
 		TpOp *t = lw_op(L, TP_WHILE, op->loc, in, n, vt, nv);
 		tp_op_add_regions(L->f, t, 2);
+		bool holds = op->attr.flags & TIR_HOLDS_BUFS;
+		L->in_pipelined_loop += holds;
 		lower_region(L, before, &t->regions[0], it, uni, n);
 		const TpOp *c = term(&t->regions[0]);
 		for (int i = 0; i < nv; i++)
 			vuni[i] = c && i + 1 < c->nin && tp_uniform(L->f, c->operands[i + 1]);
 		lower_region(L, after, &t->regions[1], vt, vuni, nv);
+		L->in_pipelined_loop -= holds;
 		const TpOp *y = term(&t->regions[1]);
 		bool again = false;
 		for (int i = 0; i < n; i++)

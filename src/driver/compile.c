@@ -94,6 +94,9 @@ static bool stage_layout(Compilation *c)
 	if (!layout_assign(&lc, c->tir))
 		return false;
 	tir_verify(c->tir, "layout", true);
+	if (!layout_hold_smem(&lc, c->tir))
+		return false;
+	tir_verify(c->tir, "hold_smem", true);
 	if (!layout_pipeline(&lc, c->tir))
 		return false;
 	tir_verify(c->tir, "pipeline", true);

@@ -361,11 +361,14 @@ static void put_attrs(Printer *p, const TirOp *op)
 		put_str(&a, t->str);
 		break;
 	case TOP_FOR:
+	case TOP_WHILE:
 		if (t->i) sb_printf(&a, "stages=%lld", (long long)t->i);
+		if (t->flags & TIR_HOLDS_BUFS) sb_printf(&a, "%sholds_bufs", a.len ? ", " : "");
 		break;
 	case TOP_ASYNC_COPY: sb_printf(&a, "buf=%lld, vec=%lld", (long long)t->i, (long long)t->i2); break;
 	case TOP_ASYNC_WAIT: sb_printf(&a, "pending=%lld", (long long)t->i); break;
-	case TOP_LOCAL_LOAD: sb_printf(&a, "buf=%lld", (long long)t->i); break;
+	case TOP_LOCAL_LOAD:
+	case TOP_LOCAL_STORE: sb_printf(&a, "buf=%lld", (long long)t->i); break;
 	default: break;
 	}
 	if (a.len) sb_printf(p->out, " {%s}", a.s);
@@ -451,6 +454,8 @@ static void print_bufs(const TirFunc *f, StrBuf *out, bool with_layouts)
 		if (b->pad)
 			for (int k = 0; k < b->pad->n; k++)
 				sb_printf(out, ", pad %d every %d", b->pad->pad[k], b->pad->interval[k]);
+		if (b->loop)
+			sb_puts(out, ", held across a loop");
 		sb_putc(out, '\n');
 	}
 	if (f->nbufs) sb_printf(out, "  // smem_reserved=%d\n", f->smem_reserved);

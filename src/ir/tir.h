@@ -73,6 +73,7 @@ enum { TF_PURE = 1, TF_TERM = 2, TF_REGION = 4, TF_MEM = 8 };
 	X(ASYNC_COMMIT, "async_commit", TF_MEM) /* closes the group of the ASYNC_COPYs issued since the last commit */ \
 	X(ASYNC_WAIT, "async_wait", TF_MEM)    /* attr.i = groups allowed to stay in flight (the newest ones) */ \
 	X(LOCAL_LOAD, "local_load", TF_MEM)    /* (slot i32) attr.i = buffer -> tile of the buffer's type, any layout */ \
+	X(LOCAL_STORE, "local_store", TF_MEM)  /* (tile, slot i32) attr.i = buffer: writes the tile into the slot (readable by other threads after a BARRIER) */ \
 	X(FOR, "for", TF_REGION)               /* (lb, ub, step, inits...) region 0 args (iv, iters...); results = iters; attr.i = num_stages (0 = default) */ \
 	X(IF, "if", TF_REGION)                 /* (cond) region 0 = then, region 1 = else; results from YIELDs */ \
 	X(WHILE, "while", TF_REGION)           /* (inits...) region 0 "before" args = iters, ends CONDITION(cond, vals...); region 1 "after" args = vals, ends YIELD(iters) ; results = vals */ \
@@ -91,6 +92,7 @@ enum { /* attr.flags */
 	TIR_HAS_MASK = 1, TIR_HAS_OTHER = 2, TIR_VOLATILE = 4, TIR_PROPAGATE_NAN = 8,
 	TIR_REVERSE = 16, TIR_HEX = 32, TIR_DIV_RN = 64, TIR_RTZ = 128,
 	TIR_PIPELINED = 256, /* FOR: software pipelined (layout/pipeline.c); its body reads bufs */
+	TIR_HOLDS_BUFS = 4096, /* FOR/WHILE: its body reads bufs written before it (TirSmemBuf.loop) */
 	/* REDUCE: tl.argmax / tl.argmin, operands (values, the axis iota), the region
 	 * Triton's _argmax_combine / _argmin_combine (TIR_TIE_LEFT: tie_break_left),
 	 * which lowering may emit in a cheaper exact form (lower_reduce.c) */
@@ -211,8 +213,10 @@ typedef struct TirHint {
  * (src/layout/pipeline.c): nslots slots of slot_bytes bytes starting at byte
  * `base` of the per-program shared memory, each holding one tile of type
  * `tile` laid out by `smem` (a LinearLayout: linear element offset -> tile
- * coordinates) plus padding (`pad`, a PaddedShared; NULL = none). Each
- * pipelined loop's buffers start at byte 0, over those of the others: only
+ * coordinates) plus padding (`pad`, a PaddedShared; NULL = none); or a
+ * one-slot buffer of a loop-invariant dot operand held across a loop
+ * (src/layout/hold_smem.c, `loop`). Each pipelined loop's buffers start
+ * after those held across it, else at byte 0, over those of the others: only
  * innermost loops are pipelined, so no two are live together (a loop's
  * first copies are issued just before it). Buffers
  * hold bytes [0, TirFunc.smem_reserved); scratch shared memory (conversions,
@@ -226,6 +230,11 @@ typedef struct TirSmemBuf {
 	const struct PaddedShared *pad;
 	int64_t base, slot_bytes;
 	int nslots;
+	/* NULL: a pipelined loop's own buffer. Else a buffer written once in
+	 * front of this loop (TIR_HOLDS_BUFS) and read in it: live across the
+	 * whole loop, so buffers and scratch of the loops and ops inside it come
+	 * after it (layout/hold_smem.c) */
+	const struct TirOp *loop;
 } TirSmemBuf;
 
 typedef struct TirFunc {

@@ -311,6 +311,14 @@ static void check_op_types(Verifier *v, const TirOp *op)
 		expect(v, op, type_eq(ty(v, op->results[0]), b->tile), "local_load result differs from its buffer's tile");
 		break;
 	}
+	case TOP_LOCAL_STORE: {
+		check_counts(v, op, 2, 2, 0);
+		const TirSmemBuf *b = check_buf(v, op);
+		Type s = ty(v, in[1]);
+		expect(v, op, type_eq(ty(v, in[0]), b->tile), "local_store value differs from its buffer's tile");
+		expect(v, op, s.rank == 0 && s.dt == DT_I32, "local_store slot is not an i32 scalar");
+		break;
+	}
 	case TOP_YIELD:
 	case TOP_CONDITION:
 	case TOP_RETURN:

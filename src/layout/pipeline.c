@@ -152,7 +152,8 @@ static int64_t body_scratch(const Pipe *P, const TirBlock *b)
 
 /* Largest S' in [2, S] whose buffers fit next to the scratch used while they
  * are live (scratch inside pipelined loops starts after the largest loop's
- * buffers); 0 if none. Scratch outside pipelined loops and the buffers of
+ * buffers) and after the operands held across the loop (hold_smem.c); 0 if
+ * none. Scratch outside pipelined loops and the buffers of
  * the other pipelined loops overlap this loop's buffers (TirSmemBuf). */
 static int fit_stages(const Pipe *P, int S)
 {
@@ -163,8 +164,9 @@ static int fit_stages(const Pipe *P, int S)
 	int64_t in, out;
 	layout_scratch(P->lc, f, f->entry, false, &in, &out);
 	in = MAXOF(in, body_scratch(P, P->body));
+	int64_t held = layout_held_smem_end(f, P->loop);
 	for (; S >= 2; S--)
-		if (MAXOF(f->smem_reserved, per * S) + in <= P->lc->target->max_shared_bytes)
+		if (MAXOF(f->smem_reserved, held + per * S) + in <= P->lc->target->max_shared_bytes)
 			return S;
 	return 0;
 }
@@ -179,7 +181,7 @@ static int fit_stages(const Pipe *P, int S)
 static void add_bufs(Pipe *P, int S)
 {
 	TirFunc *f = P->f;
-	int64_t base = 0;
+	int64_t base = layout_held_smem_end(f, P->loop); /* after operands held across it */
 	TirSmemBuf *nb = ARENA_NEWN(f->arena, TirSmemBuf, f->nbufs + P->nld);
 	if (f->nbufs)
 		memcpy(nb, f->bufs, sizeof(TirSmemBuf) * (size_t)f->nbufs);

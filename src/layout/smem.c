@@ -274,7 +274,8 @@ static void block_smem(const LayoutCtx *lc, TirFunc *f, TirBlock *b, bool in_pip
 			*top = need;
 			f->smem_loc = op->loc;
 		}
-		bool pipe = in_pipe || (op->kind == TOP_FOR && (op->attr.flags & TIR_PIPELINED));
+		bool pipe = in_pipe || ((op->kind == TOP_FOR || op->kind == TOP_WHILE) &&
+		                        (op->attr.flags & (TIR_PIPELINED | TIR_HOLDS_BUFS)));
 		for (int k = 0; k < op->nregions; k++)
 			block_smem(lc, f, &op->regions[k], pipe, in, out, top);
 	}
