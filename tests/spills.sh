@@ -272,6 +272,10 @@ expect 0 $TILE compile "$tmp/mla.tile" mla_decode --signature "$mla_sig" --num-s
 	--emit layout
 grep -q "local_store .*{buf=" "$tmp/out" && grep -q "for .*holds_bufs" "$tmp/out" ||
 	fail "mla_decode: q is carried through the loop in registers"
+# TILE_HOLD_SMEM=0 (for measuring) keeps it in registers, as before
+expect 0 env TILE_HOLD_SMEM=0 $TILE compile "$tmp/mla.tile" mla_decode --signature "$mla_sig" --num-stages 2 \
+	--target sm_90a --emit layout
+grep -q "local_store" "$tmp/out" && fail "TILE_HOLD_SMEM=0: q still held in shared memory"
 no_spills mla_decode "$tmp/mla.tile" mla_decode --signature "$mla_sig" --num-stages 2
 if [ $have_numpy = 1 ]; then
 	"$py" - "$tmp" <<'P' || fail "mla_decode: could not write the inputs"

@@ -38,6 +38,10 @@ typedef struct CompileOptions {
 	 * that are dot operands, not those reaching a dot through other ops
 	 * (src/layout/pipeline.c); to measure it */
 	bool no_value_load_pipelining;
+	/* TILE_HOLD_SMEM=0: big loop-invariant dot operands stay in registers
+	 * across their loop instead of a shared buffer (src/layout/hold_smem.c);
+	 * to measure it */
+	bool no_hold_smem;
 	/* TILE_DISABLE_LINE_INFO=1 (Triton's TRITON_DISABLE_LINE_INFO): no #line
 	 * directives and no nvrtc -lineinfo, so the PTX and cubin carry no .loc */
 	bool no_line_info;

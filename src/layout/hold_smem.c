@@ -241,7 +241,7 @@ static void hold_block(LayoutCtx *lc, TirFunc *f, TirBlock *b)
 
 bool layout_hold_smem(LayoutCtx *lc, TirFunc *f)
 {
-	if (!f->entry || !lc->target->has_mma_sync)
+	if (!f->entry || !lc->target->has_mma_sync || (lc->opts && lc->opts->no_hold_smem))
 		return true;
 	hold_block(lc, f, f->entry);
 	return layout_smem(lc, f);
