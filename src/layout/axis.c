@@ -199,6 +199,40 @@ static AxisInfo rule_add(const AxisInfo *l, const AxisInfo *r, bool sub, int64_t
 	return o;
 }
 
+/* -l: group starts stay as divisible (-(D*k) = D*(-k)); a run negated runs
+ * down, so it is no run and only its first element keeps the alignment. Sema
+ * lowers `ptr - n` to ptr + (-n): without this, verl's `hidden_ptrs -=
+ * hidden_size * stride` made the pointers 2-byte aligned and its loads scalar. */
+static AxisInfo rule_neg(const AxisInfo *l)
+{
+	AxisInfo o;
+	memset(&o, 0, sizeof o);
+	for (int d = 0; d < TIR_MAX_RANK; d++) {
+		o.contig[d] = 1;
+		o.div[d] = l->contig[d] > 1 ? 1 : l->div[d];
+		o.cnst[d] = l->cnst[d];
+	}
+	if (l->known) {
+		o.known = true;
+		o.value = (int64_t)(0 - (uint64_t)l->value);
+	}
+	return o;
+}
+
+/* min/max picks an operand per element: aligned groups of the shorter run are
+ * runs of both, offset by the same index, so the result is the meet (Triton's
+ * MaxMinOp rule); `offs < min(end, V)` kept its mask constancy through this. */
+static AxisInfo rule_minmax(const AxisInfo *l, const AxisInfo *r, bool is_max, DType dt, int64_t unit)
+{
+	AxisInfo o = meet(l, r, unit);
+	o.known = l->known && r->known;
+	if (o.known) {
+		bool lt = dtype_is_signed(dt) ? l->value < r->value : (uint64_t)l->value < (uint64_t)r->value;
+		o.value = lt != is_max ? l->value : r->value;
+	}
+	return o;
+}
+
 static AxisInfo rule_mul(const AxisInfo *l, const AxisInfo *r)
 {
 	AxisInfo o;
@@ -542,12 +576,16 @@ static void op_rule(Axis *x, const TirOp *op)
 		}
 		break;
 	}
+	case TOP_NEG:
+		o = rule_neg(&a);
+		break;
+	case TOP_MIN:
+	case TOP_MAX:
+		o = rule_minmax(&a, &b, op->kind == TOP_MAX, rt.dt, div_unit(x, res));
+		break;
 	case TOP_AND:
 	case TOP_OR:
 	case TOP_XOR:
-	case TOP_MIN:
-	case TOP_MAX:
-	case TOP_NEG:
 	case TOP_NOT:
 	case TOP_MATH:
 	case TOP_UMULHI:

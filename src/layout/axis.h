@@ -12,10 +12,10 @@
  * parameters specialized to 1).
  *
  * Sources of facts: arange, constants, splat/broadcast, add/sub/mul/div/rem/
- * shifts by constants, comparisons against constant tiles (mask constancy),
- * pointer offsets, integer parameters specialized divisible by 16, pointer
- * parameters 16-byte aligned (SPEC_DIV16) or naturally aligned, and the
- * tl.multiple_of / tl.max_contiguous / tl.max_constancy hints (overrides).
+ * shifts by constants, negation, min/max, comparisons against constant tiles
+ * (mask constancy), pointer offsets, integer parameters specialized divisible
+ * by 16, pointer parameters 16-byte aligned (SPEC_DIV16) or naturally aligned,
+ * and the tl.multiple_of / tl.max_contiguous / tl.max_constancy hints (overrides).
  * Loop-carried values are solved by a small fixpoint (meet = per-dim min).
  */
 #ifndef TILE_LAYOUT_AXIS_H

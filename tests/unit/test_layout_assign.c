@@ -577,6 +577,49 @@ static void test_axis_rem(void)
 	arena_free(&a);
 }
 
+/* -n keeps n's divisibility (`ptr -= n` is ptr + (-n)); min/max of two
+ * operands is their meet; both fold known values (unsigned compares for
+ * unsigned types). Before: trivial info, so an fp16 load through
+ * base + arange - n16 was 2-byte aligned, one element per access. */
+static void test_axis_neg_minmax(void)
+{
+	Arena a;
+	arena_init(&a);
+	TirFunc *f = tir_func_new(&a, "negmin");
+	B x = {f, f->entry};
+	Type i32 = type_scalar(DT_I32), u32 = type_scalar(DT_U32), ti = tile(DT_I32, 1, 256, 0);
+	ValId ph = param(&x, type_ptr(DT_F16), SPEC_DIV16);
+	ValId n16 = param(&x, i32, SPEC_DIV16), m16 = param(&x, i32, SPEC_DIV16), n1 = param(&x, i32, 0);
+	ValId neg = op1(&x, TOP_NEG, i32, n16, 0, 0);
+	ValId negr = op1(&x, TOP_NEG, ti, arange(&x, 256), 0, 0);
+	ValId mn = op1(&x, TOP_MIN, i32, n16, m16, 0), mn1 = op1(&x, TOP_MIN, i32, n16, n1, 0);
+	ValId runs = op1(&x, TOP_MAX, ti, arange(&x, 256), op1(&x, TOP_ADD, ti, arange(&x, 256), splat(&x, n16, ti), 0), 0);
+	ValId kneg = op1(&x, TOP_NEG, i32, cst(&x, i32, 48), 0, 0);
+	ValId kmin = op1(&x, TOP_MIN, i32, cst(&x, i32, -3), cst(&x, i32, 5), 0);
+	ValId kumax = op1(&x, TOP_MAX, u32, cst(&x, u32, 0xFFFFFFF0), cst(&x, u32, 7), 0);
+	ValId mask = op1(&x, TOP_CMP, tile(DT_I1, 1, 256, 0), arange(&x, 256), splat(&x, mn, ti), 0);
+	f->entry->ops[f->entry->nops - 1]->attr.pred = PRED_LT;
+	ValId p = op1(&x, TOP_PTR_ADD, type_tile(type_ptr(DT_F16), 1, (int32_t[]){256}), ptrs(&x, ph, arange(&x, 256)),
+		      splat(&x, neg, ti), 0);
+	store(&x, ptrs(&x, ph, arange(&x, 256)), load(&x, p, mask), 0);
+	ret(&x);
+	AxisInfo *ax = axis_analyze(&a, f);
+	CHECK(ax[neg].div[0] == 16 && ax[mn].div[0] == 16 && ax[mn1].div[0] == 1, "div: -n %lld, min %lld, min with n1 %lld",
+	      (long long)ax[neg].div[0], (long long)ax[mn].div[0], (long long)ax[mn1].div[0]);
+	CHECK(ax[negr].contig[0] == 1 && ax[negr].div[0] == 1, "-arange: contig %lld div %lld",
+	      (long long)ax[negr].contig[0], (long long)ax[negr].div[0]);
+	CHECK(ax[runs].contig[0] == 256 && ax[runs].div[0] == 16, "max of runs: contig %lld div %lld",
+	      (long long)ax[runs].contig[0], (long long)ax[runs].div[0]);
+	CHECK(ax[mask].cnst[0] == 16, "arange < min(n, m): constancy %lld", (long long)ax[mask].cnst[0]);
+	CHECK(ax[kneg].known && ax[kneg].value == -48 && ax[kmin].known && ax[kmin].value == -3 && ax[kumax].known &&
+	      ax[kumax].value == 0xFFFFFFF0, "known: %lld %lld %lld", (long long)ax[kneg].value, (long long)ax[kmin].value,
+	      (long long)ax[kumax].value);
+	CHECK(run_assign(f, &a, "sm_80", 1), "assign");
+	const TirOp *ld = find_op(f->entry, TOP_LOAD, 0);
+	CHECK(ld && ld->attr.i2 == 8, "fp16 load through base + arange - n: 16 bytes (vec %lld)", ld ? (long long)ld->attr.i2 : -1LL);
+	arena_free(&a);
+}
+
 /* known constants fold as the machine computes them: wrapped to the result
  * type, never a signed overflow in the analysis itself */
 static void test_axis_wrap(void)
@@ -845,6 +888,7 @@ int main(void)
 	test_axis_wrap();
 	test_axis_loop_hints();
 	test_axis_rem();
+	test_axis_neg_minmax();
 	test_vector_add("cpu", 1);
 	test_vector_add("sm_80", 4);
 	test_mixed_widths("sm_80");
