@@ -99,6 +99,7 @@ node *op_cast(gen *g, const rk_shape *s, rk_dtype t, int depth);
 node *op_fp8(gen *g, const rk_shape *s, rk_dtype t, int depth);
 node *op_wide(gen *g, const rk_shape *s, rk_dtype t, int depth); /* version 3 */
 /* rk_gen_reduce.c */
+bool rg_widen_axis(gen *g, const rk_shape *s, int cap, rk_shape *cs, int *axis, bool *keep);
 node *full_reduce(gen *g, rk_dtype t);
 bool cat_of(gen *g, const rk_shape *s, rk_dtype t, int depth, rk_val *v, char *text, size_t size, unsigned *feat);
 node *op_reduce(gen *g, const rk_shape *s, rk_dtype t, int depth);

@@ -39,6 +39,31 @@ node *full_reduce(gen *g, rk_dtype t)
 	return n;
 }
 
+/* the operand shape cs whose reduction along *axis gives s: keep_dims on a
+ * dim of size 1 of s (*keep), else a new dim; that dim's size a power of 2 up
+ * to 2^cap with cs within RK_MAX_NUMEL. False where s has no room (rank 3
+ * with no dim of size 1). */
+bool rg_widen_axis(gen *g, const rk_shape *s, int cap, rk_shape *cs, int *axis, bool *keep)
+{
+	int ones[RK_MAX_RANK], nones = 0;
+	for (int k = 0; k < s->rank; k++)
+		if (s->d[k] == 1)
+			ones[nones++] = k;
+	*keep = nones && (s->rank == RK_MAX_RANK || chance(g, 40));
+	if (!*keep && s->rank == RK_MAX_RANK)
+		return false;
+	*axis = *keep ? ones[below(g, nones)] : below(g, s->rank + 1);
+	*cs = *s;
+	if (!*keep) {
+		for (int k = cs->rank; k > *axis; k--)
+			cs->d[k] = cs->d[k - 1];
+		cs->rank++;
+	}
+	int room = rg_log2i((int)(RK_MAX_NUMEL / rk_numel(s)));
+	cs->d[*axis] = 1 << below(g, (room < cap ? room : cap) + 1);
+	return true;
+}
+
 node *op_reduce(gen *g, const rk_shape *s, rk_dtype t, int depth)
 {
 	static const char *const fn[] = {"sum", "max", "min", "argmax", "argmin"};
@@ -67,23 +92,11 @@ node *op_reduce(gen *g, const rk_shape *s, rk_dtype t, int depth)
 		return NULL;
 	}
 	kind = "sMmAa"[which];
-	/* keep_dims on a dim of size 1 of s, else a new dim */
-	int ones[RK_MAX_RANK], nones = 0;
-	for (int k = 0; k < s->rank; k++)
-		if (s->d[k] == 1)
-			ones[nones++] = k;
-	bool keep = nones && (s->rank == RK_MAX_RANK || chance(g, 40));
-	if (!keep && s->rank == RK_MAX_RANK)
+	rk_shape cs;
+	int axis;
+	bool keep;
+	if (!rg_widen_axis(g, s, 8, &cs, &axis, &keep))
 		return NULL;
-	int axis = keep ? ones[below(g, nones)] : below(g, s->rank + 1);
-	rk_shape cs = *s;
-	if (!keep) {
-		for (int k = cs.rank; k > axis; k--)
-			cs.d[k] = cs.d[k - 1];
-		cs.rank++;
-	}
-	int room = rg_log2i((int)(RK_MAX_NUMEL / rk_numel(s)));
-	cs.d[axis] = 1 << below(g, (room < 8 ? room : 8) + 1);
 	node *a = gen_node(g, &cs, from, depth - 1);
 	rk_val v;
 	if (!rk_reduce(&v, kind, &a->v, axis, keep))

@@ -107,23 +107,11 @@ node *op_combine(gen *g, const rk_shape *s, rk_dtype t, int depth)
 	int op = pick_op(g, t);
 	bool want_idx = !op && chance(g, 70), tie_low = chance(g, 60);
 	rk_dtype from = want_idx ? rg_random_dtype(g) : t;
-	/* keep_dims on a dim of size 1 of s, else a new dim (as op_reduce) */
-	int ones[RK_MAX_RANK], nones = 0;
-	for (int k = 0; k < s->rank; k++)
-		if (s->d[k] == 1)
-			ones[nones++] = k;
-	bool keep = nones && (s->rank == RK_MAX_RANK || chance(g, 40));
-	if (!keep && s->rank == RK_MAX_RANK)
+	rk_shape cs;
+	int axis;
+	bool keep;
+	if (!rg_widen_axis(g, s, 7, &cs, &axis, &keep))
 		return NULL;
-	int axis = keep ? ones[below(g, nones)] : below(g, s->rank + 1);
-	rk_shape cs = *s;
-	if (!keep) {
-		for (int k = cs.rank; k > axis; k--)
-			cs.d[k] = cs.d[k - 1];
-		cs.rank++;
-	}
-	int room = rg_log2i((int)(RK_MAX_NUMEL / rk_numel(s)));
-	cs.d[axis] = 1 << below(g, (room < 7 ? room : 7) + 1);
 	node *a = op ? gen_node(g, &cs, from, depth - 1) : pair_operand(g, &cs, from, depth);
 	char expr[256], axtext[32], kd[24];
 	bool kw = chance(g, 50); /* axis=, combine_fn= as keywords */
