@@ -281,10 +281,10 @@ int main(void)
 	const char *env_warps = getenv("TILE_RANDOM_WARPS"), *dump_dir = getenv("TILE_RANDOM_DUMP_DIR");
 	bool verbose = getenv("TILE_RANDOM_VERBOSE") && *getenv("TILE_RANDOM_VERBOSE");
 	const char *only = getenv("TILE_RANDOM_ONLY");
-	unsigned only_mask = 0;
+	uint64_t only_mask = 0;
 	for (int f = 0; only && *only && f < RK_F_COUNT; f++)
 		if (strstr(rk_feature_names[f], only))
-			only_mask |= 1u << f;
+			only_mask |= RK_F(f);
 	size_t nfixed2 = sizeof fixed_seeds / sizeof *fixed_seeds;
 	size_t nfixed3 = nfixed2 + sizeof fixed_seeds3 / sizeof *fixed_seeds3;
 	size_t nfixed4 = nfixed3 + sizeof fixed_seeds4 / sizeof *fixed_seeds4;
@@ -319,7 +319,7 @@ int main(void)
 		}
 	}
 	int failed = 0, runs = 0, nodes = 0, kernels = 0;
-	unsigned features = 0;
+	uint64_t features = 0;
 	for (size_t i = 0; i < count; i++) {
 		uint64_t seed = !fixed ? first + i
 			      : i < nfixed2 ? fixed_seeds[i]
@@ -342,7 +342,7 @@ int main(void)
 		if (verbose) {
 			fprintf(stderr, "seed %llu (%d ops", (unsigned long long)seed, k.nodes);
 			for (int f = 0; f < RK_F_COUNT; f++)
-				if (k.features & (1u << f))
+				if (k.features & RK_F(f))
 					fprintf(stderr, "; %s", rk_feature_names[f]);
 			fprintf(stderr, ")\n");
 		}
@@ -378,7 +378,7 @@ int main(void)
 	 * changes its kernels: pick seeds again with TILE_RANDOM_VERBOSE) */
 	bool missing = false;
 	for (int f = 0; f < RK_F_COUNT; f++)
-		if (!(features & (1u << f)) && (fixed || verbose)) {
+		if (!(features & RK_F(f)) && (fixed || verbose)) {
 			fprintf(stderr, "test_random_kernels: no kernel reaches %s\n", rk_feature_names[f]);
 			missing |= fixed && count == nfixed;
 		}

@@ -185,47 +185,47 @@ typedef struct {
 	int grid;         /* programs (0: 1) */
 	int grid3[3];     /* a 3-D grid instead (grid3[0] 0: none) */
 	bool out_init;    /* the output starts as its params[].data (atomics) */
-	unsigned features; /* RK_F_* the kernel reaches */
+	uint64_t features; /* RK_F_* the kernel reaches */
 } rk_kernel;
 
-/* forms a kernel reaches, for the fixed list's coverage */
-enum {
-	RK_F_DOT3D = 1 << 0,   /* a batched [B,M,K] @ [B,K,N] dot */
-	RK_F_DOT_TF32 = 1 << 1, /* input_precision tf32/tf32x3/bf16x3/bf16x6/default */
-	RK_F_DOT_I8 = 1 << 2,
-	RK_F_CAT = 1 << 3,
-	RK_F_INTERLEAVE = 1 << 4,
-	RK_F_GATHER = 1 << 5,
-	RK_F_HISTOGRAM = 1 << 6,
-	RK_F_FP8 = 1 << 7,
-	RK_F_ATOMIC = 1 << 8,  /* any atomic root on a grid */
-	RK_F_XCHG_CAS = 1 << 9,
-	RK_F_WHILE = 1 << 10,
-	RK_F_STAGES = 1 << 11, /* tl.range(..., num_stages=) */
-	RK_F_KLOOP = 1 << 12,  /* a canonical K loop of tl.dot (rk_gen.c's op_kloop) */
-	/* version 3's forms */
-	RK_F_COMBINE = 1 << 13, /* tl.reduce with a combine_fn of the kernel's own */
-	RK_F_ARGPAIR = 1 << 14, /* (value, index) pairs reduced or scanned argmax-style */
-	RK_F_SCAN = 1 << 15,    /* tl.associative_scan with a combine_fn, tl.cumprod */
-	RK_F_MATH = 1 << 16,    /* exp2/log2/rsqrt/erf/sin/div_rn/sqrt_rn/fma/clamp/floor */
-	RK_F_INTBITS = 1 << 17, /* tl.umulhi, bitcasts */
-	RK_F_STATIC = 1 << 18,  /* a tl.static_range loop */
-	RK_F_RETURN = 1 << 19,  /* an early return */
-	RK_F_SCALAR = 1 << 20,  /* a scalar argument of fp16/bf16/int8/uint8/i16/u16/u32/i64/fp64/i1 */
-	RK_F_GRID3 = 1 << 21,   /* program_id/num_programs on a 3-D grid */
-	RK_F_CACHE = 1 << 22,   /* cache_modifier / eviction_policy on a load or store */
-	/* version 4's forms */
-	RK_F_KIDX = 1 << 23, /* a K loop whose B rows come through an index load (paged) */
-	/* version 5's forms */
-	RK_F_INT16 = 1 << 24,  /* int16/uint16 tiles */
-	RK_F_U32 = 1 << 25,    /* uint32 tiles */
-	RK_F_I64 = 1 << 26,    /* int64 tiles */
-	RK_F_NAN = 1 << 27,    /* NaNs through maximum/minimum/max/min, propagate_nan */
-	RK_F_FADD = 1 << 28,   /* tl.reduce / associative_scan with a float + */
-	RK_F_TOPK = 1 << 29,   /* tl.topk */
-	RK_F_MASK2 = 1 << 30,  /* a loop load masked on two dims, other a runtime scalar */
-	RK_F_COUNT = 31
-};
+/* forms a kernel reaches, for the fixed list's coverage: bits of a uint64_t
+ * (version 6 passed 31 of them) */
+#define RK_F(bit) (UINT64_C(1) << (bit))
+#define RK_F_DOT3D RK_F(0) /* a batched [B,M,K] @ [B,K,N] dot */
+#define RK_F_DOT_TF32 RK_F(1) /* input_precision tf32/tf32x3/bf16x3/bf16x6/default */
+#define RK_F_DOT_I8 RK_F(2)
+#define RK_F_CAT RK_F(3)
+#define RK_F_INTERLEAVE RK_F(4)
+#define RK_F_GATHER RK_F(5)
+#define RK_F_HISTOGRAM RK_F(6)
+#define RK_F_FP8 RK_F(7)
+#define RK_F_ATOMIC RK_F(8) /* any atomic root on a grid */
+#define RK_F_XCHG_CAS RK_F(9)
+#define RK_F_WHILE RK_F(10)
+#define RK_F_STAGES RK_F(11) /* tl.range(..., num_stages=) */
+#define RK_F_KLOOP RK_F(12) /* a canonical K loop of tl.dot (rk_gen.c's op_kloop) */
+/* version 3's forms */
+#define RK_F_COMBINE RK_F(13) /* tl.reduce with a combine_fn of the kernel's own */
+#define RK_F_ARGPAIR RK_F(14) /* (value, index) pairs reduced or scanned argmax-style */
+#define RK_F_SCAN RK_F(15) /* tl.associative_scan with a combine_fn, tl.cumprod */
+#define RK_F_MATH RK_F(16) /* exp2/log2/rsqrt/erf/sin/div_rn/sqrt_rn/fma/clamp/floor */
+#define RK_F_INTBITS RK_F(17) /* tl.umulhi, bitcasts */
+#define RK_F_STATIC RK_F(18) /* a tl.static_range loop */
+#define RK_F_RETURN RK_F(19) /* an early return */
+#define RK_F_SCALAR RK_F(20) /* a scalar argument of fp16/bf16/int8/uint8/i16/u16/u32/i64/fp64/i1 */
+#define RK_F_GRID3 RK_F(21) /* program_id/num_programs on a 3-D grid */
+#define RK_F_CACHE RK_F(22) /* cache_modifier / eviction_policy on a load or store */
+/* version 4's forms */
+#define RK_F_KIDX RK_F(23) /* a K loop whose B rows come through an index load (paged) */
+/* version 5's forms */
+#define RK_F_INT16 RK_F(24) /* int16/uint16 tiles */
+#define RK_F_U32 RK_F(25) /* uint32 tiles */
+#define RK_F_I64 RK_F(26) /* int64 tiles */
+#define RK_F_NAN RK_F(27) /* NaNs through maximum/minimum/max/min, propagate_nan */
+#define RK_F_FADD RK_F(28) /* tl.reduce / associative_scan with a float + */
+#define RK_F_TOPK RK_F(29) /* tl.topk */
+#define RK_F_MASK2 RK_F(30) /* a loop load masked on two dims, other a runtime scalar */
+enum { RK_F_COUNT = 31 };
 extern const char *const rk_feature_names[RK_F_COUNT];
 
 /* A kernel from seed: deterministic for a seed and version. Version 2 is the

@@ -149,9 +149,9 @@ rk_dtype rg_random_dtype(gen *g)
 }
 
 /* the features of the nodes whose variables `text` names */
-unsigned rg_feat_of_text(gen *g, const char *text)
+uint64_t rg_feat_of_text(gen *g, const char *text)
 {
-	unsigned f = 0;
+	uint64_t f = 0;
 	for (const char *p = text; *p;) {
 		if (!(*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z'))) {
 			p++;
@@ -175,7 +175,7 @@ node *rg_emit(gen *g, rk_val *v, const char *expr)
 	char name[32];
 	rg_var(g, name);
 	rg_sb_printf(&g->body, "    %s = %s\n", name, expr);
-	unsigned f = rg_feat_of_text(g, expr);
+	uint64_t f = rg_feat_of_text(g, expr);
 	node *n = rg_new_node(g, v, name);
 	n->feat |= f;
 	return n;

@@ -17,7 +17,7 @@ typedef struct {
 typedef struct node {
 	rk_val v;
 	char name[32]; /* a variable, a parameter or a literal */
-	unsigned feat; /* RK_F_* of the ops it is made of */
+	uint64_t feat; /* RK_F_* of the ops it is made of */
 	/* a float tl.dot(a, b) with no accumulator: its operands and input rounding */
 	const struct node *dot_a, *dot_b;
 	double dot_rel;
@@ -71,7 +71,7 @@ const char *rg_place(int r, int k);
 int rg_log2i(int x);
 rk_shape rg_random_shape(gen *g, int rank);
 rk_dtype rg_random_dtype(gen *g);
-unsigned rg_feat_of_text(gen *g, const char *text);
+uint64_t rg_feat_of_text(gen *g, const char *text);
 node *rg_emit(gen *g, rk_val *v, const char *expr);
 node *gen_node(gen *g, const rk_shape *s, rk_dtype t, int depth);
 
@@ -101,7 +101,7 @@ node *op_wide(gen *g, const rk_shape *s, rk_dtype t, int depth); /* version 3 */
 /* rk_gen_reduce.c */
 bool rg_widen_axis(gen *g, const rk_shape *s, int cap, rk_shape *cs, int *axis, bool *keep);
 node *full_reduce(gen *g, rk_dtype t);
-bool cat_of(gen *g, const rk_shape *s, rk_dtype t, int depth, rk_val *v, char *text, size_t size, unsigned *feat);
+bool cat_of(gen *g, const rk_shape *s, rk_dtype t, int depth, rk_val *v, char *text, size_t size, uint64_t *feat);
 node *op_reduce(gen *g, const rk_shape *s, rk_dtype t, int depth);
 node *op_cumsum(gen *g, const rk_shape *s, rk_dtype t, int depth);
 node *op_histogram(gen *g, const rk_shape *s, rk_dtype t, int depth);

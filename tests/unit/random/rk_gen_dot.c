@@ -68,7 +68,7 @@ typedef struct {
 	bool owned;
 	const node *made; /* not owned: the tile */
 	rk_val vals[MAX_ITERS];
-	unsigned feat; /* RK_F_MASK2 */
+	uint64_t feat; /* RK_F_MASK2 */
 } loop_operand;
 
 static bool loop_operand_make(gen *g, const rk_shape *s, rk_dtype t, int depth, int iters, const char *ivar,
@@ -420,7 +420,7 @@ node *op_loop(gen *g, const rk_shape *s, rk_dtype t, int depth)
 	int form = below(g, 10), stages = 1 + below(g, 4);
 	if (stat)
 		form = 0;
-	unsigned loop_feat = stat ? RK_F_STATIC : form >= 7 ? RK_F_WHILE : form >= 4 ? RK_F_STAGES : 0;
+	uint64_t loop_feat = stat ? RK_F_STATIC : form >= 7 ? RK_F_WHILE : form >= 4 ? RK_F_STAGES : 0;
 	if (form >= 4 && form < 7 && t == RK_F32 && s->rank == 2 && s->d[0] >= 16 && s->d[1] >= 16 &&
 	    chance(g, 50)) {
 		node *kl = op_kloop(g, s, 2 + below(g, 3));

@@ -16,7 +16,7 @@ node *full_reduce(gen *g, rk_dtype t)
 	int which = below(g, 3);
 	char text[96];
 	rk_val cat;
-	unsigned cat_feat = 0;
+	uint64_t cat_feat = 0;
 	bool is_cat = chance(g, 25) && cat_of(g, &s, t, 2, &cat, text, sizeof text, &cat_feat);
 	node *a = is_cat ? NULL : gen_node(g, &s, t, 2);
 	if (a)
@@ -180,7 +180,7 @@ node *op_histogram(gen *g, const rk_shape *s, rk_dtype t, int depth)
  * text of the expression and its value (in order; Triton may reorder, so it
  * only goes where the order does not matter: a sort, a whole reduction) */
 bool cat_of(gen *g, const rk_shape *s, rk_dtype t, int depth, rk_val *v, char *text, size_t size,
-		   unsigned *feat)
+		   uint64_t *feat)
 {
 	if (s->rank < 1 || s->d[0] < 2)
 		return false;
@@ -252,7 +252,7 @@ node *op_sort_cat(gen *g, const rk_shape *s, rk_dtype t, int depth)
 		return NULL;
 	rk_val c, v;
 	char text[96], expr[160];
-	unsigned feat;
+	uint64_t feat;
 	if (!cat_of(g, s, t, depth, &c, text, sizeof text, &feat))
 		return NULL;
 	bool desc = chance(g, 50), ok = rk_sort(&v, &c, desc);

@@ -82,7 +82,7 @@ static node *pair_operand(gen *g, const rk_shape *s, rk_dtype t, int depth)
 
 /* two nodes from `a, b = expr`: the value, or the index (cast to t: the
  * indices are below 128, exact in every dtype) */
-static node *emit_pair(gen *g, rk_val *v0, rk_val *v1, const char *expr, bool idx, rk_dtype t, unsigned feat)
+static node *emit_pair(gen *g, rk_val *v0, rk_val *v1, const char *expr, bool idx, rk_dtype t, uint64_t feat)
 {
 	char n0[32], n1[32];
 	rg_var(g, n0);
