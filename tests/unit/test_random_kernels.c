@@ -5,7 +5,9 @@
  * combine_fns, scans, tl.math, bit ops, static_range, early returns, scalar
  * arguments of every tile dtype and 3-D grids; version 5 int16/uint16/
  * uint32/int64 tiles, mixed integer types, NaNs through max/min, float +
- * combine_fns, topk, 2-D masked loop loads) runs on the cpu and
+ * combine_fns, topk, 2-D masked loop loads; version 6 block pointers and
+ * tensor descriptors at edges (loads, the store, K loops), @jit helpers
+ * returning tuples in loops, fp16 dots, atomics' sem/scope) runs on the cpu and
  * cuda-emu targets at several num_warps, and what it stores is compared with
  * the tree's value computed in C (random/rk_eval.c, no part of tile).
  *
@@ -18,7 +20,7 @@
  *                           "SEED SIGNATURE") to compile them elsewhere
  *   TILE_RANDOM_VERBOSE=1   print each seed (and the forms it reaches) before
  *                           running it
- *   TILE_RANDOM_GEN=2       the generator's version 2 (default: the latest, 5;
+ *   TILE_RANDOM_GEN=2       the generator's version 2 (default: the latest, 6;
  *                           rk.h's RK_GEN_*)
  *   TILE_RANDOM_ONLY=NAME   run only kernels that reach the form NAME (a part of
  *                           one of rk_feature_names: "fp8", "atomic", "while")
@@ -70,6 +72,15 @@ static const uint64_t fixed_seeds4[] = {42, 295};
  * in tl.reduce and associative_scan, return_indices and tie_break_left. */
 static const uint64_t fixed_seeds5[] = {265,  82,   716,  2007, 2923, 2956, 4961, 7115, 1901,
 					2821, 2437, 6380, 1451, 110,  5661, 4433, 4404, 3744};
+/* Version 6 (RK_GEN_V6): small kernels for each of its forms: loads with a
+ * NaN padding at negative offsets through a tensor descriptor (1824) and an
+ * advanced block pointer (2159), the store through a descriptor at a
+ * negative offset (2647) and a block pointer (72), K loops through
+ * descriptors (630), block pointers made at each iteration's offsets (2166)
+ * and advanced ones (727), a helper returning a tuple in a tl.range loop
+ * (241) and a tl.static_range one (1069), an fp16 out_dtype dot (1125), an
+ * atomic with sem= (1433). */
+static const uint64_t fixed_seeds6[] = {1824, 2159, 2647, 72, 630, 2166, 727, 241, 1069, 1125, 1433};
 
 static const char *numpy_descr(rk_dtype t)
 {
@@ -288,7 +299,8 @@ int main(void)
 	size_t nfixed2 = sizeof fixed_seeds / sizeof *fixed_seeds;
 	size_t nfixed3 = nfixed2 + sizeof fixed_seeds3 / sizeof *fixed_seeds3;
 	size_t nfixed4 = nfixed3 + sizeof fixed_seeds4 / sizeof *fixed_seeds4;
-	size_t nfixed = nfixed4 + sizeof fixed_seeds5 / sizeof *fixed_seeds5;
+	size_t nfixed5 = nfixed4 + sizeof fixed_seeds5 / sizeof *fixed_seeds5;
+	size_t nfixed = nfixed5 + sizeof fixed_seeds6 / sizeof *fixed_seeds6;
 	const char *env_gen = getenv("TILE_RANDOM_GEN");
 	int version = env_gen && *env_gen ? atoi(env_gen) : RK_GEN_LATEST;
 	size_t count = env_n && *env_n ? strtoull(env_n, NULL, 10) : nfixed;
@@ -325,12 +337,14 @@ int main(void)
 			      : i < nfixed2 ? fixed_seeds[i]
 			      : i < nfixed3 ? fixed_seeds3[i - nfixed2]
 			      : i < nfixed4 ? fixed_seeds4[i - nfixed3]
-					    : fixed_seeds5[i - nfixed4];
+			      : i < nfixed5 ? fixed_seeds5[i - nfixed4]
+					    : fixed_seeds6[i - nfixed5];
 		int ver = !fixed ? version
 			: i < nfixed2 ? RK_GEN_V2
 			: i < nfixed3 ? RK_GEN_V3
 			: i < nfixed4 ? RK_GEN_V4
-				      : RK_GEN_V5;
+			: i < nfixed5 ? RK_GEN_V5
+				      : RK_GEN_V6;
 		rk_kernel k;
 		rk_generate(&k, seed, ver);
 		if (only_mask && !(k.features & only_mask)) {

@@ -94,6 +94,8 @@ bool rk_topk(rk_val *out, const rk_val *a, int k);
  * NULL or [M,N] fp32), or for int8 inputs in int32; in_rel: how far (relative)
  * an input may be rounded first (tf32 and the like; 0 for ieee) */
 bool rk_dot(rk_val *out, const rk_val *a, const rk_val *b, const rk_val *acc, double in_rel);
+/* version 6: fp16 inputs, out_dtype=tl.float16 (acc NULL or fp16) */
+bool rk_dot_f16(rk_val *out, const rk_val *a, const rk_val *b, const rk_val *acc);
 /* along dim 0, in order */
 bool rk_cat(rk_val *out, const rk_val *a, const rk_val *b);
 /* the last dims of a and b interleaved (join, then the last two dims merged) */
@@ -225,14 +227,24 @@ typedef struct {
 #define RK_F_FADD RK_F(28) /* tl.reduce / associative_scan with a float + */
 #define RK_F_TOPK RK_F(29) /* tl.topk */
 #define RK_F_MASK2 RK_F(30) /* a loop load masked on two dims, other a runtime scalar */
-enum { RK_F_COUNT = 31 };
+/* version 6's forms */
+#define RK_F_BLOCKPTR RK_F(31)   /* tl.make_block_ptr (tl.advance, boundary_check, padding_option) */
+#define RK_F_DESC RK_F(32)       /* tl.make_tensor_descriptor, .load / .store */
+#define RK_F_PADNAN RK_F(33)     /* padding_option="nan" */
+#define RK_F_BLOCKSTORE RK_F(34) /* the root stored through a block pointer or descriptor */
+#define RK_F_KLOOP_BP RK_F(35)   /* a K loop through block pointers or descriptors */
+#define RK_F_TUPLE RK_F(36)      /* @jit helpers returning tuples (constexpr args), loop-carried tuples */
+#define RK_F_DOT_F16 RK_F(37)    /* tl.dot(..., out_dtype=tl.float16) */
+#define RK_F_SEM RK_F(38)        /* atomics with sem= acquire/release/acq_rel, scope="sys" */
+enum { RK_F_COUNT = 39 };
 extern const char *const rk_feature_names[RK_F_COUNT];
 
 /* A kernel from seed: deterministic for a seed and version. Version 2 is the
  * generator before the forms of RK_F_COMBINE on (its kernels are those of
  * the fixed seeds picked then); version 3 adds them; version 4 adds K loops
- * through an index load (RK_F_KIDX); version 5 the forms from RK_F_INT16 on. */
-enum { RK_GEN_V2 = 2, RK_GEN_V3 = 3, RK_GEN_V4 = 4, RK_GEN_V5 = 5, RK_GEN_LATEST = RK_GEN_V5 };
+ * through an index load (RK_F_KIDX); version 5 the forms from RK_F_INT16 on;
+ * version 6 those from RK_F_BLOCKPTR on. */
+enum { RK_GEN_V2 = 2, RK_GEN_V3 = 3, RK_GEN_V4 = 4, RK_GEN_V5 = 5, RK_GEN_V6 = 6, RK_GEN_LATEST = RK_GEN_V6 };
 void rk_generate(rk_kernel *k, uint64_t seed, int version);
 void rk_kernel_free(rk_kernel *k);
 

@@ -7,7 +7,9 @@
 
 #include "rk.h"
 
-bool rk_dot(rk_val *out, const rk_val *a, const rk_val *b, const rk_val *acc, double in_rel)
+/* ot: int32 (int8 inputs), fp32, or fp16 (out_dtype=tl.float16: summed in
+ * fp16 or in fp32 and rounded once, a bound covers both) */
+static bool dot_to(rk_val *out, const rk_val *a, const rk_val *b, const rk_val *acc, double in_rel, rk_dtype ot)
 {
 	int r = a->s.rank;
 	if (r < 2 || r > 3 || b->s.rank != r || a->s.d[r - 1] != b->s.d[r - 2] || a->t != b->t ||
@@ -15,8 +17,6 @@ bool rk_dot(rk_val *out, const rk_val *a, const rk_val *b, const rk_val *acc, do
 		return false;
 	int B = r == 3 ? a->s.d[0] : 1, M = a->s.d[r - 2], K = a->s.d[r - 1], N = b->s.d[r - 1];
 	rk_shape s = r == 3 ? (rk_shape){3, {B, M, N}} : (rk_shape){2, {M, N}};
-	/* int8 inputs sum exactly in int32 (wrapping); floats in fp32 */
-	rk_dtype ot = a->t == RK_I8 ? RK_I32 : RK_F32;
 	if (acc && (acc->s.rank != r || memcmp(acc->s.d, s.d, sizeof(int) * (size_t)r) != 0 || acc->t != ot))
 		return false;
 	if (!rk_is_float(a->t) && a->t != RK_I8)
@@ -51,16 +51,27 @@ bool rk_dot(rk_val *out, const rk_val *a, const rk_val *b, const rk_val *acc, do
 					o.v[at] = rk_round(RK_I32, sum);
 					continue;
 				}
-				double rr = rk_round(RK_F32, sum);
+				double rr = rk_round(ot, sum);
 				o.v[at] = rr;
 				/* products exact in fp32 (fma for fp32 inputs), summed in some order */
-				o.e[at] = ep == 0 && rk_exact_sum(RK_F32, prod, (size_t)np, 1)
+				o.e[at] = ep == 0 && rk_exact_sum(ot, prod, (size_t)np, 1)
 						  ? 0
-						  : ep + rk_sum_error(RK_F32, asum, (size_t)np) + rk_ulp(RK_F32, rr);
+						  : ep + rk_sum_error(ot, asum, (size_t)np) + rk_ulp(ot, rr);
 			}
 	free(prod);
 	*out = o;
 	return rk_finish(out);
+}
+
+bool rk_dot(rk_val *out, const rk_val *a, const rk_val *b, const rk_val *acc, double in_rel)
+{
+	/* int8 inputs sum exactly in int32 (wrapping); floats in fp32 */
+	return dot_to(out, a, b, acc, in_rel, a->t == RK_I8 ? RK_I32 : RK_F32);
+}
+
+bool rk_dot_f16(rk_val *out, const rk_val *a, const rk_val *b, const rk_val *acc)
+{
+	return a->t == RK_F16 && dot_to(out, a, b, acc, 0, RK_F16);
 }
 
 /* x to float8 (fmt 4: e4m3, 5: e5m2), to nearest even, saturating */

@@ -15,8 +15,9 @@
  * are in rk_gen_leaf.c (leaves), rk_gen_expr.c (elementwise), rk_gen_reduce.c
  * (reductions, scans, sort, topk), rk_gen_view.c (views and data movement),
  * rk_gen_dot.c (dots and loops), rk_gen_scan.c (combine_fns), rk_gen_math.c
- * (tl.math, bit casts) and rk_gen_nan.c (NaNs), their shared state in
- * rk_gen.h. */
+ * (tl.math, bit casts), rk_gen_nan.c (NaNs), rk_gen_block.c (block pointers
+ * and tensor descriptors) and rk_gen_tuple.c (helpers returning tuples),
+ * their shared state in rk_gen.h. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -54,7 +55,10 @@ const char *const rk_feature_names[RK_F_COUNT] = {
 	"associative_scan/cumprod", "tl.math functions", "umulhi/bitcast", "tl.static_range",
 	"early return", "scalar argument of another dtype", "3-D grid", "cache/eviction modifiers",
 	"kloop through an index load", "int16/uint16 tiles", "uint32 tiles", "int64 tiles",
-	"NaN through max/min", "float + combine_fn", "tl.topk", "2-D masked loop load"};
+	"NaN through max/min", "float + combine_fn", "tl.topk", "2-D masked loop load", "block pointer",
+	"tensor descriptor", "padding_option nan", "store through a block pointer/descriptor",
+	"kloop through block pointers/descriptors", "jit helper returning a tuple", "fp16 out_dtype dot",
+	"atomic sem/scope"};
 
 node *rg_new_node(gen *g, const rk_val *v, const char *name)
 {
@@ -181,6 +185,19 @@ node *rg_emit(gen *g, rk_val *v, const char *expr)
 	return n;
 }
 
+/* version 6: ".to(t)" after tl.maximum/minimum/clamp where Triton's result
+ * may not be t (bf16 is computed in fp32, Python numbers are int32/fp32
+ * tensors there: tl.maximum(x_fp16, 0.5) is fp32, tl.maximum(x_int8, 3)
+ * int32); the value is the same, a value of t. Versions 2-5 leave it out
+ * (their kernels from tile's weak-scalar days stay as they were). */
+const char *rg_minmax_to(gen *g, rk_dtype t)
+{
+	static const char *const to[] = {[RK_F16] = ".to(tl.float16)", [RK_BF16] = ".to(tl.bfloat16)",
+					 [RK_I8] = ".to(tl.int8)",      [RK_U8] = ".to(tl.uint8)",
+					 [RK_I16] = ".to(tl.int16)",    [RK_U16] = ".to(tl.uint16)"};
+	return g->v6 && (size_t)t < sizeof to / sizeof *to && to[t] ? to[t] : "";
+}
+
 typedef node *(*op_fn)(gen *, const rk_shape *, rk_dtype, int);
 
 node *gen_node(gen *g, const rk_shape *s, rk_dtype t, int depth)
@@ -197,7 +214,7 @@ node *gen_node(gen *g, const rk_shape *s, rk_dtype t, int depth)
 		   {op_rowwise, 6, 2}, {op_loop, 8, 2}, {op_order, 4, 2}, {op_gather, 4, 2}, {op_histogram, 3, 2},
 		   {op_interleave, 3, 2}, {op_sort_cat, 2, 2}, {op_fp8, 4, 2},
 		   {op_combine, 6, 3}, {op_scan, 5, 3}, {op_math, 8, 3}, {op_intbits, 4, 3},
-		   {op_wide, 4, 3}, {op_nan, 5, 5}, {op_topk, 3, 5}, {op_maxidx, 4, 5}};
+		   {op_wide, 4, 3}, {op_nan, 5, 5}, {op_topk, 3, 5}, {op_maxidx, 4, 5}, {op_tuple, 5, 6}};
 	enum { NOPS = sizeof ops / sizeof *ops };
 	/* sometimes a tile made before, used twice */
 	if (chance(g, 8))
@@ -211,7 +228,7 @@ node *gen_node(gen *g, const rk_shape *s, rk_dtype t, int depth)
 		return rg_leaf(g, s, t);
 	g->budget--;
 	/* a dot fits few shapes: try it first where it does */
-	if ((t == RK_F32 || t == RK_I32) && dot_shape(s) && chance(g, 30)) {
+	if ((t == RK_F32 || t == RK_I32 || (g->v6 && t == RK_F16)) && dot_shape(s) && chance(g, 30)) {
 		/* or a K loop of dots, pipelined on cuda-emu */
 		node *n = t == RK_F32 && s->rank == 2 && chance(g, 40) ? op_kloop(g, s, 2 + below(g, 3)) : NULL;
 		if (!n)
@@ -221,7 +238,7 @@ node *gen_node(gen *g, const rk_shape *s, rk_dtype t, int depth)
 			return n;
 		}
 	}
-	int total = 0, weight[NOPS], have = g->v5 ? 5 : g->v3 ? 3 : 2;
+	int total = 0, weight[NOPS], have = g->v6 ? 6 : g->v5 ? 5 : g->v3 ? 3 : 2;
 	for (int i = 0; i < NOPS; i++)
 		total += weight[i] = ops[i].ver > have ? 0 : ops[i].weight;
 	for (int attempt = 0; attempt < 6; attempt++) {
@@ -311,7 +328,12 @@ static bool atomic_root(gen *g, const node *root, rk_param *out, const char *off
 			rg_sb_printf(&g->body, "    val = (%s + pid).to(%s)\n", root->name, rk_tl_name(t));
 		else if (op != 'c')
 			rg_sb_printf(&g->body, "    val = %s + pid\n", root->name);
-		const char *sem = chance(g, 30) ? ", sem=\"relaxed\"" : chance(g, 20) ? ", scope=\"gpu\"" : "";
+		/* version 6: every sem, scope="sys" (not "cta": the programs share the memory) */
+		static const char *const sems[] = {", sem=\"acquire\"", ", sem=\"release\"", ", sem=\"acq_rel\"",
+						   ", sem=\"relaxed\", scope=\"sys\"", ", scope=\"gpu\", sem=\"acq_rel\""};
+		int si = g->v6 && chance(g, 40) ? below(g, 5) : -1;
+		const char *sem = si >= 0 ? sems[si] : chance(g, 30) ? ", sem=\"relaxed\"" : chance(g, 20) ? ", scope=\"gpu\"" : "";
+		k->features |= si >= 0 ? RK_F_SEM : 0;
 		bool method = chance(g, 25);
 		if (op == 'c')
 			rg_sb_printf(&g->body, method ? "    (out + (%s)).atomic_cas(%s, %s%s)\n" : "    tl.atomic_cas(out + (%s), %s, %s%s)\n",
@@ -412,6 +434,7 @@ void rk_generate(rk_kernel *k, uint64_t seed, int version)
 	g.v3 = version >= RK_GEN_V3;
 	g.v4 = version >= RK_GEN_V4;
 	g.v5 = version >= RK_GEN_V5;
+	g.v6 = version >= RK_GEN_V6;
 	g.budget = 5 + below(&g, 14);
 	int r = below(&g, 100);
 	rk_shape s = rg_random_shape(&g, r < 30 ? 1 : r < 85 ? 2 : 3);
@@ -488,7 +511,8 @@ void rk_generate(rk_kernel *k, uint64_t seed, int version)
 	memcpy(k->want.v, root->v.v, n * sizeof(double));
 	memcpy(k->want.e, root->v.e, n * sizeof(double));
 	k->features = root->feat;
-	if (!(atomic && atomic_root(&g, root, out, off, mask)))
+	/* version 6: sometimes through a block pointer or a descriptor */
+	if (!(atomic && atomic_root(&g, root, out, off, mask)) && !(g.v6 && chance(&g, 15) && rg_block_store(&g, root, out)))
 		plain_store(&g, root, out, off, mask);
 
 	sbuf src = {0};

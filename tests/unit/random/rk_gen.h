@@ -36,6 +36,7 @@ typedef struct {
 	bool v3;       /* version 3's forms (RK_GEN_V3): off, the stream is version 2's */
 	bool v4;       /* version 4's forms (RK_GEN_V4): off, the stream is version 3's */
 	bool v5;       /* version 5's forms (RK_GEN_V5): off, the stream is version 4's */
+	bool v6;       /* version 6's forms (RK_GEN_V6): off, the stream is version 5's */
 	sbuf pre;      /* @triton.jit helpers before the kernel (combine_fns) */
 	unsigned helpers; /* which of them are written (rk_gen_scan.c) */
 } gen;
@@ -73,6 +74,7 @@ rk_shape rg_random_shape(gen *g, int rank);
 rk_dtype rg_random_dtype(gen *g);
 uint64_t rg_feat_of_text(gen *g, const char *text);
 node *rg_emit(gen *g, rk_val *v, const char *expr);
+const char *rg_minmax_to(gen *g, rk_dtype t);
 node *gen_node(gen *g, const rk_shape *s, rk_dtype t, int depth);
 
 /* ---- rk_gen_leaf.c ------------------------------------------------------------------ */
@@ -127,7 +129,28 @@ node *op_math(gen *g, const rk_shape *s, rk_dtype t, int depth);
 node *op_intbits(gen *g, const rk_shape *s, rk_dtype t, int depth);
 /* rk_gen_nan.c (version 5) */
 node *op_nan(gen *g, const rk_shape *s, rk_dtype t, int depth);
+/* rk_gen_tuple.c (version 6) */
+node *op_tuple(gen *g, const rk_shape *s, rk_dtype t, int depth);
+/* rk_gen_block.c (version 6) */
+node *rg_leaf_block(gen *g, const rk_shape *s, rk_dtype t);
+bool rg_block_store(gen *g, const node *root, rk_param *out);
+void rg_kloop_via(gen *g, bool desc, bool advance, const int *dims, bool edge, const char *const *names, char *aload,
+		  char *bload);
 /* rk_gen_dot.c */
+enum { MAX_ITERS = 4 };
+/* An operand of a loop body: a tile made before the loop (the same in every
+ * iteration) or, owned, a load of the iteration's chunk of a buffer (its
+ * line goes in the body); vals[i] is its value in iteration i. */
+typedef struct {
+	char name[32];
+	bool owned;
+	const node *made; /* not owned: the tile */
+	rk_val vals[MAX_ITERS];
+	uint64_t feat; /* RK_F_MASK2 */
+} loop_operand;
+bool loop_operand_make(gen *g, const rk_shape *s, rk_dtype t, int depth, int iters, const char *ivar, sbuf *body,
+		       loop_operand *o);
+void loop_operand_free(loop_operand *o);
 bool dot_shape(const rk_shape *s);
 node *op_dot(gen *g, const rk_shape *s, rk_dtype t, int depth);
 node *op_kloop(gen *g, const rk_shape *s, int stages);

@@ -22,7 +22,9 @@ static const double dot_prec_rel[] = {0x1p-10, 0, 0x1p-10, 0x1p-19, 0x1p-14, 0x1
 
 node *op_dot(gen *g, const rk_shape *s, rk_dtype t, int depth)
 {
-	if ((t != RK_F32 && t != RK_I32) || !dot_shape(s))
+	/* version 6: fp16 with out_dtype=tl.float16 */
+	bool f16 = g->v6 && t == RK_F16;
+	if ((t != RK_F32 && t != RK_I32 && !f16) || !dot_shape(s))
 		return NULL;
 	/* int8 x int8 -> int32 needs K >= 32 */
 	int r = s->rank, B = r == 3 ? s->d[0] : 1, M = s->d[r - 2], N = s->d[r - 1];
@@ -33,6 +35,8 @@ node *op_dot(gen *g, const rk_shape *s, rk_dtype t, int depth)
 		return NULL;
 	static const rk_dtype in[] = {RK_F16, RK_F16, RK_BF16, RK_F32, RK_F32};
 	rk_dtype it = t == RK_I32 ? RK_I8 : in[below(g, 5)];
+	if (f16)
+		it = RK_F16;
 	rk_shape as = {r, {B, M, K}}, bs = {r, {B, K, N}};
 	if (r == 2)
 		as = (rk_shape){2, {M, K}}, bs = (rk_shape){2, {K, N}};
@@ -40,7 +44,8 @@ node *op_dot(gen *g, const rk_shape *s, rk_dtype t, int depth)
 	node *acc = chance(g, 30) ? gen_node(g, s, t, depth - 1) : NULL;
 	int prec = it == RK_F32 ? below(g, 6) : 1;
 	rk_val v;
-	if (!rk_dot(&v, &a->v, &b->v, acc ? &acc->v : NULL, dot_prec_rel[prec]))
+	if (f16 ? !rk_dot_f16(&v, &a->v, &b->v, acc ? &acc->v : NULL)
+		: !rk_dot(&v, &a->v, &b->v, acc ? &acc->v : NULL, dot_prec_rel[prec]))
 		return NULL;
 	char expr[192];
 	size_t n = (size_t)snprintf(expr, sizeof expr, "tl.dot(%s, %s", a->name, b->name);
@@ -50,28 +55,18 @@ node *op_dot(gen *g, const rk_shape *s, rk_dtype t, int depth)
 		n += (size_t)snprintf(expr + n, sizeof expr - n, ", input_precision=\"%s\"", dot_prec[prec]);
 	if (it == RK_I8 && chance(g, 30))
 		n += (size_t)snprintf(expr + n, sizeof expr - n, ", out_dtype=tl.int32");
+	if (f16)
+		n += (size_t)snprintf(expr + n, sizeof expr - n, ", out_dtype=tl.float16");
 	snprintf(expr + n, sizeof expr - n, ")");
 	node *d = rg_emit(g, &v, expr);
-	if (!acc && it != RK_I8)
+	if (!acc && it != RK_I8 && !f16)
 		d->dot_a = a, d->dot_b = b, d->dot_rel = dot_prec_rel[prec];
-	d->feat |= (r == 3 ? RK_F_DOT3D : 0) | (it == RK_I8 ? RK_F_DOT_I8 : 0) | (prec != 1 ? RK_F_DOT_TF32 : 0);
+	d->feat |= (r == 3 ? RK_F_DOT3D : 0) | (it == RK_I8 ? RK_F_DOT_I8 : 0) | (prec != 1 ? RK_F_DOT_TF32 : 0) |
+		   (f16 ? RK_F_DOT_F16 : 0);
 	return d;
 }
 
-enum { MAX_ITERS = 4 };
-
-/* An operand of a loop body: a tile made before the loop (the same in every
- * iteration) or, owned, a load of the iteration's chunk of a buffer (its
- * line goes in the body); vals[i] is its value in iteration i. */
-typedef struct {
-	char name[32];
-	bool owned;
-	const node *made; /* not owned: the tile */
-	rk_val vals[MAX_ITERS];
-	uint64_t feat; /* RK_F_MASK2 */
-} loop_operand;
-
-static bool loop_operand_make(gen *g, const rk_shape *s, rk_dtype t, int depth, int iters, const char *ivar,
+bool loop_operand_make(gen *g, const rk_shape *s, rk_dtype t, int depth, int iters, const char *ivar,
 			      sbuf *body, loop_operand *o)
 {
 	memset(o, 0, sizeof *o);
@@ -160,7 +155,7 @@ static bool loop_operand_make(gen *g, const rk_shape *s, rk_dtype t, int depth, 
 	return true;
 }
 
-static void loop_operand_free(loop_operand *o)
+void loop_operand_free(loop_operand *o)
 {
 	if (o->owned)
 		for (int i = 0; i < MAX_ITERS; i++)
@@ -201,6 +196,15 @@ node *op_kloop(gen *g, const rk_shape *s, int stages)
 		nk += 2 + below(g, 3);
 		K = nk * BK - rag;
 	}
+	/* version 6: A and B through block pointers (advanced, or made at the
+	 * iteration's offsets) or tensor descriptors, their rows past Mb and
+	 * columns past Nb outside the tensor (zeros) */
+	int via = g->v6 && !kidx ? below(g, 3) : 0, Mb = M, Nb = N;
+	if (via) {
+		Mb = chance(g, 30) ? 1 + below(g, M) : M;
+		Nb = chance(g, 30) ? 1 + below(g, N) : N;
+		masked |= chance(g, 50);
+	}
 	char acc[32], kv[32], pa[32], pb[32], rm[32], rn[32], rkk[32], ap[32], bp[32], sc[32] = "";
 	rg_var(g, acc), rg_var(g, kv), rg_var(g, rm), rg_var(g, rn), rg_var(g, rkk), rg_var(g, ap), rg_var(g, bp);
 	rk_param *xa = rg_add_param(g, RK_P_PTR, chain == 1 ? ldt : dt);
@@ -215,16 +219,21 @@ node *op_kloop(gen *g, const rk_shape *s, int stages)
 		kp->i = K, snprintf(ktext, sizeof ktext, "%s", kp->name);
 	else
 		snprintf(ktext, sizeof ktext, "%d", K);
+	int pitch = K;
+	if (via == 2) {
+		int per16 = 16 / (int)rk_size(xa->t);
+		pitch = (K + per16 - 1) / per16 * per16;
+	}
 	if (sap)
-		sap->i = K, snprintf(satext, sizeof satext, "%s", sap->name);
+		sap->i = pitch, snprintf(satext, sizeof satext, "%s", sap->name);
 	else
-		snprintf(satext, sizeof satext, "%d", K);
+		snprintf(satext, sizeof satext, "%d", pitch);
 	if (sbp)
 		sbp->i = N, snprintf(sbtext, sizeof sbtext, "%s", sbp->name);
 	else
 		snprintf(sbtext, sizeof sbtext, "%d", N);
 	/* the buffers: A [M, K], B [K, N], row-major */
-	xa->count = (size_t)M * (size_t)K;
+	xa->count = (size_t)Mb * (size_t)pitch;
 	xb->count = (size_t)K * (size_t)N;
 	bool exa = chance(g, 60), exb = chance(g, 60);
 	xa->data = calloc(xa->count, rk_size(xa->t));
@@ -285,7 +294,10 @@ node *op_kloop(gen *g, const rk_shape *s, int stages)
 			  chain == 1 ? "[:, None]" : "[None, :]");
 	rg_sb_printf(&g->body, "    %s = tl.zeros((%d, %d), tl.float32)\n", acc, M, N);
 	char aaddr[256], baddr[256];
-	if (advance) {
+	if (via) {
+		rg_kloop_via(g, via == 2, advance, (int[]){M, N, BK, Mb, Nb}, masked || Mb < M || Nb < N,
+			     (const char *[]){pa, pb, satext, sbtext, ktext, ap, bp, kv}, aaddr, baddr);
+	} else if (advance) {
 		rg_sb_printf(&g->body, "    %s = %s + %s[:, None] * %s + %s[None, :]\n", ap, pa, rm, satext, rkk);
 		rg_sb_printf(&g->body, "    %s = %s + %s[:, None] * %s + %s[None, :]\n", bp, pb, rkk, sbtext, rn);
 		snprintf(aaddr, sizeof aaddr, "%s", ap);
@@ -305,7 +317,9 @@ node *op_kloop(gen *g, const rk_shape *s, int stages)
 			     kv, rkk, kv, rkk, ktext);
 	else if (kidx)
 		rg_sb_printf(&g->body, "        %s = tl.load(%s + %s + %s)\n", ix, kip->name, kv, rkk);
-	if (masked) {
+	if (via) {
+		rg_sb_printf(&g->body, "        %s = %s\n        %s = %s\n", an, aaddr, bn, baddr);
+	} else if (masked) {
 		rg_sb_printf(&g->body, "        %s = tl.load(%s, mask=%s + %s[None, :] < %s, other=0)\n", an, aaddr, kv, rkk,
 			  ktext);
 		rg_sb_printf(&g->body, "        %s = tl.load(%s, mask=%s + %s[:, None] < %s, other=0)\n", bn, baddr, kv, rkk,
@@ -337,7 +351,10 @@ node *op_kloop(gen *g, const rk_shape *s, int stages)
 		rg_sb_printf(&g->body, "        %s += tl.dot(%s, %s%s)\n", acc, an, bn, prec);
 	else
 		rg_sb_printf(&g->body, "        %s = tl.dot(%s, %s, %s%s)\n", acc, an, bn, acc, prec);
-	if (advance) {
+	if (advance && via == 1) {
+		rg_sb_printf(&g->body, "        %s = tl.advance(%s, (0, %d))\n        %s = tl.advance(%s, [%d, 0])\n", ap, ap,
+			     BK, bp, bp, BK);
+	} else if (advance && !via) {
 		rg_sb_printf(&g->body, "        %s += %d\n", ap, BK);
 		if (sbp)
 			rg_sb_printf(&g->body, "        %s += %d * %s\n", bp, BK, sbtext);
@@ -356,13 +373,13 @@ node *op_kloop(gen *g, const rk_shape *s, int stages)
 		for (int m = 0; m < M; m++)
 			for (int j = 0; j < BK; j++) {
 				int kk = it * BK + j;
-				a.v[m * BK + j] = kk < K ? rk_get(xa->t, xa->data, (size_t)m * (size_t)K + (size_t)kk) : 0;
+				a.v[m * BK + j] = kk < K && m < Mb ? rk_get(xa->t, xa->data, (size_t)m * (size_t)pitch + (size_t)kk) : 0;
 			}
 		for (int j = 0; j < BK; j++)
 			for (int n = 0; n < N; n++) {
 				int kk = it * BK + j;
 				size_t row = kk < K && kip ? (size_t)((int32_t *)kip->data)[kk] : (size_t)kk;
-				b.v[j * N + n] = kk < K ? rk_get(xb->t, xb->data, row * (size_t)N + (size_t)n) : 0;
+				b.v[j * N + n] = kk < K && n < Nb ? rk_get(xb->t, xb->data, row * (size_t)N + (size_t)n) : 0;
 			}
 		if (chain) {
 			rk_val *x = chain == 1 ? &a : &b, y;
@@ -394,7 +411,8 @@ node *op_kloop(gen *g, const rk_shape *s, int stages)
 		return NULL;
 	}
 	node *res = rg_new_node(g, &cur, acc);
-	res->feat |= RK_F_STAGES | RK_F_KLOOP | (kidx ? RK_F_KIDX : 0);
+	res->feat |= RK_F_STAGES | RK_F_KLOOP | (kidx ? RK_F_KIDX : 0) | (via ? RK_F_KLOOP_BP : 0) |
+		     (via == 1 ? RK_F_BLOCKPTR : via == 2 ? RK_F_DESC : 0);
 	return res;
 }
 
@@ -499,7 +517,7 @@ node *op_loop(gen *g, const rk_shape *s, rk_dtype t, int depth)
 			rg_sb_printf(&g->body, "        %s = tl.dot(%s, %s, %s%s)\n", acc, a.name, b.name, acc,
 				  it == RK_F32 ? ", input_precision=\"ieee\"" : "");
 		else if (kind == 'M')
-			rg_sb_printf(&g->body, "        %s = tl.maximum(%s, %s)\n", acc, acc, a.name);
+			rg_sb_printf(&g->body, "        %s = tl.maximum(%s, %s)%s\n", acc, acc, a.name, rg_minmax_to(g, t));
 		else
 			rg_sb_printf(&g->body, "        %s = %s + %s%s%s\n", acc, acc, a.name, kind == 'i' ? " + " : "",
 				  kind == 'i' ? ivar : "");

@@ -110,7 +110,8 @@ node *op_binary(gen *g, const rk_shape *s, rk_dtype t, int depth)
 		return NULL;
 	char expr[128];
 	if (op == 'M' || op == 'm')
-		snprintf(expr, sizeof expr, "tl.%s(%s, %s)", op == 'M' ? "maximum" : "minimum", a->name, b->name);
+		snprintf(expr, sizeof expr, "tl.%s(%s, %s)%s", op == 'M' ? "maximum" : "minimum", a->name, b->name,
+			 rg_minmax_to(g, t));
 	else
 		snprintf(expr, sizeof expr, "%s %s %s", a->name, op_text(op), b->name);
 	return rg_emit(g, &v, expr);

@@ -241,7 +241,10 @@ node *rg_leaf(gen *g, const rk_shape *s, rk_dtype t)
 			v.v[i] = i;
 		return rg_new_node(g, &v, name);
 	}
-	node *n = rg_leaf_load(g, s, t);
+	/* version 6: through a block pointer or a tensor descriptor */
+	node *n = g->v6 && chance(g, 20) ? rg_leaf_block(g, s, t) : NULL;
+	if (!n)
+		n = rg_leaf_load(g, s, t);
 	if (n)
 		return n;
 	/* out of parameters: zeros */

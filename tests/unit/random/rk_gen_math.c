@@ -85,8 +85,8 @@ static node *clamp(gen *g, const rk_shape *s, rk_dtype t, int depth)
 	if (!rk_clamp(&v, &x->v, &lo->v, &hi->v))
 		return NULL;
 	char expr[160];
-	snprintf(expr, sizeof expr, chance(g, 50) ? "tl.clamp(%s, %s, %s)" : "tl.clamp(%s, min=%s, max=%s)", x->name,
-		 lo->name, hi->name);
+	snprintf(expr, sizeof expr, chance(g, 50) ? "tl.clamp(%s, %s, %s)%s" : "tl.clamp(%s, min=%s, max=%s)%s", x->name,
+		 lo->name, hi->name, rg_minmax_to(g, t));
 	return rg_emit(g, &v, expr);
 }
 
@@ -110,8 +110,8 @@ node *op_math(gen *g, const rk_shape *s, rk_dtype t, int depth)
 		if (!rk_binary(&v, mx ? 'M' : 'm', &a->v, &b->v))
 			return NULL;
 		char expr[160];
-		snprintf(expr, sizeof expr, "tl.%s(%s, %s, propagate_nan=tl.PropagateNan.%s)", mx ? "maximum" : "minimum",
-			 a->name, b->name, chance(g, 50) ? "ALL" : "NONE");
+		snprintf(expr, sizeof expr, "tl.%s(%s, %s, propagate_nan=tl.PropagateNan.%s)%s", mx ? "maximum" : "minimum",
+			 a->name, b->name, chance(g, 50) ? "ALL" : "NONE", rg_minmax_to(g, t));
 		n = rg_emit(g, &v, expr);
 	}
 	if (n)

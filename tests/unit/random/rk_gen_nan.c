@@ -69,8 +69,9 @@ static const char *nan_helper(gen *g, bool mx)
 	unsigned bit = mx ? 1u << 16 : 1u << 17;
 	if (!(g->helpers & bit)) {
 		g->helpers |= bit;
-		rg_sb_printf(&g->pre, "@triton.jit\ndef _c_%snan(a, b):\n    return tl.%s(a, b, propagate_nan=tl.PropagateNan.ALL)\n\n\n",
-			     mx ? "max" : "min", mx ? "maximum" : "minimum");
+		/* version 6: cast back (bf16 is computed in fp32; a combine_fn keeps the dtype) */
+		rg_sb_printf(&g->pre, "@triton.jit\ndef _c_%snan(a, b):\n    return tl.%s(a, b, propagate_nan=tl.PropagateNan.ALL)%s\n\n\n",
+			     mx ? "max" : "min", mx ? "maximum" : "minimum", g->v6 ? ".to(a.dtype)" : "");
 	}
 	return mx ? "_c_maxnan" : "_c_minnan";
 }
@@ -112,8 +113,8 @@ node *op_nan(gen *g, const rk_shape *s, rk_dtype t, int depth)
 		node *b = rg_operand(g, s, t, depth - 1, false);
 		ok = rk_nan_minmax(&rv, op, all, &av, &b->v);
 		bool swap = chance(g, 50);
-		snprintf(expr, sizeof expr, "tl.%s(%s, %s%s)", op == 'M' ? "maximum" : "minimum", swap ? b->name : a,
-			 swap ? a : b->name, nan_flags[flag]);
+		snprintf(expr, sizeof expr, "tl.%s(%s, %s%s)%s", op == 'M' ? "maximum" : "minimum", swap ? b->name : a,
+			 swap ? a : b->name, nan_flags[flag], rg_minmax_to(g, t));
 	} else if (form == 1) {
 		static const double los[] = {-1.0, -0.5, 0.0, 0.5};
 		double lo = los[below(g, 4)], hi = lo + 0.5 * (1 + below(g, 4));
@@ -126,7 +127,7 @@ node *op_nan(gen *g, const rk_shape *s, rk_dtype t, int depth)
 		if (ok)
 			rk_free(&m);
 		rk_free(&lv), rk_free(&hv);
-		snprintf(expr, sizeof expr, "tl.clamp(%s, %.1f, %.1f%s)", a, lo, hi, nan_flags[flag]);
+		snprintf(expr, sizeof expr, "tl.clamp(%s, %.1f, %.1f%s)%s", a, lo, hi, nan_flags[flag], rg_minmax_to(g, t));
 	} else if (form == 2) {
 		ok = rk_nan_reduce(&rv, op, false, &av, axis, RK_F32);
 		snprintf(expr, sizeof expr, "tl.%s(%s, axis=%d)", op == 'M' ? "max" : "min", a, axis);

@@ -32,7 +32,8 @@ static const char *helper(gen *g, int op, bool tie_low)
 			     "    return tl.where(take, v0, v1), tl.where(take, i0, i1)\n\n\n",
 			     name, op == 'A' ? '>' : '<', tie_low ? '<' : '>');
 	else
-		rg_sb_printf(&g->pre, "def %s(a, b):\n    return %s\n\n\n", name, bodies[i]);
+		rg_sb_printf(&g->pre, "def %s(a, b):\n    return %s%s\n\n\n", name, bodies[i],
+			     g->v6 && op == 'M' ? ".to(a.dtype)" : ""); /* version 6: bf16's maximum is fp32 */
 	return name;
 }
 
