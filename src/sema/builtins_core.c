@@ -428,7 +428,7 @@ static Value b_pointer_type(Sema *s, Call *c, int extra)
 }
 
 /* tl.block_type(element_ty, shape): the type of a block, as x.type gives it, for
- * comparing with one and for isinstance; Triton checks only the element count */
+ * comparing with one and for isinstance; checked as Triton's constructor does */
 static Value b_block_type(Sema *s, Call *c, int extra)
 {
 	(void)extra;
@@ -439,6 +439,10 @@ static Value b_block_type(Sema *s, Call *c, int extra)
 		return v_err();
 	if (c->a[0].n > 0) {
 		diag_error(s->d, c->at[0], "tl.block_type: the element type must be a scalar type, got a block type");
+		return v_err();
+	}
+	if (n == 0) {
+		diag_error(s->d, c->at[1], "tl.block_type: the shape is empty (Triton: 0d block_type is forbidden)");
 		return v_err();
 	}
 	int64_t numel = 1;
@@ -453,10 +457,6 @@ static Value b_block_type(Sema *s, Call *c, int extra)
 	if (numel > TILE_MAX_NUMEL) {
 		diag_error(s->d, c->at[1], "tl.block_type: %lld elements exceed the limit of %d (TRITON_MAX_TENSOR_NUMEL)",
 			   (long long)numel, TILE_MAX_NUMEL);
-		return v_err();
-	}
-	if (n == 0) {
-		diag_error(s->d, c->at[1], "tl.block_type: the shape is empty (Triton: 0d block_type is forbidden)");
 		return v_err();
 	}
 	Value t = v_dtype(dt); /* the element type, and the shape in items, as x.type of a block */

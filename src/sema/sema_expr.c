@@ -78,7 +78,8 @@ static Value dtype_attr(Sema *s, Value obj, const char *name, SrcLoc loc)
 		if (!strcmp(name, "numel") || !strcmp(name, "nbytes")) {
 			int64_t numel = 1;
 			for (int i = 0; i < obj.n; i++) numel *= obj.items[i].c.i;
-			return v_int(name[0] == 'n' && name[1] == 'b' ? numel * (dtype_bits((DType)obj.ty.dt) / 8) : numel);
+			/* nbytes as Triton's: numel * (primitive_bitwidth // 8) */
+			return v_int(strcmp(name, "nbytes") ? numel : numel * (dtype_bits((DType)obj.ty.dt) / 8));
 		}
 	}
 	if (!strcmp(name, "element_ty")) {

@@ -7,12 +7,15 @@
 #include "sema/sema_int.h"
 #include "sema/sema_kernel.h"
 
-static bool is_constexpr_annotation(const Expr *ann)
+/* Whether an annotation's last name is `name`: `tl.constexpr`, or written as a
+ * string, `BLOCK: "tl.constexpr"`, which Triton reads as text */
+static bool annotation_names(const Expr *ann, const char *name)
 {
-	/* also written as a string, `BLOCK: "tl.constexpr"`, which Triton reads as text */
 	const char *n = ann && ann->kind == EX_STR ? agg_ann_name(ann) : expr_last_name(ann);
-	return ann && ann->kind != EX_CALL && n && !strcmp(n, "constexpr");
+	return ann && ann->kind != EX_CALL && n && !strcmp(n, name);
 }
+
+static bool is_constexpr_annotation(const Expr *ann) { return annotation_names(ann, "constexpr"); }
 
 /* A kernel parameter's annotation naming tl.constexpr through an alias
  * (Fast-LLM's `n_cols: tl_constexpr`, `tl_constexpr = tl.constexpr` in another
@@ -28,11 +31,7 @@ bool param_is_constexpr(Sema *s, ModScope *ms, const Expr *ann)
 
 /* `x_ptr: tl.const` (or "tl.const"): a pointer to const, which Triton's launcher
  * types `*k...` and its store and atomics refuse */
-bool param_is_const_pointer(const Expr *ann)
-{
-	const char *n = ann && ann->kind == EX_STR ? agg_ann_name(ann) : expr_last_name(ann);
-	return ann && ann->kind != EX_CALL && n && !strcmp(n, "const");
-}
+bool param_is_const_pointer(const Expr *ann) { return annotation_names(ann, "const"); }
 
 /* `s: tl.int64` (or "tl.int64"): the scalar dtype that Triton's launcher gives
  * the argument whatever its value; only the explicit widths and bool (u1), as
