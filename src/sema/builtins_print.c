@@ -95,7 +95,7 @@ static void print_static(Sema *s, StrBuf *b, Value v, int depth)
 	if (v_is_enum_member(v)) sb_puts(b, enum_member_str(s, v, depth > 0)); /* str(): SIGNEDNESS.SIGNED */
 	else if (v.kind == V_CONST && v.c.kind == CV_STR) sb_puts(b, depth ? py_repr_str(s, v.c.s ? v.c.s : "").c.s : v.c.s);
 	else if (v.kind == V_CONST) const_str(v.c, buf, sizeof buf), sb_puts(b, buf);
-	else if (v.kind == V_DTYPE) sb_puts(b, dtype_triton_name(s, v.ty));
+	else if (v.kind == V_DTYPE) sb_puts(b, dtype_value_name(s, v));
 	else if (v.kind == V_TUPLE) { /* a list as Python prints it: [1, 2], [1] */
 		if (v.set && !v.n) {
 			sb_puts(b, "set()");

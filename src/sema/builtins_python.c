@@ -613,13 +613,13 @@ Value py_str_value(Sema *s, Value v, bool repr, SrcLoc loc)
 		return repr ? py_repr_str(s, v.c.s ? v.c.s : "") : v;
 	if ((v.kind == V_TUPLE || v.kind == V_DICT) && all_const(v)) /* str([1, 'a']) is its repr */
 		return v_str(py_repr_text(s, v));
-	if (repr && v.kind == V_DTYPE && v.ty.dt != DT_PTR) {
+	if (repr && v.kind == V_DTYPE && v.ty.dt != DT_PTR && v.n == 0) { /* a block type's repr is its str */
 		Value n = py_str_value(s, v, false, loc);
 		return n.kind == V_ERR ? n : v_str(arena_printf(s->a, "triton.language.%s", n.c.s));
 	}
 	char buf[256];
 	/* a dtype's str() is Triton's name, which tl.dtype() takes back */
-	if (v.kind == V_DTYPE) return v_str(dtype_triton_name(s, v.ty));
+	if (v.kind == V_DTYPE) return v_str(dtype_value_name(s, v));
 	if (v.kind == V_CONST) const_str(v.c, buf, sizeof buf);
 	else {
 		diag_error(s->d, loc, "'%s' needs a constexpr, got %s", repr ? "repr" : "str", v_describe(s, v));

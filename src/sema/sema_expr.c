@@ -104,7 +104,7 @@ static Value dtype_attr(Sema *s, Value obj, const char *name, SrcLoc loc)
 	if (!strcmp(name, "primitive_bitwidth")) return v_int(dtype_bits(d));
 	if (!strcmp(name, "itemsize")) return v_int(dtype_bytes((DType)obj.ty.dt));
 	if (!strcmp(name, "scalar")) return obj;
-	if (!strcmp(name, "name")) return v_str(dtype_triton_name(s, obj.ty));
+	if (!strcmp(name, "name")) return v_str(dtype_value_name(s, obj));
 	if (dtype_is_float(d) && (!strcmp(name, "fp_mantissa_width") || !strcmp(name, "exponent_bias"))) {
 		/* e4m3 (fn) 3/7, e5m2 2/15, fp16 10/15, bf16 7/127, fp32 23/127, fp64 52/1023 */
 		static const int mant[] = {[DT_F8E4M3] = 3, [DT_F8E5M2] = 2, [DT_F16] = 10, [DT_BF16] = 7, [DT_F32] = 23, [DT_F64] = 52};

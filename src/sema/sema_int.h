@@ -457,6 +457,7 @@ void shape_str(Type t, char *buf, size_t n);   /* "[128,64]" */
 void type_name(Type t, char *buf, size_t n);  /* "float32" / "<128x64xfp32>" */
 const char *dt_name(Sema *s, Type t);          /* "float32", "pointer<float16>" */
 const char *dtype_triton_name(Sema *s, Type t); /* "fp32", "pointer<fp16>": str() and .name */
+const char *dtype_value_name(Sema *s, Value v); /* as above; a block type's "<(16,), fp32>" */
 bool check_tile_shape(Sema *s, int rank, const int32_t *shape, SrcLoc loc);
 Type const_natural_type(ConstVal c); /* int -> i32/u32/i64/u64, float -> f32, bool -> i1 */
 bool const_fits(ConstVal c, DType dt);

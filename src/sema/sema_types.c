@@ -90,6 +90,21 @@ const char *dtype_triton_name(Sema *s, Type t)
 	return arena_strdup(s->a, buf);
 }
 
+/* The str() and .name of a dtype value: a block type (x.type of a block) is
+ * Triton's "<(16, 32), fp32>", its shape a tuple; any other as dtype_triton_name */
+const char *dtype_value_name(Sema *s, Value v)
+{
+	const char *elem = dtype_triton_name(s, v.ty);
+	if (v.n == 0) return elem;
+	StrBuf b = {0};
+	sb_puts(&b, "<(");
+	for (int i = 0; i < v.n; i++) sb_printf(&b, i ? ", %lld" : "%lld", (long long)v.items[i].c.i);
+	sb_printf(&b, "%s), %s>", v.n == 1 ? "," : "", elem);
+	const char *name = arena_strdup(s->a, b.s);
+	sb_free(&b);
+	return name;
+}
+
 const char *dt_name(Sema *s, Type t)
 {
 	char buf[64];
