@@ -103,4 +103,16 @@ expect 0 $TILE repl <"$tmp/s8"
 has "$tmp/out" "[0, 1, 2, 3]"
 has "$tmp/out" "[1, 2, 3, 4]"
 
+# a session starts with no names bound: a kernel that uses tl without the
+# import is told which import is missing
+cat >"$tmp/s9" <<EOT
+@triton.jit
+def noimport(o):
+    tl.store(o, 1)
+
+:emit tir noimport --signature *i32
+EOT
+expect 1 $TILE repl <"$tmp/s9"
+has "$tmp/err" "unknown name 'tl' (is \`import triton.language as tl\` missing?)"
+
 finish

@@ -725,6 +725,21 @@ Value eval_default(Sema *s, Fn *fn, const FuncDef *def, const Expr *e)
 	return v;
 }
 
+/* The import that binds a name kernels use by convention, for the message when
+ * it is missing (a REPL session or a file starts with no names bound) */
+static const char *missing_import(const char *name)
+{
+	static const char *const known[][2] = {
+	    {"tl", "import triton.language as tl"},
+	    {"triton", "import triton"},
+	    {"libdevice", "from triton.language.extra import libdevice"},
+	    {"math", "import math"},
+	};
+	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+		if (!strcmp(name, known[i][0])) return known[i][1];
+	return NULL;
+}
+
 Value lookup_name(Sema *s, Fn *fn, const char *name, SrcLoc loc)
 {
 	Value *p = env_find(&fn->env, name);
@@ -741,6 +756,8 @@ Value lookup_name(Sema *s, Fn *fn, const char *name, SrcLoc loc)
 	v = python_builtin(s, name, &found);
 	if (found) return v;
 	if (!unresolved_star(fn->mod)) s->py_errors++; /* the name may come from that module */
-	diag_error(s->d, loc, "unknown name '%s'", name);
+	const char *import = missing_import(name);
+	if (import) diag_error(s->d, loc, "unknown name '%s' (is `%s` missing?)", name, import);
+	else diag_error(s->d, loc, "unknown name '%s'", name);
 	return v_err();
 }
