@@ -328,6 +328,26 @@ expect 0 $TILE run "$tmp/u64.tile" top X=@"$tmp/x4.npy" n=0x8000_0000_0000_0000 
 has "$tmp/out" "[8., 8., 8., 8.]"
 expect 1 $TILE run "$tmp/u64.tile" top X=@"$tmp/x4.npy" n=-9223372036854775809
 has "$tmp/err" "integer -9223372036854775809 does not fit in 64 bits"
+# a constexpr 2^64-1 is a uint64 too (it was refused), and it is not the
+# constexpr -1 of the same bits: -1 >> 62 is -1, (2^64-1) >> 62 is 3; the
+# second run must not take the first's kernel from the cache
+cat >"$tmp/u64c.tile" <<'EOF'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def topc(X, V: tl.constexpr):
+    tl.store(X + tl.arange(0, 4), (V >> 62) + 0.0)
+EOF
+expect 0 $TILE run "$tmp/u64c.tile" topc X=@"$tmp/x4.npy" V=-1 --print
+has "$tmp/out" "[-1., -1., -1., -1.]"
+expect 0 $TILE run "$tmp/u64c.tile" topc X=@"$tmp/x4.npy" V=18446744073709551615 --print
+has "$tmp/out" "[3., 3., 3., 3.]"
+expect 0 $TILE compile "$tmp/u64c.tile" topc --signature '*fp32,18446744073709551615' --emit tir
+has "$tmp/out" "const 3.0"
+expect 1 $TILE compile "$tmp/u64c.tile" topc --signature '*fp32,18446744073709551616'
+has "$tmp/err" "signature entry '18446744073709551616' for parameter 'V': the integer does not fit in 64 bits"
 # a dtype annotation types a runtime argument whatever its value, as Triton's
 # binder does (triton_kernels' reduce.py: stride_xr: tl.int64): s * 1000000
 # must not wrap in 32 bits, and a value past u32 does not fit

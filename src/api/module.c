@@ -242,7 +242,10 @@ tile_status tile_module_kernel_params(tile_module *m, const char *kernel,
 void api_key_const(StrBuf *b, const ConstVal *v)
 {
 	switch (v->kind) {
-	case CV_INT: sb_printf(b, "i%" PRId64, v->i); break;
+	case CV_INT: /* a uint64 in [2**63, 2**64) is not the negative int64 of its bits */
+		if (v->u64) sb_printf(b, "u%" PRIu64, (uint64_t)v->i);
+		else sb_printf(b, "i%" PRId64, v->i);
+		break;
 	case CV_BOOL: sb_printf(b, "b%d", (int)v->i); break;
 	case CV_FLOAT: sb_printf(b, "f%a", v->f); break;
 	case CV_STR: sb_printf(b, "s%zu:%s", strlen(v->s), v->s); break;
@@ -676,13 +679,9 @@ static tile_status const_from_arg(tile_context *ctx, const KernelParamInfo *p, c
 	DType dt;
 	memset(cv, 0, sizeof *cv);
 	if (int_arg(a, &iv, &dt)) {
-		if (a->kind == TILE_ARG_U64 && a->u64 > INT64_MAX)
-			return api_fail(ctx, TILE_ERROR_INVALID_ARGUMENT,
-			                "constexpr parameter '%s': %" PRIu64
-			                " does not fit in int64",
-			                p->name, a->u64);
 		cv->kind = CV_INT;
 		cv->i = iv;
+		cv->u64 = a->kind == TILE_ARG_U64 && a->u64 > INT64_MAX; /* a Python int Triton types uint64 */
 		return TILE_OK;
 	}
 	switch (a->kind) {

@@ -367,7 +367,7 @@ static bool check_size(const TargetDesc *t, const TirFunc *f, DiagSink *diags)
 
 static void key_add_const(CacheKey *k, const ConstVal *v)
 {
-	cache_key_add_u64(k, (uint64_t)v->kind);
+	cache_key_add_u64(k, (uint64_t)v->kind | (uint64_t)v->u64 << 8);
 	cache_key_add_u64(k, (uint64_t)v->i);
 	uint64_t fbits;
 	memcpy(&fbits, &v->f, sizeof fbits);

@@ -100,8 +100,17 @@ bool parse_const_literal(const char *e, Arena *a, ConstVal *cv)
 	errno = 0;
 	long long iv = strtoll(e, &end, 0);
 	if (*e && *end == 0) {
-		if (errno == ERANGE)
-			return false;
+		if (errno == ERANGE) {
+			/* a Python int in [2**63, 2**64) is a uint64, as Triton types it */
+			errno = 0;
+			unsigned long long uv = e[0] == '-' ? 0 : strtoull(e, &end, 0);
+			if (e[0] == '-' || errno == ERANGE || uv <= (unsigned long long)INT64_MAX)
+				return false;
+			cv->kind = CV_INT;
+			cv->i = (int64_t)uv;
+			cv->u64 = true;
+			return true;
+		}
 		cv->kind = CV_INT;
 		cv->i = iv;
 		return true;
@@ -119,6 +128,15 @@ bool parse_const_literal(const char *e, Arena *a, ConstVal *cv)
 		return true;
 	}
 	return false;
+}
+
+/* An integer literal that does not fit 64 bits (parse_const_literal refuses it) */
+static bool int_out_of_range(const char *e)
+{
+	char *end;
+	errno = 0;
+	(void)strtoll(e, &end, 0);
+	return *e && *end == 0 && errno == ERANGE;
 }
 
 bool desc_block_dim_ok(int64_t v) { return v >= 1 && v <= (1 << 20) && !(v & (v - 1)); }
@@ -340,6 +358,11 @@ static int parse_sig(const char *sig, const KernelInfo *k, Arena *a, SpecArg **o
 				 "signature entry '%s' for constexpr parameter '%s' is a type, not a constant (a value like 128, "
 				 "or a dtype, written tl.%s)",
 				 e, p->name, dtype_name(word));
+			return -1;
+		}
+		if (!lit && int_out_of_range(e)) {
+			snprintf(err, errlen, "signature entry '%s' for parameter '%s': the integer does not fit in 64 bits", e,
+				 p->name);
 			return -1;
 		}
 		if (!lit) {
