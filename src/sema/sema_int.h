@@ -125,6 +125,15 @@ typedef struct Guard {
 	size_t before; /* the module's names bound before the if: those cond sees */
 } Guard;
 
+/* The body (with its else) of a module-level try: Python leaves it at the
+ * first import that raises, so what the body binds after one is not bound */
+typedef struct TryBody {
+	size_t first, end;           /* the module's names bound in it: [first, end) */
+	size_t handlers_end;         /* and in its except handlers: [end, handlers_end) */
+	int nguards;                 /* the if-conditions around the try */
+	const struct TryBody *outer; /* the try body this try is in, if any */
+} TryBody;
+
 /* A module-level name: evaluated lazily on first use. */
 /* GB_STAR: `from M import *` (name "*"): binds, at its place, M's public names.
  * GB_STMT: a top-level statement that rebinds the name when run as Python
@@ -146,6 +155,8 @@ typedef struct Global {
 	int alt;                /* > 0: an alternative binding inside module-level if/try group `alt` */
 	const Guard *guards;    /* the if-conditions that lead to it */
 	int nguards;
+	const TryBody *try_body; /* the innermost module-level try body it is in */
+	bool is_import;         /* bound by an import statement */
 	bool alt_done;          /* on the last binding of a name in a group: alt_val is the answer */
 	bool star_busy;         /* GB_STAR: a lookup through it is under way (import * cycles) */
 	Value alt_val;
@@ -350,6 +361,7 @@ const AggInfo *class_aggregate(Sema *s, ModScope *c);
 bool has_decorator(const FuncDef *def, const char *name);
 bool sema_is_jit(Sema *s, const FuncDef *fn); /* decorated @jit/@autotune/@heuristics (or an alias) */
 Value resolve_module_path(Sema *s, ModScope *from, const char *dotted, int level, SrcLoc loc);
+bool py_stdlib_module(const char *root); /* py_stdlib.c: "os", "warnings": Python's own modules */
 Value *env_find(Env *e, const char *name);
 bool has_named_expr(const Expr *e); /* e holds a walrus (x := v), which binds x */
 bool is_list_method_call(const Expr *e); /* NAME.append(...), NAME.update(...): rebinds NAME */

@@ -32,6 +32,7 @@ typedef struct Scan {
 	int alt;            /* 0 outside module-level if/try */
 	const Guard *guards; /* conditions on the way to this branch */
 	int nguards;
+	const TryBody *try_body; /* the innermost try body on the way */
 } Scan;
 
 static void add_binding(Sema *s, ModScope *m, const Scan *sc, Global g)
@@ -39,6 +40,7 @@ static void add_binding(Sema *s, ModScope *m, const Scan *sc, Global g)
 	g.alt = sc->alt;
 	g.guards = sc->guards;
 	g.nguards = sc->nguards;
+	g.try_body = sc->try_body;
 	vec_push(&m->globals, g);
 }
 
@@ -108,7 +110,7 @@ static void scan_class(Sema *s, ModScope *m, const Scan *sc, const Stmt *st)
 	cs->cls = cd;
 	cs->parent = m;
 	cs->importer = m->importer;
-	Scan top = {0, NULL, 0};
+	Scan top = {0, NULL, 0, NULL};
 	scan_stmts(s, cs, &top, cd->body);
 	cs->next = s->mods;
 	s->mods = cs;
@@ -122,12 +124,12 @@ static void scan_if(Sema *s, ModScope *m, const Scan *sc, const Stmt *st)
 	Guard *g = ARENA_NEWN(s->a, Guard, sc->nguards + 1);
 	if (sc->nguards) memcpy(g, sc->guards, sizeof(Guard) * (size_t)sc->nguards);
 	g[sc->nguards] = (Guard){st->cond, true, m->globals.len};
-	Scan in = {sc->alt, g, sc->nguards + 1};
+	Scan in = {sc->alt, g, sc->nguards + 1, sc->try_body};
 	scan_stmts(s, m, &in, st->body);
 	Guard *ge = ARENA_NEWN(s->a, Guard, sc->nguards + 1);
 	memcpy(ge, g, sizeof(Guard) * (size_t)(sc->nguards + 1));
 	ge[sc->nguards].want = false;
-	Scan el = {sc->alt, ge, sc->nguards + 1};
+	Scan el = {sc->alt, ge, sc->nguards + 1, sc->try_body};
 	scan_stmts(s, m, &el, st->orelse);
 }
 
@@ -159,7 +161,7 @@ static void scan_stmts(Sema *s, ModScope *m, const Scan *sc, StmtList body)
 		case ST_IMPORT:
 			for (int k = 0; k < st->nnames; k++) {
 				const ImportName *in = &st->names[k];
-				Global g = {.kind = GB_IMPORT, .stmt = st, .modname = in->name, .loc = in->loc};
+				Global g = {.kind = GB_IMPORT, .stmt = st, .modname = in->name, .loc = in->loc, .is_import = true};
 				if (in->asname) g.name = in->asname;
 				else {
 					g.name = root_of(s, in->name);
@@ -177,7 +179,8 @@ static void scan_stmts(Sema *s, ModScope *m, const Scan *sc, StmtList body)
 			for (int k = 0; k < st->nnames; k++) {
 				const ImportName *in = &st->names[k];
 				add_binding(s, m, sc, (Global){.name = in->asname ? in->asname : in->name, .kind = GB_FROM, .stmt = st,
-							      .modname = st->module, .attr = in->name, .level = st->level, .loc = in->loc});
+							      .modname = st->module, .attr = in->name, .level = st->level, .loc = in->loc,
+							      .is_import = true});
 			}
 			break;
 		case ST_UNSUPPORTED:
@@ -197,13 +200,20 @@ static void scan_stmts(Sema *s, ModScope *m, const Scan *sc, StmtList body)
 		case ST_EXPR: scan_host_stmt(s, m, sc, st); break;
 		case ST_IF: scan_if(s, m, &nested, st); break;
 		case ST_CLASS: scan_class(s, m, sc, st); break;
-		case ST_TRY:
+		case ST_TRY: {
 			/* the body (and its else) first, then each handler; finally binds for all */
-			scan_stmts(s, m, &nested, st->try_body);
-			scan_stmts(s, m, &nested, st->try_else);
+			TryBody *tb = ARENA_NEW(s->a, TryBody);
+			*tb = (TryBody){.first = m->globals.len, .nguards = sc->nguards, .outer = sc->try_body};
+			Scan in_body = nested;
+			in_body.try_body = tb;
+			scan_stmts(s, m, &in_body, st->try_body);
+			scan_stmts(s, m, &in_body, st->try_else);
+			tb->end = m->globals.len;
 			for (int h = 0; h < st->nhandlers; h++) scan_stmts(s, m, &nested, st->handlers[h]);
+			tb->handlers_end = m->globals.len;
 			scan_stmts(s, m, sc, st->try_final);
 			break;
+		}
 		default: break;
 		}
 	}
@@ -214,7 +224,7 @@ ModScope *modscope_new(Sema *s, const Module *ast, const char *name)
 	ModScope *m = ARENA_NEW(s->a, ModScope);
 	m->ast = ast;
 	m->name = name;
-	Scan top = {0, NULL, 0};
+	Scan top = {0, NULL, 0, NULL};
 	if (ast) scan_stmts(s, m, &top, ast->body);
 	m->next = s->mods;
 	s->mods = m;
@@ -534,6 +544,44 @@ static bool guards_allow(Sema *s, ModScope *m, const Global *g)
 	return true;
 }
 
+/* Whether an import fails in Python as it fails in tile: a module or name of
+ * triton that tile does not have, a file of the project that is not there, a
+ * package tile cannot find. Python's standard library imports in Python
+ * (tile models few of its modules). */
+static bool import_fails(Sema *s, ModScope *m, size_t idx, SrcLoc loc)
+{
+	bool ok;
+	eval_global_quiet(s, m, idx, loc, &ok);
+	if (ok) return false;
+	const Global *g = &m->globals.data[idx];
+	if (g->level || !g->modname) return true; /* relative: the project's own */
+	return !py_stdlib_module(root_of(s, g->modname));
+}
+
+/* false when Python does not keep the binding of its try body: an import
+ * statement of the body (or of a body it is in) before it fails, as in
+ * `try: import torch_npu; HAS_NPU = True / except ImportError: HAS_NPU =
+ * False`, or one after it fails and a handler binds the name again. Imports
+ * in an if or a try inside the body are not looked at. */
+static bool try_body_kept(Sema *s, ModScope *m, size_t idx, SrcLoc loc)
+{
+	const Global *me = &m->globals.data[idx];
+	const char *name = me->name;
+	const Stmt *stmt = me->stmt;
+	for (const TryBody *tb = me->try_body; tb; tb = tb->outer) {
+		bool rebound = false; /* by a handler of this try */
+		for (size_t i = tb->end; i < tb->handlers_end && !rebound; i++) rebound = m->globals.data[i].name == name;
+		size_t end = rebound ? tb->end : idx;
+		for (size_t i = tb->first; i < end; i++) {
+			const Global *g = &m->globals.data[i];
+			if (g->is_import && g->try_body == tb && g->nguards == tb->nguards && g->stmt != stmt &&
+			    import_fails(s, m, i, loc))
+				return false;
+		}
+	}
+	return true;
+}
+
 /* The alternatives of a module-level if/try bound to the same name, in
  * source order: the first allowed one that evaluates; errors are reported
  * for the last one tried; with every one ruled out, the binding before the
@@ -543,12 +591,15 @@ static Value eval_alternatives(Sema *s, ModScope *m, size_t last, SrcLoc loc)
 	Global *g = &m->globals.data[last];
 	if (g->alt_done) return g->alt_val; /* resolved before: every use of the name asks */
 	const char *name = g->name;
+	const TryBody *in_try = g->try_body;
 	int alt = g->alt;
 	size_t first = last;
 	while (first > 0 && m->globals.data[first - 1].alt == alt) first--;
 	VEC(size_t) cand = {0};
 	for (size_t i = first; i <= last; i++)
-		if (m->globals.data[i].name == name && guards_allow(s, m, &m->globals.data[i])) vec_push(&cand, i);
+		if (m->globals.data[i].name == name && guards_allow(s, m, &m->globals.data[i]) &&
+		    try_body_kept(s, m, i, loc))
+			vec_push(&cand, i);
 	Value v = v_err();
 	bool ok = false;
 	for (size_t k = 0; k + 1 < cand.len && !ok; k++) v = eval_global_quiet(s, m, cand.data[k], loc, &ok);
@@ -562,9 +613,10 @@ static Value eval_alternatives(Sema *s, ModScope *m, size_t last, SrcLoc loc)
 		bool found = false;
 		v = global_get(s, m, name, loc, &found);
 		m->limit = saved_limit;
-		if (!found)
-			diag_error(s->d, loc, "'%s' is bound only in branches of a module-level 'if' that are not taken",
-				   name);
+		if (!found && in_try)
+			diag_error(s->d, loc, "'%s' is bound only in a module-level try body, after an import that fails", name);
+		else if (!found)
+			diag_error(s->d, loc, "'%s' is bound only in branches of a module-level 'if' that are not taken", name);
 	}
 	vec_free(&cand);
 	g = &m->globals.data[last]; /* evaluation may have grown the vector */
