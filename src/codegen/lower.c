@@ -663,6 +663,7 @@ TpFunc *lower_func(Arena *a, DiagSink *diags, const TirFunc *tf, const TargetDes
 		if (L.f->prefetched) /* the moved loads' address ops, now unused */
 			remove_dead_code(L.f);
 	}
+	tp_drop_barriers(L.f);
 	tp_verify(L.f);
 	return L.f;
 }

@@ -283,7 +283,9 @@ bool lw_control(Lower *L, const TirOp *op)
 	case TOP_RETURN: lower_term(L, op, TP_RETURN); return true;
 	case TOP_PRINT: lower_print(L, op); return true;
 	case TOP_ASSERT: lower_assert(L, op); return true;
-	case TOP_BARRIER: lw_op(L, TP_BARRIER, op->loc, NULL, 0, NULL, 0); return true;
+	case TOP_BARRIER:
+		lw_op(L, TP_BARRIER, op->loc, NULL, 0, NULL, 0)->attr.flags = op->attr.flags & TIR_USER_BARRIER ? TP_USER : 0;
+		return true;
 	default: return false;
 	}
 }

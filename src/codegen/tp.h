@@ -89,7 +89,7 @@ typedef enum {
  * gather/scatter (the mask still applies per element group). On LOAD/STORE,
  * attr.axis = R > 0 narrows that to aligned runs of R threads (thread t's
  * pointer = thread (t - t % R)'s + (t % R) * vec elements): a few vectors. */
-enum { TP_TRANS = 1, TP_COALESCED = 2 };
+enum { TP_TRANS = 1, TP_COALESCED = 2, TP_USER = 4 /* BARRIER: tl.debug_barrier's (tp_drop_barriers keeps it) */ };
 
 /* mma.sync shapes (operands are listed per lane, in PTX fragment order, unpacked) */
 typedef enum {
@@ -191,6 +191,10 @@ void tp_sink_smem_loads(TpFunc *f);
 /* Reads the first k step of a pipelined dot loop's operands one iteration
  * ahead, carried into the next (tp_prefetch.c). */
 void tp_prefetch_dot_operands(TpFunc *f);
+/* Removes lowering's barriers that another barrier makes redundant: on every
+ * path after one, a barrier comes before any shared-memory access
+ * (tp_barrier.c). Returns how many it removed. */
+int tp_drop_barriers(TpFunc *f);
 void tp_verify(const TpFunc *f);
 
 /* Lowering entry point (src/codegen/lower.c): Tile IR with layouts -> thread program. */

@@ -93,6 +93,7 @@ enum { /* attr.flags */
 	TIR_REVERSE = 16, TIR_HEX = 32, TIR_DIV_RN = 64, TIR_RTZ = 128,
 	TIR_PIPELINED = 256, /* FOR: software pipelined (layout/pipeline.c); its body reads bufs */
 	TIR_HOLDS_BUFS = 4096, /* FOR/WHILE: its body reads bufs written before it (TirSmemBuf.loop) */
+	TIR_USER_BARRIER = 8192, /* BARRIER: tl.debug_barrier's, which orders global memory too */
 	/* REDUCE: tl.argmax / tl.argmin, operands (values, the axis iota), the region
 	 * Triton's _argmax_combine / _argmin_combine (TIR_TIE_LEFT: tie_break_left),
 	 * which lowering may emit in a cheaper exact form (lower_reduce.c) */

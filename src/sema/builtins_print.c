@@ -186,7 +186,7 @@ static Value b_device_assert(Sema *s, Call *c, int extra)
 static Value b_barrier(Sema *s, Call *c, int extra)
 {
 	(void)extra;
-	emit_op(s, TOP_BARRIER, c->loc, NULL, 0, type_scalar(DT_VOID));
+	emit_op(s, TOP_BARRIER, c->loc, NULL, 0, type_scalar(DT_VOID))->attr.flags = TIR_USER_BARRIER;
 	return v_none();
 }
 
