@@ -65,6 +65,8 @@ static void lower_local_store(Lower *L, const TirOp *op)
 	ValId v = op->operands[0];
 	TpVal base = slot_base(L, b, lw_get(L, op->operands[1]).r[0]);
 	lw_smem_write(L, op->loc, &t, base, lw_layout(L, v), lw_get(L, v), 0);
+	if (b->loop && !L->held_loop)
+		L->held_loop = b->loop; /* live until that loop ends (lower_control.c) */
 }
 
 /* Every aligned group of v registers is v consecutive elements along dim:

@@ -140,6 +140,8 @@ static void lower_for(Lower *L, const TirOp *op)
 		if (!again) {
 			set_results_uniform(L, t, uni + 1);
 			bind(L, op->results, op->nout, t->results);
+			if (L->held_loop == op)
+				L->held_loop = NULL; /* its held buffers are dead after it */
 			return;
 		}
 		remove_op(blk, t);
@@ -202,6 +204,8 @@ static void lower_while(Lower *L, const TirOp *op)
 		if (!again) {
 			set_results_uniform(L, t, vuni);
 			bind(L, op->results, op->nout, t->results);
+			if (L->held_loop == op)
+				L->held_loop = NULL;
 			return;
 		}
 		remove_op(blk, t);

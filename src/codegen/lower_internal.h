@@ -59,6 +59,11 @@ typedef struct Lower {
 	 * wait(0): copies may be in flight, so scratch goes after the buffers
 	 * (the prologue recomputes masks and addresses, conversions included) */
 	bool copies_in_flight;
+	/* from the LOCAL_STORE of a buffer held across a loop (hold_smem.c) to
+	 * that loop's end: the buffer is live, so scratch goes after the
+	 * buffers there too (a conversion of the loop's prologue, before its
+	 * copies, would write over the held operand) */
+	const TirOp *held_loop;
 	int lane_bits, warp_bits; /* log2 of hardware lanes per warp / warps */
 } Lower;
 
