@@ -1500,7 +1500,9 @@ static void test_convert(const char *name, int num_warps, const int32_t *shape,
 		if (want == 1)
 			CHECK(I.n_shfl > 0 && I.n_smem_ops == 0, "%s: expected shuffles", name);
 		if (want == 2) {
-			CHECK(I.n_smem_ops > 0 && I.n_barriers >= 2, "%s: expected shared memory",
+			/* write, barrier, read: the trailing barrier guards nothing
+			 * before the kernel's end (tp_barrier.c) */
+			CHECK(I.n_smem_ops > 0 && I.n_barriers >= 1, "%s: expected shared memory",
 			      name);
 			LinearLayout m;
 			PaddedShared pad;
@@ -1516,7 +1518,8 @@ static void test_convert(const char *name, int num_warps, const int32_t *shape,
 }
 
 /* A conversion bigger than the scratch cap (64 KB) goes through shared memory
- * in `chunks` pieces: every value arrives, the barriers pair up per chunk,
+ * in `chunks` pieces: every value arrives, the barriers pair up per chunk
+ * (but the last chunk's trailing one, which guards nothing: tp_barrier.c),
  * the interpreter sees no race between one chunk's reads and the next one's
  * writes, the scratch is one chunk, and each chunk's accesses are free of
  * bank conflicts. chunks = 0: whatever the plan says (random layouts). */
@@ -1536,7 +1539,7 @@ static void test_convert_chunked(const char *name, int num_warps, const int32_t 
 		CvtSmemPlan *p = malloc(sizeof *p);
 		ll_plan_conversion_smem(sl, dl, 4, true, 64 * 1024, p);
 		int n = 1 << p->nbits;
-		CHECK(I.n_barriers == 2 * n && f->smem_bytes == ll_plan_smem_bytes(p, 4) &&
+		CHECK(I.n_barriers == 2 * n - 1 && f->smem_bytes == ll_plan_smem_bytes(p, 4) &&
 		      f->smem_bytes * n >= whole,
 		      "%s: %d barriers, %d bytes of scratch for %lld in %d chunks", name,
 		      I.n_barriers, f->smem_bytes, (long long)whole, n);
