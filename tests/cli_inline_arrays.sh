@@ -93,6 +93,10 @@ bad 'rand(4, i32)' 'rand makes floats'
 bad 'arange(2.5)' 'arange takes integers'
 bad 'full(4)' 'full takes a shape and a value'
 bad 'ones(4) x' "unexpected 'x' after the array"
+# a ':DTYPE' after a constructor (as a list takes one) says the dtype goes inside
+bad 'zeros(4, u8):fp8e4nv' "unexpected ':fp8e4nv' after the array: the dtype goes inside, zeros(SHAPE, DTYPE)"
+bad 'arange(4):fp32' "unexpected ':fp32' after the array: the dtype goes inside, arange(STOP, DTYPE)"
+bad 'full(4, 2):fp16' "unexpected ':fp16' after the array: the dtype goes inside, full(SHAPE, VALUE, DTYPE)"
 
 # the REPL's :run takes them too, blanks inside parentheses included
 printf '%s\n' 'import triton' 'import triton.language as tl' '@triton.jit' \

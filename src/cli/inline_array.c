@@ -408,6 +408,19 @@ int cli_inline_array(const char *name, const char *text, NpyArray *out, tile_dty
 			ok = fail(&P, "expected ')' at '%s'", P.p);
 	}
 	skip_space(&P);
+	/* `zeros(8, u8):fp8e4nv` reads as a list's `:DTYPE` (or a file's view);
+	 * say where a constructor's dtype goes, not only what is left over */
+	if (ok && *P.p == ':' && kind != LIST) {
+		static const char *const forms[NKINDS] = {
+		        [ZEROS] = "zeros(SHAPE, DTYPE)",      [ONES] = "ones(SHAPE, DTYPE)",
+		        [FULL] = "full(SHAPE, VALUE, DTYPE)", [ARANGE] = "arange(STOP, DTYPE)",
+		        [RAND] = "rand(SHAPE, DTYPE)",        [RANDN] = "randn(SHAPE, DTYPE)"};
+		char msg[128];
+		snprintf(msg, sizeof msg,
+		         "unexpected '%%s' after the array: the dtype goes inside, %s",
+		         forms[kind]);
+		ok = fail(&P, msg, P.p);
+	}
 	if (ok && *P.p)
 		ok = fail(&P, "unexpected '%s' after the array", P.p);
 	int64_t count = 1;
