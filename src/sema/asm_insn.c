@@ -586,10 +586,12 @@ static bool translate(Asm *a, char *t)
 	ValId old = 0;
 	AsmReg *dst = NULL;
 	if (in.guard[0]) {
-		/* @p insn: the destination keeps its old value where p is false */
-		if (in.nopnd == 0 || !(dst = asm_reg_find(a, in.opnd[0])) || !dst->v)
-			return asm_error(a, "a guarded instruction must write a register that already has a value%s", "");
-		old = dst->v;
+		/* @p insn: the destination keeps its old value where p is false. A
+		 * register not written yet holds unspecified bits in PTX; zero here, so
+		 * complementary guards (@p mov $0, ..; @!p ex2 $0, ..) define it. */
+		if (in.nopnd == 0 || !(dst = asm_reg_find(a, in.opnd[0])))
+			return asm_error(a, "a guarded instruction must write a register declared here%s", "");
+		old = dst->v ? dst->v : asm_k_int(a, asm_uint_of(dst->bits), 0);
 	}
 	const PtxType *ty = in.ntypes ? in.types[0] : NULL;
 	const char *b = in.base;

@@ -1750,6 +1750,51 @@ static void test_inline_asm_bits(void)
 	CHECK(ok);
 }
 
+/* Complementary guards define a register no instruction wrote before
+ * (@p mov $0 ..; @!p ex2 $0 ..), as PTX allows (softplus written so); each
+ * guarded write also reads the value its predecessor left. */
+static const char asm_guard_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(X, Y, Z):\n"
+	"    o = tl.arange(0, 64)\n"
+	"    x = tl.load(X + o)\n"
+	"    y = tl.inline_asm_elementwise(\"\"\"{\n"
+	"        .reg .pred big;\n"
+	"        setp.gt.f32 big, $1, 12.;\n"
+	"        @big mov.f32 $0, $1;\n"
+	"        @!big ex2.approx.f32 $0, $1;\n"
+	"        @!big add.f32 $0, $0, 1.0;\n"
+	"        @!big lg2.approx.f32 $0, $0;\n"
+	"    }\"\"\", '=r,r', [x], dtype=tl.float32, is_pure=True, pack=1)\n"
+	"    i = x.to(tl.int32)\n"
+	"    z = tl.inline_asm_elementwise('{ .reg .pred n; .reg .s32 t; setp.lt.s32 n, $1, 0; @n neg.s32 t, $1;'\n"
+	"                                  ' @!n add.s32 t, $1, 100; mov.b32 $0, t; }', '=r,r', [i], dtype=tl.int32,\n"
+	"                                  is_pure=True, pack=1)\n"
+	"    tl.store(Y + o, y)\n"
+	"    tl.store(Z + o, z)\n";
+
+static void test_inline_asm_guards(void)
+{
+	float x[64], y[64];
+	int32_t z[64];
+	for (int i = 0; i < 64; i++)
+		x[i] = (float)(i - 32) * 0.625f;
+	tile_arg args[] = {tile_arg_ptr(x, TILE_FP32), tile_arg_ptr(y, TILE_FP32), tile_arg_ptr(z, TILE_I32)};
+	if (!RUN(asm_guard_src, "k", "*fp32,*fp32,*i32", 1, args))
+		return;
+	bool ok_y = true, ok_z = true;
+	for (int i = 0; i < 64; i++) {
+		double want = x[i] > 12.f ? x[i] : log2(1.0 + exp2((double)x[i]));
+		ok_y &= fabs(y[i] - want) <= 1e-5 * (1 + fabs(want));
+		int32_t v = (int32_t)x[i];
+		ok_z &= z[i] == (v < 0 ? -v : v + 100);
+	}
+	CHECK(ok_y);
+	CHECK(ok_z);
+}
+
 static const char asm_fp4_src[] =
 	"import triton\n"
 	"import triton.language as tl\n"
@@ -4585,6 +4630,7 @@ int main(void)
 		test_inline_asm_literals();
 		test_inline_asm_toplevel_reg();
 		test_inline_asm_bits();
+		test_inline_asm_guards();
 		test_inline_asm_fp4();
 		test_libdevice();
 		test_bessel_i();
