@@ -76,11 +76,13 @@ static Value spec_const_value(Sema *s, Fn *fn, const Param *p, ConstVal cv)
  * order, each seeing the parameters bound so far as a dict `args`. */
 /* The arguments dict Triton's launcher gives heuristics and pruners: each bound
  * parameter (skip[i]: left out), a runtime one as its actual value when the
- * caller gave it, else as what its specialization knows (V_RTARG) */
+ * caller gave it, else as what its specialization knows (V_RTARG); room is
+ * left after its items for `spare` more (args_append). */
 static Value launch_args_dict(Sema *s, Fn *fn, const FuncDef *def, const bool *skip, const int *specs,
-			      const SpecArg *bound, int nbound)
+			      const SpecArg *bound, int nbound, int spare)
 {
-	Value *keys = ARENA_NEWN(s->a, Value, def->nparams + 1), *vals = ARENA_NEWN(s->a, Value, def->nparams + 1);
+	Value *keys = ARENA_NEWN(s->a, Value, def->nparams + spare + 1);
+	Value *vals = ARENA_NEWN(s->a, Value, def->nparams + spare + 1);
 	int n = 0;
 	for (int i = 0; i < def->nparams; i++) {
 		Value *b = env_find(&fn->env, def->params[i].name);
@@ -107,7 +109,22 @@ static Value launch_args_dict(Sema *s, Fn *fn, const FuncDef *def, const bool *s
 		keys[n] = v_str(def->params[i].name);
 		vals[n++] = v;
 	}
-	return v_dict(s, keys, vals, n);
+	Value d = v_dict_adopt(keys, vals, n);
+	d.keys = keys, d.items = vals; /* an empty one too: the room args_append fills */
+	return d;
+}
+
+/* args with name: v added last, as Triton's launcher adds each heuristic's
+ * value to the kwargs the next heuristic sees. The new dict shares args'
+ * arrays (launch_args_dict left room; a dict is never written in place, an
+ * update makes a new one), so H heuristics over P parameters take O(H + P)
+ * memory and time here, not O(H * P): 3000 of each took 5 GB. */
+static Value args_append(Value args, const char *name, Value v)
+{
+	args.keys[args.n] = v_str(name);
+	args.items[args.n++] = v;
+	if (value_nesting(v) >= args.depth) args.depth = value_nesting(v) + 1;
+	return args;
 }
 
 /* @triton.autotune's early_config_prune(configs, named_args), run where the
@@ -215,7 +232,7 @@ static bool prune_configs(Sema *s, Fn *fn, const FuncDef *def, const KDeco *kd, 
 			  kd->prune_why);
 		return true;
 	}
-	Value fargs[2] = {kd->cfgs, launch_args_dict(s, fn, def, skip, specs, bound, nbound)};
+	Value fargs[2] = {kd->cfgs, launch_args_dict(s, fn, def, skip, specs, bound, nbound, 0)};
 	Value r = kd->cfgs;
 	if (kd->prune.kind) {
 		Quiet q;
@@ -257,12 +274,13 @@ static bool prune_configs(Sema *s, Fn *fn, const FuncDef *def, const KDeco *kd, 
 static bool run_heuristics(Sema *s, Fn *fn, const FuncDef *def, const KDeco *kd, const bool *pending,
 			   const int *specs, const SpecArg *bound, int nbound)
 {
+	Value args = {0};
 	for (int h = 0; h < kd->nheurs; h++) {
 		const Heur *hr = &kd->heurs[h];
 		int pi = param_index(def, hr->name);
 		bool launch = pi < 0 && is_launch_option(hr->name);
 		if (!launch && (pi < 0 || !pending[pi])) continue;
-		Value args = launch_args_dict(s, fn, def, NULL, specs, bound, nbound);
+		if (args.kind != V_DICT) args = launch_args_dict(s, fn, def, NULL, specs, bound, nbound, kd->nheurs - h);
 		s->heuristic = hr->name;
 		Quiet q;
 		if (launch) quiet_begin(s, &q);
@@ -309,6 +327,9 @@ static bool run_heuristics(Sema *s, Fn *fn, const FuncDef *def, const KDeco *kd,
 			else s->f->num_stages = (int)opt;
 			continue;
 		}
+		/* a parameter a Config bound is in args already: build them again */
+		if (env_find(&fn->env, def->params[pi].name)) args = v_err();
+		else args = args_append(args, def->params[pi].name, enum_wrap(r));
 		env_set(&fn->env, def->params[pi].name, enum_wrap(r)); /* a member arrives in a constexpr */
 	}
 	return true;

@@ -21,7 +21,7 @@ void fn_init(Sema *s, Fn *fn, const FuncDef *def, ModScope *mod, bool is_kernel)
 
 void fn_free(Fn *fn)
 {
-	vec_free(&fn->env);
+	env_free(&fn->env);
 	vec_free(&fn->ctx);
 }
 

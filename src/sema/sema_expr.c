@@ -560,7 +560,7 @@ static Value eval_listcomp(Sema *s, Fn *fn, const Expr *e)
 	ValueVec out = {0};
 	bool ok = comp_clause(s, fn, e, 0, &out, s->d->nerrors);
 	env_copy(&fn->env, &saved);
-	vec_free(&saved);
+	env_free(&saved);
 	Value r = ok ? v_tuple(s, out.data, (int)out.len) : v_err();
 	r.list = ok && !e->is_gen;
 	vec_free(&out);

@@ -212,7 +212,13 @@ struct Binding {
 	const char *name;
 	Value v;
 };
-typedef VEC(Binding) Env;
+/* a function's bindings; ix: a hash index over data[0, ix_len) (sema_env.c) */
+typedef struct Env {
+	Binding *data;
+	size_t len, cap;
+	uint32_t *ix;
+	size_t ix_cap, ix_len;
+} Env;
 
 /* Enclosing constructs, for break/continue/return checks. */
 typedef enum { CTX_STATIC_LOOP, CTX_RT_LOOP, CTX_RT_IF } CtxKind;
@@ -367,6 +373,8 @@ bool has_named_expr(const Expr *e); /* e holds a walrus (x := v), which binds x 
 bool is_list_method_call(const Expr *e); /* NAME.append(...), NAME.update(...): rebinds NAME */
 void env_set(Env *e, const char *name, Value v);
 void env_copy(Env *dst, const Env *src);
+void env_drop_index(Env *e);
+void env_free(Env *e); /* the bindings and the index */
 const char *istr(Sema *s, const char *str);
 
 /* Diagnostics collected aside while sema tries something that may fail

@@ -325,7 +325,7 @@ static Flow exec_rt_for_in(Sema *s, Fn *fn, const Stmt *st, Value *b, int nb, in
 	tir_op(s->f, s->blk, TOP_YIELD, op_loc(s, st->loc), ys.data, (int)ys.len, NULL, 0);
 	s->blk = outer;
 	loop_after(s, fn, &ls, &before, op->results, &st->for_body, NULL, st->for_target);
-	vec_free(&before);
+	env_free(&before);
 	vec_free(&ys);
 	vec_free(&ops);
 	loop_free(&ls);
@@ -513,7 +513,7 @@ static Flow exec_while_in(Sema *s, Fn *fn, const Stmt *st)
 	tir_op(s->f, s->blk, TOP_YIELD, op_loc(s, st->loc), ys.data, (int)ys.len, NULL, 0);
 	s->blk = outer;
 	loop_after(s, fn, &ls, &before, op->results, &st->body, st->cond, NULL);
-	vec_free(&before);
+	env_free(&before);
 	vec_free(&ys);
 	vec_free(&cv);
 	loop_free(&ls);

@@ -610,7 +610,7 @@ static void merge_if_envs(Sema *s, Fn *fn, TirOp *op, Env *et, Env *ee, SrcLoc l
 		*env_find(&out, ms.data[i].name) = v;
 	}
 	env_copy(&fn->env, &out);
-	vec_free(&out);
+	env_free(&out);
 	vec_free(&yt);
 	vec_free(&ye);
 	vec_free(&ms);
@@ -718,12 +718,12 @@ static Flow exec_rt_if_in(Sema *s, Fn *fn, const Stmt *st, ValId cond, const Seq
 		Env ee = {0};
 		env_copy(&ee, &fn->env);
 		merge_if_envs(s, fn, op, &et, &ee, st->loc);
-		vec_free(&et);
-		vec_free(&ee);
+		env_free(&et);
+		env_free(&ee);
 	}
 	ctx_pop(fn);
 	s->blk = outer;
-	vec_free(&env0);
+	env_free(&env0);
 	return flow;
 }
 
@@ -840,13 +840,13 @@ static Flow exec_map_if(Sema *s, Fn *fn, const Stmt *st, ValId cond, const Seq *
 			vec_push(&out, ((Binding){n, v}));
 		}
 		env_copy(&fn->env, &out);
-		vec_free(&et);
-		vec_free(&out);
+		env_free(&et);
+		env_free(&out);
 		vec_free(&names);
 	}
 	s->blk = blk;
 	map_branch_pure(s, blk, op0, st->loc);
-	vec_free(&env0);
+	env_free(&env0);
 	return flow;
 }
 

@@ -1,5 +1,5 @@
 /* sema_value.c: Value constructors and predicates, the compile-time work
- * limit, and environments (a function's name bindings). */
+ * limit. */
 #include <string.h>
 
 #include "sema/sema_int.h"
@@ -155,24 +155,3 @@ const char *v_describe(Sema *s, Value v)
 
 const char *istr(Sema *s, const char *str) { return intern_cstr(s->c->names, str); }
 
-/* ---- environments -------------------------------------------------------------- */
-
-Value *env_find(Env *e, const char *name)
-{
-	for (size_t i = e->len; i-- > 0;)
-		if (e->data[i].name == name) return &e->data[i].v;
-	return NULL;
-}
-
-void env_set(Env *e, const char *name, Value v)
-{
-	Value *p = env_find(e, name);
-	if (p) *p = v;
-	else vec_push(e, ((Binding){name, v}));
-}
-
-void env_copy(Env *dst, const Env *src)
-{
-	dst->len = 0;
-	for (size_t i = 0; i < src->len; i++) vec_push(dst, src->data[i]);
-}

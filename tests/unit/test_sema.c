@@ -9,6 +9,7 @@
 #include "driver/driver.h"
 #include "parser/ast.h"
 #include "sema/sema.h"
+#include "sema/sema_int.h"
 
 static int failures;
 #define CHECK(c) \
@@ -484,6 +485,46 @@ static void test_autotune_info(void)
 	free(r);
 }
 
+/* Environments past ENV_INDEX_MIN bindings keep a hash index: lookups must
+ * agree with a search from the end (the last binding of a name wins) through
+ * rebinding, bindings pushed past the index, copies and cut-backs. */
+static Value *env_find_slow(Env *e, const char *name)
+{
+	for (size_t i = e->len; i-- > 0;)
+		if (e->data[i].name == name) return &e->data[i].v;
+	return NULL;
+}
+
+static void test_env_index(void)
+{
+	enum { N = 700 };
+	static char names[N][8]; /* distinct pointers, as interned names are */
+	for (int i = 0; i < N; i++) snprintf(names[i], sizeof names[i], "n%d", i);
+	Env e = {0}, c = {0};
+	for (int i = 0; i < N / 2; i++) env_set(&e, names[i], v_int(i));
+	for (int i = 0; i < N / 2; i += 3) env_set(&e, names[i], v_int(-i)); /* rebinding in place */
+	CHECK(e.len == N / 2);
+	for (int i = N / 2; i < N; i++) vec_push(&e, ((Binding){names[i % 400], v_int(1000 + i)})); /* duplicates */
+	bool same = true;
+	for (int i = 0; i < N; i++) same &= env_find(&e, names[i]) == env_find_slow(&e, names[i]);
+	CHECK(same);
+	CHECK(env_find(&e, names[10])->c.i == 1000 + 410);
+	CHECK(env_find(&e, names[303])->c.i == -303 && env_find(&e, names[3])->c.i == 1403);
+	e.len = 100; /* cut back below what the index covers */
+	CHECK(env_find(&e, names[50]) == &e.data[50].v);
+	CHECK(env_find(&e, names[200]) == NULL);
+	env_copy(&c, &e);
+	vec_push(&c, ((Binding){names[650], v_int(7)}));
+	for (int i = 0; i < N; i++) same &= env_find(&c, names[i]) == env_find_slow(&c, names[i]);
+	CHECK(same);
+	CHECK(env_find(&c, names[650])->c.i == 7);
+	env_copy(&e, &c);
+	env_set(&e, names[650], v_int(8));
+	CHECK(e.len == 101 && env_find(&e, names[650])->c.i == 8);
+	env_free(&e);
+	env_free(&c);
+}
+
 int main(void)
 {
 	test_vector_add();
@@ -494,6 +535,7 @@ int main(void)
 	test_modules();
 	test_errors();
 	test_autotune_info();
+	test_env_index();
 	if (failures) {
 		fprintf(stderr, "%d failures\n", failures);
 		return 1;
