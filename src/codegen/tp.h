@@ -185,6 +185,9 @@ int tp_op_flags(TpOpKind k);
 
 /* --emit=thread, and the verifier run after lowering (ice() on failure). */
 void tp_print(const TpFunc *f, StrBuf *out);
+/* Hoists loop-invariant pure ops out of loops and merges equal pure ops
+ * (tp_cse.c). */
+void tp_cse_hoist(TpFunc *f);
 /* Moves shared-memory loads (ldmatrix, smem_load) down to their first use,
  * past pure ops only (tp_sched.c). */
 void tp_sink_smem_loads(TpFunc *f);

@@ -2009,6 +2009,52 @@ static void test_verifier(void)
 	arena_free(&a);
 }
 
+/* tp_cse_hoist: in `for i: x = lane << 3; y = lane << 3; z = x + i; w = 7 / c`
+ * x moves in front of the loop, y merges into it, z (uses i) and the integer
+ * division (it may not be speculated) stay; the program still verifies. */
+static void test_cse_hoist(void)
+{
+	Arena a;
+	arena_init(&a);
+	TargetDesc t;
+	target_from_name("cpu", &t);
+	TpFunc *f = tp_func_new(&a, "h", &t, 1);
+	Type i32 = type_scalar(DT_I32);
+	TpVal lane = tp_op(f, f->body, TP_LANE_ID, noloc, NULL, 0, &i32, 1)->results[0];
+	TpOp *c3 = tp_op(f, f->body, TP_CONST, noloc, NULL, 0, &i32, 1);
+	c3->attr.i = 3;
+	TpOp *c0 = tp_op(f, f->body, TP_CONST, noloc, NULL, 0, &i32, 1);
+	TpOp *c1 = tp_op(f, f->body, TP_CONST, noloc, NULL, 0, &i32, 1);
+	c1->attr.i = 1;
+	TpVal lb[3] = {c0->results[0], c3->results[0], c1->results[0]};
+	TpOp *loop = tp_op(f, f->body, TP_FOR, noloc, lb, 3, NULL, 0);
+	tp_op_add_regions(f, loop, 1);
+	TpBlock *body = &loop->regions[0];
+	TpVal iv = tp_block_add_arg(f, body, i32, true);
+	TpVal sh[2] = {lane, c3->results[0]};
+	TpOp *x = tp_op(f, body, TP_SHL, noloc, sh, 2, &i32, 1);
+	TpOp *y = tp_op(f, body, TP_SHL, noloc, sh, 2, &i32, 1);
+	TpVal zin[2] = {y->results[0], iv};
+	TpOp *z = tp_op(f, body, TP_ADD, noloc, zin, 2, &i32, 1);
+	TpVal din[2] = {c3->results[0], c1->results[0]};
+	TpOp *d = tp_op(f, body, TP_DIV, noloc, din, 2, &i32, 1);
+	tp_op(f, body, TP_YIELD, noloc, NULL, 0, NULL, 0);
+	tp_op(f, f->body, TP_RETURN, noloc, NULL, 0, NULL, 0);
+	tp_cse_hoist(f);
+	int at_x = -1, at_loop = -1;
+	for (int i = 0; i < f->body->nops; i++) {
+		if (f->body->ops[i] == x) at_x = i;
+		if (f->body->ops[i] == loop) at_loop = i;
+	}
+	CHECK(at_x >= 0 && at_x < at_loop, "invariant shl not hoisted in front of the loop (%d, %d)", at_x, at_loop);
+	CHECK(body->nops == 3 && body->ops[0] == z && body->ops[1] == d, "loop body: %d ops", body->nops);
+	CHECK(z->operands[0] == x->results[0], "duplicate shl not merged");
+	char *msg = NULL;
+	CHECK(ice_protect(verify_job, f, &msg) == 0, "program rejected after tp_cse_hoist: %s", msg ? msg : "");
+	free(msg);
+	arena_free(&a);
+}
+
 int main(void)
 {
 	/* elementwise + load/store with warp predication and vectors */
@@ -2302,6 +2348,7 @@ int main(void)
 	test_control();
 	test_atomics();
 	test_verifier();
+	test_cse_hoist();
 	test_if_while();
 	printf("%d checks, %d failures\n", checks, failures);
 	return failures ? 1 : 0;
