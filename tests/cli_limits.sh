@@ -85,6 +85,16 @@ if command -v timeout >/dev/null 2>&1; then
 	has "$tmp/out" "3006"
 fi
 
+# 8000 `if n == i:` on one runtime value: LLVM's GVN propagates each equality
+# to every use of n, quadratic in the branches (5000 took 45 s in GVN alone);
+# past 256 such branches EarlyCSE runs in its place (a few seconds)
+awk 'BEGIN { print "import triton"; print "import triton.language as tl"; print "@triton.jit";
+	print "def k(X, n, B: tl.constexpr):"; print "    o = tl.arange(0, B)"; print "    v = tl.load(X + o)";
+	for (i = 0; i < 8000; i++) printf "    if n == %d:\n        tl.store(X + o, v + %d)\n", i, i }' >"$tmp/eqifs.py"
+if command -v timeout >/dev/null 2>&1; then
+	expect 0 timeout 60 $TILE compile "$tmp/eqifs.py" k --signature '*fp32,i32,128' --target cpu -o /dev/null
+fi
+
 # tl.histogram of 256 values into 1024 bins: one 256 x 1024 one-hot tile unrolled
 # into 1.7 MB of CUDA C, which nvrtc compiled for minutes and in GBs (aborted
 # under this limit); the bins now go a chunk per loop iteration (about 60 KB)

@@ -585,6 +585,11 @@ static LLVMTargetMachineRef host_tm(LLVMCodeGenOptLevel level, char **err)
  * (460k) 5.0 s -> 3.4 s, both with the same object code size. */
 #define CPU_PASSES_BIG CPU_PASSES_GVN("gvn<no-memdep>")
 
+/* Past this many branches testing one value for equality, EarlyCSE instead
+ * of GVN, which is quadratic in them (emit_llvm_gvn.c). */
+enum { GVN_EQ_BRANCHES = 256 };
+#define CPU_PASSES_NO_GVN CPU_PASSES_GVN("early-cse")
+
 /* Over BIG_KERNEL_INSTRS machine operations (IR instructions, a vector
  * counted once per 8 lanes) the passes are the lighter list (above). */
 enum { BIG_KERNEL_INSTRS = 50000 };
@@ -882,8 +887,9 @@ static bool backend(Em *e, EmitWhat what, DiagSink *diags, EmitResult *out)
 	LLVMSetDataLayout(e->M, dl);
 	LLVMDisposeMessage(dl);
 	LLVMDisposeTargetData(td);
-	const char *passes =
-	        count_instructions(e->M) > BIG_KERNEL_INSTRS ? CPU_PASSES_BIG : CPU_PASSES;
+	const char *passes = em_eq_branch_fanout(e->M) > GVN_EQ_BRANCHES ? CPU_PASSES_NO_GVN
+	                     : count_instructions(e->M) > BIG_KERNEL_INSTRS ? CPU_PASSES_BIG
+	                                                                    : CPU_PASSES;
 	if (!run_passes(e->M, passes, tm, diags)) {
 		LLVMDisposeTargetMachine(tm);
 		return false;

@@ -8,6 +8,7 @@
  *                       scalar), atomics, shared memory, cp.async
  *   emit_llvm_intrin.c  warp shuffles, mma.sync and ldmatrix emulation,
  *                       device print/assert hooks
+ *   emit_llvm_gvn.c     whether GVN would be quadratic in a module's branches
  *   emit_llvm_check.c   what a GPU faults on and the CPU would not: shared-
  *                       memory races (TILE_RACECHECK), misaligned accesses
  *
@@ -149,5 +150,8 @@ LLVMValueRef em_cast(Em *e, LLVMValueRef x, DType from, DType to, bool rtz, LLVM
  * accesses that their lane loops should be calls into libtile rather than
  * inline (compile time) */
 bool em_wants_lane_calls(const TpFunc *f, bool smem);
+/* The most conditional branches (switch cases) of M that test one value for
+ * equality with a constant (emit_llvm_gvn.c): GVN is quadratic in them. */
+size_t em_eq_branch_fanout(LLVMModuleRef M);
 
 #endif
