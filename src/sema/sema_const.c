@@ -25,6 +25,7 @@ bool const_truthy(ConstVal c)
 
 static bool is_num(ConstVal c) { return c.kind == CV_INT || c.kind == CV_BOOL || c.kind == CV_FLOAT; }
 static bool is_int(ConstVal c) { return c.kind == CV_INT || c.kind == CV_BOOL; }
+static int num_cmp(ConstVal a, ConstVal b);
 double const_as_double(ConstVal c)
 {
 	if (c.kind == CV_FLOAT) return c.f;
@@ -34,7 +35,7 @@ double const_as_double(ConstVal c)
 bool const_eq(ConstVal a, ConstVal b)
 {
 	if (is_num(a) && is_num(b)) {
-		if (a.kind == CV_FLOAT || b.kind == CV_FLOAT) return const_as_double(a) == const_as_double(b);
+		if (a.kind == CV_FLOAT || b.kind == CV_FLOAT) return num_cmp(a, b) == 0;
 		return a.i == b.i && a.u64 == b.u64;
 	}
 	if (a.kind != b.kind) return false;
@@ -361,6 +362,27 @@ static int big_cmp(BigInt a, BigInt b)
 	return a.neg ? -c : c;
 }
 
+/* -1, 0 or 1 as a < b, a == b, a > b; 2 when a NaN makes them unordered.
+ * An int and a float compare exactly, as Python's do: going through a
+ * double, 2**53 + 1 == 2.0**53 was True and 2**63 - 1 < 2.0**63 False. */
+static int num_cmp(ConstVal a, ConstVal b)
+{
+	if (is_int(a) && is_int(b)) return big_cmp(big_of(a), big_of(b));
+	if (a.kind == CV_FLOAT && b.kind == CV_FLOAT) return isnan(a.f) || isnan(b.f) ? 2 : (a.f > b.f) - (a.f < b.f);
+	if (a.kind == CV_FLOAT) {
+		int c = num_cmp(b, a);
+		return c == 2 ? 2 : -c;
+	}
+	double f = b.f;
+	if (isnan(f)) return 2;
+	if (f >= 0x1p64) return -1; /* every int is below 2**64 and above -2**63 - 1 */
+	if (f < -0x1p63) return 1;
+	double t = trunc(f); /* an integer in [-2**63, 2**64): exact as a BigInt */
+	int c = big_cmp(big_of(a), big_norm((BigInt){t < 0, (uint64_t)fabs(t)}));
+	if (c) return c;
+	return f > t ? -1 : f < t ? 1 : 0;
+}
+
 /* Python's floor division and modulo (b != 0) */
 static BigInt big_floordiv(BigInt a, BigInt b)
 {
@@ -558,12 +580,8 @@ Value const_binop(Sema *s, AstOp op, Value av, Value bv, SrcLoc loc)
 	}
 	bool fl = a.kind == CV_FLOAT || b.kind == CV_FLOAT;
 	if (op >= OP_LT && op <= OP_GE) {
-		if (fl) {
-			double x = const_as_double(a), y = const_as_double(b);
-			if (isnan(x) || isnan(y)) return v_bool(op == OP_NE);
-			return cmp_result(op, x < y ? -1 : x > y ? 1 : 0);
-		}
-		return cmp_result(op, big_cmp(big_of(a), big_of(b)));
+		int c = num_cmp(a, b);
+		return c == 2 ? v_bool(op == OP_NE) : cmp_result(op, c);
 	}
 	bool both_bool = a.kind == CV_BOOL && b.kind == CV_BOOL, ovf = false;
 	BigInt x = big_of(a), y = big_of(b), r;
