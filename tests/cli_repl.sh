@@ -115,4 +115,23 @@ EOT
 expect 1 $TILE repl <"$tmp/s9"
 has "$tmp/err" "unknown name 'tl' (is \`import triton.language as tl\` missing?)"
 
+# a quote left open is an error naming the word: it took the rest of the line
+# into that word (--signature '*fp32 --const B=4 was one signature), and an
+# open quote in an array argument ran the kernel with the words after it lost
+cat >"$tmp/s10" <<EOT
+import triton
+import triton.language as tl
+@triton.jit
+def two(o, B: tl.constexpr):
+    tl.store(o + tl.arange(0, 4), 2.0)
+
+:emit tir two --signature '*fp32 --const B=4
+:run two --grid 1 o=zeros(4) s="a b B=4
+:emit tir two --signature '*fp32' --const "B=4"
+EOT
+expect 1 $TILE repl <"$tmp/s10"
+has "$tmp/err" "unterminated quote in ''*fp32 --const B=4': close it"
+has "$tmp/err" "unterminated quote in 's=\"a b B=4': close it"
+has "$tmp/out" "func @two"
+
 finish

@@ -38,8 +38,10 @@ static const char repl_help[] = "type kernel source, then a blank line to define
 
 /* Splits at blanks; quotes, parentheses and brackets keep blanks inside a
  * token (x=zeros((2, 4), fp16)) and are kept in it. Returns -1 when there are
- * more than max tokens. */
-static int tokenize(char *s, char **tok, int max)
+ * more than max tokens, -2 when a quote is not closed (a shell refuses that
+ * line; here it took the rest of the line into one word), with *open_quote
+ * the word it opens in. */
+static int tokenize(char *s, char **tok, int max, char **open_quote)
 {
 	int n = 0;
 	while (*s) {
@@ -65,6 +67,12 @@ static int tokenize(char *s, char **tok, int max)
 			} else if (depth == 0 && (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')) {
 				break;
 			}
+		}
+		if (quote) {
+			while (s > tok[n - 1] && (s[-1] == '\n' || s[-1] == '\r'))
+				*--s = 0;
+			*open_quote = tok[n - 1];
+			return -2;
 		}
 		if (*s)
 			*s++ = 0;
@@ -211,7 +219,13 @@ static bool is_command(const char *line)
 static bool command(Repl *r, char *line)
 {
 	char *tok[1024];
-	int n = tokenize(line, tok, (int)COUNTOF(tok));
+	char *open_quote = NULL;
+	int n = tokenize(line, tok, (int)COUNTOF(tok), &open_quote);
+	if (n == -2) {
+		fprintf(stderr, "tile: error: unterminated quote in '%s': close it\n", open_quote);
+		r->failures++;
+		return true;
+	}
 	if (n < 0) {
 		fprintf(stderr, "tile: error: a command of more than %d words\n", (int)COUNTOF(tok));
 		r->failures++;
