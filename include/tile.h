@@ -308,7 +308,8 @@ typedef enum tile_arg_kind {
  * aligned base, leading strides of whole 16 bytes) and the block shape the
  * kernel moves (powers of two), as Triton's TensorDescriptor(base, shape,
  * strides, block_shape). dtype, when not TILE_DTYPE_UNSPECIFIED, is the
- * element type, overriding the tensor's (fp8 data held as uint8). The kernel
+ * element type, overriding the tensor's, of the same width (fp8 data held as
+ * uint8; a wider or narrower one is an error). The kernel
  * is specialized on the block shape and the element type. */
 #define TILE_MAX_DESC_RANK 5
 typedef struct tile_tensordesc {

@@ -211,6 +211,9 @@ tile_dtype api_dtype_from_dlpack(DLDataType t);
  * kernel on the GPU if cuda > 0, on the host if 0, unchecked if < 0); else
  * what is wrong, one phrase. */
 const char *api_dltensor_problem(const DLTensor *t, int cuda);
+/* NULL when a descriptor's element type (d->dtype, when given) is as wide as
+ * its tensor's elements; else why not, written into buf. */
+const char *api_desc_elem_problem(const tile_tensordesc *d, char *buf, size_t n);
 /* data + byte_offset, computed on addresses: data may be NULL for an empty tensor. */
 void *api_dltensor_data(const DLTensor *t);
 

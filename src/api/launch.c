@@ -330,8 +330,9 @@ static tile_status conv_desc(const tile_kernel *k, const ApiParam *p, const tile
 	int s = p->slot, r = p->desc_rank;
 	tile_arg as_dl;
 	tile_dtype elem = TILE_DTYPE_UNSPECIFIED; /* the tensor's */
+	const tile_tensordesc *a_desc = NULL;
 	if (a->kind == TILE_ARG_TENSORDESC) { /* its tensor, with the element type it names */
-		const tile_tensordesc *td = a->desc;
+		const tile_tensordesc *td = a_desc = a->desc;
 		if (!td || !td->tensor)
 			return bad(k, s, "the tensor descriptor has no tensor%s%s", "", "");
 		bool same = td->block_rank == r;
@@ -348,6 +349,9 @@ static tile_status conv_desc(const tile_kernel *k, const ApiParam *p, const tile
 		return bad(k, s, "expected a DLTensor for this tensor descriptor, got %s%s", kind_name(a->kind), "");
 	const char *why = api_dltensor_problem(a->dl, k->is_cuda);
 	if (why)
+		return bad(k, s, "%s%s", why, "");
+	char view[160];
+	if (elem != TILE_DTYPE_UNSPECIFIED && (why = api_desc_elem_problem(a_desc, view, sizeof view)))
 		return bad(k, s, "%s%s", why, "");
 	const DLTensor *t = a->dl;
 	char want[16];

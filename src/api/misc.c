@@ -1,4 +1,5 @@
 /* misc.c: versions, status strings, dtypes and the tile_arg constructors. */
+#include <stdio.h>
 #include <string.h>
 
 #include "api/api.h"
@@ -94,6 +95,23 @@ static const char *dlpack_dtype_problem(DLDataType t)
 	if (t.code < sizeof msgs / sizeof msgs[0] && msgs[t.code])
 		return msgs[t.code];
 	return "the DLTensor's dtype (code, bits, lanes) is not one tile supports";
+}
+
+/* The element type a descriptor names views the tensor's bits (fp8 held as
+ * uint8), so it must be as wide: fp64 over an fp32 tensor read and wrote
+ * twice the tensor's bytes, past its end. */
+const char *api_desc_elem_problem(const tile_tensordesc *d, char *buf, size_t n)
+{
+	DType dt;
+	tile_dtype own = api_dtype_from_dlpack(d->tensor->dtype);
+	if (d->dtype == TILE_DTYPE_UNSPECIFIED || own == TILE_DTYPE_UNSPECIFIED || !api_dtype_to_dt(d->dtype, &dt))
+		return NULL; /* no view, or a dtype reported elsewhere */
+	int bits = d->tensor->dtype.bits * d->tensor->dtype.lanes;
+	if (dtype_bits(dt) == bits)
+		return NULL;
+	snprintf(buf, n, "the descriptor's element type %s is %d bits, its tensor's elements (%s) %d: a view must keep the width",
+	         tile_dtype_name(d->dtype), dtype_bits(dt), tile_dtype_name(own), bits);
+	return buf;
 }
 
 const char *api_dltensor_problem(const DLTensor *t, int cuda)

@@ -773,6 +773,9 @@ static tile_status desc_spec(tile_context *ctx, const KernelParamInfo *p, const 
 		return api_fail(ctx, TILE_ERROR_INVALID_ARGUMENT,
 		                "argument '%s': the descriptor's element type is not one tile supports",
 		                p->name);
+	char why[160];
+	if (api_desc_elem_problem(d, why, sizeof why))
+		return api_fail(ctx, TILE_ERROR_INVALID_ARGUMENT, "argument '%s': %s", p->name, why);
 	out->ty = type_ptr(dt);
 	out->spec = SPEC_DIV16; /* the descriptor contract: a 16-byte aligned base */
 	out->desc_rank = d->block_rank;

@@ -888,7 +888,25 @@ static void test_typed_descriptor(tile_context *ctx)
 		uint32_t grid[3] = {1, 1, 1};
 		CHECK_ST(tile_launch(k, grid, hargs, 2, NULL), TILE_OK);
 		CHECK(h[0] == 0x3f80 && h[63] == 0x3f80); /* bf16 1.0 */
+		/* the same element type over a tensor of other width: the kernel
+		 * moved 8x8 bf16 through 8x8 bytes, past the tensor's end */
+		static _Alignas(64) uint8_t narrow[128];
+		DLTensor tn = {narrow, {kDLCPU, 0}, 2, {kDLUInt, 8, 1}, shape, NULL, 0};
+		dh.tensor = &tn;
+		CHECK_ST(tile_launch(k, grid, hargs, 2, NULL), TILE_ERROR_INVALID_ARGUMENT);
+		CHECK_MSG("is 16 bits, its tensor's elements (u8) 8");
+		CHECK(narrow[64] == 0);
+		dh.tensor = &th;
 	}
+	tile_kernel_destroy(k);
+	k = NULL;
+	/* a view wider than the tensor's elements is refused when specializing:
+	 * fp64 over fp32 read and wrote twice the tensor's bytes */
+	d.dtype = TILE_FP64;
+	CHECK_ST(tile_kernel_get_typed(m, "k", args, 2, NULL, &k), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_MSG("element type fp64 is 64 bits, its tensor's elements (fp32) 32");
+	d.dtype = TILE_I32; /* the same width: a view of the bits */
+	CHECK_ST(tile_kernel_get_typed(m, "k", args, 2, NULL, &k), TILE_OK);
 	tile_kernel_destroy(k);
 	tile_module_destroy(m);
 }
