@@ -355,7 +355,7 @@ TILE_API tile_arg tile_arg_f32(float v);
 TILE_API tile_arg tile_arg_f64(double v);
 TILE_API tile_arg tile_arg_bool(int v);
 TILE_API tile_arg tile_arg_none(void);
-TILE_API tile_arg tile_arg_str(const char *s);
+TILE_API tile_arg tile_arg_str(const char *s); /* not NULL: None is tile_arg_none() */
 TILE_API tile_arg tile_arg_dtype(tile_dtype d);
 TILE_API tile_arg tile_arg_name(const char *name); /* TILE_ARG_NAME; name must outlive the call */
 TILE_API tile_arg tile_arg_dltensor(const DLTensor *t);

@@ -700,13 +700,12 @@ static tile_status const_from_arg(tile_context *ctx, const KernelParamInfo *p, c
 	case TILE_ARG_NONE: cv->kind = CV_NONE; return TILE_OK;
 	case TILE_ARG_STR:
 		cv->kind = CV_STR;
-		cv->s = arena_strdup(arena, a->str ? a->str : "");
+		cv->s = arena_strdup(arena, a->str);
 		return TILE_OK;
 	case TILE_ARG_NAME:
 		if (!is_dotted_identifier(a->str))
 			return api_fail(ctx, TILE_ERROR_INVALID_ARGUMENT,
-			                "constexpr parameter '%s': '%s' is not a (dotted) name", p->name,
-			                a->str ? a->str : "(null)");
+			                "constexpr parameter '%s': '%s' is not a (dotted) name", p->name, a->str);
 		cv->kind = CV_NAME; /* sema resolves it in the kernel's module */
 		cv->s = arena_strdup(arena, a->str);
 		return TILE_OK;
@@ -733,7 +732,10 @@ static tile_status ptr_spec(tile_context *ctx, const KernelParamInfo *p, const v
                             tile_dtype d, SpecArg *out)
 {
 	DType dt;
-	if (d == TILE_DTYPE_UNSPECIFIED || !api_dtype_to_dt(d, &dt))
+	if (d != TILE_DTYPE_UNSPECIFIED && !api_dtype_to_dt(d, &dt))
+		return api_fail(ctx, TILE_ERROR_INVALID_ARGUMENT,
+		                "pointer argument '%s': its pointee dtype %d is no tile_dtype", p->name, (int)d);
+	if (d == TILE_DTYPE_UNSPECIFIED)
 		return api_fail(
 		        ctx, TILE_ERROR_INVALID_ARGUMENT,
 		        "pointer argument '%s' needs a pointee dtype to specialize the kernel",
@@ -842,6 +844,16 @@ tile_status api_spec_from_arg(tile_context *ctx, const KernelParamInfo *p, const
                               Arena *arena, SpecArg *out)
 {
 	memset(out, 0, sizeof *out);
+	/* a tile_arg not made by a constructor: a kind past the enum was called a
+	 * dtype or a pointer, a NULL string bound as '' */
+	if ((unsigned)a->kind > TILE_ARG_NAME)
+		return api_fail(ctx, TILE_ERROR_INVALID_ARGUMENT,
+		                "argument '%s' has kind %d, which is no tile_arg_kind (make it with a tile_arg_* function)",
+		                p->name, (int)a->kind);
+	if ((a->kind == TILE_ARG_STR || a->kind == TILE_ARG_NAME) && !a->str)
+		return api_fail(ctx, TILE_ERROR_INVALID_ARGUMENT, "argument '%s': the %s is NULL%s", p->name,
+		                a->kind == TILE_ARG_STR ? "string" : "name",
+		                a->kind == TILE_ARG_STR ? " (tile_arg_none() passes None)" : "");
 	if (a->kind == TILE_ARG_TUPLE)
 		return tuple_spec(ctx, p, a->tuple, arena, out, 0);
 	if (p->is_constexpr || a->kind == TILE_ARG_NONE) {

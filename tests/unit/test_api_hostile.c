@@ -307,11 +307,15 @@ static void test_bad_typed(tile_context *ctx, tile_module *m)
 	memcpy(w, a, sizeof w);
 	w[0] = tile_arg_ptr(OUT, (tile_dtype)77); /* no such dtype */
 	CHECK_ST(tile_kernel_get_typed(m, "fill", w, 6, NULL, &k), TILE_ERROR_INVALID_ARGUMENT);
-	CHECK_MSG("out_ptr");
+	CHECK_MSG("'out_ptr': its pointee dtype 77 is no tile_dtype");
 	memcpy(w, a, sizeof w);
-	w[1].kind = (tile_arg_kind)99; /* no such kind */
+	w[1].kind = (tile_arg_kind)99; /* no such kind: it was called a dtype */
 	CHECK_ST(tile_kernel_get_typed(m, "fill", w, 6, NULL, &k), TILE_ERROR_INVALID_ARGUMENT);
-	CHECK_MSG("'n'");
+	CHECK_MSG("'n' has kind 99, which is no tile_arg_kind");
+	memcpy(w, a, sizeof w);
+	w[5].kind = (tile_arg_kind)99; /* for a constexpr: it was called a pointer */
+	CHECK_ST(tile_kernel_get_typed(m, "fill", w, 6, NULL, &k), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_MSG("'BLOCK' has kind 99, which is no tile_arg_kind");
 	memcpy(w, a, sizeof w);
 	w[5] = tile_arg_ptr(OUT, TILE_FP32); /* a pointer for a constexpr */
 	CHECK_ST(tile_kernel_get_typed(m, "fill", w, 6, NULL, &k), TILE_ERROR_INVALID_ARGUMENT);
@@ -324,8 +328,12 @@ static void test_bad_typed(tile_context *ctx, tile_module *m)
 	w[5] = tile_arg_dtype((tile_dtype)1000);
 	CHECK_ST(tile_kernel_get_typed(m, "fill", w, 6, NULL, &k), TILE_ERROR_INVALID_ARGUMENT);
 	memcpy(w, a, sizeof w);
-	w[5] = tile_arg_str(NULL); /* NULL string: "" */
-	CHECK(tile_kernel_get_typed(m, "fill", w, 6, NULL, &k) != TILE_OK);
+	w[5] = tile_arg_str(NULL); /* was bound as "" */
+	CHECK_ST(tile_kernel_get_typed(m, "fill", w, 6, NULL, &k), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_MSG("'BLOCK': the string is NULL");
+	w[5] = tile_arg_name(NULL); /* was printed as '(null)' */
+	CHECK_ST(tile_kernel_get_typed(m, "fill", w, 6, NULL, &k), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_MSG("'BLOCK': the name is NULL");
 	memcpy(w, a, sizeof w);
 	w[3] = tile_arg_str("x"); /* a string for a runtime parameter */
 	CHECK_ST(tile_kernel_get_typed(m, "fill", w, 6, NULL, &k), TILE_ERROR_INVALID_ARGUMENT);
