@@ -26,6 +26,7 @@
 
 #include "cli/cli.h"
 #include "util/npy.h"
+#include "util/py_number.h"
 #include "util/unicode_ident.h"
 
 typedef struct Binding {
@@ -96,7 +97,6 @@ static bool parse_dtype_literal(const char *s, tile_dtype *out)
 static bool parse_literal(const char *s, tile_arg *a)
 {
 	size_t n = strlen(s);
-	char *end;
 	if (strcmp(s, "True") == 0 || strcmp(s, "False") == 0) {
 		*a = tile_arg_bool(s[0] == 'T');
 		return true;
@@ -114,62 +114,17 @@ static bool parse_literal(const char *s, tile_arg *a)
 		*a = tile_arg_dtype(d);
 		return true;
 	}
-	if (!n || n >= 128)
-		return false;
-	/* Python's numbers: underscores between digits, 0x/0o/0b prefixes, no
-	 * leading zeros on a decimal int, and floats that overflow are inf */
-	char buf[128];
-	size_t k = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] != '_') {
-			buf[k++] = s[i];
-			continue;
-		}
-		/* one underscore between digits, or after a base prefix (0x_ff) */
-		if (!i || i + 1 >= n || !isxdigit((unsigned char)s[i + 1]) ||
-		    !(isxdigit((unsigned char)s[i - 1]) || strchr("xXoObB", s[i - 1])))
-			return false;
-	}
-	buf[k] = 0;
-	char *digits = buf + (buf[0] == '-' || buf[0] == '+');
-	int base = 10;
-	if (digits[0] == '0' && digits[1] && strchr("xXoObB", digits[1])) {
-		base = digits[1] == 'x' || digits[1] == 'X' ? 16 : digits[1] == 'o' || digits[1] == 'O' ? 8 : 2;
-		memmove(digits, digits + 2, strlen(digits + 2) + 1);
-		if (!*digits || *digits == '-' || *digits == '+')
-			return false;
-	}
-	errno = 0;
-	long long iv = strtoll(buf, &end, base);
-	if (*end == 0 && base == 10 && digits[0] == '0' && strspn(digits, "0") != strlen(digits))
-		return false; /* 010: Python has no such literal */
-	if (*end == 0 && errno == ERANGE && buf[0] != '-') {
-		/* 2^63 .. 2^64-1: Triton's launcher passes them as u64 */
-		errno = 0;
-		unsigned long long uv = strtoull(buf, &end, base);
-		if (*end == 0 && errno == 0) {
-			*a = tile_arg_u64(uv);
-			return true;
-		}
-		errno = ERANGE;
-	}
-	if (*end == 0 && errno == ERANGE)
-		return false; /* an integer, but not one of 64 bits: not a float either */
-	if (*end == 0 && errno == 0) {
-		*a = iv >= INT32_MIN && iv <= INT32_MAX ? tile_arg_i32((int32_t)iv)
-		                                        : tile_arg_i64(iv);
+	int64_t iv;
+	uint64_t uv;
+	double fv;
+	switch (py_number(s, &iv, &uv, &fv)) {
+	case PYNUM_INT:
+		*a = iv >= INT32_MIN && iv <= INT32_MAX ? tile_arg_i32((int32_t)iv) : tile_arg_i64(iv);
 		return true;
+	case PYNUM_U64: *a = tile_arg_u64(uv); return true; /* as Triton's launcher passes them */
+	case PYNUM_FLOAT: *a = tile_arg_f64(fv); return true; /* fp32 for a runtime parameter: see as_python_float */
+	default: return false;
 	}
-	if (base != 10)
-		return false;
-	errno = 0;
-	double fv = strtod(buf, &end);
-	if (*end == 0 && (errno == 0 || errno == ERANGE) && strchr(buf, 'x') == NULL &&
-	    strchr(buf, 'X') == NULL) {
-		*a = tile_arg_f64(fv); /* fp32 for a runtime parameter: see as_python_float */
-		return true;
-	}
-	return false;
 }
 
 /* ---- guarded host arrays ------------------------------------------------------------ */
@@ -681,10 +636,10 @@ static int bind_value(tile_context *ctx, const Binding *b, bool is_constexpr, Bo
 			out->arg = tile_arg_name(b->value);
 			return 0;
 		}
-		char *end;
-		errno = 0;
-		(void)strtoll(b->value, &end, 0);
-		if (*b->value && *end == 0 && errno == ERANGE) {
+		int64_t iv;
+		uint64_t uv;
+		double fv;
+		if (py_number(b->value, &iv, &uv, &fv) == PYNUM_BIG) {
 			fprintf(stderr, "tile: error: argument '%s': integer %s does not fit in 64 bits\n",
 			        b->name, b->value);
 			return EXIT_USER;

@@ -20,6 +20,7 @@
 
 #include "driver/driver.h"
 #include "util/unicode_ident.h"
+#include "util/py_number.h"
 
 static char *trim(char *s)
 {
@@ -96,30 +97,16 @@ bool parse_const_literal(const char *e, Arena *a, ConstVal *cv)
 		cv->kind = CV_DTYPE;
 		return parse_dtype_word(e, &cv->dtype);
 	}
-	char *end;
-	errno = 0;
-	long long iv = strtoll(e, &end, 0);
-	if (*e && *end == 0) {
-		if (errno == ERANGE) {
-			/* a Python int in [2**63, 2**64) is a uint64, as Triton types it */
-			errno = 0;
-			unsigned long long uv = e[0] == '-' ? 0 : strtoull(e, &end, 0);
-			if (e[0] == '-' || errno == ERANGE || uv <= (unsigned long long)INT64_MAX)
-				return false;
-			cv->kind = CV_INT;
-			cv->i = (int64_t)uv;
-			cv->u64 = true;
-			return true;
-		}
-		cv->kind = CV_INT;
-		cv->i = iv;
-		return true;
-	}
-	double fv = strtod(e, &end);
-	if (*e && *end == 0) {
-		cv->kind = CV_FLOAT;
-		cv->f = fv;
-		return true;
+	/* as Python reads the literal (and tile run): strtoll took 010 as 8 */
+	int64_t iv;
+	uint64_t uv;
+	double fv;
+	switch (py_number(e, &iv, &uv, &fv)) {
+	case PYNUM_INT: *cv = (ConstVal){.kind = CV_INT, .i = iv}; return true;
+	case PYNUM_U64: *cv = (ConstVal){.kind = CV_INT, .i = (int64_t)uv, .u64 = true}; return true;
+	case PYNUM_FLOAT: *cv = (ConstVal){.kind = CV_FLOAT, .f = fv}; return true;
+	case PYNUM_BIG: return false;
+	case PYNUM_NONE: break;
 	}
 	/* a bare word is more likely a mistyped type than a module's object */
 	if (is_dotted_name(e, 1)) {
@@ -128,15 +115,6 @@ bool parse_const_literal(const char *e, Arena *a, ConstVal *cv)
 		return true;
 	}
 	return false;
-}
-
-/* An integer literal that does not fit 64 bits (parse_const_literal refuses it) */
-static bool int_out_of_range(const char *e)
-{
-	char *end;
-	errno = 0;
-	(void)strtoll(e, &end, 0);
-	return *e && *end == 0 && errno == ERANGE;
 }
 
 bool desc_block_dim_ok(int64_t v) { return v >= 1 && v <= (1 << 20) && !(v & (v - 1)); }
@@ -360,9 +338,18 @@ static int parse_sig(const char *sig, const KernelInfo *k, Arena *a, SpecArg **o
 				 e, p->name, dtype_name(word));
 			return -1;
 		}
-		if (!lit && int_out_of_range(e)) {
+		int64_t iv;
+		uint64_t uv;
+		double fv;
+		if (!lit && py_number(e, &iv, &uv, &fv) == PYNUM_BIG) {
 			snprintf(err, errlen, "signature entry '%s' for parameter '%s': the integer does not fit in 64 bits", e,
 				 p->name);
+			return -1;
+		}
+		const char *digits = e + (*e == '-' || *e == '+');
+		if (!lit && digits[0] == '0' && isdigit((unsigned char)digits[1]) && strspn(digits, "0123456789_") == strlen(digits)) {
+			snprintf(err, errlen, "signature entry '%s' for parameter '%s' is no Python literal (a decimal "
+				 "int has no leading zero; 0o for octal)", e, p->name);
 			return -1;
 		}
 		if (!lit) {

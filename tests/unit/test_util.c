@@ -1,6 +1,7 @@
 /* test_util.c: arena, vectors, string buffers, interning, diagnostics,
- * ice unwinding, read_file, SHA-256 vectors, checksum128. */
+ * ice unwinding, read_file, SHA-256 vectors, checksum128, py_number. */
 #include "util/checksum.h"
+#include "util/py_number.h"
 #include "util/sha256.h"
 #include "util/util.h"
 
@@ -303,6 +304,46 @@ static void test_checksum(void)
 	CHECK(same == 0);
 }
 
+/* numbers as Python reads the literals: tile run and signatures share this */
+static void test_py_number(void)
+{
+	static const struct {
+		const char *s;
+		PyNumKind k;
+		double v; /* the value, for INT, U64 and FLOAT */
+	} cases[] = {
+	        {"0", PYNUM_INT, 0},          {"00", PYNUM_INT, 0},        {"-7", PYNUM_INT, -7},
+	        {"+7", PYNUM_INT, 7},         {"1_000", PYNUM_INT, 1000},  {"0x_ff", PYNUM_INT, 255},
+	        {"0o17", PYNUM_INT, 15},      {"0b101", PYNUM_INT, 5},     {"-0x10", PYNUM_INT, -16},
+	        {"9223372036854775808", PYNUM_U64, 9223372036854775808.0},
+	        {"18446744073709551615", PYNUM_U64, 18446744073709551615.0},
+	        {"18446744073709551616", PYNUM_BIG, 0},
+	        {"-9223372036854775809", PYNUM_BIG, 0},
+	        {"1e5", PYNUM_FLOAT, 1e5},    {".5", PYNUM_FLOAT, 0.5},    {"1_0.5", PYNUM_FLOAT, 10.5},
+	        {"010", PYNUM_NONE, 0},       {"0_1", PYNUM_NONE, 0},      {"1__0", PYNUM_NONE, 0},
+	        {"_1", PYNUM_NONE, 0},        {"1_", PYNUM_NONE, 0},       {"0x", PYNUM_NONE, 0},
+	        {"0x1p3", PYNUM_NONE, 0},     {" 5", PYNUM_NONE, 0},       {"5 ", PYNUM_NONE, 0},
+	        {"--5", PYNUM_NONE, 0},       {"0b2", PYNUM_NONE, 0},      {"", PYNUM_NONE, 0},
+	        {"5j", PYNUM_NONE, 0},
+	};
+	for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+		int64_t i = 0;
+		uint64_t u = 0;
+		double f = 0;
+		PyNumKind k = py_number(cases[c].s, &i, &u, &f);
+		double v = k == PYNUM_INT ? (double)i : k == PYNUM_U64 ? (double)u : k == PYNUM_FLOAT ? f : 0;
+		if (k != cases[c].k || v != cases[c].v) {
+			fprintf(stderr, "%s:%d: py_number('%s') gave kind %d value %g\n", __FILE__, __LINE__, cases[c].s,
+			        (int)k, v);
+			failures++;
+		}
+	}
+	double f = 0;
+	int64_t i;
+	uint64_t u;
+	CHECK(py_number("1e999", &i, &u, &f) == PYNUM_FLOAT && f > 1e308);
+}
+
 int main(void)
 {
 	test_arena();
@@ -313,6 +354,7 @@ int main(void)
 	test_files();
 	test_sha256();
 	test_checksum();
+	test_py_number();
 	if (failures) {
 		printf("%d checks failed\n", failures);
 		return 1;
