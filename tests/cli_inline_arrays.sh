@@ -97,6 +97,19 @@ bad 'ones(4) x' "unexpected 'x' after the array"
 bad 'zeros(4, u8):fp8e4nv' "unexpected ':fp8e4nv' after the array: the dtype goes inside, zeros(SHAPE, DTYPE)"
 bad 'arange(4):fp32' "unexpected ':fp32' after the array: the dtype goes inside, arange(STOP, DTYPE)"
 bad 'full(4, 2):fp16' "unexpected ':fp16' after the array: the dtype goes inside, full(SHAPE, VALUE, DTYPE)"
+# numbers are read as Python reads the literals (and tile run a scalar): 010
+# was taken as 10 (a signature took it as 8), 1_000, 0x4 and 0o4 were refused,
+# and a first argument of arange that is no number left the message unset
+bad '[010, 1]' '010 is no Python literal'
+bad 'zeros(010)' '010 is no Python literal'
+bad 'full(4, 007)' '007 is no Python literal'
+bad '[99999999999999999999]' 'the integer 99999999999999999999 does not fit in 64 bits'
+bad 'arange(abc)' "expected a number at 'abc)'"
+bad 'zeros(1e3)' "expected a size (an integer >= 0) at '1e3)'"
+expect 0 $TILE run "$tmp/k.py" axpy --grid 1 --print 'x_ptr=[1_000, 0x10, -0o7, 0b1]' 'y_ptr=arange(0o4)' \
+	'out_ptr=zeros(0x4)' a=1 n=4 BLOCK=4
+has "$tmp/out" "[1000, 16, -7, 1]"
+has "$tmp/out" "[1000., 17., -5., 4.]"
 
 # the REPL's :run takes them too, blanks inside parentheses included
 printf '%s\n' 'import triton' 'import triton.language as tl' '@triton.jit' \

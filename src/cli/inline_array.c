@@ -6,6 +6,7 @@
  *   rand(SHAPE[, DTYPE])   uniform in [0, 1)    randn(SHAPE[, DTYPE])  normal
  *   [1, 2, 3]  [[1, 2], [3, 4]]  [0.5, 1]:fp16    a (nested, rectangular) list
  *
+ * Numbers are Python literals (py_number: 1_000, 0x1f; 010 is an error).
  * SHAPE is N or (N0, N1, ...); DTYPE a Triton or NumPy name (fp16, tl.bfloat16,
  * int32, u8, bool, fp8e4nv...), also as dtype=DTYPE. Without one: i32 for
  * arange and lists of integers, fp32 otherwise. rand/randn draw from a
@@ -24,6 +25,7 @@
 
 #include "cli/cli.h"
 #include "ir/types.h"
+#include "util/py_number.h"
 
 enum { MAX_INLINE_BYTES = 1 << 30 }; /* a typo's 10^12 elements stay an error */
 
@@ -84,28 +86,60 @@ static bool push(Vals *V, double x)
 	return true;
 }
 
-/* A number as Python writes one (also inf, nan, 0x1f, True, False); *is_float
- * says whether it was written as a float. */
-static bool number(Parser *P, double *out, bool *is_float)
+/* A number as Python writes one (1_000, 0x1f, 0o17, 1e-3, also inf, nan, True,
+ * False; read by py_number, as tile run reads a scalar); *is_float says whether
+ * it was written as a float. 1 when read; 0 when there is no number, for the
+ * caller to report; -1 when it is reported (010, an integer past 64 bits). */
+static int number(Parser *P, double *out, bool *is_float)
 {
 	skip_space(P);
-	const char *q = P->p, *digits = q + (*q == '-' || *q == '+');
-	char *end;
+	const char *q = P->p, *e = q + (*q == '-' || *q == '+');
 	*is_float = false;
 	if (strncmp(q, "True", 4) == 0 || strncmp(q, "False", 5) == 0) {
 		*out = q[0] == 'T';
-		end = (char *)q + (q[0] == 'T' ? 4 : 5);
-	} else if (digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X')) {
-		*out = (double)strtoll(q, &end, 16);
-	} else {
-		*out = strtod(q, &end);
-		for (const char *c = q; c < end; c++)
-			*is_float |= !isdigit((unsigned char)*c) && *c != '-' && *c != '+';
+		e = q + (q[0] == 'T' ? 4 : 5);
+		if (isalnum((unsigned char)*e) || *e == '_' || *e == '.')
+			return 0;
+		P->p = e;
+		return 1;
 	}
-	if (end == q || isalnum((unsigned char)*end) || *end == '_' || *end == '.')
-		return false;
-	P->p = end;
-	return true;
+	/* the literal's extent: letters, digits, '_' and '.', and a sign after a
+	 * decimal exponent's e (1e-3; 0x1e-3 is no literal) */
+	bool hex = e[0] == '0' && (e[1] == 'x' || e[1] == 'X');
+	while (isalnum((unsigned char)*e) || *e == '_' || *e == '.' ||
+	       ((*e == '-' || *e == '+') && !hex && (e[-1] == 'e' || e[-1] == 'E')))
+		e++;
+	char tok[128];
+	size_t n = (size_t)(e - q);
+	if (!n || n >= sizeof tok)
+		return 0;
+	memcpy(tok, q, n);
+	tok[n] = 0;
+	int64_t i;
+	uint64_t u;
+	double f;
+	switch (py_number(tok, &i, &u, &f)) {
+	case PYNUM_INT: *out = (double)i; break;
+	case PYNUM_U64: *out = (double)u; break;
+	case PYNUM_FLOAT:
+		*out = f;
+		*is_float = true;
+		break;
+	case PYNUM_BIG:
+		fail(P, "the integer %s does not fit in 64 bits", tok);
+		return -1;
+	case PYNUM_NONE: {
+		const char *d = tok + (*tok == '-' || *tok == '+');
+		if (d[0] == '0' && isdigit((unsigned char)d[1]) && strspn(d, "0123456789_") == strlen(d))
+		{
+			fail(P, "%s is no Python literal (a decimal int has no leading zero; 0o for octal)", tok);
+			return -1;
+		}
+		return 0;
+	}
+	}
+	P->p = e;
+	return 1;
 }
 
 /* A dtype name up to ',' ')' or the end. */
@@ -150,14 +184,17 @@ static bool shape(Parser *P, NpyArray *a)
 		skip_space(P);
 		if (paren && *P->p == ')')
 			break; /* (4,) */
-		char *end;
-		long long n = strtoll(P->p, &end, 10);
-		if (end == P->p || n < 0)
-			return fail(P, "expected a size (an integer >= 0) at '%s'", P->p);
+		const char *at = P->p;
+		double n;
+		bool f;
+		int r = number(P, &n, &f);
+		if (r < 0)
+			return false;
+		if (!r || f || n < 0 || n > 0x1p62)
+			return fail(P, "expected a size (an integer >= 0) at '%s'", at);
 		if (a->ndim == NPY_MAX_DIMS)
 			return fail(P, "more than %s dimensions", "8");
-		a->shape[a->ndim++] = n;
-		P->p = end;
+		a->shape[a->ndim++] = (int64_t)n;
 	} while (paren && eat(P, ','));
 	if (paren && !eat(P, ')'))
 		return fail(P, "expected ')' closing the shape at '%s'", P->p);
@@ -187,8 +224,9 @@ static bool list(Parser *P, Vals *V, int64_t *len, int *leaf, int depth)
 			bool f;
 			if (of_lists || (*leaf >= 0 && *leaf != depth))
 				return fail(P, "a list mixes numbers and lists at '%s'", P->p);
-			if (!number(P, &x, &f))
-				return fail(P, "expected a number at '%s'", P->p);
+			int r = number(P, &x, &f);
+			if (r <= 0)
+				return r < 0 ? false : fail(P, "expected a number at '%s'", P->p);
 			*leaf = depth;
 			V->any_float |= f;
 			if (!push(V, x))
@@ -368,20 +406,23 @@ int cli_inline_array(const char *name, const char *text, NpyArray *out, tile_dty
 			bool f1 = false, f2 = false;
 			double a = 0, b = 0;
 			dt = DT_I32;
-			ok = number(&P, &a, &f1);
+			int r = number(&P, &a, &f1);
+			ok = r > 0 || (r == 0 && fail(&P, "expected a number at '%s'", P.p));
 			stop = a;
 			const char *after = P.p;
 			if (ok && eat(&P, ',')) {
 				const char *q = P.p;
-				if (number(&P, &b, &f2)) {
+				if ((r = number(&P, &b, &f2)) < 0) {
+					ok = false;
+				} else if (r) {
 					start = a;
 					stop = b;
 				} else {
 					P.p = q; /* arange(N, DTYPE) */
 				}
-				if (P.p != q && eat(&P, ','))
+				if (ok && P.p != q && eat(&P, ','))
 					ok = dtype_word(&P, &dt);
-				else if (P.p == q)
+				else if (ok && P.p == q)
 					ok = dtype_word(&P, &dt);
 			} else {
 				P.p = after;
@@ -397,8 +438,9 @@ int cli_inline_array(const char *name, const char *text, NpyArray *out, tile_dty
 			ok = shape(&P, out);
 			if (ok && kind == FULL) {
 				bool f;
-				ok = eat(&P, ',') && number(&P, &fill, &f);
-				if (!ok)
+				int r = eat(&P, ',') ? number(&P, &fill, &f) : 0;
+				ok = r > 0;
+				if (r == 0)
 					fail(&P, "full takes a shape and a value: %s", "full(SHAPE, VALUE[, DTYPE])");
 			}
 			if (ok && eat(&P, ',') && *P.p != ')') /* zeros(8,) as Python takes it */
