@@ -397,11 +397,12 @@ static Value b_pymath(Sema *s, Call *c, int op)
 	case PM_POW: domain = (x == 0 && y < 0) || (x < 0 && isfinite(y) && y != floor(y)), r = pow(x, y); break;
 	case PM_FLOOR: case PM_CEIL: case PM_TRUNC: {
 		double f = op == PM_FLOOR ? floor(x) : op == PM_CEIL ? ceil(x) : trunc(x);
-		if (!isfinite(f) || fabs(f) > 9.2e18) {
-			diag_error(s->d, c->loc, "%s of %g does not fit an int", c->name, x);
+		Value iv; /* floor(-2.0**63) and up to 2**64 fit (9.2e18 was the bound) */
+		if (!v_int_of_double(f, &iv)) {
+			diag_error(s->d, c->loc, "%s(%g) is outside [-2**63, 2**64)", c->name, x);
 			return v_err();
 		}
-		return v_int((int64_t)f);
+		return iv;
 	}
 	case PM_FABS: r = fabs(x); break;
 	case PM_SIN: domain = isinf(x), r = sin(x); break;

@@ -74,12 +74,12 @@ static Value b_round(Sema *s, Call *c, int extra)
 			   isnan(x.f) ? " ValueError" : "n OverflowError");
 		return v_err();
 	}
-	double r = nearbyint(x.f); /* the default rounding mode: ties to even */
-	if (r >= 9223372036854775808.0 || r < -9223372036854775808.0) {
-		diag_error(s->d, c->loc, "round() gives an integer outside int64");
+	Value r; /* nearbyint: the default rounding mode, ties to even */
+	if (!v_int_of_double(nearbyint(x.f), &r)) {
+		diag_error(s->d, c->loc, "round(%g) is outside [-2**63, 2**64)", x.f);
 		return v_err();
 	}
-	return v_int((int64_t)r);
+	return r;
 }
 
 static Value b_divmod(Sema *s, Call *c, int extra)

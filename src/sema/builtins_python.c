@@ -227,13 +227,12 @@ static Value b_py_conv(Sema *s, Call *c, int extra)
 			diag_error(s->d, c->at[0], "cannot convert %g to int", f);
 			return v_err();
 		}
-		/* the constexpr range (the C cast is undefined outside it) */
-		if (f >= 9223372036854775808.0 && f < 18446744073709551616.0) return v_uint64((uint64_t)f);
-		if (!(f >= -9223372036854775808.0 && f < 9223372036854775808.0)) {
+		Value r;
+		if (!v_int_of_double(trunc(f), &r)) {
 			diag_error(s->d, c->at[0], "int(%g) is outside [-2**63, 2**64)", f);
 			return v_err();
 		}
-		return v_int((int64_t)f);
+		return r;
 	case 1: return v_float(f);
 	default: return v_bool(const_truthy(v.c));
 	}

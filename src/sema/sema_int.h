@@ -412,6 +412,9 @@ int class_bases(Sema *s, ModScope *c, ModScope **out, int max);
 Value v_err(void);
 Value v_int(int64_t i);
 Value v_uint64(uint64_t u); /* a Python int in [0, 2**64) */
+/* f (integer-valued) as an int in the constexpr range [-2**63, 2**64), a
+ * uint64 above INT64_MAX; false outside it (int(), round(), math.floor...) */
+bool v_int_of_double(double f, Value *out);
 Value v_float(double f);
 Value v_bool(bool b);
 Value v_none(void);

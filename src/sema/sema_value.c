@@ -13,6 +13,17 @@ Value v_uint64(uint64_t u)
 	return (Value){.kind = V_CONST, .c = {.kind = CV_INT, .i = (int64_t)u, .u64 = u > (uint64_t)INT64_MAX}};
 }
 Value v_float(double f) { return (Value){.kind = V_CONST, .c = {.kind = CV_FLOAT, .f = f}}; }
+
+bool v_int_of_double(double f, Value *out)
+{
+	if (f >= 0x1p63 && f < 0x1p64) {
+		*out = v_uint64((uint64_t)f);
+		return true;
+	}
+	if (!(f >= -0x1p63 && f < 0x1p63)) return false; /* NaN too: the C cast is undefined there */
+	*out = v_int((int64_t)f);
+	return true;
+}
 Value v_bool(bool b) { return (Value){.kind = V_CONST, .c = {.kind = CV_BOOL, .i = b}}; }
 Value v_none(void) { return (Value){.kind = V_CONST, .c = {.kind = CV_NONE}}; }
 Value v_str(const char *str) { return (Value){.kind = V_CONST, .c = {.kind = CV_STR, .s = str}}; }
