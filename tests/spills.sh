@@ -324,4 +324,39 @@ n=$(awk '/= for /{inl = 1} inl && / = mma /{exit} inl && / = ldmatrix /{n++} END
 no_spills paged_attention kernels/paged_attention.tile paged_attention_kernel --signature "$pa_sig" \
 	--num-stages 3
 
+# ---- 6. a held operand where ptxas spills more than with it in registers -------
+# hold_smem.c holds paged attention's Q (128x32 blocks, d128, 4 warps, 4 stages)
+# in shared memory: 40 B of spills at 255 registers and 96 KiB; in registers
+# 32 B and 64 KiB. Where the cubin spills, the kernel is compiled again
+# without the held operand (and without the prefetch) and the program that
+# spills less is kept (compile.c, try_variants): never more than
+# TILE_HOLD_SMEM=0 gives, the cached cubin the kept one, and --emit thread
+# the program kept. The CPU targets have no ptxas and weigh nothing.
+if [ $have_nvrtc = 1 ]; then
+	pa_sig='*fp16:16,*fp16:16,*fp16:16,*i32:16,*fp16:16,i32,fp32,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,128,128,32'
+	# pa HOLD ARGS...: compiles it, TILE_HOLD_SMEM=HOLD
+	pa() {
+		h=$1
+		shift
+		env TILE_HOLD_SMEM=$h $TILE compile kernels/paged_attention.tile paged_attention_kernel \
+			--signature "$pa_sig" --num-warps 4 --num-stages 4 --target sm_90a "$@"
+	}
+	# SMEM SPILLS of the kernel `tile compile` reported in $tmp/out
+	usage() { sed -n 's/.* \([0-9]*\) bytes of shared memory, [0-9]* registers, \([0-9]*\) bytes spilled.*/\1 \2/p' "$tmp/out"; }
+	expect 0 pa 0
+	set -- $(usage)
+	expect 0 pa 1
+	set -- "$@" $(usage)
+	[ $# = 4 ] || fail "paged_attention 128x32 d128: no usage reported"
+	[ "$4" -lt "$2" ] || { [ "$4" = "$2" ] && [ "$3" -le "$1" ]; } ||
+		fail "paged_attention 128x32 d128: $4 B of spills in $3 B of shared memory; $2 B in $1 with TILE_HOLD_SMEM=0"
+	kept="$3 $4"
+	expect 0 pa 1
+	grep -q "(cached)" "$tmp/out" || fail "paged_attention 128x32 d128: not from the cache the second time"
+	[ "$(usage)" = "$kept" ] || fail "paged_attention 128x32 d128: the cached kernel differs ($(usage) vs $kept)"
+	expect 0 pa 1 --emit thread
+	grep -q "^thread_program .* smem=$3 {" "$tmp/out" ||
+		fail "paged_attention 128x32 d128: --emit thread shows another program than the one kept ($3 B of shared memory)"
+fi
+
 finish

@@ -32,7 +32,7 @@
 typedef struct Compilation {
 	const CompileRequest *req;
 	DiagSink *diags;
-	Arena arena;
+	Arena *arena;     /* the top compilation's: its variants (try_variant) allocate there too */
 	SemaCtx sema;
 	TirFunc *tir;
 	TpFunc *tp;
@@ -42,6 +42,11 @@ typedef struct Compilation {
 	const char *stage;
 	double t_stage[4];
 	CompileOptions opts; /* the request's, with what the kernel sets (a heuristic's num_warps) */
+	/* A variant (try_variant) emits `what` and keeps its text in `emitted`;
+	 * it weighs only choices[0..nchoices) itself. */
+	bool variant;
+	EmitWhat what;
+	int nchoices;
 } Compilation;
 
 typedef bool (*StageFn)(Compilation *c);
@@ -90,7 +95,7 @@ static bool stage_sema(Compilation *c)
 
 static bool stage_layout(Compilation *c)
 {
-	LayoutCtx lc = {&c->arena, c->diags, &c->req->target, &c->opts};
+	LayoutCtx lc = {c->arena, c->diags, &c->req->target, &c->opts};
 	if (!layout_assign(&lc, c->tir))
 		return false;
 	tir_verify(c->tir, "layout", true);
@@ -115,7 +120,7 @@ static bool stage_layout(Compilation *c)
 
 static bool stage_lower(Compilation *c)
 {
-	c->tp = lower_func(&c->arena, c->diags, c->tir, &c->req->target, &c->opts);
+	c->tp = lower_func(c->arena, c->diags, c->tir, &c->req->target, &c->opts);
 	if (!c->tp)
 		return false;
 	tp_verify(c->tp);
@@ -128,52 +133,115 @@ static bool stage_lower(Compilation *c)
 	return true;
 }
 
-/* The operand prefetch of dot loops (tp_prefetch.c) keeps a k step of
- * fragments live across the loop's back edge; where ptxas then spills, the
- * thread program is lowered again without it, and that one is kept if it
- * spills less (an fp16 matmul of 128x128x32 tiles with K not a multiple of
- * 16: 60 bytes of spills with it, none without). --emit thread and --emit
- * cuda build the cubin first to show the program that is kept
- * (keep_program_without_spills). */
-static void emit_without_prefetch(Compilation *c, EmitWhat what)
+/* ---- choices weighed by ptxas's spills --------------------------------------- *
+ *
+ * Two choices trade registers in ways only ptxas can weigh. The operand
+ * prefetch of dot loops (tp_prefetch.c) keeps a k step of fragments live
+ * across the loop's back edge (an fp16 matmul of 128x128x32 tiles with K not
+ * a multiple of 16: 60 bytes of spills with it, none without). A held
+ * operand (hold_smem.c) frees the registers of a loop-invariant one, but
+ * costs shared memory and adds ldmatrix reads whose addresses and fragments
+ * ptxas schedules at 255 registers (flash_attn_triton's forward, d64 with a
+ * matrix bias: 1000 bytes of spills held, 888 in registers). Where the cubin
+ * spills, the kernel is compiled again without each choice it made, from
+ * sema on (a held operand changes the IR), and the program that spills less
+ * is kept; as many spills in less shared memory win too. A variant made
+ * without choice i weighs only the choices before it, so each combination
+ * is compiled once (at most four). The choice is a function of the cache
+ * key, and the cubin cached is the one kept. --emit thread and --emit cuda
+ * build the cubin first to show the program that is kept
+ * (keep_program_without_spills); --emit layout shows the first one. */
+static bool uses_prefetch(const Compilation *c) { return c->tp && c->tp->prefetched; }
+static bool uses_held(const Compilation *c)
 {
-	CompileOptions o = c->opts;
-	o.no_mma_prefetch = true;
+	for (int i = 0; c->tir && i < c->tir->nbufs; i++)
+		if (c->tir->bufs[i].loop)
+			return true;
+	return false;
+}
+
+static void no_prefetch(CompileOptions *o) { o->no_mma_prefetch = true; }
+static void no_hold(CompileOptions *o) { o->no_hold_smem = true; }
+
+static const struct {
+	bool (*used)(const Compilation *c);
+	void (*turn_off)(CompileOptions *o);
+} choices[] = {
+	{uses_prefetch, no_prefetch},
+	{uses_held, no_hold},
+};
+
+static void compilation_init(Compilation *c, const CompileRequest *req, DiagSink *diags,
+			     Arena *arena);
+static void run_stages(void *arg);
+
+static int smem_of(const Compilation *c)
+{
+	return c->tp && c->tp->smem_bytes > c->tir->smem_bytes ? c->tp->smem_bytes : c->tir->smem_bytes;
+}
+
+/* Compiles c's kernel without choice i, quietly, into c's arena, and keeps
+ * it where it spills less (or as much in less shared memory). */
+static void try_variant(Compilation *c, EmitWhat what, int i)
+{
+	CompileRequest r = *c->req;
+	choices[i].turn_off(&r.opts);
+	r.dump = DUMP_NONE;
 	DiagSink quiet;
 	diag_init(&quiet);
-	TpFunc *tp = lower_func(&c->arena, &quiet, c->tir, &c->req->target, &o);
-	EmitResult e;
-	if (tp && quiet.nerrors == 0 && emit_cuda(tp, what, &quiet, &e)) {
-		double secs = c->emitted.seconds_codegen + e.seconds_codegen;
-		if (e.spill_bytes >= 0 && e.spill_bytes < c->emitted.spill_bytes) {
-			emit_result_free(&c->emitted);
-			c->emitted = e;
-			c->tp = tp;
-		} else {
-			emit_result_free(&e);
-		}
-		c->emitted.seconds_codegen = secs;
+	Compilation alt;
+	compilation_init(&alt, &r, &quiet, c->arena);
+	alt.variant = true;
+	alt.what = what;
+	alt.nchoices = i;
+	run_stages(&alt);
+	double secs = c->emitted.seconds_codegen + alt.emitted.seconds_codegen;
+	int s = alt.emitted.spill_bytes;
+	bool built = !quiet.nerrors && (alt.emitted.binary || alt.emitted.text);
+	if (built && s >= 0 &&
+	    (s < c->emitted.spill_bytes || (s == c->emitted.spill_bytes && smem_of(&alt) < smem_of(c)))) {
+		EmitResult e = c->emitted;
+		c->emitted = alt.emitted;
+		alt.emitted = e;
+		c->tir = alt.tir;
+		c->tp = alt.tp;
+		c->opts = alt.opts;
 	}
+	c->emitted.seconds_codegen = secs;
+	emit_result_free(&alt.emitted);
+	free(alt.dump);
 	diag_free(&quiet);
 }
 
+/* c->emitted: c's program compiled to `what`. */
+static void try_variants(Compilation *c, EmitWhat what)
+{
+	for (int i = 0; i < c->nchoices; i++)
+		if (c->emitted.spill_bytes > 0 && choices[i].used(c))
+			try_variant(c, what, i);
+}
+
 /* Whether the program to show (--emit thread, --emit cuda) is only known once
- * ptxas has seen the prefetched one (emit_without_prefetch). */
+ * ptxas has seen the first one (try_variants). */
 static bool final_program_after_ptxas(const Compilation *c)
 {
 	const CompileRequest *r = c->req;
-	return r->target.kind == TARGET_CUDA && c->tp && c->tp->prefetched &&
-	       (r->dump == DUMP_THREAD || r->dump == DUMP_CUDA);
+	if (r->target.kind != TARGET_CUDA || !c->tp || (r->dump != DUMP_THREAD && r->dump != DUMP_CUDA))
+		return false;
+	for (size_t i = 0; i < COUNTOF(choices); i++)
+		if (choices[i].used(c))
+			return true;
+	return false;
 }
 
 /* Builds the cubin quietly and keeps in c->tp the program it was made from.
- * Without nvrtc (--emit cuda works without it) the prefetched one stays. */
+ * Without nvrtc (--emit cuda works without it) the first one stays. */
 static void keep_program_without_spills(Compilation *c)
 {
 	DiagSink quiet;
 	diag_init(&quiet);
-	if (emit_cuda(c->tp, EMIT_BINARY, &quiet, &c->emitted) && c->emitted.spill_bytes > 0)
-		emit_without_prefetch(c, EMIT_BINARY);
+	if (emit_cuda(c->tp, EMIT_BINARY, &quiet, &c->emitted))
+		try_variants(c, EMIT_BINARY);
 	emit_result_free(&c->emitted);
 	memset(&c->emitted, 0, sizeof c->emitted);
 	diag_free(&quiet);
@@ -182,7 +250,7 @@ static void keep_program_without_spills(Compilation *c)
 static bool stage_emit(Compilation *c)
 {
 	const CompileRequest *r = c->req;
-	EmitWhat what = EMIT_BINARY;
+	EmitWhat what = c->variant ? c->what : EMIT_BINARY;
 	switch (r->dump) {
 	case DUMP_LLVM: what = EMIT_LLVM_IR; break;
 	case DUMP_ASM: what = EMIT_ASM; break;
@@ -214,14 +282,14 @@ static bool stage_emit(Compilation *c)
 			}
 		}
 		ok = emit_cuda(c->tp, what, c->diags, &c->emitted);
-		if (ok && c->tp->prefetched && c->emitted.spill_bytes > 0)
-			emit_without_prefetch(c, what);
+		if (ok)
+			try_variants(c, what);
 	} else {
 		SrcLoc none = {0};
 		diag_error(c->diags, none, "target '%s' is not supported yet", r->target.name);
 		return false;
 	}
-	if (ok && c->emitted.text) {
+	if (ok && c->emitted.text && !c->variant) {
 		c->dump = c->emitted.text;
 		c->emitted.text = NULL;
 		c->stop = true;
@@ -481,13 +549,15 @@ static void fill_result(const Compilation *c, CompiledKernel *out)
 	out->t_codegen = c->t_stage[3];
 }
 
-static void compilation_init(Compilation *c, const CompileRequest *req, DiagSink *diags)
+static void compilation_init(Compilation *c, const CompileRequest *req, DiagSink *diags,
+			     Arena *arena)
 {
 	memset(c, 0, sizeof *c);
 	c->req = req;
 	c->diags = diags;
-	arena_init(&c->arena);
-	c->sema.arena = &c->arena;
+	c->arena = arena;
+	c->nchoices = (int)COUNTOF(choices);
+	c->sema.arena = arena;
 	c->sema.names = &req->src->names;
 	c->sema.diags = diags;
 	c->sema.target = &req->target;
@@ -544,8 +614,10 @@ int compile_kernel(const CompileRequest *req, DiagSink *diags, CompiledKernel *o
 			cache_discard(req->cache, key);
 		}
 	}
+	Arena arena;
+	arena_init(&arena);
 	Compilation c;
-	compilation_init(&c, req, diags);
+	compilation_init(&c, req, diags, &arena);
 	char *ice_msg = NULL;
 	int rc = ice_protect(run_stages, &c, &ice_msg);
 	if (rc != 0) {
@@ -580,7 +652,7 @@ int compile_kernel(const CompileRequest *req, DiagSink *diags, CompiledKernel *o
 	}
 	free(c.dump);
 	emit_result_free(&c.emitted);
-	arena_free(&c.arena);
+	arena_free(&arena);
 	return ok ? 0 : -1;
 }
 
