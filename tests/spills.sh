@@ -359,4 +359,82 @@ if [ $have_nvrtc = 1 ]; then
 		fail "paged_attention 128x32 d128: --emit thread shows another program than the one kept ($3 B of shared memory)"
 fi
 
+# ---- 7. per-element addresses of an unvectorized load, live across a loop ------
+# K and V rows at a stride not known to be a multiple of 16 are loaded one
+# element at a time; each element's address was built from its register
+# coordinate, lane/warp part | constant, which ptxas cannot see as a base
+# plus a constant: one 64-bit address per element, live across the loop
+# (128x128 d128 over 8 warps: 312 B of spills). With + (the bits are
+# disjoint: the same values) ptxas folds the constants into the loads; the
+# + form is weighed as a variant where the | form spills (compile.c
+# try_variants, lw_coord). TILE_COORD_ADD=1 uses it from the start, so
+# both forms run on the CPU targets.
+cat >"$tmp/fa.tile" <<'K'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def fa(Q, K, V, O, N, stride_k, D: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr):
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rd = tl.arange(0, D)
+    q = tl.load(Q + rm[:, None] * D + rd[None, :])
+    m_i = tl.zeros([BM], dtype=tl.float32) - float("inf")
+    l_i = tl.zeros([BM], dtype=tl.float32)
+    acc = tl.zeros([BM, D], dtype=tl.float32)
+    k_ptrs = K + rn[:, None] * stride_k + rd[None, :]
+    v_ptrs = V + rn[:, None] * stride_k + rd[None, :]
+    for s in range(0, N, BN):
+        qk = tl.dot(q, tl.trans(tl.load(k_ptrs + s * stride_k)))
+        m_ij = tl.maximum(m_i, tl.max(qk, 1))
+        p = tl.exp2(qk - m_ij[:, None])
+        alpha = tl.exp2(m_i - m_ij)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        acc = acc * alpha[:, None]
+        acc += tl.dot(p.to(tl.float16), tl.load(v_ptrs + s * stride_k))
+        m_i = m_ij
+    tl.store(O + rm[:, None] * D + rd[None, :], (acc / l_i[:, None]).to(tl.float16))
+K
+no_spills "fa (rows at stride i32)" "$tmp/fa.tile" fa --signature '*fp16:16,*fp16:16,*fp16:16,*fp16:16,i32:16,i32,128,128,128' \
+	--num-warps 8 --num-stages 1
+if [ $have_numpy = 1 ]; then
+	"$py" - "$tmp" <<'P' || fail "fa: could not write the inputs"
+import sys, numpy as np
+d = sys.argv[1]
+r = np.random.default_rng(7)
+np.save(d + "/q.npy", (r.integers(-4, 5, (64, 32)) / 8).astype(np.float16))
+np.save(d + "/k.npy", (r.integers(-4, 5, (128, 40)) / 8).astype(np.float16))  # rows at stride 40
+np.save(d + "/v.npy", (r.integers(-4, 5, (128, 40)) / 8).astype(np.float16))
+np.save(d + "/o.npy", np.zeros((64, 32), np.float16))
+P
+	for add in 0 1; do
+		for target in cpu cuda-emu; do
+			rm -rf "$tmp/res"
+			expect 0 env TILE_COORD_ADD=$add TILE_RACECHECK=1 $TILE run "$tmp/fa.tile" fa --grid 2 \
+				--target $target --out-dir "$tmp/res" Q=@"$tmp/q.npy" K=@"$tmp/k.npy" V=@"$tmp/v.npy" \
+				O=@"$tmp/o.npy" N=128 stride_k=40 D=32 BM=32 BN=32
+			"$py" - "$tmp" <<'P' || fail "fa: wrong results on $target (TILE_COORD_ADD=$add)"
+import sys, numpy as np
+d = sys.argv[1]
+q = np.load(d + "/q.npy").astype(np.float64)
+k = np.load(d + "/k.npy").astype(np.float64)[:, :32]
+v = np.load(d + "/v.npy").astype(np.float64)[:, :32]
+s = q @ k.T
+p = np.exp2(s - s.max(1, keepdims=True))
+want = p @ v / p.sum(1, keepdims=True)
+got = np.load(d + "/res/O.npy").astype(np.float64)
+if not np.allclose(got, want, rtol=1e-2, atol=1e-2):  # p is rounded to fp16
+    print("max err", np.abs(got - want).max())
+    sys.exit(1)
+P
+			cp "$tmp/res/O.npy" "$tmp/o_${add}_$target.npy"
+		done
+	done
+	for target in cpu cuda-emu; do
+		cmp -s "$tmp/o_0_$target.npy" "$tmp/o_1_$target.npy" ||
+			fail "fa: TILE_COORD_ADD=1 changed the results on $target"
+	done
+fi
+
 finish

@@ -360,7 +360,18 @@ TpVal lw_coord(Lower *L, const LinearLayout *l, int r, int dim)
 	TpVal hw = lw_hw_coord(L, l, dim);
 	if (!c[dim])
 		return hw;
-	return lw_bin(L, (m & (uint32_t)c[dim]) ? TP_XOR : TP_OR, hw, lw_i32(L, c[dim]));
+	if (m & (uint32_t)c[dim])
+		return lw_bin(L, TP_XOR, hw, lw_i32(L, c[dim]));
+	/* Disjoint bits: | and + agree. An address built from hw + c is one
+	 * base plus a constant per register, which ptxas folds into the access
+	 * (an | of a thread value is opaque to it: one offset register per
+	 * element, live across a loop); but the + form also changes how ptxas
+	 * schedules the rest, more spills in some kernels, fewer in others, so
+	 * it is a variant driver/compile.c weighs where the | form spills. */
+	if (L->o && L->o->add_coords)
+		return lw_bin(L, TP_ADD, hw, lw_i32(L, c[dim]));
+	L->f->or_coords = true;
+	return lw_bin(L, TP_OR, hw, lw_i32(L, c[dim]));
 }
 
 TpVal lw_owner_pred(Lower *L, uint32_t lane_free, uint32_t warp_free)

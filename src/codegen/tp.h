@@ -162,6 +162,7 @@ typedef struct TpFunc {
 	int lanes_per_warp;
 	int smem_bytes;
 	bool prefetched; /* tp_prefetch_dot_operands changed a loop */
+	bool or_coords;  /* a register coordinate is lane/warp part | constant (lw_coord) */
 	bool line_info;  /* emit_c: #line directives and nvrtc -lineinfo */
 	bool no_fmad;    /* emit_c: nvrtc --fmad=false (Triton's enable_fp_fusion=False) */
 	bool racecheck;  /* emit_llvm: check shared-memory accesses for races (TILE_RACECHECK) */

@@ -42,11 +42,11 @@ typedef struct Compilation {
 	const char *stage;
 	double t_stage[4];
 	CompileOptions opts; /* the request's, with what the kernel sets (a heuristic's num_warps) */
-	/* A variant (try_variant) emits `what` and keeps its text in `emitted`;
-	 * it weighs only choices[0..nchoices) itself. */
+	/* A variant (try_variant) emits `what`, keeps its text in `emitted` and
+	 * weighs no choices itself. */
 	bool variant;
 	EmitWhat what;
-	int nchoices;
+	unsigned off; /* the choices (bits) the kept program was compiled without */
 } Compilation;
 
 typedef bool (*StageFn)(Compilation *c);
@@ -135,21 +135,25 @@ static bool stage_lower(Compilation *c)
 
 /* ---- choices weighed by ptxas's spills --------------------------------------- *
  *
- * Two choices trade registers in ways only ptxas can weigh. The operand
+ * Some choices trade registers in ways only ptxas can weigh. The operand
  * prefetch of dot loops (tp_prefetch.c) keeps a k step of fragments live
  * across the loop's back edge (an fp16 matmul of 128x128x32 tiles with K not
  * a multiple of 16: 60 bytes of spills with it, none without). A held
  * operand (hold_smem.c) frees the registers of a loop-invariant one, but
  * costs shared memory and adds ldmatrix reads whose addresses and fragments
  * ptxas schedules at 255 registers (flash_attn_triton's forward, d64 with a
- * matrix bias: 1000 bytes of spills held, 888 in registers). Where the cubin
- * spills, the kernel is compiled again without each choice it made, from
- * sema on (a held operand changes the IR), and the program that spills less
- * is kept; as many spills in less shared memory win too. A variant made
- * without choice i weighs only the choices before it, so each combination
- * is compiled once (at most four). The choice is a function of the cache
- * key, and the cubin cached is the one kept. --emit thread and --emit cuda
- * build the cubin first to show the program that is kept
+ * matrix bias: 1000 bytes of spills held, 888 in registers). Register
+ * coordinates as lane/warp part | constant or + constant (lw_coord): the +
+ * form lets ptxas see each element's address as a base plus a constant
+ * (lucidrains' ring attention forward, d128 w8: 1552 -> 0 bytes), but made
+ * others spill more (the tutorial's attention 128x128 d128 w8: 0 -> 56).
+ * Where the cubin spills, the kernel is compiled again without each choice
+ * in turn (from sema on: a held operand changes the IR), on top of those
+ * already dropped, and the program that spills less is kept; as many spills
+ * in less shared memory win too. So a kernel that spills is compiled at most
+ * once more per choice. The choice is a function of the cache key, and the
+ * cubin cached is the one kept. --emit thread and --emit cuda build the
+ * cubin first to show the program that is kept
  * (keep_program_without_spills); --emit layout shows the first one. */
 static bool uses_prefetch(const Compilation *c) { return c->tp && c->tp->prefetched; }
 static bool uses_held(const Compilation *c)
@@ -159,14 +163,17 @@ static bool uses_held(const Compilation *c)
 			return true;
 	return false;
 }
+static bool uses_or_coords(const Compilation *c) { return c->tp && c->tp->or_coords; }
 
 static void no_prefetch(CompileOptions *o) { o->no_mma_prefetch = true; }
 static void no_hold(CompileOptions *o) { o->no_hold_smem = true; }
+static void add_coords(CompileOptions *o) { o->add_coords = true; }
 
 static const struct {
 	bool (*used)(const Compilation *c);
 	void (*turn_off)(CompileOptions *o);
 } choices[] = {
+	{uses_or_coords, add_coords},
 	{uses_prefetch, no_prefetch},
 	{uses_held, no_hold},
 };
@@ -180,12 +187,16 @@ static int smem_of(const Compilation *c)
 	return c->tp && c->tp->smem_bytes > c->tir->smem_bytes ? c->tp->smem_bytes : c->tir->smem_bytes;
 }
 
-/* Compiles c's kernel without choice i, quietly, into c's arena, and keeps
- * it where it spills less (or as much in less shared memory). */
+/* Compiles c's kernel without choice i and those the kept program dropped,
+ * quietly, into c's arena, and keeps it where it spills less (or as much in
+ * less shared memory). */
 static void try_variant(Compilation *c, EmitWhat what, int i)
 {
 	CompileRequest r = *c->req;
-	choices[i].turn_off(&r.opts);
+	unsigned off = c->off | 1u << i;
+	for (size_t k = 0; k < COUNTOF(choices); k++)
+		if (off & 1u << k)
+			choices[k].turn_off(&r.opts);
 	r.dump = DUMP_NONE;
 	DiagSink quiet;
 	diag_init(&quiet);
@@ -193,7 +204,6 @@ static void try_variant(Compilation *c, EmitWhat what, int i)
 	compilation_init(&alt, &r, &quiet, c->arena);
 	alt.variant = true;
 	alt.what = what;
-	alt.nchoices = i;
 	run_stages(&alt);
 	double secs = c->emitted.seconds_codegen + alt.emitted.seconds_codegen;
 	int s = alt.emitted.spill_bytes;
@@ -206,6 +216,7 @@ static void try_variant(Compilation *c, EmitWhat what, int i)
 		c->tir = alt.tir;
 		c->tp = alt.tp;
 		c->opts = alt.opts;
+		c->off = off;
 	}
 	c->emitted.seconds_codegen = secs;
 	emit_result_free(&alt.emitted);
@@ -216,7 +227,7 @@ static void try_variant(Compilation *c, EmitWhat what, int i)
 /* c->emitted: c's program compiled to `what`. */
 static void try_variants(Compilation *c, EmitWhat what)
 {
-	for (int i = 0; i < c->nchoices; i++)
+	for (int i = 0; !c->variant && i < (int)COUNTOF(choices); i++)
 		if (c->emitted.spill_bytes > 0 && choices[i].used(c))
 			try_variant(c, what, i);
 }
@@ -508,6 +519,7 @@ static void compute_key(const CompileRequest *r, uint8_t key[32])
 	cache_key_add_u64(&k, (uint64_t)r->opts.no_mma_prefetch);
 	cache_key_add_u64(&k, (uint64_t)r->opts.no_value_load_pipelining);
 	cache_key_add_u64(&k, (uint64_t)r->opts.no_hold_smem);
+	cache_key_add_u64(&k, (uint64_t)r->opts.add_coords);
 	cache_key_add_u64(&k, (uint64_t)r->opts.no_line_info);
 	cache_key_add_u64(&k, (uint64_t)r->opts.no_fp_fusion);
 	cache_key_add_u64(&k, (uint64_t)r->opts.racecheck);
@@ -556,7 +568,6 @@ static void compilation_init(Compilation *c, const CompileRequest *req, DiagSink
 	c->req = req;
 	c->diags = diags;
 	c->arena = arena;
-	c->nchoices = (int)COUNTOF(choices);
 	c->sema.arena = arena;
 	c->sema.names = &req->src->names;
 	c->sema.diags = diags;

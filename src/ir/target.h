@@ -52,6 +52,10 @@ typedef struct CompileOptions {
 	 * shared-memory access against the GPU's barrier rules and fail the
 	 * launch on a race (jit/rt_race.h); nothing changes on GPU targets */
 	bool racecheck;
+	/* TILE_COORD_ADD=1: register coordinates are lane/warp part + constant,
+	 * not | (codegen/lower.c, lw_coord), from the start; driver/compile.c
+	 * sets it for a variant of a kernel whose cubin spills */
+	bool add_coords;
 } CompileOptions;
 
 /* Fill `t` for a named target: "cpu", "cuda-emu" (CPU running 32-lane warps),
