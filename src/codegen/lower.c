@@ -668,10 +668,11 @@ TpFunc *lower_func(Arena *a, DiagSink *diags, const TirFunc *tf, const TargetDes
 	L.f->smem_bytes = MAXOF(tf->smem_bytes, MAXOF(tf->smem_reserved + L.smem_top_pipelined,
 	                                               L.smem_top));
 	remove_dead_code(L.f);
-	/* for LLVM only: NVVM hoists and merges these itself, and done here
-	 * they lengthened live ranges ptxas then spilled (a 128x256x64 fp16
-	 * matmul over 8 warps: 2504 -> 3240 bytes) */
-	if (t->kind == TARGET_CPU)
+	/* for the native CPU only: NVVM hoists and merges these itself, and done
+	 * here they lengthened live ranges ptxas then spilled (a 128x256x64 fp16
+	 * matmul over 8 warps: 2504 -> 3240 bytes); cuda-emu runs exactly the
+	 * GPU's thread program */
+	if (t->kind == TARGET_CPU && !t->emulate)
 		tp_cse_hoist(L.f);
 	tp_sink_smem_loads(L.f);
 	if (!(o && o->no_mma_prefetch)) {

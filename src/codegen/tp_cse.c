@@ -1,6 +1,6 @@
 /* tp_cse.c: loop-invariant code motion and common subexpressions of the
- * thread program, run right after lowering drops dead code, for the targets
- * LLVM compiles (cpu, cuda-emu).
+ * thread program, run right after lowering drops dead code, for the native
+ * CPU target (cuda-emu runs exactly the GPU's thread program).
  *
  * Lowering writes each register's address, index and mask computation out
  * on its own (`shl warp, 3` once per register of a 512-register row) and
