@@ -509,7 +509,8 @@ int lw_scratch(Lower *L, const TirOp *op, int bytes)
 
 int lw_scratch_base(const Lower *L)
 {
-	return L->in_pipelined_loop || L->copies_in_flight || L->held_loop ? L->tf->smem_reserved : 0;
+	bool apart = L->o && L->o->scratch_apart;
+	return apart || L->in_pipelined_loop || L->copies_in_flight || L->held_loop ? L->tf->smem_reserved : 0;
 }
 
 /* ---- driver -------------------------------------------------------------------------- */

@@ -520,6 +520,7 @@ static void compute_key(const CompileRequest *r, uint8_t key[32])
 	cache_key_add_u64(&k, (uint64_t)r->opts.no_value_load_pipelining);
 	cache_key_add_u64(&k, (uint64_t)r->opts.no_hold_smem);
 	cache_key_add_u64(&k, (uint64_t)r->opts.add_coords);
+	cache_key_add_u64(&k, (uint64_t)r->opts.scratch_apart);
 	cache_key_add_u64(&k, (uint64_t)r->opts.no_line_info);
 	cache_key_add_u64(&k, (uint64_t)r->opts.no_fp_fusion);
 	cache_key_add_u64(&k, (uint64_t)r->opts.racecheck);

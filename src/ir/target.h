@@ -56,6 +56,11 @@ typedef struct CompileOptions {
 	 * not | (codegen/lower.c, lw_coord), from the start; driver/compile.c
 	 * sets it for a variant of a kernel whose cubin spills */
 	bool add_coords;
+	/* TILE_SCRATCH_APART=1 (a debug aid): shared-memory scratch always starts
+	 * after every buffer (codegen/lower.c, lw_scratch) instead of over buffers
+	 * thought dead, so a run that differs from the default's names a scratch
+	 * placement that overwrote a live buffer, which the race check cannot see */
+	bool scratch_apart;
 } CompileOptions;
 
 /* Fill `t` for a named target: "cpu", "cuda-emu" (CPU running 32-lane warps),
