@@ -10,7 +10,8 @@
  *   lower_view.c         splat, arange, broadcast, expand_dims, reshape,
  *                        trans, convert_layout (permutes, shuffles, smem)
  *   lower_smem.c         tiles in shared memory: addresses, stores, loads
- *   lower_reduce.c       reduce, scan
+ *   lower_reduce.c       reduce (and the one-hot gather)
+ *   lower_scan.c         scan (lower_red.h: the state the two share)
  *   lower_dot.c          dot: FMA path and mma.sync path
  *   lower_async.c        async_copy, async_commit/wait, local_load (the
  *                        multi-buffered shared tiles of software pipelining)

@@ -1,4 +1,4 @@
-/* lower_reduce.c: reduce and scan along one axis.
+/* lower_reduce.c: reduce along one axis (tl.reduce, tl.sum, tl.max, tl.argmax, ...).
  *
  * Layout requirements (checked; the layout pass's blocked, slice and MMA
  * layouts meet them): every pivot basis moves either only along the axis or
@@ -23,43 +23,13 @@
  *   bits (blocked layouts without repetitions); Triton, like tile, asks
  *   tl.reduce's combine to be commutative.
  *
- * SCAN: every axis coordinate bit belongs to one register, lane or warp bit
- * (bases along the axis are single powers of two). The lowest run of
- * register-owned bits makes blocks of elements in one thread; each block is
- * reduced to its total first. A block-doubling scan then runs over the
- * remaining bits from the lowest: for the coordinate bit j, every block keeps
- * F (the inclusive prefix of its first element within its aligned 2^j
- * superblock) and T (the superblock's total); merging two halves gives the
- * upper half F = T_lower (+) F and both T = T_lower (+) T_upper. The partner
- * is found by SHFL_XOR (a lane bit) or through shared memory (a warp bit;
- * WARP_XOR where the warps are one SIMD vector, on the native CPU); a
- * run of register bits is one sequential carry over the superblocks it
- * selects. Last, each block's elements are scanned from its F. Operand order
- * is always left-to-right, so non-commutative combines are exact;
- * TIR_REVERSE swaps which half comes first.
+ *
+ * Scans are in lower_scan.c; the state both share is lower_red.h.
  */
-#include "codegen/lower_internal.h"
+#include "codegen/lower_red.h"
 
 #include <string.h>
 
-typedef struct Red {
-	Lower *L;
-	const TirOp *op;
-	const TirBlock *region;
-	int n; /* operands */
-	int axis;
-	const LinearLayout *l;
-	uint32_t rf, lf, wf;
-	uint32_t lane_a, warp_a; /* lane / warp bits along the axis */
-	Type et[8];
-	bool commutative;
-	/* tl.argmax / tl.argmin (arg_setup): TIR_ARGMAX or TIR_ARGMIN, else 0 */
-	int arg;
-	bool tie_left;
-	bool regs_apart;  /* the register bits' axis coordinates share no bit with the lane/warp ones */
-	bool lanes_ordered, warps_ordered; /* their steps combine lower coordinates on the left */
-	bool ordered;     /* the combine now emitted has the lower coordinates on the left */
-} Red;
 
 /* Triton's _argmax_combine(v1, i1, v2, i2, tie_break_left) is
  * gt = v1 > v2 or (v1 == v2 and i1 < i2), then where(gt, v1, v2) and
@@ -79,7 +49,7 @@ static bool arg_combine(Red *R, const TpVal *a, const TpVal *b, TpVal *out)
 	return true;
 }
 
-static void combine(Red *R, const TpVal *a, const TpVal *b, TpVal *out)
+void red_combine(Red *R, const TpVal *a, const TpVal *b, TpVal *out)
 {
 	if (arg_combine(R, a, b, out))
 		return;
@@ -150,7 +120,7 @@ static void classify(Red *R, const char *what)
 	}
 }
 
-static void red_init(Red *R, Lower *L, const TirOp *op, const char *what)
+void red_init(Red *R, Lower *L, const TirOp *op, const char *what)
 {
 	memset(R, 0, sizeof *R);
 	R->L = L;
@@ -251,7 +221,7 @@ static int in_thread(Red *R, LVal *in, Group *groups)
 		for (int cnt = nm; cnt > 1; cnt = (cnt + 1) / 2) {
 			for (int p = 0; 2 * p < cnt; p++) {
 				if (2 * p + 1 < cnt)
-					combine(R, part[2 * p], part[2 * p + 1], part[p]);
+					red_combine(R, part[2 * p], part[2 * p + 1], part[p]);
 				else /* p > 0 here: cnt > 1 */
 					memcpy(part[p], part[2 * p], sizeof part[p]);
 			}
@@ -297,13 +267,13 @@ static bool arg_combine_ordered(Red *R, const TpVal *m, const TpVal *o, TpVal se
 }
 
 /* Combine a and its partner's b with the operand whose `sel` is false first. */
-static void combine_ordered(Red *R, const TpVal *mine, const TpVal *other, TpVal sel_second,
+void red_combine_ordered(Red *R, const TpVal *mine, const TpVal *other, TpVal sel_second,
                             TpVal *out)
 {
 	if (arg_combine_ordered(R, mine, other, sel_second, out))
 		return;
 	if (R->commutative || !sel_second) {
-		combine(R, mine, other, out);
+		red_combine(R, mine, other, out);
 		return;
 	}
 	TpVal first[8], second[8];
@@ -311,10 +281,10 @@ static void combine_ordered(Red *R, const TpVal *mine, const TpVal *other, TpVal
 		first[i] = lw_select(R->L, sel_second, other[i], mine[i]);
 		second[i] = lw_select(R->L, sel_second, mine[i], other[i]);
 	}
-	combine(R, first, second, out);
+	red_combine(R, first, second, out);
 }
 
-static TpVal bit_set(Lower *L, TpVal id, int b)
+TpVal red_bit_set(Lower *L, TpVal id, int b)
 {
 	TpVal t = lw_bin(L, TP_AND, id, lw_i32(L, 1 << b));
 	return lw_cmp(L, PRED_NE, t, lw_i32(L, 0));
@@ -329,7 +299,7 @@ static void butterfly(Red *R, Group *g, int ng, TpOpKind xchg, TpVal id, int nbi
 	for (int b = 0; b < nbits; b++) {
 		if (!((along >> b) & 1))
 			continue;
-		TpVal second = R->commutative ? 0 : bit_set(L, id, b);
+		TpVal second = R->commutative ? 0 : red_bit_set(L, id, b);
 		for (int k = 0; k < ng; k++) {
 			TpVal other[8];
 			for (int i = 0; i < R->n; i++) {
@@ -337,7 +307,7 @@ static void butterfly(Red *R, Group *g, int ng, TpOpKind xchg, TpVal id, int nbi
 				t->attr.i = 1 << b;
 				other[i] = t->results[0];
 			}
-			combine_ordered(R, g[k].acc, other, second, g[k].acc);
+			red_combine_ordered(R, g[k].acc, other, second, g[k].acc);
 		}
 	}
 }
@@ -428,7 +398,7 @@ static void across_warps(Red *R, Group *g, int ng)
 			if (w == 0)
 				memcpy(acc, x, sizeof(TpVal) * (size_t)R->n);
 			else
-				combine(R, acc, x, acc);
+				red_combine(R, acc, x, acc);
 		}
 		memcpy(g[k].acc, acc, sizeof(TpVal) * (size_t)R->n);
 	}
@@ -631,7 +601,7 @@ static TpVal src_offset(Lower *L, Type st, const LinearLayout *l, int r, int axi
 	return off ? off : lw_i32(L, 0);
 }
 
-static TpVal byte_off(Lower *L, TpVal elem, int eb, int base)
+TpVal red_byte_off(Lower *L, TpVal elem, int eb, int base)
 {
 	return lw_bin(L, TP_ADD, lw_bin(L, TP_MUL, elem, lw_i32(L, eb)), lw_i32(L, base));
 }
@@ -666,7 +636,7 @@ static bool lower_one_hot(Red *R)
 	for (int r = 0; r < sv.n; r++) {
 		if (r & (int)rf)
 			continue;
-		TpVal in[3] = {byte_off(L, src_offset(L, ft, ls, r, -1, 0), eb, base), wr, sv.r[r]};
+		TpVal in[3] = {red_byte_off(L, src_offset(L, ft, ls, r, -1, 0), eb, base), wr, sv.r[r]};
 		lw_op(L, TP_SMEM_STORE, op->loc, in, 3, NULL, 0)->attr.i = 1;
 	}
 	lw_barrier(L);
@@ -693,7 +663,7 @@ static bool lower_one_hot(Red *R)
 		if (dtype_is_signed(idt))
 			ok = lw_and1(L, ok, lw_cmp(L, PRED_GE, i, lw_const_i(L, idt, 0)));
 		TpVal at = lw_select(L, ok, lw_cast(L, i, type_scalar(DT_I32)), lw_i32(L, 0));
-		TpVal in[2] = {byte_off(L, src_offset(L, st, R->l, r, R->axis, at), eb, base),
+		TpVal in[2] = {red_byte_off(L, src_offset(L, st, R->l, r, R->axis, at), eb, base),
 		               lw_true(L)};
 		TpOp *t = lw_op(L, TP_SMEM_LOAD, op->loc, in, 2, &et, 1);
 		t->attr.i = 1;
@@ -760,352 +730,11 @@ static void lower_reduce_op(Lower *L, const TirOp *op)
 	reduce_results(&R, g, ng);
 }
 
-/* ---- scan ------------------------------------------------------------------------------ */
-
-typedef struct Owner {
-	int kind; /* 0 reg, 1 lane, 2 warp */
-	int bit;
-} Owner;
-
-static void scan_owners(Red *R, Owner *own, int nbits)
-{
-	for (int j = 0; j < nbits; j++)
-		own[j].kind = -1;
-	for (int k = 0; k < 3; k++) {
-		LLInDim kind = k == 0 ? LL_REG : k == 1 ? LL_LANE : LL_WARP;
-		uint32_t fm = k == 0 ? R->rf : k == 1 ? R->lf : R->wf;
-		for (int b = 0; b < lw_bits(R->l, kind); b++) {
-			int32_t c = lw_basis(R->l, kind, b)[R->axis];
-			if (((fm >> b) & 1) || !c)
-				continue;
-			if (c & (c - 1))
-				lw_ice("scan: a layout basis along the axis is not a power of two");
-			int j = 0;
-			while ((1 << j) != c)
-				j++;
-			if (j >= nbits || own[j].kind >= 0)
-				lw_ice("scan: axis coordinate bit %d owned twice", j);
-			own[j].kind = k;
-			own[j].bit = b;
-		}
-	}
-	for (int j = 0; j < nbits; j++)
-		if (own[j].kind < 0)
-			lw_ice("scan: axis coordinate bit %d is not held by any thread", j);
-}
-
-/* The cross-thread steps work on blocks: the aligned 2^j0 runs of the axis
- * that the lowest register bits hold (single elements when the lowest axis
- * bit is a lane's or a warp's). A block keeps T, the total of its aligned
- * 2^j superblock, and F, the inclusive prefix of its first element (in scan
- * order) within the superblock; the rest of the block's elements are scanned
- * from F at the end. So the shuffles and merges run once per block, not once
- * per element (a 1-D cumsum of 8192 on 4 warps holds 16 blocks of 4 per
- * thread), and no identity of the combine is needed. */
-typedef struct ScanSt {
-	TpVal *P[8], *T[8]; /* per operand, per register: F and T at block
-	                       representatives, the final prefixes at the end */
-	uint32_t lowmask;   /* register bits of the low run */
-} ScanSt;
-
-/* Merge step for one block over a lane or warp bit: `second` (i1) says
- * whether this block is in the later half; pT = the partner half's total. */
-static void merge(Red *R, ScanSt *S, int r, const TpVal *pT, TpVal second)
-{
-	TpVal mineT[8], mineP[8], withP[8], nT[8];
-	for (int i = 0; i < R->n; i++) {
-		mineT[i] = S->T[i][r];
-		mineP[i] = S->P[i][r];
-	}
-	combine(R, pT, mineP, withP);
-	combine_ordered(R, mineT, pT, second, nT);
-	for (int i = 0; i < R->n; i++) {
-		S->P[i][r] = lw_select(R->L, second, withP[i], mineP[i]);
-		S->T[i][r] = nT[i];
-	}
-}
-
-/* The registers of the block whose representative (low-run bits clear) is
- * r, in scan order. */
-static void block_members(const Owner *own, int j0, int r, bool rev, int *mem)
-{
-	int blk = 1 << j0;
-	for (int t = 0; t < blk; t++) {
-		int q = r;
-		for (int j = 0; j < j0; j++)
-			if ((t >> j) & 1)
-				q |= 1 << own[j].bit;
-		mem[rev ? blk - 1 - t : t] = q;
-	}
-}
-
-static bool is_block_rep(const Red *R, const ScanSt *S, int r)
-{
-	return !(r & (int)R->rf) && !(r & (int)S->lowmask);
-}
-
-/* The in-thread pass over each block's elements, in scan order. Before the
- * merges (finish false): each block's total T and first element F. After
- * them: the final prefixes, the block's elements scanned from its F. */
-static void scan_block_pass(Red *R, ScanSt *S, LVal *in, const Owner *own, int j0, bool rev,
-                            bool finish)
-{
-	int nr = 1 << lw_bits(R->l, LL_REG), blk = 1 << j0;
-	int *mem = ARENA_NEWN(R->L->arena, int, blk);
-	for (int r = 0; r < nr; r++) {
-		if (!is_block_rep(R, S, r))
-			continue;
-		block_members(own, j0, r, rev, mem);
-		TpVal acc[8];
-		for (int i = 0; i < R->n; i++)
-			acc[i] = S->P[i][finish ? mem[0] : r] = finish ? S->P[i][r] : in[i].r[mem[0]];
-		for (int s = 1; s < blk; s++) {
-			TpVal x[8];
-			for (int i = 0; i < R->n; i++)
-				x[i] = in[i].r[mem[s]];
-			combine(R, acc, x, acc);
-			for (int i = 0; finish && i < R->n; i++)
-				S->P[i][mem[s]] = acc[i];
-		}
-		for (int i = 0; !finish && i < R->n; i++)
-			S->T[i][r] = acc[i];
-	}
-}
-
-/* Row-major index of coordinates c with the axis coordinate's low j bits
- * dropped: the slot of an aligned 2^j block along the axis. XOR-linear in
- * c, so it maps a layout basis as it maps a coordinate. */
-static int32_t block_slot(const LinearLayout *l, int axis, int j, const int32_t *c)
-{
-	int32_t idx = 0;
-	int off = 0;
-	for (int d = l->n_out - 1; d >= 0; d--) {
-		int bits = d == axis ? l->out_bits[d] - j : l->out_bits[d];
-		idx |= (d == axis ? c[d] >> j : c[d]) << off;
-		off += bits;
-	}
-	return idx;
-}
-
-/* Byte address of slot (hw ^ rs): hw the thread's dynamic part, whose bits
- * lie in hwmask, at_hw its address (hw * eb + base), rs a constant. */
-static TpVal slot_addr(Lower *L, TpVal hw, uint32_t hwmask, TpVal at_hw, int32_t rs, int eb,
-                       int base)
-{
-	if (!rs)
-		return at_hw;
-	if (!((uint32_t)rs & hwmask))
-		return lw_bin(L, TP_ADD, at_hw, lw_i32(L, rs * eb));
-	return byte_off(L, lw_bin(L, TP_XOR, hw, lw_i32(L, rs)), eb, base);
-}
-
-/* The merge over axis coordinate bit j, held by warp bit wb. Every element
- * of an aligned 2^j block has the same T by now, so T goes to shared memory
- * once per block (by the thread and register holding its first element),
- * not once per register of every thread: a 64 x 1024 cumsum along
- * its rows stored 256 KB, over what sm_90a has (now 8 KB). */
-static void scan_warp_bit(Red *R, ScanSt *S, int wb, int j, bool rev)
-{
-	Lower *L = R->L;
-	const LinearLayout *l = R->l;
-	int nr = 1 << lw_bits(l, LL_REG);
-	int64_t nslots = (int64_t)1 << (ll_total_out_bits(l) - j);
-	int base[8], eb[8], total = 0;
-	for (int i = 0; i < R->n; i++) {
-		eb[i] = MAXOF(1, dtype_bytes((DType)R->et[i].dt));
-		total = (total + eb[i] - 1) / eb[i] * eb[i];
-		base[i] = total;
-		total += (int)(nslots * eb[i]);
-	}
-	int b0 = lw_scratch(L, R->op, total);
-	int32_t li[LL_MAX_BITS], wi[LL_MAX_BITS], c[LL_MAX_OUT];
-	int nl = lw_bits(l, LL_LANE), nw = lw_bits(l, LL_WARP);
-	uint32_t hwmask = 0; /* the slot bits lanes and warps can set */
-	for (int b = 0; b < nl; b++)
-		hwmask |= (uint32_t)(li[b] = block_slot(l, R->axis, j, lw_basis(l, LL_LANE, b)));
-	for (int b = 0; b < nw; b++)
-		hwmask |= (uint32_t)(wi[b] = block_slot(l, R->axis, j, lw_basis(l, LL_WARP, b)));
-	TpVal hw = lw_linear_lane_warp(L, li, nl, wi, nw);
-	/* the partner block: axis coordinate bit j flipped */
-	int32_t flip = 0;
-	for (int d = l->n_out - 1; d > R->axis; d--)
-		flip += l->out_bits[d];
-	flip = 1 << flip;
-	TpVal hw_theirs = lw_bin(L, TP_XOR, hw, lw_i32(L, flip));
-	/* slot addresses of this thread's lanes and warps, per operand: a
-	 * register's slot bits are usually disjoint from them, and then its
-	 * address is one of these plus a constant (an immediate offset) */
-	TpVal mine_at[8], theirs_at[8];
-	for (int i = 0; i < R->n; i++) {
-		mine_at[i] = byte_off(L, hw, eb[i], b0 + base[i]);
-		theirs_at[i] = byte_off(L, hw_theirs, eb[i], b0 + base[i]);
-	}
-	/* one writer per slot: the block's first element (its axis bits below j
-	 * clear), in the canonical copy (free lane and warp bits clear) */
-	uint32_t reg_low = 0, lane_low = R->lf, warp_low = R->wf;
-	for (int b = 0; b < lw_bits(l, LL_REG); b++)
-		if (lw_basis(l, LL_REG, b)[R->axis] && lw_basis(l, LL_REG, b)[R->axis] < (1 << j))
-			reg_low |= 1u << b;
-	for (int b = 0; b < nl; b++)
-		if (lw_basis(l, LL_LANE, b)[R->axis] && lw_basis(l, LL_LANE, b)[R->axis] < (1 << j))
-			lane_low |= 1u << b;
-	for (int b = 0; b < nw; b++)
-		if (lw_basis(l, LL_WARP, b)[R->axis] && lw_basis(l, LL_WARP, b)[R->axis] < (1 << j))
-			warp_low |= 1u << b;
-	TpVal writer = lw_owner_pred(L, lane_low, warp_low);
-	if (!writer)
-		writer = lw_true(L);
-	int32_t *rslot = ARENA_NEWN(L->arena, int32_t, nr);
-	for (int r = 0; r < nr; r++) {
-		if (!is_block_rep(R, S, r))
-			continue;
-		ll_apply_hw(l, (uint32_t)r, 0, 0, c);
-		rslot[r] = block_slot(l, R->axis, j, c);
-		if (r & (int)reg_low)
-			continue;
-		for (int i = 0; i < R->n; i++) {
-			TpVal in[3] = {slot_addr(L, hw, hwmask, mine_at[i], rslot[r], eb[i], b0 + base[i]),
-			               writer, S->T[i][r]};
-			lw_op(L, TP_SMEM_STORE, R->op->loc, in, 3, NULL, 0)->attr.i = 1;
-		}
-	}
-	lw_barrier(L);
-	TpVal bit = bit_set(L, L->warp, wb);
-	TpVal second = rev ? lw_bin(L, TP_XOR, bit, lw_true(L)) : bit;
-	for (int r = 0; r < nr; r++) {
-		if (!is_block_rep(R, S, r))
-			continue;
-		TpVal pT[8];
-		for (int i = 0; i < R->n; i++) {
-			TpVal in[2] = {slot_addr(L, hw_theirs, hwmask, theirs_at[i], rslot[r], eb[i],
-			                         b0 + base[i]),
-			               lw_true(L)};
-			TpOp *t = lw_op(L, TP_SMEM_LOAD, R->op->loc, in, 2, &R->et[i], 1);
-			t->attr.i = 1;
-			pT[i] = t->results[0];
-		}
-		merge(R, S, r, pT, second);
-	}
-	lw_barrier(L);
-}
-
-/* Axis bits j1..j2-1 held by registers (above a lane or warp bit): the
- * 2^(j2-j1) superblocks they select in each thread are merged by one
- * sequential carry, one combine per block and one per superblock, where a
- * merge per bit costs (j2-j1) per block. */
-static void scan_register_run(Red *R, ScanSt *S, const Owner *own, int j1, int j2, bool rev)
-{
-	int nr = 1 << lw_bits(R->l, LL_REG), k = j2 - j1, nsb = 1 << k;
-	uint32_t runmask = 0;
-	for (int j = j1; j < j2; j++)
-		runmask |= 1u << own[j].bit;
-	int *q = ARENA_NEWN(R->L->arena, int, nsb);
-	for (int r = 0; r < nr; r++) {
-		if (!is_block_rep(R, S, r) || (r & (int)runmask))
-			continue;
-		for (int t = 0; t < nsb; t++) {
-			int x = r;
-			for (int m = 0; m < k; m++)
-				if ((t >> m) & 1)
-					x |= 1 << own[j1 + m].bit;
-			q[rev ? nsb - 1 - t : t] = x;
-		}
-		TpVal carry[8];
-		for (int i = 0; i < R->n; i++)
-			carry[i] = S->T[i][q[0]];
-		for (int t = 1; t < nsb; t++) {
-			TpVal p[8], tt[8];
-			for (int i = 0; i < R->n; i++) {
-				p[i] = S->P[i][q[t]];
-				tt[i] = S->T[i][q[t]];
-			}
-			combine(R, carry, p, p);
-			combine(R, carry, tt, carry);
-			for (int i = 0; i < R->n; i++)
-				S->P[i][q[t]] = p[i];
-		}
-		for (int t = 0; t < nsb; t++)
-			for (int i = 0; i < R->n; i++)
-				S->T[i][q[t]] = carry[i];
-	}
-}
-
-static void lower_scan_op(Lower *L, const TirOp *op)
-{
-	Red R;
-	red_init(&R, L, op, "scan");
-	bool rev = (op->attr.flags & TIR_REVERSE) != 0;
-	const LinearLayout *l = R.l;
-	int nbits = l->out_bits[R.axis];
-	Owner own[32];
-	scan_owners(&R, own, nbits);
-	LVal in[8];
-	ScanSt S;
-	int nr = 1 << lw_bits(l, LL_REG);
-	for (int i = 0; i < R.n; i++) {
-		in[i] = lw_get(L, op->operands[i]);
-		S.P[i] = ARENA_NEWN(L->arena, TpVal, nr);
-		S.T[i] = ARENA_NEWN(L->arena, TpVal, nr);
-	}
-	int j0 = 0;
-	while (j0 < nbits && own[j0].kind == 0)
-		j0++;
-	S.lowmask = 0;
-	for (int j = 0; j < j0; j++)
-		S.lowmask |= 1u << own[j].bit;
-	scan_block_pass(&R, &S, in, own, j0, rev, false);
-	for (int j = j0; j < nbits; j++) {
-		if (own[j].kind == 0) {
-			int j2 = j;
-			while (j2 < nbits && own[j2].kind == 0)
-				j2++;
-			scan_register_run(&R, &S, own, j, j2, rev);
-			j = j2 - 1;
-		} else if (own[j].kind == 1 || lw_simd_program(L)) {
-			bool lane = own[j].kind == 1;
-			int xb = own[j].bit;
-			TpVal bit = bit_set(L, lane ? L->lane : L->warp, xb);
-			TpVal second = rev ? lw_bin(L, TP_XOR, bit, lw_true(L)) : bit;
-			for (int r = 0; r < nr; r++) {
-				if (!is_block_rep(&R, &S, r))
-					continue;
-				TpVal pT[8];
-				for (int i = 0; i < R.n; i++) {
-					TpOp *t = lw_op(L, lane ? TP_SHFL_XOR : TP_WARP_XOR, op->loc,
-					                &S.T[i][r], 1, &R.et[i], 1);
-					t->attr.i = 1 << xb;
-					pT[i] = t->results[0];
-				}
-				merge(&R, &S, r, pT, second);
-			}
-		} else {
-			scan_warp_bit(&R, &S, own[j].bit, j, rev);
-		}
-	}
-	scan_block_pass(&R, &S, in, own, j0, rev, true);
-	for (int i = 0; i < R.n; i++) {
-		const LinearLayout *rl = lw_layout(L, op->results[i]);
-		if (rl != l && !ll_equal(rl, l))
-			lw_ice("scan: result layout differs from the operand layout");
-		LVal x = lw_alloc(L, nr);
-		for (int r = 0; r < nr; r++) {
-			int q = r;
-			if (r & (int)R.rf) {
-				int32_t c[LL_MAX_OUT];
-				ll_apply_hw(l, (uint32_t)r, 0, 0, c);
-				q = lw_find_reg(l, c, R.rf);
-			}
-			x.r[r] = S.P[i][q];
-		}
-		lw_set(L, op->results[i], x);
-	}
-}
-
 bool lw_reduce(Lower *L, const TirOp *op)
 {
 	switch ((TirOpKind)op->kind) {
 	case TOP_REDUCE: lower_reduce_op(L, op); return true;
-	case TOP_SCAN: lower_scan_op(L, op); return true;
+	case TOP_SCAN: lw_scan_op(L, op); return true;
 	default: return false;
 	}
 }
