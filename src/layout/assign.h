@@ -100,8 +100,10 @@ void layout_scratch(LayoutCtx *lc, TirFunc *f, TirBlock *b, bool in_pipe, int64_
  * after layout_assign, before layout_pipeline: each is written once in front
  * of its loop (TIR_HOLDS_BUFS) and read with LOCAL_LOAD at its dots. */
 bool layout_hold_smem(LayoutCtx *lc, TirFunc *f);
-/* The byte after the buffers held across loop or a loop around it. */
-int64_t layout_held_smem_end(const TirFunc *f, const TirOp *loop);
+/* Where a new buffer live across loop starts: after the buffers held across
+ * loop or a loop around it; with TILE_SCRATCH_APART, after every buffer, so
+ * that no two buffers share a byte (the debug aid's other half). */
+int64_t layout_buf_base(const LayoutCtx *lc, const TirFunc *f, const TirOp *loop);
 /* Software pipelining (pipeline.c), run after layout_assign on targets with
  * cp.async: loads that feed tl.dot in innermost FOR loops (num_stages >= 2,
  * constant positive step, addresses recomputable for any iteration) become

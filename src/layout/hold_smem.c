@@ -82,7 +82,12 @@ static int64_t held_end(const TirFunc *f, const TirOp *loop)
 	return end;
 }
 
-int64_t layout_held_smem_end(const TirFunc *f, const TirOp *loop) { return held_end(f, loop); }
+int64_t layout_buf_base(const LayoutCtx *lc, const TirFunc *f, const TirOp *loop)
+{
+	if (lc->opts && lc->opts->scratch_apart)
+		return ((int64_t)f->smem_reserved + 127) & ~(int64_t)127;
+	return held_end(f, loop);
+}
 
 static int add_buf(TirFunc *f, const TirSmemBuf *nb)
 {
@@ -194,7 +199,7 @@ static void hold(LayoutCtx *lc, TirFunc *f, TirBlock *b, int ci, int *li, bool *
 	nb.tile = f->vals.data[v].ty;
 	nb.smem = arena_dup(f->arena, &smem, sizeof smem);
 	nb.pad = pad.n ? arena_dup(f->arena, &pad, sizeof pad) : NULL;
-	nb.base = held_end(f, loop);
+	nb.base = layout_buf_base(lc, f, loop);
 	nb.slot_bytes = (ll_padded_size(&pad, (int64_t)1 << ll_total_in_bits(&smem)) * eb + 127) &
 			~(int64_t)127;
 	nb.nslots = 1;

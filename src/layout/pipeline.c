@@ -164,9 +164,9 @@ static int fit_stages(const Pipe *P, int S)
 	int64_t in, out;
 	layout_scratch(P->lc, f, f->entry, false, &in, &out);
 	in = MAXOF(in, body_scratch(P, P->body));
-	int64_t held = layout_held_smem_end(f, P->loop);
+	int64_t base = layout_buf_base(P->lc, f, P->loop);
 	for (; S >= 2; S--)
-		if (MAXOF(f->smem_reserved, held + per * S) + in <= P->lc->target->max_shared_bytes)
+		if (MAXOF(f->smem_reserved, base + per * S) + in <= P->lc->target->max_shared_bytes)
 			return S;
 	return 0;
 }
@@ -177,11 +177,11 @@ static int fit_stages(const Pipe *P, int S)
  * wait(0) + barrier). lightllm's prefill attention runs an unmasked and a
  * causal K/V loop one after the other: 2 x 96 KiB stacked was 192 KiB on
  * sm_90a, and on sm_80 left the second loop 2 stages; now 96 KiB, 3 stages
- * on both. */
+ * on both. TILE_SCRATCH_APART stacks them (layout_buf_base), to check that. */
 static void add_bufs(Pipe *P, int S)
 {
 	TirFunc *f = P->f;
-	int64_t base = layout_held_smem_end(f, P->loop); /* after operands held across it */
+	int64_t base = layout_buf_base(P->lc, f, P->loop); /* after operands held across it */
 	TirSmemBuf *nb = ARENA_NEWN(f->arena, TirSmemBuf, f->nbufs + P->nld);
 	if (f->nbufs)
 		memcpy(nb, f->bufs, sizeof(TirSmemBuf) * (size_t)f->nbufs);
