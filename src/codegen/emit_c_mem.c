@@ -483,7 +483,7 @@ static void want_native_atomic(Ec *e, AtomicOp a, DType d, const Sem *sem, const
 }
 
 /* fmax/fmin (a NaN operand yields the other) with -0.0 ordered below +0.0,
- * which fmaxf leaves open: the CPU's CAS loop (emit_llvm_mem.c) does the same. */
+ * which fmaxf leaves open: the CPU's CAS loop (emit_llvm_atomic.c) does the same. */
 static const char *want_minmax_helper(Ec *e, bool mx, bool f64)
 {
 	const char *name = mx ? (f64 ? "atom_fmax_f64" : "atom_fmax_f32")

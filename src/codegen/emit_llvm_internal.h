@@ -2,10 +2,12 @@
  *
  *   emit_llvm.c         module/function setup, control flow, op dispatch,
  *                       verify + O2 + object/asm emission
- *   emit_llvm_arith.c   elementwise ops, comparisons, casts (f16/bf16/fp8 by
- *                       bit manipulation), math functions
+ *   emit_llvm_arith.c   elementwise ops, comparisons, math functions
+ *   emit_llvm_cast.c    float formats and casts (f16/bf16/fp8 by bit
+ *                       manipulation; emit_llvm_arith.h: what the two share)
  *   emit_llvm_mem.c     global loads/stores (coalesced vector, gather/scatter,
- *                       scalar), atomics, shared memory, cp.async
+ *                       scalar), shared memory, cp.async
+ *   emit_llvm_atomic.c  atomics (lane by lane; CAS loops for float min/max)
  *   emit_llvm_intrin.c  warp shuffles, mma.sync and ldmatrix emulation,
  *                       device print/assert hooks
  *   emit_llvm_gvn.c     whether GVN would be quadratic in a module's branches
@@ -97,10 +99,17 @@ void em_set(Em *e, TpVal v, LLVMValueRef x);
 /* v in thread 0 as a scalar: a uniform value itself, else e->lane0[v] (may be NULL) */
 LLVMValueRef em_lane0(Em *e, TpVal v);
 LLVMValueRef em_entry_alloca(Em *e, LLVMTypeRef t, unsigned align); /* in the entry block */
+/* (emit_llvm_mem.c) whether m is the constant true; a mask operand as a
+ * <T x i1> vector, or NULL when there is none or it is true */
+bool em_is_true_const(LLVMValueRef m);
+LLVMValueRef em_mask_vec(Em *e, TpVal m);
+/* whether every one of the n operands (0: none) is uniform across the threads */
+bool em_all_uniform(Em *e, const TpVal *v, int n);
 
 /* ---- per-file op emitters; each returns false when it does not handle op ---- */
 bool em_arith(Em *e, const TpOp *op);
 bool em_mem(Em *e, const TpOp *op);
+void em_atomic(Em *e, const TpOp *op); /* TP_ATOMIC, TP_ATOMIC_CAS (emit_llvm_atomic.c) */
 bool em_intrin(Em *e, const TpOp *op);
 
 /* cp.async queue (emit_llvm_mem.c): setup in the entry block (only when the
@@ -141,7 +150,7 @@ void em_race_access(Em *e, const TpOp *op, LLVMValueRef active, int bytes, int e
 void em_race_barrier(Em *e);
 void em_race_fini(Em *e);
 
-/* conversions shared between files (emit_llvm_arith.c) */
+/* conversions shared between files (emit_llvm_cast.c) */
 LLVMValueRef em_to_f32(Em *e, LLVMValueRef x, DType d);             /* any float dtype -> f32 */
 LLVMValueRef em_from_f32(Em *e, LLVMValueRef x, DType d, bool rtz); /* f32 -> float dtype */
 LLVMValueRef em_cast(Em *e, LLVMValueRef x, DType from, DType to, bool rtz, LLVMTypeRef to_scalar);

@@ -9,10 +9,10 @@
  *     or, past LANE_LOOP_MIN_T threads, a loop over the lanes (see below).
  * Shared memory is the caller's `smem` buffer addressed by i32 byte offsets,
  * the same way (TP_COALESCED there too: lowering sets it where it proves the
- * offsets consecutive, as for the FMA dot's operand reads). Atomics on varying pointers run lane by lane in lane order.
+ * offsets consecutive, as for the FMA dot's operand reads). Atomics are
+ * emit_llvm_atomic.c.
  * cp.async goes through a per-instance queue in libtile: data lands when a
- * wait retires its group (see the cp.async section). Float atomics that LLVM
- * has no atomicrmw for (min/max, 16-bit floats) are compare-and-swap loops.
+ * wait retires its group (see the cp.async section).
  */
 #include "codegen/emit_llvm_internal.h"
 #include "jit/rt_async.h"
@@ -76,18 +76,18 @@ static LLVMValueRef from_mem(Em *e, LLVMValueRef v, Type t)
 	return LLVMBuildICmp(e->B, LLVMIntNE, v, LLVMConstNull(LLVMTypeOf(v)), "");
 }
 
-static bool is_true_const(LLVMValueRef m)
+bool em_is_true_const(LLVMValueRef m)
 {
 	return m && LLVMIsAConstantInt(m) && LLVMConstIntGetZExtValue(m) == 1;
 }
 
 /* mask operand as a <T x i1> vector, or NULL when there is none / it is true */
-static LLVMValueRef mask_vec(Em *e, TpVal m)
+LLVMValueRef em_mask_vec(Em *e, TpVal m)
 {
 	if (!m)
 		return NULL;
 	LLVMValueRef x = em_get(e, m);
-	if (is_true_const(x))
+	if (em_is_true_const(x))
 		return NULL;
 	return em_splat(e, x);
 }
@@ -476,7 +476,7 @@ static void load_elems(Em *e, MemAcc *a, LLVMValueRef p, TpVal mask, const LLVMV
 	LLVMBuilderRef B = e->B;
 	if (uniform) {
 		LLVMValueRef m = mask ? em_get(e, mask) : NULL;
-		if (!m || is_true_const(m)) {
+		if (!m || em_is_true_const(m)) {
 			for (int k = 0; k < a->vec; k++)
 				out[k] = aligned_load(e, a->st, scalar_ptr(e, a, p, k), a->align);
 			return;
@@ -499,7 +499,7 @@ static void load_elems(Em *e, MemAcc *a, LLVMValueRef p, TpVal mask, const LLVMV
 		}
 		return;
 	}
-	LLVMValueRef m = mask_vec(e, mask);
+	LLVMValueRef m = em_mask_vec(e, mask);
 	if (coalesced) {
 		unsigned n = (unsigned)(e->T * a->vec);
 		LLVMTypeRef wt = LLVMVectorType(a->st, n);
@@ -565,7 +565,7 @@ static void store_elems(Em *e, MemAcc *a, LLVMValueRef p, TpVal mask, LLVMValueR
 	if (uniform) {
 		LLVMValueRef m = mask ? em_get(e, mask) : NULL;
 		LLVMBasicBlockRef bj = NULL;
-		if (m && !is_true_const(m)) {
+		if (m && !em_is_true_const(m)) {
 			LLVMBasicBlockRef bs =
 			        LLVMAppendBasicBlockInContext(e->C, e->fn, "st.then");
 			bj = LLVMAppendBasicBlockInContext(e->C, e->fn, "st.end");
@@ -580,7 +580,7 @@ static void store_elems(Em *e, MemAcc *a, LLVMValueRef p, TpVal mask, LLVMValueR
 		}
 		return;
 	}
-	LLVMValueRef m = mask_vec(e, mask);
+	LLVMValueRef m = em_mask_vec(e, mask);
 	LLVMValueRef v[MAX_VEC];
 	for (int k = 0; k < a->vec; k++)
 		v[k] = em_splat(e, vals[k]);
@@ -696,7 +696,7 @@ static void store_runs(Em *e, MemAcc *a, LLVMValueRef p, LLVMValueRef m, LLVMVal
 
 /* ---- LOAD / STORE --------------------------------------------------------------------- */
 
-static bool all_uniform(Em *e, const TpVal *v, int n)
+bool em_all_uniform(Em *e, const TpVal *v, int n)
 {
 	for (int i = 0; i < n; i++)
 		if (v[i] && !tp_uniform(e->f, v[i]))
@@ -710,7 +710,7 @@ static void emit_load(Em *e, const TpOp *op)
 	DType d = (DType)tp_type(e->f, op->results[0]).dt;
 	MemAcc a = mem_acc(e, d, vec);
 	TpVal mask = op->nin > 1 ? op->operands[1] : 0;
-	bool uni = all_uniform(e, op->operands, op->nin) && tp_uniform(e->f, op->results[0]);
+	bool uni = em_all_uniform(e, op->operands, op->nin) && tp_uniform(e->f, op->results[0]);
 	LLVMValueRef other[MAX_VEC] = {0};
 	for (int k = 0; k < vec; k++) {
 		TpVal o = op->nin > 2 + k ? op->operands[2 + k] : 0;
@@ -725,8 +725,8 @@ static void emit_load(Em *e, const TpOp *op)
 	bool coal = (op->attr.flags & TP_COALESCED) && em_is_vec(p);
 	int run = coal ? (int)op->attr.axis : 0;
 	if (run) {
-		if (!uni && runs_ok(e, &a, run, mask_vec(e, mask) != NULL)) {
-			out[0] = load_runs(e, &a, p, mask_vec(e, mask), other[0], run);
+		if (!uni && runs_ok(e, &a, run, em_mask_vec(e, mask) != NULL)) {
+			out[0] = load_runs(e, &a, p, em_mask_vec(e, mask), other[0], run);
 			em_set(e, op->results[0], from_mem(e, out[0], tp_type(e->f, op->results[0])));
 			return;
 		}
@@ -746,7 +746,7 @@ static void emit_store(Em *e, const TpOp *op)
 		ice(PASS, "store without values");
 	DType d = (DType)tp_type(e->f, op->operands[2]).dt;
 	MemAcc a = mem_acc(e, d, vec);
-	bool uni = all_uniform(e, op->operands, op->nin);
+	bool uni = em_all_uniform(e, op->operands, op->nin);
 	LLVMValueRef v[MAX_VEC];
 	for (int k = 0; k < vec; k++)
 		v[k] = to_mem(e, em_get(e, op->operands[2 + k]), d);
@@ -756,7 +756,7 @@ static void emit_store(Em *e, const TpOp *op)
 	bool coal = (op->attr.flags & TP_COALESCED) && em_is_vec(p);
 	int run = coal ? (int)op->attr.axis : 0;
 	if (run) {
-		LLVMValueRef m = mask_vec(e, op->operands[1]);
+		LLVMValueRef m = em_mask_vec(e, op->operands[1]);
 		if (!uni && runs_ok(e, &a, run, m != NULL)) {
 			store_runs(e, &a, p, m, v[0], run);
 			return;
@@ -796,7 +796,7 @@ static void emit_smem_load(Em *e, const TpOp *op)
 	DType d = (DType)tp_type(e->f, op->results[0]).dt;
 	MemAcc a = mem_acc(e, d, vec);
 	a.smem = true;
-	bool uni = all_uniform(e, op->operands, op->nin) && tp_uniform(e->f, op->results[0]);
+	bool uni = em_all_uniform(e, op->operands, op->nin) && tp_uniform(e->f, op->results[0]);
 	LLVMValueRef other[MAX_VEC] = {0}, out[MAX_VEC];
 	for (int k = 0; k < vec; k++)
 		other[k] = uni ? LLVMConstNull(a.st) : em_splat(e, LLVMConstNull(a.st));
@@ -820,7 +820,7 @@ static void emit_smem_store(Em *e, const TpOp *op)
 	DType d = (DType)tp_type(e->f, op->operands[2]).dt;
 	MemAcc a = mem_acc(e, d, vec);
 	a.smem = true;
-	bool uni = all_uniform(e, op->operands, op->nin);
+	bool uni = em_all_uniform(e, op->operands, op->nin);
 	LLVMValueRef v[MAX_VEC];
 	for (int k = 0; k < vec; k++)
 		v[k] = to_mem(e, em_get(e, op->operands[2 + k]), d);
@@ -938,202 +938,6 @@ static void emit_cp_async(Em *e, const TpOp *op)
 	em_call(e, "tile_rt_cp_async_issue", e->t_void, ps, 7, args);
 }
 
-/* ---- atomics ------------------------------------------------------------------------- */
-
-/* New value of a float read-modify-write from old `a` and operand `v`, both
- * f32 (f16/bf16 widened: exact, and f32 then f16 rounding of a sum is
- * correctly rounded) or f64. min/max are the CUDA path's: a NaN operand
- * yields the other one, and -0.0 orders below +0.0 so every target agrees. */
-static LLVMValueRef float_rmw(Em *e, AtomicOp op, LLVMValueRef a, LLVMValueRef v)
-{
-	LLVMBuilderRef B = e->B;
-	if (op == ATOM_ADD)
-		return LLVMBuildFAdd(B, a, v, "");
-	bool mx = op == ATOM_MAX;
-	LLVMTypeRef it = LLVMIntTypeInContext(
-	        e->C, LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMDoubleTypeKind ? 64 : 32);
-	LLVMValueRef neg =
-	        LLVMBuildICmp(B, LLVMIntSLT, LLVMBuildBitCast(B, v, it, ""), LLVMConstNull(it), "");
-	LLVMValueRef zero_ok = LLVMBuildAnd(B, LLVMBuildFCmp(B, LLVMRealOEQ, a, v, ""),
-	                                    mx ? neg : LLVMBuildNot(B, neg, ""), "");
-	LLVMValueRef keep =
-	        LLVMBuildOr(B, LLVMBuildFCmp(B, LLVMRealUNO, v, v, ""),
-	                    LLVMBuildFCmp(B, mx ? LLVMRealOGT : LLVMRealOLT, a, v, ""), "");
-	keep = LLVMBuildOr(B, keep, zero_ok, "");
-	return LLVMBuildSelect(B, keep, a, v, "");
-}
-
-/* A float RMW that LLVM has no atomicrmw for (min/max, 16-bit floats): a
- * compare-and-swap loop on the integer bits. Returns the old value. */
-static LLVMValueRef float_cas_loop(Em *e, AtomicOp op, DType d, LLVMValueRef p, LLVMValueRef v)
-{
-	LLVMBuilderRef B = e->B;
-	int bits = dtype_bits(d);
-	LLVMTypeRef it = LLVMIntTypeInContext(e->C, (unsigned)bits);
-	LLVMTypeRef ft = d == DT_F64 ? e->t_f64 : e->t_f32;
-	bool narrow = d != DT_F32 && d != DT_F64; /* carried as i16, computed in f32 */
-	p = LLVMBuildBitCast(B, p, LLVMPointerType(it, 0), "");
-	LLVMValueRef vf = narrow ? em_to_f32(e, v, d) : v;
-	LLVMValueRef first = LLVMBuildLoad2(B, it, p, "");
-	LLVMSetOrdering(first, LLVMAtomicOrderingMonotonic);
-	LLVMSetAlignment(first, (unsigned)bits / 8);
-	LLVMBasicBlockRef pre = LLVMGetInsertBlock(B);
-	LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(e->C, e->fn, "at.cas");
-	LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(e->C, e->fn, "at.casend");
-	LLVMBuildBr(B, loop);
-	LLVMPositionBuilderAtEnd(B, loop);
-	LLVMValueRef cur = LLVMBuildPhi(B, it, "");
-	LLVMValueRef af = narrow ? em_to_f32(e, cur, d) : LLVMBuildBitCast(B, cur, ft, "");
-	LLVMValueRef n = float_rmw(e, op, af, vf);
-	LLVMValueRef nb = narrow ? em_from_f32(e, n, d, false) : LLVMBuildBitCast(B, n, it, "");
-	LLVMValueRef x =
-	        LLVMBuildAtomicCmpXchg(B, p, cur, nb, LLVMAtomicOrderingSequentiallyConsistent,
-	                               LLVMAtomicOrderingSequentiallyConsistent, 0);
-	LLVMValueRef got = LLVMBuildExtractValue(B, x, 0, "");
-	LLVMBuildCondBr(B, LLVMBuildExtractValue(B, x, 1, ""), done, loop);
-	LLVMValueRef in[2] = {first, got};
-	LLVMBasicBlockRef bb[2] = {pre, loop};
-	LLVMAddIncoming(cur, in, bb, 2);
-	LLVMPositionBuilderAtEnd(B, done);
-	return narrow ? cur : LLVMBuildBitCast(B, cur, ft, "");
-}
-
-/* One atomic on a scalar pointer; may end in a new block (CAS loops). */
-static LLVMValueRef atomic_one(Em *e, const TpOp *op, DType d, LLVMValueRef p, LLVMValueRef v,
-                               LLVMValueRef c)
-{
-	LLVMBuilderRef B = e->B;
-	if (op->kind == TP_ATOMIC_CAS) {
-		LLVMTypeRef it = LLVMIntTypeInContext(e->C, (unsigned)dtype_bits(d));
-		bool fl = dtype_is_float(d);
-		if (fl) {
-			p = LLVMBuildBitCast(B, p, LLVMPointerType(it, 0), "");
-			v = LLVMBuildBitCast(B, v, it, "");
-			c = LLVMBuildBitCast(B, c, it, "");
-		}
-		LLVMValueRef x =
-		        LLVMBuildAtomicCmpXchg(B, p, c, v, LLVMAtomicOrderingSequentiallyConsistent,
-		                               LLVMAtomicOrderingSequentiallyConsistent, 0);
-		LLVMValueRef old = LLVMBuildExtractValue(B, x, 0, "");
-		return fl ? LLVMBuildBitCast(B, old, em_storage_type(e, d), "") : old;
-	}
-	LLVMAtomicRMWBinOp bop;
-	AtomicOp a = (AtomicOp)op->attr.atomic;
-	bool fl = dtype_is_float(d), sg = dtype_is_signed(d);
-	switch (a) {
-	case ATOM_ADD: bop = fl ? LLVMAtomicRMWBinOpFAdd : LLVMAtomicRMWBinOpAdd; break;
-	case ATOM_MAX: bop = sg ? LLVMAtomicRMWBinOpMax : LLVMAtomicRMWBinOpUMax; break;
-	case ATOM_MIN: bop = sg ? LLVMAtomicRMWBinOpMin : LLVMAtomicRMWBinOpUMin; break;
-	case ATOM_XCHG: bop = LLVMAtomicRMWBinOpXchg; break;
-	case ATOM_AND: bop = LLVMAtomicRMWBinOpAnd; break;
-	case ATOM_OR: bop = LLVMAtomicRMWBinOpOr; break;
-	case ATOM_XOR: bop = LLVMAtomicRMWBinOpXor; break;
-	default: ice(PASS, "bad atomic op %d", op->attr.atomic);
-	}
-	if (fl && a != ATOM_XCHG &&
-	    (a == ATOM_MAX || a == ATOM_MIN || (d != DT_F32 && d != DT_F64))) {
-		if (a != ATOM_ADD && a != ATOM_MAX && a != ATOM_MIN)
-			ice(PASS, "bitwise atomic on %s", dtype_name(d));
-		if (dtype_bits(d) < 16)
-			ice(PASS, "atomics on %s are not supported on the cpu yet", dtype_name(d));
-		return float_cas_loop(e, a, d, p, v);
-	}
-	/* xchg of f16/bf16 moves the i16 bits */
-	return LLVMBuildAtomicRMW(B, bop, p, v, LLVMAtomicOrderingSequentiallyConsistent, 0);
-}
-
-/* Result j of an atomic: element j of the group at p, value v (and
- * compare value c), under the op's mask. */
-static void emit_atomic_elem(Em *e, const TpOp *op, int j, LLVMValueRef p, LLVMValueRef v,
-                             LLVMValueRef c)
-{
-	LLVMBuilderRef B = e->B;
-	TpVal r = op->results[j];
-	DType d = (DType)tp_type(e->f, r).dt;
-	LLVMTypeRef st = em_storage_type(e, d);
-	TpVal mask = op->operands[op->nin - 1];
-	if (all_uniform(e, op->operands, op->nin)) {
-		LLVMValueRef m = mask ? em_get(e, mask) : NULL;
-		if (!m || is_true_const(m)) {
-			em_set(e, r, atomic_one(e, op, d, p, v, c));
-			return;
-		}
-		LLVMBasicBlockRef pre = LLVMGetInsertBlock(B);
-		LLVMBasicBlockRef bt = LLVMAppendBasicBlockInContext(e->C, e->fn, "at.then");
-		LLVMBasicBlockRef bj = LLVMAppendBasicBlockInContext(e->C, e->fn, "at.end");
-		LLVMBuildCondBr(B, m, bt, bj);
-		LLVMPositionBuilderAtEnd(B, bt);
-		LLVMValueRef old = atomic_one(e, op, d, p, v, c);
-		LLVMBasicBlockRef bt_end = LLVMGetInsertBlock(B);
-		LLVMBuildBr(B, bj);
-		LLVMPositionBuilderAtEnd(B, bj);
-		LLVMValueRef phi = LLVMBuildPhi(B, st, "");
-		LLVMValueRef in[2] = {old, LLVMConstNull(st)};
-		LLVMBasicBlockRef bb[2] = {bt_end, pre};
-		LLVMAddIncoming(phi, in, bb, 2);
-		em_set(e, r, phi);
-		return;
-	}
-	/* lane loop: for (i = 0; i < T; i++) if (mask[i]) res[i] = atomic(p[i], v[i]) */
-	p = em_splat(e, p);
-	v = em_splat(e, v);
-	c = c ? em_splat(e, c) : NULL;
-	LLVMValueRef m = mask_vec(e, mask);
-	LLVMBasicBlockRef pre = LLVMGetInsertBlock(B);
-	LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(e->C, e->fn, "at.lane");
-	LLVMBasicBlockRef doit = LLVMAppendBasicBlockInContext(e->C, e->fn, "at.do");
-	LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(e->C, e->fn, "at.next");
-	LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(e->C, e->fn, "at.exit");
-	LLVMBuildBr(B, head);
-	LLVMPositionBuilderAtEnd(B, head);
-	LLVMValueRef i = LLVMBuildPhi(B, e->t_i32, "");
-	LLVMValueRef res = LLVMBuildPhi(B, em_vec(e, st), "");
-	LLVMValueRef on = m ? LLVMBuildExtractElement(B, m, i, "") : LLVMConstInt(e->t_i1, 1, 0);
-	LLVMBuildCondBr(B, on, doit, next);
-	LLVMPositionBuilderAtEnd(B, doit);
-	LLVMValueRef old = atomic_one(e, op, d, LLVMBuildExtractElement(B, p, i, ""),
-	                              LLVMBuildExtractElement(B, v, i, ""),
-	                              c ? LLVMBuildExtractElement(B, c, i, "") : NULL);
-	LLVMValueRef res2 = LLVMBuildInsertElement(B, res, old, i, "");
-	LLVMBasicBlockRef doit_end = LLVMGetInsertBlock(B);
-	LLVMBuildBr(B, next);
-	LLVMPositionBuilderAtEnd(B, next);
-	LLVMValueRef rn = LLVMBuildPhi(B, em_vec(e, st), "");
-	LLVMValueRef rin[2] = {res2, res};
-	LLVMBasicBlockRef rbb[2] = {doit_end, head};
-	LLVMAddIncoming(rn, rin, rbb, 2);
-	LLVMValueRef i2 = LLVMBuildAdd(B, i, ci32(e, 1), "");
-	LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntULT, i2, ci32(e, e->T), ""), head, exit);
-	LLVMValueRef iin[2] = {ci32(e, 0), i2}, resin[2] = {LLVMConstNull(em_vec(e, st)), rn};
-	LLVMBasicBlockRef ibb[2] = {pre, next};
-	LLVMAddIncoming(i, iin, ibb, 2);
-	LLVMAddIncoming(res, resin, ibb, 2);
-	LLVMPositionBuilderAtEnd(B, exit);
-	em_set(e, r, rn);
-}
-
-/* operands: ATOMIC (ptr, val0..valN-1, mask), N consecutive elements, one
- * atomic each (the GPU's vector atom is atomic per element too);
- * ATOMIC_CAS (ptr, cmp, val, mask) */
-static void emit_atomic(Em *e, const TpOp *op)
-{
-	bool cas = op->kind == TP_ATOMIC_CAS;
-	LLVMValueRef p = em_get(e, op->operands[0]);
-	if (cas) {
-		emit_atomic_elem(e, op, 0, p, em_get(e, op->operands[2]), em_get(e, op->operands[1]));
-		return;
-	}
-	DType d = (DType)tp_type(e->f, op->results[0]).dt;
-	for (int j = 0; j < op->nout; j++) {
-		LLVMValueRef pj = p;
-		if (j) {
-			LLVMValueRef o = LLVMConstInt(e->t_i64, (unsigned long long)j, 0);
-			pj = LLVMBuildGEP2(e->B, em_storage_type(e, d), p, &o, 1, "");
-		}
-		emit_atomic_elem(e, op, j, pj, em_get(e, op->operands[1 + j]), NULL);
-	}
-}
-
 bool em_mem(Em *e, const TpOp *op)
 {
 	switch (op->kind) {
@@ -1143,7 +947,7 @@ bool em_mem(Em *e, const TpOp *op)
 	case TP_SMEM_STORE: emit_smem_store(e, op); return true;
 	case TP_CP_ASYNC: emit_cp_async(e, op); return true;
 	case TP_ATOMIC:
-	case TP_ATOMIC_CAS: emit_atomic(e, op); return true;
+	case TP_ATOMIC_CAS: em_atomic(e, op); return true;
 	default: return false;
 	}
 }
