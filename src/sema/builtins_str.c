@@ -680,12 +680,15 @@ static Value b_expandtabs(Sema *s, Call *c, int extra)
 	int64_t col = 0;
 	for (const char *p = self_str(c); *p; p++) {
 		if (*p == '\t') {
-			for (int64_t k = size > 0 ? size - col % size : 0; k > 0; k--, col++) sb_putc(&b, ' ');
-			if (b.len > STR_MAX_LEN) {
+			/* checked before the spaces are written: a tabsize of 10**12 wrote
+			 * them all first (minutes, gigabytes) */
+			int64_t k = size > 0 ? size - col % size : 0;
+			if (k > STR_MAX_LEN - (int64_t)b.len) {
 				sb_free(&b);
 				diag_error(s->d, c->loc, "'%s' gives more than %d characters", c->name, STR_MAX_LEN);
 				return v_err();
 			}
+			for (; k > 0; k--, col++) sb_putc(&b, ' ');
 			continue;
 		}
 		sb_putc(&b, *p);
