@@ -94,6 +94,9 @@ static const char *dlpack_dtype_problem(DLDataType t)
 #undef NARROW
 	if (t.code < sizeof msgs / sizeof msgs[0] && msgs[t.code])
 		return msgs[t.code];
+	if (t.lanes != 1) /* said apart: the code and bits may be right */
+		return "the DLTensor's dtype has lanes != 1 (a vector type), but tile takes scalar elements "
+		       "(lanes 1): describe the tensor by its scalar type, with a longer last dimension";
 	return "the DLTensor's dtype (code, bits, lanes) is not one tile supports";
 }
 

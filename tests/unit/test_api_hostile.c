@@ -566,6 +566,14 @@ static void test_bad_dlpack(tile_context *ctx, tile_kernel *k)
 		CHECK_ST(tile_launch(k, grid, a, 5, NULL), TILE_ERROR_INVALID_ARGUMENT);
 		CHECK_MSG("dtype");
 	}
+	/* a vector dtype is named as such (its code and bits are fine) */
+	static const uint16_t lanes[] = {0, 2, 4, 65535};
+	for (size_t i = 0; i < sizeof lanes / sizeof *lanes; i++) {
+		t = good;
+		t.dtype.lanes = lanes[i];
+		CHECK_ST(tile_launch(k, grid, a, 5, NULL), TILE_ERROR_INVALID_ARGUMENT);
+		CHECK_MSG("lanes != 1");
+	}
 	t = good;
 	t.dtype = (DLDataType){kDLInt, 32, 1};
 	CHECK_ST(tile_launch(k, grid, a, 5, NULL), TILE_ERROR_INVALID_ARGUMENT);
