@@ -1034,6 +1034,7 @@ static void exec_nested_def(Sema *s, Fn *fn, const Stmt *st)
 {
 	if (fn->is_kernel || !fn->def || sema_is_jit(s, fn->def)) {
 		diag_error(s->d, st->loc, "nested function definitions are not supported");
+		env_set(&fn->env, st->func->name, v_err()); /* its calls say nothing more */
 		return;
 	}
 	Value v = {.kind = V_FUNC, .fn = st->func, .mod = fn->mod};
