@@ -237,6 +237,21 @@ static bool iter_call(Sema *s, Fn *fn, const Expr *it, const char **kind, Value 
 	return true;
 }
 
+/* With constant bounds and a positive step, whether the induction variable's
+ * step past the last iteration leaves dt (range(2**31 - 2048, 2**31 - 1, 1024)
+ * in i32): it would wrap below hi and the loop never end, where Python's range
+ * has a trip count (*trips). Such a loop counts its trips instead. */
+static bool const_step_wraps(Value lo, Value hi, Value step, DType dt, int64_t *trips)
+{
+	if (!v_is_intlike(lo) || !v_is_intlike(hi) || !v_is_intlike(step) || step.c.i <= 0 || hi.c.i <= lo.c.i)
+		return false;
+	uint64_t diff = (uint64_t)hi.c.i - (uint64_t)lo.c.i; /* hi > lo: fits */
+	uint64_t n = (diff - 1) / (uint64_t)step.c.i + 1;
+	__int128 past = (__int128)lo.c.i + (__int128)n * step.c.i;
+	*trips = (int64_t)n; /* step >= 2 where it wraps: n <= 2**63 */
+	return past > (dt == DT_I64 ? (__int128)INT64_MAX : (__int128)INT32_MAX);
+}
+
 static Flow exec_rt_for_in(Sema *s, Fn *fn, const Stmt *st, Value *b, int nb, int64_t stages)
 {
 	Value lo = nb >= 2 ? b[0] : v_int(0), hi = nb >= 2 ? b[1] : b[0], step = nb == 3 ? b[2] : v_int(1);
@@ -276,7 +291,15 @@ static Flow exec_rt_for_in(Sema *s, Fn *fn, const Stmt *st, Value *b, int nb, in
 	/* a constant negative step counts t = 0, 1, ... up to the trip count
 	 * cdiv(lo - hi, -step) and binds lo + t * step: loops stay ascending */
 	Value down_lo = v_none(), down_step = v_none();
-	if (v_is_intlike(step) && step.c.i < 0) {
+	int64_t ntrips;
+	if (const_step_wraps(lo, hi, step, dt, &ntrips)) { /* counted the same way */
+		down_lo = lo;
+		down_step = step;
+		vs[0] = v_int(0);
+		vs[1] = v_int(ntrips);
+		vs[2] = v_int(1);
+		if (!const_fits(vs[1].c, dt)) dt = DT_I64;
+	} else if (v_is_intlike(step) && step.c.i < 0) {
 		Value neg = v_int(-step.c.i);
 		Value diff = binop(s, OP_SUB, lo, hi, st->iter->loc);
 		Value trips = binop(s, OP_ADD, diff, v_int(-step.c.i - 1), st->iter->loc);
