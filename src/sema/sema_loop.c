@@ -306,6 +306,8 @@ static Flow exec_rt_for_in(Sema *s, Fn *fn, const Stmt *st, Value *b, int nb, in
 		if (trips.kind == V_CONST) trips = const_binop(s, OP_FLOORDIV, trips, neg, st->iter->loc);
 		else trips = binop(s, OP_FLOORDIV, trips, neg, st->iter->loc); /* truncates; <= 0 runs nothing */
 		if (trips.kind == V_ERR) return FLOW_NEXT;
+		if (v_is_intlike(trips) && !const_fits(trips.c, dt)) /* range(2**31 - 1, -2**31, -1): 2**32 - 1 */
+			dt = DT_I64;
 		down_lo = lo;
 		down_step = step;
 		vs[0] = v_int(0);
