@@ -401,7 +401,9 @@ typedef struct tile_kernel_info {
 	double compile_seconds;
 	int spill_bytes;  /* local memory per thread on a GPU: the stack frame ptxas gave the
 	                     kernel (spilled registers), as the cubin records it (the driver's
-	                     CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES); -1 when unknown or on the CPU */
+	                     CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES); 0 where ptxas's log shows no
+	                     spill store (the frame is local arrays: sin/cos's slow path);
+	                     -1 when unknown or on the CPU */
 } tile_kernel_info;
 
 TILE_API tile_status tile_kernel_get_info(const tile_kernel *k, tile_kernel_info *out);

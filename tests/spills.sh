@@ -437,4 +437,44 @@ P
 	done
 fi
 
+# ---- 8. a local array that is not a spill --------------------------------------
+# cosf/sinf keep their slow-path argument reduction in a local array (a 28-byte
+# stack frame each): the cubin's frame is 56 bytes with no spill at all (aiter's
+# RoPE kernels). The report and the spill-driven variant search count ptxas's
+# spill stores, not the frame (emit_c.c, cubin_usage).
+cat >"$tmp/trig.tile" <<'K'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def rot(x_ptr, f_ptr, y_ptr, BLOCK: tl.constexpr):
+    i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    f = tl.load(f_ptr + i)
+    y = tl.load(x_ptr + i) * tl.cos(f) + tl.sin(f)
+    tl.store(y_ptr + i, y)
+K
+no_spills trig "$tmp/trig.tile" rot --signature '*fp32:16,*fp32:16,*fp32:16,256' --num-warps 4
+if [ $have_nvrtc = 1 ] && [ $have_numpy = 1 ]; then
+	"$py" -c "
+import numpy as np
+np.save('$tmp/tx.npy', np.linspace(-2, 2, 512).astype(np.float32))
+np.save('$tmp/tf.npy', np.linspace(-1e4, 1e4, 512).astype(np.float32))
+np.save('$tmp/ty.npy', np.zeros(512, np.float32))"
+	for target in cpu cuda-emu; do
+		rm -rf "$tmp/res"
+		expect 0 env TILE_RACECHECK=1 $TILE run "$tmp/trig.tile" rot --grid 2 --target $target \
+			--out-dir "$tmp/res" x_ptr=@"$tmp/tx.npy" f_ptr=@"$tmp/tf.npy" y_ptr=@"$tmp/ty.npy" BLOCK=256
+		"$py" - "$tmp" <<'P' || fail "trig: wrong results on $target"
+import sys, numpy as np
+d = sys.argv[1]
+x = np.load(d + "/tx.npy").astype(np.float64)
+f = np.load(d + "/tf.npy").astype(np.float64)
+got = np.load(d + "/res/y_ptr.npy").astype(np.float64)
+if not np.allclose(got, x * np.cos(f) + np.sin(f), rtol=1e-5, atol=1e-5):
+    sys.exit(1)
+P
+	done
+fi
+
 finish

@@ -608,16 +608,21 @@ static void report_nvrtc(DiagSink *diags, const char *err, const char *log)
 	sb_free(&b);
 }
 
-/* Spill bytes (stores) ptxas reported in a `-v` log; -1 when it says none. */
+/* Spill bytes (stores) ptxas reported in a `-v` log, summed over the
+ * functions it lists (the kernel and its noinline helpers); -1 when it says
+ * none. */
 static long log_spill_bytes(const char *log)
 {
-	const char *p = log ? strstr(log, " bytes spill stores") : NULL;
-	if (!p)
-		return -1;
-	const char *q = p;
-	while (q > log && q[-1] >= '0' && q[-1] <= '9')
-		q--;
-	return q < p ? strtol(q, NULL, 10) : -1;
+	long sum = -1;
+	for (const char *p = log ? strstr(log, " bytes spill stores") : NULL; p;
+	     p = strstr(p + 1, " bytes spill stores")) {
+		const char *q = p;
+		while (q > log && q[-1] >= '0' && q[-1] <= '9')
+			q--;
+		if (q < p)
+			sum = (sum < 0 ? 0 : sum) + strtol(q, NULL, 10);
+	}
+	return sum;
 }
 
 /* Registers per thread ptxas reported in a `-v` log ("Used N registers"); -1
@@ -632,20 +637,24 @@ static int log_registers(const char *log)
 	return end > p + 5 && strncmp(end, " registers", 10) == 0 ? (int)n : -1;
 }
 
-/* A cubin's registers and local memory (stack frame: spills) per thread, as
- * the cubin records them. ptxas's `-v` log is only the fallback: nvrtc leaves
- * it empty when it serves the cubin from its cache (CUDA 12.9+ with a
- * driver), which made a spilling kernel look spill free. */
+/* A kernel's registers and local memory (stack frame: spills) per thread, as
+ * the cubin records them; ptxas's `-v` log is the fallback. nvrtc leaves the
+ * log empty when it serves the cubin from its cache (CUDA 12.9+ with a
+ * driver), which made a spilling kernel look spill free. A frame with no
+ * spill store in the log is local arrays, not spills (cosf/sinf's slow-path
+ * argument reduction keeps 28 bytes each): 0, so the report says none and no
+ * variant is compiled to remove it. */
 static void cubin_usage(const TpFunc *f, const NvrtcOutput *o, int *regs, long *spill)
 {
 	int r, frame;
+	long logged = log_spill_bytes(o->log);
 	if (o->code && cubin_resources(o->code, o->code_len, f->name, &r, &frame)) {
 		*regs = r;
-		*spill = frame;
+		*spill = logged == 0 ? 0 : frame;
 		return;
 	}
 	*regs = log_registers(o->log);
-	*spill = log_spill_bytes(o->log);
+	*spill = logged;
 	if (*spill < 0 && o->log && strstr(o->log, "registers"))
 		*spill = 0;
 }
