@@ -1,4 +1,5 @@
-/* lower_dot.c: tl.dot (a [M,K], b [K,N], acc [M,N]).
+/* lower_dot.c: tl.dot (a [M,K], b [K,N], acc [M,N]; batched: a [B,M,K],
+ * b [B,K,N], acc [B,M,N], each batch its own mma tiles or FMA loop).
  *
  * The layouts decide the path:
  * - mma.sync (target has_mma_sync; f16/bf16 -> f32, tf32, int8 -> i32, and
@@ -594,14 +595,20 @@ static void frag_c(int j, int lane, int *row, int *col)
 	*col = 2 * (lane & 3) + (j & 1);
 }
 
-/* The register of l holding (r0 + dr(lane), c0 + dc(lane)) in every lane. */
+/* The register of l holding (x0 + dx(lane), y0 + dy(lane)) in every lane, in
+ * the last two dims; the leading (batch) coordinates are lead[]. */
 typedef void (*FragFn)(MmaKind k, int j, int lane, int *x, int *y);
 
-static int frag_reg(const LinearLayout *l, MmaKind kind, int j, int x0, int y0, FragFn fn)
+static int frag_reg(const LinearLayout *l, MmaKind kind, int j, const int32_t *lead, int x0,
+                    int y0, FragFn fn)
 {
-	int x, y;
+	int x, y, rank = l->n_out, dx = rank - 2, dy = rank - 1;
 	fn(kind, j, 0, &x, &y);
-	int32_t c[LL_MAX_OUT] = {x0 + x, y0 + y};
+	int32_t c[LL_MAX_OUT] = {0};
+	for (int d = 0; d < dx; d++)
+		c[d] = lead[d];
+	c[dx] = x0 + x;
+	c[dy] = y0 + y;
 	int r = lw_find_reg(l, c, 0);
 	if (r < 0)
 		return -1;
@@ -613,7 +620,9 @@ static int frag_reg(const LinearLayout *l, MmaKind kind, int j, int x0, int y0, 
 		int32_t got[LL_MAX_OUT];
 		ll_apply_hw(l, (uint32_t)r, (uint32_t)lane, 0, got);
 		fn(kind, j, lane, &x, &y);
-		if (got[0] != x0 + x || got[1] != y0 + y)
+		c[dx] = x0 + x;
+		c[dy] = y0 + y;
+		if (memcmp(got, c, sizeof(int32_t) * (size_t)rank))
 			return -1;
 	}
 	return r;
@@ -646,10 +655,11 @@ static int mma_plan(const Dot *D, const MmaShape *s, MmaTile **tiles_out)
 			continue;
 		int32_t c[LL_MAX_OUT];
 		ll_apply_hw(D->lc, (uint32_t)r, 0, 0, c);
-		int m0 = c[0] & ~15, n0 = c[1] & ~7;
+		int rank = D->lc->n_out;
+		int m0 = c[rank - 2] & ~15, n0 = c[rank - 1] & ~7; /* c[0]: the batch at rank 3 */
 		MmaTile *t = &tiles[nt];
 		for (int j = 0; j < 4; j++) {
-			t->rc[j] = frag_reg(D->lc, s->kind, j, m0, n0, frag_c_fn);
+			t->rc[j] = frag_reg(D->lc, s->kind, j, c, m0, n0, frag_c_fn);
 			if (t->rc[j] < 0 || seen[t->rc[j]])
 				return -1;
 			seen[t->rc[j]] = true;
@@ -660,11 +670,11 @@ static int mma_plan(const Dot *D, const MmaShape *s, MmaTile **tiles_out)
 		t->rb = ARENA_NEWN(L->arena, int, nk * s->nb);
 		for (int k = 0; k < nk; k++) {
 			for (int j = 0; j < s->na; j++)
-				if ((t->ra[k * s->na + j] = frag_reg(D->la, s->kind, j, m0,
+				if ((t->ra[k * s->na + j] = frag_reg(D->la, s->kind, j, c, m0,
 				                                     k * s->kstep, frag_a)) < 0)
 					return -1;
 			for (int j = 0; j < s->nb; j++)
-				if ((t->rb[k * s->nb + j] = frag_reg(D->lb, s->kind, j,
+				if ((t->rb[k * s->nb + j] = frag_reg(D->lb, s->kind, j, c,
 				                                     k * s->kstep, n0, frag_b)) < 0)
 					return -1;
 		}
@@ -736,7 +746,7 @@ static void lower_dot_op(Lower *L, const TirOp *op)
 	MmaShape s;
 	MmaTile *tiles;
 	int nt;
-	if (rank == 2 && L->t->has_mma_sync && mma_shape(&D, &s) &&
+	if (L->t->has_mma_sync && mma_shape(&D, &s) &&
 	    (nt = mma_plan(&D, &s, &tiles)) >= 0) {
 		mma_emit(&D, &s, tiles, nt, a, b, c, out);
 		lw_set(L, op->results[0], out);

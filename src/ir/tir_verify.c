@@ -277,8 +277,14 @@ static void check_op_types(Verifier *v, const TirOp *op)
 	case TOP_DOT: {
 		check_counts(v, op, 3, 3, 1);
 		Type a = ty(v, in[0]), b = ty(v, in[1]), c = ty(v, in[2]), r = ty(v, op->results[0]);
-		expect(v, op, a.rank == 2 && b.rank == 2 && type_eq(c, r), "dot operands are not 2-d / acc differs from result");
-		expect(v, op, a.shape[1] == b.shape[0] && r.shape[0] == a.shape[0] && r.shape[1] == b.shape[1], "dot shapes do not agree");
+		int n = r.rank;
+		expect(v, op, (n == 2 || n == 3) && a.rank == n && b.rank == n && type_eq(c, r),
+		       "dot operands are not 2-d or 3-d (batched) / acc differs from result");
+		if (n != 2 && n != 3)
+			break;
+		expect(v, op, a.shape[n - 1] == b.shape[n - 2] && r.shape[n - 2] == a.shape[n - 2] &&
+		       r.shape[n - 1] == b.shape[n - 1] && (n == 2 || (a.shape[0] == r.shape[0] && b.shape[0] == r.shape[0])),
+		       "dot shapes do not agree");
 		break;
 	}
 	case TOP_PRINT: check_counts(v, op, 0, -1, 0); break;

@@ -398,7 +398,8 @@ int layout_dot_mma_bits(const TargetDesc *t, const TirFunc *f, const TirOp *dot)
 		return 0;
 	Type a = f->vals.data[dot->operands[0]].ty, b = f->vals.data[dot->operands[1]].ty;
 	Type c = f->vals.data[dot->operands[2]].ty;
-	if (a.rank != 2 || b.rank != 2 || c.rank != 2)
+	int rank = c.rank;
+	if ((rank != 2 && rank != 3) || a.rank != rank || b.rank != rank)
 		return 0;
 	bool fp8 = (a.dt == DT_F8E4M3 || a.dt == DT_F8E5M2) && (b.dt == DT_F8E4M3 || b.dt == DT_F8E5M2);
 	if (a.dt != b.dt && !fp8)
@@ -414,7 +415,7 @@ int layout_dot_mma_bits(const TargetDesc *t, const TirFunc *f, const TirOp *dot)
 		bits = 8;
 	if (!bits)
 		return 0;
-	int64_t m = a.shape[0], k = a.shape[1], n = b.shape[1];
+	int64_t m = a.shape[rank - 2], k = a.shape[rank - 1], n = b.shape[rank - 1];
 	if (m % 16 || n % 8 || k % (8 * (32 / bits)))
 		return 0;
 	return bits;
@@ -432,16 +433,24 @@ bool dot_layouts(Assign *A, const TirOp *op, LinearLayout *la, LinearLayout *lb,
 	int bits = layout_dot_mma_bits(A->lc->target, A->f, op);
 	int64_t k = at.shape[at.rank - 1];
 	if (bits) {
-		int32_t sc[2] = {ct.shape[0], ct.shape[1]}, sa[2] = {at.shape[0], at.shape[1]};
-		int32_t sb[2] = {(int32_t)k, ct.shape[1]}, w[2];
+		int rank = ct.rank, dm = rank - 2, dn = rank - 1;
+		int32_t sc[3], sa[3], sb[3], w[3];
+		for (int d = 0; d < rank; d++)
+			sc[d] = sa[d] = sb[d] = ct.shape[d];
+		sa[dn] = sb[dm] = (int32_t)k;
+		/* a batched dot puts warps over the batch first (Triton's rank-3
+		 * NvidiaMmaEncoding: all of them, [w, 1, 1]); where the batch is
+		 * shorter than the warps, the rest split M and N as a 2-D dot */
+		int bw = rank == 3 ? (int)MINOF(ct.shape[0], A->warps) : 1;
+		w[0] = bw;
 		ValId r = op->results[0];
 		if (r < A->nvals0 && A->chained[r])
-			mma_warps_chained(sc[0], sc[1], A->warps, w);
+			mma_warps_chained(sc[dm], sc[dn], A->warps / bw, w + rank - 2);
 		else
-			mma_warps(sc[0], sc[1], A->warps, w);
-		ll_mma_acc(lc, sc, w);
-		ll_mma_operand(la, 0, sa, w, bits);
-		ll_mma_operand(lb, 1, sb, w, bits);
+			mma_warps(sc[dm], sc[dn], A->warps / bw, w + rank - 2);
+		ll_mma_acc(lc, rank, sc, w);
+		ll_mma_operand(la, 0, rank, sa, w, bits);
+		ll_mma_operand(lb, 1, rank, sb, w, bits);
 		return true;
 	}
 	int32_t shape[TIR_MAX_RANK];

@@ -171,42 +171,52 @@ void ll_default_blocked(LinearLayout *l, int rank, const int32_t shape[], int nu
 
 /* ---- MMA (mma.sync, 32 lanes) ----------------------------------------- */
 
-void ll_mma_acc(LinearLayout *l, const int32_t shape[2], const int32_t warps_per_cta[2])
+/* Rank 3 ([B, M, N], a batched dot): the same 2-D tile on the last two dims;
+ * warps walk N, then M, then the batch (warp id = wn + wN * (wm + wM * wb)),
+ * and the tile is repeated over N, M, then the batch with register bits. */
+void ll_mma_acc(LinearLayout *l, int rank, const int32_t shape[], const int32_t warps_per_cta[])
 {
-	static const int32_t order[2] = {1, 0};
-	ll_init_hw(l, 2);
-	mul_identity(l, 2, LL_REG, 1);  /* col + 1 */
-	mul_identity(l, 4, LL_LANE, 1); /* col + 2, + 4 */
-	mul_identity(l, 8, LL_LANE, 0); /* rows 0..7 */
-	mul_identity(l, 2, LL_REG, 0);  /* row + 8 */
-	mul_identity(l, warps_per_cta[1], LL_WARP, 1);
-	mul_identity(l, warps_per_cta[0], LL_WARP, 0);
-	ll_fit_to_shape(l, 2, shape, order);
+	static const int32_t order2[2] = {1, 0}, order3[3] = {2, 1, 0};
+	int dm = rank - 2, dn = rank - 1;
+	ll_init_hw(l, rank);
+	mul_identity(l, 2, LL_REG, dn);  /* col + 1 */
+	mul_identity(l, 4, LL_LANE, dn); /* col + 2, + 4 */
+	mul_identity(l, 8, LL_LANE, dm); /* rows 0..7 */
+	mul_identity(l, 2, LL_REG, dm);  /* row + 8 */
+	for (int d = rank - 1; d >= 0; d--)
+		mul_identity(l, warps_per_cta[d], LL_WARP, d);
+	ll_fit_to_shape(l, rank, shape, rank == 3 ? order3 : order2);
 }
 
-void ll_mma_operand(LinearLayout *l, int op_idx, const int32_t shape[2],
-		    const int32_t warps_per_cta[2], int elem_bits)
+void ll_mma_operand(LinearLayout *l, int op_idx, int rank, const int32_t shape[],
+		    const int32_t warps_per_cta[], int elem_bits)
 {
 	int kw = elem_bits >= 32 ? 1 : 32 / elem_bits;
-	int kdim = op_idx == 0 ? 1 : 0, other = 1 - kdim;
+	int dm = rank - 2, dn = rank - 1;
+	int kdim = op_idx == 0 ? dn : dm, other = op_idx == 0 ? dm : dn;
 	int other_size = op_idx == 0 ? 16 : 8; /* rows of A / cols of B per warp */
-	static const int32_t order_a[2] = {1, 0}, order_b[2] = {0, 1};
-	ll_init_hw(l, 2);
+	static const int32_t order_a2[2] = {1, 0}, order_b2[2] = {0, 1};
+	static const int32_t order_a3[3] = {2, 1, 0}, order_b3[3] = {1, 2, 0};
+	ll_init_hw(l, rank);
 	mul_identity(l, kw, LL_REG, kdim);   /* consecutive k in one 32-bit register */
 	mul_identity(l, 4, LL_LANE, kdim);   /* threadID_in_group */
 	mul_identity(l, 8, LL_LANE, other);  /* groupID */
 	mul_identity(l, other_size / 8, LL_REG, other); /* A: row + 8 */
 	mul_identity(l, 2, LL_REG, kdim);    /* k + 4*kw */
-	/* warp id = wn + wN * wm (as the accumulator); broadcast along the
-	 * dimension the operand does not have. */
+	/* warp id = wn + wN * (wm + wM * wb) (as the accumulator); broadcast
+	 * along the dimension the operand does not have. */
 	if (op_idx == 0) {
-		mul_zeros(l, warps_per_cta[1], LL_WARP);
-		mul_identity(l, warps_per_cta[0], LL_WARP, 0);
+		mul_zeros(l, warps_per_cta[dn], LL_WARP);
+		mul_identity(l, warps_per_cta[dm], LL_WARP, dm);
 	} else {
-		mul_identity(l, warps_per_cta[1], LL_WARP, 1);
-		mul_zeros(l, warps_per_cta[0], LL_WARP);
+		mul_identity(l, warps_per_cta[dn], LL_WARP, dn);
+		mul_zeros(l, warps_per_cta[dm], LL_WARP);
 	}
-	ll_fit_to_shape(l, 2, shape, op_idx == 0 ? order_a : order_b);
+	if (rank == 3)
+		mul_identity(l, warps_per_cta[0], LL_WARP, 0);
+	const int32_t *order = rank == 3 ? (op_idx == 0 ? order_a3 : order_b3)
+	                                 : (op_idx == 0 ? order_a2 : order_b2);
+	ll_fit_to_shape(l, rank, shape, order);
 }
 
 /* ---- shared memory ----------------------------------------------------- */

@@ -196,15 +196,18 @@ void ll_coalesced(LinearLayout *l, int rank, const int32_t shape[], const int32_
 /* NVIDIA mma.sync accumulator (m16n8, 32 lanes): per warp a 16x8 tile, lane l
  * holds rows l/4 and l/4+8, cols 2(l%4) and 2(l%4)+1 (register bit 0 =
  * col+1, bit 1 = row+8); warps tiled N-fastest; the tile repeated over shape
- * with extra register bits (N first, then M). shape is [M, N]. */
-void ll_mma_acc(LinearLayout *l, const int32_t shape[2], const int32_t warps_per_cta[2]);
-/* mma.sync operand fragments. op_idx 0 = A [M,K], 1 = B [K,N]. elem_bits 16:
- * m16n8k16; 32 (tf32): m16n8k8; 8 (int8): m16n8k32. Per warp A covers
- * 16 x (8*kw) and B (8*kw) x 8 with kw = 32/elem_bits elements per 32-bit
- * register. Warps along N are broadcast (zero bases) for A, along M for B.
- * Repeats: K first, then M (A) or N (B). */
-void ll_mma_operand(LinearLayout *l, int op_idx, const int32_t shape[2],
-		    const int32_t warps_per_cta[2], int elem_bits);
+ * with extra register bits (N first, then M). shape is [M, N], or [B, M, N]
+ * for a batched dot: warps then walk N, M, then the batch, and the batch
+ * repeats last (Triton's NvidiaMmaEncoding of rank 3). */
+void ll_mma_acc(LinearLayout *l, int rank, const int32_t shape[], const int32_t warps_per_cta[]);
+/* mma.sync operand fragments. op_idx 0 = A [M,K], 1 = B [K,N] (with a leading
+ * batch dim at rank 3). elem_bits 16: m16n8k16; 32 (tf32): m16n8k8; 8 (int8):
+ * m16n8k32. Per warp A covers 16 x (8*kw) and B (8*kw) x 8 with kw =
+ * 32/elem_bits elements per 32-bit register. Warps along N are broadcast
+ * (zero bases) for A, along M for B; warps along the batch are the
+ * accumulator's. Repeats: K first, then M (A) or N (B), then the batch. */
+void ll_mma_operand(LinearLayout *l, int op_idx, int rank, const int32_t shape[],
+		    const int32_t warps_per_cta[], int elem_bits);
 
 /* Swizzled shared memory (layouts.md 3.1): offset -> element. order[0] is the
  * fastest dim (columns), order[1] the rows. Row r, column c is stored at

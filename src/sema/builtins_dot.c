@@ -64,61 +64,6 @@ static bool precision(Sema *s, Call *c, DType in, int *out)
 	return true;
 }
 
-/* tl.dot of [B, M, K] and [B, K, N]: per batch a @ b, one 2-D dot each (the
- * prelude's _batched_dot) in ieee precision: exact products summed in fp32
- * (int32 for int8); the accumulator is added, out_dtype=float16 rounds at the end. */
-static Value batched_dot(Sema *s, Call *c, ValId a, ValId b)
-{
-	Type ta = vtype(s, a), tb = vtype(s, b);
-	char sa[64], sb[64];
-	shape_str(ta, sa, sizeof sa);
-	shape_str(tb, sb, sizeof sb);
-	if (ta.shape[0] != tb.shape[0] || ta.shape[2] != tb.shape[1]) {
-		diag_error(s->d, c->loc, "shape mismatch in '%s': %s vs %s (the batch or K differs)", c->name, sa, sb);
-		return v_err();
-	}
-	int32_t B = ta.shape[0], M = ta.shape[1], K = ta.shape[2], N = tb.shape[2];
-	DType da = (DType)ta.dt, db = (DType)tb.dt;
-	if (da != db) {
-		diag_error(s->d, c->loc, "dtype mismatch in '%s': %s vs %s", c->name, dtype_name(da), dtype_name(db));
-		return v_err();
-	}
-	if (!check_k(s, c, da, M, N, K))
-		return v_err();
-	if (!dtype_is_float(da) && da != DT_I8) {
-		diag_error(s->d, c->loc, "'%s' does not support %s inputs", c->name, dtype_name(da));
-		return v_err();
-	}
-	int32_t bmn[3] = {B, M, N};
-	if (!check_tile_shape(s, 3, bmn, c->loc))
-		return v_err();
-	DType comp = da == DT_I8 ? DT_I32 : da == DT_F64 ? DT_F64 : DT_F32;
-	bool found;
-	Value f = global_get(s, prelude_scope(s), istr(s, "_batched_dot"), c->loc, &found);
-	if (!found || f.kind != V_FUNC) ice("sema", "prelude function '_batched_dot' is missing");
-	Value ab[2] = {v_tensor(s, a), v_tensor(s, b)};
-	Value out = call_user(s, f, ab, 2, NULL, NULL, 0, c->loc);
-	if (out.kind != V_TENSOR) return out;
-	if (out.ty.dt != comp) out = v_tensor(s, cast_val(s, out.id, type_scalar(comp), false, 0, c->loc));
-	if (c->has[2] && !v_is_none(c->a[2])) {
-		Value acc = c->a[2];
-		if (acc.kind == V_TENSOR && acc.ty.dt != out.ty.dt)
-			out = v_tensor(s, cast_val(s, out.id, type_scalar((DType)acc.ty.dt), false, 0, c->loc));
-		out = binop(s, OP_ADD, acc, out, c->loc);
-		if (out.kind != V_TENSOR) return out;
-		Type want = vtype(s, out.id);
-		if (want.rank != 3 || want.shape[0] != B || want.shape[1] != M || want.shape[2] != N) {
-			diag_error(s->d, c->at[2], "the accumulator of '%s' must be [%d, %d, %d]", c->name, B, M, N);
-			return v_err();
-		}
-		return out;
-	}
-	Type od = type_scalar(DT_F32);
-	if (c->has[6] && !v_is_none(c->a[6]) && !arg_dtype(s, c, 6, &od)) return v_err();
-	if (dtype_is_float(da) && od.dt == DT_F16) out = v_tensor(s, cast_val(s, out.id, od, false, 0, c->loc));
-	return out;
-}
-
 /* x rounded to tf32 (cvt.rna.tf32.f32: nearest, ties away from zero), as f32. */
 static Value tf32_big(Sema *s, ValId x, SrcLoc loc)
 {
@@ -185,6 +130,49 @@ static Value dot_bf16xn(Sema *s, ValId a, ValId b, ValId acc, bool six, SrcLoc l
 	return binop(s, OP_ADD, big, v_tensor(s, acc), loc);
 }
 
+/* acc + a @ b in precision prec: one TIR dot (2-D, or 3-D for a batched
+ * tl.dot, lowered per batch by lower_dot.c), or the sums of tf32x3 / bf16x3 /
+ * bf16x6 */
+static Value dot_prec(Sema *s, ValId a, ValId b, ValId acc, int prec, SrcLoc loc)
+{
+	if (prec == PREC_TF32X3 && tensor_core_target(s))
+		return dot_tf32x3(s, a, b, acc, loc);
+	if (prec == PREC_BF16X3 || prec == PREC_BF16X6)
+		return dot_bf16xn(s, a, b, acc, prec == PREC_BF16X6, loc);
+	return v_tensor(s, emit_dot(s, a, b, acc, prec, loc));
+}
+
+/* A batched dot's accumulator that is not exactly [B, M, N] of the result's
+ * dtype (one that broadcasts, or of another dtype) is added to the dot's
+ * result, cast to its dtype, as the per-batch dots of earlier versions did. */
+static bool batched_acc_fits(Sema *s, Call *c, DType in, DType ret, const int32_t bmn[3])
+{
+	Value v = c->a[2];
+	if (v.kind != V_TENSOR) return false;
+	Type t = vtype(s, v.id);
+	DType dc = (DType)t.dt;
+	if ((in == DT_F16 || is_fp8(in)) && (dc == DT_F16 || dc == DT_F32)) ret = dc;
+	return t.rank == 3 && dc == ret && t.shape[0] == bmn[0] && t.shape[1] == bmn[1] && t.shape[2] == bmn[2];
+}
+
+static Value batched_acc_add(Sema *s, Call *c, ValId a, ValId b, DType ret, int prec, const int32_t bmn[3])
+{
+	ValId zero = emit_const(s, type_tile(type_scalar(ret), 3, bmn), 0, 0.0, c->loc);
+	Value out = dot_prec(s, a, b, zero, prec, c->loc);
+	if (out.kind != V_TENSOR) return out;
+	Value acc = c->a[2];
+	if (acc.kind == V_TENSOR && acc.ty.dt != out.ty.dt)
+		out = v_tensor(s, cast_val(s, out.id, type_scalar((DType)acc.ty.dt), false, 0, c->loc));
+	out = binop(s, OP_ADD, acc, out, c->loc);
+	if (out.kind != V_TENSOR) return out;
+	Type want = vtype(s, out.id);
+	if (want.rank != 3 || want.shape[0] != bmn[0] || want.shape[1] != bmn[1] || want.shape[2] != bmn[2]) {
+		diag_error(s->d, c->at[2], "the accumulator of '%s' must be [%d, %d, %d]", c->name, bmn[0], bmn[1], bmn[2]);
+		return v_err();
+	}
+	return out;
+}
+
 /* Triton 2.0's tl.dot(input, other, trans_a=False, trans_b=False, ...) transposes
  * an operand first; the keywords (not positions: those are acc and
  * input_precision now) are accepted so kernels written for it keep working. */
@@ -219,16 +207,21 @@ static Value b_dot(Sema *s, Call *c, int extra)
 	char sa[64], sb[64];
 	shape_str(ta, sa, sizeof sa);
 	shape_str(tb, sb, sizeof sb);
-	if (ta.rank == 3 && tb.rank == 3) return batched_dot(s, c, a, b);
-	if (ta.rank != 2 || tb.rank != 2) {
+	bool batched = ta.rank == 3 && tb.rank == 3;
+	if (!batched && (ta.rank != 2 || tb.rank != 2)) {
 		diag_error(s->d, c->loc, "'%s' expects 2-d (or 3-d, batched) tiles, got shapes %s and %s", c->name, sa, sb);
 		return v_err();
 	}
-	if (ta.shape[1] != tb.shape[0]) {
+	int rank = ta.rank;
+	if (batched && (ta.shape[0] != tb.shape[0] || ta.shape[2] != tb.shape[1])) {
+		diag_error(s->d, c->loc, "shape mismatch in '%s': %s vs %s (the batch or K differs)", c->name, sa, sb);
+		return v_err();
+	}
+	if (ta.shape[rank - 1] != tb.shape[rank - 2]) {
 		diag_error(s->d, c->loc, "shape mismatch in '%s': %s vs %s (K differs)", c->name, sa, sb);
 		return v_err();
 	}
-	int32_t M = ta.shape[0], N = tb.shape[1], K = ta.shape[1];
+	int32_t M = ta.shape[rank - 2], N = tb.shape[rank - 1], K = ta.shape[rank - 1];
 	DType da = (DType)ta.dt, db = (DType)tb.dt;
 	if (da != db && !(is_fp8(da) && is_fp8(db))) {
 		diag_error(s->d, c->loc, "dtype mismatch in '%s': %s vs %s", c->name, dtype_name(da), dtype_name(db));
@@ -268,16 +261,19 @@ static Value b_dot(Sema *s, Call *c, int extra)
 	}
 	int prec;
 	if (!precision(s, c, da, &prec)) return v_err();
-	int32_t mn[2] = {M, N};
+	/* [B,] M, N */
+	int32_t mn[3] = {batched ? ta.shape[0] : M, batched ? M : N, N};
 	/* the result is a new tile, M x N: [4096, 16] x [16, 4096] is 16M elements */
-	if (!check_tile_shape(s, 2, mn, c->loc)) return v_err();
+	if (!check_tile_shape(s, rank, mn, c->loc)) return v_err();
 	ValId acc;
+	if (batched && c->has[2] && !v_is_none(c->a[2]) && !batched_acc_fits(s, c, da, ret, mn))
+		return batched_acc_add(s, c, a, b, ret, prec, mn);
 	if (c->has[2] && !v_is_none(c->a[2])) {
 		if (!arg_tensor(s, c, 2, &acc)) return v_err();
 		Type tc = vtype(s, acc);
 		DType dc = (DType)tc.dt;
 		if ((da == DT_F16 || is_fp8(da)) && (dc == DT_F16 || dc == DT_F32)) ret = dc;
-		Type want = type_tile(type_scalar(ret), 2, mn);
+		Type want = type_tile(type_scalar(ret), rank, mn);
 		if (!type_eq(tc, want)) {
 			char w[64], g[64];
 			type_str(want, w, sizeof w);
@@ -286,13 +282,9 @@ static Value b_dot(Sema *s, Call *c, int extra)
 			return v_err();
 		}
 	} else {
-		acc = emit_const(s, type_tile(type_scalar(ret), 2, mn), 0, 0.0, c->loc);
+		acc = emit_const(s, type_tile(type_scalar(ret), rank, mn), 0, 0.0, c->loc);
 	}
-	if (prec == PREC_TF32X3 && tensor_core_target(s))
-		return dot_tf32x3(s, a, b, acc, c->loc);
-	if (prec == PREC_BF16X3 || prec == PREC_BF16X6)
-		return dot_bf16xn(s, a, b, acc, prec == PREC_BF16X6, c->loc);
-	return v_tensor(s, emit_dot(s, a, b, acc, prec, c->loc));
+	return dot_prec(s, a, b, acc, prec, c->loc);
 }
 
 const Builtin builtins_dot[] = {

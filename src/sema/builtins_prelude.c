@@ -292,24 +292,6 @@ static const char prelude_text[] =
     "            v += _gather_one_hot(part, index - c * ch, ax)\n"
     "    return v.to(bits.dtype).to(src.dtype, bitcast=True)\n"
     "\n"
-    /* The batched tl.dot (builtins_dot.c checks the operands): the batch
-     * halved by splitting it off as the last dimension until each part is
-     * one 2-D dot, whose results are joined back in batch order. The sum of
-     * the [B, M, K, N] broadcast product it was had K split over lanes: a
-     * butterfly per output element, 11.6 MB of CUDA C for 4 x 64^3. ieee:
-     * exact products summed in fp32 (int32 for int8), as before. */
-    "def _batched_dot(a, b):\n"
-    "    nb: tl.constexpr = a.shape[0]\n"
-    "    if nb == 1:\n"
-    "        c = tl.dot(tl.reshape(a, (a.shape[1], a.shape[2])), tl.reshape(b, (b.shape[1], b.shape[2])),\n"
-    "                   input_precision=\"ieee\")\n"
-    "        return tl.reshape(c, (1, c.shape[0], c.shape[1]))\n"
-    "    a0, a1 = tl.split(tl.permute(tl.reshape(a, (2, nb // 2, a.shape[1], a.shape[2])), (1, 2, 3, 0)))\n"
-    "    b0, b1 = tl.split(tl.permute(tl.reshape(b, (2, nb // 2, b.shape[1], b.shape[2])), (1, 2, 3, 0)))\n"
-    "    c0 = _batched_dot(a0, b0)\n"
-    "    c1 = _batched_dot(a1, b1)\n"
-    "    return tl.reshape(tl.permute(tl.join(c0, c1), (3, 0, 1, 2)), (nb, c0.shape[1], c0.shape[2]))\n"
-    "\n"
     /* tl.topk: Triton's bitonic top-k. The first log2(k) stages of the sort
      * leave runs of k sorted in alternating directions; then each round takes
      * the larger of every element and the one k past it in its run of 2k

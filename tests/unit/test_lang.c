@@ -1413,6 +1413,68 @@ static void test_batched_dot_split(void)
 	}
 }
 
+/* A batched fp32 dot honours input_precision as a 2-D one does: tf32 on the
+ * tensor cores by default (cuda-emu; inputs rounded to nearest even with 10
+ * mantissa bits), ieee when asked and on the CPU. A's values carry 12 bits,
+ * so tf32 rounding shows; B's are exact in tf32 and every sum is exact in
+ * fp32. Over 1, 2, 4 and 8 warps (warps over the batch, then M and N). */
+static const char bdot_prec_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(a_ptr, b_ptr, c_ptr, d_ptr, B: tl.constexpr, M: tl.constexpr, K: tl.constexpr, N: tl.constexpr):\n"
+	"    bb = tl.arange(0, B)[:, None, None]\n"
+	"    oa = bb * M * K + tl.arange(0, M)[None, :, None] * K + tl.arange(0, K)[None, None, :]\n"
+	"    ob = bb * K * N + tl.arange(0, K)[None, :, None] * N + tl.arange(0, N)[None, None, :]\n"
+	"    oc = bb * M * N + tl.arange(0, M)[None, :, None] * N + tl.arange(0, N)[None, None, :]\n"
+	"    a = tl.load(a_ptr + oa)\n"
+	"    b = tl.load(b_ptr + ob)\n"
+	"    tl.store(c_ptr + oc, tl.dot(a, b))\n"
+	"    tl.store(d_ptr + oc, tl.dot(a, b, input_precision='ieee'))\n";
+
+static float tf32_rne(float f)
+{
+	uint32_t x;
+	memcpy(&x, &f, 4);
+	x = (x + 0xfff + ((x >> 13) & 1)) & 0xffffe000u;
+	memcpy(&f, &x, 4);
+	return f;
+}
+
+static void test_batched_dot_precision(void)
+{
+	enum { B = 4, M = 16, K = 32, N = 32 };
+	static float a[B * M * K], b[B * K * N], c[B * M * N], d[B * M * N];
+	for (int i = 0; i < B * M * K; i++)
+		a[i] = (float)((i * 2731 + i / (M * K) * 977) % 8191 - 4095) / 4096.0f;
+	for (int i = 0; i < B * K * N; i++)
+		b[i] = (float)((i * 5 + 3 * (i / (K * N))) % 17 - 8) / 4.0f;
+	bool tf32 = strcmp(target, "cpu") != 0;
+	for (int w = 1; w <= 8; w *= 2) {
+		tile_kernel_options opt = {0};
+		opt.num_warps = w;
+		tile_arg args[] = {tile_arg_ptr(a, TILE_FP32), tile_arg_ptr(b, TILE_FP32), tile_arg_ptr(c, TILE_FP32),
+				   tile_arg_ptr(d, TILE_FP32)};
+		if (!RUN_OPT(bdot_prec_src, "k", "*fp32,*fp32,*fp32,*fp32,4,16,32,32", 1, args, &opt))
+			return;
+		bool ok = true, differs = false;
+		for (int z = 0; z < B; z++)
+			for (int i = 0; i < M; i++)
+				for (int j = 0; j < N; j++) {
+					double ieee = 0.0, t = 0.0;
+					for (int q = 0; q < K; q++) {
+						float x = a[(z * M + i) * K + q], y = b[(z * K + q) * N + j];
+						ieee += (double)x * y;
+						t += (double)tf32_rne(x) * y;
+					}
+					ok &= c[(z * M + i) * N + j] == (float)(tf32 ? t : ieee);
+					ok &= d[(z * M + i) * N + j] == (float)ieee;
+					differs |= (float)t != (float)ieee;
+				}
+		CHECK(ok && differs);
+	}
+}
+
 /* ---- scratch shared memory over the pipelining buffers ------------------------------
  * Outside a software-pipelined loop its buffers are dead, so the scratch of a
  * cross-warp reduction before the loop and of the epilogue's layout
@@ -4624,6 +4686,7 @@ int main(void)
 		test_one_hot_sum();
 		test_batched_dot();
 		test_batched_dot_split();
+		test_batched_dot_precision();
 		test_scratch_over_pipeline_buffers();
 		test_host_descriptors();
 		test_inline_asm();

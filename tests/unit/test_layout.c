@@ -505,7 +505,7 @@ static void test_mma_acc(void)
 		for (size_t wi = 0; wi < 5; wi++) {
 			LinearLayout l;
 			const int32_t *sh = shapes[si], *wp = warps[wi];
-			ll_mma_acc(&l, sh, wp);
+			ll_mma_acc(&l, 2, sh, wp);
 			/* tile per warp 16x8, warps tile the block, block repeated */
 			int tm = 16 * wp[0], tn = 8 * wp[1];
 			int rep_m = sh[0] > tm ? sh[0] / tm : 1, rep_n = sh[1] > tn ? sh[1] / tn : 1;
@@ -572,7 +572,7 @@ static void test_mma_operands(void)
 			/* A: [M, K] */
 			int32_t sa[2] = {16 * wp[0] * 2, ktile * 2};
 			LinearLayout l;
-			ll_mma_operand(&l, 0, sa, wp, eb);
+			ll_mma_operand(&l, 0, 2, sa, wp, eb);
 			int rep_k = 2, rep_m = 2, nregs = nfrag_a * rep_k * rep_m;
 			CHECK((1 << l.in_bits[0]) == nregs, "A regs %d vs %d", 1 << l.in_bits[0], nregs);
 			for (int w = 0; w < wp[0] * wp[1]; w++)
@@ -593,7 +593,7 @@ static void test_mma_operands(void)
 					}
 			/* B: [K, N] */
 			int32_t sb[2] = {ktile * 2, 8 * wp[1] * 2};
-			ll_mma_operand(&l, 1, sb, wp, eb);
+			ll_mma_operand(&l, 1, 2, sb, wp, eb);
 			int rep_n = 2;
 			nregs = nfrag_b * rep_k * rep_n;
 			CHECK((1 << l.in_bits[0]) == nregs, "B regs %d vs %d", 1 << l.in_bits[0], nregs);
@@ -807,7 +807,7 @@ static void test_conversion_kind(void)
 	CHECK(ll_conversion_kind(&c, &d) == CVT_SHUFFLE, "broadcast warps stay trivial");
 	/* mma acc -> blocked: shared */
 	int32_t s64[2] = {64, 64}, w22[2] = {2, 2};
-	ll_mma_acc(&c, s64, w22);
+	ll_mma_acc(&c, 2, s64, w22);
 	ll_default_blocked(&d, 2, s64, 4, 32, 4);
 	CHECK(ll_conversion_kind(&c, &d) == CVT_SHARED, "mma -> blocked");
 }
@@ -861,7 +861,7 @@ static void test_bank_conflicts(void)
 	/* mma accumulator -> coalesced blocked through shared memory */
 	int32_t w22[2] = {2, 2};
 	LinearLayout acc, blk;
-	ll_mma_acc(&acc, s64, w22);
+	ll_mma_acc(&acc, 2, s64, w22);
 	ll_default_blocked(&blk, 2, s64, 4, 32, 4);
 	ll_choose_conversion_smem(&acc, &blk, 4, &chosen, &pad);
 	CHECK(ll_bank_conflicts(&acc, &chosen, &pad, 4) <= 2 &&
@@ -939,7 +939,7 @@ static void test_ldmatrix(void)
 	/* A 16x16, one warp, row-major 32-byte rows: rows 0..7 land on bank
 	 * groups 0,2,4,6,0,2,4,6: 2-way */
 	int32_t s16[2] = {16, 16};
-	ll_mma_operand(&a, 0, s16, w1, 16);
+	ll_mma_operand(&a, 0, 2, s16, w1, 16);
 	ll_swizzled_shared(&sm, 2, s16, 1, 1, 1, row);
 	CHECK(ll_ldmatrix_conflicts(&a, &sm, NULL, 2) == 2, "A 16x16 row-major: %d",
 	      ll_ldmatrix_conflicts(&a, &sm, NULL, 2));
@@ -947,7 +947,7 @@ static void test_ldmatrix(void)
 	/* A 64x64, 4 warps: 128-byte rows all in one bank group: 8-way; the
 	 * mma swizzle (vec 8, phase = row % 8) frees it */
 	int32_t s64[2] = {64, 64};
-	ll_mma_operand(&a, 0, s64, w22, 16);
+	ll_mma_operand(&a, 0, 2, s64, w22, 16);
 	ll_swizzled_shared(&sm, 2, s64, 1, 1, 1, row);
 	CHECK(ll_ldmatrix_conflicts(&a, &sm, NULL, 2) == 8, "A 64x64 row-major: %d",
 	      ll_ldmatrix_conflicts(&a, &sm, NULL, 2));
@@ -978,7 +978,7 @@ static void test_ldmatrix(void)
 	      ll_ldmatrix_conflicts(&a, &sm, NULL, 2));
 	/* B [K, N] N-contiguous: .trans; K-contiguous: plain */
 	int32_t sb[2] = {32, 64};
-	ll_mma_operand(&b, 1, sb, w22, 16);
+	ll_mma_operand(&b, 1, 2, sb, w22, 16);
 	ll_swizzled_shared(&sm, 2, sb, 1, 1, 1, row);
 	CHECK(ll_invert_and_compose(&b, &sm, &c) && ll_ldmatrix_plan(&c, NULL, 2, &p) && p.trans,
 	      "B row-major: .trans");
@@ -1028,7 +1028,7 @@ static void test_ldmatrix(void)
 	 * K-contiguous read plain, 4 values per word; N-contiguous B has no
 	 * byte transpose */
 	int32_t s8a[2] = {64, 64}, s8b[2] = {64, 64};
-	ll_mma_operand(&a, 0, s8a, w22, 8);
+	ll_mma_operand(&a, 0, 2, s8a, w22, 8);
 	ll_swizzled_shared(&sm, 2, s8a, 16, 2, 4, row);
 	CHECK(ll_invert_and_compose(&a, &sm, &c) && ll_ldmatrix_plan(&c, NULL, 1, &p) &&
 		      !p.trans && p.nmat == 4 && p.elems_per_reg == 4,
@@ -1036,7 +1036,7 @@ static void test_ldmatrix(void)
 	CHECK(ldmatrix_wrong_eb(&a, &sm, 1) == 0, "8-bit A: elements");
 	CHECK(ll_ldmatrix_conflicts(&a, &sm, NULL, 1) == 1, "8-bit A swizzled: %d",
 	      ll_ldmatrix_conflicts(&a, &sm, NULL, 1));
-	ll_mma_operand(&b, 1, s8b, w22, 8);
+	ll_mma_operand(&b, 1, 2, s8b, w22, 8);
 	ll_swizzled_shared(&sm, 2, s8b, 16, 1, 4, col);
 	CHECK(ll_invert_and_compose(&b, &sm, &c) && ll_ldmatrix_plan(&c, NULL, 1, &p) && !p.trans,
 	      "8-bit B K-contiguous: plain");
@@ -1045,7 +1045,7 @@ static void test_ldmatrix(void)
 	CHECK(ll_ldmatrix_conflicts(&b, &sm, NULL, 1) == -1, "8-bit B N-contiguous: no ldmatrix");
 	/* 32-bit (tf32, m16n8k8): A K-contiguous, one value per word */
 	int32_t s32[2] = {32, 32};
-	ll_mma_operand(&a, 0, s32, w22, 32);
+	ll_mma_operand(&a, 0, 2, s32, w22, 32);
 	ll_swizzled_shared(&sm, 2, s32, 4, 1, 8, row);
 	CHECK(ll_invert_and_compose(&a, &sm, &c) && ll_ldmatrix_plan(&c, NULL, 4, &p) &&
 		      !p.trans && p.elems_per_reg == 1,

@@ -391,7 +391,7 @@ static void test_dot_loop(const char *target, int warps, bool expect_mma)
 	const LinearLayout *accl = f->vals.data[loop->results[0]].layout;
 	LinearLayout mma;
 	int32_t shape[2] = {64, 64}, w[2] = {2, 2};
-	ll_mma_acc(&mma, shape, w);
+	ll_mma_acc(&mma, 2, shape, w);
 	CHECK(ll_equal(accl, &mma) == expect_mma, "accumulator layout is%s mma",
 	      expect_mma ? "" : " not");
 	CHECK(f->vals.data[zero].layout == accl, "zeros created in the accumulator layout");
@@ -407,7 +407,7 @@ static void test_dot_loop(const char *target, int warps, bool expect_mma)
 	if (expect_mma) {
 		LinearLayout ma;
 		int32_t sa[2] = {64, 32};
-		ll_mma_operand(&ma, 0, sa, w, 16);
+		ll_mma_operand(&ma, 0, 2, sa, w, 16);
 		CHECK(ll_equal(al, &ma), "A operand layout");
 		CHECK((f->smem_bytes > 0) == (warps > 1), "conversions need shared memory: %d",
 		      f->smem_bytes);

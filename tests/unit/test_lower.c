@@ -1618,9 +1618,9 @@ static void test_convert_ldmatrix(void)
 	int32_t t84[2] = {8, 4}, t48[2] = {4, 8}, t2_16[2] = {2, 16}, t32_1[2] = {32, 1};
 	int32_t w4r[2] = {4, 1}, w4c[2] = {1, 4};
 	LinearLayout opa, opb, opa22, a_row, a_col, b_row, b_col, plain;
-	ll_mma_operand(&opa, 0, sa, wm, 16);
-	ll_mma_operand(&opb, 1, sb, wn, 16);
-	ll_mma_operand(&opa22, 0, sa, w22, 16);
+	ll_mma_operand(&opa, 0, 2, sa, wm, 16);
+	ll_mma_operand(&opb, 1, 2, sb, wn, 16);
+	ll_mma_operand(&opa22, 0, 2, sa, w22, 16);
 	CHECK(ll_is_injective(&opa) && ll_is_injective(&opb), "operand layouts without copies");
 	/* 16-byte vectors along the contiguous dim; 8 lanes cover 128 bytes of
 	 * it where the dim is that long, so the writes can be conflict-free */
@@ -1652,8 +1652,8 @@ static void test_convert_ldmatrix(void)
 	 * 4 values per word; an N-contiguous B has no byte transpose */
 	int32_t s8[2] = {64, 64}, spt16_r[2] = {1, 16}, spt16_c[2] = {16, 1};
 	LinearLayout opa8, opb8, a8_row, b8_col, b8_row;
-	ll_mma_operand(&opa8, 0, s8, wm, 8);
-	ll_mma_operand(&opb8, 1, s8, wn, 8);
+	ll_mma_operand(&opa8, 0, 2, s8, wm, 8);
+	ll_mma_operand(&opb8, 1, 2, s8, wn, 8);
 	blocked(&a8_row, 2, s8, spt16_r, t84, w4r, row); /* K contiguous */
 	blocked(&b8_col, 2, s8, spt16_c, t2_16, w4c, col); /* K contiguous */
 	blocked(&b8_row, 2, s8, spt16_r, t84, w4r, row); /* N contiguous */
@@ -1662,7 +1662,7 @@ static void test_convert_ldmatrix(void)
 	test_convert16("no ldmatrix int8: B from N-contiguous", 4, s8, &b8_row, &opb8, DT_I8, 0, 0);
 	/* 32-bit elements (a tf32 operand): ldmatrix, one value per word */
 	LinearLayout ta;
-	ll_mma_operand(&ta, 0, sa, wm, 32);
+	ll_mma_operand(&ta, 0, 2, sa, wm, 32);
 	test_convert("ldmatrix: f32 to tf32 operand", 4, sa, &a_row, &ta, 2);
 }
 
@@ -2103,7 +2103,7 @@ int main(void)
 		/* mma accumulator layout */
 		int32_t sh[2] = {32, 32}, w[2] = {2, 2};
 		LinearLayout l;
-		ll_mma_acc(&l, sh, w);
+		ll_mma_acc(&l, 2, sh, w);
 		test_reduce("reduce mma acc axis 0", 4, sh, &l, 0, TOP_ADD);
 		test_reduce("reduce mma acc axis 1", 4, sh, &l, 1, TOP_MAX);
 	}
@@ -2228,7 +2228,7 @@ int main(void)
 		/* mma accumulator to blocked */
 		int32_t w[2] = {2, 2};
 		LinearLayout m;
-		ll_mma_acc(&m, sh, w);
+		ll_mma_acc(&m, 2, sh, w);
 		test_convert("convert mma -> blocked", 4, sh, &m, &s, 2);
 		/* too big for one buffer: 128 KB and 256 KB accumulators (the
 		 * epilogue of a 256x256 matmul tile), and two blocked layouts
@@ -2237,13 +2237,13 @@ int main(void)
 		int32_t bspt[2] = {1, 4}, btpw[2] = {4, 8}, bwpc[2] = {8, 1};
 		int32_t cspt[2] = {4, 1}, ctpw[2] = {8, 4}, cwpc[2] = {1, 8};
 		LinearLayout mb, bb, cb;
-		ll_mma_acc(&mb, big, w8);
+		ll_mma_acc(&mb, 2, big, w8);
 		blocked(&bb, 2, big, bspt, btpw, bwpc, ord_r);
 		blocked(&cb, 2, big, cspt, ctpw, cwpc, ord_c);
 		test_convert_chunked("convert mma -> blocked, 128 KB in chunks", 8, big, &mb, &bb, 2);
 		test_convert_chunked("convert row -> column blocked, 128 KB in chunks", 8, big, &bb,
 		                     &cb, 2);
-		ll_mma_acc(&mb, huge, w8);
+		ll_mma_acc(&mb, 2, huge, w8);
 		blocked(&bb, 2, huge, bspt, btpw, bwpc, ord_r);
 		test_convert_chunked("convert mma -> blocked, 256 KB in chunks", 8, huge, &mb, &bb, 4);
 		/* random blocked pairs (replicated lanes/warps and registers included:
@@ -2314,9 +2314,9 @@ int main(void)
 		int M = 64, N = 32, K = 32;
 		int32_t sa2[2] = {M, K}, sb2[2] = {K, N};
 		LinearLayout mc, ma, mb;
-		ll_mma_acc(&mc, sc2, wm);
-		ll_mma_operand(&ma, 0, sa2, wm, 16);
-		ll_mma_operand(&mb, 1, sb2, wm, 16);
+		ll_mma_acc(&mc, 2, sc2, wm);
+		ll_mma_operand(&ma, 0, 2, sa2, wm, 16);
+		ll_mma_operand(&mb, 1, 2, sb2, wm, 16);
 		test_dot("dot mma f16", "cuda-emu", 4, M, N, K, &ma, &mb, &mc, DT_F16, PREC_IEEE,
 		         true);
 		test_dot("dot mma bf16", "cuda-emu", 4, M, N, K, &ma, &mb, &mc, DT_BF16, PREC_IEEE,
@@ -2327,8 +2327,8 @@ int main(void)
 		test_dot("dot mma fp8e5 as f16", "cuda-emu-nofp8", 4, M, N, K, &ma, &mb, &mc,
 		         DT_F8E5M2, PREC_IEEE, true);
 		LinearLayout ta, tb;
-		ll_mma_operand(&ta, 0, sa2, wm, 32);
-		ll_mma_operand(&tb, 1, sb2, wm, 32);
+		ll_mma_operand(&ta, 0, 2, sa2, wm, 32);
+		ll_mma_operand(&tb, 1, 2, sb2, wm, 32);
 		test_dot("dot mma tf32", "cuda-emu", 4, M, N, K, &ta, &tb, &mc, DT_F32, PREC_TF32,
 		         true);
 		/* ieee f32 has no mma: the FMA path with mma-shaped operands and
@@ -2338,9 +2338,9 @@ int main(void)
 		/* one warp, 16x8 tile, several k steps */
 		int32_t s1c[2] = {16, 8}, s1a[2] = {16, 64}, s1b[2] = {64, 8}, w1[2] = {1, 1};
 		LinearLayout c1, a1, b1;
-		ll_mma_acc(&c1, s1c, w1);
-		ll_mma_operand(&a1, 0, s1a, w1, 16);
-		ll_mma_operand(&b1, 1, s1b, w1, 16);
+		ll_mma_acc(&c1, 2, s1c, w1);
+		ll_mma_operand(&a1, 0, 2, s1a, w1, 16);
+		ll_mma_operand(&b1, 1, 2, s1b, w1, 16);
 		test_dot("dot mma f16 1 warp", "cuda-emu", 1, 16, 8, 64, &a1, &b1, &c1, DT_F16,
 		         PREC_IEEE, true);
 	}
