@@ -80,6 +80,17 @@ static ValId as_i8_ptr(Sema *s, ValId ptr, SrcLoc loc)
 	return emit(s, TOP_BITCAST, loc, &ptr, 1, r);
 }
 
+/* v as the element type elem of a pointer, in the type it is held in memory (an
+ * int1 element is a byte): converted to elem first, as Triton's store casts a
+ * value to the pointer's element type, so a float or int stored through an
+ * int1 pointer is x != 0 (a byte 0 or 1), not x truncated to int8. */
+static ValId to_memory(Sema *s, Value v, DType elem, SrcLoc loc)
+{
+	ValId x = to_ir(s, v, elem, loc);
+	if (!x || elem != DT_I1) return x;
+	return cast_val(s, x, type_scalar(DT_I8), false, 0, loc);
+}
+
 static Value b_load(Sema *s, Call *c, int extra)
 {
 	(void)extra;
@@ -109,7 +120,7 @@ static Value b_load(Sema *s, Call *c, int extra)
 			diag_error(s->d, c->at[2], "'other' needs a 'mask' in '%s'", c->name);
 			return v_err();
 		}
-		other = to_ir(s, c->a[2], elem, c->at[2]);
+		other = to_memory(s, c->a[2], (DType)pt.elem, c->at[2]);
 		if (!other) return v_err();
 		other = broadcast_to_shape(s, other, pt.rank, pt.shape, c->at[2]);
 		if (!other) return v_err();
@@ -163,12 +174,11 @@ static Value b_store(Sema *s, Call *c, int extra)
 	}
 	if (!mask_arg(s, c, 2, &ptr, &mask)) return v_err();
 	Type pt = vtype(s, ptr);
-	DType elem = (DType)pt.elem == DT_I1 ? DT_I8 : (DType)pt.elem;
 	if (v.kind == V_TENSOR && v.ty.dt == DT_PTR) {
 		diag_error(s->d, c->at[1], "cannot store pointers");
 		return v_err();
 	}
-	ValId val = to_ir(s, v, elem, c->at[1]);
+	ValId val = to_memory(s, v, (DType)pt.elem, c->at[1]);
 	if (!val) return v_err();
 	val = broadcast_to_shape(s, val, pt.rank, pt.shape, c->at[1]);
 	if (!val) return v_err();

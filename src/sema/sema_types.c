@@ -176,8 +176,9 @@ static ValId const_to_ir(Sema *s, ConstVal c, DType dt, SrcLoc loc)
 {
 	Type t = type_scalar(dt);
 	if (dtype_is_float(dt)) return emit_const(s, t, 0, const_as_double(c), loc);
+	/* to int1 is x != 0 (0.5 is True, as bool(0.5)), not the integer truncation */
+	if (dt == DT_I1) return emit_const(s, t, c.kind == CV_FLOAT ? c.f != 0 : c.i != 0, 0, loc);
 	if (c.kind == CV_FLOAT) return emit_const(s, t, (int64_t)c.f, 0, loc);
-	if (dt == DT_I1) return emit_const(s, t, c.i != 0, 0, loc);
 	return emit_const(s, t, c.i, 0, loc);
 }
 

@@ -381,6 +381,43 @@ static void test_sum_bool(void)
 	CHECK(ok);
 }
 
+/* ---- a value stored through an int1 pointer is x != 0 (Triton's store casts to the
+ * pointer's element type, int1, before the byte is written), not x truncated to int8:
+ * 0.5, -0.75, NaN and 256 are True (byte 1), 0 and -0.0 False; `other` of an int1 load
+ * likewise (0.5 reads as True) ------------------------------------------------------------ */
+
+static const char store_bool_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(x_ptr, i_ptr, m_ptr, b_ptr, c_ptr, d_ptr, BLOCK: tl.constexpr):\n"
+	"    o = tl.arange(0, BLOCK)\n"
+	"    tl.store(b_ptr + o, tl.load(x_ptr + o))\n"
+	"    tl.store(c_ptr + o, tl.load(i_ptr + o))\n"
+	"    tl.store(d_ptr + o, 0.5, mask=o < 2)\n"
+	"    e = tl.load(m_ptr + o, mask=o < 4, other=0.5)\n"
+	"    tl.store(d_ptr + 2 + o, e, mask=o < 6)\n";
+
+static void test_store_bool(void)
+{
+	enum { B = 8 };
+	float x[B] = {-0.75f, 2.5f, 0.5f, -1.5f, 0.0f, -0.0f, 1e-30f, NAN};
+	int32_t i[B] = {0, 1, 2, 256, -1, 0, 512, -256};
+	uint8_t m[B] = {1, 0, 1, 0, 0, 0, 0, 0}, b[B], c[B], d[B];
+	memset(b, 7, sizeof b);
+	memset(c, 7, sizeof c);
+	memset(d, 7, sizeof d);
+	tile_arg args[] = {tile_arg_ptr(x, TILE_FP32), tile_arg_ptr(i, TILE_I32), tile_arg_ptr(m, TILE_BOOL),
+			   tile_arg_ptr(b, TILE_BOOL), tile_arg_ptr(c, TILE_BOOL), tile_arg_ptr(d, TILE_BOOL)};
+	if (!RUN(store_bool_src, "k", "*fp32,*i32,*i1,*i1,*i1,*i1,8", 1, args))
+		return;
+	static const uint8_t wb[B] = {1, 1, 1, 1, 0, 0, 1, 1}, wc[B] = {0, 1, 1, 1, 1, 0, 1, 1};
+	static const uint8_t wd[B] = {1, 1, 1, 0, 1, 0, 1, 1}; /* 0.5 twice, then m[0..3] and other=0.5 twice */
+	CHECK(!memcmp(b, wb, B));
+	CHECK(!memcmp(c, wc, B));
+	CHECK(!memcmp(d, wd, B));
+}
+
 static uint16_t half_bits(float f);
 
 /* ---- widening between a load and a store of other layouts -------------------------
@@ -4667,6 +4704,7 @@ int main(void)
 		test_argmax();
 		test_reduce_control();
 		test_sum_bool();
+		test_store_bool();
 		test_float_to_int();
 		test_uint_to_uniform_float();
 		test_atomic_add_vector();
