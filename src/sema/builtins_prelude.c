@@ -22,6 +22,7 @@ static const char prelude_text[] =
     "        ROUND_A = 0xD2511F53\n"
     "        ROUND_B = 0xCD9E8D57\n"
     "    else:\n"
+    "        tl.static_assert(c0.dtype == tl.uint64, \"dtype not supported in philox_impl\")\n"
     "        KEY_A = 0x9E3779B97F4A7C15\n"
     "        KEY_B = 0xBB67AE8584CAA73B\n"
     "        ROUND_A = 0xD2E7470EE14C6C93\n"
@@ -832,6 +833,7 @@ const Builtin builtins_prelude[] = {
     {"randn", "seed,offset,n_rounds=10", check_random, 0, BF_TL | BF_PRELUDE},
     {"randn4x", "seed,offset,n_rounds=10", check_random, 0, BF_TL | BF_PRELUDE},
     {"philox", "seed,c0,c1,c2,c3,n_rounds=10", NULL, 0, BF_TL | BF_PRELUDE},
+    {"philox_impl", "c0,c1,c2,c3,k0,k1,n_rounds=10", NULL, 0, BF_TL | BF_PRELUDE},
     {"pair_uniform_to_normal", "u1,u2", NULL, 0, BF_TL | BF_PRELUDE},
     {"uint_to_uniform_float", "x", NULL, 0, BF_TL | BF_PRELUDE},
     {"mul_f32x2", "a,b", NULL, 0, BF_MATH | BF_PRELUDE},
