@@ -408,6 +408,9 @@ Value ns_attr(Sema *s, int ns, const char *name, SrcLoc loc)
 				   "'tl.%s' (Triton 3.2's access through TMA descriptor bytes the host fills, removed in "
 				   "Triton 3.4) is not supported: pass a tensordesc parameter or use tl.make_tensor_descriptor",
 				   name);
+		else if (!strcmp(name, "const")) /* a class in Triton, used only to annotate */
+			diag_error(s->d, loc, "'tl.const' is only a parameter annotation (a pointer to constant data, "
+					      "'p: tl.const'), not a value");
 		else
 			diag_error(s->d, loc, "'tl.%s' is not a supported builtin", name);
 		return v_err();
