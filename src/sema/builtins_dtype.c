@@ -34,7 +34,8 @@ static Value b_dtype_is(Sema *s, Call *c, int extra)
 	/* tile cannot compute on the pre-Hopper / AMD fp8 dtypes, but their
 	 * predicates are plain Python in Triton: fp8, floating, scalar, their own name */
 	if (v_is_foreign_dtype(c->a[0])) {
-		if (extra == 4 || extra == 5 || extra == 11) return v_bool(true);
+		bool is_void = !strcmp(c->a[0].msg, "void"); /* tl.void: none of the number predicates */
+		if (extra == 11 || ((extra == 4 || extra == 5) && !is_void)) return v_bool(true);
 		return v_bool(extra >= 15 && extra <= 17 && !strcmp(c->a[0].msg, foreign_fp8[extra - 15]));
 	}
 	if (!arg_dtype(s, c, 0, &t)) return v_err();
@@ -90,7 +91,7 @@ static Value b_dtype_codegen_name(Sema *s, Call *c, int extra)
 	(void)extra;
 	const char *n;
 	if (v_is_foreign_dtype(c->a[0])) {
-		n = arena_printf(s->a, "fp8%s", c->a[0].msg + strlen("float8"));
+		n = dtype_value_name(s, c->a[0]);
 	} else {
 		Type t;
 		if (!arg_dtype(s, c, 0, &t)) return v_err();

@@ -646,6 +646,10 @@ static Value b_dtype(Sema *s, Call *c, int extra)
 	for (int d = DT_I1; d < DT_PTR; d++)
 		if (!strcmp(n, dtype_is_float((DType)d) ? dtype_short((DType)d) : dtype_name((DType)d)))
 			return v_dtype(type_scalar((DType)d));
+	/* the dtypes tile only names: dtype('void') is tl.void, dtype('fp8e4b15') tl.float8e4b15 */
+	if (!strcmp(n, "void")) return v_foreign_dtype("void");
+	if (!strcmp(n, "fp8e4b15") || !strcmp(n, "fp8e4b8") || !strcmp(n, "fp8e5b16"))
+		return v_foreign_dtype(arena_printf(s->a, "float8%s", n + 3));
 	diag_error(s->d, c->rest_at[0], "tl.dtype: unknown dtype name '%s'", n);
 	return v_err();
 }

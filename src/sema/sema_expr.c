@@ -54,12 +54,17 @@ static Value tensor_attr(Sema *s, Value obj, const char *name, SrcLoc loc)
 static Value foreign_dtype_attr(Sema *s, Value obj, const char *name, SrcLoc loc)
 {
 	const char *fp8 = obj.msg + strlen("float8"); /* e4b15, e4b8, e5b16 */
-	if (!strcmp(name, "name")) return v_str(arena_printf(s->a, "fp8%s", fp8));
-	if (!strcmp(name, "primitive_bitwidth")) return v_int(8);
-	if (!strcmp(name, "itemsize")) return v_int(1);
+	bool is_void = !strcmp(obj.msg, "void"); /* tl.void: 0 bits, no float format */
+	if (!strcmp(name, "name")) return v_str(dtype_value_name(s, obj));
+	if (!strcmp(name, "primitive_bitwidth")) return v_int(is_void ? 0 : 8);
+	if (!strcmp(name, "itemsize")) return v_int(is_void ? 0 : 1);
 	if (!strcmp(name, "scalar") || !strcmp(name, "value")) return obj;
-	if (!strcmp(name, "fp_mantissa_width")) return v_int(fp8[1] == '4' ? 3 : 2);
-	if (!strcmp(name, "exponent_bias")) return v_int(atoi(fp8 + 3));
+	if (!strcmp(name, "fp_mantissa_width") && !is_void) return v_int(fp8[1] == '4' ? 3 : 2);
+	if (!strcmp(name, "exponent_bias") && !is_void) return v_int(atoi(fp8 + 3));
+	if (is_void && !strcmp(name, "kind")) { /* Triton asserts is_floating() */
+		diag_error(s->d, loc, "kind() of void: not a scalar number type (Triton asserts)");
+		return v_err();
+	}
 	int id = builtin_find(name, BF_DTYPE);
 	if (id >= 0 && (!strncmp(name, "is_", 3) || !strcmp(name, "kind") || !strcmp(name, "codegen_name"))) {
 		Value *self = ARENA_NEW(s->a, Value);

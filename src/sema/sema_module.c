@@ -399,6 +399,7 @@ Value ns_attr(Sema *s, int ns, const char *name, SrcLoc loc)
 		if (!strcmp(name, "pi32_t")) return v_dtype(type_ptr(DT_I32));
 		if (!strcmp(name, "float8e4b15") || !strcmp(name, "float8e4b8") || !strcmp(name, "float8e5b16"))
 			return v_foreign_dtype(name); /* pre-Hopper and AMD fnuz fp8 */
+		if (!strcmp(name, "void")) return v_foreign_dtype("void"); /* Triton's dtype('void') */
 		if (strcmp(name, "pointer") && dtype_from_name(name, &dt) && strcmp(name, "int") && strcmp(name, "float") &&
 		    strcmp(name, "double") && strcmp(name, "half"))
 			return v_dtype(type_scalar(dt));

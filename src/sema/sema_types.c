@@ -94,6 +94,8 @@ const char *dtype_triton_name(Sema *s, Type t)
  * Triton's "<(16, 32), fp32>", its shape a tuple; any other as dtype_triton_name */
 const char *dtype_value_name(Sema *s, Value v)
 {
+	if (v_is_foreign_dtype(v)) /* tl.void, or tl.float8e4b15 whose name is fp8e4b15 */
+		return strcmp(v.msg, "void") ? arena_printf(s->a, "fp8%s", v.msg + strlen("float8")) : "void";
 	const char *elem = dtype_triton_name(s, v.ty);
 	if (v.n == 0) return elem;
 	StrBuf b = {0};

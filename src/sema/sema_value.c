@@ -31,7 +31,10 @@ Value v_dtype(Type t) { return (Value){.kind = V_DTYPE, .ty = type_elem(t)}; }
 Value v_foreign_dtype(const char *name) { return (Value){.kind = V_DTYPE, .ty = type_scalar(DT_VOID), .msg = name}; }
 Value foreign_dtype_error(Sema *s, Value v, SrcLoc loc)
 {
-	diag_error(s->d, loc, "'tl.%s' is a Triton dtype tile does not support (it may only be named, compared and queried: its name, sizes, is_*())",
+	if (!strcmp(v.msg, "void")) /* Triton's dtype('void'): the type of what returns nothing */
+		diag_error(s->d, loc, "'tl.void' is the type of no value: it may only be named, compared and queried (its "
+				      "name, primitive_bitwidth, is_*())");
+	else diag_error(s->d, loc, "'tl.%s' is a Triton dtype tile does not support (it may only be named, compared and queried: its name, sizes, is_*())",
 		   v.msg);
 	return v_err();
 }
