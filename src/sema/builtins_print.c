@@ -92,7 +92,9 @@ static void print_static(Sema *s, StrBuf *b, Value v, int depth)
 {
 	char buf[256];
 	if (b->len > 4096) return;
+	const char *obj;
 	if (v_is_enum_member(v)) sb_puts(b, enum_member_str(s, v, depth > 0)); /* str(): SIGNEDNESS.SIGNED */
+	else if ((obj = pytype_str(s, v, (SrcLoc){0}))) sb_puts(b, obj); /* constexpr_type[4] */
 	else if (v.kind == V_CONST && v.c.kind == CV_STR) sb_puts(b, depth ? py_repr_str(s, v.c.s ? v.c.s : "").c.s : v.c.s);
 	else if (v.kind == V_CONST) const_str(v.c, buf, sizeof buf), sb_puts(b, buf);
 	else if (v.kind == V_DTYPE) sb_puts(b, dtype_value_name(s, v));

@@ -567,6 +567,8 @@ static int isinstance_one(Sema *s, Value x, Value t, SrcLoc loc)
 	if (!strcmp(n, "tensor")) return x.kind == V_TENSOR || (x.kind == V_BLOCKPTR && !x.bp->desc);
 	if (!strcmp(n, "tensor_descriptor") || !strcmp(n, "tensor_descriptor_base"))
 		return x.kind == V_BLOCKPTR && x.bp->desc;
+	if (!strcmp(n, "constexpr_type")) return v_is_pyobj(x, CONSTEXPR_TYPE_OBJ);
+	if (!strcmp(n, "slice")) return v_is_pyobj(x, SLICE_OBJ);
 	if (!strcmp(n, "Tensor")) return 0; /* a kernel's own values are tl.tensors */
 	diag_error(s->d, loc, "isinstance with '%s' is not supported", builtin_display(s, t.builtin));
 	return -1;
@@ -608,6 +610,8 @@ Value py_str_value(Sema *s, Value v, bool repr, SrcLoc loc)
 	if (v.kind == V_ERR) return v;
 	/* str(): SIGNEDNESS.SIGNED (an IntEnum's: its int); repr(): <SIGNEDNESS.SIGNED: 0> */
 	if (v_is_enum_member(v)) return v_str(enum_member_str(s, v, repr));
+	const char *obj = pytype_str(s, v, loc); /* constexpr_type[4], slice(0, 8, None) */
+	if (obj) return v_str(obj);
 	if (v.kind == V_CONST && v.c.kind == CV_STR) /* str('x') is 'x', unquoted */
 		return repr ? py_repr_str(s, v.c.s ? v.c.s : "") : v;
 	if ((v.kind == V_TUPLE || v.kind == V_DICT) && all_const(v)) /* str([1, 'a']) is its repr */

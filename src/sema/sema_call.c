@@ -31,7 +31,7 @@ const Builtin *const builtin_tables[] = {builtins_core, builtins_compile, builti
 					 builtins_dot,  builtins_prelude, builtins_blockptr, builtins_shape, builtins_map,
 					 builtins_asm,  builtins_tensorarg, builtins_str,
 					 builtins_pyround, builtins_format, builtins_dict, builtins_pyhost,
-					 builtins_set, NULL};
+					 builtins_set, builtins_pytype, NULL};
 
 const Builtin *builtin_get(int id) { return &builtin_tables[id >> 8][id & 255]; }
 

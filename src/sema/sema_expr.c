@@ -183,6 +183,9 @@ Value get_attr(Sema *s, Value obj, const char *name, SrcLoc loc)
 	case V_DTYPE: return dtype_attr(s, obj, name, loc);
 	case V_CONST:
 		if (!strcmp(name, "value")) return obj;
+		/* Triton's constexpr.type: constexpr_type(value) (a number bound to a plain
+		 * local is a tensor there, whose .type is its dtype: tile keeps it a constant) */
+		if (!strcmp(name, "type")) return v_constexpr_type(s, obj);
 		if (obj.c.kind == CV_STR) { /* S.upper(), S.split(","): builtins_str.c */
 			int id = builtin_find(name, BF_PYSTR);
 			if (id >= 0) {
@@ -696,11 +699,20 @@ static bool is_full_slice(const Expr *e) { return e->kind == EX_SLICE && !e->lo 
 /* Triton's tensor.__getitem__: the index at position d is None (expand_dims at axis d) or
  * ':' (nothing: Triton never checks it against the rank, so x[:, None] of a scalar is a
  * 1-element tile, as splat inserts the new dimension where Python's list.insert would). */
-static Value subscript_tensor(Sema *s, Value base, const Expr *e)
+static Value subscript_tensor(Sema *s, Fn *fn, Value base, const Expr *e)
 {
+	bool *none = ARENA_NEWN(s->a, bool, (size_t)e->nindex);
 	for (int i = 0; i < e->nindex; i++) {
 		const Expr *ix = e->index[i];
-		if (ix->kind != EX_NONE && !is_full_slice(ix)) {
+		bool ok = ix->kind == EX_NONE || is_full_slice(ix);
+		none[i] = ix->kind == EX_NONE;
+		if (!ok && ix->kind != EX_SLICE) { /* a name bound to None or to tl.slice(None, None, None) */
+			Value v = eval(s, fn, ix);
+			if (v.kind == V_ERR) return v;
+			none[i] = v_is_none(v);
+			ok = none[i] || pytype_full_slice(v);
+		}
+		if (!ok) {
 			diag_error(s->d, ix->loc, "only None and ':' are supported in tensor indices");
 			return v_err();
 		}
@@ -708,7 +720,7 @@ static Value subscript_tensor(Sema *s, Value base, const Expr *e)
 	ValId x = base.id;
 	for (int dst = 0; dst < e->nindex; dst++) {
 		const Expr *ix = e->index[dst];
-		if (ix->kind != EX_NONE) continue;
+		if (!none[dst]) continue;
 		Type cur = vtype(s, x);
 		if (cur.rank > 0 && dst > cur.rank) {
 			diag_error(s->d, e->loc, "too many indices for a tensor of rank %d", base.ty.rank);
@@ -760,7 +772,7 @@ static Value subscript(Sema *s, Fn *fn, const Expr *e)
 {
 	Value base = eval(s, fn, e->base);
 	if (base.kind == V_ERR) return base;
-	if (base.kind == V_TENSOR) return subscript_tensor(s, base, e);
+	if (base.kind == V_TENSOR) return subscript_tensor(s, fn, base, e);
 	if (base.kind == V_RTARG) return rtarg_needed(s, base, e->loc);
 	if (base.kind == V_MODULE && e->nindex == 1 && enum_class_kind(s, base.mod) != ENUM_NONE)
 		return enum_by_name(s, base.mod, eval(s, fn, e->index[0]), e->loc); /* Act['RELU'] */
@@ -1031,6 +1043,8 @@ Value compare_one(Sema *s, AstOp op, Value a, Value b, SrcLoc loc)
 {
 	if (((a.kind == V_TUPLE && a.set) || (b.kind == V_TUPLE && b.set)) && op >= OP_LT && op <= OP_NE)
 		return set_binop(s, op, a, b, loc); /* {1, 2} == {2, 1}, subsets */
+	Value typed;
+	if (pytype_compare(s, op, a, b, loc, &typed)) return typed; /* x.type == tl.constexpr_type(4) */
 	if (a.kind == V_RTARG || b.kind == V_RTARG) {
 		/* a runtime argument is never None: Triton specializes None as a constant */
 		if ((op == OP_IS || op == OP_ISNOT) && (v_is_none(a) || v_is_none(b))) return v_bool(op == OP_ISNOT);

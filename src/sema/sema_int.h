@@ -569,6 +569,14 @@ Value module_expr_quiet(Sema *s, ModScope *m, const Expr *e, bool *failed);
 /* A packaging.version.Version object (a V_DICT with this msg): versions_compare
  * orders two as packaging does (release, then pre-, post- and dev-release). */
 extern const char VERSION_OBJ[];
+/* builtins_pytype.c: tl.constexpr_type and tl.slice objects (V_DICT, msg the class) */
+extern const char CONSTEXPR_TYPE_OBJ[], SLICE_OBJ[];
+bool v_is_pyobj(Value v, const char *cls);
+Value v_constexpr_type(Sema *s, Value v); /* a constexpr's .type */
+bool pytype_full_slice(Value v);          /* tl.slice(None, None, None): ':' in a tensor index */
+/* a == b, a != b with a constexpr_type: true and *out set; false for other operands */
+bool pytype_compare(Sema *s, AstOp op, Value a, Value b, SrcLoc loc, Value *out);
+const char *pytype_str(Sema *s, Value v, SrcLoc loc); /* str(); NULL if v is neither (or on an error) */
 int versions_compare(Value a, Value b);
 /* d[key]; false (no diagnostic) when absent */
 bool dict_get(Value d, Value key, Value *out);
@@ -683,7 +691,7 @@ extern const Builtin builtins_core[], builtins_compile[], builtins_print[], buil
     builtins_math[], builtins_mem[], builtins_reduce[], builtins_dot[],
     builtins_prelude[], builtins_blockptr[], builtins_shape[], builtins_asm[], builtins_map[],
     builtins_tensorarg[], builtins_str[], builtins_pyround[],
-    builtins_format[], builtins_dict[], builtins_pyhost[], builtins_set[];
+    builtins_format[], builtins_dict[], builtins_pyhost[], builtins_set[], builtins_pytype[];
 /* builtins_str.c: Python's str (code points, as Python counts them) */
 int64_t str_length(const char *str);
 Value str_index(Sema *s, const char *str, int64_t i, SrcLoc loc);
