@@ -348,6 +348,18 @@ static ValId rtz_to_e5m2(Sema *s, ValId x, SrcLoc loc)
 	return cast_val(s, v, type_scalar(DT_F8E5M2), true, 0, loc);
 }
 
+/* Triton's cast takes a rounding only for a float narrowing (a bitcast or a cast
+ * to the same type ignores it); for any other conversion it is a ValueError */
+static bool rounding_fits(Sema *s, Call *c, DType from, DType to)
+{
+	if (from == to || (dtype_is_float(from) && dtype_is_float(to) && dtype_bits(to) < dtype_bits(from))) return true;
+	diag_error(s->d, c->at[2],
+		   "fp_downcast_rounding should be set only for truncating fp conversions, not from %s to %s (a ValueError "
+		   "in Triton)",
+		   dtype_name(from), dtype_name(to));
+	return false;
+}
+
 static Value b_cast(Sema *s, Call *c, int extra)
 {
 	(void)extra;
@@ -356,7 +368,8 @@ static Value b_cast(Sema *s, Call *c, int extra)
 	bool bitcast = false;
 	if (c->has[3] && !arg_bool(s, c, 3, &bitcast)) return v_err();
 	int flags = 0;
-	if (c->has[2] && !v_is_none(c->a[2])) {
+	bool rounding = c->has[2] && !v_is_none(c->a[2]);
+	if (rounding) {
 		const char *r = arg_str(s, c, 2);
 		if (!r) return v_err();
 		if (!strcmp(r, "rtz")) flags = TIR_RTZ;
@@ -366,11 +379,15 @@ static Value b_cast(Sema *s, Call *c, int extra)
 		}
 	}
 	Value v = c->a[0];
+	if (rounding && !bitcast && v.kind == V_CONST && (v.c.kind == CV_INT || v.c.kind == CV_FLOAT || v.c.kind == CV_BOOL) &&
+	    !rounding_fits(s, c, (DType)const_natural_type(v.c).dt, (DType)dt.dt))
+		return v_err();
 	if (v.kind == V_CONST && !bitcast && (v.c.kind == CV_INT || v.c.kind == CV_FLOAT || v.c.kind == CV_BOOL) && dt.dt != DT_PTR)
 		return v_tensor(s, to_ir(s, v, (DType)dt.dt, c->loc));
 	ValId x;
 	if (!arg_tensor(s, c, 0, &x)) return v_err();
 	DType from = (DType)vtype(s, x).dt;
+	if (rounding && !bitcast && !rounding_fits(s, c, from, (DType)dt.dt)) return v_err();
 	if (flags == TIR_RTZ && !bitcast && (dt.dt == DT_F8E4M3 || dt.dt == DT_F8E5M2) && dtype_is_float(from) &&
 	    from != dt.dt) {
 		if (dt.dt == DT_F8E5M2 && (from == DT_F32 || from == DT_F16))
