@@ -154,6 +154,14 @@ static Value b_static_print(Sema *s, Call *c, int extra)
 		if (i) sb_puts(&b, sep);
 		print_static(s, &b, v, 0);
 	}
+	/* end= as Python's print writes it; the note is a line, so a final newline is its end */
+	const char *end = c->has[2] && !v_is_none(c->a[2]) ? arg_str(s, c, 2) : "\n";
+	if (!end) {
+		sb_free(&b);
+		return v_err();
+	}
+	sb_puts(&b, end);
+	if (b.len && b.s[b.len - 1] == '\n') b.s[--b.len] = 0;
 	/* its text is kept with the diagnostics: a step per 16 characters */
 	if (sema_work(s, (int64_t)(b.len / 16), c->loc)) diag_emit(s->d, DIAG_NOTE, c->loc, "static_print: %s", b.s ? b.s : "");
 	sb_free(&b);
