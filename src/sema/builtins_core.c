@@ -519,7 +519,7 @@ const Builtin builtins_core[] = {
     {"broadcast", "input,other", b_broadcast, 0, BF_TL | BF_METHOD},
     {"reshape", "input,*shape,can_reorder=False", b_reshape, 0, BF_TL | BF_METHOD},
     {"view", "input,*shape", b_reshape, 0, BF_TL | BF_METHOD},
-    {"ravel", "input,can_reorder=False", b_ravel, 0, BF_TL | BF_METHOD},
+    {"ravel", "x,can_reorder=False", b_ravel, 0, BF_TL | BF_METHOD},
     {"item", "self", b_item, 0, BF_METHOD},
     {"trans", "input,*dims", b_trans, 0, BF_TL | BF_METHOD},
     {"permute", "input,*dims", b_trans, 1, BF_TL | BF_METHOD},
