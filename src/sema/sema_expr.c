@@ -868,10 +868,54 @@ static const char *repeated_name(const char **names, int n)
 	free(sorted);
 	return twice;
 }
+/* The callee as written (tl.advance, bp.advance, helper), for messages */
+static const char *callee_text(Sema *s, const Expr *e)
+{
+	if (e->kind == EX_NAME) return e->name;
+	if (e->kind == EX_ATTR) return arena_printf(s->a, "%s.%s", callee_text(s, e->obj), e->attr);
+	return "the call";
+}
+
+/* Triton's @must_use_result(note) on a function: the decorator, bare or called,
+ * spelled must_use_result, triton.must_use_result or tl.core.must_use_result */
+static const Expr *must_use_decorator(const FuncDef *def)
+{
+	for (int i = 0; i < def->ndecorators; i++) {
+		const Expr *d = def->decorators[i];
+		const Expr *n = d->kind == EX_CALL ? d->func : d;
+		const char *name = n->kind == EX_NAME ? n->name : n->kind == EX_ATTR ? n->attr : NULL;
+		if (name && !strcmp(name, "must_use_result")) return d;
+	}
+	return NULL;
+}
+
+/* Whether an expression statement may drop the result of calling callee: not for
+ * what Triton marks @must_use_result (tl.advance has no side effect), its
+ * CompilationError */
+static bool result_may_drop(Sema *s, Value callee, const Expr *e)
+{
+	const char *note = NULL;
+	if (callee.kind == V_BUILTIN && !strcmp(builtin_get(callee.builtin)->name, "advance") &&
+	    builtin_get(callee.builtin)->flags & BF_TL)
+		note = "Note that tl.advance does not have any side effects. To move the block pointer, you need to "
+		       "assign the result of tl.advance to a variable.";
+	else if (callee.kind == V_FUNC && callee.fn) {
+		const Expr *d = must_use_decorator(callee.fn);
+		if (!d) return true;
+		note = d->kind == EX_CALL && d->nargs == 1 && d->args[0]->kind == EX_STR ? d->args[0]->str : "";
+	}
+	if (!note) return true;
+	diag_error(s->d, e->loc, "The result of %s is not used.%s%s", callee_text(s, e->func), *note ? " " : "", note);
+	return false;
+}
+
 static Value eval_call(Sema *s, Fn *fn, const Expr *e)
 {
+	bool dropped = e == s->unused_call && !s->host_fn;
+	s->unused_call = NULL; /* calls in its arguments are used */
 	Value callee = eval(s, fn, e->func);
 	if (callee.kind == V_ERR) return callee;
+	if (dropped && !result_may_drop(s, callee, e)) return v_err();
 	int nk = e->nkwargs;
 	/* positionals first: a `*t` argument stands for the items of tuple t */
 	Value *pos = xmalloc(sizeof(Value) * (size_t)(e->nargs + 1));

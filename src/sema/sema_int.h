@@ -260,6 +260,9 @@ struct Sema {
 	 * (tl.sigmoid, tl.sort, ...) take its location (op_loc), as the prelude
 	 * has no file a debugger or profiler could show */
 	SrcLoc user_call;
+	/* the call an expression statement makes (its result dropped): Triton's
+	 * @must_use_result functions (tl.advance) refuse to be called so */
+	const Expr *unused_call;
 	VEC(TmaDesc) tma_descs; /* device-made TMA descriptors, newest last */
 	int depth;
 	unsigned fn_serial; /* the last Fn activation's serial (fn_init) */

@@ -1048,7 +1048,12 @@ static Flow exec_stmt(Sema *s, Fn *fn, const Stmt *st, const Seq *rest, bool tai
 	if (!sema_work(s, 1, st->loc)) return FLOW_NEXT; /* also bounds code an early return duplicates */
 	switch (st->kind) {
 	case ST_EXPR:
-		if (st->value->kind != EX_STR && !exec_list_method(s, fn, st->value)) (void)eval(s, fn, st->value);
+		if (st->value->kind != EX_STR && !exec_list_method(s, fn, st->value)) {
+			const Expr *outer = s->unused_call;
+			s->unused_call = st->value->kind == EX_CALL ? st->value : NULL;
+			(void)eval(s, fn, st->value);
+			s->unused_call = outer;
+		}
 		return FLOW_NEXT;
 	case ST_ASSIGN: {
 		Value v = eval(s, fn, st->assign_value);
