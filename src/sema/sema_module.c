@@ -371,6 +371,18 @@ static const char *libdevice_alias(const char *n)
 	return n;
 }
 
+/* Names of Triton 3.6's top-level __all__ that only host code can use */
+static bool triton_host_name(const char *n)
+{
+	static const char *const host[] = {"AsyncCompileMode", "CompilationError", "compile", "FutureKernel",
+					   "InterpreterError", "JITFunction", "KernelInterface", "MockTensor",
+					   "OutOfResources", "reinterpret", "runtime", "set_allocator", "TensorWrapper",
+					   "TritonError", "testing", "tools", "knobs"};
+	for (size_t i = 0; i < COUNTOF(host); i++)
+		if (!strcmp(n, host[i])) return true;
+	return false;
+}
+
 Value ns_attr(Sema *s, int ns, const char *name, SrcLoc loc)
 {
 	int id;
@@ -383,7 +395,11 @@ Value ns_attr(Sema *s, int ns, const char *name, SrcLoc loc)
 		if (ns == NS_TILE) return ns_attr(s, NS_TL, name, loc);
 		/* the Triton whose language tile implements, for version checks */
 		if (!strcmp(name, "__version__")) return v_str(TILE_TRITON_VERSION);
-		diag_error(s->d, loc, "'triton.%s' is not supported", name);
+		if (triton_host_name(name))
+			diag_error(s->d, loc, "'triton.%s' is host Python (Triton's runtime, compiler or errors), which a kernel "
+					      "cannot use",
+				   name);
+		else diag_error(s->d, loc, "'triton.%s' is not supported", name);
 		return v_err();
 	case NS_TL:
 	case NS_TL_CORE:
@@ -520,6 +536,14 @@ Value ns_attr(Sema *s, int ns, const char *name, SrcLoc loc)
 			return v_builtin(builtin_find("_gdc_noop", BF_TL), NULL);
 		/* num_warps, num_threads, min/max_nan_xorsign_abs_f32 */
 		if ((id = builtin_find(arena_printf(s->a, "_cuda_%s", name), BF_TL)) >= 0) return v_builtin(id, NULL);
+		/* the backend's fp8e4b15 <-> fp16/fp32 casts, which need the format */
+		if (!strcmp(name, "convert_custom_float8_sm80") || !strcmp(name, "convert_custom_float8_sm90")) {
+			diag_error(s->d, loc,
+				   "'tl.extra.cuda.%s' converts to and from tl.float8e4b15, a Triton dtype tile does "
+				   "not support",
+				   name);
+			return v_err();
+		}
 		break;
 	case NS_MATH:
 	case NS_LIBDEVICE: {
