@@ -569,6 +569,7 @@ static int isinstance_one(Sema *s, Value x, Value t, SrcLoc loc)
 		return x.kind == V_BLOCKPTR && x.bp->desc;
 	if (!strcmp(n, "constexpr_type")) return v_is_pyobj(x, CONSTEXPR_TYPE_OBJ);
 	if (!strcmp(n, "slice")) return v_is_pyobj(x, SLICE_OBJ);
+	if (!strcmp(n, "tuple_type")) return v_is_pyobj(x, TUPLE_TYPE_OBJ);
 	if (!strcmp(n, "Tensor")) return 0; /* a kernel's own values are tl.tensors */
 	diag_error(s->d, loc, "isinstance with '%s' is not supported", builtin_display(s, t.builtin));
 	return -1;

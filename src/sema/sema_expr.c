@@ -186,6 +186,11 @@ Value get_attr(Sema *s, Value obj, const char *name, SrcLoc loc)
 		/* Triton's constexpr.type: constexpr_type(value) (a number bound to a plain
 		 * local is a tensor there, whose .type is its dtype: tile keeps it a constant) */
 		if (!strcmp(name, "type")) return v_constexpr_type(s, obj);
+		if (builtin_find(name, BF_CONSTEXPR) >= 0) { /* N.logical_and(x): Python's `and` */
+			Value *self = ARENA_NEW(s->a, Value);
+			*self = obj;
+			return v_builtin(builtin_find(name, BF_CONSTEXPR), self);
+		}
 		if (obj.c.kind == CV_STR) { /* S.upper(), S.split(","): builtins_str.c */
 			int id = builtin_find(name, BF_PYSTR);
 			if (id >= 0) {
@@ -228,6 +233,7 @@ Value get_attr(Sema *s, Value obj, const char *name, SrcLoc loc)
 		}
 		/* a constexpr_function's tuple result is a tl.constexpr: .value is the tuple */
 		if (!strcmp(name, "value") && tuple_is_const(obj)) return obj;
+		if (!strcmp(name, "type")) return value_type(s, obj, loc); /* tl.tuple_type of its items' */
 		diag_error(s->d, loc, "tuple has no attribute '%s' (a NamedTuple given to a kernel arrives as a plain "
 			   "tuple, without its field names: index it, or annotate the parameter with its class, "
 			   "'p: Pair')", name);

@@ -573,7 +573,8 @@ Value module_expr_quiet(Sema *s, ModScope *m, const Expr *e, bool *failed);
  * orders two as packaging does (release, then pre-, post- and dev-release). */
 extern const char VERSION_OBJ[];
 /* builtins_pytype.c: tl.constexpr_type and tl.slice objects (V_DICT, msg the class) */
-extern const char CONSTEXPR_TYPE_OBJ[], SLICE_OBJ[];
+extern const char CONSTEXPR_TYPE_OBJ[], SLICE_OBJ[], TUPLE_TYPE_OBJ[];
+Value value_type(Sema *s, Value v, SrcLoc loc); /* Triton's v.type: constexpr_type, tuple_type, dtype */
 bool v_is_pyobj(Value v, const char *cls);
 Value v_constexpr_type(Sema *s, Value v); /* a constexpr's .type */
 bool pytype_full_slice(Value v);          /* tl.slice(None, None, None): ':' in a tensor index */
@@ -682,6 +683,7 @@ enum {
 	BF_FUNCTOOLS = 262144, /* functools.NAME (reduce) */
 	BF_OPERATOR = 524288, /* operator.NAME (add, mul, itemgetter, ...) */
 	BF_PYSET = 1048576, /* a compile-time set's Python methods (s.union(t), builtins_set.c) */
+	BF_CONSTEXPR = 2097152, /* tl.constexpr's own methods (N.logical_and(x), builtins_pytype.c) */
 };
 extern const Builtin *const builtin_tables[];
 const Builtin *builtin_get(int id);

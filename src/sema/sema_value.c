@@ -156,7 +156,7 @@ const char *v_describe(Sema *s, Value v)
 	case V_MODULE: return v.mod->cls ? "class" : "module";
 	case V_BLOCKPTR: return v.bp->desc ? "tensor descriptor" : "block pointer";
 	case V_TUPLE: return v.set ? "set" : "tuple";
-	case V_DICT: return v.msg == CONSTEXPR_TYPE_OBJ || v.msg == SLICE_OBJ ? v.msg : "dict";
+	case V_DICT: return v.msg == CONSTEXPR_TYPE_OBJ || v.msg == SLICE_OBJ || v.msg == TUPLE_TYPE_OBJ ? v.msg : "dict";
 	case V_LAMBDA: return "lambda";
 	case V_RTARG: return arena_printf(s->a, "runtime argument '%s'", v.msg);
 	case V_CONFIG: return "triton.Config";
