@@ -131,7 +131,22 @@ static Value b_dtype_block_shapes(Sema *s, Call *c, int extra)
 	return v_tuple(s, t.items, t.n);
 }
 
+/* dtype.with_element_ty(t): t; block_type's: a block type of t with its shape */
+static Value b_dtype_with_element_ty(Sema *s, Call *c, int extra)
+{
+	(void)extra;
+	Type t;
+	if (!arg_dtype(s, c, 1, &t)) return v_err();
+	Value r = v_dtype(t), self = c->a[0];
+	if (self.kind == V_DTYPE && self.n > 0) {
+		r.items = self.items;
+		r.n = self.n;
+	}
+	return r;
+}
+
 const Builtin builtins_dtype[] = {
+    {"with_element_ty", "self,element_ty", b_dtype_with_element_ty, 0, BF_DTYPE},
     {"is_fp16", "self", b_dtype_is, 0, BF_DTYPE},
     {"is_fp32", "self", b_dtype_is, 1, BF_DTYPE},
     {"is_bf16", "self", b_dtype_is, 2, BF_DTYPE},

@@ -87,6 +87,9 @@ static Value dtype_attr(Sema *s, Value obj, const char *name, SrcLoc loc)
 			return v_int(strcmp(name, "nbytes") ? numel : numel * (dtype_bits((DType)obj.ty.dt) / 8));
 		}
 	}
+	/* pointer_type's address_space (global memory, 1) and const */
+	if (obj.ty.dt == DT_PTR && obj.n == 0 && !strcmp(name, "address_space")) return v_int(1);
+	if (obj.ty.dt == DT_PTR && obj.n == 0 && !strcmp(name, "const")) return v_bool(obj.ty.ptr_const);
 	if (!strcmp(name, "element_ty")) {
 		if (obj.ty.dt != DT_PTR) {
 			diag_error(s->d, loc, "'element_ty' of %s: not a pointer type", dt_name(s, obj.ty));
