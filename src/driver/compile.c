@@ -227,7 +227,7 @@ static void try_variant(Compilation *c, EmitWhat what, int i)
 /* c->emitted: c's program compiled to `what`. */
 static void try_variants(Compilation *c, EmitWhat what)
 {
-	for (int i = 0; !c->variant && i < (int)COUNTOF(choices); i++)
+	for (int i = 0; !c->variant && !c->req->opts.first_program && i < (int)COUNTOF(choices); i++)
 		if (c->emitted.spill_bytes > 0 && choices[i].used(c))
 			try_variant(c, what, i);
 }
@@ -237,7 +237,8 @@ static void try_variants(Compilation *c, EmitWhat what)
 static bool final_program_after_ptxas(const Compilation *c)
 {
 	const CompileRequest *r = c->req;
-	if (r->target.kind != TARGET_CUDA || !c->tp || (r->dump != DUMP_THREAD && r->dump != DUMP_CUDA))
+	if (r->target.kind != TARGET_CUDA || !c->tp || (r->dump != DUMP_THREAD && r->dump != DUMP_CUDA) ||
+	    r->opts.first_program)
 		return false;
 	for (size_t i = 0; i < COUNTOF(choices); i++)
 		if (choices[i].used(c))
@@ -521,6 +522,7 @@ static void compute_key(const CompileRequest *r, uint8_t key[32])
 	cache_key_add_u64(&k, (uint64_t)r->opts.no_hold_smem);
 	cache_key_add_u64(&k, (uint64_t)r->opts.add_coords);
 	cache_key_add_u64(&k, (uint64_t)r->opts.scratch_apart);
+	cache_key_add_u64(&k, (uint64_t)r->opts.first_program);
 	cache_key_add_u64(&k, (uint64_t)r->opts.no_line_info);
 	cache_key_add_u64(&k, (uint64_t)r->opts.no_fp_fusion);
 	cache_key_add_u64(&k, (uint64_t)r->opts.racecheck);

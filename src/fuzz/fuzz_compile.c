@@ -8,7 +8,8 @@
  *   cpu       fp32  through emission: LLVM IR built, verified and optimized
  *                   (no instruction selection, which is LLVM's and slow)
  *   cuda-emu  fp16  to the thread program (32 lanes, mma, cp.async pipelining)
- *   sm_90a    fp16  through emission: the CUDA C text (nvrtc is not run)
+ *   sm_90a    fp16  through emission: the CUDA C text (nvrtc is not run: the
+ *                   first program, no spill variants weighed by ptxas)
  * The only acceptable outcomes are success or diagnostics: a crash, a hang, a
  * leak or an "internal compiler error" aborts. */
 #include <ctype.h>
@@ -92,6 +93,7 @@ static void compile_one(SourceModule *m, const KernelInfo *k, const Way *w)
 		target_from_name(w->target, &r.target);
 		r.opts.num_warps = 4;
 		r.opts.num_stages = 3; /* the default */
+		r.opts.first_program = true; /* no nvrtc to weigh spill variants */
 		r.dump = w->dump;
 		CompiledKernel out;
 		char *text = NULL;

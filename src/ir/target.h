@@ -61,6 +61,10 @@ typedef struct CompileOptions {
 	 * thought dead, so a run that differs from the default's names a scratch
 	 * placement that overwrote a live buffer, which the race check cannot see */
 	bool scratch_apart;
+	/* the program as first lowered, with no variants weighed by ptxas's
+	 * spills (driver/compile.c, try_variants), so --emit cuda/thread runs no
+	 * nvrtc: for the fuzzer, which checks emission and must stay fast */
+	bool first_program;
 } CompileOptions;
 
 /* Fill `t` for a named target: "cpu", "cuda-emu" (CPU running 32-lane warps),
