@@ -3,6 +3,7 @@
  *   main.c     dispatch, --help, --version, option scanning helpers
  *   compile.c  tile compile (dumps and binaries, through the driver)
  *   run.c      tile run, and argument binding shared with the REPL
+ *   run_guard.c  host arrays in guarded mappings (tile run on cpu and cuda-emu)
  *   repl.c     tile repl
  *   cache_cmd.c tile cache ls|clear
  *   print_array.c  arrays as NumPy prints them (tile run --print, :run)
