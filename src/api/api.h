@@ -167,6 +167,13 @@ void api_clear_error(tile_context *ctx);
 tile_status api_resolve_target(tile_context *ctx, const char *name, TargetDesc *t);
 
 /* ---- module.c ---- */
+/* A kernel get's entry and exit: the context's compile lock, and the module
+ * kept while it runs (a destroy meanwhile frees it at the exit). */
+bool api_module_enter(tile_module *m, const char *call);
+tile_status api_module_leave(tile_module *m, tile_status st);
+/* The error for a kernel name m does not have (a plain def of that name is
+ * said to be no kernel). */
+tile_status api_kernel_not_found(tile_module *m, const char *name);
 const KernelInfo *api_find_kernel(const tile_module *m, const char *name);
 /* Compiles or looks up a specialization given as SpecArgs (nargs may be less
  * than the kernel's parameters; sema fills defaults); launch (may be NULL):
