@@ -1,6 +1,6 @@
 /* parse.c: recursive-descent parser for the Python subset of .tile files:
  * the token cursor, error reporting and statements (expressions are in
- * parse_expr.c).
+ * parse_expr.c; def, class and decorators in parse_def.c).
  *
  * Requires: the token stream of lex.c.
  * Guarantees: parse_module() returns a Module whose every node is in the
@@ -170,7 +170,7 @@ static void report(Parser *p)
 	diag_error(p->diags, p->err_loc, "%s", p->err_msg);
 }
 
-static Stmt *new_stmt(Parser *p, StmtKind k, SrcLoc loc)
+Stmt *ps_new_stmt(Parser *p, StmtKind k, SrcLoc loc)
 {
 	Stmt *s = ARENA_NEW(p->arena, Stmt);
 	s->kind = k;
@@ -253,7 +253,7 @@ static Stmt *parse_annassign(Parser *p, SrcLoc loc, Expr *target)
 	else if (!is_single_target(target))
 		ps_err_at(p, target->loc, "illegal target for annotation");
 	ps_advance(p);
-	Stmt *s = new_stmt(p, ST_ANNASSIGN, loc);
+	Stmt *s = ps_new_stmt(p, ST_ANNASSIGN, loc);
 	s->ann_target = target;
 	s->annotation = ps_expr(p);
 	if (ps_accept(p, TK_ASSIGN))
@@ -270,7 +270,7 @@ static Stmt *parse_assign(Parser *p, SrcLoc loc, Expr *first)
 		avec_push(p, &targets, value);
 		value = ps_testlist(p);
 	}
-	Stmt *s = new_stmt(p, ST_ASSIGN, loc);
+	Stmt *s = ps_new_stmt(p, ST_ASSIGN, loc);
 	s->targets = targets.items;
 	s->ntargets = targets.n;
 	s->assign_value = value;
@@ -292,13 +292,13 @@ static Stmt *parse_expr_stmt(Parser *p)
 			          "'%s' is an illegal expression for augmented assignment",
 			          ps_expr_desc(lhs));
 		ps_advance(p);
-		Stmt *s = new_stmt(p, ST_AUGASSIGN, loc);
+		Stmt *s = ps_new_stmt(p, ST_AUGASSIGN, loc);
 		s->aug_target = lhs;
 		s->aug_op = op;
 		s->aug_value = ps_testlist(p);
 		return s;
 	}
-	Stmt *s = new_stmt(p, ST_EXPR, loc);
+	Stmt *s = ps_new_stmt(p, ST_EXPR, loc);
 	s->value = lhs;
 	return s;
 }
@@ -323,7 +323,7 @@ static void finish_import(Stmt *s, ImportVec *v)
 
 static Stmt *parse_import(Parser *p)
 {
-	Stmt *s = new_stmt(p, ST_IMPORT, ps_advance(p).loc);
+	Stmt *s = ps_new_stmt(p, ST_IMPORT, ps_advance(p).loc);
 	ImportVec v = {0};
 	do {
 		ImportName in = {.loc = here(p)};
@@ -365,7 +365,7 @@ static void parse_from_names(Parser *p, Stmt *s)
 
 static Stmt *parse_from(Parser *p)
 {
-	Stmt *s = new_stmt(p, ST_IMPORTFROM, ps_advance(p).loc);
+	Stmt *s = ps_new_stmt(p, ST_IMPORTFROM, ps_advance(p).loc);
 	for (;;) {
 		if (ps_accept(p, TK_DOT))
 			s->level++;
@@ -383,7 +383,7 @@ static Stmt *parse_from(Parser *p)
 
 static Stmt *parse_global(Parser *p)
 {
-	Stmt *s = new_stmt(p, ST_GLOBAL, ps_advance(p).loc);
+	Stmt *s = ps_new_stmt(p, ST_GLOBAL, ps_advance(p).loc);
 	AVEC(const char *) v = {0};
 	do
 		avec_push(p, &v, ps_expect_name(p));
@@ -398,7 +398,7 @@ static Stmt *parse_global(Parser *p)
  * is an error, as Python's NameError). */
 static Stmt *skip_simple(Parser *p, const char *what)
 {
-	Stmt *s = new_stmt(p, ST_UNSUPPORTED, ps_advance(p).loc);
+	Stmt *s = ps_new_stmt(p, ST_UNSUPPORTED, ps_advance(p).loc);
 	s->what = what;
 	TokKind next = ps_peek(p, 1)->kind;
 	if (!strcmp(what, "del statement") && at(p, TK_NAME) &&
@@ -416,7 +416,7 @@ static Stmt *parse_keyword_stmt(Parser *p, StmtKind k, bool ok, const char *msg)
 	Token t = ps_advance(p);
 	if (!ok)
 		ps_err_at(p, t.loc, "%s", msg);
-	return new_stmt(p, k, t.loc);
+	return ps_new_stmt(p, k, t.loc);
 }
 
 static Stmt *parse_return(Parser *p)
@@ -429,7 +429,7 @@ static Stmt *parse_return(Parser *p)
 
 static Stmt *parse_assert(Parser *p)
 {
-	Stmt *s = new_stmt(p, ST_ASSERT, ps_advance(p).loc);
+	Stmt *s = ps_new_stmt(p, ST_ASSERT, ps_advance(p).loc);
 	s->test = ps_expr(p);
 	if (ps_accept(p, TK_COMMA))
 		s->msg = ps_expr(p);
@@ -475,7 +475,7 @@ static void parse_toplevel(Parser *p, StmtVec *out);
 static StmtList to_list(StmtVec *v) { return (StmtList){v->items, v->n}; }
 
 /* ':' then an indented block, or simple statements on the same line. */
-static StmtList parse_block(Parser *p, const char *after, int line)
+StmtList ps_block(Parser *p, const char *after, int line)
 {
 	StmtVec v = {0};
 	ps_expect(p, TK_COLON);
@@ -514,23 +514,23 @@ static StmtList single(Parser *p, Stmt *s)
 static Stmt *parse_if(Parser *p)
 {
 	Token kw = ps_advance(p);
-	Stmt *top = new_stmt(p, ST_IF, kw.loc), *s = top;
+	Stmt *top = ps_new_stmt(p, ST_IF, kw.loc), *s = top;
 	const char *what = "'if' statement";
 	for (int n = 0;; n++) {
 		s->cond = ps_expr(p);
-		s->body = parse_block(p, what, kw.loc.line);
+		s->body = ps_block(p, what, kw.loc.line);
 		if (at(p, TK_ELIF) && n >= MAX_ELIF) {
 			ps_err_tok(p, "too many 'elif' branches");
 		} else if (at(p, TK_ELIF)) {
 			kw = ps_advance(p);
 			what = "'elif' statement";
-			Stmt *e = new_stmt(p, ST_IF, kw.loc);
+			Stmt *e = ps_new_stmt(p, ST_IF, kw.loc);
 			s->orelse = single(p, e);
 			s = e;
 			continue;
 		} else if (at(p, TK_ELSE)) {
 			kw = ps_advance(p);
-			s->orelse = parse_block(p, "'else' statement", kw.loc.line);
+			s->orelse = ps_block(p, "'else' statement", kw.loc.line);
 		}
 		return top;
 	}
@@ -539,7 +539,7 @@ static Stmt *parse_if(Parser *p)
 static StmtList parse_loop_body(Parser *p, const char *what, int line)
 {
 	p->loop_depth++;
-	StmtList body = parse_block(p, what, line);
+	StmtList body = ps_block(p, what, line);
 	p->loop_depth--;
 	return body;
 }
@@ -549,13 +549,13 @@ static StmtList parse_else(Parser *p)
 	if (!at(p, TK_ELSE))
 		return (StmtList){NULL, 0};
 	Token kw = ps_advance(p);
-	return parse_block(p, "'else' statement", kw.loc.line);
+	return ps_block(p, "'else' statement", kw.loc.line);
 }
 
 static Stmt *parse_for(Parser *p)
 {
 	Token kw = ps_advance(p);
-	Stmt *s = new_stmt(p, ST_FOR, kw.loc);
+	Stmt *s = ps_new_stmt(p, ST_FOR, kw.loc);
 	s->for_target = ps_target(p);
 	check_target(p, s->for_target);
 	ps_expect(p, TK_IN);
@@ -571,8 +571,8 @@ static Stmt *parse_for(Parser *p)
 static Stmt *parse_try(Parser *p)
 {
 	Token kw = ps_advance(p);
-	Stmt *s = new_stmt(p, ST_TRY, kw.loc);
-	s->try_body = parse_block(p, "'try' statement", kw.loc.line);
+	Stmt *s = ps_new_stmt(p, ST_TRY, kw.loc);
+	s->try_body = ps_block(p, "'try' statement", kw.loc.line);
 	AVEC(StmtList) hs = {0};
 	while (at(p, TK_EXCEPT) && !p->failed) {
 		Token ex = ps_advance(p);
@@ -581,7 +581,7 @@ static Stmt *parse_try(Parser *p)
 			if (ps_accept(p, TK_AS))
 				ps_expect_name(p);
 		}
-		avec_push(p, &hs, parse_block(p, "'except' statement", ex.loc.line));
+		avec_push(p, &hs, ps_block(p, "'except' statement", ex.loc.line));
 	}
 	s->handlers = hs.items;
 	s->nhandlers = hs.n;
@@ -589,21 +589,20 @@ static Stmt *parse_try(Parser *p)
 		s->try_else = parse_else(p);
 	if (at(p, TK_FINALLY)) {
 		Token fin = ps_advance(p);
-		s->try_final = parse_block(p, "'finally' statement", fin.loc.line);
+		s->try_final = ps_block(p, "'finally' statement", fin.loc.line);
 	} else if (!hs.n) {
 		ps_unexpected(p, "expected 'except' or 'finally' block");
 	}
 	return s;
 }
 
-static Stmt *skip_compound(Parser *p, const char *what);
 
 /* `with item [as target], ...: body` in a function (tl.async_task, a hint
  * sema runs as a plain block); several items nest. Module-level and host-mode
  * withs, and Python 3.10's parenthesized items, stay skipped host code. */
 static Stmt *parse_with_items(Parser *p, Token kw)
 {
-	Stmt *s = new_stmt(p, ST_WITH, kw.loc);
+	Stmt *s = ps_new_stmt(p, ST_WITH, kw.loc);
 	s->cond = ps_expr(p);
 	if (ps_accept(p, TK_AS)) {
 		s->with_as = ps_target1(p);
@@ -616,14 +615,14 @@ static Stmt *parse_with_items(Parser *p, Token kw)
 		s->body = to_list(&v);
 		return s;
 	}
-	s->body = parse_block(p, "'with' statement", kw.loc.line);
+	s->body = ps_block(p, "'with' statement", kw.loc.line);
 	return s;
 }
 
 static Stmt *parse_with(Parser *p)
 {
 	if (p->func_depth == 0 || p->host_mode || ps_peek(p, 1)->kind == TK_LPAR)
-		return skip_compound(p, "with statement");
+		return ps_skip_compound(p, "with statement");
 	Token kw = ps_advance(p);
 	return parse_with_items(p, kw);
 }
@@ -631,299 +630,13 @@ static Stmt *parse_with(Parser *p)
 static Stmt *parse_while(Parser *p)
 {
 	Token kw = ps_advance(p);
-	Stmt *s = new_stmt(p, ST_WHILE, kw.loc);
+	Stmt *s = ps_new_stmt(p, ST_WHILE, kw.loc);
 	s->cond = ps_expr(p);
 	s->body = parse_loop_body(p, "'while' statement", kw.loc.line);
 	s->orelse = parse_else(p);
 	return s;
 }
 
-static size_t name_slot(const NameSet *s, const char *name)
-{
-	size_t i = (size_t)(((uintptr_t)name >> 3) * 0x9e3779b97f4a7c15ull) & (s->cap - 1);
-	while (s->slots[i] && s->slots[i] != name)
-		i = (i + 1) & (s->cap - 1);
-	return i;
-}
-
-bool ps_nameset_add(Arena *a, NameSet *s, const char *name)
-{
-	if (2 * (s->n + 1) > s->cap) {
-		NameSet t = {ARENA_NEWN(a, const char *, s->cap ? s->cap * 2 : 16),
-		             s->cap ? s->cap * 2 : 16, 0};
-		for (size_t i = 0; i < s->cap; i++)
-			if (s->slots[i])
-				t.slots[name_slot(&t, s->slots[i])] = s->slots[i], t.n++;
-		*s = t;
-	}
-	size_t i = name_slot(s, name);
-	if (s->slots[i])
-		return false;
-	s->slots[i] = name;
-	s->n++;
-	return true;
-}
-
-static bool reject_param_marker(Parser *p)
-{
-	TokKind k = kind(p);
-	if (k == TK_SLASH)
-		ps_err_unsupported(p, "positional-only parameters ('/') are not supported");
-	else
-		return false;
-	return true;
-}
-
-/* Whether a decorator of f is `jit` (`@triton.jit`, `@jit(...)`): such a def
- * takes no **kwargs, as Triton's code generator refuses them */
-static bool jit_decorated(const FuncDef *f)
-{
-	for (int i = 0; i < f->ndecorators; i++) {
-		const Expr *d = f->decorators[i];
-		if (d->kind == EX_CALL)
-			d = d->func;
-		const char *n = d->kind == EX_NAME ? d->name : d->kind == EX_ATTR ? d->attr : NULL;
-		if (n && !strcmp(n, "jit"))
-			return true;
-	}
-	return false;
-}
-
-/* `*args` or a bare `*` in a def: what follows is keyword-only (Python's
- * rules: one star, and a bare one needs a named parameter after it).
- * Returns false after an error. */
-static bool parse_star_param(Parser *p, FuncDef *f, NameSet *seen, bool *seen_star)
-{
-	Token star = ps_advance(p);
-	if (*seen_star) {
-		ps_err_at(p, star.loc, "* argument may appear only once");
-		return false;
-	}
-	*seen_star = true;
-	if (at(p, TK_NAME)) {
-		SrcLoc loc = here(p);
-		f->star = ps_expect_name(p);
-		if (!ps_nameset_add(p->arena, seen, f->star))
-			ps_err_at(p, loc, "duplicate argument '%s' in function definition", f->star);
-		if (ps_accept(p, TK_COLON))
-			ps_expr(p); /* an annotation on *args says nothing tile uses */
-	} else if (!at(p, TK_COMMA) || ps_peek(p, 1)->kind == TK_RPAR) {
-		ps_err_at(p, star.loc, "named arguments must follow bare *");
-		return false;
-	}
-	return true;
-}
-
-static void parse_params(Parser *p, FuncDef *f)
-{
-	AVEC(Param) v = {0};
-	bool seen_default = false;
-	NameSet seen = {0};
-	bool seen_star = false;
-	ps_expect(p, TK_LPAR);
-	while (!at(p, TK_RPAR) && !p->failed) {
-		if (p->host_mode && at(p, TK_SLASH)) {
-			/* a host def is only looked into (the kernels it defines, the
-			 * decorator it returns): '/' leaves it uncallable */
-			f->variadic = true;
-			ps_advance(p);
-			if (!ps_accept(p, TK_COMMA)) break;
-			continue;
-		}
-		if (reject_param_marker(p)) break;
-		if (at(p, TK_POW) && jit_decorated(f)) {
-			ps_err_unsupported(p, "variadic keyword parameters (**kwargs) are not supported in @jit "
-			                      "functions, as in Triton");
-			break;
-		}
-		if (at(p, TK_POW)) { /* **kwargs of a plain def (host code: a config pruner, a decorator wrapper) */
-			ps_advance(p);
-			SrcLoc loc = here(p);
-			f->kwstar = ps_expect_name(p);
-			if (f->kwstar && !ps_nameset_add(p->arena, &seen, f->kwstar))
-				ps_err_at(p, loc, "duplicate argument '%s' in function definition", f->kwstar);
-			if (ps_accept(p, TK_COLON))
-				ps_expr(p); /* an annotation on **kwargs says nothing tile uses */
-			ps_accept(p, TK_COMMA);
-			if (!at(p, TK_RPAR))
-				ps_err_at(p, here(p), "a parameter cannot follow **%s", f->kwstar ? f->kwstar : "");
-			break;
-		}
-		if (at(p, TK_STAR)) {
-			if (!parse_star_param(p, f, &seen, &seen_star) || !ps_accept(p, TK_COMMA))
-				break;
-			continue;
-		}
-		Param prm = {.loc = here(p)};
-		prm.name = ps_expect_name(p);
-		if (!ps_nameset_add(p->arena, &seen, prm.name))
-			ps_err_at(p, prm.loc, "duplicate argument '%s' in function definition",
-			          prm.name);
-		if (ps_accept(p, TK_COLON))
-			prm.annotation = ps_expr(p);
-		if (ps_accept(p, TK_ASSIGN))
-			prm.default_val = ps_expr(p);
-		else if (seen_default && !seen_star)
-			ps_err_at(p, prm.loc,
-			          "parameter without a default follows parameter with a default");
-		seen_default = prm.default_val != NULL;
-		f->nkwonly += seen_star;
-		avec_push(p, &v, prm);
-		if (!ps_accept(p, TK_COMMA))
-			break;
-	}
-	ps_expect(p, TK_RPAR);
-	f->params = v.items;
-	f->nparams = v.n;
-}
-
-static Stmt *parse_funcdef(Parser *p, ExprVec *decorators)
-{
-	Token kw = ps_advance(p);
-	Stmt *s = new_stmt(p, ST_FUNCDEF, kw.loc);
-	FuncDef *f = s->func = ARENA_NEW(p->arena, FuncDef);
-	f->name = ps_expect_name(p);
-	f->decorators = decorators->items;
-	f->ndecorators = decorators->n;
-	parse_params(p, f);
-	if (ps_accept(p, TK_ARROW))
-		f->returns = ps_expr(p);
-	int saved_loops = p->loop_depth;
-	p->loop_depth = 0;
-	p->func_depth++;
-	f->body = parse_block(p, "function definition", kw.loc.line);
-	p->func_depth--;
-	p->loop_depth = saved_loops;
-	if (f->body.n > 0 && f->body.items[0]->kind == ST_EXPR &&
-	    f->body.items[0]->value->kind == EX_STR)
-		f->docstring = f->body.items[0]->value->str;
-	return s;
-}
-
-/* class NAME[(bases, keyword=value...)]: body, at module level (classes hold
- * kernels as static methods); inside a function a class is skipped. */
-static Stmt *parse_class(Parser *p, ExprVec *decorators)
-{
-	Token kw = ps_advance(p);
-	Stmt *s = new_stmt(p, ST_CLASS, kw.loc);
-	ClassDef *c = s->cls = ARENA_NEW(p->arena, ClassDef);
-	c->name = ps_expect_name(p);
-	ExprVec bases = {0};
-	if (ps_accept(p, TK_LPAR)) {
-		while (!at(p, TK_RPAR) && !p->failed) {
-			if (at(p, TK_NAME) && ps_peek(p, 1)->kind == TK_ASSIGN) { /* metaclass=...: host only */
-				ps_advance(p);
-				ps_advance(p);
-				ps_expr(p);
-			} else {
-				avec_push(p, &bases, ps_expr(p));
-			}
-			if (!ps_accept(p, TK_COMMA))
-				break;
-		}
-		ps_expect(p, TK_RPAR);
-	}
-	c->bases = bases.items;
-	c->nbases = bases.n;
-	c->decorators = decorators->items;
-	c->ndecorators = decorators->n;
-	c->body = parse_block(p, "class definition", kw.loc.line);
-	return s;
-}
-
-static bool class_allowed(const Parser *p) { return p->func_depth == 0 && p->loop_depth == 0; }
-
-/* class/with/try/match/async: recorded as ST_UNSUPPORTED; the header line
- * and its block (and a try's except/else/finally clauses) are skipped. */
-static Stmt *skip_compound(Parser *p, const char *what)
-{
-	Token first = *cur(p);
-	Stmt *s = new_stmt(p, ST_UNSUPPORTED, first.loc);
-	s->what = what;
-	for (;;) {
-		Token kw = *cur(p), last = kw;
-		while (!at(p, TK_NEWLINE) && !at(p, TK_EOF) && !at(p, TK_ERROR))
-			last = ps_advance(p);
-		ps_expect(p, TK_NEWLINE);
-		if (last.kind == TK_COLON && !at(p, TK_INDENT))
-			ps_unexpected(p, "expected an indented block after %s on line %d", what,
-			              kw.loc.line);
-		for (int depth = 0; at(p, TK_INDENT) || depth > 0;) {
-			if (at(p, TK_ERROR) || at(p, TK_EOF)) {
-				ps_unexpected(p, "invalid syntax");
-				return s;
-			}
-			TokKind k = ps_advance(p).kind;
-			depth += k == TK_INDENT ? 1 : k == TK_DEDENT ? -1 : 0;
-		}
-		TokKind k = kind(p);
-		if (first.kind != TK_TRY || (k != TK_EXCEPT && k != TK_FINALLY && k != TK_ELSE))
-			return s;
-	}
-}
-
-/* `@eval('''triton.heuristics({...})''')`: Python evaluates the string as an
- * expression (stable-fast writes its multi-line heuristics so), so the
- * decorator is that expression, parsed from a file named "<string>" as Python
- * names it; leading spaces and tabs are dropped, as eval drops them. A string
- * that is no expression tile parses leaves the call as it was. */
-static Expr *eval_decorator(Parser *p, Expr *d)
-{
-	if (!d || d->kind != EX_CALL || d->func->kind != EX_NAME || strcmp(d->func->name, "eval") ||
-	    d->nargs != 1 || d->nkwargs || d->args[0]->kind != EX_STR)
-		return d;
-	const char *str = d->args[0]->str;
-	size_t len = d->args[0]->slen;
-	while (len && (*str == ' ' || *str == '\t'))
-		str++, len--;
-	if (memchr(str, 0, len))
-		return d;
-	SrcFile *f = ARENA_NEW(p->arena, SrcFile);
-	*f = (SrcFile){"<string>", arena_strndup(p->arena, str, len), len};
-	Parser *sp = ARENA_NEW(p->arena, Parser);
-	sp->arena = p->arena;
-	sp->names = p->names;
-	sp->diags = p->diags;
-	sp->s_match = p->s_match;
-	sp->in_decorator = true;
-	sp->depth = p->depth;
-	lex_init(&sp->lx, p->arena, p->names, f);
-	Expr *e = ps_expr(sp);
-	ps_accept(sp, TK_NEWLINE);
-	return sp->failed || !at(sp, TK_EOF) ? d : e;
-}
-
-static Stmt *parse_decorated(Parser *p)
-{
-	ExprVec decos = {0};
-	while (ps_accept(p, TK_AT)) {
-		p->in_decorator = true;
-		avec_push(p, &decos, eval_decorator(p, ps_expr(p)));
-		p->in_decorator = false;
-		ps_expect(p, TK_NEWLINE);
-	}
-	if (at(p, TK_DEF))
-		return parse_funcdef(p, &decos);
-	if (at(p, TK_CLASS))
-		return class_allowed(p) ? parse_class(p, &decos) : skip_compound(p, "class definition");
-	if (at(p, TK_ASYNC)) {
-		for (int i = 0; i < decos.n; i++) { /* skipped, the kernel was "not found" */
-			const Expr *d = decos.items[i];
-			if (d && d->kind == EX_CALL) d = d->func;
-			const char *n = !d ? NULL : d->kind == EX_ATTR ? d->attr : d->kind == EX_NAME ? d->name : NULL;
-			if (n && !strcmp(n, "jit")) {
-				ps_unexpected(p, "a kernel cannot be an async function: @jit takes a plain def");
-				return new_stmt(p, ST_PASS, here(p));
-			}
-		}
-		return skip_compound(p, "async function");
-	}
-	ps_unexpected(p, "invalid syntax");
-	return new_stmt(p, ST_PASS, here(p));
-}
-
-/* `match x:` (a soft keyword): a name "match" followed by what can only
- * start a subject. */
 static bool is_match_stmt(Parser *p)
 {
 	if (cur(p)->name != p->s_match)
@@ -947,19 +660,19 @@ static Stmt *parse_compound(Parser *p)
 	case TK_DEF:
 	case TK_AT: {
 		ExprVec none = {0};
-		return at(p, TK_DEF) ? parse_funcdef(p, &none) : parse_decorated(p);
+		return at(p, TK_DEF) ? ps_funcdef(p, &none) : ps_decorated(p);
 	}
 	case TK_IF: return parse_if(p);
 	case TK_FOR: return parse_for(p);
 	case TK_WHILE: return parse_while(p);
 	case TK_CLASS: {
 		ExprVec none = {0};
-		return class_allowed(p) ? parse_class(p, &none) : skip_compound(p, "class definition");
+		return ps_class_allowed(p) ? ps_class(p, &none) : ps_skip_compound(p, "class definition");
 	}
 	case TK_WITH: return parse_with(p);
 	case TK_TRY: return parse_try(p);
 	case TK_ASYNC:
-		return skip_compound(p, ps_peek(p, 1)->kind == TK_DEF ? "async function"
+		return ps_skip_compound(p, ps_peek(p, 1)->kind == TK_DEF ? "async function"
 		                                                      : "async statement");
 	default: return NULL;
 	}
@@ -973,7 +686,7 @@ static void parse_statement(Parser *p, StmtVec *out)
 	}
 	Stmt *s = parse_compound(p);
 	if (!s && at(p, TK_NAME) && is_match_stmt(p))
-		s = skip_compound(p, "match statement");
+		s = ps_skip_compound(p, "match statement");
 	if (s)
 		avec_push(p, out, s);
 	else
@@ -1009,7 +722,7 @@ static bool kernel_ahead(const Parser *p)
  * indented block, and the clauses that continue a compound statement. */
 static Stmt *skip_host(Parser *p, const char *err, SrcLoc errloc)
 {
-	Stmt *s = new_stmt(p, ST_UNSUPPORTED, here(p));
+	Stmt *s = ps_new_stmt(p, ST_UNSUPPORTED, here(p));
 	s->what = arena_printf(p->arena, "Python that tile cannot parse (line %d, column %d: %s)", errloc.line,
 			       errloc.col, err);
 	while (at(p, TK_AT)) {

@@ -88,4 +88,17 @@ Expr *ps_testlist(Parser *p); /* expressions with commas: a tuple if any */
 Expr *ps_target(Parser *p);   /* a for-loop target list */
 Expr *ps_target1(Parser *p);  /* one target (a with item's `as`) */
 
+/* ---- statements (parse.c) ---- */
+Stmt *ps_new_stmt(Parser *p, StmtKind k, SrcLoc loc);
+/* An indented block after a ':' (`after` names the statement, for errors). */
+StmtList ps_block(Parser *p, const char *after, int line);
+
+/* ---- definitions (parse_def.c) ---- */
+/* A compound statement outside the subset, skipped whole as ST_UNSUPPORTED. */
+Stmt *ps_skip_compound(Parser *p, const char *what);
+Stmt *ps_funcdef(Parser *p, ExprVec *decorators);
+Stmt *ps_class(Parser *p, ExprVec *decorators);
+Stmt *ps_decorated(Parser *p); /* decorators, then the def or class they decorate */
+bool ps_class_allowed(const Parser *p); /* a class at module level only */
+
 #endif
