@@ -82,11 +82,16 @@ void ps_unexpected(Parser *p, const char *fmt, ...) PRINTF_LIKE(2, 3);
 
 /* ---- expressions (parse_expr.c) ---- */
 Expr *ps_new_expr(Parser *p, ExprKind k, SrcLoc loc);
+/* Finishes node e over children of height child_h: sets p->h, enforces MAX_HEIGHT. */
+Expr *ps_done_expr(Parser *p, Expr *e, int child_h);
 bool ps_starts_expr(TokKind k);
 Expr *ps_expr(Parser *p);     /* expression (ternary level, no tuple) */
 Expr *ps_testlist(Parser *p); /* expressions with commas: a tuple if any */
 Expr *ps_target(Parser *p);   /* a for-loop target list */
 Expr *ps_target1(Parser *p);  /* one target (a with item's `as`) */
+
+/* ---- string literals and f-strings (parse_str.c) ---- */
+Expr *ps_strings(Parser *p); /* adjacent literals at the cursor, concatenated */
 
 /* ---- statements (parse.c) ---- */
 Stmt *ps_new_stmt(Parser *p, StmtKind k, SrcLoc loc);
