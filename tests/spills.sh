@@ -477,4 +477,34 @@ P
 	done
 fi
 
+# ---- 9. no launch-bounds retry for a program that has every register ------------
+# A cubin that spills is compiled again with __launch_bounds__(threads, 1)
+# (emit_c.c, spill_retry), but one that already has 255 registers a thread
+# cannot get more that way: 128 elements a thread of an elementwise kernel
+# took 3 ptxas runs (first, retry, the coordinates variant), now 2.
+cat >"$tmp/ew.tile" <<'K'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def ew(x, y, out, n, BLOCK: tl.constexpr):
+    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = o < n
+    a = tl.load(x + o, mask=m)
+    b = tl.load(y + o, mask=m)
+    tl.store(out + o, tl.exp(a) * b + a, mask=m)
+K
+if [ $have_nvrtc = 1 ]; then
+	expect 0 env TILE_CACHE_DIR="$tmp/ewcache" CUDA_CACHE_DISABLE=1 TILE_NVRTC_LOG=1 $TILE compile \
+		"$tmp/ew.tile" ew --signature '*fp32,*fp32,*fp32,i32,4096' --num-warps 1 --target sm_90a
+	first=$(grep -m1 "Used [0-9]* registers" "$tmp/err" | sed 's/.*Used \([0-9]*\) registers.*/\1/')
+	runs=$(grep -c "^tile: nvrtc" "$tmp/err")
+	if [ "$first" != 255 ] || ! grep -m1 "spill stores" "$tmp/err" | grep -qv " 0 bytes spill stores"; then
+		echo "skip: ew at 128 elements a thread: ptxas's first cubin did not spill at 255 registers ($first)"
+	elif [ "$runs" -gt 2 ]; then
+		fail "ew: a first cubin at 255 registers was compiled $runs times (expected 2: it and the coordinates variant)"
+	fi
+fi
+
 finish

@@ -659,10 +659,10 @@ static void cubin_usage(const TpFunc *f, const NvrtcOutput *o, int *regs, long *
 		*spill = 0;
 }
 
-/* One nvrtc run of src; for a cubin, its local memory bytes in *spill when
- * asked (-1 when unknown). */
+/* One nvrtc run of src; for a cubin, its registers and local memory bytes
+ * in *regs and *spill when asked (-1 when unknown). */
 static bool run_nvrtc(const Nvrtc *nv, const TpFunc *f, const char *src, NvrtcWant want,
-                      long *spill, NvrtcOutput *o, char *err, size_t errlen)
+                      int *regs, long *spill, NvrtcOutput *o, char *err, size_t errlen)
 {
 	const char *name = f->target.name;
 	size_t len = strlen(name);
@@ -687,10 +687,10 @@ static bool run_nvrtc(const Nvrtc *nv, const TpFunc *f, const char *src, NvrtcWa
 		                   err, errlen);
 	}
 	if (spill) {
-		int regs;
+		*regs = -1;
 		*spill = -1;
 		if (ok && want != NVRTC_PTX)
-			cubin_usage(f, o, &regs, spill);
+			cubin_usage(f, o, regs, spill);
 	}
 	return ok;
 }
@@ -702,16 +702,24 @@ static bool run_nvrtc(const Nvrtc *nv, const TpFunc *f, const char *src, NvrtcWa
  * is compiled again with __launch_bounds__(threads, 1), and that one is
  * kept if it spills at least a tenth less. PTX is chosen the same way, so
  * --emit ptx shows what the cubin was built from. When it is kept, *o is
- * its cubin (the first one freed). */
-static bool spill_retry(const Nvrtc *nv, const TpFunc *f, char **src, long spill, NvrtcWant want,
-                        NvrtcOutput *o, double *secs, char *err, size_t errlen)
+ * its cubin (the first one freed). A first cubin that already has the
+ * whole register file (255 a thread) spills whatever the bounds: one block
+ * per SM cannot give it more, and for big straight-line programs each
+ * ptxas run costs seconds (an elementwise kernel of 128 elements a thread:
+ * 1.5 s a run), so it is not compiled again. */
+enum { MAX_THREAD_REGISTERS = 255 };
+
+static bool spill_retry(const Nvrtc *nv, const TpFunc *f, char **src, int regs, long spill,
+                        NvrtcWant want, NvrtcOutput *o, double *secs, char *err, size_t errlen)
 {
-	if (spill <= 0 || loop_carried_words(f, f->body) >= HEAVY_LOOP_WORDS)
+	if (spill <= 0 || regs >= MAX_THREAD_REGISTERS ||
+	    loop_carried_words(f, f->body) >= HEAVY_LOOP_WORDS)
 		return false;
 	char *alt = emit_source(f, true, f->line_info);
 	NvrtcOutput o1;
+	int regs1;
 	long spill1 = -1;
-	bool ok = run_nvrtc(nv, f, alt, want, &spill1, &o1, err, errlen);
+	bool ok = run_nvrtc(nv, f, alt, want, &regs1, &spill1, &o1, err, errlen);
 	*secs += o1.seconds;
 	if (!ok || spill1 < 0 || spill1 * 10 > spill * 9) {
 		nvrtc_output_free(&o1);
@@ -743,14 +751,15 @@ static bool compile_source(const TpFunc *f, char **src, bool want_ptx, DiagSink 
 		return false;
 	}
 	NvrtcOutput o;
+	int regs = -1;
 	long spill = -1;
 	/* PTX: decide the launch bounds on a cubin first; the compilation that
 	 * made it gives its PTX too */
 	NvrtcWant want = want_ptx ? NVRTC_CUBIN_PTX : NVRTC_CUBIN;
-	bool ok = run_nvrtc(&nv, f, *src, want, &spill, &o, err, sizeof err);
+	bool ok = run_nvrtc(&nv, f, *src, want, &regs, &spill, &o, err, sizeof err);
 	out->seconds_codegen += o.seconds;
 	if (ok)
-		spill_retry(&nv, f, src, spill, want, &o, &out->seconds_codegen, err, sizeof err);
+		spill_retry(&nv, f, src, regs, spill, want, &o, &out->seconds_codegen, err, sizeof err);
 	if (ok) { /* the cubin kept (or the PTX is chosen on) */
 		long sp;
 		cubin_usage(f, &o, &out->registers, &sp);
@@ -758,7 +767,7 @@ static bool compile_source(const TpFunc *f, char **src, bool want_ptx, DiagSink 
 	}
 	if (want_ptx && !ok) { /* PTX of the source chosen, even where ptxas failed: it shows why */
 		nvrtc_output_free(&o);
-		ok = run_nvrtc(&nv, f, *src, NVRTC_PTX, NULL, &o, err, sizeof err);
+		ok = run_nvrtc(&nv, f, *src, NVRTC_PTX, NULL, NULL, &o, err, sizeof err);
 		out->seconds_codegen += o.seconds;
 		if (ok) { /* the front end passed, ptxas did not: the PTX, without registers */
 			o.ptx = o.code;
