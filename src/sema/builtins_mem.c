@@ -53,7 +53,38 @@ static bool pointer_arg(Sema *s, Call *c, int i, ValId *out)
 	return true;
 }
 
-static bool mask_arg(Sema *s, Call *c, int i, ValId *ptr, ValId *mask)
+/* x (argument i, the `what` of the call) broadcast to the pointer's shape.
+ * A store or an atomic never takes more addresses than its pointer has, as in
+ * Triton (broadcast_impl_shape to the pointer's shape): a mask or value that
+ * grew the pointer would write each address several times, which for an atomic
+ * adds the value several times and for a store leaves one of several values. */
+static ValId fit_to_pointer(Sema *s, Call *c, int i, const char *what, ValId ptr, ValId x)
+{
+	Type pt = vtype(s, ptr), t = vtype(s, x);
+	if (pt.rank == 0 && t.rank) {
+		diag_error(s->d, c->at[i], "the %s of '%s' cannot be a tile when the pointer is a scalar", what, c->name);
+		return 0;
+	}
+	bool fits = t.rank <= pt.rank;
+	for (int d = 0; fits && d < t.rank; d++) {
+		int32_t have = t.shape[d], need = pt.shape[pt.rank - t.rank + d];
+		fits = have == need || have == 1;
+	}
+	if (!fits) {
+		char a[96], b[96];
+		shape_str(t, a, sizeof a);
+		shape_str(pt, b, sizeof b);
+		diag_error(s->d, c->at[i], "the %s of '%s' has shape %s, which does not broadcast to the pointer's shape %s",
+			   what, c->name, a, b);
+		return 0;
+	}
+	return broadcast_to_shape(s, x, pt.rank, pt.shape, c->at[i]);
+}
+
+/* a load's mask may broadcast the pointer with it (Triton's
+ * broadcast_impl_value: duplicate reads are harmless); a store's or an
+ * atomic's must fit the pointer (grow_ptr false) */
+static bool mask_arg(Sema *s, Call *c, int i, ValId *ptr, ValId *mask, bool grow_ptr)
 {
 	*mask = 0;
 	if (!c->has[i] || v_is_none(c->a[i])) return true;
@@ -63,6 +94,7 @@ static bool mask_arg(Sema *s, Call *c, int i, ValId *ptr, ValId *mask)
 		diag_error(s->d, c->at[i], "the mask of '%s' must be a boolean (int1) tensor, got %s", c->name, dt_name(s, m));
 		return false;
 	}
+	if (!grow_ptr) return (*mask = fit_to_pointer(s, c, i, "mask", *ptr, *mask)) != 0;
 	if (vtype(s, *ptr).rank == 0 && m.rank) {
 		diag_error(s->d, c->at[i], "the mask of '%s' cannot be a tile when the pointer is a scalar", c->name);
 		return false;
@@ -109,7 +141,7 @@ static Value b_load(Sema *s, Call *c, int extra)
 			return v_err();
 		}
 	}
-	if (!mask_arg(s, c, 1, &ptr, &mask)) return v_err();
+	if (!mask_arg(s, c, 1, &ptr, &mask, true)) return v_err();
 	bool vol = false;
 	int64_t hints;
 	if ((c->has[7] && !arg_bool(s, c, 7, &vol)) || !mem_hints(s, c, 5, 6, false, &hints)) return v_err();
@@ -172,7 +204,7 @@ static Value b_store(Sema *s, Call *c, int extra)
 		diag_error(s->d, c->at[1], "cannot store a tile through a scalar pointer");
 		return v_err();
 	}
-	if (!mask_arg(s, c, 2, &ptr, &mask)) return v_err();
+	if (!mask_arg(s, c, 2, &ptr, &mask, false)) return v_err();
 	Type pt = vtype(s, ptr);
 	if (v.kind == V_TENSOR && v.ty.dt == DT_PTR) {
 		diag_error(s->d, c->at[1], "cannot store pointers");
@@ -243,11 +275,8 @@ static Value b_atomic(Sema *s, Call *c, int aop)
 	DType e = (DType)vtype(s, ptr).elem;
 	if (!atomic_dtype_ok(s, c, (AtomicOp)aop, e)) return v_err();
 	ValId val = to_ir(s, c->a[1], e, c->at[1]);
-	if (!val || !broadcast_pair(s, &ptr, &val, c->loc)) return v_err();
-	if (!mask_arg(s, c, 2, &ptr, &mask)) return v_err();
-	Type pt = vtype(s, ptr);
-	val = broadcast_to_shape(s, val, pt.rank, pt.shape, c->loc);
-	if (!val) return v_err();
+	if (!val || !(val = fit_to_pointer(s, c, 1, "value", ptr, val))) return v_err();
+	if (!mask_arg(s, c, 2, &ptr, &mask, false)) return v_err();
 	ValId in[3] = {ptr, val, mask};
 	TirOp *op = emit_op(s, TOP_ATOMIC, c->loc, in, mask ? 3 : 2, vtype(s, val));
 	op->attr.atomic = aop;
@@ -268,8 +297,8 @@ static Value b_atomic_cas(Sema *s, Call *c, int extra)
 		return v_err();
 	}
 	ValId cmp = to_ir(s, c->a[1], e, c->at[1]), val = to_ir(s, c->a[2], e, c->at[2]);
-	if (!cmp || !val || !broadcast_pair(s, &ptr, &cmp, c->loc) || !broadcast_pair(s, &ptr, &val, c->loc) ||
-	    !broadcast_pair(s, &cmp, &val, c->loc))
+	if (!cmp || !val || !(cmp = fit_to_pointer(s, c, 1, "cmp", ptr, cmp)) ||
+	    !(val = fit_to_pointer(s, c, 2, "value", ptr, val)))
 		return v_err();
 	ValId in[3] = {ptr, cmp, val};
 	TirOp *op = emit_op(s, TOP_ATOMIC_CAS, c->loc, in, 3, vtype(s, val));
