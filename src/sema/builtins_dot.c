@@ -272,6 +272,15 @@ static Value b_dot(Sema *s, Call *c, int extra)
 		if (!arg_tensor(s, c, 2, &acc)) return v_err();
 		Type tc = vtype(s, acc);
 		DType dc = (DType)tc.dt;
+		/* fp16/fp8 inputs accumulate in the accumulator's dtype; an out_dtype
+		 * given that differs is refused, as Triton asserts acc.dtype ==
+		 * out_dtype (it was ignored: out_dtype=tl.float32 gave fp16) */
+		bool given = c->has[6] && !v_is_none(c->a[6]);
+		if ((da == DT_F16 || is_fp8(da)) && (dc == DT_F16 || dc == DT_F32) && given && dc != out_dt.dt) {
+			diag_error(s->d, c->at[6], "out_dtype of '%s' is %s but its accumulator is %s: give both the same dtype",
+				   c->name, dtype_name((DType)out_dt.dt), dtype_name(dc));
+			return v_err();
+		}
 		if ((da == DT_F16 || is_fp8(da)) && (dc == DT_F16 || dc == DT_F32)) ret = dc;
 		Type want = type_tile(type_scalar(ret), rank, mn);
 		if (!type_eq(tc, want)) {
