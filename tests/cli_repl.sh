@@ -134,4 +134,26 @@ has "$tmp/err" "unterminated quote in ''*fp32 --const B=4': close it"
 has "$tmp/err" "unterminated quote in 's=\"a b B=4': close it"
 has "$tmp/out" "func @two"
 
+
+# a command that takes nothing refuses words after it: ':reset now' reset the
+# session and ':quit now' ended it, the words dropped; the session goes on
+# with what was defined
+cat >"$tmp/s11" <<EOT
+import triton
+import triton.language as tl
+@triton.jit
+def one(o):
+    tl.store(o, 1.0)
+
+:reset now
+:quit please
+:kernels all
+:kernels
+EOT
+expect 1 $TILE repl <"$tmp/s11"
+has "$tmp/err" "':reset' takes no arguments, got 'now'"
+has "$tmp/err" "':quit' takes no arguments, got 'please'"
+has "$tmp/err" "':kernels' takes no arguments, got 'all'"
+has "$tmp/out" "one"
+
 finish

@@ -235,6 +235,16 @@ static bool command(Repl *r, char *line)
 		return true;
 	const char *c = tok[0];
 	int rc = 0;
+	/* the commands that take nothing refuse what follows instead of dropping
+	 * it: ':reset now' reset the session, ':quit now' ended it */
+	static const char *const bare[] = {":quit", ":q", ":exit", ":help", ":source", ":reset", ":kernels"};
+	for (size_t i = 0; n > 1 && i < COUNTOF(bare); i++) {
+		if (strcmp(c, bare[i]) == 0) {
+			fprintf(stderr, "tile: '%s' takes no arguments, got '%s' (:help lists the commands)\n", c, tok[1]);
+			r->failures++;
+			return true;
+		}
+	}
 	if (strcmp(c, ":quit") == 0 || strcmp(c, ":q") == 0 || strcmp(c, ":exit") == 0)
 		return false;
 	if (strcmp(c, ":help") == 0) {
