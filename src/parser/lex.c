@@ -7,6 +7,7 @@
  */
 #include "parser/lex.h"
 #include "util/unicode_ident.h"
+#include "util/unicode_nfkc.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -695,6 +696,25 @@ static bool string_prefix(const char *s, size_t n, bool *raw, bool *bytes, bool 
 	return true;
 }
 
+/* A name as Python's parser takes it: one with a character beyond ASCII is
+ * normalized to NFKC (PEP 3131), so `ﬁ` and `fi` are one name, as are the
+ * Angstrom sign and `Å` */
+static const char *name_of(Lexer *lx, const char *start, size_t n)
+{
+	size_t i = 0;
+	while (i < n && (unsigned char)start[i] < 0x80) i++;
+	if (i == n) return intern(lx->names, start, n);
+	size_t m;
+	char *norm = unicode_nfkc(start, n, &m);
+	if (!norm) {
+		fail(lx, LEXERR_GENERIC, loc_at(lx, start), "out of memory");
+		return intern(lx->names, start, n);
+	}
+	const char *r = intern(lx->names, norm, m);
+	free(norm);
+	return r;
+}
+
 static Token lex_word(Lexer *lx, const char *start)
 {
 	const char *q = start;
@@ -717,7 +737,7 @@ static Token lex_word(Lexer *lx, const char *start)
 	}
 	Token t = tok_at(keyword_kind(start, n), loc_at(lx, start), n);
 	if (t.kind == TK_NAME)
-		t.name = intern(lx->names, start, n);
+		t.name = name_of(lx, start, n);
 	lx->p = q;
 	return t;
 }

@@ -15,7 +15,8 @@ bool unicode_xid_start(uint32_t cp);
 bool unicode_xid_continue(uint32_t cp);
 
 /* Whether s (UTF-8) is Python identifiers joined by at least min_dots dots, as
- * the lexer reads them (no NFKC normalization). */
+ * the lexer reads them (a host's name is taken as given: not normalized to
+ * NFKC, as the lexer's names are; unicode_nfkc.h). */
 bool py_dotted_name(const char *s, int min_dots);
 
 #endif

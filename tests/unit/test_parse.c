@@ -235,6 +235,18 @@ static void test_lex_errors(void)
 	EXPECT("\xd9\xa3x = 1\n", "error: 1:1: invalid character '\xd9\xa3' (U+0663)");
 	EXPECT("\xcf\x83\xc2\xb2 = 1\n", "error: 1:3: invalid character '\xc2\xb2' (U+00B2)");
 	EXPECT("x = 1\xce\xb1\n", "error: 1:6: invalid syntax");
+	/* a name beyond ASCII is normalized to NFKC, as Python's parser does: the
+	 * ligature fi is "fi", x + subscript i "xi", the Angstrom sign and the
+	 * micro sign the letters, fullwidth "tl" is tl; e + combining acute
+	 * composes, a dot below is ordered before the acute (by combining class)
+	 * and composes with e first, Hangul jamo L + V make a syllable. These
+	 * were other names than the ones Python binds ("fi = 1; \ufb01 = 2" left
+	 * fi 1) */
+	EXPECT("\xef\xac\x81 = x\xe1\xb5\xa2\n", "(module\n  (assign 1:1 fi = xi))\n");
+	EXPECT("\xe2\x84\xab = \xc2\xb5\n", "(module\n  (assign 1:1 \xc3\x85 = \xce\xbc))\n");
+	EXPECT("\xef\xbd\x94\xef\xbd\x8c.x\n", "(module\n  (expr 1:1 (. tl x)))\n");
+	EXPECT("e\xcc\x81 = \xc3\xa9\xcc\xa3\n", "(module\n  (assign 1:1 \xc3\xa9 = \xe1\xba\xb9\xcc\x81))\n");
+	EXPECT("\xe1\x84\x80\xe1\x85\xa1 = 1\n", "(module\n  (assign 1:1 \xea\xb0\x80 = 1))\n");
 	EXPECT("x = \xff\n", "error: 1:5: invalid utf-8 byte 0xff (source files are UTF-8)");
 	/* the whole file is UTF-8, as Python reads it: comments and strings were
 	 * passed on, and the decoder took overlong forms (0xc0 0x80 was NUL),
