@@ -7,7 +7,9 @@
  * uint32/int64 tiles, mixed integer types, NaNs through max/min, float +
  * combine_fns, topk, 2-D masked loop loads; version 6 block pointers and
  * tensor descriptors at edges (loads, the store, K loops), @jit helpers
- * returning tuples in loops, fp16 dots, atomics' sem/scope) runs on the cpu and
+ * returning tuples in loops, fp16 dots, atomics' sem/scope; version 7 flash
+ * attention, dot loops one after another and nested, dots into reductions)
+ * runs on the cpu and
  * cuda-emu targets at several num_warps, and what it stores is compared with
  * the tree's value computed in C (random/rk_eval.c, no part of tile).
  *
@@ -20,7 +22,7 @@
  *                           "SEED SIGNATURE") to compile them elsewhere
  *   TILE_RANDOM_VERBOSE=1   print each seed (and the forms it reaches) before
  *                           running it
- *   TILE_RANDOM_GEN=2       the generator's version 2 (default: the latest, 6;
+ *   TILE_RANDOM_GEN=2       the generator's version 2 (default: the latest, 7;
  *                           rk.h's RK_GEN_*)
  *   TILE_RANDOM_ONLY=NAME   run only kernels that reach the form NAME (a part of
  *                           one of rk_feature_names: "fp8", "atomic", "while")
@@ -81,6 +83,11 @@ static const uint64_t fixed_seeds5[] = {265,  82,   716,  2007, 2923, 2956, 4961
  * (241) and a tl.static_range one (1069), an fp16 out_dtype dot (1125), an
  * atomic with sem= (1433). */
 static const uint64_t fixed_seeds6[] = {1824, 2159, 2647, 72, 630, 2166, 727, 241, 1069, 1125, 1433};
+/* Version 7 (RK_GEN_V7): small kernels for each of its forms: flash
+ * attention through tl.trans(k) in a loop over tiles (35), with V computed
+ * from indices (783), causal with Q scaled in the kernel (357), two K loops
+ * one after another (535), a dot into a reduction or scan (901). */
+static const uint64_t fixed_seeds7[] = {35, 783, 357, 535, 901};
 
 static const char *numpy_descr(rk_dtype t)
 {
@@ -300,7 +307,8 @@ int main(void)
 	size_t nfixed3 = nfixed2 + sizeof fixed_seeds3 / sizeof *fixed_seeds3;
 	size_t nfixed4 = nfixed3 + sizeof fixed_seeds4 / sizeof *fixed_seeds4;
 	size_t nfixed5 = nfixed4 + sizeof fixed_seeds5 / sizeof *fixed_seeds5;
-	size_t nfixed = nfixed5 + sizeof fixed_seeds6 / sizeof *fixed_seeds6;
+	size_t nfixed6 = nfixed5 + sizeof fixed_seeds6 / sizeof *fixed_seeds6;
+	size_t nfixed = nfixed6 + sizeof fixed_seeds7 / sizeof *fixed_seeds7;
 	const char *env_gen = getenv("TILE_RANDOM_GEN");
 	int version = env_gen && *env_gen ? atoi(env_gen) : RK_GEN_LATEST;
 	size_t count = env_n && *env_n ? strtoull(env_n, NULL, 10) : nfixed;
@@ -338,13 +346,15 @@ int main(void)
 			      : i < nfixed3 ? fixed_seeds3[i - nfixed2]
 			      : i < nfixed4 ? fixed_seeds4[i - nfixed3]
 			      : i < nfixed5 ? fixed_seeds5[i - nfixed4]
-					    : fixed_seeds6[i - nfixed5];
+			      : i < nfixed6 ? fixed_seeds6[i - nfixed5]
+					    : fixed_seeds7[i - nfixed6];
 		int ver = !fixed ? version
 			: i < nfixed2 ? RK_GEN_V2
 			: i < nfixed3 ? RK_GEN_V3
 			: i < nfixed4 ? RK_GEN_V4
 			: i < nfixed5 ? RK_GEN_V5
-				      : RK_GEN_V6;
+			: i < nfixed6 ? RK_GEN_V6
+				      : RK_GEN_V7;
 		rk_kernel k;
 		rk_generate(&k, seed, ver);
 		if (only_mask && !(k.features & only_mask)) {

@@ -96,6 +96,19 @@ bool rk_topk(rk_val *out, const rk_val *a, int k);
 bool rk_dot(rk_val *out, const rk_val *a, const rk_val *b, const rk_val *acc, double in_rel);
 /* version 6: fp16 inputs, out_dtype=tl.float16 (acc NULL or fp16) */
 bool rk_dot_f16(rk_val *out, const rk_val *a, const rk_val *b, const rk_val *acc);
+/* rk_eval_attn.c (version 7): one query tile's flash attention, q [M, D]
+ * against keys k [iters * BN, D] and values v [iters * BN, DV] (rows past nkv
+ * zeros), block by block as rk_gen_attn.c's loop: key j is seen by row r
+ * where j < nkv and, causal, j <= r + off; p cast to pt (v's dtype). fp32
+ * [M, DV]. */
+typedef struct {
+	int M, D, DV, BN, iters, nkv;
+	bool causal;
+	int off;
+	double scale;
+	rk_dtype pt;
+} rk_attn_spec;
+bool rk_attn(rk_val *out, const rk_attn_spec *a, const rk_val *q, const rk_val *k, const rk_val *v);
 /* along dim 0, in order */
 bool rk_cat(rk_val *out, const rk_val *a, const rk_val *b);
 /* the last dims of a and b interleaved (join, then the last two dims merged) */
@@ -236,15 +249,23 @@ typedef struct {
 #define RK_F_TUPLE RK_F(36)      /* @jit helpers returning tuples (constexpr args), loop-carried tuples */
 #define RK_F_DOT_F16 RK_F(37)    /* tl.dot(..., out_dtype=tl.float16) */
 #define RK_F_SEM RK_F(38)        /* atomics with sem= acquire/release/acq_rel, scope="sys" */
-enum { RK_F_COUNT = 39 };
+/* version 7's forms */
+#define RK_F_ATTN RK_F(39)       /* flash attention: exp2(s - rowmax).to(dt) the A of a second dot in a loop */
+#define RK_F_ATTN_TRANS RK_F(40) /* its scores as tl.dot(q, tl.trans(k)) / tl.permute(k, (1, 0)) */
+#define RK_F_CAUSAL RK_F(41)     /* its scores masked causally (key <= row + off) */
+#define RK_F_LOOP2 RK_F(42)      /* two pipelined dot loops one after another */
+#define RK_F_NESTED RK_F(43)     /* a dot loop nested in a loop over tiles */
+#define RK_F_DOT_MADE RK_F(44)   /* a loop's dot operand computed, not loaded (V from indices, Q scaled) */
+#define RK_F_DOT_REDUCE RK_F(45) /* a dot's result straight into a reduction, scan or permute */
+enum { RK_F_COUNT = 46 };
 extern const char *const rk_feature_names[RK_F_COUNT];
 
 /* A kernel from seed: deterministic for a seed and version. Version 2 is the
  * generator before the forms of RK_F_COMBINE on (its kernels are those of
  * the fixed seeds picked then); version 3 adds them; version 4 adds K loops
  * through an index load (RK_F_KIDX); version 5 the forms from RK_F_INT16 on;
- * version 6 those from RK_F_BLOCKPTR on. */
-enum { RK_GEN_V2 = 2, RK_GEN_V3 = 3, RK_GEN_V4 = 4, RK_GEN_V5 = 5, RK_GEN_V6 = 6, RK_GEN_LATEST = RK_GEN_V6 };
+ * version 6 those from RK_F_BLOCKPTR on; version 7 those from RK_F_ATTN on. */
+enum { RK_GEN_V2 = 2, RK_GEN_V3 = 3, RK_GEN_V4 = 4, RK_GEN_V5 = 5, RK_GEN_V6 = 6, RK_GEN_V7 = 7, RK_GEN_LATEST = RK_GEN_V7 };
 void rk_generate(rk_kernel *k, uint64_t seed, int version);
 void rk_kernel_free(rk_kernel *k);
 

@@ -14,7 +14,8 @@
  * parameters, the masked store or the atomics the root goes to); the ops
  * are in rk_gen_leaf.c (leaves), rk_gen_expr.c (elementwise), rk_gen_reduce.c
  * (reductions, scans, sort, topk), rk_gen_view.c (views and data movement),
- * rk_gen_dot.c (dots and loops), rk_gen_scan.c (combine_fns), rk_gen_math.c
+ * rk_gen_dot.c (dots and loops), rk_gen_attn.c (attention, loops of dots
+ * one after another and nested, dots into reductions), rk_gen_scan.c (combine_fns), rk_gen_math.c
  * (tl.math, bit casts), rk_gen_nan.c (NaNs), rk_gen_block.c (block pointers
  * and tensor descriptors) and rk_gen_tuple.c (helpers returning tuples),
  * their shared state in rk_gen.h. */
@@ -58,7 +59,9 @@ const char *const rk_feature_names[RK_F_COUNT] = {
 	"NaN through max/min", "float + combine_fn", "tl.topk", "2-D masked loop load", "block pointer",
 	"tensor descriptor", "padding_option nan", "store through a block pointer/descriptor",
 	"kloop through block pointers/descriptors", "jit helper returning a tuple", "fp16 out_dtype dot",
-	"atomic sem/scope"};
+	"atomic sem/scope", "flash attention (dot of exp2 scores)", "attention's tl.trans(k)",
+	"causal mask", "two dot loops one after another", "dot loop nested in a loop", "computed dot operand in a loop",
+	"dot into a reduction/scan/permute"};
 
 node *rg_new_node(gen *g, const rk_val *v, const char *name)
 {
@@ -214,7 +217,8 @@ node *gen_node(gen *g, const rk_shape *s, rk_dtype t, int depth)
 		   {op_rowwise, 6, 2}, {op_loop, 8, 2}, {op_order, 4, 2}, {op_gather, 4, 2}, {op_histogram, 3, 2},
 		   {op_interleave, 3, 2}, {op_sort_cat, 2, 2}, {op_fp8, 4, 2},
 		   {op_combine, 6, 3}, {op_scan, 5, 3}, {op_math, 8, 3}, {op_intbits, 4, 3},
-		   {op_wide, 4, 3}, {op_nan, 5, 5}, {op_topk, 3, 5}, {op_maxidx, 4, 5}, {op_tuple, 5, 6}};
+		   {op_wide, 4, 3}, {op_nan, 5, 5}, {op_topk, 3, 5}, {op_maxidx, 4, 5}, {op_tuple, 5, 6},
+		   {op_attn, 6, 7}, {op_loops2, 3, 7}, {op_dotred, 6, 7}};
 	enum { NOPS = sizeof ops / sizeof *ops };
 	/* sometimes a tile made before, used twice */
 	if (chance(g, 8))
@@ -229,8 +233,13 @@ node *gen_node(gen *g, const rk_shape *s, rk_dtype t, int depth)
 	g->budget--;
 	/* a dot fits few shapes: try it first where it does */
 	if ((t == RK_F32 || t == RK_I32 || (g->v6 && t == RK_F16)) && dot_shape(s) && chance(g, 30)) {
+		/* version 7: sometimes flash attention's two dots in a loop (or two
+		 * such loops one after another) */
+		node *n = g->v7 && s->rank == 2 && (t == RK_F32 || t == RK_F16) && chance(g, 40)
+			    ? (t == RK_F32 && chance(g, 25) ? op_loops2 : op_attn)(g, s, t, depth) : NULL;
 		/* or a K loop of dots, pipelined on cuda-emu */
-		node *n = t == RK_F32 && s->rank == 2 && chance(g, 40) ? op_kloop(g, s, 2 + below(g, 3)) : NULL;
+		if (!n)
+			n = t == RK_F32 && s->rank == 2 && chance(g, 40) ? op_kloop(g, s, 2 + below(g, 3)) : NULL;
 		if (!n)
 			n = op_dot(g, s, t, depth);
 		if (n) {
@@ -238,7 +247,7 @@ node *gen_node(gen *g, const rk_shape *s, rk_dtype t, int depth)
 			return n;
 		}
 	}
-	int total = 0, weight[NOPS], have = g->v6 ? 6 : g->v5 ? 5 : g->v3 ? 3 : 2;
+	int total = 0, weight[NOPS], have = g->v7 ? 7 : g->v6 ? 6 : g->v5 ? 5 : g->v3 ? 3 : 2;
 	for (int i = 0; i < NOPS; i++)
 		total += weight[i] = ops[i].ver > have ? 0 : ops[i].weight;
 	for (int attempt = 0; attempt < 6; attempt++) {
@@ -435,6 +444,7 @@ void rk_generate(rk_kernel *k, uint64_t seed, int version)
 	g.v4 = version >= RK_GEN_V4;
 	g.v5 = version >= RK_GEN_V5;
 	g.v6 = version >= RK_GEN_V6;
+	g.v7 = version >= RK_GEN_V7;
 	g.budget = 5 + below(&g, 14);
 	int r = below(&g, 100);
 	rk_shape s = rg_random_shape(&g, r < 30 ? 1 : r < 85 ? 2 : 3);
@@ -445,6 +455,10 @@ void rk_generate(rk_kernel *k, uint64_t seed, int version)
 		if (chance(&g, 25))
 			s = (rk_shape){3, {1 << below(&g, 3), 16 << below(&g, 2), 16 << below(&g, 2)}};
 		t = chance(&g, 80) ? RK_F32 : RK_I32;
+	} else if (g.v7 && chance(&g, 20)) {
+		/* version 7: an attention-shaped root [M, DV] (fp32, or fp16 as stored) */
+		s = (rk_shape){2, {16 << below(&g, 3), 16 << below(&g, 3)}};
+		t = chance(&g, 80) ? RK_F32 : RK_F16;
 	}
 	/* sometimes given to atomics from a grid of programs instead of stored */
 	bool atomic = chance(&g, 12);

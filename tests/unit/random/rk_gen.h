@@ -37,6 +37,7 @@ typedef struct {
 	bool v4;       /* version 4's forms (RK_GEN_V4): off, the stream is version 3's */
 	bool v5;       /* version 5's forms (RK_GEN_V5): off, the stream is version 4's */
 	bool v6;       /* version 6's forms (RK_GEN_V6): off, the stream is version 5's */
+	bool v7;       /* version 7's forms (RK_GEN_V7): off, the stream is version 6's */
 	sbuf pre;      /* @triton.jit helpers before the kernel (combine_fns) */
 	unsigned helpers; /* which of them are written (rk_gen_scan.c) */
 } gen;
@@ -155,5 +156,9 @@ bool dot_shape(const rk_shape *s);
 node *op_dot(gen *g, const rk_shape *s, rk_dtype t, int depth);
 node *op_kloop(gen *g, const rk_shape *s, int stages);
 node *op_loop(gen *g, const rk_shape *s, rk_dtype t, int depth);
+/* rk_gen_attn.c (version 7) */
+node *op_attn(gen *g, const rk_shape *s, rk_dtype t, int depth);
+node *op_loops2(gen *g, const rk_shape *s, rk_dtype t, int depth);
+node *op_dotred(gen *g, const rk_shape *s, rk_dtype t, int depth);
 
 #endif
