@@ -25,7 +25,12 @@
  *   TILE_RANDOM_GEN=2       the generator's version 2 (default: the latest, 7;
  *                           rk.h's RK_GEN_*)
  *   TILE_RANDOM_ONLY=NAME   run only kernels that reach the form NAME (a part of
- *                           one of rk_feature_names: "fp8", "atomic", "while")
+ *                           one of rk_feature_names: "fp8", "atomic", "while";
+ *                           several, comma-separated: any of them)
+ *   TILE_RANDOM_APART=1     run every kernel on cuda-emu a second time with
+ *                           scratch_apart (TILE_SCRATCH_APART=1) and compare the
+ *                           two outputs bit for bit (not with float atomics;
+ *                           the fixed list's version 7 kernels always do)
  *
  * A failure prints the seed, the kernel and the first wrong element, and
  * writes $TMPDIR/tile-random-SEED/ (kern.tile, the inputs as .npy, run.sh: the
@@ -198,8 +203,9 @@ static void report(const rk_kernel *k, uint64_t seed, const char *target, int nw
 
 enum { SENTINEL = 0xA5 };
 
-/* compiles (m) and runs k at num_warps nw on ctx's target; false after reporting */
-static bool run_one(tile_context *ctx, tile_module *m, const rk_kernel *k, int nw, uint64_t seed)
+/* compiles (m) and runs k at num_warps nw on ctx's target; false after
+ * reporting. keep: where to leave a copy of the output buffer (or NULL). */
+static bool run_one(tile_context *ctx, tile_module *m, const rk_kernel *k, int nw, uint64_t seed, unsigned char **keep)
 {
 	const char *target = tile_context_target(ctx);
 	tile_kernel_options opt = {0};
@@ -268,6 +274,10 @@ static bool run_one(tile_context *ctx, tile_module *m, const rk_kernel *k, int n
 			ok = false;
 		}
 	}
+	if (keep) {
+		*keep = malloc(n * es);
+		memcpy(*keep, ob, n * es);
+	}
 	for (int i = 0; i < k->nparams; i++)
 		free(bufs[i]);
 	tile_kernel_destroy(kern);
@@ -300,9 +310,18 @@ int main(void)
 	bool verbose = getenv("TILE_RANDOM_VERBOSE") && *getenv("TILE_RANDOM_VERBOSE");
 	const char *only = getenv("TILE_RANDOM_ONLY");
 	uint64_t only_mask = 0;
-	for (int f = 0; only && *only && f < RK_F_COUNT; f++)
-		if (strstr(rk_feature_names[f], only))
-			only_mask |= RK_F(f);
+	/* comma-separated parts of names */
+	for (const char *p = only; p && *p;) {
+		size_t len = strcspn(p, ",");
+		for (int f = 0; f < RK_F_COUNT; f++)
+			for (const char *q = rk_feature_names[f]; len && *q; q++)
+				if (strncmp(q, p, len) == 0) {
+					only_mask |= RK_F(f);
+					break;
+				}
+		p += len;
+		p += *p == ',';
+	}
 	size_t nfixed2 = sizeof fixed_seeds / sizeof *fixed_seeds;
 	size_t nfixed3 = nfixed2 + sizeof fixed_seeds3 / sizeof *fixed_seeds3;
 	size_t nfixed4 = nfixed3 + sizeof fixed_seeds4 / sizeof *fixed_seeds4;
@@ -326,14 +345,31 @@ int main(void)
 		}
 	}
 
-	static const char *const targets[] = {"cpu", "cuda-emu"};
-	tile_context *ctx[2] = {0};
-	for (int t = 0; t < 2; t++) {
+	/* TILE_RANDOM_APART=1: a third context, cuda-emu with scratch_apart
+	 * (read from the environment when a context is made) */
+	const char *env_apart = getenv("TILE_RANDOM_APART");
+	bool apart = env_apart && *env_apart && strcmp(env_apart, "0") != 0;
+	/* the fixed list's version 7 kernels always run it */
+	bool apart_ctx = apart || fixed;
+	static const char *const targets[] = {"cpu", "cuda-emu", "cuda-emu"};
+	tile_context *ctx[3] = {0};
+	int nctx = apart_ctx ? 3 : 2;
+	for (int t = 0; t < nctx; t++) {
 		tile_context_options o = {0};
 		o.target = targets[t];
 		o.disable_cache = 1;
 		o.num_threads = 1;
-		if (tile_context_create(&ctx[t], &o) != TILE_OK) {
+		const char *was = getenv("TILE_SCRATCH_APART");
+		char *saved = was ? strdup(was) : NULL;
+		if (t == 2)
+			setenv("TILE_SCRATCH_APART", "1", 1);
+		tile_status st = tile_context_create(&ctx[t], &o);
+		if (t == 2 && saved)
+			setenv("TILE_SCRATCH_APART", saved, 1);
+		else if (t == 2)
+			unsetenv("TILE_SCRATCH_APART");
+		free(saved);
+		if (st != TILE_OK) {
 			fprintf(stderr, "test_random_kernels: no %s context\n", targets[t]);
 			return 1;
 		}
@@ -373,6 +409,14 @@ int main(void)
 		if (dump_dir && *dump_dir)
 			dump(&k, seed, dump_dir);
 		bool ok = true;
+		/* the apart differential compares bits: not where float atomics' order shows */
+		const rk_param *outp = &k.params[k.out_param];
+		bool differ = (apart || (fixed && ver >= RK_GEN_V7)) && !(k.out_init && rk_is_float(outp->t));
+		tile_module *ma = NULL;
+		if (differ && tile_module_load_source(ctx[2], "random.py", k.src, strlen(k.src), &ma) != TILE_OK) {
+			report(&k, seed, "cuda-emu apart", 0, tile_errmsg(ctx[2]));
+			ok = false;
+		}
 		for (int t = 0; t < 2 && ok; t++) {
 			tile_module *m = NULL;
 			if (tile_module_load_source(ctx[t], "random.py", k.src, strlen(k.src), &m) != TILE_OK) {
@@ -386,16 +430,36 @@ int main(void)
 				int turn = (w + nwarps - (int)(i % (size_t)nwarps)) % nwarps;
 				if (turn != 0 && (t == 0 || (fixed && !env_warps && turn % 2)))
 					continue;
-				ok = run_one(ctx[t], m, &k, warps[w], seed);
+				unsigned char *got = NULL, *got_apart = NULL;
+				bool twice = t == 1 && differ;
+				ok = run_one(ctx[t], m, &k, warps[w], seed, twice ? &got : NULL);
 				runs++;
+				if (ok && twice) {
+					/* scratch placed apart: the same bits, or a live buffer was overwritten */
+					ok = run_one(ctx[2], ma, &k, warps[w], seed, &got_apart);
+					runs++;
+					size_t es = rk_size(outp->t);
+					for (size_t j = 0; ok && j < outp->count; j++)
+						if (memcmp(got + j * es, got_apart + j * es, es) != 0) {
+							char what[160];
+							snprintf(what, sizeof what,
+								 "TILE_SCRATCH_APART=1 changes output element %zu: %.9g, apart %.9g", j,
+								 rk_get(outp->t, got, j), rk_get(outp->t, got_apart, j));
+							report(&k, seed, "cuda-emu", warps[w], what);
+							ok = false;
+						}
+				}
+				free(got);
+				free(got_apart);
 			}
 			tile_module_destroy(m);
 		}
+		tile_module_destroy(ma);
 		failed += !ok;
 		kernels++;
 		rk_kernel_free(&k);
 	}
-	for (int t = 0; t < 2; t++)
+	for (int t = 0; t < nctx; t++)
 		tile_context_destroy(ctx[t]);
 	printf("test_random_kernels: %d kernels (%d ops), %d runs, %d failed\n", kernels, nodes, runs, failed);
 	/* the fixed list must reach every form (a change to the generator
