@@ -6,7 +6,7 @@
  * the same value that is k^2 queries: a kernel of 5000 `if n == i:` spent
  * 45 of its 46 CPU seconds of passes in GVN (2000: 2.4 s), where EarlyCSE,
  * which merges what GVN would except partial redundancies, takes 0.2 s.
- * backend() (emit_llvm.c) runs EarlyCSE in GVN's place past
+ * em_backend() (emit_llvm_backend.c) runs EarlyCSE in GVN's place past
  * GVN_EQ_BRANCHES such branches on one value. */
 #include "codegen/emit_llvm_internal.h"
 

@@ -1,7 +1,8 @@
 /* emit_llvm_internal.h: state shared by the CPU emitter's files.
  *
- *   emit_llvm.c         module/function setup, control flow, op dispatch,
- *                       verify + O2 + object/asm emission
+ *   emit_llvm.c         module/function setup, control flow, op dispatch
+ *   emit_llvm_backend.c verify, our pass list, block splitting, the stack
+ *                       bound, object/asm emission
  *   emit_llvm_arith.c   elementwise ops, comparisons, math functions
  *   emit_llvm_cast.c    float formats and casts (f16/bf16/fp8 by bit
  *                       manipulation; emit_llvm_arith.h: what the two share)
@@ -162,5 +163,10 @@ bool em_wants_lane_calls(const TpFunc *f, bool smem);
 /* The most conditional branches (switch cases) of M that test one value for
  * equality with a constant (emit_llvm_gvn.c): GVN is quadratic in them. */
 size_t em_eq_branch_fanout(LLVMModuleRef M);
+
+/* emit_llvm_backend.c: passes, block splitting, the stack bound and code
+ * generation of e->M into out as `what` asks; ice() on invalid IR */
+bool em_backend(Em *e, EmitWhat what, DiagSink *diags, EmitResult *out);
+void em_verify_module(LLVMModuleRef M, const char *when);
 
 #endif

@@ -12,7 +12,7 @@
  * workers. A launch can be stopped early (see cpu_launch's `stop`). Nothing is allocated per launch once the buffers are big enough.
  *
  * Stacks: every launch passes an upper bound of the stack one instance needs
- * (CompiledKernel.stack_bytes, from emit_llvm.c). Up to 1 MB, instances run
+ * (CompiledKernel.stack_bytes, from emit_llvm_backend.c). Up to 1 MB, instances run
  * as above, on the caller too, so a launching thread needs 1 MB of free stack
  * (the main thread and glibc's default threads have 8 MB). A kernel that
  * needs more (a big kernel compiled at -O0 gives every spilled value its own
