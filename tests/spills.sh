@@ -480,8 +480,9 @@ fi
 # ---- 9. no launch-bounds retry for a program that has every register ------------
 # A cubin that spills is compiled again with __launch_bounds__(threads, 1)
 # (emit_c.c, spill_retry), but one that already has 255 registers a thread
-# cannot get more that way: 128 elements a thread of an elementwise kernel
-# took 3 ptxas runs (first, retry, the coordinates variant), now 2.
+# cannot get more that way; past 128 bytes of spills (SMALL_SPILL_BYTES) it is
+# not retried: 128 elements a thread of an elementwise kernel (408 bytes) took
+# 3 ptxas runs (first, retry, the coordinates variant), now 2.
 cat >"$tmp/ew.tile" <<'K'
 import triton
 import triton.language as tl
@@ -499,9 +500,10 @@ if [ $have_nvrtc = 1 ]; then
 	expect 0 env TILE_CACHE_DIR="$tmp/ewcache" CUDA_CACHE_DISABLE=1 TILE_NVRTC_LOG=1 $TILE compile \
 		"$tmp/ew.tile" ew --signature '*fp32,*fp32,*fp32,i32,4096' --num-warps 1 --target sm_90a
 	first=$(grep -m1 "Used [0-9]* registers" "$tmp/err" | sed 's/.*Used \([0-9]*\) registers.*/\1/')
+	spill1=$(grep -m1 "spill stores" "$tmp/err" | sed 's/.* \([0-9]*\) bytes spill stores.*/\1/')
 	runs=$(grep -c "^tile: nvrtc" "$tmp/err")
-	if [ "$first" != 255 ] || ! grep -m1 "spill stores" "$tmp/err" | grep -qv " 0 bytes spill stores"; then
-		echo "skip: ew at 128 elements a thread: ptxas's first cubin did not spill at 255 registers ($first)"
+	if [ "$first" != 255 ] || [ "${spill1:-0}" -le 128 ]; then
+		echo "skip: ew at 128 elements a thread: ptxas's first cubin ($first registers, ${spill1:-0} bytes) is not the case"
 	elif [ "$runs" -gt 2 ]; then
 		fail "ew: a first cubin at 255 registers was compiled $runs times (expected 2: it and the coordinates variant)"
 	fi
