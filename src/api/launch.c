@@ -529,8 +529,9 @@ void tile_kernel_destroy(tile_kernel *k)
 
 tile_status tile_kernel_get_info(const tile_kernel *k, tile_kernel_info *out)
 {
-	if (!k || !out)
-		return TILE_ERROR_INVALID_ARGUMENT;
+	if (!k || !out) /* the message, where there is a context: else tile_errmsg showed an older one */
+		return api_fail(k ? k->ctx : NULL, TILE_ERROR_INVALID_ARGUMENT,
+		                "tile_kernel_get_info: kernel and out must not be NULL");
 	memset(out, 0, sizeof *out);
 	out->name = k->ck.name;
 	out->target = k->ck.target.name;

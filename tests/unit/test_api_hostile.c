@@ -377,6 +377,9 @@ static void test_bad_launch(tile_context *ctx, tile_kernel *k)
 	CHECK_ST(tile_launch(k, grid, a, 0, NULL), TILE_ERROR_INVALID_ARGUMENT);
 	CHECK_ST(tile_launch(k, grid, a, 4, NULL), TILE_ERROR_INVALID_ARGUMENT);
 	CHECK_ST(tile_launch(k, grid, a, (size_t)-1, NULL), TILE_ERROR_INVALID_ARGUMENT);
+	/* a NULL out: the message says so (tile_errmsg showed the error before) */
+	CHECK_ST(tile_kernel_get_info(k, NULL), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_MSG("tile_kernel_get_info: kernel and out must not be NULL");
 	/* scalars out of range of the parameter's dtype */
 	static const struct {
 		int slot;
