@@ -155,4 +155,24 @@ has "$tmp/err" "argument 'd' is a float, but the parameter is annotated tl.int1:
 expect 0 $TILE run "$tmp/ann.py" k --target cpu X='zeros(1)' a=-3 d=True --print
 has "$tmp/out" "[-2.]"
 
+# --out-dir writing an array's file over the kernel's source (a kernel file
+# named X.npy, or a link there to the kernel or a module it imports): refused
+# before the run, as -o is; the source was replaced by the array
+mkdir -p "$tmp/od"
+printf 'import triton\nimport triton.language as tl\nimport helpers\n@triton.jit\ndef k(X, Y):\n    x = tl.arange(0, 64)\n    tl.device_print("ran", x)\n    tl.store(X + x, helpers.two(1.0))\n' >"$tmp/od/X.npy"
+printf 'import triton\n\n\n@triton.jit\ndef two(x):\n    return x * 2\n' >"$tmp/od/helpers.py"
+ln -s helpers.py "$tmp/od/Y.npy"
+cp "$tmp/od/X.npy" "$tmp/od/saved"
+cp "$tmp/od/helpers.py" "$tmp/od/saved_h"
+expect 1 $TILE run "$tmp/od/X.npy" k --target cpu X="zeros(64)" Y="zeros(1)" --out-dir "$tmp/od"
+has "$tmp/err" "--out-dir: '$tmp/od/X.npy', the file for array 'X', is the kernel's source '$tmp/od/X.npy'"
+grep -q "ran" "$tmp/out" && fail "--out-dir over the source: the kernel ran before it was refused"
+cmp -s "$tmp/od/saved" "$tmp/od/X.npy" || fail "--out-dir overwrote the kernel's source"
+mv "$tmp/od/X.npy" "$tmp/od/k.py"
+expect 1 $TILE run "$tmp/od/k.py" k --target cpu X="zeros(64)" Y="zeros(1)" --out-dir "$tmp/od"
+has "$tmp/err" "the file for array 'Y', is the kernel's source '$tmp/od/helpers.py'"
+cmp -s "$tmp/od/saved_h" "$tmp/od/helpers.py" || fail "--out-dir overwrote an imported module"
+rm "$tmp/od/Y.npy"
+expect 0 $TILE run "$tmp/od/k.py" k --target cpu X="zeros(64)" Y="zeros(1)" --out-dir "$tmp/od"
+
 finish

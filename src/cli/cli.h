@@ -69,6 +69,9 @@ int cli_dump(tile_context *ctx, tile_module *mod, const char *kernel, const char
 /* The kernel to use when none is named: the only @jit function that no other
  * function calls. NULL (with a message) when that is ambiguous. */
 const char *cli_default_kernel(tile_module *mod);
+/* The name of mod's file, or of a file it imports, that path is the same file as
+ * (through links); NULL if none. An output there would lose a source. */
+const char *cli_source_at(const tile_module *mod, const char *path);
 
 int cmd_compile(int argc, char **argv);
 int cmd_run(int argc, char **argv);

@@ -469,6 +469,16 @@ static bool same_file(const char *a, const char *b)
 	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+const char *cli_source_at(const tile_module *mod, const char *path)
+{
+	if (same_file(mod->src->file.name, path))
+		return mod->src->file.name;
+	for (size_t i = 0; i < mod->src->loaded.len; i++)
+		if (same_file(mod->src->loaded.data[i]->file.name, path))
+			return mod->src->loaded.data[i]->file.name;
+	return NULL;
+}
+
 int cmd_compile(int argc, char **argv)
 {
 	CommonOpts co = {0};
@@ -523,13 +533,11 @@ int cmd_compile(int argc, char **argv)
 		rc = EXIT_USER;
 	}
 	/* the files it imports are sources too: -o over one loses it */
-	for (size_t i = 0; !rc && out && strcmp(out, "-") != 0 && i < mod->src->loaded.len; i++) {
-		const char *dep = mod->src->loaded.data[i]->file.name;
-		if (same_file(dep, out)) {
-			fprintf(stderr, "tile: error: -o '%s' is '%s', a module the kernel's file imports; name another "
-			        "output file\n", out, dep);
-			rc = EXIT_USER;
-		}
+	const char *dep = !rc && out && strcmp(out, "-") != 0 ? cli_source_at(mod, out) : NULL;
+	if (dep) {
+		fprintf(stderr, "tile: error: -o '%s' is '%s', a module the kernel's file imports; name another "
+		        "output file\n", out, dep);
+		rc = EXIT_USER;
 	}
 	bool need_kernel = !emit || strcmp(emit, "ast") != 0;
 	if (!rc && need_kernel && !kernel && !(kernel = cli_default_kernel(mod)))

@@ -768,21 +768,36 @@ static int make_out_dir(const char *dir)
 	return 0;
 }
 
-/* Each array's file name in --out-dir fits the directory's name limit,
+/* Each array's file name in --out-dir fits the directory's name limit, and
+ * is no source of the kernel (a kernel file named X.npy, or a link to one),
  * checked before the run: a parameter name past NAME_MAX failed after it. */
-static int check_out_names(const char *dir, const tile_param_info *p, const BoundArg *args, int n)
+static int check_out_names(const char *dir, const tile_module *mod, const tile_param_info *p,
+                           const BoundArg *args, int n)
 {
 	long max = pathconf(dir, _PC_NAME_MAX);
 	if (max <= 0)
 		max = NAME_MAX;
 	for (int i = 0; i < n; i++) {
-		if (!args[i].is_array || strlen(p[i].name) + 4 <= (size_t)max)
+		if (!args[i].is_array)
 			continue;
-		fprintf(stderr,
-		        "tile: error: --out-dir: the file for array '%.40s...' (%zu characters and .npy) "
-		        "would have a name longer than the %ld bytes a file name in '%s' may have\n",
-		        p[i].name, strlen(p[i].name), max, dir);
-		return EXIT_USER;
+		if (strlen(p[i].name) + 4 > (size_t)max) {
+			fprintf(stderr,
+			        "tile: error: --out-dir: the file for array '%.40s...' (%zu characters and .npy) "
+			        "would have a name longer than the %ld bytes a file name in '%s' may have\n",
+			        p[i].name, strlen(p[i].name), max, dir);
+			return EXIT_USER;
+		}
+		StrBuf path = {0};
+		sb_printf(&path, "%s/%s.npy", dir, p[i].name);
+		const char *src = cli_source_at(mod, path.s);
+		if (src)
+			fprintf(stderr,
+			        "tile: error: --out-dir: '%s', the file for array '%s', is the kernel's source "
+			        "'%s'; name another directory\n",
+			        path.s, p[i].name, src);
+		sb_free(&path);
+		if (src)
+			return EXIT_USER;
 	}
 	return 0;
 }
@@ -929,7 +944,7 @@ int cli_run_kernel(tile_context *ctx, tile_module *mod, const char *kernel, int 
 	if (!rc)
 		rc = bind_all(ctx, mod, kernel, &c, args, &nargs);
 	if (!rc && c.out_dir)
-		rc = check_out_names(c.out_dir, p, args, nargs);
+		rc = check_out_names(c.out_dir, mod, p, args, nargs);
 	if (!rc)
 		rc = launch(ctx, mod, kernel, &c, args, nargs);
 	if (!rc && (c.out_dir || c.print))
