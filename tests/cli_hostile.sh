@@ -175,4 +175,18 @@ cmp -s "$tmp/od/saved_h" "$tmp/od/helpers.py" || fail "--out-dir overwrote an im
 rm "$tmp/od/Y.npy"
 expect 0 $TILE run "$tmp/od/k.py" k --target cpu X="zeros(64)" Y="zeros(1)" --out-dir "$tmp/od"
 
+# --emulate=cuda is --target cuda-emu: given with --target (or twice) it is a
+# usage error; with --target cpu it ran on cuda-emu, silently
+for opts in "--target cpu --emulate=cuda" "--emulate=cuda --target=sm_80" "--emulate=cuda --emulate=cuda"; do
+	expect 2 $TILE compile "$tmp/od/k.py" k --signature '*fp32,*fp32' $opts
+	expect 2 $TILE run $opts "$tmp/od/k.py" k X="zeros(64)" Y="zeros(1)"
+done
+has "$tmp/err" "--emulate=cuda is given twice"
+expect 2 $TILE compile "$tmp/od/k.py" k --signature '*fp32,*fp32' --target cpu --emulate=cuda
+has "$tmp/err" "--emulate=cuda is given with --target cpu (it is --target cuda-emu)"
+expect 2 $TILE compile "$tmp/od/k.py" k --signature '*fp32,*fp32' --emulate=cuda --target=sm_80
+has "$tmp/err" "--target sm_80 is given with --emulate=cuda"
+expect 0 $TILE compile "$tmp/od/k.py" k --signature '*fp32,*fp32' --emulate=cuda
+has "$tmp/out" "compiled k for cuda-emu"
+
 finish

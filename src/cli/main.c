@@ -105,6 +105,15 @@ int cli_common_opt(int argc, char **argv, int *i, CommonOpts *o)
 	const char *v;
 	int r;
 	if (strcmp(argv[*i], "--emulate=cuda") == 0) {
+		/* it names the target cuda-emu: with --target it was taken over that one */
+		if (o->emulate_cuda || o->target) {
+			if (o->emulate_cuda)
+				cli_usage_error("--emulate=cuda is given twice");
+			else
+				cli_usage_error("--emulate=cuda is given with --target %s (it is --target cuda-emu)",
+				                o->target);
+			return -1;
+		}
 		o->emulate_cuda = true;
 		return 1;
 	}
@@ -123,6 +132,10 @@ int cli_common_opt(int argc, char **argv, int *i, CommonOpts *o)
 	if ((r = cli_opt_value(argc, argv, i, "--target", &v)) != 0) {
 		if (r > 0 && o->target) {
 			cli_usage_error("--target is given twice ('%s' and '%s')", o->target, v);
+			return -1;
+		}
+		if (r > 0 && o->emulate_cuda) {
+			cli_usage_error("--target %s is given with --emulate=cuda (which is --target cuda-emu)", v);
 			return -1;
 		}
 		if (r > 0)
