@@ -189,4 +189,10 @@ has "$tmp/err" "--target sm_80 is given with --emulate=cuda"
 expect 0 $TILE compile "$tmp/od/k.py" k --signature '*fp32,*fp32' --emulate=cuda
 has "$tmp/out" "compiled k for cuda-emu"
 
+# --no-fp-fusion twice to tile run (before and after the kernel): a usage
+# error, as for compile and every other option; run took it silently
+expect 2 $TILE run --no-fp-fusion "$tmp/od/k.py" k --target cpu X="zeros(64)" Y="zeros(1)" --no-fp-fusion
+has "$tmp/err" "--no-fp-fusion is given twice"
+expect 0 $TILE run "$tmp/od/k.py" k --target cpu X="zeros(64)" Y="zeros(1)" --no-fp-fusion
+
 finish

@@ -550,7 +550,7 @@ static int parse_run_opts(int argc, char **argv, RunCfg *c)
 	c->grid[0] = c->grid[1] = c->grid[2] = 1;
 	c->binds = xcalloc((size_t)argc + 1, sizeof *c->binds);
 	const char *grid = NULL;
-	int seen_warps = 0, seen_stages = 0;
+	int seen_warps = 0, seen_stages = 0, seen_fusion = 0;
 	for (int i = 0; i < argc; i++) {
 		const char *v;
 		int r;
@@ -588,8 +588,11 @@ static int parse_run_opts(int argc, char **argv, RunCfg *c)
 				return EXIT_USAGE;
 			}
 			/* these override the session's (the REPL's) options, once each */
-			if ((co.num_warps && seen_warps++) || (co.num_stages && seen_stages++)) {
-				cli_usage_error("%s is given twice", co.num_warps ? "--num-warps" : "--num-stages");
+			if ((co.num_warps && seen_warps++) || (co.num_stages && seen_stages++) ||
+			    (co.no_fp_fusion && seen_fusion++)) {
+				cli_usage_error("%s is given twice", co.num_warps    ? "--num-warps"
+				                                     : co.num_stages ? "--num-stages"
+				                                                     : "--no-fp-fusion");
 				return EXIT_USAGE;
 			}
 			if (co.num_warps)
