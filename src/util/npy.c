@@ -108,6 +108,8 @@ static int parse_shape(P *p, NpyArray *a, char *err, size_t errlen)
 		if (eat(p, ')'))
 			return 0;
 		skip_ws(p);
+		if (p->s < p->end && *p->s == '-') /* an integer all the same: "non-integer" misled */
+			return errf(err, errlen, "shape has a negative dimension");
 		if (p->s >= p->end || *p->s < '0' || *p->s > '9')
 			return errf(err, errlen, "shape has a non-integer dimension");
 		int64_t v = 0;

@@ -218,6 +218,10 @@ static void test_handwritten(void)
 	write_bytes(buf, n);
 	npy_read(path, &a, err, sizeof err);
 	CHECK(strstr(err, "Fortran order") != NULL);
+	n = numpy_file(buf, "{'descr': '<f4', 'fortran_order': False, 'shape': (3, -4), }", data, sizeof data, 1);
+	write_bytes(buf, n);
+	npy_read(path, &a, err, sizeof err);
+	CHECK(strstr(err, "shape has a negative dimension") != NULL); /* was "a non-integer dimension" */
 	/* each refusal says what to save instead */
 	static const struct {
 		const char *descr, *want;
