@@ -219,6 +219,8 @@ tile_dtype api_dtype_from_dlpack(DLDataType t);
 /* NULL if t is a consistent DLTensor (shape, dtype, data, and device: for a
  * kernel on the GPU if cuda > 0, on the host if 0, unchecked if < 0); else
  * what is wrong, one phrase. */
+/* The most dimensions a DLTensor may have (NumPy's NPY_MAXDIMS) */
+#define API_MAX_DLTENSOR_NDIM 64
 const char *api_dltensor_problem(const DLTensor *t, int cuda);
 /* NULL when a descriptor's element type (d->dtype, when given) is as wide as
  * its tensor's elements; else why not, written into buf. */

@@ -123,6 +123,10 @@ const char *api_dltensor_problem(const DLTensor *t, int cuda)
 		return "the DLTensor is NULL";
 	if (t->ndim < 0)
 		return "the DLTensor has a negative ndim";
+	/* NumPy's NPY_MAXDIMS: an ndim past it is garbage (an uninitialized DLTensor),
+	 * and reading that many dimensions ran off the shape array */
+	if (t->ndim > API_MAX_DLTENSOR_NDIM)
+		return "the DLTensor has more than 64 dimensions (ndim is uninitialized?)";
 	if (t->ndim > 0 && !t->shape)
 		return "the DLTensor has ndim > 0 but no shape";
 	/* a dimension of 0 makes the tensor empty wherever it is: no product to overflow */

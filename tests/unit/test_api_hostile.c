@@ -540,6 +540,24 @@ static void test_bad_dlpack(tile_context *ctx, tile_kernel *k)
 	t.shape = huge;
 	CHECK_ST(tile_launch(k, grid, a, 5, NULL), TILE_ERROR_INVALID_ARGUMENT);
 	CHECK_MSG("64 bits");
+	/* more dimensions than NumPy's 64 (an uninitialized ndim): refused before
+	 * its shape is read; reading INT32_MAX dimensions ran off the array */
+	int64_t ones[65];
+	for (int i = 0; i < 65; i++)
+		ones[i] = i == 0 ? N : 1;
+	t = good;
+	t.shape = ones;
+	t.ndim = 64;
+	CHECK_ST(tile_launch(k, grid, a, 5, NULL), TILE_OK);
+	t.ndim = 65;
+	CHECK_ST(tile_launch(k, grid, a, 5, NULL), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_MSG("more than 64 dimensions");
+	t.ndim = INT32_MAX;
+	CHECK_ST(tile_launch(k, grid, a, 5, NULL), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_MSG("more than 64 dimensions");
+	t = good;
+	t.ndim = 2;
+	t.shape = huge;
 	/* the same with a last dimension of 0: empty, as {0, 2^62, 4} is */
 	t.ndim = 3;
 	CHECK_ST(tile_launch(k, grid, a, 5, NULL), TILE_OK);
