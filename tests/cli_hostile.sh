@@ -195,4 +195,23 @@ expect 2 $TILE run --no-fp-fusion "$tmp/od/k.py" k --target cpu X="zeros(64)" Y=
 has "$tmp/err" "--no-fp-fusion is given twice"
 expect 0 $TILE run "$tmp/od/k.py" k --target cpu X="zeros(64)" Y="zeros(1)" --no-fp-fusion
 
+# a kernel file whose name starts with '-': '--' ends the options (compile:
+# FILE and KERNEL follow; run: FILE, KERNEL and NAME=VALUE) where '--' was an
+# unknown option; without it `tile run -k.py k` said "cannot open 'k'"
+cp "$tmp/od/k.py" "$tmp/od/-k.py"
+(
+	cd "$tmp/od" || exit 1
+	expect 0 "$abs" compile --target cpu --signature '*fp32,*fp32' -- -k.py k
+	has "$tmp/out" "compiled k for cpu"
+	expect 0 "$abs" run --target cpu --print -- -k.py k X="zeros(64)" Y="zeros(1)"
+	has "$tmp/out" "[2., 2., 2.,"
+	expect 2 "$abs" run --target cpu -- -k.py k --print X="zeros(64)" Y="zeros(1)"
+	has "$tmp/err" "run: '--print' after '--' is no NAME=VALUE (options go before '--')"
+	expect 2 "$abs" run --target cpu -k.py k X="zeros(64)" Y="zeros(1)"
+	has "$tmp/err" "run: unknown option '-k.py' (a FILE whose name starts with '-': put '--' before it)"
+	expect 2 "$abs" compile --target cpu -k.py k
+	has "$tmp/err" "compile: unknown option '-k.py' (a FILE whose name starts with '-': put '--' before it)"
+	exit "$nfail"
+) || nfail=$((nfail + $?))
+
 finish

@@ -479,17 +479,35 @@ const char *cli_source_at(const tile_module *mod, const char *path)
 	return NULL;
 }
 
+/* FILE, then KERNEL */
+static int compile_operand(const char *a, const char **file, const char **kernel)
+{
+	if (!*file)
+		*file = a;
+	else if (!*kernel)
+		*kernel = a;
+	else {
+		cli_usage_error("compile: unexpected argument '%s'", a);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
 int cmd_compile(int argc, char **argv)
 {
 	CommonOpts co = {0};
 	const char *file = NULL, *kernel = NULL, *emit = NULL, *sig = NULL, *out = NULL;
 	const char **consts = xcalloc((size_t)argc + 1, sizeof *consts);
 	int nconsts = 0, rc = 0;
-	bool timing = false;
+	bool timing = false, operands = false; /* after "--" none is an option: a FILE named -k.py */
 	for (int i = 0; i < argc && !rc; i++) {
 		const char *v;
 		int r;
-		if ((r = cli_common_opt(argc, argv, &i, &co)) != 0)
+		if (!operands && strcmp(argv[i], "--") == 0)
+			operands = true;
+		else if (operands)
+			rc = compile_operand(argv[i], &file, &kernel);
+		else if ((r = cli_common_opt(argc, argv, &i, &co)) != 0)
 			rc = r < 0 ? EXIT_USAGE : 0;
 		else if ((r = cli_opt_value(argc, argv, &i, "--emit", &v)) != 0)
 			rc = r < 0 ? EXIT_USAGE : once("--emit", &emit, v);
@@ -502,16 +520,12 @@ int cmd_compile(int argc, char **argv)
 		else if (strcmp(argv[i], "--time") == 0)
 			timing = true;
 		else if (argv[i][0] == '-') {
-			cli_usage_error("compile: unknown option '%s'", argv[i]);
+			cli_usage_error("compile: unknown option '%s'%s", argv[i],
+			                strchr(argv[i], '.') ? " (a FILE whose name starts with '-': put '--' before it)"
+			                                     : "");
 			rc = EXIT_USAGE;
-		} else if (!file)
-			file = argv[i];
-		else if (!kernel)
-			kernel = argv[i];
-		else {
-			cli_usage_error("compile: unexpected argument '%s'", argv[i]);
-			rc = EXIT_USAGE;
-		}
+		} else
+			rc = compile_operand(argv[i], &file, &kernel);
 	}
 	if (!rc && !file) {
 		cli_usage_error("compile: missing FILE.tile");
