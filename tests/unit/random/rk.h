@@ -109,6 +109,8 @@ typedef struct {
 	rk_dtype pt;
 } rk_attn_spec;
 bool rk_attn(rk_val *out, const rk_attn_spec *a, const rk_val *q, const rk_val *k, const rk_val *v);
+/* rk_check_attn.c: whether rk_attn's bounds tell p.to(fp16) from p in fp32 */
+bool rk_attn_check(void);
 /* along dim 0, in order */
 bool rk_cat(rk_val *out, const rk_val *a, const rk_val *b);
 /* the last dims of a and b interleaved (join, then the last two dims merged) */
