@@ -223,10 +223,10 @@ static bool run_one(tile_context *ctx, tile_module *m, const rk_kernel *k, int n
 		const rk_param *p = &k->params[i];
 		if (p->kind == RK_P_PTR) {
 			size_t bytes = p->count * rk_size(p->t);
-			bufs[i] = malloc(bytes);
+			bufs[i] = malloc(bytes ? bytes : 1); /* version 7 has inputs of 0 elements (data NULL) */
 			if (i == k->out_param && !k->out_init)
 				memset(bufs[i], SENTINEL, bytes);
-			else
+			else if (bytes)
 				memcpy(bufs[i], p->data, bytes);
 			/* tile_dtype of the pointee: rk's dtypes map onto tile's */
 			static const tile_dtype map[] = {TILE_FP32, TILE_FP16, TILE_BF16, TILE_I32, TILE_I8, TILE_U8,
