@@ -529,9 +529,12 @@ static Token lex_number(Lexer *lx, const char *start)
 
 /* ---- strings ------------------------------------------------------------------ */
 
+static const char *scan_fstr_field(Lexer *lx, const char *q, SrcLoc start, int nest);
+
 /* Finds the closing quote of a string whose body starts at q; NULL (after an
- * error) if unterminated. Updates the line count for newlines inside. */
-static const char *scan_string(Lexer *lx, const char *q, char quote, bool triple, SrcLoc start)
+ * error) if unterminated. Updates the line count for newlines inside. nest >= 0
+ * reads an f-string nested that deep: '{{' is a brace, '{' opens a field. */
+static const char *scan_string(Lexer *lx, const char *q, char quote, bool triple, SrcLoc start, int nest)
 {
 	for (;;) {
 		int c = ch(lx, q);
@@ -548,8 +551,13 @@ static const char *scan_string(Lexer *lx, const char *q, char quote, bool triple
 		} else if (c == quote &&
 		           (!triple || (ch(lx, q + 1) == quote && ch(lx, q + 2) == quote))) {
 			return q;
-		} else {
+		} else if (nest >= 0 && c == '{' && ch(lx, q + 1) != '{') {
+			q = scan_fstr_field(lx, q + 1, start, nest);
+			if (!q)
+				return NULL;
 			q++;
+		} else {
+			q += nest >= 0 && c == '{' ? 2 : 1;
 		}
 	}
 }
@@ -652,13 +660,13 @@ static char *decode_string(Lexer *lx, const char *s, const char *e, bool raw, Sr
 }
 
 /* q points at the opening quote; prefix flags from the letters before it. */
-static Token lex_string(Lexer *lx, const char *start, const char *q, bool raw)
+static Token lex_string(Lexer *lx, const char *start, const char *q, bool raw, bool fstr)
 {
 	SrcLoc loc = loc_at(lx, start);
 	char quote = *q;
 	bool triple = ch(lx, q + 1) == quote && ch(lx, q + 2) == quote;
 	const char *body = q + (triple ? 3 : 1);
-	const char *close = scan_string(lx, body, quote, triple, loc);
+	const char *close = scan_string(lx, body, quote, triple, loc, fstr ? 0 : -1);
 	if (!close)
 		return error_tok(lx);
 	Token t = tok_at(TK_STRING, loc, 0);
@@ -715,6 +723,78 @@ static const char *name_of(Lexer *lx, const char *start, size_t n)
 	return r;
 }
 
+/* ---- f-strings: where the literal ends (PEP 701) ---------------------------- */
+
+/* Python 3.12 reads an f-string's {fields} as code, so a field may hold
+ * strings with the f-string's own quote (`f"{".".join(keys)}"`), nested
+ * f-strings and, in any f-string, line breaks. scan_string skips the fields
+ * with these; the parser takes them apart from the source text. */
+#define FSTRING_MAX_NEST 32
+
+/* A string literal inside a field starting at q (its prefix letters, if any,
+ * already read into [w, q)); returns the position after its closing quote. */
+static const char *scan_nested_string(Lexer *lx, const char *w, const char *q, SrcLoc start, int nest)
+{
+	bool raw = false, bytes = false, fstr = false;
+	if (q > w && !string_prefix(w, (size_t)(q - w), &raw, &bytes, &fstr))
+		return q; /* a name, not a prefix: the quote is read next */
+	char quote = *q;
+	bool triple = ch(lx, q + 1) == quote && ch(lx, q + 2) == quote;
+	const char *body = q + (triple ? 3 : 1);
+	const char *close = scan_string(lx, body, quote, triple, start, fstr ? nest + 1 : -1);
+	return close ? close + (triple ? 3 : 1) : NULL;
+}
+
+/* A format spec from q (past the ':'): literal text and {fields} up to the
+ * '}' closing the field, which is returned. */
+static const char *scan_fstr_spec(Lexer *lx, const char *q, SrcLoc start, int nest)
+{
+	while (q && q < lx->end && *q != '}') {
+		if (*q == '{')
+			q = scan_fstr_field(lx, q + 1, start, nest + 1);
+		if (q)
+			q = is_eol(*q) ? eat_eol(lx, q) : q + 1;
+	}
+	return q;
+}
+
+/* The field whose '{' is just before q: code (with its own brackets and
+ * strings) up to the '}' at bracket depth 0, which is returned. */
+static const char *scan_fstr_field(Lexer *lx, const char *q, SrcLoc start, int nest)
+{
+	if (nest > FSTRING_MAX_NEST) {
+		fail(lx, LEXERR_GENERIC, start, "f-string: expressions nested too deeply");
+		return NULL;
+	}
+	for (int depth = 0; q;) {
+		int c = ch(lx, q);
+		if (q >= lx->end) {
+			fail(lx, LEXERR_EOF, start, "f-string: expecting '}'");
+			return NULL;
+		}
+		if (ident_char_len(lx, q, true) > 0) {
+			const char *w = q;
+			for (int k; (k = ident_char_len(lx, q, false)) > 0;)
+				q += k;
+			if (ch(lx, q) == '\'' || ch(lx, q) == '"')
+				q = scan_nested_string(lx, w, q, start, nest);
+		} else if (c == '\'' || c == '"') {
+			q = scan_nested_string(lx, q, q, start, nest);
+		} else if (c == '(' || c == '[' || c == '{') {
+			depth++, q++;
+		} else if (c == ')' || c == ']' || (c == '}' && depth > 0)) {
+			depth -= depth > 0, q++;
+		} else if (c == '}') {
+			return q;
+		} else if (c == ':' && depth == 0) {
+			return scan_fstr_spec(lx, q + 1, start, nest);
+		} else {
+			q = is_eol(c) ? eat_eol(lx, q) : q + 1;
+		}
+	}
+	return NULL;
+}
+
 static Token lex_word(Lexer *lx, const char *start)
 {
 	const char *q = start;
@@ -726,7 +806,7 @@ static Token lex_word(Lexer *lx, const char *start)
 	if ((c == '\'' || c == '"') && string_prefix(start, n, &raw, &bytes, &fstr)) {
 		/* f-strings and bytes: tokens the parser rejects in code it must
 		 * understand, and skips in host code around the kernels */
-		Token t = lex_string(lx, start, q, raw);
+		Token t = lex_string(lx, start, q, raw, fstr);
 		if (t.kind == TK_STRING)
 			t.strkind = fstr ? TOKSTR_FSTRING : bytes ? TOKSTR_BYTES : TOKSTR_PLAIN;
 		return t;
@@ -807,7 +887,7 @@ static Token lex_token(Lexer *lx)
 	if (is_digit(c) || (c == '.' && is_digit(ch(lx, q + 1))))
 		return lex_number(lx, q);
 	if (c == '\'' || c == '"')
-		return lex_string(lx, q, q, false);
+		return lex_string(lx, q, q, false, false);
 	if (c >= 0x80) {
 		invalid_char(lx, q);
 		return error_tok(lx);

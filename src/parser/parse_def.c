@@ -143,12 +143,35 @@ static void parse_params(Parser *p, FuncDef *f)
 	f->nparams = v.n;
 }
 
+/* PEP 695 type parameters after a def's or class's name (`def div[T](x: T,
+ * y: T)`, `class Registry[K, V](Base[K, V])`, Python 3.12): host generics
+ * say nothing tile uses, so the list is read and dropped. Each is NAME, *NAME
+ * or **NAME with an optional bound (`T: int`) and default (`T = int`). */
+static void skip_type_params(Parser *p)
+{
+	if (!ps_accept(p, TK_LSQB))
+		return;
+	while (!at(p, TK_RSQB) && !p->failed) {
+		if (!ps_accept(p, TK_STAR))
+			ps_accept(p, TK_POW);
+		ps_expect_name(p);
+		if (ps_accept(p, TK_COLON))
+			ps_expr(p);
+		if (ps_accept(p, TK_ASSIGN))
+			ps_expr(p);
+		if (!ps_accept(p, TK_COMMA))
+			break;
+	}
+	ps_expect(p, TK_RSQB);
+}
+
 Stmt *ps_funcdef(Parser *p, ExprVec *decorators)
 {
 	Token kw = ps_advance(p);
 	Stmt *s = ps_new_stmt(p, ST_FUNCDEF, kw.loc);
 	FuncDef *f = s->func = ARENA_NEW(p->arena, FuncDef);
 	f->name = ps_expect_name(p);
+	skip_type_params(p);
 	f->decorators = decorators->items;
 	f->ndecorators = decorators->n;
 	parse_params(p, f);
@@ -174,6 +197,7 @@ Stmt *ps_class(Parser *p, ExprVec *decorators)
 	Stmt *s = ps_new_stmt(p, ST_CLASS, kw.loc);
 	ClassDef *c = s->cls = ARENA_NEW(p->arena, ClassDef);
 	c->name = ps_expect_name(p);
+	skip_type_params(p);
 	ExprVec bases = {0};
 	if (ps_accept(p, TK_LPAR)) {
 		while (!at(p, TK_RPAR) && !p->failed) {
