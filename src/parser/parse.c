@@ -654,6 +654,15 @@ static bool is_match_stmt(Parser *p)
 	}
 }
 
+/* `type X = ...`, `type X[T] = ...` (PEP 695, a soft keyword): a type alias,
+ * host code tile has no use for, skipped as one statement. */
+static bool is_type_alias(Parser *p)
+{
+	TokKind k = ps_peek(p, 2)->kind;
+	return cur(p)->name == p->s_type && ps_peek(p, 1)->kind == TK_NAME &&
+	       (k == TK_ASSIGN || k == TK_LSQB);
+}
+
 static Stmt *parse_compound(Parser *p)
 {
 	switch (kind(p)) {
@@ -687,6 +696,8 @@ static void parse_statement(Parser *p, StmtVec *out)
 	Stmt *s = parse_compound(p);
 	if (!s && at(p, TK_NAME) && is_match_stmt(p))
 		s = ps_skip_compound(p, "match statement");
+	if (!s && at(p, TK_NAME) && is_type_alias(p))
+		s = ps_skip_compound(p, "type alias");
 	if (s)
 		avec_push(p, out, s);
 	else
@@ -799,6 +810,7 @@ Module *parse_module(Arena *arena, Interner *names, DiagSink *diags, const SrcFi
 	p->names = names;
 	p->diags = diags;
 	p->s_match = intern_cstr(names, "match");
+	p->s_type = intern_cstr(names, "type");
 	lex_init(&p->lx, arena, names, file);
 	StmtVec body = {0};
 	while (!at(p, TK_EOF))

@@ -275,6 +275,7 @@ static Expr *eval_decorator(Parser *p, Expr *d)
 	sp->names = p->names;
 	sp->diags = p->diags;
 	sp->s_match = p->s_match;
+	sp->s_type = p->s_type;
 	sp->in_decorator = true;
 	sp->depth = p->depth;
 	lex_init(&sp->lx, p->arena, p->names, f);

@@ -57,6 +57,7 @@ typedef struct Parser {
 	int depth, func_depth, loop_depth;
 	int h; /* height of the expression just parsed (see parse_expr.c) */
 	const char *s_match;
+	const char *s_type; /* the soft keyword of PEP 695 type aliases */
 } Parser;
 
 /* ---- the token cursor (parse.c) ---- */

@@ -74,6 +74,7 @@ static Expr *fstr_expr(Parser *p, Token t, const char *a, const char *b)
 	sp->names = p->names;
 	sp->diags = p->diags;
 	sp->s_match = p->s_match;
+	sp->s_type = p->s_type;
 	lex_init(&sp->lx, p->arena, p->names, f);
 	const char *tok = f->text + t.loc.offset;
 	sp->lx.line = t.loc.line;
