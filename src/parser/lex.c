@@ -755,6 +755,10 @@ static const char *scan_fstr_spec(Lexer *lx, const char *q, SrcLoc start, int ne
 		if (q)
 			q = is_eol(*q) ? eat_eol(lx, q) : q + 1;
 	}
+	if (q && q >= lx->end) { /* the text ended inside the spec */
+		fail(lx, LEXERR_EOF, start, "f-string: expecting '}'");
+		return NULL;
+	}
 	return q;
 }
 
