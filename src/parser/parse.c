@@ -803,7 +803,7 @@ static void parse_toplevel(Parser *p, StmtVec *out)
 	avec_push(p, out, s);
 }
 
-Module *parse_module(Arena *arena, Interner *names, DiagSink *diags, const SrcFile *file)
+static Parser *new_parser(Arena *arena, Interner *names, DiagSink *diags, const SrcFile *file)
 {
 	Parser *p = ARENA_NEW(arena, Parser);
 	p->arena = arena;
@@ -812,6 +812,19 @@ Module *parse_module(Arena *arena, Interner *names, DiagSink *diags, const SrcFi
 	p->s_match = intern_cstr(names, "match");
 	p->s_type = intern_cstr(names, "type");
 	lex_init(&p->lx, arena, names, file);
+	return p;
+}
+
+Parser *ps_sub_parser(Parser *p, const SrcFile *file)
+{
+	Parser *sp = new_parser(p->arena, p->names, p->diags, file);
+	sp->depth = p->depth;
+	return sp;
+}
+
+Module *parse_module(Arena *arena, Interner *names, DiagSink *diags, const SrcFile *file)
+{
+	Parser *p = new_parser(arena, names, diags, file);
 	StmtVec body = {0};
 	while (!at(p, TK_EOF))
 		parse_toplevel(p, &body);

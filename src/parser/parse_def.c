@@ -270,15 +270,8 @@ static Expr *eval_decorator(Parser *p, Expr *d)
 		return d;
 	SrcFile *f = ARENA_NEW(p->arena, SrcFile);
 	*f = (SrcFile){"<string>", arena_strndup(p->arena, str, len), len};
-	Parser *sp = ARENA_NEW(p->arena, Parser);
-	sp->arena = p->arena;
-	sp->names = p->names;
-	sp->diags = p->diags;
-	sp->s_match = p->s_match;
-	sp->s_type = p->s_type;
+	Parser *sp = ps_sub_parser(p, f);
 	sp->in_decorator = true;
-	sp->depth = p->depth;
-	lex_init(&sp->lx, p->arena, p->names, f);
 	Expr *e = ps_expr(sp);
 	ps_accept(sp, TK_NEWLINE);
 	return sp->failed || !at(sp, TK_EOF) ? d : e;

@@ -71,6 +71,10 @@ static inline TokKind kind(Parser *p) { return cur(p)->kind; }
 static inline bool at(Parser *p, TokKind k) { return kind(p) == k; }
 static inline SrcLoc here(Parser *p) { return cur(p)->loc; }
 
+/* A parser of its own over file (an f-string field, an eval'd string) with
+ * p's arena, names, diagnostics and recursion depth (parse.c). */
+Parser *ps_sub_parser(Parser *p, const SrcFile *file);
+
 /* ---- errors (parse.c): the first one wins, the parse then unwinds ---- */
 void ps_err_at(Parser *p, SrcLoc loc, const char *fmt, ...) PRINTF_LIKE(3, 4);
 void ps_err_tok(Parser *p, const char *fmt, ...) PRINTF_LIKE(2, 3);

@@ -69,13 +69,7 @@ static const char *fstr_expr_end(const char *q, const char *b)
 static Expr *fstr_expr(Parser *p, Token t, const char *a, const char *b)
 {
 	const SrcFile *f = p->lx.file;
-	Parser *sp = ARENA_NEW(p->arena, Parser);
-	sp->arena = p->arena;
-	sp->names = p->names;
-	sp->diags = p->diags;
-	sp->s_match = p->s_match;
-	sp->s_type = p->s_type;
-	lex_init(&sp->lx, p->arena, p->names, f);
+	Parser *sp = ps_sub_parser(p, f);
 	const char *tok = f->text + t.loc.offset;
 	sp->lx.line = t.loc.line;
 	sp->lx.line_start = tok - (t.loc.col - 1);
@@ -87,7 +81,6 @@ static Expr *fstr_expr(Parser *p, Token t, const char *a, const char *b)
 	sp->lx.p = a;
 	sp->lx.end = b;
 	sp->lx.at_bol = false;
-	sp->depth = p->depth;
 	Expr *e = ps_expr(sp);
 	if (!sp->failed && !at(sp, TK_NEWLINE) && !at(sp, TK_EOF))
 		ps_unexpected(sp, "f-string: expecting '}'");
