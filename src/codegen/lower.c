@@ -675,6 +675,7 @@ TpFunc *lower_func(Arena *a, DiagSink *diags, const TirFunc *tf, const TargetDes
 	 * GPU's thread program */
 	if (t->kind == TARGET_CPU && !t->emulate)
 		tp_cse_hoist(L.f);
+	tp_sink_barriers(L.f);
 	tp_sink_smem_loads(L.f);
 	if (!(o && o->no_mma_prefetch)) {
 		tp_prefetch_dot_operands(L.f);

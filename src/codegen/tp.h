@@ -190,11 +190,14 @@ void tp_print(const TpFunc *f, StrBuf *out);
  * (tp_cse.c). */
 void tp_cse_hoist(TpFunc *f);
 /* Moves shared-memory loads (ldmatrix, smem_load) down to their first use,
- * past pure ops only (tp_sched.c). */
+ * past ops that do not write shared memory (tp_sched.c). */
 void tp_sink_smem_loads(TpFunc *f);
 /* Reads the first k step of a pipelined dot loop's operands one iteration
  * ahead, carried into the next (tp_prefetch.c). */
 void tp_prefetch_dot_operands(TpFunc *f);
+/* Moves each barrier that ends a phase's shared reads down past the global
+ * stores of what was read (tp_barrier.c). Returns how many moved. */
+int tp_sink_barriers(TpFunc *f);
 /* Removes lowering's barriers that another barrier makes redundant: on every
  * path after one, a barrier comes before any shared-memory access
  * (tp_barrier.c). Returns how many it removed. */

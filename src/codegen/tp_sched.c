@@ -10,7 +10,7 @@
  * prefetch does.
  *
  * A load moves only inside its block and past ops that cannot change what it
- * reads: pure ops (arithmetic, casts, mma, shuffles) and global loads; an
+ * reads: pure ops (arithmetic, casts, mma, shuffles), global loads and stores; an
  * ldmatrix also past shared stores and async copies being issued. That rests
  * on lowering's discipline: shared bytes one warp reads and bytes written
  * before the next barrier are disjoint (a conversion writes, syncs, reads,
@@ -234,7 +234,8 @@ static bool passes(const TpOp *op, TpOpKind load)
 	if (op->nregions)
 		return false;
 	switch (op->kind) {
-	case TP_LOAD: return true;
+	case TP_LOAD:
+	case TP_STORE: return true; /* global memory only */
 	case TP_SMEM_STORE:
 	case TP_CP_ASYNC:
 	case TP_CP_ASYNC_COMMIT: return load == TP_LDMATRIX;
