@@ -251,6 +251,28 @@ has "$tmp/err" "the descriptor's block has 1 dimension but the array has 2"
 expect 1 $TILE run "$tmp/desc.tile" dbl_desc --grid 2 D=@"$tmp/d.npy":desc[32 Y=@"$tmp/yd.npy" B=32
 has "$tmp/err" "bad descriptor block shape"
 
+# `tensordesc<...>:16`: the last dimension a multiple of 16, so the bound check
+# is the same for each vector and the load vectorizes (4 fp32 a thread here);
+# tile run specializes so from an array of 144 elements, whose second block
+# (128..255) is cut at 144
+expect 0 $TILE compile "$tmp/desc.tile" dbl_desc --signature 'tensordesc<fp32[512]>:16,*fp32:16,512' \
+	--target sm_90a --emit layout
+grep -q "load .*{vec=4}" "$tmp/out" || fail "tensordesc<...>:16: the descriptor load is not vectorized"
+expect 0 $TILE compile "$tmp/desc.tile" dbl_desc --signature 'tensordesc<fp32[512]>,*fp32:16,512' \
+	--target sm_90a --emit layout
+grep -q "load .*{vec=1}" "$tmp/out" || fail "tensordesc<...> without :16: the load's bound check is per element"
+expect 1 $TILE compile "$tmp/desc.tile" dbl_desc --signature 'tensordesc<fp32[512]>:8,*fp32:16,512' --target cpu
+has "$tmp/err" "neither a type"
+npy_f32 "$tmp/d144.npy" 144 "$ONE"
+npy_f32 "$tmp/y256.npy" 256 "$ZERO"
+for t in cpu cuda-emu; do
+	expect 0 env TILE_RACECHECK=1 $TILE run "$tmp/desc.tile" dbl_desc --target $t --grid 2 --num-warps 1 \
+		D=@"$tmp/d144.npy":desc[128] Y=@"$tmp/y256.npy" B=128 --out-dir "$tmp/res16_$t"
+	{ f32_pattern 144 "$TWO"; f32_pattern 112 "$ZERO"; } >"$tmp/want16.bin"
+	tail -c 1024 "$tmp/res16_$t/Y.npy" 2>/dev/null | cmp -s - "$tmp/want16.bin" ||
+		fail "descriptor with a last dimension of 144 on $t: Y.npy has the wrong data"
+done
+
 # Python number literals: underscores, base prefixes, a float that overflows
 # to inf; 010 is no Python literal
 cat >"$tmp/lit.tile" <<'EOF'

@@ -186,6 +186,9 @@ static tile_status desc_spec(tile_context *ctx, const KernelParamInfo *p, const 
 		return api_fail(ctx, TILE_ERROR_INVALID_ARGUMENT, "argument '%s': %s", p->name, why);
 	out->ty = type_ptr(dt);
 	out->spec = SPEC_DIV16; /* the descriptor contract: a 16-byte aligned base */
+	/* as an int32 size divisible by 16 would be specialized `:16` */
+	out->desc_last16 = !p->do_not_specialize && !p->no_align_spec &&
+	                   d->tensor->shape && d->tensor->shape[d->block_rank - 1] % 16 == 0;
 	out->desc_rank = d->block_rank;
 	for (int i = 0; i < d->block_rank; i++)
 		out->desc_block[i] = d->block_shape[i];

@@ -370,6 +370,9 @@ static tile_status conv_desc(const tile_kernel *k, const ApiParam *p, const tile
 		if (n < 0 || n > INT32_MAX)
 			return bad(k, s, "a dimension of the DLTensor is %s (the descriptor takes int32 sizes)%s",
 			           n < 0 ? "negative" : "too large", "");
+		if ((k->slots[s + 1 + d].spec & SPEC_DIV16) && n % 16 != 0)
+			return bad(k, s, "the DLTensor's last dimension is not a multiple of 16, but the kernel "
+			                 "was specialized for one (tensordesc<...>:16)%s%s", "", "");
 		vals[s + 1 + d].i32 = (int32_t)n;
 	}
 	int64_t stride = 1; /* of a contiguous tensor, while it fits (shapes are < 2^31) */

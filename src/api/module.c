@@ -267,6 +267,8 @@ void api_key_spec(StrBuf *b, const SpecArg *a)
 		sb_printf(b, "t%d.%d:%d", a->ty.dt, a->ty.elem, a->spec);
 	for (int d = 0; d < a->desc_rank; d++) /* a host descriptor: its block shape */
 		sb_printf(b, "%cb%d", d ? 'x' : '<', a->desc_block[d]);
+	if (a->desc_last16)
+		sb_puts(b, ">16");
 	if (a->tuple_len) {
 		sb_putc(b, '(');
 		for (int j = 0; j < a->tuple_len; j++) {

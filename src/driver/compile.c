@@ -488,7 +488,7 @@ static void key_add_spec(CacheKey *k, const SpecArg *a)
 		key_add_const(k, &a->cval);
 	cache_key_add_u64(k, ((uint64_t)a->ty.dt << 8) | a->ty.elem);
 	cache_key_add_u64(k, (uint64_t)a->spec);
-	cache_key_add_u64(k, (uint64_t)a->desc_rank);
+	cache_key_add_u64(k, (uint64_t)a->desc_rank | (uint64_t)a->desc_last16 << 8);
 	for (int d = 0; d < a->desc_rank; d++)
 		cache_key_add_u64(k, (uint64_t)a->desc_block[d]);
 	cache_key_add_u64(k, (uint64_t)a->tuple_len);

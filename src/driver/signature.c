@@ -119,11 +119,22 @@ bool parse_const_literal(const char *e, Arena *a, ConstVal *cv)
 
 bool desc_block_dim_ok(int64_t v) { return v >= 1 && v <= (1 << 20) && !(v & (v - 1)); }
 
-/* `tensordesc<fp16[64, 64]>`: a host tensor descriptor with that block shape */
+/* `tensordesc<fp16[64, 64]>`: a host tensor descriptor with that block shape;
+ * `tensordesc<fp16[64, 64]>:16`: one whose last dimension is a multiple of 16 */
 static bool parse_desc_entry(char *e, SpecArg *out)
 {
 	e = trim(e);
 	size_t n = strlen(e);
+	bool last16 = false;
+	char *colon = strrchr(e, ':'), *gt = strrchr(e, '>');
+	if (colon && gt && colon > gt) {
+		if (strcmp(trim(colon + 1), "16") != 0)
+			return false;
+		last16 = true;
+		*colon = 0;
+		e = trim(e);
+		n = strlen(e);
+	}
 	if (strncmp(e, "tensordesc<", 11) != 0 || n < 13 || e[n - 1] != '>')
 		return false;
 	e[n - 1] = 0;
@@ -138,6 +149,7 @@ static bool parse_desc_entry(char *e, SpecArg *out)
 	memset(out, 0, sizeof *out);
 	out->ty = type_ptr(dt);
 	out->spec = SPEC_DIV16; /* the descriptor contract: a 16-byte aligned base */
+	out->desc_last16 = last16;
 	for (char *p = lb + 1; *trim(p);) {
 		char *end;
 		long v = strtol(p, &end, 10);

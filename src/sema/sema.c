@@ -338,7 +338,9 @@ static bool run_heuristics(Sema *s, Fn *fn, const FuncDef *def, const KDeco *kd,
 typedef VEC(TirParam) ParamVec;
 
 /* A host tensor descriptor parameter: runtime arguments NAME (the base
- * pointer), NAME.shape<i> (i32) and NAME.stride<i> (i64, all but the last). */
+ * pointer), NAME.shape<i> (i32) and NAME.stride<i> (i64, all but the last).
+ * The last shape is a multiple of 16 where the specialization says so, and
+ * the launch checks it as it checks an `i32:16`. */
 static Value bind_desc_param(Sema *s, const Param *p, const SpecArg *a, void *pv)
 {
 	ParamVec *params = pv;
@@ -353,7 +355,8 @@ static Value bind_desc_param(Sema *s, const Param *p, const SpecArg *a, void *pv
 		ValId id = tir_block_add_arg(s->f, s->f->entry, t);
 		const char *nm = arena_printf(s->a, "%s.%s%d", p->name, sh ? "shape" : "stride", sh ? k : k - r);
 		tir_val(s->f, id)->name = nm;
-		vec_push(params, ((TirParam){.name = nm, .ty = t, .spec = SPEC_NONE, .val = id}));
+		int spec = sh && k == r - 1 && a->desc_last16 ? SPEC_DIV16 : SPEC_NONE;
+		vec_push(params, ((TirParam){.name = nm, .ty = t, .spec = spec, .val = id}));
 		if (sh) shape[k] = v_tensor(s, id);
 		else strides[k - r] = v_tensor(s, id);
 	}

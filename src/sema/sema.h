@@ -40,6 +40,10 @@ typedef struct SpecArg {
 	 * last is 1) */
 	int desc_rank;
 	int32_t desc_block[TIR_MAX_RANK];
+	/* the descriptor's last dimension is a multiple of 16 elements
+	 * (`tensordesc<fp16[64,64]>:16`): its bound check is then the same for 16
+	 * elements in a row, so the accesses along it vectorize */
+	bool desc_last16;
 	/* > 0: a tuple parameter (Triton's launcher takes `x.stride()` as one argument) of
 	 * this many elements, each a SpecArg of its own: a runtime scalar or pointer, or a
 	 * constant. Its runtime elements are passed as consecutive runtime arguments. */

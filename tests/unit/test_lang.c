@@ -1641,6 +1641,74 @@ static void test_host_descriptors(void)
 	tile_context_destroy(ctx);
 }
 
+/* `tensordesc<...>:16`: a descriptor whose last dimension is a multiple of 16,
+ * so its loads and stores vectorize along it. The launch checks the claim, and
+ * tile_kernel_get_typed makes it for a descriptor argument where it holds. */
+static void test_host_descriptor_last16(void)
+{
+	enum { M = 20, N = 32, N_ODD = 20 };
+	static float a[M * N] __attribute__((aligned(64))), c[M * N] __attribute__((aligned(64)));
+	for (int i = 0; i < M * N; i++)
+		a[i] = (float)i;
+	int64_t shape[2] = {M, N}, strides[2] = {N, 1}, odd_shape[2] = {M, N_ODD};
+	DLTensor ta = {.data = a, .ndim = 2, .dtype = {kDLFloat, 32, 1}, .shape = shape, .strides = strides};
+	DLTensor tc = {.data = c, .ndim = 2, .dtype = {kDLFloat, 32, 1}, .shape = shape, .strides = strides};
+	DLTensor ta_odd = ta, tc_odd = tc;
+	ta_odd.shape = tc_odd.shape = odd_shape;
+	const char *sig = "tensordesc<fp32[8, 8]>:16,tensordesc<fp32[8,8]>:16,8,8";
+	tile_arg args[] = {tile_arg_dltensor(&ta), tile_arg_dltensor(&tc), tile_arg_i32(8), tile_arg_i32(8)};
+	memset(c, 0, sizeof c);
+	if (RUN(hdesc_src, "k", sig, 3, args)) {
+		bool ok = true;
+		for (int i = 0; i < M * N; i++)
+			ok &= i / N < 3 * 8 ? c[i] == a[i] * 2 + 1 : c[i] == 0;
+		CHECK(ok);
+	}
+	tile_context_options o = {0};
+	o.target = target;
+	tile_context *ctx = NULL;
+	tile_module *m = NULL;
+	tile_kernel *k = NULL, *kt = NULL;
+	uint32_t g[3] = {3, 1, 1};
+	if (tile_context_create(&ctx, &o) != TILE_OK ||
+	    tile_module_load_source(ctx, "t.py", hdesc_src, strlen(hdesc_src), &m) != TILE_OK ||
+	    tile_kernel_get(m, "k", sig, NULL, &k) != TILE_OK) {
+		CHECK(!"the :16 descriptor kernel compiles");
+		goto out;
+	}
+	/* a last dimension of 20 breaks the specialization: as a DLTensor, and as
+	 * the launch ABI's shape argument */
+	tile_arg odd[] = {tile_arg_dltensor(&ta_odd), tile_arg_dltensor(&tc_odd), tile_arg_i32(8), tile_arg_i32(8)};
+	CHECK(tile_launch(k, g, odd, 4, NULL) == TILE_ERROR_INVALID_ARGUMENT &&
+	      strstr(tile_errmsg(ctx), "last dimension is not a multiple of 16"));
+	tile_arg flat[] = {tile_arg_ptr(a, TILE_FP32), tile_arg_i32(M), tile_arg_i32(N_ODD), tile_arg_i64(N),
+			   tile_arg_ptr(c, TILE_FP32), tile_arg_i32(M), tile_arg_i32(N), tile_arg_i64(N)};
+	CHECK(tile_launch(k, g, flat, 8, NULL) == TILE_ERROR_INVALID_ARGUMENT &&
+	      strstr(tile_errmsg(ctx), "not divisible by 16"));
+	/* specialized from descriptor arguments: :16 where the last dimension is
+	 * 32, so a launch with 20 is refused; none where it is 20 */
+	tile_tensordesc da = {.tensor = &ta, .block_rank = 2, .block_shape = {8, 8}};
+	tile_tensordesc dc = {.tensor = &tc, .block_rank = 2, .block_shape = {8, 8}};
+	tile_arg typed[] = {tile_arg_tensordesc(&da), tile_arg_tensordesc(&dc), tile_arg_i32(8), tile_arg_i32(8)};
+	CHECK(tile_kernel_get_typed(m, "k", typed, 4, NULL, &kt) == TILE_OK);
+	if (kt) {
+		CHECK(tile_launch(kt, g, typed, 4, NULL) == TILE_OK);
+		da.tensor = &ta_odd;
+		dc.tensor = &tc_odd;
+		CHECK(tile_launch(kt, g, typed, 4, NULL) == TILE_ERROR_INVALID_ARGUMENT &&
+		      strstr(tile_errmsg(ctx), "last dimension is not a multiple of 16"));
+		tile_kernel_destroy(kt);
+		kt = NULL;
+		CHECK(tile_kernel_get_typed(m, "k", typed, 4, NULL, &kt) == TILE_OK &&
+		      tile_launch(kt, g, typed, 4, NULL) == TILE_OK);
+	}
+out:
+	tile_kernel_destroy(kt);
+	tile_kernel_destroy(k);
+	tile_module_destroy(m);
+	tile_context_destroy(ctx);
+}
+
 /* ---- tl.inline_asm_elementwise: the PTX translated, run on every target ---------- */
 
 static const char asm_src[] =
@@ -4727,6 +4795,7 @@ int main(void)
 		test_batched_dot_precision();
 		test_scratch_over_pipeline_buffers();
 		test_host_descriptors();
+		test_host_descriptor_last16();
 		test_inline_asm();
 		test_inline_asm_literals();
 		test_inline_asm_toplevel_reg();
