@@ -268,7 +268,7 @@ static bool run_one(tile_context *ctx, tile_module *m, const rk_kernel *k, int n
 		double got = rk_get(out->t, ob, at), want = k->want.v[i], e = k->want.e[i];
 		bool good = e == 0 ? got == want : fabs(got - want) <= 2 * e;
 		if (!good) {
-			snprintf(what, sizeof what, "element %zu: got %.9g, want %.9g (tolerance %.3g)", i, got, want,
+			snprintf(what, sizeof what, "element %zu: got %.17g, want %.17g (tolerance %.3g)", i, got, want,
 				 2 * e);
 			report(k, seed, target, nw, what);
 			ok = false;

@@ -439,6 +439,7 @@ bool rk_reduce(rk_val *out, int kind, const rk_val *a, int axis, bool keep_dims)
 		for (size_t r = 0; r < R; r++)
 			line[r] = a->v[base + r * st];
 		double esum = 0, emax = 0, asum = 0, sum = 0;
+		uint64_t isum = 0; /* an integer sum, wrapping: a double's loses bits past 2^53 */
 		size_t best = 0;
 		for (size_t r = 0; r < R; r++) {
 			double e = a->e[base + r * st];
@@ -446,6 +447,7 @@ bool rk_reduce(rk_val *out, int kind, const rk_val *a, int axis, bool keep_dims)
 			emax = e > emax ? e : emax;
 			asum += fabs(line[r]);
 			sum += line[r];
+			isum += (uint64_t)(int64_t)line[r];
 			bool better = kind == 'M' || kind == 'A' ? line[r] > line[best] : line[r] < line[best];
 			if (better)
 				best = r;
@@ -453,7 +455,7 @@ bool rk_reduce(rk_val *out, int kind, const rk_val *a, int axis, bool keep_dims)
 		switch (kind) {
 		case 's':
 			if (!rk_is_float(a->t)) {
-				o.v[i] = rk_round(o.t, sum);
+				o.v[i] = rk_wrap(o.t, isum);
 			} else {
 				o.v[i] = rk_round(o.t, sum);
 				o.e[i] = esum == 0 && rk_exact_sum(o.t, line, R, 1)
@@ -503,13 +505,15 @@ bool rk_cumsum(rk_val *out, const rk_val *a, int axis, bool reverse)
 	for (size_t i = 0; i < n; i++) {
 		size_t base = (i / st) * st * R + i % st;
 		double sum = 0, esum = 0, asum = 0;
+		uint64_t isum = 0; /* as in rk_reduce */
 		for (size_t j = 0; j < R; j++) {
 			size_t r = reverse ? R - 1 - j : j, at = base + r * st;
 			sum += a->v[at];
 			esum += a->e[at];
 			asum += fabs(a->v[at]);
+			isum += (uint64_t)(int64_t)a->v[at];
 			if (!fl) {
-				o.v[at] = rk_round(o.t, sum);
+				o.v[at] = rk_wrap(o.t, isum);
 				continue;
 			}
 			o.v[at] = rk_round(o.t, sum);
@@ -532,6 +536,7 @@ bool rk_atomic_fold(rk_val *out, int op, const rk_val *init, const rk_val *vals,
 	double *terms = malloc(((size_t)n + 1) * sizeof(double));
 	for (size_t i = 0; i < m; i++) {
 		double acc = init->v[i], esum = init->e[i], emax = init->e[i], asum = fabs(acc);
+		uint64_t isum = (uint64_t)(int64_t)acc; /* integer '+', as in rk_reduce */
 		terms[0] = acc;
 		for (int p = 0; p < n; p++) {
 			double x = vals[p].v[i], e = vals[p].e[i];
@@ -541,6 +546,7 @@ bool rk_atomic_fold(rk_val *out, int op, const rk_val *init, const rk_val *vals,
 			switch (op) {
 			case '+':
 				acc += x;
+				isum += (uint64_t)y;
 				break;
 			case 'M':
 				acc = acc > x ? acc : x;
@@ -559,7 +565,7 @@ bool rk_atomic_fold(rk_val *out, int op, const rk_val *init, const rk_val *vals,
 			}
 		}
 		if (!fl) {
-			out->v[i] = rk_round(t, acc);
+			out->v[i] = op == '+' ? rk_wrap(t, isum) : rk_round(t, acc);
 		} else if (op == '+') {
 			double r = rk_round(t, acc);
 			out->v[i] = r;

@@ -34,27 +34,45 @@ static bool reduced_shape(const rk_shape *in, int axis, bool keep_dims, rk_shape
 	return true;
 }
 
-/* x op y in t (integers wrap: the ring ops commute with wrapping) */
-static double combine(int op, rk_dtype t, double x, double y)
+/* x op y of a float t (max, min) */
+static double combine_float(int op, double x, double y)
 {
-	int64_t p = (int64_t)x, q = (int64_t)y;
+	return op == 'M' ? (x > y ? x : y) : (x < y ? x : y);
+}
+
+/* p op q of an integer t, both sign-extended to 64 bits, and so the result:
+ * carried in 64 bits because an int64 partial result past 2^53 would round
+ * in a double (integers wrap: the ring ops commute with wrapping) */
+static uint64_t combine_int(int op, rk_dtype t, uint64_t p, uint64_t q)
+{
+	uint64_t r;
 	switch (op) {
 	case '+':
-		return rk_wrap(t, (uint64_t)p + (uint64_t)q);
+		r = p + q;
+		break;
 	case '*':
-		return rk_wrap(t, (uint64_t)p * (uint64_t)q);
+		r = p * q;
+		break;
 	case '^':
-		return rk_round(t, (double)(p ^ q));
+		r = p ^ q;
+		break;
 	case '&':
-		return rk_round(t, (double)(p & q));
+		r = p & q;
+		break;
 	case '|':
-		return rk_round(t, (double)(p | q));
+		r = p | q;
+		break;
 	case 'M':
-		return x > y ? x : y;
+		r = (int64_t)p > (int64_t)q ? p : q;
+		break;
 	default:
-		return x < y ? x : y;
+		r = (int64_t)p < (int64_t)q ? p : q;
 	}
+	return rk_bits(t) == 64 ? r : (uint64_t)(int64_t)rk_wrap(t, r);
 }
+
+/* the line's element as combine_int takes it */
+static uint64_t int_bits(double x) { return (uint64_t)(int64_t)x; }
 
 static bool combine_ok(int op, rk_dtype t)
 {
@@ -98,12 +116,18 @@ bool rk_combine_reduce(rk_val *out, int op, const rk_val *a, int axis, bool keep
 			float_sum(a, at, R - 1, R, exact, &out->v[i], &out->e[i]);
 			continue;
 		}
+		bool fl = rk_is_float(a->t);
 		double acc = a->v[base], emax = a->e[base];
+		uint64_t iacc = int_bits(acc);
 		for (size_t r = 1; r < R; r++) {
-			acc = combine(op, a->t, acc, a->v[base + r * st]);
+			double x = a->v[base + r * st];
+			if (fl)
+				acc = combine_float(op, acc, x);
+			else
+				iacc = combine_int(op, a->t, iacc, int_bits(x));
 			emax = fmax(emax, a->e[base + r * st]);
 		}
-		out->v[i] = acc;
+		out->v[i] = fl ? acc : (double)(int64_t)iacc;
 		out->e[i] = emax;
 	}
 	free(at);
@@ -121,15 +145,21 @@ bool rk_combine_scan(rk_val *out, int op, const rk_val *a, int axis, bool revers
 	for (size_t i = 0; i < n; i++) {
 		size_t base = (i / st) * st * R + i % st;
 		bool exact = line_of(a, base, R, st, reverse, at, vals);
+		bool fl = rk_is_float(a->t);
 		double acc = 0, emax = 0;
+		uint64_t iacc = 0;
 		for (size_t j = 0; j < R; j++) {
-			if (rk_is_float(a->t) && op == '+') {
+			if (fl && op == '+') {
 				float_sum(a, at, j, R, exact, &out->v[at[j]], &out->e[at[j]]);
 				continue;
 			}
-			acc = j ? combine(op, a->t, acc, a->v[at[j]]) : a->v[at[j]];
+			double x = a->v[at[j]];
+			if (fl)
+				acc = j ? combine_float(op, acc, x) : x;
+			else
+				iacc = j ? combine_int(op, a->t, iacc, int_bits(x)) : int_bits(x);
 			emax = fmax(emax, a->e[at[j]]);
-			out->v[at[j]] = acc;
+			out->v[at[j]] = fl ? acc : (double)(int64_t)iacc;
 			out->e[at[j]] = emax;
 		}
 	}
