@@ -418,8 +418,40 @@ static tile_status check_const(const tile_kernel *k, int i, const tile_arg *a)
 
 /* ---- launching ---------------------------------------------------------------------- */
 
+/* The leading strides of each host descriptor, as the launch ABI passes them
+ * (slots base, shapes, strides): whole 16 bytes and not negative, the
+ * contract conv_desc checks on a DLTensor. Given as separate runtime
+ * arguments (tile_launch's runtime form, the thunk) they were not checked,
+ * and a row of 260 bytes read through 16-byte vectors faulted on a GPU
+ * (misaligned address). */
+static tile_status check_desc_strides(const tile_kernel *k, void **argv)
+{
+	for (int i = 0; i < k->nparams; i++) {
+		const ApiParam *p = &k->params[i];
+		if (!p->runtime || !p->desc_rank)
+			continue;
+		int64_t es = dtype_bits((DType)k->slots[p->slot].elem) / 8;
+		for (int d = 0; d + 1 < p->desc_rank; d++) {
+			int s = p->slot + 1 + p->desc_rank + d;
+			int64_t v = *(const int64_t *)argv[s];
+			if (v >= 0 && v <= INT64_MAX / 16 && (v * es) % 16 == 0)
+				continue;
+			return api_fail(k->ctx, TILE_ERROR_INVALID_ARGUMENT,
+			                "kernel '%s', argument '%s': leading stride %d of the tensor "
+			                "descriptor is %" PRId64 " elements, %s (tensor descriptors "
+			                "require strides >= 0 of whole 16 bytes)",
+			                k->name, p->name, d, v,
+			                v < 0 ? "negative" : v > INT64_MAX / 16 ? "too large" : "not a multiple of 16 bytes");
+		}
+	}
+	return TILE_OK;
+}
+
 tile_status api_launch_argv(tile_kernel *k, const uint32_t grid[3], void **argv, void *stream)
 {
+	tile_status st = check_desc_strides(k, argv);
+	if (st != TILE_OK)
+		return st;
 	if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0)
 		return TILE_OK; /* an empty grid runs nothing, as Triton's launcher does */
 	if (k->is_cuda)

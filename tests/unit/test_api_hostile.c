@@ -876,6 +876,26 @@ static void test_bad_descriptor(tile_context *ctx)
 		args[0] = tile_arg_ptr(a, TILE_FP32);
 		CHECK_ST(tile_launch(k, grid, args, 2, NULL), TILE_ERROR_INVALID_ARGUMENT);
 		CHECK_MSG("DLTensor");
+		/* the runtime-arguments form (base, shapes, strides) and the thunk
+		 * keep the stride contract too: a row of 9 fp32 (36 bytes) or a
+		 * negative stride was taken, and 16-byte vectors over it fault on a GPU */
+		tile_arg flat[4] = {tile_arg_ptr(a, TILE_FP32), tile_arg_i32(8), tile_arg_i32(8), tile_arg_i64(8)};
+		CHECK_ST(tile_launch(k, grid, flat, 4, NULL), TILE_OK);
+		flat[3] = tile_arg_i64(9);
+		CHECK_ST(tile_launch(k, grid, flat, 4, NULL), TILE_ERROR_INVALID_ARGUMENT);
+		CHECK_MSG("leading stride 0 of the tensor descriptor is 9 elements, not a multiple of 16 bytes");
+		flat[3] = tile_arg_i64(-8);
+		CHECK_ST(tile_launch(k, grid, flat, 4, NULL), TILE_ERROR_INVALID_ARGUMENT);
+		CHECK_MSG("negative");
+		void (*raw)(void) = NULL;
+		CHECK_ST(tile_kernel_thunk(k, &raw), TILE_OK);
+		if (raw) {
+			int (*fn)(void *, int32_t, int32_t, int64_t, uint32_t, uint32_t, uint32_t, void *) =
+			        (int (*)(void *, int32_t, int32_t, int64_t, uint32_t, uint32_t, uint32_t, void *))raw;
+			CHECK(fn(a, 8, 8, 10, 1, 1, 1, NULL) == TILE_ERROR_INVALID_ARGUMENT);
+			CHECK_MSG("not a multiple of 16 bytes");
+			CHECK(fn(a, 8, 8, 8, 1, 1, 1, NULL) == TILE_OK);
+		}
 	}
 	tile_kernel_destroy(k);
 	tile_module_destroy(m);
