@@ -40,6 +40,21 @@ EOF
 limited "$tmp/strs.tile" k '*i32'
 has "$tmp/err" "strs.tile:8:13: error: compile-time evaluation takes more than"
 
+# str.replace of '' puts the new text before every character: 100k characters
+# each given 100k was built whole before its length was checked (43 s, 9.8 GB)
+cat >"$tmp/repl.tile" <<'EOF'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def k(Y):
+    u = ("x" * 100000).replace("", "y" * 100000)
+    tl.store(Y, 1)
+EOF
+limited "$tmp/repl.tile" k '*i32'
+has "$tmp/err" "repl.tile:7:14: error: 'str.replace' gives more than 1048576 characters"
+
 # a tuple sharing its items (t = (t, t), 2^100 leaves) carried by a loop: its
 # leaves were listed before the value limit was checked (17 s, then "internal
 # compiler error in memory: out of memory"; 14 GB without a limit)

@@ -457,6 +457,7 @@ static Value b_replace(Sema *s, Call *c, int extra)
 		for (int i = 0; i <= n; i++) {
 			if (count < 0 || done < count) sb_puts(&b, rep), done++;
 			if (i < n) sb_putn(&b, str + o[i], (size_t)(o[i + 1] - o[i]));
+			if (b.len > STR_MAX_LEN) break; /* (100k chars).replace('', 100k) was 10 GB */
 		}
 	} else {
 		const char *p = str, *q, *e = str + strlen(str);
