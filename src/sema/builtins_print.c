@@ -86,12 +86,14 @@ static Value b_print(Sema *s, Call *c, int extra)
 /* One static_print value; a tuple (a tensor's .shape, most often) as Python
  * prints it, its items with strings quoted, where it printed as "tuple".
  * A list prints as one ([1, 2]; Value.list). A tuple that shares
- * its items (t = (t, t) repeated) is exponential when printed: the note stops
- * at 4096 characters. */
-static void print_static(Sema *s, StrBuf *b, Value v, int depth)
+ * its items (t = (t, t) repeated) is exponential when printed: the text stops
+ * past `limit` characters (a note at 4096, with "..."; str() at STR_MAX_LEN,
+ * where it is an error). Every item printed adds a character or more, so the
+ * walk is as long as the text. */
+static void print_static(Sema *s, StrBuf *b, Value v, int depth, size_t limit)
 {
 	char buf[256];
-	if (b->len > 4096) return;
+	if (b->len > limit) return;
 	const char *obj;
 	if (v_is_enum_member(v)) sb_puts(b, enum_member_str(s, v, depth > 0)); /* str(): SIGNEDNESS.SIGNED */
 	else if ((obj = pytype_str(s, v, (SrcLoc){0}))) sb_puts(b, obj); /* constexpr_type[4] */
@@ -106,11 +108,11 @@ static void print_static(Sema *s, StrBuf *b, Value v, int depth)
 		sb_putc(b, v.set ? '{' : v.list ? '[' : '(');
 		for (int i = 0; i < v.n; i++) {
 			if (i) sb_puts(b, ", ");
-			if (b->len > 4096) {
+			if (b->len > limit) {
 				sb_puts(b, "...");
 				break;
 			}
-			print_static(s, b, v.items[i], depth + 1);
+			print_static(s, b, v.items[i], depth + 1, limit);
 		}
 		sb_puts(b, v.set ? "}" : v.list ? "]" : v.n == 1 ? ",)" : ")");
 	} else if (v.kind == V_DICT && !v.msg) { /* {'a': 1}: a repeated key where it first was, its last value */
@@ -122,19 +124,38 @@ static void print_static(Sema *s, StrBuf *b, Value v, int depth)
 			if (seen) continue;
 			if (!first) sb_puts(b, ", ");
 			first = false;
-			print_static(s, b, v.keys[i], depth + 1);
+			print_static(s, b, v.keys[i], depth + 1, limit);
 			sb_puts(b, ": ");
-			print_static(s, b, v.items[dict_index(v, v.keys[i])], depth + 1);
+			print_static(s, b, v.items[dict_index(v, v.keys[i])], depth + 1, limit);
 		}
-		sb_puts(b, b->len > 4096 ? "...}" : "}");
+		sb_puts(b, b->len > limit ? "...}" : "}");
 	} else sb_puts(b, v_describe(s, v));
 }
+
+enum { PRINT_NOTE_MAX = 4096 };
 
 const char *py_repr_text(Sema *s, Value v)
 {
 	StrBuf b = {0};
-	print_static(s, &b, v, 1);
+	print_static(s, &b, v, 1, PRINT_NOTE_MAX);
 	const char *r = arena_strdup(s->a, b.s ? b.s : "");
+	sb_free(&b);
+	return r;
+}
+
+/* repr() of a tuple, list or dict of constexprs, whole: it was the note's text,
+ * cut at 4096 characters with "...", so str(tuple(range(2000))) ended in
+ * "841, ...)". More than STR_MAX_LEN characters is an error; a step per 16. */
+Value py_repr_whole(Sema *s, Value v, const char *what, SrcLoc loc)
+{
+	StrBuf b = {0};
+	print_static(s, &b, v, 1, STR_MAX_LEN);
+	if (b.len > STR_MAX_LEN) {
+		sb_free(&b);
+		diag_error(s->d, loc, "'%s' gives more than %d characters", what, STR_MAX_LEN);
+		return v_err();
+	}
+	Value r = sema_work(s, (int64_t)(b.len / 16), loc) ? v_str(arena_strdup(s->a, b.s ? b.s : "")) : v_err();
 	sb_free(&b);
 	return r;
 }
@@ -152,7 +173,7 @@ static Value b_static_print(Sema *s, Call *c, int extra)
 			return v;
 		}
 		if (i) sb_puts(&b, sep);
-		print_static(s, &b, v, 0);
+		print_static(s, &b, v, 0, PRINT_NOTE_MAX);
 	}
 	/* end= as Python's print writes it; the note is a line, so a final newline is its end */
 	const char *end = c->has[2] && !v_is_none(c->a[2]) ? arg_str(s, c, 2) : "\n";

@@ -592,16 +592,20 @@ static Value b_isinstance(Sema *s, Call *c, int extra)
 }
 
 /* str(x) of a constexpr */
-/* whether tuple or dict v holds only compile-time values (keys too) */
-static bool all_const(Value v)
+/* whether tuple or dict v holds only compile-time values (keys too): 1, or 0;
+ * -1 when it has more than *budget items in all, counted as its text will be
+ * (a tuple sharing its items, t = (t, t) 60 times, has 2^60: the walk took
+ * forever) */
+static int all_const(Value v, int64_t *budget)
 {
 	for (int i = 0; i < v.n; i++) {
 		Value x = v.items[i];
-		if (v.kind == V_DICT && v.keys[i].kind != V_CONST) return false;
-		if (x.kind == V_TUPLE || x.kind == V_DICT ? !all_const(x) : x.kind != V_CONST && x.kind != V_DTYPE)
-			return false;
+		if (--*budget < 0) return -1;
+		if (v.kind == V_DICT && v.keys[i].kind != V_CONST) return 0;
+		int r = x.kind == V_TUPLE || x.kind == V_DICT ? all_const(x, budget) : x.kind == V_CONST || x.kind == V_DTYPE;
+		if (r <= 0) return r;
 	}
-	return true;
+	return 1;
 }
 
 /* str(v) (repr false) or repr(v) of a constexpr; repr of a dtype is Triton's
@@ -615,8 +619,14 @@ Value py_str_value(Sema *s, Value v, bool repr, SrcLoc loc)
 	if (obj) return v_str(obj);
 	if (v.kind == V_CONST && v.c.kind == CV_STR) /* str('x') is 'x', unquoted */
 		return repr ? py_repr_str(s, v.c.s ? v.c.s : "") : v;
-	if ((v.kind == V_TUPLE || v.kind == V_DICT) && all_const(v)) /* str([1, 'a']) is its repr */
-		return v_str(py_repr_text(s, v));
+	int64_t budget = STR_MAX_LEN; /* each item prints a character or more */
+	int ac = v.kind == V_TUPLE || v.kind == V_DICT ? all_const(v, &budget) : 0;
+	if (ac < 0) {
+		diag_error(s->d, loc, "'%s' gives more than %d characters", repr ? "repr" : "str", STR_MAX_LEN);
+		return v_err();
+	}
+	if (ac) /* str([1, 'a']) is its repr */
+		return py_repr_whole(s, v, repr ? "repr" : "str", loc);
 	if (repr && v.kind == V_DTYPE && v.ty.dt != DT_PTR && v.n == 0) { /* a block type's repr is its str */
 		Value n = py_str_value(s, v, false, loc);
 		return n.kind == V_ERR ? n : v_str(arena_printf(s->a, "triton.language.%s", n.c.s));

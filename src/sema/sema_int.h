@@ -465,6 +465,7 @@ bool values_identical(Value a, Value b);
 void const_str(ConstVal c, char *buf, size_t n);
 Value py_str_value(Sema *s, Value v, bool repr, SrcLoc loc);
 const char *py_repr_text(Sema *s, Value v); /* repr() of any compile-time value, as static_print shows it */
+Value py_repr_whole(Sema *s, Value v, const char *what, SrcLoc loc); /* repr() of a tuple/list/dict, uncut */
 Value str_percent(Sema *s, const char *fmt, Value args, SrcLoc loc);
 /* format(v, spec): Python's format-spec mini-language (builtins_format.c) */
 Value py_format(Sema *s, Value v, const char *spec, SrcLoc loc);
