@@ -770,6 +770,15 @@ static const char *scan_fstr_field(Lexer *lx, const char *q, SrcLoc start, int n
 		fail(lx, LEXERR_GENERIC, start, "f-string: expressions nested too deeply");
 		return NULL;
 	}
+	/* a field with no expression (f"{}", f"{ !r}", f"{:>4}") is Python's
+	 * SyntaxError; in host code around the kernels it was taken */
+	const char *e = q;
+	while (e < lx->end && (*e == ' ' || *e == '\t' || *e == '\f' || is_eol(*e)))
+		e++;
+	if (e < lx->end && (*e == '}' || *e == ':' || *e == '!' || *e == '=')) {
+		fail(lx, LEXERR_GENERIC, start, "f-string: valid expression required before '%c'", *e);
+		return NULL;
+	}
 	for (int depth = 0; q;) {
 		int c = ch(lx, q);
 		if (q >= lx->end) {

@@ -663,6 +663,29 @@ static bool is_type_alias(Parser *p)
 	       (k == TK_ASSIGN || k == TK_LSQB);
 }
 
+/* A type alias, skipped after the checks Python makes: a non-empty parameter
+ * list and a value (`type X =` and `type X[] = int` were taken). */
+static Stmt *skip_type_alias(Parser *p)
+{
+	SrcLoc loc = here(p);
+	ps_advance(p); /* type */
+	ps_advance(p); /* its name */
+	if (ps_accept(p, TK_LSQB)) {
+		if (at(p, TK_RSQB))
+			ps_unexpected(p, "type parameter list cannot be empty");
+		for (int depth = 1; depth > 0 && !at(p, TK_NEWLINE) && !at(p, TK_EOF) && !at(p, TK_ERROR);) {
+			TokKind k = ps_advance(p).kind;
+			depth += k == TK_LSQB ? 1 : k == TK_RSQB ? -1 : 0;
+		}
+	}
+	ps_expect(p, TK_ASSIGN);
+	if (at(p, TK_NEWLINE) || at(p, TK_EOF))
+		ps_unexpected(p, "invalid syntax");
+	Stmt *s = ps_skip_compound(p, "type alias");
+	s->loc = loc;
+	return s;
+}
+
 static Stmt *parse_compound(Parser *p)
 {
 	switch (kind(p)) {
@@ -697,7 +720,7 @@ static void parse_statement(Parser *p, StmtVec *out)
 	if (!s && at(p, TK_NAME) && is_match_stmt(p))
 		s = ps_skip_compound(p, "match statement");
 	if (!s && at(p, TK_NAME) && is_type_alias(p))
-		s = ps_skip_compound(p, "type alias");
+		s = skip_type_alias(p);
 	if (s)
 		avec_push(p, out, s);
 	else

@@ -151,6 +151,10 @@ static void skip_type_params(Parser *p)
 {
 	if (!ps_accept(p, TK_LSQB))
 		return;
+	if (at(p, TK_RSQB)) { /* Python's SyntaxError; `def f[]()` was taken */
+		ps_unexpected(p, "type parameter list cannot be empty");
+		return;
+	}
 	while (!at(p, TK_RSQB) && !p->failed) {
 		if (!ps_accept(p, TK_STAR))
 			ps_accept(p, TK_POW);
