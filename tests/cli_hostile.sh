@@ -214,4 +214,15 @@ cp "$tmp/od/k.py" "$tmp/od/-k.py"
 	exit "$nfail"
 ) || nfail=$((nfail + $?))
 
+# a kernel with more runtime parameters than a launch takes (512) is refused
+# before it is built: 5000 pointers compiled for the CPU, where no launch could
+# pass them, and on a GPU target were "internal compiler error in emit_cuda"
+# (nvrtc: 40000 bytes of parameters, over CUDA's 32764)
+awk 'BEGIN { printf "import triton\nimport triton.language as tl\n@triton.jit\ndef k(";
+	for (i = 0; i < 5000; i++) printf "%sp%d", i ? ", " : "", i;
+	printf "):\n    tl.store(p4999, 1)\n" }' >"$tmp/params.py"
+sig=$(awk 'BEGIN { for (i = 0; i < 5000; i++) printf "%s*i32", i ? "," : "" }')
+expect 1 $TILE compile "$tmp/params.py" k --signature "$sig" --target cpu -o /dev/null
+has "$tmp/err" "kernel 'k' has 5000 runtime parameters; tile allows at most 512"
+
 finish

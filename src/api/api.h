@@ -25,7 +25,7 @@
  * fused kernels take dozens of pointers and its foreach kernels up to 250; a
  * CUDA launch passes at most 4 KB of parameters before CUDA 12.1 (32 KB since),
  * which 512 pointers fill. */
-enum { API_MAX_PARAMS = 512 };
+enum { API_MAX_PARAMS = TIR_MAX_RUNTIME_PARAMS };
 
 typedef struct Backend Backend; /* backend.c */
 

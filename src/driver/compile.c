@@ -76,6 +76,11 @@ static bool stage_sema(Compilation *c)
 	c->tir = sema_kernel(&c->sema, r->src->ast, r->kernel, r->args, r->nargs);
 	if (!c->tir)
 		return false;
+	if (c->tir->nparams > TIR_MAX_RUNTIME_PARAMS) { /* found before the kernel is built */
+		diag_error(c->diags, (SrcLoc){0}, "kernel '%s' has %d runtime parameters; tile allows at most %d",
+			   tir_func_label(c->tir), c->tir->nparams, TIR_MAX_RUNTIME_PARAMS);
+		return false;
+	}
 	/* sema starts from the options; a @triton.heuristics may have set them */
 	c->opts = r->opts;
 	if (c->tir->num_warps > 0)

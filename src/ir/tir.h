@@ -238,6 +238,11 @@ typedef struct TirSmemBuf {
 	const struct TirOp *loop;
 } TirSmemBuf;
 
+/* The most runtime parameters a kernel may have: the launch ABI's argument
+ * arrays (api.h's API_MAX_PARAMS), well under a CUDA kernel's 32764 bytes of
+ * parameters (5000 pointers failed inside nvrtc). */
+enum { TIR_MAX_RUNTIME_PARAMS = 512 };
+
 typedef struct TirFunc {
 	Arena *arena;
 	const char *name;    /* the symbol the emitters define */
