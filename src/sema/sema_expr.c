@@ -111,6 +111,7 @@ static bool key_eq(Value a, Value b)
 	}
 	if (a.kind == V_TUPLE && b.kind == V_TUPLE && !a.list && !b.list) { /* (1, 'a'): equal items */
 		if (a.n != b.n) return false;
+		if (a.items == b.items) return true; /* t = (t, t) repeated shares them: 2^n leaves */
 		for (int i = 0; i < a.n; i++)
 			if (!key_eq(a.items[i], b.items[i])) return false;
 		return true;
@@ -134,15 +135,28 @@ bool dict_get(Value d, Value key, Value *out)
 	return i >= 0;
 }
 
-/* a hashable compile-time value: a constant, a dtype, an Enum member, a tuple of them */
-bool dict_key_ok(Value v)
+/* each item array once: a tuple sharing its items (t = (t, t) repeated) has
+ * 2^n leaves */
+static bool key_ok_walk(ItemsSeen *w, Value v)
 {
 	if (v.kind == V_TUPLE && !v.list) {
+		if (!v.n || items_seen(w, v.items)) return true;
 		for (int i = 0; i < v.n; i++)
-			if (!dict_key_ok(v.items[i])) return false;
+			if (!key_ok_walk(w, v.items[i])) return false;
+		items_seen_add(w, v.items);
 		return true;
 	}
 	return v.kind == V_CONST || v.kind == V_DTYPE || v_is_enum_member(v);
+}
+
+/* a hashable compile-time value: a constant, a dtype, an Enum member, a tuple of them */
+bool dict_key_ok(Value v)
+{
+	if (v.kind != V_TUPLE || v.list) return key_ok_walk(NULL, v);
+	ItemsSeen w = {0};
+	bool ok = key_ok_walk(&w, v);
+	items_seen_free(&w);
+	return ok;
 }
 
 static Value eval_dict(Sema *s, Fn *fn, const Expr *e)
@@ -165,13 +179,24 @@ static Value eval_dict(Sema *s, Fn *fn, const Expr *e)
 
 enum { COMP_MAX_ITEMS = 1 << 16 };
 
-static bool comp_runtime(Value v)
+/* each item array once, as key_ok_walk */
+static bool runtime_walk(ItemsSeen *w, Value v)
 {
 	if (v.kind == V_TENSOR || v.kind == V_BLOCKPTR) return true;
-	if (v.kind == V_TUPLE || v.kind == V_CONFIG || v.kind == V_DICT)
+	if ((v.kind == V_TUPLE || v.kind == V_CONFIG || v.kind == V_DICT) && v.n && !items_seen(w, v.items)) {
 		for (int i = 0; i < v.n; i++)
-			if (comp_runtime(v.items[i])) return true;
+			if (runtime_walk(w, v.items[i])) return true;
+		items_seen_add(w, v.items);
+	}
 	return false;
+}
+
+static bool comp_runtime(Value v)
+{
+	ItemsSeen w = {0};
+	bool r = runtime_walk(&w, v);
+	items_seen_free(&w);
+	return r;
 }
 
 static Value comp_runtime_err(Sema *s, SrcLoc loc)
@@ -841,6 +866,8 @@ Value compare_one(Sema *s, AstOp op, Value a, Value b, SrcLoc loc)
 		/* each item compared is a step: tuples that share their items
 		 * (t = (t, t) in a static_range) are exponentially large */
 		if (!sema_work(s, a.n, loc)) return v_err();
+		if (a.n == b.n && a.items == b.items && a.n && a.list == b.list) /* the same items, as Python's identity shortcut */
+			return v_bool(op == OP_EQ);
 		bool eq = a.n == b.n;
 		for (int i = 0; eq && i < a.n; i++) {
 			Value r = compare_one(s, OP_EQ, a.items[i], b.items[i], loc);

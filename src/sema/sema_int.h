@@ -590,6 +590,17 @@ bool dict_key_eq(Value a, Value b); /* equal as keys of a dict or set */
 Value v_set(Sema *s, const Value *items, int n, SrcLoc loc); /* a set (repeats dropped) */
 Value set_binop(Sema *s, AstOp op, Value a, Value b, SrcLoc loc); /* & | - ^ == != <= < >= > */
 bool dict_key_ok(Value v);         /* hashable: a constant, dtype, Enum member or tuple of them */
+
+/* The item arrays (Value.items) a walk over nested values has been through:
+ * t = (t, t) repeated n times shares them and has 2^n leaves, so a walk that
+ * asks about leaves visits each array once. Zeroed to start; freed after. */
+typedef struct {
+	const Value **slot;
+	size_t n, cap;
+} ItemsSeen;
+bool items_seen(const ItemsSeen *w, const Value *items);
+void items_seen_add(ItemsSeen *w, const Value *items);
+void items_seen_free(ItemsSeen *w);
 /* The error for a heuristic that needs a runtime argument's value (V_ERR). */
 Value rtarg_needed(Sema *s, Value v, SrcLoc loc);
 /* builtins_tensorarg.c: the error for a tensor argument's shape or strides (`what`) the host did not give */

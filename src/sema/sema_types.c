@@ -536,10 +536,12 @@ static Value tuple_order(Sema *s, AstOp op, Value a, Value b, SrcLoc loc)
 	}
 	int i = 0;
 	for (; i < a.n && i < b.n; i++) {
-		Value eq = binop(s, OP_EQ, a.items[i], b.items[i], loc);
+		/* == as a comparison says it (tuples of tuples), not binop: nested
+		 * tuples were 'unsupported operand types for ==' */
+		Value eq = compare_one(s, OP_EQ, a.items[i], b.items[i], loc);
 		if (eq.kind == V_ERR) return eq;
 		if (!v_is_intlike(eq)) break; /* a tensor: its own comparison says */
-		if (!eq.c.i) return binop(s, op, a.items[i], b.items[i], loc);
+		if (!eq.c.i) return compare_one(s, op, a.items[i], b.items[i], loc);
 	}
 	if (i < a.n && i < b.n) {
 		diag_error(s->d, loc, "'%s' of tuples compares their items at compile time: they must be constexprs", opname(op));

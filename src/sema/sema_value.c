@@ -1,5 +1,7 @@
 /* sema_value.c: Value constructors and predicates, the compile-time work
- * limit. */
+ * limit, the set of item arrays a walk over nested values has seen. */
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sema/sema_int.h"
@@ -169,3 +171,38 @@ const char *v_describe(Sema *s, Value v)
 
 const char *istr(Sema *s, const char *str) { return intern_cstr(s->c->names, str); }
 
+
+/* ---- item arrays already walked -------------------------------------------------------------- */
+
+/* open addressing on the array's address; cap stays a power of two, at most
+ * half full */
+bool items_seen(const ItemsSeen *w, const Value *items)
+{
+	if (!w->cap) return false;
+	for (size_t h = ((uintptr_t)items >> 4) & (w->cap - 1);; h = (h + 1) & (w->cap - 1)) {
+		if (!w->slot[h]) return false;
+		if (w->slot[h] == items) return true;
+	}
+}
+
+void items_seen_add(ItemsSeen *w, const Value *items)
+{
+	if (2 * (w->n + 1) > w->cap) {
+		size_t cap = w->cap ? 2 * w->cap : 16;
+		ItemsSeen g = {xcalloc(cap, sizeof *g.slot), 0, cap};
+		for (size_t i = 0; i < w->cap; i++)
+			if (w->slot[i]) items_seen_add(&g, w->slot[i]);
+		free(w->slot);
+		*w = g;
+	}
+	size_t h = ((uintptr_t)items >> 4) & (w->cap - 1);
+	while (w->slot[h]) h = (h + 1) & (w->cap - 1);
+	w->slot[h] = items;
+	w->n++;
+}
+
+void items_seen_free(ItemsSeen *w)
+{
+	free(w->slot);
+	*w = (ItemsSeen){0};
+}
