@@ -99,6 +99,7 @@ struct tile_kernel {
 	char *key;   /* the specialization key in the module's table */
 	int nparams; /* declared */
 	ApiParam *params;
+	bool has_desc; /* a runtime host descriptor parameter: the launch checks its strides */
 	int nslots; /* runtime args */
 	ApiSlot *slots;
 	/* loaded code */

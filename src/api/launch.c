@@ -449,7 +449,7 @@ static tile_status check_desc_strides(const tile_kernel *k, void **argv)
 
 tile_status api_launch_argv(tile_kernel *k, const uint32_t grid[3], void **argv, void *stream)
 {
-	tile_status st = check_desc_strides(k, argv);
+	tile_status st = k->has_desc ? check_desc_strides(k, argv) : TILE_OK; /* off the common path */
 	if (st != TILE_OK)
 		return st;
 	if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0)

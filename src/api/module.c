@@ -348,6 +348,7 @@ static tile_status fill_params(tile_kernel *k, const KernelInfo *ki, const SpecA
 		p->heuristic = ki->params[i].heuristic;
 		p->runtime = i < nargs && !args[i].is_const;
 		p->desc_rank = p->runtime ? args[i].desc_rank : 0;
+		k->has_desc = k->has_desc || p->desc_rank > 0;
 		for (int d = 0; d < p->desc_rank; d++)
 			p->desc_block[d] = args[i].desc_block[d];
 		p->tuple = p->runtime && args[i].tuple_len > 0;
