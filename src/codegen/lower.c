@@ -371,7 +371,11 @@ TpVal lw_coord(Lower *L, const LinearLayout *l, int r, int dim)
 	if (L->o && L->o->add_coords)
 		return lw_bin(L, TP_ADD, hw, lw_i32(L, c[dim]));
 	L->f->or_coords = true;
-	return lw_bin(L, TP_OR, hw, lw_i32(L, c[dim]));
+	TpVal in[2] = {hw, lw_i32(L, c[dim])};
+	Type t = tp_type(L->f, hw);
+	TpOp *op = lw_op(L, TP_OR, no_loc, in, 2, &t, 1);
+	op->attr.flags |= TP_DISJOINT;
+	return op->results[0];
 }
 
 TpVal lw_owner_pred(Lower *L, uint32_t lane_free, uint32_t warp_free)
@@ -637,6 +641,40 @@ static void remove_dead_code(TpFunc *f)
 	free(uses);
 }
 
+static int disjoint_ors(TpBlock *b, bool to_add)
+{
+	int n = 0;
+	for (int i = 0; i < b->nops; i++) {
+		TpOp *op = b->ops[i];
+		for (int k = 0; k < op->nregions; k++)
+			n += disjoint_ors(&op->regions[k], to_add);
+		if (op->kind == TP_OR && (op->attr.flags & TP_DISJOINT)) {
+			n++;
+			if (to_add) {
+				op->kind = TP_ADD;
+				op->attr.flags &= ~TP_DISJOINT;
+			}
+		}
+	}
+	return n;
+}
+
+/* NVVM's alias analysis cannot split an address built from lane/warp part |
+ * constant into a base and an offset, and its cost grows with the square of
+ * the accesses so addressed: 512 stores of one thread took 1.5 s to PTX as |,
+ * 0.16 s as +, and a 2^20-element store over 4 warps over 120 s. Below the
+ * bound the | form stays (lw_coord: it spills less in some kernels, the +
+ * form is a variant); real kernels have up to about 130 such coordinates. */
+enum { OR_COORDS_MAX = 256 };
+
+static void coords_as_adds_when_many(TpFunc *f)
+{
+	if (f->or_coords && disjoint_ors(f->body, false) > OR_COORDS_MAX) {
+		disjoint_ors(f->body, true);
+		f->or_coords = false;
+	}
+}
+
 TpFunc *lower_func(Arena *a, DiagSink *diags, const TirFunc *tf, const TargetDesc *t,
                    const CompileOptions *o)
 {
@@ -683,6 +721,8 @@ TpFunc *lower_func(Arena *a, DiagSink *diags, const TirFunc *tf, const TargetDes
 			remove_dead_code(L.f);
 	}
 	tp_drop_barriers(L.f);
+	if (!lw_simd_program(&L))
+		coords_as_adds_when_many(L.f);
 	tp_verify(L.f);
 	return L.f;
 }

@@ -89,7 +89,12 @@ typedef enum {
  * gather/scatter (the mask still applies per element group). On LOAD/STORE,
  * attr.axis = R > 0 narrows that to aligned runs of R threads (thread t's
  * pointer = thread (t - t % R)'s + (t % R) * vec elements): a few vectors. */
-enum { TP_TRANS = 1, TP_COALESCED = 2, TP_USER = 4 /* BARRIER: tl.debug_barrier's (tp_drop_barriers keeps it) */ };
+enum {
+	TP_TRANS = 1,
+	TP_COALESCED = 2,
+	TP_USER = 4,     /* BARRIER: tl.debug_barrier's (tp_drop_barriers keeps it) */
+	TP_DISJOINT = 8, /* OR: the operands share no set bit, so ADD gives the same value (lw_coord) */
+};
 
 /* mma.sync shapes (operands are listed per lane, in PTX fragment order, unpacked) */
 typedef enum {
