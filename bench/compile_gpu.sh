@@ -1,7 +1,8 @@
 #!/bin/sh
 # bench/compile_gpu.sh: where the latency of an sm_90a compile goes as the
 # per-thread program grows (not part of `make bench`: the big sizes take
-# minutes). For each BLOCK of bench/kernels/ew_exp.tile over 4 warps: the
+# minutes). For each BLOCK of bench/kernels/ew_exp.tile (or iota.tile, a
+# store-only kernel that never spills) over 4 warps: the
 # wall time of `tile compile --emit cubin` (fresh kernel cache, nvrtc's
 # cache off), tile's own stages (--time: sema, layout, lower), how many
 # times nvrtc ran (spill retries and variants, from TILE_NVRTC_LOG), ptxas's
@@ -11,6 +12,7 @@
 #
 #   sh bench/compile_gpu.sh [BLOCK...]     default: 1024 2048 4096 8192 16384 32768
 #   TILE_BIN=path  another build;  BENCH_WARPS=N  num_warps (default 4)
+#   BENCH_KERNEL=iota  the store-only kernel (default ew_exp)
 #   BENCH_OUT=FILE  also write the table there (markdown)
 cd "$(dirname "$0")/.." || exit 1
 TILE=${TILE_BIN:-build/tile}
@@ -20,14 +22,18 @@ W=${BENCH_WARPS:-4}
 [ $# -gt 0 ] || set -- 1024 2048 4096 8192 16384 32768
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tile-cbench.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
-K=bench/kernels/ew_exp.tile
+case ${BENCH_KERNEL:-ew_exp} in
+ew_exp) K=bench/kernels/ew_exp.tile sig0="*fp32,*fp32,*fp32,i32" ;;
+iota) K=bench/kernels/iota.tile sig0="*i32,i32" ;;
+*) echo "bench: BENCH_KERNEL is ew_exp or iota" >&2; exit 1 ;;
+esac
 out=$tmp/table
 {
 	echo "| BLOCK | elems/thread | wall s | sema+layout+lower ms | nvrtc runs | ptxas s | rest of codegen s | CUDA C KB | regs | spill B |"
 	echo "|---|---|---|---|---|---|---|---|---|---|"
 } >"$out"
 for B in "$@"; do
-	sig="*fp32,*fp32,*fp32,i32,$B"
+	sig="$sig0,$B"
 	rm -rf "$tmp/cache"
 	t0=$(date +%s.%N)
 	TILE_CACHE_DIR=$tmp/cache CUDA_CACHE_DISABLE=1 TILE_NVRTC_LOG=1 $TILE compile $K k --signature "$sig" \
