@@ -571,4 +571,52 @@ P
 	done
 fi
 
+
+# ---- 11. a scan's prefixes sunk past its shuffles ----------------------------------
+# A scan over lane bits merges each step's partner total into the block's
+# prefix F and total T (lower_scan.c, merge). With F's merge emitted first,
+# the partner's last use was T's merge, so tp_sched.c saw nothing extended
+# by sinking F's merge and moved every one down to the stores: each step's
+# partner total stayed live to the end (FlagGems' row cumsum, 8192 fp32 a
+# tile: 200 bytes of spills on 8 warps, 592 on 4). T's merge comes first now.
+cat >"$tmp/rs.tile" <<'K'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def row_scan(x_ptr, out_ptr, N, TILE: tl.constexpr):
+    row = tl.program_id(0).to(tl.int64)
+    prefix = tl.zeros([], dtype=tl.float32)
+    for start in range(0, N, TILE):
+        offsets = start + tl.arange(0, TILE)
+        mask = offsets < N
+        x = tl.load(x_ptr + row * N + offsets, mask=mask).to(tl.float32)
+        tl.store(out_ptr + row * N + offsets, prefix + tl.cumsum(x, 0), mask=mask)
+        prefix += tl.sum(x, 0)
+K
+for w in 4 8; do
+	no_spills "row_scan 8192 w$w" "$tmp/rs.tile" row_scan --signature '*fp32:16,*fp32:16,i32,8192' --num-warps $w
+done
+if [ $have_numpy = 1 ]; then
+	"$py" - "$tmp" <<'P' || fail "row_scan: could not write the inputs"
+import sys, numpy as np
+d = sys.argv[1]
+r = np.random.default_rng(11)
+np.save(d + "/rx.npy", r.integers(-8, 9, (3, 5000)).astype(np.float32))
+np.save(d + "/ro.npy", np.zeros((3, 5000), np.float32))
+P
+	for target in cpu cuda-emu; do
+		rm -rf "$tmp/res"
+		expect 0 env TILE_RACECHECK=1 $TILE run "$tmp/rs.tile" row_scan --grid 3 --target $target \
+			--num-warps 4 --out-dir "$tmp/res" x_ptr=@"$tmp/rx.npy" out_ptr=@"$tmp/ro.npy" N=5000 TILE=2048
+		"$py" - "$tmp" <<'P' || fail "row_scan: wrong results on $target"
+import sys, numpy as np
+d = sys.argv[1]
+x = np.load(d + "/rx.npy")
+sys.exit(0 if np.array_equal(np.load(d + "/res/out_ptr.npy"), np.cumsum(x, 1)) else 1)
+P
+	done
+fi
+
 finish

@@ -74,8 +74,8 @@ static void merge(Red *R, ScanSt *S, int r, const TpVal *pT, TpVal second)
 		mineT[i] = S->T[i][r];
 		mineP[i] = S->P[i][r];
 	}
-	red_combine(R, pT, mineP, withP);
 	red_combine_ordered(R, mineT, pT, second, nT);
+	red_combine(R, pT, mineP, withP);
 	for (int i = 0; i < R->n; i++) {
 		S->P[i][r] = lw_select(R->L, second, withP[i], mineP[i]);
 		S->T[i][r] = nT[i];
