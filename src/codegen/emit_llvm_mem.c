@@ -29,6 +29,7 @@ typedef struct MemAcc {
 	unsigned align;
 	int vec;
 	bool smem; /* a shared-memory access */
+	bool vol;  /* a volatile load (tl.load(..., volatile=True)): see emit_load */
 } MemAcc;
 
 enum { MAX_VEC = 32 };
@@ -39,7 +40,7 @@ static MemAcc mem_acc(Em *e, DType d, int vec)
 		ice(PASS, "bad vector width %d", vec);
 	/* pointers move as i64: the value's type (elem*) differs from i8* storage */
 	LLVMTypeRef st = d == DT_PTR ? e->t_i64 : em_storage_type(e, d);
-	MemAcc a = {d, st, (unsigned)dtype_bytes(d), vec > 0 ? vec : 1, false};
+	MemAcc a = {d, st, (unsigned)dtype_bytes(d), vec > 0 ? vec : 1, false, false};
 	if (a.align == 0)
 		a.align = 1;
 	return a;
@@ -410,6 +411,7 @@ static void ll_gather(Em *e, MemAcc *a, LLVMValueRef p, LLVMValueRef base, LLVMV
 		ll_begin(e, a, m != NULL, base, &L);
 		for (int k = 0; k < a->vec; k++) {
 			LLVMValueRef v = aligned_load(e, a->st, scalar_ptr(e, a, L.ptr, k), a->align);
+			LLVMSetVolatile(v, a->vol);
 			LLVMBuildStore(e->B, v, arr_elt(e, ll_arr(e, a->st, k), a->st, L.i));
 		}
 		ll_end(e, &L);
@@ -477,8 +479,10 @@ static void load_elems(Em *e, MemAcc *a, LLVMValueRef p, TpVal mask, const LLVMV
 	if (uniform) {
 		LLVMValueRef m = mask ? em_get(e, mask) : NULL;
 		if (!m || em_is_true_const(m)) {
-			for (int k = 0; k < a->vec; k++)
+			for (int k = 0; k < a->vec; k++) {
 				out[k] = aligned_load(e, a->st, scalar_ptr(e, a, p, k), a->align);
+				LLVMSetVolatile(out[k], a->vol);
+			}
 			return;
 		}
 		LLVMBasicBlockRef pre = LLVMGetInsertBlock(B);
@@ -487,8 +491,10 @@ static void load_elems(Em *e, MemAcc *a, LLVMValueRef p, TpVal mask, const LLVMV
 		LLVMBuildCondBr(B, m, bl, bj);
 		LLVMPositionBuilderAtEnd(B, bl);
 		LLVMValueRef v[MAX_VEC];
-		for (int k = 0; k < a->vec; k++)
+		for (int k = 0; k < a->vec; k++) {
 			v[k] = aligned_load(e, a->st, scalar_ptr(e, a, p, k), a->align);
+			LLVMSetVolatile(v[k], a->vol);
+		}
 		LLVMBuildBr(B, bj);
 		LLVMPositionBuilderAtEnd(B, bj);
 		for (int k = 0; k < a->vec; k++) {
@@ -545,7 +551,7 @@ static void load_elems(Em *e, MemAcc *a, LLVMValueRef p, TpVal mask, const LLVMV
 			out[k] = deinterleave(e, wide, a->vec, k);
 		return;
 	}
-	if (use_lane_loop(e) || expanded_per_lane(e, a, m, false)) {
+	if (a->vol || use_lane_loop(e) || expanded_per_lane(e, a, m, false)) {
 		ll_gather(e, a, p, NULL, m, other, out);
 		return;
 	}
@@ -704,11 +710,17 @@ bool em_all_uniform(Em *e, const TpVal *v, int n)
 	return true;
 }
 
+/* A volatile load (a spin on a flag another program sets) is a volatile LLVM
+ * load, once per execution as the GPU's ld.volatile: LLVM may not hoist it
+ * out of its loop or merge it with another. llvm.masked.load/gather cannot
+ * be volatile, so a volatile load that is not uniform is a lane loop of such
+ * loads (ll_gather), never the coalesced or gather forms. */
 static void emit_load(Em *e, const TpOp *op)
 {
 	int vec = op->nout;
 	DType d = (DType)tp_type(e->f, op->results[0]).dt;
 	MemAcc a = mem_acc(e, d, vec);
+	a.vol = (op->attr.flags & TIR_VOLATILE) != 0;
 	TpVal mask = op->nin > 1 ? op->operands[1] : 0;
 	bool uni = em_all_uniform(e, op->operands, op->nin) && tp_uniform(e->f, op->results[0]);
 	LLVMValueRef other[MAX_VEC] = {0};
@@ -722,7 +734,7 @@ static void emit_load(Em *e, const TpOp *op)
 	em_align_check(e, op, p, mask ? em_get(e, mask) : NULL, em_global_align(vec, em_mem_bytes(d)),
 	               false);
 	LLVMValueRef out[MAX_VEC];
-	bool coal = (op->attr.flags & TP_COALESCED) && em_is_vec(p);
+	bool coal = (op->attr.flags & TP_COALESCED) && em_is_vec(p) && !a.vol;
 	int run = coal ? (int)op->attr.axis : 0;
 	if (run) {
 		if (!uni && runs_ok(e, &a, run, em_mask_vec(e, mask) != NULL)) {

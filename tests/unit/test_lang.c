@@ -715,6 +715,86 @@ static const char down_src[] =
 	"    tl.store(out_ptr + 1, cnt)\n"
 	"    tl.store(out_ptr + 2, none)\n";
 
+/* ---- volatile loads: a spin on a flag that another program sets ----------------------
+ * FlagGems' radix sort (sort.py sweep) waits on its neighbour's status word,
+ * `while pack1 == 0: pack1 = tl.load(p, volatile=True)`. The CPU emitter made
+ * such loads plain LLVM loads, which LICM hoisted out of the loop: program 1
+ * read the flag once, before program 0 stored it, and spun forever. Here
+ * program 0 works a while and then sets the flags; program 1 spins (at most
+ * `limit` times) on one flag (a uniform load), then on a tile of them (a load
+ * per thread) under a 2-thread pool, so the two programs run at once. */
+static const char volatile_spin_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(flag_ptr, out_ptr, n_work, limit, BLOCK: tl.constexpr):\n"
+	"    offs = tl.arange(0, BLOCK)\n"
+	"    if tl.program_id(0) == 0:\n"
+	"        acc = 0\n"
+	"        for i in range(n_work):\n"
+	"            acc = acc * 3 + i\n"
+	"        tl.store(out_ptr + BLOCK + 1, acc)\n"
+	"        tl.store(flag_ptr, 1)\n"
+	"        for i in range(n_work):\n"
+	"            acc = acc * 5 + i\n"
+	"        tl.store(out_ptr + BLOCK + 2, acc)\n"
+	"        tl.store(flag_ptr + 1 + offs, offs + 1)\n"
+	"    else:\n"
+	"        f = tl.load(flag_ptr, volatile=True)\n"
+	"        n = 0\n"
+	"        while (f == 0) & (n < limit):\n"
+	"            f = tl.load(flag_ptr, volatile=True)\n"
+	"            n += 1\n"
+	"        tl.store(out_ptr + BLOCK, f)\n"
+	"        g = tl.load(flag_ptr + 1 + offs, volatile=True)\n"
+	"        n = 0\n"
+	"        while (tl.min(g, 0) == 0) & (n < limit):\n"
+	"            g = tl.load(flag_ptr + 1 + offs, volatile=True)\n"
+	"            n += 1\n"
+	"        tl.store(out_ptr + offs, g)\n";
+
+static void volatile_spin(int num_warps)
+{
+	enum { B = 64 };
+	int32_t flags[B + 1], out[B + 3];
+	memset(flags, 0, sizeof flags);
+	memset(out, 0, sizeof out);
+	tile_context_options o = {0};
+	o.target = target;
+	o.num_threads = 2;
+	tile_kernel_options ko = {0};
+	ko.num_warps = num_warps;
+	tile_context *ctx = NULL;
+	tile_module *m = NULL;
+	tile_kernel *k = NULL;
+	tile_arg args[] = {tile_arg_ptr(flags, TILE_I32), tile_arg_ptr(out, TILE_I32),
+			   tile_arg_i32(20000000), tile_arg_i32(2000000000)};
+	uint32_t g[3] = {2, 1, 1};
+	bool ok = tile_context_create(&ctx, &o) == TILE_OK &&
+		  tile_module_load_source(ctx, "t.py", volatile_spin_src, strlen(volatile_spin_src), &m) == TILE_OK &&
+		  tile_kernel_get(m, "k", "*i32,*i32,i32,i32,64", &ko, &k) == TILE_OK &&
+		  tile_launch(k, g, args, 4, NULL) == TILE_OK;
+	if (!ok) {
+		fprintf(stderr, "test_lang.c:%d: [%s] k: %s\n", __LINE__, target, ctx ? tile_errmsg(ctx) : "no context");
+		failures++;
+	} else {
+		CHECK(out[B] == 1);
+		bool all = true;
+		for (int i = 0; i < B; i++)
+			all &= out[i] == i + 1;
+		CHECK(all);
+	}
+	tile_kernel_destroy(k);
+	tile_module_destroy(m);
+	tile_context_destroy(ctx);
+}
+
+static void test_volatile_spin(void)
+{
+	volatile_spin(1);
+	volatile_spin(4);
+}
+
 static void test_down_loops(void)
 {
 	for (int n = 0; n <= 9; n += 3) {
@@ -4779,6 +4859,7 @@ int main(void)
 		test_widen_convert();
 		test_row_load();
 		test_down_loops();
+		test_volatile_spin();
 		test_sreg();
 		test_descriptors();
 		test_device_tma();
