@@ -663,21 +663,14 @@ static bool is_type_alias(Parser *p)
 	       (k == TK_ASSIGN || k == TK_LSQB);
 }
 
-/* A type alias, skipped after the checks Python makes: a non-empty parameter
- * list and a value (`type X =` and `type X[] = int` were taken). */
+/* A type alias, skipped after the checks Python makes: its parameter list
+ * as a def's, and a value (`type X =` and `type X[] = int` were taken). */
 static Stmt *skip_type_alias(Parser *p)
 {
 	SrcLoc loc = here(p);
 	ps_advance(p); /* type */
 	ps_advance(p); /* its name */
-	if (ps_accept(p, TK_LSQB)) {
-		if (at(p, TK_RSQB))
-			ps_unexpected(p, "type parameter list cannot be empty");
-		for (int depth = 1; depth > 0 && !at(p, TK_NEWLINE) && !at(p, TK_EOF) && !at(p, TK_ERROR);) {
-			TokKind k = ps_advance(p).kind;
-			depth += k == TK_LSQB ? 1 : k == TK_RSQB ? -1 : 0;
-		}
-	}
+	ps_skip_type_params(p);
 	ps_expect(p, TK_ASSIGN);
 	if (at(p, TK_NEWLINE) || at(p, TK_EOF))
 		ps_unexpected(p, "invalid syntax");

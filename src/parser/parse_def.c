@@ -144,10 +144,11 @@ static void parse_params(Parser *p, FuncDef *f)
 }
 
 /* PEP 695 type parameters after a def's or class's name (`def div[T](x: T,
- * y: T)`, `class Registry[K, V](Base[K, V])`, Python 3.12): host generics
- * say nothing tile uses, so the list is read and dropped. Each is NAME, *NAME
- * or **NAME with an optional bound (`T: int`) and default (`T = int`). */
-static void skip_type_params(Parser *p)
+ * y: T)`, `class Registry[K, V](Base[K, V])`, Python 3.12) or a type alias's:
+ * host generics say nothing tile uses, so the list is read and dropped. Each
+ * is NAME, *NAME or **NAME with an optional bound (`T: int`, a NAME only) and
+ * default (`T = int`, `*Ts = *tuple[int]`), as Python checks them. */
+void ps_skip_type_params(Parser *p)
 {
 	if (!ps_accept(p, TK_LSQB))
 		return;
@@ -156,13 +157,23 @@ static void skip_type_params(Parser *p)
 		return;
 	}
 	while (!at(p, TK_RSQB) && !p->failed) {
-		if (!ps_accept(p, TK_STAR))
-			ps_accept(p, TK_POW);
+		const char *star = ps_accept(p, TK_STAR) ? "TypeVarTuple"
+		                   : ps_accept(p, TK_POW) ? "ParamSpec" : NULL;
 		ps_expect_name(p);
-		if (ps_accept(p, TK_COLON))
+		SrcLoc colon = here(p);
+		if (ps_accept(p, TK_COLON)) {
+			Expr *bound = ps_expr(p);
+			if (star && !p->failed) { /* `def f[*T: int]()` was taken */
+				ps_err_at(p, colon, "cannot use %s with %s",
+				          bound && bound->kind == EX_TUPLE ? "constraints" : "bound", star);
+				return;
+			}
+		}
+		if (ps_accept(p, TK_ASSIGN)) {
+			if (star && star[0] == 'T')
+				ps_accept(p, TK_STAR);
 			ps_expr(p);
-		if (ps_accept(p, TK_ASSIGN))
-			ps_expr(p);
+		}
 		if (!ps_accept(p, TK_COMMA))
 			break;
 	}
@@ -175,7 +186,7 @@ Stmt *ps_funcdef(Parser *p, ExprVec *decorators)
 	Stmt *s = ps_new_stmt(p, ST_FUNCDEF, kw.loc);
 	FuncDef *f = s->func = ARENA_NEW(p->arena, FuncDef);
 	f->name = ps_expect_name(p);
-	skip_type_params(p);
+	ps_skip_type_params(p);
 	f->decorators = decorators->items;
 	f->ndecorators = decorators->n;
 	parse_params(p, f);
@@ -201,7 +212,7 @@ Stmt *ps_class(Parser *p, ExprVec *decorators)
 	Stmt *s = ps_new_stmt(p, ST_CLASS, kw.loc);
 	ClassDef *c = s->cls = ARENA_NEW(p->arena, ClassDef);
 	c->name = ps_expect_name(p);
-	skip_type_params(p);
+	ps_skip_type_params(p);
 	ExprVec bases = {0};
 	if (ps_accept(p, TK_LPAR)) {
 		while (!at(p, TK_RPAR) && !p->failed) {

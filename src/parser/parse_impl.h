@@ -106,6 +106,9 @@ StmtList ps_block(Parser *p, const char *after, int line);
 /* ---- definitions (parse_def.c) ---- */
 /* A compound statement outside the subset, skipped whole as ST_UNSUPPORTED. */
 Stmt *ps_skip_compound(Parser *p, const char *what);
+/* PEP 695 type parameters `[T, *Ts, **P]` at the cursor, if any, read and
+ * dropped after Python's checks */
+void ps_skip_type_params(Parser *p);
 Stmt *ps_funcdef(Parser *p, ExprVec *decorators);
 Stmt *ps_class(Parser *p, ExprVec *decorators);
 Stmt *ps_decorated(Parser *p); /* decorators, then the def or class they decorate */
