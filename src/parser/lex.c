@@ -779,6 +779,13 @@ static const char *scan_fstr_field(Lexer *lx, const char *q, SrcLoc start, int n
 		fail(lx, LEXERR_GENERIC, start, "f-string: valid expression required before '%c'", *e);
 		return NULL;
 	}
+	/* so is one that starts with a bare lambda, whose ':' would begin the
+	 * format spec (f"{lambda x: x}"; f"{(lambda x: x)}" is fine) */
+	if (lx->end - e >= 6 && memcmp(e, "lambda", 6) == 0 && ident_char_len(lx, e + 6, false) <= 0) {
+		fail(lx, LEXERR_GENERIC, start,
+		     "f-string: lambda expressions are not allowed without parentheses");
+		return NULL;
+	}
 	for (int depth = 0; q;) {
 		int c = ch(lx, q);
 		if (q >= lx->end) {
