@@ -225,4 +225,17 @@ sig=$(awk 'BEGIN { for (i = 0; i < 5000; i++) printf "%s*i32", i ? "," : "" }')
 expect 1 $TILE compile "$tmp/params.py" k --signature "$sig" --target cpu -o /dev/null
 has "$tmp/err" "kernel 'k' has 5000 runtime parameters; tile allows at most 512"
 
+# a stray or unclosed bracket in one --signature entry is an error about that
+# entry: a '<' opens only after `tensordesc`, a comma ends an unclosed '<' and a
+# closer ends what it left open (each quoted the whole rest of the signature);
+# a tuple that is never closed says so
+printf 'import triton\nimport triton.language as tl\n@triton.jit\ndef k(d, Y, n, B: tl.constexpr):\n    tl.store(Y + tl.arange(0, B), d.load([0]))\n' >"$tmp/sig.py"
+for e in 'tensordesc<<fp16[64]>' 'tensordesc<fp16[64]' 'tensordesc<fp16[64>'; do
+	expect 1 $TILE compile "$tmp/sig.py" k --signature "$e,*fp16:16,i32,64" --target cpu -o /dev/null
+	has "$tmp/err" "signature entry '$e' for parameter 'd' is not a tensor descriptor type"
+done
+expect 1 $TILE compile "$tmp/sig.py" k --signature '(i32, i32,*fp16:16,i32,64' --target cpu -o /dev/null
+has "$tmp/err" "opens a tuple that is never closed"
+expect 0 $TILE compile "$tmp/sig.py" k --signature 'tensordesc<fp16[64]>:16,*fp16:16,i32,64' --target cpu -o /dev/null
+
 finish

@@ -262,7 +262,7 @@ expect 0 $TILE compile "$tmp/desc.tile" dbl_desc --signature 'tensordesc<fp32[51
 	--target sm_90a --emit layout
 grep -q "load .*{vec=1}" "$tmp/out" || fail "tensordesc<...> without :16: the load's bound check is per element"
 expect 1 $TILE compile "$tmp/desc.tile" dbl_desc --signature 'tensordesc<fp32[512]>:8,*fp32:16,512' --target cpu
-has "$tmp/err" "neither a type"
+has "$tmp/err" "signature entry 'tensordesc<fp32[512]>:8' for parameter 'D' is not a tensor descriptor type: a descriptor takes only the specialization :16"
 npy_f32 "$tmp/d144.npy" 144 "$ONE"
 npy_f32 "$tmp/y256.npy" 256 "$ZERO"
 for t in cpu cuda-emu; do

@@ -32,24 +32,40 @@ static char *trim(char *s)
 	return s;
 }
 
-/* Splits at top-level commas (commas inside quotes stay). */
+/* Splits at top-level commas (commas inside quotes stay). Brackets are
+ * matched by kind: a '<' opens only right after `tensordesc`, a closer ends
+ * its innermost opener (and what it left open), and a comma ends an unclosed
+ * '<' (a descriptor's commas are all in its [ ]), so a stray or unclosed
+ * bracket in one entry does not swallow the entries after it. */
 static int split_entries(char *s, char **out, int max)
 {
-	int n = 0;
+	enum { MAX_NEST = 64 };
+	char open[MAX_NEST];
+	int n = 0, depth = 0;
 	char quote = 0;
 	out[n++] = s;
-	int depth = 0; /* inside tensordesc<fp16[64, 64]> or a tuple (i32, i32) */
 	for (char *p = s; *p; p++) {
+		char c = *p;
 		if (quote) {
-			if (*p == quote)
+			if (c == quote)
 				quote = 0;
-		} else if (*p == '"' || *p == '\'') {
-			quote = *p;
-		} else if (*p == '<' || *p == '[' || *p == '(') {
-			depth++;
-		} else if ((*p == '>' || *p == ']' || *p == ')') && depth > 0) {
-			depth--;
-		} else if (*p == ',' && depth == 0) {
+		} else if (c == '"' || c == '\'') {
+			quote = c;
+		} else if ((c == '[' || c == '(' || (c == '<' && p - s >= 10 && !strncmp(p - 10, "tensordesc", 10))) &&
+		           depth < MAX_NEST) {
+			open[depth++] = c;
+		} else if (c == '>' || c == ']' || c == ')') {
+			char o = c == '>' ? '<' : c == ']' ? '[' : '(';
+			int i = depth;
+			while (i > 0 && open[i - 1] != o)
+				i--;
+			if (i > 0)
+				depth = i - 1;
+		} else if (c == ',') {
+			while (depth > 0 && open[depth - 1] == '<')
+				depth--;
+			if (depth > 0)
+				continue;
 			if (n == max)
 				return -1;
 			*p = 0;
@@ -120,32 +136,37 @@ bool parse_const_literal(const char *e, Arena *a, ConstVal *cv)
 bool desc_block_dim_ok(int64_t v) { return v >= 1 && v <= (1 << 20) && !(v & (v - 1)); }
 
 /* `tensordesc<fp16[64, 64]>`: a host tensor descriptor with that block shape;
- * `tensordesc<fp16[64, 64]>:16`: one whose last dimension is a multiple of 16 */
-static bool parse_desc_entry(char *e, SpecArg *out)
+ * `tensordesc<fp16[64, 64]>:16`: one whose last dimension is a multiple of 16.
+ * Returns NULL, or what is wrong with the entry. */
+static const char *parse_desc_entry(char *e, SpecArg *out)
 {
+	static const char form[] = "is not a tensor descriptor type (like tensordesc<fp16[64, 64]>, or "
+	                           "tensordesc<fp16[64, 64]>:16)";
 	e = trim(e);
 	size_t n = strlen(e);
 	bool last16 = false;
 	char *colon = strrchr(e, ':'), *gt = strrchr(e, '>');
 	if (colon && gt && colon > gt) {
 		if (strcmp(trim(colon + 1), "16") != 0)
-			return false;
+			return "is not a tensor descriptor type: a descriptor takes only the "
+			       "specialization :16 (its last dimension a multiple of 16)";
 		last16 = true;
 		*colon = 0;
 		e = trim(e);
 		n = strlen(e);
 	}
 	if (strncmp(e, "tensordesc<", 11) != 0 || n < 13 || e[n - 1] != '>')
-		return false;
+		return form;
 	e[n - 1] = 0;
 	char *lb = strchr(e + 11, '['), *rb = lb ? strchr(lb, ']') : NULL;
 	if (!lb || !rb || *trim(rb + 1))
-		return false;
+		return form;
 	*lb = 0;
 	*rb = 0;
 	DType dt;
 	if (!parse_dtype_word(trim(e + 11), &dt) || dt == DT_I1)
-		return false;
+		return "is not a tensor descriptor type: its element type is not a dtype a "
+		       "descriptor holds (like fp16 or i32)";
 	memset(out, 0, sizeof *out);
 	out->ty = type_ptr(dt);
 	out->spec = SPEC_DIV16; /* the descriptor contract: a 16-byte aligned base */
@@ -153,23 +174,27 @@ static bool parse_desc_entry(char *e, SpecArg *out)
 	for (char *p = lb + 1; *trim(p);) {
 		char *end;
 		long v = strtol(p, &end, 10);
-		if (end == p || !desc_block_dim_ok(v) || out->desc_rank == TIR_MAX_RANK)
-			return false;
+		if (end == p || !desc_block_dim_ok(v))
+			return "is not a tensor descriptor type: each block dimension is a power "
+			       "of two from 1 to 2^20";
+		if (out->desc_rank == TIR_MAX_RANK)
+			return "is not a tensor descriptor type: it has more block dimensions than "
+			       "a tensor may";
 		out->desc_block[out->desc_rank++] = (int32_t)v;
 		p = trim(end);
 		if (*p == ',')
 			p++;
 		else if (*p)
-			return false;
+			return form;
 	}
-	return out->desc_rank > 0;
+	return out->desc_rank > 0 ? NULL : form;
 }
 
 /* `*fp32:16`, `i32`, `i64:1` ... Returns false if the entry is not a type. */
 static bool parse_type_entry(char *e, SpecArg *out)
 {
 	if (strncmp(trim(e), "tensordesc", 10) == 0)
-		return parse_desc_entry(e, out);
+		return !parse_desc_entry(e, out);
 	char *colon = strchr(e, ':');
 	int spec = SPEC_NONE;
 	if (colon) {
@@ -321,9 +346,20 @@ static int parse_sig(const char *sig, const KernelInfo *k, Arena *a, SpecArg **o
 				}
 			continue;
 		}
+		if (e[0] == '(' && e[len - 1] != ')') {
+			snprintf(err, errlen, "signature entry '%s' for parameter '%s' opens a tuple that is never closed", e,
+				 p->name);
+			return -1;
+		}
 		char *typebuf = arena_strdup(a, e); /* parse_type_entry writes into it */
 		if (!p->is_constexpr && parse_type_entry(typebuf, &args[i]))
 			continue;
+		if (!p->is_constexpr && !strncmp(e, "tensordesc", 10)) {
+			const char *why = parse_desc_entry(arena_strdup(a, e), &args[i]);
+			snprintf(err, errlen, "signature entry '%s' for parameter '%s' %s", e, p->name,
+				 why ? why : "is not a tensor descriptor type");
+			return -1;
+		}
 		bool lit = false;
 		if (p->is_constexpr && !strchr(e, '.') && is_dotted_name(e, 0) && names_in(k, e) &&
 		    !parse_const_literal(e, a, &args[i].cval)) {
