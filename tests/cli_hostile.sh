@@ -238,4 +238,17 @@ expect 1 $TILE compile "$tmp/sig.py" k --signature '(i32, i32,*fp16:16,i32,64' -
 has "$tmp/err" "opens a tuple that is never closed"
 expect 0 $TILE compile "$tmp/sig.py" k --signature 'tensordesc<fp16[64]>:16,*fp16:16,i32,64' --target cpu -o /dev/null
 
+# a file that declares an encoding other than UTF-8 and Latin-1 is taken only
+# while it is ASCII (its bytes past that, read as UTF-8, were other strings
+# than Python's), and a declaration after a UTF-8 BOM is Python's "encoding
+# problem" (both were taken)
+printf '# vim: set fileencoding=cp1252 :\nimport triton\nimport triton.language as tl\n@triton.jit\ndef k(X):\n    tl.store(X, ord("\200"))\n' >"$tmp/cp1252.py"
+expect 1 $TILE compile "$tmp/cp1252.py" k --signature '*i32' --target cpu -o /dev/null
+has "$tmp/err" "cp1252.py:6:22: error: byte 0x80 in a file that declares the encoding 'cp1252'"
+printf '# vim: set fileencoding=cp1252 :\nimport triton\nimport triton.language as tl\n@triton.jit\ndef k(X):\n    tl.store(X, 1)\n' >"$tmp/cp1252.py"
+expect 0 $TILE compile "$tmp/cp1252.py" k --signature '*i32' --target cpu -o /dev/null
+printf '\357\273\277# coding: latin-1\nimport triton\nimport triton.language as tl\n@triton.jit\ndef k(X):\n    tl.store(X, 1)\n' >"$tmp/bomlatin.py"
+expect 1 $TILE compile "$tmp/bomlatin.py" k --signature '*i32' --target cpu -o /dev/null
+has "$tmp/err" "encoding problem: latin_1 with BOM"
+
 finish

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 
 #include "driver/driver.h"
+#include "parser/lex.h"
 #include "util/sha256.h"
 
 enum { MAX_IMPORT_DEPTH = 64 };
@@ -270,8 +271,19 @@ static SourceModule *load_any(SourceModule *root, const char *path, const char *
 	else
 		vec_push(&root->loaded, m); /* before its imports: a cycle finds it */
 	m->file.name = arena_strdup(&root->arena, display);
-	m->file.text = arena_strndup(&root->arena, text, len);
-	m->file.len = len;
+	char coding[32];
+	if (lex_coding(text, len, coding) == LEX_CODING_LATIN1 && (len < 3 || memcmp(text, "\xef\xbb\xbf", 3))) {
+		/* read as Python reads it: its bytes past ASCII are U+0080..U+00FF
+		 * (they were taken as UTF-8, so 'caf\xe9' was another string) */
+		size_t n;
+		char *u = lex_latin1_to_utf8(text, len, &n);
+		m->file.text = arena_strndup(&root->arena, u, n);
+		m->file.len = n;
+		free(u);
+	} else {
+		m->file.text = arena_strndup(&root->arena, text, len);
+		m->file.len = len;
+	}
 	m->dir = dir_of(path ? path : display);
 	m->ast = parse_module(&root->arena, &root->names, diags, &m->file);
 	if (!m->ast || !load_imports(root, m, diags, depth)) {

@@ -86,14 +86,15 @@ static void check_nul(Lexer *lx)
 
 static int utf8_decode(const Lexer *lx, const char *q, uint32_t *cp);
 
-/* Does line 1 or 2 declare an encoding other than UTF-8 (PEP 263's
- * "coding[:=] name" in a comment)? Such a file's bytes are left as they are. */
-static bool other_coding(const Lexer *lx)
+/* The encoding line 1 or 2 declares (PEP 263's "coding[:=] name" in a
+ * comment), normalized as Python's codec lookup does it (lowercase, '-', ' '
+ * and '.' as '_'), into name[32]; "" if none. */
+static void declared_coding(const char *q, const char *end, char name[32])
 {
-	const char *q = lx->p;
-	for (int line = 0; line < 2 && q < lx->end; line++) {
+	name[0] = 0;
+	for (int line = 0; line < 2 && q < end; line++) {
 		const char *e = q;
-		while (e < lx->end && *e != '\n' && *e != '\r')
+		while (e < end && *e != '\n' && *e != '\r')
 			e++;
 		const char *h = q;
 		while (h < e && (*h == ' ' || *h == '\t' || *h == '\f'))
@@ -105,37 +106,97 @@ static bool other_coding(const Lexer *lx)
 				const char *n = c + 7;
 				while (n < e && (*n == ' ' || *n == '\t'))
 					n++;
-				char name[16];
 				size_t k = 0;
-				for (; n < e && k + 1 < sizeof name && (isalnum((unsigned char)*n) || strchr("-_.", *n)); n++)
-					name[k++] = *n == '_' ? '-' : (char)tolower((unsigned char)*n);
+				for (; n < e && k + 1 < 32 && (isalnum((unsigned char)*n) || strchr("-_.", *n)); n++)
+					name[k++] = isalnum((unsigned char)*n) ? (char)tolower((unsigned char)*n) : '_';
 				name[k] = 0;
-				return k && strcmp(name, "utf-8") && strcmp(name, "utf8") && strncmp(name, "utf-8-", 6);
+				return;
 			}
 		if (h < e && *h != '#')
-			return false; /* code on line 1: a declaration on line 2 does not count */
-		q = e < lx->end && *e == '\r' && e + 1 < lx->end && e[1] == '\n' ? e + 2 : e + 1;
+			return; /* code on line 1: a declaration on line 2 does not count */
+		q = e < end && *e == '\r' && e + 1 < end && e[1] == '\n' ? e + 2 : e + 1;
 	}
+}
+
+static bool name_in(const char *name, const char *const *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(name, list[i]))
+			return true;
 	return false;
 }
 
-/* Python reads a source file as UTF-8 (PEP 3120): an invalid sequence is an
- * error wherever it is, in a comment or a string too, where the tokens alone
- * would pass it on. */
+LexCoding lex_coding(const char *text, size_t len, char name[32])
+{
+	/* Python's aliases of its utf_8 and latin_1 codecs, and the prefixes its
+	 * tokenizer folds into them (get_normal_name: utf-8-*, latin-1-*, ...) */
+	static const char *const utf8[] = {"utf_8", "utf8", "u8", "utf", "cp65001", "utf8_ucs2", "utf8_ucs4"};
+	static const char *const latin1[] = {"latin_1", "latin1", "latin", "l1", "iso8859_1", "iso_8859_1",
+	                                     "8859", "cp819", "ibm819", "iso_ir_100", "csisolatin1",
+	                                     "iso_8859_1_1987", "iso_latin_1"};
+	const char *end = text + len;
+	if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)
+		text += 3;
+	declared_coding(text, end, name);
+	if (!name[0] || name_in(name, utf8, COUNTOF(utf8)) || !strncmp(name, "utf_8_", 6))
+		return LEX_CODING_UTF8;
+	if (name_in(name, latin1, COUNTOF(latin1)) || !strncmp(name, "latin_1_", 8) ||
+	    !strncmp(name, "iso_8859_1_", 11) || !strncmp(name, "iso_latin_1_", 12))
+		return LEX_CODING_LATIN1;
+	return LEX_CODING_OTHER;
+}
+
+char *lex_latin1_to_utf8(const char *text, size_t len, size_t *out_len)
+{
+	size_t n = len;
+	for (size_t i = 0; i < len; i++)
+		n += (unsigned char)text[i] >> 7;
+	char *u = xmalloc(n + 1), *w = u;
+	for (size_t i = 0; i < len; i++) {
+		unsigned c = (unsigned char)text[i];
+		if (c < 0x80) {
+			*w++ = (char)c;
+		} else {
+			*w++ = (char)(0xc0 | c >> 6);
+			*w++ = (char)(0x80 | (c & 0x3f));
+		}
+	}
+	*w = 0;
+	*out_len = n;
+	return u;
+}
+
+/* Python reads a source file as UTF-8 (PEP 3120), or as the encoding it
+ * declares: an invalid sequence is an error wherever it is, in a comment or a
+ * string too, where the tokens alone would pass it on. A Latin-1 file comes
+ * here as UTF-8 (source.c converts it); another declared encoding is taken
+ * for a file that is all ASCII, where it reads the same, and refused past
+ * that: its bytes read as UTF-8 were other strings than Python's. */
 static void check_utf8(Lexer *lx)
 {
-	if (other_coding(lx))
+	char coding[32];
+	LexCoding k = lex_coding(lx->file->text, lx->file->len, coding);
+	if (k != LEX_CODING_UTF8 && lx->p != lx->file->text) {
+		fail(lx, LEXERR_GENERIC, loc_from_start(lx, lx->file->text),
+		     "encoding problem: %s with BOM (a UTF-8 byte order mark, and line 1 or 2 declares another "
+		     "encoding)", coding);
 		return;
+	}
 	for (const char *q = lx->p; q < lx->end;) {
 		if (!(*q & 0x80)) {
 			q++;
 			continue;
 		}
 		uint32_t cp;
-		int n = utf8_decode(lx, q, &cp);
+		int n = k == LEX_CODING_OTHER ? 0 : utf8_decode(lx, q, &cp);
 		if (!n) {
-			fail(lx, LEXERR_GENERIC, loc_from_start(lx, q),
-			     "invalid utf-8 byte 0x%02x (source files are UTF-8)", (unsigned)ch(lx, q));
+			if (k == LEX_CODING_OTHER)
+				fail(lx, LEXERR_GENERIC, loc_from_start(lx, q),
+				     "byte 0x%02x in a file that declares the encoding '%s': tile reads UTF-8 and "
+				     "Latin-1 source only (save the file as UTF-8)", (unsigned)ch(lx, q), coding);
+			else
+				fail(lx, LEXERR_GENERIC, loc_from_start(lx, q),
+				     "invalid utf-8 byte 0x%02x (source files are UTF-8)", (unsigned)ch(lx, q));
 			return;
 		}
 		q += n;

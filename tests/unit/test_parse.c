@@ -257,10 +257,32 @@ static void test_lex_errors(void)
 	EXPECT("# \xed\xa0\x80\nx\n", "error: 1:3: invalid utf-8 byte 0xed (source files are UTF-8)");
 	EXPECT("x\r# \xf4\x90\x80\x80\n", "error: 2:3: invalid utf-8 byte 0xf4 (source files are UTF-8)");
 	EXPECT("x\n# \xe2\x82", "error: 2:3: invalid utf-8 byte 0xe2 (source files are UTF-8)");
-	/* PEP 263: another encoding declared on line 1 or 2 leaves the bytes alone */
-	EXPECT("# -*- coding: latin-1 -*-\n# caf\xe9\nx\n", "(module\n  (expr 3:1 x))\n");
+	/* PEP 263: a Latin-1 file reaches the parser as UTF-8 (source.c reads it
+	 * through lex_latin1_to_utf8); another declared encoding is taken while
+	 * the file is ASCII, and refused past that (its bytes were left alone and
+	 * read as UTF-8: 'caf\xe9' was another string than Python's) */
+	EXPECT("# -*- coding: latin-1 -*-\n# caf\xc3\xa9\nx\n", "(module\n  (expr 3:1 x))\n");
 	EXPECT("#!/usr/bin/python\n# vim: set fileencoding=iso-8859-15 :\nx  # \xe9\n",
-	       "(module\n  (expr 3:1 x))\n");
+	       "error: 3:6: byte 0xe9 in a file that declares the encoding 'iso_8859_15': tile reads UTF-8 and "
+	       "Latin-1 source only (save the file as UTF-8)");
+	EXPECT("#!/usr/bin/python\n# vim: set fileencoding=iso-8859-15 :\nx  # e\n", "(module\n  (expr 3:1 x))\n");
+	EXPECT("\xef\xbb\xbf# coding: latin-1\nx\n",
+	       "error: 1:1: encoding problem: latin_1 with BOM (a UTF-8 byte order mark, and line 1 or 2 declares "
+	       "another encoding)");
+	{
+		char name[32];
+		CHECK(lex_coding("# coding: ISO_8859-1\n", 21, name) == LEX_CODING_LATIN1);
+		CHECK(lex_coding("# coding=l1\n", 12, name) == LEX_CODING_LATIN1);
+		CHECK(lex_coding("#!x\n# -*- coding: latin-1-foo -*-\n", 34, name) == LEX_CODING_LATIN1);
+		CHECK(lex_coding("# coding: utf-8-sig\n", 20, name) == LEX_CODING_UTF8);
+		CHECK(lex_coding("# coding: UTF8\n", 15, name) == LEX_CODING_UTF8);
+		CHECK(lex_coding("x\n# coding: latin-1\n", 20, name) == LEX_CODING_UTF8);
+		CHECK(lex_coding("# coding: cp1252\n", 17, name) == LEX_CODING_OTHER && !strcmp(name, "cp1252"));
+		size_t n;
+		char *u = lex_latin1_to_utf8("caf\xe9\xff", 5, &n);
+		CHECK(n == 7 && !strcmp(u, "caf\xc3\xa9\xc3\xbf"));
+		free(u);
+	}
 	EXPECT("# coding: utf-8\n# caf\xe9\n", "error: 2:6: invalid utf-8 byte 0xe9 (source files are UTF-8)");
 	EXPECT("x\n# coding: latin-1\n# caf\xe9\n", "error: 3:6: invalid utf-8 byte 0xe9 (source files are UTF-8)");
 	EXPECT("x = 1\x01\n", "error: 1:6: invalid non-printable character U+0001");
