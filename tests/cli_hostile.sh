@@ -251,4 +251,17 @@ printf '\357\273\277# coding: latin-1\nimport triton\nimport triton.language as 
 expect 1 $TILE compile "$tmp/bomlatin.py" k --signature '*i32' --target cpu -o /dev/null
 has "$tmp/err" "encoding problem: latin_1 with BOM"
 
+# an f-string's literal text reads as any string's: a CRLF or lone CR line
+# break in it is \n (len(f"""{1}<CRLF>{2}""") was 4, Python's 3), a backslash
+# before a line break continues the line, and \x41, \101, \u00e9 are escapes
+# (they were "not supported"); a field's line counts lone CRs too
+for eol in '\r\n' '\r'; do
+	printf "import triton\nimport triton.language as tl\nV = len(f'''{1}${eol}{2}''') * 1000000 + len(f'ab\\\\${eol}cd{1}') * 10000 + ord(f'\\\\x41{1}'[0]) * 10 + len(f'\\\\101\\\\u00e9{1}')${eol}@triton.jit${eol}def k(X):${eol}    tl.store(X, V)${eol}" >"$tmp/fcr.py"
+	expect 0 $TILE run "$tmp/fcr.py" k --target cpu --grid 1 X='zeros(1,dtype=int64)' --print
+	has "$tmp/out" "[3050653]"
+done
+printf "import triton\nimport triton.language as tl\nV = f'''{1}\r\r{1 +* 2}'''\n@triton.jit\ndef k(X):\n    tl.store(X, len(V))\n" >"$tmp/fcr.py"
+expect 1 $TILE compile "$tmp/fcr.py" k --signature '*i32' --target cpu -o /dev/null
+has "$tmp/err" "(line 5, column 5:"
+
 finish

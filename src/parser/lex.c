@@ -652,9 +652,7 @@ static char simple_escape(int c)
 	}
 }
 
-/* One escape at q (just past the backslash, q < e). Writes to *o; returns
- * the input position after it, or NULL with *err set. */
-static const char *decode_escape(const char *q, const char *e, char **o, const char **err)
+const char *lex_decode_escape(const char *q, const char *e, char **o, const char **err)
 {
 	int c = (unsigned char)*q;
 	char s = simple_escape(c);
@@ -708,7 +706,7 @@ static char *decode_string(Lexer *lx, const char *s, const char *e, bool raw, Sr
 			s += (s[1] == '\r' && s + 2 < e && s[2] == '\n') ? 3 : 2;
 		} else {
 			const char *err = NULL;
-			s = decode_escape(s + 1, e, &o, &err);
+			s = lex_decode_escape(s + 1, e, &o, &err);
 			if (!s) {
 				fail(lx, LEXERR_GENERIC, loc, "%s", err);
 				return NULL;

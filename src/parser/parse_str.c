@@ -6,6 +6,7 @@
  * literals and str()/repr()/format() calls, with its height in p->h.
  */
 #include "parser/parse_impl.h"
+#include "parser/lex.h"
 
 #include <string.h>
 
@@ -26,19 +27,35 @@ static bool fstr_literal(Parser *p, SrcLoc loc, const char *a, const char *b, bo
 			ps_err_at(p, loc, "f-string: single '}' is not allowed");
 			return false;
 		}
+		if (*q == '\r') { /* a line break in the source reads as \n, as in any string */
+			sb_putc(out, '\n');
+			q += q + 1 < b && q[1] == '\n';
+			continue;
+		}
+		if (*q == '\\' && !raw && q + 1 < b && (q[1] == '\n' || q[1] == '\r')) {
+			q += 1 + (q[1] == '\r' && q + 2 < b && q[2] == '\n'); /* a continued line */
+			continue;
+		}
 		if (*q != '\\' || raw) {
 			sb_putc(out, *q);
 			continue;
 		}
-		static const char esc[] = "\\\\''\"\"n\nt\tr\r0\0";
-		const char *e = q + 1 < b ? memchr(esc, q[1], sizeof esc - 1) : NULL;
-		if (!e || (e - esc) % 2) {
-			ps_err_at(p, loc, "f-string: this escape sequence is not supported");
-			p->err_unsupported = true;
+		/* every escape of a string literal (\x41, \u00e9, \101 were
+		 * "not supported" here) */
+		if (q + 1 == b) { /* f'\\{x}': before a field, the backslash stays */
+			sb_putc(out, '\\');
+			continue;
+		}
+		char buf[8], *o = buf;
+		const char *err = NULL, *r = lex_decode_escape(q + 1, b, &o, &err);
+		if (!r) {
+			ps_err_at(p, loc, "f-string: %s", err);
+			p->err_unsupported = err[1] == 'N';
 			return false;
 		}
-		sb_putc(out, e[1]);
-		q++;
+		for (const char *w = buf; w < o; w++)
+			sb_putc(out, *w);
+		q = r - 1;
 	}
 	return true;
 }
@@ -74,7 +91,7 @@ static Expr *fstr_expr(Parser *p, Token t, const char *a, const char *b)
 	sp->lx.line = t.loc.line;
 	sp->lx.line_start = tok - (t.loc.col - 1);
 	for (const char *q = tok; q < a; q++)
-		if (*q == '\n') {
+		if (*q == '\n' || (*q == '\r' && q[1] != '\n')) { /* \n, \r\n or a lone \r */
 			sp->lx.line++;
 			sp->lx.line_start = q + 1;
 		}
