@@ -408,7 +408,7 @@ static void invalid_char(Lexer *lx, const char *q)
 	SrcLoc loc = loc_at(lx, q);
 	if (n == 0)
 		fail(lx, LEXERR_GENERIC, loc, "invalid utf-8 byte 0x%02x", (unsigned)ch(lx, q));
-	else if (cp < 0x20 || cp == 0x7f)
+	else if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && !unicode_printable(cp)))
 		fail(lx, LEXERR_GENERIC, loc, "invalid non-printable character U+%04X",
 		     (unsigned)cp);
 	else

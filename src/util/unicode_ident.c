@@ -285,6 +285,19 @@ static const uint32_t xid_continue[][2] = {
 	{0x2B820, 0x2CEA1}, {0x2CEB0, 0x2EBE0}, {0x2F800, 0x2FA1D}, {0x30000, 0x3134A}, {0xE0100, 0xE01EF},
 };
 
+/* Code points past ASCII that Python's str.isprintable() refuses, but for
+ * the unassigned ones (Cn): controls, format characters (bidi overrides,
+ * zero-width space, BOM), separators but ' ', surrogates and private use
+ * (Python 3.11, Unicode 14). */
+static const uint32_t non_printable[][2] = {
+	{0x0080, 0x00A0}, {0x00AD, 0x00AD}, {0x0600, 0x0605}, {0x061C, 0x061C}, {0x06DD, 0x06DD},
+	{0x070F, 0x070F}, {0x0890, 0x0891}, {0x08E2, 0x08E2}, {0x1680, 0x1680}, {0x180E, 0x180E},
+	{0x2000, 0x200F}, {0x2028, 0x202F}, {0x205F, 0x2064}, {0x2066, 0x206F}, {0x3000, 0x3000},
+	{0xD800, 0xF8FF}, {0xFEFF, 0xFEFF}, {0xFFF9, 0xFFFB}, {0x110BD, 0x110BD}, {0x110CD, 0x110CD},
+	{0x13430, 0x13438}, {0x1BCA0, 0x1BCA3}, {0x1D173, 0x1D17A}, {0xE0001, 0xE0001}, {0xE0020, 0xE007F},
+	{0xF0000, 0xFFFFD}, {0x100000, 0x10FFFD},
+};
+
 static bool in_ranges(const uint32_t (*r)[2], size_t n, uint32_t cp)
 {
 	size_t lo = 0, hi = n;
@@ -308,4 +321,11 @@ bool unicode_xid_start(uint32_t cp)
 bool unicode_xid_continue(uint32_t cp)
 {
 	return in_ranges(xid_continue, sizeof xid_continue / sizeof xid_continue[0], cp);
+}
+
+bool unicode_printable(uint32_t cp)
+{
+	if ((cp & 0xfffe) == 0xfffe || (cp >= 0xfdd0 && cp <= 0xfdef))
+		return false; /* noncharacters */
+	return !in_ranges(non_printable, sizeof non_printable / sizeof non_printable[0], cp);
 }

@@ -14,6 +14,11 @@ bool unicode_xid_start(uint32_t cp);
 /* Whether it may follow the first character (XID_Continue). */
 bool unicode_xid_continue(uint32_t cp);
 
+/* Whether Python prints code point cp (>= 0x80) in a message (as
+ * str.isprintable(); unassigned ones count as printable here): a bidi
+ * override, a zero-width space or U+2028 in an error is "U+202E" alone. */
+bool unicode_printable(uint32_t cp);
+
 /* Whether s (UTF-8) is Python identifiers joined by at least min_dots dots, as
  * the lexer reads them (a host's name is taken as given: not normalized to
  * NFKC, as the lexer's names are; unicode_nfkc.h). */

@@ -286,6 +286,15 @@ static void test_lex_errors(void)
 	EXPECT("# coding: utf-8\n# caf\xe9\n", "error: 2:6: invalid utf-8 byte 0xe9 (source files are UTF-8)");
 	EXPECT("x\n# coding: latin-1\n# caf\xe9\n", "error: 3:6: invalid utf-8 byte 0xe9 (source files are UTF-8)");
 	EXPECT("x = 1\x01\n", "error: 1:6: invalid non-printable character U+0001");
+	/* so is one past ASCII that Python does not print (a bidi override, a
+	 * zero-width space, a no-break space, U+2028, a BOM past the start): the
+	 * message quoted it, reordering or hiding the rest of the line */
+	EXPECT("x = 1\xe2\x80\xae\n", "error: 1:6: invalid non-printable character U+202E");
+	EXPECT("x = 1\xe2\x80\x8b\n", "error: 1:6: invalid non-printable character U+200B");
+	EXPECT("x =\xc2\xa0" "1\n", "error: 1:4: invalid non-printable character U+00A0");
+	EXPECT("x = 1\xe2\x80\xa8\n", "error: 1:6: invalid non-printable character U+2028");
+	EXPECT("x = \xef\xbb\xbf" "1\n", "error: 1:5: invalid non-printable character U+FEFF");
+	EXPECT("x = 1 \xe2\x82\xac\n", "error: 1:7: invalid character '\xe2\x82\xac' (U+20AC)");
 	EXPECT("x = f'{a}'\n", "(module\n  (assign 1:1 x = (+ \"\" (call str a))))\n");
 	EXPECT("x = f'{a:3}'\n", "(module\n  (assign 1:1 x = (+ \"\" (call format a \"3\"))))\n");
 	EXPECT("x = f'{a!r:>{w}}'\n", "(module\n  (assign 1:1 x = (+ \"\" (call format (call repr a) (+ \">\" (call str w))))))\n");
