@@ -600,9 +600,12 @@ static const char *scan_string(Lexer *lx, const char *q, char quote, bool triple
 	for (;;) {
 		int c = ch(lx, q);
 		if (q >= lx->end || (is_eol(c) && !triple)) {
+			/* at the end of a file that ends in a line break, Python's
+			 * last line is the one that break ends */
+			bool after_eol = q >= lx->end && q > lx->file->text && is_eol(q[-1]);
 			fail(lx, triple ? LEXERR_EOF : LEXERR_GENERIC, start,
 			     "unterminated %sstring literal (detected at line %d)",
-			     triple ? "triple-quoted " : "", lx->line);
+			     triple ? "triple-quoted " : "", lx->line - after_eol);
 			return NULL;
 		}
 		if (c == '\\' && q + 1 < lx->end) {

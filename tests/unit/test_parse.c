@@ -222,7 +222,7 @@ static void test_lex_errors(void)
 {
 	EXPECT("x = 'abc\n", "error: 1:5: unterminated string literal (detected at line 1)");
 	EXPECT("x = '''abc\n\n",
-	       "error: 1:5: unterminated triple-quoted string literal (detected at line 3)");
+	       "error: 1:5: unterminated triple-quoted string literal (detected at line 2)");
 	EXPECT("x = $\n", "error: 1:5: invalid character '$' (U+0024)");
 	EXPECT("x = a ? b\n", "error: 1:7: invalid character '?' (U+003F)");
 	EXPECT("x = \xe2\x82\xac\n", "error: 1:5: invalid character '\xe2\x82\xac' (U+20AC)");
