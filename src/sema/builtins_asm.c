@@ -99,6 +99,13 @@ static Value b_inline_asm(Sema *s, Call *c, int extra)
 		}
 		nout++;
 	}
+	/* is_pure is a bool to Triton's builder (a str or a tensor was taken) */
+	Value pv = c->a[4];
+	if (pv.kind != V_CONST || (pv.c.kind != CV_BOOL && pv.c.kind != CV_INT)) {
+		diag_error(s->d, c->at[4], "argument 'is_pure' of '%s' must be a constexpr bool, got %s", c->name,
+			   v_describe(s, pv));
+		return v_err();
+	}
 	int64_t pack;
 	if (!arg_const_int(s, c, 5, &pack)) return v_err();
 	if (pack != 1 && pack != 2 && pack != 4 && pack != 8) {
@@ -107,9 +114,13 @@ static Value b_inline_asm(Sema *s, Call *c, int extra)
 	}
 	/* arguments, broadcast to one shape */
 	Value av = c->a[2];
-	const Value *aitems = &av;
-	int na = 1;
-	if (av.kind == V_TUPLE) aitems = av.items, na = av.n;
+	if (av.kind != V_TUPLE) { /* Triton iterates it: one tensor was taken as [it] */
+		diag_error(s->d, c->at[2], "argument 'args' of '%s' must be a list or tuple of tensors, got %s", c->name,
+			   v_describe(s, av));
+		return v_err();
+	}
+	const Value *aitems = av.items;
+	int na = av.n;
 	if (na > ASM_MAX_OPNDS) {
 		diag_error(s->d, c->at[2], "%s: at most %d arguments", c->name, ASM_MAX_OPNDS);
 		return v_err();
@@ -138,11 +149,22 @@ static Value b_inline_asm(Sema *s, Call *c, int extra)
 	char cons[64][8];
 	int ncons = 0;
 	{
-		char *buf = xstrdup(c->a[1].c.s), *save = NULL;
-		for (char *p = strtok_r(buf, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
+		/* every comma separates two constraints: strtok skipped an empty
+		 * one, so "=r,,r" and ",=r,r" were taken (LLVM refuses them) */
+		char *buf = xstrdup(c->a[1].c.s);
+		for (char *p = buf, *next; p; p = next) {
+			next = strchr(p, ',');
+			if (next) *next++ = 0;
 			while (isspace((unsigned char)*p)) p++;
 			char *e = p + strlen(p);
 			while (e > p && isspace((unsigned char)e[-1])) *--e = 0;
+			if (!*p && (next || ncons > 0 || *c->a[1].c.s)) {
+				diag_error(s->d, c->at[1], "%s: constraint %d of \"%s\" is empty", c->name, ncons + 1,
+					   c->a[1].c.s);
+				free(buf);
+				return v_err();
+			}
+			if (!*p) break; /* "": no constraints */
 			if (ncons == (int)COUNTOF(cons) || strlen(p) >= sizeof cons[0]) {
 				free(buf);
 				diag_error(s->d, c->at[1], "%s: bad constraint string \"%s\"", c->name, c->a[1].c.s);
