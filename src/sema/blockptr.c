@@ -153,6 +153,10 @@ static bool bp_pointers(Sema *s, const BlockPtr *bp, const Value *check, int nch
 				   bp->rank);
 			return false;
 		}
+		if (checked[d]) { /* Triton's assert "Duplicate dimension in `boundary_check`" */
+			diag_error(s->d, check_loc, "boundary_check names dim %lld twice", (long long)d);
+			return false;
+		}
 		checked[d] = true;
 	}
 	Value off = v_int(0), m = v_bool(true);
