@@ -310,7 +310,7 @@ static const char prelude_text[] =
     "    n: tl.constexpr = x.shape[rank - 1]\n"
     "    d: tl.constexpr = rank - 1 if dim is None else (dim + rank if dim < 0 else dim)\n"
     "    tl.static_assert(d == rank - 1, \"tl.topk works along the last dimension only\")\n"
-    "    tl.static_assert(k <= n and (k & (k - 1)) == 0, \"tl.topk: k must be a power of two <= the size\")\n"
+    "    tl.static_assert(0 < k and k <= n and (k & (k - 1)) == 0, \"tl.topk: k must be a power of two <= the size\")\n"
     "    if x.dtype.primitive_bitwidth == 1:\n"
     "        return topk(x.to(tl.int8), k, dim) != 0\n"
     "    log_n: tl.constexpr = tl._log2(n)\n"
