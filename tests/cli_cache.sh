@@ -85,4 +85,23 @@ for cmd in ls clear; do
 	[ "$(wc -l <"$tmp/err")" = 1 ] || fail "cache $cmd: more than one line: $(cat "$tmp/err")"
 done
 
+# a file size limit (ulimit -f) under a cache entry's size: the entry is not
+# written (one warning) and the run's results are; SIGXFSZ killed the run
+# halfway through the entry, leaving a temporary file and no results. An
+# output over the limit is an error that names it (File too large).
+printf 'import triton\nimport triton.language as tl\n@triton.jit\ndef k(X, Y):\n    o = tl.arange(0, 1024)\n    tl.store(Y + o, tl.exp(tl.load(X + o)))\n' >"$tmp/fsz.py"
+npy_f32 "$tmp/fx.npy" 1024 '\000\000\000\000'
+npy_f32 "$tmp/fy.npy" 1024 '\000\000\000\000'
+mkdir -p "$tmp/fszc"
+# ulimit -f counts 512-byte blocks in dash, 1024-byte ones in bash: limit 5120 bytes
+sh -c 'ulimit -f 10 && head -c 6000 /dev/zero >"$0"' "$tmp/bs" 2>/dev/null
+blocks=10
+[ "$(wc -c <"$tmp/bs")" -gt 5120 ] && blocks=5
+expect 0 sh -c "ulimit -f $blocks && TILE_CACHE_DIR='$tmp/fszc' $TILE run '$tmp/fsz.py' k --grid 1 --target cpu X=@'$tmp/fx.npy' Y=@'$tmp/fy.npy' --out-dir '$tmp/fszo'"
+has "$tmp/err" "is over the file size limit (ulimit -f: 5120 bytes): not added to $tmp/fszc"
+[ -z "$(ls -A "$tmp/fszc")" ] || fail "ulimit -f: the cache holds $(ls -A "$tmp/fszc")"
+od -An -tx1 -j 4124 -N 4 "$tmp/fszo/Y.npy" | grep -q "00 00 80 3f" || fail "ulimit -f: Y is not exp(0)"
+expect 1 sh -c "ulimit -f 1 && TILE_CACHE_DIR='$tmp/fszc' $TILE run '$tmp/fsz.py' k --grid 1 --target cpu X=@'$tmp/fx.npy' Y=@'$tmp/fy.npy' --out-dir '$tmp/fszo2'"
+has "$tmp/err" "cannot write $tmp/fszo2/X.npy: File too large"
+
 finish

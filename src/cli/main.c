@@ -1,6 +1,7 @@
 /* main.c: the `tile` command: dispatch, --help, --version, shared helpers. */
 #include <dlfcn.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -269,6 +270,10 @@ static int run_command(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	/* as CPython: a write past the file size limit (ulimit -f) fails with
+	 * EFBIG, which is reported, instead of SIGXFSZ killing the run with its
+	 * results unwritten */
+	signal(SIGXFSZ, SIG_IGN);
 	int rc = run_command(argc, argv);
 	/* output that could not be written (a full disk, a closed pipe) is an error,
 	 * not a success with the dump or the binary lost */

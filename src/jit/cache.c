@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <time.h>
@@ -445,6 +446,20 @@ bool cache_put(Cache *c, const uint8_t key[32], const void *payload, size_t len)
 		c->warned_dir = true;
 		return false;
 	}
+	/* A file past the process's size limit (ulimit -f) kills it with
+	 * SIGXFSZ, unless ignored, halfway through the entry: the run was lost
+	 * for a cache entry. Such an entry is not written. */
+	struct rlimit fsz;
+	if (getrlimit(RLIMIT_FSIZE, &fsz) == 0 && fsz.rlim_cur != RLIM_INFINITY &&
+	    (uint64_t)fsz.rlim_cur < (uint64_t)CACHE_HEADER_SIZE + len) {
+		if (!c->warned_fsize && c->diags)
+			diag_emit(c->diags, DIAG_WARNING, (SrcLoc){0},
+			          "a cache entry of %llu bytes is over the file size limit (ulimit -f: %llu bytes): "
+			          "not added to %s", (unsigned long long)(CACHE_HEADER_SIZE + len),
+			          (unsigned long long)fsz.rlim_cur, c->dir);
+		c->warned_fsize = true;
+		return false;
+	}
 	uint8_t hdr[CACHE_HEADER_SIZE];
 	memcpy(hdr, magic, 8);
 	put_le(hdr + 8, CACHE_FORMAT_VERSION, 4);
@@ -473,7 +488,7 @@ bool cache_put(Cache *c, const uint8_t key[32], const void *payload, size_t len)
 	}
 	if (!ok) {
 		unlink(tmp.s);
-		if (e == ENOSPC || e == EDQUOT || e == EROFS || e == EACCES || e == EPERM)
+		if (e == ENOSPC || e == EDQUOT || e == EROFS || e == EACCES || e == EPERM || e == EFBIG)
 			warn_dir(c, c->dir, strerror(e));
 		goto out;
 	}

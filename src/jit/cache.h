@@ -19,7 +19,10 @@
  * damaged one is a miss, reported once as a warning on the DiagSink and
  * deleted; a directory in an entry's place is removed when empty, else
  * reported once, and that key is not cached (no file can be renamed over it);
- * an unusable directory is reported once and the cache is disabled.
+ * an unusable directory is reported once and the cache is disabled; an
+ * entry over the process's file size limit (RLIMIT_FSIZE) is not written,
+ * with one warning (writing it raised SIGXFSZ, which kills a process that
+ * does not ignore it).
  * A directory that can be read but not written (a shared or prebuilt cache)
  * still answers gets; puts are dropped, with one warning.
  * After each put, if the entries exceed max_bytes (default 1 GiB, env
@@ -51,6 +54,7 @@ typedef struct Cache {
 	DiagSink *diags;    /* where warnings go (may be NULL) */
 	uint64_t max_bytes; /* size cap; 0 = unlimited */
 	bool warned_dir;    /* the "cannot write cache directory" warning was given */
+	bool warned_fsize;  /* the "over the file size limit" warning was given */
 	VEC(char *) warned; /* entry names already reported (damaged, a directory) */
 	uint64_t rng;       /* for temporary names */
 	uint32_t counter;   /* for temporary names */
