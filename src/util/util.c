@@ -410,26 +410,32 @@ static const char *level_name(DiagLevel l)
 	return "error";
 }
 
-/* Finds line `line` (1-based) of f; returns its start and sets *len. */
+/* Finds line `line` (1-based) of f; returns its start and sets *len. Lines
+ * end as the lexer ends them: \n, \r\n or a lone \r (a file with CR line
+ * ends showed no line past the first, and the whole file as line 1). */
 static const char *find_line(const SrcFile *f, int line, size_t *len)
 {
 	if (!f->text || line < 1)
 		return NULL;
 	const char *p = f->text, *end = f->text + f->len;
 	for (int l = 1; l < line; l++) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		if (!nl)
+		while (p < end && *p != '\n' && *p != '\r')
+			p++;
+		if (p == end)
 			return NULL;
-		p = nl + 1;
+		p += *p == '\r' && p + 1 < end && p[1] == '\n' ? 2 : 1;
 	}
 	const char *q = p;
-	while (q < end && *q != '\n')
+	while (q < end && *q != '\n' && *q != '\r')
 		q++;
-	if (q > p && q[-1] == '\r')
-		q--;
 	*len = (size_t)(q - p);
 	return p;
 }
+
+/* A line longer than this shows only the part around the caret, with "..."
+ * for what is left out: a megabyte line was printed whole, with a caret line
+ * as long. */
+enum { LINE_SHOW_MAX = 1024, LINE_SHOW_BEFORE = 200, LINE_SHOW_WINDOW = 400 };
 
 char *diag_render(const Diag *d)
 {
@@ -449,13 +455,23 @@ char *diag_render(const Diag *d)
 	const char *src = d->loc.line > 0 ? find_line(f, d->loc.line, &n) : NULL;
 	if (!src)
 		return sb_take(&b);
-	sb_printf(&b, "%5d | ", d->loc.line);
+	size_t caret = d->loc.col > 1 ? (size_t)d->loc.col - 1 : 0, from = 0, to = n;
+	if (n > LINE_SHOW_MAX) { /* cut at UTF-8 character starts */
+		from = caret > LINE_SHOW_BEFORE ? caret - LINE_SHOW_BEFORE : 0;
+		from = from < n ? from : n;
+		while (from > 0 && ((unsigned char)src[from] & 0xc0) == 0x80)
+			from--;
+		to = from + LINE_SHOW_WINDOW < n ? from + LINE_SHOW_WINDOW : n;
+		while (to < n && ((unsigned char)src[to] & 0xc0) == 0x80)
+			to++;
+	}
+	sb_printf(&b, "%5d | %s", d->loc.line, from ? "..." : "");
 	/* control bytes (a NUL would end the message early) show as '?' */
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = from; i < to; i++)
 		sb_putc(&b, (unsigned char)src[i] < 0x20 && src[i] != '\t' ? '?' : src[i]);
-	sb_puts(&b, "\n      | ");
-	for (int i = 1; i < d->loc.col; i++)
-		sb_putc(&b, (size_t)(i - 1) < n && src[i - 1] == '\t' ? '\t' : ' ');
+	sb_printf(&b, "%s\n      | %s", to < n ? "..." : "", from ? "   " : "");
+	for (size_t i = from; i < caret && (n <= LINE_SHOW_MAX || i <= to); i++)
+		sb_putc(&b, i < n && src[i] == '\t' ? '\t' : ' ');
 	sb_puts(&b, "^\n");
 	return sb_take(&b);
 }

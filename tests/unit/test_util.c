@@ -168,6 +168,45 @@ static void test_diag(void)
 	diag_clear(&s);
 	CHECK(s.diags.len == 0 && s.nerrors == 0);
 
+	/* lines end at \n, \r\n or a lone \r, as the lexer counts them: a file
+	 * with CR line ends showed no source line past line 1, and all of it
+	 * there */
+	SrcFile cr = {.name = "cr.py", .text = "a = 1\rb = 2\r\nc = q\rd\n", .len = 21};
+	diag_error(&s, ((SrcLoc){.file = &cr, .line = 3, .col = 5}), "unknown name 'q'");
+	CHECK_STR(s.diags.data[0].rendered, "cr.py:3:5: error: unknown name 'q'\n"
+	                                    "    3 | c = q\n"
+	                                    "      |     ^\n");
+	diag_error(&s, ((SrcLoc){.file = &cr, .line = 1, .col = 1}), "one");
+	CHECK_STR(s.diags.data[1].rendered, "cr.py:1:1: error: one\n"
+	                                    "    1 | a = 1\n"
+	                                    "      | ^\n");
+	diag_clear(&s);
+	/* a line over 1024 bytes shows 400 of them around the caret: a 1 MB
+	 * line was printed whole, and a caret line as long */
+	{
+		enum { LONG = 5000 };
+		char *ltext = malloc(LONG + 2);
+		memset(ltext, 'x', LONG);
+		memcpy(ltext + 3000, "\xe2\x82\xac", 3); /* a character the cut must not split */
+		ltext[LONG] = '\n';
+		ltext[LONG + 1] = 0;
+		SrcFile lf = {.name = "long.py", .text = ltext, .len = LONG + 1};
+		diag_error(&s, ((SrcLoc){.file = &lf, .line = 1, .col = 3201}), "here");
+		const char *r = s.diags.data[0].rendered;
+		const char *l2 = strchr(r, '\n') + 1, *l3 = strchr(l2, '\n') + 1;
+		CHECK(strlen(r) < 1000);
+		CHECK(!strncmp(l2, "    1 | ...", 11) && !strncmp(l3 - 4, "...\n", 4));
+		CHECK(strstr(l2, "\xe2\x82\xac") != NULL);
+		/* the caret stands under column 3201: 200 columns into the window */
+		CHECK(strlen(l3) == strlen("      | ...") + 200 + 2 && l3[strlen(l3) - 2] == '^');
+		diag_error(&s, ((SrcLoc){.file = &lf, .line = 1, .col = 10}), "start");
+		r = s.diags.data[1].rendered;
+		l2 = strchr(r, '\n') + 1;
+		CHECK(!strncmp(l2, "    1 | xxx", 11) && strlen(r) < 1000);
+		diag_clear(&s);
+		free(ltext);
+	}
+
 	/* max_errors: default 20; further errors counted, not stored */
 	for (int i = 0; i < 30; i++)
 		diag_error(&s, ((SrcLoc){0}), "e%d", i);
