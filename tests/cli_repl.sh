@@ -156,4 +156,12 @@ has "$tmp/err" "':quit' takes no arguments, got 'please'"
 has "$tmp/err" "':kernels' takes no arguments, got 'all'"
 has "$tmp/out" "one"
 
+# a script with CR line ends is read line by line, as Python reads one (it was
+# one line: "<repl>:7:1: error: invalid syntax"); CRLF too
+for eol in '\r' '\r\n'; do
+	printf "import triton${eol}import triton.language as tl${eol}@triton.jit${eol}def k(X):${eol}    tl.store(X, 7.0)${eol}${eol}:run k --grid 1 X=zeros(1)${eol}:kernels${eol}" >"$tmp/s12"
+	expect 0 $TILE repl <"$tmp/s12"
+	has "$tmp/out" "[7.]"
+done
+
 finish

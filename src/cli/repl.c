@@ -298,6 +298,40 @@ static bool blank(const char *s)
 			return false;
 	return true;
 }
+/* One line of the input, as getline reads it, ended by \n, \r\n or a lone \r
+ * (a script with CR line ends, which Python reads as lines, was one line);
+ * its end is stored as \n. *after_cr carries a line's ending \r to the next
+ * call, which skips a \n right after it: no read waits for the byte after a
+ * \r (a terminal would wait for another key). */
+static ssize_t read_line(char **line, size_t *cap, FILE *in, bool *after_cr)
+{
+	size_t n = 0;
+	for (int c; (c = getc(in)) != EOF;) {
+		bool skip = *after_cr && n == 0 && c == '\n';
+		*after_cr = false;
+		if (skip)
+			continue;
+		if (n + 2 > *cap) {
+			size_t nc = *cap ? *cap * 2 : 128;
+			char *p = realloc(*line, nc);
+			if (!p) {
+				errno = ENOMEM;
+				return -1;
+			}
+			*line = p;
+			*cap = nc;
+		}
+		*after_cr = c == '\r';
+		(*line)[n++] = c == '\r' ? '\n' : (char)c;
+		if (c == '\n' || c == '\r')
+			break;
+	}
+	if (n == 0)
+		return -1;
+	(*line)[n] = 0;
+	return (ssize_t)n;
+}
+
 
 int cmd_repl(int argc, char **argv)
 {
@@ -318,13 +352,14 @@ int cmd_repl(int argc, char **argv)
 		       tile_context_target(r.ctx));
 	char *line = NULL;
 	size_t cap = 0;
+	bool after_cr = false;
 	for (;;) {
 		if (r.tty) {
 			fputs(r.pending.len ? "...> " : "tile> ", stdout);
 			fflush(stdout);
 		}
 		errno = 0;
-		ssize_t len = getline(&line, &cap, stdin);
+		ssize_t len = read_line(&line, &cap, stdin, &after_cr);
 		if (len < 0) {
 			if (ferror(stdin)) { /* not the end of the input: it could not be read */
 				fprintf(stderr, "tile: error: cannot read the input: %s\n",
