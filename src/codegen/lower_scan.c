@@ -74,6 +74,9 @@ static void merge(Red *R, ScanSt *S, int r, const TpVal *pT, TpVal second)
 		mineT[i] = S->T[i][r];
 		mineP[i] = S->P[i][r];
 	}
+	/* T's combine first: pT's last use is then F's combine, which
+	 * tp_sched.c keeps beside the shuffle instead of sinking it to the
+	 * stores with every step's pT live (tests/spills.sh case 11) */
 	red_combine_ordered(R, mineT, pT, second, nT);
 	red_combine(R, pT, mineP, withP);
 	for (int i = 0; i < R->n; i++) {

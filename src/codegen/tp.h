@@ -89,7 +89,7 @@ typedef enum {
  * gather/scatter (the mask still applies per element group). On LOAD/STORE,
  * attr.axis = R > 0 narrows that to aligned runs of R threads (thread t's
  * pointer = thread (t - t % R)'s + (t % R) * vec elements): a few vectors. */
-enum {
+enum { /* each meaningful on the op kinds named (a LOAD also carries TIR_VOLATILE, 4) */
 	TP_TRANS = 1,
 	TP_COALESCED = 2,
 	TP_USER = 4,     /* BARRIER: tl.debug_barrier's (tp_drop_barriers keeps it) */
