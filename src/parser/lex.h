@@ -178,15 +178,15 @@ typedef struct Lexer {
 
 void lex_init(Lexer *lx, Arena *arena, Interner *names, const SrcFile *file);
 
-/* The encoding a source text declares (PEP 263: a `coding: NAME` comment on
- * line 1 or 2; none is UTF-8). name[32] gets the name as Python's codec
- * lookup spells it. A Latin-1 text is read through lex_latin1_to_utf8
- * (malloc'd, NUL-terminated); another encoding is taken only for ASCII. */
 /* One string escape at q (just past the backslash, q < e), as Python reads
  * it: writes its UTF-8 (4 bytes at most) to *o and returns the input position
  * after it, or NULL with *err set. */
 const char *lex_decode_escape(const char *q, const char *e, char **o, const char **err);
 
+/* The encoding a source text declares (PEP 263: a `coding: NAME` comment on
+ * line 1 or 2; none is UTF-8). name[32] gets the name as Python's codec
+ * lookup spells it. A Latin-1 text is read through lex_latin1_to_utf8
+ * (malloc'd, NUL-terminated); another encoding is taken only for ASCII. */
 typedef enum { LEX_CODING_UTF8, LEX_CODING_LATIN1, LEX_CODING_OTHER } LexCoding;
 LexCoding lex_coding(const char *text, size_t len, char name[32]);
 char *lex_latin1_to_utf8(const char *text, size_t len, size_t *out_len);

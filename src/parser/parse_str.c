@@ -50,7 +50,7 @@ static bool fstr_literal(Parser *p, SrcLoc loc, const char *a, const char *b, bo
 		const char *err = NULL, *r = lex_decode_escape(q + 1, b, &o, &err);
 		if (!r) {
 			ps_err_at(p, loc, "f-string: %s", err);
-			p->err_unsupported = err[1] == 'N';
+			p->err_unsupported = q[1] == 'N'; /* \N{...}: tile lacks it, the input is fine */
 			return false;
 		}
 		for (const char *w = buf; w < o; w++)
