@@ -9,9 +9,10 @@
  * superblock) and T (the superblock's total); merging two halves gives the
  * upper half F = T_lower (+) F and both T = T_lower (+) T_upper. The partner
  * is found by SHFL_XOR (a lane bit) or through shared memory (a warp bit;
- * WARP_XOR where the warps are one SIMD vector, on the native CPU); a
- * run of register bits is one sequential carry over the superblocks it
- * selects. Last, each block's elements are scanned from its F. Operand order
+ * WARP_XOR where the warps are one SIMD vector, on the native CPU); a run
+ * of warp bits is one shared-memory round, each block folding the totals
+ * of the superblocks before its own; a run of register bits is one
+ * sequential carry over the superblocks it selects. Last, each block's elements are scanned from its F. Operand order
  * is always left-to-right, so non-commutative combines are exact;
  * TIR_REVERSE swaps which half comes first.
  */
@@ -159,16 +160,22 @@ static TpVal slot_addr(Lower *L, TpVal hw, uint32_t hwmask, TpVal at_hw, int32_t
 	return red_byte_off(L, lw_bin(L, TP_XOR, hw, lw_i32(L, rs)), eb, base);
 }
 
-/* The merge over axis coordinate bit j, held by warp bit wb. Every element
- * of an aligned 2^j block has the same T by now, so T goes to shared memory
- * once per block (by the thread and register holding its first element),
- * not once per register of every thread: a 64 x 1024 cumsum along
- * its rows stored 256 KB, over what sm_90a has (now 8 KB). */
-static void scan_warp_bit(Red *R, ScanSt *S, int wb, int j, bool rev)
+/* The merges over axis coordinate bits j..j2-1, held by warp bits. Every
+ * element of an aligned 2^j block has the same T by now, so T goes to
+ * shared memory once per block (by the thread and register holding its
+ * first element), not once per register of every thread: a 64 x 1024
+ * cumsum along its rows stored 256 KB, over what sm_90a has (now 8 KB).
+ * One bit merges with the partner block's T. A run of k > 1 bits is one
+ * round, as Triton's scan across warps: each block reads the totals of the
+ * 2^k superblocks of its aligned 2^j2 group and folds those before its own,
+ * so the run costs two barriers, not two per bit, and only F stays live
+ * through it (T too where bits above the run need it). */
+static void scan_warp_run(Red *R, ScanSt *S, const Owner *own, int j, int j2, int nbits,
+                          bool rev)
 {
 	Lower *L = R->L;
 	const LinearLayout *l = R->l;
-	int nr = 1 << lw_bits(l, LL_REG);
+	int nr = 1 << lw_bits(l, LL_REG), k = j2 - j;
 	int64_t nslots = (int64_t)1 << (ll_total_out_bits(l) - j);
 	int base[8], eb[8], total = 0;
 	for (int i = 0; i < R->n; i++) {
@@ -186,20 +193,11 @@ static void scan_warp_bit(Red *R, ScanSt *S, int wb, int j, bool rev)
 	for (int b = 0; b < nw; b++)
 		hwmask |= (uint32_t)(wi[b] = block_slot(l, R->axis, j, lw_basis(l, LL_WARP, b)));
 	TpVal hw = lw_linear_lane_warp(L, li, nl, wi, nw);
-	/* the partner block: axis coordinate bit j flipped */
-	int32_t flip = 0;
+	/* the slot bit of axis coordinate bit j; the run's bits follow it */
+	int fb = 0;
 	for (int d = l->n_out - 1; d > R->axis; d--)
-		flip += l->out_bits[d];
-	flip = 1 << flip;
-	TpVal hw_theirs = lw_bin(L, TP_XOR, hw, lw_i32(L, flip));
-	/* slot addresses of this thread's lanes and warps, per operand: a
-	 * register's slot bits are usually disjoint from them, and then its
-	 * address is one of these plus a constant (an immediate offset) */
-	TpVal mine_at[8], theirs_at[8];
-	for (int i = 0; i < R->n; i++) {
-		mine_at[i] = red_byte_off(L, hw, eb[i], b0 + base[i]);
-		theirs_at[i] = red_byte_off(L, hw_theirs, eb[i], b0 + base[i]);
-	}
+		fb += l->out_bits[d];
+	uint32_t group = ((1u << k) - 1) << fb;
 	/* one writer per slot: the block's first element (its axis bits below j
 	 * clear), in the canonical copy (free lane and warp bits clear) */
 	uint32_t reg_low = 0, lane_low = R->lf, warp_low = R->wf;
@@ -215,6 +213,12 @@ static void scan_warp_bit(Red *R, ScanSt *S, int wb, int j, bool rev)
 	TpVal writer = lw_owner_pred(L, lane_low, warp_low);
 	if (!writer)
 		writer = lw_true(L);
+	/* slot addresses of this thread's lanes and warps, per operand: a
+	 * register's slot bits are usually disjoint from them, and then its
+	 * address is one of these plus a constant (an immediate offset) */
+	TpVal mine_at[8];
+	for (int i = 0; i < R->n; i++)
+		mine_at[i] = red_byte_off(L, hw, eb[i], b0 + base[i]);
 	int32_t *rslot = ARENA_NEWN(L->arena, int32_t, nr);
 	for (int r = 0; r < nr; r++) {
 		if (!is_block_rep(R, S, r))
@@ -230,21 +234,86 @@ static void scan_warp_bit(Red *R, ScanSt *S, int wb, int j, bool rev)
 		}
 	}
 	lw_barrier(L);
-	TpVal bit = red_bit_set(L, L->warp, wb);
-	TpVal second = rev ? lw_bin(L, TP_XOR, bit, lw_true(L)) : bit;
+	if (k == 1) {
+		/* the partner block: axis coordinate bit j flipped */
+		TpVal hw_theirs = lw_bin(L, TP_XOR, hw, lw_i32(L, 1 << fb)), theirs_at[8];
+		for (int i = 0; i < R->n; i++)
+			theirs_at[i] = red_byte_off(L, hw_theirs, eb[i], b0 + base[i]);
+		TpVal bit = red_bit_set(L, L->warp, own[j].bit);
+		TpVal second = rev ? lw_bin(L, TP_XOR, bit, lw_true(L)) : bit;
+		for (int r = 0; r < nr; r++) {
+			if (!is_block_rep(R, S, r))
+				continue;
+			TpVal pT[8];
+			for (int i = 0; i < R->n; i++) {
+				TpVal in[2] = {slot_addr(L, hw_theirs, hwmask, theirs_at[i], rslot[r], eb[i],
+				                         b0 + base[i]),
+				               lw_true(L)};
+				TpOp *t = lw_op(L, TP_SMEM_LOAD, R->op->loc, in, 2, &R->et[i], 1);
+				t->attr.i = 1;
+				pT[i] = t->results[0];
+			}
+			merge(R, S, r, pT, second);
+		}
+		lw_barrier(L);
+		return;
+	}
+	/* the group's first slot (the run's bits clear), and this thread's
+	 * superblock in scan order */
+	TpVal hw0 = lw_bin(L, TP_AND, hw, lw_i32(L, (int32_t)~group)), at0[8];
+	for (int i = 0; i < R->n; i++)
+		at0[i] = red_byte_off(L, hw0, eb[i], b0 + base[i]);
+	TpVal pos = lw_i32(L, 0);
+	for (int m = 0; m < k; m++) {
+		TpVal b = lw_bin(L, TP_AND, lw_bin(L, TP_SHR, L->warp, lw_i32(L, own[j + m].bit)),
+		                 lw_i32(L, 1));
+		pos = lw_bin(L, TP_OR, pos, m ? lw_bin(L, TP_SHL, b, lw_i32(L, m)) : b);
+	}
+	int nsb = 1 << k;
+	if (rev)
+		pos = lw_bin(L, TP_XOR, pos, lw_i32(L, nsb - 1));
+	TpVal later = lw_cmp(L, PRED_GT, pos, lw_i32(L, 0));
+	TpVal *after = ARENA_NEWN(L->arena, TpVal, nsb); /* pos > s */
+	for (int s = 1; s < nsb - 1; s++)
+		after[s] = lw_cmp(L, PRED_GT, pos, lw_i32(L, s));
+	bool need_total = j2 < nbits;
 	for (int r = 0; r < nr; r++) {
 		if (!is_block_rep(R, S, r))
 			continue;
-		TpVal pT[8];
-		for (int i = 0; i < R->n; i++) {
-			TpVal in[2] = {slot_addr(L, hw_theirs, hwmask, theirs_at[i], rslot[r], eb[i],
-			                         b0 + base[i]),
-			               lw_true(L)};
-			TpOp *t = lw_op(L, TP_SMEM_LOAD, R->op->loc, in, 2, &R->et[i], 1);
-			t->attr.i = 1;
-			pT[i] = t->results[0];
+		/* acc: the totals of superblocks 0..s in scan order; pre: those
+		 * before this thread's, once s passes it */
+		TpVal acc[8], pre[8];
+		int last = need_total ? nsb - 1 : nsb - 2;
+		for (int s = 0; s <= last; s++) {
+			int32_t t = (int32_t)(rev ? nsb - 1 - s : s) << fb;
+			TpVal x[8];
+			for (int i = 0; i < R->n; i++) {
+				TpVal in[2] = {slot_addr(L, hw0, hwmask & ~group, at0[i], rslot[r] | t, eb[i],
+				                         b0 + base[i]),
+				               lw_true(L)};
+				TpOp *ld = lw_op(L, TP_SMEM_LOAD, R->op->loc, in, 2, &R->et[i], 1);
+				ld->attr.i = 1;
+				x[i] = ld->results[0];
+			}
+			if (s)
+				red_combine(R, acc, x, acc);
+			else
+				memcpy(acc, x, sizeof(TpVal) * (size_t)R->n);
+			if (s == 0)
+				memcpy(pre, acc, sizeof(TpVal) * (size_t)R->n);
+			else if (s < nsb - 1)
+				for (int i = 0; i < R->n; i++)
+					pre[i] = lw_select(L, after[s], acc[i], pre[i]);
 		}
-		merge(R, S, r, pT, second);
+		TpVal mineP[8], withP[8];
+		for (int i = 0; i < R->n; i++)
+			mineP[i] = S->P[i][r];
+		red_combine(R, pre, mineP, withP);
+		for (int i = 0; i < R->n; i++) {
+			S->P[i][r] = lw_select(L, later, withP[i], mineP[i]);
+			if (need_total)
+				S->T[i][r] = acc[i];
+		}
 	}
 	lw_barrier(L);
 }
@@ -339,7 +408,11 @@ void lw_scan_op(Lower *L, const TirOp *op)
 				merge(&R, &S, r, pT, second);
 			}
 		} else {
-			scan_warp_bit(&R, &S, own[j].bit, j, rev);
+			int j2 = j;
+			while (j2 < nbits && own[j2].kind == 2)
+				j2++;
+			scan_warp_run(&R, &S, own, j, j2, nbits, rev);
+			j = j2 - 1;
 		}
 	}
 	scan_block_pass(&R, &S, in, own, j0, rev, true);

@@ -57,6 +57,7 @@ typedef struct Sched {
 	 * uses and those of the pure ops computed from it, b->nops if none;
 	 * dest[i]: that of op i's results, where op i would sink to at most */
 	int *fixed_use, *dest;
+	int *def_at; /* per value defined in the block: the index of its op */
 } Sched;
 
 static bool is_load(const TpOp *op) { return op->kind == TP_LDMATRIX || op->kind == TP_SMEM_LOAD; }
@@ -111,9 +112,21 @@ static bool sinks(const Sched *s, const TpBlock *b, const TpOp *op, int i)
 		bool dup = false;
 		for (int j = 0; j < k && !dup; j++)
 			dup = op->operands[j] == v;
-		if (!v || dup || s->pending_at[v] || s->stamp[v] != s->serial || !s->defined_here[v])
+		if (!v || dup || s->stamp[v] != s->serial || !s->defined_here[v])
 			continue;
 		int last = s->last_use[v];
+		if (s->pending_at[v]) {
+			/* it sinks too, and mostly with this op; but where another
+			 * use pins a pure producer before this op would sink to,
+			 * v is live from there to here (a scan's prefix combine
+			 * and its shuffle, which the total's combine pins to the
+			 * store of the total: every step's shuffled total stayed
+			 * live past the next barrier) */
+			int p = s->def_at[v];
+			if (last == i && !is_load(b->ops[p]) && s->dest[p] < s->dest[i])
+				gain -= words(s, v);
+			continue;
+		}
 		if (last == i || (last > i && last < s->dest[i] && stays(b->ops[last])))
 			gain -= words(s, v);
 	}
@@ -172,6 +185,7 @@ static void mark_block(Sched *s, const TpBlock *b)
 			}
 			/* a constant is an immediate: never a register freed */
 			s->defined_here[v] = b->ops[i]->kind != TP_CONST;
+			s->def_at[v] = i;
 		}
 	for (int i = b->nops - 1; i >= 0; i--) { /* users before their operands */
 		const TpOp *op = b->ops[i];
@@ -296,12 +310,14 @@ void tp_sink_smem_loads(TpFunc *f)
 	s.stamp = xcalloc(f->vals.len + 1, sizeof *s.stamp);
 	s.defined_here = xcalloc(f->vals.len + 1, sizeof *s.defined_here);
 	s.fixed_use = xcalloc(f->vals.len + 1, sizeof *s.fixed_use);
+	s.def_at = xcalloc(f->vals.len + 1, sizeof *s.def_at);
 	sched_block(&s, f->body);
 	free(s.pending_at);
 	free(s.last_use);
 	free(s.stamp);
 	free(s.defined_here);
 	free(s.fixed_use);
+	free(s.def_at);
 	free(s.dest);
 	free(s.pend);
 	free(s.flushed);

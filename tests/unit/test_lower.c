@@ -2111,8 +2111,8 @@ int main(void)
 	{
 		struct {
 			int size, spt, nw;
-		} cases[] = {{16, 16, 1},  {128, 4, 1}, {256, 2, 4},
-		             {1024, 4, 4}, {64, 1, 4},  {32, 4, 4}};
+		} cases[] = {{16, 16, 1}, {128, 4, 1},   {256, 2, 4},  {1024, 4, 4}, {64, 1, 4},
+		             {32, 4, 4},  {8192, 4, 8}, {1024, 1, 8}, {512, 1, 16}, {4096, 2, 16}};
 		for (size_t c = 0; c < COUNTOF(cases); c++) {
 			int32_t sh[1] = {cases[c].size}, spt[1] = {cases[c].spt}, tpw[1] = {32},
 			        wpc[1] = {cases[c].nw}, ord[1] = {0};
@@ -2133,10 +2133,12 @@ int main(void)
 	 * the CPU (8 lanes; warps exchange by WARP_XOR) */
 	{
 		uint32_t seed = 12345;
-		for (int c = 0; c < 48; c++) {
-			bool cpu = c >= 24;
+		for (int c = 0; c < 64; c++) {
+			bool cpu = c >= 32;
 			const char *target = cpu ? "cpu" : "cuda-emu";
-			int lbits = cpu ? 3 : 5, wbits = c % 3 + (cpu && c % 2), nw = 1 << wbits;
+			/* up to 16 warps on cuda-emu: runs of 2-4 warp bits are
+			 * one shared-memory round (lower_scan.c) */
+			int lbits = cpu ? 3 : 5, wbits = cpu ? c % 3 + c % 2 : c % 5, nw = 1 << wbits;
 			int nbits = 3 + c % 8; /* 8 .. 1024 elements */
 			LinearLayout l;
 			random_axis_layout(&l, &seed, nbits, lbits, wbits);
