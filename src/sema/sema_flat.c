@@ -248,6 +248,20 @@ static void flatten_class(Sema *s, ModScope *cls, ModScope *c, int grp, int br, 
 	c->mro_busy = false;
 }
 
+/* The kernels defined in the host methods of a module-level class (a unittest
+ * TestCase's method defining its kernels, as tritonparse's GPU tests do): as
+ * for a host function, each resolves names in the method's locals, then the
+ * module's (ms), not the class's, as a method body sees them in Python. The
+ * class's own @jit functions are flatten_class's; nested classes stay host code. */
+static void flatten_class_methods(Sema *s, ModScope *ms, Flat *f, StmtList body, FlatBuild *fb)
+{
+	for (int i = 0; i < body.n; i++) {
+		const Stmt *x = body.items[i];
+		if (x->kind == ST_FUNCDEF && !kernel_def_syntax(x->func)) flatten_host_def(s, ms, f, x->func, fb);
+		else if (x->kind == ST_UNSUPPORTED && x->host_def) flatten_host_def(s, ms, f, x->host_def, fb);
+	}
+}
+
 static void flatten_stmts(Sema *s, ModScope *ms, Flat *f, StmtList body, int grp, int br, FlatBuild *fb)
 {
 	for (int i = 0; i < body.n; i++) {
@@ -274,6 +288,8 @@ static void flatten_stmts(Sema *s, ModScope *ms, Flat *f, StmtList body, int grp
 				flatten_class(s, cs, cs, grp, br, fb, &seen, 0);
 				vec_free(&seen);
 			}
+			if (x->kind == ST_CLASS)
+				flatten_class_methods(s, ms, f, x->cls->body, fb);
 		}
 	}
 }
