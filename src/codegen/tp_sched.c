@@ -58,6 +58,7 @@ typedef struct Sched {
 	 * dest[i]: that of op i's results, where op i would sink to at most */
 	int *fixed_use, *dest;
 	int *def_at; /* per value defined in the block: the index of its op */
+	int *bars;   /* bars[i]: barriers among the block's first i ops */
 } Sched;
 
 static bool is_load(const TpOp *op) { return op->kind == TP_LDMATRIX || op->kind == TP_SMEM_LOAD; }
@@ -117,13 +118,17 @@ static bool sinks(const Sched *s, const TpBlock *b, const TpOp *op, int i)
 		int last = s->last_use[v];
 		if (s->pending_at[v]) {
 			/* it sinks too, and mostly with this op; but where another
-			 * use pins a pure producer before this op would sink to,
-			 * v is live from there to here (a scan's prefix combine
-			 * and its shuffle, which the total's combine pins to the
-			 * store of the total: every step's shuffled total stayed
-			 * live past the next barrier) */
+			 * use pins a pure producer on the near side of a barrier
+			 * this op would sink past, v is live across that barrier,
+			 * and the order across a barrier holds in ptxas's schedule
+			 * (a scan's prefix combine and its shuffle, which the
+			 * total's combine pins to the store of the total: every
+			 * step's shuffled total stayed live past the barrier).
+			 * Short of a barrier ptxas reorders the two itself, and
+			 * counting v there too added spills as often as it took
+			 * them away (bench/results/spills-scan-2026-11-25.md). */
 			int p = s->def_at[v];
-			if (last == i && !is_load(b->ops[p]) && s->dest[p] < s->dest[i])
+			if (last == i && !is_load(b->ops[p]) && s->bars[s->dest[p]] < s->bars[s->dest[i]])
 				gain -= words(s, v);
 			continue;
 		}
@@ -187,6 +192,9 @@ static void mark_block(Sched *s, const TpBlock *b)
 			s->defined_here[v] = b->ops[i]->kind != TP_CONST;
 			s->def_at[v] = i;
 		}
+	s->bars[0] = 0;
+	for (int i = 0; i < b->nops; i++)
+		s->bars[i + 1] = s->bars[i] + (b->ops[i]->kind == TP_BARRIER);
 	for (int i = b->nops - 1; i >= 0; i--) { /* users before their operands */
 		const TpOp *op = b->ops[i];
 		int d = b->nops;
@@ -267,6 +275,7 @@ static void sched_block(Sched *s, TpBlock *b)
 	s->flushed = xrealloc(s->flushed, sizeof *s->flushed * (size_t)(b->nops + 1));
 	s->out = xrealloc(s->out, sizeof *s->out * (size_t)(b->nops + 1));
 	s->dest = xrealloc(s->dest, sizeof *s->dest * (size_t)(b->nops + 1));
+	s->bars = xrealloc(s->bars, sizeof *s->bars * (size_t)(b->nops + 1));
 	s->ldm = xrealloc(s->ldm, sizeof *s->ldm * (size_t)(b->nops + 1));
 	s->sml = xrealloc(s->sml, sizeof *s->sml * (size_t)(b->nops + 1));
 	mark_block(s, b);
@@ -318,6 +327,7 @@ void tp_sink_smem_loads(TpFunc *f)
 	free(s.defined_here);
 	free(s.fixed_use);
 	free(s.def_at);
+	free(s.bars);
 	free(s.dest);
 	free(s.pend);
 	free(s.flushed);
