@@ -211,6 +211,18 @@ static void pr_attrs(Printer *p, const TpOp *op)
 		if ((op->kind == TP_LOAD || op->kind == TP_STORE) && a->axis > 0)
 			sb_printf(o, " run=%d", a->axis);
 	}
+	if (op->kind == TP_LOAD && (a->flags & TIR_VOLATILE))
+		sb_puts(o, " volatile");
+	if (op->kind == TP_LOAD || op->kind == TP_STORE) {
+		/* attr.i2 = TIR_CACHE_* | TIR_EVICT_* << 8, spelled as --emit tir spells them */
+		static const char *const cache[] = {"", ".ca", ".cg", ".cv", ".wb", ".cs", ".wt"};
+		static const char *const evict[] = {"", "evict_first", "evict_last"};
+		unsigned c = (unsigned)(a->i2 & 0xff), ev = (unsigned)((a->i2 >> 8) & 0xff);
+		if (c)
+			sb_printf(o, " cache=%s", c < COUNTOF(cache) ? cache[c] : "?");
+		if (ev)
+			sb_printf(o, " evict=%s", ev < COUNTOF(evict) ? evict[ev] : "?");
+	}
 	if (op->kind == TP_LDMATRIX && (a->flags & TP_TRANS))
 		sb_puts(o, " trans");
 	if ((op->kind == TP_PRINT || op->kind == TP_ASSERT) && a->str) {
