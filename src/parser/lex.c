@@ -89,7 +89,7 @@ static int utf8_decode(const Lexer *lx, const char *q, uint32_t *cp);
 /* The encoding line 1 or 2 declares (PEP 263's "coding[:=] name" in a
  * comment), normalized as Python's codec lookup does it (lowercase, '-', ' '
  * and '.' as '_'), into name[32]; "" if none. */
-static void declared_coding(const char *q, const char *end, char name[32])
+static void declared_coding(const char *q, const char *end, char name[32], const char **at)
 {
 	name[0] = 0;
 	for (int line = 0; line < 2 && q < end; line++) {
@@ -106,6 +106,8 @@ static void declared_coding(const char *q, const char *end, char name[32])
 				const char *n = c + 7;
 				while (n < e && (*n == ' ' || *n == '\t'))
 					n++;
+				if (at)
+					*at = n;
 				size_t k = 0;
 				for (; n < e && k + 1 < 32 && (isalnum((unsigned char)*n) || strchr("-_.", *n)); n++)
 					name[k++] = isalnum((unsigned char)*n) ? (char)tolower((unsigned char)*n) : '_';
@@ -116,6 +118,19 @@ static void declared_coding(const char *q, const char *end, char name[32])
 			return; /* code on line 1: a declaration on line 2 does not count */
 		q = e < end && *e == '\r' && e + 1 < end && e[1] == '\n' ? e + 2 : e + 1;
 	}
+}
+
+#include "lex_codecs.inc"
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* name in a sorted list (lex_codecs.inc's) */
+static bool name_known(const char *name, const char *const *list, size_t n)
+{
+	return bsearch(&name, list, n, sizeof *list, cmp_name) != NULL;
 }
 
 static bool name_in(const char *name, const char *const *list, size_t n)
@@ -137,7 +152,7 @@ LexCoding lex_coding(const char *text, size_t len, char name[32])
 	const char *end = text + len;
 	if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)
 		text += 3;
-	declared_coding(text, end, name);
+	declared_coding(text, end, name, NULL);
 	if (!name[0] || name_in(name, utf8, COUNTOF(utf8)) || !strncmp(name, "utf_8_", 6))
 		return LEX_CODING_UTF8;
 	if (name_in(name, latin1, COUNTOF(latin1)) || !strncmp(name, "latin_1_", 8) ||
@@ -180,6 +195,21 @@ static void check_utf8(Lexer *lx)
 		fail(lx, LEXERR_GENERIC, loc_from_start(lx, lx->file->text),
 		     "encoding problem: %s with BOM (a UTF-8 byte order mark, and line 1 or 2 declares another "
 		     "encoding)", coding);
+		return;
+	}
+	if (k == LEX_CODING_OTHER && !name_known(coding, codecs_ascii, COUNTOF(codecs_ascii))) {
+		/* Python: "unknown encoding: klingon", or a codec it cannot read source
+		 * in (UTF-16, base64) or that reads ASCII bytes as other text (UTF-7's
+		 * '+', EBCDIC): the file's ASCII is not the code tile would read */
+		const char *at = lx->p;
+		char ignored[32];
+		declared_coding(lx->p, lx->end, ignored, &at);
+		if (name_known(coding, codecs_other, COUNTOF(codecs_other)))
+			fail(lx, LEXERR_GENERIC, loc_from_start(lx, at),
+			     "encoding problem: '%s' does not read ASCII bytes as ASCII: tile reads UTF-8 and "
+			     "Latin-1 source only (save the file as UTF-8)", coding);
+		else
+			fail(lx, LEXERR_GENERIC, loc_from_start(lx, at), "unknown encoding: %s", coding);
 		return;
 	}
 	for (const char *q = lx->p; q < lx->end;) {

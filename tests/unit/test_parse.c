@@ -266,6 +266,22 @@ static void test_lex_errors(void)
 	       "error: 3:6: byte 0xe9 in a file that declares the encoding 'iso_8859_15': tile reads UTF-8 and "
 	       "Latin-1 source only (save the file as UTF-8)");
 	EXPECT("#!/usr/bin/python\n# vim: set fileencoding=iso-8859-15 :\nx  # e\n", "(module\n  (expr 3:1 x))\n");
+	/* an encoding Python does not know is its "unknown encoding" (it was
+	 * taken while the file was ASCII), and one that reads ASCII bytes as other
+	 * text (UTF-16, UTF-7's '+', EBCDIC) or is no text encoding (rot13) is
+	 * refused: the code Python runs is not the ASCII tile reads */
+	EXPECT("# coding: klingon\nx\n", "error: 1:11: unknown encoding: klingon");
+	EXPECT("#!/usr/bin/python\n# -*- coding: UTF-16 -*-\nx\n",
+	       "error: 2:15: encoding problem: 'utf_16' does not read ASCII bytes as ASCII: tile reads UTF-8 and "
+	       "Latin-1 source only (save the file as UTF-8)");
+	EXPECT("# coding=rot13\nx\n",
+	       "error: 1:10: encoding problem: 'rot13' does not read ASCII bytes as ASCII: tile reads UTF-8 and "
+	       "Latin-1 source only (save the file as UTF-8)");
+	EXPECT("# coding: cp037\nx\n",
+	       "error: 1:11: encoding problem: 'cp037' does not read ASCII bytes as ASCII: tile reads UTF-8 and "
+	       "Latin-1 source only (save the file as UTF-8)");
+	EXPECT("# coding: EUC-JP\nx\n", "(module\n  (expr 2:1 x))\n");
+	EXPECT("# coding: us-ascii\nx\n", "(module\n  (expr 2:1 x))\n");
 	EXPECT("\xef\xbb\xbf# coding: latin-1\nx\n",
 	       "error: 1:1: encoding problem: latin_1 with BOM (a UTF-8 byte order mark, and line 1 or 2 declares "
 	       "another encoding)");
