@@ -113,6 +113,17 @@ for t in cpu cuda-emu; do
 	has "$tmp/err" "assert.py:6: $pre (program (0, 0, 0), thread 0)"
 done
 
+# a device_assert fails once per thread that holds a failing element, as
+# Triton's GPU lowering checks a thread's elements together: on the cpu (1 warp
+# of 8 lanes, 2 elements each: i and i + 8) x < 5 over arange(16) fails in all
+# 8 lanes (one assert per register stopped at the first register and counted 3);
+# cuda-emu's warp is 32 lanes, each element held by 2 of them: 22 threads
+printf 'import triton\nimport triton.language as tl\n@triton.jit\ndef k(X):\n    x = tl.load(X + tl.arange(0, 16))\n    tl.device_assert(x < 5, "small")\n' >"$tmp/assert16.py"
+expect 1 $TILE run "$tmp/assert16.py" k --target cpu --num-warps 1 'X=arange(16)'
+has "$tmp/err" "device_assert failed in 8 threads: "
+expect 1 $TILE run "$tmp/assert16.py" k --target cuda-emu --num-warps 1 'X=arange(16)'
+has "$tmp/err" "device_assert failed in 22 threads: "
+
 # tile run of a kernel whose decorators fail: their error (or why a config
 # could not be read), not "missing argument 'B'" for the parameter they set,
 # as tile compile and tile_kernel_get report it

@@ -270,10 +270,18 @@ static void lower_assert(Lower *L, const TirOp *op)
 	const char *file = op->loc.file && op->loc.file->name ? op->loc.file->name : "<kernel>";
 	const char *msg = arena_printf(L->arena, "%s:%d: %s", file, op->loc.line,
 	                               op->attr.str ? op->attr.str : "assertion failed");
-	for (int r = 0; r < x.n; r++) {
-		TpOp *t = lw_op(L, TP_ASSERT, op->loc, &x.r[r], 1, NULL, 0);
-		t->attr.str = msg;
-	}
+	/* One assert per thread, on the AND of its elements, as Triton's GPU
+	 * lowering checks them: a thread fails once if any element fails. One per
+	 * register stopped the program instance at the first register that failed,
+	 * so threads failing only in a later one were not counted (cpu, 8 lanes
+	 * holding 2 elements of a 16-element tile, 11 failing: 3 threads, not 8). */
+	TpVal all = 0;
+	for (int r = 0; r < x.n; r++)
+		all = lw_and1(L, all, x.r[r]);
+	if (!all)
+		return;
+	TpOp *t = lw_op(L, TP_ASSERT, op->loc, &all, 1, NULL, 0);
+	t->attr.str = msg;
 }
 
 bool lw_control(Lower *L, const TirOp *op)
