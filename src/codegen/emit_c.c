@@ -220,6 +220,20 @@ static const char *const prelude_fixed[H_COUNT] = {
         [H_F64_F16] =
                 "DEVFN f16_t f64_to_f16(double x)\n"
                 "{ f16_t r; asm(\"cvt.rn.f16.f64 %0, %1;\" : \"=h\"(r) : \"d\"(x)); return r; }\n",
+        /* f64 and 32/64-bit integers to bf16 rounded once, as the CPU targets
+         * and sm_90's cvt.rn.bf16.{f64,s64,...} do: the value rounded toward
+         * zero to f32 with a sticky lowest bit when inexact (round to odd keeps
+         * the halfway cases apart: 24 bits for bf16's 8), then cvt.rn. Through
+         * a plain (float) cast 16809985 (0x1008001) was 16777216, not 16842752. */
+        [H_TO_BF16] =
+                "DEVFN bf16_t odd_f32_to_bf16(float r, bool inexact)\n"
+                "{ return f32_to_bf16(__uint_as_float(__float_as_uint(r) | (inexact ? 1u : 0u))); }\n"
+                "DEVFN bf16_t f64_to_bf16(double x)\n"
+                "{ float r = __double2float_rz(x); return odd_f32_to_bf16(r, (double)r != x && x == x); }\n"
+                "DEVFN bf16_t i64_to_bf16(int64_t x)\n"
+                "{ float r = __ll2float_rz(x); return odd_f32_to_bf16(r, (int64_t)r != x); }\n"
+                "DEVFN bf16_t u64_to_bf16(uint64_t x)\n"
+                "{ float r = __ull2float_rz(x); return odd_f32_to_bf16(r, (uint64_t)r != x); }\n",
         [H_FMIN_NAN] = "DEVFN float fminf_nan(float a, float b) { return a != a ? a : b != b ? b : "
                        "fminf(a, b); }\n"
                        "DEVFN float fmaxf_nan(float a, float b) { return a != a ? a : b != b ? b : "

@@ -273,6 +273,16 @@ static void convert_to(Ec *e, StrBuf *b, const char *x, DType from, DType to, bo
 	} else if (to == DT_F16 && from == DT_F64 && !rtz) {
 		ec_need(e, H_F64_F16);
 		sb_printf(b, "f64_to_f16(%s)", x);
+	} else if (to == DT_BF16 && !rtz &&
+	           (from == DT_F64 || from == DT_I32 || from == DT_U32 || from == DT_I64 || from == DT_U64)) {
+		ec_need(e, H_BF16);
+		ec_need(e, H_TO_BF16);
+		if (from == DT_F64)
+			sb_printf(b, "f64_to_bf16(%s)", x);
+		else if (dtype_is_signed(from))
+			sb_printf(b, "i64_to_bf16((int64_t)%s)", x);
+		else
+			sb_printf(b, "u64_to_bf16((uint64_t)%s)", x);
 	} else { /* to a narrow float: through f32 (exact from narrower floats) */
 		StrBuf t = {0};
 		if (from == DT_F64) /* toward zero twice is toward zero once */

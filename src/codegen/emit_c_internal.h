@@ -31,6 +31,7 @@ typedef enum {
 	H_F8E5M2,
 	H_F32_F8,
 	H_F64_F16,
+	H_TO_BF16, /* f64_to_bf16 / i64_to_bf16 / u64_to_bf16: one rounding (needs H_BF16) */
 	H_FMIN_NAN,
 	H_F2I_SAT, /* f2i_sat / f2u_sat / d2i_sat / d2u_sat: float to a narrow integer, saturated */
 	H_TF32,
