@@ -234,14 +234,17 @@ static const char *const prelude_fixed[H_COUNT] = {
                 "{ float r = __ll2float_rz(x); return odd_f32_to_bf16(r, (int64_t)r != x); }\n"
                 "DEVFN bf16_t u64_to_bf16(uint64_t x)\n"
                 "{ float r = __ull2float_rz(x); return odd_f32_to_bf16(r, (uint64_t)r != x); }\n",
+        /* Triton's PropagateNan.ALL (arith.minimumf / maximumf): NaN wins and
+         * -0.0 is below +0.0 (equal operands merge their bits: OR for the
+         * minimum, AND for the maximum), as the CPU targets compute it */
         [H_FMIN_NAN] = "DEVFN float fminf_nan(float a, float b) { return a != a ? a : b != b ? b : "
-                       "fminf(a, b); }\n"
+                       "a == b ? __int_as_float(__float_as_int(a) | __float_as_int(b)) : fminf(a, b); }\n"
                        "DEVFN float fmaxf_nan(float a, float b) { return a != a ? a : b != b ? b : "
-                       "fmaxf(a, b); }\n"
-                       "DEVFN double fmin_nan(double a, double b) { return a != a ? a : b != b ? b "
-                       ": fmin(a, b); }\n"
-                       "DEVFN double fmax_nan(double a, double b) { return a != a ? a : b != b ? b "
-                       ": fmax(a, b); }\n",
+                       "a == b ? __int_as_float(__float_as_int(a) & __float_as_int(b)) : fmaxf(a, b); }\n"
+                       "DEVFN double fmin_nan(double a, double b) { return a != a ? a : b != b ? b : a == b "
+                       "? __longlong_as_double(__double_as_longlong(a) | __double_as_longlong(b)) : fmin(a, b); }\n"
+                       "DEVFN double fmax_nan(double a, double b) { return a != a ? a : b != b ? b : a == b "
+                       "? __longlong_as_double(__double_as_longlong(a) & __double_as_longlong(b)) : fmax(a, b); }\n",
         /* float to an 8- or 16-bit integer saturates, as on the CPU targets
          * (fptosi.sat): a C cast wraps the 32-bit conversion (300.5 -> 44);
          * the 32-bit one saturates and gives 0 for NaN */

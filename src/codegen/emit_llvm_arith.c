@@ -81,8 +81,21 @@ static LLVMValueRef fminmax(Em *e, bool max, bool nanprop, LLVMValueRef a, LLVMV
 	LLVMValueRef ab[2] = {a, b};
 	LLVMValueRef r = em_intrinsic(e, max ? "llvm.maxnum" : "llvm.minnum", &t, 1, ab, 2);
 	if (nanprop) {
-		LLVMValueRef un = LLVMBuildFCmp(e->B, LLVMRealUNO, a, b, "");
-		r = LLVMBuildSelect(e->B, un, LLVMBuildFAdd(e->B, a, b, ""), r, "");
+		/* Triton's PropagateNan.ALL is arith.minimumf / maximumf (LLVM's
+		 * minimum / maximum, min.NaN on the GPU): NaN wins, and -0.0 is
+		 * below +0.0; minnum may give either zero. Equal operands merge
+		 * their bits: OR for the minimum (-0.0 of +-0.0), AND for the maximum. */
+		LLVMBuilderRef B = e->B;
+		LLVMTypeRef s = vec_of(a) ? LLVMGetElementType(t) : t;
+		unsigned w = LLVMGetTypeKind(s) == LLVMDoubleTypeKind ? 64
+		             : LLVMGetTypeKind(s) == LLVMFloatTypeKind ? 32 : 16;
+		LLVMTypeRef it = shaped(e, LLVMIntTypeInContext(e->C, w), a);
+		LLVMValueRef ai = LLVMBuildBitCast(B, a, it, ""), bi = LLVMBuildBitCast(B, b, it, "");
+		LLVMValueRef zi = max ? LLVMBuildAnd(B, ai, bi, "") : LLVMBuildOr(B, ai, bi, "");
+		LLVMValueRef eq = LLVMBuildFCmp(B, LLVMRealOEQ, a, b, "");
+		r = LLVMBuildSelect(B, eq, LLVMBuildBitCast(B, zi, t, ""), r, "");
+		LLVMValueRef un = LLVMBuildFCmp(B, LLVMRealUNO, a, b, "");
+		r = LLVMBuildSelect(B, un, LLVMBuildFAdd(B, a, b, ""), r, "");
 	}
 	return r;
 }

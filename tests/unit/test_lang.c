@@ -3794,6 +3794,74 @@ static void test_math_minmax(void)
 	CHECK(ok);
 }
 
+/* ---- tl.minimum / tl.maximum with PropagateNan.ALL: Triton's arith.minimumf /
+ * maximumf (LLVM's minimum / maximum): NaN wins and -0.0 is below +0.0, in fp32,
+ * fp64 and fp16 (minnum picked either zero: maximum(-0.0, +0.0) was -0.0) */
+
+static const char minmax_zero_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(x_ptr, y_ptr, mn_ptr, mx_ptr, BLOCK: tl.constexpr):\n"
+	"    o = tl.arange(0, BLOCK)\n"
+	"    x = tl.load(x_ptr + o)\n"
+	"    y = tl.load(y_ptr + o)\n"
+	"    tl.store(mn_ptr + o, tl.minimum(x, y, propagate_nan=tl.PropagateNan.ALL))\n"
+	"    tl.store(mx_ptr + o, tl.maximum(x, y, propagate_nan=tl.PropagateNan.ALL))\n";
+
+static void test_minmax_nan_zero(void)
+{
+	enum { B = 8 };
+	/* (x, y) and the sign-aware minimum / maximum; NaN as 2 */
+	static const double xs[B] = {0.0, -0.0, -0.0, 0.0, NAN, 1.0, -2.0, 3.0};
+	static const double ys[B] = {-0.0, 0.0, -0.0, 0.0, 1.0, NAN, -2.0, -3.0};
+	static const double mn[B] = {-0.0, -0.0, -0.0, 0.0, 2, 2, -2.0, -3.0};
+	static const double mx[B] = {0.0, 0.0, -0.0, 0.0, 2, 2, -2.0, 3.0};
+	bool ok = true;
+	{
+		float x[B], y[B], a[B], b[B];
+		for (int i = 0; i < B; i++)
+			x[i] = (float)xs[i], y[i] = (float)ys[i];
+		tile_arg args[] = {tile_arg_ptr(x, TILE_FP32), tile_arg_ptr(y, TILE_FP32), tile_arg_ptr(a, TILE_FP32),
+				   tile_arg_ptr(b, TILE_FP32)};
+		if (!RUN(minmax_zero_src, "k", "*fp32,*fp32,*fp32,*fp32,8", 1, args))
+			return;
+		for (int i = 0; i < B; i++) {
+			ok &= mn[i] == 2 ? isnan(a[i]) : a[i] == mn[i] && !signbit(a[i]) == !signbit(mn[i]);
+			ok &= mx[i] == 2 ? isnan(b[i]) : b[i] == mx[i] && !signbit(b[i]) == !signbit(mx[i]);
+		}
+	}
+	{
+		double a[B], b[B];
+		tile_arg args[] = {tile_arg_ptr((void *)xs, TILE_FP64), tile_arg_ptr((void *)ys, TILE_FP64),
+				   tile_arg_ptr(a, TILE_FP64), tile_arg_ptr(b, TILE_FP64)};
+		if (!RUN(minmax_zero_src, "k", "*fp64,*fp64,*fp64,*fp64,8", 1, args))
+			return;
+		for (int i = 0; i < B; i++) {
+			ok &= mn[i] == 2 ? isnan(a[i]) : a[i] == mn[i] && !signbit(a[i]) == !signbit(mn[i]);
+			ok &= mx[i] == 2 ? isnan(b[i]) : b[i] == mx[i] && !signbit(b[i]) == !signbit(mx[i]);
+		}
+	}
+	{
+		/* fp16 bits: +0 0x0000, -0 0x8000, NaN 0x7e00, 1 0x3c00, -2 0xc000, 3 0x4200, -3 0xc200 */
+		uint16_t x[B] = {0x0000, 0x8000, 0x8000, 0x0000, 0x7e00, 0x3c00, 0xc000, 0x4200};
+		uint16_t y[B] = {0x8000, 0x0000, 0x8000, 0x0000, 0x3c00, 0x7e00, 0xc000, 0xc200};
+		uint16_t wmn[B] = {0x8000, 0x8000, 0x8000, 0x0000, 0x7e00, 0x7e00, 0xc000, 0xc200};
+		uint16_t wmx[B] = {0x0000, 0x0000, 0x8000, 0x0000, 0x7e00, 0x7e00, 0xc000, 0x4200};
+		uint16_t a[B], b[B];
+		tile_arg args[] = {tile_arg_ptr(x, TILE_FP16), tile_arg_ptr(y, TILE_FP16), tile_arg_ptr(a, TILE_FP16),
+				   tile_arg_ptr(b, TILE_FP16)};
+		if (!RUN(minmax_zero_src, "k", "*fp16,*fp16,*fp16,*fp16,8", 1, args))
+			return;
+		for (int i = 0; i < B; i++) {
+			bool na = (a[i] & 0x7c00) == 0x7c00 && (a[i] & 0x3ff), nb = (b[i] & 0x7c00) == 0x7c00 && (b[i] & 0x3ff);
+			ok &= wmn[i] == 0x7e00 ? na : a[i] == wmn[i];
+			ok &= wmx[i] == 0x7e00 ? nb : b[i] == wmx[i];
+		}
+	}
+	CHECK(ok);
+}
+
 /* ---- many pointer parameters (TorchInductor fuses kernels with dozens) ------------- */
 
 static void test_many_params(void)
@@ -4911,6 +4979,7 @@ int main(void)
 		test_if_combine();
 		test_f32x2();
 		test_math_minmax();
+		test_minmax_nan_zero();
 		test_many_params();
 		test_axis_masks();
 		test_tf32x3();
