@@ -482,20 +482,34 @@ static void want_native_atomic(Ec *e, AtomicOp a, DType d, const Sem *sem, const
 	          t, name, t, t, t, sem->ptx, atomic_name(a), ptype, c, c);
 }
 
-/* fmax/fmin (a NaN operand yields the other) with -0.0 ordered below +0.0,
- * which fmaxf leaves open: the CPU's CAS loop (emit_llvm_atomic.c) does the same. */
+/* Triton's float atomic max/min (semantic.py: atomic max of the signed bits
+ * for a value with the sign bit clear, atomic umin of the unsigned bits for
+ * one with it set; min the other way round): the values ordered by their bits,
+ * -NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN, as a signed key with a
+ * negative value's magnitude bits flipped. The CPU's CAS loop
+ * (emit_llvm_atomic.c) does the same. */
 static const char *want_minmax_helper(Ec *e, bool mx, bool f64)
 {
 	const char *name = mx ? (f64 ? "atom_fmax_f64" : "atom_fmax_f32")
 	                      : (f64 ? "atom_fmin_f64" : "atom_fmin_f32");
 	if (!ec_want_helper(e, name))
 		return name;
-	const char *t = f64 ? "double" : "float";
-	const char *neg = f64 ? "__double_as_longlong(v) < 0" : "(int)__float_as_uint(v) < 0";
-	sb_printf(&e->helpers,
-	          "DEVFN %s %s(%s a, %s v)\n{\n"
-	          "\treturn v != v || a %s v || (a == v && %s(%s)) ? a : v;\n}\n",
-	          t, name, t, t, mx ? ">" : "<", mx ? "" : "!", neg);
+	if (f64)
+		sb_printf(&e->helpers,
+		          "DEVFN double %s(double a, double v)\n{\n"
+		          "\tlong long ka = __double_as_longlong(a), kv = __double_as_longlong(v);\n"
+		          "\tka ^= (ka >> 63) & 0x7fffffffffffffffll;\n"
+		          "\tkv ^= (kv >> 63) & 0x7fffffffffffffffll;\n"
+		          "\treturn kv %s ka ? v : a;\n}\n",
+		          name, mx ? ">" : "<");
+	else
+		sb_printf(&e->helpers,
+		          "DEVFN float %s(float a, float v)\n{\n"
+		          "\tint ka = __float_as_int(a), kv = __float_as_int(v);\n"
+		          "\tka ^= (ka >> 31) & 0x7fffffff;\n"
+		          "\tkv ^= (kv >> 31) & 0x7fffffff;\n"
+		          "\treturn kv %s ka ? v : a;\n}\n",
+		          name, mx ? ">" : "<");
 	return name;
 }
 

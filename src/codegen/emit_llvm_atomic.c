@@ -8,25 +8,29 @@ static const char PASS[] = "emit_llvm";
 
 /* New value of a float read-modify-write from old `a` and operand `v`, both
  * f32 (f16/bf16 widened: exact, and f32 then f16 rounding of a sum is
- * correctly rounded) or f64. min/max are the CUDA path's: a NaN operand
- * yields the other one, and -0.0 orders below +0.0 so every target agrees. */
+ * correctly rounded) or f64. min/max are Triton's: it lowers a float
+ * atomic_max to atomic_max of the signed bits for a v with the sign bit clear
+ * and atomic_umin of the unsigned bits for one with it set (semantic.py), which
+ * orders the values by their bits as -NaN < -inf < ... < -0.0 < +0.0 < ... <
+ * +inf < +NaN: here the bits turned into a key that orders so as a signed
+ * integer (the magnitude bits of a negative value flipped), compared. */
 static LLVMValueRef float_rmw(Em *e, AtomicOp op, LLVMValueRef a, LLVMValueRef v)
 {
 	LLVMBuilderRef B = e->B;
 	if (op == ATOM_ADD)
 		return LLVMBuildFAdd(B, a, v, "");
 	bool mx = op == ATOM_MAX;
-	LLVMTypeRef it = LLVMIntTypeInContext(
-	        e->C, LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMDoubleTypeKind ? 64 : 32);
-	LLVMValueRef neg =
-	        LLVMBuildICmp(B, LLVMIntSLT, LLVMBuildBitCast(B, v, it, ""), LLVMConstNull(it), "");
-	LLVMValueRef zero_ok = LLVMBuildAnd(B, LLVMBuildFCmp(B, LLVMRealOEQ, a, v, ""),
-	                                    mx ? neg : LLVMBuildNot(B, neg, ""), "");
-	LLVMValueRef keep =
-	        LLVMBuildOr(B, LLVMBuildFCmp(B, LLVMRealUNO, v, v, ""),
-	                    LLVMBuildFCmp(B, mx ? LLVMRealOGT : LLVMRealOLT, a, v, ""), "");
-	keep = LLVMBuildOr(B, keep, zero_ok, "");
-	return LLVMBuildSelect(B, keep, a, v, "");
+	unsigned w = LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMDoubleTypeKind ? 64 : 32;
+	LLVMTypeRef it = LLVMIntTypeInContext(e->C, w);
+	LLVMValueRef k[2], x[2] = {a, v};
+	for (int i = 0; i < 2; i++) {
+		LLVMValueRef b = LLVMBuildBitCast(B, x[i], it, "");
+		LLVMValueRef s = LLVMBuildAShr(B, b, LLVMConstInt(it, w - 1, 0), "");
+		LLVMValueRef m = LLVMBuildAnd(B, s, LLVMConstInt(it, w == 64 ? INT64_MAX : INT32_MAX, 0), "");
+		k[i] = LLVMBuildXor(B, b, m, "");
+	}
+	LLVMValueRef take = LLVMBuildICmp(B, mx ? LLVMIntSGT : LLVMIntSLT, k[1], k[0], "");
+	return LLVMBuildSelect(B, take, v, a, "");
 }
 
 /* A float RMW that LLVM has no atomicrmw for (min/max, 16-bit floats): a

@@ -2197,12 +2197,21 @@ static uint32_t fbits(float f)
 	return u;
 }
 
-/* The CUDA path's fmaxf/fminf with -0.0 < +0.0. */
+/* Triton's float atomic_max/min (semantic.py): max of the signed bits for a
+ * value with the sign bit clear, umin of the unsigned bits for one with it set
+ * (min the other way round), written out as those two integer atomics. It
+ * orders -NaN < -inf < -0.0 < +0.0 < +inf < +NaN: a +NaN wins a max and
+ * stays, a -NaN wins a min (a NaN operand was ignored, a stored NaN replaced). */
 static float ref_fminmax(float a, float v, bool mx)
 {
-	bool keep = isnan(v) || (mx ? a > v : a < v) ||
-	            (a == v && (mx ? signbit(v) != 0 : signbit(v) == 0));
-	return keep ? a : v;
+	uint32_t ua = fbits(a), uv = fbits(v), r;
+	if (!(uv >> 31))
+		r = mx ? ((int32_t)ua > (int32_t)uv ? ua : uv) : ((int32_t)ua < (int32_t)uv ? ua : uv);
+	else
+		r = mx ? (ua < uv ? ua : uv) : (ua > uv ? ua : uv);
+	float f;
+	memcpy(&f, &r, 4);
+	return f;
 }
 
 static bool same_f32(float a, float b) { return isnan(a) ? isnan(b) : fbits(a) == fbits(b); }
@@ -2210,8 +2219,8 @@ static bool same_f32(float a, float b) { return isnan(a) ? isnan(b) : fbits(a) =
 /* fp32 atomic_min/max: signed zeros, NaN operands, masked lanes, old values. */
 static void test_src_atomic_f32(tile_module *m, const char *target)
 {
-	static const float xs[12] = {1, -2, 0.0f, -0.0f, 5, -5, 3, NAN, 2, -1, -0.0f, 0.0f};
-	static const float vs[12] = {2, -3, -0.0f, 0.0f, -5, 5, 3, 1, NAN, -0.0f, -0.0f, 0.0f};
+	static const float xs[12] = {1, -2, 0.0f, -0.0f, 5, -5, 3, NAN, 2, -1, -NAN, -NAN};
+	static const float vs[12] = {2, -3, -0.0f, 0.0f, -5, 5, -NAN, -1, NAN, -0.0f, 1, -3};
 	for (int mx = 0; mx < 2; mx++) {
 		tile_kernel *k = src_kernel(m, mx ? "amax" : "amin",
 		                            "*fp32:16,*fp32:16,*fp32:16,i32,16", target);
