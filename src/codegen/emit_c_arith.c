@@ -3,8 +3,9 @@
  * Narrow floats (f16, bf16, fp8) are bit patterns in integer storage; they
  * compute in f32 and round back (exact for + - * / sqrt: f32 has more than
  * twice their precision plus two bits, so the double rounding is harmless).
- * Integer arithmetic is plain C on the fixed-width typedefs; results narrower
- * than int are cast back so they wrap as the Tile IR's do.
+ * Integer arithmetic is C on the fixed-width typedefs; signed add, sub, mul,
+ * shl and negation compute in the unsigned type (wrap_type) and results
+ * narrower than int are cast back, so they wrap as the Tile IR's do.
  */
 #include <math.h>
 #include <stdio.h>
@@ -369,6 +370,22 @@ static bool shift_in_range(const Ec *e, TpVal amount, DType d)
 	return known && n >= 0 && n < int_bits(d);
 }
 
+/* The unsigned type a signed integer op computes in, so that it wraps as the
+ * Tile IR's (and Triton's LLVM) add, sub, mul and shl do: C leaves signed
+ * overflow undefined and NVVM folds on it (x + 2147483647 < x became false).
+ * NULL for the other types. i8 and i16 compute in uint32_t (C would promote
+ * them to int, where a negative value shifted left is undefined too). */
+static const char *wrap_type(DType d)
+{
+	switch (d) {
+	case DT_I8:
+	case DT_I16:
+	case DT_I32: return "uint32_t";
+	case DT_I64: return "uint64_t";
+	default: return NULL;
+	}
+}
+
 static void emit_binary(Ec *e, const TpOp *op)
 {
 	TpOpKind k = (TpOpKind)op->kind;
@@ -402,9 +419,18 @@ static void emit_binary(Ec *e, const TpOp *op)
 		int w = int_bits(d);
 		if (k == TP_SHR && dtype_is_signed(d))
 			sb_printf(&b, "%s >> ((uint32_t)%s < %du ? %s : %d)", x.s, y.s, w, y.s, w - 1);
+		else if (k == TP_SHL && wrap_type(d))
+			sb_printf(&b, "(uint32_t)%s < %du ? (%s)((%s)%s << %s) : (%s)0", y.s, w, ec_ctype(d),
+			          wrap_type(d), x.s, y.s, ec_ctype(d));
 		else
 			sb_printf(&b, "(uint32_t)%s < %du ? (%s)(%s %s %s) : (%s)0", y.s, w, ec_ctype(d), x.s,
 			          binop_sym(k), y.s, ec_ctype(d));
+	} else if ((k == TP_ADD || k == TP_SUB || k == TP_MUL || k == TP_SHL) && wrap_type(d)) {
+		if (k == TP_SHL) /* the amount stays as it is */
+			sb_printf(&b, "(%s)((%s)%s << %s)", ec_ctype(d), wrap_type(d), x.s, y.s);
+		else
+			sb_printf(&b, "(%s)((%s)%s %s (%s)%s)", ec_ctype(d), wrap_type(d), x.s, binop_sym(k),
+			          wrap_type(d), y.s);
 	} else {
 		sb_printf(&b, "%s %s %s", x.s, binop_sym(k), y.s);
 	}
@@ -440,8 +466,10 @@ static void emit_unary(Ec *e, const TpOp *op)
 		        dtype_bits(d) == 8 ? 0x80 : 0x8000);
 	} else if (d == DT_I1) {
 		ec_decl(e, r, "v%u", a);
-	} else if (dtype_is_float(d) || d == DT_I32 || d == DT_I64) {
+	} else if (dtype_is_float(d)) {
 		ec_decl(e, r, "-v%u", a);
+	} else if (wrap_type(d)) { /* -INT_MIN wraps, as C's signed negation does not */
+		ec_decl(e, r, "(%s)(0u - (%s)v%u)", ec_ctype(d), wrap_type(d), a);
 	} else {
 		ec_decl(e, r, "(%s)-v%u", ec_ctype(d), a);
 	}
@@ -458,7 +486,8 @@ static void emit_int_math(Ec *e, const TpOp *op)
 	switch (op->attr.math) {
 	case MATH_ABS:
 		if (dtype_is_signed(d))
-			ec_decl(e, r, "(%s)(v%u < 0 ? -v%u : v%u)", ec_ctype(rd), a, a, a);
+			ec_decl(e, r, "(%s)(v%u < 0 ? 0u - (%s)v%u : (%s)v%u)", ec_ctype(rd), a, wrap_type(d), a,
+			        wrap_type(d), a);
 		else
 			ec_decl(e, r, "v%u", a);
 		return;
