@@ -4,7 +4,7 @@
  * compute in f32 and round back (exact for + - * / sqrt: f32 has more than
  * twice their precision plus two bits, so the double rounding is harmless).
  * Integer arithmetic is C on the fixed-width typedefs; signed add, sub, mul,
- * shl and negation compute in the unsigned type (wrap_type) and results
+ * shl and negation compute in the unsigned type (wadd, wsub, ...) and results
  * narrower than int are cast back, so they wrap as the Tile IR's do.
  */
 #include <math.h>
@@ -370,18 +370,38 @@ static bool shift_in_range(const Ec *e, TpVal amount, DType d)
 	return known && n >= 0 && n < int_bits(d);
 }
 
-/* The unsigned type a signed integer op computes in, so that it wraps as the
- * Tile IR's (and Triton's LLVM) add, sub, mul and shl do: C leaves signed
- * overflow undefined and NVVM folds on it (x + 2147483647 < x became false).
- * NULL for the other types. i8 and i16 compute in uint32_t (C would promote
- * them to int, where a negative value shifted left is undefined too). */
-static const char *wrap_type(DType d)
+/* Signed integer add, sub, mul, shl and negation wrap, as the Tile IR's (and
+ * Triton's LLVM ops, which have no nsw) do: C leaves signed overflow undefined
+ * and NVVM folds on it (x + 2147483647 < x became false). They call wadd, wsub,
+ * wmul, wshl and wneg, overloaded on int32_t and int64_t, which compute in the
+ * unsigned type; i8 and i16 go through the int32_t ones (C would promote them to
+ * int, where a negative value shifted left is undefined too) and are cast back.
+ * Returns false for the other types. */
+static bool wraps(Ec *e, DType d)
 {
-	switch (d) {
-	case DT_I8:
-	case DT_I16:
-	case DT_I32: return "uint32_t";
-	case DT_I64: return "uint64_t";
+	if (d != DT_I8 && d != DT_I16 && d != DT_I32 && d != DT_I64)
+		return false;
+	if (ec_want_helper(e, "wrap_ops"))
+		for (int w = 0; w < 2; w++) {
+			const char *t = w ? "int64_t" : "int32_t", *u = w ? "uint64_t" : "uint32_t";
+			sb_printf(&e->helpers,
+			          "DEVFN %s wadd(%s a, %s b) { return (%s)((%s)a + (%s)b); }\n"
+			          "DEVFN %s wsub(%s a, %s b) { return (%s)((%s)a - (%s)b); }\n"
+			          "DEVFN %s wmul(%s a, %s b) { return (%s)((%s)a * (%s)b); }\n"
+			          "DEVFN %s wshl(%s a, %s b) { return (%s)((%s)a << b); }\n"
+			          "DEVFN %s wneg(%s a) { return (%s)(0 - (%s)a); }\n",
+			          t, t, t, t, u, u, t, t, t, t, u, u, t, t, t, t, u, u, t, t, t, t, u, t, t, t, u);
+		}
+	return true;
+}
+
+static const char *wrap_fn(TpOpKind k)
+{
+	switch (k) {
+	case TP_ADD: return "wadd";
+	case TP_SUB: return "wsub";
+	case TP_MUL: return "wmul";
+	case TP_SHL: return "wshl";
 	default: return NULL;
 	}
 }
@@ -419,18 +439,14 @@ static void emit_binary(Ec *e, const TpOp *op)
 		int w = int_bits(d);
 		if (k == TP_SHR && dtype_is_signed(d))
 			sb_printf(&b, "%s >> ((uint32_t)%s < %du ? %s : %d)", x.s, y.s, w, y.s, w - 1);
-		else if (k == TP_SHL && wrap_type(d))
-			sb_printf(&b, "(uint32_t)%s < %du ? (%s)((%s)%s << %s) : (%s)0", y.s, w, ec_ctype(d),
-			          wrap_type(d), x.s, y.s, ec_ctype(d));
+		else if (k == TP_SHL && wraps(e, d))
+			sb_printf(&b, "(uint32_t)%s < %du ? (%s)wshl(%s, %s) : (%s)0", y.s, w, ec_ctype(d), x.s,
+			          y.s, ec_ctype(d));
 		else
 			sb_printf(&b, "(uint32_t)%s < %du ? (%s)(%s %s %s) : (%s)0", y.s, w, ec_ctype(d), x.s,
 			          binop_sym(k), y.s, ec_ctype(d));
-	} else if ((k == TP_ADD || k == TP_SUB || k == TP_MUL || k == TP_SHL) && wrap_type(d)) {
-		if (k == TP_SHL) /* the amount stays as it is */
-			sb_printf(&b, "(%s)((%s)%s << %s)", ec_ctype(d), wrap_type(d), x.s, y.s);
-		else
-			sb_printf(&b, "(%s)((%s)%s %s (%s)%s)", ec_ctype(d), wrap_type(d), x.s, binop_sym(k),
-			          wrap_type(d), y.s);
+	} else if (wrap_fn(k) && wraps(e, d)) {
+		sb_printf(&b, "%s(%s, %s)", wrap_fn(k), x.s, y.s);
 	} else {
 		sb_printf(&b, "%s %s %s", x.s, binop_sym(k), y.s);
 	}
@@ -468,8 +484,9 @@ static void emit_unary(Ec *e, const TpOp *op)
 		ec_decl(e, r, "v%u", a);
 	} else if (dtype_is_float(d)) {
 		ec_decl(e, r, "-v%u", a);
-	} else if (wrap_type(d)) { /* -INT_MIN wraps, as C's signed negation does not */
-		ec_decl(e, r, "(%s)(0u - (%s)v%u)", ec_ctype(d), wrap_type(d), a);
+	} else if (d == DT_I32 || d == DT_I64) { /* -INT_MIN wraps, as C's signed negation does not */
+		wraps(e, d);
+		ec_decl(e, r, "wneg(v%u)", a);
 	} else {
 		ec_decl(e, r, "(%s)-v%u", ec_ctype(d), a);
 	}
@@ -485,9 +502,8 @@ static void emit_int_math(Ec *e, const TpOp *op)
 	int pad = w ? 0 : 32 - int_bits(d);
 	switch (op->attr.math) {
 	case MATH_ABS:
-		if (dtype_is_signed(d))
-			ec_decl(e, r, "(%s)(v%u < 0 ? 0u - (%s)v%u : (%s)v%u)", ec_ctype(rd), a, wrap_type(d), a,
-			        wrap_type(d), a);
+		if (dtype_is_signed(d) && wraps(e, d))
+			ec_decl(e, r, "(%s)(v%u < 0 ? wneg(v%u) : v%u)", ec_ctype(rd), a, a, a);
 		else
 			ec_decl(e, r, "v%u", a);
 		return;
