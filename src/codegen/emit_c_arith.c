@@ -559,9 +559,47 @@ static void emit_math(Ec *e, const TpOp *op)
 	sb_free(&b);
 }
 
+/* fma of f16 / bf16 rounded once, as fma.rn.f16 / .bf16 and the CPU targets
+ * (emit_llvm_arith.c's fma_narrow) round it: an f32 fma rounded twice (f16
+ * 1.25 * 1.001953125 + 2^-24 gave 1.252, not 1.253). a*b is exact in f64; the
+ * sum rounded to odd through its Fast2Sum error, then to nearest even. */
+static void emit_fma_narrow(Ec *e, const TpOp *op, DType d)
+{
+	if (ec_want_helper(e, "fma_odd_f64"))
+		sb_puts(&e->helpers,
+		        "DEVFN double fma_odd_f64(double a, double b, double c)\n{\n"
+		        "\tdouble p = __dmul_rn(a, b), s = __dadd_rn(p, c);\n"
+		        "\tbool ge = fabs(p) >= fabs(c);\n"
+		        "\tdouble err = __dadd_rn(__dsub_rn(ge ? p : c, s), ge ? c : p);\n"
+		        "\tlong long u = __double_as_longlong(s);\n"
+		        "\tif (!(u & 1) && (err < 0 || err > 0))\n"
+		        "\t\tu += (err > 0) == (s > 0) ? 1 : -1;\n"
+		        "\treturn __longlong_as_double(u);\n}\n");
+	StrBuf b = {0};
+	if (d == DT_F16) {
+		ec_need(e, H_F64_F16);
+		sb_puts(&b, "f64_to_f16(fma_odd_f64(");
+	} else {
+		ec_need(e, H_BF16);
+		ec_need(e, H_TO_BF16);
+		sb_puts(&b, "f64_to_bf16(fma_odd_f64(");
+	}
+	for (int i = 0; i < 3; i++) {
+		sb_puts(&b, i ? ", (double)" : "(double)");
+		operand(e, &b, op->operands[i]);
+	}
+	sb_puts(&b, "))");
+	ec_decl(e, op->results[0], "%s", b.s);
+	sb_free(&b);
+}
+
 static void emit_fma(Ec *e, const TpOp *op)
 {
 	DType d = dt_of(e, op->results[0]);
+	if (d == DT_F16 || d == DT_BF16) {
+		emit_fma_narrow(e, op, d);
+		return;
+	}
 	StrBuf b = {0};
 	sb_puts(&b, d == DT_F64 ? "fma(" : dtype_is_float(d) ? "fmaf(" : "(");
 	for (int i = 0; i < 3; i++) {

@@ -542,19 +542,37 @@ static void emit_math(Em *e, const TpOp *op)
 	em_set(e, r, v);
 }
 
-/* f16 fma: a*b is exact in f64 and the f64 sum is exact whenever the result is
- * near an f16 rounding boundary (the operands' bits then span under 53 bits;
- * when they span more, the smaller term is far below half an f16 ulp of the
- * larger, or the result overflows), so rounding to odd in f32 and then to f16
- * rounds a*b+c exactly once. An f32 fma would round twice. */
-static LLVMValueRef fma_f16(Em *e, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c)
+/* fma of f16 or bf16, rounded once as the GPU's fma.rn.f16 / .bf16 round it
+ * (an f32 fma rounds twice: bf16 3 * 119 + 2^-100 gave 356, not 358; f16
+ * 1.25 * 1.001953125 + 2^-24 gave 1.252, not 1.253). a*b is exact in f64
+ * (at most 22 bits, no underflow); the f64 sum s and its error (Fast2Sum,
+ * larger magnitude first) give s rounded to odd: an even s with an error is
+ * moved one ulp toward it. Odd at 53, then odd at 24 (em_f64_to_f32_odd), then
+ * nearest even at 11 or 8 bits is one rounding to nearest even. */
+static LLVMValueRef fma_narrow(Em *e, DType dt, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c)
 {
 	LLVMBuilderRef B = e->B;
 	LLVMValueRef d[3] = {a, b, c};
 	for (int i = 0; i < 3; i++)
-		d[i] = LLVMBuildFPExt(B, em_f16_to_f32(e, d[i]), shaped(e, e->t_f64, d[i]), "");
-	LLVMValueRef v = LLVMBuildFAdd(B, LLVMBuildFMul(B, d[0], d[1], ""), d[2], "");
-	return em_f32_to_f16(e, em_f64_to_f32_odd(e, v), false);
+		d[i] = LLVMBuildFPExt(B, em_to_f32(e, d[i], dt), shaped(e, e->t_f64, d[i]), "");
+	LLVMTypeRef ft = LLVMTypeOf(d[0]), it = shaped(e, e->t_i64, d[0]);
+	LLVMValueRef p = LLVMBuildFMul(B, d[0], d[1], "");
+	LLVMValueRef s = LLVMBuildFAdd(B, p, d[2], "");
+	LLVMValueRef ap = em_intrinsic(e, "llvm.fabs", &ft, 1, &p, 1);
+	LLVMValueRef ac = em_intrinsic(e, "llvm.fabs", &ft, 1, &d[2], 1);
+	LLVMValueRef ge = LLVMBuildFCmp(B, LLVMRealOGE, ap, ac, "");
+	LLVMValueRef big = LLVMBuildSelect(B, ge, p, d[2], ""), small = LLVMBuildSelect(B, ge, d[2], p, "");
+	LLVMValueRef err = LLVMBuildFAdd(B, LLVMBuildFSub(B, big, s, ""), small, "");
+	LLVMValueRef zero = LLVMConstNull(ft);
+	LLVMValueRef sb = LLVMBuildBitCast(B, s, it, "");
+	LLVMValueRef even = LLVMBuildICmp(B, LLVMIntEQ, LLVMBuildAnd(B, sb, ci(e, e->t_i64, 1, d[0]), ""),
+	                                  LLVMConstNull(it), "");
+	LLVMValueRef off = LLVMBuildAnd(B, even, LLVMBuildFCmp(B, LLVMRealONE, err, zero, ""), "");
+	LLVMValueRef up = LLVMBuildICmp(B, LLVMIntEQ, LLVMBuildFCmp(B, LLVMRealOGT, err, zero, ""),
+	                                LLVMBuildFCmp(B, LLVMRealOGT, s, zero, ""), "");
+	LLVMValueRef step = LLVMBuildSelect(B, up, ci(e, e->t_i64, 1, d[0]), ci(e, e->t_i64, -1, d[0]), "");
+	sb = LLVMBuildSelect(B, off, LLVMBuildAdd(B, sb, step, ""), sb, "");
+	return em_from_f32(e, em_f64_to_f32_odd(e, LLVMBuildBitCast(B, sb, ft, "")), dt, false);
 }
 
 /* ---- dispatch ---------------------------------------------------------------------- */
@@ -672,8 +690,8 @@ bool em_arith(Em *e, const TpOp *op)
 	case TP_NOT: em_set(e, r, LLVMBuildNot(e->B, opnd(e, op, 0), "")); return true;
 	case TP_FMA: {
 		DType d = (DType)tp_type(e->f, r).dt;
-		if (d == DT_F16) {
-			em_set(e, r, fma_f16(e, opnd(e, op, 0), opnd(e, op, 1), opnd(e, op, 2)));
+		if (d == DT_F16 || d == DT_BF16) {
+			em_set(e, r, fma_narrow(e, d, opnd(e, op, 0), opnd(e, op, 1), opnd(e, op, 2)));
 			return true;
 		}
 		LLVMValueRef a[3];

@@ -3862,6 +3862,44 @@ static void test_minmax_nan_zero(void)
 	CHECK(ok);
 }
 
+/* ---- tl.fma of f16 / bf16 rounds once, as fma.rn.f16 / .bf16: an f32 fma rounded
+ * twice (f16 1.25 * 1.001953125 + 2^-24 is 1.2529296875, 0x3d03, not 0x3d02; bf16
+ * 3 * 119 + 2^-100 is 358, 0x43b3, not 356) */
+
+static const char fma_narrow_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(a_ptr, b_ptr, c_ptr, out_ptr, BLOCK: tl.constexpr):\n"
+	"    o = tl.arange(0, BLOCK)\n"
+	"    tl.store(out_ptr + o, tl.fma(tl.load(a_ptr + o), tl.load(b_ptr + o), tl.load(c_ptr + o)))\n";
+
+static void test_fma_narrow(void)
+{
+	enum { B = 4 };
+	/* f16: the double-rounding case, a plain one (1 * 2 + 1 = 3), -0 * 1 + -0 = -0, inf * 0 + 1 = NaN */
+	uint16_t a[B] = {0x3d00, 0x3c00, 0x8000, 0x7c00}, b[B] = {0x3c02, 0x4000, 0x3c00, 0x0000},
+	         c[B] = {0x0001, 0x3c00, 0x8000, 0x3c00}, want[B] = {0x3d03, 0x4200, 0x8000, 0x7e00}, out[B];
+	tile_arg args[] = {tile_arg_ptr(a, TILE_FP16), tile_arg_ptr(b, TILE_FP16), tile_arg_ptr(c, TILE_FP16),
+			   tile_arg_ptr(out, TILE_FP16)};
+	if (!RUN(fma_narrow_src, "k", "*fp16,*fp16,*fp16,*fp16,4", 1, args))
+		return;
+	bool ok = true;
+	for (int i = 0; i < 3; i++)
+		ok &= out[i] == want[i];
+	ok &= (out[3] & 0x7c00) == 0x7c00 && (out[3] & 0x3ff);
+	/* bf16: 3 * 119 + 2^-100, -(3 * 119) - 2^-100, 1 * 1 + 1, 3 * 119 + 0 (the tie: even, 356) */
+	uint16_t ba[B] = {0x4040, 0xc040, 0x3f80, 0x4040}, bb[B] = {0x42ee, 0x42ee, 0x3f80, 0x42ee},
+	         bc[B] = {0x0d80, 0x8d80, 0x3f80, 0x0000}, bwant[B] = {0x43b3, 0xc3b3, 0x4000, 0x43b2};
+	tile_arg bargs[] = {tile_arg_ptr(ba, TILE_BF16), tile_arg_ptr(bb, TILE_BF16), tile_arg_ptr(bc, TILE_BF16),
+			    tile_arg_ptr(out, TILE_BF16)};
+	if (!RUN(fma_narrow_src, "k", "*bf16,*bf16,*bf16,*bf16,4", 1, bargs))
+		return;
+	for (int i = 0; i < B; i++)
+		ok &= out[i] == bwant[i];
+	CHECK(ok);
+}
+
 /* ---- many pointer parameters (TorchInductor fuses kernels with dozens) ------------- */
 
 static void test_many_params(void)
@@ -4980,6 +5018,7 @@ int main(void)
 		test_f32x2();
 		test_math_minmax();
 		test_minmax_nan_zero();
+		test_fma_narrow();
 		test_many_params();
 		test_axis_masks();
 		test_tf32x3();
