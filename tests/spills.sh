@@ -619,4 +619,54 @@ P
 	done
 fi
 
+# ---- 12. a reduction of a tile built from broadcasts ------------------------------
+# `tl.sum(ids[:, None] == cols[None, :], axis=0)` counts ids per column. No
+# load or dot of the 2-D shape anchors its layout: the broadcasts kept the
+# loaded ids' layout (lanes along the reduced axis, the new axis in
+# registers), so each thread held a whole row and the sum crossed lanes
+# (kernel-hyperdrive's contiguous_count: 64 x 512 on 4 warps 840 bytes of
+# spills, 1024 x 256 on 8 warps 2584 bytes and a 37 s compile). The
+# reduction now asks for the default blocked layout, as Triton has it
+# (assign.c, want_reduce_default): none, and the sum is in registers.
+cat >"$tmp/cnt.tile" <<'K'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def count_ids(ids_ptr, out_ptr, n, C, BLOCK: tl.constexpr, COLS: tl.constexpr):
+    cols = tl.arange(0, COLS)
+    acc = tl.zeros((COLS,), dtype=tl.int32)
+    for start in range(0, n, BLOCK):
+        offs = start + tl.arange(0, BLOCK)
+        ids = tl.load(ids_ptr + offs, mask=offs < n, other=-1)
+        acc += tl.sum((ids[:, None] == cols[None, :]).to(tl.int32), axis=0)
+    tl.store(out_ptr + cols, acc, mask=cols < C)
+K
+no_spills "count_ids 64x512 w4" "$tmp/cnt.tile" count_ids --signature '*i64:16,*i32:16,i32,i32,64,512' --num-warps 4
+no_spills "count_ids 1024x256 w8" "$tmp/cnt.tile" count_ids --signature '*i64:16,*i32:16,i32,i32,1024,256' --num-warps 8
+if [ $have_numpy = 1 ]; then
+	"$py" - "$tmp" <<'P' || fail "count_ids: could not write the inputs"
+import sys, numpy as np
+d = sys.argv[1]
+r = np.random.default_rng(12)
+np.save(d + "/ci.npy", r.integers(0, 200, 3000).astype(np.int64))
+np.save(d + "/co.npy", np.zeros(200, np.int32))
+P
+	for target in cpu cuda-emu; do
+		for w in 2 8; do
+			rm -rf "$tmp/res"
+			expect 0 env TILE_RACECHECK=1 $TILE run "$tmp/cnt.tile" count_ids --grid 1 --target $target \
+				--num-warps $w --out-dir "$tmp/res" ids_ptr=@"$tmp/ci.npy" out_ptr=@"$tmp/co.npy" \
+				n=3000 C=200 BLOCK=128 COLS=256
+			"$py" - "$tmp" <<'P' || fail "count_ids: wrong counts on $target w$w"
+import sys, numpy as np
+d = sys.argv[1]
+want = np.bincount(np.load(d + "/ci.npy"), minlength=200)
+sys.exit(0 if np.array_equal(np.load(d + "/res/out_ptr.npy"), want) else 1)
+P
+		done
+	done
+fi
+
 finish

@@ -677,6 +677,70 @@ void access_layout(Assign *A, const TirOp *op, LinearLayout *out)
 		mem_layout(A, op, out);
 }
 
+/* v is computed by elementwise ops from broadcasts of smaller tiles and from
+ * constants, aranges and splats of scalars only: no memory op or dot of its
+ * shape anchors its layout (*grown: some broadcast is among them). */
+static bool from_broadcasts(const Assign *A, ValId v, int depth, bool *grown)
+{
+	const TirOp *d = v ? A->f->vals.data[v].def : NULL;
+	if (!d || d->nout != 1 || d->nregions || depth > 8)
+		return false;
+	switch (d->kind) {
+	case TOP_BROADCAST:
+		*grown = true;
+		return true;
+	case TOP_CONST: case TOP_ARANGE:
+		return true;
+	case TOP_SPLAT:
+		return d->nin == 1 && !is_tile(A, d->operands[0]);
+	default:
+		if (!is_elementwise(d->kind) || d->kind == TOP_CONVERT_LAYOUT)
+			return false;
+	}
+	/* a tl.join (split back by a sum over its new axis) is placed by
+	 * assign_join, where it moves no data */
+	ValId src[2];
+	if (join_axis(A, d, src) >= 0)
+		return false;
+	for (int i = 0; i < d->nin; i++)
+		if (is_tile(A, d->operands[i]) && !from_broadcasts(A, d->operands[i], depth + 1, grown))
+			return false;
+	return true;
+}
+
+/* A reduction of a tile built from broadcasts (a one-hot count
+ * `tl.sum(x[:, None] == cols[None, :], axis=0)`) is asked for a blocked
+ * layout with the reduced axis slowest: threads spread over the other axes
+ * and each thread sums its part of the reduced axis in registers. Without a
+ * want, the broadcasts kept their source's layout: x's lanes along the
+ * reduced axis and the new axis in registers, so each thread held a whole
+ * row of the tile and the sum crossed lanes (kernel-hyperdrive's
+ * contiguous_count, BLOCK_SIZE_B 64 x 256 experts on 4 warps: 254 registers;
+ * 1024 x 256 on 8 warps: 2584 bytes of spills). The smaller sources are
+ * converted. A sum along the last axis (`x[:, None] > cut[None, :]`, the
+ * one-hot form of tl.gather) gets what it had: rows over the threads; a
+ * tl.split of a tl.join is left to assign_join. */
+static void want_reduce_blocked(Assign *A, const TirOp *op)
+{
+	LinearLayout l;
+	int32_t shape[TIR_MAX_RANK], order[TIR_MAX_RANK];
+	for (int i = 0; i < op->nin; i++) {
+		ValId u = op->operands[i];
+		bool grown = false;
+		int rank = vty(A, u).rank, n = 0, axis = op->attr.axis;
+		if (!is_tile(A, u) || wanted(A, u) || rank < 2 || axis < 0 || axis >= rank ||
+		    !from_broadcasts(A, u, 0, &grown) || !grown)
+			continue;
+		for (int d = rank - 1; d >= 0; d--)
+			if (d != axis)
+				order[n++] = d;
+		order[n] = axis;
+		shape_of(A, u, shape);
+		ll_coalesced(&l, rank, shape, order, A->warps, A->lanes, 1);
+		set_want(A, u, &l);
+	}
+}
+
 static void want_op(Assign *A, const TirOp *op)
 {
 	LinearLayout l, la, lb, lc;
@@ -743,6 +807,8 @@ static void want_op(Assign *A, const TirOp *op)
 	}
 	for (int k = op->nregions - 1; k >= 0; k--)
 		want_block(A, &op->regions[k]);
+	if (op->kind == TOP_REDUCE)
+		want_reduce_blocked(A, op);
 	if (op->nout != 1 || !wanted(A, op->results[0]))
 		return;
 	const LinearLayout *w = wanted(A, op->results[0]);
