@@ -43,6 +43,7 @@ struct tile_context {
 	bool no_mma_prefetch; /* TILE_MMA_PREFETCH=0 when the context was made */
 	bool no_value_load_pipelining; /* TILE_PIPELINE_VALUE_LOADS=0, likewise */
 	bool no_hold_smem;             /* TILE_HOLD_SMEM=0, likewise */
+	bool no_hoist;                 /* TILE_HOIST=0, likewise */
 	bool add_coords;               /* TILE_COORD_ADD=1 when the context was made */
 	bool scratch_apart;            /* TILE_SCRATCH_APART=1, likewise */
 	bool no_line_info;    /* TILE_DISABLE_LINE_INFO=1 when the context was made */

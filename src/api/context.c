@@ -206,6 +206,7 @@ static tile_status ctx_init(tile_context *ctx, const tile_context_options *o)
 	ctx->no_mma_prefetch = env_off("TILE_MMA_PREFETCH");
 	ctx->no_value_load_pipelining = env_off("TILE_PIPELINE_VALUE_LOADS");
 	ctx->no_hold_smem = env_off("TILE_HOLD_SMEM");
+	ctx->no_hoist = env_off("TILE_HOIST");
 	ctx->add_coords = env_on("TILE_COORD_ADD");
 	ctx->scratch_apart = env_on("TILE_SCRATCH_APART");
 	ctx->no_line_info = env_on("TILE_DISABLE_LINE_INFO");

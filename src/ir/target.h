@@ -42,6 +42,10 @@ typedef struct CompileOptions {
 	 * across their loop instead of a shared buffer (src/layout/hold_smem.c);
 	 * to measure it */
 	bool no_hold_smem;
+	/* TILE_HOIST=0: pure ops of loops that read only values from outside
+	 * the loop stay in it (ir/tir_licm.c); driver/compile.c sets it for a
+	 * variant of a kernel whose cubin spills */
+	bool no_hoist;
 	/* TILE_DISABLE_LINE_INFO=1 (Triton's TRITON_DISABLE_LINE_INFO): no #line
 	 * directives and no nvrtc -lineinfo, so the PTX and cubin carry no .loc */
 	bool no_line_info;

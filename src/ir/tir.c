@@ -114,6 +114,35 @@ void tir_op_move(TirFunc *f, TirOp *op, TirBlock *to, int pos)
 	block_insert(f, to, pos, op);
 }
 
+void tir_ops_move(TirFunc *f, TirBlock *from, TirOp **ops, int n, TirBlock *to, int pos)
+{
+	if (n <= 0) return;
+	int kept = 0, next = 0;
+	for (int i = 0; i < from->nops; i++) {
+		if (next < n && from->ops[i] == ops[next]) {
+			next++;
+			continue;
+		}
+		from->ops[kept++] = from->ops[i];
+	}
+	from->nops = kept;
+	if (to->nops + n > to->cap) {
+		int cap = to->cap ? to->cap : 8;
+		while (cap < to->nops + n) cap *= 2;
+		TirOp **a = ARENA_NEWN(f->arena, TirOp *, cap);
+		if (to->nops) memcpy(a, to->ops, sizeof(TirOp *) * (size_t)to->nops);
+		to->ops = a;
+		to->cap = cap;
+	}
+	if (pos < 0 || pos > to->nops) pos = to->nops;
+	memmove(to->ops + pos + n, to->ops + pos, sizeof(TirOp *) * (size_t)(to->nops - pos));
+	for (int i = 0; i < n; i++) {
+		to->ops[pos + i] = ops[i];
+		ops[i]->block = to;
+	}
+	to->nops += n;
+}
+
 TirBlock *tir_def_block(const TirFunc *f, ValId v)
 {
 	const TirVal *t = &f->vals.data[v];
@@ -364,6 +393,7 @@ static void put_attrs(Printer *p, const TirOp *op)
 	case TOP_WHILE:
 		if (t->i) sb_printf(&a, "stages=%lld", (long long)t->i);
 		if (t->flags & TIR_HOLDS_BUFS) sb_printf(&a, "%sholds_bufs", a.len ? ", " : "");
+		if (t->flags & TIR_NO_LICM) sb_printf(&a, "%sno_licm", a.len ? ", " : "");
 		break;
 	case TOP_ASYNC_COPY: sb_printf(&a, "buf=%lld, vec=%lld", (long long)t->i, (long long)t->i2); break;
 	case TOP_ASYNC_WAIT: sb_printf(&a, "pending=%lld", (long long)t->i); break;

@@ -94,6 +94,8 @@ enum { /* attr.flags */
 	TIR_PIPELINED = 256, /* FOR: software pipelined (layout/pipeline.c); its body reads bufs */
 	TIR_HOLDS_BUFS = 4096, /* FOR/WHILE: its body reads bufs written before it (TirSmemBuf.loop) */
 	TIR_USER_BARRIER = 8192, /* BARRIER: tl.debug_barrier's, which orders global memory too */
+	TIR_NO_LICM = 16384, /* FOR/WHILE: tl.range(..., disable_licm=True) or tl.condition(c, disable_licm=True):
+	                        nothing is hoisted out of it (tir_licm.c) */
 	/* REDUCE: tl.argmax / tl.argmin, operands (values, the axis iota), the region
 	 * Triton's _argmax_combine / _argmin_combine (TIR_TIE_LEFT: tie_break_left),
 	 * which lowering may emit in a cheaper exact form (lower_reduce.c) */
@@ -282,6 +284,13 @@ TirOp *tir_op_at(TirFunc *f, TirBlock *b, int pos, TirOpKind k, SrcLoc loc, cons
 void tir_op_add_regions(TirFunc *f, TirOp *op, int n); /* regions get parent = op */
 /* Moves op out of its block to before position `pos` of `to` (-1: the end). */
 void tir_op_move(TirFunc *f, TirOp *op, TirBlock *to, int pos);
+/* Moves ops[0..n) of block `from`, in that order, to `to` at pos (one pass over
+ * each block, where tir_op_move per op is quadratic in a long block). */
+void tir_ops_move(TirFunc *f, TirBlock *from, TirOp **ops, int n, TirBlock *to, int pos);
+/* tir_licm.c: moves pure ops of FOR/WHILE regions that read only values
+ * from outside the loop in front of it (inner loops first); returns how many
+ * ops moved. */
+int tir_hoist_invariants(TirFunc *f);
 /* The block defining v (an op's block, or the block whose argument v is). */
 TirBlock *tir_def_block(const TirFunc *f, ValId v);
 /* Whether block b is one of op's regions or nested in one. */

@@ -401,12 +401,12 @@ static Value b_cast(Sema *s, Call *c, int extra)
 	return r ? v_tensor(s, r) : v_err();
 }
 
-/* while tl.condition(c, disable_licm=True): the condition c; the hint is for
- * Triton's loop-invariant code motion, which tile's loops do not need told */
+/* while tl.condition(c, disable_licm=True): the condition c; the hint keeps
+ * the loop's invariant ops in it (exec_while_in reads cond_no_licm) */
 static Value b_condition(Sema *s, Call *c, int extra)
 {
-	(void)s;
 	(void)extra;
+	if (c->has[1] && value_truthy(c->a[1])) s->cond_no_licm = true;
 	return c->a[0];
 }
 

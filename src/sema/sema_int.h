@@ -275,6 +275,9 @@ struct Sema {
 	 * its values are one element each, so an if on one is if-converted too
 	 * (a runtime if there would branch on one thread's element for all) */
 	int combine_depth;
+	/* tl.condition(c, disable_licm=True) was evaluated: the while loop whose
+	 * condition it is keeps its invariant ops (TIR_NO_LICM) */
+	bool cond_no_licm;
 	int host_fn;      /* > 0 inside a @constexpr_function: Python, its range loops run at compile time */
 	int jit_applied;  /* triton.jit(f) calls evaluated (a host decorator wrapper applying it) */
 	/* functions whose decorator is a host function wrapping triton.jit, asked

@@ -179,8 +179,14 @@ static void range_bounds(const Value *arg, const SrcLoc *at, bool *have, Value *
 	locs[2] = at[2];
 }
 
+/* What tl.range's keywords ask of a runtime loop. */
+typedef struct LoopHints {
+	int64_t stages; /* num_stages, 0: the kernel's */
+	bool no_licm;   /* disable_licm=True: nothing is hoisted out of it (ir/tir_licm.c) */
+} LoopHints;
+
 static bool iter_call(Sema *s, Fn *fn, const Expr *it, const char **kind, Value *bounds, SrcLoc *locs, int *nb,
-		      int64_t *stages)
+		      LoopHints *hints)
 {
 	if (it->kind != EX_CALL) return false;
 	Value callee = eval(s, fn, it->func);
@@ -204,7 +210,8 @@ static bool iter_call(Sema *s, Fn *fn, const Expr *it, const char **kind, Value 
 		at[i] = it->args[i]->loc;
 		have[i] = true;
 	}
-	*stages = 0;
+	hints->stages = 0;
+	hints->no_licm = false;
 	for (int i = 0; i < it->nkwargs; i++) {
 		const char *k = it->kwargs[i].name;
 		int slot = range_kwarg_slot(k);
@@ -218,9 +225,11 @@ static bool iter_call(Sema *s, Fn *fn, const Expr *it, const char **kind, Value 
 			at[slot] = it->kwargs[i].loc;
 			have[slot] = true;
 		} else if (!strcmp(k, "num_stages")) {
-			if (!loop_stages(s, fn, it->kwargs[i].value, stages)) *nb = -1;
+			if (!loop_stages(s, fn, it->kwargs[i].value, &hints->stages)) *nb = -1;
+		} else if (!strcmp(k, "disable_licm")) {
+			hints->no_licm = value_truthy(eval(s, fn, it->kwargs[i].value));
 		} else if (!strcmp(k, "loop_unroll_factor") || !strcmp(k, "warp_specialize") || !strcmp(k, "flatten") ||
-			   !strcmp(k, "disallow_acc_multi_buffer") || !strcmp(k, "disable_licm")) {
+			   !strcmp(k, "disallow_acc_multi_buffer")) {
 			(void)eval(s, fn, it->kwargs[i].value);
 		} else {
 			diag_error(s->d, it->kwargs[i].loc, "unexpected keyword argument '%s' for '%s'", k, name);
@@ -252,7 +261,7 @@ static bool const_step_wraps(Value lo, Value hi, Value step, DType dt, int64_t *
 	return past > (dt == DT_I64 ? (__int128)INT64_MAX : (__int128)INT32_MAX);
 }
 
-static Flow exec_rt_for_in(Sema *s, Fn *fn, const Stmt *st, Value *b, int nb, int64_t stages)
+static Flow exec_rt_for_in(Sema *s, Fn *fn, const Stmt *st, Value *b, int nb, const LoopHints *hints)
 {
 	Value lo = nb >= 2 ? b[0] : v_int(0), hi = nb >= 2 ? b[1] : b[0], step = nb == 3 ? b[2] : v_int(1);
 	Value vs[3] = {lo, hi, step};
@@ -328,7 +337,8 @@ static Flow exec_rt_for_in(Sema *s, Fn *fn, const Stmt *st, Value *b, int nb, in
 	for (size_t i = 0; i < ls.inits.len; i++) vec_push(&ops, ls.inits.data[i]);
 	TirOp *op = tir_op(s->f, s->blk, TOP_FOR, op_loc(s, st->loc), ops.data, (int)ops.len, ls.types,
 			   (int)ls.inits.len);
-	op->attr.i = stages;
+	op->attr.i = hints->stages;
+	if (hints->no_licm) op->attr.flags |= TIR_NO_LICM;
 	tir_op_add_regions(s->f, op, 1);
 	TirBlock *body = &op->regions[0], *outer = s->blk;
 	ValId iv = tir_block_add_arg(s->f, body, type_scalar(dt));
@@ -357,10 +367,10 @@ static Flow exec_rt_for_in(Sema *s, Fn *fn, const Stmt *st, Value *b, int nb, in
 	return FLOW_NEXT;
 }
 
-static Flow exec_rt_for(Sema *s, Fn *fn, const Stmt *st, Value *b, int nb, int64_t stages)
+static Flow exec_rt_for(Sema *s, Fn *fn, const Stmt *st, Value *b, int nb, const LoopHints *hints)
 {
 	if (!nest_enter(s, st->loc)) return FLOW_NEXT;
-	Flow f = exec_rt_for_in(s, fn, st, b, nb, stages);
+	Flow f = exec_rt_for_in(s, fn, st, b, nb, hints);
 	s->nest--;
 	return f;
 }
@@ -371,8 +381,8 @@ Flow exec_for(Sema *s, Fn *fn, const Stmt *st)
 	Value b[3];
 	SrcLoc bl[3];
 	int nb = 0;
-	int64_t stages = 0;
-	if (iter_call(s, fn, st->iter, &kind, b, bl, &nb, &stages)) {
+	LoopHints hints = {0};
+	if (iter_call(s, fn, st->iter, &kind, b, bl, &nb, &hints)) {
 		if (nb < 0) return FLOW_NEXT;
 		/* a constexpr_function is Python: its range loops run at compile time */
 		bool host_range = s->host_fn > 0 && !strcmp(kind, "range");
@@ -399,7 +409,7 @@ Flow exec_for(Sema *s, Fn *fn, const Stmt *st)
 			}
 			return exec_unrolled(s, fn, st, v[0], v[1], v[2]);
 		}
-		return exec_rt_for(s, fn, st, b, nb, stages);
+		return exec_rt_for(s, fn, st, b, nb, &hints);
 	}
 	/* for x in (a, b, c): unrolled over a constexpr tuple */
 	Value it = eval(s, fn, st->iter), members;
@@ -497,7 +507,11 @@ static Flow exec_while_in(Sema *s, Fn *fn, const Stmt *st)
 	for (int i = 0; i < n; i++) bargs[i] = tir_block_add_arg(s->f, bb, ls.types[i]);
 	s->blk = bb;
 	loop_bind(s, fn, &ls, bargs);
+	bool outer_no_licm = s->cond_no_licm;
+	s->cond_no_licm = false;
 	Value c = eval(s, fn, st->cond);
+	if (s->cond_no_licm) op->attr.flags |= TIR_NO_LICM;
+	s->cond_no_licm = outer_no_licm;
 	ValId cond = 0;
 	if (c.kind == V_TENSOR && (c.ty.rank || s->combine_depth))
 		diag_error(s->d, st->cond->loc,
