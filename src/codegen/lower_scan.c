@@ -295,13 +295,13 @@ static void scan_warp_run(Red *R, ScanSt *S, const Owner *own, int j, int j2, in
 				ld->attr.i = 1;
 				x[i] = ld->results[0];
 			}
-			if (s)
-				red_combine(R, acc, x, acc);
-			else
+			if (s == 0) {
 				memcpy(acc, x, sizeof(TpVal) * (size_t)R->n);
-			if (s == 0)
-				memcpy(pre, acc, sizeof(TpVal) * (size_t)R->n);
-			else if (s < nsb - 1)
+				memcpy(pre, x, sizeof(TpVal) * (size_t)R->n);
+				continue;
+			}
+			red_combine(R, acc, x, acc);
+			if (s < nsb - 1)
 				for (int i = 0; i < R->n; i++)
 					pre[i] = lw_select(L, after[s], acc[i], pre[i]);
 		}
