@@ -460,6 +460,31 @@ for t in cpu cuda-emu; do
 	tail -c 16 "$tmp/f64p$t/out_ptr.npy" | cmp -s - "$tmp/want64.bin" ||
 		fail "$t: x: tl.float64 = 0.1 lost its double precision (or y was not fp32)"
 done
+# the same through a name bound to the dtype in another module (npbench's
+# contour_integral: `z_real: tl_float`, tl_float = tl.float64 in
+# triton_framework.py; Triton reads the evaluated annotation, the dtype itself),
+# and an int alias: s * 1000000 must not wrap in 32 bits
+mkdir -p "$tmp/annmod"
+printf 'import triton.language as tl\ntl_float = tl.float64\nwide = tl.int64\n' >"$tmp/annmod/fw.py"
+cat >"$tmp/annmod/k.py" <<'EOF'
+import triton
+import triton.language as tl
+from fw import tl_float
+import fw
+
+
+@triton.jit(do_not_specialize=["x"])
+def k(out_ptr, x: tl_float, y, s: fw.wide):
+    tl.store(out_ptr, x)
+    tl.store(out_ptr + 1, y.to(tl.float64) + ((s * 1000000) // 1000000000000).to(tl.float64))
+EOF
+for t in cpu cuda-emu; do
+	expect 0 $TILE run "$tmp/annmod/k.py" k --target $t out_ptr=@"$tmp/z8.npy" x=0.1 y=0.1 s=5 --out-dir "$tmp/annmod$t"
+	tail -c 16 "$tmp/annmod$t/out_ptr.npy" | cmp -s - "$tmp/want64.bin" ||
+		fail "$t: x: tl_float (tl_float = tl.float64) = 0.1 lost its double precision (or y was not fp32)"
+done
+expect 0 $TILE run "$tmp/annmod/k.py" k out_ptr=@"$tmp/z8.npy" x=0.1 y=0.0 s=5000000 --print
+has "$tmp/out" "5."
 
 expect 2 $TILE run $K add_kernel --grid 0 n_elements=1
 expect 2 $TILE run $K add_kernel --grid 1 --frobnicate

@@ -35,16 +35,31 @@ bool param_is_const_pointer(const Expr *ann) { return annotation_names(ann, "con
 
 /* `s: tl.int64` (or "tl.int64"): the scalar dtype that Triton's launcher gives
  * the argument whatever its value; only the explicit widths and bool (u1), as
- * Triton's KernelParam.annotation_type, so `n: int` stays typed by the value. */
-static DType runtime_annotation_dtype(const Expr *ann)
+ * Triton's KernelParam.annotation_type, so `n: int` stays typed by the value.
+ * A name that is no dtype's (npbench's `z_real: tl_float`, `tl_float =
+ * tl.float64` in another module) is evaluated quietly in the kernel's module, as
+ * Triton reads the evaluated annotation, the dtype object itself. */
+static DType runtime_annotation_dtype(Sema *s, ModScope *ms, const Expr *ann)
 {
 	const char *n = !ann || ann->kind == EX_CALL ? NULL
 	                : ann->kind == EX_STR         ? agg_ann_name(ann)
 	                                              : expr_last_name(ann);
 	DType d;
-	if (!n || !dtype_from_name(n, &d) || d == DT_F8E4M3 || d == DT_F8E5M2)
-		return DT_VOID;
-	return strcmp(n, dtype_name(d)) == 0 || strcmp(n, "bool") == 0 ? d : DT_VOID;
+	if (n && dtype_from_name(n, &d))
+		return d != DT_F8E4M3 && d != DT_F8E5M2 && (strcmp(n, dtype_name(d)) == 0 || strcmp(n, "bool") == 0)
+		               ? d
+		               : DT_VOID;
+	if (!n || !ms || (ann->kind != EX_NAME && ann->kind != EX_ATTR)) return DT_VOID;
+	Quiet q;
+	quiet_begin(s, &q);
+	Fn tmp;
+	fn_init(s, &tmp, NULL, ms, false);
+	Value v = eval(s, &tmp, ann);
+	fn_free(&tmp);
+	bool failed = quiet_end(s, &q, NULL);
+	if (failed || v.kind != V_DTYPE || v.n > 0 || v_is_foreign_dtype(v)) return DT_VOID;
+	d = v.ty.dt;
+	return d == DT_VOID || d == DT_PTR || d == DT_F8E4M3 || d == DT_F8E5M2 ? DT_VOID : d;
 }
 
 /* The call forms of the decorators: `k = triton.jit(f)`, `k =
@@ -451,7 +466,7 @@ int sema_list_kernels(SemaCtx *c, const Module *m, KernelInfo **out)
 			pi->loc = fn->params[p].loc;
 			pi->is_constexpr = param_is_constexpr(&s, flat.scope[i], fn->params[p].annotation);
 			if (!pi->is_constexpr)
-				pi->ann_dt = (uint8_t)runtime_annotation_dtype(fn->params[p].annotation);
+				pi->ann_dt = (uint8_t)runtime_annotation_dtype(&s, flat.scope[i], fn->params[p].annotation);
 			if (fn->params[p].default_val) {
 				/* quietly: a default built by host Python (torch.finfo(...).min)
 				 * matters only if the caller leaves the parameter unbound, and
