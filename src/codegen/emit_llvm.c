@@ -225,11 +225,14 @@ static void emit_for(Em *e, const TpOp *op)
 	add_incoming(phis[0], lb, pre);
 	for (int i = 0; i < niter; i++)
 		add_incoming(phis[i + 1], inits[i], pre);
-	LLVMValueRef iv = phis[0], zero = LLVMConstNull(LLVMTypeOf(iv));
-	LLVMValueRef up = LLVMBuildICmp(e->B, sgn ? LLVMIntSLT : LLVMIntULT, iv, ub, "");
-	LLVMValueRef down = LLVMBuildICmp(e->B, LLVMIntSGT, iv, ub, "");
-	LLVMValueRef pos = LLVMBuildICmp(e->B, LLVMIntSGT, step, zero, "");
-	LLVMValueRef cond = sgn ? LLVMBuildSelect(e->B, pos, up, down, "") : up;
+	/* iv < ub whatever a runtime step's sign, as Triton's scf.for and the
+	 * CUDA C (emit_c.c emit_for): sema makes a constexpr negative step an
+	 * ascending count, and a runtime step is assumed positive, so
+	 * range(10, 0, s) with s = -1 at run time runs no iteration on every
+	 * target; iv > ub only for a step known negative here, as emit_c */
+	LLVMValueRef iv = phis[0];
+	bool down = sgn && LLVMIsAConstantInt(step) && LLVMConstIntGetSExtValue(step) < 0;
+	LLVMValueRef cond = LLVMBuildICmp(e->B, down ? LLVMIntSGT : sgn ? LLVMIntSLT : LLVMIntULT, iv, ub, "");
 	LLVMBuildCondBr(e->B, cond, bbody, exit);
 	LLVMPositionBuilderAtEnd(e->B, bbody);
 	const TpOp *y = emit_block(e, body);

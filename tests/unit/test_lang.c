@@ -715,6 +715,38 @@ static const char down_src[] =
 	"    tl.store(out_ptr + 1, cnt)\n"
 	"    tl.store(out_ptr + 2, none)\n";
 
+/* ---- runtime loops with a runtime step --------------------------------------------
+ * A runtime step is taken to be positive, as Triton's scf.for takes it: the
+ * loop runs while i < stop, so range(10, 0, s) with s = -1 at run time runs no
+ * iteration. The CUDA C did so; the CPU emitter picked i > stop for a negative
+ * step and ran 10 (Python's count), so cpu and cuda-emu differed from the GPU. */
+
+static const char step_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(out_ptr, a, b, s):\n"
+	"    c = 0\n"
+	"    for i in range(a, b, s):\n"
+	"        c = c * 10 + i\n"
+	"    tl.store(out_ptr, c)\n";
+
+static void test_runtime_step(void)
+{
+	static const int32_t cases[][4] = {
+		/* a, b, s, want */
+		{10, 0, -1, 0}, {3, 0, -3, 0}, {5, 5, -2, 0}, {0, 7, 3, 36}, {-2, 2, 2, -20}, {4, 5, 9, 4},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		int32_t out[1] = {-1};
+		tile_arg args[] = {tile_arg_ptr(out, TILE_I32), tile_arg_i32(cases[i][0]), tile_arg_i32(cases[i][1]),
+				   tile_arg_i32(cases[i][2])};
+		if (!RUN(step_src, "k", "*i32,i32,i32,i32", 1, args))
+			return;
+		CHECK(out[0] == cases[i][3]);
+	}
+}
+
 /* ---- volatile loads: a spin on a flag that another program sets ----------------------
  * FlagGems' radix sort (sort.py sweep) waits on its neighbour's status word,
  * `while pack1 == 0: pack1 = tl.load(p, volatile=True)`. The CPU emitter made
@@ -4965,6 +4997,7 @@ int main(void)
 		test_widen_convert();
 		test_row_load();
 		test_down_loops();
+		test_runtime_step();
 		test_volatile_spin();
 		test_sreg();
 		test_descriptors();
