@@ -265,7 +265,14 @@ static Flow exec_rt_for_in(Sema *s, Fn *fn, const Stmt *st, Value *b, int nb, co
 {
 	Value lo = nb >= 2 ? b[0] : v_int(0), hi = nb >= 2 ? b[1] : b[0], step = nb == 3 ? b[2] : v_int(1);
 	Value vs[3] = {lo, hi, step};
-	DType dt = DT_I32;
+	/* the variable's type is Triton's: the bounds and step promoted, a number
+	 * as int32 (so range(n) with n uint32 counts in uint32), at least 32 bits
+	 * wide; a number past int32 makes it int64 */
+	DType dt = DT_I32, iv_dt = DT_VOID;
+	for (int i = 0; i < 3; i++) {
+		DType t = vs[i].kind == V_TENSOR && !vs[i].ty.rank && dtype_is_int((DType)vs[i].ty.dt) ? (DType)vs[i].ty.dt : DT_I32;
+		iv_dt = iv_dt == DT_VOID ? t : integer_promote(iv_dt, t);
+	}
 	for (int i = 0; i < 3; i++) {
 		if (vs[i].kind == V_ERR) return FLOW_NEXT;
 		if (vs[i].kind == V_TENSOR) {
@@ -293,6 +300,11 @@ static Flow exec_rt_for_in(Sema *s, Fn *fn, const Stmt *st, Value *b, int nb, co
 			return FLOW_NEXT;
 		} else if (!const_fits(vs[i].c, DT_I32)) dt = DT_I64;
 	}
+	/* an unsigned variable where Triton has one (a constant negative step
+	 * counts down in the signed type of that width, as before) */
+	if (!dtype_is_signed(iv_dt) && iv_dt != DT_I1 && dtype_bits(iv_dt) >= 32 &&
+	    !(v_is_intlike(step) && step.c.i < 0))
+		dt = dt == DT_I64 || dtype_bits(iv_dt) == 64 ? (dtype_bits(iv_dt) == 64 ? DT_U64 : DT_I64) : DT_U32;
 	if (v_is_intlike(step) && step.c.i == 0) {
 		diag_error(s->d, st->iter->loc, "range step must not be zero");
 		return FLOW_NEXT;

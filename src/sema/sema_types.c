@@ -389,7 +389,7 @@ static int kind_rank(DType d)
 	return 2;
 }
 
-static DType integer_promote(DType a, DType b)
+DType integer_promote(DType a, DType b)
 {
 	int ra = dtype_bits(a), rb = dtype_bits(b);
 	bool sa = dtype_is_signed(a) || a == DT_I1, sb = dtype_is_signed(b) || b == DT_I1;

@@ -747,6 +747,42 @@ static void test_runtime_step(void)
 	}
 }
 
+/* ---- unsigned loop variables ---------------------------------------------------------
+ * Triton types a loop's variable as its bounds and step promoted (a number as
+ * int32): range(n) with n uint32 counts in uint32, so i - 1 at i = 0 is
+ * 4294967295, and a bound past 2**31 is a bound, not a negative number. tile
+ * counted every 32-bit loop in int32: (i - 1) // 2 gave 0, and the second loop
+ * ran no iteration. */
+
+static const char urange_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(out_ptr, n):\n"
+	"    c = n.to(tl.int64) * 0\n"
+	"    for i in range(n.to(tl.uint32)):\n"
+	"        tl.static_assert(i.dtype == tl.uint32)\n"
+	"        c += ((i - 1) // 2).to(tl.int64)\n"
+	"    tl.store(out_ptr, c)\n"
+	"    d = 0\n"
+	"    for i in range(2147483640, n.to(tl.uint32) + 2147483647):\n"
+	"        d += 1\n"
+	"    tl.store(out_ptr + 1, d.to(tl.int64))\n"
+	"    e = 0\n"
+	"    for i in tl.range(n.to(tl.uint64), 2 * n):\n"
+	"        tl.static_assert(i.dtype == tl.uint64)\n"
+	"        e += 1\n"
+	"    tl.store(out_ptr + 2, e.to(tl.int64))\n";
+
+static void test_unsigned_range(void)
+{
+	int64_t out[3] = {-1, -1, -1};
+	tile_arg args[] = {tile_arg_ptr(out, TILE_I64), tile_arg_i32(3)};
+	if (!RUN(urange_src, "k", "*i64,i32", 1, args))
+		return;
+	CHECK(out[0] == 2147483647 && out[1] == 10 && out[2] == 3);
+}
+
 /* ---- volatile loads: a spin on a flag that another program sets ----------------------
  * FlagGems' radix sort (sort.py sweep) waits on its neighbour's status word,
  * `while pack1 == 0: pack1 = tl.load(p, volatile=True)`. The CPU emitter made
@@ -4998,6 +5034,7 @@ int main(void)
 		test_row_load();
 		test_down_loops();
 		test_runtime_step();
+		test_unsigned_range();
 		test_volatile_spin();
 		test_sreg();
 		test_descriptors();
