@@ -499,9 +499,9 @@ ValId broadcast_to_shape(Sema *s, ValId x, int rank, const int32_t *shape, SrcLo
 ValId splat_to(Sema *s, ValId x, Type like, SrcLoc loc);
 /* NumPy broadcasting of two IR values; false after a diagnostic. */
 bool broadcast_pair(Sema *s, ValId *a, ValId *b, SrcLoc loc);
-/* Triton's computation type for an arithmetic binop; DT_VOID after an error. */
 /* Triton's integer_promote_impl: the wider type; of two as wide, the unsigned one */
 DType integer_promote(DType a, DType b);
+/* Triton's computation type for an arithmetic binop; DT_VOID after an error. */
 DType computation_dtype(Sema *s, Value a, Value b, bool div_or_mod, SrcLoc loc, const char *opname);
 Value binop(Sema *s, AstOp op, Value a, Value b, SrcLoc loc);
 Value compare_one(Sema *s, AstOp op, Value a, Value b, SrcLoc loc); /* a op b of Python's comparisons (in, is, ==) */

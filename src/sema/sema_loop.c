@@ -300,11 +300,10 @@ static Flow exec_rt_for_in(Sema *s, Fn *fn, const Stmt *st, Value *b, int nb, co
 			return FLOW_NEXT;
 		} else if (!const_fits(vs[i].c, DT_I32)) dt = DT_I64;
 	}
-	/* an unsigned variable where Triton has one (a constant negative step
-	 * counts down in the signed type of that width, as before) */
-	if (!dtype_is_signed(iv_dt) && iv_dt != DT_I1 && dtype_bits(iv_dt) >= 32 &&
-	    !(v_is_intlike(step) && step.c.i < 0))
-		dt = dt == DT_I64 || dtype_bits(iv_dt) == 64 ? (dtype_bits(iv_dt) == 64 ? DT_U64 : DT_I64) : DT_U32;
+	/* an unsigned variable where Triton has one (a number past int32 keeps
+	 * int64; a constant negative step counts down in the signed type) */
+	if (!dtype_is_signed(iv_dt) && iv_dt != DT_I1 && dtype_bits(iv_dt) >= 32 && !(v_is_intlike(step) && step.c.i < 0))
+		dt = dtype_bits(iv_dt) == 64 ? DT_U64 : dt == DT_I64 ? DT_I64 : DT_U32;
 	if (v_is_intlike(step) && step.c.i == 0) {
 		diag_error(s->d, st->iter->loc, "range step must not be zero");
 		return FLOW_NEXT;
