@@ -767,4 +767,126 @@ P
 	done
 fi
 
+# ---- 14. pointer tiles carried by a loop, with strides not multiples of 16 ----------
+# `a_ptrs += BK` carried one 64-bit pointer per element: with strides Triton's
+# launcher does not mark :16 the loads are one element each (no cp.async), so
+# a 64x128x64 fp16 GEMM over 4 warps carried 96 of them beside its 64-float
+# accumulator (712 bytes of spills; dion's ns_line_2 1128, LightX2V's fp8
+# GEMM with K = 200 1504). The wide_addr variant (layout/ptr_iters.c) carries
+# the scalar base instead, rebuilds the tile as base + 32-bit offsets in the
+# body, and prints pointer + offset as one mad.wide.s32 that NVVM cannot hoist
+# as a 64-bit value per element; driver/compile.c keeps it where it spills less.
+cat >"$tmp/mmt.tile" <<'K'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def mm_unaligned(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bn, stride_cm,
+                 BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    rm = (tl.program_id(0) * BM + tl.arange(0, BM)) % M
+    rn = (tl.program_id(1) * BN + tl.arange(0, BN)) % N
+    rk = tl.arange(0, BK)
+    a_ptrs = a_ptr + rm[:, None] * stride_am + rk[None, :]
+    b_ptrs = b_ptr + rk[:, None] + rn[None, :] * stride_bn
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        a = tl.load(a_ptrs, mask=rk[None, :] < K - k * BK, other=0.0)
+        b = tl.load(b_ptrs, mask=rk[:, None] < K - k * BK, other=0.0)
+        acc = tl.dot(a, b, acc)
+        a_ptrs += BK
+        b_ptrs += BK
+    cm = tl.program_id(0) * BM + tl.arange(0, BM)
+    cn = tl.program_id(1) * BN + tl.arange(0, BN)
+    mask = (cm[:, None] < M) & (cn[None, :] < N)
+    tl.store(c_ptr + cm[:, None] * stride_cm + cn[None, :], acc.to(tl.float16), mask=mask)
+K
+mmt_sig='*fp16:16,*fp16:16,*fp16:16,i32,i32,i32,i32,i32,i32,64,128,64'
+# the cause: the loop carries the scalar bases, not the tiles
+expect 0 env TILE_WIDE_ADDR=1 $TILE compile "$tmp/mmt.tile" mm_unaligned --signature "$mmt_sig" \
+	--num-warps 4 --num-stages 4 --emit layout
+grep ' = for ' "$tmp/out" | grep -q ', \*fp16, \*fp16 {$' ||
+	fail "mm_unaligned: the loop still carries pointer tiles with TILE_WIDE_ADDR=1"
+if [ $have_nvrtc = 1 ]; then
+	expect 0 $TILE compile "$tmp/mmt.tile" mm_unaligned --signature "$mmt_sig" --num-warps 4 --num-stages 4 \
+		--target sm_90a
+	s=$(spilled)
+	[ -n "$s" ] && [ "$s" -le 64 ] || fail "mm_unaligned 64x128x64 w4 s4: $s bytes spilled on sm_90a (712 before)"
+	expect 0 env TILE_WIDE_ADDR=1 $TILE compile "$tmp/mmt.tile" mm_unaligned --signature "$mmt_sig" \
+		--num-warps 4 --num-stages 4 --target sm_90a --emit cuda
+	grep -q 'mad.wide.s32' "$tmp/out" || fail "mm_unaligned: no mad.wide.s32 address with TILE_WIDE_ADDR=1"
+fi
+if [ $have_numpy = 1 ]; then
+	"$py" - "$tmp" <<'P' || fail "mm_unaligned: could not write the inputs"
+import sys, numpy as np
+d = sys.argv[1]
+r = np.random.default_rng(13)
+np.save(d + "/ma.npy", r.integers(-3, 4, (70, 75)).astype(np.float16))
+np.save(d + "/mb.npy", r.integers(-3, 4, (130, 75)).astype(np.float16))
+np.save(d + "/mc.npy", np.zeros((70, 130), np.float16))
+P
+	for target in cpu cuda-emu; do
+		for wide in 0 1; do
+			rm -rf "$tmp/res"
+			expect 0 env TILE_RACECHECK=1 TILE_WIDE_ADDR=$wide $TILE run "$tmp/mmt.tile" mm_unaligned --grid 2,2 \
+				--target $target --num-warps 4 --num-stages 4 --out-dir "$tmp/res" a_ptr=@"$tmp/ma.npy" \
+				b_ptr=@"$tmp/mb.npy" c_ptr=@"$tmp/mc.npy" M=70 N=130 K=75 stride_am=75 stride_bn=75 \
+				stride_cm=130 BM=64 BN=128 BK=64
+			"$py" - "$tmp" <<'P' || fail "mm_unaligned: wrong results on $target, TILE_WIDE_ADDR=$wide"
+import sys, numpy as np
+d = sys.argv[1]
+want = np.load(d + "/ma.npy").astype(np.float64) @ np.load(d + "/mb.npy").astype(np.float64).T
+sys.exit(0 if np.array_equal(np.load(d + "/res/c_ptr.npy").astype(np.float64), want) else 1)
+P
+		done
+	done
+fi
+
+# nested loops (the inner one starts from the outer's rebuilt tile) and the
+# loop's final pointer tile used after it
+cat >"$tmp/nest.tile" <<'K'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def nest(x_ptr, y_ptr, n_outer, n_inner, stride, BR: tl.constexpr, BC: tl.constexpr):
+    r = tl.arange(0, BR)
+    c = tl.arange(0, BC)
+    p = x_ptr + r[:, None] * stride + c[None, :]
+    acc = tl.zeros((BR, BC), dtype=tl.float32)
+    for i in range(0, n_outer):
+        pp = p
+        for j in range(0, n_inner):
+            acc += tl.load(pp)
+            pp += BC
+        p += stride * BR
+    tl.store(y_ptr + r[:, None] * stride + c[None, :], acc + tl.load(p - stride * BR))
+K
+expect 0 env TILE_WIDE_ADDR=1 $TILE compile "$tmp/nest.tile" nest --signature '*fp32:16,*fp32:16,i32,i32,i32,8,16' \
+	--emit layout
+[ "$(grep ' = for ' "$tmp/out" | grep -c ', \*fp32 {$')" = 2 ] ||
+	fail "nest: both loops should carry a scalar base with TILE_WIDE_ADDR=1"
+if [ $have_numpy = 1 ]; then
+	"$py" - "$tmp" <<'P' || fail "nest: could not write the inputs"
+import sys, numpy as np
+d = sys.argv[1]
+np.save(d + "/nx.npy", np.arange(3 * 8 * 64 + 64, dtype=np.float32) % 97)
+np.save(d + "/ny.npy", np.zeros((8, 64), np.float32))
+P
+	for target in cpu cuda-emu; do
+		rm -rf "$tmp/res"
+		expect 0 env TILE_RACECHECK=1 TILE_WIDE_ADDR=1 $TILE run "$tmp/nest.tile" nest --grid 1 --target $target \
+			--out-dir "$tmp/res" x_ptr=@"$tmp/nx.npy" y_ptr=@"$tmp/ny.npy" n_outer=3 n_inner=4 stride=64 BR=8 BC=16
+		"$py" - "$tmp" <<'P' || fail "nest: wrong results on $target with TILE_WIDE_ADDR=1"
+import sys, numpy as np
+d = sys.argv[1]
+x = np.load(d + "/nx.npy").astype(np.float64)
+rows, cols = np.arange(8)[:, None] * 64, np.arange(16)[None, :]
+want = sum(x[i * 512 + rows + j * 16 + cols] for i in range(3) for j in range(4)) + x[2 * 512 + rows + cols]
+sys.exit(0 if np.array_equal(np.load(d + "/res/y_ptr.npy")[:, :16], want) else 1)
+P
+	done
+fi
+
 finish

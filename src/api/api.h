@@ -45,6 +45,7 @@ struct tile_context {
 	bool no_hold_smem;             /* TILE_HOLD_SMEM=0, likewise */
 	bool no_hoist;                 /* TILE_HOIST=0, likewise */
 	bool add_coords;               /* TILE_COORD_ADD=1 when the context was made */
+	bool wide_addr;                /* TILE_WIDE_ADDR=1, likewise */
 	bool scratch_apart;            /* TILE_SCRATCH_APART=1, likewise */
 	bool no_line_info;    /* TILE_DISABLE_LINE_INFO=1 when the context was made */
 	bool racecheck;       /* TILE_RACECHECK=1 when the context was made */

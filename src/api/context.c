@@ -208,6 +208,7 @@ static tile_status ctx_init(tile_context *ctx, const tile_context_options *o)
 	ctx->no_hold_smem = env_off("TILE_HOLD_SMEM");
 	ctx->no_hoist = env_off("TILE_HOIST");
 	ctx->add_coords = env_on("TILE_COORD_ADD");
+	ctx->wide_addr = env_on("TILE_WIDE_ADDR");
 	ctx->scratch_apart = env_on("TILE_SCRATCH_APART");
 	ctx->no_line_info = env_on("TILE_DISABLE_LINE_INFO");
 	ctx->racecheck = env_on("TILE_RACECHECK");

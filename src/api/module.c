@@ -283,10 +283,11 @@ static char *spec_key(const KernelInfo *ki, const TargetDesc *t, const CompileOp
                       const SpecArg *args, int nargs)
 {
 	StrBuf b = {0};
-	sb_printf(&b, "%s|%s%s|w%d s%d d%d p%d v%d h%d i%d a%d x%d l%d f%d r%d|", ki->name, t->name,
+	sb_printf(&b, "%s|%s%s|w%d s%d d%d p%d v%d h%d i%d a%d W%d x%d l%d f%d r%d|", ki->name, t->name,
 	          t->emulate ? "-emu" : "", o->num_warps, o->num_stages, (int)o->debug,
 	          (int)o->no_mma_prefetch, (int)o->no_value_load_pipelining, (int)o->no_hold_smem, (int)o->no_hoist,
-	          (int)o->add_coords, (int)o->scratch_apart, (int)o->no_line_info, (int)o->no_fp_fusion, (int)o->racecheck);
+	          (int)o->add_coords, (int)o->wide_addr, (int)o->scratch_apart, (int)o->no_line_info, (int)o->no_fp_fusion,
+	          (int)o->racecheck);
 	for (int i = 0; i < nargs; i++) {
 		api_key_spec(&b, &args[i]);
 		sb_putc(&b, ',');
@@ -414,6 +415,7 @@ static tile_status resolve_options(tile_context *ctx, const tile_kernel_options 
 	o->no_hold_smem = ctx->no_hold_smem;
 	o->no_hoist = ctx->no_hoist;
 	o->add_coords = ctx->add_coords;
+	o->wide_addr = ctx->wide_addr;
 	o->scratch_apart = ctx->scratch_apart;
 	o->no_line_info = ctx->no_line_info;
 	o->racecheck = ctx->racecheck;

@@ -658,7 +658,21 @@ static void emit_ptr_op(Ec *e, const TpOp *op)
 	char ty[48];
 	ec_type_str(ec_ty(e, r), ty, sizeof ty);
 	switch (op->kind) {
-	case TP_PTR_ADD: ec_decl(e, r, "v%u + v%u", a, op->operands[1]); break;
+	case TP_PTR_ADD: {
+		/* wide_addr (layout/ptr_iters.c): one mad.wide.s32 of the 32-bit
+		 * offset, which NVVM cannot split into a 64-bit sext(o) * size
+		 * hoisted out of a loop and held per element */
+		TpVal o = op->operands[1];
+		Type rt = ec_ty(e, r);
+		if (e->f->wide_addr && !rt.addrspace && dtype_bits(dt_of(e, o)) == 32) {
+			ec_line(e, "%s%sv%u; asm(\"mad.wide.%s32 %%0, %%1, %d, %%2;\" : \"=l\"(v%u) : \"r\"(v%u), \"l\"(v%u));",
+			        ty, ty[strlen(ty) - 1] == '*' ? "" : " ", r, dtype_is_signed(dt_of(e, o)) ? "s" : "u",
+			        dtype_bytes((DType)rt.elem), r, o, a);
+			break;
+		}
+		ec_decl(e, r, "v%u + v%u", a, o);
+		break;
+	}
 	case TP_PTR_TO_INT: ec_decl(e, r, "(%s)(uint64_t)v%u", ty, a); break;
 	default: {
 		DType d = dt_of(e, a);

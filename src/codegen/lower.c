@@ -690,6 +690,7 @@ TpFunc *lower_func(Arena *a, DiagSink *diags, const TirFunc *tf, const TargetDes
 	L.f->line_info = !(o && o->no_line_info);
 	L.f->no_fmad = o && o->no_fp_fusion;
 	L.f->racecheck = o && o->racecheck;
+	L.f->wide_addr = o && o->wide_addr;
 	L.map = ARENA_NEWN(a, LVal, tf->vals.len + 1);
 	L.blk = L.f->body;
 	L.lane_bits = ilog2i(L.f->lanes_per_warp);

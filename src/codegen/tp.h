@@ -168,6 +168,7 @@ typedef struct TpFunc {
 	int smem_bytes;
 	bool prefetched; /* tp_prefetch_dot_operands changed a loop */
 	bool or_coords;  /* a register coordinate is lane/warp part | constant (lw_coord) */
+	bool wide_addr;  /* CompileOptions.wide_addr: CUDA C prints pointer + i32 as mad.wide.s32 */
 	bool line_info;  /* emit_c: #line directives and nvrtc -lineinfo */
 	bool no_fmad;    /* emit_c: nvrtc --fmad=false (Triton's enable_fp_fusion=False) */
 	bool racecheck;  /* emit_llvm: check shared-memory accesses for races (TILE_RACECHECK) */

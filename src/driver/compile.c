@@ -48,6 +48,7 @@ typedef struct Compilation {
 	EmitWhat what;
 	unsigned off; /* the choices (bits) the kept program was compiled without */
 	int hoisted;  /* ops moved out of loops (tir_hoist_invariants) */
+	int ptr_iters; /* loop-carried pointer tiles wide_addr carries as a scalar base */
 } Compilation;
 
 typedef bool (*StageFn)(Compilation *c);
@@ -106,6 +107,9 @@ static bool stage_sema(Compilation *c)
 static bool stage_layout(Compilation *c)
 {
 	LayoutCtx lc = {c->arena, c->diags, &c->req->target, &c->opts};
+	c->ptr_iters = layout_scalar_ptr_iters(c->tir, c->opts.wide_addr);
+	if (c->opts.wide_addr && c->ptr_iters)
+		tir_verify(c->tir, "scalar_ptr_iters", false);
 	if (!layout_assign(&lc, c->tir))
 		return false;
 	tir_verify(c->tir, "layout", true);
@@ -179,11 +183,45 @@ static bool uses_held(const Compilation *c)
 }
 static bool uses_or_coords(const Compilation *c) { return c->tp && c->tp->or_coords; }
 static bool uses_hoisted(const Compilation *c) { return c->hoisted > 0; }
+/* Registers of global pointers the loops of b carry a thread (the most of one loop). */
+static int carried_ptr_words(const TpFunc *f, const TpBlock *b)
+{
+	int most = 0;
+	for (int i = 0; i < b->nops; i++) {
+		const TpOp *op = b->ops[i];
+		if (op->kind == TP_FOR || op->kind == TP_WHILE) {
+			int w = 0;
+			for (int k = 0; k < op->nout; k++) {
+				Type t = tp_type(f, op->results[k]);
+				w += t.dt == DT_PTR && !t.addrspace ? 2 : 0;
+			}
+			most = MAXOF(most, w);
+		}
+		for (int r = 0; r < op->nregions; r++) {
+			int inner = carried_ptr_words(f, &op->regions[r]);
+			most = MAXOF(most, inner);
+		}
+	}
+	return most;
+}
+
+/* Loop-carried pointer tiles that wide_addr would carry as a scalar base, and
+ * big in registers: one pointer per element or so (strides not :16, loads of
+ * one element). Where they are vectors (cp.async of 16 bytes: a few pointers
+ * a thread) a scalar base frees little, and the variant is one more ptxas run
+ * of a kernel that spills, seconds for big ones. */
+enum { WIDE_ADDR_MIN_WORDS = 64 };
+static bool uses_ptr_iters(const Compilation *c)
+{
+	return c->req->target.kind == TARGET_CUDA && !c->opts.wide_addr && c->ptr_iters > 0 && c->tp &&
+	       carried_ptr_words(c->tp, c->tp->body) >= WIDE_ADDR_MIN_WORDS;
+}
 
 static void no_prefetch(CompileOptions *o) { o->no_mma_prefetch = true; }
 static void no_hold(CompileOptions *o) { o->no_hold_smem = true; }
 static void add_coords(CompileOptions *o) { o->add_coords = true; }
 static void no_hoist(CompileOptions *o) { o->no_hoist = true; }
+static void wide_addr(CompileOptions *o) { o->wide_addr = true; }
 
 static const struct {
 	bool (*used)(const Compilation *c);
@@ -193,6 +231,7 @@ static const struct {
 	{uses_prefetch, no_prefetch},
 	{uses_held, no_hold},
 	{uses_hoisted, no_hoist},
+	{uses_ptr_iters, wide_addr},
 };
 
 static void compilation_init(Compilation *c, const CompileRequest *req, DiagSink *diags,
@@ -250,9 +289,28 @@ static void try_variants(Compilation *c, EmitWhat what)
 		if (c->emitted.spill_bytes > 0 && choices[i].used(c)) {
 			unsigned before = c->off;
 			try_variant(c, what, before | 1u << i);
-			if (before && c->off == before && c->emitted.spill_bytes > 0)
+			/* wide addresses change every address the other choices were
+			 * weighed with: also tried alone where kept on top of them.
+			 * Tried last (and the others again on top, below), so that a
+			 * choice dropped by the environment (TILE_MMA_PREFETCH=0) finds
+			 * no better program than the search does: tried first, the
+			 * prefetch was weighed without them (matmul 128x128x32, M, N,
+			 * K not :16: 16 bytes, 8 with TILE_MMA_PREFETCH=0;
+			 * pipeline_prefetch.sh). */
+			bool alone = before && c->emitted.spill_bytes > 0 &&
+			             (c->off == before || choices[i].turn_off == wide_addr);
+			if (alone)
 				try_variant(c, what, 1u << i);
 		}
+	/* kept wide addresses: the other choices again, on top of them
+	 * (1504 -> 1136 -> 784 bytes in the fp8 GEMM, 1128 -> 216 -> 16 in
+	 * ns_line_2) */
+	int w = (int)COUNTOF(choices) - 1;
+	if (c->variant || c->req->opts.first_program || !(c->off & 1u << w))
+		return;
+	for (int i = 0; i < w; i++)
+		if (c->emitted.spill_bytes > 0 && !(c->off & 1u << i) && choices[i].used(c))
+			try_variant(c, what, c->off | 1u << i);
 }
 
 /* Whether the program to show (--emit thread, --emit cuda) is only known once
@@ -545,6 +603,7 @@ static void compute_key(const CompileRequest *r, uint8_t key[32])
 	cache_key_add_u64(&k, (uint64_t)r->opts.no_hold_smem);
 	cache_key_add_u64(&k, (uint64_t)r->opts.no_hoist);
 	cache_key_add_u64(&k, (uint64_t)r->opts.add_coords);
+	cache_key_add_u64(&k, (uint64_t)r->opts.wide_addr);
 	cache_key_add_u64(&k, (uint64_t)r->opts.scratch_apart);
 	cache_key_add_u64(&k, (uint64_t)r->opts.first_program);
 	cache_key_add_u64(&k, (uint64_t)r->opts.no_line_info);

@@ -60,6 +60,11 @@ typedef struct CompileOptions {
 	 * not | (codegen/lower.c, lw_coord), from the start; driver/compile.c
 	 * sets it for a variant of a kernel whose cubin spills */
 	bool add_coords;
+	/* TILE_WIDE_ADDR=1: loop-carried pointer tiles advanced by a scalar step
+	 * are carried as their scalar base (layout/ptr_iters.c), and CUDA C prints
+	 * pointer + 32-bit offset as mad.wide.s32 (codegen/emit_c_arith.c);
+	 * driver/compile.c sets it for a variant of a kernel whose cubin spills */
+	bool wide_addr;
 	/* TILE_SCRATCH_APART=1 (a debug aid): shared-memory scratch always starts
 	 * after every buffer (codegen/lower.c, lw_scratch) instead of over buffers
 	 * thought dead, so a run that differs from the default's names a scratch

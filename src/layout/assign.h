@@ -112,4 +112,9 @@ int64_t layout_buf_base(const LayoutCtx *lc, const TirFunc *f, const TirOp *loop
  * smem_bytes (layout_smem). */
 bool layout_pipeline(LayoutCtx *lc, TirFunc *f);
 
+/* CompileOptions.wide_addr, before layout_assign: a loop-carried pointer tile
+ * advanced by a scalar step is carried as its scalar base (ptr_iters.c).
+ * Returns how many there are; changes the IR only where `apply`. */
+int layout_scalar_ptr_iters(TirFunc *f, bool apply);
+
 #endif
