@@ -351,34 +351,10 @@ void ec_param_name(const TpFunc *f, int i, StrBuf *b)
 		sb_printf(b, "arg%d", i);
 }
 
-/* The most 32-bit registers of values a loop of b (or a loop nested in it)
- * carries from one iteration to the next. Pointers are left out: a pointer
- * tile advanced by a uniform step is strength-reduced by NVVM, and counting
- * it would flag every pipelined matmul. */
-static int loop_carried_words(const TpFunc *f, const TpBlock *b)
-{
-	int most = 0;
-	for (int i = 0; i < b->nops; i++) {
-		const TpOp *op = b->ops[i];
-		if (op->kind == TP_FOR || op->kind == TP_WHILE) {
-			int w = 0;
-			for (int k = 0; k < op->nout; k++) {
-				DType d = (DType)tp_type(f, op->results[k]).dt;
-				if (d != DT_PTR)
-					w += dtype_bytes(d) > 4 ? 2 : 1;
-			}
-			most = MAXOF(most, w);
-		}
-		for (int r = 0; r < op->nregions; r++) {
-			int inner = loop_carried_words(f, &op->regions[r]); /* once: not in MAXOF */
-			most = MAXOF(most, inner);
-		}
-	}
-	return most;
-}
-
-/* Loops carrying at least this many registers of values (a 128-register
- * accumulator tile and up) are declared to need one block per SM only: left to itself,
+/* Loops carrying at least this many registers of values that are not
+ * pointers (a pointer tile advanced by a uniform step is strength-reduced by
+ * NVVM, and counting it would flag every pipelined matmul), a 128-register
+ * accumulator tile and up, are declared to need one block per SM only: left to itself,
  * ptxas gave a 128x256x64 fp16 matmul tile over 8 warps 32 registers and
  * 10 KB of spills per thread (255 and under 1 KB with the minimum). Smaller
  * kernels keep ptxas's own budget, which favours occupancy; when that spills
@@ -404,7 +380,7 @@ static void print_signature(const Ec *e, StrBuf *o)
 {
 	const TpFunc *f = e->f;
 	int nthreads = f->num_warps * 32;
-	if (e->one_block || loop_carried_words(f, f->body) >= HEAVY_LOOP_WORDS)
+	if (e->one_block || tp_loop_carried_words(f, f->body, false) >= HEAVY_LOOP_WORDS)
 		sb_printf(o, "\nextern \"C\" __global__ void __launch_bounds__(%d, 1) %s(", nthreads, f->name);
 	else
 		sb_printf(o, "\nextern \"C\" __global__ void __launch_bounds__(%d) %s(", nthreads, f->name);
@@ -735,7 +711,7 @@ static bool spill_retry(const Nvrtc *nv, const TpFunc *f, char **src, int regs, 
                         NvrtcWant want, NvrtcOutput *o, double *secs, char *err, size_t errlen)
 {
 	if (spill <= 0 || (regs >= MAX_THREAD_REGISTERS && spill > SMALL_SPILL_BYTES) ||
-	    loop_carried_words(f, f->body) >= HEAVY_LOOP_WORDS)
+	    tp_loop_carried_words(f, f->body, false) >= HEAVY_LOOP_WORDS)
 		return false;
 	char *alt = emit_source(f, true, f->line_info);
 	NvrtcOutput o1;

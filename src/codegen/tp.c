@@ -23,6 +23,30 @@ const char *tp_op_name(TpOpKind k) { return (unsigned)k < TP_COUNT ? tp_ops[k].n
 
 int tp_op_flags(TpOpKind k) { return (unsigned)k < TP_COUNT ? tp_ops[k].flags : 0; }
 
+int tp_loop_carried_words(const TpFunc *f, const TpBlock *b, bool pointers)
+{
+	int most = 0;
+	for (int i = 0; i < b->nops; i++) {
+		const TpOp *op = b->ops[i];
+		if (op->kind == TP_FOR || op->kind == TP_WHILE) {
+			int w = 0;
+			for (int k = 0; k < op->nout; k++) {
+				Type t = tp_type(f, op->results[k]);
+				if (pointers)
+					w += t.dt == DT_PTR && !t.addrspace ? 2 : 0;
+				else if (t.dt != DT_PTR)
+					w += dtype_bytes((DType)t.dt) > 4 ? 2 : 1;
+			}
+			most = MAXOF(most, w);
+		}
+		for (int r = 0; r < op->nregions; r++) {
+			int inner = tp_loop_carried_words(f, &op->regions[r], pointers); /* once: not in MAXOF */
+			most = MAXOF(most, inner);
+		}
+	}
+	return most;
+}
+
 /* Grow an arena array of elem-sized items to hold `need`. */
 static void *agrow(Arena *a, void *data, size_t len, size_t *cap, size_t need, size_t elem)
 {

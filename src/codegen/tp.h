@@ -189,6 +189,10 @@ static inline Type tp_type(const TpFunc *f, TpVal v) { return f->vals.data[v].ty
 static inline bool tp_uniform(const TpFunc *f, TpVal v) { return f->vals.data[v].uniform; }
 const char *tp_op_name(TpOpKind k);
 int tp_op_flags(TpOpKind k);
+/* The most 32-bit registers a loop of b (or a loop nested in it) carries from
+ * one iteration to the next: its global pointers (two each) where `pointers`,
+ * else its values that are not pointers. */
+int tp_loop_carried_words(const TpFunc *f, const TpBlock *b, bool pointers);
 
 /* --emit=thread, and the verifier run after lowering (ice() on failure). */
 void tp_print(const TpFunc *f, StrBuf *out);

@@ -183,28 +183,6 @@ static bool uses_held(const Compilation *c)
 }
 static bool uses_or_coords(const Compilation *c) { return c->tp && c->tp->or_coords; }
 static bool uses_hoisted(const Compilation *c) { return c->hoisted > 0; }
-/* Registers of global pointers the loops of b carry a thread (the most of one loop). */
-static int carried_ptr_words(const TpFunc *f, const TpBlock *b)
-{
-	int most = 0;
-	for (int i = 0; i < b->nops; i++) {
-		const TpOp *op = b->ops[i];
-		if (op->kind == TP_FOR || op->kind == TP_WHILE) {
-			int w = 0;
-			for (int k = 0; k < op->nout; k++) {
-				Type t = tp_type(f, op->results[k]);
-				w += t.dt == DT_PTR && !t.addrspace ? 2 : 0;
-			}
-			most = MAXOF(most, w);
-		}
-		for (int r = 0; r < op->nregions; r++) {
-			int inner = carried_ptr_words(f, &op->regions[r]);
-			most = MAXOF(most, inner);
-		}
-	}
-	return most;
-}
-
 /* Loop-carried pointer tiles that wide_addr would carry as a scalar base, and
  * big in registers: one pointer per element or so (strides not :16, loads of
  * one element). Where they are vectors (cp.async of 16 bytes: a few pointers
@@ -214,7 +192,7 @@ enum { WIDE_ADDR_MIN_WORDS = 64 };
 static bool uses_ptr_iters(const Compilation *c)
 {
 	return c->req->target.kind == TARGET_CUDA && !c->opts.wide_addr && c->ptr_iters > 0 && c->tp &&
-	       carried_ptr_words(c->tp, c->tp->body) >= WIDE_ADDR_MIN_WORDS;
+	       tp_loop_carried_words(c->tp, c->tp->body, true) >= WIDE_ADDR_MIN_WORDS;
 }
 
 static void no_prefetch(CompileOptions *o) { o->no_mma_prefetch = true; }

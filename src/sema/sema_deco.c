@@ -37,7 +37,7 @@ static const char *deco_builtin_in(Sema *s, ModScope *ms, const Expr *d)
 	return quiet_builtin_name(s, ms, d);
 }
 
-const char *quiet_builtin_name(Sema *s, ModScope *ms, const Expr *e)
+Value quiet_module_eval(Sema *s, ModScope *ms, const Expr *e, bool *failed)
 {
 	Quiet q;
 	quiet_begin(s, &q);
@@ -45,7 +45,14 @@ const char *quiet_builtin_name(Sema *s, ModScope *ms, const Expr *e)
 	fn_init(s, &tmp, NULL, ms, false);
 	Value v = eval(s, &tmp, e);
 	fn_free(&tmp);
-	bool failed = quiet_end(s, &q, NULL);
+	*failed = quiet_end(s, &q, NULL);
+	return v;
+}
+
+const char *quiet_builtin_name(Sema *s, ModScope *ms, const Expr *e)
+{
+	bool failed;
+	Value v = quiet_module_eval(s, ms, e, &failed);
 	return !failed && v.kind == V_BUILTIN && !v.self ? builtin_get(v.builtin)->name : NULL;
 }
 

@@ -50,13 +50,8 @@ static DType runtime_annotation_dtype(Sema *s, ModScope *ms, const Expr *ann)
 		               ? d
 		               : DT_VOID;
 	if (!n || !ms || (ann->kind != EX_NAME && ann->kind != EX_ATTR)) return DT_VOID;
-	Quiet q;
-	quiet_begin(s, &q);
-	Fn tmp;
-	fn_init(s, &tmp, NULL, ms, false);
-	Value v = eval(s, &tmp, ann);
-	fn_free(&tmp);
-	bool failed = quiet_end(s, &q, NULL);
+	bool failed;
+	Value v = quiet_module_eval(s, ms, ann, &failed);
 	if (failed || v.kind != V_DTYPE || v.n > 0 || v_is_foreign_dtype(v)) return DT_VOID;
 	d = v.ty.dt;
 	return d == DT_VOID || d == DT_PTR || d == DT_F8E4M3 || d == DT_F8E5M2 ? DT_VOID : d;

@@ -47,6 +47,8 @@ bool is_kernel_decorator_name(const char *n); /* jit, autotune, heuristics */
 /* The builtin e names (tl.constexpr, an alias of triton.jit), evaluated
  * quietly in module ms; NULL when it names none or fails. */
 const char *quiet_builtin_name(Sema *s, ModScope *ms, const Expr *e);
+/* e evaluated in module ms with diagnostics held back; *failed: it reported one. */
+Value quiet_module_eval(Sema *s, ModScope *ms, const Expr *e, bool *failed);
 /* a decorator name bound to a decorator call at module level: that call, else d */
 const Expr *deco_alias(const Module *m, const Expr *d);
 bool is_launch_option(const char *name); /* num_warps, num_stages, ... */
