@@ -91,10 +91,8 @@ static bool stage_sema(Compilation *c)
 		c->opts.num_stages = c->tir->num_stages;
 	c->tir->num_warps = c->opts.num_warps;
 	tir_verify(c->tir, "sema", false);
-	if (!c->opts.no_hoist) {
-		c->hoisted = tir_hoist_invariants(c->tir);
+	if (!c->opts.no_hoist && (c->hoisted = tir_hoist_invariants(c->tir)) > 0)
 		tir_verify(c->tir, "hoist", false);
-	}
 	if (r->dump == DUMP_TIR) {
 		StrBuf b = {0};
 		tir_print(c->tir, &b, false);
