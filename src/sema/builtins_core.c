@@ -406,7 +406,9 @@ static Value b_cast(Sema *s, Call *c, int extra)
 static Value b_condition(Sema *s, Call *c, int extra)
 {
 	(void)extra;
-	if (c->has[1] && value_truthy(c->a[1])) s->cond_no_licm = true;
+	bool no_licm = false;
+	if (c->has[1] && !as_const_flag(s, c->a[1], c->at[1], "disable_licm", &no_licm)) return v_err();
+	if (no_licm) s->cond_no_licm = true;
 	return c->a[0];
 }
 

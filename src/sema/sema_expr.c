@@ -21,6 +21,19 @@ bool as_const_int(Sema *s, Value v, SrcLoc loc, const char *what, int64_t *out)
 	return false;
 }
 
+/* A compile-time flag (a loop hint): a constexpr's truth, None false; a
+ * runtime value is an error, as Triton reads it in Python before any code runs. */
+bool as_const_flag(Sema *s, Value v, SrcLoc loc, const char *what, bool *out)
+{
+	if (v.kind == V_ERR) return false;
+	if (v.kind == V_CONST || v_is_enum_member(v)) {
+		*out = value_truthy(v);
+		return true;
+	}
+	diag_error(s->d, loc, "%s must be a constexpr bool, got %s", what, v_describe(s, v));
+	return false;
+}
+
 bool as_int_list(Sema *s, Value v, SrcLoc loc, const char *what, int32_t *out, int max, int *n)
 {
 	if (v.kind == V_ERR) return false;

@@ -520,6 +520,7 @@ bool eval_const_int(Sema *s, Fn *fn, const Expr *e, const char *what, int64_t *o
 Value get_attr(Sema *s, Value obj, const char *name, SrcLoc loc);
 bool as_const_int(Sema *s, Value v, SrcLoc loc, const char *what, int64_t *out);
 bool as_int_list(Sema *s, Value v, SrcLoc loc, const char *what, int32_t *out, int max, int *n);
+bool as_const_flag(Sema *s, Value v, SrcLoc loc, const char *what, bool *out);
 
 /* ---- sema_stmt.c ---- */
 typedef enum { FLOW_NEXT, FLOW_RETURN, FLOW_BREAK, FLOW_CONTINUE } Flow;

@@ -227,7 +227,9 @@ static bool iter_call(Sema *s, Fn *fn, const Expr *it, const char **kind, Value 
 		} else if (!strcmp(k, "num_stages")) {
 			if (!loop_stages(s, fn, it->kwargs[i].value, &hints->stages)) *nb = -1;
 		} else if (!strcmp(k, "disable_licm")) {
-			hints->no_licm = value_truthy(eval(s, fn, it->kwargs[i].value));
+			if (!as_const_flag(s, eval(s, fn, it->kwargs[i].value), it->kwargs[i].value->loc, "disable_licm",
+					   &hints->no_licm))
+				*nb = -1;
 		} else if (!strcmp(k, "loop_unroll_factor") || !strcmp(k, "warp_specialize") || !strcmp(k, "flatten") ||
 			   !strcmp(k, "disallow_acc_multi_buffer")) {
 			(void)eval(s, fn, it->kwargs[i].value);
