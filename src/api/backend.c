@@ -65,6 +65,13 @@ static void hook_fault(void *user, const char *msg)
 	pthread_mutex_unlock(&b->assert_mu);
 }
 
+/* A while loop has spun: the launch may wait for an instance not started. */
+static void hook_spin(void *user)
+{
+	Backend *b = user;
+	cpu_pool_spin(b->ctx->pool);
+}
+
 Backend *backend_create(tile_context *ctx)
 {
 	Backend *b = calloc(1, sizeof *b);
@@ -74,6 +81,7 @@ Backend *backend_create(tile_context *ctx)
 	b->hooks.print = hook_print;
 	b->hooks.assert_fail = hook_assert;
 	b->hooks.fault = hook_fault;
+	b->hooks.spin = hook_spin;
 	b->hooks.user = b;
 	pthread_mutex_init(&b->assert_mu, NULL);
 	return b;

@@ -12,7 +12,9 @@
  * (16-byte aligned) owned by the caller (one buffer per worker thread).
  * rt is the launcher's TileRuntimeHooks (src/jit/orc.h) or NULL: device_print
  * calls `tile_rt_print(rt, ...)` per thread and value in thread order,
- * device_assert calls `tile_rt_assert(rt, ...)` per failing thread (runtime
+ * device_assert calls `tile_rt_assert(rt, ...)` per failing thread, and
+ * every while loop calls `tile_rt_spin(rt)` once per SPIN_CHECK_ITERS
+ * iterations (an instance that waits for another: jit/cpu_launch.h) (runtime
  * symbols the JIT resolves; see src/jit/orc.h). The only other symbols the
  * object references are libm/libc functions (expf, tanhf, memcpy, ...).
  *
@@ -23,6 +25,8 @@
 #define TILE_EMIT_H
 
 #include "codegen/tp.h"
+
+enum { SPIN_CHECK_ITERS = 256 }; /* a power of two */
 
 typedef struct EmitResult {
 	void *binary;    /* CPU: ELF object; CUDA: cubin (heap) */

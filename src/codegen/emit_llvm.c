@@ -301,6 +301,11 @@ static void emit_while(Em *e, const TpOp *op)
 	make_phis(e, before, 0, phis);
 	for (int i = 0; i < n; i++)
 		add_incoming(phis[i], inits[i], pre);
+	/* iterations, for calling tile_rt_spin every SPIN_CHECK_ITERS: a loop
+	 * waiting for another instance may wait for one not started (emit.h) */
+	LLVMValueRef spins = LLVMBuildPhi(e->B, e->t_i32, "spins");
+	LLVMValueRef zero = LLVMConstInt(e->t_i32, 0, 0);
+	LLVMAddIncoming(spins, &zero, &pre, 1);
 	const TpOp *c = emit_block(e, before);
 	expect_term(c, TP_CONDITION);
 	LLVMValueRef cond = em_get(e, c->operands[0]);
@@ -318,8 +323,17 @@ static void emit_while(Em *e, const TpOp *op)
 	LLVMValueRef ys[n > 0 ? n : 1];
 	for (int i = 0; i < n; i++)
 		ys[i] = conv_to(e, before->args[i], em_get(e, y->operands[i]));
-	LLVMBasicBlockRef latch = LLVMGetInsertBlock(e->B);
+	LLVMValueRef spins1 = LLVMBuildAdd(e->B, spins, LLVMConstInt(e->t_i32, 1, 0), "");
+	LLVMValueRef due = LLVMBuildICmp(e->B, LLVMIntEQ, LLVMBuildAnd(e->B, spins1, LLVMConstInt(e->t_i32, SPIN_CHECK_ITERS - 1, 0), ""),
+	                                 zero, "");
+	LLVMBasicBlockRef bs = new_bb(e, "while.spin"), latch = new_bb(e, "while.latch");
+	LLVMBuildCondBr(e->B, due, bs, latch);
+	LLVMPositionBuilderAtEnd(e->B, bs);
+	em_call(e, "tile_rt_spin", e->t_void, &e->t_i8p, 1, &e->a_rt);
+	LLVMBuildBr(e->B, latch);
+	LLVMPositionBuilderAtEnd(e->B, latch);
 	LLVMBuildBr(e->B, bb);
+	LLVMAddIncoming(spins, &spins1, &latch, 1);
 	for (int i = 0; i < n; i++)
 		add_incoming(phis[i], ys[i], latch);
 	LLVMPositionBuilderAtEnd(e->B, bx);

@@ -10,6 +10,21 @@
  *   job lives on its stack). Workers i >= wanted only note the generation.
  * - Waiting is a short spin, then a condition variable: back-to-back launches
  *   find the workers still spinning and pay no wake-up.
+ *
+ * Instances are split into chunks of consecutive numbers, each with its own
+ * counter: a thread claims a chunk, then its instances one at a time, and
+ * when no chunk is left takes the instances others have not started yet.
+ * So every instance not yet started can be taken by any thread, lowest
+ * first; that is what a stalled launch needs (below).
+ *
+ * Stalls: instances may wait for one another (a grid-wide spin barrier, a
+ * program waiting for a flag another sets), which a GPU allows as long as
+ * they are resident at once. Here each runs to its end on its thread, so
+ * when all threads wait for instances not yet started, nothing moves. A
+ * kernel's while loop calls cpu_pool_spin every SPIN_CHECK_ITERS iterations; when
+ * no instance has started for STALL_NS and some are left, it starts one more
+ * thread (a "rescuer") for the launch, which takes the lowest instance not
+ * started. The caller joins the rescuers before it returns.
  */
 #include "jit/cpu_launch.h"
 
@@ -19,6 +34,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 enum {
@@ -28,20 +44,43 @@ enum {
 	CALLER_STACK_MAX = 1 << 20, /* a kernel that needs more never runs on the caller */
 	STACK_MARGIN = 1 << 20,  /* beyond a kernel's need: the functions it calls, the worker's */
 	MAX_THREADS = 256,
+	CHUNKS_PER_THREAD = 4,   /* chunks a launch is split into, per thread running it */
+	MAX_RESCUERS = 1024,     /* threads a stalled launch may add (a GPU keeps ~2k blocks resident) */
 	SMEM_ALIGN = 64,
 };
+
+#define STALL_NS 2000000 /* no instance started for this long while one waits: a stall */
+
+/* A chunk's counter: the next instance of the chunk to start. On a cache
+ * line of its own, as its owner bumps it for every instance. */
+typedef struct Chunk {
+	_Alignas(64) atomic_llong next;
+} Chunk;
 
 typedef struct CpuJob {
 	CpuKernelFn fn;
 	void **args;
 	int32_t grid[3];
 	int64_t total;
-	int64_t chunk;
+	int64_t chunk;   /* instances a chunk (the last may have fewer) */
+	int64_t nchunks;
+	Chunk *chunks;   /* the pool's; NULL for a job run on one thread */
+	atomic_llong next_chunk;
 	void *rt;
 	const int *stop; /* NULL, or a counter: a change from stop0 ends the launch */
 	int stop0;
-	atomic_llong next;
+	/* stall detection (the pool's mu held): instances started when last looked, and when */
+	int64_t seen_started;
+	int64_t seen_ns;
 } CpuJob;
+
+/* A thread added to a stalled launch. */
+typedef struct Rescuer {
+	pthread_t th;
+	struct CpuPool *pool;
+	CpuJob *job;
+	void *smem;
+} Rescuer;
 
 typedef struct Worker {
 	pthread_t th;
@@ -66,6 +105,12 @@ struct CpuPool {
 	size_t worker_stack; /* every worker has a stack of this many bytes */
 	size_t smem_cap; /* every worker buffer and caller_smem have this many bytes */
 	void *caller_smem;
+	Chunk *chunks; /* CHUNKS_PER_THREAD * nthreads, for the job on the workers */
+	/* the pool's mu guards these: the job the workers run (NULL between
+	 * launches), and the rescuers it was given */
+	CpuJob *live;
+	Rescuer **rescuers;
+	int nrescuers;
 };
 
 /* Polling step i: a pause while i < SPIN_ITERS, then sched_yield (so an
@@ -98,6 +143,14 @@ CpuPool *cpu_pool_create(int nthreads)
 		return NULL;
 	p->nthreads =
 	        nthreads > 0 ? (nthreads > MAX_THREADS ? MAX_THREADS : nthreads) : count_cores();
+	p->chunks = aligned_alloc(_Alignof(Chunk), sizeof(Chunk) * CHUNKS_PER_THREAD * (size_t)p->nthreads);
+	p->rescuers = calloc(MAX_RESCUERS, sizeof *p->rescuers);
+	if (!p->chunks || !p->rescuers) {
+		free(p->chunks);
+		free(p->rescuers);
+		free(p);
+		return NULL;
+	}
 	pthread_mutex_init(&p->launch_mu, NULL);
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_cond_init(&p->done, NULL);
@@ -116,38 +169,88 @@ static bool job_stopped(const CpuJob *j)
 	return j->stop && __atomic_load_n(j->stop, __ATOMIC_ACQUIRE) != j->stop0;
 }
 
-static void run_range(CpuJob *j, int64_t lo, int64_t hi, void *smem)
+static void pid_of(const CpuJob *j, int64_t i, int32_t pid[3])
 {
 	const int32_t gx = j->grid[0], gy = j->grid[1];
-	int32_t pid[3];
-	pid[0] = (int32_t)(lo % gx);
-	pid[1] = (int32_t)((lo / gx) % gy);
-	pid[2] = (int32_t)(lo / ((int64_t)gx * gy));
-	for (int64_t i = lo; i < hi; i++) {
-		if (job_stopped(j)) { /* the other threads' next chunk is past the end too */
-			atomic_store_explicit(&j->next, j->total, memory_order_relaxed);
-			return;
-		}
-		j->fn(j->args, pid, j->grid, smem, j->rt);
-		if (++pid[0] == gx) {
-			pid[0] = 0;
-			if (++pid[1] == gy) {
-				pid[1] = 0;
-				pid[2]++;
-			}
+	pid[0] = (int32_t)(i % gx);
+	pid[1] = (int32_t)((i / gx) % gy);
+	pid[2] = (int32_t)(i / ((int64_t)gx * gy));
+}
+
+/* The next pid in x-fastest order. */
+static void pid_step(const CpuJob *j, int32_t pid[3])
+{
+	if (++pid[0] == j->grid[0]) {
+		pid[0] = 0;
+		if (++pid[1] == j->grid[1]) {
+			pid[1] = 0;
+			pid[2]++;
 		}
 	}
+}
+
+/* Instances lo..hi-1 in order on this thread (a job without chunks). */
+static void run_range(CpuJob *j, int64_t lo, int64_t hi, void *smem)
+{
+	int32_t pid[3];
+	pid_of(j, lo, pid);
+	for (int64_t i = lo; i < hi; i++) {
+		if (job_stopped(j))
+			return;
+		j->fn(j->args, pid, j->grid, smem, j->rt);
+		pid_step(j, pid);
+	}
+}
+
+static int64_t chunk_end(const CpuJob *j, int64_t k)
+{
+	return k + 1 < j->nchunks ? (k + 1) * j->chunk : j->total;
+}
+
+/* Runs the instances of chunk k not started yet, one claim at a time. */
+static void drain_chunk(CpuJob *j, int64_t k, void *smem)
+{
+	atomic_llong *next = &j->chunks[k].next;
+	const int64_t end = chunk_end(j, k);
+	int64_t prev = -2; /* no instance yet: i == prev + 1 never holds */
+	int32_t pid[3];
+	while (!job_stopped(j)) {
+		int64_t i = atomic_fetch_add_explicit(next, 1, memory_order_relaxed);
+		if (i >= end)
+			return;
+		if (i == prev + 1)
+			pid_step(j, pid);
+		else
+			pid_of(j, i, pid);
+		j->fn(j->args, pid, j->grid, smem, j->rt);
+		prev = i;
+	}
+	/* stopped: the other threads claim no chunk after this either */
+	atomic_store_explicit(&j->next_chunk, j->nchunks, memory_order_relaxed);
+}
+
+/* The instances of chunks other threads claimed but have not started,
+ * lowest first (a load first: most are done, and a load does not take the
+ * line from its owner). */
+static void take_leftovers(CpuJob *j, void *smem)
+{
+	int64_t claimed = atomic_load_explicit(&j->next_chunk, memory_order_relaxed);
+	if (claimed > j->nchunks)
+		claimed = j->nchunks;
+	for (int64_t k = 0; k < claimed; k++)
+		if (atomic_load_explicit(&j->chunks[k].next, memory_order_relaxed) < chunk_end(j, k))
+			drain_chunk(j, k, smem);
 }
 
 static void run_chunks(CpuJob *j, void *smem)
 {
 	for (;;) {
-		int64_t lo = atomic_fetch_add_explicit(&j->next, j->chunk, memory_order_relaxed);
-		if (lo >= j->total)
-			return;
-		int64_t hi = lo + j->chunk < j->total ? lo + j->chunk : j->total;
-		run_range(j, lo, hi, smem);
+		int64_t k = atomic_fetch_add_explicit(&j->next_chunk, 1, memory_order_relaxed);
+		if (k >= j->nchunks)
+			break;
+		drain_chunk(j, k, smem);
 	}
+	take_leftovers(j, smem);
 }
 
 /* ---- workers ------------------------------------------------------------------ */
@@ -281,6 +384,8 @@ void cpu_pool_destroy(CpuPool *p)
 	stop_workers(p);
 	pthread_mutex_unlock(&p->launch_mu);
 	free(p->caller_smem);
+	free(p->chunks);
+	free(p->rescuers);
 	pthread_cond_destroy(&p->done);
 	pthread_mutex_destroy(&p->mu);
 	pthread_mutex_destroy(&p->launch_mu);
@@ -317,18 +422,133 @@ static void wait_done(CpuPool *p)
 	pthread_mutex_unlock(&p->mu);
 }
 
+/* ---- stalls ------------------------------------------------------------------- */
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int64_t instances_started(const CpuJob *j)
+{
+	int64_t n = 0;
+	for (int64_t k = 0; k < j->nchunks; k++) {
+		int64_t next = atomic_load_explicit(&j->chunks[k].next, memory_order_relaxed);
+		int64_t end = chunk_end(j, k);
+		n += (next < end ? next : end) - k * j->chunk;
+	}
+	return n;
+}
+
+/* Whether j has instances left and none started for STALL_NS (the pool's
+ * mu held); a yes restarts the clock, so a stall adds one thread a period. */
+static bool stalled(CpuJob *j)
+{
+	int64_t started = instances_started(j), now = now_ns();
+	if (started != j->seen_started) {
+		j->seen_started = started;
+		j->seen_ns = now;
+		return false;
+	}
+	if (started >= j->total || job_stopped(j) || now - j->seen_ns < STALL_NS)
+		return false;
+	j->seen_ns = now;
+	return true;
+}
+
+static void *rescuer_main(void *arg)
+{
+	Rescuer *r = arg;
+	CpuPool *p = r->pool;
+	take_leftovers(r->job, r->smem); /* the lowest instances first */
+	run_chunks(r->job, r->smem);
+	if (atomic_fetch_sub_explicit(&p->active, 1, memory_order_acq_rel) == 1) {
+		pthread_mutex_lock(&p->mu);
+		pthread_cond_signal(&p->done);
+		pthread_mutex_unlock(&p->mu);
+	}
+	return NULL;
+}
+
+/* Starts one more thread for the live job (the pool's mu held). It counts
+ * in `active` from here, so the caller waits for it; a thread that cannot
+ * be started is no error (the next period tries again). */
+static void add_rescuer(CpuPool *p, CpuJob *j)
+{
+	if (p->nrescuers >= MAX_RESCUERS || p->nrescuers >= j->total)
+		return;
+	Rescuer *r = calloc(1, sizeof *r);
+	if (!r)
+		return;
+	r->pool = p;
+	r->job = j;
+	if (p->smem_cap && !(r->smem = aligned_alloc(SMEM_ALIGN, p->smem_cap))) {
+		free(r);
+		return;
+	}
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	size_t stack = p->worker_stack > WORKER_STACK ? p->worker_stack : WORKER_STACK;
+	atomic_fetch_add_explicit(&p->active, 1, memory_order_relaxed);
+	if (pthread_attr_setstacksize(&attr, stack) != 0 ||
+	    pthread_create(&r->th, &attr, rescuer_main, r) != 0) {
+		atomic_fetch_sub_explicit(&p->active, 1, memory_order_relaxed);
+		free(r->smem);
+		free(r);
+	} else {
+		p->rescuers[p->nrescuers++] = r;
+	}
+	pthread_attr_destroy(&attr);
+}
+
+void cpu_pool_spin(CpuPool *p)
+{
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->mu);
+	if (p->live && stalled(p->live))
+		add_rescuer(p, p->live);
+	pthread_mutex_unlock(&p->mu);
+	sched_yield(); /* whoever this instance waits for may need the core */
+}
+
+/* After a launch (launch_mu held, active 0): no job is live; joins the rescuers. */
+static void end_job(CpuPool *p)
+{
+	pthread_mutex_lock(&p->mu);
+	p->live = NULL;
+	pthread_mutex_unlock(&p->mu);
+	for (int i = 0; i < p->nrescuers; i++) {
+		pthread_join(p->rescuers[i]->th, NULL);
+		free(p->rescuers[i]->smem);
+		free(p->rescuers[i]);
+	}
+	p->nrescuers = 0;
+}
+
 /* Runs j with the workers (launch_mu held), and on the caller too when
  * caller_helps; returns when all instances have run. */
 static void run_parallel(CpuPool *p, CpuJob *j, bool caller_helps)
 {
-	int64_t parts = (int64_t)(p->nworkers + caller_helps) * 4;
-	j->chunk = j->total / parts > 0 ? j->total / parts : 1;
+	int64_t runners = p->nworkers + caller_helps;
+	j->nchunks = runners * CHUNKS_PER_THREAD < j->total ? runners * CHUNKS_PER_THREAD : j->total;
+	j->chunk = (j->total + j->nchunks - 1) / j->nchunks;
+	j->nchunks = (j->total + j->chunk - 1) / j->chunk;
+	j->chunks = p->chunks;
+	for (int64_t k = 0; k < j->nchunks; k++)
+		atomic_store_explicit(&j->chunks[k].next, k * j->chunk, memory_order_relaxed);
+	atomic_store_explicit(&j->next_chunk, 0, memory_order_relaxed);
 	int wanted = p->nworkers;
 	if ((int64_t)wanted > j->total - caller_helps)
 		wanted = (int)(j->total - caller_helps);
 	p->job = j;
 	atomic_store_explicit(&p->active, wanted, memory_order_relaxed);
 	pthread_mutex_lock(&p->mu);
+	j->seen_started = 0;
+	j->seen_ns = now_ns();
+	p->live = j;
 	uint64_t gen = (atomic_load_explicit(&p->state, memory_order_relaxed) >> 16) + 1;
 	atomic_store_explicit(&p->state, gen << 16 | (uint64_t)wanted, memory_order_release);
 	for (int i = 0; i < wanted; i++)
@@ -337,6 +557,7 @@ static void run_parallel(CpuPool *p, CpuJob *j, bool caller_helps)
 	if (caller_helps)
 		run_chunks(j, p->caller_smem);
 	wait_done(p);
+	end_job(p);
 }
 
 /* ---- kernels with a deep stack ----------------------------------------------- */
@@ -433,7 +654,7 @@ int cpu_launch(CpuPool *p, CpuKernelFn fn, void **args, const uint32_t grid[3], 
 	if ((int64_t)grid[0] * grid[1] > INT64_MAX / grid[2])
 		return -1;
 	j.total = (int64_t)grid[0] * grid[1] * grid[2];
-	atomic_init(&j.next, 0);
+	atomic_init(&j.next_chunk, 0);
 	if (stack_bytes > CALLER_STACK_MAX)
 		return launch_deep(p, &j, smem_bytes, stack_bytes);
 	if (j.total == 1 && smem_bytes == 0) { /* the common tiny launch: a direct call */
@@ -446,15 +667,12 @@ int cpu_launch(CpuPool *p, CpuKernelFn fn, void **args, const uint32_t grid[3], 
 	int rc = 0;
 	if (!grow_smem(p, smem_bytes)) {
 		rc = -2;
-	} else if (j.total == 1 || p->nthreads <= 1) {
-		run_range(&j, 0, j.total, p->caller_smem);
+	} else if (j.total == 1) {
+		run_range(&j, 0, 1, p->caller_smem);
 	} else {
-		if (!p->started)
+		if (!p->started && p->nthreads > 1)
 			start_workers(p, p->nthreads - 1, WORKER_STACK);
-		if (p->nworkers == 0)
-			run_range(&j, 0, j.total, p->caller_smem);
-		else
-			run_parallel(p, &j, true);
+		run_parallel(p, &j, true); /* with no workers too: a stall can add threads */
 	}
 	pthread_mutex_unlock(&p->launch_mu);
 	return rc;

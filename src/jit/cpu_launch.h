@@ -6,8 +6,10 @@
  * which takes part) owns a 16-byte-aligned shared-memory buffer, grown when a
  * kernel needs more; a program instance gets one for its whole run.
  *
- * Instances are numbered with x fastest (then y, then z) and handed out in
- * small chunks through an atomic counter, so a grid of any shape balances.
+ * Instances are numbered with x fastest (then y, then z) and split into a
+ * few chunks a thread; a thread claims a chunk, then its instances one by
+ * one, and at the end takes the instances of others' chunks not started yet,
+ * so a grid of any shape balances.
  * A grid of one instance runs inline on the calling thread without waking the
  * workers. A launch can be stopped early (see cpu_launch's `stop`). Nothing is allocated per launch once the buffers are big enough.
  *
@@ -23,6 +25,15 @@
  * restarts them with that stack, which they keep. A pool without workers (one core) starts
  * one for such kernels. A thread stack is reserved address space: only the
  * pages a kernel touches cost memory.
+ *
+ * Instances that wait for one another: a GPU runs at once all the instances
+ * it can hold, and kernels rely on it (a grid-wide spin barrier, a program
+ * waiting for a flag another program sets). Here an instance runs to its end
+ * on its thread, so the compiled code of every while loop calls
+ * cpu_pool_spin (through the runtime hooks) every few hundred iterations:
+ * when no instance of the launch has started for a while and some are left,
+ * the pool starts one more thread for the launch (up to 1024), which runs
+ * the lowest instance not started. The caller joins them before returning.
  *
  * Concurrency: launches from several threads on one pool are safe. The first
  * to arrive uses the workers; a launch that finds them busy runs its grid on
@@ -46,6 +57,11 @@ typedef struct CpuPool CpuPool;
 CpuPool *cpu_pool_create(int nthreads);
 void cpu_pool_destroy(CpuPool *p); /* NULL: no-op; joins the workers */
 int cpu_pool_threads(const CpuPool *p);
+
+/* Called by an instance of a kernel that has spun in a while loop for a
+ * while (jit/rt_hooks.c tile_rt_spin): adds a thread to the pool's launch if
+ * it is stalled, then yields the core. Any thread may call it; NULL: a yield. */
+void cpu_pool_spin(CpuPool *p);
 
 /* Runs fn over grid[0] x grid[1] x grid[2] instances and returns when all have
  * run; each instance gets smem_bytes of shared memory and may use stack_bytes

@@ -87,6 +87,7 @@ static const HostSym host_syms[] = {
         {"tile_rt_print", (void *)tile_rt_print},
         {"tile_rt_assert", (void *)tile_rt_assert},
         {"tile_rt_sreg", (void *)tile_rt_sreg},
+        {"tile_rt_spin", (void *)tile_rt_spin},
         {"tile_rt_mma_f16_f32", (void *)tile_rt_mma_f16_f32},
         {"tile_rt_mma_bf16_f32", (void *)tile_rt_mma_bf16_f32},
         {"tile_rt_mma_tf32_f32", (void *)tile_rt_mma_tf32_f32},

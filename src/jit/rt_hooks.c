@@ -21,6 +21,13 @@ int64_t tile_rt_sreg(int32_t which)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+void tile_rt_spin(void *rt)
+{
+	TileRuntimeHooks *h = rt;
+	if (h && h->spin)
+		h->spin(h->user);
+}
+
 /* One line per value, whole however long the prefix or the value (a 512-byte
  * buffer cut a long prefix at 200 characters, and a wide %f value before its
  * newline), as the GPU's printf prints it. */

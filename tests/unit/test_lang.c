@@ -863,6 +863,87 @@ static void test_volatile_spin(void)
 	volatile_spin(4);
 }
 
+/* ---- instances that wait for instances not started ---------------------------------
+ * A GPU keeps all the blocks of a small grid resident, and kernels rely on it:
+ * npbench's grid_sync (a spin barrier over the whole grid, for persistent
+ * heat_3d / jacobi_1d) and chains where a program waits for a flag a later
+ * one sets. The CPU runs an instance to its end on its thread, so a pool of
+ * 1 or 2 threads ran the first instances' spins forever. Now while loops call
+ * the pool every few hundred iterations, and a stalled launch gets threads
+ * for the instances not started (cpu_launch.c). Each spin gives up after
+ * `limit` iterations, so without that the test fails instead of hanging. */
+static const char grid_wait_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(bar, flags, out, limit, ROUNDS: tl.constexpr):\n"
+	"    pid = tl.program_id(0)\n"
+	"    G = tl.num_programs(0)\n"
+	"    if pid == G - 1:\n"
+	"        tl.atomic_xchg(flags + pid, 1)\n"
+	"    else:\n"
+	"        n = 0\n"
+	"        f = tl.atomic_add(flags + pid + 1, 0)\n"
+	"        while (f == 0) & (n < limit):\n"
+	"            f = tl.atomic_add(flags + pid + 1, 0)\n"
+	"            n += 1\n"
+	"        tl.atomic_xchg(flags + pid, f + 1)\n"
+	"    for r in range(ROUNDS):\n"
+	"        tl.atomic_add(bar, 1, sem='release')\n"
+	"        n = 0\n"
+	"        c = tl.atomic_add(bar, 0, sem='acquire')\n"
+	"        while (c < G * (r + 1)) & (n < limit):\n"
+	"            c = tl.atomic_add(bar, 0, sem='acquire')\n"
+	"            n += 1\n"
+	"        tl.store(out + pid * ROUNDS + r, c)\n";
+
+static void grid_wait(int threads, uint32_t G)
+{
+	enum { ROUNDS = 3, GMAX = 64 };
+	int32_t bar = 0, flags[GMAX] = {0}, out[GMAX * ROUNDS] = {0};
+	tile_context_options o = {0};
+	o.target = target;
+	o.num_threads = threads;
+	tile_kernel_options ko = {0};
+	ko.num_warps = 1;
+	tile_context *ctx = NULL;
+	tile_module *m = NULL;
+	tile_kernel *k = NULL;
+	tile_arg args[] = {tile_arg_ptr(&bar, TILE_I32), tile_arg_ptr(flags, TILE_I32),
+			   tile_arg_ptr(out, TILE_I32), tile_arg_i32(20000000)};
+	uint32_t g[3] = {G, 1, 1};
+	bool ok = G <= GMAX && tile_context_create(&ctx, &o) == TILE_OK &&
+		  tile_module_load_source(ctx, "t.py", grid_wait_src, strlen(grid_wait_src), &m) == TILE_OK &&
+		  tile_kernel_get(m, "k", "*i32,*i32,*i32,i32,3", &ko, &k) == TILE_OK &&
+		  tile_launch(k, g, args, 4, NULL) == TILE_OK;
+	if (!ok) {
+		fprintf(stderr, "test_lang.c:%d: [%s] k: %s\n", __LINE__, target, ctx ? tile_errmsg(ctx) : "no context");
+		failures++;
+	} else {
+		bool chain = true, passed = true;
+		for (uint32_t i = 0; i < G; i++)
+			chain &= flags[i] == (int32_t)(G - i);
+		for (uint32_t i = 0; i < G; i++)
+			for (int r = 0; r < ROUNDS; r++)
+				passed &= out[i * ROUNDS + r] >= (int32_t)G * (r + 1) &&
+					  out[i * ROUNDS + r] <= (int32_t)G * ROUNDS;
+		if (!chain || !passed || bar != (int32_t)G * ROUNDS)
+			fprintf(stderr, "test_lang.c:%d: [%s] %d threads, grid %u: chain %d barrier %d (bar %d)\n",
+				__LINE__, target, threads, G, chain, passed, bar);
+		CHECK(chain && passed && bar == (int32_t)G * ROUNDS);
+	}
+	tile_kernel_destroy(k);
+	tile_module_destroy(m);
+	tile_context_destroy(ctx);
+}
+
+static void test_grid_wait(void)
+{
+	grid_wait(1, 5);
+	grid_wait(2, 24);
+	grid_wait(0, 64);
+}
+
 static void test_down_loops(void)
 {
 	for (int n = 0; n <= 9; n += 3) {
@@ -5036,6 +5117,7 @@ int main(void)
 		test_runtime_step();
 		test_unsigned_range();
 		test_volatile_spin();
+	test_grid_wait();
 		test_sreg();
 		test_descriptors();
 		test_device_tma();
