@@ -66,10 +66,10 @@ static void hook_fault(void *user, const char *msg)
 }
 
 /* A while loop has spun: the launch may wait for an instance not started. */
-static void hook_spin(void *user)
+static int hook_spin(void *user)
 {
 	Backend *b = user;
-	cpu_pool_spin(b->ctx->pool);
+	return cpu_pool_spin(b->ctx->pool);
 }
 
 Backend *backend_create(tile_context *ctx)

@@ -14,8 +14,9 @@
  * calls `tile_rt_print(rt, ...)` per thread and value in thread order,
  * device_assert calls `tile_rt_assert(rt, ...)` per failing thread, and
  * every while loop calls `tile_rt_spin(rt)` once per SPIN_CHECK_ITERS
- * iterations (an instance that waits for another: jit/cpu_launch.h) (runtime
- * symbols the JIT resolves; see src/jit/orc.h). The only other symbols the
+ * iterations (an instance that waits for another: jit/cpu_launch.h), and
+ * ends the instance where it returns nonzero (runtime symbols the JIT
+ * resolves; see src/jit/orc.h). The only other symbols the
  * object references are libm/libc functions (expf, tanhf, memcpy, ...).
  *
  * CUDA: the emitted source defines `extern "C" __global__ void NAME(T0 p0, ...)`

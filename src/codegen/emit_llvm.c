@@ -329,8 +329,12 @@ static void emit_while(Em *e, const TpOp *op)
 	LLVMBasicBlockRef bs = new_bb(e, "while.spin"), latch = new_bb(e, "while.latch");
 	LLVMBuildCondBr(e->B, due, bs, latch);
 	LLVMPositionBuilderAtEnd(e->B, bs);
-	em_call(e, "tile_rt_spin", e->t_void, &e->t_i8p, 1, &e->a_rt);
-	LLVMBuildBr(e->B, latch);
+	/* nonzero: a failed device_assert stopped the launch; this instance
+	 * ends too (it may wait for one that will never start), as a trap ends
+	 * a GPU's grid */
+	LLVMValueRef stopped = em_call(e, "tile_rt_spin", e->t_i32, &e->t_i8p, 1, &e->a_rt);
+	LLVMBuildCondBr(e->B, LLVMBuildICmp(e->B, LLVMIntNE, stopped, LLVMConstInt(e->t_i32, 0, 0), ""),
+	                em_abort_block(e), latch);
 	LLVMPositionBuilderAtEnd(e->B, latch);
 	LLVMBuildBr(e->B, bb);
 	LLVMAddIncoming(spins, &spins1, &latch, 1);

@@ -503,15 +503,17 @@ static void add_rescuer(CpuPool *p, CpuJob *j)
 	pthread_attr_destroy(&attr);
 }
 
-void cpu_pool_spin(CpuPool *p)
+int cpu_pool_spin(CpuPool *p)
 {
 	if (!p)
-		return;
+		return 0;
 	pthread_mutex_lock(&p->mu);
-	if (p->live && stalled(p->live))
+	bool stopped = p->live && job_stopped(p->live);
+	if (p->live && !stopped && stalled(p->live))
 		add_rescuer(p, p->live);
 	pthread_mutex_unlock(&p->mu);
 	sched_yield(); /* whoever this instance waits for may need the core */
+	return stopped;
 }
 
 /* After a launch (launch_mu held, active 0): no job is live; joins the rescuers. */

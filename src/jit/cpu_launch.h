@@ -60,8 +60,11 @@ int cpu_pool_threads(const CpuPool *p);
 
 /* Called by an instance of a kernel that has spun in a while loop for a
  * while (jit/rt_hooks.c tile_rt_spin): adds a thread to the pool's launch if
- * it is stalled, then yields the core. Any thread may call it; NULL: a yield. */
-void cpu_pool_spin(CpuPool *p);
+ * it is stalled, then yields the core. Returns whether that launch was
+ * stopped (its `stop` counter moved): the caller's instance then ends, as
+ * one waiting for an instance that will not start would spin forever. Any
+ * thread may call it; NULL: 0. */
+int cpu_pool_spin(CpuPool *p);
 
 /* Runs fn over grid[0] x grid[1] x grid[2] instances and returns when all have
  * run; each instance gets smem_bytes of shared memory and may use stack_bytes

@@ -61,8 +61,10 @@ typedef struct TileRuntimeHooks {
 	void (*fault)(void *user, const char *msg);
 	/* A program instance has run SPIN_CHECK_ITERS more iterations of a while
 	 * loop (tile_rt_spin): it may be waiting for an instance that has not
-	 * started (jit/cpu_launch.h, cpu_pool_spin). NULL: nothing. */
-	void (*spin)(void *user);
+	 * started (jit/cpu_launch.h, cpu_pool_spin). Returns nonzero when the
+	 * launch was stopped by a failed device_assert: the instance ends. NULL:
+	 * nothing. */
+	int (*spin)(void *user);
 	void *user;
 	int assert_count; /* number of failed thread-asserts (updated atomically) */
 	int fault_count;  /* faults reported (updated atomically) */
@@ -83,8 +85,8 @@ void tile_rt_assert(void *rt, const char *msg, int32_t pid_x, int32_t pid_y, int
  * real-time clock in nanoseconds / the CPU core running the program */
 int64_t tile_rt_sreg(int32_t which);
 /* A while loop's body calls this every SPIN_CHECK_ITERS (codegen/emit.h)
- * iterations: rt->spin, then nothing more. */
-void tile_rt_spin(void *rt);
+ * iterations: rt->spin's answer; nonzero ends the instance. */
+int32_t tile_rt_spin(void *rt);
 /* cuda-emu: a vector access a GPU would fault on. addr[t] is thread t's
  * address (a shared-memory byte offset when shared), bad[t] nonzero where it
  * is not a multiple of align; reports the first such thread through

@@ -21,11 +21,10 @@ int64_t tile_rt_sreg(int32_t which)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-void tile_rt_spin(void *rt)
+int32_t tile_rt_spin(void *rt)
 {
 	TileRuntimeHooks *h = rt;
-	if (h && h->spin)
-		h->spin(h->user);
+	return h && h->spin ? h->spin(h->user) : 0;
 }
 
 /* One line per value, whole however long the prefix or the value (a 512-byte

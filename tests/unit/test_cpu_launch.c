@@ -4,13 +4,15 @@
  * shared memory is 16-byte aligned, private to an instance while it runs and
  * big enough; grids of one instance run inline on the caller; launches from
  * several threads on one pool are all completed. A kernel that needs a deep
- * stack runs only on threads that have it, never on the caller. */
+ * stack runs only on threads that have it, never on the caller. Instances
+ * that wait for instances not started get threads (cpu_pool_spin). */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "jit/cpu_launch.h"
 
@@ -140,6 +142,67 @@ static void test_stop(void)
 	CHECK(atomic_load(&alone.runs) == 3);
 }
 
+/* ---- instances waiting for one another ------------------------------------------- */
+
+typedef struct Wait {
+	CpuPool *pool;
+	int32_t total;
+	int fail_at; /* the instance that "fails a device_assert", or -1 */
+	int count;   /* the stop word */
+	atomic_int arrived, passed, gave_up;
+} Wait;
+
+/* A grid-wide barrier, spinning as a compiled while loop does: cpu_pool_spin
+ * every 256 polls, ending the instance when it says the launch stopped. */
+static void wait_kernel(void **args, const int32_t pid[3], const int32_t nprog[3], void *smem,
+                        void *rt)
+{
+	Wait *w = args[0];
+	(void)nprog, (void)smem, (void)rt;
+	if (pid[0] == w->fail_at) {
+		__atomic_fetch_add(&w->count, 1, __ATOMIC_SEQ_CST);
+		return;
+	}
+	atomic_fetch_add(&w->arrived, 1);
+	time_t give_up = time(NULL) + 30; /* a failure, not a hang, without the threads */
+	for (long i = 1; atomic_load(&w->arrived) < w->total; i++)
+		if (i % 256 == 0 && (cpu_pool_spin(w->pool) || time(NULL) > give_up)) {
+			atomic_fetch_add(&w->gave_up, 1);
+			return;
+		}
+	atomic_fetch_add(&w->passed, 1);
+}
+
+static void run_wait(CpuPool *p, int32_t n, uint64_t stack, int fail_at)
+{
+	Wait w = {.pool = p, .total = n, .fail_at = fail_at};
+	void *args[1] = {&w};
+	uint32_t grid[3] = {(uint32_t)n, 1, 1};
+	CHECK(cpu_launch(p, wait_kernel, args, grid, 64, stack, NULL, &w.count) == 0);
+	if (fail_at < 0)
+		CHECK(atomic_load(&w.passed) == n && atomic_load(&w.gave_up) == 0);
+	else /* the barrier never completes: every instance that started gives up */
+		CHECK(atomic_load(&w.passed) == 0 && atomic_load(&w.arrived) == atomic_load(&w.gave_up));
+}
+
+/* More instances wait at a barrier than the pool has threads: stalls add
+ * threads until all have arrived (on the caller's pool of one too, and for a
+ * kernel with a deep stack); a stopped launch ends its waiting instances. */
+static void test_wait(void)
+{
+	CpuPool *one = cpu_pool_create(1), *two = cpu_pool_create(2);
+	run_wait(one, 6, 0, -1);
+	run_wait(two, 40, 0, -1);
+	run_wait(two, 300, 0, -1);
+	run_wait(two, 9, 2 << 20, -1); /* rescuers get the workers' deep stack */
+	run_grid(two, 100, 1, 1, 64); /* the pool works as before after rescues */
+	run_wait(two, 50, 0, 7);
+	run_wait(one, 5, 0, 0);
+	cpu_pool_destroy(one);
+	cpu_pool_destroy(two);
+	CHECK(cpu_pool_spin(NULL) == 0);
+}
+
 /* ---- kernels with a deep stack ---------------------------------------------------- */
 
 typedef struct Deep {
@@ -261,6 +324,7 @@ int main(void)
 	cpu_pool_destroy(one);
 	test_deep();
 	test_stop();
+	test_wait();
 	if (failures)
 		fprintf(stderr, "test_cpu_launch: %d failure(s)\n", failures);
 	return failures ? 1 : 0;

@@ -876,9 +876,11 @@ static const char grid_wait_src[] =
 	"import triton\n"
 	"import triton.language as tl\n"
 	"@triton.jit\n"
-	"def k(bar, flags, out, limit, ROUNDS: tl.constexpr):\n"
+	"def k(bar, flags, out, limit, ROUNDS: tl.constexpr, FAIL: tl.constexpr):\n"
 	"    pid = tl.program_id(0)\n"
 	"    G = tl.num_programs(0)\n"
+	"    if FAIL:\n"
+	"        tl.device_assert(pid != G - 1, 'the last program fails')\n"
 	"    if pid == G - 1:\n"
 	"        tl.atomic_xchg(flags + pid, 1)\n"
 	"    else:\n"
@@ -897,7 +899,10 @@ static const char grid_wait_src[] =
 	"            n += 1\n"
 	"        tl.store(out + pid * ROUNDS + r, c)\n";
 
-static void grid_wait(int threads, uint32_t G)
+/* fail: the last program fails a device_assert before it sets its flag, so
+ * the others would wait forever; they end at their next spin check instead
+ * (out stays 0: none went past its wait, as a GPU's trap ends the grid). */
+static void grid_wait(int threads, uint32_t G, bool fail)
 {
 	enum { ROUNDS = 3, GMAX = 64 };
 	int32_t bar = 0, flags[GMAX] = {0}, out[GMAX * ROUNDS] = {0};
@@ -906,6 +911,7 @@ static void grid_wait(int threads, uint32_t G)
 	o.num_threads = threads;
 	tile_kernel_options ko = {0};
 	ko.num_warps = 1;
+	ko.debug = fail;
 	tile_context *ctx = NULL;
 	tile_module *m = NULL;
 	tile_kernel *k = NULL;
@@ -914,9 +920,16 @@ static void grid_wait(int threads, uint32_t G)
 	uint32_t g[3] = {G, 1, 1};
 	bool ok = G <= GMAX && tile_context_create(&ctx, &o) == TILE_OK &&
 		  tile_module_load_source(ctx, "t.py", grid_wait_src, strlen(grid_wait_src), &m) == TILE_OK &&
-		  tile_kernel_get(m, "k", "*i32,*i32,*i32,i32,3", &ko, &k) == TILE_OK &&
-		  tile_launch(k, g, args, 4, NULL) == TILE_OK;
-	if (!ok) {
+		  tile_kernel_get(m, "k", fail ? "*i32,*i32,*i32,i32,3,1" : "*i32,*i32,*i32,i32,3,0", &ko, &k) ==
+			  TILE_OK;
+	tile_status st = ok ? tile_launch(k, g, args, 4, NULL) : TILE_OK;
+	if (ok && fail) {
+		bool none = bar == 0;
+		for (uint32_t i = 0; i < G * ROUNDS; i++)
+			none &= out[i] == 0;
+		CHECK(st != TILE_OK && strstr(tile_errmsg(ctx), "the last program fails") != NULL);
+		CHECK(none);
+	} else if (!ok || st != TILE_OK) {
 		fprintf(stderr, "test_lang.c:%d: [%s] k: %s\n", __LINE__, target, ctx ? tile_errmsg(ctx) : "no context");
 		failures++;
 	} else {
@@ -939,9 +952,10 @@ static void grid_wait(int threads, uint32_t G)
 
 static void test_grid_wait(void)
 {
-	grid_wait(1, 5);
-	grid_wait(2, 24);
-	grid_wait(0, 64);
+	grid_wait(1, 5, false);
+	grid_wait(2, 24, false);
+	grid_wait(0, 64, false);
+	grid_wait(2, 24, true);
 }
 
 static void test_down_loops(void)
