@@ -105,7 +105,8 @@ struct CpuPool {
 	size_t worker_stack; /* every worker has a stack of this many bytes */
 	size_t smem_cap; /* every worker buffer and caller_smem have this many bytes */
 	void *caller_smem;
-	Chunk *chunks; /* CHUNKS_PER_THREAD * nthreads, for the job on the workers */
+	Chunk *chunks; /* for the job on the workers */
+	int nchunks_cap;
 	/* the pool's mu guards these: the job the workers run (NULL between
 	 * launches), and the rescuers it was given */
 	CpuJob *live;
@@ -143,7 +144,10 @@ CpuPool *cpu_pool_create(int nthreads)
 		return NULL;
 	p->nthreads =
 	        nthreads > 0 ? (nthreads > MAX_THREADS ? MAX_THREADS : nthreads) : count_cores();
-	p->chunks = aligned_alloc(_Alignof(Chunk), sizeof(Chunk) * CHUNKS_PER_THREAD * (size_t)p->nthreads);
+	/* threads running a job: nthreads, or a deep-stack kernel's worker on a
+	 * pool of one and the caller after it */
+	p->nchunks_cap = CHUNKS_PER_THREAD * (p->nthreads + 1);
+	p->chunks = aligned_alloc(_Alignof(Chunk), sizeof(Chunk) * (size_t)p->nchunks_cap);
 	p->rescuers = calloc(MAX_RESCUERS, sizeof *p->rescuers);
 	if (!p->chunks || !p->rescuers) {
 		free(p->chunks);
@@ -536,6 +540,8 @@ static void run_parallel(CpuPool *p, CpuJob *j, bool caller_helps)
 {
 	int64_t runners = p->nworkers + caller_helps;
 	j->nchunks = runners * CHUNKS_PER_THREAD < j->total ? runners * CHUNKS_PER_THREAD : j->total;
+	if (j->nchunks > p->nchunks_cap)
+		j->nchunks = p->nchunks_cap;
 	j->chunk = (j->total + j->nchunks - 1) / j->nchunks;
 	j->nchunks = (j->total + j->chunk - 1) / j->chunk;
 	j->chunks = p->chunks;

@@ -291,6 +291,7 @@ static void test_deep(void)
 	CpuPool *one_core = cpu_pool_create(1); /* no workers: one is started for it */
 	run_deep(one_core, 3, 2 << 20, 1 << 20);
 	run_grid(one_core, 4, 1, 1, 16);
+	run_grid(one_core, 100, 1, 1, 16); /* the deep kernel's worker and the caller: 2 threads on a pool of 1 */
 	cpu_pool_destroy(one_core);
 	run_deep(NULL, 2, 2 << 20, 1 << 20); /* no pool: a thread of its own */
 }
