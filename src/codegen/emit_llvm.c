@@ -324,8 +324,8 @@ static void emit_while(Em *e, const TpOp *op)
 	for (int i = 0; i < n; i++)
 		ys[i] = conv_to(e, before->args[i], em_get(e, y->operands[i]));
 	LLVMValueRef spins1 = LLVMBuildAdd(e->B, spins, LLVMConstInt(e->t_i32, 1, 0), "");
-	LLVMValueRef due = LLVMBuildICmp(e->B, LLVMIntEQ, LLVMBuildAnd(e->B, spins1, LLVMConstInt(e->t_i32, SPIN_CHECK_ITERS - 1, 0), ""),
-	                                 zero, "");
+	LLVMValueRef low = LLVMBuildAnd(e->B, spins1, LLVMConstInt(e->t_i32, SPIN_CHECK_ITERS - 1, 0), "");
+	LLVMValueRef due = LLVMBuildICmp(e->B, LLVMIntEQ, low, zero, "");
 	LLVMBasicBlockRef bs = new_bb(e, "while.spin"), latch = new_bb(e, "while.latch");
 	LLVMBuildCondBr(e->B, due, bs, latch);
 	LLVMPositionBuilderAtEnd(e->B, bs);

@@ -21,10 +21,11 @@
  * program waiting for a flag another sets), which a GPU allows as long as
  * they are resident at once. Here each runs to its end on its thread, so
  * when all threads wait for instances not yet started, nothing moves. A
- * kernel's while loop calls cpu_pool_spin every SPIN_CHECK_ITERS iterations; when
- * no instance has started for STALL_NS and some are left, it starts one more
- * thread (a "rescuer") for the launch, which takes the lowest instance not
- * started. The caller joins the rescuers before it returns.
+ * kernel's while loop calls cpu_pool_spin every SPIN_CHECK_ITERS
+ * iterations; when no instance has started for the stall period and some
+ * are left, it starts one more thread (a "rescuer") for the launch, which
+ * takes the lowest instance not started. The caller joins the rescuers
+ * before it returns.
  */
 #include "jit/cpu_launch.h"
 
@@ -49,7 +50,11 @@ enum {
 	SMEM_ALIGN = 64,
 };
 
-#define STALL_NS 2000000 /* no instance started for this long while one waits: a stall */
+/* No instance started for this long while one waits: a stall. Or for 4
+ * times an instance's mean time so far, if longer: a launch of long
+ * instances whose while loops only compute gets no threads it does not need. */
+#define STALL_NS 2000000
+#define RESCUE_BYTES ((uint64_t)2 << 30) /* stack and shared memory rescuers may hold */
 
 /* A chunk's counter: the next instance of the chunk to start. On a cache
  * line of its own, as its owner bumps it for every instance. */
@@ -69,7 +74,11 @@ typedef struct CpuJob {
 	void *rt;
 	const int *stop; /* NULL, or a counter: a change from stop0 ends the launch */
 	int stop0;
-	/* stall detection (the pool's mu held): instances started when last looked, and when */
+	uint64_t stack_need; /* bytes of stack an instance may use */
+	/* stall detection (the pool's mu held): when the job began, the threads
+	 * running it (rescuers apart), instances started when last looked, and when */
+	int64_t start_ns;
+	int threads;
 	int64_t seen_started;
 	int64_t seen_ns;
 } CpuJob;
@@ -446,9 +455,12 @@ static int64_t instances_started(const CpuJob *j)
 	return n;
 }
 
-/* Whether j has instances left and none started for STALL_NS (the pool's
- * mu held); a yes restarts the clock, so a stall adds one thread a period. */
-static bool stalled(CpuJob *j)
+/* Whether j, run by `threads` threads, has instances left and none started
+ * for the stall period (the pool's mu held); a yes restarts the clock, so a
+ * stall adds one thread a period. An instance's mean time is bounded from
+ * above by the threads' time over the instances surely finished (started
+ * ones, less one a thread). */
+static bool stalled(CpuJob *j, int threads)
 {
 	int64_t started = instances_started(j), now = now_ns();
 	if (started != j->seen_started) {
@@ -456,7 +468,15 @@ static bool stalled(CpuJob *j)
 		j->seen_ns = now;
 		return false;
 	}
-	if (started >= j->total || job_stopped(j) || now - j->seen_ns < STALL_NS)
+	if (started >= j->total || job_stopped(j))
+		return false;
+	int64_t period = STALL_NS, finished = started - threads;
+	if (finished > 0) {
+		double mean = (double)(now - j->start_ns) * threads / (double)finished;
+		if (4 * mean > (double)period)
+			period = 4 * mean < 1e12 ? (int64_t)(4 * mean) : (int64_t)1e12;
+	}
+	if (now - j->seen_ns < period)
 		return false;
 	j->seen_ns = now;
 	return true;
@@ -481,7 +501,9 @@ static void *rescuer_main(void *arg)
  * be started is no error (the next period tries again). */
 static void add_rescuer(CpuPool *p, CpuJob *j)
 {
-	if (p->nrescuers >= MAX_RESCUERS || p->nrescuers >= j->total)
+	uint64_t each = j->stack_need + p->smem_cap + (64 << 10); /* bounded by deep_stack */
+	if (p->nrescuers >= MAX_RESCUERS || p->nrescuers >= j->total ||
+	    each > RESCUE_BYTES / (uint64_t)(p->nrescuers + 1))
 		return;
 	Rescuer *r = calloc(1, sizeof *r);
 	if (!r)
@@ -513,7 +535,7 @@ int cpu_pool_spin(CpuPool *p)
 		return 0;
 	pthread_mutex_lock(&p->mu);
 	bool stopped = p->live && job_stopped(p->live);
-	if (p->live && !stopped && stalled(p->live))
+	if (p->live && !stopped && stalled(p->live, p->live->threads + p->nrescuers))
 		add_rescuer(p, p->live);
 	pthread_mutex_unlock(&p->mu);
 	sched_yield(); /* whoever this instance waits for may need the core */
@@ -554,8 +576,9 @@ static void run_parallel(CpuPool *p, CpuJob *j, bool caller_helps)
 	p->job = j;
 	atomic_store_explicit(&p->active, wanted, memory_order_relaxed);
 	pthread_mutex_lock(&p->mu);
+	j->threads = wanted + caller_helps;
 	j->seen_started = 0;
-	j->seen_ns = now_ns();
+	j->start_ns = j->seen_ns = now_ns();
 	p->live = j;
 	uint64_t gen = (atomic_load_explicit(&p->state, memory_order_relaxed) >> 16) + 1;
 	atomic_store_explicit(&p->state, gen << 16 | (uint64_t)wanted, memory_order_release);
@@ -654,7 +677,7 @@ int cpu_launch(CpuPool *p, CpuKernelFn fn, void **args, const uint32_t grid[3], 
 			return -1;
 	if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0)
 		return 0;
-	CpuJob j = {.fn = fn, .args = args, .rt = rt, .stop = stop};
+	CpuJob j = {.fn = fn, .args = args, .rt = rt, .stop = stop, .stack_need = stack_bytes};
 	if (stop)
 		j.stop0 = __atomic_load_n(stop, __ATOMIC_ACQUIRE);
 	for (int d = 0; d < 3; d++)

@@ -31,9 +31,11 @@
  * waiting for a flag another program sets). Here an instance runs to its end
  * on its thread, so the compiled code of every while loop calls
  * cpu_pool_spin (through the runtime hooks) every few hundred iterations:
- * when no instance of the launch has started for a while and some are left,
- * the pool starts one more thread for the launch (up to 1024), which runs
- * the lowest instance not started. The caller joins them before returning.
+ * when no instance of the launch has started for a while (2 ms, or 4 times
+ * an instance's mean time once some have finished) and some are left, the
+ * pool starts one more thread for the launch (up to 1024 and 2 GB of stacks
+ * and shared memory), which runs the lowest instance not started. The caller
+ * joins them before returning.
  *
  * Concurrency: launches from several threads on one pool are safe. The first
  * to arrive uses the workers; a launch that finds them busy runs its grid on

@@ -173,6 +173,41 @@ static void wait_kernel(void **args, const int32_t pid[3], const int32_t nprog[3
 	atomic_fetch_add(&w->passed, 1);
 }
 
+/* Instances that only compute for a while in a loop that calls
+ * cpu_pool_spin (a long while loop): once some have finished, the pool
+ * knows an instance's time and adds no thread for gaps shorter than that. */
+typedef struct Busy {
+	CpuPool *pool;
+	pthread_mutex_t mu;
+	pthread_t seen[1100];
+	int nseen;
+} Busy;
+
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void busy_kernel(void **args, const int32_t pid[3], const int32_t nprog[3], void *smem,
+                        void *rt)
+{
+	Busy *b = args[0];
+	(void)pid, (void)nprog, (void)smem, (void)rt;
+	pthread_mutex_lock(&b->mu);
+	int i = 0;
+	while (i < b->nseen && !pthread_equal(b->seen[i], pthread_self()))
+		i++;
+	if (i == b->nseen && b->nseen < 1100)
+		b->seen[b->nseen++] = pthread_self();
+	pthread_mutex_unlock(&b->mu);
+	int64_t end = mono_ns() + 6000000; /* 6 ms */
+	for (long k = 1; mono_ns() < end; k++)
+		if (k % 256 == 0)
+			cpu_pool_spin(b->pool);
+}
+
 static void run_wait(CpuPool *p, int32_t n, uint64_t stack, int fail_at)
 {
 	Wait w = {.pool = p, .total = n, .fail_at = fail_at};
@@ -198,6 +233,13 @@ static void test_wait(void)
 	run_grid(two, 100, 1, 1, 64); /* the pool works as before after rescues */
 	run_wait(two, 50, 0, 7);
 	run_wait(one, 5, 0, 0);
+	Busy b = {.pool = two};
+	pthread_mutex_init(&b.mu, NULL);
+	void *args[1] = {&b};
+	uint32_t grid[3] = {150, 1, 1};
+	CHECK(cpu_launch(two, busy_kernel, args, grid, 0, 0, NULL, NULL) == 0);
+	CHECK(b.nseen <= 8); /* 2 to 4 here; 14 to 18 with a fixed 2 ms period */
+	pthread_mutex_destroy(&b.mu);
 	cpu_pool_destroy(one);
 	cpu_pool_destroy(two);
 	CHECK(cpu_pool_spin(NULL) == 0);
