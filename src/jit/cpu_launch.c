@@ -268,6 +268,16 @@ static void run_chunks(CpuJob *j, void *smem)
 
 /* ---- workers ------------------------------------------------------------------ */
 
+/* A worker or rescuer has run out of instances: the last wakes the caller. */
+static void job_part_done(CpuPool *p)
+{
+	if (atomic_fetch_sub_explicit(&p->active, 1, memory_order_acq_rel) == 1) {
+		pthread_mutex_lock(&p->mu);
+		pthread_cond_signal(&p->done);
+		pthread_mutex_unlock(&p->mu);
+	}
+}
+
 static uint64_t wait_new_state(Worker *w, uint64_t seen_gen)
 {
 	CpuPool *p = w->pool;
@@ -299,11 +309,7 @@ static void *worker_main(void *arg)
 		if (w->id >= (int)(s & 0xffff))
 			continue;
 		run_chunks(p->job, w->smem);
-		if (atomic_fetch_sub_explicit(&p->active, 1, memory_order_acq_rel) == 1) {
-			pthread_mutex_lock(&p->mu);
-			pthread_cond_signal(&p->done);
-			pthread_mutex_unlock(&p->mu);
-		}
+		job_part_done(p);
 	}
 	return NULL;
 }
@@ -488,11 +494,7 @@ static void *rescuer_main(void *arg)
 	CpuPool *p = r->pool;
 	take_leftovers(r->job, r->smem); /* the lowest instances first */
 	run_chunks(r->job, r->smem);
-	if (atomic_fetch_sub_explicit(&p->active, 1, memory_order_acq_rel) == 1) {
-		pthread_mutex_lock(&p->mu);
-		pthread_cond_signal(&p->done);
-		pthread_mutex_unlock(&p->mu);
-	}
+	job_part_done(p);
 	return NULL;
 }
 
