@@ -521,4 +521,28 @@ printf 'import triton\nimport triton.language as tl\n@triton.jit\ndef k(X):\n   
 expect 0 $TILE compile "$tmp/a:1:b/k.py" k --signature '*i32' --target sm_90a --emit cuda
 has "$tmp/out" "__assertfail(\"x: positive\", \"$tmp/a:1:b/k.py\", 6, \"k\", 1);"
 
+# on the CPU only a while loop that reads what other programs write (an
+# atomic, a volatile load) calls the pool's spin check (jit/cpu_launch.h):
+# one that only computes is a loop of its own, with no call
+cat >"$tmp/spin.py" <<'EOF'
+import triton
+import triton.language as tl
+@triton.jit
+def k(F, out, n):
+    i = 0
+    acc = 0
+    while i < n:
+        acc = acc * 3 + i
+        i += 1
+    f = tl.load(F, volatile=True)
+    while f == 0:
+        f = tl.load(F, volatile=True)
+    c = tl.atomic_add(F + 1, 0)
+    while c < n:
+        c = tl.atomic_add(F + 1, 0)
+    tl.store(out, acc + f + c)
+EOF
+expect 0 $TILE compile "$tmp/spin.py" k --signature '*i32,*i32,i32' --target cpu --emit llvm
+[ "$(grep -c 'call i32 @tile_rt_spin' "$tmp/out")" = 2 ] || fail "--emit llvm: tile_rt_spin is called in $(grep -c 'call i32 @tile_rt_spin' "$tmp/out") while loops, not the 2 that wait"
+
 finish

@@ -13,7 +13,8 @@
  * rt is the launcher's TileRuntimeHooks (src/jit/orc.h) or NULL: device_print
  * calls `tile_rt_print(rt, ...)` per thread and value in thread order,
  * device_assert calls `tile_rt_assert(rt, ...)` per failing thread, and
- * every while loop calls `tile_rt_spin(rt)` once per SPIN_CHECK_ITERS
+ * a while loop with an atomic or a volatile load (one that may wait for
+ * another program) calls `tile_rt_spin(rt)` once per SPIN_CHECK_ITERS
  * iterations (an instance that waits for another: jit/cpu_launch.h), and
  * ends the instance where it returns nonzero (runtime symbols the JIT
  * resolves; see src/jit/orc.h). The only other symbols the

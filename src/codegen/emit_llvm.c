@@ -285,6 +285,24 @@ static void emit_if(Em *e, const TpOp *op)
 	}
 }
 
+/* Whether a loop with this region may wait for another program instance:
+ * it reads memory another program may write while it runs (an atomic, a
+ * volatile load), in any op or region. A plain load is not such a read: LLVM
+ * may hoist it, and Triton's GPU backends may cache it. */
+static bool may_wait(const TpBlock *b)
+{
+	for (int i = 0; i < b->nops; i++) {
+		const TpOp *op = b->ops[i];
+		if (op->kind == TP_ATOMIC || op->kind == TP_ATOMIC_CAS ||
+		    (op->kind == TP_LOAD && (op->attr.flags & TIR_VOLATILE)))
+			return true;
+		for (int r = 0; r < op->nregions; r++)
+			if (may_wait(&op->regions[r]))
+				return true;
+	}
+	return false;
+}
+
 static void emit_while(Em *e, const TpOp *op)
 {
 	const TpBlock *before = &op->regions[0], *after = &op->regions[1];
@@ -303,9 +321,12 @@ static void emit_while(Em *e, const TpOp *op)
 		add_incoming(phis[i], inits[i], pre);
 	/* iterations, for calling tile_rt_spin every SPIN_CHECK_ITERS: a loop
 	 * waiting for another instance may wait for one not started (emit.h) */
-	LLVMValueRef spins = LLVMBuildPhi(e->B, e->t_i32, "spins");
-	LLVMValueRef zero = LLVMConstInt(e->t_i32, 0, 0);
-	LLVMAddIncoming(spins, &zero, &pre, 1);
+	bool spin = may_wait(before) || may_wait(after);
+	LLVMValueRef spins = NULL, zero = LLVMConstInt(e->t_i32, 0, 0);
+	if (spin) {
+		spins = LLVMBuildPhi(e->B, e->t_i32, "spins");
+		LLVMAddIncoming(spins, &zero, &pre, 1);
+	}
 	const TpOp *c = emit_block(e, before);
 	expect_term(c, TP_CONDITION);
 	LLVMValueRef cond = em_get(e, c->operands[0]);
@@ -323,21 +344,24 @@ static void emit_while(Em *e, const TpOp *op)
 	LLVMValueRef ys[n > 0 ? n : 1];
 	for (int i = 0; i < n; i++)
 		ys[i] = conv_to(e, before->args[i], em_get(e, y->operands[i]));
-	LLVMValueRef spins1 = LLVMBuildAdd(e->B, spins, LLVMConstInt(e->t_i32, 1, 0), "");
-	LLVMValueRef low = LLVMBuildAnd(e->B, spins1, LLVMConstInt(e->t_i32, SPIN_CHECK_ITERS - 1, 0), "");
-	LLVMValueRef due = LLVMBuildICmp(e->B, LLVMIntEQ, low, zero, "");
-	LLVMBasicBlockRef bs = new_bb(e, "while.spin"), latch = new_bb(e, "while.latch");
-	LLVMBuildCondBr(e->B, due, bs, latch);
-	LLVMPositionBuilderAtEnd(e->B, bs);
-	/* nonzero: a failed device_assert stopped the launch; this instance
-	 * ends too (it may wait for one that will never start), as a trap ends
-	 * a GPU's grid */
-	LLVMValueRef stopped = em_call(e, "tile_rt_spin", e->t_i32, &e->t_i8p, 1, &e->a_rt);
-	LLVMBuildCondBr(e->B, LLVMBuildICmp(e->B, LLVMIntNE, stopped, LLVMConstInt(e->t_i32, 0, 0), ""),
-	                em_abort_block(e), latch);
-	LLVMPositionBuilderAtEnd(e->B, latch);
+	LLVMBasicBlockRef latch = LLVMGetInsertBlock(e->B);
+	if (spin) {
+		LLVMValueRef spins1 = LLVMBuildAdd(e->B, spins, LLVMConstInt(e->t_i32, 1, 0), "");
+		LLVMValueRef low = LLVMBuildAnd(e->B, spins1, LLVMConstInt(e->t_i32, SPIN_CHECK_ITERS - 1, 0), "");
+		LLVMValueRef due = LLVMBuildICmp(e->B, LLVMIntEQ, low, zero, "");
+		LLVMBasicBlockRef bs = new_bb(e, "while.spin");
+		latch = new_bb(e, "while.latch");
+		LLVMBuildCondBr(e->B, due, bs, latch);
+		LLVMPositionBuilderAtEnd(e->B, bs);
+		/* nonzero: a failed device_assert stopped the launch; this
+		 * instance ends too (it may wait for one that will never start),
+		 * as a trap ends a GPU's grid */
+		LLVMValueRef stopped = em_call(e, "tile_rt_spin", e->t_i32, &e->t_i8p, 1, &e->a_rt);
+		LLVMBuildCondBr(e->B, LLVMBuildICmp(e->B, LLVMIntNE, stopped, zero, ""), em_abort_block(e), latch);
+		LLVMPositionBuilderAtEnd(e->B, latch);
+		LLVMAddIncoming(spins, &spins1, &latch, 1);
+	}
 	LLVMBuildBr(e->B, bb);
-	LLVMAddIncoming(spins, &spins1, &latch, 1);
 	for (int i = 0; i < n; i++)
 		add_incoming(phis[i], ys[i], latch);
 	LLVMPositionBuilderAtEnd(e->B, bx);

@@ -21,7 +21,8 @@
  * program waiting for a flag another sets), which a GPU allows as long as
  * they are resident at once. Here each runs to its end on its thread, so
  * when all threads wait for instances not yet started, nothing moves. A
- * kernel's while loop calls cpu_pool_spin every SPIN_CHECK_ITERS
+ * kernel's while loop with an atomic or a volatile load (one that may wait)
+ * calls cpu_pool_spin every SPIN_CHECK_ITERS
  * iterations; when no instance has started for the stall period and some
  * are left, it starts one more thread (a "rescuer") for the launch, which
  * takes the lowest instance not started. The caller joins the rescuers
@@ -54,6 +55,7 @@ enum {
  * times an instance's mean time so far, if longer: a launch of long
  * instances whose while loops only compute gets no threads it does not need. */
 #define STALL_NS 2000000
+#define CHECK_NS 200000 /* cpu_pool_spin takes the lock at most this often */
 #define RESCUE_BYTES ((uint64_t)2 << 30) /* stack and shared memory rescuers may hold */
 
 /* A chunk's counter: the next instance of the chunk to start. On a cache
@@ -121,6 +123,9 @@ struct CpuPool {
 	CpuJob *live;
 	Rescuer **rescuers;
 	int nrescuers;
+	atomic_bool crowded;        /* the live job has rescuers: spinners yield */
+	atomic_bool stopped;        /* the live job was stopped: spinners end */
+	atomic_llong next_check_ns; /* cpu_pool_spin looks at the pool no sooner */
 };
 
 /* Polling step i: a pause while i < SPIN_ITERS, then sched_yield (so an
@@ -169,6 +174,9 @@ CpuPool *cpu_pool_create(int nthreads)
 	pthread_cond_init(&p->done, NULL);
 	atomic_init(&p->state, 0);
 	atomic_init(&p->active, 0);
+	atomic_init(&p->crowded, false);
+	atomic_init(&p->stopped, false);
+	atomic_init(&p->next_check_ns, 0);
 	return p;
 }
 
@@ -535,12 +543,28 @@ int cpu_pool_spin(CpuPool *p)
 {
 	if (!p)
 		return 0;
+	/* more threads than cores: whoever this instance waits for may need
+	 * this one's (not otherwise: a yield on a loaded machine can cost a time
+	 * slice, and a loop that only computes calls this too) */
+	if (atomic_load_explicit(&p->crowded, memory_order_relaxed))
+		sched_yield();
+	if (atomic_load_explicit(&p->stopped, memory_order_relaxed))
+		return 1;
+	/* the pool is looked at once per CHECK_NS, whoever calls: a loop that
+	 * only computes calls this every few hundred ns, from every thread */
+	int64_t now = now_ns();
+	if (now < atomic_load_explicit(&p->next_check_ns, memory_order_relaxed))
+		return 0;
+	atomic_store_explicit(&p->next_check_ns, now + CHECK_NS, memory_order_relaxed);
 	pthread_mutex_lock(&p->mu);
 	bool stopped = p->live && job_stopped(p->live);
-	if (p->live && !stopped && stalled(p->live, p->live->threads + p->nrescuers))
+	if (stopped) /* every spinner sees it at its next call */
+		atomic_store_explicit(&p->stopped, true, memory_order_relaxed);
+	if (p->live && !stopped && stalled(p->live, p->live->threads + p->nrescuers)) {
 		add_rescuer(p, p->live);
+		atomic_store_explicit(&p->crowded, p->nrescuers > 0, memory_order_relaxed);
+	}
 	pthread_mutex_unlock(&p->mu);
-	sched_yield(); /* whoever this instance waits for may need the core */
 	return stopped;
 }
 
@@ -549,6 +573,8 @@ static void end_job(CpuPool *p)
 {
 	pthread_mutex_lock(&p->mu);
 	p->live = NULL;
+	atomic_store_explicit(&p->crowded, false, memory_order_relaxed);
+	atomic_store_explicit(&p->stopped, false, memory_order_relaxed);
 	pthread_mutex_unlock(&p->mu);
 	for (int i = 0; i < p->nrescuers; i++) {
 		pthread_join(p->rescuers[i]->th, NULL);

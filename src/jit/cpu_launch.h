@@ -29,8 +29,9 @@
  * Instances that wait for one another: a GPU runs at once all the instances
  * it can hold, and kernels rely on it (a grid-wide spin barrier, a program
  * waiting for a flag another program sets). Here an instance runs to its end
- * on its thread, so the compiled code of every while loop calls
- * cpu_pool_spin (through the runtime hooks) every few hundred iterations:
+ * on its thread, so the compiled code of every while loop that reads what
+ * other programs write (an atomic, a volatile load) calls cpu_pool_spin
+ * (through the runtime hooks) every few hundred iterations:
  * when no instance of the launch has started for a while (2 ms, or 4 times
  * an instance's mean time once some have finished) and some are left, the
  * pool starts one more thread for the launch (up to 1024 and 2 GB of stacks
@@ -62,7 +63,8 @@ int cpu_pool_threads(const CpuPool *p);
 
 /* Called by an instance of a kernel that has spun in a while loop for a
  * while (jit/rt_hooks.c tile_rt_spin): adds a thread to the pool's launch if
- * it is stalled, then yields the core. Returns whether that launch was
+ * it is stalled (the pool is looked at once per 0.2 ms, whoever calls), and
+ * yields the core while the launch has such threads. Returns whether it was
  * stopped (its `stop` counter moved): the caller's instance then ends, as
  * one waiting for an instance that will not start would spin forever. Any
  * thread may call it; NULL: 0. */
