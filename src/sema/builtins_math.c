@@ -36,12 +36,21 @@ static Value b_unary(Sema *s, Call *c, int m)
 			diag_error(s->d, c->at[0], "'%s' expects an integer tensor, got %s", c->name, dt_name(s, vtype(s, x)));
 			return v_err();
 		}
-		return math_op(s, (MathFn)m, &x, 1, vtype(s, x), c->loc);
+		/* libdevice's __nv_popcll / __nv_clzll return int32, as Triton types them */
+		Value r = math_op(s, (MathFn)m, &x, 1, vtype(s, x), c->loc);
+		if (dtype_bits((DType)vtype(s, x).dt) == 64)
+			r = v_tensor(s, cast_val(s, r.id, type_scalar(DT_I32), false, 0, c->loc));
+		return r;
 	}
 	if (!float_arg(s, c, 0, &x)) return v_err();
 	Type t = vtype(s, x);
 	if (m == MATH_ISNAN || m == MATH_ISINF || m == MATH_SIGNBIT) t = type_tile(type_scalar(DT_I1), t.rank, t.shape);
-	return math_op(s, (MathFn)m, &x, 1, t, c->loc);
+	Value r = math_op(s, (MathFn)m, &x, 1, t, c->loc);
+	/* libdevice.signbit is __nv_signbitf/d, an int32 0 or 1 that Triton does
+	 * not narrow to int1 (as it does isnan/isinf): signbit(x) + signbit(y)
+	 * is 2 for two negatives, not bool addition */
+	if (m == MATH_SIGNBIT) r = v_tensor(s, cast_val(s, r.id, type_scalar(DT_I32), false, 0, c->loc));
+	return r;
 }
 
 /* Promotes two operands to their computation type and broadcasts them. */
@@ -212,18 +221,6 @@ static Value b_rcp(Sema *s, Call *c, int extra)
 	return v_tensor(s, op->results[0]);
 }
 
-static Value b_exp10(Sema *s, Call *c, int extra)
-{
-	(void)extra;
-	ValId x;
-	if (!float_arg(s, c, 0, &x)) return v_err();
-	Type t = vtype(s, x);
-	ValId k = emit_const(s, t, 0, 3.321928094887362, c->loc);
-	ValId in[2] = {x, k};
-	ValId y = emit(s, TOP_MUL, c->loc, in, 2, t);
-	return math_op(s, MATH_EXP2, &y, 1, t, c->loc);
-}
-
 static Value b_isfinite(Sema *s, Call *c, int extra)
 {
 	(void)extra;
@@ -345,7 +342,6 @@ const Builtin builtins_math[] = {
     {"maximum", "x,y,propagate_nan=0", b_minmax, 1, BF_TL | BF_MATH},
     {"clamp", "x,min,max,propagate_nan=0", b_clamp, 0, BF_TL | BF_MATH},
     {"rcp", "x", b_rcp, 0, BF_MATH},
-    {"exp10", "x", b_exp10, 0, BF_MATH},
     {"isfinite", "x", b_isfinite, 0, BF_MATH},
     F2I("float2int", DT_F32, DT_I32), F2I("float2uint", DT_F32, DT_U32),
     F2I("float2ll", DT_F32, DT_I64), F2I("float2ull", DT_F32, DT_U64),

@@ -4407,6 +4407,103 @@ static void test_libdevice_bits(void)
 	CHECK(okr);
 }
 
+/* ---- libdevice sinpi/cospi/exp10 accuracy, signbit/clz/popc result types ------------ */
+
+/* sinpi was sin(pi * r) with r in [-1, 1]: sinpi(1) = -8.7e-8 (not 0), cospi(0.5) = -4.4e-8, and
+ * fp16/bf16 multiplied by pi rounded to their own precision (bf16 sinpi(1) = 9.7e-4); exp10 was
+ * exp2(x * log2(10)), 28 ulp at x = -23. libdevice.signbit is an int32 (Triton does not narrow
+ * __nv_signbitf to int1, so adding two is 2), clz/popc of int64 are int32 (__nv_clzll). */
+static const char pi_exp10_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"from triton.language.extra import libdevice\n"
+	"@triton.jit\n"
+	"def k(X, H, F, HO, IO, B: tl.constexpr):\n"
+	"    o = tl.arange(0, B)\n"
+	"    x = tl.load(X + o)\n"
+	"    h = tl.load(H + o)\n"
+	"    tl.store(F + o, libdevice.sinpi(x))\n"
+	"    tl.store(F + B + o, libdevice.cospi(x))\n"
+	"    tl.store(F + 2 * B + o, libdevice.exp10(x * 8.0))\n"
+	"    tl.store(HO + o, libdevice.sinpi(h))\n"
+	"    s = libdevice.signbit(x)\n"
+	"    tl.store(IO + o, s + s + s)\n"
+	"@triton.jit\n"
+	"def k2(L, LO, B: tl.constexpr):\n"
+	"    o = tl.arange(0, B)\n"
+	"    l = tl.load(L + o)\n"
+	"    c = libdevice.clz(l)\n"
+	"    p = libdevice.popc(l)\n"
+	"    tl.static_assert(c.dtype == tl.int32 and p.dtype == tl.int32)\n"
+	"    tl.store(LO + o, c * 100 + p)\n";
+
+static int ulp_dist_f(float a, float b)
+{
+	int32_t ia, ib;
+	memcpy(&ia, &a, 4);
+	memcpy(&ib, &b, 4);
+	if (ia < 0) ia = INT32_MIN - ia;
+	if (ib < 0) ib = INT32_MIN - ib;
+	int64_t d = (int64_t)ia - ib;
+	return d < 0 ? (int)-d : (int)d;
+}
+
+static void test_pi_exp10(void)
+{
+	enum { B = 16 };
+	float x[B] = {1.0f, -3.0f, 0.5f, -0.5f, 1.5f, 2.0f, 1.25f, -4.499967098f, 1.0f + 0x1p-20f, 100.0f,
+		      0x1p30f, -0.0f, 0.1f, -2.870616197f, 2.94247723f, 0.0f};
+	uint16_t hb[B];
+	int64_t l[B];
+	float f[3 * B];
+	uint16_t ho[B];
+	int32_t io[B], lo[B];
+	for (int i = 0; i < B; i++) {
+		hb[i] = (uint16_t)(i < 8 ? 0x3f80 + (i << 7) : 0xbf80 + ((i - 8) << 7)); /* bf16 1, 2, 4, ... and -1, -2, ... */
+		l[i] = i == 0 ? 0 : (int64_t)(0x9E3779B97F4A7C15ull >> (i * 3));
+	}
+	hb[14] = 0xbfc0, hb[15] = 0x3f00; /* -1.5 and 0.5: sinpi 1 */
+	tile_arg args[] = {tile_arg_ptr(x, TILE_FP32), tile_arg_ptr(hb, TILE_BF16), tile_arg_ptr(f, TILE_FP32),
+			   tile_arg_ptr(ho, TILE_BF16), tile_arg_ptr(io, TILE_I32)};
+	tile_arg args2[] = {tile_arg_ptr(l, TILE_I64), tile_arg_ptr(lo, TILE_I32)};
+	bool ran2 = RUN(pi_exp10_src, "k2", "*i64,*i32,16", 1, args2);
+	if (!RUN(pi_exp10_src, "k", "*fp32,*bf16,*fp32,*bf16,*i32,16", 1, args))
+		return;
+	bool oks = true, okc = true, oke = true, okh = true, oki = true, okl = true;
+	for (int i = 0; i < B; i++) {
+		double a = x[i], t = rint(2 * a), r = a - t / 2; /* exact */
+		int q = (int)fmod(fmod(t, 4) + 4, 4);
+		double sv = sin(M_PI * r), cv = cos(M_PI * r);
+		float ws = (float)(q == 0 ? sv : q == 1 ? cv : q == 2 ? -sv : -cv);
+		float wc = (float)(q == 0 ? cv : q == 1 ? -sv : q == 2 ? -cv : sv);
+		if (r == 0 && (q & 1) == 0) ws = signbit(a) ? -0.0f : 0.0f;
+		if (r == 0 && (q & 1)) wc = 0.0f;
+		oks &= ulp_dist_f(f[i], ws) <= 1 && (f[i] != 0 || signbit(f[i]) == signbit(ws));
+		okc &= ulp_dist_f(f[B + i], wc) <= 1 && (f[B + i] != 0 || !signbit(f[B + i]));
+		float we = (float)pow(10.0, (double)(x[i] * 8.0f));
+		oke &= ulp_dist_f(f[2 * B + i], we) <= 2;
+		/* bf16 inputs are integers or halves of them: sinpi exactly 0 or +-1 */
+		float hv;
+		uint32_t hbits = (uint32_t)hb[i] << 16;
+		memcpy(&hv, &hbits, 4);
+		double ht = rint(2.0 * hv);
+		float hw = fmod(ht, 2) != 0 ? (fmod(ht, 4) == 1 || fmod(ht, 4) == -3 ? 1.0f : -1.0f) : 0.0f;
+		uint32_t gb = (uint32_t)ho[i] << 16;
+		float g;
+		memcpy(&g, &gb, 4);
+		okh &= g == hw;
+		oki &= io[i] == (signbit(x[i]) ? 3 : 0);
+		int clz = l[i] == 0 ? 64 : __builtin_clzll((unsigned long long)l[i]);
+		okl &= !ran2 || lo[i] == clz * 100 + __builtin_popcountll((unsigned long long)l[i]);
+	}
+	CHECK(oks);
+	CHECK(okc);
+	CHECK(oke);
+	CHECK(okh);
+	CHECK(oki);
+	CHECK(okl);
+}
+
 /* ---- a one-element tile to its scalar: reshape(x, ()) and x.item() --------------- */
 
 static const char item_src[] =
@@ -5191,6 +5288,7 @@ int main(void)
 		test_fp_casts();
 		test_map_elementwise();
 		test_libdevice_bits();
+		test_pi_exp10();
 		test_item();
 		test_unsplat();
 		test_async_task();
