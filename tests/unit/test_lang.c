@@ -4504,6 +4504,70 @@ static void test_pi_exp10(void)
 	CHECK(okl);
 }
 
+/* ---- libdevice erfcx / erfcinv / normcdfinv tails, normcdf's left tail ------------- */
+
+/* erfcx was exp(x^2) * erfc(x): inf from x = 10 and NaN past 13 in fp32; erfcinv(y) was
+ * erfinv(1 - y): inf for y < 6e-8; normcdfinv the same through 1 - 2p; normcdf 55 ulp at x = -9. */
+static const char erfc_tail_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"from triton.language.extra import libdevice\n"
+	"@triton.jit\n"
+	"def k(X, Y, P, F, B: tl.constexpr):\n"
+	"    o = tl.arange(0, B)\n"
+	"    tl.store(F + o, libdevice.erfcx(tl.load(X + o)))\n"
+	"    tl.store(F + B + o, libdevice.erfcinv(tl.load(Y + o)))\n"
+	"    tl.store(F + 2 * B + o, libdevice.normcdfinv(tl.load(P + o)))\n"
+	"    tl.store(F + 3 * B + o, libdevice.normcdf(-tl.load(X + o) * 0.9))\n";
+
+static double erfcinv_ref(double y)
+{
+	double lo = 0, hi = 30;
+	for (int i = 0; i < 200; i++) {
+		double mid = (lo + hi) / 2;
+		if (erfc(mid) > y) lo = mid;
+		else hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
+static void test_erfc_tails(void)
+{
+	enum { B = 8 };
+	float x[B] = {10.0f, 13.5f, 20.0f, 1e5f, 1e30f, 0.5f, -3.0f, 9.0f};
+	float y[B] = {5e-11f, 1e-30f, 1e-45f, 0.3f, 1.7f, 0.0f, 2.0f, -0.1f};
+	float p[B] = {1e-20f, 2.5e-11f, 0.999f, 0.25f, 1e-38f, 0.0f, 1.0f, 1.5f};
+	float f[4 * B];
+	tile_arg args[] = {tile_arg_ptr(x, TILE_FP32), tile_arg_ptr(y, TILE_FP32), tile_arg_ptr(p, TILE_FP32),
+			   tile_arg_ptr(f, TILE_FP32)};
+	if (!RUN(erfc_tail_src, "k", "*fp32,*fp32,*fp32,*fp32,8", 1, args))
+		return;
+	bool okx = true, oki = true, okn = true, okc = true;
+	for (int i = 0; i < B; i++) {
+		long double a = x[i], wx;
+		if (a < 25) wx = expl(a * a) * erfcl(a);
+		else {
+			long double t = 1 / (2 * a * a), s = 1, term = 1;
+			for (int n = 1; n < 8; n++) term *= -(2 * n - 1) * t, s += term;
+			wx = s / (a * sqrtl(3.14159265358979323846L));
+		}
+		okx &= ulp_dist_f(f[i], (float)wx) <= 4;
+		double v = y[i], wi = v < 0 || v > 2 ? NAN : v == 0 ? INFINITY : v == 2 ? -INFINITY
+		                  : v > 1 ? -erfcinv_ref(2 - v) : erfcinv_ref(v);
+		oki &= wi != wi ? f[B + i] != f[B + i] : ulp_dist_f(f[B + i], (float)wi) <= 4;
+		double q = 2.0 * p[i], wn = q < 0 || q > 2 ? NAN : q == 0 ? -INFINITY : q == 2 ? INFINITY
+		                  : q > 1 ? M_SQRT2 * erfcinv_ref(2 - q) : -M_SQRT2 * erfcinv_ref(q);
+		okn &= wn != wn ? f[2 * B + i] != f[2 * B + i] : ulp_dist_f(f[2 * B + i], (float)wn) <= 8;
+		float xc = -x[i] * 0.9f;
+		float wc = (float)(0.5L * erfcl(-(long double)xc / sqrtl(2.0L)));
+		okc &= ulp_dist_f(f[3 * B + i], wc) <= 4;
+	}
+	CHECK(okx);
+	CHECK(oki);
+	CHECK(okn);
+	CHECK(okc);
+}
+
 /* ---- a one-element tile to its scalar: reshape(x, ()) and x.item() --------------- */
 
 static const char item_src[] =
@@ -5289,6 +5353,7 @@ int main(void)
 		test_map_elementwise();
 		test_libdevice_bits();
 		test_pi_exp10();
+		test_erfc_tails();
 		test_item();
 		test_unsplat();
 		test_async_task();
