@@ -197,6 +197,56 @@ static bool legacy_trans(Sema *s, Call *c, int i, ValId *x)
 	return true;
 }
 
+static Value b_dot(Sema *s, Call *c, int extra);
+
+/* A dot of rank 4 or more: the batch dims flattened to one, the 3-d dot, its
+ * result given the batch dims back, as Triton's core.dot does (3.5+); tile
+ * refused it. The accumulator, if any, must have the result's shape. */
+static Value dot_rank4(Sema *s, Call *c, ValId a, ValId b, int extra)
+{
+	Type ta = vtype(s, a), tb = vtype(s, b);
+	int r = ta.rank;
+	int32_t batch = 1;
+	for (int d = 0; d < r - 2; d++) {
+		if (ta.shape[d] != tb.shape[d]) {
+			char sa[64], sb[64];
+			shape_str(ta, sa, sizeof sa);
+			shape_str(tb, sb, sizeof sb);
+			diag_error(s->d, c->loc, "shape mismatch in '%s': %s vs %s (the batch dims differ)", c->name, sa, sb);
+			return v_err();
+		}
+		batch *= ta.shape[d];
+	}
+	int32_t M = ta.shape[r - 2], K = ta.shape[r - 1], N = tb.shape[r - 1];
+	int32_t sa3[3] = {batch, M, K}, sb3[3] = {batch, tb.shape[r - 2], N}, sc3[3] = {batch, M, N};
+	Call c3 = *c;
+	c3.a[0] = v_tensor(s, shape_reshape(s, a, 3, sa3, c->loc));
+	c3.a[1] = v_tensor(s, shape_reshape(s, b, 3, sb3, c->loc));
+	c3.has[7] = c3.has[8] = false; /* trans_a/trans_b were applied to a and b */
+	int32_t out_shape[TIR_MAX_RANK];
+	for (int d = 0; d < r - 2; d++)
+		out_shape[d] = ta.shape[d];
+	out_shape[r - 2] = M, out_shape[r - 1] = N;
+	if (c->has[2] && !v_is_none(c->a[2])) {
+		ValId acc;
+		if (!arg_tensor(s, c, 2, &acc)) return v_err();
+		Type tc = vtype(s, acc);
+		bool same = tc.rank == r;
+		for (int d = 0; same && d < r; d++)
+			same = tc.shape[d] == out_shape[d];
+		if (!same) {
+			char sc[64];
+			shape_str(tc, sc, sizeof sc);
+			diag_error(s->d, c->at[2], "the accumulator of '%s' must have the result's shape, got %s", c->name, sc);
+			return v_err();
+		}
+		c3.a[2] = v_tensor(s, shape_reshape(s, acc, 3, sc3, c->loc));
+	}
+	Value out = b_dot(s, &c3, extra);
+	if (out.kind != V_TENSOR) return out;
+	return v_tensor(s, shape_reshape(s, out.id, r, out_shape, c->loc));
+}
+
 static Value b_dot(Sema *s, Call *c, int extra)
 {
 	(void)extra;
@@ -207,9 +257,11 @@ static Value b_dot(Sema *s, Call *c, int extra)
 	char sa[64], sb[64];
 	shape_str(ta, sa, sizeof sa);
 	shape_str(tb, sb, sizeof sb);
+	if (ta.rank >= 4 && ta.rank == tb.rank)
+		return dot_rank4(s, c, a, b, extra);
 	bool batched = ta.rank == 3 && tb.rank == 3;
 	if (!batched && (ta.rank != 2 || tb.rank != 2)) {
-		diag_error(s->d, c->loc, "'%s' expects 2-d (or 3-d, batched) tiles, got shapes %s and %s", c->name, sa, sb);
+		diag_error(s->d, c->loc, "'%s' expects 2-d (or batched: 3-d or more, of equal ranks) tiles, got shapes %s and %s", c->name, sa, sb);
 		return v_err();
 	}
 	int rank = ta.rank;

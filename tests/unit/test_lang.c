@@ -4568,6 +4568,99 @@ static void test_erfc_tails(void)
 	CHECK(okc);
 }
 
+/* ---- libdevice norm3d/norm4d/rnorm3d without overflow, 4-d tl.dot ----------------- */
+
+/* norm3d was sqrt(a*a + b*b + c*c): inf from 1.9e19 and 0 below 1e-23 in fp32. */
+static const char norm_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"from triton.language.extra import libdevice\n"
+	"@triton.jit\n"
+	"def k(X, F, D, DO, B: tl.constexpr):\n"
+	"    o = tl.arange(0, B)\n"
+	"    x = tl.load(X + o)\n"
+	"    tl.store(F + o, libdevice.norm3d(x, x * 0.5, -x))\n"
+	"    tl.store(F + B + o, libdevice.rnorm3d(x, x * 0.5, -x))\n"
+	"    tl.store(F + 2 * B + o, libdevice.norm4d(x, x, x, x))\n"
+	"    d = tl.load(D + o)\n"
+	"    tl.store(DO + o, libdevice.norm3d(d, d, d))\n";
+
+static void test_norm_scaled(void)
+{
+	enum { B = 8 };
+	float x[B] = {1e20f, 1e-25f, 3.0f, 0.0f, -1e38f, 1e-45f, INFINITY, NAN};
+	double d[B] = {1e300, 1e-310, 3.0, 0.0, -1e308, 5e-324, 1.0, 2.0};
+	float f[3 * B];
+	double dout[B];
+	tile_arg args[] = {tile_arg_ptr(x, TILE_FP32), tile_arg_ptr(f, TILE_FP32), tile_arg_ptr(d, TILE_FP64),
+			   tile_arg_ptr(dout, TILE_FP64)};
+	if (!RUN(norm_src, "k", "*fp32,*fp32,*fp64,*fp64,8", 1, args))
+		return;
+	bool ok3 = true, okr = true, ok4 = true, okd = true;
+	for (int i = 0; i < B; i++) {
+		long double a = fabsl((long double)x[i]);
+		long double n3 = a * sqrtl(2.25L), n4 = 2 * a;
+		if (x[i] != x[i]) {
+			ok3 &= f[i] != f[i], okr &= f[B + i] != f[B + i], ok4 &= f[2 * B + i] != f[2 * B + i];
+			continue;
+		}
+		ok3 &= ulp_dist_f(f[i], (float)n3) <= 2;
+		okr &= ulp_dist_f(f[B + i], (float)(1 / n3)) <= 2;
+		ok4 &= ulp_dist_f(f[2 * B + i], (float)n4) <= 2;
+		long double w = fabsl((long double)d[i]) * sqrtl(3.0L);
+		double got = dout[i], want = (double)w;
+		okd &= got == want || fabs(got - want) <= 4 * fabs(nextafter(want, INFINITY) - want);
+	}
+	CHECK(ok3);
+	CHECK(okr);
+	CHECK(ok4);
+	CHECK(okd);
+}
+
+/* tl.dot of rank 4 (Triton 3.5+'s core.dot flattens the batch dims): refused before */
+static const char dot4_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(X, Y, Z, O):\n"
+	"    i = tl.arange(0, 2)[:, None, None, None] * 1024 + tl.arange(0, 2)[None, :, None, None] * 512\n"
+	"    r = tl.arange(0, 16)[None, None, :, None]\n"
+	"    c = tl.arange(0, 32)[None, None, None, :]\n"
+	"    x = tl.load(X + i + r * 32 + c)\n"
+	"    y = tl.trans(tl.load(Y + i + r * 32 + c), (0, 1, 3, 2))\n"
+	"    n = tl.arange(0, 16)[None, None, None, :]\n"
+	"    acc = tl.load(Z + i // 2 + r * 16 + n)\n"
+	"    tl.store(O + i // 2 + r * 16 + n, tl.dot(x, y, acc))\n";
+
+static void test_dot_rank4(void)
+{
+	enum { NB = 4, M = 16, K = 32 };
+	static uint16_t x[NB * M * K], y[NB * M * K];
+	static float xf[NB * M * K], yf[NB * M * K], z[NB * M * M], o[NB * M * M];
+	for (int i = 0; i < NB * M * K; i++) {
+		xf[i] = (float)((i * 7) % 13 - 6) * 0.25f;
+		yf[i] = (float)((i * 5) % 11 - 5) * 0.5f;
+		x[i] = half_bits(xf[i]);
+		y[i] = half_bits(yf[i]);
+	}
+	for (int i = 0; i < NB * M * M; i++)
+		z[i] = (float)(i % 9) - 4.0f, o[i] = 0;
+	tile_arg args[] = {tile_arg_ptr(x, TILE_FP16), tile_arg_ptr(y, TILE_FP16), tile_arg_ptr(z, TILE_FP32),
+			   tile_arg_ptr(o, TILE_FP32)};
+	if (!RUN(dot4_src, "k", "*fp16,*fp16,*fp32,*fp32", 1, args))
+		return;
+	bool ok = true;
+	for (int b = 0; b < NB; b++)
+		for (int m = 0; m < M; m++)
+			for (int n = 0; n < M; n++) {
+				float want = z[b * M * M + m * M + n];
+				for (int k = 0; k < K; k++)
+					want += xf[b * M * K + m * K + k] * yf[b * M * K + n * K + k];
+				ok &= o[b * M * M + m * M + n] == want;
+			}
+	CHECK(ok);
+}
+
 /* ---- a one-element tile to its scalar: reshape(x, ()) and x.item() --------------- */
 
 static const char item_src[] =
@@ -5354,6 +5447,8 @@ int main(void)
 		test_libdevice_bits();
 		test_pi_exp10();
 		test_erfc_tails();
+		test_norm_scaled();
+		test_dot_rank4();
 		test_item();
 		test_unsplat();
 		test_async_task();
