@@ -544,14 +544,14 @@ int cpu_pool_spin(CpuPool *p)
 	if (!p)
 		return 0;
 	/* more threads than cores: whoever this instance waits for may need
-	 * this one's (not otherwise: a yield on a loaded machine can cost a time
-	 * slice, and a loop that only computes calls this too) */
+	 * this one's (not otherwise: on a loaded machine a yield can cost a
+	 * whole time slice) */
 	if (atomic_load_explicit(&p->crowded, memory_order_relaxed))
 		sched_yield();
 	if (atomic_load_explicit(&p->stopped, memory_order_relaxed))
 		return 1;
-	/* the pool is looked at once per CHECK_NS, whoever calls: a loop that
-	 * only computes calls this every few hundred ns, from every thread */
+	/* the pool is looked at once per CHECK_NS, whoever calls: a waiting
+	 * loop calls this every few microseconds, from every waiting thread */
 	int64_t now = now_ns();
 	if (now < atomic_load_explicit(&p->next_check_ns, memory_order_relaxed))
 		return 0;
