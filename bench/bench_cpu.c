@@ -550,7 +550,7 @@ static void bench_launch(void)
 		for (int i = 0; i < iters; i++) {
 			dval = (float)i;
 			bad |= cpu_launch(ctx->pool, (CpuKernelFn)k->cpu_fn, argv_vals, grid,
-					  (size_t)k->ck.smem_bytes, k->ck.stack_bytes, k->rt) != 0;
+					  (size_t)k->ck.smem_bytes, k->ck.stack_bytes, k->rt, NULL) != 0;
 		}
 		double t5 = now_s();
 		if (r >= 0) {
