@@ -55,8 +55,12 @@ bool emit_llvm_with(const TpFunc *f, EmitWhat what, const EmitCpuOptions *o, Dia
 
 /* CUDA (src/codegen/emit_c.c). Compiles with libnvrtc loaded by dlopen; when
  * nvrtc is missing and a binary is requested, reports "libnvrtc not found"
- * and returns false. EMIT_CUDA_SRC works without nvrtc. */
-bool emit_cuda(const TpFunc *f, EmitWhat what, DiagSink *diags, EmitResult *out);
+ * and returns false. EMIT_CUDA_SRC works without nvrtc. `memo` (may be NULL):
+ * where nvrtc runs are kept and reused for the same source (the variants of
+ * one kernel's compile; jit/nvrtc_memo.c). */
+typedef struct NvrtcMemo NvrtcMemo;
+bool emit_cuda(const TpFunc *f, EmitWhat what, NvrtcMemo *memo, DiagSink *diags,
+               EmitResult *out);
 
 void emit_result_free(EmitResult *r);
 

@@ -731,8 +731,8 @@ static bool spill_retry(const Nvrtc *nv, const TpFunc *f, char **src, int regs, 
 	return true;
 }
 
-static bool compile_source(const TpFunc *f, char **src, bool want_ptx, DiagSink *diags,
-                           EmitResult *out)
+static bool compile_source(const TpFunc *f, char **src, bool want_ptx, NvrtcMemo *memo,
+                           DiagSink *diags, EmitResult *out)
 {
 	Nvrtc nv;
 	char err[512];
@@ -741,6 +741,7 @@ static bool compile_source(const TpFunc *f, char **src, bool want_ptx, DiagSink 
 		diag_error(diags, none, "%s", err);
 		return false;
 	}
+	nv.memo = memo;
 	char known[256];
 	if (!nvrtc_supports_arch(&nv, f->target.arch, known, sizeof known)) {
 		diag_error(diags, none, "target '%s': nvrtc %d.%d does not compile for it (it knows %s)",
@@ -787,7 +788,8 @@ static bool compile_source(const TpFunc *f, char **src, bool want_ptx, DiagSink 
 	return ok;
 }
 
-bool emit_cuda(const TpFunc *f, EmitWhat what, DiagSink *diags, EmitResult *out)
+bool emit_cuda(const TpFunc *f, EmitWhat what, NvrtcMemo *memo, DiagSink *diags,
+               EmitResult *out)
 {
 	memset(out, 0, sizeof *out);
 	out->registers = out->spill_bytes = -1;
@@ -811,7 +813,7 @@ bool emit_cuda(const TpFunc *f, EmitWhat what, DiagSink *diags, EmitResult *out)
 		out->text = src;
 		return true;
 	}
-	bool ok = compile_source(f, &src, what == EMIT_PTX || what == EMIT_ASM, diags, out);
+	bool ok = compile_source(f, &src, what == EMIT_PTX || what == EMIT_ASM, memo, diags, out);
 	free(src);
 	return ok;
 }

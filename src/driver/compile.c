@@ -47,8 +47,10 @@ typedef struct Compilation {
 	bool variant;
 	EmitWhat what;
 	unsigned off; /* the choices (bits) the kept program was compiled without */
+	uint32_t tried; /* bit `off` for each set of choices compiled without (try_variant) */
 	int hoisted;  /* ops moved out of loops (tir_hoist_invariants) */
 	int ptr_iters; /* loop-carried pointer tiles wide_addr carries as a scalar base */
+	NvrtcMemo *memo; /* the top compilation's (CUDA): nvrtc runs its variants may repeat */
 } Compilation;
 
 typedef bool (*StageFn)(Compilation *c);
@@ -223,6 +225,12 @@ static int smem_of(const Compilation *c)
  * and keeps it where it spills less (or as much in less shared memory). */
 static void try_variant(Compilation *c, EmitWhat what, unsigned off)
 {
+	/* the search may come back to a set it weighed (the others again on top
+	 * of kept wide addresses): the same program, not compiled twice */
+	_Static_assert(COUNTOF(choices) <= 5, "tried has a bit for each set of choices");
+	if ((c->tried | 1u) >> off & 1u) /* bit 0: the first program */
+		return;
+	c->tried |= 1u << off;
 	CompileRequest r = *c->req;
 	for (size_t k = 0; k < COUNTOF(choices); k++)
 		if (off & 1u << k)
@@ -232,6 +240,7 @@ static void try_variant(Compilation *c, EmitWhat what, unsigned off)
 	diag_init(&quiet);
 	Compilation alt;
 	compilation_init(&alt, &r, &quiet, c->arena);
+	alt.memo = c->memo;
 	alt.variant = true;
 	alt.what = what;
 	run_stages(&alt);
@@ -309,7 +318,7 @@ static void keep_program_without_spills(Compilation *c)
 {
 	DiagSink quiet;
 	diag_init(&quiet);
-	if (emit_cuda(c->tp, EMIT_BINARY, &quiet, &c->emitted))
+	if (emit_cuda(c->tp, EMIT_BINARY, c->memo, &quiet, &c->emitted))
 		try_variants(c, EMIT_BINARY);
 	emit_result_free(&c->emitted);
 	memset(&c->emitted, 0, sizeof c->emitted);
@@ -350,7 +359,7 @@ static bool stage_emit(Compilation *c)
 				return true;
 			}
 		}
-		ok = emit_cuda(c->tp, what, c->diags, &c->emitted);
+		ok = emit_cuda(c->tp, what, c->memo, c->diags, &c->emitted);
 		if (ok)
 			try_variants(c, what);
 	} else {
@@ -691,6 +700,8 @@ int compile_kernel(const CompileRequest *req, DiagSink *diags, CompiledKernel *o
 	arena_init(&arena);
 	Compilation c;
 	compilation_init(&c, req, diags, &arena);
+	if (req->target.kind == TARGET_CUDA)
+		c.memo = nvrtc_memo_new();
 	char *ice_msg = NULL;
 	int rc = ice_protect(run_stages, &c, &ice_msg);
 	if (rc != 0) {
@@ -725,6 +736,7 @@ int compile_kernel(const CompileRequest *req, DiagSink *diags, CompiledKernel *o
 	}
 	free(c.dump);
 	emit_result_free(&c.emitted);
+	nvrtc_memo_free(c.memo);
 	arena_free(&arena);
 	return ok ? 0 : -1;
 }

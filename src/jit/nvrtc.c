@@ -180,21 +180,11 @@ static bool take_code(const Nvrtc *nv, NvrtcProgram prog, bool want_ptx, NvrtcOu
 	return true;
 }
 
-bool nvrtc_compile(const Nvrtc *nv, const char *src, const char *name, int sm,
-                   const char *arch_suffix, NvrtcWant want, const char *const *extra_opts,
-                   int nextra, NvrtcOutput *out, char *err, size_t errlen)
+/* One nvrtc compilation of src with the options given in full. */
+static bool compile_program(const Nvrtc *nv, const char *src, const char *name, NvrtcWant want,
+                            const char *const *opts, int nopts, NvrtcOutput *out, char *err,
+                            size_t errlen)
 {
-	memset(out, 0, sizeof *out);
-	bool want_ptx = want == NVRTC_PTX;
-	char arch[64];
-	snprintf(arch, sizeof arch, "--gpu-architecture=%s_%d%s", want_ptx ? "compute" : "sm", sm,
-	         arch_suffix ? arch_suffix : "");
-	/* -w: the source is generated; its warnings are noise in error reports */
-	const char *opts[32] = {arch, "-default-device", "--std=c++17", "-w"};
-	int nopts = 4;
-	for (int i = 0; i < nextra && nopts < (int)COUNTOF(opts); i++)
-		opts[nopts++] = extra_opts[i];
-
 	NvrtcProgram prog = NULL;
 	NvrtcResult r = nv->CreateProgram(&prog, src, name, 0, NULL, NULL);
 	if (r != 0) {
@@ -213,10 +203,47 @@ bool nvrtc_compile(const Nvrtc *nv, const char *src, const char *name, int sm,
 		out->ptx = out->code;
 		ok = ok && take_code(nv, prog, false, out, err, errlen);
 	} else
-		ok = take_code(nv, prog, want_ptx, out, err, errlen);
+		ok = take_code(nv, prog, want == NVRTC_PTX, out, err, errlen);
 	nv->DestroyProgram(&prog);
+	return ok;
+}
+
+bool nvrtc_compile(const Nvrtc *nv, const char *src, const char *name, int sm,
+                   const char *arch_suffix, NvrtcWant want, const char *const *extra_opts,
+                   int nextra, NvrtcOutput *out, char *err, size_t errlen)
+{
+	memset(out, 0, sizeof *out);
+	bool want_ptx = want == NVRTC_PTX;
+	char arch[64];
+	snprintf(arch, sizeof arch, "--gpu-architecture=%s_%d%s", want_ptx ? "compute" : "sm", sm,
+	         arch_suffix ? arch_suffix : "");
+	/* -w: the source is generated; its warnings are noise in error reports */
+	const char *opts[32] = {arch, "-default-device", "--std=c++17", "-w"};
+	int nopts = 4;
+	for (int i = 0; i < nextra && nopts < (int)COUNTOF(opts); i++)
+		opts[nopts++] = extra_opts[i];
+
+	uint8_t key[32];
+	bool ok = false, reused = false;
+	/* with a memo a cubin comes with its PTX, so that --emit ptx of the
+	 * program the variant search kept reuses the search's compilation */
+	NvrtcWant run = nv->memo && want == NVRTC_CUBIN ? NVRTC_CUBIN_PTX : want;
+	if (nv->memo) {
+		nvrtc_memo_key(src, name, opts, nopts, run, key);
+		reused = nvrtc_memo_find(nv->memo, key, out, &ok, err, errlen);
+	}
+	if (!reused) {
+		ok = compile_program(nv, src, name, run, opts, nopts, out, err, errlen);
+		if (nv->memo)
+			nvrtc_memo_add(nv->memo, key, out, ok, err);
+	}
+	if (run != want) {
+		free(out->ptx);
+		out->ptx = NULL;
+	}
 	if (getenv("TILE_NVRTC_LOG")) { /* a diagnosis aid: what nvrtc was asked and said */
-		fprintf(stderr, "tile: nvrtc %s:", name);
+		fprintf(stderr, "tile: nvrtc %s%s:", name,
+		        reused ? " (the same as an earlier compilation: reused)" : "");
 		for (int i = 0; i < nopts; i++)
 			fprintf(stderr, " %s", opts[i]);
 		bool empty = !out->log || !*out->log;

@@ -18,9 +18,11 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 typedef int NvrtcResult; /* nvrtcResult; 0 = NVRTC_SUCCESS */
 typedef struct NvrtcProgram_ *NvrtcProgram;
+typedef struct NvrtcMemo NvrtcMemo;
 
 typedef struct Nvrtc {
 	void *handle;     /* dlopen handle */
@@ -42,6 +44,9 @@ typedef struct Nvrtc {
 	/* optional (CUDA 11.2+): NULL when this libnvrtc lacks them */
 	NvrtcResult (*GetNumSupportedArchs)(int *n);
 	NvrtcResult (*GetSupportedArchs)(int *archs);
+	/* NULL, or the compilations of this kernel's compile so far: a repeat
+	 * is copied from there (nvrtc_memo.c). Set by the caller after open. */
+	NvrtcMemo *memo;
 } Nvrtc;
 
 /* The message used when no libnvrtc can be loaded. */
@@ -85,5 +90,16 @@ bool nvrtc_compile(const Nvrtc *nv, const char *src, const char *name, int sm,
                    const char *arch_suffix, NvrtcWant want, const char *const *extra_opts,
                    int nextra, NvrtcOutput *out, char *err, size_t errlen);
 void nvrtc_output_free(NvrtcOutput *o);
+
+/* nvrtc_memo.c: the outputs of compilations made, by source, name and
+ * options; a hit is a copy with seconds 0. One memo per compile, one thread. */
+NvrtcMemo *nvrtc_memo_new(void);
+void nvrtc_memo_free(NvrtcMemo *m); /* NULL is fine */
+void nvrtc_memo_key(const char *src, const char *name, const char *const *opts, int nopts,
+                    NvrtcWant want, uint8_t key[32]);
+bool nvrtc_memo_find(const NvrtcMemo *m, const uint8_t key[32], NvrtcOutput *out, bool *ok,
+                     char *err, size_t errlen);
+void nvrtc_memo_add(NvrtcMemo *m, const uint8_t key[32], const NvrtcOutput *out, bool ok,
+                    const char *err);
 
 #endif

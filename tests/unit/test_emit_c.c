@@ -169,7 +169,7 @@ static char *emit_text(B *b, EmitWhat what)
 	diag_init(&ds);
 	EmitResult r;
 	char *text = NULL;
-	if (!emit_cuda(b->f, what, &ds, &r)) {
+	if (!emit_cuda(b->f, what, NULL, &ds, &r)) {
 		char *s = diag_render_all(&ds);
 		fprintf(stderr, "emit_cuda(%s, %s) failed:\n%s\n", b->f->name, b->f->target.name,
 		        s);
@@ -195,7 +195,7 @@ static void *cubin_for(B *b, const char *target, size_t *len)
 	diag_init(&ds);
 	EmitResult r;
 	void *bin = NULL;
-	if (!emit_cuda(b->f, EMIT_BINARY, &ds, &r)) {
+	if (!emit_cuda(b->f, EMIT_BINARY, NULL, &ds, &r)) {
 		char *s = diag_render_all(&ds);
 		fprintf(stderr, "emit_cuda(%s, %s) failed:\n%s\n", b->f->name, target, s);
 		if (getenv("TILE_TEST_VERBOSE")) {
@@ -1010,7 +1010,7 @@ static void test_llvm_rejected(void)
 	DiagSink ds;
 	diag_init(&ds);
 	EmitResult r;
-	CHECK(!emit_cuda(b.f, EMIT_LLVM_IR, &ds, &r));
+	CHECK(!emit_cuda(b.f, EMIT_LLVM_IR, NULL, &ds, &r));
 	CHECK(ds.nerrors == 1);
 	emit_result_free(&r);
 	diag_free(&ds);
