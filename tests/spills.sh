@@ -808,8 +808,9 @@ expect 0 env TILE_WIDE_ADDR=1 $TILE compile "$tmp/mmt.tile" mm_unaligned --signa
 grep ' = for ' "$tmp/out" | grep -q ', \*fp16, \*fp16 {$' ||
 	fail "mm_unaligned: the loop still carries pointer tiles with TILE_WIDE_ADDR=1"
 if [ $have_nvrtc = 1 ]; then
-	expect 0 env TILE_CACHE_DIR="$tmp/mmtcache" CUDA_CACHE_DISABLE=1 TILE_NVRTC_LOG=1 $TILE compile \
-		"$tmp/mmt.tile" mm_unaligned --signature "$mmt_sig" --num-warps 4 --num-stages 4 --target sm_90a
+	expect 0 env TILE_CACHE_DIR="$tmp/mmtcache" CUDA_CACHE_DISABLE=1 TILE_NVRTC_LOG=1 TILE_COMPILE_THREADS=2 \
+		$TILE compile "$tmp/mmt.tile" mm_unaligned --signature "$mmt_sig" --num-warps 4 --num-stages 4 \
+		--target sm_90a
 	s=$(spilled)
 	[ -n "$s" ] && [ "$s" -le 64 ] || fail "mm_unaligned 64x128x64 w4 s4: $s bytes spilled on sm_90a (712 before)"
 	# The search weighs hoisting where turning it off changes no CUDA C (with
@@ -821,6 +822,10 @@ if [ $have_nvrtc = 1 ]; then
 	reused=$(grep -c '^tile: nvrtc .*: reused)' "$tmp/err")
 	[ "$reused" -ge 1 ] || fail "mm_unaligned: no nvrtc run reused from the memo ($runs runs)"
 	[ "$runs" -le 10 ] || fail "mm_unaligned: $runs nvrtc runs (a set of choices weighed twice?)"
+	# the first two one-choice variants (coordinates as +, no prefetch) are
+	# compiled ahead on threads of their own while the search waits
+	ahead=$(grep -c '^tile: nvrtc .*(compiled ahead on another thread)' "$tmp/err")
+	[ "$ahead" -ge 2 ] || fail "mm_unaligned: $ahead variants compiled ahead (expected 2 with TILE_COMPILE_THREADS=2)"
 	expect 0 env TILE_WIDE_ADDR=1 $TILE compile "$tmp/mmt.tile" mm_unaligned --signature "$mmt_sig" \
 		--num-warps 4 --num-stages 4 --target sm_90a --emit cuda
 	grep -q 'mad.wide.s32' "$tmp/out" || fail "mm_unaligned: no mad.wide.s32 address with TILE_WIDE_ADDR=1"

@@ -136,6 +136,18 @@ static bool env_is(const char *name, const char *const *words, size_t n)
 	return false;
 }
 
+/* TILE_COMPILE_THREADS=N as CompileOptions.variant_threads: unset (or not a
+ * count) 0, as many as there are processors; 0 none (-1); else N, at most 64. */
+static int env_variant_threads(void)
+{
+	const char *v = getenv("TILE_COMPILE_THREADS");
+	char *end;
+	long n = v && *v ? strtol(v, &end, 10) : -1;
+	if (!v || !*v || *end || n < 0)
+		return 0;
+	return n == 0 ? -1 : n > 64 ? 64 : (int)n;
+}
+
 static bool env_on(const char *name)
 {
 	static const char *const on[] = {"1", "true", "on"};
@@ -212,6 +224,7 @@ static tile_status ctx_init(tile_context *ctx, const tile_context_options *o)
 	ctx->scratch_apart = env_on("TILE_SCRATCH_APART");
 	ctx->no_line_info = env_on("TILE_DISABLE_LINE_INFO");
 	ctx->racecheck = env_on("TILE_RACECHECK");
+	ctx->variant_threads = env_variant_threads();
 	char why[96];
 	if (options_problem(ctx->num_warps, ctx->num_stages, why, sizeof why))
 		return api_fail(ctx, TILE_ERROR_INVALID_ARGUMENT, "%s", why);

@@ -419,6 +419,7 @@ static tile_status resolve_options(tile_context *ctx, const tile_kernel_options 
 	o->scratch_apart = ctx->scratch_apart;
 	o->no_line_info = ctx->no_line_info;
 	o->racecheck = ctx->racecheck;
+	o->variant_threads = ctx->variant_threads;
 	char why[96];
 	if (options_problem(o->num_warps, o->num_stages, why, sizeof why))
 		return api_fail(ctx, TILE_ERROR_INVALID_ARGUMENT, "%s", why);

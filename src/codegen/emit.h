@@ -61,6 +61,9 @@ bool emit_llvm_with(const TpFunc *f, EmitWhat what, const EmitCpuOptions *o, Dia
 typedef struct NvrtcMemo NvrtcMemo;
 bool emit_cuda(const TpFunc *f, EmitWhat what, NvrtcMemo *memo, DiagSink *diags,
                EmitResult *out);
+/* Starts compiling f to a cubin, as emit_cuda(f, EMIT_BINARY, memo) would,
+ * on another thread, into memo; false where it did not start. */
+bool emit_cuda_ahead(const TpFunc *f, NvrtcMemo *memo);
 
 void emit_result_free(EmitResult *r);
 

@@ -652,26 +652,36 @@ static void cubin_usage(const TpFunc *f, const NvrtcOutput *o, int *regs, long *
 		*spill = 0;
 }
 
-/* One nvrtc run of src; for a cubin, its registers and local memory bytes
- * in *regs and *spill when asked (-1 when unknown). */
-static bool run_nvrtc(const Nvrtc *nv, const TpFunc *f, const char *src, NvrtcWant want,
-                      int *regs, long *spill, NvrtcOutput *o, char *err, size_t errlen)
+/* What nvrtc is asked for f: the file name shown in its log, the options
+ * (their count without the last, --ptxas-options=-v, which is dropped on a
+ * retry) and the architecture's suffix. */
+static int nvrtc_request(const TpFunc *f, char file[160], const char *opts[3], const char **suffix)
 {
 	const char *name = f->target.name;
 	size_t len = strlen(name);
-	const char *suffix = len && name[len - 1] == 'a' ? "a" : "";
-	char file[160];
-	snprintf(file, sizeof file, "%s.cu", f->name);
+	*suffix = len && name[len - 1] == 'a' ? "a" : "";
+	snprintf(file, 160, "%s.cu", f->name);
 	/* -lineinfo: the source's #line directives become the PTX's .loc lines;
 	 * --fmad=false: no a * b + c contracted into an fma (Triton's
-	 * enable_fp_fusion=False). --ptxas-options goes last: it is dropped on a retry. */
-	const char *opts[3];
+	 * enable_fp_fusion=False). */
 	int nopts = 0;
 	if (f->line_info)
 		opts[nopts++] = "-lineinfo";
 	if (f->no_fmad)
 		opts[nopts++] = "--fmad=false";
 	opts[nopts] = "--ptxas-options=-v";
+	return nopts;
+}
+
+/* One nvrtc run of src; for a cubin, its registers and local memory bytes
+ * in *regs and *spill when asked (-1 when unknown). */
+static bool run_nvrtc(const Nvrtc *nv, const TpFunc *f, const char *src, NvrtcWant want,
+                      int *regs, long *spill, NvrtcOutput *o, char *err, size_t errlen)
+{
+	char file[160];
+	const char *opts[3];
+	const char *suffix;
+	int nopts = nvrtc_request(f, file, opts, &suffix);
 	bool ok = nvrtc_compile(nv, src, file, f->target.arch, suffix, want, opts,
 	                        nopts + (spill ? 1 : 0), o, err, errlen);
 	if (!ok && spill) { /* an nvrtc without --ptxas-options: compile as before */
@@ -786,6 +796,21 @@ static bool compile_source(const TpFunc *f, char **src, bool want_ptx, NvrtcMemo
 	nvrtc_output_free(&o);
 	nvrtc_close(&nv);
 	return ok;
+}
+
+bool emit_cuda_ahead(const TpFunc *f, NvrtcMemo *memo)
+{
+	if (f->target.kind != TARGET_CUDA || f->target.arch < 80 || f->lanes_per_warp != 32)
+		return false;
+	char *src = emit_source(f, false, f->line_info);
+	char file[160];
+	const char *opts[3];
+	const char *suffix;
+	int nopts = nvrtc_request(f, file, opts, &suffix);
+	bool started = nvrtc_memo_start(memo, src, file, f->target.arch, suffix, NVRTC_CUBIN, opts,
+	                                nopts + 1);
+	free(src);
+	return started;
 }
 
 bool emit_cuda(const TpFunc *f, EmitWhat what, NvrtcMemo *memo, DiagSink *diags,

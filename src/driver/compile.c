@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "build_id.h"
 #include "config.h"
@@ -45,6 +46,8 @@ typedef struct Compilation {
 	/* A variant (try_variant) emits `what`, keeps its text in `emitted` and
 	 * weighs no choices itself. */
 	bool variant;
+	bool ahead; /* a variant only started compiling (emit_cuda_ahead) */
+	bool ahead_started;
 	EmitWhat what;
 	unsigned off; /* the choices (bits) the kept program was compiled without */
 	uint32_t tried; /* bit `off` for each set of choices compiled without (try_variant) */
@@ -263,6 +266,42 @@ static void try_variant(Compilation *c, EmitWhat what, unsigned off)
 	diag_free(&quiet);
 }
 
+/* The variants without one choice each, the first the search weighs in
+ * turn, compiled ahead on other threads, as many as there are processors:
+ * the search then finds them in the memo (the CUDA C is emitted here, on
+ * this thread; nvrtc takes the time). Of the programs the search weighed
+ * in corpus kernels that spill (chipmunk's fp8 GEMM, mm_unaligned of
+ * tests/spills.sh, a batched fp32 GEMM), every one-choice variant was one. */
+static void start_single_variants(Compilation *c)
+{
+	long most = c->req->opts.variant_threads;
+	if (most == 0)
+		most = sysconf(_SC_NPROCESSORS_ONLN);
+	int started = 0;
+	for (size_t i = 0; i < COUNTOF(choices) && started < most; i++) {
+		if (!choices[i].used(c) || (c->tried | 1u) >> (1u << i) & 1u)
+			continue;
+		CompileRequest r = *c->req;
+		choices[i].turn_off(&r.opts);
+		r.dump = DUMP_NONE;
+		DiagSink quiet;
+		diag_init(&quiet);
+		Arena scratch; /* only the source outlives the stages */
+		arena_init(&scratch);
+		Compilation alt;
+		compilation_init(&alt, &r, &quiet, &scratch);
+		alt.memo = c->memo;
+		alt.variant = alt.ahead = true;
+		alt.what = EMIT_BINARY;
+		run_stages(&alt);
+		started += alt.ahead_started;
+		emit_result_free(&alt.emitted);
+		free(alt.dump);
+		diag_free(&quiet);
+		arena_free(&scratch);
+	}
+}
+
 /* c->emitted: c's program compiled to `what`. Each choice is turned off on
  * top of those the kept program dropped; where that is not kept after an
  * earlier one was, it is also tried alone, since the choices interact (paged
@@ -270,6 +309,8 @@ static void try_variant(Compilation *c, EmitWhat what, unsigned off)
  * spilled 40 B, dropping it alone 32 B in a third less shared memory). */
 static void try_variants(Compilation *c, EmitWhat what)
 {
+	if (!c->variant && !c->req->opts.first_program && c->memo && c->emitted.spill_bytes > 0)
+		start_single_variants(c);
 	for (int i = 0; !c->variant && !c->req->opts.first_program && i < (int)COUNTOF(choices); i++)
 		if (c->emitted.spill_bytes > 0 && choices[i].used(c)) {
 			unsigned before = c->off;
@@ -348,7 +389,11 @@ static bool stage_emit(Compilation *c)
 	bool ok;
 	if (r->target.kind == TARGET_CPU)
 		ok = emit_llvm(c->tp, what, c->diags, &c->emitted);
-	else if (r->target.kind == TARGET_CUDA) {
+	else if (r->target.kind == TARGET_CUDA && c->ahead) {
+		c->ahead_started = emit_cuda_ahead(c->tp, c->memo);
+		c->stop = true;
+		return true;
+	} else if (r->target.kind == TARGET_CUDA) {
 		if (final_program_after_ptxas(c)) {
 			keep_program_without_spills(c);
 			if (r->dump == DUMP_THREAD) {

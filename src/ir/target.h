@@ -74,6 +74,11 @@ typedef struct CompileOptions {
 	 * spills (driver/compile.c, try_variants), so --emit cuda/thread runs no
 	 * nvrtc: for the fuzzer, which checks emission and must stay fast */
 	bool first_program;
+	/* TILE_COMPILE_THREADS: how many variants of a kernel whose cubin spills
+	 * are compiled ahead at once on threads of their own (driver/compile.c,
+	 * start_single_variants): 0 as many as there are processors, -1 none.
+	 * Not in the cache key: the kept program is the same either way. */
+	int variant_threads;
 } CompileOptions;
 
 /* Fill `t` for a named target: "cpu", "cuda-emu" (CPU running 32-lane warps),

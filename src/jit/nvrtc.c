@@ -208,32 +208,62 @@ static bool compile_program(const Nvrtc *nv, const char *src, const char *name, 
 	return ok;
 }
 
+/* The options nvrtc gets for a request: the architecture (compute_XX for
+ * PTX alone), the fixed ones, then extra_opts; their count. */
+static int request_opts(char arch[64], const char *opts[32], int sm, const char *arch_suffix,
+                        NvrtcWant want, const char *const *extra_opts, int nextra)
+{
+	snprintf(arch, 64, "--gpu-architecture=%s_%d%s", want == NVRTC_PTX ? "compute" : "sm", sm,
+	         arch_suffix ? arch_suffix : "");
+	/* -w: the source is generated; its warnings are noise in error reports */
+	const char *fixed[] = {arch, "-default-device", "--std=c++17", "-w"};
+	int n = 0;
+	for (size_t i = 0; i < COUNTOF(fixed); i++)
+		opts[n++] = fixed[i];
+	for (int i = 0; i < nextra && n < 32; i++)
+		opts[n++] = extra_opts[i];
+	return n;
+}
+
+/* With a memo a cubin comes with its PTX, so that --emit ptx of the program
+ * the variant search kept reuses the search's compilation. */
+static NvrtcWant memo_want(NvrtcWant want) { return want == NVRTC_CUBIN ? NVRTC_CUBIN_PTX : want; }
+
+void nvrtc_request_key(const char *src, const char *name, int sm, const char *arch_suffix,
+                       NvrtcWant want, const char *const *extra_opts, int nextra, uint8_t key[32])
+{
+	char arch[64];
+	const char *opts[32];
+	want = memo_want(want);
+	int nopts = request_opts(arch, opts, sm, arch_suffix, want, extra_opts, nextra);
+	nvrtc_memo_key(src, name, opts, nopts, want, key);
+}
+
+bool nvrtc_run(const Nvrtc *nv, const char *src, const char *name, int sm, const char *arch_suffix,
+               NvrtcWant want, const char *const *extra_opts, int nextra, NvrtcOutput *out,
+               char *err, size_t errlen)
+{
+	memset(out, 0, sizeof *out);
+	char arch[64];
+	const char *opts[32];
+	int nopts = request_opts(arch, opts, sm, arch_suffix, want, extra_opts, nextra);
+	return compile_program(nv, src, name, want, opts, nopts, out, err, errlen);
+}
+
 bool nvrtc_compile(const Nvrtc *nv, const char *src, const char *name, int sm,
                    const char *arch_suffix, NvrtcWant want, const char *const *extra_opts,
                    int nextra, NvrtcOutput *out, char *err, size_t errlen)
 {
 	memset(out, 0, sizeof *out);
-	bool want_ptx = want == NVRTC_PTX;
-	char arch[64];
-	snprintf(arch, sizeof arch, "--gpu-architecture=%s_%d%s", want_ptx ? "compute" : "sm", sm,
-	         arch_suffix ? arch_suffix : "");
-	/* -w: the source is generated; its warnings are noise in error reports */
-	const char *opts[32] = {arch, "-default-device", "--std=c++17", "-w"};
-	int nopts = 4;
-	for (int i = 0; i < nextra && nopts < (int)COUNTOF(opts); i++)
-		opts[nopts++] = extra_opts[i];
-
+	NvrtcWant run = nv->memo ? memo_want(want) : want;
 	uint8_t key[32];
-	bool ok = false, reused = false;
-	/* with a memo a cubin comes with its PTX, so that --emit ptx of the
-	 * program the variant search kept reuses the search's compilation */
-	NvrtcWant run = nv->memo && want == NVRTC_CUBIN ? NVRTC_CUBIN_PTX : want;
+	bool ok = false, reused = false, ahead = false;
 	if (nv->memo) {
-		nvrtc_memo_key(src, name, opts, nopts, run, key);
-		reused = nvrtc_memo_find(nv->memo, key, out, &ok, err, errlen);
+		nvrtc_request_key(src, name, sm, arch_suffix, want, extra_opts, nextra, key);
+		reused = nvrtc_memo_find(nv->memo, key, out, &ok, &ahead, err, errlen);
 	}
 	if (!reused) {
-		ok = compile_program(nv, src, name, run, opts, nopts, out, err, errlen);
+		ok = nvrtc_run(nv, src, name, sm, arch_suffix, run, extra_opts, nextra, out, err, errlen);
 		if (nv->memo)
 			nvrtc_memo_add(nv->memo, key, out, ok, err);
 	}
@@ -242,8 +272,13 @@ bool nvrtc_compile(const Nvrtc *nv, const char *src, const char *name, int sm,
 		out->ptx = NULL;
 	}
 	if (getenv("TILE_NVRTC_LOG")) { /* a diagnosis aid: what nvrtc was asked and said */
+		char arch[64];
+		const char *opts[32];
+		int nopts = request_opts(arch, opts, sm, arch_suffix, run, extra_opts, nextra);
 		fprintf(stderr, "tile: nvrtc %s%s:", name,
-		        reused ? " (the same as an earlier compilation: reused)" : "");
+		        ahead    ? " (compiled ahead on another thread)"
+		        : reused ? " (the same as an earlier compilation: reused)"
+		                 : "");
 		for (int i = 0; i < nopts; i++)
 			fprintf(stderr, " %s", opts[i]);
 		bool empty = !out->log || !*out->log;

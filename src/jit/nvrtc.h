@@ -91,15 +91,31 @@ bool nvrtc_compile(const Nvrtc *nv, const char *src, const char *name, int sm,
                    int nextra, NvrtcOutput *out, char *err, size_t errlen);
 void nvrtc_output_free(NvrtcOutput *o);
 
-/* nvrtc_memo.c: the outputs of compilations made, by source, name and
- * options; a hit is a copy with seconds 0. One memo per compile, one thread. */
+/* nvrtc_compile without its memo and log: one run of nvrtc. */
+bool nvrtc_run(const Nvrtc *nv, const char *src, const char *name, int sm, const char *arch_suffix,
+               NvrtcWant want, const char *const *extra_opts, int nextra, NvrtcOutput *out,
+               char *err, size_t errlen);
+
+/* nvrtc_memo.c: the outputs of compilations made or started, by source,
+ * name and options; a hit is a copy with seconds 0 (waiting for one still
+ * compiling). One memo per compile; nvrtc_memo_start compiles on a thread of
+ * its own, which nvrtc_memo_free joins. */
 NvrtcMemo *nvrtc_memo_new(void);
 void nvrtc_memo_free(NvrtcMemo *m); /* NULL is fine */
+/* The key of nvrtc_compile's request (with a memo: a cubin with its PTX). */
+void nvrtc_request_key(const char *src, const char *name, int sm, const char *arch_suffix,
+                       NvrtcWant want, const char *const *extra_opts, int nextra, uint8_t key[32]);
 void nvrtc_memo_key(const char *src, const char *name, const char *const *opts, int nopts,
                     NvrtcWant want, uint8_t key[32]);
-bool nvrtc_memo_find(const NvrtcMemo *m, const uint8_t key[32], NvrtcOutput *out, bool *ok,
+/* *ahead (may be NULL): the output was compiled ahead (nvrtc_memo_start). */
+bool nvrtc_memo_find(NvrtcMemo *m, const uint8_t key[32], NvrtcOutput *out, bool *ok, bool *ahead,
                      char *err, size_t errlen);
 void nvrtc_memo_add(NvrtcMemo *m, const uint8_t key[32], const NvrtcOutput *out, bool ok,
                     const char *err);
+/* Starts the compilation nvrtc_compile(src, ...) would make on a new thread;
+ * false where it is known already or no thread could start. */
+bool nvrtc_memo_start(NvrtcMemo *m, const char *src, const char *name, int sm,
+                      const char *arch_suffix, NvrtcWant want, const char *const *extra_opts,
+                      int nextra);
 
 #endif

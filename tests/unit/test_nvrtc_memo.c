@@ -3,7 +3,9 @@
  * options and output kind; a hit is an independent copy that took no time;
  * failures are kept with their message. With libnvrtc, nvrtc_compile answers
  * a repeat from the memo with the same cubin, and compiles again when an
- * option changes. Without it that part says "skipped" and the rest runs. */
+ * option changes; a compilation started ahead on another thread is found by
+ * the request it answers (waiting for it), and freeing the memo joins one
+ * nobody asked for. Without nvrtc that part says "skipped" and the rest runs. */
 #include "jit/nvrtc.h"
 
 #include <stdio.h>
@@ -56,7 +58,7 @@ static void test_store(void)
 	NvrtcOutput o = {0}, got;
 	bool ok = false;
 	char err[64];
-	CHECK(!nvrtc_memo_find(m, k1, &got, &ok, err, sizeof err));
+	CHECK(!nvrtc_memo_find(m, k1, &got, &ok, NULL, err, sizeof err));
 
 	char bin[4] = {1, 0, 2, 3}; /* a cubin may hold NUL bytes */
 	o.code = bin;
@@ -70,7 +72,7 @@ static void test_store(void)
 	bin[0] = 9; /* the memo keeps its own copy */
 
 	memset(&got, 0, sizeof got);
-	CHECK(nvrtc_memo_find(m, k1, &got, &ok, err, sizeof err));
+	CHECK(nvrtc_memo_find(m, k1, &got, &ok, NULL, err, sizeof err));
 	CHECK(ok && got.code_len == 4 && got.code && got.code != bin);
 	CHECK(got.code && got.code[0] == 1 && got.code[3] == 3);
 	CHECK(got.ptx && !strcmp(got.ptx, "ptx text"));
@@ -78,15 +80,15 @@ static void test_store(void)
 	CHECK(got.seconds == 0); /* nothing compiled */
 	nvrtc_output_free(&got);
 	/* a second hit is another copy: freeing the first changed nothing */
-	CHECK(nvrtc_memo_find(m, k1, &got, &ok, err, sizeof err));
+	CHECK(nvrtc_memo_find(m, k1, &got, &ok, NULL, err, sizeof err));
 	CHECK(got.code && got.code[0] == 1);
 	nvrtc_output_free(&got);
 
-	CHECK(nvrtc_memo_find(m, k2, &got, &ok, err, sizeof err));
+	CHECK(nvrtc_memo_find(m, k2, &got, &ok, NULL, err, sizeof err));
 	CHECK(!ok && !strcmp(err, "nvrtc: NVRTC_ERROR_COMPILATION"));
 	CHECK(!got.code && got.log && !strcmp(got.log, "k.cu(3): error"));
 	nvrtc_output_free(&got);
-	CHECK(!nvrtc_memo_find(m, k3, &got, &ok, err, sizeof err));
+	CHECK(!nvrtc_memo_find(m, k3, &got, &ok, NULL, err, sizeof err));
 
 	/* past the first allocation */
 	for (int i = 0; i < 40; i++) {
@@ -97,7 +99,7 @@ static void test_store(void)
 		o.seconds = i;
 		nvrtc_memo_add(m, k, &o, true, NULL);
 	}
-	CHECK(nvrtc_memo_find(m, k1, &got, &ok, err, sizeof err) && ok);
+	CHECK(nvrtc_memo_find(m, k1, &got, &ok, NULL, err, sizeof err) && ok);
 	nvrtc_output_free(&got);
 	nvrtc_memo_free(m);
 	nvrtc_memo_free(NULL);
@@ -154,11 +156,56 @@ static void test_with_nvrtc(void)
 	nvrtc_close(&nv);
 }
 
+static void test_ahead(void)
+{
+	Nvrtc nv;
+	char err[256];
+	if (!nvrtc_open(&nv, err, sizeof err)) {
+		printf("skipped: no libnvrtc (%s): compilations started ahead\n", err);
+		return;
+	}
+	/* the reference: compiled here, without a memo */
+	NvrtcOutput ref;
+	const char *opts[1] = {"--ptxas-options=-v"};
+	CHECK(nvrtc_compile(&nv, kernel_src, "k.cu", 80, "", NVRTC_CUBIN, opts, 1, &ref, err, sizeof err));
+
+	nv.memo = nvrtc_memo_new();
+	CHECK(nvrtc_memo_start(nv.memo, kernel_src, "k.cu", 80, "", NVRTC_CUBIN, opts, 1));
+	CHECK(!nvrtc_memo_start(nv.memo, kernel_src, "k.cu", 80, "", NVRTC_CUBIN, opts, 1)); /* known */
+	/* one nobody asks for: nvrtc_memo_free waits for it */
+	CHECK(nvrtc_memo_start(nv.memo, kernel_src, "other.cu", 80, "", NVRTC_CUBIN, opts, 1));
+	/* the request the first one answers: found, not compiled again */
+	NvrtcOutput got;
+	uint8_t key[32];
+	bool ok = false, ahead = false;
+	nvrtc_request_key(kernel_src, "k.cu", 80, "", NVRTC_CUBIN, opts, 1, key);
+	CHECK(nvrtc_memo_find(nv.memo, key, &got, &ok, &ahead, err, sizeof err));
+	CHECK(ok && ahead && got.seconds == 0);
+	CHECK(got.code && ref.code && got.code_len == ref.code_len &&
+	      !memcmp(got.code, ref.code, ref.code_len));
+	CHECK(got.log && strstr(got.log, "Used ")); /* ptxas's -v report came with it */
+	nvrtc_output_free(&got);
+	/* and through nvrtc_compile, as the variant search asks */
+	CHECK(nvrtc_compile(&nv, kernel_src, "k.cu", 80, "", NVRTC_CUBIN, opts, 1, &got, err, sizeof err));
+	CHECK(got.seconds == 0 && !got.ptx && got.code_len == ref.code_len);
+	nvrtc_output_free(&got);
+	/* a failure compiled ahead is a failure when asked */
+	CHECK(nvrtc_memo_start(nv.memo, "not C++ either", "k.cu", 80, "", NVRTC_CUBIN, opts, 1));
+	CHECK(!nvrtc_compile(&nv, "not C++ either", "k.cu", 80, "", NVRTC_CUBIN, opts, 1, &got, err,
+	                     sizeof err));
+	CHECK(strstr(err, "nvrtc") != NULL);
+	nvrtc_output_free(&got);
+	nvrtc_memo_free(nv.memo);
+	nvrtc_output_free(&ref);
+	nvrtc_close(&nv);
+}
+
 int main(void)
 {
 	test_keys();
 	test_store();
 	test_with_nvrtc();
+	test_ahead();
 	if (failures) {
 		printf("%d checks failed\n", failures);
 		return 1;
