@@ -22,10 +22,14 @@
 #include "util/sha256.h"
 #include "util/util.h"
 
+/* as much as the main thread of a process usually has */
+enum { AHEAD_STACK_BYTES = 8 << 20 };
+
 typedef struct MemoEntry {
 	uint8_t key[32];
 	bool pending; /* being compiled ahead: out, ok and err are not set yet */
 	bool ahead;   /* compiled ahead (TILE_NVRTC_LOG says so) */
+	bool asked;   /* found by nvrtc_memo_find */
 	bool ok;
 	char *err; /* heap, when !ok */
 	NvrtcOutput out;
@@ -64,6 +68,12 @@ void nvrtc_memo_free(NvrtcMemo *m)
 		return;
 	for (int i = 0; i < m->nthreads; i++)
 		pthread_join(m->threads[i], NULL);
+	int unasked = 0;
+	for (int i = 0; i < m->n; i++)
+		unasked += m->entries[i].ahead && !m->entries[i].asked;
+	if (unasked && getenv("TILE_NVRTC_LOG"))
+		fprintf(stderr, "tile: nvrtc: %d of %d compilations made ahead were not asked for\n", unasked,
+		        m->nthreads);
 	for (int i = 0; i < m->n; i++) {
 		free(m->entries[i].err);
 		nvrtc_output_free(&m->entries[i].out);
@@ -152,7 +162,8 @@ bool nvrtc_memo_find(NvrtcMemo *m, const uint8_t key[32], NvrtcOutput *out, bool
 	while (i >= 0 && m->entries[i].pending)
 		pthread_cond_wait(&m->done, &m->lock);
 	if (i >= 0) {
-		const MemoEntry *e = &m->entries[i];
+		MemoEntry *e = &m->entries[i];
+		e->asked = true;
 		copy_output(out, &e->out);
 		*ok = e->ok;
 		if (ahead)
@@ -228,7 +239,15 @@ bool nvrtc_memo_start(NvrtcMemo *m, const char *src, const char *name, int sm,
 		j->entry = append_locked(m, key);
 		m->entries[j->entry].ahead = true;
 		m->threads = xrealloc(m->threads, (size_t)(m->nthreads + 1) * sizeof *m->threads);
-		started = !pthread_create(&m->threads[m->nthreads], NULL, compile_ahead, j);
+		/* nvrtc's own stack, not the platform's default for new threads
+		 * (glibc's is the stack limit, musl's 128 KiB) */
+		pthread_attr_t attr;
+		started = !pthread_attr_init(&attr);
+		if (started) {
+			pthread_attr_setstacksize(&attr, AHEAD_STACK_BYTES);
+			started = !pthread_create(&m->threads[m->nthreads], &attr, compile_ahead, j);
+			pthread_attr_destroy(&attr);
+		}
 		if (started) {
 			m->nthreads++;
 		} else { /* no thread: the entry goes, the search compiles it itself */
