@@ -234,6 +234,14 @@ static const char *const prelude_fixed[H_COUNT] = {
                 "{ float r = __ll2float_rz(x); return odd_f32_to_bf16(r, (int64_t)r != x); }\n"
                 "DEVFN bf16_t u64_to_bf16(uint64_t x)\n"
                 "{ float r = __ull2float_rz(x); return odd_f32_to_bf16(r, (uint64_t)r != x); }\n",
+        /* f64 -> fp8 rounded once: f64 rounded to odd in f32 (toward zero, the
+         * lowest bit set when inexact; 24 bits keep fp8's 2 or 3 apart), then the
+         * f32 -> fp8 rounding. Through a plain (float) cast, the f64 just above
+         * a midpoint of two fp8 values became the midpoint and rounded to even:
+         * 1.0625 + 2^-40 gave 1.0 in e4m3 where the CPU targets give 1.125. */
+        [H_F64_ODD] = "DEVFN float f64_to_f32_odd(double x)\n"
+                      "{ float r = __double2float_rz(x); "
+                      "return __uint_as_float(__float_as_uint(r) | ((double)r != x && x == x ? 1u : 0u)); }\n",
         /* Triton's PropagateNan.ALL (arith.minimumf / maximumf): NaN wins and
          * -0.0 is below +0.0 (equal operands merge their bits: OR for the
          * minimum, AND for the maximum), as the CPU targets compute it */

@@ -286,8 +286,13 @@ static void convert_to(Ec *e, StrBuf *b, const char *x, DType from, DType to, bo
 			sb_printf(b, "u64_to_bf16((uint64_t)%s)", x);
 	} else { /* to a narrow float: through f32 (exact from narrower floats) */
 		StrBuf t = {0};
-		if (from == DT_F64) /* toward zero twice is toward zero once */
-			sb_printf(&t, rtz ? "__double2float_rz(%s)" : "(float)%s", x);
+		if (from == DT_F64 && rtz) /* toward zero twice is toward zero once */
+			sb_printf(&t, "__double2float_rz(%s)", x);
+		else if (from == DT_F64 && (to == DT_F8E4M3 || to == DT_F8E5M2)) {
+			ec_need(e, H_F64_ODD); /* to nearest even twice is not once */
+			sb_printf(&t, "f64_to_f32_odd(%s)", x);
+		} else if (from == DT_F64)
+			sb_printf(&t, "(float)%s", x);
 		else
 			as_f32(e, &t, x, from);
 		sb_printf(b, "%s(%s)", from_f32_fn(e, to, rtz), t.s);

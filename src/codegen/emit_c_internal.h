@@ -37,6 +37,7 @@ typedef enum {
 	H_TF32,
 	H_F8E4M3_F16, /* f8e4m3_to_f16, f8e4m3x2_to_f16x2 (prelude_f8_to_f16: by arch) */
 	H_F8E5M2_F16, /* f8e5m2_to_f16, f8e5m2x2_to_f16x2 */
+	H_F64_ODD,    /* f64_to_f32_odd: f64 rounded to odd in f32, for one rounding to fp8 */
 	H_COUNT
 } EcHelper;
 
