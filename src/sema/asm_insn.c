@@ -46,14 +46,27 @@ static int vector_items(char *t, char **items, int max)
 
 typedef enum { F_NONE, F_ADD, F_SUB, F_MUL, F_DIV, F_MIN, F_MAX, F_FMA, F_NEG, F_ABS } FloatOp;
 
-/* float result clamped to [0, 1] (.sat), NaN to 0 */
+/* float result clamped to [0, 1] (.sat), NaN to 0 (the lower bound first:
+ * a NaN fails x > 0 and becomes 0; the other order made it 1) */
 static ValId saturate(Asm *a, ValId x)
 {
 	DType d = (DType)vtype(a->s, x).dt;
 	ValId lo = asm_k_flt(a, d, 0.0), hi = asm_k_flt(a, d, 1.0);
-	ValId c = asm_sel(a, asm_cmp(a, PRED_LT, x, hi), x, hi);
-	c = asm_sel(a, asm_cmp(a, PRED_GT, c, lo), c, lo);
+	ValId c = asm_sel(a, asm_cmp(a, PRED_GT, x, lo), x, lo);
+	c = asm_sel(a, asm_cmp(a, PRED_LT, c, hi), c, hi);
 	return c;
+}
+
+/* add.sat.s32 / sub.sat.s32: in 64 bits, clamped to [INT32_MIN, INT32_MAX] */
+static ValId sat_addsub(Asm *a, const Insn *in, DType dt, ValId *x)
+{
+	if (dt != DT_I32)
+		return asm_error(a, "'%s': .sat on integers is only 'add.sat.s32' / 'sub.sat.s32'", a->insn), 0;
+	ValId r = asm_op2(a, in->base[0] == 'a' ? TOP_ADD : TOP_SUB, asm_conv(a, x[0], DT_I64, 0), asm_conv(a, x[1], DT_I64, 0));
+	ValId lo = asm_k_int(a, DT_I64, INT32_MIN), hi = asm_k_int(a, DT_I64, INT32_MAX);
+	r = asm_sel(a, asm_cmp(a, PRED_LT, r, lo), lo, r);
+	r = asm_sel(a, asm_cmp(a, PRED_GT, r, hi), hi, r);
+	return asm_conv(a, r, DT_I32, 0);
 }
 
 /* An arithmetic op of one type on every lane; 0 after an error. */
@@ -104,6 +117,7 @@ static ValId arith(Asm *a, const Insn *in, DType dt, ValId *x)
 {
 	const char *b = in->base;
 	bool fl = dtype_is_float(dt);
+	if (!fl && (!strcmp(b, "add") || !strcmp(b, "sub")) && has_mod(in, "sat")) return sat_addsub(a, in, dt, x);
 	if (!strcmp(b, "add")) return asm_op2(a, TOP_ADD, x[0], x[1]);
 	if (!strcmp(b, "sub")) return asm_op2(a, TOP_SUB, x[0], x[1]);
 	if (!strcmp(b, "mul") && (fl || has_mod(in, "lo"))) return asm_op2(a, TOP_MUL, x[0], x[1]);
@@ -179,6 +193,7 @@ static bool wide_mul(Asm *a, const Insn *in, const PtxType *ty)
 	if (!x || !y) return false;
 	ValId p = asm_op2(a, TOP_MUL, asm_conv(a, x, wd, 0), asm_conv(a, y, wd, 0));
 	if (hi) p = asm_conv(a, asm_op2(a, TOP_SHR, p, asm_k_int(a, wd, w)), ty->dt, 0);
+	if (mad && has_mod(in, "sat")) return asm_error(a, "'%s': mad.hi.sat is not translated", a->insn);
 	if (mad) {
 		PtxType cty = {NULL, hi ? ty->dt : wd, 1};
 		ValId c = asm_read_lane(a, in->opnd[3], &cty, 0);
@@ -328,7 +343,8 @@ static bool insn_cvt(Asm *a, const Insn *in)
 		}
 		if (df && has_mod(in, "sat")) out[l] = saturate(a, out[l]);
 	}
-	return asm_write_bits(a, in->opnd[0], asm_join_lanes(a, out, dt->lanes));
+	/* one lane as its own dtype: a signed one sign-extends into a wider register */
+	return asm_write_bits(a, in->opnd[0], dt->lanes == 1 ? out[0] : asm_join_lanes(a, out, dt->lanes));
 }
 
 static bool insn_setp(Asm *a, const Insn *in)

@@ -331,6 +331,12 @@ bool asm_write_bits(Asm *a, const char *t, ValId v)
 	if (!r && gcc_operand(a, t)) return false;
 	if (!r) return asm_error(a, "'%s' is not a register declared here", t);
 	int bits = r->bits;
+	DType vd = (DType)vtype(a->s, v).dt;
+	/* a signed integer result in a wider register is sign-extended, as PTX
+	 * does for a destination wider than the instruction type (cvt.rni.sat.s8.f32
+	 * of -2 into a .b32 register is 0xfffffffe, not 0xfe) */
+	if (bits > 1 && dtype_is_int(vd) && dtype_is_signed(vd) && dtype_bits(vd) < bits)
+		v = asm_conv(a, v, bits == 16 ? DT_I16 : bits == 32 ? DT_I32 : DT_I64, 0);
 	r->v = bits == 1 ? asm_bitc(a, v, DT_I1) : asm_resize(a, v, bits);
 	return true;
 }

@@ -4972,6 +4972,62 @@ static void test_asm_minmax(void)
 	CHECK(ok_d);
 }
 
+/* ---- inline asm: .sat and sign-extending cvt ------------------------------------- */
+
+/* add.sat.f32 clamps to [0, 1] with NaN giving 0 (it gave 1); add.sat.s32 and
+ * sub.sat.s32 clamp to the int32 range (the .sat was ignored: they wrapped);
+ * cvt.rni.sat.s8.f32 into a .b32 register sign-extends (-2 was 254) */
+static const char asm_sat_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(x_ptr, i_ptr, j_ptr, f_ptr, o_ptr, BLOCK: tl.constexpr):\n"
+	"    offs = tl.arange(0, BLOCK)\n"
+	"    x = tl.load(x_ptr + offs)\n"
+	"    i = tl.load(i_ptr + offs)\n"
+	"    j = tl.load(j_ptr + offs)\n"
+	"    f = tl.inline_asm_elementwise('add.sat.f32 $0, $1, 0f00000000;', '=f,f', [x],\n"
+	"                                  dtype=tl.float32, is_pure=True, pack=1)\n"
+	"    a = tl.inline_asm_elementwise('add.sat.s32 $0, $1, $2;', '=r,r,r', [i, j],\n"
+	"                                  dtype=tl.int32, is_pure=True, pack=1)\n"
+	"    b = tl.inline_asm_elementwise('sub.sat.s32 $0, $1, $2;', '=r,r,r', [i, j],\n"
+	"                                  dtype=tl.int32, is_pure=True, pack=1)\n"
+	"    c = tl.inline_asm_elementwise('cvt.rni.sat.s8.f32 $0, $1;', '=r,f', [x],\n"
+	"                                  dtype=tl.int32, is_pure=True, pack=1)\n"
+	"    tl.store(f_ptr + offs, f)\n"
+	"    tl.store(o_ptr + offs, a)\n"
+	"    tl.store(o_ptr + BLOCK + offs, b)\n"
+	"    tl.store(o_ptr + 2 * BLOCK + offs, c)\n";
+
+static void test_asm_sat(void)
+{
+	enum { B = 8 };
+	float x[B] = {NAN, -NAN, -0.5f, 0.25f, 2.0f, -1.6f, 300.0f, -300.0f}, f[B];
+	int32_t i[B] = {INT32_MAX, INT32_MIN, INT32_MIN, 5, -7, INT32_MAX, 0, 100};
+	int32_t j[B] = {1, -1, 1, -3, 2, -1, INT32_MIN, INT32_MAX}, o[3 * B];
+	tile_arg args[] = {tile_arg_ptr(x, TILE_FP32), tile_arg_ptr(i, TILE_I32), tile_arg_ptr(j, TILE_I32),
+			   tile_arg_ptr(f, TILE_FP32), tile_arg_ptr(o, TILE_I32)};
+	if (!RUN(asm_sat_src, "k", "*fp32,*i32,*i32,*fp32,*i32,8", 1, args))
+		return;
+	bool ok_f = true, ok_a = true, ok_b = true, ok_c = true;
+	for (int k = 0; k < B; k++) {
+		float fr = isnan(x[k]) || x[k] <= 0 ? 0.0f : x[k] > 1 ? 1.0f : x[k];
+		int64_t s = (int64_t)i[k] + j[k], d = (int64_t)i[k] - j[k];
+		s = s < INT32_MIN ? INT32_MIN : s > INT32_MAX ? INT32_MAX : s;
+		d = d < INT32_MIN ? INT32_MIN : d > INT32_MAX ? INT32_MAX : d;
+		float r = isnan(x[k]) ? 0.0f : rintf(x[k]);
+		int32_t c = r < -128 ? -128 : r > 127 ? 127 : (int32_t)r;
+		ok_f &= f[k] == fr && !signbit(f[k]);
+		ok_a &= o[k] == (int32_t)s;
+		ok_b &= o[B + k] == (int32_t)d;
+		ok_c &= o[2 * B + k] == c;
+	}
+	CHECK(ok_f);
+	CHECK(ok_a);
+	CHECK(ok_b);
+	CHECK(ok_c);
+}
+
 /* ---- tl.extra.cuda: num_warps(), num_threads(), min/max_nan_xorsign_abs_f32 ------- */
 
 static const char extra_cuda_src[] =
@@ -5456,6 +5512,7 @@ int main(void)
 		test_empty_tuple_arg();
 		test_core_arith();
 		test_asm_minmax();
+		test_asm_sat();
 		test_extra_cuda();
 		test_aggregate();
 		test_namedtuple();
