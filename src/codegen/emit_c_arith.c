@@ -220,6 +220,18 @@ static void as_f32(Ec *e, StrBuf *b, const char *x, DType d)
 		sb_printf(b, "(float)%s", x);
 }
 
+/* a 32- or 64-bit integer as f32 rounded toward zero (libdevice's int2float_rz,
+ * cvt.rz.f32.s64 in inline asm): CUDA's __int2float_rz and friends; a plain
+ * (float) cast rounds to nearest. False for narrower sources (exact in f32). */
+static bool int_to_f32_rz(StrBuf *b, const char *x, DType from)
+{
+	const char *fn = from == DT_I32 ? "__int2float_rz" : from == DT_U32 ? "__uint2float_rz"
+	               : from == DT_I64 ? "__ll2float_rz" : from == DT_U64 ? "__ull2float_rz" : NULL;
+	if (fn)
+		sb_printf(b, "%s(%s)", fn, x);
+	return fn != NULL;
+}
+
 static void convert_to(Ec *e, StrBuf *b, const char *x, DType from, DType to, bool rtz)
 {
 	bool ffrom = dtype_is_float(from), fto = dtype_is_float(to);
@@ -252,6 +264,10 @@ static void convert_to(Ec *e, StrBuf *b, const char *x, DType from, DType to, bo
 			sb_printf(b, "(%s)%s", ec_ctype(to), t.s);
 		}
 		sb_free(&t);
+	} else if (to == DT_F32 && rtz && int_to_f32_rz(b, x, from)) {
+		/* printed */
+	} else if (to == DT_F64 && rtz && (from == DT_I64 || from == DT_U64)) {
+		sb_printf(b, "%s(%s)", from == DT_I64 ? "__ll2double_rz" : "__ull2double_rz", x);
 	} else if (to == DT_F32) {
 		if (from == DT_F64 && rtz)
 			sb_printf(b, "__double2float_rz(%s)", x);
@@ -293,7 +309,7 @@ static void convert_to(Ec *e, StrBuf *b, const char *x, DType from, DType to, bo
 			sb_printf(&t, "f64_to_f32_odd(%s)", x);
 		} else if (from == DT_F64)
 			sb_printf(&t, "(float)%s", x);
-		else
+		else if (!(rtz && int_to_f32_rz(&t, x, from))) /* toward zero twice is once */
 			as_f32(e, &t, x, from);
 		sb_printf(b, "%s(%s)", from_f32_fn(e, to, rtz), t.s);
 		sb_free(&t);

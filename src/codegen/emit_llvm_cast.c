@@ -390,6 +390,33 @@ static LLVMValueRef fp_to_int_sat(Em *e, LLVMValueRef f, LLVMTypeRef it, bool sg
 	return LLVMBuildSelect(B, LLVMBuildFCmp(B, LLVMRealUNO, f, f, ""), LLVMConstNull(it), r, "");
 }
 
+/* a 32- or 64-bit integer to a float rounded toward zero (libdevice's
+ * int2float_rz, ll2double_rz, ..., PTX's cvt.rz.f32.s64): the magnitude with
+ * the bits below its top 24 (f64: 53) significant ones cleared converts
+ * exactly; f16/bf16 then round that f32 toward zero too (twice toward zero is
+ * once). sitofp alone rounds to nearest: int2float_rz(16777219) was 16777220. */
+static LLVMValueRef int_to_float_rz(Em *e, LLVMValueRef x, bool sgn, DType to, LLVMTypeRef dt)
+{
+	LLVMBuilderRef B = e->B;
+	LLVMTypeRef it = shaped(e, e->t_i64, x);
+	x = sgn ? LLVMBuildSExt(B, x, it, "") : LLVMBuildZExt(B, x, it, "");
+#define K64(v) ci(e, e->t_i64, (v), x)
+	LLVMValueRef neg = sgn ? LLVMBuildICmp(B, LLVMIntSLT, x, K64(0), "") : NULL;
+	LLVMValueRef m = neg ? LLVMBuildSelect(B, neg, LLVMBuildNeg(B, x, ""), x, "") : x;
+	LLVMValueRef a[2] = {m, LLVMConstInt(e->t_i1, 0, 0)};
+	LLVMValueRef lz = em_intrinsic(e, "llvm.ctlz", &it, 1, a, 2);
+	int p = to == DT_F64 ? 53 : 24;
+	LLVMValueRef sh = LLVMBuildSub(B, K64(64 - p), lz, "");
+	LLVMValueRef pos = LLVMBuildICmp(B, LLVMIntSGT, sh, K64(0), "");
+	sh = LLVMBuildSelect(B, pos, sh, K64(0), "");
+	m = LLVMBuildAnd(B, m, LLVMBuildShl(B, K64(-1), sh, ""), "");
+#undef K64
+	LLVMTypeRef ft = to == DT_F64 ? dt : shaped(e, e->t_f32, x);
+	LLVMValueRef f = LLVMBuildUIToFP(B, m, ft, "");
+	if (neg) f = LLVMBuildSelect(B, neg, LLVMBuildFNeg(B, f, ""), f, "");
+	return to == DT_F64 || to == DT_F32 ? f : em_from_f32(e, f, to, true);
+}
+
 LLVMValueRef em_cast(Em *e, LLVMValueRef x, DType from, DType to, bool rtz, LLVMTypeRef to_scalar)
 {
 	LLVMBuilderRef B = e->B;
@@ -425,6 +452,8 @@ LLVMValueRef em_cast(Em *e, LLVMValueRef x, DType from, DType to, bool rtz, LLVM
 	}
 	/* int -> float */
 	bool sgn = from != DT_I1 && dtype_is_signed(from);
+	if (rtz && dtype_bits(from) > 16)
+		return int_to_float_rz(e, x, sgn, to, dt);
 	if (native_float(to))
 		return sgn ? LLVMBuildSIToFP(B, x, dt, "") : LLVMBuildUIToFP(B, x, dt, "");
 	LLVMTypeRef ft = shaped(e, e->t_f32, x);

@@ -334,7 +334,7 @@ static bool insn_cvt(Asm *a, const Insn *in)
 		if (df && sf && dt->dt == st->dt) {
 			out[l] = round_integral(a, in, x);
 		} else if (df) {
-			out[l] = to_float(a, in, x, dt->dt, sf ? flags : 0);
+			out[l] = to_float(a, in, x, dt->dt, flags); /* .rz from an integer too */
 		} else if (sf) {
 			out[l] = float_to_int(a, in, x, dt->dt);
 		} else {

@@ -5028,6 +5028,74 @@ static void test_asm_sat(void)
 	CHECK(ok_c);
 }
 
+/* ---- integer -> float rounded toward zero -------------------------------------- */
+
+/* libdevice's int2float_rz / ll2float_rz / ull2float_rz / ll2double_rz and
+ * inline asm cvt.rz.f32.s64 / cvt.rz.f16.s32 round toward zero; they were
+ * rounded to nearest (int2float_rz(16777219) gave 16777220, not 16777218) */
+static const char int_rz_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"from triton.language.extra import libdevice\n"
+	"@triton.jit\n"
+	"def k(i_ptr, l_ptr, f_ptr, d_ptr, h_ptr, BLOCK: tl.constexpr):\n"
+	"    offs = tl.arange(0, BLOCK)\n"
+	"    i = tl.load(i_ptr + offs)\n"
+	"    l = tl.load(l_ptr + offs)\n"
+	"    tl.store(f_ptr + offs, libdevice.int2float_rz(i))\n"
+	"    tl.store(f_ptr + BLOCK + offs, libdevice.ll2float_rz(l))\n"
+	"    tl.store(f_ptr + 2 * BLOCK + offs, libdevice.ull2float_rz(l.to(tl.uint64, bitcast=True)))\n"
+	"    tl.store(f_ptr + 3 * BLOCK + offs, tl.inline_asm_elementwise('cvt.rz.f32.s64 $0, $1;', '=f,l', [l],\n"
+	"                                       dtype=tl.float32, is_pure=True, pack=1))\n"
+	"    tl.store(d_ptr + offs, libdevice.ll2double_rz(l))\n"
+	"    tl.store(h_ptr + offs, tl.inline_asm_elementwise('cvt.rz.f16.s32 $0, $1;', '=h,r', [i],\n"
+	"                                   dtype=tl.float16, is_pure=True, pack=1))\n";
+
+/* |v| with the bits below its top p significant ones cleared, v's sign */
+static double rz_ref(int64_t v, uint64_t mag, int p)
+{
+	uint64_t m = mag;
+	int len = 0;
+	while (len < 64 && (m >> len)) len++;
+	if (len > p) m &= ~0ull << (len - p);
+	return v < 0 ? -(double)m : (double)m;
+}
+
+static void test_int_rz(void)
+{
+	enum { B = 8 };
+	int32_t i[B] = {16777219, -16777219, INT32_MAX, INT32_MIN + 1, 33554435, 7, 0, 65519};
+	int64_t l[B] = {50331651, -50331651, INT64_MAX, INT64_MIN, (1ll << 53) + 1, -((1ll << 53) + 3), -1,
+			27021597764222979ll};
+	float f[4 * B];
+	double d[B];
+	uint16_t h[B];
+	tile_arg args[] = {tile_arg_ptr(i, TILE_I32), tile_arg_ptr(l, TILE_I64), tile_arg_ptr(f, TILE_FP32),
+			   tile_arg_ptr(d, TILE_FP64), tile_arg_ptr(h, TILE_FP16)};
+	if (!RUN(int_rz_src, "k", "*i32,*i64,*fp32,*fp64,*fp16,8", 1, args))
+		return;
+	bool ok_i = true, ok_l = true, ok_u = true, ok_a = true, ok_d = true, ok_h = true;
+	for (int k = 0; k < B; k++) {
+		uint64_t mi = i[k] < 0 ? (uint64_t)0 - (uint64_t)(int64_t)i[k] : (uint64_t)i[k];
+		uint64_t ml = l[k] < 0 ? (uint64_t)0 - (uint64_t)l[k] : (uint64_t)l[k];
+		ok_i &= f[k] == (float)rz_ref(i[k], mi, 24);
+		ok_l &= f[B + k] == (float)rz_ref(l[k], ml, 24);
+		ok_u &= f[2 * B + k] == (float)rz_ref(0, (uint64_t)l[k], 24);
+		ok_a &= f[3 * B + k] == (float)rz_ref(l[k], ml, 24);
+		ok_d &= d[k] == rz_ref(l[k], ml, 53);
+		/* f16: 11 significant bits, past 65504 the largest finite (toward zero) */
+		double hv = rz_ref(i[k], mi, 11);
+		hv = hv > 65504 ? 65504 : hv < -65504 ? -65504 : hv;
+		ok_h &= h[k] == half_bits((float)hv);
+	}
+	CHECK(ok_i);
+	CHECK(ok_l);
+	CHECK(ok_u);
+	CHECK(ok_a);
+	CHECK(ok_d);
+	CHECK(ok_h);
+}
+
 /* ---- tl.extra.cuda: num_warps(), num_threads(), min/max_nan_xorsign_abs_f32 ------- */
 
 static const char extra_cuda_src[] =
@@ -5513,6 +5581,7 @@ int main(void)
 		test_core_arith();
 		test_asm_minmax();
 		test_asm_sat();
+		test_int_rz();
 		test_extra_cuda();
 		test_aggregate();
 		test_namedtuple();
