@@ -43,6 +43,7 @@ typedef struct AheadJob {
 	char **opts;
 	int nopts, sm;
 	NvrtcWant want;
+	bool locked; /* run_job holds memo->lock (for compile_ahead's unwinding) */
 } AheadJob;
 
 struct NvrtcMemo {
@@ -186,7 +187,18 @@ void nvrtc_memo_add(NvrtcMemo *m, const uint8_t key[32], const NvrtcOutput *out,
 	pthread_mutex_unlock(&m->lock);
 }
 
-static void *compile_ahead(void *arg)
+static void free_job(AheadJob *j)
+{
+	for (int i = 0; i < j->nopts; i++)
+		free(j->opts[i]);
+	free(j->opts);
+	free(j->src);
+	free(j->name);
+	free(j->suffix);
+	free(j);
+}
+
+static void run_job(void *arg)
 {
 	AheadJob *j = arg;
 	NvrtcOutput out;
@@ -199,16 +211,36 @@ static void *compile_ahead(void *arg)
 		               (const char *const *)j->opts, j->nopts, &out, err, sizeof err);
 	nvrtc_close(&nv);
 	pthread_mutex_lock(&j->memo->lock);
+	j->locked = true;
 	settle_locked(j->memo, j->entry, &out, ok, err);
+	j->locked = false;
 	pthread_mutex_unlock(&j->memo->lock);
 	nvrtc_output_free(&out);
-	for (int i = 0; i < j->nopts; i++)
-		free(j->opts[i]);
-	free(j->opts);
-	free(j->src);
-	free(j->name);
-	free(j->suffix);
-	free(j);
+}
+
+static void *compile_ahead(void *arg)
+{
+	AheadJob *j = arg;
+	/* out of memory here ends this compilation, not the process: the
+	 * entry fails with no output, and the search's request for it fails */
+	char *ice_msg = NULL;
+	if (ice_protect(run_job, j, &ice_msg) != 0) {
+		NvrtcMemo *m = j->memo;
+		if (!j->locked) /* else it ended inside settle_locked, holding the lock */
+			pthread_mutex_lock(&m->lock);
+		MemoEntry *e = &m->entries[j->entry];
+		if (e->pending) { /* what settle_locked may have copied is left, not freed */
+			memset(&e->out, 0, sizeof e->out);
+			e->ok = false;
+			e->err = ice_msg;
+			ice_msg = NULL;
+			e->pending = false;
+			pthread_cond_broadcast(&m->done);
+		}
+		pthread_mutex_unlock(&m->lock);
+		free(ice_msg);
+	}
+	free_job(j);
 	return NULL;
 }
 
@@ -252,13 +284,7 @@ bool nvrtc_memo_start(NvrtcMemo *m, const char *src, const char *name, int sm,
 			m->nthreads++;
 		} else { /* no thread: the entry goes, the search compiles it itself */
 			m->n--;
-			for (int i = 0; i < nextra; i++)
-				free(j->opts[i]);
-			free(j->opts);
-			free(j->src);
-			free(j->name);
-			free(j->suffix);
-			free(j);
+			free_job(j);
 		}
 	}
 	pthread_mutex_unlock(&m->lock);
