@@ -508,6 +508,29 @@ static bool insn_bfi(Asm *a, const Insn *in, const PtxType *ty)
 	return asm_write_bits(a, in->opnd[0], r);
 }
 
+/* shf.{l,r}.{wrap,clamp}.b32 d, a, b, c: the funnel shift of the 64 bits
+ * {b:a} by c (mod 32 for .wrap, at most 32 for .clamp); .l keeps the upper
+ * word, .r the lower */
+static bool insn_shf(Asm *a, const Insn *in, const PtxType *ty)
+{
+	bool left = has_mod(in, "l"), wrap = has_mod(in, "wrap");
+	if (left == has_mod(in, "r") || wrap == has_mod(in, "clamp") || in->ntypes != 1 || strcmp(ty->name, "b32"))
+		return asm_error(a, "'%s': shf is shf.{l,r}.{wrap,clamp}.b32", a->insn);
+	if (in->nopnd != 4) return asm_error(a, "wrong number of operands for '%s'", in->base);
+	PtxType u32 = {"u32", DT_U32, 1};
+	ValId lo = asm_read_lane(a, in->opnd[1], &u32, 0), hi = asm_read_lane(a, in->opnd[2], &u32, 0);
+	ValId n = asm_read_lane(a, in->opnd[3], &u32, 0);
+	if (!lo || !hi || !n) return false;
+	if (wrap) n = asm_op2(a, TOP_AND, n, asm_k_int(a, DT_U32, 31));
+	else n = asm_sel(a, asm_cmp(a, PRED_GT, n, asm_k_int(a, DT_U32, 32)), asm_k_int(a, DT_U32, 32), n);
+	ValId v = asm_op2(a, TOP_OR, asm_op2(a, TOP_SHL, asm_conv(a, hi, DT_U64, 0), asm_k_int(a, DT_U64, 32)),
+	                  asm_conv(a, lo, DT_U64, 0));
+	ValId n64 = asm_conv(a, n, DT_U64, 0);
+	ValId r = left ? asm_op2(a, TOP_SHR, asm_op2(a, TOP_SHL, v, n64), asm_k_int(a, DT_U64, 32))
+	               : asm_op2(a, TOP_SHR, v, n64);
+	return asm_write_bits(a, in->opnd[0], asm_conv(a, r, DT_U32, 0));
+}
+
 /* Splits "add.rn.f32 $0, $1, $2" into an Insn (text modified in place). */
 static bool parse_insn(Asm *a, char *t, Insn *in)
 {
@@ -624,6 +647,7 @@ static bool translate(Asm *a, char *t)
 		ok = insn_mov_vector(a, &in, ty);
 	else if (!strcmp(b, "bfe")) ok = insn_bfe(a, &in, ty);
 	else if (!strcmp(b, "bfi")) ok = insn_bfi(a, &in, ty);
+	else if (!strcmp(b, "shf")) ok = insn_shf(a, &in, ty);
 	else if (!strcmp(b, "selp")) {
 		PtxType pred = {"pred", DT_I1, 1};
 		if (in.nopnd != 4) return asm_error(a, "'%s' takes four operands", a->insn);

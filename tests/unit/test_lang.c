@@ -2160,6 +2160,61 @@ static void test_inline_asm_bits(void)
 	CHECK(ok);
 }
 
+/* shf (funnel shift) of the 64 bits {hi:lo}: .l keeps the upper word, .r the
+ * lower; .wrap takes the amount mod 32, .clamp caps it at 32 (PyTorch's
+ * inline_asm_kernel test kernel rotates with shf.l.wrap.b32) */
+static const char asm_shf_src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"@triton.jit\n"
+	"def k(X, Y, N, Z):\n"
+	"    o = tl.arange(0, 64)\n"
+	"    x = tl.load(X + o)\n"
+	"    y = tl.load(Y + o)\n"
+	"    n = tl.load(N + o)\n"
+	"    a = tl.inline_asm_elementwise('shf.l.wrap.b32 $0, $1, $2, $3;', '=r,r, r, r', [x, y, n], dtype=tl.int32,\n"
+	"                                  is_pure=True, pack=1)\n"
+	"    b = tl.inline_asm_elementwise('shf.r.wrap.b32 $0, $1, $2, $3;', '=r,r,r,r', [x, y, n], dtype=tl.int32,\n"
+	"                                  is_pure=True, pack=1)\n"
+	"    c = tl.inline_asm_elementwise('shf.l.clamp.b32 $0, $1, $2, $3;', '=r,r,r,r', [x, y, n], dtype=tl.int32,\n"
+	"                                  is_pure=True, pack=1)\n"
+	"    d = tl.inline_asm_elementwise('shf.r.clamp.b32 $0, $1, $2, 5;', '=r,r,r', [x, y], dtype=tl.int32,\n"
+	"                                  is_pure=True, pack=1)\n"
+	"    tl.store(Z + o, a)\n"
+	"    tl.store(Z + 64 + o, b)\n"
+	"    tl.store(Z + 128 + o, c)\n"
+	"    tl.store(Z + 192 + o, d)\n";
+
+static uint32_t shf_ref(uint32_t lo, uint32_t hi, uint32_t n, bool left, bool wrap)
+{
+	n = wrap ? n & 31 : (n > 32 ? 32 : n);
+	uint64_t v = ((uint64_t)hi << 32) | lo;
+	return left ? (uint32_t)((v << n) >> 32) : (uint32_t)(v >> n);
+}
+
+static void test_inline_asm_shf(void)
+{
+	int32_t x[64], y[64], n[64], z[256];
+	for (int i = 0; i < 64; i++) {
+		x[i] = (int32_t)((uint32_t)i * 2654435761u);
+		y[i] = (int32_t)((uint32_t)(i + 7) * 40503u ^ 0x80000001u);
+		n[i] = i < 40 ? i : (int32_t)((uint32_t)i * 77u + (i & 1 ? 0x80000000u : 0u));
+	}
+	tile_arg args[] = {tile_arg_ptr(x, TILE_I32), tile_arg_ptr(y, TILE_I32), tile_arg_ptr(n, TILE_I32),
+	                   tile_arg_ptr(z, TILE_I32)};
+	if (!RUN(asm_shf_src, "k", "*i32,*i32,*i32,*i32", 1, args))
+		return;
+	bool ok = true;
+	for (int i = 0; i < 64; i++) {
+		uint32_t lo = (uint32_t)x[i], hi = (uint32_t)y[i], s = (uint32_t)n[i];
+		ok &= (uint32_t)z[i] == shf_ref(lo, hi, s, true, true);
+		ok &= (uint32_t)z[64 + i] == shf_ref(lo, hi, s, false, true);
+		ok &= (uint32_t)z[128 + i] == shf_ref(lo, hi, s, true, false);
+		ok &= (uint32_t)z[192 + i] == shf_ref(lo, hi, 5, false, false);
+	}
+	CHECK(ok);
+}
+
 /* Complementary guards define a register no instruction wrote before
  * (@p mov $0 ..; @!p ex2 $0 ..), as PTX allows (softplus written so); each
  * guarded write also reads the value its predecessor left. */
@@ -5531,6 +5586,7 @@ int main(void)
 		test_inline_asm_literals();
 		test_inline_asm_toplevel_reg();
 		test_inline_asm_bits();
+		test_inline_asm_shf();
 		test_inline_asm_guards();
 		test_inline_asm_fp4();
 		test_libdevice();
