@@ -1202,7 +1202,7 @@ static void test_sort_specials(uint32_t *seed)
 
 /* tl.topk as Triton's bitonic top-k (the first log2(k) sort stages, then
  * rounds that keep the larger of each pair k apart): 1-D 1024 -> 8 and k = 1,
- * 2-D 4 x 256 -> 16 and k = the whole row, int32 1024 -> 4, with -0.0/+0.0,
+ * 2-D 4 x 256 -> 16 and k = the whole row, 3-D and 4-D tiles, int32 1024 -> 4, with -0.0/+0.0,
  * infinities, repeats and the integer extremes. The result is the reference's
  * k largest, largest first, and every result's bits occur in its row. */
 static const char topk_src[] =
@@ -1215,7 +1215,16 @@ static const char topk_src[] =
 	"def k2(x_ptr, y_ptr, R: tl.constexpr, C: tl.constexpr, K: tl.constexpr):\n"
 	"    o = tl.arange(0, R)[:, None] * C + tl.arange(0, C)[None, :]\n"
 	"    ok = tl.arange(0, R)[:, None] * K + tl.arange(0, K)[None, :]\n"
-	"    tl.store(y_ptr + ok, tl.topk(tl.load(x_ptr + o), K))\n";
+	"    tl.store(y_ptr + ok, tl.topk(tl.load(x_ptr + o), K))\n"
+	"@triton.jit\n"
+	"def k3(x_ptr, y_ptr, A: tl.constexpr, R: tl.constexpr, C: tl.constexpr, K: tl.constexpr):\n"
+	"    o = tl.arange(0, A)[:, None, None] * (R * C) + tl.arange(0, R)[None, :, None] * C + tl.arange(0, C)[None, None, :]\n"
+	"    ok = tl.arange(0, A)[:, None, None] * (R * K) + tl.arange(0, R)[None, :, None] * K + tl.arange(0, K)[None, None, :]\n"
+	"    tl.store(y_ptr + ok, tl.topk(tl.load(x_ptr + o), K))\n"
+	"@triton.jit\n"
+	"def k4(x_ptr, y_ptr, C: tl.constexpr, K: tl.constexpr):\n"
+	"    x = tl.reshape(tl.load(x_ptr + tl.arange(0, 8 * C)), (2, 2, 2, C))\n"
+	"    tl.store(y_ptr + tl.arange(0, 8 * K), tl.reshape(tl.topk(x, K, dim=-1), (8 * K,)))\n";
 
 static int cmp_f32_desc(const void *a, const void *b) { return cmp_f32(b, a); }
 
@@ -1267,6 +1276,14 @@ static void test_topk(void)
 		CHECK(topk_ok(x, y, 4, 256, 16));
 	if (RUN(topk_src, "k2", "*fp32,*fp32,8,128,128", 1, args))
 		CHECK(topk_ok(x, y, 8, 128, 128));
+	/* 3-D and 4-D tiles (Helion's generated torch.topk kernels): the last
+	 * dimension of every leading index, as Triton's hypercube sort does */
+	if (RUN(topk_src, "k3", "*fp32,*fp32,4,8,32,8", 1, args))
+		CHECK(topk_ok(x, y, 32, 32, 8));
+	if (RUN(topk_src, "k3", "*fp32,*fp32,2,4,16,16", 1, args))
+		CHECK(topk_ok(x, y, 8, 16, 16));
+	if (RUN(topk_src, "k4", "*fp32,*fp32,32,4", 1, args))
+		CHECK(topk_ok(x, y, 8, 32, 4));
 	qsort(w, N, sizeof(int32_t), cmp_i32_desc);
 	tile_arg iargs[] = {tile_arg_ptr(a, TILE_I32), tile_arg_ptr(b, TILE_I32)};
 	if (RUN(topk_src, "k1", "*i32,*i32,1024,4", 1, iargs))
