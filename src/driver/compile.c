@@ -224,28 +224,43 @@ static int smem_of(const Compilation *c)
 	return c->tp && c->tp->smem_bytes > c->tir->smem_bytes ? c->tp->smem_bytes : c->tir->smem_bytes;
 }
 
+/* Whether the search weighed the set `off` already (0: the first program). */
+static bool weighed(const Compilation *c, unsigned off)
+{
+	_Static_assert(COUNTOF(choices) <= 5, "tried has a bit for each set of choices");
+	return (c->tried | 1u) >> off & 1u;
+}
+
+/* *alt: c's kernel without the choices in `off`, a quiet variant that emits
+ * `what`, allocating in `arena`; *r and *quiet must outlive it. */
+static void variant_init(Compilation *alt, const Compilation *c, unsigned off, EmitWhat what,
+                         CompileRequest *r, DiagSink *quiet, Arena *arena)
+{
+	*r = *c->req;
+	for (size_t k = 0; k < COUNTOF(choices); k++)
+		if (off & 1u << k)
+			choices[k].turn_off(&r->opts);
+	r->dump = DUMP_NONE;
+	diag_init(quiet);
+	compilation_init(alt, r, quiet, arena);
+	alt->memo = c->memo;
+	alt->variant = true;
+	alt->what = what;
+}
+
 /* Compiles c's kernel without the choices in `off`, quietly, into c's arena,
  * and keeps it where it spills less (or as much in less shared memory). */
 static void try_variant(Compilation *c, EmitWhat what, unsigned off)
 {
 	/* the search may come back to a set it weighed (the others again on top
 	 * of kept wide addresses): the same program, not compiled twice */
-	_Static_assert(COUNTOF(choices) <= 5, "tried has a bit for each set of choices");
-	if ((c->tried | 1u) >> off & 1u) /* bit 0: the first program */
+	if (weighed(c, off))
 		return;
 	c->tried |= 1u << off;
-	CompileRequest r = *c->req;
-	for (size_t k = 0; k < COUNTOF(choices); k++)
-		if (off & 1u << k)
-			choices[k].turn_off(&r.opts);
-	r.dump = DUMP_NONE;
+	CompileRequest r;
 	DiagSink quiet;
-	diag_init(&quiet);
 	Compilation alt;
-	compilation_init(&alt, &r, &quiet, c->arena);
-	alt.memo = c->memo;
-	alt.variant = true;
-	alt.what = what;
+	variant_init(&alt, c, off, what, &r, &quiet, c->arena);
 	run_stages(&alt);
 	double secs = c->emitted.seconds_codegen + alt.emitted.seconds_codegen;
 	int s = alt.emitted.spill_bytes;
@@ -279,20 +294,15 @@ static void start_single_variants(Compilation *c)
 		most = sysconf(_SC_NPROCESSORS_ONLN);
 	int started = 0;
 	for (size_t i = 0; i < COUNTOF(choices) && started < most; i++) {
-		if (!choices[i].used(c) || (c->tried | 1u) >> (1u << i) & 1u)
+		if (!choices[i].used(c) || weighed(c, 1u << i))
 			continue;
-		CompileRequest r = *c->req;
-		choices[i].turn_off(&r.opts);
-		r.dump = DUMP_NONE;
-		DiagSink quiet;
-		diag_init(&quiet);
 		Arena scratch; /* only the source outlives the stages */
 		arena_init(&scratch);
+		CompileRequest r;
+		DiagSink quiet;
 		Compilation alt;
-		compilation_init(&alt, &r, &quiet, &scratch);
-		alt.memo = c->memo;
-		alt.variant = alt.ahead = true;
-		alt.what = EMIT_BINARY;
+		variant_init(&alt, c, 1u << i, EMIT_BINARY, &r, &quiet, &scratch);
+		alt.ahead = true;
 		run_stages(&alt);
 		started += alt.ahead_started;
 		emit_result_free(&alt.emitted);
