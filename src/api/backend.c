@@ -68,8 +68,8 @@ static void hook_fault(void *user, const char *msg)
 /* A while loop has spun: the launch may wait for an instance not started. */
 static int hook_spin(void *user)
 {
-	Backend *b = user;
-	return cpu_pool_spin(b->ctx->pool);
+	(void)user; /* the launch is the one this thread runs an instance of */
+	return cpu_launch_spin();
 }
 
 Backend *backend_create(tile_context *ctx)

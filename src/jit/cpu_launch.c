@@ -22,11 +22,14 @@
  * they are resident at once. Here each runs to its end on its thread, so
  * when all threads wait for instances not yet started, nothing moves. A
  * kernel's while loop with an atomic or a volatile load (one that may wait)
- * calls cpu_pool_spin every SPIN_CHECK_ITERS
+ * calls cpu_launch_spin every SPIN_CHECK_ITERS
  * iterations; when no instance has started for the stall period and some
  * are left, it starts one more thread (a "rescuer") for the launch, which
  * takes the lowest instance not started. The caller joins the rescuers
- * before it returns.
+ * before it returns. Every launch can be rescued: the one on the workers
+ * and one that found them busy and runs on its caller alone. A thread knows
+ * the launch it runs an instance of (current_job), as the spin call comes
+ * from compiled code that has no handle on the launch.
  */
 #include "jit/cpu_launch.h"
 
@@ -55,7 +58,7 @@ enum {
  * times an instance's mean time so far, if longer: a launch of long
  * instances whose while loops only compute gets no threads it does not need. */
 #define STALL_NS 2000000
-#define CHECK_NS 200000 /* cpu_pool_spin takes the lock at most this often */
+#define CHECK_NS 200000 /* cpu_launch_spin takes a job's lock at most this often */
 #define RESCUE_BYTES ((uint64_t)2 << 30) /* stack and shared memory rescuers may hold */
 
 /* A chunk's counter: the next instance of the chunk to start. On a cache
@@ -71,24 +74,33 @@ typedef struct CpuJob {
 	int64_t total;
 	int64_t chunk;   /* instances a chunk (the last may have fewer) */
 	int64_t nchunks;
-	Chunk *chunks;   /* the pool's; NULL for a job run on one thread */
+	Chunk *chunks;   /* the pool's, or the one of a job run alone */
 	atomic_llong next_chunk;
 	void *rt;
 	const int *stop; /* NULL, or a counter: a change from stop0 ends the launch */
 	int stop0;
 	uint64_t stack_need; /* bytes of stack an instance may use */
-	/* stall detection (the pool's mu held): when the job began, the threads
-	 * running it (rescuers apart), instances started when last looked, and when */
+	size_t smem_bytes;   /* each rescuer's shared memory (rounded up) */
+	size_t rescue_stack; /* each rescuer's stack */
+	/* stall detection (mu held): when the job began, the threads running it
+	 * (rescuers apart), instances started when last looked, and when */
+	pthread_mutex_t mu;
 	int64_t start_ns;
 	int threads;
 	int64_t seen_started;
 	int64_t seen_ns;
+	/* the threads added to it (mu held); once ended, none is added */
+	struct Rescuer **rescuers;
+	int nrescuers, rescuers_cap;
+	bool ended;
+	atomic_bool crowded;        /* it has rescuers: spinners yield */
+	atomic_bool stopped;        /* it was stopped: spinners end */
+	atomic_llong next_check_ns; /* cpu_launch_spin looks at it no sooner */
 } CpuJob;
 
 /* A thread added to a stalled launch. */
 typedef struct Rescuer {
 	pthread_t th;
-	struct CpuPool *pool;
 	CpuJob *job;
 	void *smem;
 } Rescuer;
@@ -118,15 +130,12 @@ struct CpuPool {
 	void *caller_smem;
 	Chunk *chunks; /* for the job on the workers */
 	int nchunks_cap;
-	/* the pool's mu guards these: the job the workers run (NULL between
-	 * launches), and the rescuers it was given */
-	CpuJob *live;
-	Rescuer **rescuers;
-	int nrescuers;
-	atomic_bool crowded;        /* the live job has rescuers: spinners yield */
-	atomic_bool stopped;        /* the live job was stopped: spinners end */
-	atomic_llong next_check_ns; /* cpu_pool_spin looks at the pool no sooner */
 };
+
+/* The job whose instance this thread runs, NULL between them: what a spin
+ * call from compiled code belongs to. Saved and restored around each run,
+ * so a launch made from inside an instance (a print hook) nests. */
+static _Thread_local CpuJob *current_job;
 
 /* Polling step i: a pause while i < SPIN_ITERS, then sched_yield (so an
  * oversubscribed machine runs whoever has work). */
@@ -162,10 +171,7 @@ CpuPool *cpu_pool_create(int nthreads)
 	 * pool of one and the caller after it */
 	p->nchunks_cap = CHUNKS_PER_THREAD * (p->nthreads + 1);
 	p->chunks = aligned_alloc(_Alignof(Chunk), sizeof(Chunk) * (size_t)p->nchunks_cap);
-	p->rescuers = calloc(MAX_RESCUERS, sizeof *p->rescuers);
-	if (!p->chunks || !p->rescuers) {
-		free(p->chunks);
-		free(p->rescuers);
+	if (!p->chunks) {
 		free(p);
 		return NULL;
 	}
@@ -174,9 +180,6 @@ CpuPool *cpu_pool_create(int nthreads)
 	pthread_cond_init(&p->done, NULL);
 	atomic_init(&p->state, 0);
 	atomic_init(&p->active, 0);
-	atomic_init(&p->crowded, false);
-	atomic_init(&p->stopped, false);
-	atomic_init(&p->next_check_ns, 0);
 	return p;
 }
 
@@ -274,9 +277,22 @@ static void run_chunks(CpuJob *j, void *smem)
 	take_leftovers(j, smem);
 }
 
+/* This thread's part of j: the instances others claimed but have not
+ * started first when leftovers_first (a rescuer's: the lowest are what a
+ * stall waits for), then chunks as they come. */
+static void run_here(CpuJob *j, void *smem, bool leftovers_first)
+{
+	CpuJob *outer = current_job;
+	current_job = j;
+	if (leftovers_first)
+		take_leftovers(j, smem);
+	run_chunks(j, smem);
+	current_job = outer;
+}
+
 /* ---- workers ------------------------------------------------------------------ */
 
-/* A worker or rescuer has run out of instances: the last wakes the caller. */
+/* A worker has run out of instances: the last wakes the caller. */
 static void job_part_done(CpuPool *p)
 {
 	if (atomic_fetch_sub_explicit(&p->active, 1, memory_order_acq_rel) == 1) {
@@ -316,7 +332,7 @@ static void *worker_main(void *arg)
 		seen_gen = s >> 16;
 		if (w->id >= (int)(s & 0xffff))
 			continue;
-		run_chunks(p->job, w->smem);
+		run_here(p->job, w->smem, false);
 		job_part_done(p);
 	}
 	return NULL;
@@ -412,41 +428,10 @@ void cpu_pool_destroy(CpuPool *p)
 	pthread_mutex_unlock(&p->launch_mu);
 	free(p->caller_smem);
 	free(p->chunks);
-	free(p->rescuers);
 	pthread_cond_destroy(&p->done);
 	pthread_mutex_destroy(&p->mu);
 	pthread_mutex_destroy(&p->launch_mu);
 	free(p);
-}
-
-/* ---- launching ---------------------------------------------------------------- */
-
-/* The pool is busy with another thread's launch: run everything here. */
-static int run_alone(CpuJob *j, size_t smem_bytes)
-{
-	void *smem = NULL;
-	if (smem_bytes) {
-		smem = aligned_alloc(SMEM_ALIGN,
-		                     (smem_bytes + SMEM_ALIGN - 1) & ~(size_t)(SMEM_ALIGN - 1));
-		if (!smem)
-			return -2;
-	}
-	run_range(j, 0, j->total, smem);
-	free(smem);
-	return 0;
-}
-
-static void wait_done(CpuPool *p)
-{
-	for (int i = 0; i < SPIN_ITERS + YIELD_ITERS; i++) {
-		if (atomic_load_explicit(&p->active, memory_order_acquire) == 0)
-			return;
-		cpu_relax(i);
-	}
-	pthread_mutex_lock(&p->mu);
-	while (atomic_load_explicit(&p->active, memory_order_acquire) != 0)
-		pthread_cond_wait(&p->done, &p->mu);
-	pthread_mutex_unlock(&p->mu);
 }
 
 /* ---- stalls ------------------------------------------------------------------- */
@@ -470,7 +455,7 @@ static int64_t instances_started(const CpuJob *j)
 }
 
 /* Whether j, run by `threads` threads, has instances left and none started
- * for the stall period (the pool's mu held); a yes restarts the clock, so a
+ * for the stall period (j's mu held); a yes restarts the clock, so a
  * stall adds one thread a period. An instance's mean time is bounded from
  * above by the threads' time over the instances surely finished (started
  * ones, less one a thread). */
@@ -499,89 +484,136 @@ static bool stalled(CpuJob *j, int threads)
 static void *rescuer_main(void *arg)
 {
 	Rescuer *r = arg;
-	CpuPool *p = r->pool;
-	take_leftovers(r->job, r->smem); /* the lowest instances first */
-	run_chunks(r->job, r->smem);
-	job_part_done(p);
+	run_here(r->job, r->smem, true); /* the lowest instances first */
 	return NULL;
 }
 
-/* Starts one more thread for the live job (the pool's mu held). It counts
- * in `active` from here, so the caller waits for it; a thread that cannot
- * be started is no error (the next period tries again). */
-static void add_rescuer(CpuPool *p, CpuJob *j)
+/* Starts one more thread for j (j's mu held). The job's owner joins it; a
+ * thread that cannot be started is no error (the next period tries again). */
+static void add_rescuer(CpuJob *j)
 {
-	uint64_t each = j->stack_need + p->smem_cap + (64 << 10); /* bounded by deep_stack */
-	if (p->nrescuers >= MAX_RESCUERS || p->nrescuers >= j->total ||
-	    each > RESCUE_BYTES / (uint64_t)(p->nrescuers + 1))
+	uint64_t each = j->stack_need + j->smem_bytes + (64 << 10); /* bounded by deep_stack */
+	if (j->nrescuers >= MAX_RESCUERS || j->nrescuers >= j->total ||
+	    each > RESCUE_BYTES / (uint64_t)(j->nrescuers + 1))
 		return;
+	if (j->nrescuers == j->rescuers_cap) {
+		int cap = j->rescuers_cap ? 2 * j->rescuers_cap : 16;
+		Rescuer **grown = realloc(j->rescuers, (size_t)cap * sizeof *grown);
+		if (!grown)
+			return;
+		j->rescuers = grown;
+		j->rescuers_cap = cap;
+	}
 	Rescuer *r = calloc(1, sizeof *r);
 	if (!r)
 		return;
-	r->pool = p;
 	r->job = j;
-	if (p->smem_cap && !(r->smem = aligned_alloc(SMEM_ALIGN, p->smem_cap))) {
+	if (j->smem_bytes && !(r->smem = aligned_alloc(SMEM_ALIGN, j->smem_bytes))) {
 		free(r);
 		return;
 	}
 	pthread_attr_t attr;
 	pthread_attr_init(&attr);
-	size_t stack = p->worker_stack > WORKER_STACK ? p->worker_stack : WORKER_STACK;
-	atomic_fetch_add_explicit(&p->active, 1, memory_order_relaxed);
-	if (pthread_attr_setstacksize(&attr, stack) != 0 ||
+	if (pthread_attr_setstacksize(&attr, j->rescue_stack) != 0 ||
 	    pthread_create(&r->th, &attr, rescuer_main, r) != 0) {
-		atomic_fetch_sub_explicit(&p->active, 1, memory_order_relaxed);
 		free(r->smem);
 		free(r);
 	} else {
-		p->rescuers[p->nrescuers++] = r;
+		j->rescuers[j->nrescuers++] = r;
 	}
 	pthread_attr_destroy(&attr);
 }
 
-int cpu_pool_spin(CpuPool *p)
+int cpu_launch_spin(void)
 {
-	if (!p)
+	CpuJob *j = current_job;
+	if (!j)
 		return 0;
 	/* more threads than cores: whoever this instance waits for may need
 	 * this one's (not otherwise: on a loaded machine a yield can cost a
 	 * whole time slice) */
-	if (atomic_load_explicit(&p->crowded, memory_order_relaxed))
+	if (atomic_load_explicit(&j->crowded, memory_order_relaxed))
 		sched_yield();
-	if (atomic_load_explicit(&p->stopped, memory_order_relaxed))
+	if (atomic_load_explicit(&j->stopped, memory_order_relaxed))
 		return 1;
-	/* the pool is looked at once per CHECK_NS, whoever calls: a waiting
+	/* the job is looked at once per CHECK_NS, whoever calls: a waiting
 	 * loop calls this every few microseconds, from every waiting thread */
 	int64_t now = now_ns();
-	if (now < atomic_load_explicit(&p->next_check_ns, memory_order_relaxed))
+	if (now < atomic_load_explicit(&j->next_check_ns, memory_order_relaxed))
 		return 0;
-	atomic_store_explicit(&p->next_check_ns, now + CHECK_NS, memory_order_relaxed);
-	pthread_mutex_lock(&p->mu);
-	bool stopped = p->live && job_stopped(p->live);
+	atomic_store_explicit(&j->next_check_ns, now + CHECK_NS, memory_order_relaxed);
+	pthread_mutex_lock(&j->mu);
+	bool stopped = job_stopped(j);
 	if (stopped) /* every spinner sees it at its next call */
-		atomic_store_explicit(&p->stopped, true, memory_order_relaxed);
-	if (p->live && !stopped && stalled(p->live, p->live->threads + p->nrescuers)) {
-		add_rescuer(p, p->live);
-		atomic_store_explicit(&p->crowded, p->nrescuers > 0, memory_order_relaxed);
+		atomic_store_explicit(&j->stopped, true, memory_order_relaxed);
+	else if (!j->ended && stalled(j, j->threads + j->nrescuers)) {
+		add_rescuer(j);
+		atomic_store_explicit(&j->crowded, j->nrescuers > 0, memory_order_relaxed);
 	}
-	pthread_mutex_unlock(&p->mu);
+	pthread_mutex_unlock(&j->mu);
 	return stopped;
 }
 
-/* After a launch (launch_mu held, active 0): no job is live; joins the rescuers. */
-static void end_job(CpuPool *p)
+/* ---- launching ---------------------------------------------------------------- */
+
+/* Before j's instances run on `threads` threads (rescuers apart). */
+static void begin_job(CpuJob *j, int threads)
 {
-	pthread_mutex_lock(&p->mu);
-	p->live = NULL;
-	atomic_store_explicit(&p->crowded, false, memory_order_relaxed);
-	atomic_store_explicit(&p->stopped, false, memory_order_relaxed);
-	pthread_mutex_unlock(&p->mu);
-	for (int i = 0; i < p->nrescuers; i++) {
-		pthread_join(p->rescuers[i]->th, NULL);
-		free(p->rescuers[i]->smem);
-		free(p->rescuers[i]);
+	pthread_mutex_init(&j->mu, NULL);
+	j->threads = threads;
+	j->seen_started = 0;
+	j->start_ns = j->seen_ns = now_ns();
+	atomic_init(&j->crowded, false);
+	atomic_init(&j->stopped, false);
+	atomic_init(&j->next_check_ns, 0);
+}
+
+/* After every instance of j has started: no thread is added any more; joins
+ * those that were. */
+static void end_job(CpuJob *j)
+{
+	pthread_mutex_lock(&j->mu);
+	j->ended = true;
+	pthread_mutex_unlock(&j->mu);
+	for (int i = 0; i < j->nrescuers; i++) {
+		pthread_join(j->rescuers[i]->th, NULL);
+		free(j->rescuers[i]->smem);
+		free(j->rescuers[i]);
 	}
-	p->nrescuers = 0;
+	free(j->rescuers);
+	pthread_mutex_destroy(&j->mu);
+}
+
+/* No pool, or it is busy with another thread's launch: the whole grid on
+ * this thread, as one chunk, which rescuers share if the launch stalls. */
+static int run_alone(CpuJob *j)
+{
+	void *smem = NULL;
+	if (j->smem_bytes && !(smem = aligned_alloc(SMEM_ALIGN, j->smem_bytes)))
+		return -2;
+	Chunk one;
+	atomic_init(&one.next, 0);
+	j->chunks = &one;
+	j->nchunks = 1;
+	j->chunk = j->total;
+	begin_job(j, 1);
+	run_here(j, smem, false);
+	end_job(j);
+	free(smem);
+	return 0;
+}
+
+static void wait_done(CpuPool *p)
+{
+	for (int i = 0; i < SPIN_ITERS + YIELD_ITERS; i++) {
+		if (atomic_load_explicit(&p->active, memory_order_acquire) == 0)
+			return;
+		cpu_relax(i);
+	}
+	pthread_mutex_lock(&p->mu);
+	while (atomic_load_explicit(&p->active, memory_order_acquire) != 0)
+		pthread_cond_wait(&p->done, &p->mu);
+	pthread_mutex_unlock(&p->mu);
 }
 
 /* Runs j with the workers (launch_mu held), and on the caller too when
@@ -601,22 +633,19 @@ static void run_parallel(CpuPool *p, CpuJob *j, bool caller_helps)
 	int wanted = p->nworkers;
 	if ((int64_t)wanted > j->total - caller_helps)
 		wanted = (int)(j->total - caller_helps);
+	begin_job(j, wanted + caller_helps);
 	p->job = j;
 	atomic_store_explicit(&p->active, wanted, memory_order_relaxed);
 	pthread_mutex_lock(&p->mu);
-	j->threads = wanted + caller_helps;
-	j->seen_started = 0;
-	j->start_ns = j->seen_ns = now_ns();
-	p->live = j;
 	uint64_t gen = (atomic_load_explicit(&p->state, memory_order_relaxed) >> 16) + 1;
 	atomic_store_explicit(&p->state, gen << 16 | (uint64_t)wanted, memory_order_release);
 	for (int i = 0; i < wanted; i++)
 		pthread_cond_signal(&p->workers[i].wake);
 	pthread_mutex_unlock(&p->mu);
 	if (caller_helps)
-		run_chunks(j, p->caller_smem);
+		run_here(j, p->caller_smem, false);
 	wait_done(p);
-	end_job(p);
+	end_job(j);
 }
 
 /* ---- kernels with a deep stack ----------------------------------------------- */
@@ -636,26 +665,25 @@ static size_t deep_stack(uint64_t need)
 
 typedef struct AloneJob {
 	CpuJob *j;
-	size_t smem_bytes;
 	int rc;
 } AloneJob;
 
 static void *alone_main(void *arg)
 {
 	AloneJob *a = arg;
-	a->rc = run_alone(a->j, a->smem_bytes);
+	a->rc = run_alone(a->j);
 	return NULL;
 }
 
-/* The whole grid on a thread of its own with `stack` bytes of stack: for a
+/* The whole grid on a thread of its own with the rescuers' stack: for a
  * launch without a pool, or one that finds the pool busy. */
-static int run_alone_deep(CpuJob *j, size_t smem_bytes, size_t stack)
+static int run_alone_deep(CpuJob *j)
 {
-	AloneJob a = {j, smem_bytes, 0};
+	AloneJob a = {j, 0};
 	pthread_attr_t attr;
 	pthread_t th;
 	pthread_attr_init(&attr);
-	int err = pthread_attr_setstacksize(&attr, stack) ||
+	int err = pthread_attr_setstacksize(&attr, j->rescue_stack) ||
 	          pthread_create(&th, &attr, alone_main, &a);
 	pthread_attr_destroy(&attr);
 	if (err)
@@ -677,17 +705,14 @@ static bool deep_workers(CpuPool *p, size_t stack)
 
 /* A kernel that needs more than CALLER_STACK_MAX bytes of stack runs on the
  * workers only, or on a thread of its own; never on the caller. */
-static int launch_deep(CpuPool *p, CpuJob *j, size_t smem_bytes, uint64_t need)
+static int launch_deep(CpuPool *p, CpuJob *j, size_t smem_bytes)
 {
-	size_t stack = deep_stack(need);
-	if (!stack)
-		return -3;
 	if (!p || pthread_mutex_trylock(&p->launch_mu) != 0)
-		return run_alone_deep(j, smem_bytes, stack);
+		return run_alone_deep(j);
 	int rc = 0;
 	if (!grow_smem(p, smem_bytes))
 		rc = -2;
-	else if (!deep_workers(p, stack))
+	else if (!deep_workers(p, j->rescue_stack))
 		rc = -3;
 	else
 		run_parallel(p, j, false);
@@ -714,15 +739,22 @@ int cpu_launch(CpuPool *p, CpuKernelFn fn, void **args, const uint32_t grid[3], 
 		return -1;
 	j.total = (int64_t)grid[0] * grid[1] * grid[2];
 	atomic_init(&j.next_chunk, 0);
-	if (stack_bytes > CALLER_STACK_MAX)
-		return launch_deep(p, &j, smem_bytes, stack_bytes);
+	if (smem_bytes > SIZE_MAX - SMEM_ALIGN)
+		return -2;
+	j.smem_bytes = (smem_bytes + SMEM_ALIGN - 1) & ~(size_t)(SMEM_ALIGN - 1);
+	if (stack_bytes > CALLER_STACK_MAX) {
+		if (!(j.rescue_stack = deep_stack(stack_bytes)))
+			return -3;
+		return launch_deep(p, &j, smem_bytes);
+	}
+	j.rescue_stack = WORKER_STACK;
 	if (j.total == 1 && smem_bytes == 0) { /* the common tiny launch: a direct call */
 		static const int32_t zero[3] = {0, 0, 0};
 		fn(args, zero, j.grid, NULL, rt);
 		return 0;
 	}
 	if (!p || pthread_mutex_trylock(&p->launch_mu) != 0)
-		return run_alone(&j, smem_bytes);
+		return run_alone(&j);
 	int rc = 0;
 	if (!grow_smem(p, smem_bytes)) {
 		rc = -2;

@@ -30,18 +30,19 @@
  * it can hold, and kernels rely on it (a grid-wide spin barrier, a program
  * waiting for a flag another program sets). Here an instance runs to its end
  * on its thread, so the compiled code of every while loop that reads what
- * other programs write (an atomic, a volatile load) calls cpu_pool_spin
+ * other programs write (an atomic, a volatile load) calls cpu_launch_spin
  * (through the runtime hooks) every few hundred iterations:
  * when no instance of the launch has started for a while (2 ms, or 4 times
- * an instance's mean time once some have finished) and some are left, the
- * pool starts one more thread for the launch (up to 1024 and 2 GB of stacks
- * and shared memory), which runs the lowest instance not started. The caller
+ * an instance's mean time once some have finished) and some are left, one
+ * more thread is started for the launch (up to 1024 and 2 GB of stacks and
+ * shared memory), which runs the lowest instance not started. The caller
  * joins them before returning.
  *
  * Concurrency: launches from several threads on one pool are safe. The first
  * to arrive uses the workers; a launch that finds them busy runs its grid on
  * its own thread, with a temporary shared-memory buffer (a deep-stack kernel:
- * on a new thread with the stack it needs).
+ * on a new thread with the stack it needs), and gets threads as above when
+ * it stalls, as a launch without a pool does.
  */
 #ifndef TILE_JIT_CPU_LAUNCH_H
 #define TILE_JIT_CPU_LAUNCH_H
@@ -62,13 +63,14 @@ void cpu_pool_destroy(CpuPool *p); /* NULL: no-op; joins the workers */
 int cpu_pool_threads(const CpuPool *p);
 
 /* Called by an instance of a kernel that has spun in a while loop for a
- * while (jit/rt_hooks.c tile_rt_spin): adds a thread to the pool's launch if
- * it is stalled (the pool is looked at once per 0.2 ms, whoever calls), and
- * yields the core while the launch has such threads. Returns whether it was
- * stopped (its `stop` counter moved): the caller's instance then ends, as
- * one waiting for an instance that will not start would spin forever. Any
- * thread may call it; NULL: 0. */
-int cpu_pool_spin(CpuPool *p);
+ * while (jit/rt_hooks.c tile_rt_spin): adds a thread to the launch this
+ * thread runs an instance of if it is stalled (a launch is looked at once
+ * per 0.2 ms, whoever calls), and yields the core while the launch has such
+ * threads. Returns whether the launch was stopped (its `stop` counter
+ * moved): the caller's instance then ends, as one waiting for an instance
+ * that will not start would spin forever. On a thread that runs no
+ * instance: 0. */
+int cpu_launch_spin(void);
 
 /* Runs fn over grid[0] x grid[1] x grid[2] instances and returns when all have
  * run; each instance gets smem_bytes of shared memory and may use stack_bytes

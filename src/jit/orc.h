@@ -61,7 +61,7 @@ typedef struct TileRuntimeHooks {
 	void (*fault)(void *user, const char *msg);
 	/* A program instance has run SPIN_CHECK_ITERS more iterations of a while
 	 * loop (tile_rt_spin): it may be waiting for an instance that has not
-	 * started (jit/cpu_launch.h, cpu_pool_spin). Returns nonzero when the
+	 * started (jit/cpu_launch.h, cpu_launch_spin). Returns nonzero when the
 	 * launch was stopped by a failed device_assert: the instance ends. NULL:
 	 * nothing. */
 	int (*spin)(void *user);

@@ -166,7 +166,7 @@ static void wait_kernel(void **args, const int32_t pid[3], const int32_t nprog[3
 	atomic_fetch_add(&w->arrived, 1);
 	time_t give_up = time(NULL) + 30; /* a failure, not a hang, without the threads */
 	for (long i = 1; atomic_load(&w->arrived) < w->total; i++)
-		if (i % 256 == 0 && (cpu_pool_spin(w->pool) || time(NULL) > give_up)) {
+		if (i % 256 == 0 && (cpu_launch_spin() || time(NULL) > give_up)) {
 			atomic_fetch_add(&w->gave_up, 1);
 			return;
 		}
@@ -205,7 +205,7 @@ static void busy_kernel(void **args, const int32_t pid[3], const int32_t nprog[3
 	int64_t end = mono_ns() + 6000000; /* 6 ms */
 	for (long k = 1; mono_ns() < end; k++)
 		if (k % 256 == 0)
-			cpu_pool_spin(b->pool);
+			cpu_launch_spin();
 }
 
 static void run_wait(CpuPool *p, int32_t n, uint64_t stack, int fail_at)
@@ -220,9 +220,36 @@ static void run_wait(CpuPool *p, int32_t n, uint64_t stack, int fail_at)
 		CHECK(atomic_load(&w.passed) == 0 && atomic_load(&w.arrived) == atomic_load(&w.gave_up));
 }
 
+typedef struct WaitLaunch {
+	CpuPool *pool;
+	int32_t n;
+	uint64_t stack;
+} WaitLaunch;
+
+static void *concurrent_wait(void *arg)
+{
+	WaitLaunch *l = arg;
+	run_wait(l->pool, l->n, l->stack, -1);
+	return NULL;
+}
+
+/* Barrier launches from several threads at once: those that find the pool
+ * busy run alone on their thread and are rescued too (each its own launch:
+ * a spin adds threads to the launch of the instance that spins). */
+static void test_wait_concurrent(CpuPool *p)
+{
+	WaitLaunch l[4] = {{p, 40, 0}, {p, 25, 0}, {p, 9, 2 << 20}, {p, 60, 0}};
+	pthread_t th[4];
+	for (int t = 0; t < 4; t++)
+		pthread_create(&th[t], NULL, concurrent_wait, &l[t]);
+	for (int t = 0; t < 4; t++)
+		pthread_join(th[t], NULL);
+}
+
 /* More instances wait at a barrier than the pool has threads: stalls add
- * threads until all have arrived (on the caller's pool of one too, and for a
- * kernel with a deep stack); a stopped launch ends its waiting instances. */
+ * threads until all have arrived (on the caller's pool of one too, without
+ * a pool, for a kernel with a deep stack, and for launches made at once from
+ * several threads); a stopped launch ends its waiting instances. */
 static void test_wait(void)
 {
 	CpuPool *one = cpu_pool_create(1), *two = cpu_pool_create(2);
@@ -233,6 +260,11 @@ static void test_wait(void)
 	run_grid(two, 100, 1, 1, 64); /* the pool works as before after rescues */
 	run_wait(two, 50, 0, 7);
 	run_wait(one, 5, 0, 0);
+	run_wait(NULL, 12, 0, -1);
+	run_wait(NULL, 5, 2 << 20, -1);
+	run_wait(NULL, 30, 0, 4);
+	test_wait_concurrent(two);
+	test_wait_concurrent(one);
 	Busy b = {.pool = two};
 	pthread_mutex_init(&b.mu, NULL);
 	void *args[1] = {&b};
@@ -242,7 +274,7 @@ static void test_wait(void)
 	pthread_mutex_destroy(&b.mu);
 	cpu_pool_destroy(one);
 	cpu_pool_destroy(two);
-	CHECK(cpu_pool_spin(NULL) == 0);
+	CHECK(cpu_launch_spin() == 0); /* not an instance: nothing to rescue */
 }
 
 /* ---- kernels with a deep stack ---------------------------------------------------- */

@@ -5,6 +5,7 @@
  * compiler prints is in tests/golden/.) */
 #include <float.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -899,12 +900,31 @@ static const char grid_wait_src[] =
 	"            n += 1\n"
 	"        tl.store(out + pid * ROUNDS + r, c)\n";
 
+enum { GRID_WAIT_ROUNDS = 3, GRID_WAIT_GMAX = 64 };
+
+/* Whether a launch of grid G passed the chain and every round's barrier. */
+static bool grid_wait_done(int threads, uint32_t G, int32_t bar, const int32_t *flags, const int32_t *out)
+{
+	const int ROUNDS = GRID_WAIT_ROUNDS;
+	bool chain = true, passed = true;
+	for (uint32_t i = 0; i < G; i++)
+		chain &= flags[i] == (int32_t)(G - i);
+	for (uint32_t i = 0; i < G; i++)
+		for (int r = 0; r < ROUNDS; r++)
+			passed &= out[i * ROUNDS + r] >= (int32_t)G * (r + 1) &&
+				  out[i * ROUNDS + r] <= (int32_t)G * ROUNDS;
+	if (!chain || !passed || bar != (int32_t)G * ROUNDS)
+		fprintf(stderr, "test_lang.c:%d: [%s] %d threads, grid %u: chain %d barrier %d (bar %d)\n",
+			__LINE__, target, threads, G, chain, passed, bar);
+	return chain && passed && bar == (int32_t)G * ROUNDS;
+}
+
 /* fail: the last program fails a device_assert before it sets its flag, so
  * the others would wait forever; they end at their next spin check instead
  * (out stays 0: none went past its wait, as a GPU's trap ends the grid). */
 static void grid_wait(int threads, uint32_t G, bool fail)
 {
-	enum { ROUNDS = 3, GMAX = 64 };
+	enum { ROUNDS = GRID_WAIT_ROUNDS, GMAX = GRID_WAIT_GMAX };
 	int32_t bar = 0, flags[GMAX] = {0}, out[GMAX * ROUNDS] = {0};
 	tile_context_options o = {0};
 	o.target = target;
@@ -933,17 +953,63 @@ static void grid_wait(int threads, uint32_t G, bool fail)
 		fprintf(stderr, "test_lang.c:%d: [%s] k: %s\n", __LINE__, target, ctx ? tile_errmsg(ctx) : "no context");
 		failures++;
 	} else {
-		bool chain = true, passed = true;
-		for (uint32_t i = 0; i < G; i++)
-			chain &= flags[i] == (int32_t)(G - i);
-		for (uint32_t i = 0; i < G; i++)
-			for (int r = 0; r < ROUNDS; r++)
-				passed &= out[i * ROUNDS + r] >= (int32_t)G * (r + 1) &&
-					  out[i * ROUNDS + r] <= (int32_t)G * ROUNDS;
-		if (!chain || !passed || bar != (int32_t)G * ROUNDS)
-			fprintf(stderr, "test_lang.c:%d: [%s] %d threads, grid %u: chain %d barrier %d (bar %d)\n",
-				__LINE__, target, threads, G, chain, passed, bar);
-		CHECK(chain && passed && bar == (int32_t)G * ROUNDS);
+		CHECK(grid_wait_done(threads, G, bar, flags, out));
+	}
+	tile_kernel_destroy(k);
+	tile_module_destroy(m);
+	tile_context_destroy(ctx);
+}
+
+/* One launch of grid_wait_src's kernel from a thread of its own, with its
+ * own counters. */
+typedef struct GridWaitLaunch {
+	tile_kernel *k;
+	uint32_t G;
+	tile_status st;
+	int32_t bar, flags[GRID_WAIT_GMAX], out[GRID_WAIT_GMAX * GRID_WAIT_ROUNDS];
+} GridWaitLaunch;
+
+static void *grid_wait_launch(void *arg)
+{
+	GridWaitLaunch *l = arg;
+	tile_arg args[] = {tile_arg_ptr(&l->bar, TILE_I32), tile_arg_ptr(l->flags, TILE_I32),
+			   tile_arg_ptr(l->out, TILE_I32), tile_arg_i32(20000000)};
+	uint32_t g[3] = {l->G, 1, 1};
+	l->st = tile_launch(l->k, g, args, 4, NULL);
+	return NULL;
+}
+
+/* Launches from several host threads at once on one context: those that
+ * find the pool busy run their grid on their own thread, and used to get no
+ * threads when their instances waited for one another (the first waited
+ * forever for instances queued behind it on the same thread). */
+static void grid_wait_concurrent(int threads)
+{
+	enum { T = 3 };
+	tile_context_options o = {0};
+	o.target = target;
+	o.num_threads = threads;
+	tile_kernel_options ko = {0};
+	ko.num_warps = 1;
+	tile_context *ctx = NULL;
+	tile_module *m = NULL;
+	tile_kernel *k = NULL;
+	bool ok = tile_context_create(&ctx, &o) == TILE_OK &&
+		  tile_module_load_source(ctx, "t.py", grid_wait_src, strlen(grid_wait_src), &m) == TILE_OK &&
+		  tile_kernel_get(m, "k", "*i32,*i32,*i32,i32,3,0", &ko, &k) == TILE_OK;
+	CHECK(ok);
+	static GridWaitLaunch l[T]; /* 1 KB each: off the stack */
+	pthread_t th[T];
+	for (int t = 0; ok && t < T; t++) {
+		memset(&l[t], 0, sizeof l[t]);
+		l[t].k = k;
+		l[t].G = (uint32_t)(12 + 8 * t);
+		CHECK(pthread_create(&th[t], NULL, grid_wait_launch, &l[t]) == 0);
+	}
+	for (int t = 0; ok && t < T; t++) {
+		pthread_join(th[t], NULL);
+		CHECK(l[t].st == TILE_OK);
+		CHECK(grid_wait_done(threads, l[t].G, l[t].bar, l[t].flags, l[t].out));
 	}
 	tile_kernel_destroy(k);
 	tile_module_destroy(m);
@@ -956,6 +1022,8 @@ static void test_grid_wait(void)
 	grid_wait(2, 24, false);
 	grid_wait(0, 64, false);
 	grid_wait(2, 24, true);
+	grid_wait_concurrent(2);
+	grid_wait_concurrent(1);
 }
 
 static void test_down_loops(void)
@@ -5581,7 +5649,7 @@ int main(void)
 		test_runtime_step();
 		test_unsigned_range();
 		test_volatile_spin();
-	test_grid_wait();
+		test_grid_wait();
 		test_sreg();
 		test_descriptors();
 		test_device_tma();
