@@ -240,13 +240,11 @@ void backend_destroy(Backend *b);
 bool backend_cuda_present(Backend *b, char *target, size_t n);
 const char *backend_cuda_reason(const Backend *b); /* why it is not present */
 tile_status backend_load(tile_context *ctx, tile_kernel *k);
-int backend_assert_count(Backend *b); /* failed device_asserts so far */
-const int *backend_assert_counter(Backend *b); /* that count, for cpu_launch's stop */
-tile_status backend_assert_report(tile_kernel *k, int count_before);
-/* faults the CPU emulation of a GPU reported so far (shared-memory races,
- * misaligned accesses; jit/orc.h TileRuntimeHooks.fault) */
-int backend_fault_count(Backend *b);
-tile_status backend_fault_report(tile_kernel *k, int count_before);
+/* The error of a CPU launch whose instances failed a device_assert, or
+ * reported faults the CPU emulation of a GPU detected (shared-memory races,
+ * misaligned accesses; jit/orc.h TileRuntimeHooks.fault). */
+tile_status backend_assert_report(tile_kernel *k, const CpuLaunchNotes *notes);
+tile_status backend_fault_report(tile_kernel *k, const CpuLaunchNotes *notes);
 void backend_unload(tile_kernel *k);
 tile_status backend_cuda_launch(tile_kernel *k, const uint32_t grid[3], void **argv, void *stream);
 tile_status backend_cuda_alloc(tile_context *ctx, size_t bytes, void **ptr);

@@ -25,9 +25,6 @@ struct Backend {
 	tile_context *ctx;
 	OrcJit *orc;
 	TileRuntimeHooks hooks;
-	pthread_mutex_t assert_mu;
-	char *assert_msg;     /* heap, the first failed device_assert since the last report; NULL: none */
-	char fault_msg[768];  /* the first emulated GPU fault since the last report */
 	bool cuda_probed, cuda_ok;
 	char cuda_target[24]; /* "sm_90a" */
 	char cuda_err[256];   /* why CUDA is not available */
@@ -44,25 +41,21 @@ static void hook_print(void *user, const char *line)
 	b->ctx->on_print(b->ctx->print_user, line, strlen(line));
 }
 
+/* Asserts and faults are the launch's (cpu_launch_note), so launches made at
+ * once from several threads each report only their own. */
 static void hook_assert(void *user, const char *msg, const int32_t pid[3], int32_t tid)
 {
-	Backend *b = user;
-	pthread_mutex_lock(&b->assert_mu);
-	if (!b->assert_msg) { /* whole: a 256-byte copy cut a long path or message, and where it failed */
-		StrBuf m = {0};
-		sb_printf(&m, "%s (program (%d, %d, %d), thread %d)", msg, pid[0], pid[1], pid[2], tid);
-		b->assert_msg = sb_take(&m);
-	}
-	pthread_mutex_unlock(&b->assert_mu);
+	(void)user;
+	StrBuf m = {0}; /* whole: a 256-byte copy cut a long path or message, and where it failed */
+	sb_printf(&m, "%s (program (%d, %d, %d), thread %d)", msg, pid[0], pid[1], pid[2], tid);
+	cpu_launch_note(CPU_NOTE_ASSERT, m.s ? m.s : msg);
+	sb_free(&m);
 }
 
 static void hook_fault(void *user, const char *msg)
 {
-	Backend *b = user;
-	pthread_mutex_lock(&b->assert_mu);
-	if (!b->fault_msg[0])
-		snprintf(b->fault_msg, sizeof b->fault_msg, "%s", msg);
-	pthread_mutex_unlock(&b->assert_mu);
+	(void)user;
+	cpu_launch_note(CPU_NOTE_FAULT, msg);
 }
 
 /* A while loop has spun: the launch may wait for an instance not started. */
@@ -83,7 +76,6 @@ Backend *backend_create(tile_context *ctx)
 	b->hooks.fault = hook_fault;
 	b->hooks.spin = hook_spin;
 	b->hooks.user = b;
-	pthread_mutex_init(&b->assert_mu, NULL);
 	return b;
 }
 
@@ -96,60 +88,23 @@ void backend_destroy(Backend *b)
 	if (b->cuda_ok)
 		cuda_close(&b->cuda);
 #endif
-	pthread_mutex_destroy(&b->assert_mu);
-	free(b->assert_msg);
 	free(b);
 }
 
-/* Number of failed asserts so far (launch.c compares before/after). */
-int backend_assert_count(Backend *b)
+tile_status backend_fault_report(tile_kernel *k, const CpuLaunchNotes *notes)
 {
-	return __atomic_load_n(&b->hooks.assert_count, __ATOMIC_ACQUIRE);
-}
-
-/* The word the CPU launcher watches to stop a grid after a failed assert. */
-const int *backend_assert_counter(Backend *b) { return &b->hooks.assert_count; }
-
-int backend_fault_count(Backend *b)
-{
-	return __atomic_load_n(&b->hooks.fault_count, __ATOMIC_ACQUIRE);
-}
-
-/* Copies the first message a hook kept into out and clears it for the next
- * launch (slot is b->fault_msg, n its size). */
-static void take_message(Backend *b, char *slot, char *out, size_t n)
-{
-	pthread_mutex_lock(&b->assert_mu);
-	memcpy(out, slot, n);
-	slot[0] = 0;
-	pthread_mutex_unlock(&b->assert_mu);
-}
-
-tile_status backend_fault_report(tile_kernel *k, int before)
-{
-	Backend *b = k->ctx->be;
-	int n = backend_fault_count(b) - before;
-	char msg[sizeof b->fault_msg];
-	take_message(b, b->fault_msg, msg, sizeof msg);
-	if (n > 1)
+	const char *msg = notes->fault_msg ? notes->fault_msg : "a fault";
+	if (notes->faults > 1)
 		return api_fail(k->ctx, TILE_ERROR_LAUNCH, "kernel '%s': %s; %d reports in all", k->name,
-		                msg, n);
+		                msg, notes->faults);
 	return api_fail(k->ctx, TILE_ERROR_LAUNCH, "kernel '%s': %s", k->name, msg);
 }
 
-tile_status backend_assert_report(tile_kernel *k, int before)
+tile_status backend_assert_report(tile_kernel *k, const CpuLaunchNotes *notes)
 {
-	Backend *b = k->ctx->be;
-	int n = backend_assert_count(b) - before;
-	pthread_mutex_lock(&b->assert_mu);
-	char *msg = b->assert_msg;
-	b->assert_msg = NULL;
-	pthread_mutex_unlock(&b->assert_mu);
-	tile_status st = api_fail(k->ctx, TILE_ERROR_LAUNCH,
-	                          "kernel '%s': device_assert failed in %d thread%s: %s", k->name, n,
-	                          n == 1 ? "" : "s", msg ? msg : "");
-	free(msg);
-	return st;
+	int n = notes->asserts;
+	return api_fail(k->ctx, TILE_ERROR_LAUNCH, "kernel '%s': device_assert failed in %d thread%s: %s",
+	                k->name, n, n == 1 ? "" : "s", notes->assert_msg ? notes->assert_msg : "");
 }
 
 /* ---- CPU ------------------------------------------------------------------------ */

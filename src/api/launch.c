@@ -464,13 +464,17 @@ tile_status api_launch_argv(tile_kernel *k, const uint32_t grid[3], void **argv,
 			                "kernel '%s': grid %c dimension %" PRIu32
 			                " is out of range (1 to %" PRIu32 " on a GPU)",
 			                k->name, "xyz"[d], grid[d], gpu_max[d]);
-	int asserts = backend_assert_count(k->ctx->be), faults = backend_fault_count(k->ctx->be);
+	CpuLaunchNotes notes;
 	int rc = cpu_launch(k->ctx->pool, k->cpu_fn, argv, grid, (size_t)k->ck.smem_bytes,
-	                    k->ck.stack_bytes, k->rt, backend_assert_counter(k->ctx->be));
-	if (rc == 0 && backend_fault_count(k->ctx->be) != faults)
-		return backend_fault_report(k, faults);
-	if (rc == 0 && backend_assert_count(k->ctx->be) != asserts)
-		return backend_assert_report(k, asserts);
+	                    k->ck.stack_bytes, k->rt, &notes);
+	if (rc == 0 && notes.faults)
+		st = backend_fault_report(k, &notes);
+	else if (rc == 0 && notes.asserts)
+		st = backend_assert_report(k, &notes);
+	free(notes.assert_msg);
+	free(notes.fault_msg);
+	if (st != TILE_OK)
+		return st;
 	if (rc == -1)
 		return api_fail(k->ctx, TILE_ERROR_LAUNCH,
 		                "kernel '%s': grid %" PRIu32 "x%" PRIu32 "x%" PRIu32

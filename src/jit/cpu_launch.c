@@ -77,8 +77,9 @@ typedef struct CpuJob {
 	Chunk *chunks;   /* the pool's, or the one of a job run alone */
 	atomic_llong next_chunk;
 	void *rt;
-	const int *stop; /* NULL, or a counter: a change from stop0 ends the launch */
-	int stop0;
+	/* what its instances reported (cpu_launch_note): a failed assert stops it */
+	atomic_int asserts, faults;
+	_Atomic(char *) assert_msg, fault_msg;
 	uint64_t stack_need; /* bytes of stack an instance may use */
 	size_t smem_bytes;   /* each rescuer's shared memory (rounded up) */
 	size_t rescue_stack; /* each rescuer's stack */
@@ -94,7 +95,6 @@ typedef struct CpuJob {
 	int nrescuers, rescuers_cap;
 	bool ended;
 	atomic_bool crowded;        /* it has rescuers: spinners yield */
-	atomic_bool stopped;        /* it was stopped: spinners end */
 	atomic_llong next_check_ns; /* cpu_launch_spin looks at it no sooner */
 } CpuJob;
 
@@ -187,10 +187,26 @@ int cpu_pool_threads(const CpuPool *p) { return p ? p->nthreads : 1; }
 
 /* ---- running instances ------------------------------------------------------- */
 
-/* A failed device_assert (the stop counter moved): no instance starts after it. */
-static bool job_stopped(const CpuJob *j)
+/* A failed device_assert: no instance starts after it. */
+static bool job_stopped(CpuJob *j)
 {
-	return j->stop && __atomic_load_n(j->stop, __ATOMIC_ACQUIRE) != j->stop0;
+	return atomic_load_explicit(&j->asserts, memory_order_acquire) != 0;
+}
+
+int cpu_launch_note(CpuNoteKind kind, const char *msg)
+{
+	CpuJob *j = current_job;
+	if (!j)
+		return 0;
+	_Atomic(char *) *first = kind == CPU_NOTE_ASSERT ? &j->assert_msg : &j->fault_msg;
+	if (!atomic_load_explicit(first, memory_order_acquire)) {
+		char *copy = strdup(msg ? msg : ""), *none = NULL;
+		if (copy && !atomic_compare_exchange_strong(first, &none, copy))
+			free(copy); /* another thread's came first */
+	}
+	atomic_fetch_add_explicit(kind == CPU_NOTE_ASSERT ? &j->asserts : &j->faults, 1,
+	                          memory_order_acq_rel);
+	return 1;
 }
 
 static void pid_of(const CpuJob *j, int64_t i, int32_t pid[3])
@@ -529,12 +545,14 @@ int cpu_launch_spin(void)
 	CpuJob *j = current_job;
 	if (!j)
 		return 0;
+	if (j->total == 1) /* nothing to wait for; a direct call's job has no more */
+		return job_stopped(j);
 	/* more threads than cores: whoever this instance waits for may need
 	 * this one's (not otherwise: on a loaded machine a yield can cost a
 	 * whole time slice) */
 	if (atomic_load_explicit(&j->crowded, memory_order_relaxed))
 		sched_yield();
-	if (atomic_load_explicit(&j->stopped, memory_order_relaxed))
+	if (job_stopped(j))
 		return 1;
 	/* the job is looked at once per CHECK_NS, whoever calls: a waiting
 	 * loop calls this every few microseconds, from every waiting thread */
@@ -543,15 +561,12 @@ int cpu_launch_spin(void)
 		return 0;
 	atomic_store_explicit(&j->next_check_ns, now + CHECK_NS, memory_order_relaxed);
 	pthread_mutex_lock(&j->mu);
-	bool stopped = job_stopped(j);
-	if (stopped) /* every spinner sees it at its next call */
-		atomic_store_explicit(&j->stopped, true, memory_order_relaxed);
-	else if (!j->ended && stalled(j, j->threads + j->nrescuers)) {
+	if (!j->ended && stalled(j, j->threads + j->nrescuers)) {
 		add_rescuer(j);
 		atomic_store_explicit(&j->crowded, j->nrescuers > 0, memory_order_relaxed);
 	}
 	pthread_mutex_unlock(&j->mu);
-	return stopped;
+	return 0;
 }
 
 /* ---- launching ---------------------------------------------------------------- */
@@ -564,7 +579,6 @@ static void begin_job(CpuJob *j, int threads)
 	j->seen_started = 0;
 	j->start_ns = j->seen_ns = now_ns();
 	atomic_init(&j->crowded, false);
-	atomic_init(&j->stopped, false);
 	atomic_init(&j->next_check_ns, 0);
 }
 
@@ -722,49 +736,88 @@ static int launch_deep(CpuPool *p, CpuJob *j, size_t smem_bytes)
 
 /* ---- the entry point ---------------------------------------------------------- */
 
-int cpu_launch(CpuPool *p, CpuKernelFn fn, void **args, const uint32_t grid[3], size_t smem_bytes,
-               uint64_t stack_bytes, void *rt, const int *stop)
+/* Runs j (set up but for its chunks) where it can: on the pool, on a thread
+ * of its own, or on the caller. */
+static int launch_job(CpuPool *p, CpuJob *j, size_t smem_bytes)
 {
+	if (j->stack_need > CALLER_STACK_MAX) {
+		if (!(j->rescue_stack = deep_stack(j->stack_need)))
+			return -3;
+		return launch_deep(p, j, smem_bytes);
+	}
+	j->rescue_stack = WORKER_STACK;
+	if (!p || pthread_mutex_trylock(&p->launch_mu) != 0)
+		return run_alone(j);
+	int rc = 0;
+	if (!grow_smem(p, smem_bytes)) {
+		rc = -2;
+	} else if (j->total == 1) {
+		CpuJob *outer = current_job;
+		current_job = j;
+		run_range(j, 0, 1, p->caller_smem);
+		current_job = outer;
+	} else {
+		if (!p->started && p->nthreads > 1)
+			start_workers(p, p->nthreads - 1, WORKER_STACK);
+		run_parallel(p, j, true); /* with no workers too: a stall can add threads */
+	}
+	pthread_mutex_unlock(&p->launch_mu);
+	return rc;
+}
+
+int cpu_launch(CpuPool *p, CpuKernelFn fn, void **args, const uint32_t grid[3], size_t smem_bytes,
+               uint64_t stack_bytes, void *rt, CpuLaunchNotes *notes)
+{
+	if (notes)
+		*notes = (CpuLaunchNotes){0};
 	for (int d = 0; d < 3; d++)
 		if (grid[d] > INT32_MAX)
 			return -1;
 	if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0)
 		return 0;
-	CpuJob j = {.fn = fn, .args = args, .rt = rt, .stop = stop, .stack_need = stack_bytes};
-	if (stop)
-		j.stop0 = __atomic_load_n(stop, __ATOMIC_ACQUIRE);
-	for (int d = 0; d < 3; d++)
-		j.grid[d] = (int32_t)grid[d];
 	if ((int64_t)grid[0] * grid[1] > INT64_MAX / grid[2])
 		return -1;
-	j.total = (int64_t)grid[0] * grid[1] * grid[2];
-	atomic_init(&j.next_chunk, 0);
 	if (smem_bytes > SIZE_MAX - SMEM_ALIGN)
 		return -2;
-	j.smem_bytes = (smem_bytes + SMEM_ALIGN - 1) & ~(size_t)(SMEM_ALIGN - 1);
-	if (stack_bytes > CALLER_STACK_MAX) {
-		if (!(j.rescue_stack = deep_stack(stack_bytes)))
-			return -3;
-		return launch_deep(p, &j, smem_bytes);
-	}
-	j.rescue_stack = WORKER_STACK;
-	if (j.total == 1 && smem_bytes == 0) { /* the common tiny launch: a direct call */
-		static const int32_t zero[3] = {0, 0, 0};
-		fn(args, zero, j.grid, NULL, rt);
-		return 0;
-	}
-	if (!p || pthread_mutex_trylock(&p->launch_mu) != 0)
-		return run_alone(&j);
+	int64_t total = (int64_t)grid[0] * grid[1] * grid[2];
+	CpuJob j; /* only what the launch uses is set: tiny launches are common */
+	j.total = total;
+	atomic_init(&j.asserts, 0);
+	atomic_init(&j.faults, 0);
+	atomic_init(&j.assert_msg, NULL);
+	atomic_init(&j.fault_msg, NULL);
 	int rc = 0;
-	if (!grow_smem(p, smem_bytes)) {
-		rc = -2;
-	} else if (j.total == 1) {
-		run_range(&j, 0, 1, p->caller_smem);
+	if (total == 1 && smem_bytes == 0 && stack_bytes <= CALLER_STACK_MAX) {
+		/* the common tiny launch: a direct call (cpu_launch_spin asks
+		 * nothing else of a job of one instance) */
+		static const int32_t zero[3] = {0, 0, 0};
+		const int32_t one[3] = {1, 1, 1};
+		CpuJob *outer = current_job;
+		current_job = &j;
+		fn(args, zero, one, NULL, rt);
+		current_job = outer;
 	} else {
-		if (!p->started && p->nthreads > 1)
-			start_workers(p, p->nthreads - 1, WORKER_STACK);
-		run_parallel(p, &j, true); /* with no workers too: a stall can add threads */
+		j = (CpuJob){.fn = fn, .args = args, .rt = rt, .stack_need = stack_bytes, .total = total};
+		for (int d = 0; d < 3; d++)
+			j.grid[d] = (int32_t)grid[d];
+		j.smem_bytes = (smem_bytes + SMEM_ALIGN - 1) & ~(size_t)(SMEM_ALIGN - 1);
+		atomic_init(&j.next_chunk, 0);
+		atomic_init(&j.asserts, 0);
+		atomic_init(&j.faults, 0);
+		atomic_init(&j.assert_msg, NULL);
+		atomic_init(&j.fault_msg, NULL);
+		rc = launch_job(p, &j, smem_bytes);
 	}
-	pthread_mutex_unlock(&p->launch_mu);
+	char *assert_msg = atomic_load_explicit(&j.assert_msg, memory_order_acquire);
+	char *fault_msg = atomic_load_explicit(&j.fault_msg, memory_order_acquire);
+	if (notes) {
+		notes->asserts = atomic_load_explicit(&j.asserts, memory_order_relaxed);
+		notes->faults = atomic_load_explicit(&j.faults, memory_order_relaxed);
+		notes->assert_msg = assert_msg;
+		notes->fault_msg = fault_msg;
+	} else {
+		free(assert_msg);
+		free(fault_msg);
+	}
 	return rc;
 }

@@ -11,7 +11,9 @@
  * one, and at the end takes the instances of others' chunks not started yet,
  * so a grid of any shape balances.
  * A grid of one instance runs inline on the calling thread without waking the
- * workers. A launch can be stopped early (see cpu_launch's `stop`). Nothing is allocated per launch once the buffers are big enough.
+ * workers. A launch can be stopped early (a failed assert, cpu_launch_note).
+ * Nothing is allocated per launch once the buffers are big enough, but the
+ * first message an instance reports.
  *
  * Stacks: every launch passes an upper bound of the stack one instance needs
  * (CompiledKernel.stack_bytes, from emit_llvm_backend.c). Up to 1 MB, instances run
@@ -66,21 +68,38 @@ int cpu_pool_threads(const CpuPool *p);
  * while (jit/rt_hooks.c tile_rt_spin): adds a thread to the launch this
  * thread runs an instance of if it is stalled (a launch is looked at once
  * per 0.2 ms, whoever calls), and yields the core while the launch has such
- * threads. Returns whether the launch was stopped (its `stop` counter
- * moved): the caller's instance then ends, as one waiting for an instance
+ * threads. Returns whether the launch was stopped (a failed assert,
+ * cpu_launch_note): the caller's instance then ends, as one waiting for an instance
  * that will not start would spin forever. On a thread that runs no
  * instance: 0. */
 int cpu_launch_spin(void);
 
+/* What the instances of one launch reported through cpu_launch_note. */
+typedef struct CpuLaunchNotes {
+	int asserts;      /* threads whose device_assert failed */
+	int faults;       /* emulated GPU faults (a shared-memory race, a misaligned access) */
+	char *assert_msg; /* the first message of each kind (malloc'd: the caller */
+	char *fault_msg;  /* frees them), or NULL */
+} CpuLaunchNotes;
+
+typedef enum { CPU_NOTE_ASSERT, CPU_NOTE_FAULT } CpuNoteKind;
+
+/* Called by an instance (through the runtime hooks): records a failed
+ * device_assert or a fault on the launch this thread runs an instance of,
+ * keeping a copy of the first message of each kind. A failed assert stops
+ * the launch: no instance starts after it (those running finish), as a GPU's
+ * trap ends the whole grid. Launches made at once from several threads each
+ * get only their own. Returns 0 (nothing recorded) on a thread that runs no
+ * instance. */
+int cpu_launch_note(CpuNoteKind kind, const char *msg);
+
 /* Runs fn over grid[0] x grid[1] x grid[2] instances and returns when all have
- * run; each instance gets smem_bytes of shared memory and may use stack_bytes
- * of stack. Returns 0, -1 if a dimension exceeds INT32_MAX, -2 when out of
- * memory, or -3 when no thread with a deep enough stack can be started.
- * stop (may be NULL): a counter the instances may increment (the runtime's
- * failed-device_assert count); once it differs from its value when the
- * launch began, no further instance starts (those running finish), as a
- * GPU's trap ends the whole grid. It is read atomically. */
+ * run (or the launch was stopped); each instance gets smem_bytes of shared
+ * memory and may use stack_bytes of stack. Returns 0, -1 if a dimension
+ * exceeds INT32_MAX, -2 when out of memory, or -3 when no thread with a deep
+ * enough stack can be started. notes (may be NULL): what the instances
+ * reported, filled in whatever the result. */
 int cpu_launch(CpuPool *p, CpuKernelFn fn, void **args, const uint32_t grid[3], size_t smem_bytes,
-               uint64_t stack_bytes, void *rt, const int *stop);
+               uint64_t stack_bytes, void *rt, CpuLaunchNotes *notes);
 
 #endif

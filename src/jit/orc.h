@@ -66,8 +66,10 @@ typedef struct TileRuntimeHooks {
 	 * nothing. */
 	int (*spin)(void *user);
 	void *user;
-	int assert_count; /* number of failed thread-asserts (updated atomically) */
-	int fault_count;  /* faults reported (updated atomically) */
+	/* all launches' totals (updated atomically); a launch's own are counted
+	 * by the hooks the API sets (jit/cpu_launch.h, cpu_launch_note) */
+	int assert_count; /* number of failed thread-asserts */
+	int fault_count;  /* faults reported */
 } TileRuntimeHooks;
 
 /* What the JIT'd code calls (the emitter declares these with the same types). */

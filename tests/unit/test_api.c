@@ -871,6 +871,89 @@ static void test_assert_stops(void)
 	}
 }
 
+/* Launches of one kernel made at once from several threads, some failing a
+ * device_assert: each launch reports only its own failures. The pool's
+ * assert count and first message used to be the context's, so a launch that
+ * overlapped a failing one stopped early and returned the other's error. */
+static const char assert_apart_src[] = "import triton\n"
+                                       "import triton.language as tl\n"
+                                       "@triton.jit\n"
+                                       "def k(x_ptr, out_ptr, n):\n"
+                                       "    pid = tl.program_id(0)\n"
+                                       "    x = tl.load(x_ptr + pid)\n"
+                                       "    tl.device_assert(x < 100.0, \"too big\")\n"
+                                       "    acc = x\n"
+                                       "    for i in range(n):\n"
+                                       "        acc = acc * 0.5 + 1.0\n"
+                                       "    tl.store(out_ptr + pid, acc)\n";
+
+enum { APART_G = 64, APART_ROUNDS = 40 };
+
+typedef struct ApartJob {
+	tile_kernel *k;
+	bool fails;
+	int errors;
+	bool whole; /* every launch that did not fail stored every program's result */
+	_Alignas(16) float x[APART_G];
+	_Alignas(16) float out[APART_G];
+} ApartJob;
+
+static void *launch_apart(void *arg)
+{
+	ApartJob *j = arg;
+	uint32_t grid[3] = {APART_G, 1, 1};
+	tile_arg a[3] = {tile_arg_ptr(j->x, TILE_FP32), tile_arg_ptr(j->out, TILE_FP32),
+	                 tile_arg_i32(2000)};
+	j->whole = true;
+	for (int r = 0; r < APART_ROUNDS; r++) {
+		for (int i = 0; i < APART_G; i++)
+			j->x[i] = j->fails && i == 0 ? 1000.0f : 1.0f, j->out[i] = -1.0f;
+		if (tile_launch(j->k, grid, a, 3, NULL) != TILE_OK)
+			j->errors++;
+		else
+			for (int i = 0; i < APART_G; i++)
+				j->whole &= j->out[i] > 1.9f && j->out[i] <= 2.0f;
+	}
+	return NULL;
+}
+
+static void test_assert_apart(void)
+{
+	tile_context_options o = {0};
+	o.target = "cpu";
+	o.disable_cache = 1;
+	o.num_threads = 2;
+	tile_context *ctx = NULL;
+	tile_module *m = NULL;
+	tile_kernel *k = NULL;
+	CHECK_ST(tile_context_create(&ctx, &o), TILE_OK);
+	if (ctx)
+		CHECK_ST(tile_module_load_source(ctx, "apart.py", assert_apart_src, (size_t)-1, &m), TILE_OK);
+	if (m)
+		CHECK_ST(tile_kernel_get(m, "k", "*fp32:16,*fp32:16,i32", NULL, &k), TILE_OK);
+	if (k) {
+		enum { T = 4 };
+		static ApartJob jobs[T];
+		pthread_t th[T];
+		for (int t = 0; t < T; t++) {
+			jobs[t].k = k;
+			jobs[t].fails = t % 2 == 0;
+			jobs[t].errors = 0;
+			pthread_create(&th[t], NULL, launch_apart, &jobs[t]);
+		}
+		for (int t = 0; t < T; t++) {
+			pthread_join(th[t], NULL);
+			if (jobs[t].errors != (jobs[t].fails ? APART_ROUNDS : 0))
+				fprintf(stderr, "launches from thread %d: %d errors (%s)\n", t, jobs[t].errors, tile_errmsg(ctx));
+			CHECK(jobs[t].errors == (jobs[t].fails ? APART_ROUNDS : 0));
+			CHECK(jobs[t].fails || jobs[t].whole);
+		}
+	}
+	tile_kernel_destroy(k);
+	tile_module_destroy(m);
+	tile_context_destroy(ctx);
+}
+
 /* A failed device_assert ends the whole grid, as a GPU's trap does: the
  * CPU launcher starts no program instance after it (before, it ran the
  * rest of the grid). On one thread the grid runs in order, so exactly the
@@ -1268,6 +1351,7 @@ int main(void)
 	test_class_kernels();
 	test_print_assert();
 	test_assert_stops();
+	test_assert_apart();
 	test_assert_stops_grid();
 	if (failures)
 		fprintf(stderr, "test_api: %d check(s) failed\n", failures);

@@ -8,6 +8,7 @@
  * that wait for instances not started get threads (cpu_pool_spin). */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,9 +98,10 @@ static void *concurrent(void *arg)
 /* ---- stopping a grid ------------------------------------------------------------- */
 
 typedef struct Stop {
-	int fail_at;   /* the instance that "fails a device_assert" */
-	int count;     /* the stop word cpu_launch watches */
+	CpuPool *pool; /* for concurrent_stop */
+	int fail_at;   /* the instance that "fails a device_assert", or -1 */
 	atomic_int runs;
+	CpuLaunchNotes notes;
 } Stop;
 
 static void stop_kernel(void **args, const int32_t pid[3], const int32_t nprog[3], void *smem,
@@ -108,38 +110,77 @@ static void stop_kernel(void **args, const int32_t pid[3], const int32_t nprog[3
 	Stop *s = args[0];
 	(void)nprog, (void)smem, (void)rt;
 	atomic_fetch_add(&s->runs, 1);
-	if (pid[0] == s->fail_at)
-		__atomic_fetch_add(&s->count, 1, __ATOMIC_SEQ_CST);
+	if (pid[0] == s->fail_at) {
+		char msg[32];
+		snprintf(msg, sizeof msg, "instance %d", pid[0]);
+		CHECK(cpu_launch_note(CPU_NOTE_ASSERT, msg) == 1);
+		CHECK(cpu_launch_note(CPU_NOTE_FAULT, "a fault") == 1);
+	}
 }
 
-/* Once the stop word changes (a failed device_assert), no further instance
- * starts, as a GPU's trap ends the whole grid; those already running finish.
- * A stop word that was nonzero before the launch stops nothing. */
+static void launch_stop(CpuPool *p, Stop *s, uint32_t n, size_t smem)
+{
+	void *args[1] = {s};
+	uint32_t grid[3] = {n, 1, 1};
+	CHECK(cpu_launch(p, stop_kernel, args, grid, smem, 0, NULL, &s->notes) == 0);
+	bool failed = s->fail_at >= 0 && (uint32_t)s->fail_at < n;
+	CHECK(s->notes.asserts == failed && s->notes.faults == failed);
+	char want[32];
+	snprintf(want, sizeof want, "instance %d", s->fail_at);
+	CHECK(failed ? s->notes.assert_msg && strcmp(s->notes.assert_msg, want) == 0 &&
+	                       s->notes.fault_msg && strcmp(s->notes.fault_msg, "a fault") == 0
+	             : !s->notes.assert_msg && !s->notes.fault_msg);
+	free(s->notes.assert_msg);
+	free(s->notes.fault_msg);
+}
+
+static void *concurrent_stop(void *arg)
+{
+	Stop *s = arg;
+	launch_stop(s->pool, s, 5000, 0);
+	return NULL;
+}
+
+/* Once an instance has failed a device_assert, no further instance starts,
+ * as a GPU's trap ends the whole grid; those already running finish. The
+ * launch reports it with its first message; launches made at once from
+ * other threads report none of it and run whole. */
 static void test_stop(void)
 {
 	CpuPool *one = cpu_pool_create(1);
-	Stop s = {.fail_at = 3, .count = 5};
-	void *args[1] = {&s};
-	uint32_t grid[3] = {1000, 1, 1};
-	CHECK(cpu_launch(one, stop_kernel, args, grid, 0, 0, NULL, &s.count) == 0);
+	Stop s = {.fail_at = 3};
+	launch_stop(one, &s, 1000, 0);
 	CHECK(atomic_load(&s.runs) == 4); /* in order on one thread: 0..3 ran */
+	Stop first = {.fail_at = 0}; /* a grid of one: the direct call */
+	launch_stop(one, &first, 1, 0);
+	launch_stop(one, &first, 1, 16);
 	cpu_pool_destroy(one);
+	CHECK(cpu_launch_note(CPU_NOTE_ASSERT, "x") == 0); /* not in an instance */
 
 	CpuPool *p = cpu_pool_create(4);
 	Stop m = {.fail_at = 0};
-	args[0] = &m;
-	uint32_t big[3] = {100000, 1, 1};
-	CHECK(cpu_launch(p, stop_kernel, args, big, 64, 0, NULL, &m.count) == 0);
-	CHECK(m.count == 1 && atomic_load(&m.runs) < 100000);
+	launch_stop(p, &m, 100000, 64);
+	CHECK(atomic_load(&m.runs) < 100000);
 	Stop none = {.fail_at = -1}; /* nothing fails: the whole grid runs */
-	args[0] = &none;
-	CHECK(cpu_launch(p, stop_kernel, args, big, 0, 0, NULL, &none.count) == 0);
+	launch_stop(p, &none, 100000, 0);
 	CHECK(atomic_load(&none.runs) == 100000);
-	cpu_pool_destroy(p);
 	Stop alone = {.fail_at = 2}; /* no pool: the grid on the caller */
-	args[0] = &alone;
-	CHECK(cpu_launch(NULL, stop_kernel, args, grid, 0, 0, NULL, &alone.count) == 0);
+	launch_stop(NULL, &alone, 1000, 0);
 	CHECK(atomic_load(&alone.runs) == 3);
+
+	enum { T = 6 };
+	Stop at_once[T];
+	pthread_t th[T];
+	for (int t = 0; t < T; t++) /* even: instance 4000 fails; odd: none (1: without a pool) */
+		at_once[t] = (Stop){.pool = t == 1 ? NULL : p, .fail_at = t % 2 ? -1 : 4000};
+	for (int t = 0; t < T; t++)
+		pthread_create(&th[t], NULL, concurrent_stop, &at_once[t]);
+	for (int t = 0; t < T; t++)
+		pthread_join(th[t], NULL);
+	for (int t = 0; t < T; t++)
+		if (at_once[t].fail_at < 0)
+			CHECK(atomic_load(&at_once[t].runs) == 5000);
+	cpu_pool_destroy(p);
 }
 
 /* ---- instances waiting for one another ------------------------------------------- */
@@ -148,7 +189,6 @@ typedef struct Wait {
 	CpuPool *pool;
 	int32_t total;
 	int fail_at; /* the instance that "fails a device_assert", or -1 */
-	int count;   /* the stop word */
 	atomic_int arrived, passed, gave_up;
 } Wait;
 
@@ -160,7 +200,7 @@ static void wait_kernel(void **args, const int32_t pid[3], const int32_t nprog[3
 	Wait *w = args[0];
 	(void)nprog, (void)smem, (void)rt;
 	if (pid[0] == w->fail_at) {
-		__atomic_fetch_add(&w->count, 1, __ATOMIC_SEQ_CST);
+		cpu_launch_note(CPU_NOTE_ASSERT, "the barrier fails");
 		return;
 	}
 	atomic_fetch_add(&w->arrived, 1);
@@ -213,7 +253,10 @@ static void run_wait(CpuPool *p, int32_t n, uint64_t stack, int fail_at)
 	Wait w = {.pool = p, .total = n, .fail_at = fail_at};
 	void *args[1] = {&w};
 	uint32_t grid[3] = {(uint32_t)n, 1, 1};
-	CHECK(cpu_launch(p, wait_kernel, args, grid, 64, stack, NULL, &w.count) == 0);
+	CpuLaunchNotes notes;
+	CHECK(cpu_launch(p, wait_kernel, args, grid, 64, stack, NULL, &notes) == 0);
+	CHECK(notes.asserts == (fail_at >= 0));
+	free(notes.assert_msg);
 	if (fail_at < 0)
 		CHECK(atomic_load(&w.passed) == n && atomic_load(&w.gave_up) == 0);
 	else /* the barrier never completes: every instance that started gives up */
