@@ -71,6 +71,21 @@ def tup0(X, t, S: tl.constexpr):
 EOF
 expect 0 $TILE run "$tmp/tup0.tile" tup0 X=@"$tmp/x4.npy" 't=()' 'S=()' --print
 has "$tmp/out" "[2., 2., 2., 2.]"
+# a constexpr tuple: its elements are constants (tl.arange takes them)
+cat >"$tmp/tupc.tile" <<'EOF'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def tupc(X, S: tl.constexpr):
+    o = tl.arange(0, S[0])[:, None] * S[1] + tl.arange(0, S[1])[None, :]
+    tl.store(X + o, o.to(tl.float32) + len(S))
+EOF
+expect 0 $TILE run "$tmp/tupc.tile" tupc X=@"$tmp/x4.npy" 'S=(2, 2)' --print
+has "$tmp/out" "[2., 3., 4., 5.]"
+expect 1 $TILE run "$tmp/tupc.tile" tupc X=@"$tmp/x4.npy" 'S=(2, 3.5)' --print
+has "$tmp/err" "argument 'end' of 'tl.arange' must be a constexpr int, got float"
 expect 1 $TILE run "$tmp/tup.tile" scale_n --grid 1 X=@"$tmp/x.npy" Y=@"$tmp/o.npy" 't=(1000, 3.0' BLOCK=1024
 has "$tmp/err" "has no closing ')'"
 expect 1 $TILE run "$tmp/tup.tile" scale_n --grid 1 X=@"$tmp/x.npy" Y=@"$tmp/o.npy" 't=(1000,)' BLOCK=1024
