@@ -275,12 +275,17 @@ tile_status api_spec_from_arg(tile_context *ctx, const KernelParamInfo *p, const
 	if (int_arg(a, &iv, &dt)) {
 		/* `s: tl.int64` is i64 whatever the value, as Triton's binder types it
 		 * (the launch checks that the value fits); a bool annotation (u1) is
-		 * not specialized there */
-		if (dtype_is_int(ann))
+		 * not specialized there. Nor is an annotated integer equal to 1 folded:
+		 * the binder's ("i32",) + ("constexpr", 1)[1:] is a runtime i32 whose
+		 * attribute 1 is no string, so no specialization (jit.py,
+		 * create_function_from_signature): `2147483647 + s` wraps */
+		bool annotated = dtype_is_int(ann);
+		if (annotated)
 			dt = ann;
 		out->ty = type_scalar(dt);
 		if (!p->do_not_specialize && dt != DT_I1)
-			out->spec = iv == 1 ? SPEC_EQ1 : (iv % 16 == 0 && !p->no_align_spec ? SPEC_DIV16 : SPEC_NONE);
+			out->spec = iv == 1 ? (annotated ? SPEC_NONE : SPEC_EQ1)
+			                    : (iv % 16 == 0 && !p->no_align_spec ? SPEC_DIV16 : SPEC_NONE);
 		return TILE_OK;
 	}
 	switch (a->kind) {

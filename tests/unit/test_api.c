@@ -566,8 +566,10 @@ static void test_heuristic_launch_options(tile_context *ctx)
 /* Triton's test_cache.py: how many specializations the launcher makes.
  * i in 1, 2, 4, 8, 16, 32 gives 3 (i == 1, i % 16 == 0, neither); with
  * do_not_specialize 1, with do_not_specialize_on_alignment 2 (i == 1 is still
- * folded); an annotated `i: tl.int32` specializes as a plain one (1, 8, 16, 17:
- * 3); a @jit function and a tuple of its arguments make one each. */
+ * folded); an annotated `i: tl.int32` is not folded when 1 (Triton's binder
+ * keys it ("i32", 1) but compiles a runtime i32, as for 8 and 17: its
+ * test_annotation's third cache entry is the same code), so 1, 8, 16, 17
+ * make 2 here; a @jit function and a tuple of its arguments make one each. */
 static const char spec_src[] = "import triton\n"
                                "import triton.language as tl\n"
                                "@triton.jit\n"
@@ -585,6 +587,11 @@ static const char spec_src[] = "import triton\n"
                                "@triton.jit\n"
                                "def kernel_ann(X, i: tl.int32):\n"
                                "    tl.store(X, i)\n"
+                               "@triton.jit\n"
+                               "def kernel_ann_wrap(X, i: tl.int32, j: tl.int64, k):\n"
+                               "    tl.store(X, 2147483647 + i < 0)\n"
+                               "    tl.store(X + 1, 9223372036854775807 + j < 0)\n"
+                               "    tl.store(X + 2, 2147483647 + k < 0)\n"
                                "@triton.jit\n"
                                "def func1():\n"
                                "    return 1\n"
@@ -651,7 +658,21 @@ static void test_specialization_counts(tile_context *ctx)
 	CHECK(count_specs(ctx, m, "kernel_nospec", is, 6, true, y) == 1);
 	CHECK(count_specs(ctx, m, "kernel_nospec_on_alignment", is, 6, true, y) == 2);
 	int ann[4] = {1, 8, 16, 17};
-	CHECK(count_specs(ctx, m, "kernel_ann", ann, 4, false, y) == 3);
+	CHECK(count_specs(ctx, m, "kernel_ann", ann, 4, false, y) == 2);
+	/* annotated i32/i64 equal to 1 are runtime values and wrap; the plain
+	 * k = 1 is the constant 1 (a Python int: 2147483648, not negative) */
+	{
+		tile_arg a[4] = {tile_arg_ptr(y, TILE_I32), tile_arg_i32(1), tile_arg_i32(1), tile_arg_i32(1)};
+		tile_kernel *kw = NULL;
+		CHECK_ST(tile_kernel_get_typed(m, "kernel_ann_wrap", a, 4, NULL, &kw), TILE_OK);
+		if (kw) {
+			uint32_t grid[3] = {1, 1, 1};
+			y[0] = y[1] = y[2] = -1;
+			CHECK_ST(tile_launch(kw, grid, a, 4, NULL), TILE_OK);
+			CHECK(y[0] == 1 && y[1] == 1 && y[2] == 0);
+			tile_kernel_destroy(kw);
+		}
+	}
 	/* fn(*fn_args): y[0], y[1], y[2], y[3], y[4] as Triton's test passes them */
 	const char *fns[5] = {"func1", "func2", "func3", "func4", "func1"};
 	tile_arg three = tile_arg_i32(3), three_four[2] = {tile_arg_i32(3), tile_arg_i32(4)};
