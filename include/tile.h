@@ -235,7 +235,12 @@ typedef struct tile_kernel_options {
 	int num_warps;      /* 0 = the context's default */
 	int num_stages;     /* 0 = the context's default */
 	const char *target; /* NULL = the context's target */
-	int debug;          /* nonzero: keep device_assert, verify after every pass */
+	/* nonzero: Triton's debug=True: tl.device_assert and a kernel's runtime
+	 * `assert` are checked (else dropped, as Triton drops them), and the IR
+	 * is verified after every pass. Also on for every kernel of a context
+	 * made with TRITON_DEBUG=1 (or TILE_DEBUG=1) in the environment, and for
+	 * a kernel decorated @triton.jit(debug=True). */
+	int debug;
 	/* nonzero: Triton's enable_fp_fusion=False: a * b + c stays a rounded
 	 * multiply and a rounded add (nvrtc --fmad=false); the CPU targets never
 	 * fuse them. tl.fma and the math library's own fmas are kept. */

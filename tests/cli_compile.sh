@@ -518,8 +518,14 @@ fi
 mkdir -p "$tmp/a:1:b"
 printf 'import triton\nimport triton.language as tl\n@triton.jit\ndef k(X):\n    x = tl.load(X + tl.arange(0, 16))\n    tl.device_assert(x > 0, "x: positive")\n' \
 	>"$tmp/a:1:b/k.py"
-expect 0 $TILE compile "$tmp/a:1:b/k.py" k --signature '*i32' --target sm_90a --emit cuda
+expect 0 $TILE compile "$tmp/a:1:b/k.py" k --signature '*i32' --target sm_90a --emit cuda --debug
 has "$tmp/out" "__assertfail(\"x: positive\", \"$tmp/a:1:b/k.py\", 6, \"k\", 1);"
+# without --debug (or TRITON_DEBUG=1) a device_assert is dropped, as Triton's
+# semantic drops it: no check in the CUDA C
+expect 0 $TILE compile "$tmp/a:1:b/k.py" k --signature '*i32' --target sm_90a --emit cuda
+lacks "$tmp/out" "__assertfail"
+expect 0 env TRITON_DEBUG=1 $TILE compile "$tmp/a:1:b/k.py" k --signature '*i32' --target sm_90a --emit cuda
+has "$tmp/out" "__assertfail(\"x: positive\""
 
 # on the CPU only a while loop that reads what other programs write (an
 # atomic, a volatile load) calls the pool's spin check (jit/cpu_launch.h):

@@ -109,7 +109,7 @@ done
 printf 'import triton\nimport triton.language as tl\n@triton.jit\ndef k(X):\n    x = tl.load(X)\n    tl.device_assert(x < 0, "%s")\n' \
 	"$pre" >"$tmp/assert.py"
 for t in cpu cuda-emu; do
-	expect 1 $TILE run "$tmp/assert.py" k --target $t X=@"$tmp/d.npy"
+	expect 1 $TILE run "$tmp/assert.py" k --target $t --debug X=@"$tmp/d.npy"
 	has "$tmp/err" "assert.py:6: $pre (program (0, 0, 0), thread 0)"
 done
 
@@ -119,10 +119,50 @@ done
 # 8 lanes (one assert per register stopped at the first register and counted 3);
 # cuda-emu's warp is 32 lanes, each element held by 2 of them: 22 threads
 printf 'import triton\nimport triton.language as tl\n@triton.jit\ndef k(X):\n    x = tl.load(X + tl.arange(0, 16))\n    tl.device_assert(x < 5, "small")\n' >"$tmp/assert16.py"
-expect 1 $TILE run "$tmp/assert16.py" k --target cpu --num-warps 1 'X=arange(16)'
+expect 1 $TILE run "$tmp/assert16.py" k --target cpu --num-warps 1 --debug 'X=arange(16)'
 has "$tmp/err" "device_assert failed in 8 threads: "
-expect 1 $TILE run "$tmp/assert16.py" k --target cuda-emu --num-warps 1 'X=arange(16)'
+expect 1 $TILE run "$tmp/assert16.py" k --target cuda-emu --num-warps 1 --debug 'X=arange(16)'
 has "$tmp/err" "device_assert failed in 22 threads: "
+expect 2 $TILE run "$tmp/assert16.py" k --debug --debug 'X=arange(16)'
+has "$tmp/err" "--debug is given twice"
+
+# without debug a device_assert or a runtime `assert` is dropped, as Triton's
+# semantic drops it (debug=True, --debug, TRITON_DEBUG=1 keep it): the store
+# after it runs. `assert False` in a branch the program never takes compiles
+# (it was "assertion failed" at compile time); with debug it fails where taken.
+cat >"$tmp/nodebug.py" <<'EOF'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def k(X, mode):
+    x = tl.load(X + tl.arange(0, 4))
+    tl.device_assert(x < 0, "negative")
+    assert x.sum() < 0, "negative sum"
+    if mode == 0:
+        x = x + 1
+    else:
+        assert False, "unknown mode"
+    tl.store(X + tl.arange(0, 4), x)
+
+
+@triton.jit(debug=True)
+def kd(X):
+    x = tl.load(X + tl.arange(0, 4))
+    tl.device_assert(x < 0, "kept by the decorator")
+EOF
+for t in cpu cuda-emu; do
+	expect 0 $TILE run "$tmp/nodebug.py" k --target $t 'X=arange(4)' mode=0 --print
+	has "$tmp/out" "[1, 2, 3, 4]"
+	expect 1 $TILE run "$tmp/nodebug.py" k --target $t 'X=arange(4)' mode=0 --debug
+	has "$tmp/err" ": negative (program (0, 0, 0)"
+	expect 1 $TILE run "$tmp/nodebug.py" k --target $t 'X=[-1, -2, -3, -4]' mode=2 --debug
+	has "$tmp/err" ": unknown mode (program (0, 0, 0)"
+	expect 0 $TILE run "$tmp/nodebug.py" k --target $t 'X=[-1, -2, -3, -4]' mode=0 --debug
+	expect 1 $TILE run "$tmp/nodebug.py" kd --target $t 'X=arange(4)'
+	has "$tmp/err" ": kept by the decorator"
+done
 
 # tile run of a kernel whose decorators fail: their error (or why a config
 # could not be read), not "missing argument 'B'" for the parameter they set,

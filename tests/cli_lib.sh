@@ -39,6 +39,13 @@ has() {
 	fi
 }
 
+# lacks FILE TEXT: FILE does not contain TEXT (fixed string).
+lacks() {
+	if grep -qF -- "$2" "$1"; then
+		fail "$(basename "$1") has '$2'"
+	fi
+}
+
 # npy_f32 FILE N BYTES: a float32 .npy of shape (N,) whose every element is
 # the 4 bytes BYTES (printf escapes, e.g. '\000\000\200\077' for 1.0).
 npy_f32() {

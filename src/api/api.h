@@ -49,6 +49,7 @@ struct tile_context {
 	bool scratch_apart;            /* TILE_SCRATCH_APART=1, likewise */
 	bool no_line_info;    /* TILE_DISABLE_LINE_INFO=1 when the context was made */
 	bool racecheck;       /* TILE_RACECHECK=1 when the context was made */
+	bool debug;           /* TRITON_DEBUG=1 (or TILE_DEBUG=1): every kernel's debug */
 	int variant_threads;  /* TILE_COMPILE_THREADS (CompileOptions.variant_threads) */
 	bool cache_enabled;
 	Cache cache;

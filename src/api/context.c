@@ -224,6 +224,7 @@ static tile_status ctx_init(tile_context *ctx, const tile_context_options *o)
 	ctx->scratch_apart = env_on("TILE_SCRATCH_APART");
 	ctx->no_line_info = env_on("TILE_DISABLE_LINE_INFO");
 	ctx->racecheck = env_on("TILE_RACECHECK");
+	ctx->debug = env_on("TRITON_DEBUG") || env_on("TILE_DEBUG"); /* Triton's knob, for its users */
 	ctx->variant_threads = env_variant_threads();
 	char why[96];
 	if (options_problem(ctx->num_warps, ctx->num_stages, why, sizeof why))

@@ -408,7 +408,7 @@ static tile_status resolve_options(tile_context *ctx, const tile_kernel_options 
 	memset(o, 0, sizeof *o);
 	o->num_warps = opt && opt->num_warps ? opt->num_warps : ctx->num_warps;
 	o->num_stages = opt && opt->num_stages ? opt->num_stages : ctx->num_stages;
-	o->debug = opt && opt->debug;
+	o->debug = (opt && opt->debug) || ctx->debug;
 	o->no_fp_fusion = opt && opt->disable_fp_fusion;
 	o->no_mma_prefetch = ctx->no_mma_prefetch;
 	o->no_value_load_pipelining = ctx->no_value_load_pipelining;

@@ -31,6 +31,7 @@ typedef struct CommonOpts {
 	int num_warps, num_stages;
 	bool emulate_cuda;
 	bool no_fp_fusion; /* --no-fp-fusion: Triton's enable_fp_fusion=False */
+	bool debug;        /* --debug: Triton's debug=True (device_assert kept) */
 } CommonOpts;
 
 /* Option scanning: matches "--name VALUE" and "--name=VALUE"; advances *i.

@@ -417,7 +417,7 @@ int cli_dump(tile_context *ctx, tile_module *mod, const char *kernel, const char
 			args[i] = (SpecArg){.is_const = true, .use_default = true, .cval = ki->params[i].default_val};
 		}
 	tile_kernel_options kopt = {.num_warps = o->num_warps, .num_stages = o->num_stages,
-	                            .disable_fp_fusion = o->no_fp_fusion};
+	                            .disable_fp_fusion = o->no_fp_fusion, .debug = o->debug};
 	CompileRequest req;
 	HeurLaunch launch = {0};
 	if (!rc && ki && api_signature_prune(mod, ki, &args, &nargs, &a, &launch) != TILE_OK) {

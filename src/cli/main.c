@@ -19,11 +19,11 @@ static const char usage_text[] =
         "  compile FILE.tile [KERNEL] [--signature SIG] [--const NAME=V]... [--emit FORM]\n"
         "          [-o OUT] [--time] [--target T] [--num-warps N] [--num-stages N] "
         "[--emulate=cuda]\n"
-        "          [--no-fp-fusion]\n"
+        "          [--no-fp-fusion] [--debug]\n"
         "      compile a kernel (KERNEL may be left out when the file has one entry point);\n"
         "      FORM: ast tir layout thread llvm asm cuda ptx cubin (ast needs no kernel)\n"
         "  run FILE.tile KERNEL --grid X[,Y[,Z]] [--out-dir DIR] [--print] [--target T] [--num-warps N]\n"
-        "          [--num-stages N] [--emulate=cuda] [--no-fp-fusion] NAME=VALUE...\n"
+        "          [--num-stages N] [--emulate=cuda] [--no-fp-fusion] [--debug] NAME=VALUE...\n"
         "      run a kernel; every parameter is bound by name: NAME=@file.npy for pointers\n"
         "      (NAME=@file.npy:bf16 views the array's bits as another dtype of the same size),\n"
         "      Python literals for scalars and constexprs (123, 0.5, True, None, 'str', "
@@ -124,6 +124,14 @@ int cli_common_opt(int argc, char **argv, int *i, CommonOpts *o)
 			return -1;
 		}
 		o->no_fp_fusion = true;
+		return 1;
+	}
+	if (strcmp(argv[*i], "--debug") == 0) {
+		if (o->debug) {
+			cli_usage_error("--debug is given twice");
+			return -1;
+		}
+		o->debug = true;
 		return 1;
 	}
 	if (strncmp(argv[*i], "--emulate", 9) == 0) {

@@ -550,7 +550,7 @@ static int parse_run_opts(int argc, char **argv, RunCfg *c)
 	c->grid[0] = c->grid[1] = c->grid[2] = 1;
 	c->binds = xcalloc((size_t)argc + 1, sizeof *c->binds);
 	const char *grid = NULL;
-	int seen_warps = 0, seen_stages = 0, seen_fusion = 0;
+	int seen_warps = 0, seen_stages = 0, seen_fusion = 0, seen_debug = 0;
 	for (int i = 0; i < argc; i++) {
 		const char *v;
 		int r;
@@ -589,12 +589,15 @@ static int parse_run_opts(int argc, char **argv, RunCfg *c)
 			}
 			/* these override the session's (the REPL's) options, once each */
 			if ((co.num_warps && seen_warps++) || (co.num_stages && seen_stages++) ||
-			    (co.no_fp_fusion && seen_fusion++)) {
-				cli_usage_error("%s is given twice", co.num_warps    ? "--num-warps"
-				                                     : co.num_stages ? "--num-stages"
-				                                                     : "--no-fp-fusion");
+			    (co.no_fp_fusion && seen_fusion++) || (co.debug && seen_debug++)) {
+				cli_usage_error("%s is given twice", co.num_warps      ? "--num-warps"
+				                                     : co.num_stages   ? "--num-stages"
+				                                     : co.no_fp_fusion ? "--no-fp-fusion"
+				                                                       : "--debug");
 				return EXIT_USAGE;
 			}
+			if (co.debug)
+				c->kopt.debug = 1;
 			if (co.num_warps)
 				c->kopt.num_warps = co.num_warps;
 			if (co.num_stages)
@@ -639,7 +642,8 @@ static int check_names(const RunCfg *c, const char *kernel, const tile_param_inf
 		/* Triton's launch keywords (k[grid](..., num_warps=8)) are options here */
 		static const char *const launch_kw[][2] = {{"num_warps", "--num-warps N"},
 		                                           {"num_stages", "--num-stages N"},
-		                                           {"enable_fp_fusion", "--no-fp-fusion for False"}};
+		                                           {"enable_fp_fusion", "--no-fp-fusion for False"},
+		                                           {"debug", "--debug for True"}};
 		bool option = false;
 		for (size_t k = 0; found < 0 && k < sizeof launch_kw / sizeof launch_kw[0]; k++)
 			if (!strcmp(c->binds[b].name, launch_kw[k][0])) {
@@ -932,6 +936,7 @@ int cli_run_kernel(tile_context *ctx, tile_module *mod, const char *kernel, int 
 		c.kopt.num_warps = base->num_warps;
 		c.kopt.num_stages = base->num_stages;
 		c.kopt.disable_fp_fusion = base->no_fp_fusion;
+		c.kopt.debug = base->debug;
 	}
 	int rc = parse_run_opts(argc, argv, &c);
 	const tile_param_info *p = NULL;

@@ -11,11 +11,11 @@
 /* An option of tile run after the target's (cli_run_kernel parses them) */
 static bool run_option(const char *a)
 {
-	static const char *const opts[] = {"--print", "--no-fp-fusion", "--grid", "--out-dir", "--num-warps",
-	                                   "--num-stages"};
+	static const char *const opts[] = {"--print", "--no-fp-fusion", "--debug", "--grid", "--out-dir",
+	                                   "--num-warps", "--num-stages"};
 	for (size_t i = 0; i < COUNTOF(opts); i++) {
 		size_t n = strlen(opts[i]);
-		if (strncmp(a, opts[i], n) == 0 && (a[n] == 0 || (a[n] == '=' && i >= 2)))
+		if (strncmp(a, opts[i], n) == 0 && (a[n] == 0 || (a[n] == '=' && i >= 3)))
 			return true;
 	}
 	return false;

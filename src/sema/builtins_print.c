@@ -209,6 +209,7 @@ static Value b_device_assert(Sema *s, Call *c, int extra)
 		ValId in[2] = {cond, nm};
 		cond = emit(s, TOP_OR, c->loc, in, 2, vtype(s, cond));
 	}
+	if (!s->debug) return v_none(); /* checked, then dropped, as Triton's semantic does without debug */
 	TirOp *op = emit_op(s, TOP_ASSERT, c->loc, &cond, 1, type_scalar(DT_VOID));
 	op->attr.str = *msg ? msg : "device assertion failed";
 	return v_none();

@@ -677,6 +677,7 @@ TirFunc *sema_kernel(SemaCtx *c, const Module *m, const char *kernel, const Spec
 		diag_emit(s.d, DIAG_WARNING, kd.bad_key_loc,
 			  "key of @triton.autotune names '%s', which is not a parameter of '%s'; Triton ignores it", kd.bad_key,
 			  def->name);
+	s.debug = (c->opts && c->opts->debug) || (deco_ok && kd.debug);
 	if (deco_ok && bind_kernel_params(&s, &fn, def, args, nargs, &kd))
 		exec_body(&s, &fn, &def->body, true);
 	fn_free(&fn);

@@ -646,7 +646,7 @@ static const char *unknown_param_in(Sema *s, Fn *tmp, const FuncDef *def, const 
 
 /* @triton.jit(...): checked as Python calls triton.jit. A positional argument
  * is the function itself (triton.jit(5) fails Triton's assert callable(fn)). */
-static bool deco_jit(Sema *s, Fn *tmp, const FuncDef *def, const Expr *d)
+static bool deco_jit(Sema *s, Fn *tmp, const FuncDef *def, const Expr *d, KDeco *out)
 {
 	static const char *const names[] = {"version", "repr", "launch_metadata", "do_not_specialize",
 					    "do_not_specialize_on_alignment", "debug", "noinline", "interpret", NULL};
@@ -665,6 +665,12 @@ static bool deco_jit(Sema *s, Fn *tmp, const FuncDef *def, const Expr *d)
 			diag_error(s->d, at, "%s names '%s', which is not a parameter of '%s'", lists[i], bad, def->name);
 			return false;
 		}
+	}
+	const Expr *dbg = deco_arg(d, "debug", -1);
+	if (dbg) { /* keeps the kernel's device_asserts */
+		const char *why = NULL;
+		Value v = eval_deco_arg(s, tmp, dbg, "debug", &why);
+		out->debug |= v.kind == V_CONST && const_truthy(v.c);
 	}
 	return true;
 }
@@ -737,7 +743,7 @@ bool kernel_decorators(Sema *s, ModScope *ms, const FuncDef *def, KDeco *out)
 			ok = deco_autotune(s, env, def, d, out);
 			if (ok && builtin && !strcmp(builtin, "autotune")) ok = deco_autotune_args(s, env, def, d, out);
 		} else if (builtin && !strcmp(builtin, "jit"))
-			ok = deco_jit(s, env, def, d);
+			ok = deco_jit(s, env, def, d, out);
 		else if (n && !strcmp(n, "heuristics")) ok = deco_heuristics(s, env, def, d, &hs, &out->unevaluated);
 		if (fd) fn_free(&ffn);
 		if (ok && s->blk && s->blk->nops != nops) {

@@ -278,6 +278,10 @@ struct Sema {
 	/* tl.condition(c, disable_licm=True) was evaluated: the while loop whose
 	 * condition it is keeps its invariant ops (TIR_NO_LICM) */
 	bool cond_no_licm;
+	/* device_assert and `assert` are kept (CompileOptions.debug, or the
+	 * kernel's @triton.jit(debug=True)); else dropped, as Triton's semantic
+	 * drops them without debug */
+	bool debug;
 	int host_fn;      /* > 0 inside a @constexpr_function: Python, its range loops run at compile time */
 	int jit_applied;  /* triton.jit(f) calls evaluated (a host decorator wrapper applying it) */
 	/* functions whose decorator is a host function wrapping triton.jit, asked

@@ -37,6 +37,7 @@ typedef struct KDeco {
 	 * it; a warning where the kernel is compiled), else NULL */
 	const char *bad_key;
 	SrcLoc bad_key_loc;
+	bool debug; /* @triton.jit(debug=True) */
 } KDeco;
 
 /* The last name of e (`c` of `a.b.c`, of a call's callee), or NULL. */

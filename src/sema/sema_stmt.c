@@ -755,7 +755,12 @@ static void exec_assert(Sema *s, Fn *fn, const Stmt *st)
 		}
 	}
 	if (c.kind == V_ERR) return;
-	if (c.kind != V_TENSOR) {
+	/* a constant condition that is false where the statement surely runs
+	 * (not inside a runtime if or loop; in a @constexpr_function, Python's
+	 * assert) fails at compile time; in a branch the program may never
+	 * take (`else: assert False, "unknown mode"`) it is a device assert, as
+	 * in Triton, whose visit_Assert makes every assert one */
+	if (c.kind != V_TENSOR && (s->host_fn || s->nest == 0)) {
 		if (c.kind == V_CONST && !const_truthy(c.c)) {
 			s->py_errors++;
 			if (msg) diag_error(s->d, st->test->loc, "assertion failed: %s", msg);
@@ -763,7 +768,14 @@ static void exec_assert(Sema *s, Fn *fn, const Stmt *st)
 		}
 		return;
 	}
-	ValId b = to_bool(s, c.id, st->test->loc);
+	if (!s->debug) return; /* dropped, as Triton's semantic drops device asserts without debug */
+	ValId b;
+	if (c.kind == V_TENSOR) b = to_bool(s, c.id, st->test->loc);
+	else if (c.kind == V_CONST && c.c.kind != CV_STR) b = emit_const(s, type_scalar(DT_I1), const_truthy(c.c), 0, st->test->loc);
+	else {
+		diag_error(s->d, st->test->loc, "an assert's condition must be a tensor or a constant, got %s", v_describe(s, c));
+		return;
+	}
 	TirOp *op = emit_op(s, TOP_ASSERT, st->loc, &b, 1, type_scalar(DT_VOID));
 	op->attr.str = msg ? msg : "assertion failed";
 }

@@ -816,9 +816,15 @@ static void test_print_assert(void)
 	if (!ctx)
 		return;
 	CHECK_ST(tile_module_load_source(ctx, "show.tile", print_src, (size_t)-1, &m), TILE_OK);
-	if (m)
-		CHECK_ST(tile_kernel_get(m, "show", "*fp32:16,16", NULL, &k), TILE_OK);
-	if (k) {
+	/* device_assert is kept with debug only, as in Triton (its semantic
+	 * drops it otherwise) */
+	tile_kernel_options dbg = {.debug = 1};
+	tile_kernel *nodebug = NULL;
+	if (m) {
+		CHECK_ST(tile_kernel_get(m, "show", "*fp32:16,16", &dbg, &k), TILE_OK);
+		CHECK_ST(tile_kernel_get(m, "show", "*fp32:16,16", NULL, &nodebug), TILE_OK);
+	}
+	if (k && nodebug) {
 		_Alignas(16) float v[16] = {0};
 		uint32_t grid[3] = {1, 1, 1};
 		tile_arg a = tile_arg_ptr(v, TILE_FP32);
@@ -827,7 +833,9 @@ static void test_print_assert(void)
 		v[3] = 1000.0f;
 		CHECK_ST(tile_launch(k, grid, &a, 1, NULL), TILE_ERROR_LAUNCH);
 		CHECK_MSG("too big");
+		CHECK_ST(tile_launch(nodebug, grid, &a, 1, NULL), TILE_OK);
 	}
+	tile_kernel_destroy(nodebug);
 	tile_kernel_destroy(k);
 	k = NULL;
 	if (m)
@@ -872,7 +880,8 @@ static void test_assert_stops(void)
 			continue;
 		CHECK_ST(tile_module_load_source(ctx, "stop.py", assert_stop_src, (size_t)-1, &m), TILE_OK);
 		if (m)
-			CHECK_ST(tile_kernel_get(m, "stop", "*fp32:16,*fp32:16,i32", NULL, &k), TILE_OK);
+			CHECK_ST(tile_kernel_get(m, "stop", "*fp32:16,*fp32:16,i32", &(tile_kernel_options){.debug = 1}, &k),
+			         TILE_OK);
 		if (k) {
 			_Alignas(16) float x[16] = {0}, out[4] = {0};
 			uint32_t grid[3] = {1, 1, 1};
@@ -951,7 +960,8 @@ static void test_assert_apart(void)
 	if (ctx)
 		CHECK_ST(tile_module_load_source(ctx, "apart.py", assert_apart_src, (size_t)-1, &m), TILE_OK);
 	if (m)
-		CHECK_ST(tile_kernel_get(m, "k", "*fp32:16,*fp32:16,i32", NULL, &k), TILE_OK);
+		CHECK_ST(tile_kernel_get(m, "k", "*fp32:16,*fp32:16,i32", &(tile_kernel_options){.debug = 1}, &k),
+		         TILE_OK);
 	if (k) {
 		enum { T = 4 };
 		static ApartJob jobs[T];
@@ -1001,7 +1011,7 @@ static void test_assert_stops_grid(void)
 		return;
 	CHECK_ST(tile_module_load_source(ctx, "gstop.py", grid_stop_src, (size_t)-1, &m), TILE_OK);
 	if (m)
-		CHECK_ST(tile_kernel_get(m, "gstop", "*fp32:16,i32", NULL, &k), TILE_OK);
+		CHECK_ST(tile_kernel_get(m, "gstop", "*fp32:16,i32", &(tile_kernel_options){.debug = 1}, &k), TILE_OK);
 	if (k) {
 		enum { NOUT = 64 };
 		_Alignas(16) float out[NOUT] = {0};
