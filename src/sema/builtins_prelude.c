@@ -250,7 +250,9 @@ static const char prelude_text[] =
      * adds the gather from it; an index outside a chunk picks 0 there, so
      * each index picks once. The axis and the other dimension are checked as
      * Triton checks them (they failed inside here: "tuple index 2 out of
-     * range", "shape mismatch: [4,4,16] vs [1,4,8]"). */
+     * range", "shape mismatch: [4,4,16] vs [1,4,8]"). A bool tile is gathered
+ * as int8, as Triton takes any element type (a bitonic network written with
+ * tl.gather swaps its valid flags with their peers'). */
     "def _gather_one_hot(bits, index, ax: tl.constexpr):\n"
     "    k = tl.arange(0, bits.shape[ax])\n"
     "    if len(bits.shape) == 1:\n"
@@ -264,8 +266,9 @@ static const char prelude_text[] =
     "    rank: tl.constexpr = len(src.shape)\n"
     "    tl.static_assert(rank == len(index.shape), \"tl.gather: src and index must have the same rank\")\n"
     "    tl.static_assert(rank <= 2, \"tl.gather supports 1-D and 2-D tensors\")\n"
-    "    tl.static_assert(src.dtype.primitive_bitwidth >= 8, \"tl.gather does not take int1 tensors\")\n"
     "    tl.static_assert(index.dtype.is_int(), \"tl.gather: the index must be an integer tensor\")\n"
+    "    if src.dtype.primitive_bitwidth == 1:\n"
+    "        return gather(src.to(tl.int8), index, axis) != 0\n"
     "    tl.static_assert(-rank <= axis and axis < rank, \"tl.gather: axis is out of range for the rank of src\")\n"
     "    ax: tl.constexpr = axis + rank if axis < 0 else axis\n"
     "    if rank == 2:\n"

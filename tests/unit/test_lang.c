@@ -1480,7 +1480,13 @@ static const char gather_src[] =
 	"@triton.jit\n"
 	"def k1(x_ptr, i_ptr, y_ptr):\n"
 	"    o = tl.arange(0, 32)\n"
-	"    tl.store(y_ptr + o, tl.load(x_ptr + o).gather(tl.load(i_ptr + o), 0))\n";
+	"    tl.store(y_ptr + o, tl.load(x_ptr + o).gather(tl.load(i_ptr + o), 0))\n"
+	"@triton.jit\n"
+	"def kb(x_ptr, i_ptr, y_ptr):\n"
+	"    o = tl.arange(0, 32)\n"
+	"    v = tl.load(x_ptr + o) != 0\n"
+	"    g = tl.gather(v, tl.load(i_ptr + o), 0)\n"
+	"    tl.store(y_ptr + o, tl.where(g, 5, -3).to(tl.int8))\n";
 
 static void test_gather(void)
 {
@@ -1535,6 +1541,18 @@ static void test_gather(void)
 		bool ok = true;
 		for (int i = 0; i < 32; i++)
 			ok &= by[i] == b[idx[i]];
+		CHECK(ok);
+	}
+	/* a bool tile (a bitonic network's valid flags swapped with a peer's,
+	 * lane ^ stride): Triton takes any element type; tile refused int1 */
+	for (int i = 0; i < 32; i++) {
+		b[i] = (int8_t)((i * 5) % 3 == 0 ? i : 0);
+		idx[i] = i ^ 4;
+	}
+	if (RUN(gather_src, "kb", "*i8,*i32,*i8", 1, bargs)) {
+		bool ok = true;
+		for (int i = 0; i < 32; i++)
+			ok &= by[i] == (b[idx[i]] != 0 ? 5 : -3);
 		CHECK(ok);
 	}
 }
