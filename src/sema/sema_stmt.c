@@ -761,7 +761,7 @@ static void exec_assert(Sema *s, Fn *fn, const Stmt *st)
 	 * take (`else: assert False, "unknown mode"`) it is a device assert, as
 	 * in Triton, whose visit_Assert makes every assert one */
 	if (c.kind != V_TENSOR && (s->host_fn || s->nest == 0)) {
-		if (c.kind == V_CONST && !const_truthy(c.c)) {
+		if (!value_truthy(c)) {
 			s->py_errors++;
 			if (msg) diag_error(s->d, st->test->loc, "assertion failed: %s", msg);
 			else diag_error(s->d, st->test->loc, "assertion failed");
@@ -769,13 +769,8 @@ static void exec_assert(Sema *s, Fn *fn, const Stmt *st)
 		return;
 	}
 	if (!s->debug) return; /* dropped, as Triton's semantic drops device asserts without debug */
-	ValId b;
-	if (c.kind == V_TENSOR) b = to_bool(s, c.id, st->test->loc);
-	else if (c.kind == V_CONST && c.c.kind != CV_STR) b = emit_const(s, type_scalar(DT_I1), const_truthy(c.c), 0, st->test->loc);
-	else {
-		diag_error(s->d, st->test->loc, "an assert's condition must be a tensor or a constant, got %s", v_describe(s, c));
-		return;
-	}
+	ValId b = c.kind == V_TENSOR ? to_bool(s, c.id, st->test->loc)
+				     : emit_const(s, type_scalar(DT_I1), value_truthy(c), 0, st->test->loc);
 	TirOp *op = emit_op(s, TOP_ASSERT, st->loc, &b, 1, type_scalar(DT_VOID));
 	op->attr.str = msg ? msg : "assertion failed";
 }

@@ -415,6 +415,12 @@ static void test_errors(void)
 	ERR(HDR "def k(x):\n    a = tl.dot(tl.zeros((4, 16), tl.int8), tl.zeros((16, 2), tl.int8))\n", "k",
 	    "*fp32", "5:9: 'tl.dot' needs K >= 32 for 8-bit inputs, got M=4, N=2, K=16");
 	ERR(HDR "def k(x):\n    assert 1 == 2, 'bad'\n", "k", "*fp32", "5:14: assertion failed: bad");
+	ERR(HDR "def k(x):\n    assert ()\n", "k", "*fp32", "5:12: assertion failed"); /* Python's truth value */
+	/* in a runtime branch a constant assert is a device assert, kept with
+	 * debug only (Triton's visit_Assert); a tuple is true */
+	HAS("import triton\nimport triton.language as tl\n@triton.jit(debug=True)\ndef k(x, n):\n    if n > 0:\n"
+	    "        assert (1, 2), 'tuple'\n        assert False, 'never'\n",
+	    "k", "*fp32,i32", "assert %|msg=\"tuple\"|msg=\"never\"");
 	/* a def in a kernel stays an error, as in Triton (a host function may hold one) */
 	ERR(HDR "def k(x):\n    def g():\n        return 1\n    tl.store(x, g())\n", "k", "*fp32",
 	    "5:5: nested function definitions are not supported");
