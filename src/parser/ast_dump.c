@@ -199,7 +199,10 @@ static void dump_expr(StrBuf *b, const Expr *e)
 		sb_puts(b, "(dict");
 		for (int i = 0; i < e->nkeys; i++) {
 			sb_puts(b, " (");
-			dump_expr(b, e->keys[i]);
+			if (e->keys[i])
+				dump_expr(b, e->keys[i]);
+			else
+				sb_puts(b, "**");
 			sb_putc(b, ' ');
 			dump_expr(b, e->values[i]);
 			sb_putc(b, ')');

@@ -802,10 +802,13 @@ static void parse_toplevel(Parser *p, StmtVec *out)
 	Parser snap = *p;
 	int n = out->n;
 	bool kernel = kernel_ahead(&snap);
-	if (kernel)
+	if (kernel) {
 		p->host_mode = false; /* a kernel's body is never host code */
+		p->in_kernel = true;
+	}
 	parse_statement(p, out);
 	p->host_mode = snap.host_mode;
+	p->in_kernel = snap.in_kernel;
 	p->err_kernel |= p->failed && kernel;
 	if (!p->failed || !p->err_unsupported || p->err_kernel)
 		return;

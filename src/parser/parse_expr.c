@@ -175,7 +175,22 @@ static Expr *parse_list(Parser *p)
 	return finish_seq(p, EX_LIST, loc, &v, h);
 }
 
-/* {} / {k: v, ...} / {a, b, ...}: dicts and sets (sema decides where it can use them). */
+/* `**m` in a dict display outside a @jit function: a NULL key, m the value
+ * (sema merges m's items there, as Python's {**base, "k": v} does) */
+static bool dict_unpack(Parser *p, ExprVec *keys, ExprVec *vals, int *h)
+{
+	if (p->in_kernel && !p->in_decorator) { /* a syntax error in a @jit function's body, as in Triton */
+		ps_err_unsupported(p, "dict unpacking ('**') is not supported");
+		return false;
+	}
+	ps_advance(p);
+	avec_push(p, keys, NULL);
+	avec_push(p, vals, kid(p, h, enter(p) ? parse_bitor(p) : dummy(p)));
+	leave(p);
+	return true;
+}
+
+/* {} / {k: v, ...} / {**m, k: v} / {a, b, ...}: dicts and sets (sema decides where it can use them). */
 static Expr *parse_brace(Parser *p)
 {
 	SrcLoc loc = ps_advance(p).loc;
@@ -184,9 +199,10 @@ static Expr *parse_brace(Parser *p)
 		Expr *e = ps_new_expr(p, EX_DICT, loc);
 		return ps_done_expr(p, e, h);
 	}
-	if (at(p, TK_POW)) {
-		ps_err_unsupported(p, "dict unpacking ('**') is not supported");
-		return dummy(p);
+	ExprVec keys = {0}, vals = {0};
+	if (at(p, TK_POW)) { /* {**base, ...}: a dict display */
+		if (!dict_unpack(p, &keys, &vals, &h)) return dummy(p);
+		goto rest;
 	}
 	Expr *first = kid(p, &h, ps_expr(p));
 	if (!ps_accept(p, TK_COLON)) {
@@ -203,7 +219,6 @@ static Expr *parse_brace(Parser *p)
 		ps_expect(p, TK_RBRACE);
 		return finish_seq(p, EX_SET, loc, &v, h);
 	}
-	ExprVec keys = {0}, vals = {0};
 	avec_push(p, &keys, first);
 	avec_push(p, &vals, kid(p, &h, ps_expr(p)));
 	if (at(p, TK_FOR)) { /* {k: v for ...}: a comprehension of (k, v) pairs */
@@ -216,10 +231,11 @@ static Expr *parse_brace(Parser *p)
 		ps_expect(p, TK_RBRACE);
 		return e;
 	}
+rest:
 	while (ps_accept(p, TK_COMMA) && !at(p, TK_RBRACE) && !p->failed) {
 		if (at(p, TK_POW)) {
-			ps_err_unsupported(p, "dict unpacking ('**') is not supported");
-			break;
+			if (!dict_unpack(p, &keys, &vals, &h)) break;
+			continue;
 		}
 		avec_push(p, &keys, kid(p, &h, ps_expr(p)));
 		ps_expect(p, TK_COLON);
@@ -286,11 +302,12 @@ static Expr *parse_atom(Parser *p)
 /* One argument of a call: positional (pushed on args) or keyword. */
 static void parse_arg(Parser *p, ExprVec *args, KwVec *kws, NameSet *seen, int *h)
 {
-	if ((at(p, TK_STAR) && p->in_decorator) || (at(p, TK_POW) && (p->in_decorator || p->host_mode))) {
+	if ((at(p, TK_STAR) && p->in_decorator) || (at(p, TK_POW) && (p->in_decorator || p->host_mode || !p->in_kernel))) {
 		/* @triton.autotune(configs=..., **cache_kwargs): host options sema never
 		 * reads; kept as a keyword named "*" or "**" so the decorator parses
-		 * (and a host def's `return triton.jit(**kwargs)`); a call sema does
-		 * evaluate rejects the keyword. A host call's `*x` stays positional:
+		 * (and a host def's `return triton.jit(**kwargs)`, a module-level
+		 * `triton.Config({...}, **base)`); sema splices a dict of strings in
+		 * where it evaluates the call. A host call's `*x` stays positional:
 		 * `a.new_empty(*shape, N, dtype=t)` goes on with positionals. */
 		Token t = ps_advance(p);
 		Keyword kw = {intern_cstr(p->names, t.kind == TK_STAR ? "*" : "**"), kid(p, h, ps_expr(p)), t.loc};

@@ -52,6 +52,7 @@ typedef struct Parser {
 	bool err_kernel;      /* the error is in a @jit function (a class holding it is not skipped) */
 	bool in_decorator;    /* parsing a decorator: `**kwargs` arguments are kept, unread */
 	bool host_mode;       /* in a host function: host code is skipped per statement */
+	bool in_kernel;       /* in a @jit function: f(**d) is an error there, as Triton's visit_Call has no splat */
 	SrcLoc err_loc;
 	const char *err_msg;
 	int depth, func_depth, loop_depth;

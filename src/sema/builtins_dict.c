@@ -23,7 +23,7 @@ static bool need_key(Sema *s, Value k, SrcLoc loc)
 }
 
 /* d with d[k] = v (a new dict; the key keeps its place if present) */
-static Value dict_put(Sema *s, Value d, Value k, Value v)
+Value dict_with(Sema *s, Value d, Value k, Value v)
 {
 	int at = dict_index(d, k), n = d.n + (at < 0);
 	Value *keys = ARENA_NEWN(s->a, Value, (size_t)n + 1), *vals = ARENA_NEWN(s->a, Value, (size_t)n + 1);
@@ -65,7 +65,7 @@ static Value dict_update(Sema *s, Call *c, Value d)
 		int n;
 		if (o.kind == V_DICT && !v_is_enum_member(o)) {
 			for (int i = 0; i < o.n; i++)
-				if (dict_index(o, o.keys[i]) == i) d = dict_put(s, d, o.keys[i], o.items[i]);
+				if (dict_index(o, o.keys[i]) == i) d = dict_with(s, d, o.keys[i], o.items[i]);
 		} else {
 			if (!const_iter_items(s, o, c->at[1], &items, &n)) return v_err();
 			for (int i = 0; i < n; i++) {
@@ -76,11 +76,11 @@ static Value dict_update(Sema *s, Call *c, Value d)
 					return v_err();
 				}
 				if (!need_key(s, items[i].items[0], c->at[1])) return v_err();
-				d = dict_put(s, d, items[i].items[0], items[i].items[1]);
+				d = dict_with(s, d, items[i].items[0], items[i].items[1]);
 			}
 		}
 	}
-	for (int i = 0; i < c->nkw; i++) d = dict_put(s, d, v_str(c->kwn[i]), c->kwv[i]);
+	for (int i = 0; i < c->nkw; i++) d = dict_with(s, d, v_str(c->kwn[i]), c->kwv[i]);
 	return d;
 }
 
@@ -125,7 +125,7 @@ static Value b_dict(Sema *s, Call *c, int op)
 		if (!need_key(s, c->a[1], c->at[1])) return v_err();
 		if (dict_get(d, c->a[1], &out)) return out;
 		out = c->has[2] ? c->a[2] : v_none();
-		return changed(s, dict_put(s, d, c->a[1], out), out);
+		return changed(s, dict_with(s, d, c->a[1], out), out);
 	case D_POP: {
 		if (!need_key(s, c->a[1], c->at[1])) return v_err();
 		int i = dict_index(d, c->a[1]);

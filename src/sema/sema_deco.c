@@ -409,7 +409,7 @@ static bool deco_heuristics(Sema *s, Fn *tmp, const FuncDef *def, const Expr *d,
 	}
 	const Expr *ve_items = ve->kind == EX_DICT ? ve : NULL;
 	for (int i = 0; i < v.n; i++) {
-		SrcLoc at = ve_items && i < ve_items->nkeys ? ve_items->keys[i]->loc : ve->loc;
+		SrcLoc at = ve_items && i < ve_items->nkeys && ve_items->keys[i] ? ve_items->keys[i]->loc : ve->loc;
 		if (!v_is_const(v.keys[i], CV_STR)) {
 			diag_error(s->d, at, "the keys of @triton.heuristics must be parameter names (strings)");
 			return false;

@@ -172,8 +172,42 @@ bool dict_key_ok(Value v)
 	return ok;
 }
 
+/* {**m, k: v, ...}: the items in Python's order, a later key replacing an
+ * earlier one in its place; m must be a dict (a mapping in Python) */
+static Value eval_dict_unpack(Sema *s, Fn *fn, const Expr *e)
+{
+	Value d = v_dict(s, NULL, NULL, 0);
+	for (int i = 0; i < e->nkeys; i++) {
+		if (e->keys[i]) {
+			Value k = eval(s, fn, e->keys[i]);
+			if (k.kind == V_ERR) return k;
+			if (!dict_key_ok(k)) {
+				diag_error(s->d, e->keys[i]->loc, "dict keys must be constexprs, got %s", v_describe(s, k));
+				return v_err();
+			}
+			Value v = eval(s, fn, e->values[i]);
+			if (v.kind == V_ERR) return v;
+			d = dict_with(s, d, k, v);
+			continue;
+		}
+		Value m = eval(s, fn, e->values[i]);
+		if (m.kind == V_ERR) return m;
+		if (m.kind != V_DICT || v_is_enum_member(m)) {
+			s->py_errors++;
+			diag_error(s->d, e->values[i]->loc, "'**' in a dict display needs a dict, got %s (a TypeError in Python)",
+				   v_describe(s, m));
+			return v_err();
+		}
+		for (int j = 0; j < m.n; j++)
+			if (dict_index(m, m.keys[j]) == j) d = dict_with(s, d, m.keys[j], m.items[j]);
+	}
+	return d;
+}
+
 static Value eval_dict(Sema *s, Fn *fn, const Expr *e)
 {
+	for (int i = 0; i < e->nkeys; i++)
+		if (!e->keys[i]) return eval_dict_unpack(s, fn, e);
 	Value *keys = ARENA_NEWN(s->a, Value, e->nkeys + 1), *vals = ARENA_NEWN(s->a, Value, e->nkeys + 1);
 	for (int i = 0; i < e->nkeys; i++) {
 		keys[i] = eval(s, fn, e->keys[i]);

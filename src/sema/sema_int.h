@@ -545,6 +545,7 @@ bool same_template(Sema *s, Value a, Value b);
 Value v_dict(Sema *s, const Value *keys, const Value *vals, int n);
 /* A dict over keys and vals as they are (arena arrays the caller gives up) */
 Value v_dict_adopt(Value *keys, Value *vals, int n);
+Value dict_with(Sema *s, Value d, Value k, Value v);
 /* The Triton whose language tile implements: triton.__version__, for the version
  * checks projects make with packaging.version. */
 #define TILE_TRITON_VERSION "3.6.0"

@@ -161,6 +161,8 @@ static void test_dumps(void)
 	/* an error in a @jit function of a class is reported, not skipped with the class */
 	EXPECT("class K:\n    @triton.jit\n    def f(x):\n        return {**x}\n",
 	       "error: 4:17: dict unpacking ('**') is not supported");
+	EXPECT("class K:\n    @triton.jit\n    def f(x):\n        return g(**x)\n",
+	       "error: 4:18: argument unpacking ('**') is not supported");
 }
 
 static void test_dump_defs(void)
@@ -404,7 +406,11 @@ static void test_parse_errors(void)
 	EXPECT("x = (a.b := 3)\n", "error: 1:6: cannot use assignment expressions with attribute");
 	EXPECT_UNSUPPORTED("*a, b = x\n", 1, 1, "starred expressions are not supported");
 	EXPECT("f(*a)\n", "(module\n  (expr 1:1 (call f (* a))))\n");
-	EXPECT_UNSUPPORTED("f(**a)\n", 1, 3, "argument unpacking ('**') is not supported");
+	/* f(**d) outside a @jit function: host Python sema evaluates (Config(kw, **opts)) */
+	EXPECT("f(**a)\n", "(module\n  (expr 1:1 (call f **=a)))\n");
+	EXPECT("def h(a):\n    return f(1, **a, b=2)\n",
+	       "(module\n  (def 1:1 h\n    (param a)\n    (return 2:5 (call f 1 **=a b=2))))\n");
+	EXPECT("@triton.jit\ndef k(a):\n    f(**a)\n", "error: 3:7: argument unpacking ('**') is not supported");
 	EXPECT("f(a=1, b)\n", "error: 1:8: positional argument follows keyword argument");
 	EXPECT("f(a=1, a=2)\n", "error: 1:8: keyword argument repeated: a");
 	EXPECT("f(a.b=1)\n",
@@ -413,7 +419,11 @@ static void test_parse_errors(void)
 	EXPECT("x = {1: 2, 'a': b,}\n", "(module\n  (assign 1:1 x = (dict (1 2) (\"a\" b))))\n");
 	EXPECT("x = {1, 2}\n", "(module\n  (assign 1:1 x = (set 1 2)))\n");
 	EXPECT("x = {1: 2, 3}\n", "error: 1:13: expected ':'");
-	EXPECT_UNSUPPORTED("x = {**a}\n", 1, 6, "dict unpacking ('**') is not supported");
+	EXPECT("x = {**a}\n", "(module\n  (assign 1:1 x = (dict (** a))))\n");
+	EXPECT("x = {1: 2, **a, **b(c), 3: 4,}\n",
+	       "(module\n  (assign 1:1 x = (dict (1 2) (** a) (** (call b c)) (3 4))))\n");
+	EXPECT("x = {**a for a in b}\n", "error: 1:10: expected '}'");
+	EXPECT("x = {**a: 1}\n", "error: 1:9: expected '}'");
 	EXPECT("x = {k: v for k in y if v}\n", "(module\n  (assign 1:1 x = (dictcomp (tuple k v) (for k in y if v))))\n");
 	EXPECT("{1: 2} = x\n", "error: 1:1: cannot assign to dict literal");
 	EXPECT("x = [i for i in y]\n", "(module\n  (assign 1:1 x = (listcomp i (for i in y))))\n");
