@@ -315,4 +315,40 @@ printf "import triton\nimport triton.language as tl\nV = f'''{1}\r\r{1 +* 2}'''\
 expect 1 $TILE compile "$tmp/fcr.py" k --signature '*i32' --target cpu -o /dev/null
 has "$tmp/err" "(line 5, column 5:"
 
+# a module-level `M.X = v` sets X of what M names, an imported module or a
+# class of the module, as Python runs it at import: the kernel (compiled after)
+# and M's own functions read v (they read the value M bound, silently), `+=`
+# and `Cfg.X = Cfg.X * 2` go in order; statements in two modules are an error
+mkdir -p "$tmp/aset"
+printf 'import triton\nimport triton.language as tl\nSCALE = tl.constexpr(2)\n\n\n@triton.jit\ndef pub(v):\n    return v * SCALE + 1\n' >"$tmp/aset/alib.py"
+printf 'import alib\nimport triton.language as tl\nalib.SCALE = tl.constexpr(9)\n' >"$tmp/aset/alib2.py"
+cat >"$tmp/aset/k.py" <<'EOF'
+import triton
+import triton.language as tl
+import alib
+
+
+class Cfg:
+    OFF = 1
+    MUL = 3
+
+
+alib.SCALE = tl.constexpr(5)
+Cfg.OFF = 7
+Cfg.OFF = Cfg.OFF * 2
+Cfg.MUL += 1
+
+
+@triton.jit
+def k(X):
+    tl.store(X, alib.pub(1) * 1000 + alib.SCALE * 100 + Cfg.OFF + Cfg.MUL * 10000)
+EOF
+for t in cpu cuda-emu; do
+	expect 0 $TILE run "$tmp/aset/k.py" k --target $t --grid 1 X='zeros(1,dtype=int32)' --print
+	has "$tmp/out" "[46514]"
+done
+printf 'import triton\nimport triton.language as tl\nimport alib\nimport alib2\nalib.SCALE = tl.constexpr(5)\nalib2.unused = 1\n\n\n@triton.jit\ndef k(X):\n    tl.store(X, alib2.alib.SCALE + alib.SCALE)\n' >"$tmp/aset/k2.py"
+expect 1 $TILE compile "$tmp/aset/k2.py" k --signature '*i32' --target cpu -o /dev/null
+has "$tmp/err" "'SCALE' is set by module-level 'alib.SCALE = ...' statements in more than one module"
+
 finish

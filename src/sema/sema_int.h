@@ -162,6 +162,15 @@ typedef struct Global {
 	Value alt_val;
 } Global;
 
+/* A module-level `X.attr = value` (X a name): Python sets attr of what X is,
+ * a module or a class, which later reads of it see (sema_scope.c attr_set_get) */
+typedef struct AttrSet {
+	ModScope *in;        /* the scope the statement is in */
+	const Expr *target;  /* EX_ATTR on an EX_NAME */
+	const Expr *value;
+	struct AttrSet *next;
+} AttrSet;
+
 /* The fields of an @aggregate class: its annotated names (`x: tl.tensor`,
  * `n: tl.constexpr = 4`), those of its aggregate bases first. */
 typedef struct AggField {
@@ -320,6 +329,9 @@ struct Sema {
 	 * here for the call to rebind the name: tile's dicts are values */
 	bool dict_changed;
 	Value dict_new;
+	AttrSet *attr_sets;  /* every loaded module's module-level `X.attr = v`, newest first */
+	bool attr_set_busy;  /* resolving the object of one: reads see the names as bound */
+	const AttrSet *attr_set_upto; /* evaluating its value: only the sets before it count */
 };
 
 /* Values a kernel may have after inlining and unrolling: nested

@@ -52,6 +52,14 @@ static void scan_assign_target(Sema *s, ModScope *m, const Scan *sc, const Stmt 
 		add_binding(s, m, sc, (Global){.name = t->name, .kind = GB_EXPR, .stmt = st, .expr = value, .loc = t->loc});
 		return;
 	}
+	if (t->kind == EX_ATTR && t->obj->kind == EX_NAME && !sc->alt && !sc->nguards) {
+		/* Cfg.BLOCK = 64, helpers.SCALE = tl.constexpr(4): not a binding of
+		 * this scope, but of what Cfg names, looked up when it is read */
+		AttrSet *a = ARENA_NEW(s->a, AttrSet);
+		*a = (AttrSet){m, t, value, s->attr_sets};
+		s->attr_sets = a;
+		return;
+	}
 	if (t->kind != EX_TUPLE && t->kind != EX_LIST) return;
 	bool literal = (value->kind == EX_TUPLE || value->kind == EX_LIST) && value->nitems == t->nitems;
 	for (int i = 0; i < t->nitems; i++) {
@@ -194,9 +202,18 @@ static void scan_stmts(Sema *s, ModScope *m, const Scan *sc, StmtList body)
 							      .fn = st->host_def, .loc = st->loc});
 			}
 			break;
+		case ST_AUGASSIGN:
+			if (st->aug_target->kind == EX_ATTR) { /* Cfg.X += 3 is Cfg.X = Cfg.X + 3 */
+				Expr *v = ARENA_NEW(s->a, Expr);
+				*v = (Expr){.kind = EX_BINOP, .loc = st->loc, .op = st->aug_op, .lhs = st->aug_target,
+					    .rhs = st->aug_value};
+				scan_assign_target(s, m, sc, st, st->aug_target, v);
+				break;
+			}
+			scan_host_stmt(s, m, sc, st);
+			break;
 		case ST_FOR:
 		case ST_WHILE:
-		case ST_AUGASSIGN:
 		case ST_EXPR: scan_host_stmt(s, m, sc, st); break;
 		case ST_IF: scan_if(s, m, &nested, st); break;
 		case ST_CLASS: scan_class(s, m, sc, st); break;
@@ -627,10 +644,55 @@ static Value eval_alternatives(Sema *s, ModScope *m, size_t last, SrcLoc loc)
 
 static Value star_lookup(Sema *s, ModScope *m, size_t idx, const char *name, SrcLoc loc, bool *found);
 
+static bool loc_before(SrcLoc a, SrcLoc b) { return a.line < b.line || (a.line == b.line && a.col < b.col); }
+
+/* `name` of scope m as a module-level `X.name = value` somewhere set it (X
+ * naming m: a class of the module, an imported module): Python runs the
+ * statement at import, so the kernel, compiled after, reads the value (the
+ * last such statement of one module; statements in two modules are an error,
+ * their order being the imports'). False where none does. */
+static bool attr_set_get(Sema *s, ModScope *m, const char *name, SrcLoc loc, Value *out)
+{
+	const AttrSet *hit = NULL, *upto = s->attr_set_upto;
+	bool two = false;
+	s->attr_set_busy = true;
+	unsigned pe = s->py_errors;
+	for (const AttrSet *a = s->attr_sets; a; a = a->next) {
+		if (a->target->attr != name) continue;
+		/* in the value of `Cfg.X = Cfg.X * 2`: the sets of that module before it */
+		if (upto && (a->in != upto->in || !loc_before(a->target->loc, upto->target->loc))) continue;
+		bool failed;
+		Value base = module_expr_quiet(s, a->in, a->target->obj, &failed);
+		if (failed || base.kind != V_MODULE || base.mod != m) continue;
+		if (hit && hit->in != a->in) two = true;
+		else if (!hit || loc_before(hit->target->loc, a->target->loc)) hit = a;
+	}
+	s->py_errors = pe;
+	s->attr_set_busy = false;
+	if (hit && two) {
+		diag_error(s->d, loc, "'%s' is set by module-level '%s.%s = ...' statements in more than one module, which "
+				      "tile does not order (Python runs them in import order)",
+			   name, hit->target->obj->name, name);
+		*out = v_err();
+	} else if (hit) {
+		s->attr_set_upto = hit;
+		*out = eval_module_expr(s, hit->in, hit->value);
+		s->attr_set_upto = upto;
+	}
+	return hit != NULL;
+}
+
 /* `name` bound in scope m itself (its enclosing scopes not asked) */
 Value scope_get(Sema *s, ModScope *m, const char *name, SrcLoc loc, bool *found)
 {
 	*found = false;
+	if (s->attr_sets && !s->attr_set_busy) {
+		Value v;
+		if (attr_set_get(s, m, name, loc, &v)) {
+			*found = true;
+			return v;
+		}
+	}
 	size_t end = m->limit == (size_t)-1 ? 0 : m->limit ? m->limit : m->globals.len;
 	for (size_t i = end; i-- > 0;) {
 		if (m->globals.data[i].kind == GB_STAR) {
