@@ -501,7 +501,10 @@ Value ns_attr(Sema *s, int ns, const char *name, SrcLoc loc)
 		break;
 	case NS_TYPING:
 		if (!strcmp(name, "NamedTuple")) return (Value){.kind = V_NS, .ns = NS_TYPING_NAMEDTUPLE};
-		diag_error(s->d, loc, "'typing.%s' is not supported in kernels (typing.NamedTuple is)", name);
+		/* False when the code runs (True only for a type checker): `if
+		 * TYPE_CHECKING:` blocks are not run, their `else:` is */
+		if (!strcmp(name, "TYPE_CHECKING")) return v_bool(false);
+		diag_error(s->d, loc, "'typing.%s' is not supported in kernels (typing.NamedTuple and TYPE_CHECKING are)", name);
 		return v_err();
 	case NS_ENUM: {
 		static const char *const names[] = {"Enum", "IntEnum", "Flag", "IntFlag", "StrEnum", "auto", "unique"};
