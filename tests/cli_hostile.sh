@@ -318,7 +318,8 @@ has "$tmp/err" "(line 5, column 5:"
 # a module-level `M.X = v` sets X of what M names, an imported module or a
 # class of the module, as Python runs it at import: the kernel (compiled after)
 # and M's own functions read v (they read the value M bound, silently), `+=`
-# and `Cfg.X = Cfg.X * 2` go in order; statements in two modules are an error
+# and `Cfg.X = Cfg.X * 2` go in order, a `from M import X` before the statement
+# keeps the value X had (S0 = 2); statements in two modules are an error
 mkdir -p "$tmp/aset"
 printf 'import triton\nimport triton.language as tl\nSCALE = tl.constexpr(2)\n\n\n@triton.jit\ndef pub(v):\n    return v * SCALE + 1\n' >"$tmp/aset/alib.py"
 printf 'import alib\nimport triton.language as tl\nalib.SCALE = tl.constexpr(9)\n' >"$tmp/aset/alib2.py"
@@ -326,6 +327,7 @@ cat >"$tmp/aset/k.py" <<'EOF'
 import triton
 import triton.language as tl
 import alib
+from alib import SCALE as S0
 
 
 class Cfg:
@@ -341,11 +343,11 @@ Cfg.MUL += 1
 
 @triton.jit
 def k(X):
-    tl.store(X, alib.pub(1) * 1000 + alib.SCALE * 100 + Cfg.OFF + Cfg.MUL * 10000)
+    tl.store(X, alib.pub(1) * 1000 + alib.SCALE * 100 + Cfg.OFF + Cfg.MUL * 10000 + S0 * 1000000)
 EOF
 for t in cpu cuda-emu; do
 	expect 0 $TILE run "$tmp/aset/k.py" k --target $t --grid 1 X='zeros(1,dtype=int32)' --print
-	has "$tmp/out" "[46514]"
+	has "$tmp/out" "[2046514]"
 done
 printf 'import triton\nimport triton.language as tl\nimport alib\nimport alib2\nalib.SCALE = tl.constexpr(5)\nalib2.unused = 1\n\n\n@triton.jit\ndef k(X):\n    tl.store(X, alib2.alib.SCALE + alib.SCALE)\n' >"$tmp/aset/k2.py"
 expect 1 $TILE compile "$tmp/aset/k2.py" k --signature '*i32' --target cpu -o /dev/null

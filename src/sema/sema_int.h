@@ -332,6 +332,11 @@ struct Sema {
 	AttrSet *attr_sets;  /* every loaded module's module-level `X.attr = v`, newest first */
 	bool attr_set_busy;  /* resolving the object of one: reads see the names as bound */
 	const AttrSet *attr_set_upto; /* evaluating its value: only the sets before it count */
+	/* evaluating `from M import X` in module attr_from_mod: its sets of M.X
+	 * after the import statement (attr_from_loc) do not count, the name being
+	 * bound to what M.X was then */
+	ModScope *attr_from_mod;
+	SrcLoc attr_from_loc;
 };
 
 /* Values a kernel may have after inlining and unrolling: nested

@@ -469,7 +469,13 @@ static Value eval_global(Sema *s, ModScope *m, size_t idx, SrcLoc use)
 		else if (!g->modname) v = resolve_module_path(s, m, g->attr, g->level, g->loc);
 		else {
 			Value mod = resolve_module_path(s, m, g->modname, g->level, g->loc);
+			ModScope *from_mod = s->attr_from_mod;
+			SrcLoc from_loc = s->attr_from_loc;
+			s->attr_from_mod = m;
+			s->attr_from_loc = g->loc;
 			if (mod.kind != V_ERR) v = get_attr(s, mod, g->attr, g->loc);
+			s->attr_from_mod = from_mod;
+			s->attr_from_loc = from_loc;
 		}
 	} else if (kind == GB_STMT) {
 		v = eval_stmt_binding(s, m, idx);
@@ -661,6 +667,7 @@ static bool attr_set_get(Sema *s, ModScope *m, const char *name, SrcLoc loc, Val
 		if (a->target->attr != name) continue;
 		/* in the value of `Cfg.X = Cfg.X * 2`: the sets of that module before it */
 		if (upto && (a->in != upto->in || !loc_before(a->target->loc, upto->target->loc))) continue;
+		if (a->in == s->attr_from_mod && !loc_before(a->target->loc, s->attr_from_loc)) continue;
 		bool failed;
 		Value base = module_expr_quiet(s, a->in, a->target->obj, &failed);
 		if (failed || base.kind != V_MODULE || base.mod != m) continue;
