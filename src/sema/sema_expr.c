@@ -172,6 +172,15 @@ bool dict_key_ok(Value v)
 	return ok;
 }
 
+/* d with each key once, at its first place with its last value, as Python's
+ * dict has it (a display keeps repeated keys, the last winning on lookup) */
+static Value dict_items_once(Sema *s, Value d)
+{
+	Value r = v_dict(s, NULL, NULL, 0);
+	for (int j = 0; j < d.n; j++) r = dict_with(s, r, d.keys[j], d.items[j]);
+	return r;
+}
+
 /* {**m, k: v, ...}: the items in Python's order, a later key replacing an
  * earlier one in its place; m must be a dict (a mapping in Python) */
 static Value eval_dict_unpack(Sema *s, Fn *fn, const Expr *e)
@@ -198,8 +207,7 @@ static Value eval_dict_unpack(Sema *s, Fn *fn, const Expr *e)
 				   v_describe(s, m));
 			return v_err();
 		}
-		for (int j = 0; j < m.n; j++)
-			if (dict_index(m, m.keys[j]) == j) d = dict_with(s, d, m.keys[j], m.items[j]);
+		for (int j = 0; j < m.n; j++) d = dict_with(s, d, m.keys[j], m.items[j]); /* a repeated key: in its first place */
 	}
 	return d;
 }
@@ -733,6 +741,12 @@ static Value eval_call(Sema *s, Fn *fn, const Expr *e)
 				bad = true;
 				break;
 			}
+		if (!bad && kv[i].n > 1) { /* {"A": 1, "A": 3} (a display keeps both) is one keyword A = 3 */
+			const char **names = xmalloc(sizeof(const char *) * (size_t)kv[i].n);
+			for (int k = 0; k < kv[i].n; k++) names[k] = kv[i].keys[k].c.s;
+			if (repeated_name(names, kv[i].n)) kv[i] = dict_items_once(s, kv[i]);
+			free(names);
+		}
 		nkx += kv[i].n;
 		nsplat++;
 		/* a dict grown by f(**d, k=v) in a host loop: bounded as a list is
