@@ -101,6 +101,20 @@ static int int_opt(const char *name, const char *v, int *out)
 	return 1;
 }
 
+/* A flag without a value: 1 when arg is it (set now), -1 when it was given
+ * before (a usage error), 0 when arg is another option. */
+static int flag_opt(const char *arg, const char *name, bool *seen)
+{
+	if (strcmp(arg, name) != 0)
+		return 0;
+	if (*seen) {
+		cli_usage_error("%s is given twice", name);
+		return -1;
+	}
+	*seen = true;
+	return 1;
+}
+
 int cli_common_opt(int argc, char **argv, int *i, CommonOpts *o)
 {
 	const char *v;
@@ -118,22 +132,9 @@ int cli_common_opt(int argc, char **argv, int *i, CommonOpts *o)
 		o->emulate_cuda = true;
 		return 1;
 	}
-	if (strcmp(argv[*i], "--no-fp-fusion") == 0) {
-		if (o->no_fp_fusion) {
-			cli_usage_error("--no-fp-fusion is given twice");
-			return -1;
-		}
-		o->no_fp_fusion = true;
-		return 1;
-	}
-	if (strcmp(argv[*i], "--debug") == 0) {
-		if (o->debug) {
-			cli_usage_error("--debug is given twice");
-			return -1;
-		}
-		o->debug = true;
-		return 1;
-	}
+	if ((r = flag_opt(argv[*i], "--no-fp-fusion", &o->no_fp_fusion)) != 0 ||
+	    (r = flag_opt(argv[*i], "--debug", &o->debug)) != 0)
+		return r;
 	if (strncmp(argv[*i], "--emulate", 9) == 0) {
 		cli_usage_error("--emulate takes 'cuda' (--emulate=cuda)");
 		return -1;
