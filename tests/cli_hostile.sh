@@ -164,6 +164,30 @@ for t in cpu cuda-emu; do
 	has "$tmp/err" ": kept by the decorator"
 done
 
+# a runtime range step of 0 over a range that is not empty never ends
+# (Triton's loop hangs the GPU): a failed check naming the loop instead, with
+# or without debug; an empty range with step 0 runs nothing, as before
+cat >"$tmp/step0.py" <<'EOF'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def k(X, n, s):
+    acc = 0
+    for i in range(0, n, s):
+        acc += i
+    tl.store(X, acc)
+EOF
+for t in cpu cuda-emu; do
+	expect 0 $TILE run "$tmp/step0.py" k --target $t 'X=[0]' n=10 s=3 --print
+	has "$tmp/out" "[18]"
+	expect 1 timeout 120 $TILE run "$tmp/step0.py" k --target $t 'X=[0]' n=10 s=0 # 124 without the check
+	has "$tmp/err" "step0.py:8: range step is 0: the loop would never end"
+	expect 0 $TILE run "$tmp/step0.py" k --target $t 'X=[5]' n=0 s=0 --print
+	has "$tmp/out" "[0]"
+done
+
 # tile run of a kernel whose decorators fail: their error (or why a config
 # could not be read), not "missing argument 'B'" for the parameter they set,
 # as tile compile and tile_kernel_get report it

@@ -310,6 +310,19 @@ static Flow exec_rt_for_in(Sema *s, Fn *fn, const Stmt *st, Value *b, int nb, co
 		diag_error(s->d, st->iter->loc, "range step must not be zero");
 		return FLOW_NEXT;
 	}
+	const TirOp *step_def = step.kind == V_TENSOR ? tir_val(s->f, step.id)->def : NULL;
+	if (step.kind == V_TENSOR && !s->combine_depth && !(step_def && step_def->kind == TOP_NUM_PROGRAMS)) {
+		/* a runtime step of 0 over a range that is not empty loops forever
+		 * (Triton's scf.for hangs the GPU): a failed check at run time
+		 * instead, on every target and with or without debug (not for
+		 * tl.num_programs, the persistent loops' step, never 0) */
+		Value nz = binop(s, OP_NE, step, v_int(0), st->iter->loc);
+		Value empty = nz.kind == V_ERR ? nz : binop(s, OP_GE, lo, hi, st->iter->loc);
+		Value ok = empty.kind == V_ERR ? empty : binop(s, OP_BITOR, nz, empty, st->iter->loc);
+		if (ok.kind != V_TENSOR) return FLOW_NEXT;
+		TirOp *chk = emit_op(s, TOP_ASSERT, st->iter->loc, &ok.id, 1, type_scalar(DT_VOID));
+		chk->attr.str = "range step is 0: the loop would never end";
+	}
 	/* a constant negative step counts t = 0, 1, ... up to the trip count
 	 * cdiv(lo - hi, -step) and binds lo + t * step: loops stay ascending */
 	Value down_lo = v_none(), down_step = v_none();
